@@ -1,0 +1,264 @@
+"""Boards: every accepted form turned into a code, and why a board is refused.
+
+**Encoding.** Cell ``i = row * cols + col`` (row-major from the top-left) holds
+digit 0 (empty), 1 (X) or 2 (O); the board's code is ``sum(digit_i * 3**i)``.
+X moves first.
+
+Accepted forms (``game`` defaults to tic-tac-toe; shaped forms set it):
+
+=============================  ==============================================================
+form                           example
+=============================  ==============================================================
+``int`` code                   ``13222`` (= X.O/.X./..O: 1 + 2*3**2 + 3**4 + 2*3**8)
+``str``, one char per cell     ``"X.O.X...O"``; empty is ``.``, ``-``, ``_`` or space
+``str`` with row separators    ``"X.O/.X./..O"`` or ``"x.o\\n.x.\\n..o"`` (sets the shape)
+nested rows                    ``[["X", None, "O"], ...]``, ``[['x', '-', 'o'], ...]``
+flat sequence                  ``["X", " ", "O", ...]`` (one entry per cell)
+numpy array                    shape ``(rows, cols)`` or ``(cells,)``; 1 = X, -1 = O, 0 = empty
+=============================  ==============================================================
+
+Cells of nested and flat sequences may be ``'X'/'x'``, ``'O'/'o'``, an empty
+marker (``None``, ``''``, ``' '``, ``'-'``, ``'.'``, ``'_'``) or the numbers 1, -1, 0.
+
+>>> parse("X.O/.X./..O")
+(Game(rows=3, cols=3, k=3), 13222)
+>>> render(DEFAULT_GAME, 13222)
+'X.O/.X./..O'
+>>> parse([["X", None], [None, "O"]])
+(Game(rows=2, cols=2, k=2), 55)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any, Union
+
+import numpy as np
+
+from .errors import InvalidBoardError
+from .game import DEFAULT_GAME, Game, parse_game
+
+Board = Union[int, str, Sequence[Any], np.ndarray]
+"""Anything :func:`parse` accepts."""
+
+SYMBOLS = ".XO"
+"""The character of each digit in rendered boards."""
+
+_EMPTY = (None, "", " ", "-", ".", "_")
+_DIGIT: dict[Any, int] = {"X": 1, "x": 1, "O": 2, "o": 2, 1: 1, -1: 2, 0: 0}
+_DIGIT.update(dict.fromkeys(_EMPTY, 0))
+_TO_DIGITS = str.maketrans({"X": "1", "x": "1", "O": "2", "o": "2", ".": "0", "-": "0", "_": "0", " ": "0"})
+_EXPECTED_SYMBOLS = "X, O, or empty as '.', '-', '_' or space"
+_EXPECTED_CELLS = "'X'/'x', 'O'/'o', 1/-1/0, or empty as None, '', ' ', '-', '.'"
+
+
+def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
+    """The game and code of a board in any accepted form.
+
+    Only the form is checked here (size, symbols); whether a legal game can
+    reach the board is the table's to say, and :func:`check_rules` explains why not.
+
+    :param game: the game the board belongs to; shaped forms (nested rows,
+        2-D arrays, strings with row separators) set it when omitted.
+    :raises InvalidBoardError: naming what was found and what was expected.
+    """
+    expected = None if game is None else parse_game(game)
+    if type(board) is str:
+        return _parse_string(board, expected)
+    if isinstance(board, (int, np.integer)) and not isinstance(board, (bool, np.bool_)):
+        game = expected or DEFAULT_GAME
+        code = int(board)
+        if not 0 <= code < game.codes:
+            raise InvalidBoardError(f"code {code} is out of range for {game.name}: expected 0 to {game.codes - 1}")
+        return game, code
+    if isinstance(board, str):
+        return _parse_string(str(board), expected)
+    if isinstance(board, np.ndarray):
+        return _parse_array(board, expected)
+    if isinstance(board, (list, tuple)):
+        return _parse_sequence(board, expected)
+    raise InvalidBoardError(
+        f"cannot read a board from {type(board).__name__}: expected an int code, a string, "
+        "a list of rows, a flat list of cells or a numpy array"
+    )
+
+
+def _shape_game(rows: int, cols: int, expected: Game | None, what: str) -> Game:
+    if expected is None:
+        if rows * cols > 16 or rows < 1 or cols < 1:
+            raise InvalidBoardError(f"{what} is {rows}x{cols}: boards of 1 to 16 cells are supported")
+        return _shaped(rows, cols)
+    if (rows, cols) != (expected.rows, expected.cols):
+        raise InvalidBoardError(
+            f"{what} is {rows}x{cols}, expected {expected.rows}x{expected.cols} for {expected.name}"
+        )
+    return expected
+
+
+@cache
+def _shaped(rows: int, cols: int) -> Game:
+    """The game a board's shape implies (k = shorter side), one object per shape."""
+    return DEFAULT_GAME if (rows, cols) == (3, 3) else Game(rows, cols, min(rows, cols))
+
+
+def _flat_game(cells: int, expected: Game | None, what: str) -> Game:
+    game = expected or DEFAULT_GAME
+    if cells != game.cells:
+        hint = "" if expected else " (pass game= for another board, or give the rows)"
+        raise InvalidBoardError(f"{what} has {cells} cells, expected {game.cells} for {game.name}{hint}")
+    return game
+
+
+def _parse_string(text: str, expected: Game | None) -> tuple[Game, int]:
+    if "/" not in text and "\n" not in text:
+        flat = text
+        game = expected or DEFAULT_GAME
+        if len(flat) != game.cells:
+            _flat_game(len(flat), expected, f"board string {text!r}")
+        digits = flat.translate(_TO_DIGITS)
+        try:
+            return game, int(digits[::-1], 3)
+        except ValueError:
+            return game, _bad_symbol(game, flat)
+    rows = text.strip("\n").replace("\r", "").replace("/", "\n").split("\n")
+    if len(rows) == 1:
+        game = _flat_game(len(rows[0]), expected, f"board string {text!r}")
+    else:
+        widths = {len(row) for row in rows}
+        if len(widths) != 1:
+            lengths = ", ".join(str(len(row)) for row in rows)
+            raise InvalidBoardError(f"board string {text!r} has rows of different lengths ({lengths})")
+        game = _shape_game(len(rows), widths.pop(), expected, f"board string {text!r}")
+    flat = "".join(rows)
+    digits = flat.translate(_TO_DIGITS)
+    try:
+        return game, int(digits[::-1], 3)
+    except ValueError:
+        return game, _bad_symbol(game, flat)
+
+
+def _bad_symbol(game: Game, flat: str) -> int:
+    """Raise for the first character that is not a cell symbol."""
+    for cell, char in enumerate(flat):
+        if char not in "XxOo.-_ ":
+            row, col = game.coords(cell)
+            raise InvalidBoardError(f"unknown symbol {char!r} at row {row}, col {col}: expected {_EXPECTED_SYMBOLS}")
+    raise InvalidBoardError(f"cannot read board string {flat!r}")  # pragma: no cover - every failure has a bad symbol
+
+
+def _parse_array(array: np.ndarray, expected: Game | None) -> tuple[Game, int]:
+    if array.dtype.kind not in "iuf":
+        return _parse_sequence(array.tolist(), expected)
+    if array.ndim == 2:
+        game = _shape_game(array.shape[0], array.shape[1], expected, "array")
+    elif array.ndim == 1:
+        game = _flat_game(array.shape[0], expected, "array")
+    else:
+        raise InvalidBoardError(f"array has shape {array.shape}, expected (rows, cols) or (cells,)")
+    flat = array.reshape(-1)
+    bad = np.flatnonzero((flat != 0) & (flat != 1) & (flat != -1))
+    if bad.size:
+        row, col = game.coords(int(bad[0]))
+        raise InvalidBoardError(
+            f"unknown value {flat[bad[0]].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)"
+        )
+    digits = np.where(flat == -1, 2, flat).astype(np.int64)
+    return game, int(digits @ (3 ** np.arange(game.cells, dtype=np.int64)))
+
+
+def _parse_sequence(board: Sequence[Any], expected: Game | None) -> tuple[Game, int]:
+    if len(board) and all(isinstance(row, (list, tuple, np.ndarray)) for row in board):
+        widths = {len(row) for row in board}
+        if len(widths) != 1:
+            lengths = ", ".join(str(len(row)) for row in board)
+            raise InvalidBoardError(f"board has rows of different lengths ({lengths})")
+        game = _shape_game(len(board), widths.pop(), expected, "board")
+        flat = [cell for row in board for cell in row]
+    else:
+        flat = list(board)
+        game = _flat_game(len(flat), expected, "board")
+    code = 0
+    for cell in reversed(range(game.cells)):
+        symbol = flat[cell]
+        try:
+            digit = _DIGIT[symbol]
+        except (KeyError, TypeError):
+            digit = None
+        if digit is None or isinstance(symbol, bool):
+            row, col = game.coords(cell)
+            raise InvalidBoardError(f"unknown symbol {symbol!r} at row {row}, col {col}: expected {_EXPECTED_CELLS}")
+        code = code * 3 + digit
+    return game, code
+
+
+def digits(game: Game, code: int) -> list[int]:
+    """The digit of every cell (0 empty, 1 X, 2 O), in cell order."""
+    out = []
+    for _ in range(game.cells):
+        code, digit = divmod(code, 3)
+        out.append(digit)
+    return out
+
+
+def masks(game: Game, code: int) -> tuple[int, int]:
+    """The X and O pieces of a code as bit masks."""
+    x = o = 0
+    for cell, digit in enumerate(digits(game, code)):
+        if digit == 1:
+            x |= 1 << cell
+        elif digit == 2:
+            o |= 1 << cell
+    return x, o
+
+
+def render(game: Game, code: int, *, sep: str = "/") -> str:
+    """The board as text, one character per cell (``.XO``), rows joined by ``sep``."""
+    chars = "".join(SYMBOLS[d] for d in digits(game, code))
+    return sep.join(chars[r * game.cols : (r + 1) * game.cols] for r in range(game.rows))
+
+
+def _cells(game: Game, cells: Sequence[int]) -> str:
+    return ",".join(f"({r},{c})" for r, c in map(game.coords, cells))
+
+
+def rule_violation(game: Game, code: int) -> str | None:
+    """Why no legal game reaches this board, or None when one does.
+
+    >>> rule_violation(DEFAULT_GAME, parse("XXX/OO./...")[1]) is None
+    True
+    >>> rule_violation(DEFAULT_GAME, parse("XX./.../...")[1])
+    'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
+    """
+    x, o = masks(game, code)
+    nx, no = x.bit_count(), o.bit_count()
+    if nx not in (no, no + 1):
+        return (
+            f"impossible piece counts: {nx} X and {no} O "
+            "(X moves first, so X has as many pieces as O or one more)"
+        )
+    x_lines, o_lines = game.lines_in(x), game.lines_in(o)
+    if x_lines and o_lines:
+        return f"both players have a line: X at {_cells(game, x_lines[0])} and O at {_cells(game, o_lines[0])}"
+    for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
+        if not lines:
+            continue
+        if not moved_last:
+            return (
+                f"{player} has a line at {_cells(game, lines[0])} but {other} moved after it: "
+                f"the game went on after {player} won"
+            )
+        common = set(lines[0]).intersection(*lines[1:])
+        if not common:
+            return (
+                f"{player} has lines at {_cells(game, lines[0])} and {_cells(game, lines[1])} that share no cell: "
+                f"{player} kept playing after winning"
+            )
+    return None
+
+
+def check_rules(game: Game, code: int) -> None:
+    """Raise :class:`InvalidBoardError` with the reason if no legal game reaches the board."""
+    reason = rule_violation(game, code)
+    if reason is not None:
+        raise InvalidBoardError(f"{render(game, code)} is not a reachable position: {reason}")

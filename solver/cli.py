@@ -1,0 +1,283 @@
+"""The ``solve`` command: parses arguments, calls the public API, prints.
+
+Every command takes ``--game`` (default ``3x3k3``) and ``--table-dir``; errors
+from the API become one line on stderr and a non-zero exit status (2 for a bad
+board or game, 1 for a broken table or a failed verification).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import board as _board
+from .build import Progress
+from .cache import table_dir as _table_dir
+from .cache import table_for, table_path
+from .errors import InvalidBoardError, InvalidGameError, SolverError, TableError
+from .game import Game, parse_game
+from .position import Position
+from .table import Table, build_table, load_table
+
+
+class SolveGroup(click.Group):
+    """A click group that turns the package's errors into one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (InvalidBoardError, InvalidGameError) as error:
+            click.echo(f"solve: error: {_one_line(error)}", err=True)
+            ctx.exit(2)
+        except (TableError, SolverError) as error:
+            click.echo(f"solve: error: {_one_line(error)}", err=True)
+            ctx.exit(1)
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
+
+
+def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    @click.option("--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK], e.g. 4x4 or 3x4k3.")
+    @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                  help="Where built tables are cached (default: $SOLVED_TICTACTOE_DIR or the user data directory).")
+    @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
+    @functools.wraps(function)
+    def wrapper(*args: Any, game: str, table_dir: Path | None, quiet: bool, **kwargs: Any) -> Any:
+        options = TableOptions(parse_game(game), table_dir, quiet)
+        return function(*args, options=options, **kwargs)
+
+    return wrapper
+
+
+class TableOptions:
+    """The options every command shares, and how they open a table."""
+
+    def __init__(self, game: Game, table_dir: Path | None, quiet: bool) -> None:
+        self.game = game
+        self.table_dir = table_dir
+        self.quiet = quiet
+
+    def table(self) -> Table:
+        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice)
+
+    def _notice(self, game: Game, path: Path) -> Progress | None:
+        if self.quiet:
+            return None
+        click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
+        return _progress_bar(game)
+
+
+def _progress_bar(game: Game) -> Progress:
+    """A click progress bar on stderr (hidden when stderr is not a terminal), one step per ply."""
+    bar = click.progressbar(length=game.cells + 1, label=f"solving {game.name}", file=sys.stderr)
+    bar.__enter__()
+
+    def step(done: int) -> None:
+        bar.update(done)
+        if bar.pos >= bar.length:
+            bar.__exit__(None, None, None)
+
+    return step
+
+
+@click.group(cls=SolveGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="solved-tictactoe")
+def main() -> None:
+    """Exact answers for tic-tac-toe and m,n,k games up to 16 cells.
+
+    Boards are written one character per cell, rows separated by '/':
+    X, O, and '.', '-', '_' or space for empty (e.g. "X.O/.X./..O"), or given
+    as their base-3 code.
+    """
+
+
+# -- stats ----------------------------------------------------------------------
+@main.command()
+@_game_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def stats(options: TableOptions, as_json: bool) -> None:
+    """Count positions, results, symmetric classes and complete games."""
+    counts = options.table().stats()
+    if as_json:
+        click.echo(json.dumps(counts, indent=2))
+        return
+    side, term, games = counts["side_to_move"], counts["terminal"], counts["games"]
+    start = counts["start"]
+    rows = [
+        ("game", counts["game"]),
+        ("reachable positions", f"{counts['positions']:,}"),
+        ("  for X (perfect play)", f"{counts['x_wins']:,} X wins, {counts['draws']:,} draws, {counts['o_wins']:,} O wins"),
+        ("  for the side to move", f"{side['wins']:,} wins, {side['draws']:,} draws, {side['losses']:,} losses"),
+        ("finished positions", f"{term['positions']:,} ({term['x_wins']:,} X wins, {term['o_wins']:,} O wins, {term['draws']:,} draws)"),
+        ("up to symmetry", f"{counts['unique_positions']:,}"),
+        ("complete games", f"{games['total']:,} ({games['x_wins']:,} X wins, {games['o_wins']:,} O wins, {games['draws']:,} draws)"),
+        ("empty board", f"{start['result']} for X in {start['plies']} plies (value {start['value']})"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    for label, text in rows:
+        click.echo(f"{label.ljust(width)}  {text}")
+
+
+# -- lookup ---------------------------------------------------------------------
+def _parse_board_argument(text: str, game: Game) -> tuple[Game, int]:
+    if text.strip().isdigit():
+        return _board.parse(int(text), game)
+    return _board.parse(text, game)
+
+
+@main.command()
+@click.argument("board")
+@_game_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def lookup(board: str, options: TableOptions, as_json: bool) -> None:
+    """Solve BOARD: result, plies to the end, best moves, and every move's outcome.
+
+    BOARD is e.g. "X.O/.X./..O" (rows separated by '/') or a base-3 code.
+    """
+    _, code = _parse_board_argument(board, options.game)
+    position = options.table().at(code)
+    if as_json:
+        click.echo(json.dumps(position.to_dict(), indent=2))
+        return
+    click.echo(describe_position(position))
+
+
+def describe_position(position: Position) -> str:
+    """The board beside a grid of move outcomes, then the verdict in words."""
+    game = position.game
+    labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
+    cells = position.cells
+    width = max([2, *(len(label) for label in labels.values())])
+    heading = "moves" if not position.is_over else ""
+    lines = [f"{'board'.ljust(2 * game.cols + 3)}{heading}"]
+    for row in range(game.rows):
+        span = range(row * game.cols, (row + 1) * game.cols)
+        left = " ".join(cells[c] or "." for c in span)
+        right = " ".join((labels.get(c) or (cells[c] or ".")).rjust(width) for c in span) if labels else ""
+        lines.append(f"{left}    {right}".rstrip())
+    lines.append("")
+    if position.is_over:
+        lines.append(f"Game over: {position.winner} has won." if position.winner else "Game over: a draw.")
+    else:
+        outcome = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
+        lines.append(f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {position.value:+d}).")
+        best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
+        lines.append(f"Best moves (row,col): {best}")
+        lines.append("Moves: W<n> win, D draw, L<n> loss in n plies for the mover; * marks the best.")
+    lines.append(f"code {position.code} ({game.name})")
+    return "\n".join(lines)
+
+
+# -- play -----------------------------------------------------------------------
+def parse_move(text: str, game: Game) -> int:
+    """A cell from ``"4"`` (flat index) or ``"1,1"`` / ``"1 1"`` (row, col).
+
+    :raises InvalidBoardError: for anything else, or a cell off the board.
+    """
+    parts = text.replace(",", " ").split()
+    try:
+        numbers = [int(part) for part in parts]
+    except ValueError:
+        raise InvalidBoardError(f"cannot read move {text!r}: expected a cell 0-{game.cells - 1} or row,col") from None
+    if len(numbers) == 1 and 0 <= numbers[0] < game.cells:
+        return numbers[0]
+    if len(numbers) == 2 and 0 <= numbers[0] < game.rows and 0 <= numbers[1] < game.cols:
+        return game.cell(*numbers)
+    raise InvalidBoardError(
+        f"move {text!r} is off the board: expected a cell 0-{game.cells - 1} or row,col with row 0-{game.rows - 1} and col 0-{game.cols - 1}"
+    )
+
+
+@main.command()
+@_game_option
+@click.option("--as", "human", type=click.Choice(["X", "O"], case_sensitive=False), default="X", show_default=True, help="Your side (X moves first).")
+@click.option("--seed", type=int, default=None, help="Seed for the computer's choice among equally good moves.")
+def play(options: TableOptions, human: str, seed: int | None) -> None:
+    """Play against the perfect player in the terminal."""
+    human = human.upper()
+    table = options.table()
+    game = table.game
+    rng = random.Random(seed)
+    position = table.at(0)
+    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
+    while not position.is_over:
+        click.echo(_grid(position))
+        if position.to_move == human:
+            cell = _ask_move(position)
+        else:
+            cell = rng.choice(position.best_cells)
+            click.echo(f"I play {game.coords(cell)[0]},{game.coords(cell)[1]}.")
+        position = table.at(position.code + (1 if position.to_move == "X" else 2) * 3**cell)
+    click.echo(_grid(position))
+    if position.winner is None:
+        click.echo("Draw.")
+    else:
+        click.echo("You win!" if position.winner == human else "I win.")
+
+
+def _grid(position: Position) -> str:
+    game = position.game
+    cells = position.cells
+    return "\n".join(" ".join(cells[r * game.cols + c] or "." for c in range(game.cols)) for r in range(game.rows))
+
+
+def _ask_move(position: Position) -> int:
+    while True:
+        text = click.prompt("your move", prompt_suffix="> ")
+        try:
+            cell = parse_move(text, position.game)
+            position.move(cell)
+        except InvalidBoardError as error:
+            click.echo(f"  {error}")
+            continue
+        return cell
+
+
+# -- build and verify -----------------------------------------------------------
+@main.command()
+@_game_option
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the table (default: the table directory, <game>.ttt).")
+def build(options: TableOptions, output: Path | None) -> None:
+    """Solve a game and write its table file (atomically, deterministically)."""
+    game = options.game
+    path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
+    progress = None if options.quiet else _progress_bar(game)
+    started = time.perf_counter()
+    table = build_table(game=game, progress=progress)
+    built = time.perf_counter() - started
+    table.save(path)
+    load_table(path, game=game, verify=True)
+    if not options.quiet:
+        size = path.stat().st_size
+        click.echo(f"Wrote {path} ({size:,} bytes) in {built:.2f} s build + {time.perf_counter() - started - built:.2f} s write", err=True)
+
+
+@main.command()
+@_game_option
+@click.option("--table", "path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The table file to check (default: the one 'solve' uses for --game).")
+def verify(options: TableOptions, path: Path | None) -> None:
+    """Prove a table: header, checksum, and a fresh build compared code by code."""
+    path = path or table_path(options.game, table_dir_=options.table_dir)
+    table = load_table(path, verify=False)
+    problems = table.verify()
+    if problems:
+        for problem in problems:
+            click.echo(f"{path}: {problem}", err=True)
+        raise SystemExit(1)
+    click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

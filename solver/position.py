@@ -1,0 +1,210 @@
+"""What a look-up returns: a :class:`Position` and the :class:`Move` outcomes in it.
+
+Conventions (all distances in **plies**, single moves by one player):
+
+* ``value`` is for **X**: 1 X wins, 0 draw, -1 O wins, under perfect play
+  (the minimax utility of the usual tic-tac-toe notebooks).
+* ``result`` is for the **side to move**: ``'win'``, ``'draw'`` or ``'loss'``.
+  On a finished board nobody moves; ``result`` is then for the player who
+  would have been next, so a won game reads ``'loss'`` and ``winner`` names the winner.
+* ``plies`` is the number of plies to the end under perfect play, where the
+  winner wins as fast as possible and the loser holds out as long as possible
+  (0 on a finished board; for a draw, the number of empty cells).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import board as _board
+from .game import Game
+from .score import WIN, describe, parent_score
+
+if TYPE_CHECKING:
+    from .table import Table
+
+Player = Literal["X", "O"]
+Result = Literal["win", "draw", "loss"]
+
+
+@dataclass(frozen=True)
+class Move:
+    """The outcome of one legal move, for the player making it.
+
+    ======== ==================================================================
+    cell     flat index ``row * cols + col`` (OpenSpiel's action id on 3x3)
+    row/col  where the piece goes
+    score    the move's score for the mover (:mod:`solver.score`)
+    value    the game's value for X after the move (1, 0, -1)
+    result   ``'win'``, ``'draw'`` or ``'loss'`` for the mover
+    plies    plies from the current position to the end, this move included
+    best     whether the move reaches the position's best score
+    ======== ==================================================================
+    """
+
+    cell: int
+    row: int
+    col: int
+    score: int
+    value: int
+    result: Result
+    plies: int
+    best: bool
+
+    @property
+    def label(self) -> str:
+        """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
+        return "D" if self.result == "draw" else f"{self.result[0].upper()}{self.plies}"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A solved position: one look-up in a table. Immutable.
+
+    :param game: the game the board belongs to.
+    :param code: the board's base-3 code (:mod:`solver.board`).
+    :param score: the score for the side to move (:mod:`solver.score`).
+    :param best_mask: bit ``cell`` set for every best move; 0 when the game is over.
+
+    >>> import solver
+    >>> p = solver.lookup("XX./OO./...")
+    >>> p.to_move, p.result, p.plies, p.value, p.best_moves
+    ('X', 'win', 1, 1, ((0, 2),))
+    """
+
+    game: Game
+    code: int
+    score: int
+    best_mask: int
+    table: Table = field(repr=False, compare=False)
+
+    # -- the board -------------------------------------------------------
+    @property
+    def cells(self) -> tuple[Player | None, ...]:
+        """Each cell's piece (``'X'``, ``'O'`` or None), in cell order."""
+        return tuple((None, "X", "O")[d] for d in _board.digits(self.game, self.code))
+
+    @property
+    def pieces(self) -> int:
+        """Pieces on the board: the number of plies played."""
+        return sum(1 for d in _board.digits(self.game, self.code) if d)
+
+    @property
+    def board(self) -> str:
+        """The board as ``"X.O/.X./..O"``."""
+        return _board.render(self.game, self.code)
+
+    # -- the game state ----------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (a line, or a full board)."""
+        return self.best_mask == 0
+
+    @property
+    def to_move(self) -> Player | None:
+        """``'X'`` or ``'O'``; None when the game is over."""
+        return None if self.best_mask == 0 else self._next
+
+    @property
+    def _next(self) -> Player:
+        return "X" if self.pieces % 2 == 0 else "O"
+
+    @property
+    def winner(self) -> Player | None:
+        """Who has won already (None while playing and for a drawn full board)."""
+        if self.best_mask or self.score != -WIN:
+            return None
+        return "O" if self._next == "X" else "X"
+
+    # -- the solution ------------------------------------------------------
+    @property
+    def result(self) -> Result:
+        """``'win'``, ``'draw'`` or ``'loss'`` for the side to move, under perfect play."""
+        return describe(self.score)[0]  # type: ignore[return-value]
+
+    @property
+    def value(self) -> int:
+        """The game's value for X under perfect play: 1, 0 or -1."""
+        sign = (self.score > 0) - (self.score < 0)
+        return sign if self._next == "X" else -sign
+
+    @property
+    def plies(self) -> int:
+        """Plies to the end under perfect play (0 when over)."""
+        plies = describe(self.score)[1]
+        return self.game.cells - self.pieces if plies is None else plies
+
+    @property
+    def best_cells(self) -> tuple[int, ...]:
+        """The best moves as flat cell indices, in cell order."""
+        return tuple(cell for cell in range(self.game.cells) if self.best_mask >> cell & 1)
+
+    @property
+    def best_moves(self) -> tuple[tuple[int, int], ...]:
+        """The best moves as ``(row, col)``, in cell order; empty when over."""
+        return tuple(self.game.coords(cell) for cell in self.best_cells)
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The outcome of every legal move, in cell order; empty when over."""
+        if self.is_over:
+            return ()
+        empty = self.game.cells - self.pieces
+        piece = 1 if self._next == "X" else 2
+        sign = 1 if piece == 1 else -1
+        out = []
+        for cell, digit in enumerate(_board.digits(self.game, self.code)):
+            if digit:
+                continue
+            score = parent_score(self.table.score_of(self.code + piece * 3**cell))
+            result, plies = describe(score)
+            out.append(
+                Move(
+                    cell=cell,
+                    row=cell // self.game.cols,
+                    col=cell % self.game.cols,
+                    score=score,
+                    value=sign * ((score > 0) - (score < 0)),
+                    result=result,  # type: ignore[arg-type]
+                    plies=empty if plies is None else plies,
+                    best=bool(self.best_mask >> cell & 1),
+                )
+            )
+        return tuple(out)
+
+    def move(self, cell: int) -> Move:
+        """The outcome of playing in ``cell`` (a flat index).
+
+        :raises InvalidBoardError: if the cell is off the board or not empty.
+        """
+        for move in self.moves:
+            if move.cell == cell:
+                return move
+        from .errors import InvalidBoardError
+
+        if not 0 <= cell < self.game.cells:
+            raise InvalidBoardError(f"cell {cell} is off the board: expected 0 to {self.game.cells - 1}")
+        row, col = self.game.coords(cell)
+        reason = "the game is over" if self.is_over else "the cell is taken"
+        raise InvalidBoardError(f"cannot play row {row}, col {col} on {self.board}: {reason}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything about the position as JSON-ready data (moves by cell)."""
+        return {
+            "game": self.game.name,
+            "code": self.code,
+            "board": self.board,
+            "to_move": self.to_move,
+            "winner": self.winner,
+            "value": self.value,
+            "result": self.result,
+            "plies": self.plies,
+            "score": self.score,
+            "best_moves": [list(m) for m in self.best_moves],
+            "best_cells": list(self.best_cells),
+            "moves": [
+                {"cell": m.cell, "row": m.row, "col": m.col, "value": m.value, "result": m.result, "plies": m.plies, "best": m.best}
+                for m in self.moves
+            ],
+        }

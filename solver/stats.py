@@ -1,0 +1,120 @@
+"""Counts over a whole table, all derived from its arrays.
+
+======================  =================================================================
+key                     meaning
+======================  =================================================================
+``positions``           reachable positions, the empty and finished boards included
+``x_wins``/``draws``/   positions by their value for X under perfect play
+``o_wins``
+``side_to_move``        ``wins``/``draws``/``losses`` by ``result`` for the side to move
+                        (a finished board counts for the player who would move next)
+``terminal``            finished positions: ``positions``, ``x_wins``, ``o_wins``, ``draws``
+``unique_positions``    positions up to the board's symmetries (8 square, 4 rectangle)
+``games``               complete games (move sequences from the empty board to the end):
+                        ``total``, ``x_wins``, ``o_wins``, ``draws``
+``start``               the empty board's ``value`` (for X), ``result`` and ``plies``
+======================  =================================================================
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .build import layers, mask_tables
+from .game import Game
+from .score import UNREACHABLE
+
+if TYPE_CHECKING:
+    from .table import Table
+
+
+def table_stats(table: Table) -> dict[str, Any]:
+    """The counts described in the module docstring, for one table."""
+    game = table.game
+    tables = mask_tables(game)
+    score = np.asarray(table.score)
+    paths = np.zeros(game.codes, dtype=np.int64)
+    paths[0] = 1
+    totals = dict.fromkeys(("x_wins", "draws", "o_wins", "wins", "losses", "positions", "unique"), 0)
+    terminal = dict.fromkeys(("positions", "x_wins", "o_wins", "draws"), 0)
+    games = dict.fromkeys(("total", "x_wins", "o_wins", "draws"), 0)
+    permuters = _permuters(game)
+    for layer in layers(game):
+        codes = layer.codes
+        s = score[codes]
+        if np.any(s == UNREACHABLE):
+            raise ValueError(f"table {table} marks a reachable position unreachable: code {int(codes[np.argmax(s == UNREACHABLE)])}")
+        x_to_move = layer.ply % 2 == 0
+        totals["positions"] += codes.size
+        totals["wins"] += int(np.count_nonzero(s > 0))
+        totals["losses"] += int(np.count_nonzero(s < 0))
+        totals["draws"] += int(np.count_nonzero(s == 0))
+        x_wins = int(np.count_nonzero(s > 0 if x_to_move else s < 0))
+        totals["x_wins"] += x_wins
+        totals["o_wins"] += codes.size - x_wins - int(np.count_nonzero(s == 0))
+        totals["unique"] += _count_canonical(codes, layer.x, layer.o, tables.base3, permuters)
+
+        won = tables.win[layer.mover] if layer.ply else np.zeros(codes.size, dtype=bool)
+        over = won | (layer.ply == game.cells)
+        winner = "x_wins" if layer.ply % 2 else "o_wins"
+        terminal["positions"] += int(np.count_nonzero(over))
+        terminal[winner] += int(np.count_nonzero(won))
+        terminal["draws"] += int(np.count_nonzero(over & ~won))
+        games[winner] += int(paths[codes[won]].sum())
+        games["draws"] += int(paths[codes[over & ~won]].sum())
+
+        playing = ~over
+        parents, occupied = codes[playing], (layer.x | layer.o)[playing]
+        piece = 1 if x_to_move else 2
+        for cell in range(game.cells):
+            free = (occupied >> cell) & 1 == 0
+            # One cell at a time: distinct parents give distinct children, so += is exact.
+            paths[parents[free] + piece * 3**cell] += paths[parents[free]]
+    games["total"] = games["x_wins"] + games["o_wins"] + games["draws"]
+    start = table.lookup(0)
+    return {
+        "game": game.name,
+        "positions": totals["positions"],
+        "x_wins": totals["x_wins"],
+        "draws": totals["draws"],
+        "o_wins": totals["o_wins"],
+        "side_to_move": {"wins": totals["wins"], "draws": totals["draws"], "losses": totals["losses"]},
+        "terminal": terminal,
+        "unique_positions": totals["unique"],
+        "games": games,
+        "start": {"value": start.value, "result": start.result, "plies": start.plies},
+    }
+
+
+def _permuters(game: Game) -> list[list[np.ndarray]]:
+    """For each symmetry, byte tables that move a mask's bits: 8 cells per table."""
+    out = []
+    for perm in game.symmetries[1:]:
+        source_of = {src: dst for dst, src in enumerate(perm)}
+        chunks = []
+        for base in range(0, game.cells, 8):
+            byte = np.arange(256, dtype=np.int64)
+            table = np.zeros(256, dtype=np.int64)
+            for bit in range(min(8, game.cells - base)):
+                table |= ((byte >> bit) & 1) << source_of[base + bit]
+            chunks.append(table)
+        out.append(chunks)
+    return out
+
+
+def _permute(mask: np.ndarray, chunks: list[np.ndarray]) -> np.ndarray:
+    out = chunks[0][mask & 255]
+    for index, table in enumerate(chunks[1:], start=1):
+        out |= table[(mask >> (8 * index)) & 255]
+    return out
+
+
+def _count_canonical(codes: np.ndarray, x: np.ndarray, o: np.ndarray, base3: np.ndarray, permuters: list[list[np.ndarray]]) -> int:
+    """How many boards are the smallest code among their symmetric images."""
+    canonical = np.ones(codes.size, dtype=bool)
+    for chunks in permuters:
+        image = base3[_permute(x, chunks)] + 2 * base3[_permute(o, chunks)]
+        canonical &= codes <= image
+    return int(np.count_nonzero(canonical))
