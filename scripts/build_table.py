@@ -4,7 +4,12 @@
     python scripts/build_table.py --game 4x4k4
 """
 
-from solver.cli import main
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's solver
+
+from solver.cli import main  # noqa: E402
 
 if __name__ == "__main__":
-    main(["build", *__import__("sys").argv[1:]], prog_name="build_table.py")
+    main(["build", *sys.argv[1:]], prog_name="build_table.py")
