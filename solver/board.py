@@ -85,6 +85,8 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
 
 
 def _shape_game(rows: int, cols: int, expected: Game | None, what: str) -> Game:
+    if expected is not None and rows == expected.rows and cols == expected.cols:
+        return expected
     if expected is None:
         if rows * cols > 16 or rows < 1 or cols < 1:
             raise InvalidBoardError(f"{what} is {rows}x{cols}: boards of 1 to 16 cells are supported")
@@ -121,15 +123,18 @@ def _parse_string(text: str, expected: Game | None) -> tuple[Game, int]:
             return game, int(digits[::-1], 3)
         except ValueError:
             return game, _bad_symbol(game, flat)
-    rows = text.strip("\n").replace("\r", "").replace("/", "\n").split("\n")
+    if "\n" in text:
+        text = text.strip("\n").replace("\r", "").replace("\n", "/")
+    rows = text.split("/")
+    width = len(rows[0])
     if len(rows) == 1:
-        game = _flat_game(len(rows[0]), expected, f"board string {text!r}")
+        game = _flat_game(width, expected, f"board string {text!r}")
     else:
-        widths = {len(row) for row in rows}
-        if len(widths) != 1:
-            lengths = ", ".join(str(len(row)) for row in rows)
-            raise InvalidBoardError(f"board string {text!r} has rows of different lengths ({lengths})")
-        game = _shape_game(len(rows), widths.pop(), expected, f"board string {text!r}")
+        for row in rows:
+            if len(row) != width:
+                lengths = ", ".join(str(len(row)) for row in rows)
+                raise InvalidBoardError(f"board string {text!r} has rows of different lengths ({lengths})")
+        game = _shape_game(len(rows), width, expected, f"board string {text!r}")
     flat = "".join(rows)
     digits = flat.translate(_TO_DIGITS)
     try:

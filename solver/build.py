@@ -150,32 +150,38 @@ def layers(game: Game) -> Iterator[Layer]:
         yield reachable_layer(game, ply)
 
 
-def build_arrays(game: Game, *, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Solve a game: the score and best-move mask of every code.
+ENTRY = np.dtype([("score", "i1"), ("ply", "u1"), ("best", "<u2")])
+"""One code's entry: 4 bytes, so one memory access answers a look-up.
 
-    :returns: ``(score, best)``: ``int8[3**cells]`` scores for the side to move
-        (:mod:`solver.score`; ``UNREACHABLE`` for unreachable codes) and
-        ``uint16[3**cells]`` masks with bit ``cell`` set for every best move
-        (0 for finished and unreachable boards).
-    """
+``score``: for the side to move (:mod:`solver.score`; ``UNREACHABLE`` if no game
+reaches the code); ``ply``: pieces on the board; ``best``: bit ``cell`` set for
+every best move (0 for finished and unreachable boards).
+"""
+
+
+def build_arrays(game: Game, *, progress: Progress | None = None) -> np.ndarray:
+    """Solve a game: the :data:`ENTRY` of every code, indexed by code (``3**cells`` entries)."""
     tables = mask_tables(game)
-    score = np.full(game.codes, UNREACHABLE, dtype=np.int8)
-    best = np.zeros(game.codes, dtype=np.uint16)
+    entries = np.zeros(game.codes, dtype=ENTRY)
+    score = entries["score"]
+    score[:] = UNREACHABLE
     for ply in range(game.cells, -1, -1):
         layer = reachable_layer(game, ply)
+        entries["ply"][layer.codes] = ply
         over = tables.win[layer.mover] if ply else np.zeros(layer.codes.size, dtype=bool)
         finished = over | (ply == game.cells)
         score[layer.codes[finished]] = np.where(over[finished], -WIN, 0)
         playing = ~finished
         if playing.any():
-            _solve_playing(game, ply, layer.codes[playing], layer.x[playing] | layer.o[playing], score, best)
+            _solve_playing(game, ply, layer.codes[playing], layer.x[playing] | layer.o[playing], entries)
         if progress is not None:
             progress(1)
-    return score, best
+    return entries
 
 
-def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray, score: np.ndarray, best: np.ndarray) -> None:
+def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray, entries: np.ndarray) -> None:
     """Score boards that are not over from their children's scores (already known)."""
+    score = entries["score"]
     piece = 1 if ply % 2 == 0 else 2
     offset = mask_tables(game).base3 * piece
     empty = game.full_mask & ~occupied
@@ -192,4 +198,4 @@ def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray
     for j in range(moves):
         mask |= np.where(child_scores[j] == lowest, move_bits[j], 0)
     score[codes] = np.sign(lowest) - lowest
-    best[codes] = mask
+    entries["best"][codes] = mask

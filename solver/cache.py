@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import nullcontext
+from typing import ContextManager
 from importlib import resources
 from pathlib import Path
 
@@ -30,8 +32,8 @@ SHIPPED = ("3x3k3",)
 
 _open: dict[tuple[Game, Path | None], Table] = {}
 
-BuildHook = Callable[[Game, Path], "Progress | None"]
-"""Called before a build with the game and the file to be written; may return a progress callback."""
+BuildHook = Callable[[Game, Path], ContextManager["Progress | None"]]
+"""Entered around a build with the game and the file to be written; yields a progress callback or None."""
 
 
 def table_dir(override: str | os.PathLike[str] | None = None) -> Path:
@@ -93,8 +95,9 @@ def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: 
     path = table_path(game, table_dir_=directory)
     if path.exists() or not build:
         return load_table(path, game=game)
-    progress = on_build(game, path) if on_build else None
-    build_table(game=game, progress=progress).save(path)
+    with on_build(game, path) if on_build else nullcontext() as progress:
+        table = build_table(game=game, progress=progress)
+    table.save(path)
     return load_table(path, game=game, verify=True)
 
 

@@ -12,7 +12,8 @@ import json
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,24 +71,22 @@ class TableOptions:
     def table(self) -> Table:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice)
 
-    def _notice(self, game: Game, path: Path) -> Progress | None:
-        if self.quiet:
-            return None
-        click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
-        return _progress_bar(game)
+    @contextmanager
+    def _notice(self, game: Game, path: Path) -> Iterator[Progress | None]:
+        if not self.quiet:
+            click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
+        with _progress_bar(game, quiet=self.quiet) as progress:
+            yield progress
 
 
-def _progress_bar(game: Game) -> Progress:
-    """A click progress bar on stderr (hidden when stderr is not a terminal), one step per ply."""
-    bar = click.progressbar(length=game.cells + 1, label=f"solving {game.name}", file=sys.stderr)
-    bar.__enter__()
-
-    def step(done: int) -> None:
-        bar.update(done)
-        if bar.pos >= bar.length:
-            bar.__exit__(None, None, None)
-
-    return step
+@contextmanager
+def _progress_bar(game: Game, *, quiet: bool) -> Iterator[Progress | None]:
+    """A click progress bar on stderr, one step per ply; click hides it when stderr is not a terminal."""
+    if quiet:
+        yield None
+        return
+    with click.progressbar(length=game.cells + 1, label=f"solving {game.name}", file=sys.stderr) as bar:
+        yield bar.update
 
 
 @click.group(cls=SolveGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -152,6 +151,11 @@ def lookup(board: str, options: TableOptions, as_json: bool) -> None:
     click.echo(describe_position(position))
 
 
+def _signed(value: int) -> str:
+    """``+1``, ``0`` or ``-1``."""
+    return f"{value:+d}" if value else "0"
+
+
 def describe_position(position: Position) -> str:
     """The board beside a grid of move outcomes, then the verdict in words."""
     game = position.game
@@ -170,7 +174,7 @@ def describe_position(position: Position) -> str:
         lines.append(f"Game over: {position.winner} has won." if position.winner else "Game over: a draw.")
     else:
         outcome = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
-        lines.append(f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {position.value:+d}).")
+        lines.append(f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {_signed(position.value)}).")
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
         lines.append(f"Best moves (row,col): {best}")
         lines.append("Moves: W<n> win, D draw, L<n> loss in n plies for the mover; * marks the best.")
@@ -252,9 +256,9 @@ def build(options: TableOptions, output: Path | None) -> None:
     """Solve a game and write its table file (atomically, deterministically)."""
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
-    progress = None if options.quiet else _progress_bar(game)
     started = time.perf_counter()
-    table = build_table(game=game, progress=progress)
+    with _progress_bar(game, quiet=options.quiet) as progress:
+        table = build_table(game=game, progress=progress)
     built = time.perf_counter() - started
     table.save(path)
     load_table(path, game=game, verify=True)
@@ -277,6 +281,196 @@ def verify(options: TableOptions, path: Path | None) -> None:
             click.echo(f"{path}: {problem}", err=True)
         raise SystemExit(1)
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
+
+
+# -- analyze and grade (issue 4) --------------------------------------------------
+# Printing only: the logic is solver.analysis.analyze and solver.grade.grade.
+import contextlib  # noqa: E402
+import io  # noqa: E402
+
+from .analysis import GameAnalysis, PlyAnalysis  # noqa: E402
+from .grade import GradedMove, GradeReport, PlayerError, PlayerFailure, board_maker, load_player, parse_symbols, positions_to_grade  # noqa: E402
+from .grade import grade as _grade  # noqa: E402
+
+
+@main.command()
+@click.argument("moves", nargs=-1, required=True)
+@_game_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> None:
+    """Judge every ply of a game: best, ok, mistake or blunder.
+
+    MOVES is the game so far, one move per ply from the empty board, as flat
+    cells (solve analyze 4 0 8) or row,col pairs (solve analyze 1,1 0,0 2,2).
+    """
+    from .analysis import analyze as _analyze
+
+    table = options.table()
+    cells = []
+    for ply, text in enumerate(moves, start=1):
+        try:
+            cells.append(parse_move(text, table.game))
+        except InvalidBoardError as error:
+            raise InvalidBoardError(f"ply {ply}: {error}") from None
+    analysis = _analyze(cells, table=table)
+    if as_json:
+        click.echo(json.dumps(analysis.to_dict(), indent=2))
+        return
+    click.echo(describe_analysis(analysis))
+
+
+def _label(result: str, plies: int) -> str:
+    return "D" if result == "draw" else f"{result[0].upper()}{plies}"
+
+
+def _rc(game: Game, cell: int) -> str:
+    row, col = game.coords(cell)
+    return f"{row},{col}"
+
+
+def _best_text(ply: PlyAnalysis) -> str:
+    if len(ply.best_cells) == len(ply.before.moves) > 1:
+        return "any"
+    return " ".join(_rc(ply.before.game, cell) for cell in ply.best_cells)
+
+
+def describe_analysis(analysis: GameAnalysis) -> str:
+    """A table of the plies, the final board, and each player's summary."""
+    game = analysis.game
+    rows = [("ply", "player", "move", "best moves", "before", "after", "verdict")]
+    for ply in analysis.plies:
+        rows.append((
+            str(ply.ply), ply.player, f"{_rc(game, ply.cell)} ({ply.cell})", _best_text(ply),
+            _label(ply.result_before, ply.plies_before), _label(ply.result_after, ply.plies_after), ply.verdict,
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
+    lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
+    lines.append("in n plies counted from before the move.")
+    lines += ["", _grid(analysis.final), _status(analysis.final), ""]
+    lines.append("player  moves  best  ok  mistakes  blunders")
+    for player in ("X", "O"):
+        s = analysis.summary(player)  # type: ignore[arg-type]
+        lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
+    return "\n".join(lines)
+
+
+def _status(position: Position) -> str:
+    if position.is_over:
+        return f"Game over: {position.winner} has won." if position.winner else "Game over: a draw."
+    outcome = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
+    return f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {position.value:+d})."
+
+
+@main.command()
+@click.argument("player", metavar="FILE.py:FUNCTION")
+@_game_option
+@click.option("--symbols", default="X,O,None", show_default=True,
+              help="X, O and empty in the board passed (None is Python's None), e.g. 'x,o,-' or 'X,O, '.")
+@click.option("--numpy", "array", is_flag=True, help="Pass a 3x3 numpy array of 1 (X), -1 (O), 0 (empty).")
+@click.option("--flat", is_flag=True, help="Pass a string of one symbol per cell, row by row ('.' for None), e.g. 'X...O....'.")
+@click.option("--side", type=click.Choice(["X", "O", "both"], case_sensitive=False), default="both", show_default=True,
+              help="Grade the positions where this side is to move.")
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Lost positions and error kinds to show (0: all).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, side: str, limit: int, as_json: bool) -> None:
+    """Grade a move function on every position where its side is to move.
+
+    FUNCTION takes a board (by default a list of rows of 'X', 'O' and None)
+    and returns (row, col), [row, col] or a flat cell index. Each answer is
+    kept (keeps the result for the mover), optimal (a best move), lost
+    (throws the result away), an exception, or illegal.
+    """
+    ctx = click.get_current_context()
+    try:
+        move_fn = load_player(player)
+        parsed = parse_symbols(symbols)
+        table = options.table()
+        board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
+        count = len(positions_to_grade(side=side, table=table))
+        printed = io.StringIO()
+        bar = click.progressbar(length=count, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
+        with contextlib.nullcontext() if options.quiet else bar, contextlib.redirect_stdout(printed):
+            report = _grade(move_fn, symbols=parsed, array=array, flat=flat, side=side, table=table,
+                            progress=None if options.quiet else bar.update)
+    except PlayerError as error:
+        click.echo(f"solve: error: {_one_line(error)}", err=True)
+        ctx.exit(2)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        click.echo(describe_report(report, player, limit=limit))
+    lines = printed.getvalue().count("\n")
+    if lines:
+        click.echo(f"note: the function printed {lines:,} lines; they were not shown", err=True)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"({100 * part / whole:.1f}%)" if whole else ""
+
+
+def describe_report(report: GradeReport, player: str, *, limit: int = 10) -> str:
+    """The counts, then the lost positions drawn as boards, then the errors grouped by message."""
+    n = report.positions
+    sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
+    lines = [f"Graded {player} on {n:,} positions of {report.game.name} ({sides} to move)."]
+    if report.slowest is not None:
+        lines.append(f"Time in the function: {report.seconds:.2f} s (slowest call {report.slowest_seconds:.2f} s, on {report.slowest.board}).")
+    lines.append("")
+    rows = [
+        ("positions tried", f"{n:,}", ""),
+        ("kept the result", f"{report.kept:,}", _percent(report.kept, n)),
+        ("optimal", f"{report.optimal:,}", _percent(report.optimal, n)),
+        ("threw the result away", f"{len(report.lost):,}", f"({report.mistakes:,} mistakes, {report.blunders:,} blunders)"),
+        ("raised an exception", f"{len(report.exceptions):,}", ""),
+        ("illegal answers", f"{len(report.illegal):,}", ""),
+    ]
+    if report.mutated:
+        rows.append(("changed its board", f"{report.mutated:,}", "(harmless: every call gets a fresh board)"))
+    width = max(len(row[1]) for row in rows)
+    lines += [f"{label:<22}{count.rjust(width)}  {note}".rstrip() for label, count, note in rows]
+    for title, graded in (("Where the result was thrown away", report.lost),
+                          ("Kept the result, but not the best score (a slower win or a faster loss)", report.slower)):
+        if graded:
+            lines += ["", f"{title}; ! the move played, * the best moves:"] + _graded_boards(graded, limit)
+    for title, failures in (("Exceptions", report.exceptions), ("Illegal answers", report.illegal)):
+        if failures:
+            lines += ["", f"{title}:"] + _grouped(failures, limit)
+    return "\n".join(lines)
+
+
+def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
+    shown = graded if limit == 0 else graded[:limit]
+    lines = []
+    for item in shown:
+        p, move = item.position, item.move
+        best = " ".join(_rc(p.game, cell) for cell in p.best_cells)
+        lines.append(f"  {p.to_move} to move, {_label(p.result, p.plies)} -> {_label(move.result, move.plies)} ({item.verdict}): "
+                     f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]")
+        marks = {cell: "*" for cell in p.best_cells} | {move.cell: "!"}
+        for row in range(p.game.rows):
+            span = range(row * p.game.cols, (row + 1) * p.game.cols)
+            lines.append("    " + " ".join(marks.get(c) or p.cells[c] or "." for c in span))
+    if len(shown) < len(graded):
+        lines.append(f"  ... and {len(graded) - len(shown):,} more (--limit 0 shows all, --json lists them)")
+    return lines
+
+
+def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
+    groups: dict[str, list[PlayerFailure]] = {}
+    for failure in failures:
+        groups.setdefault(failure.message, []).append(failure)
+    ordered = sorted(groups.items(), key=lambda item: -len(item[1]))
+    shown = ordered if limit == 0 else ordered[:limit]
+    lines = []
+    for message, group in shown:
+        first = group[0]
+        answer = f", answer {first.answer}" if first.answer else ""
+        lines.append(f"  {len(group):>5,} x {message}  (first on {first.position.board}{answer})")
+    if len(shown) < len(ordered):
+        lines.append(f"  ... and {len(ordered) - len(shown):,} more kinds (--limit 0 shows all)")
+    return lines
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -66,6 +66,7 @@ class Position:
     :param code: the board's base-3 code (:mod:`solver.board`).
     :param score: the score for the side to move (:mod:`solver.score`).
     :param best_mask: bit ``cell`` set for every best move; 0 when the game is over.
+    :param pieces: pieces on the board: the number of plies played.
 
     >>> import solver
     >>> p = solver.lookup("XX./OO./...")
@@ -77,6 +78,7 @@ class Position:
     code: int
     score: int
     best_mask: int
+    pieces: int
     table: Table = field(repr=False, compare=False)
 
     # -- the board -------------------------------------------------------
@@ -84,11 +86,6 @@ class Position:
     def cells(self) -> tuple[Player | None, ...]:
         """Each cell's piece (``'X'``, ``'O'`` or None), in cell order."""
         return tuple((None, "X", "O")[d] for d in _board.digits(self.game, self.code))
-
-    @property
-    def pieces(self) -> int:
-        """Pieces on the board: the number of plies played."""
-        return sum(1 for d in _board.digits(self.game, self.code) if d)
 
     @property
     def board(self) -> str:

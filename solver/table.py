@@ -8,19 +8,22 @@ bytes      content
 0-7        magic ``b"SOLVTTT\\n"``
 8-11       header length ``H``, unsigned 32-bit little-endian
 12-        header: ``H`` bytes of JSON (sorted keys, ASCII), padded with spaces
-           so the arrays start on a 64-byte boundary
-...        ``score``: ``int8[3**cells]``, the score of every code (:mod:`solver.score`)
-...        ``best``: ``uint16[3**cells]`` little-endian, best-move masks
+           so the array starts on a 64-byte boundary
+...        ``entries``: ``3**cells`` records of 4 bytes, indexed by code:
+           ``score`` (int8, :mod:`solver.score`), ``ply`` (uint8, pieces on the
+           board) and ``best`` (uint16 little-endian, bit ``cell`` set for every
+           best move)
 =========  ====================================================================
 
 The header holds ``format_version``, the ``game`` (rows, cols, k, name), the
-``encoding`` and ``score`` conventions in words, each array's dtype, shape and
-byte offset, and ``sha256``: the SHA-256 of the two arrays' bytes in order.
-Reachable codes are exactly those whose score is not ``UNREACHABLE``.
+``encoding`` and ``score`` conventions in words, the array's dtype, shape and
+byte offset, and ``sha256``: the SHA-256 of the array's bytes. Reachable codes
+are exactly those whose score is not ``UNREACHABLE``. One record per code means
+one memory access per look-up, which is what makes batch look-ups on 4x4 fast.
 
 The header is checked on every open; the checksum on open for small tables
-(``verify=None``) and always by :meth:`Table.verify`. Arrays of large tables
-are memory-mapped, so opening 4x4 takes milliseconds. No pickle is ever read.
+(``verify=None``) and always by :meth:`Table.verify`. Large tables are
+memory-mapped, so opening 4x4 takes milliseconds. No pickle is ever read.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import json
 import os
 import struct
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from . import board as _board
-from .build import Progress, build_arrays
+from .build import ENTRY, Progress, build_arrays
 from .errors import InvalidBoardError, TableError
 from .game import Game, parse_game
 from .position import Position
@@ -48,16 +52,18 @@ MAGIC = b"SOLVTTT\n"
 FORMAT_VERSION = 1
 _ALIGN = 64
 _new = object.__new__
-_set_game, _set_code, _set_score, _set_best, _set_table = (
-    getattr(Position, name).__set__ for name in ("game", "code", "score", "best_mask", "table")
+_set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table = (
+    getattr(Position, name).__set__ for name in ("game", "code", "score", "best_mask", "pieces", "table")
 )
+_THREADS_FROM = 1 << 20
+"""Batches of at least this many codes are gathered by two threads."""
 _VERIFY_ON_OPEN_BYTES = 8 << 20
 """With ``verify=None``, tables up to this size are checksummed on every open."""
 
 ENCODING = "cell = row * cols + col; digit 0 empty, 1 X, 2 O; code = sum(digit * 3**cell); X moves first"
 SCORE = (
-    "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss in d plies, "
-    "-128 unreachable; best: uint16, bit cell set for every best move"
+    "score: int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss in d plies, "
+    "-128 unreachable; ply: pieces on the board; best: uint16, bit cell set for every best move"
 )
 
 
@@ -70,45 +76,60 @@ def rebuild_command(game: Game, path: Path | str) -> str:
 class Scores:
     """The answer of :meth:`Table.lookup_codes`: arrays aligned with the codes asked.
 
-    ``score`` is ``int8`` for the side to move (:mod:`solver.score`), ``best``
-    ``uint16`` best-move masks (bit ``cell``). :attr:`value` and :attr:`plies`
-    are derived on demand.
+    ==========  ===============================================================
+    ``score``   int8, for the side to move (:mod:`solver.score`)
+    ``ply``     uint8, pieces on the board (X is to move when even)
+    ``best``    uint16, bit ``cell`` set for every best move
+    ``value``   int8, for X: 1 X wins, 0 draw, -1 O wins (derived)
+    ``plies``   int8, plies to the end under perfect play (derived)
+    ==========  ===============================================================
     """
 
     game: Game
-    codes: np.ndarray
     score: np.ndarray
+    ply: np.ndarray
     best: np.ndarray
-
-    @property
-    def pieces(self) -> np.ndarray:
-        """Pieces on each board (int8)."""
-        return _pieces(self.game, self.codes)
 
     @property
     def value(self) -> np.ndarray:
         """The value for X (int8: 1 X wins, 0 draw, -1 O wins)."""
-        sign = np.sign(self.score).astype(np.int8)
-        return np.where(self.pieces % 2 == 0, sign, -sign).astype(np.int8)
+        sign = np.sign(self.score)
+        return np.where(self.ply % 2 == 0, sign, -sign).astype(np.int8)
 
     @property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
-        decisive = (WIN - np.abs(self.score.astype(np.int16))).astype(np.int8)
-        return np.where(self.score == 0, self.game.cells - self.pieces, decisive).astype(np.int8)
+        decisive = WIN - np.abs(self.score.astype(np.int16))
+        return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
 
 
-def _pieces(game: Game, codes: np.ndarray) -> np.ndarray:
-    """Number of pieces of each code, from per-half digit-count tables."""
-    low = game.cells // 2
-    counts = np.zeros(3**low, dtype=np.int8)
-    for cell in range(low):
-        counts += ((np.arange(3**low) // 3**cell) % 3 != 0).astype(np.int8)
-    high_counts = np.zeros(3 ** (game.cells - low), dtype=np.int8)
-    for cell in range(game.cells - low):
-        high_counts += ((np.arange(high_counts.size) // 3**cell) % 3 != 0).astype(np.int8)
-    codes = np.asarray(codes, dtype=np.int64)
-    return counts[codes % 3**low] + high_counts[codes // 3**low]
+_pool: ThreadPoolExecutor | None = None
+
+
+def _gather_part(words: np.ndarray, codes: np.ndarray, out: np.ndarray, check: bool) -> bool:
+    """Gather one part of a batch into ``out``; with ``check``, whether every code was valid."""
+    if check and codes.size and (codes.min() < 0 or codes.max() >= words.size):
+        return False
+    np.take(words, codes, out=out)
+    return not check or not np.any(out.view(np.int8)[::4] == UNREACHABLE)
+
+
+def _gather(words: np.ndarray, codes: np.ndarray, check: bool) -> tuple[np.ndarray, bool]:
+    """``words[codes]`` (flattened) and whether every code was in range and reachable.
+
+    Large batches are split over two threads: numpy releases the GIL while it
+    gathers, and random look-ups into a large table wait on memory, not on the CPU.
+    """
+    global _pool
+    flat = codes.reshape(-1)
+    out = np.empty(flat.size, dtype=words.dtype)
+    if flat.size < _THREADS_FROM or (os.cpu_count() or 1) < 2:
+        return out, _gather_part(words, flat, out, check)
+    if _pool is None:
+        _pool = ThreadPoolExecutor(2, thread_name_prefix="solver-gather")
+    half = flat.size // 2
+    parts = [_pool.submit(_gather_part, words, flat[a:b], out[a:b], check) for a, b in ((0, half), (half, flat.size))]
+    return out, all([part.result() for part in parts])
 
 
 class Table:
@@ -124,16 +145,23 @@ class Table:
     (0, 9)
     """
 
-    def __init__(self, game: Game, score: np.ndarray, best: np.ndarray, *, path: Path | None = None) -> None:
-        if score.shape != (game.codes,) or best.shape != (game.codes,):
-            raise TableError(f"arrays of shape {score.shape} and {best.shape} do not fit {game.name}: expected ({game.codes},)")
+    def __init__(self, game: Game, entries: np.ndarray, *, path: Path | None = None) -> None:
+        if entries.dtype != ENTRY or entries.shape != (game.codes,):
+            raise TableError(f"entries {entries.dtype}{list(entries.shape)} do not fit {game.name}: expected {ENTRY}[{game.codes}]")
         self.game = game
         self.path = path
+        self.entries = entries
+        self.score: np.ndarray = entries["score"]
+        """int8 score of every code, for the side to move (a view of :attr:`entries`)."""
+        self.ply: np.ndarray = entries["ply"]
+        """uint8 pieces on the board of every code."""
+        self.best: np.ndarray = entries["best"]
+        """uint16 best-move mask of every code."""
         self._codes = game.codes
-        self.score = score
-        self.best = best
-        self._score_view = memoryview(score).cast("B").cast("b")
-        self._best_view = memoryview(best).cast("B").cast("H") if best.dtype.byteorder in "<|=" else None
+        self._words = entries.view(np.uint32)
+        raw = memoryview(entries.view(np.uint8))
+        self._score_view = raw.cast("b")
+        self._raw = raw
 
     def __repr__(self) -> str:
         return f"<Table {self.game.name} from {self.path or 'memory'}>"
@@ -141,7 +169,7 @@ class Table:
     # -- looking up -----------------------------------------------------------
     def score_of(self, code: int) -> int:
         """The stored score of a code (``UNREACHABLE`` if no game reaches it)."""
-        return self._score_view[code]
+        return self._score_view[4 * code]
 
     def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
         """Solve one position.
@@ -154,7 +182,7 @@ class Table:
         if type(board) is int and game is None:
             return self.at(board)
         found, code = _board.parse(board, game or self.game)
-        if found != self.game:
+        if found is not self.game and found != self.game:
             raise InvalidBoardError(f"the board is a {found.name} board, but this table is for {self.game.name}")
         return self.at(code)
 
@@ -165,19 +193,22 @@ class Table:
         """
         if not 0 <= code < self._codes:
             _board.parse(code, self.game)  # raises, naming the range
-        score = self._score_view[code]
+        at = 4 * code
+        score = self._score_view[at]
         if score == UNREACHABLE:
             _board.check_rules(self.game, code)
             raise TableError(
                 f"{self.path or 'table'}: code {code} breaks no rule but is marked unreachable; "
                 f"rebuild it with: {rebuild_command(self.game, self.path or 'PATH')}"
             )
-        # make_position, inlined: this is the look-up hot path.
+        raw = self._raw
+        # make the Position without the frozen __init__: this is the look-up hot path.
         position = _new(Position)
         _set_game(position, self.game)
         _set_code(position, code)
         _set_score(position, score)
-        _set_best(position, self._best_view[code] if self._best_view is not None else int(self.best[code]))
+        _set_best(position, raw[at + 2] | raw[at + 3] << 8)
+        _set_pieces(position, raw[at + 1])
         _set_table(position, self)
         return position
 
@@ -210,22 +241,21 @@ class Table:
         codes = np.asarray(codes)
         if codes.dtype.kind not in "iu":
             raise InvalidBoardError(f"codes must be integers, found dtype {codes.dtype}")
-        if check and codes.size:
-            low, high = codes.min(), codes.max()
-            if low < 0 or high >= self.game.codes:
-                index = int(np.flatnonzero((codes.reshape(-1) < 0) | (codes.reshape(-1) >= self.game.codes))[0])
-                raise InvalidBoardError(
-                    f"codes[{index}] = {codes.reshape(-1)[index]} is out of range for {self.game.name}: expected 0 to {self.game.codes - 1}"
-                )
-        score = self.score[codes]
-        if check and score.size:
-            unreachable = score == UNREACHABLE
-            if unreachable.any():
-                index = int(np.argmax(unreachable.reshape(-1)))
-                code = int(codes.reshape(-1)[index])
+        words, valid = _gather(self._words, codes, check)
+        if not valid:
+            self._explain_bad_code(codes.reshape(-1))
+        words = words.reshape(codes.shape)
+        return Scores(self.game, words.view(np.int8)[..., ::4], words.view(np.uint8)[..., 1::4], words.view("<u2")[..., 1::2])
+
+    def _explain_bad_code(self, codes: np.ndarray) -> None:
+        """Raise for the first code of a batch that is out of range or unreachable."""
+        for index, code in enumerate(codes.tolist()):
+            if not 0 <= code < self._codes:
+                raise InvalidBoardError(f"codes[{index}] = {code} is out of range for {self.game.name}: expected 0 to {self._codes - 1}")
+            if self._score_view[4 * code] == UNREACHABLE:
                 reason = _board.rule_violation(self.game, code) or "marked unreachable"
                 raise InvalidBoardError(f"codes[{index}] = {code} ({_board.render(self.game, code)}) is not a reachable position: {reason}")
-        return Scores(self.game, codes, score, self.best[codes])
+        raise AssertionError("a batch was invalid, but no code in it is")  # pragma: no cover
 
     def reachable_codes(self) -> np.ndarray:
         """Every reachable code, ascending."""
@@ -238,16 +268,10 @@ class Table:
         return table_stats(self)
 
     # -- the file ---------------------------------------------------------------
-    def _arrays(self) -> list[tuple[str, np.ndarray]]:
-        return [("score", np.ascontiguousarray(self.score, dtype=np.int8)), ("best", np.ascontiguousarray(self.best, dtype="<u2"))]
-
     @property
     def sha256(self) -> str:
-        """SHA-256 of the arrays' bytes, as stored in the header."""
-        digest = hashlib.sha256()
-        for _, array in self._arrays():
-            digest.update(memoryview(array).cast("B"))
-        return digest.hexdigest()
+        """SHA-256 of the entries' bytes, as stored in the header."""
+        return hashlib.sha256(self._raw).hexdigest()
 
     def header(self) -> dict[str, Any]:
         """The file header for this table (without its array offsets)."""
@@ -267,27 +291,17 @@ class Table:
         The same table always gives the same bytes. Returns the path written.
         """
         path = Path(path)
-        arrays = self._arrays()
         header = self.header()
-        header["arrays"] = {}
-        # Two passes: offsets depend on the header's length, which depends on the offsets.
-        offset = 0
-        for _ in range(2):
-            offset = _align(12 + len(_dump(header)) + 16)
-            for name, array in arrays:
-                header["arrays"][name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
-                offset = _align(offset + array.nbytes)
-        text = _dump(header)
-        start = header["arrays"]["score"]["offset"]
-        head = MAGIC + struct.pack("<I", start - 12) + text.ljust(start - 12).encode("ascii")
+        header["arrays"] = {"entries": {"dtype": ENTRY.descr, "shape": [self.game.codes], "offset": 0}}
+        start = _align(12 + len(_dump(header)) + 16)  # room for the offset's digits
+        header["arrays"]["entries"]["offset"] = start
+        head = MAGIC + struct.pack("<I", start - 12) + _dump(header).ljust(start - 12).encode("ascii")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(head)
-                for name, array in arrays:
-                    out.write(b"\0" * (header["arrays"][name]["offset"] - out.tell()))
-                    out.write(memoryview(array).cast("B"))
+                out.write(self._raw)
                 out.flush()
                 os.fsync(out.fileno())
             os.chmod(tmp, 0o644)
@@ -310,14 +324,15 @@ class Table:
                 return [str(error)]
             if stored != self.sha256:
                 problems.append(f"checksum mismatch: header says {stored}, arrays hash to {self.sha256}")
-        score, best = build_arrays(self.game)
-        for name, mine, fresh in (("score", self.score, score), ("best", self.best, best)):
-            wrong = np.flatnonzero(np.asarray(mine) != fresh)
+        fresh = build_arrays(self.game)
+        for name in ENTRY.names:
+            mine = self.entries[name]
+            wrong = np.flatnonzero(mine != fresh[name])
             if wrong.size:
                 code = int(wrong[0])
                 problems.append(
                     f"{name} differs from a fresh build at {wrong.size} codes, first at code {code} "
-                    f"({_board.render(self.game, code)}): stored {mine[code]}, computed {fresh[code]}"
+                    f"({_board.render(self.game, code)}): stored {mine[code]}, computed {fresh[name][code]}"
                 )
         return problems
 
@@ -336,8 +351,7 @@ def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | 
     :param progress: called with 1 after each ply's layer (``cells + 1`` calls).
     """
     resolved = parse_game(game) if game is not None else Game(rows, cols, k)
-    score, best = build_arrays(resolved, progress=progress)
-    return Table(resolved, score, best)
+    return Table(resolved, build_arrays(resolved, progress=progress))
 
 
 def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> dict[str, Any]:
@@ -349,7 +363,7 @@ def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> di
     expected = game
 
     def fail(problem: str, found_game: Game | None = None) -> TableError:
-        fix = rebuild_command(expected or found_game or Game(), path)
+        fix = rebuild_command(expected or found_game or _game_from_name(path), path)
         return TableError(f"{path}: {problem}; rebuild it with: {fix}")
 
     try:
@@ -373,8 +387,9 @@ def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> di
         version = header["format_version"]
         spec = header["game"]
         found = Game(int(spec["rows"]), int(spec["cols"]), int(spec["k"]))
-        arrays = header["arrays"]
-        layout = {name: (np.dtype(arrays[name]["dtype"]), tuple(arrays[name]["shape"]), int(arrays[name]["offset"])) for name in ("score", "best")}
+        spec_array = header["arrays"]["entries"]
+        dtype = np.dtype([tuple(field) for field in spec_array["dtype"]])
+        shape, offset = tuple(spec_array["shape"]), int(spec_array["offset"])
         str(header["sha256"])
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
         raise fail(f"corrupt header ({type(error).__name__}: {error})") from None
@@ -382,16 +397,22 @@ def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> di
         raise fail(f"format version {version}, expected {FORMAT_VERSION}", found)
     if expected is not None and found != expected:
         raise fail(f"holds {found.name}, expected {expected.name}")
-    wanted = {"score": (np.dtype(np.int8), (found.codes,)), "best": (np.dtype("<u2"), (found.codes,))}
-    for name, (dtype, shape, offset) in layout.items():
-        if (dtype, shape) != wanted[name]:
-            raise fail(f"array {name} is {dtype}{list(shape)}, expected {wanted[name][0]}{list(wanted[name][1])}", found)
-        end = offset + dtype.itemsize * found.codes
-        if end > size:
-            raise fail(f"truncated ({size} bytes, expected at least {end})", found)
-    header["_layout"] = layout
+    if (dtype, shape) != (ENTRY, (found.codes,)):
+        raise fail(f"entries are {dtype}{list(shape)}, expected {ENTRY}{[found.codes]}", found)
+    end = offset + ENTRY.itemsize * found.codes
+    if end > size:
+        raise fail(f"truncated ({size} bytes, expected {end})", found)
+    header["_offset"] = offset
     header["_game"] = found
     return header
+
+
+def _game_from_name(path: Path) -> Game:
+    """The game a table file's name suggests (``4x4k4.ttt``), else tic-tac-toe."""
+    try:
+        return parse_game(path.stem)
+    except ValueError:
+        return Game()
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None) -> Table:
@@ -406,10 +427,8 @@ def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, 
     path = Path(path)
     header = read_header(path, game=None if game is None else parse_game(game))
     found: Game = header["_game"]
-    arrays = {}
-    for name, (dtype, shape, offset) in header["_layout"].items():
-        arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
-    table = Table(found, arrays["score"], arrays["best"], path=path)
+    entries = np.memmap(path, dtype=ENTRY, mode="r", offset=header["_offset"], shape=(found.codes,))
+    table = Table(found, entries, path=path)
     if verify or (verify is None and path.stat().st_size <= _VERIFY_ON_OPEN_BYTES):
         if table.sha256 != header["sha256"]:
             raise TableError(

@@ -1,0 +1,251 @@
+"""Benchmark: every speed and memory figure quoted in the README, with baselines.
+
+    python scripts/bench.py            # everything (about two minutes on 2 cores)
+    python scripts/bench.py --quick    # 3x3 only
+    python scripts/bench.py --json bench.json
+
+Measures and prints; asserts nothing. Latencies are the best of several
+repeats (``timeit``); builds run in fresh subprocesses so peak memory (max RSS)
+belongs to that build alone. The baselines are what a user would otherwise
+run: a plain memoised minimax over every 3x3 position, and a plain recursive
+(unmemoised) minimax choosing the first move on the empty board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's solver
+
+import numpy as np  # noqa: E402
+
+import solver  # noqa: E402
+from solver.cache import forget  # noqa: E402
+from solver.table import build_table, load_table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS: list[dict] = []
+
+
+def report(name: str, value: float, unit: str, target: str = "", ok: bool | None = None) -> None:
+    status = "" if ok is None else ("met" if ok else "MISSED")
+    RESULTS.append({"name": name, "value": value, "unit": unit, "target": target, "status": status})
+    print(f"{name:<52} {value:>12.4g} {unit:<9} {target:<12} {status}", flush=True)
+
+
+def per_call(function, *, number: int, repeat: int = 7) -> float:
+    """Best seconds per call over ``repeat`` runs of ``number`` calls."""
+    return min(timeit.repeat(function, number=number, repeat=repeat)) / number
+
+
+# -- baselines: what a user would run without the table ------------------------------
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+
+
+def _winner(board: list) -> str | None:
+    for a, b, c in LINES:
+        if board[a] and board[a] == board[b] == board[c]:
+            return board[a]
+    return None
+
+
+def plain_minimax(board: list, player: str) -> int:
+    """Textbook recursive minimax, value for X, no memo."""
+    won = _winner(board)
+    if won:
+        return 1 if won == "X" else -1
+    if None not in board:
+        return 0
+    values = []
+    for cell in range(9):
+        if board[cell] is None:
+            board[cell] = player
+            values.append(plain_minimax(board, "O" if player == "X" else "X"))
+            board[cell] = None
+    return max(values) if player == "X" else min(values)
+
+
+def plain_first_move() -> int:
+    board = [None] * 9
+    scores = {}
+    for cell in range(9):
+        board[cell] = "X"
+        scores[cell] = plain_minimax(board, "O")
+        board[cell] = None
+    return max(scores, key=scores.get)
+
+
+def memo_solve_all() -> int:
+    """Memoised minimax over every reachable 3x3 position; returns how many it solved."""
+
+    @functools.cache
+    def value(board: tuple, player: str) -> int:
+        won = _winner(list(board))
+        if won:
+            return 1 if won == "X" else -1
+        if None not in board:
+            return 0
+        nxt = "O" if player == "X" else "X"
+        results = [value(board[:c] + (player,) + board[c + 1 :], nxt) for c in range(9) if board[c] is None]
+        return max(results) if player == "X" else min(results)
+
+    value((None,) * 9, "X")
+    return value.cache_info().currsize
+
+
+# -- measurements -----------------------------------------------------------------------
+def bench_tictactoe() -> None:
+    print("\n3x3 (tic-tac-toe)")
+    build_table()  # warm the per-game mask tables once, as a long-lived process would
+    build = per_call(lambda: build_table(), number=5, repeat=9)
+    report("build 3x3k3 in-process", build * 1e3, "ms", "<= 10 ms", build <= 0.010)
+    started = time.perf_counter()
+    solved = memo_solve_all()
+    memo = time.perf_counter() - started
+    report(f"baseline: memoised minimax, all {solved} states", memo * 1e3, "ms")
+    report("  ratio baseline / build", memo / build, "x")
+
+    forget()
+    table = solver.table_for()
+    solver.lookup(0)
+    nested = [["X", None, "O"], [None, "X", None], [None, None, "O"]]
+    array = np.array([[1, 0, -1], [0, 1, 0], [0, 0, -1]])
+    t_int = per_call(lambda: solver.lookup(13222), number=200_000)
+    t_flat = per_call(lambda: solver.lookup("X.O.X...O"), number=200_000)
+    t_str = per_call(lambda: solver.lookup("X.O/.X./..O"), number=200_000)
+    t_list = per_call(lambda: solver.lookup(nested), number=100_000)
+    t_array = per_call(lambda: solver.lookup(array), number=50_000)
+    t_best = per_call(lambda: solver.best_move("X.O/.X./..O"), number=100_000)
+    report("lookup(int)", t_int * 1e6, "us", "<= 1 us", t_int <= 1e-6)
+    report("lookup('X.O.X...O')", t_flat * 1e6, "us", "<= 2 us", t_flat <= 2e-6)
+    report("lookup('X.O/.X./..O')", t_str * 1e6, "us", "<= 2 us", t_str <= 2e-6)
+    report("lookup(nested list)", t_list * 1e6, "us")
+    report("lookup(numpy 3x3 array)", t_array * 1e6, "us")
+    report("best_move('X.O/.X./..O')", t_best * 1e6, "us")
+
+    started = time.perf_counter()
+    move = plain_first_move()
+    plain = time.perf_counter() - started
+    report(f"baseline: plain minimax, first move (cell {move})", plain * 1e3, "ms")
+    report("  ratio baseline / lookup(int)", plain / t_int, "x")
+    bench_batch(table, "3x3k3", target=300)
+
+
+def bench_batch(table, name: str, *, target: float) -> None:
+    rng = np.random.default_rng(0)
+    reachable = table.reachable_codes()
+    codes = rng.choice(reachable, 10_000_000)
+    table.lookup_codes(codes)
+    t = per_call(lambda: table.lookup_codes(codes), number=1, repeat=5)
+    rate = 10 / t
+    report(f"lookup_codes {name}, 10M random reachable codes", rate, "M/s", f">= {target} M/s", rate >= target)
+    ordered = np.sort(codes)
+    t = per_call(lambda: table.lookup_codes(ordered), number=1, repeat=5)
+    report(f"lookup_codes {name}, the same codes sorted", 10 / t, "M/s")
+    t = per_call(lambda: table.lookup_codes(codes, check=False), number=1, repeat=5)
+    report(f"lookup_codes {name}, random, check=False", 10 / t, "M/s")
+
+
+CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from solver.game import parse_game
+from solver.build import build_arrays
+game = parse_game({game!r})
+started = time.perf_counter()
+build_arrays(game)
+seconds = time.perf_counter() - started
+print(json.dumps({{"seconds": seconds, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+WAIT4 = """
+import json, os, sys, time
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(json.dumps({"wall": time.perf_counter() - started, "rss_mb": usage.ru_maxrss / 1024, "code": os.waitstatus_to_exitcode(status)}), file=sys.stderr)
+"""
+
+
+def run_measured(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (MB) of a command, and its stdout.
+
+    A small intermediate Python (``-S``, no numpy) forks and execs the command
+    and reads its rusage: Linux keeps a process's peak RSS across exec, so
+    forking from this large benchmark process directly would report ours.
+    """
+    done = subprocess.run([sys.executable, "-S", "-c", WAIT4, *command], capture_output=True, text=True)
+    figures = json.loads(done.stderr.strip().splitlines()[-1])
+    if figures["code"]:
+        raise RuntimeError(f"{command} failed: {done.stderr}")
+    return figures["wall"], figures["rss_mb"], done.stdout
+
+
+def bench_big() -> None:
+    print("\nbigger boards (each build in a fresh process)")
+    for game, limit in (("3x4k3", None), ("4x4k3", None), ("4x4k4", 3.0)):
+        _, _, out = run_measured([sys.executable, "-c", CHILD.format(root=str(ROOT), game=game)])
+        figures = json.loads(out)
+        target = f"<= {limit:g} s" if limit else ""
+        report(f"build {game} in-process", figures["seconds"], "s", target, None if limit is None else figures["seconds"] <= limit)
+        report(f"  peak RSS of that process", figures["rss_mb"], "MB", "<= 800 MB" if limit else "", figures["rss_mb"] <= 800 if limit else None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        solve = Path(sys.executable).with_name("solve")
+        commands = {
+            "solve build --game 4x4k4": [str(solve)] if solve.exists() else [sys.executable, "-m", "solver.cli"],
+            "python scripts/build_table.py --game 4x4k4": [sys.executable, str(ROOT / "scripts" / "build_table.py")],
+        }
+        path = Path(tmp) / "4x4k4.ttt"
+        for name, command in commands.items():
+            wall, rss, _ = run_measured([*command, *([] if "build_table" in command[-1] else ["build"]), "--game", "4x4k4", "--quiet", "--output", str(path)])
+            report(f"{name}, wall", wall, "s", "<= 4 s", wall <= 4.0)
+            report("  peak RSS", rss, "MB", "<= 800 MB", rss <= 800)
+        print(f"   ({command[0]} ... ; table file {path.stat().st_size / 1e6:.1f} MB)")
+
+        forget()
+        load_table(path)  # page cache warm, as on any second run
+        t_open = per_call(lambda: load_table(path), number=20, repeat=5)
+        report("open the 4x4k4 table (load_table)", t_open * 1e3, "ms", "<= 50 ms", t_open <= 0.050)
+        table = load_table(path)
+        code = int(table.reachable_codes()[123_456])
+        text = table.at(code).board
+        t_int = per_call(lambda: table.at(code), number=200_000)
+        t_str = per_call(lambda: table.lookup(text), number=200_000)
+        report("4x4k4 lookup(int)", t_int * 1e6, "us", "<= 2 us", t_int <= 2e-6)
+        report("4x4k4 lookup(string with '/')", t_str * 1e6, "us", "<= 2 us", t_str <= 2e-6)
+        bench_batch(table, "4x4k4", target=200)
+        del table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3x3 only")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = parser.parse_args()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}")
+    print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
+    bench_tictactoe()
+    if not args.quick:
+        bench_big()
+    missed = [r["name"] for r in RESULTS if r["status"] == "MISSED"]
+    print(f"\n{len(RESULTS)} figures; targets missed: {', '.join(missed) if missed else 'none'}")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": platform.platform(), "results": RESULTS}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
