@@ -3,6 +3,7 @@
 ======================  =================================================================
 key                     meaning
 ======================  =================================================================
+``game``                the game's name, e.g. ``3x3k3``
 ``positions``           reachable positions, the empty and finished boards included
 ``x_wins``/``draws``/   positions by their value for X under perfect play
 ``o_wins``

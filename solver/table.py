@@ -107,8 +107,8 @@ _pool: ThreadPoolExecutor | None = None
 
 
 def _gather_part(words: np.ndarray, codes: np.ndarray, out: np.ndarray, check: bool) -> bool:
-    """Gather one part of a batch into ``out``; with ``check``, whether every code was valid."""
-    if check and codes.size and (codes.min() < 0 or codes.max() >= words.size):
+    """Gather one part of a batch into ``out``; whether every code was in range (and, with ``check``, reachable)."""
+    if codes.size and (codes.min() < 0 or codes.max() >= words.size):
         return False
     np.take(words, codes, out=out)
     return not check or not np.any(out.view(np.int8)[::4] == UNREACHABLE)
@@ -232,10 +232,9 @@ class Table:
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
         """Scores and best-move masks of many codes at once (vectorised).
 
-        :param codes: an integer array (any shape) of base-3 codes.
-        :param check: raise for codes out of range or unreachable. With
-            ``check=False`` out-of-range codes raise numpy's ``IndexError`` and
-            unreachable ones read ``UNREACHABLE``.
+        :param codes: an integer array (any shape, or a single int) of base-3 codes.
+        :param check: raise for unreachable codes. Codes out of range always
+            raise; with ``check=False`` unreachable codes read ``UNREACHABLE``.
         :raises InvalidBoardError: naming the first bad code and its index.
         """
         codes = np.asarray(codes)
@@ -243,16 +242,21 @@ class Table:
             raise InvalidBoardError(f"codes must be integers, found dtype {codes.dtype}")
         words, valid = _gather(self._words, codes, check)
         if not valid:
-            self._explain_bad_code(codes.reshape(-1))
-        words = words.reshape(codes.shape)
-        return Scores(self.game, words.view(np.int8)[..., ::4], words.view(np.uint8)[..., 1::4], words.view("<u2")[..., 1::2])
+            self._explain_bad_code(codes.reshape(-1), check)
+        shape = codes.shape
+        return Scores(
+            self.game,
+            words.view(np.int8)[::4].reshape(shape),
+            words.view(np.uint8)[1::4].reshape(shape),
+            words.view("<u2")[1::2].reshape(shape),
+        )
 
-    def _explain_bad_code(self, codes: np.ndarray) -> None:
-        """Raise for the first code of a batch that is out of range or unreachable."""
+    def _explain_bad_code(self, codes: np.ndarray, check: bool) -> None:
+        """Raise for the first code of a batch that is out of range (or, with ``check``, unreachable)."""
         for index, code in enumerate(codes.tolist()):
             if not 0 <= code < self._codes:
                 raise InvalidBoardError(f"codes[{index}] = {code} is out of range for {self.game.name}: expected 0 to {self._codes - 1}")
-            if self._score_view[4 * code] == UNREACHABLE:
+            if check and self._score_view[4 * code] == UNREACHABLE:
                 reason = _board.rule_violation(self.game, code) or "marked unreachable"
                 raise InvalidBoardError(f"codes[{index}] = {code} ({_board.render(self.game, code)}) is not a reachable position: {reason}")
         raise AssertionError("a batch was invalid, but no code in it is")  # pragma: no cover

@@ -1,0 +1,38 @@
+"""Shared test set-up: the helper modules of tests/ import as ``reference`` and ``golden``,
+and the documented layout of ``Table.stats()``."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+STATS_SUBKEYS = {
+    # The nested keys, as solver/stats.py's docstring spells them out in its "meaning" column.
+    "side_to_move": {"wins", "draws", "losses"},
+    "terminal": {"positions", "x_wins", "o_wins", "draws"},
+    "games": {"total", "x_wins", "o_wins", "draws"},
+    "start": {"value", "result", "plies"},
+}
+
+
+@pytest.fixture(scope="session")
+def documented_stats_keys() -> tuple[set[str], dict[str, set[str]]]:
+    """The top-level keys listed in the key column of solver/stats.py's docstring table,
+    and the nested keys of the dict-valued ones."""
+    import solver.stats
+
+    doc = solver.stats.__doc__ or ""
+    rule = re.compile(r"^=+\s+=+\s*$")
+    rows = doc.splitlines()
+    edges = [i for i, line in enumerate(rows) if rule.match(line)]
+    assert len(edges) >= 3, "solver/stats.py's docstring no longer has its table of keys"
+    keys: set[str] = set()
+    for line in rows[edges[1] + 1 : edges[2]]:
+        first_column = line.split("  ")[0]
+        keys.update(re.findall(r"``(\w+)``", first_column))
+    return keys, STATS_SUBKEYS

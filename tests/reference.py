@@ -1,0 +1,360 @@
+"""An independent reference solver for m,n,k games, to check the tables against.
+
+Nothing here imports :mod:`solver`: the lines, the winner check, the symmetries,
+the move generation and the minimax are written again from the rules, as plainly
+as possible, so that a shared mistake is unlikely.
+
+**Conventions** (the same as the package's, restated):
+
+* A board is a tuple of ``rows * cols`` digits, cell ``i = row * cols + col``
+  (row-major from the top-left): 0 empty, 1 X, 2 O. X moves first, so X is to
+  move when both players have as many pieces.
+* A board's code is ``sum(digit_i * 3**i)`` (:func:`code`, :func:`board_of`).
+* :meth:`Reference.solve` answers for the **side to move**: ``result`` is 1
+  (win), 0 (draw) or -1 (loss) and ``plies`` the number of plies to the end
+  when the winner wins as fast as possible and the loser holds out as long as
+  possible. A draw lasts until the board is full (plies = empty cells). On a
+  finished board ``plies`` is 0 and ``result`` is -1 if the last mover made a
+  line (the player "to move" has lost), 0 if the board is full.
+* ``best`` is the set of cells whose move reaches that outcome: the fastest
+  win, the slowest loss, or any drawing move; empty on a finished board.
+* :meth:`Reference.value` is for **X**: 1 X wins, 0 draw, -1 O wins.
+
+>>> ttt = Reference(3, 3, 3)
+>>> ttt.solve(EMPTY_3X3)
+Solution(result=0, plies=9, best=frozenset({0, 1, 2, 3, 4, 5, 6, 7, 8}))
+>>> ttt.solve((1, 1, 0, 2, 2, 0, 0, 0, 0))      # XX./OO./...: X wins at once
+Solution(result=1, plies=1, best=frozenset({2}))
+>>> len(ttt.reachable())
+5478
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from functools import cache
+from typing import NamedTuple
+
+Board = tuple[int, ...]
+X, O = 1, 2
+WIN, DRAW, LOSS = 1, 0, -1
+EMPTY_3X3: Board = (0,) * 9
+
+
+class Solution(NamedTuple):
+    """The outcome of a board for the side to move (see the module docstring)."""
+
+    result: int  #: 1 win, 0 draw, -1 loss, for the side to move
+    plies: int  #: plies to the end under perfect play
+    best: frozenset[int]  #: every cell reaching the outcome; empty when finished
+
+
+def winning_lines(rows: int, cols: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """Every run of ``k`` cells along a row, a column or either diagonal.
+
+    >>> winning_lines(2, 2, 2)
+    ((0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2))
+    >>> len(winning_lines(3, 3, 3)), len(winning_lines(3, 4, 3)), len(winning_lines(4, 4, 3))
+    (8, 14, 24)
+    """
+    found = []
+    # Horizontal runs, then vertical, then down-right, then down-left.
+    for r in range(rows):
+        for c in range(cols - k + 1):
+            found.append(tuple(r * cols + c + t for t in range(k)))
+    for c in range(cols):
+        for r in range(rows - k + 1):
+            found.append(tuple((r + t) * cols + c for t in range(k)))
+    for r in range(rows - k + 1):
+        for c in range(cols - k + 1):
+            found.append(tuple((r + t) * cols + c + t for t in range(k)))
+    for r in range(rows - k + 1):
+        for c in range(k - 1, cols):
+            found.append(tuple((r + t) * cols + c - t for t in range(k)))
+    # With k = 1 every direction finds the same single cells: keep each line once.
+    unique: dict[frozenset[int], tuple[int, ...]] = {}
+    for line in found:
+        unique.setdefault(frozenset(line), line)
+    return tuple(unique.values())
+
+
+def code(board: Board) -> int:
+    """The base-3 code of a board: ``sum(digit_i * 3**i)``.
+
+    >>> code((1, 0, 2, 0, 1, 0, 0, 0, 2))
+    13222
+    """
+    return sum(digit * 3**cell for cell, digit in enumerate(board))
+
+
+def board_of(code_: int, cells: int) -> Board:
+    """The board of a base-3 code (the inverse of :func:`code`).
+
+    >>> board_of(13222, 9)
+    (1, 0, 2, 0, 1, 0, 0, 0, 2)
+    """
+    digits = []
+    for _ in range(cells):
+        code_, digit = divmod(code_, 3)
+        digits.append(digit)
+    return tuple(digits)
+
+
+def show(board: Board, cols: int) -> str:
+    """The board as ``X.O/.X./..O`` (for messages).
+
+    >>> show((1, 0, 2, 0, 1, 0, 0, 0, 2), 3)
+    'X.O/.X./..O'
+    """
+    chars = "".join(".XO"[digit] for digit in board)
+    return "/".join(chars[i : i + cols] for i in range(0, len(chars), cols))
+
+
+@cache
+def reference(name: str) -> Reference:
+    """The shared :class:`Reference` of a game named ``RxCkK`` (one memo per game per process).
+
+    >>> reference("3x4k3").lines == winning_lines(3, 4, 3)
+    True
+    """
+    match = re.fullmatch(r"(\d+)x(\d+)k(\d+)", name)
+    if match is None:
+        raise ValueError(f"expected a game name like '3x3k3', found {name!r}")
+    return Reference(*(int(part) for part in match.groups()))
+
+
+class Reference:
+    """A rows x cols board, ``k`` in a row wins: plain memoised minimax and enumeration.
+
+    One instance keeps its memo for its lifetime, so sharing an instance shares the work.
+    """
+
+    def __init__(self, rows: int, cols: int, k: int) -> None:
+        self.rows, self.cols, self.k = rows, cols, k
+        self.cells = rows * cols
+        self.lines = winning_lines(rows, cols, k)
+        self.lines_through = tuple(tuple(line for line in self.lines if cell in line) for cell in range(self.cells))
+        self.empty: Board = (0,) * self.cells
+        self._memo: dict[Board, tuple[int, int, tuple[int, ...]]] = {}
+        self._games: dict[Board, tuple[int, int, int]] = {}
+        self._reachable_memo: dict[Board, bool] = {}
+        self._reachable: frozenset[Board] | None = None
+
+    @property
+    def name(self) -> str:
+        """The game's name, e.g. ``3x3k3``."""
+        return f"{self.rows}x{self.cols}k{self.k}"
+
+    # -- rules ------------------------------------------------------------------
+    def winner(self, board: Board) -> int:
+        """1 if X has a whole line, 2 if O has, else 0 (the first line found decides)."""
+        for line in self.lines:
+            first = board[line[0]]
+            if first and all(board[cell] == first for cell in line):
+                return first
+        return 0
+
+    def is_over(self, board: Board) -> bool:
+        """Whether the game has ended: someone has a line, or no cell is empty."""
+        return bool(self.winner(board)) or 0 not in board
+
+    def to_move(self, board: Board) -> int:
+        """1 (X) when both have as many pieces, else 2 (O)."""
+        return X if board.count(X) == board.count(O) else O
+
+    def play(self, board: Board, cell: int) -> Board:
+        """The board after the side to move plays ``cell`` (which must be empty)."""
+        assert board[cell] == 0, f"cell {cell} of {show(board, self.cols)} is taken"
+        return board[:cell] + (self.to_move(board),) + board[cell + 1 :]
+
+    def _completes_line(self, board: Board, cell: int, piece: int) -> bool:
+        return any(all(board[c] == piece for c in line) for line in self.lines_through[cell])
+
+    # -- minimax ----------------------------------------------------------------
+    def solve(self, board: Board) -> Solution:
+        """The outcome for the side to move under perfect play (module docstring)."""
+        board = tuple(board)
+        if self.winner(board):
+            return Solution(LOSS, 0, frozenset())
+        if 0 not in board:
+            return Solution(DRAW, 0, frozenset())
+        result, plies, best = self._solve_open(board)
+        return Solution(result, plies, frozenset(best))
+
+    def value(self, board: Board) -> int:
+        """The value for X under perfect play: 1, 0 or -1."""
+        result = self.solve(board).result
+        return result if self.to_move(board) == X else -result
+
+    def move_outcomes(self, board: Board) -> dict[int, tuple[int, int]]:
+        """For every empty cell of an unfinished board: (result for the mover, plies from now)."""
+        board = tuple(board)
+        if self.is_over(board):
+            return {}
+        return dict(self._outcomes(board))
+
+    def _outcomes(self, board: Board) -> Iterable[tuple[int, tuple[int, int]]]:
+        piece = self.to_move(board)
+        for cell in range(self.cells):
+            if board[cell]:
+                continue
+            child = board[:cell] + (piece,) + board[cell + 1 :]
+            if self._completes_line(child, cell, piece):
+                yield cell, (WIN, 1)
+            elif 0 not in child:
+                yield cell, (DRAW, 1)
+            else:
+                result, plies, _ = self._solve_open(child)
+                yield cell, (-result, plies + 1)
+
+    def _solve_open(self, board: Board) -> tuple[int, int, tuple[int, ...]]:
+        """Minimax of a board that is not finished, memoised."""
+        known = self._memo.get(board)
+        if known is not None:
+            return known
+        best_key = None
+        best_cells: list[int] = []
+        best_outcome = (LOSS, 0)
+        for cell, (result, plies) in self._outcomes(board):
+            # Prefer a win, then a draw, then a loss; a faster win, a slower loss.
+            key = (result, -plies if result == WIN else plies)
+            if best_key is None or key > best_key:
+                best_key, best_cells, best_outcome = key, [cell], (result, plies)
+            elif key == best_key:
+                best_cells.append(cell)
+        answer = (best_outcome[0], best_outcome[1], tuple(best_cells))
+        self._memo[board] = answer
+        return answer
+
+    # -- enumeration --------------------------------------------------------------
+    def reachable(self) -> frozenset[Board]:
+        """Every board a legal game reaches from the empty one (depth-first, iterative).
+
+        A finished board (a line, or full) is kept but not expanded. Found once per instance.
+        """
+        if self._reachable is None:
+            self._reachable = frozenset(self._search())
+        return self._reachable
+
+    def _search(self) -> set[Board]:
+        seen = {self.empty}
+        stack = [self.empty]
+        while stack:
+            board = stack.pop()
+            if self.is_over(board):
+                continue
+            piece = self.to_move(board)
+            for cell in range(self.cells):
+                if board[cell] == 0:
+                    child = board[:cell] + (piece,) + board[cell + 1 :]
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append(child)
+        return seen
+
+    def is_reachable(self, board: Board) -> bool:
+        """Whether a legal game reaches ``board``, searched backward (memoised).
+
+        Take back one of the last mover's pieces at a time: the board before it
+        must be unfinished and itself reachable. Independent of :meth:`reachable`.
+        """
+        board = tuple(board)
+        known = self._reachable_memo.get(board)
+        if known is not None:
+            return known
+        nx, no = board.count(X), board.count(O)
+        if nx == no == 0:
+            answer = True
+        elif nx not in (no, no + 1):
+            answer = False
+        else:
+            last = X if nx > no else O
+            answer = False
+            for cell in range(self.cells):
+                if board[cell] == last:
+                    parent = board[:cell] + (0,) + board[cell + 1 :]
+                    if not self.winner(parent) and self.is_reachable(parent):
+                        answer = True
+                        break
+        self._reachable_memo[board] = answer
+        return answer
+
+    def games(self, board: Board | None = None) -> tuple[int, int, int]:
+        """Complete games (move sequences to the end) from ``board``: (X wins, O wins, draws)."""
+        board = self.empty if board is None else tuple(board)
+        known = self._games.get(board)
+        if known is not None:
+            return known
+        won = self.winner(board)
+        if won:
+            answer = (1, 0, 0) if won == X else (0, 1, 0)
+        elif 0 not in board:
+            answer = (0, 0, 1)
+        else:
+            x_wins = o_wins = draws = 0
+            for cell in range(self.cells):
+                if board[cell] == 0:
+                    a, b, c = self.games(self.play(board, cell))
+                    x_wins, o_wins, draws = x_wins + a, o_wins + b, draws + c
+            answer = (x_wins, o_wins, draws)
+        self._games[board] = answer
+        return answer
+
+    # -- symmetry -------------------------------------------------------------------
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """The board's symmetries as permutations, identity first, each listed once.
+
+        ``perm[cell]`` is where the piece on ``cell`` goes. The group is generated
+        from the two mirror images (and the transpose on a square board) by closing
+        under composition: 8 on a square board, 4 on a rectangle, fewer when a side
+        is 1 long and a mirror does nothing.
+
+        >>> len(Reference(3, 3, 3).symmetries()), len(Reference(3, 4, 3).symmetries()), len(Reference(1, 5, 3).symmetries())
+        (8, 4, 2)
+        """
+        rows, cols = self.rows, self.cols
+
+        def perm(move) -> tuple[int, ...]:
+            return tuple(move(cell // cols, cell % cols) for cell in range(self.cells))
+
+        generators = [
+            perm(lambda r, c: (rows - 1 - r) * cols + c),  # upside down
+            perm(lambda r, c: r * cols + (cols - 1 - c)),  # left to right
+        ]
+        if rows == cols:
+            generators.append(perm(lambda r, c: c * cols + r))  # transpose
+        identity = tuple(range(self.cells))
+        group = [identity]
+        frontier = [identity]
+        while frontier:
+            found = []
+            for p in frontier:
+                for g in generators:
+                    composed = tuple(g[p[cell]] for cell in range(self.cells))
+                    if composed not in group and composed not in found:
+                        found.append(composed)
+            group.extend(found)
+            frontier = found
+        return tuple(group)
+
+    @staticmethod
+    def image(board: Board, perm: tuple[int, ...]) -> Board:
+        """The board with the piece on every ``cell`` moved to ``perm[cell]``."""
+        out = [0] * len(board)
+        for cell, digit in enumerate(board):
+            out[perm[cell]] = digit
+        return tuple(out)
+
+    def unique(self, boards: Iterable[Board]) -> int:
+        """How many boards are left when symmetric images count once."""
+        perms = self.symmetries()
+        return len({min(self.image(board, p) for p in perms) for board in boards})
+
+
+if __name__ == "__main__":  # pragma: no cover - a quick look from the shell
+    sys.setrecursionlimit(10_000)
+    rows, cols, k = (int(arg) for arg in sys.argv[1:4])
+    game = Reference(rows, cols, k)
+    print(game.name, len(game.reachable()), game.solve(game.empty))
