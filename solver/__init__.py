@@ -11,7 +11,9 @@
 
 ``lookup`` raises :class:`InvalidBoardError` (a ``ValueError``) for a board that
 is malformed or cannot occur; ``get`` returns a default instead. Tables other
-than 3x3 are built on first use and cached (:mod:`solver.cache`).
+than 3x3 are built on first use and cached (:mod:`solver.cache`). Boards and
+action ids of OpenSpiel and PettingZoo: ``from solver import interop``
+(:mod:`solver.interop`, not imported here).
 """
 
 from __future__ import annotations
@@ -20,17 +22,20 @@ from typing import Any
 
 import numpy as np
 
+from .analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict, analyze
 from .board import Board, parse
 from .cache import table_for
-from .errors import InvalidBoardError, InvalidGameError, SolverError, TableError
+from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
 from .game import DEFAULT_GAME, Game, parse_game
+from .grading import GradedMove, GradeReport, PlayerFailure, grade, load_player
 from .position import Move, Position
 from .table import Scores, Table, build_table, load_table
 
 __all__ = [
-    "Board", "Game", "InvalidBoardError", "InvalidGameError", "Move", "Position", "Scores", "SolverError",
-    "Table", "TableError", "best_move", "build_table", "encode", "get", "load_table", "lookup",
-    "lookup_codes", "parse_game", "table_for",
+    "Board", "Game", "GameAnalysis", "GradeReport", "GradedMove", "InvalidBoardError", "InvalidGameError",
+    "Move", "PlayerError", "PlayerFailure", "PlayerSummary", "PlyAnalysis", "Position", "Scores", "SolverError",
+    "Table", "TableError", "Verdict", "analyze", "best_move", "build_table", "encode", "get", "grade",
+    "load_player", "load_table", "lookup", "lookup_codes", "parse_game", "table_for",
 ]
 
 __version__ = "0.1.0"

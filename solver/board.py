@@ -48,7 +48,11 @@ SYMBOLS = ".XO"
 _EMPTY = (None, "", " ", "-", ".", "_")
 _DIGIT: dict[Any, int] = {"X": 1, "x": 1, "O": 2, "o": 2, 1: 1, -1: 2, 0: 0}
 _DIGIT.update(dict.fromkeys(_EMPTY, 0))
-_TO_DIGITS = str.maketrans({"X": "1", "x": "1", "O": "2", "o": "2", ".": "0", "-": "0", "_": "0", " ": "0"})
+_TO_DIGITS = str.maketrans(
+    {"X": "1", "x": "1", "O": "2", "o": "2", ".": "0", "-": "0", "_": "0", " ": "0"}
+    # Characters int(..., 3) would otherwise accept: digits, a sign, surrounding whitespace.
+    | dict.fromkeys("0123456789+\t\n\r\v\f", "!")
+)
 _EXPECTED_SYMBOLS = "X, O, or empty as '.', '-', '_' or space"
 _EXPECTED_CELLS = "'X'/'x', 'O'/'o', 1/-1/0, or empty as None, '', ' ', '-', '.'"
 
@@ -118,11 +122,7 @@ def _parse_string(text: str, expected: Game | None) -> tuple[Game, int]:
         game = expected or DEFAULT_GAME
         if len(flat) != game.cells:
             _flat_game(len(flat), expected, f"board string {text!r}")
-        digits = flat.translate(_TO_DIGITS)
-        try:
-            return game, int(digits[::-1], 3)
-        except ValueError:
-            return game, _bad_symbol(game, flat)
+        return game, _to_code(game, flat)
     if "\n" in text:
         text = text.strip("\n").replace("\r", "").replace("\n", "/")
     rows = text.split("/")
@@ -135,12 +135,17 @@ def _parse_string(text: str, expected: Game | None) -> tuple[Game, int]:
                 lengths = ", ".join(str(len(row)) for row in rows)
                 raise InvalidBoardError(f"board string {text!r} has rows of different lengths ({lengths})")
         game = _shape_game(len(rows), width, expected, f"board string {text!r}")
-    flat = "".join(rows)
-    digits = flat.translate(_TO_DIGITS)
-    try:
-        return game, int(digits[::-1], 3)
-    except ValueError:
-        return game, _bad_symbol(game, flat)
+    return game, _to_code(game, "".join(rows))
+
+
+def _to_code(game: Game, flat: str) -> int:
+    """The code of one character per cell, or :class:`InvalidBoardError` for the first bad one."""
+    if flat.isascii():
+        try:
+            return int(flat.translate(_TO_DIGITS)[::-1], 3)
+        except ValueError:
+            pass
+    return _bad_symbol(game, flat)
 
 
 def _bad_symbol(game: Game, flat: str) -> int:
@@ -173,6 +178,8 @@ def _parse_array(array: np.ndarray, expected: Game | None) -> tuple[Game, int]:
 
 
 def _parse_sequence(board: Sequence[Any], expected: Game | None) -> tuple[Game, int]:
+    if len(board) > 1 and all(isinstance(row, str) and len(row) > 1 for row in board):
+        return _parse_string("/".join(board), expected)  # rows written as strings: ["X.O", ".X.", "..O"]
     if len(board) and all(isinstance(row, (list, tuple, np.ndarray)) for row in board):
         widths = {len(row) for row in board}
         if len(widths) != 1:
@@ -183,18 +190,17 @@ def _parse_sequence(board: Sequence[Any], expected: Game | None) -> tuple[Game, 
     else:
         flat = list(board)
         game = _flat_game(len(flat), expected, "board")
-    code = 0
-    for cell in reversed(range(game.cells)):
-        symbol = flat[cell]
+    digits = []
+    for cell, symbol in enumerate(flat):
         try:
-            digit = _DIGIT[symbol]
+            digit = None if isinstance(symbol, bool) else _DIGIT[symbol]
         except (KeyError, TypeError):
             digit = None
-        if digit is None or isinstance(symbol, bool):
+        if digit is None:
             row, col = game.coords(cell)
             raise InvalidBoardError(f"unknown symbol {symbol!r} at row {row}, col {col}: expected {_EXPECTED_CELLS}")
-        code = code * 3 + digit
-    return game, code
+        digits.append(digit)
+    return game, sum(digit * 3**cell for cell, digit in enumerate(digits))
 
 
 def digits(game: Game, code: int) -> list[int]:
@@ -253,12 +259,15 @@ def rule_violation(game: Game, code: int) -> str | None:
                 f"{player} has a line at {_cells(game, lines[0])} but {other} moved after it: "
                 f"the game went on after {player} won"
             )
-        common = set(lines[0]).intersection(*lines[1:])
-        if not common:
-            return (
-                f"{player} has lines at {_cells(game, lines[0])} and {_cells(game, lines[1])} that share no cell: "
-                f"{player} kept playing after winning"
-            )
+        if not set(lines[0]).intersection(*lines[1:]):
+            named, common = [], set(lines[0])
+            for line in lines:  # name just enough lines to leave no common cell
+                named.append(line)
+                common &= set(line)
+                if not common:
+                    break
+            listed = " and ".join(_cells(game, line) for line in named)
+            return f"{player} has lines at {listed} with no cell common to all: {player} kept playing after winning"
     return None
 
 

@@ -16,6 +16,7 @@ place, so the table directory never holds a torn file.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import ContextManager
@@ -91,16 +92,35 @@ def table_for(
     return table
 
 
+STALE_SECONDS = 3600
+"""A temporary file this old is left from a build that was killed: it is removed."""
+
+
 def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> Table:
     path = table_path(game, table_dir_=directory)
     if path.exists() or not build:
         return load_table(path, game=game)
+    _remove_stale(path)
     with on_build(game, path) if on_build else nullcontext() as progress:
         table = build_table(game=game, progress=progress)
     table.save(path)
     return load_table(path, game=game, verify=True)
 
 
+def _remove_stale(path: Path) -> None:
+    """Remove temporary files of killed builds of ``path`` (a running build's file is fresh)."""
+    cutoff = time.time() - STALE_SECONDS
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            if stale.stat().st_mtime < cutoff:
+                stale.unlink()
+        except OSError:
+            pass  # another process removed or renamed it first
+
+
 def forget() -> None:
     """Close every table opened by :func:`table_for` (for tests and long-lived processes)."""
+    import solver
+
     _open.clear()
+    solver._tictactoe = None

@@ -7,7 +7,9 @@ board or game, 1 for a broken table or a failed verification).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import random
 import sys
@@ -20,12 +22,16 @@ from typing import Any
 import click
 
 from . import board as _board
+from .analysis import GameAnalysis, PlyAnalysis
+from .analysis import analyze as _analyze
 from .build import Progress
 from .cache import table_dir as _table_dir
 from .cache import table_for, table_path
-from .errors import InvalidBoardError, InvalidGameError, SolverError, TableError
+from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
 from .game import Game, parse_game
-from .position import Position
+from .grading import GradedMove, GradeReport, PlayerFailure, board_maker, load_player, parse_symbols, positions_to_grade
+from .grading import grade as _grade
+from .position import Position, outcome_label
 from .table import Table, build_table, load_table
 
 
@@ -35,11 +41,15 @@ class SolveGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (InvalidBoardError, InvalidGameError) as error:
+        except (InvalidBoardError, InvalidGameError, PlayerError) as error:
             click.echo(f"solve: error: {_one_line(error)}", err=True)
             ctx.exit(2)
         except (TableError, SolverError) as error:
             click.echo(f"solve: error: {_one_line(error)}", err=True)
+            ctx.exit(1)
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            click.echo(f"solve: error: {where}{error.strerror or error}", err=True)
             ctx.exit(1)
 
 
@@ -169,12 +179,8 @@ def describe_position(position: Position) -> str:
         left = " ".join(cells[c] or "." for c in span)
         right = " ".join((labels.get(c) or (cells[c] or ".")).rjust(width) for c in span) if labels else ""
         lines.append(f"{left}    {right}".rstrip())
-    lines.append("")
-    if position.is_over:
-        lines.append(f"Game over: {position.winner} has won." if position.winner else "Game over: a draw.")
-    else:
-        outcome = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
-        lines.append(f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {_signed(position.value)}).")
+    lines += ["", _status(position)]
+    if not position.is_over:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
         lines.append(f"Best moves (row,col): {best}")
         lines.append("Moves: W<n> win, D draw, L<n> loss in n plies for the mover; * marks the best.")
@@ -283,14 +289,8 @@ def verify(options: TableOptions, path: Path | None) -> None:
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 
-# -- analyze and grade (issue 4) --------------------------------------------------
-# Printing only: the logic is solver.analysis.analyze and solver.grade.grade.
-import contextlib  # noqa: E402
-import io  # noqa: E402
-
-from .analysis import GameAnalysis, PlyAnalysis  # noqa: E402
-from .grade import GradedMove, GradeReport, PlayerError, PlayerFailure, board_maker, load_player, parse_symbols, positions_to_grade  # noqa: E402
-from .grade import grade as _grade  # noqa: E402
+# -- analyze and grade ------------------------------------------------------------
+# Printing only: the logic is solver.analysis.analyze and solver.grading.grade.
 
 
 @main.command()
@@ -303,8 +303,6 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     MOVES is the game so far, one move per ply from the empty board, as flat
     cells (solve analyze 4 0 8) or row,col pairs (solve analyze 1,1 0,0 2,2).
     """
-    from .analysis import analyze as _analyze
-
     table = options.table()
     cells = []
     for ply, text in enumerate(moves, start=1):
@@ -317,10 +315,6 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
         click.echo(json.dumps(analysis.to_dict(), indent=2))
         return
     click.echo(describe_analysis(analysis))
-
-
-def _label(result: str, plies: int) -> str:
-    return "D" if result == "draw" else f"{result[0].upper()}{plies}"
 
 
 def _rc(game: Game, cell: int) -> str:
@@ -341,7 +335,7 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     for ply in analysis.plies:
         rows.append((
             str(ply.ply), ply.player, f"{_rc(game, ply.cell)} ({ply.cell})", _best_text(ply),
-            _label(ply.result_before, ply.plies_before), _label(ply.result_after, ply.plies_after), ply.verdict,
+            outcome_label(ply.result_before, ply.plies_before), outcome_label(ply.result_after, ply.plies_after), ply.verdict,
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
@@ -356,10 +350,11 @@ def describe_analysis(analysis: GameAnalysis) -> str:
 
 
 def _status(position: Position) -> str:
+    """One line: who won, or who is to move and what perfect play gives them."""
     if position.is_over:
         return f"Game over: {position.winner} has won." if position.winner else "Game over: a draw."
     outcome = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
-    return f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {position.value:+d})."
+    return f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {_signed(position.value)})."
 
 
 @main.command()
@@ -367,12 +362,12 @@ def _status(position: Position) -> str:
 @_game_option
 @click.option("--symbols", default="X,O,None", show_default=True,
               help="X, O and empty in the board passed (None is Python's None), e.g. 'x,o,-' or 'X,O, '.")
-@click.option("--numpy", "array", is_flag=True, help="Pass a 3x3 numpy array of 1 (X), -1 (O), 0 (empty).")
+@click.option("--numpy", "array", is_flag=True, help="Pass a numpy int array of shape (rows, cols): 1 X, -1 O, 0 empty.")
 @click.option("--flat", is_flag=True, help="Pass a string of one symbol per cell, row by row ('.' for None), e.g. 'X...O....'.")
 @click.option("--side", type=click.Choice(["X", "O", "both"], case_sensitive=False), default="both", show_default=True,
               help="Grade the positions where this side is to move.")
 @click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True,
-              help="Lost positions and error kinds to show (0: all).")
+              help="Boards and error kinds to show in each section (0: all).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, side: str, limit: int, as_json: bool) -> None:
     """Grade a move function on every position where its side is to move.
@@ -382,28 +377,26 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     kept (keeps the result for the mover), optimal (a best move), lost
     (throws the result away), an exception, or illegal.
     """
-    ctx = click.get_current_context()
-    try:
+    printed = io.StringIO()  # what the player's file prints stays out of stdout (and the JSON)
+    parsed = parse_symbols(symbols)
+    table = options.table()
+    board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
+    with contextlib.redirect_stdout(printed):
         move_fn = load_player(player)
-        parsed = parse_symbols(symbols)
-        table = options.table()
-        board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
-        count = len(positions_to_grade(side=side, table=table))
-        printed = io.StringIO()
-        bar = click.progressbar(length=count, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
-        with contextlib.nullcontext() if options.quiet else bar, contextlib.redirect_stdout(printed):
-            report = _grade(move_fn, symbols=parsed, array=array, flat=flat, side=side, table=table,
-                            progress=None if options.quiet else bar.update)
-    except PlayerError as error:
-        click.echo(f"solve: error: {_one_line(error)}", err=True)
-        ctx.exit(2)
+    count = len(positions_to_grade(side=side, table=table))
+    bar = click.progressbar(length=count, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
+    with contextlib.nullcontext() if options.quiet else bar, contextlib.redirect_stdout(printed):
+        report = _grade(move_fn, symbols=parsed, array=array, flat=flat, side=side, table=table,
+                        progress=None if options.quiet else bar.update)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
         click.echo(describe_report(report, player, limit=limit))
+    if report.slowest is not None and not options.quiet:  # timings vary: stderr, so stdout stays reproducible
+        click.echo(f"time in the function: {report.seconds:.2f} s, slowest call {report.slowest_seconds:.2f} s on {report.slowest.board}", err=True)
     lines = printed.getvalue().count("\n")
     if lines:
-        click.echo(f"note: the function printed {lines:,} lines; they were not shown", err=True)
+        click.echo(f"note: the player printed {lines:,} lines; they were not shown", err=True)
 
 
 def _percent(part: int, whole: int) -> str:
@@ -411,13 +404,13 @@ def _percent(part: int, whole: int) -> str:
 
 
 def describe_report(report: GradeReport, player: str, *, limit: int = 10) -> str:
-    """The counts, then the lost positions drawn as boards, then the errors grouped by message."""
+    """The counts, then the lost and slower answers drawn as boards, then the errors grouped by message.
+
+    Nothing in it depends on timing, so the same player always prints the same report.
+    """
     n = report.positions
     sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
-    lines = [f"Graded {player} on {n:,} positions of {report.game.name} ({sides} to move)."]
-    if report.slowest is not None:
-        lines.append(f"Time in the function: {report.seconds:.2f} s (slowest call {report.slowest_seconds:.2f} s, on {report.slowest.board}).")
-    lines.append("")
+    lines = [f"Graded {player} on {n:,} positions of {report.game.name} ({sides} to move).", ""]
     rows = [
         ("positions tried", f"{n:,}", ""),
         ("kept the result", f"{report.kept:,}", _percent(report.kept, n)),
@@ -446,7 +439,7 @@ def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
     for item in shown:
         p, move = item.position, item.move
         best = " ".join(_rc(p.game, cell) for cell in p.best_cells)
-        lines.append(f"  {p.to_move} to move, {_label(p.result, p.plies)} -> {_label(move.result, move.plies)} ({item.verdict}): "
+        lines.append(f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
                      f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]")
         marks = {cell: "*" for cell in p.best_cells} | {move.cell: "!"}
         for row in range(p.game.rows):

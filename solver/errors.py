@@ -4,6 +4,7 @@
 ``SolverError``             base class of everything below
 ``InvalidBoardError``       a board that cannot be read or cannot occur (a ``ValueError``)
 ``InvalidGameError``        a game name or size that is not supported (a ``ValueError``)
+``PlayerError``             a move function that cannot be loaded or graded as asked (a ``ValueError``)
 ``TableError``              a table file that is missing, truncated, corrupt or stale
 ==========================  ==============================================================
 """
@@ -25,6 +26,11 @@ class InvalidBoardError(SolverError, ValueError):
 
 class InvalidGameError(SolverError, ValueError):
     """A game specification such as ``"5x5k4"`` that is malformed or too large."""
+
+
+class PlayerError(SolverError, ValueError):
+    """A player that cannot be loaded or graded as asked: a missing file or
+    function, or options that do not fit (symbols, side, board form)."""
 
 
 class TableError(SolverError):

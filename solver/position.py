@@ -14,7 +14,7 @@ Conventions (all distances in **plies**, single moves by one player):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import board as _board
@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 
 Player = Literal["X", "O"]
 Result = Literal["win", "draw", "loss"]
+
+
+def outcome_label(result: str, plies: int) -> str:
+    """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
+    return "D" if result == "draw" else f"{result[0].upper()}{plies}"
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class Move:
     @property
     def label(self) -> str:
         """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
-        return "D" if self.result == "draw" else f"{self.result[0].upper()}{self.plies}"
+        return outcome_label(self.result, self.plies)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,3 +210,13 @@ class Position:
                 for m in self.moves
             ],
         }
+
+
+def _refuse(self: Position, name: str, *value: Any) -> None:
+    raise FrozenInstanceError(f"cannot assign to {name!r}: a Position is immutable")
+
+
+# dataclass(frozen=True, slots=True) raises TypeError instead of FrozenInstanceError for
+# names that are not fields (a CPython quirk); refuse every assignment the same way.
+Position.__setattr__ = _refuse  # type: ignore[method-assign,assignment]
+Position.__delattr__ = _refuse  # type: ignore[method-assign,assignment]

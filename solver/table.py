@@ -374,8 +374,10 @@ def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> di
         size = path.stat().st_size
         with path.open("rb") as handle:
             head = handle.read(12)
-            if len(head) < 12 or head[:8] != MAGIC:
-                raise fail("not a solved-tictactoe table (bad magic bytes)" if len(head) >= 8 else f"truncated ({size} bytes)")
+            if len(head) >= 8 and head[:8] != MAGIC:
+                raise fail("not a solved-tictactoe table (bad magic bytes)")
+            if len(head) < 12:
+                raise fail(f"truncated ({size} bytes)")
             (length,) = struct.unpack("<I", head[8:])
             raw = handle.read(length)
     except FileNotFoundError:
@@ -401,6 +403,8 @@ def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> di
         raise fail(f"format version {version}, expected {FORMAT_VERSION}", found)
     if expected is not None and found != expected:
         raise fail(f"holds {found.name}, expected {expected.name}")
+    if offset != 12 + length:
+        raise fail(f"corrupt header (the entries start at byte {offset}, expected {12 + length})", found)
     if (dtype, shape) != (ENTRY, (found.codes,)):
         raise fail(f"entries are {dtype}{list(shape)}, expected {ENTRY}{[found.codes]}", found)
     end = offset + ENTRY.itemsize * found.codes

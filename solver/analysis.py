@@ -1,0 +1,270 @@
+"""Analysing a game: every ply's move judged against the table.
+
+:func:`analyze` replays a game from the empty board and, for every ply, says
+who moved, what the best moves were, the result for the mover before and after
+the move, and a :data:`Verdict`:
+
+===========  ===================================================================
+verdict      meaning (for the player who moved)
+===========  ===================================================================
+``best``     the move has the position's best score: one of ``best_cells``
+``ok``       keeps the result but wins slower or loses faster than the best
+``mistake``  gives away half a point: win -> draw, or draw -> loss
+``blunder``  turns a win into a loss
+===========  ===================================================================
+
+Results are for the **mover** (``'win'``, ``'draw'``, ``'loss'``); ``value``
+is for **X** (1, 0, -1). All distances are in **plies**. A ply's
+``plies_before`` and ``plies_after`` are both counted from the position
+*before* the move, the move included (like :attr:`Move.plies`), so a best move
+has ``plies_after == plies_before`` and a slower win a larger ``plies_after``.
+
+>>> import solver
+>>> game = solver.analyze([4, 1, 0])      # X centre, O edge, X corner
+>>> [(p.player, p.cell, p.verdict) for p in game.plies]
+[('X', 4, 'best'), ('O', 1, 'mistake'), ('X', 0, 'best')]
+>>> game.plies[1].result_before, game.plies[1].result_after
+('draw', 'loss')
+>>> game.summary("O")
+PlayerSummary(player='O', moves=1, best=0, ok=0, mistakes=1, blunders=0)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from .errors import InvalidBoardError, InvalidGameError
+from .game import Game, parse_game
+from .position import Move, Player, Position, Result
+from .table import Table
+
+Verdict = Literal["best", "ok", "mistake", "blunder"]
+"""How good a move was for its player (see the module docstring)."""
+
+MoveSpec = int | tuple[int, int] | Sequence[int]
+"""A move: a flat cell index ``row * cols + col``, or ``(row, col)``."""
+
+_RANK = {"loss": 0, "draw": 1, "win": 2}
+
+
+def verdict(position: Position, move: Move) -> Verdict:
+    """Judge ``move`` (one of ``position.moves``) for the player making it.
+
+    >>> import solver
+    >>> p = solver.lookup("XX./OO./...")          # X wins at once with (0, 2)
+    >>> [verdict(p, p.move(cell)) for cell in (2, 5, 6)]
+    ['best', 'mistake', 'blunder']
+    """
+    if move.best:
+        return "best"
+    drop = _RANK[position.result] - _RANK[move.result]
+    if drop <= 0:
+        return "ok"
+    return "blunder" if drop == 2 else "mistake"
+
+
+def child(position: Position, cell: int) -> Position:
+    """The position after the side to move plays in ``cell`` (assumed empty and legal)."""
+    piece = 1 if position.to_move == "X" else 2
+    return position.table.at(position.code + piece * 3**cell)
+
+
+@dataclass(frozen=True)
+class PlyAnalysis:
+    """One ply of an analysed game.
+
+    :param ply: the ply's number, 1 for X's first move.
+    :param player: who moved.
+    :param move: the move played, as seen from :attr:`before` (score, result and
+        plies for the mover).
+    :param before: the position the move was made in.
+    :param after: the position the move led to.
+    :param verdict: ``best``, ``ok``, ``mistake`` or ``blunder`` (module docstring).
+    """
+
+    ply: int
+    player: Player
+    move: Move
+    before: Position
+    after: Position
+    verdict: Verdict
+
+    @property
+    def cell(self) -> int:
+        """The move as a flat cell index."""
+        return self.move.cell
+
+    @property
+    def best_cells(self) -> tuple[int, ...]:
+        """The best moves there, as flat cell indices."""
+        return self.before.best_cells
+
+    @property
+    def result_before(self) -> Result:
+        """The mover's result before the move, under perfect play."""
+        return self.before.result
+
+    @property
+    def plies_before(self) -> int:
+        """Plies to the end before the move, under perfect play."""
+        return self.before.plies
+
+    @property
+    def result_after(self) -> Result:
+        """The mover's result after the move, under perfect play from there."""
+        return self.move.result
+
+    @property
+    def plies_after(self) -> int:
+        """Plies to the end counted from before the move, the move included."""
+        return self.move.plies
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ply as JSON-ready data; moves are flat cell indices."""
+        return {
+            "ply": self.ply,
+            "player": self.player,
+            "move": self.cell,
+            "row": self.move.row,
+            "col": self.move.col,
+            "board_before": self.before.board,
+            "board_after": self.after.board,
+            "best_moves": list(self.best_cells),
+            "result_before": self.result_before,
+            "plies_before": self.plies_before,
+            "result_after": self.result_after,
+            "plies_after": self.plies_after,
+            "value_before": self.before.value,
+            "value_after": self.move.value,
+            "verdict": self.verdict,
+        }
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """One player's moves in an analysed game, counted by verdict."""
+
+    player: Player
+    moves: int
+    best: int
+    ok: int
+    mistakes: int
+    blunders: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts as JSON-ready data."""
+        return {"moves": self.moves, "best": self.best, "ok": self.ok, "mistakes": self.mistakes, "blunders": self.blunders}
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    """A game replayed from the empty board, every ply judged (see :func:`analyze`)."""
+
+    game: Game
+    plies: tuple[PlyAnalysis, ...]
+    final: Position
+
+    @property
+    def cells(self) -> tuple[int, ...]:
+        """The moves played, as flat cell indices."""
+        return tuple(ply.cell for ply in self.plies)
+
+    def summary(self, player: Player) -> PlayerSummary:
+        """Moves, best moves, ok moves, mistakes and blunders of ``'X'`` or ``'O'``."""
+        mine = [ply.verdict for ply in self.plies if ply.player == player]
+        return PlayerSummary(
+            player=player,
+            moves=len(mine),
+            best=mine.count("best"),
+            ok=mine.count("ok"),
+            mistakes=mine.count("mistake"),
+            blunders=mine.count("blunder"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The analysis as JSON-ready data (``plies``, ``final``, ``summary``)."""
+        final = self.final
+        return {
+            "game": self.game.name,
+            "moves": list(self.cells),
+            "plies": [ply.to_dict() for ply in self.plies],
+            "final": {
+                "board": final.board,
+                "code": final.code,
+                "is_over": final.is_over,
+                "winner": final.winner,
+                "to_move": final.to_move,
+                "result": None if final.is_over else final.result,
+                "plies": final.plies,
+                "value": final.value,
+            },
+            "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
+        }
+
+
+def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
+    """Replay a game from the empty board and judge every ply.
+
+    :param moves: the game so far, one move per ply: flat cell indices
+        (``[4, 0, 8]``) or ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``).
+    :param game: e.g. ``"4x4"``; default tic-tac-toe.
+    :param table: the table to use (default :func:`solver.table_for` of ``game``).
+    :raises InvalidBoardError: for an illegal move, naming the ply and the cell:
+        off the board, already taken (and by which ply), or after the game ended.
+    """
+    if table is None:
+        from .cache import table_for
+
+        table = table_for(game)
+    elif game is not None and parse_game(game) != table.game:
+        raise InvalidGameError(f"game {parse_game(game).name} does not match the table's game {table.game.name}")
+    position = table.at(0)
+    played: dict[int, int] = {}
+    plies = []
+    for ply, spec in enumerate(moves, start=1):
+        cell = _cell(spec, table.game, ply)
+        _check_legal(position, cell, ply, played)
+        move = position.move(cell)
+        after = child(position, cell)
+        plies.append(PlyAnalysis(ply, position.to_move, move, position, after, verdict(position, move)))  # type: ignore[arg-type]
+        played[cell] = ply
+        position = after
+    return GameAnalysis(table.game, tuple(plies), position)
+
+
+def _cell(spec: MoveSpec, game: Game, ply: int) -> int:
+    """The flat cell of one move, or an error naming the ply."""
+    expected = f"expected a cell 0-{game.cells - 1} or (row, col) with row 0-{game.rows - 1} and col 0-{game.cols - 1}"
+    if isinstance(spec, (bool, np.bool_)):
+        raise InvalidBoardError(f"ply {ply}: cannot read move {spec!r}: {expected}")
+    if isinstance(spec, (int, np.integer)):
+        cell = int(spec)
+        if not 0 <= cell < game.cells:
+            raise InvalidBoardError(f"ply {ply}: cell {cell} is off the board: {expected}")
+        return cell
+    try:
+        if isinstance(spec, (str, bytes)) or any(isinstance(part, (bool, np.bool_)) for part in spec):
+            raise TypeError
+        row, col = (operator.index(part) for part in spec)
+    except (TypeError, ValueError):
+        raise InvalidBoardError(f"ply {ply}: cannot read move {spec!r}: {expected}") from None
+    if not (0 <= row < game.rows and 0 <= col < game.cols):
+        raise InvalidBoardError(f"ply {ply}: ({row}, {col}) is off the board: {expected}")
+    return game.cell(row, col)
+
+
+def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
+    row, col = position.game.coords(cell)
+    where = f"row {row}, col {col} (cell {cell})"
+    if position.is_over:
+        ended = f"{position.winner} won" if position.winner else "a draw"
+        raise InvalidBoardError(f"ply {ply}: cannot play {where}: the game ended at ply {ply - 1} ({ended}) on {position.board}")
+    if cell in played:
+        taken = played[cell]
+        owner = "X" if taken % 2 else "O"
+        raise InvalidBoardError(f"ply {ply}: {position.to_move} cannot play {where}: {owner} took it at ply {taken}")

@@ -1,0 +1,387 @@
+"""The ``solve`` command (solver/cli.py), driven through click's CliRunner (click >= 8.2 keeps
+stderr apart: ``result.stderr``), plus one run of the installed executable.
+
+Errors are exactly one line on stderr, ``solve: error: ...``, never a traceback; a bad board or
+game exits 2, a broken table or a failed verification exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+from functools import cache
+from itertools import permutations
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+import solver
+import solver.cache
+from solver.cli import main
+from solver.table import build_table
+
+import golden  # the published counts, with their sources (tests/golden.py)
+
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+SYMMETRIES = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8), (6, 3, 0, 7, 4, 1, 8, 5, 2), (8, 7, 6, 5, 4, 3, 2, 1, 0), (2, 5, 8, 1, 4, 7, 0, 3, 6),
+    (2, 1, 0, 5, 4, 3, 8, 7, 6), (6, 7, 8, 3, 4, 5, 0, 1, 2), (0, 3, 6, 1, 4, 7, 2, 5, 8), (8, 5, 2, 7, 4, 1, 6, 3, 0),
+)
+
+
+def _winner(cells: tuple[int, ...]) -> int:
+    return next((cells[a] for a, b, c in LINES if cells[a] and cells[a] == cells[b] == cells[c]), 0)
+
+
+@cache
+def _value(cells: tuple[int, ...]) -> int:
+    """Plain minimax, for X: 1, 0, -1."""
+    won = _winner(cells)
+    if won or all(cells):
+        return {0: 0, 1: 1, 2: -1}[won]
+    player = 1 if cells.count(1) == cells.count(2) else 2
+    children = [_value(cells[:i] + (player,) + cells[i + 1 :]) for i in range(9) if not cells[i]]
+    return max(children) if player == 1 else min(children)
+
+
+@cache
+def brute_force_stats() -> dict:
+    """Every stats count, by walking the game tree in plain Python."""
+    seen, games = set(), {"total": 0, "x_wins": 0, "o_wins": 0, "draws": 0}
+    paths = {(0,) * 9: 1}
+    frontier = [(0,) * 9]
+    while frontier:  # layer by layer, counting move sequences into each position
+        following = {}
+        for cells in frontier:
+            seen.add(cells)
+            won = _winner(cells)
+            if won or all(cells):
+                games[{0: "draws", 1: "x_wins", 2: "o_wins"}[won]] += paths[cells]
+                continue
+            player = 1 if cells.count(1) == cells.count(2) else 2
+            for i in range(9):
+                if not cells[i]:
+                    child = cells[:i] + (player,) + cells[i + 1 :]
+                    following[child] = following.get(child, 0) + paths[cells]
+        paths.update(following)
+        frontier = list(following)
+    games["total"] = games["x_wins"] + games["o_wins"] + games["draws"]
+    side = {"wins": 0, "draws": 0, "losses": 0}
+    terminal = {"positions": 0, "x_wins": 0, "o_wins": 0, "draws": 0}
+    by_value = {1: 0, 0: 0, -1: 0}
+    for cells in seen:
+        value = _value(cells)
+        by_value[value] += 1
+        mine = value if cells.count(1) == cells.count(2) else -value  # the side to move (or who would be)
+        side[{1: "wins", 0: "draws", -1: "losses"}[mine]] += 1
+        won = _winner(cells)
+        if won or all(cells):
+            terminal["positions"] += 1
+            terminal[{0: "draws", 1: "x_wins", 2: "o_wins"}[won]] += 1
+    unique = {min(tuple(cells[p] for p in perm) for perm in SYMMETRIES) for cells in seen}
+    return {"positions": len(seen), "x_wins": by_value[1], "draws": by_value[0], "o_wins": by_value[-1],
+            "side_to_move": side, "terminal": terminal, "unique_positions": len(unique), "games": games}
+
+
+@pytest.fixture
+def runner(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "tables"))
+    solver.cache.forget()
+    yield CliRunner()
+    solver.cache.forget()
+
+
+def run(runner: CliRunner, *args: str, input: str | None = None):
+    return runner.invoke(main, list(args), input=input)
+
+
+def assert_one_error_line(result, code: int, *fragments: str) -> str:
+    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr, result.exception)
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, f"expected exactly one line on stderr, got {lines!r}"
+    assert lines[0].startswith("solve: error: "), lines
+    for fragment in fragments:
+        assert fragment in lines[0], f"{fragment!r} missing from {lines[0]!r}"
+    return lines[0]
+
+
+# -- stats -----------------------------------------------------------------------------------------------------
+
+def test_brute_force_agrees_with_the_published_counts():
+    counts = brute_force_stats()
+    assert counts["positions"] == golden.POSITIONS["3x3k3"]
+    assert counts["unique_positions"] == golden.UNIQUE_POSITIONS_3X3
+    assert counts["terminal"] == golden.TERMINAL_3X3
+    assert counts["games"] == golden.GAMES_3X3
+
+
+def test_stats_json_has_every_count_right(runner, documented_stats_keys):
+    result = run(runner, "stats", "--json")
+    assert result.exit_code == 0, result.stderr
+    counts = json.loads(result.stdout)
+    expected = brute_force_stats()
+    for key in ("positions", "x_wins", "draws", "o_wins", "side_to_move", "terminal", "unique_positions", "games"):
+        assert counts[key] == expected[key], key
+    assert set(counts["side_to_move"]) == {"wins", "draws", "losses"}
+    assert set(counts["terminal"]) == {"positions", "x_wins", "o_wins", "draws"}
+    assert set(counts["games"]) == {"total", "x_wins", "o_wins", "draws"}
+    keys, subkeys = documented_stats_keys  # what solver/stats.py's docstring promises
+    assert keys <= set(counts), keys - set(counts)
+    for key, names in subkeys.items():
+        assert set(counts[key]) == names, key
+    assert result.stderr == ""
+
+
+def test_stats_text_shows_the_counts(runner):
+    result = run(runner, "stats")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    for number in ("5,478", "765", "255,168", "131,184", "77,904", "46,080"):
+        assert number in text, number
+    assert "3x3k3" in text
+
+
+def test_stats_of_a_small_game_builds_it_into_table_dir(runner, tmp_path):
+    directory = tmp_path / "mine"
+    result = run(runner, "stats", "--json", "--game", "2x3", "--table-dir", str(directory))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["game"] == "2x3k2"
+    assert (directory / "2x3k2.ttt").is_file()
+    assert "Building the 2x3k2 table" in result.stderr and str(directory / "2x3k2.ttt") in result.stderr
+    again = run(runner, "stats", "--json", "--game", "2x3", "--table-dir", str(directory))
+    assert again.stdout == result.stdout and "Building" not in again.stderr
+
+
+def test_quiet_build_prints_nothing_on_stderr(runner, tmp_path):
+    result = run(runner, "stats", "-q", "--game", "2x2", "--table-dir", str(tmp_path / "q"))
+    assert result.exit_code == 0 and result.stderr == ""
+
+
+# -- lookup ----------------------------------------------------------------------------------------------------
+
+def test_lookup_text(runner):
+    result = run(runner, "lookup", "X.O/.X./..O")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    assert "X to move draws under perfect play, in 5 plies" in text
+    assert "Best moves (row,col): (1,2)" in text
+    assert "code 13222 (3x3k3)" in text
+    assert result.stderr == ""
+
+
+def test_lookup_of_a_finished_game(runner):
+    result = run(runner, "lookup", "XXX/OO./...")
+    assert result.exit_code == 0, result.stderr
+    assert "Game over: X has won." in result.stdout
+    assert "Game over: a draw." in run(runner, "lookup", "XOX/XOO/OXX").stdout
+
+
+def test_lookup_json_by_board_and_by_code(runner):
+    by_board = run(runner, "lookup", "X.O/.X./..O", "--json")
+    by_code = run(runner, "lookup", "13222", "--json")
+    assert by_board.exit_code == by_code.exit_code == 0
+    data = json.loads(by_board.stdout)
+    assert data == json.loads(by_code.stdout)
+    assert (data["code"], data["board"], data["to_move"], data["result"], data["plies"], data["value"]) == (
+        13222, "X.O/.X./..O", "X", "draw", 5, 0)
+    assert data["best_moves"] == [[1, 2]]
+    position = solver.lookup(13222)
+    assert [m["cell"] for m in data["moves"]] == [m.cell for m in position.moves]
+    assert [m["result"] for m in data["moves"]] == [m.result for m in position.moves]
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["lookup", "X.Z/.../..."], ["'Z'", "row 0, col 2"]),
+        (["lookup", "XX./.../..."], ["2 X and 0 O"]),
+        (["lookup", "XXX/OOO/..."], ["both players have a line"]),
+        (["lookup", "X.O"], ["3 cells", "expected 9"]),
+        (["lookup", "X./.O"], ["2x2", "expected 3x3"]),
+        (["lookup", "99999"], ["99999", "out of range"]),
+        (["lookup", "X.O/.X./..O", "--json", "--game", "9x9"], ["81 cells"]),
+        (["lookup", "X.O/.X./..O", "--game", "three"], ["three"]),
+        (["stats", "--game", "0x3"], ["0x3"]),
+    ],
+)
+def test_bad_board_or_game_is_one_line_and_exit_2(runner, args, fragments):
+    result = run(runner, *args)
+    assert_one_error_line(result, 2, *fragments)
+    assert result.stdout == ""
+
+
+def test_bad_board_does_not_build_a_table_first(runner, tmp_path):
+    result = run(runner, "lookup", "X.O/.X./..O", "--game", "2x3", "--table-dir", str(tmp_path / "t"))
+    assert_one_error_line(result, 2, "3x3", "2x3")
+    assert not (tmp_path / "t" / "2x3k2.ttt").exists()
+
+
+@pytest.mark.parametrize("command", [["lookup", "X.O/.X./..O"], ["stats"], ["play"]])
+def test_broken_table_is_one_line_naming_the_file(runner, tmp_path, command):
+    directory = tmp_path / "broken"
+    path = build_table().save(directory / "3x3k3.ttt")
+    path.write_bytes(path.read_bytes()[:300])
+    result = run(runner, *command, "--table-dir", str(directory))
+    line = assert_one_error_line(result, 1, str(path), f"solve build --game 3x3k3 --output {path}")
+    assert "truncated" in line.replace(str(path), "")
+
+
+# -- play ------------------------------------------------------------------------------------------------------
+
+EVERY_CELL = "".join(f"{cell}\n" for cell in range(9)) * 5  # plays the first free cell each turn
+
+
+def last_line(result) -> str:
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_play_survives_garbage_taken_and_off_board_moves(runner):
+    script = "garbage\n4\n4\n9\n3,3\n-1\n1.5\n" + EVERY_CELL
+    result = run(runner, "play", "--seed", "3", input=script)
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    out = result.stdout
+    assert "cannot read move 'garbage'" in out
+    assert "the cell is taken" in out
+    assert "move '9' is off the board" in out and "move '3,3' is off the board" in out and "move '-1' is off the board" in out
+    assert "cannot read move '1.5'" in out
+    assert last_line(result) in {"Draw.", "I win."}
+    assert "Traceback" not in out + result.stderr
+
+
+def test_play_as_o_lets_the_computer_open(runner):
+    result = run(runner, "play", "--as", "O", "--seed", "1", input=EVERY_CELL)
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert out.index("I play") < out.index("your move")
+    assert "You are O" in out
+    assert last_line(result) in {"Draw.", "I win."}
+
+
+def test_play_with_a_seed_is_deterministic(runner):
+    first = run(runner, "play", "--seed", "7", input="8\n" + EVERY_CELL)
+    second = run(runner, "play", "--seed", "7", input="8\n" + EVERY_CELL)
+    assert first.exit_code == second.exit_code == 0
+    assert first.stdout == second.stdout
+
+
+def test_play_when_input_runs_out_is_not_a_traceback(runner):
+    result = run(runner, "play", input="4\n")
+    assert result.exit_code != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+
+
+def test_play_on_2x2_the_computer_wins_as_x(runner, tmp_path):
+    result = run(runner, "play", "--game", "2x2", "--as", "O", "-q", "--table-dir", str(tmp_path / "t"), input="0\n1\n2\n3\n" * 3)
+    assert result.exit_code == 0, result.stderr
+    assert last_line(result) == "I win."
+
+
+@pytest.mark.parametrize("side", ["X", "O"])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_perfect_human_always_draws(runner, monkeypatch, side, seed):
+    """The human answers every prompt with a best move for the board last shown on screen."""
+    shown: list[str] = []
+    chooser = random.Random(seed * 31 + 7)
+    real_echo = click.echo
+
+    def echo(message=None, *args, **kwargs):
+        if message is not None and not kwargs.get("err"):
+            shown.extend(str(message).splitlines())
+        return real_echo(message, *args, **kwargs)
+
+    def perfect(text, *args, **kwargs):
+        grid = [line for line in shown if re.fullmatch(r"[XO.]( [XO.]){2}", line)][-3:]
+        position = solver.lookup("/".join(line.replace(" ", "") for line in grid))
+        row, col = chooser.choice(position.best_moves)  # any best move, not only the first
+        return f"{row},{col}"
+
+    monkeypatch.setattr(click, "echo", echo)
+    monkeypatch.setattr(click, "prompt", perfect)
+    result = run(runner, "play", "--as", side, "--seed", str(seed))
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    assert last_line(result) == "Draw.", result.stdout
+
+
+# -- build and verify ------------------------------------------------------------------------------------------
+
+def test_build_then_verify(runner, tmp_path):
+    path = tmp_path / "out" / "3x3k3.ttt"
+    built = run(runner, "build", "--output", str(path))
+    assert built.exit_code == 0, built.stderr
+    assert path.read_bytes() == solver.cache.shipped_path(solver.Game()).read_bytes()
+    verified = run(runner, "verify", "--table", str(path))
+    assert verified.exit_code == 0, verified.stderr
+    assert verified.stdout.startswith(f"{path}: OK (3x3k3")
+
+
+def test_build_of_another_game_then_verify(runner, tmp_path):
+    path = tmp_path / "2x3k2.ttt"
+    assert run(runner, "build", "-q", "--game", "2x3", "--output", str(path)).exit_code == 0
+    verified = run(runner, "verify", "--table", str(path))
+    assert verified.exit_code == 0 and "OK (2x3k2" in verified.stdout
+
+
+def test_build_into_the_table_dir_is_used_by_lookup(runner, tmp_path):
+    directory = tmp_path / "dir"
+    assert run(runner, "build", "-q", "--game", "2x2", "--table-dir", str(directory)).exit_code == 0
+    assert (directory / "2x2k2.ttt").is_file()
+    result = run(runner, "lookup", "../..", "--game", "2x2", "--table-dir", str(directory), "--json")
+    assert json.loads(result.stdout)["result"] == "win" and result.stderr == ""
+
+
+def test_verify_a_tampered_table_exits_1(runner, tmp_path):
+    path = build_table().save(tmp_path / "3x3k3.ttt")
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    result = run(runner, "verify", "--table", str(path))
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stdout + result.stderr and "OK" not in result.stdout
+    lines = result.stderr.splitlines()
+    assert lines and all(line.startswith(f"{path}: ") for line in lines), lines
+    assert any("checksum" in line for line in lines)
+
+
+def test_verify_a_file_that_is_not_a_table_exits_1(runner, tmp_path):
+    path = tmp_path / "3x3k3.ttt"
+    path.write_bytes(b"not a table at all" * 10)
+    assert_one_error_line(run(runner, "verify", "--table", str(path)), 1, str(path), "magic")
+    assert_one_error_line(run(runner, "verify", "--table", str(tmp_path / "missing.ttt")), 1, "no such table file")
+
+
+def test_build_to_an_unwritable_place_is_one_line_not_a_traceback(runner, tmp_path):
+    """BUG: an OSError from writing the table (here: the parent 'directory' is a file) escapes the
+    CLI's error handling; the real command prints a traceback."""
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("I am a file")
+    result = run(runner, "build", "-q", "--output", str(blocker / "3x3k3.ttt"))
+    assert_one_error_line(result, 1, str(blocker))
+
+
+# -- the installed executable ---------------------------------------------------------------------------------
+
+def _installed_solve() -> str | None:
+    candidate = Path(sys.executable).parent / "solve"
+    return str(candidate) if candidate.is_file() else shutil.which("solve")
+
+
+@pytest.mark.skipif(_installed_solve() is None, reason="the `solve` executable is not installed (pip install . puts it next to python)")
+def test_the_installed_solve_executable(tmp_path):
+    solve = _installed_solve()
+    env = {"SOLVED_TICTACTOE_DIR": str(tmp_path), "PATH": str(Path(solve).parent), "LC_ALL": "C.UTF-8"}
+    good = subprocess.run([solve, "lookup", "X.O/.X./..O", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert good.returncode == 0, good.stderr
+    assert json.loads(good.stdout)["best_moves"] == [[1, 2]]
+    bad = subprocess.run([solve, "lookup", "XX./.../..."], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.splitlines() == [bad.stderr.strip()] and "2 X and 0 O" in bad.stderr
+    assert "Traceback" not in bad.stderr
