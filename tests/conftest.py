@@ -1,5 +1,5 @@
 """Shared test set-up: the helper modules of tests/ import as ``reference`` and ``golden``,
-and the documented layout of ``Table.stats()``."""
+a private table directory per test, and the documented layout of ``Table.stats()``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,18 @@ STATS_SUBKEYS = {
     "games": {"total", "x_wins", "o_wins", "draws"},
     "start": {"value", "result", "plies"},
 }
+
+
+@pytest.fixture
+def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A fresh, private table directory (tables of other games get built into it)."""
+    import solver.cache
+
+    directory = tmp_path / "tables"
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(directory))
+    solver.cache.forget()
+    yield directory
+    solver.cache.forget()
 
 
 @pytest.fixture(scope="session")

@@ -67,15 +67,6 @@ def reachable() -> list[int]:
     return sorted(seen)
 
 
-@pytest.fixture
-def table_dir(tmp_path, monkeypatch):
-    directory = tmp_path / "tables"
-    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(directory))
-    solver.cache.forget()
-    yield directory
-    solver.cache.forget()
-
-
 # -- Position -------------------------------------------------------------------------------------------------
 
 def test_position_fields_of_a_position_in_play():

@@ -25,16 +25,6 @@ X_O_DIAG = 13222  # X.O/.X./..O = 1 + 2*3**2 + 3**4 + 2*3**8
 X, O, EMPTY = "X", "O", None  # the constants of seeds/000 (an Italian CS50 notebook)
 
 
-@pytest.fixture
-def table_dir(tmp_path, monkeypatch):
-    """A fresh, private table directory (tables of other games get built into it)."""
-    directory = tmp_path / "tables"
-    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(directory))
-    solver.cache.forget()
-    yield directory
-    solver.cache.forget()
-
-
 def invalid(board, *fragments, game=None):
     """Assert that looking ``board`` up raises InvalidBoardError whose message contains every fragment."""
     with pytest.raises(solver.InvalidBoardError) as caught:

@@ -28,15 +28,6 @@ from solver.table import build_table, load_table
 ROOT = Path(solver.__file__).resolve().parent.parent  # the directory that holds the solver package
 
 
-@pytest.fixture
-def table_dir(tmp_path, monkeypatch):
-    directory = tmp_path / "tables"
-    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(directory))
-    solver.cache.forget()
-    yield directory
-    solver.cache.forget()
-
-
 def forbid_building(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the table was rebuilt instead of being read from disk")

@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-from solver.cache import forget
 from solver.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,14 +25,6 @@ def console_examples() -> list[tuple[str, str]]:
             command, _, output = chunk.partition("\n")
             examples.append((command, output))
     return examples
-
-
-@pytest.fixture
-def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path))
-    forget()
-    yield tmp_path
-    forget()
 
 
 def test_readme_python_examples_run_as_shown(table_dir: Path) -> None:
