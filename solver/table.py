@@ -108,9 +108,12 @@ _pool: ThreadPoolExecutor | None = None
 
 def _gather_part(words: np.ndarray, codes: np.ndarray, out: np.ndarray, check: bool) -> bool:
     """Gather one part of a batch into ``out``; whether every code was in range (and, with ``check``, reachable)."""
-    if codes.size and (codes.min() < 0 or codes.max() >= words.size):
+    if codes.size and codes.min() < 0:
         return False
-    np.take(words, codes, out=out)
+    try:
+        np.take(words, codes, out=out)  # raises for codes past the end: no second scan needed
+    except IndexError:
+        return False
     return not check or not np.any(out.view(np.int8)[::4] == UNREACHABLE)
 
 
