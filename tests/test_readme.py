@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import solver
 from solver.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +27,7 @@ def console_examples() -> list[tuple[str, str]]:
 
 
 def test_readme_python_examples_run_as_shown(table_dir: Path) -> None:
-    results = doctest.testfile(str(README), module_relative=False, globs={"solver": solver}, optionflags=doctest.NORMALIZE_WHITESPACE)
+    results = doctest.testfile(str(README), module_relative=False, globs={}, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert results.attempted >= 10
     assert results.failed == 0
 
