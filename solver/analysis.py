@@ -38,8 +38,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import InvalidBoardError, InvalidGameError
-from .game import Game, parse_game
+from .cache import resolve_table
+from .errors import InvalidBoardError
+from .game import Game
 from .position import Move, Player, Position, Result
 from .table import Table
 
@@ -66,12 +67,6 @@ def verdict(position: Position, move: Move) -> Verdict:
     if drop <= 0:
         return "ok"
     return "blunder" if drop == 2 else "mistake"
-
-
-def child(position: Position, cell: int) -> Position:
-    """The position after the side to move plays in ``cell`` (assumed empty and legal)."""
-    piece = 1 if position.to_move == "X" else 2
-    return position.table.at(position.code + piece * 3**cell)
 
 
 @dataclass(frozen=True)
@@ -217,12 +212,7 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
     :raises InvalidBoardError: for an illegal move, naming the ply and the cell:
         off the board, already taken (and by which ply), or after the game ended.
     """
-    if table is None:
-        from .cache import table_for
-
-        table = table_for(game)
-    elif game is not None and parse_game(game) != table.game:
-        raise InvalidGameError(f"game {parse_game(game).name} does not match the table's game {table.game.name}")
+    table = resolve_table(game, table)
     position = table.at(0)
     played: dict[int, int] = {}
     plies = []
@@ -230,7 +220,7 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
         cell = _cell(spec, table.game, ply)
         _check_legal(position, cell, ply, played)
         move = position.move(cell)
-        after = child(position, cell)
+        after = position.play(cell)
         plies.append(PlyAnalysis(ply, position.to_move, move, position, after, verdict(position, move)))  # type: ignore[arg-type]
         played[cell] = ply
         position = after

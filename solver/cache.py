@@ -24,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 
 from .build import Progress
+from .errors import InvalidGameError
 from .game import Game, parse_game
 from .table import Table, build_table, load_table
 
@@ -94,6 +95,18 @@ def table_for(
 
 STALE_SECONDS = 3600
 """A temporary file this old is left from a build that was killed: it is removed."""
+
+
+def resolve_table(game: Game | str | None = None, table: Table | None = None) -> Table:
+    """``table`` if given (checked against ``game``), else :func:`table_for` of ``game``.
+
+    :raises InvalidGameError: if both are given and disagree.
+    """
+    if table is None:
+        return table_for(game)
+    if game is not None and parse_game(game) != table.game:
+        raise InvalidGameError(f"game {parse_game(game).name} does not match the table's game {table.game.name}")
+    return table
 
 
 def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> Table:

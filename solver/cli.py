@@ -227,7 +227,7 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
         else:
             cell = rng.choice(position.best_cells)
             click.echo(f"I play {game.coords(cell)[0]},{game.coords(cell)[1]}.")
-        position = table.at(position.code + (1 if position.to_move == "X" else 2) * 3**cell)
+        position = position.play(cell)
     click.echo(_grid(position))
     if position.winner is None:
         click.echo("Draw.")

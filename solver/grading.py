@@ -56,8 +56,9 @@ from typing import Any, Literal
 import numpy as np
 
 from .analysis import Verdict, verdict
-from .errors import InvalidGameError, PlayerError
-from .game import Game, parse_game
+from .cache import resolve_table
+from .errors import PlayerError
+from .game import Game
 from .position import Move, Position
 from .table import Table
 
@@ -200,7 +201,7 @@ def positions_to_grade(*, side: Side | str = "both", game: Game | str | None = N
     2097
     """
     chosen = _side(side)
-    table = _table(game, table)
+    table = resolve_table(game, table)
     found = []
     for code in table.reachable_codes().tolist():
         position = table.at(code)
@@ -215,16 +216,6 @@ def _side(side: str) -> Side:
     if normal is None:
         raise PlayerError(f"side must be 'X', 'O' or 'both', found {side!r}")
     return normal  # type: ignore[return-value]
-
-
-def _table(game: Game | str | None, table: Table | None) -> Table:
-    if table is None:
-        from .cache import table_for
-
-        return table_for(game)
-    if game is not None and parse_game(game) != table.game:
-        raise InvalidGameError(f"game {parse_game(game).name} does not match the table's game {table.game.name}")
-    return table
 
 
 # -- the boards ----------------------------------------------------------------------
@@ -358,7 +349,7 @@ def grade(
     (``KeyboardInterrupt`` still stops the grading).
     """
     chosen = _side(side)
-    table = _table(game, table)
+    table = resolve_table(game, table)
     make = board_maker(table.game, symbols=symbols, array=array, flat=flat)
     kept = optimal = mutated = 0
     lost: list[GradedMove] = []

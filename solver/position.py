@@ -191,6 +191,19 @@ class Position:
         reason = "the game is over" if self.is_over else "the cell is taken"
         raise InvalidBoardError(f"cannot play row {row}, col {col} on {self.board}: {reason}")
 
+    def play(self, cell: int) -> Position:
+        """The position after the side to move plays in ``cell`` (a flat index).
+
+        >>> import solver
+        >>> solver.lookup(0).play(4).board
+        '.../.X./...'
+
+        :raises InvalidBoardError: if the cell is off the board or not empty, or the game is over.
+        """
+        self.move(cell)  # raises for an illegal move
+        piece = 1 if self._next == "X" else 2
+        return self.table.at(self.code + piece * 3**cell)
+
     def to_dict(self) -> dict[str, Any]:
         """Everything about the position as JSON-ready data (moves by cell)."""
         return {
