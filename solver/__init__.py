@@ -84,9 +84,7 @@ def best_move(board: Board, *, game: Game | str | None = None) -> tuple[int, int
     :raises InvalidBoardError: for an invalid board, or when the game is over.
     """
     position = lookup(board, game=game)
-    if position.is_over:
-        raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
-    return position.best_moves[0]
+    return position.table.best_move(position.code)
 
 
 def encode(board: Board, *, game: Game | str | None = None) -> int:
