@@ -234,7 +234,6 @@ def bench_big() -> None:
         report("4x4k4 lookup(int)", t_int * 1e6, "us", "<= 2 us", t_int <= 2e-6)
         report("4x4k4 lookup(string with '/')", t_str * 1e6, "us", "<= 2 us", t_str <= 2e-6)
         bench_batch(table, "4x4k4", target=200)
-        del table
 
 
 def main() -> None:

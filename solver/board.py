@@ -32,14 +32,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
 from .errors import InvalidBoardError
 from .game import DEFAULT_GAME, Game, parse_game
 
-Board = Union[int, str, Sequence[Any], np.ndarray]
+Board = int | str | Sequence[Any] | np.ndarray
 """Anything :func:`parse` accepts."""
 
 SYMBOLS = ".XO"

@@ -130,7 +130,7 @@ def candidates(game: Game, ply: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
                     ((hom[:, None] << low) | lom[None, :]).ravel(),
                 )
             )
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts))  # type: ignore[return-value]
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))  # type: ignore[return-value]
 
 
 def reachable_layer(game: Game, ply: int) -> Layer:

@@ -18,8 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
-from typing import ContextManager
+from contextlib import AbstractContextManager, nullcontext
 from importlib import resources
 from pathlib import Path
 
@@ -34,7 +33,7 @@ SHIPPED = ("3x3k3",)
 
 _open: dict[tuple[Game, Path | None], Table] = {}
 
-BuildHook = Callable[[Game, Path], ContextManager["Progress | None"]]
+BuildHook = Callable[[Game, Path], AbstractContextManager["Progress | None"]]
 """Entered around a build with the game and the file to be written; yields a progress callback or None."""
 
 

@@ -338,7 +338,7 @@ def describe_analysis(analysis: GameAnalysis) -> str:
             outcome_label(ply.result_before, ply.plies_before), outcome_label(ply.result_after, ply.plies_after), ply.verdict,
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
+    lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
     lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
     lines.append("in n plies counted from before the move.")
     lines += ["", _grid(analysis.final), _status(analysis.final), ""]

@@ -104,7 +104,7 @@ class Game:
 
     def lines_in(self, mask: int) -> list[tuple[int, ...]]:
         """The winning lines wholly inside ``mask``."""
-        return [line for line, m in zip(self.lines, self.line_masks) if mask & m == m]
+        return [line for line, m in zip(self.lines, self.line_masks, strict=True) if mask & m == m]
 
     @cached_property
     def symmetries(self) -> tuple[tuple[int, ...], ...]:

@@ -19,7 +19,6 @@ import pytest
 
 import solver
 import solver.cache
-from solver.table import build_table
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
@@ -231,7 +230,7 @@ def per_code(table: solver.Table, codes: np.ndarray) -> dict[str, np.ndarray]:
     unique, inverse = np.unique(codes, return_inverse=True)
     rows = [(p.score, p.best_mask, p.value, p.plies) for p in map(table.at, map(int, unique))]
     columns = np.array(rows, dtype=np.int64).T
-    return {name: column[inverse].reshape(codes.shape) for name, column in zip(("score", "best", "value", "plies"), columns)}
+    return {name: column[inverse].reshape(codes.shape) for name, column in zip(("score", "best", "value", "plies"), columns, strict=True)}
 
 
 def assert_scores_equal(scores: solver.Scores, expected: dict[str, np.ndarray]) -> None:

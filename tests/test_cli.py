@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 from functools import cache
-from itertools import permutations
 from pathlib import Path
 
 import click

@@ -56,7 +56,7 @@ def test_each_call_gets_the_board_of_its_position_in_the_default_form():
     report = solver.grade(lambda board: seen.append(board) or solver.best_move(board), side="O")
     expected = positions_to_grade(side="O")
     assert len(seen) == report.positions == len(expected)
-    for board, position in zip(seen, expected):
+    for board, position in zip(seen, expected, strict=True):
         assert board == [list(position.cells[r * 3 : r * 3 + 3]) for r in range(3)], position.board
     assert seen[0] == [["X", None, None], [None, None, None], [None, None, None]]
 
