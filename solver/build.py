@@ -2,28 +2,22 @@
 
 A layer is every board after a given number of plies (X has ``ceil(p/2)``
 pieces, O ``floor(p/2)``). Boards are handled as two bit masks (X's and O's
-cells) next to their base-3 code, so the rules become table look-ups over the
-``2**cells`` possible masks:
+cells) next to their base-3 code, so the rules become look-ups in tables over
+the ``2**cells`` possible masks (``win[mask]``: the mask holds a whole line).
 
-* ``win[mask]``: the mask holds a whole line.
-* ``last_ok[mask]``: some piece of the mask, taken away, leaves no line; the
-  piece that could have been played last.
+**Forward** (:func:`forward`): from the empty board, ply by ply. Every board of
+the layer that is not over is expanded, one empty cell at a time, and its
+children are marked in a dense array over all codes; the next layer is the
+marked boards among those with the next ply's piece counts. So a board is
+reachable exactly when a legal game leads to it.
 
-**Forward** (which boards are reachable): a board of ply ``p > 0`` is reachable
-exactly when its parent, the board before the last move, is reachable and not
-over. With the last mover's pieces ``m`` and the other player's ``r``, that is
-``not win[r] and (not win[m] or last_ok[m])``: the other player has no line (it
-would have ended the game before the last move) and, if the last mover has a
-line, one of their pieces completed every line they have. A layer is generated
-directly, in one vectorised step, instead of expanding the layer before it
-move by move; the tests check the two agree on every board.
+**Backward** (:func:`build_arrays`): layers from the full board down to the
+empty one. Finished boards score 0 (draw) or ``-WIN`` (lost); any other board
+takes, over its empty cells, the child with the smallest score, which is already
+in the dense score array (see :mod:`solver.score`). The best-move mask keeps
+every cell whose child reaches that smallest score.
 
-**Backward** (scores, see :mod:`solver.score`): layers from the full board down
-to the empty one. Finished boards score 0 (draw) or ``-WIN`` (lost); any other
-board takes, over its empty cells, the child with the smallest score, which is
-already in the dense score array. The best-move mask keeps every cell whose
-child reaches that smallest score. Python loops run over plies and cells only,
-never over positions.
+Python loops run over plies and cells only, never over positions.
 """
 
 from __future__ import annotations
@@ -63,7 +57,6 @@ class MaskTables:
     base3: np.ndarray  #: int64, the code of a mask's cells holding digit 1
     popcount: np.ndarray  #: int8, pieces in the mask
     win: np.ndarray  #: bool, the mask holds a line
-    last_ok: np.ndarray  #: bool, some piece of the mask leaves no line when removed
 
 
 @cache
@@ -79,10 +72,7 @@ def mask_tables(game: Game) -> MaskTables:
     win = np.zeros(masks.size, dtype=bool)
     for line in game.line_masks:
         win |= (masks & line) == line
-    last_ok = np.zeros(masks.size, dtype=bool)
-    for cell in range(game.cells):
-        last_ok |= ((masks >> cell) & 1).astype(bool) & ~win[masks & ~(1 << cell)]
-    return MaskTables(base3, popcount, win, last_ok)
+    return MaskTables(base3, popcount, win)
 
 
 @cache
@@ -133,21 +123,57 @@ def candidates(game: Game, ply: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))  # type: ignore[return-value]
 
 
-def reachable_layer(game: Game, ply: int) -> Layer:
-    """The reachable boards after ``ply`` plies (see the module docstring)."""
+def _layer(game: Game, ply: int, reachable: np.ndarray) -> Layer:
+    """The boards of ``ply`` marked in ``reachable`` (a bool array over all codes)."""
     codes, x, o = candidates(game, ply)
-    if ply:
-        tables = mask_tables(game)
-        mover, other = (x, o) if ply % 2 else (o, x)
-        keep = ~tables.win[other] & (~tables.win[mover] | tables.last_ok[mover])
-        codes, x, o = codes[keep], x[keep], o[keep]
-    return Layer(ply, codes, x, o)
+    keep = reachable[codes]
+    return Layer(ply, codes[keep].astype(np.uint32), x[keep].astype(np.uint16), o[keep].astype(np.uint16))
 
 
-def layers(game: Game) -> Iterator[Layer]:
-    """The reachable layers from the empty board (ply 0) to the full one."""
+def _playing(game: Game, layer: Layer) -> np.ndarray:
+    """Which boards of a layer are not over: no line for the last mover, an empty cell left."""
+    if layer.ply == game.cells:
+        return np.zeros(layer.codes.size, dtype=bool)
+    if layer.ply == 0:
+        return np.ones(layer.codes.size, dtype=bool)
+    return ~mask_tables(game).win[layer.mover]
+
+
+def _children(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """For the j-th empty cell of every board, j = 0, 1, ...: (the cell's bit, the child's code)."""
+    offset = mask_tables(game).base3 * (1 if ply % 2 == 0 else 2)
+    empty = game.full_mask & ~occupied
+    for _ in range(game.cells - ply):
+        bit = empty & -empty
+        empty ^= bit
+        yield bit, codes + offset[bit]
+
+
+def forward(game: Game, *, progress: Progress | None = None) -> list[Layer]:
+    """Every reachable board, ply by ply from the empty board (see the module docstring)."""
+    reached = np.zeros(game.codes, dtype=bool)
+    reached[0] = True
+    found = []
     for ply in range(game.cells + 1):
-        yield reachable_layer(game, ply)
+        layer = _layer(game, ply, reached)
+        found.append(layer)
+        playing = _playing(game, layer)
+        for _, child in _children(game, ply, layer.codes[playing], (layer.x | layer.o)[playing]):
+            reached[child] = True
+        if progress is not None:
+            progress(1)
+    return found
+
+
+def layers(game: Game, reachable: np.ndarray) -> Iterator[Layer]:
+    """The layers of the boards marked in ``reachable``, from the empty board to the full one."""
+    for ply in range(game.cells + 1):
+        yield _layer(game, ply, reachable)
+
+
+def build_steps(game: Game) -> int:
+    """How many times :func:`build_arrays` calls its progress callback: each ply, forward and backward."""
+    return 2 * (game.cells + 1)
 
 
 ENTRY = np.dtype([("score", "i1"), ("ply", "u1"), ("best", "<u2")])
@@ -160,20 +186,23 @@ every best move (0 for finished and unreachable boards).
 
 
 def build_arrays(game: Game, *, progress: Progress | None = None) -> np.ndarray:
-    """Solve a game: the :data:`ENTRY` of every code, indexed by code (``3**cells`` entries)."""
-    tables = mask_tables(game)
+    """Solve a game: the :data:`ENTRY` of every code, indexed by code (``3**cells`` entries).
+
+    :param progress: called with 1 after each ply of each pass (:func:`build_steps` calls).
+    """
+    found = forward(game, progress=progress)
     entries = np.zeros(game.codes, dtype=ENTRY)
     score = entries["score"]
     score[:] = UNREACHABLE
-    for ply in range(game.cells, -1, -1):
-        layer = reachable_layer(game, ply)
-        entries["ply"][layer.codes] = ply
-        over = tables.win[layer.mover] if ply else np.zeros(layer.codes.size, dtype=bool)
-        finished = over | (ply == game.cells)
-        score[layer.codes[finished]] = np.where(over[finished], -WIN, 0)
-        playing = ~finished
+    while found:
+        layer = found.pop()  # the full board first; each layer is freed once scored
+        entries["ply"][layer.codes] = layer.ply
+        playing = _playing(game, layer)
+        over = ~playing
+        lost = mask_tables(game).win[layer.mover[over]] if layer.ply else np.zeros(0, dtype=bool)
+        score[layer.codes[over]] = np.where(lost, -WIN, 0)
         if playing.any():
-            _solve_playing(game, ply, layer.codes[playing], layer.x[playing] | layer.o[playing], entries)
+            _solve_playing(game, layer.ply, layer.codes[playing], (layer.x | layer.o)[playing], entries)
         if progress is not None:
             progress(1)
     return entries
@@ -182,19 +211,14 @@ def build_arrays(game: Game, *, progress: Progress | None = None) -> np.ndarray:
 def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray, entries: np.ndarray) -> None:
     """Score boards that are not over from their children's scores (already known)."""
     score = entries["score"]
-    piece = 1 if ply % 2 == 0 else 2
-    offset = mask_tables(game).base3 * piece
-    empty = game.full_mask & ~occupied
     moves = game.cells - ply
     child_scores = np.empty((moves, codes.size), dtype=np.int8)
-    move_bits = np.empty((moves, codes.size), dtype=np.int64)
-    for j in range(moves):
-        bit = empty & -empty
-        empty ^= bit
+    move_bits = np.empty((moves, codes.size), dtype=np.uint16)
+    for j, (bit, child) in enumerate(_children(game, ply, codes, occupied)):
         move_bits[j] = bit
-        child_scores[j] = score[codes + offset[bit]]
+        child_scores[j] = score[child]
     lowest = child_scores.min(axis=0)
-    mask = np.zeros(codes.size, dtype=np.int64)
+    mask = np.zeros(codes.size, dtype=np.uint16)
     for j in range(moves):
         mask |= np.where(child_scores[j] == lowest, move_bits[j], 0)
     score[codes] = np.sign(lowest) - lowest

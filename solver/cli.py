@@ -24,7 +24,7 @@ import click
 from . import board as _board
 from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
-from .build import Progress
+from .build import Progress, build_steps
 from .cache import table_dir as _table_dir
 from .cache import table_for, table_path
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
@@ -91,11 +91,11 @@ class TableOptions:
 
 @contextmanager
 def _progress_bar(game: Game, *, quiet: bool) -> Iterator[Progress | None]:
-    """A click progress bar on stderr, one step per ply; click hides it when stderr is not a terminal."""
+    """A click progress bar on stderr, a step per ply of each pass; click hides it when stderr is not a terminal."""
     if quiet:
         yield None
         return
-    with click.progressbar(length=game.cells + 1, label=f"solving {game.name}", file=sys.stderr) as bar:
+    with click.progressbar(length=build_steps(game), label=f"solving {game.name}", file=sys.stderr) as bar:
         yield bar.update
 
 

@@ -355,7 +355,7 @@ def _dump(header: dict[str, Any]) -> str:
 def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | None = None, progress: Progress | None = None) -> Table:
     """Solve a game in memory: ``build_table()`` is tic-tac-toe, ``build_table(game="4x4")`` four in a row.
 
-    :param progress: called with 1 after each ply's layer (``cells + 1`` calls).
+    :param progress: called with 1 after each ply of each pass (:func:`solver.build.build_steps` calls).
     """
     resolved = parse_game(game) if game is not None else Game(rows, cols, k)
     return Table(resolved, build_arrays(resolved, progress=progress))

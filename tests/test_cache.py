@@ -23,6 +23,8 @@ import pytest
 import solver
 import solver.cache
 import solver.table
+from solver.build import build_steps
+from solver.game import Game
 from solver.table import build_table, load_table
 
 ROOT = Path(solver.__file__).resolve().parent.parent  # the directory that holds the solver package
@@ -129,7 +131,7 @@ def test_on_build_hook_is_entered_once_around_the_build(table_dir):
     solver.table_for("2x2", on_build=on_build)
     solver.table_for("2x2", on_build=on_build)
     assert calls == [("2x2k2", table_dir / "2x2k2.ttt", False), "done"]
-    assert sum(steps) == 4 + 1, "one progress step per ply, empty board included"
+    assert sum(steps) == build_steps(Game(2, 2, 2)) == 2 * (4 + 1), "one progress step per ply of each pass, empty board included"
 
 
 # -- several processes --------------------------------------------------------------------------------------
