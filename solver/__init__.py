@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict, analyze
-from .board import Board, parse
+from .board import Board, encode_boards, parse
 from .cache import table_for
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
 from .game import DEFAULT_GAME, Game, parse_game
@@ -34,7 +34,7 @@ from .table import Scores, Table, build_table, load_table
 __all__ = [
     "Board", "Game", "GameAnalysis", "GradeReport", "GradedMove", "InvalidBoardError", "InvalidGameError",
     "Move", "PlayerError", "PlayerFailure", "PlayerSummary", "PlyAnalysis", "Position", "Scores", "SolverError",
-    "Table", "TableError", "Verdict", "analyze", "best_move", "build_table", "encode", "get", "grade",
+    "Table", "TableError", "Verdict", "analyze", "best_move", "build_table", "encode", "encode_boards", "get", "grade",
     "load_player", "load_table", "lookup", "lookup_codes", "parse_game", "table_for",
 ]
 

@@ -203,6 +203,44 @@ def _parse_sequence(board: Sequence[Any], expected: Game | None) -> tuple[Game, 
     return game, sum(digit * 3**cell for cell, digit in enumerate(digits))
 
 
+def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = None) -> np.ndarray:
+    """The codes of many boards at once (vectorised), for :meth:`Table.lookup_codes`.
+
+    :param boards: numbers with 1 = X, -1 = O, 0 = empty, of shape
+        ``(..., rows, cols)`` or ``(..., cells)``: a batch of boards in any leading shape.
+    :param game: default tic-tac-toe.
+    :returns: int64 codes of shape ``(...)``. Only the form is checked here;
+        ``lookup_codes`` refuses codes that no game reaches.
+    :raises InvalidBoardError: for a shape that fits no board of the game, or a value
+        other than 1, -1 or 0 (naming the first such board and cell).
+
+    >>> encode_boards(np.array([[[1, 0, -1], [0, 1, 0], [0, 0, -1]], [[0, 0, 0], [0, 1, 0], [0, 0, 0]]]))
+    array([13222,    81])
+    """
+    game = parse_game(game)
+    array = np.asarray(boards)
+    if array.dtype.kind not in "iuf" or array.ndim == 0:
+        raise InvalidBoardError(f"boards must be an array of numbers 1 (X), -1 (O), 0 (empty), found {array.dtype} of shape {array.shape}")
+    if array.shape[-2:] == (game.rows, game.cols) and array.ndim >= 2:
+        flat = array.reshape(*array.shape[:-2], game.cells)
+    elif array.shape[-1] == game.cells:
+        flat = array
+    else:
+        raise InvalidBoardError(
+            f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}"
+        )
+    bad = (flat != 0) & (flat != 1) & (flat != -1)
+    if bad.any():
+        where = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        board, cell = [int(i) for i in where[:-1]], int(where[-1])
+        row, col = game.coords(cell)
+        raise InvalidBoardError(
+            f"boards{board} has {flat[where].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)"
+        )
+    digits = np.where(flat == -1, 2, flat).astype(np.int64)
+    return digits @ (3 ** np.arange(game.cells, dtype=np.int64))
+
+
 def digits(game: Game, code: int) -> list[int]:
     """The digit of every cell (0 empty, 1 X, 2 O), in cell order."""
     out = []
