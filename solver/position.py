@@ -18,6 +18,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import board as _board
+from .errors import InvalidBoardError
 from .game import Game
 from .score import WIN, describe, parent_score
 
@@ -183,8 +184,6 @@ class Position:
         for move in self.moves:
             if move.cell == cell:
                 return move
-        from .errors import InvalidBoardError
-
         if not 0 <= cell < self.game.cells:
             raise InvalidBoardError(f"cell {cell} is off the board: expected 0 to {self.game.cells - 1}")
         row, col = self.game.coords(cell)
