@@ -176,8 +176,12 @@ def build_steps(game: Game) -> int:
     return 2 * (game.cells + 1)
 
 
-ENTRY = np.dtype([("score", "i1"), ("ply", "u1"), ("best", "<u2")])
+ENTRY = np.dtype([("best", "<u2"), ("ply", "u1"), ("score", "i1")])
 """One code's entry: 4 bytes, so one memory access answers a look-up.
+
+The score is the last byte, the most significant of the little-endian 32-bit word:
+an unreachable code (score -128) is a word below ``-2**31 + 2**24`` as int32, so a
+batch is checked with one reduction.
 
 ``score``: for the side to move (:mod:`solver.score`; ``UNREACHABLE`` if no game
 reaches the code); ``ply``: pieces on the board; ``best``: bit ``cell`` set for

@@ -10,9 +10,9 @@ bytes      content
 12-        header: ``H`` bytes of JSON (sorted keys, ASCII), padded with spaces
            so the array starts on a 64-byte boundary
 ...        ``entries``: ``3**cells`` records of 4 bytes, indexed by code:
-           ``score`` (int8, :mod:`solver.score`), ``ply`` (uint8, pieces on the
-           board) and ``best`` (uint16 little-endian, bit ``cell`` set for every
-           best move)
+           ``best`` (uint16 little-endian, bit ``cell`` set for every best
+           move), ``ply`` (uint8, pieces on the board) and ``score`` (int8,
+           :mod:`solver.score`)
 =========  ====================================================================
 
 The header holds ``format_version``, the ``game`` (rows, cols, k, name), the
@@ -55,6 +55,8 @@ _new = object.__new__
 _set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table = (
     getattr(Position, name).__set__ for name in ("game", "code", "score", "best_mask", "pieces", "table")
 )
+_FIRST_REACHABLE_WORD = (UNREACHABLE + 1) << 24
+"""As int32, every entry whose score (the top byte) is not UNREACHABLE is at least this."""
 _THREADS_FROM = 1 << 20
 """Batches of at least this many codes are gathered by two threads."""
 _VERIFY_ON_OPEN_BYTES = 8 << 20
@@ -114,7 +116,7 @@ def _gather_part(words: np.ndarray, codes: np.ndarray, out: np.ndarray, check: b
         np.take(words, codes, out=out)  # raises for codes past the end: no second scan needed
     except IndexError:
         return False
-    return not check or not np.any(out.view(np.int8)[::4] == UNREACHABLE)
+    return not check or not out.size or out.view("<i4").min() >= _FIRST_REACHABLE_WORD
 
 
 def _gather(words: np.ndarray, codes: np.ndarray, check: bool) -> tuple[np.ndarray, bool]:
@@ -161,7 +163,7 @@ class Table:
         self.best: np.ndarray = entries["best"]
         """uint16 best-move mask of every code."""
         self._codes = game.codes
-        self._words = entries.view(np.uint32)
+        self._words = entries.view("<u4")
         raw = memoryview(entries.view(np.uint8))
         self._score_view = raw.cast("b")
         self._raw = raw
@@ -172,7 +174,7 @@ class Table:
     # -- looking up -----------------------------------------------------------
     def score_of(self, code: int) -> int:
         """The stored score of a code (``UNREACHABLE`` if no game reaches it)."""
-        return self._score_view[4 * code]
+        return self._score_view[4 * code + 3]
 
     def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
         """Solve one position.
@@ -197,7 +199,7 @@ class Table:
         if not 0 <= code < self._codes:
             _board.parse(code, self.game)  # raises, naming the range
         at = 4 * code
-        score = self._score_view[at]
+        score = self._score_view[at + 3]
         if score == UNREACHABLE:
             _board.check_rules(self.game, code)
             raise TableError(
@@ -210,8 +212,8 @@ class Table:
         _set_game(position, self.game)
         _set_code(position, code)
         _set_score(position, score)
-        _set_best(position, raw[at + 2] | raw[at + 3] << 8)
-        _set_pieces(position, raw[at + 1])
+        _set_best(position, raw[at] | raw[at + 1] << 8)
+        _set_pieces(position, raw[at + 2])
         _set_table(position, self)
         return position
 
@@ -249,9 +251,9 @@ class Table:
         shape = codes.shape
         return Scores(
             self.game,
-            words.view(np.int8)[::4].reshape(shape),
-            words.view(np.uint8)[1::4].reshape(shape),
-            words.view("<u2")[1::2].reshape(shape),
+            words.view(np.int8)[3::4].reshape(shape),
+            words.view(np.uint8)[2::4].reshape(shape),
+            words.view("<u2")[0::2].reshape(shape),
         )
 
     def _explain_bad_code(self, codes: np.ndarray, check: bool) -> None:
@@ -259,7 +261,7 @@ class Table:
         for index, code in enumerate(codes.tolist()):
             if not 0 <= code < self._codes:
                 raise InvalidBoardError(f"codes[{index}] = {code} is out of range for {self.game.name}: expected 0 to {self._codes - 1}")
-            if check and self._score_view[4 * code] == UNREACHABLE:
+            if check and self._score_view[4 * code + 3] == UNREACHABLE:
                 reason = _board.rule_violation(self.game, code) or "marked unreachable"
                 raise InvalidBoardError(f"codes[{index}] = {code} ({_board.render(self.game, code)}) is not a reachable position: {reason}")
         raise AssertionError("a batch was invalid, but no code in it is")  # pragma: no cover
