@@ -366,8 +366,8 @@ def _status(position: Position) -> str:
 @click.option("--flat", is_flag=True, help="Pass a string of one symbol per cell, row by row ('.' for None), e.g. 'X...O....'.")
 @click.option("--side", type=click.Choice(["X", "O", "both"], case_sensitive=False), default="both", show_default=True,
               help="Grade the positions where this side is to move.")
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True,
-              help="Boards and error kinds to show in each section (0: all).")
+@click.option("--limit", type=click.IntRange(min=0), default=0,
+              help="Show at most this many boards and error kinds in each section (default 0: all of them).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, side: str, limit: int, as_json: bool) -> None:
     """Grade a move function on every position where its side is to move.
@@ -403,7 +403,7 @@ def _percent(part: int, whole: int) -> str:
     return f"({100 * part / whole:.1f}%)" if whole else ""
 
 
-def describe_report(report: GradeReport, player: str, *, limit: int = 10) -> str:
+def describe_report(report: GradeReport, player: str, *, limit: int = 0) -> str:
     """The counts, then the lost and slower answers drawn as boards, then the errors grouped by message.
 
     Nothing in it depends on timing, so the same player always prints the same report.

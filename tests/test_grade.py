@@ -292,6 +292,16 @@ def test_cli_prints_the_counts_and_draws_lost_positions_as_boards():
     assert "more (--limit 0 shows all, --json lists them)" in out
 
 
+def test_cli_draws_every_lost_position_by_default():
+    result = run("grade", f"{SIMPLE}:first_empty", "--side", "O")
+    assert result.exit_code == 0, result.output
+    report = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), side="O")
+    drawn = [line for line in result.stdout.splitlines() if line.endswith("]") and ("(mistake)" in line or "(blunder)" in line)]
+    assert len(report.lost) > 100
+    assert [int(line.rsplit("[code ", 1)[1][:-1]) for line in drawn] == [lost.position.code for lost in report.lost]
+    assert "more (--limit 0" not in result.stdout
+
+
 def test_cli_json_has_positions_kept_optimal_lost_codes_and_errors():
     result = run("grade", f"{SIMPLE}:raises_on_full_corners", "--json", "--side", "X")
     assert result.exit_code == 0, result.output
