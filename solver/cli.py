@@ -223,11 +223,11 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     while not position.is_over:
         click.echo(_grid(position))
         if position.to_move == human:
-            cell = _ask_move(position)
+            position = _ask_move(position)
         else:
             cell = rng.choice(position.best_cells)
             click.echo(f"I play {game.coords(cell)[0]},{game.coords(cell)[1]}.")
-        position = position.play(cell)
+            position = position.play(cell)
     click.echo(_grid(position))
     if position.winner is None:
         click.echo("Draw.")
@@ -241,16 +241,14 @@ def _grid(position: Position) -> str:
     return "\n".join(" ".join(cells[r * game.cols + c] or "." for c in range(game.cols)) for r in range(game.rows))
 
 
-def _ask_move(position: Position) -> int:
+def _ask_move(position: Position) -> Position:
+    """Prompt until the human gives a legal move; the position after it."""
     while True:
         text = click.prompt("your move", prompt_suffix="> ")
         try:
-            cell = parse_move(text, position.game)
-            position.move(cell)
+            return position.play(parse_move(text, position.game))
         except InvalidBoardError as error:
             click.echo(f"  {error}")
-            continue
-        return cell
 
 
 # -- build and verify -----------------------------------------------------------
