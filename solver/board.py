@@ -30,14 +30,15 @@ marker (``None``, ``''``, ``' '``, ``'-'``, ``'.'``, ``'_'``) or the numbers 1, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import reprlib
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
 import numpy as np
 
 from .errors import InvalidBoardError
-from .game import DEFAULT_GAME, Game, parse_game
+from .game import DEFAULT_GAME, MAX_CELLS, Game, parse_game
 
 Board = int | str | Sequence[Any] | np.ndarray
 """Anything :func:`parse` accepts."""
@@ -92,8 +93,8 @@ def _shape_game(rows: int, cols: int, expected: Game | None, what: str) -> Game:
     if expected is not None and rows == expected.rows and cols == expected.cols:
         return expected
     if expected is None:
-        if rows * cols > 16 or rows < 1 or cols < 1:
-            raise InvalidBoardError(f"{what} is {rows}x{cols}: boards of 1 to 16 cells are supported")
+        if rows * cols > MAX_CELLS or rows < 1 or cols < 1:
+            raise InvalidBoardError(f"{what} is {rows}x{cols}: boards of 1 to {MAX_CELLS} cells are supported")
         return _shaped(rows, cols)
     if (rows, cols) != (expected.rows, expected.cols):
         raise InvalidBoardError(
@@ -239,6 +240,66 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
         )
     digits = np.where(flat == -1, 2, flat).astype(np.int64)
     return digits @ (3 ** np.arange(game.cells, dtype=np.int64))
+
+
+class _Quoter(reprlib.Repr):
+    """``repr`` cut short: long strings and lists elided, deep nesting and huge ints summarised."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = self.maxlong = limit
+        self.maxlist = self.maxtuple = 12
+        self.maxlevel = 4
+
+    def repr_int(self, x: int, level: int) -> str:
+        if abs(x) < 10**40:
+            return super().repr_int(x, level)
+        return f"<an int of about {int(x.bit_length() * 0.30103) + 1:,} digits>"
+
+
+_QUOTERS: dict[int, _Quoter] = {}
+
+
+def quote(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, at most about ``limit`` characters.
+
+    Longer input is elided with ``...`` and its length is given, so a message stays
+    one readable line whatever was passed (a million-character board, a 5,000-digit
+    code, lists nested 200,000 deep).
+
+    >>> quote("X O X")
+    "'X O X'"
+    >>> quote("X" * 1000, limit=12)
+    "'XXX...XXXX' (1,000 characters)"
+    """
+    quoter = _QUOTERS.get(limit) or _QUOTERS.setdefault(limit, _Quoter(limit))
+    try:
+        text = quoter.repr(value)
+    except Exception:  # noqa: BLE001 - a user object whose __repr__ fails
+        text = f"<{type(value).__name__}>"
+    if isinstance(value, str) and len(value) > limit:
+        text += f" ({len(value):,} characters)"
+    return text
+
+
+def draw(game: Game, code: int, *, marks: Mapping[int, str] | None = None, width: int = 1) -> list[str]:
+    """The board as rows of text, cells separated by spaces: ``X``, ``O``, ``.`` for empty.
+
+    Every picture of a board (``solve lookup``, ``play``, ``analyze``, ``grade``) is drawn here.
+
+    :param marks: text to show instead of some cells, by cell (a move's outcome, ``!``, ``*``).
+    :param width: each cell right-aligned to this width.
+
+    >>> draw(DEFAULT_GAME, 13222)
+    ['X . O', '. X .', '. . O']
+    >>> draw(DEFAULT_GAME, 13222, marks={5: "*"})
+    ['X . O', '. X *', '. . O']
+    """
+    shown = [SYMBOLS[d] for d in digits(game, code)]
+    for cell, mark in (marks or {}).items():
+        shown[cell] = mark
+    cols = game.cols
+    return [" ".join(s.rjust(width) for s in shown[r * cols : (r + 1) * cols]) for r in range(game.rows)]
 
 
 def digits(game: Game, code: int) -> list[int]:
