@@ -1,0 +1,82 @@
+"""The compact index (solver/index.py) is a bijection from legal-count boards onto 0 .. size - 1,
+layer by layer, checked against brute force over every code of small games."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from solver.game import Game, parse_game
+from solver.index import layout
+
+SMALL = ["1x1k1", "1x2k1", "1x5k3", "2x2k2", "3x3k3", "2x4k2", "3x4k3", "2x5k2", "2x6k3", "3x4k4"]
+
+
+def _counts(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    codes = np.arange(game.codes, dtype=np.int64)
+    rest, nx, no = codes.copy(), np.zeros_like(codes), np.zeros_like(codes)
+    for _ in range(game.cells):
+        nx += rest % 3 == 1
+        no += rest % 3 == 2
+        rest //= 3
+    return codes, nx, no
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_every_legal_count_board_gets_a_distinct_index_and_every_index_is_used(name: str) -> None:
+    game = parse_game(name)
+    index = layout(game)
+    codes, nx, no = _counts(game)
+    legal = (nx == no) | (nx == no + 1)
+    found = index.index_of(codes)
+    assert (found[~legal] == -1).all(), "a board with impossible counts got an index"
+    assert np.array_equal(np.sort(found[legal]), np.arange(index.size))
+    layer = np.searchsorted(index.layer_offsets, found[legal], side="right") - 1
+    assert np.array_equal(layer, (nx + no)[legal]), "a board is indexed outside its layer"
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_index_to_code_inverts_code_to_index_with_the_right_masks(name: str) -> None:
+    game = parse_game(name)
+    index = layout(game)
+    codes, x, o = index.codes(0, index.size)
+    assert np.array_equal(index.index_of(codes), np.arange(index.size))
+    digits = np.zeros_like(codes)
+    for cell in range(game.cells):
+        digits += ((x >> cell) & 1) * 3**cell + ((o >> cell) & 1) * 2 * 3**cell
+    assert np.array_equal(digits, codes), "the X/O masks disagree with the codes"
+    for i in range(0, index.size, max(1, index.size // 300)):
+        assert index.index_of_code(int(codes[i])) == i
+        assert index.code_of_index(i) == int(codes[i])
+
+
+def test_a_range_inside_a_layer_gives_the_same_boards_as_the_whole_table() -> None:
+    index = layout(parse_game("3x4k3"))
+    whole = index.codes(0, index.size)[0]
+    for start, stop in [(0, 1), (5, 400), (1000, 1001), (3000, 9000), (index.size - 7, index.size)]:
+        assert np.array_equal(index.codes(start, stop)[0], whole[start:stop])
+
+
+@pytest.mark.parametrize(
+    "name, boards",
+    # Legal-count boards from binomials: /work/shared/notes/big-games.md's table.
+    [("3x6k3", 86_574_831), ("4x5k4", 741_365_049), ("3x7k3", 2_173_243_128), ("5x5k4", 161_995_031_226)],
+)
+def test_big_layouts_have_the_binomial_sizes(name: str, boards: int) -> None:
+    game = parse_game(name)
+    index = layout(game)
+    assert index.size == boards
+    expected = [comb(game.cells, (p + 1) // 2) * comb(game.cells - (p + 1) // 2, p // 2) for p in range(game.cells + 1)]
+    assert list(index.layer_sizes) == expected
+
+
+def test_scalar_and_vectorised_indices_agree_on_random_25_cell_codes() -> None:
+    index = layout(parse_game("5x5k4"))
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 3**25, 2000, dtype=np.int64)
+    vector = index.index_of(codes)
+    assert [index.index_of_code(int(c)) for c in codes] == vector.tolist()
+    legal = codes[vector >= 0]
+    assert all(index.code_of_index(int(i)) == int(c) for i, c in zip(index.index_of(legal[:50]), legal[:50], strict=True))
