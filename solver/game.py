@@ -23,8 +23,11 @@ from functools import cached_property
 
 from .errors import InvalidGameError
 
-MAX_CELLS = 16
-"""Largest board supported: 3**16 codes, best moves in a 16-bit mask."""
+MAX_CELLS = 25
+"""Largest board supported: 3**25 codes (int64), compact tables (:mod:`solver.index`)."""
+
+DENSE_MAX_CELLS = 16
+"""Largest board of the dense format: 3**16 codes of 4 bytes, best moves in a 16-bit mask."""
 
 _NAME = re.compile(r"(\d+)x(\d+)(?:k(\d+))?")
 
@@ -33,7 +36,7 @@ _NAME = re.compile(r"(\d+)x(\d+)(?:k(\d+))?")
 class Game:
     """An m,n,k game: ``rows`` x ``cols`` cells, ``k`` in a row wins.
 
-    :raises InvalidGameError: for an empty board, more than 16 cells, or a
+    :raises InvalidGameError: for an empty board, more than 25 cells, or a
         ``k`` that fits neither side.
     """
 

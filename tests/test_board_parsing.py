@@ -152,8 +152,8 @@ def test_flat_forms_take_their_game_from_game_argument(table_dir):
         (np.zeros((2, 2, 2), dtype=int), ["(2, 2, 2)"]),
         ([["X", "O", "."], ["."], [".", ".", "."]], ["different lengths", "3, 1, 3"]),
         ("X.O/.X/..O", ["different lengths", "3, 2, 3"]),
-        (np.zeros((5, 5)), ["5x5", "1 to 16 cells"]),
-        ([[None] * 17], ["1x17", "1 to 16 cells"]),
+        (np.zeros((5, 6)), ["5x6", "1 to 25 cells"]),
+        ([[None] * 26], ["1x26", "1 to 25 cells"]),
     ],
 )
 def test_wrong_size_names_what_was_found_and_what_was_expected(board, fragments):
@@ -395,6 +395,6 @@ def test_numpy_arrays_of_any_small_shape_parse_or_refuse(rows):
     try:
         game, code = parse(array)
     except solver.InvalidBoardError as error:
-        assert "unknown value" in str(error) or "1 to 16 cells" in str(error), str(error)
+        assert "unknown value" in str(error) or "1 to 25 cells" in str(error), str(error)
     else:
         assert (game.rows, game.cols) == array.shape and 0 <= code < game.codes
