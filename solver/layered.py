@@ -1,0 +1,531 @@
+"""The layered build of compact tables: one score byte per legal-count board, layer by layer, backward.
+
+Boards are numbered by :mod:`solver.index` (layer ``p`` holds the boards with ``p``
+pieces, X ``ceil(p/2)`` and O ``floor(p/2)``). Layer ``p`` is solved from layer
+``p + 1`` only, from the full board down to the empty one, in bounded **chunks**:
+whole rows of one block of the index (a row is one high half-board with every low
+half-board of its group). Per chunk, with numpy, Python looping over lines and
+cells only:
+
+* **reachable** (closed form, exactly :func:`solver.board.rule_violation`'s rule):
+  the player to move has no line (else the game went on after a win, or both have
+  one); if the last mover has lines, they all share a cell (the winning move).
+* **finished**: the last mover has a line (score ``-WIN``: lost for the side to
+  move) or the board is full (``0``, a draw).
+* otherwise the score is ``sign(m) - m`` where ``m`` is the smallest score among
+  the children (one per empty cell), read from layer ``p + 1``. A move in the low
+  half keeps the row of the child block and one in the high half keeps its column,
+  so the children of a chunk are whole columns or whole rows of the next layer's
+  blocks (``np.take`` along an axis, no per-board index arithmetic).
+
+Scores follow :mod:`solver.score` (int8, for the side to move: ``100 - d`` a win in
+``d`` plies, 0 a draw, ``-(100 - d)`` a loss, ``UNREACHABLE`` = -128).
+
+**On disk** (a *build directory*): each finished layer is a raw int8 file
+``layer-PP.i8`` (in layer-local index order) with its size and SHA-256 in
+``manifest.json``; the layer being solved is ``layer-PP.i8.partial``, preallocated,
+and every worker writes its own disjoint slice of it through a memory map. A build
+run again on the same directory checks the finished layers and resumes below the
+last one. The bytes do not depend on the number of workers or their order.
+
+>>> import tempfile
+>>> from solver.game import Game
+>>> with tempfile.TemporaryDirectory() as directory:
+...     done = build_layers(Game(3, 3, 3), directory, jobs=1)
+...     scores = np.fromfile(done.layer_path(0), dtype=np.int8)
+>>> int(scores[0])          # the empty board: a draw
+0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import cache
+from multiprocessing import get_all_start_methods, get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import SolverError
+from .game import Game, parse_game
+from .index import SCHEME, SCHEME_VERSION, Block, Layout, layout
+from .score import UNREACHABLE, WIN
+
+CHUNK_BOARDS = 1 << 22
+"""Boards per chunk (at least one row): bounds a worker's working memory to about 60 MiB."""
+WORKING_BYTES_PER_BOARD = 14
+"""Working memory of a chunk per board: scores, children, line intersections, flags."""
+MANIFEST = "manifest.json"
+_NO_CHILD = np.int8(127)
+"""Start value of the smallest child score: above every real score."""
+
+
+class BuildError(SolverError):
+    """A compact build that cannot run: not enough disk or memory, or a build directory of another game."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Rows ``row_start .. row_stop - 1`` of block ``block`` of layer ``ply``: layer-local indices ``start .. stop - 1``."""
+
+    ply: int
+    block: int
+    row_start: int
+    row_stop: int
+    start: int
+    stop: int
+
+    @property
+    def boards(self) -> int:
+        """How many boards the chunk holds."""
+        return self.stop - self.start
+
+
+@dataclass(frozen=True)
+class ChunkDone:
+    """Reported to the progress callback after every chunk: its layer, boards and work units.
+
+    A board's work is ``1 + empty cells`` (its line checks and its children), so the
+    fraction of :attr:`BuildPlan.work` done is a fair guide to the time left.
+    """
+
+    ply: int
+    boards: int
+    work: int
+
+
+Progress = Callable[[ChunkDone], None]
+"""Called in the client process after each chunk is written."""
+
+
+def chunks(game: Game, ply: int, *, boards: int = CHUNK_BOARDS) -> list[Chunk]:
+    """The chunks of a layer, in index order: whole rows of one block, about ``boards`` boards each."""
+    found = []
+    for number, block in enumerate(layout(game).blocks[ply]):
+        rows = max(1, boards // block.cols)
+        for first in range(0, block.rows, rows):
+            last = min(block.rows, first + rows)
+            found.append(Chunk(ply, number, first, last, block.start + first * block.cols, block.start + last * block.cols))
+    return found
+
+
+def layer_work(game: Game, ply: int) -> int:
+    """Work units of a layer: boards times ``1 + empty cells``."""
+    return layout(game).layer_sizes[ply] * (1 + game.cells - ply)
+
+
+# -- solving one chunk -------------------------------------------------------------
+@cache
+def _split_lines(game: Game) -> tuple[tuple[int, int, int], ...]:
+    """Every line as (full mask, low-half mask, high-half mask shifted down)."""
+    low = game.cells // 2
+    return tuple((line, line & ((1 << low) - 1), line >> low) for line in game.line_masks)
+
+
+def _child_block(index: Layout, ply: int, hx: int, ho: int) -> Block:
+    block = index.block_of(ply, hx, ho)
+    assert block is not None, f"layer {ply} has no block with {hx} X and {ho} O in the high half"
+    return block
+
+
+def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None) -> np.ndarray:
+    """The scores of one chunk (int8, flat, in index order), from the next layer's scores.
+
+    :param child_layer: layer ``chunk.ply + 1``'s int8 scores in layer-local index order
+        (None for the full-board layer, which has no children).
+    """
+    index = layout(game)
+    block = index.blocks[chunk.ply][chunk.block]
+    low, high, nlow = index.low, index.high, index.low_cells
+    gh, gl = high.group(block.hx, block.ho), low.group(block.lx, block.lo)
+    r0, r1 = chunk.row_start, chunk.row_stop
+    hx, ho = high.x[gh][r0:r1], high.o[gh][r0:r1]
+    lx, lo = low.x[gl], low.o[gl]
+    shape = (r1 - r0, block.cols)
+    x_moved_last = chunk.ply % 2 == 1
+    mover = (hx, lx) if x_moved_last else (ho, lo)
+    to_move = (ho, lo) if x_moved_last else (hx, lx)
+
+    # Lines: the side to move must have none; the last mover's lines must share a cell.
+    unreachable = np.zeros(shape, dtype=bool)
+    common = np.full(shape, -1, dtype=np.int32)  # AND of the last mover's lines; -1: none
+    for line, line_low, line_high in _split_lines(game):
+        rows, cols = (to_move[0] & line_high) == line_high, (to_move[1] & line_low) == line_low
+        if rows.any() and cols.any():
+            unreachable |= rows[:, None] & cols[None, :]
+        rows, cols = (mover[0] & line_high) == line_high, (mover[1] & line_low) == line_low
+        if rows.any() and cols.any():
+            np.bitwise_and(common, np.int32(line), out=common, where=rows[:, None] & cols[None, :])
+    won = common != -1
+    unreachable |= common == 0
+
+    if chunk.ply == game.cells:
+        scores = np.zeros(shape, dtype=np.int8)
+    else:
+        assert child_layer is not None
+        smallest = _smallest_child(index, chunk, block, child_layer, shape)
+        scores = np.sign(smallest) - smallest  # int8: -128 -> 127 and 127 -> -126 only where masked below
+    scores[won] = -WIN
+    scores[unreachable] = UNREACHABLE
+    return scores.reshape(-1)
+
+
+def _smallest_child(index: Layout, chunk: Chunk, block: Block, child_layer: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The smallest child score of every board of a chunk (127 where no cell is empty)."""
+    low, high, nlow = index.low, index.high, index.low_cells
+    gh, gl = high.group(block.hx, block.ho), low.group(block.lx, block.lo)
+    r0, r1 = chunk.row_start, chunk.row_stop
+    x_to_move = chunk.ply % 2 == 0
+    piece = 1 if x_to_move else 2
+    smallest = np.full(shape, _NO_CHILD, dtype=np.int8)
+    taken_low = low.x[gl] | low.o[gl]
+    taken_high = high.x[gh][r0:r1] | high.o[gh][r0:r1]
+    child_ply = chunk.ply + 1
+
+    if block.lx + block.lo < nlow:  # a move in the low half: same row, another column
+        lx, lo = (block.lx + 1, block.lo) if x_to_move else (block.lx, block.lo + 1)
+        child = _child_block(index, child_ply, block.hx, block.ho)
+        assert child.rows == block.rows and child.cols == _cols(index, lx, lo)
+        panel = child_layer[child.start : child.stop].reshape(child.rows, child.cols)[r0:r1]
+        codes = low.codes[gl]
+        for cell in range(nlow):
+            empty = (taken_low >> cell & 1) == 0
+            if not empty.any():
+                continue
+            columns = np.where(empty, low.rank_of(np.where(empty, codes + piece * 3**cell, 0)), 0)
+            np.minimum(smallest, np.take(panel, columns, axis=1), out=smallest, where=empty[None, :])
+    if block.hx + block.ho < index.high_cells:  # a move in the high half: same column, another row
+        hx, ho = (block.hx + 1, block.ho) if x_to_move else (block.hx, block.ho + 1)
+        child = _child_block(index, child_ply, hx, ho)
+        assert child.cols == block.cols
+        rows_of_child = child_layer[child.start : child.stop].reshape(child.rows, child.cols)
+        codes = high.codes[gh][r0:r1]
+        for cell in range(index.high_cells):
+            empty = (taken_high >> cell & 1) == 0
+            if not empty.any():
+                continue
+            rows = np.where(empty, high.rank_of(np.where(empty, codes + piece * 3**cell, 0)), 0)
+            np.minimum(smallest, np.take(rows_of_child, rows, axis=0), out=smallest, where=empty[:, None])
+    return smallest
+
+
+def _cols(index: Layout, lx: int, lo: int) -> int:
+    return int(index.low.codes[index.low.group(lx, lo)].size)
+
+
+# -- the build directory -----------------------------------------------------------
+@dataclass(frozen=True)
+class BuildDir:
+    """A build directory: finished layers, their checksums, and the layer being solved."""
+
+    path: Path
+    game: Game
+
+    def layer_path(self, ply: int) -> Path:
+        """The finished file of layer ``ply``."""
+        return self.path / f"layer-{ply:02d}.i8"
+
+    def partial_path(self, ply: int) -> Path:
+        """The file of layer ``ply`` while it is being solved."""
+        return self.path / f"layer-{ply:02d}.i8.partial"
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest (an empty one for a new directory).
+
+        :raises BuildError: if it belongs to another game or index scheme.
+        """
+        try:
+            data: dict[str, Any] = json.loads((self.path / MANIFEST).read_text())
+        except FileNotFoundError:
+            return {"game": self.game.name, "scheme": SCHEME, "scheme_version": SCHEME_VERSION, "layers": {}}
+        except (OSError, ValueError) as error:
+            raise BuildError(f"{self.path / MANIFEST}: unreadable ({error}); delete the build directory to start again") from None
+        found = (data.get("game"), data.get("scheme"), data.get("scheme_version"))
+        if found != (self.game.name, SCHEME, SCHEME_VERSION):
+            raise BuildError(
+                f"{self.path} holds a build of {found[0]} ({found[1]} v{found[2]}), "
+                f"expected {self.game.name} ({SCHEME} v{SCHEME_VERSION}); use another directory"
+            )
+        return data
+
+    def finished(self, *, check: bool = True) -> dict[int, str]:
+        """The finished layers and their SHA-256, after checking each file's size (and hash, with ``check``).
+
+        A layer whose file is missing or wrong is dropped, with every layer above it
+        kept only if contiguous from the full board down.
+        """
+        sizes = layout(self.game).layer_sizes
+        recorded = {int(ply): entry["sha256"] for ply, entry in self.manifest()["layers"].items()}
+        good: dict[int, str] = {}
+        for ply in range(self.game.cells, -1, -1):
+            path = self.layer_path(ply)
+            if ply not in recorded or not path.is_file() or path.stat().st_size != sizes[ply]:
+                break
+            if check and _sha256(path) != recorded[ply]:
+                break
+            good[ply] = recorded[ply]
+        return good
+
+    def record(self, ply: int, digest: str) -> None:
+        """Add a finished layer to the manifest (atomically)."""
+        data = self.manifest()
+        data["layers"][str(ply)] = {"size": layout(self.game).layer_sizes[ply], "sha256": digest}
+        _write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+
+    def layers(self) -> list[np.ndarray]:
+        """Every finished layer as a read-only memory map, layer 0 first (for the table file)."""
+        return [_open_layer(self.layer_path(ply), layout(self.game).layer_sizes[ply]) for ply in range(self.game.cells + 1)]
+
+
+def _open_layer(path: Path, size: int, mode: str = "r") -> np.ndarray:
+    if size == 0:
+        return np.zeros(0, dtype=np.int8)
+    return np.memmap(path, dtype=np.int8, mode=mode, shape=(size,))  # type: ignore[call-overload, no-any-return]
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 24):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+# -- workers -----------------------------------------------------------------------
+_open_maps: dict[tuple[str, int], tuple[np.ndarray | None, np.ndarray]] = {}
+
+
+def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[int]:
+    """Solve chunks of layer ``ply`` of the build in ``directory`` and write them into its partial file.
+
+    Runs in a worker (a local process or a Dask worker): it memory-maps layer
+    ``ply + 1`` read-only and the partial file of layer ``ply`` for writing, and
+    touches only the slices of its chunks. Returns the boards written per chunk.
+
+    :param flush: write the slices back to the file before returning (for a shared
+        file system seen by other machines; on one machine the page cache is shared).
+    """
+    game = parse_game(game_name)
+    key = (directory, ply)
+    if key not in _open_maps:
+        _open_maps.clear()
+        build = BuildDir(Path(directory), game)
+        sizes = layout(game).layer_sizes
+        child = None if ply == game.cells else _open_layer(build.layer_path(ply + 1), sizes[ply + 1])
+        _open_maps[key] = (child, _open_layer(build.partial_path(ply), sizes[ply], "r+"))
+    child, out = _open_maps[key]
+    done = []
+    for chunk in todo:
+        out[chunk.start : chunk.stop] = solve_chunk(game, chunk, child)
+        done.append(chunk.boards)
+    if flush and isinstance(out, np.memmap):
+        out.flush()
+    return done
+
+
+# -- the sweep -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class BuildPlan:
+    """What a build will do: the layers left and the resources it needs (bytes)."""
+
+    game: Game
+    todo: tuple[int, ...]
+    """Layers to solve, in order (the full board first)."""
+    resumed_below: int | None
+    """The lowest finished layer found in the directory, if any."""
+    work: int
+    """Work units of the layers left (see :class:`ChunkDone`)."""
+    disk_bytes: int
+    """Disk still to be written: the layers left."""
+    memory_bytes: int
+    """Peak memory: the two largest adjacent layers mapped, plus every worker's chunk."""
+
+
+def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, check: bool = True) -> BuildPlan:
+    """The :class:`BuildPlan` of a build directory (finished layers are checked by size and hash)."""
+    build = BuildDir(Path(directory), game)
+    done = build.finished(check=check) if build.path.is_dir() else {}
+    todo = tuple(p for p in range(game.cells, -1, -1) if p not in done)
+    sizes = layout(game).layer_sizes
+    pairs = max((sizes[p] + (sizes[p + 1] if p < game.cells else 0)) for p in range(game.cells + 1))
+    return BuildPlan(
+        game,
+        todo,
+        min(done) if done else None,
+        sum(layer_work(game, p) for p in todo),
+        sum(sizes[p] for p in todo),
+        pairs + jobs * CHUNK_BOARDS * WORKING_BYTES_PER_BOARD,
+    )
+
+
+def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0) -> None:
+    """Refuse a build that cannot fit, with the figures.
+
+    :param extra_disk: more bytes the caller will write afterwards (the table file).
+    :raises BuildError: if the free disk or the available memory is too small.
+    """
+    free = shutil.disk_usage(directory).free
+    need = plan.disk_bytes + extra_disk
+    if need > free:
+        raise BuildError(
+            f"building {plan.game.name} needs {need / 2**30:.2f} GiB of disk in {directory} "
+            f"({plan.disk_bytes / 2**30:.2f} GiB of layers + {extra_disk / 2**30:.2f} GiB for the table file), "
+            f"but only {free / 2**30:.2f} GiB is free"
+        )
+    available = _available_memory()
+    if available is not None and plan.memory_bytes > available:
+        raise BuildError(
+            f"building {plan.game.name} needs about {plan.memory_bytes / 2**30:.2f} GiB of memory "
+            f"(two layers of {max(layout(plan.game).layer_sizes) / 2**30:.2f} GiB at most, plus the workers' chunks), "
+            f"but only {available / 2**30:.2f} GiB is available; use fewer --jobs or a bigger machine"
+        )
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A finished build directory and what the run did."""
+
+    game: Game
+    path: Path
+    resumed_below: int | None
+    """The lowest layer already finished when this run started (None: a fresh build)."""
+    solved: tuple[int, ...]
+    """The layers this run solved."""
+    sha256: dict[int, str] = field(repr=False)
+    """Every layer's SHA-256."""
+
+    def layer_path(self, ply: int) -> Path:
+        """The file of layer ``ply``."""
+        return BuildDir(self.path, self.game).layer_path(ply)
+
+    def layers(self) -> list[np.ndarray]:
+        """Every layer as a read-only memory map, layer 0 first."""
+        return BuildDir(self.path, self.game).layers()
+
+
+Dispatch = Callable[[int, list[list[Chunk]]], Iterator[list[int]]]
+"""Runs the chunk groups of a layer (somewhere) and yields each group's board counts as they finish."""
+
+
+def sweep(
+    game: Game,
+    directory: str | os.PathLike[str],
+    dispatch: Dispatch,
+    *,
+    jobs: int,
+    progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
+    extra_disk: int = 0,
+) -> BuildResult:
+    """The layer sweep shared by the local and the cluster builds (see the module docstring)."""
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    build = BuildDir(path, game)
+    plan = plan_build(game, path, jobs=jobs)
+    check_resources(plan, path, extra_disk=extra_disk)
+    if notify is not None and plan.resumed_below is not None:
+        left = f"solving layers {plan.todo[0]} to 0" if plan.todo else "nothing left to solve"
+        notify(f"resuming the {game.name} build in {path}: layers {game.cells} to {plan.resumed_below} are done, {left}")
+    sizes = layout(game).layer_sizes
+    for ply in plan.todo:
+        partial = build.partial_path(ply)
+        with partial.open("wb") as handle:  # preallocate: workers write disjoint slices
+            handle.truncate(sizes[ply])
+        groups = _groups(chunks(game, ply), jobs)
+        per_board = 1 + game.cells - ply
+        for done in dispatch(ply, groups):
+            if progress is not None:
+                for boards in done:
+                    progress(ChunkDone(ply, boards, boards * per_board))
+        with partial.open("rb+") as handle:
+            os.fsync(handle.fileno())
+        digest = _sha256(partial)
+        os.replace(partial, build.layer_path(ply))
+        build.record(ply, digest)
+    return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False))
+
+
+def _groups(todo: list[Chunk], jobs: int) -> list[list[Chunk]]:
+    """Chunks batched so each worker gets several tasks (load balance) but few tiny ones."""
+    per_task = max(1, len(todo) // (8 * jobs))
+    return [todo[i : i + per_task] for i in range(0, len(todo), per_task)]
+
+
+def build_layers(
+    game: Game | str,
+    directory: str | os.PathLike[str],
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
+    extra_disk: int = 0,
+) -> BuildResult:
+    """Solve a game into a build directory with ``jobs`` local worker processes; resume if it is half done.
+
+    :param jobs: worker processes (default: every core; 1 solves in this process).
+    :param progress: called after every chunk (:class:`ChunkDone`).
+    :param notify: called with a line of text when the build resumes (what was found).
+    :param extra_disk: bytes the caller will write after the build (the table file), counted in the disk check.
+    :raises BuildError: if the disk or the memory is too small (checked before anything is written).
+    """
+    game = parse_game(game)
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1:
+        return sweep(game, directory, _in_process(game, Path(directory)), jobs=1, progress=progress, notify=notify, extra_disk=extra_disk)
+    # fork: workers inherit the index tables and need no `if __name__ == "__main__"` guard in the caller.
+    method = "fork" if "fork" in get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(jobs, mp_context=get_context(method)) as pool:
+        dispatch = _on_executor(pool, game, Path(directory))
+        return sweep(game, directory, dispatch, jobs=jobs, progress=progress, notify=notify, extra_disk=extra_disk)
+
+
+def _in_process(game: Game, path: Path) -> Dispatch:
+    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[int]]:
+        for group in groups:
+            yield run_chunks(str(path), game.name, ply, group)
+        _open_maps.clear()
+
+    return dispatch
+
+
+def _on_executor(pool: Executor, game: Game, path: Path) -> Dispatch:
+    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[int]]:
+        from concurrent.futures import as_completed
+
+        futures = [pool.submit(run_chunks, str(path), game.name, ply, group) for group in groups]
+        for future in as_completed(futures):
+            yield future.result()
+
+    return dispatch
+
+
+def iter_layers(result: BuildResult) -> Iterable[np.ndarray]:
+    """The layers of a finished build, layer 0 first, as read-only memory maps."""
+    return result.layers()
