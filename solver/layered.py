@@ -143,7 +143,7 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None) -> np.
     """
     index = layout(game)
     block = index.blocks[chunk.ply][chunk.block]
-    low, high, nlow = index.low, index.high, index.low_cells
+    low, high = index.low, index.high
     gh, gl = high.group(block.hx, block.ho), low.group(block.lx, block.lo)
     r0, r1 = chunk.row_start, chunk.row_stop
     hx, ho = high.x[gh][r0:r1], high.o[gh][r0:r1]
