@@ -201,6 +201,12 @@ class GameAnalysis:
             "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
         }
 
+    def _repr_html_(self) -> str:
+        """The plies with their verdicts, the final board and the summary, as HTML for Jupyter (:mod:`solver.svg`)."""
+        from .svg import analysis_html
+
+        return analysis_html(self)
+
 
 def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
     """Replay a game from the empty board and judge every ply.

@@ -203,8 +203,19 @@ class Position:
         piece = 1 if self._next == "X" else 2
         return self.table.at(self.code + piece * 3**cell)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Everything about the position as JSON-ready data (moves by cell)."""
+    def to_dict(self, *, best_first: bool = False) -> dict[str, Any]:
+        """Everything about the position as JSON-ready data: what ``solve lookup --json``
+        prints and what the HTTP API (``solve serve``) answers, from this one function.
+
+        :param best_first: order ``moves`` best first, as the lichess tablebase does:
+            wins fastest first, then draws, then losses slowest first, ties in cell
+            order (the HTTP API). By default ``moves`` are in cell order (the CLI).
+
+        >>> import solver
+        >>> d = solver.lookup("XO./.X./...").to_dict(best_first=True)
+        >>> d["result"], d["plies"], d["best_cells"], [(m["cell"], m["result"], m["plies"]) for m in d["moves"][:2]]
+        ('loss', 4, [8], [(8, 'loss', 4), (2, 'loss', 2)])
+        """
         return {
             "game": self.game.name,
             "code": self.code,
@@ -217,11 +228,49 @@ class Position:
             "score": self.score,
             "best_moves": [list(m) for m in self.best_moves],
             "best_cells": list(self.best_cells),
-            "moves": [
-                {"cell": m.cell, "row": m.row, "col": m.col, "value": m.value, "result": m.result, "plies": m.plies, "best": m.best}
-                for m in self.moves
-            ],
+            "moves": self._move_dicts(best_first),
         }
+
+    def _move_dicts(self, best_first: bool) -> list[dict[str, Any]]:
+        """``moves`` of :meth:`to_dict`: the fields of :attr:`moves`, without building
+        :class:`Move` objects (this is the HTTP API's hot path)."""
+        if self.is_over:
+            return []
+        cols, code, best_mask = self.game.cols, self.code, self.best_mask
+        empty = self.game.cells - self.pieces
+        piece = 1 if self._next == "X" else 2
+        sign = 1 if piece == 1 else -1
+        score_of = self.table.score_of
+        scored = []
+        for cell, digit in enumerate(_board.digits(self.game, code)):
+            if not digit:
+                scored.append((parent_score(score_of(code + piece * 3**cell)), cell))
+        if best_first:
+            scored.sort(key=lambda item: (-item[0], item[1]))
+        out = []
+        for score, cell in scored:
+            if score > 0:
+                result, plies, value = "win", WIN - score, sign
+            elif score < 0:
+                result, plies, value = "loss", WIN + score, -sign
+            else:
+                result, plies, value = "draw", empty, 0
+            out.append({"cell": cell, "row": cell // cols, "col": cell % cols, "value": value, "result": result,
+                        "plies": plies, "best": bool(best_mask >> cell & 1)})
+        return out
+
+    # -- notebooks -------------------------------------------------------------
+    def _repr_svg_(self) -> str:
+        """The board as SVG for Jupyter: each empty cell's outcome, best moves marked (:mod:`solver.svg`)."""
+        from .svg import position_svg
+
+        return position_svg(self)
+
+    def _repr_html_(self) -> str:
+        """The board and a line in words, as self-contained HTML for Jupyter (:mod:`solver.svg`)."""
+        from .svg import position_html
+
+        return position_html(self)
 
 
 def _refuse(self: Position, name: str, *value: Any) -> None:
