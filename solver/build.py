@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -176,45 +177,45 @@ def build_steps(game: Game) -> int:
     return 2 * (game.cells + 1)
 
 
-ENTRY = np.dtype([("best", "<u2"), ("ply", "u1"), ("score", "i1")])
-"""One code's entry: 4 bytes, so one memory access answers a look-up.
+class Solution(NamedTuple):
+    """A solved game as three arrays indexed by code (``3**cells`` entries each).
 
-The score is the last byte, the most significant of the little-endian 32-bit word:
-an unreachable code (score -128) is a word below ``-2**31 + 2**24`` as int32, so a
-batch is checked with one reduction.
+    ``score``: int8 for the side to move (:mod:`solver.score`; ``UNREACHABLE`` if no
+    game reaches the code); ``ply``: uint8 pieces on the board; ``best``: uint16,
+    bit ``cell`` set for every best move (0 for finished and unreachable boards).
+    How they are stored is :mod:`solver.tablefile`'s business.
+    """
 
-``score``: for the side to move (:mod:`solver.score`; ``UNREACHABLE`` if no game
-reaches the code); ``ply``: pieces on the board; ``best``: bit ``cell`` set for
-every best move (0 for finished and unreachable boards).
-"""
+    score: np.ndarray
+    ply: np.ndarray
+    best: np.ndarray
 
 
-def build_arrays(game: Game, *, progress: Progress | None = None) -> np.ndarray:
-    """Solve a game: the :data:`ENTRY` of every code, indexed by code (``3**cells`` entries).
+def build_arrays(game: Game, *, progress: Progress | None = None) -> Solution:
+    """Solve a game: the score, ply and best-move mask of every code (:class:`Solution`).
 
     :param progress: called with 1 after each ply of each pass (:func:`build_steps` calls).
     """
     found = forward(game, progress=progress)
-    entries = np.zeros(game.codes, dtype=ENTRY)
-    score = entries["score"]
-    score[:] = UNREACHABLE
+    solution = Solution(np.full(game.codes, UNREACHABLE, dtype=np.int8), np.zeros(game.codes, dtype=np.uint8), np.zeros(game.codes, dtype=np.uint16))
+    score = solution.score
     while found:
         layer = found.pop()  # the full board first; each layer is freed once scored
-        entries["ply"][layer.codes] = layer.ply
+        solution.ply[layer.codes] = layer.ply
         playing = _playing(game, layer)
         over = ~playing
         lost = mask_tables(game).win[layer.mover[over]] if layer.ply else np.zeros(0, dtype=bool)
         score[layer.codes[over]] = np.where(lost, -WIN, 0)
         if playing.any():
-            _solve_playing(game, layer.ply, layer.codes[playing], (layer.x | layer.o)[playing], entries)
+            _solve_playing(game, layer.ply, layer.codes[playing], (layer.x | layer.o)[playing], solution)
         if progress is not None:
             progress(1)
-    return entries
+    return solution
 
 
-def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray, entries: np.ndarray) -> None:
+def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray, solution: Solution) -> None:
     """Score boards that are not over from their children's scores (already known)."""
-    score = entries["score"]
+    score = solution.score
     moves = game.cells - ply
     child_scores = np.empty((moves, codes.size), dtype=np.int8)
     move_bits = np.empty((moves, codes.size), dtype=np.uint16)
@@ -226,4 +227,4 @@ def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray
     for j in range(moves):
         mask |= np.where(child_scores[j] == lowest, move_bits[j], 0)
     score[codes] = np.sign(lowest) - lowest
-    entries["best"][codes] = mask
+    solution.best[codes] = mask

@@ -1,38 +1,16 @@
-"""The table: a solved game on disk and in memory, and looking positions up in it.
+"""The table: a solved game, and looking positions up in it.
 
-**File format** (one file per game, ``<game>.ttt``, e.g. ``3x3k3.ttt``):
-
-=========  ====================================================================
-bytes      content
-=========  ====================================================================
-0-7        magic ``b"SOLVTTT\\n"``
-8-11       header length ``H``, unsigned 32-bit little-endian
-12-        header: ``H`` bytes of JSON (sorted keys, ASCII), padded with spaces
-           so the array starts on a 64-byte boundary
-...        ``entries``: ``3**cells`` records of 4 bytes, indexed by code:
-           ``best`` (uint16 little-endian, bit ``cell`` set for every best
-           move), ``ply`` (uint8, pieces on the board) and ``score`` (int8,
-           :mod:`solver.score`)
-=========  ====================================================================
-
-The header holds ``format_version``, the ``game`` (rows, cols, k, name), the
-``encoding`` and ``score`` conventions in words, the array's dtype, shape and
-byte offset, and ``sha256``: the SHA-256 of the array's bytes. Reachable codes
-are exactly those whose score is not ``UNREACHABLE``. One record per code means
-one memory access per look-up, which is what makes batch look-ups on 4x4 fast.
-
-The header is checked on every open; the checksum on open for small tables
-(``verify=None``) and always by :meth:`Table.verify`. Large tables are
-memory-mapped, so opening 4x4 takes milliseconds. No pickle is ever read.
+A dense :class:`Table` holds one 4-byte entry per base-3 code (games of up to
+16 cells): one memory access answers a look-up. How it is stored on disk is
+:mod:`solver.tablefile`'s business; a table opened from a file answers only from
+bytes verified in this process (each 64 KiB block is hashed the first time a
+look-up touches it), so a damaged file raises :class:`TableError` instead of
+answering wrongly. No pickle is ever read.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import struct
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -42,15 +20,14 @@ from typing import Any
 import numpy as np
 
 from . import board as _board
-from .build import ENTRY, Progress, build_arrays
+from . import tablefile
+from .build import Progress, build_arrays
 from .errors import InvalidBoardError, TableError
 from .game import Game, parse_game
 from .position import Position
 from .score import UNREACHABLE, WIN
+from .tablefile import ENTRY, BlockGuard, TableFile, rebuild_command
 
-MAGIC = b"SOLVTTT\n"
-FORMAT_VERSION = 1
-_ALIGN = 64
 _new = object.__new__
 _set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table = (
     getattr(Position, name).__set__ for name in ("game", "code", "score", "best_mask", "pieces", "table")
@@ -62,18 +39,6 @@ _THREADS_FROM = 1 << 20
 _VERIFY_ON_OPEN_BYTES = 8 << 20
 """With ``verify=None``, tables up to this size are checksummed on every open."""
 
-ENCODING = "cell = row * cols + col; digit 0 empty, 1 X, 2 O; code = sum(digit * 3**cell); X moves first"
-SCORE = (
-    "score: int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss in d plies, "
-    "-128 unreachable; ply: pieces on the board; best: uint16, bit cell set for every best move"
-)
-
-
-def rebuild_command(game: Game, path: Path | str) -> str:
-    """The shell command that rebuilds the table file at ``path``."""
-    return f"solve build --game {game.name} --output {path}"
-
-
 @dataclass(frozen=True)
 class Scores:
     """The answer of :meth:`Table.lookup_codes`: arrays aligned with the codes asked.
@@ -84,6 +49,8 @@ class Scores:
     ``best``    uint16, bit ``cell`` set for every best move
     ``value``   int8, for X: 1 X wins, 0 draw, -1 O wins (derived)
     ``plies``   int8, plies to the end under perfect play (derived)
+    ``reachable``  bool, False for a code no game reaches (only with ``check=False``;
+                its ``value`` and ``plies`` then mean nothing)
     ==========  ===============================================================
     """
 
@@ -91,6 +58,11 @@ class Scores:
     score: np.ndarray
     ply: np.ndarray
     best: np.ndarray
+
+    @property
+    def reachable(self) -> np.ndarray:
+        """bool: whether a legal game reaches each code (always all True when looked up with ``check=True``)."""
+        return self.score != UNREACHABLE
 
     @property
     def value(self) -> np.ndarray:
@@ -150,30 +122,53 @@ class Table:
     (0, 9)
     """
 
-    def __init__(self, game: Game, entries: np.ndarray, *, path: Path | None = None) -> None:
+    def __init__(self, game: Game, entries: np.ndarray, *, path: Path | None = None, file: TableFile | None = None) -> None:
         if entries.dtype != ENTRY or entries.shape != (game.codes,):
             raise TableError(f"entries {entries.dtype}{list(entries.shape)} do not fit {game.name}: expected {ENTRY}[{game.codes}]")
         self.game = game
         self.path = path
-        self.entries = entries
-        self.score: np.ndarray = entries["score"]
-        """int8 score of every code, for the side to move (a view of :attr:`entries`)."""
-        self.ply: np.ndarray = entries["ply"]
-        """uint8 pieces on the board of every code."""
-        self.best: np.ndarray = entries["best"]
-        """uint16 best-move mask of every code."""
+        self.file = file
+        """The open file behind the table (None for a table built in memory)."""
+        self._entries = entries
         self._codes = game.codes
         self._words = entries.view("<u4")
         raw = memoryview(entries.view(np.uint8))
         self._score_view = raw.cast("b")
         self._raw = raw
+        self._guard: BlockGuard | None = None if file is None else file.guard("entries")
+        self._verified = bytearray(b"\x01") if self._guard is None else self._guard.flags
+        self._shift = 62 if self._guard is None else self._guard.shift
+
+    @property
+    def entries(self) -> np.ndarray:
+        """Every code's :data:`~solver.tablefile.ENTRY`, indexed by code (the whole table is verified first)."""
+        if self._guard is not None:
+            self._guard.ensure_all()
+        return self._entries
+
+    @property
+    def score(self) -> np.ndarray:
+        """int8 score of every code, for the side to move (verified, a view of :attr:`entries`)."""
+        return self.entries["score"]
+
+    @property
+    def ply(self) -> np.ndarray:
+        """uint8 pieces on the board of every code (verified)."""
+        return self.entries["ply"]
+
+    @property
+    def best(self) -> np.ndarray:
+        """uint16 best-move mask of every code (verified)."""
+        return self.entries["best"]
 
     def __repr__(self) -> str:
         return f"<Table {self.game.name} from {self.path or 'memory'}>"
 
     # -- looking up -----------------------------------------------------------
     def score_of(self, code: int) -> int:
-        """The stored score of a code (``UNREACHABLE`` if no game reaches it)."""
+        """The stored score of a code (``UNREACHABLE`` if no game reaches it), from verified bytes."""
+        if not self._verified[code >> self._shift]:
+            self._guard.ensure(code)  # type: ignore[union-attr]
         return self._score_view[4 * code + 3]
 
     def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
@@ -198,6 +193,8 @@ class Table:
         """
         if not 0 <= code < self._codes:
             _board.parse(code, self.game)  # raises, naming the range
+        if not self._verified[code >> self._shift]:
+            self._guard.ensure(code)  # type: ignore[union-attr]  # raises TableError for a damaged block
         at = 4 * code
         score = self._score_view[at + 3]
         if score == UNREACHABLE:
@@ -239,12 +236,18 @@ class Table:
 
         :param codes: an integer array (any shape, or a single int) of base-3 codes.
         :param check: raise for unreachable codes. Codes out of range always
-            raise; with ``check=False`` unreachable codes read ``UNREACHABLE``.
+            raise. With ``check=False`` an unreachable code is answered too:
+            :attr:`Scores.reachable` is False for it, its ``score`` is
+            ``UNREACHABLE`` (-128), ``ply`` and ``best`` are 0, and the derived
+            ``value`` (-1) and ``plies`` (-28) mean nothing.
         :raises InvalidBoardError: naming the first bad code and its index.
+        :raises TableError: if a block of the table file that the codes touch is damaged.
         """
         codes = np.asarray(codes)
         if codes.dtype.kind not in "iu":
             raise InvalidBoardError(f"codes must be integers, found dtype {codes.dtype}")
+        if self._guard is not None and not self._guard.done:
+            self._guard.ensure_items(codes.reshape(-1))
         words, valid = _gather(self._words, codes, check)
         if not valid:
             self._explain_bad_code(codes.reshape(-1), check)
@@ -279,79 +282,42 @@ class Table:
     # -- the file ---------------------------------------------------------------
     @property
     def sha256(self) -> str:
-        """SHA-256 of the entries' bytes, as stored in the header."""
-        return hashlib.sha256(self._raw).hexdigest()
+        """The table's checksum: the root SHA-256 of its file (:mod:`solver.tablefile`).
 
-    def header(self) -> dict[str, Any]:
-        """The file header for this table (without its array offsets)."""
-        game = self.game
-        return {
-            "format": "solved-tictactoe table",
-            "format_version": FORMAT_VERSION,
-            "game": {"rows": game.rows, "cols": game.cols, "k": game.k, "name": game.name},
-            "encoding": ENCODING,
-            "score": SCORE,
-            "sha256": self.sha256,
-        }
+        The same for a table built in memory and the file it is saved to.
+        """
+        if self.file is not None:
+            return self.file.header.root
+        header, digests = tablefile.checksums(kind="dense", game=self.game, arrays={"entries": self._entries})
+        return tablefile.root_of(header, digests)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the table to ``path`` atomically (a temporary file, then a rename).
+        """Write the table to ``path`` atomically (:func:`solver.tablefile.write_table`).
 
         The same table always gives the same bytes. Returns the path written.
+
+        :raises TableError: if the target is not a regular file, or the directory
+            cannot be written, or the disk is full.
         """
-        path = Path(path)
-        header = self.header()
-        header["arrays"] = {"entries": {"dtype": ENTRY.descr, "shape": [self.game.codes], "offset": 0}}
-        start = _align(12 + len(_dump(header)) + 16)  # room for the offset's digits
-        header["arrays"]["entries"]["offset"] = start
-        head = MAGIC + struct.pack("<I", start - 12) + _dump(header).ljust(start - 12).encode("ascii")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(head)
-                out.write(self._raw)
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return tablefile.write_table(path, kind="dense", game=self.game, arrays={"entries": self.entries})
 
     def verify(self) -> list[str]:
-        """Prove the table: checksum, then a fresh build compared code by code.
+        """Prove the table: every block against its checksum, then a fresh build compared code by code.
 
         :returns: the problems found (empty when the table is exact).
         """
-        problems = []
-        if self.path is not None:
-            try:
-                stored = read_header(self.path)["sha256"]
-            except TableError as error:
-                return [str(error)]
-            if stored != self.sha256:
-                problems.append(f"checksum mismatch: header says {stored}, arrays hash to {self.sha256}")
+        problems = [] if self.file is None else self.file.problems()
         fresh = build_arrays(self.game)
-        for name in ENTRY.names:
-            mine = self.entries[name]
-            wrong = np.flatnonzero(mine != fresh[name])
+        for name, computed in zip(fresh._fields, fresh, strict=True):
+            mine = self._entries[name]
+            wrong = np.flatnonzero(mine != computed)
             if wrong.size:
                 code = int(wrong[0])
                 problems.append(
                     f"{name} differs from a fresh build at {wrong.size} codes, first at code {code} "
-                    f"({_board.render(self.game, code)}): stored {mine[code]}, computed {fresh[name][code]}"
+                    f"({_board.render(self.game, code)}): stored {mine[code]}, computed {computed[code]}"
                 )
         return problems
-
-
-def _align(offset: int) -> int:
-    return -(-offset // _ALIGN) * _ALIGN
-
-
-def _dump(header: dict[str, Any]) -> str:
-    return json.dumps(header, sort_keys=True, separators=(",", ":"))
 
 
 def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | None = None, progress: Progress | None = None) -> Table:
@@ -360,91 +326,29 @@ def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | 
     :param progress: called with 1 after each ply of each pass (:func:`solver.build.build_steps` calls).
     """
     resolved = parse_game(game) if game is not None else Game(rows, cols, k)
-    return Table(resolved, build_arrays(resolved, progress=progress))
+    return Table(resolved, tablefile.dense_entries(*build_arrays(resolved, progress=progress)))
 
 
-def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> dict[str, Any]:
-    """Read and check a table file's header (magic, version, game, array sizes).
+def load_table(
+    path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True
+) -> Table:
+    """Open a dense table file (memory-mapped; nothing is unpickled).
 
-    :raises TableError: naming the file, what is wrong and the command that rebuilds it.
-    """
-    path = Path(path)
-    expected = game
-
-    def fail(problem: str, found_game: Game | None = None) -> TableError:
-        fix = rebuild_command(expected or found_game or _game_from_name(path), path)
-        return TableError(f"{path}: {problem}; rebuild it with: {fix}")
-
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as handle:
-            head = handle.read(12)
-            if len(head) >= 8 and head[:8] != MAGIC:
-                raise fail("not a solved-tictactoe table (bad magic bytes)")
-            if len(head) < 12:
-                raise fail(f"truncated ({size} bytes)")
-            (length,) = struct.unpack("<I", head[8:])
-            raw = handle.read(length)
-    except FileNotFoundError:
-        raise fail("no such table file") from None
-    except IsADirectoryError:
-        raise fail("is a directory, not a table file") from None
-    except OSError as error:
-        raise fail(f"cannot read ({error.strerror})") from None
-    if len(raw) < length:
-        raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
-    try:
-        header = json.loads(raw.decode("ascii"))
-        version = header["format_version"]
-        spec = header["game"]
-        found = Game(int(spec["rows"]), int(spec["cols"]), int(spec["k"]))
-        spec_array = header["arrays"]["entries"]
-        dtype = np.dtype([tuple(field) for field in spec_array["dtype"]])
-        shape, offset = tuple(spec_array["shape"]), int(spec_array["offset"])
-        str(header["sha256"])
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
-        raise fail(f"corrupt header ({type(error).__name__}: {error})") from None
-    if version != FORMAT_VERSION:
-        raise fail(f"format version {version}, expected {FORMAT_VERSION}", found)
-    if expected is not None and found != expected:
-        raise fail(f"holds {found.name}, expected {expected.name}")
-    if offset != 12 + length:
-        raise fail(f"corrupt header (the entries start at byte {offset}, expected {12 + length})", found)
-    if (dtype, shape) != (ENTRY, (found.codes,)):
-        raise fail(f"entries are {dtype}{list(shape)}, expected {ENTRY}{[found.codes]}", found)
-    end = offset + ENTRY.itemsize * found.codes
-    if end > size:
-        raise fail(f"truncated ({size} bytes, expected {end})", found)
-    header["_offset"] = offset
-    header["_game"] = found
-    return header
-
-
-def _game_from_name(path: Path) -> Game:
-    """The game a table file's name suggests (``4x4k4.ttt``), else tic-tac-toe."""
-    try:
-        return parse_game(path.stem)
-    except ValueError:
-        return Game()
-
-
-def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None) -> Table:
-    """Open a table file (memory-mapped; nothing is unpickled).
+    The header, the layout and the table's checksum (against the one the package
+    expects for the game) are checked at once; the entries block by block on first
+    use, so every answer comes from verified bytes.
 
     :param game: the game the file must hold (checked against the header).
-    :param verify: check the SHA-256 of the arrays; ``None`` (default) checks
-        tables of up to 8 MiB, such as 3x3, and trusts the header of larger ones
-        (``solve verify`` checks those).
-    :raises TableError: for a missing, truncated, corrupt or mismatched file.
+    :param verify: hash every block now; ``None`` (default) does so for tables of
+        up to 8 MiB, such as 3x3, and leaves larger ones to first use.
+    :param follow_symlinks: with False, a symbolic link at ``path`` is refused.
+    :raises TableError: for a missing, truncated, corrupt, forged or mismatched file.
     """
     path = Path(path)
-    header = read_header(path, game=None if game is None else parse_game(game))
-    found: Game = header["_game"]
-    entries = np.memmap(path, dtype=ENTRY, mode="r", offset=header["_offset"], shape=(found.codes,))
-    table = Table(found, entries, path=path)
-    if verify or (verify is None and path.stat().st_size <= _VERIFY_ON_OPEN_BYTES):
-        if table.sha256 != header["sha256"]:
-            raise TableError(
-                f"{path}: checksum mismatch, the arrays are corrupt; rebuild it with: {rebuild_command(found, path)}"
-            )
+    opened = tablefile.open_table(path, game=None if game is None else parse_game(game), follow_symlinks=follow_symlinks)
+    if opened.header.kind != "dense":
+        raise opened.error(f"is a {opened.header.kind} table, expected a dense one")
+    table = Table(opened.header.game, opened.array("entries"), path=path, file=opened)
+    if verify or (verify is None and opened.header.end <= _VERIFY_ON_OPEN_BYTES):
+        opened.verify_all()
     return table

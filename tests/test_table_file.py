@@ -1,4 +1,4 @@
-"""The table file (format in solver/table.py's docstring): exact round trips, reproducible bytes,
+"""The table file (format in solver/tablefile.py's docstring): exact round trips, reproducible bytes,
 and a clear TableError, naming the file and the command that rebuilds it, for every broken file.
 """
 
@@ -18,7 +18,9 @@ import pytest
 import solver
 import solver.cache
 import solver.table
-from solver.table import build_table, load_table, read_header
+import solver.tablefile
+from solver.table import build_table, load_table
+from solver.tablefile import read_header
 
 MAGIC = b"SOLVTTT\n"
 SOLVER_DIR = Path(solver.__file__).resolve().parent
@@ -49,6 +51,17 @@ def array_start(data: bytes) -> int:
 
 def header_of(data: bytes) -> dict:
     return json.loads(data[12 : array_start(data)].decode("ascii"))
+
+
+def digests_of(data: bytes) -> bytes:
+    spec = header_of(data)["digests"]
+    return data[spec["offset"] : spec["offset"] + 32 * spec["count"]]
+
+
+def entries_span(data: bytes) -> tuple[int, int]:
+    """The byte range of the dense entries array."""
+    (spec,) = header_of(data)["arrays"]
+    return spec["offset"], spec["offset"] + 4 * int(np.prod(spec["shape"]))
 
 
 def with_header(data: bytes, header: dict) -> bytes:
@@ -84,10 +97,21 @@ def test_file_layout_matches_the_documented_format(saved, tictactoe):
     raw = data[12:start]
     header = json.loads(raw.decode("ascii"))
     assert raw.decode("ascii") == json.dumps(header, sort_keys=True, separators=(",", ":")).ljust(len(raw))
-    assert header["format_version"] == solver.table.FORMAT_VERSION
+    assert header["format_version"] == solver.tablefile.FORMAT_VERSION
+    assert header["kind"] == "dense"
     assert header["game"] == {"rows": 3, "cols": 3, "k": 3, "name": "3x3k3"}
-    assert {"encoding", "score", "sha256"} <= header.keys()
-    assert header["sha256"] == hashlib.sha256(data[start:]).hexdigest() == tictactoe.sha256
+    assert {"encoding", "score", "root", "block_bytes", "digests"} <= header.keys()
+    first, end = entries_span(data)
+    assert first == start
+    block = header["block_bytes"]
+    digests = digests_of(data)
+    assert len(digests) == 32 * -(-(end - first) // block)
+    for i in range(len(digests) // 32):
+        assert digests[32 * i : 32 * i + 32] == hashlib.sha256(data[first + i * block : min(end, first + (i + 1) * block)]).digest()
+    without_root = {key: value for key, value in header.items() if key != "root"}
+    canonical = json.dumps(without_root, sort_keys=True, separators=(",", ":")).encode("ascii")
+    assert header["root"] == hashlib.sha256(canonical + digests).hexdigest() == tictactoe.sha256
+    assert len(data) == header["digests"]["offset"] + len(digests)
 
 
 def test_save_then_load_gives_the_same_table(tmp_path, tictactoe, small):
@@ -167,7 +191,10 @@ def test_truncated_file_says_truncated(saved, where):
         pytest.param(lambda d: d[:8] + struct.pack("<I", 0) + d[12:], id="zero-length"),
         pytest.param(lambda d: with_header(d, {**header_of(d), "game": {"rows": "three", "cols": 3, "k": 3}}), id="bad-rows"),
         pytest.param(lambda d: with_header(d, {**header_of(d), "game": {"rows": 0, "cols": 3, "k": 3}}), id="no-rows"),
-        pytest.param(lambda d: with_header(d, {k: v for k, v in header_of(d).items() if k != "sha256"}), id="no-sha256"),
+        pytest.param(lambda d: with_header(d, {k: v for k, v in header_of(d).items() if k != "root"}), id="no-root"),
+        pytest.param(lambda d: with_header(d, {**header_of(d), "block_bytes": 3}), id="odd-block-size"),
+        pytest.param(lambda d: with_header(d, {**header_of(d), "kind": "sparse"}), id="unknown-kind"),
+        pytest.param(lambda d: d[:12] + (b"[" * 200_000)[: array_start(d) - 12] + d[array_start(d):], id="deeply-nested"),
         pytest.param(lambda d: with_header(d, {k: v for k, v in header_of(d).items() if k != "arrays"}), id="no-arrays"),
     ],
 )
@@ -178,10 +205,17 @@ def test_corrupt_header(saved, corrupt):
     assert "corrupt header" in message, message
 
 
-def test_huge_header_length_reads_as_truncated(saved):
+def test_huge_header_length_is_refused_before_reading(saved):
     path, data = saved
     path.write_bytes(data[:8] + struct.pack("<I", 2**32 - 1) + data[12:])
-    assert "truncated" in table_error(path)
+    assert "corrupt header (length 4,294,967,295 bytes" in table_error(path)
+
+
+def test_a_header_of_200000_nested_brackets_is_a_table_error_not_a_recursion_error(tmp_path):
+    text = b"[" * 200_000
+    path = tmp_path / "3x3k3.ttt"
+    path.write_bytes(MAGIC + struct.pack("<I", len(text)) + text + b"\0" * 64)
+    assert "corrupt header" in table_error(path)
 
 
 def test_wrong_magic(saved):
@@ -194,10 +228,10 @@ def test_wrong_magic(saved):
 
 def test_wrong_format_version(saved):
     path, data = saved
-    version = solver.table.FORMAT_VERSION + 1
+    version = solver.tablefile.FORMAT_VERSION + 1
     path.write_bytes(with_header(data, {**header_of(data), "format_version": version}))
     message = table_error(path)
-    assert f"format version {version}" in message and f"expected {solver.table.FORMAT_VERSION}" in message
+    assert f"format version {version}" in message and f"expected {solver.tablefile.FORMAT_VERSION}" in message
 
 
 @pytest.mark.parametrize("offset", [-64, -1])
@@ -205,7 +239,7 @@ def test_negative_array_offset_is_a_table_error(saved, offset):
     """BUG: a negative offset passes the size check and np.memmap raises OverflowError."""
     path, data = saved
     header = header_of(data)
-    for spec in header["arrays"].values():
+    for spec in header["arrays"]:
         spec["offset"] = offset
     path.write_bytes(with_header(data, header))
     table_error(path, verify=False)
@@ -216,7 +250,7 @@ def test_array_offset_inside_the_header_is_a_table_error(saved):
     when the checksum is not checked (large tables are opened without it)."""
     path, data = saved
     header = header_of(data)
-    for spec in header["arrays"].values():
+    for spec in header["arrays"]:
         spec["offset"] = 0
     path.write_bytes(with_header(data, header))
     table_error(path, verify=False)
@@ -224,25 +258,34 @@ def test_array_offset_inside_the_header_is_a_table_error(saved):
 
 def test_flipped_byte_in_the_arrays(saved):
     path, data = saved
-    start = array_start(data)
-    for where in (start, (start + len(data)) // 2, len(data) - 1):
+    first, end = entries_span(data)
+    for where in (first, (first + end) // 2, end - 1):
         broken = bytearray(data)
         broken[where] ^= 0x40
         path.write_bytes(bytes(broken))
         message = table_error(path)  # small tables are checksummed on open
-        assert "checksum" in message, message
+        assert "does not match its checksum" in message, message
         problems = load_table(path, verify=False).verify()
         assert any("checksum" in problem for problem in problems), problems
         assert any("differs from a fresh build" in problem for problem in problems), problems
         table_error(path, verify=True)
 
 
+def test_flipped_byte_in_the_block_digests(saved):
+    path, data = saved
+    spec = header_of(data)["digests"]
+    broken = bytearray(data)
+    broken[spec["offset"] + 5] ^= 1
+    path.write_bytes(bytes(broken))
+    assert "checksum mismatch" in table_error(path, verify=False)
+
+
 def test_flipped_byte_in_the_stored_checksum(saved):
     path, data = saved
     header = header_of(data)
-    header["sha256"] = ("0" if header["sha256"][0] != "0" else "1") + header["sha256"][1:]
+    header["root"] = ("0" if header["root"][0] != "0" else "1") + header["root"][1:]
     path.write_bytes(with_header(data, header))
-    assert "checksum" in table_error(path)
+    assert "checksum mismatch" in table_error(path)
 
 
 def test_table_of_another_game(tmp_path, small):
@@ -264,7 +307,7 @@ def test_table_of_another_game_in_the_table_dir(tmp_path, monkeypatch, small):
 
 def test_header_of_a_good_file_reads(saved):
     header = read_header(saved[0], game=solver.Game())
-    assert header["game"]["name"] == "3x3k3"
+    assert header.game.name == "3x3k3" and header.kind == "dense" and header.spec("entries").shape == (3**9,)
 
 
 # -- nothing is ever unpickled -------------------------------------------------------------------------------------
@@ -311,9 +354,11 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temp_file(saved, small, 
     def fail(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(solver.table.os, target, fail)
-    with pytest.raises(type(error)):
+    monkeypatch.setattr(solver.tablefile.os, target, fail)
+    with pytest.raises(solver.TableError if isinstance(error, OSError) else type(error)) as caught:
         small.save(path)
+    if isinstance(error, OSError):
+        assert str(path.parent) in str(caught.value)
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert _leftovers(path.parent, path) == []
@@ -345,17 +390,18 @@ def test_a_failed_write_of_the_arrays_keeps_the_old_file(saved, small, monkeypat
                 raise OSError(28, "No space left on device")
             return len(chunk)
 
-    monkeypatch.setattr(solver.table.os, "fdopen", lambda *a, **k: Exploding(real_fdopen(*a, **k)))
-    with pytest.raises(OSError, match="No space"):
+    monkeypatch.setattr(solver.tablefile.os, "fdopen", lambda *a, **k: Exploding(real_fdopen(*a, **k)))
+    with pytest.raises(solver.TableError, match="disk filled up") as caught:
         small.save(path)
+    assert str(path) in str(caught.value)
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert _leftovers(path.parent, path) == []
 
 
 def test_a_failed_first_save_leaves_nothing(tmp_path, small, monkeypatch):
-    monkeypatch.setattr(solver.table.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("no")))
-    with pytest.raises(OSError):
+    monkeypatch.setattr(solver.tablefile.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("no")))
+    with pytest.raises(solver.TableError):
         small.save(tmp_path / "2x3k2.ttt")
     assert list(tmp_path.iterdir()) == []
 

@@ -1,0 +1,782 @@
+"""Every on-disk table format in one place: magic, a typed header, arrays, block checksums; save, open, verify.
+
+A table file holds a few named numpy arrays behind a JSON header. Two kinds use it:
+
+===========  =======================================================================
+kind         arrays
+===========  =======================================================================
+``dense``    ``entries``: one :data:`ENTRY` (4 bytes) per base-3 code, games of up to
+             :data:`solver.game.DENSE_MAX_CELLS` cells (one memory access per look-up)
+``compact``  ``scores``: one int8 score per legal-count board, indexed per layer
+             (:mod:`solver.compact`); the layer offsets are in ``meta``
+===========  =======================================================================
+
+**Layout** (format version 2; integers little-endian):
+
+=============  ===================================================================
+bytes          content
+=============  ===================================================================
+0-7            magic ``b"SOLVTTT\\n"``
+8-11           header length ``H``, unsigned 32-bit
+12 - 12+H      header: JSON (ASCII, sorted keys), padded with spaces so that the
+               first array starts on a 64-byte boundary
+...            each array at its ``offset`` (64-byte aligned), C order
+...            the block digests: the SHA-256 (32 bytes) of every block of every
+               array, array by array, at ``digests.offset``
+=============  ===================================================================
+
+Header keys: ``format``, ``format_version``, ``kind``, ``game`` (rows, cols, k,
+name), ``meta`` (kind-specific), ``encoding`` and ``score`` (the conventions in
+words), ``block_bytes``, ``arrays`` (name, dtype, shape, offset, first_block),
+``digests`` (offset, count) and ``root``.
+
+**Checksums.** Every array is cut into blocks of ``block_bytes`` bytes; the file
+stores each block's SHA-256. The ``root`` is the SHA-256 of the header without
+its ``root`` key (canonical JSON) followed by all the digests, so it pins every
+byte of the table: it is the table's checksum (``solve verify`` prints it), and
+the package ships the expected root of every game of up to 16 cells
+(:mod:`solver.checksums`). On open, the header is checked, the root recomputed
+from the header and the digests (kilobytes, not the arrays) and compared with the
+expected one; a block's bytes are hashed the first time a look-up touches it in
+this process (:class:`BlockGuard`), so no answer comes from unverified bytes and
+opening stays cheap. What is not guaranteed: a file changed on disk by another
+program *after* its blocks were verified in a running process.
+
+Files are written atomically (:func:`write_table`): a private temporary file,
+created exclusively and without following links, locked while it is written,
+then renamed over the target. Nothing is ever unpickled: arrays are read with
+``np.memmap`` and their dtypes must be plain numbers.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from .errors import TableError
+from .game import Game, parse_game
+
+MAGIC = b"SOLVTTT\n"
+FORMAT_VERSION = 2
+KINDS = ("dense", "compact")
+ALIGN = 64
+DIGEST_BYTES = 32
+MIN_BLOCK_BYTES = 64 << 10
+"""Smallest block: hashing one takes about 40 µs here, the first-touch cost of a look-up."""
+MAX_BLOCKS = 1 << 16
+"""Larger arrays get larger blocks, so the digests stay at most 2 MiB."""
+MAX_HEADER_BYTES = 1 << 20
+
+ENTRY = np.dtype([("best", "<u2"), ("ply", "u1"), ("score", "i1")])
+"""One code's entry in a dense table: 4 bytes, so one memory access answers a look-up.
+
+The score is the last byte, the most significant of the little-endian 32-bit word:
+an unreachable code (score -128) is a word below ``-2**31 + 2**24`` as int32, so a
+batch is checked with one reduction.
+
+``score``: for the side to move (:mod:`solver.score`; ``UNREACHABLE`` if no game
+reaches the code); ``ply``: pieces on the board; ``best``: bit ``cell`` set for
+every best move (0 for finished and unreachable boards).
+"""
+
+ENCODING = "cell = row * cols + col; digit 0 empty, 1 X, 2 O; code = sum(digit * 3**cell); X moves first"
+SCORE = (
+    "score: int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss in d plies, "
+    "-128 unreachable; ply: pieces on the board; best: uint16, bit cell set for every best move"
+)
+
+ArrayParts = np.ndarray | Sequence[np.ndarray]
+"""An array, or a sequence of 1-D arrays of one dtype written one after the other."""
+
+
+def rebuild_command(game: Game, path: Path | str) -> str:
+    """The shell command that rebuilds the table file at ``path``."""
+    return f"solve build --game {game.name} --output {path}"
+
+
+def dense_entries(score: np.ndarray, ply: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """Pack a dense build's three per-code arrays into :data:`ENTRY` records."""
+    entries = np.empty(score.shape, dtype=ENTRY)
+    entries["score"] = score
+    entries["ply"] = ply
+    entries["best"] = best
+    return entries
+
+
+# -- the header -------------------------------------------------------------------
+@dataclass(frozen=True)
+class ArraySpec:
+    """Where one array lies in a file, and which digests cover it."""
+
+    name: str
+    dtype: np.dtype[Any]
+    shape: tuple[int, ...]
+    offset: int
+    first_block: int
+
+    @property
+    def nbytes(self) -> int:
+        """Size of the array in bytes."""
+        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    def blocks(self, block_bytes: int) -> int:
+        """How many blocks of ``block_bytes`` the array spans."""
+        return -(-self.nbytes // block_bytes)
+
+
+@dataclass(frozen=True)
+class Header:
+    """A table file's header, checked and typed (see the module docstring)."""
+
+    kind: str
+    game: Game
+    meta: Mapping[str, Any]
+    arrays: tuple[ArraySpec, ...]
+    block_bytes: int
+    digests_offset: int
+    root: str
+    format_version: int = FORMAT_VERSION
+
+    def spec(self, name: str) -> ArraySpec:
+        """The array called ``name``.
+
+        :raises KeyError: if the file has no such array.
+        """
+        for spec in self.arrays:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    @property
+    def digest_count(self) -> int:
+        """Number of block digests in the file."""
+        return sum(spec.blocks(self.block_bytes) for spec in self.arrays)
+
+    @property
+    def end(self) -> int:
+        """The file's size in bytes."""
+        return self.digests_offset + DIGEST_BYTES * self.digest_count
+
+
+def _dtype_text(dtype: np.dtype[Any]) -> Any:
+    return dtype.descr if dtype.names else dtype.str
+
+
+def _header_dict(header: Header) -> dict[str, Any]:
+    game = header.game
+    return {
+        "format": "solved-tictactoe table",
+        "format_version": header.format_version,
+        "kind": header.kind,
+        "game": {"rows": game.rows, "cols": game.cols, "k": game.k, "name": game.name},
+        "meta": dict(header.meta),
+        "encoding": ENCODING,
+        "score": SCORE,
+        "block_bytes": header.block_bytes,
+        "arrays": [
+            {"name": s.name, "dtype": _dtype_text(s.dtype), "shape": list(s.shape), "offset": s.offset, "first_block": s.first_block}
+            for s in header.arrays
+        ],
+        "digests": {"offset": header.digests_offset, "count": header.digest_count},
+    }
+
+
+def _dump(data: Mapping[str, Any]) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def root_of(header: Header, digests: bytes) -> str:
+    """The table checksum: SHA-256 of the canonical header (without ``root``) and the digests."""
+    return hashlib.sha256(_dump(_header_dict(header)) + digests).hexdigest()
+
+
+def block_bytes_for(nbytes: int) -> int:
+    """The block size for arrays of ``nbytes`` in all: a power of two, at least 64 KiB, at most 65,536 blocks."""
+    size = MIN_BLOCK_BYTES
+    while -(-nbytes // size) > MAX_BLOCKS:
+        size *= 2
+    return size
+
+
+def _align(offset: int) -> int:
+    return -(-offset // ALIGN) * ALIGN
+
+
+def _layout(kind: str, game: Game, meta: Mapping[str, Any], shapes: Mapping[str, tuple[np.dtype[Any], tuple[int, ...]]]) -> tuple[Header, int]:
+    """The header of a file holding arrays of these dtypes and shapes, and the header's padded length."""
+    total = sum(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize for dtype, shape in shapes.values())
+    block = block_bytes_for(total)
+    start = 0
+    while True:
+        specs, offset, first = [], _align(12 + start), 0
+        for name, (dtype, shape) in shapes.items():
+            spec = ArraySpec(name, dtype, shape, offset, first)
+            specs.append(spec)
+            offset = _align(offset + spec.nbytes)
+            first += spec.blocks(block)
+        header = Header(kind, game, dict(meta), tuple(specs), block, offset, "0" * 64)
+        length = len(_dump({**_header_dict(header), "root": header.root}))
+        if 12 + length <= _align(12 + start):
+            return header, _align(12 + start) - 12
+        start = length
+
+
+# -- writing ----------------------------------------------------------------------
+def _parts(arrays: ArrayParts) -> list[np.ndarray]:
+    if isinstance(arrays, np.ndarray):
+        return [arrays]
+    return list(arrays)
+
+
+def write_table(
+    path: str | os.PathLike[str],
+    *,
+    kind: str,
+    game: Game,
+    arrays: Mapping[str, ArrayParts],
+    meta: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write a table file atomically; the same arrays always give the same bytes.
+
+    :param arrays: each named array, or a sequence of 1-D parts of one dtype
+        written one after the other (e.g. the layers of a compact table,
+        memory-mapped: they are streamed, never concatenated in memory).
+    :raises TableError: if the target exists and is not a regular file, the
+        directory cannot be written, or the disk is full (naming the path and
+        the bytes needed).
+    """
+    path = Path(path)
+    header, length, parts = _plan(kind, game, arrays, meta)
+    refuse_non_regular(path)
+    _check_space(path, header.end)
+    with atomic_file(path) as out:
+        out.write(_head(header, length))
+        digests = bytearray()
+        for spec in header.arrays:
+            out.seek(spec.offset)
+            digests += _write_blocks(out, parts[spec.name], header.block_bytes)
+        out.seek(header.digests_offset)
+        out.write(digests)
+        header = Header(header.kind, header.game, header.meta, header.arrays, header.block_bytes, header.digests_offset, root_of(header, bytes(digests)))
+        out.seek(0)
+        out.write(_head(header, length))
+    return path
+
+
+def _plan(
+    kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None
+) -> tuple[Header, int, dict[str, list[np.ndarray]]]:
+    """The header (root not yet known) and padded header length of a file holding ``arrays``."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown table kind {kind!r}: expected one of {KINDS}")
+    parts = {name: _parts(value) for name, value in arrays.items()}
+    shapes: dict[str, tuple[np.dtype[Any], tuple[int, ...]]] = {}
+    for name, pieces in parts.items():
+        dtypes = {piece.dtype for piece in pieces}
+        if len(dtypes) != 1:
+            raise ValueError(f"array {name!r} has parts of different dtypes: {sorted(map(str, dtypes))}")
+        shape = pieces[0].shape if len(pieces) == 1 else (sum(piece.size for piece in pieces),)
+        shapes[name] = (dtypes.pop(), tuple(int(n) for n in shape))
+    header, length = _layout(kind, game, meta or {}, shapes)
+    return header, length, parts
+
+
+def checksums(*, kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None = None) -> tuple[Header, bytes]:
+    """The header and block digests :func:`write_table` would write, without writing (for :func:`root_of`)."""
+    header, _, parts = _plan(kind, game, arrays, meta)
+    digests = b"".join(_write_blocks(None, parts[spec.name], header.block_bytes) for spec in header.arrays)
+    return header, digests
+
+
+def _head(header: Header, length: int) -> bytes:
+    text = _dump({**_header_dict(header), "root": header.root})
+    return MAGIC + length.to_bytes(4, "little") + text.ljust(length)
+
+
+def _write_blocks(out: IO[bytes] | None, pieces: list[np.ndarray], block_bytes: int) -> bytes:
+    """Write the parts of one array and return the SHA-256 of each of its blocks."""
+    digests = bytearray()
+    block, filled = hashlib.sha256(), 0
+    step = max(block_bytes, 16 << 20)
+    for piece in pieces:
+        raw = np.ascontiguousarray(piece).reshape(-1).view(np.uint8)
+        for start in range(0, raw.size, step):
+            chunk = memoryview(raw[start : start + step])
+            if out is not None:
+                out.write(chunk)
+            while len(chunk):
+                take = min(len(chunk), block_bytes - filled)
+                block.update(chunk[:take])
+                chunk, filled = chunk[take:], filled + take
+                if filled == block_bytes:
+                    digests += block.digest()
+                    block, filled = hashlib.sha256(), 0
+    if filled:
+        digests += block.digest()
+    return bytes(digests)
+
+
+def refuse_non_regular(path: Path) -> None:
+    """Refuse to replace anything at ``path`` that is not a regular file (a device, a FIFO, a link...).
+
+    :raises TableError: naming the path and what is there.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return  # nothing there (the directory's own problems are said when it is written)
+    except OSError as error:
+        raise TableError(f"{path}: cannot check the target ({error.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise TableError(f"{path}: exists and is {_file_kind(mode)}, not a regular file; refusing to replace it: remove it or write elsewhere")
+
+
+def _file_kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _check_space(path: Path, needed: int) -> None:
+    try:
+        free = shutil.disk_usage(_existing_parent(path)).free
+    except OSError:
+        return
+    if free < needed:
+        raise TableError(f"{path}: not enough disk space: the table needs {_size(needed)} ({needed:,} bytes), {path.parent} has {_size(free)} free")
+
+
+def _existing_parent(path: Path) -> Path:
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return parent
+
+
+def _size(nbytes: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if nbytes < 1024 or unit == "TiB":
+            return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024  # type: ignore[assignment]
+    raise AssertionError  # pragma: no cover
+
+
+TEMP_SUFFIX = ".tmp"
+
+
+def temp_name(path: Path) -> Path:
+    """A private temporary name beside ``path``: ``.<name>.<pid>.<random>.tmp``."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+
+
+@contextmanager
+def atomic_file(path: Path) -> Iterator[IO[bytes]]:
+    """A new file that replaces ``path`` when the block ends without error.
+
+    The temporary file is created with ``O_EXCL | O_NOFOLLOW`` (a link planted
+    under its name is never followed), locked with ``flock`` while it is written
+    (so :func:`remove_dead_temporaries` knows its builder is alive), given mode
+    0644 through its descriptor, synced, and renamed into place.
+
+    :raises TableError: if the directory cannot be written or the disk fills up.
+    """
+    directory = path.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tmp = temp_name(path)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as error:
+        raise TableError(_cannot_write(directory, error)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb", closefd=False) as out:
+            yield out
+            out.flush()
+            os.fsync(fd)
+        refuse_non_regular(path)
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise TableError(f"{path}: the disk filled up while writing ({error.strerror}); free space in {directory} and build again") from None
+        raise TableError(_cannot_write(directory, error)) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass  # the rename is done; a directory that cannot be synced is still consistent
+
+
+def _cannot_write(directory: Path, error: OSError) -> str:
+    return f"cannot write tables into {directory} ({error.strerror or error}): make it a writable directory, or choose another table directory"
+
+
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,9})\.[0-9a-f]{8}\.tmp")
+
+
+def remove_dead_temporaries(directory: Path) -> list[Path]:
+    """Remove the temporary files in ``directory`` whose builder is dead.
+
+    A builder holds an exclusive ``flock`` on its temporary file until the rename,
+    and its PID is in the name (:func:`temp_name`): a file is removed only when
+    that PID is not running *and* its lock can be taken, so a live builder's file
+    is never touched.
+
+    :returns: the files removed.
+    """
+    removed = []
+    try:
+        names = [entry.name for entry in os.scandir(directory)]
+    except OSError:
+        return removed
+    for name in sorted(names):
+        match = _TEMP_NAME.fullmatch(name)
+        if match is None or _alive(int(match["pid"])):
+            continue
+        tmp = directory / name
+        try:
+            fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            pass  # locked: its builder lives; or another process removed it first
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# -- reading ----------------------------------------------------------------------
+class BlockGuard:
+    """Verifies one array's blocks against their digests the first time each is used.
+
+    ``flags[b]`` is 1 once block ``b`` was hashed and matched in this process.
+    Items of the array map to blocks by ``item >> shift``.
+    """
+
+    def __init__(self, table_file: TableFile, spec: ArraySpec) -> None:
+        self.file = table_file
+        self.spec = spec
+        block = table_file.header.block_bytes
+        self.count = spec.blocks(block)
+        self.flags = bytearray(self.count)
+        self.shift = (block // spec.dtype.itemsize).bit_length() - 1
+        self.done = self.count == 0
+        self._raw = table_file.array(spec.name).reshape(-1).view(np.uint8)
+
+    def ensure(self, item: int) -> None:
+        """Verify the block holding ``item`` unless done already."""
+        block = item >> self.shift
+        if not self.flags[block]:
+            self.verify_block(block)
+
+    def ensure_items(self, items: np.ndarray) -> None:
+        """Verify every block that any of ``items`` (in range) falls in."""
+        if self.done or not items.size:
+            return
+        if items.size >= self.count:
+            self.ensure_all()
+            return
+        for block in np.unique(items >> self.shift).tolist():
+            if 0 <= block < self.count and not self.flags[block]:
+                self.verify_block(block)
+
+    def ensure_range(self, start: int, stop: int) -> None:
+        """Verify the blocks of items ``start`` to ``stop - 1``."""
+        if self.done or stop <= start:
+            return
+        for block in range(start >> self.shift, ((stop - 1) >> self.shift) + 1):
+            if not self.flags[block]:
+                self.verify_block(block)
+
+    def ensure_all(self) -> None:
+        """Verify every block not yet verified."""
+        for block in range(self.count):
+            if not self.flags[block]:
+                self.verify_block(block)
+        self.done = True
+
+    def verify_block(self, block: int) -> None:
+        """Hash one block and compare it with its stored digest.
+
+        :raises TableError: naming the file, the array, the block and the rebuild command.
+        """
+        size = self.file.header.block_bytes
+        data = self._raw[block * size : (block + 1) * size]
+        want = self.file.digest(self.spec.first_block + block)
+        if hashlib.sha256(memoryview(data)).digest() != want:
+            raise self.file.error(
+                f"block {block} of {self.spec.name!r} (bytes {block * size:,} to {block * size + data.size - 1:,} of the array) "
+                "does not match its checksum: the file is damaged"
+            )
+        self.flags[block] = 1
+        if block == self.count - 1 and all(self.flags):
+            self.done = True
+
+    def problems(self) -> list[str]:
+        """Verify every block; the damaged ones, described (empty when all match)."""
+        found = []
+        for block in range(self.count):
+            try:
+                self.verify_block(block)
+            except TableError as error:
+                found.append(str(error))
+        self.done = not found
+        return found
+
+
+@dataclass
+class TableFile:
+    """An open table file: its checked header and its arrays, memory-mapped read-only.
+
+    Get one with :func:`open_table`. Arrays are not verified by opening: use
+    :meth:`guard` before reading them (or :meth:`verify_all`).
+    """
+
+    path: Path
+    header: Header
+    _digests: bytes = field(repr=False)
+    _arrays: dict[str, np.ndarray] = field(repr=False)
+    _guards: dict[str, BlockGuard] = field(default_factory=dict, repr=False)
+
+    def array(self, name: str) -> np.ndarray:
+        """The array ``name``, memory-mapped read-only and **not yet verified**."""
+        return self._arrays[name]
+
+    def guard(self, name: str) -> BlockGuard:
+        """The :class:`BlockGuard` of array ``name`` (one per array and file object)."""
+        guard = self._guards.get(name)
+        if guard is None:
+            guard = self._guards[name] = BlockGuard(self, self.header.spec(name))
+        return guard
+
+    def digest(self, index: int) -> bytes:
+        """The stored SHA-256 of block ``index`` (counted over all arrays)."""
+        return self._digests[index * DIGEST_BYTES : (index + 1) * DIGEST_BYTES]
+
+    def verify_all(self) -> None:
+        """Verify every block of every array.
+
+        :raises TableError: at the first damaged block.
+        """
+        for spec in self.header.arrays:
+            self.guard(spec.name).ensure_all()
+
+    def problems(self) -> list[str]:
+        """Every damaged block of every array, described (empty when the file is whole)."""
+        return [problem for spec in self.header.arrays for problem in self.guard(spec.name).problems()]
+
+    def error(self, problem: str) -> TableError:
+        """A :class:`TableError` naming this file, the problem and the rebuild command."""
+        return TableError(f"{self.path}: {problem}; rebuild it with: {rebuild_command(self.header.game, self.path)}")
+
+
+def expected_root(game: Game) -> str | None:
+    """The checksum the package expects for ``game``'s table, if it ships one (games up to 16 cells)."""
+    from .checksums import EXPECTED_ROOTS
+
+    return EXPECTED_ROOTS.get(game.name)
+
+
+def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True) -> TableFile:
+    """Open and check a table file: header, layout, root checksum, expected checksum.
+
+    Only the header and the digests are read (kilobytes); the arrays are
+    memory-mapped and verified block by block on first use (:class:`BlockGuard`).
+
+    :param game: the game the file must hold.
+    :param follow_symlinks: with False, a symbolic link at ``path`` is refused.
+    :raises TableError: naming the file, what is wrong and the command that rebuilds it.
+    """
+    path = Path(path)
+
+    def fail(problem: str, found: Game | None = None) -> TableError:
+        fix = rebuild_command(game or found or _game_from_name(path), path)
+        return TableError(f"{path}: {problem}; rebuild it with: {fix}")
+
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise fail("no such table file") from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise fail("is a symbolic link; refusing to follow it") from None
+        raise fail(f"cannot read ({error.strerror})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise fail(f"is {_file_kind(info.st_mode)}, not a table file")
+    with os.fdopen(fd, "rb") as handle:
+        size = info.st_size
+        try:
+            head = handle.read(12)
+            if len(head) >= 8 and head[:8] != MAGIC:
+                raise fail("not a solved-tictactoe table (bad magic bytes)")
+            if len(head) < 12:
+                raise fail(f"truncated ({size} bytes)")
+            length = int.from_bytes(head[8:], "little")
+            if length > MAX_HEADER_BYTES:
+                raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")
+            raw = handle.read(length)
+            if len(raw) < length:
+                raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
+            header, stored = _parse_header(raw, length, fail)
+            if header.end > size:
+                raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
+            if game is not None and header.game != game:
+                raise fail(f"holds {header.game.name}, expected {game.name}", header.game)
+            handle.seek(header.digests_offset)
+            digests = handle.read(DIGEST_BYTES * header.digest_count)
+        except OSError as error:
+            raise fail(f"cannot read ({error.strerror})") from None
+        root = root_of(header, digests)
+        if root != stored:
+            raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
+        expected = expected_root(header.game)
+        if expected is not None and root != expected:
+            raise fail(
+                f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged",
+                header.game,
+            )
+        arrays = {
+            spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
+            for spec in header.arrays
+            if spec.nbytes
+        }
+        for spec in header.arrays:
+            arrays.setdefault(spec.name, np.zeros(spec.shape, dtype=spec.dtype))
+    return TableFile(path, header, digests, arrays)
+
+
+def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
+    """The typed header from its JSON bytes, every field checked."""
+    try:
+        data = json.loads(raw.decode("ascii"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:80]})") from None
+    found: Game | None = None
+    try:
+        if not isinstance(data, dict):
+            raise TypeError(f"the header is a {type(data).__name__}, expected an object")
+        version = data["format_version"]
+        if version != FORMAT_VERSION:
+            raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION}")
+        spec = data["game"]
+        found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]))
+        kind = data["kind"]
+        if kind not in KINDS:
+            raise ValueError(f"kind {str(kind)[:20]!r}, expected one of {KINDS}")
+        meta = data["meta"]
+        if not isinstance(meta, dict):
+            raise TypeError("meta is not an object")
+        block = _int(data["block_bytes"])
+        if block < MIN_BLOCK_BYTES or block & (block - 1):
+            raise ValueError(f"block size {block}, expected a power of two of at least {MIN_BLOCK_BYTES}")
+        specs, end, first = [], 12 + length, 0
+        for item in data["arrays"]:
+            dtype = _dtype(item["dtype"])
+            shape = tuple(_int(n) for n in item["shape"])
+            spec_ = ArraySpec(str(item["name"]), dtype, shape, _int(item["offset"]), _int(item["first_block"]))
+            if spec_.offset < end or spec_.offset % ALIGN:
+                raise ValueError(f"array {spec_.name!r} starts at byte {spec_.offset}, expected an aligned offset from {end}")
+            if spec_.first_block != first:
+                raise ValueError(f"array {spec_.name!r} starts at digest {spec_.first_block}, expected {first}")
+            specs.append(spec_)
+            end, first = spec_.offset + spec_.nbytes, first + spec_.blocks(block)
+        digests = data["digests"]
+        header = Header(kind, found, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]))
+        if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
+            raise ValueError("the digests do not follow the arrays")
+        _check_kind(header)
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, TableError):
+            raise
+        raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:120]})", found) from None
+    return header, header.root
+
+
+def _int(value: Any) -> int:
+    if type(value) is not int or value < 0:
+        raise TypeError(f"expected a non-negative integer, found {str(value)[:20]!r}")
+    return value
+
+
+_ALLOWED_DTYPES = {np.dtype(t) for t in ("i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8")} | {ENTRY}
+
+
+def _dtype(text: Any) -> np.dtype[Any]:
+    """A dtype from its header form; only plain little-endian integers and :data:`ENTRY`."""
+    try:
+        dtype = np.dtype([tuple(f) for f in text]) if isinstance(text, list) else np.dtype(str(text))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"bad dtype {str(text)[:40]}") from error
+    if dtype not in _ALLOWED_DTYPES:
+        raise ValueError(f"dtype {dtype} is not one a table uses")
+    return dtype
+
+
+def _check_kind(header: Header) -> None:
+    """The arrays each kind must have."""
+    names = [spec.name for spec in header.arrays]
+    if header.kind == "dense":
+        expected_shape = (header.game.codes,)
+        if names != ["entries"] or header.arrays[0].dtype != ENTRY or header.arrays[0].shape != expected_shape:
+            raise ValueError(f"a dense table holds entries {ENTRY}{list(expected_shape)}, found {names}")
+    elif names != ["scores"] or header.arrays[0].dtype != np.dtype("i1") or len(header.arrays[0].shape) != 1:
+        raise ValueError(f"a compact table holds one 1-D int8 array 'scores', found {names}")
+
+
+def _game_from_name(path: Path) -> Game:
+    """The game a table file's name suggests (``4x4k4.ttt``), else tic-tac-toe."""
+    try:
+        return parse_game(path.name.split(".")[0])
+    except ValueError:
+        return Game()
+
+
+def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> Header:
+    """The checked header of a table file (see :func:`open_table`)."""
+    return open_table(path, game=game).header
