@@ -1,9 +1,9 @@
 """Grading a player: call a move function on every position and judge each answer.
 
-:func:`grade` calls ``move_fn(board)`` once on every reachable, unfinished
-position where the graded side is to move, ordered by plies played, then by code.
-Every call gets a **fresh** board (many minimax functions change the board they
-are given), in the form the function expects:
+:func:`grade` calls the player once on every reachable, unfinished position
+where the graded side is to move. Every call gets a **fresh** board (many
+minimax functions change the board they are given), in the form the function
+expects:
 
 ================================  ==========================================================
 option                            the board passed
@@ -16,8 +16,22 @@ default                           a list of rows, ``symbols`` for X, O and empty
                                   for an empty ``None``: ``"X...O...."``
 ================================  ==========================================================
 
-An answer may be ``(row, col)``, ``[row, col]`` (numpy integers too) or a flat
-cell index ``row * cols + col``. Each answer falls in exactly one bucket:
+Functions that take more, or answer more, than a board and a move are graded
+with options instead of wrappers:
+
+==============================  ================================================================
+option                          the call
+==============================  ================================================================
+``turn="symbol"``               ``f(board, mover)``: the mover's symbol (``symbols``; 1/-1 with
+                                ``array``; its character with ``flat``)
+``turn="max"``                  ``f(board, is_max)``: ``True`` when X, the maximiser, is to move
+``returns="value-move"``        ``f`` returns ``(value, move)``; the move is judged
+``"FILE.py:Class.method"``      a method of ``Class()``, built with no arguments
+==============================  ================================================================
+
+An answer (the move) may be ``(row, col)``, ``[row, col]``, a flat cell index
+``row * cols + col`` or any other form :func:`solver.moves.parse_move` reads.
+Each answer falls in exactly one bucket:
 
 ==============  =================================================================
 bucket          meaning
@@ -28,12 +42,23 @@ bucket          meaning
                 :mod:`solver.analysis`)
 ``exceptions``  the function raised
 ``illegal``     the answer is not a legal move (taken, off the board, unreadable)
+``timeouts``    the call ran over its time limit (``timeout``)
+``crashes``     the call ended the player's process (``os._exit``, a signal, memory)
 ==============  =================================================================
 
 ``optimal`` counts the kept answers that are also best (the position's best
 score: win fastest, lose slowest); the other kept answers are listed in
 ``slower`` (a slower win or a faster loss). So ``kept == optimal + len(slower)``
-and ``positions == kept + len(lost) + len(exceptions) + len(illegal)``.
+and ``positions == kept + len(lost) + len(errors)``.
+
+**Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
+is imported and called in a separate process (:mod:`solver.playerproc`): it
+cannot hang, kill or fool the grader, whose verdicts are computed here from the
+answers received as plain data. A function object runs in the caller's own
+process, without time limits. Calls are made in a fixed shuffled order, so that
+a progress bar's estimate of the time left is fair (the cost of a minimax call
+falls steeply with the pieces on the board); the report lists positions by
+plies played, then code.
 
 >>> import solver
 >>> report = solver.grade(solver.best_move, side="O")
@@ -43,32 +68,56 @@ and ``positions == kept + len(lost) + len(exceptions) + len(illegal)``.
 
 from __future__ import annotations
 
-import importlib.util
-import operator
-import sys
+import random
 import time
-import traceback
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
-
-import numpy as np
 
 from .analysis import Verdict, verdict
 from .cache import resolve_table
-from .errors import PlayerError
+from .errors import InvalidBoardError, PlayerError
 from .game import Game
+from .moves import expected_moves, parse_move
+from .playerproc import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_SYMBOLS,
+    DEFAULT_TIMEOUT,
+    BoardForm,
+    Caller,
+    PlayerProcess,
+    Reply,
+    Symbols,
+    Turn,
+    describe_exception,
+    load_player,
+)
 from .position import Move, Position
 from .table import Table
 
-Side = Literal["X", "O", "both"]
-Symbols = tuple[Any, Any, Any]
-Progress = Callable[[int], None]
-"""Called with 1 after each position graded."""
+__all__ = [
+    "DEFAULT_SYMBOLS", "DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "GradeReport", "GradedMove", "GradingInterrupted",
+    "PlayerFailure", "Returns", "Side", "Turn", "answer_cell", "board_maker", "describe_exception", "grade", "load_player",
+    "parse_symbols", "positions_to_grade",
+]
 
-DEFAULT_SYMBOLS: Symbols = ("X", "O", None)
-_ARRAY_VALUES = np.array([0, 1, -1])
+Side = Literal["X", "O", "both"]
+Returns = Literal["move", "value-move"]
+"""What the function returns: a move, or ``(value, move)``."""
+Progress = Callable[[int], None]
+"""Called with 0 once the player is loaded, then with 1 after each position graded."""
+FailureKind = Literal["exception", "illegal", "timeout", "crash"]
+
+DEFAULT_TOTAL_TIMEOUT = 600.0
+"""Seconds for a whole grading; what is graded by then is reported."""
+EARLY = 20
+"""When the first this many calls all fail the same known way, grading stops with one line saying which option fixes it."""
+CHUNK = 256
+"""Boards sent to the player's process per message."""
+CRASHES_IN_A_ROW = 5
+"""Grading stops when the player's process dies on this many calls in a row."""
+SHUFFLE_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -101,14 +150,16 @@ class PlayerFailure:
     """A call that gave no legal move.
 
     :param position: the position the function was asked about.
-    :param kind: ``'exception'`` (the function raised) or ``'illegal'`` (its answer is not a legal move).
+    :param kind: ``'exception'`` (the function raised), ``'illegal'`` (its answer is not
+        a legal move), ``'timeout'`` (no answer in time) or ``'crash'`` (the call ended
+        the player's process).
     :param message: e.g. ``"ZeroDivisionError: division by zero (player.py, line 3)"``
-        or ``"cell (0, 0) is taken"``.
-    :param answer: ``repr`` of the answer (empty for an exception).
+        or ``"cell (0, 0) is taken by X"``.
+    :param answer: ``repr`` of the answer (empty when there is none).
     """
 
     position: Position
-    kind: Literal["exception", "illegal"]
+    kind: FailureKind
     message: str
     answer: str = ""
 
@@ -122,6 +173,8 @@ class PlayerFailure:
 class GradeReport:
     """What :func:`grade` found (the buckets are defined in the module docstring).
 
+    :param planned: the positions to grade; :attr:`positions` of them were graded
+        (fewer when :attr:`stopped` says why).
     :param positions: positions tried: one call each.
     :param kept: legal answers that keep the position's result for the mover.
     :param optimal: kept answers that are best moves.
@@ -129,13 +182,19 @@ class GradeReport:
     :param slower: the kept answers that are not best: a slower win or a faster loss.
     :param exceptions: the calls that raised.
     :param illegal: the answers that are not legal moves.
+    :param timeouts: the calls that ran over the time limit.
+    :param crashes: the calls that ended the player's process.
     :param mutated: calls that changed the board they were given (harmless: each call gets a fresh one).
-    :param seconds: wall time spent inside the function, in total.
+    :param hints: one line per known mismatch seen in the answers, naming the option that fixes it.
+    :param stopped: why grading stopped before every planned position, or ``None``.
+    :param printed: lines the player printed (not shown).
+    :param seconds: time spent inside the function, in total, as measured where it ran.
     :param slowest: the position of the slowest call, and :attr:`slowest_seconds` its time.
     """
 
     game: Game
     side: Side
+    planned: int
     positions: int
     kept: int
     optimal: int
@@ -143,15 +202,25 @@ class GradeReport:
     slower: tuple[GradedMove, ...]
     exceptions: tuple[PlayerFailure, ...]
     illegal: tuple[PlayerFailure, ...]
+    timeouts: tuple[PlayerFailure, ...]
+    crashes: tuple[PlayerFailure, ...]
     mutated: int
+    hints: tuple[str, ...]
+    stopped: str | None
+    printed: int = field(compare=False)
     seconds: float = field(compare=False)
     slowest: Position | None = field(compare=False)
     slowest_seconds: float = field(compare=False)
 
     @property
+    def complete(self) -> bool:
+        """Whether every planned position was graded."""
+        return self.stopped is None and self.positions == self.planned
+
+    @property
     def errors(self) -> tuple[PlayerFailure, ...]:
-        """Every call without a legal move: exceptions, then illegal answers."""
-        return self.exceptions + self.illegal
+        """Every call without a legal move: exceptions, illegal answers, time-outs, crashes."""
+        return self.exceptions + self.illegal + self.timeouts + self.crashes
 
     @property
     def answered(self) -> int:
@@ -173,7 +242,10 @@ class GradeReport:
         return {
             "game": self.game.name,
             "side": self.side,
+            "planned": self.planned,
             "positions": self.positions,
+            "complete": self.complete,
+            "stopped": self.stopped,
             "kept": self.kept,
             "optimal": self.optimal,
             "lost": [lost.position.code for lost in self.lost],
@@ -181,14 +253,26 @@ class GradeReport:
             "blunders": self.blunders,
             "exceptions": len(self.exceptions),
             "illegal": len(self.illegal),
+            "timeouts": len(self.timeouts),
+            "crashes": len(self.crashes),
+            "hints": list(self.hints),
             "errors": [failure.to_dict() for failure in self.errors],
             "lost_positions": [lost.to_dict() for lost in self.lost],
             "slower": [slower.position.code for slower in self.slower],
             "slower_positions": [slower.to_dict() for slower in self.slower],
             "mutated": self.mutated,
+            "printed": self.printed,
             "seconds": round(self.seconds, 3),
             "slowest": None if self.slowest is None else {"code": self.slowest.code, "board": self.slowest.board, "seconds": round(self.slowest_seconds, 3)},
         }
+
+
+class GradingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`grade`; :attr:`report` holds what was graded so far (``stopped`` says so)."""
+
+    def __init__(self, report: GradeReport) -> None:
+        super().__init__("grading interrupted")
+        self.report = report
 
 
 # -- the positions ------------------------------------------------------------------
@@ -207,8 +291,12 @@ def positions_to_grade(*, side: Side | str = "both", game: Game | str | None = N
         position = table.at(code)
         if not position.is_over and chosen in ("both", position.to_move):
             found.append(position)
-    found.sort(key=lambda p: (p.pieces, p.code))
+    found.sort(key=_order)
     return tuple(found)
+
+
+def _order(position: Position) -> tuple[int, int]:
+    return position.pieces, position.code
 
 
 def _side(side: str) -> Side:
@@ -216,6 +304,12 @@ def _side(side: str) -> Side:
     if normal is None:
         raise PlayerError(f"side must be 'X', 'O' or 'both', found {side!r}")
     return normal  # type: ignore[return-value]
+
+
+def _returns(returns: str) -> Returns:
+    if returns not in ("move", "value-move"):
+        raise PlayerError(f"returns must be 'move' or 'value-move', found {returns!r}")
+    return returns  # type: ignore[return-value]
 
 
 # -- the boards ----------------------------------------------------------------------
@@ -231,7 +325,8 @@ def parse_symbols(text: str) -> Symbols:
     parts = text.split(",")
     if len(parts) != 3:
         raise PlayerError(f"symbols {text!r} has {len(parts)} parts: expected three, for X, O and empty, e.g. 'X,O,None'")
-    return tuple(_symbol(part) for part in parts)  # type: ignore[return-value]
+    x, o, empty = (_symbol(part) for part in parts)
+    return x, o, empty
 
 
 def _symbol(part: str) -> Any:
@@ -252,61 +347,24 @@ def board_maker(game: Game, *, symbols: Symbols = DEFAULT_SYMBOLS, array: bool =
     >>> make(solver.lookup("X.O/.X./..O"))
     'X.O.X...O'
     """
-    symbols = tuple(symbols)  # type: ignore[assignment]
-    if len(symbols) != 3:
-        raise PlayerError(f"symbols must be three, for X, O and empty; found {len(symbols)}: {symbols!r}")
-    x, o, empty = symbols
-    if x == o or x == empty or o == empty:
-        raise PlayerError(f"symbols for X, O and empty must differ, found {symbols!r}")
-    if array and flat:
-        raise PlayerError("choose one board form: array (numpy) or flat (a string), not both")
-    if array:
-        rows, cols = game.rows, game.cols
-        return lambda p: _ARRAY_VALUES[[(c is not None) + (c == "O") for c in p.cells]].reshape(rows, cols)
-    if flat:
-        chars = ["." if s is None else str(s) for s in symbols]
-        if any(len(char) != 1 for char in chars):
-            raise PlayerError(f"a flat board needs one-character symbols (None stands for '.'), found {symbols!r}")
-        table = {"X": chars[0], "O": chars[1], None: chars[2]}
-        return lambda p: "".join(table[c] for c in p.cells)
-    mapping = {"X": x, "O": o, None: empty}
-    rows, cols = game.rows, game.cols
-
-    def make_rows(position: Position) -> list[list[Any]]:
-        cells = [mapping[c] for c in position.cells]
-        return [cells[r * cols : (r + 1) * cols] for r in range(rows)]
-
-    return make_rows
+    make = BoardForm(game.rows, game.cols, symbols, array, flat).maker()
+    return lambda position: make(position.cells)
 
 
 # -- the answers ---------------------------------------------------------------------
-def answer_cell(answer: Any, position: Position) -> int:
-    """The flat cell of an answer: ``(row, col)``, ``[row, col]`` or a flat index.
+def answer_cell(answer: Any, position: Position, *, shown: str | None = None) -> int:
+    """The flat cell of an answer, read by :func:`solver.moves.parse_move`, that is empty in ``position``.
 
+    :param shown: how the answer reads in a message (default its ``repr``).
     :raises ValueError: saying why the answer is not a legal move there.
     """
     game = position.game
-    expected = f"expected (row, col) or a cell 0-{game.cells - 1}"
-    if isinstance(answer, np.ndarray) and answer.ndim == 0:
-        answer = answer.item()
-    if isinstance(answer, (bool, np.bool_)) or answer is None:
-        raise ValueError(f"answer {_shown(answer)} is not a move: {expected}")
-    if isinstance(answer, (int, np.integer)):
-        cell = int(answer)
-        if not 0 <= cell < game.cells:
-            raise ValueError(f"cell {cell} is off the board: {expected}")
-    elif isinstance(answer, (Sequence, np.ndarray)) and not isinstance(answer, (str, bytes)) and len(answer) == 2:
-        if any(isinstance(part, (bool, np.bool_)) for part in answer):
-            raise ValueError(f"answer {_shown(answer)} is not a move: {expected}")
-        try:
-            row, col = (operator.index(part) for part in answer)
-        except TypeError:
-            raise ValueError(f"answer {_shown(answer)} is not a move: row and col must be integers") from None
-        if not (0 <= row < game.rows and 0 <= col < game.cols):
-            raise ValueError(f"({row}, {col}) is off the board: row 0-{game.rows - 1}, col 0-{game.cols - 1}")
-        cell = game.cell(row, col)
-    else:
-        raise ValueError(f"answer {_shown(answer)} is not a move: {expected}")
+    try:
+        cell = parse_move(answer, game)
+    except InvalidBoardError as why:
+        if "off the board" in str(why):
+            raise ValueError(str(why)) from None
+        raise ValueError(f"answer {shown or _short(answer)} is not a move: {expected_moves(game)}") from None
     piece = position.cells[cell]
     if piece is not None:
         row, col = game.coords(cell)
@@ -314,156 +372,241 @@ def answer_cell(answer: Any, position: Position) -> int:
     return cell
 
 
-def _shown(answer: Any) -> str:
-    """The answer as it reads in a message: its repr for plain data, else its type (no addresses)."""
-    if answer is None or isinstance(answer, (int, float, str, bytes, tuple, list, np.ndarray, np.generic)):
-        return _short_repr(answer)
-    return f"of type {type(answer).__name__}"
-
-
-# -- grading -------------------------------------------------------------------------
-def grade(
-    move_fn: Callable[[Any], Any],
-    *,
-    symbols: Symbols = DEFAULT_SYMBOLS,
-    array: bool = False,
-    flat: bool = False,
-    side: Side | str = "both",
-    game: Game | str | None = None,
-    table: Table | None = None,
-    progress: Progress | None = None,
-) -> GradeReport:
-    """Call ``move_fn`` on every position where ``side`` is to move and judge each answer.
-
-    :param move_fn: takes one board, returns ``(row, col)``, ``[row, col]`` or a flat index.
-    :param symbols: X, O and empty in list-of-rows and flat boards (module docstring).
-    :param array: pass a ``(rows, cols)`` numpy array of 1 (X), -1 (O), 0 (empty) instead.
-    :param flat: pass a string of one character per cell instead, e.g. ``"X...O...."``.
-    :param side: ``'X'``, ``'O'`` or ``'both'``: whose positions are tried.
-    :param game: e.g. ``"3x4"``; default tic-tac-toe.
-    :param table: the table to use (default :func:`solver.table_for` of ``game``).
-    :param progress: called with 1 after each position (``len(positions_to_grade(...))`` calls).
-    :raises PlayerError: for symbols, side or board options that do not fit.
-
-    The function's exceptions and illegal answers are recorded, never raised
-    (``KeyboardInterrupt`` still stops the grading).
-    """
-    chosen = _side(side)
-    table = resolve_table(game, table)
-    make = board_maker(table.game, symbols=symbols, array=array, flat=flat)
-    kept = optimal = mutated = 0
-    lost: list[GradedMove] = []
-    slower: list[GradedMove] = []
-    exceptions: list[PlayerFailure] = []
-    illegal: list[PlayerFailure] = []
-    total = slowest_seconds = 0.0
-    slowest: Position | None = None
-    positions = positions_to_grade(side=chosen, table=table)
-    for position in positions:
-        board = make(position)
-        started = time.perf_counter()
-        try:
-            answer = move_fn(board)
-        except (Exception, SystemExit) as error:  # noqa: BLE001 - the player's errors are data
-            answer = error
-        spent = time.perf_counter() - started
-        total += spent
-        if spent > slowest_seconds or slowest is None:
-            slowest, slowest_seconds = position, spent
-        if not _same(board, make(position)):
-            mutated += 1
-        if isinstance(answer, BaseException):
-            exceptions.append(PlayerFailure(position, "exception", describe_exception(answer)))
-        else:
-            try:
-                cell = answer_cell(answer, position)
-            except Exception as why:  # noqa: BLE001 - any unreadable answer is illegal, never a crash
-                reason = str(why) if isinstance(why, ValueError) else f"answer of type {type(answer).__name__} is not a move"
-                illegal.append(PlayerFailure(position, "illegal", reason, _short_repr(answer)))
-            else:
-                move = position.move(cell)
-                judged = verdict(position, move)
-                kept += judged in ("best", "ok")
-                optimal += judged == "best"
-                if judged == "ok":
-                    slower.append(GradedMove(position, move, judged))
-                elif judged != "best":
-                    lost.append(GradedMove(position, move, judged))
-        if progress is not None:
-            progress(1)
-    return GradeReport(
-        game=table.game, side=chosen, positions=len(positions), kept=kept, optimal=optimal, lost=tuple(lost), slower=tuple(slower),
-        exceptions=tuple(exceptions), illegal=tuple(illegal), mutated=mutated,
-        seconds=total, slowest=slowest, slowest_seconds=slowest_seconds,
-    )
-
-
-def _same(given: Any, fresh: Any) -> bool:
-    """Whether the board a call was given still equals a fresh one (False if it cannot tell)."""
+def _short(answer: Any, limit: int = 60) -> str:
     try:
-        if isinstance(fresh, np.ndarray):
-            return isinstance(given, np.ndarray) and given.shape == fresh.shape and bool(np.array_equal(given, fresh))
-        return bool(given == fresh)
-    except Exception:  # noqa: BLE001 - the player may have put anything in its board
-        return False
-
-
-def _short_repr(answer: Any, limit: int = 60) -> str:
-    try:
-        text = repr(answer)
+        text = " ".join(repr(answer).split())
     except Exception:  # noqa: BLE001
         text = f"<{type(answer).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def describe_exception(error: BaseException) -> str:
-    """``"Type: message (file.py, line N)"``, naming the innermost frame that raised."""
-    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    frames = traceback.extract_tb(error.__traceback__)
-    if frames:
-        text += f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})"
-    return " ".join(text.split())
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-# -- loading a player -----------------------------------------------------------------
-def load_player(spec: str) -> Callable[[Any], Any]:
-    """The function named by ``"path/to/file.py:FUNCTION"`` (``FUNCTION`` may be dotted).
+# -- grading -------------------------------------------------------------------------
+def grade(
+    player: str | Callable[..., Any],
+    *,
+    symbols: Symbols = DEFAULT_SYMBOLS,
+    array: bool = False,
+    flat: bool = False,
+    turn: Turn | None = None,
+    returns: Returns = "move",
+    side: Side | str = "both",
+    game: Game | str | None = None,
+    table: Table | None = None,
+    progress: Progress | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
+) -> GradeReport:
+    """Call the player on every position where ``side`` is to move and judge each answer.
 
-    The file is imported as a module, so code at its top level runs (keep games
-    and ``input()`` under ``if __name__ == "__main__":``). Its folder is put on
-    ``sys.path`` while it loads, so it can import its neighbours.
+    :param player: ``"FILE.py:NAME"``, loaded and called in a separate process
+        (isolated, with time limits), or a function, called in this process.
+    :param symbols: X, O and empty in list-of-rows and flat boards (module docstring).
+    :param array: pass a ``(rows, cols)`` numpy array of 1 (X), -1 (O), 0 (empty) instead.
+    :param flat: pass a string of one character per cell instead, e.g. ``"X...O...."``.
+    :param turn: also pass whose turn it is: ``"symbol"`` (the mover's symbol) or
+        ``"max"`` (``True`` when X is to move).
+    :param returns: ``"move"``, or ``"value-move"`` for a function returning ``(value, move)``.
+    :param side: ``'X'``, ``'O'`` or ``'both'``: whose positions are tried.
+    :param game: e.g. ``"3x4"``; default tic-tac-toe.
+    :param table: the table to use (default :func:`solver.table_for` of ``game``).
+    :param progress: called with 0 once the player is loaded, then with 1 after each position graded.
+    :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
+    :param total_timeout: seconds for the whole grading (``None``: no limit); the
+        report then covers the positions graded and says it stopped.
+    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit).
+    :raises PlayerError: for options that do not fit, a file that cannot be loaded, or
+        when the first calls all fail in a way an option fixes (the message names it).
+    :raises GradingInterrupted: on Ctrl-C, with the partial report.
 
-    :raises PlayerError: naming the file or function that could not be loaded and why.
+    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised.
     """
-    path_text, sep, name = spec.rpartition(":")
-    if not sep or not path_text or not name:
-        raise PlayerError(f"cannot read player {spec!r}: expected FILE.py:FUNCTION, e.g. player.py:minimax")
-    path = Path(path_text)
-    if not path.is_file():
-        raise PlayerError(f"{path}: no such file")
-    module_name = f"_solve_player_{abs(hash(str(path.resolve())))}"
-    loader_spec = importlib.util.spec_from_file_location(module_name, path)
-    if loader_spec is None or loader_spec.loader is None:
-        raise PlayerError(f"{path}: cannot import it as Python (expected a .py file)")
-    module = importlib.util.module_from_spec(loader_spec)
-    folder = str(path.resolve().parent)
-    sys.path.insert(0, folder)
-    sys.modules[module_name] = module
+    chosen = _side(side)
+    wanted = _returns(returns)
+    table = resolve_table(game, table)
+    form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
+    positions = positions_to_grade(side=chosen, table=table)
+    order = list(positions)
+    random.Random(SHUFFLE_SEED).shuffle(order)
+    deadline = None if total_timeout is None else time.monotonic() + total_timeout
+    name = player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
+    judge = _Judge(table.game, chosen, len(positions), wanted, timeout, name)
+    process: PlayerProcess | None = None
+    if isinstance(player, str):
+        process = PlayerProcess(player, form, timeout=timeout, memory_mb=memory_mb)
+        replies = _isolated(process, order, deadline, judge)
+    else:
+        replies = _in_process(Caller(player, form), order, deadline, total_timeout, judge)
     try:
-        loader_spec.loader.exec_module(module)
-    except (Exception, SystemExit) as error:  # noqa: BLE001 - report any failure of the user's file
-        sys.modules.pop(module_name, None)
-        raise PlayerError(f"{path}: importing it failed: {describe_exception(error)}") from error
+        if process is not None:
+            process.start(deadline)
+        if progress is not None:
+            progress(0)
+        for position, reply in replies:
+            judge.add(position, reply)
+            if progress is not None:
+                progress(1)
+            judge.check_early()
+        judge.check_early(final=True)
+    except KeyboardInterrupt:
+        judge.stopped = "interrupted (Ctrl-C)"
+        raise GradingInterrupted(judge.report(process)) from None
     finally:
-        if folder in sys.path:
-            sys.path.remove(folder)
-    found: Any = module
-    for part in name.split("."):
-        if not hasattr(found, part):
-            defined = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_") and getattr(v, "__module__", None) == module_name)
-            hint = f"; functions defined there: {', '.join(defined)}" if defined else ""
-            raise PlayerError(f"{path}: no function {name!r}{hint}")
-        found = getattr(found, part)
-    if not callable(found):
-        raise PlayerError(f"{path}: {name!r} is a {type(found).__name__}, not a function")
-    return found  # type: ignore[no-any-return]
+        replies.close()
+        if process is not None:
+            process.close()
+    return judge.report(process)
+
+
+Replies = Generator[tuple[Position, Reply], None, None]
+
+
+def _in_process(caller: Caller, order: Sequence[Position], deadline: float | None, total: float | None, judge: _Judge) -> Replies:
+    for position in order:
+        if deadline is not None and time.monotonic() >= deadline:
+            judge.stopped = f"stopped at the total time limit of {total:g} s"
+            return
+        yield position, caller.call(position.cells, position.to_move or "X")
+
+
+def _isolated(process: PlayerProcess, order: Sequence[Position], deadline: float | None, judge: _Judge) -> Replies:
+    dead_in_a_row = 0
+    for first in range(0, len(order), CHUNK):
+        chunk = order[first : first + CHUNK]
+        graded = 0
+        for position, reply in zip(chunk, process.play([(p.cells, p.to_move or "X") for p in chunk], deadline=deadline), strict=False):
+            graded += 1
+            dead_in_a_row = dead_in_a_row + 1 if "dead" in reply else 0
+            yield position, reply
+            if dead_in_a_row >= CRASHES_IN_A_ROW:
+                judge.stopped = f"the player's process died on {dead_in_a_row} calls in a row"
+                return
+        if graded < len(chunk):
+            judge.stopped = "stopped at the total time limit (--total-timeout)"
+            return
+
+
+class _Judge:
+    """Judges replies (plain data) against the table, and keeps the counts and the hints."""
+
+    def __init__(self, game: Game, side: Side, planned: int, returns: Returns, timeout: float, name: str) -> None:
+        self.game, self.side, self.planned, self.returns, self.timeout, self.name = game, side, planned, returns, timeout, name
+        self.kept = self.optimal = self.mutated = self.graded = 0
+        self.lost: list[GradedMove] = []
+        self.slower: list[GradedMove] = []
+        self.failures: dict[FailureKind, list[PlayerFailure]] = {"exception": [], "illegal": [], "timeout": [], "crash": []}
+        self.seconds = self.slowest_seconds = 0.0
+        self.slowest: Position | None = None
+        self.stopped: str | None = None
+        self.mismatches: Counter[str] = Counter()
+        self.examples: dict[str, str] = {}
+        self.tried_by_side: Counter[str] = Counter()
+
+    def add(self, position: Position, reply: Reply) -> None:
+        """Judge one call."""
+        self.graded += 1
+        mover = position.to_move or "X"
+        self.tried_by_side[mover] += 1
+        given = reply.get("s")
+        spent = float(given) if isinstance(given, (int, float)) and 0 <= given < 1e9 else 0.0
+        self.seconds += spent
+        if self.slowest is None or spent > self.slowest_seconds:
+            self.slowest, self.slowest_seconds = position, spent
+        self.mutated += reply.get("m") == 1
+        if "dead" in reply:
+            self._fail(position, "crash", str(reply["dead"]))
+        elif "t" in reply:
+            self._fail(position, "timeout", f"timed out: no answer within {self.timeout:g} s")
+        elif "x" in reply:
+            message = str(reply["x"])[:500]
+            if reply.get("call") is True and "positional argument" in message:
+                self._mismatch("arguments", message)
+            self._fail(position, "exception", message)
+        elif "o" in reply:
+            self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_moves(self.game)}", str(reply.get("r", ""))[:80])
+        elif "a" in reply:
+            self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or _short(reply["a"]))
+        else:
+            self._fail(position, "crash", "the player's process sent a reply that cannot be read")
+
+    def _fail(self, position: Position, kind: FailureKind, message: str, answer: str = "") -> None:
+        self.failures[kind].append(PlayerFailure(position, kind, message, answer))
+
+    def _mismatch(self, kind: str, example: str) -> None:
+        self.mismatches[kind] += 1
+        self.examples.setdefault(kind, example)
+
+    def _judge(self, position: Position, answer: Any, shown: str) -> None:
+        if self.returns == "value-move":
+            if not (isinstance(answer, list) and len(answer) == 2):
+                self._fail(position, "illegal", f"answer {shown} is not (value, move), as --returns value-move expects", shown)
+                return
+            answer = answer[1]
+        try:
+            cell = answer_cell(answer, position, shown=shown)
+        except ValueError as why:
+            if answer in (None, [], "", [None, None]):
+                self._mismatch("no move", shown)
+            elif self.returns == "move" and isinstance(answer, list) and len(answer) == 2 and _is_number(answer[0]) \
+                    and (isinstance(answer[1], list) or answer[1] is None or isinstance(answer[0], float)):
+                self._mismatch("value-move", shown)
+            self._fail(position, "illegal", str(why), shown)
+            return
+        move = position.move(cell)
+        judged = verdict(position, move)
+        self.kept += judged in ("best", "ok")
+        self.optimal += judged == "best"
+        if judged == "ok":
+            self.slower.append(GradedMove(position, move, judged))
+        elif judged != "best":
+            self.lost.append(GradedMove(position, move, judged))
+
+    def _hint(self, kind: str) -> str:
+        example = self.examples[kind]
+        if kind == "no move":
+            return (f"{self.name} answered {example} (no move): it finds no empty cell, so the board's empty cells are probably "
+                    "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'")
+        if kind == "value-move":
+            return f"{self.name} answered {example}, which looks like (value, move): grade it with --returns value-move"
+        if "were given" in example:
+            return f"{example}: {self.name} takes only the board: grade it without --turn"
+        if "missing 1 required positional argument" in example:
+            return (f"{example}: {self.name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
+                    "is to move) or --turn symbol (the mover's symbol)")
+        return f"{example}: {self.name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"
+
+    def check_early(self, *, final: bool = False) -> None:
+        """Stop with one line when the first calls all failed the same known way."""
+        if self.graded == EARLY or (final and 0 < self.graded < EARLY):
+            for kind, count in self.mismatches.items():
+                if count == self.graded:
+                    raise PlayerError(f"on the first {count} positions graded, {self._hint(kind)}")
+
+    def hints(self) -> tuple[str, ...]:
+        """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""
+        found = [self._hint(kind) for kind, count in self.mismatches.items() if 2 * count >= self.graded > 0]
+        if self.side == "both" and min(self.tried_by_side["X"], self.tried_by_side["O"]) >= EARLY:
+            lost = Counter(item.position.to_move for item in self.lost)
+            rate = {s: lost[s] / self.tried_by_side[s] for s in ("X", "O")}
+            for good, bad in (("O", "X"), ("X", "O")):
+                if rate[good] <= 0.01 and rate[bad] >= 0.05:
+                    found.append(f"{self.name} throws the result away in {rate[bad]:.0%} of {bad}'s positions but in {rate[good]:.0%} of "
+                                 f"{good}'s: if it plays {good} only, grade it with --side {good}")
+        return tuple(found)
+
+    def report(self, process: PlayerProcess | None) -> GradeReport:
+        """The report so far, in the order of :func:`positions_to_grade`."""
+        def by_order(items: list[Any]) -> tuple[Any, ...]:
+            return tuple(sorted(items, key=lambda item: _order(item.position)))
+
+        return GradeReport(
+            game=self.game, side=self.side, planned=self.planned, positions=self.graded, kept=self.kept, optimal=self.optimal,
+            lost=by_order(self.lost), slower=by_order(self.slower), exceptions=by_order(self.failures["exception"]),
+            illegal=by_order(self.failures["illegal"]), timeouts=by_order(self.failures["timeout"]), crashes=by_order(self.failures["crash"]),
+            mutated=self.mutated, hints=self.hints(), stopped=self.stopped, printed=0 if process is None else process.printed,
+            seconds=self.seconds, slowest=self.slowest, slowest_seconds=self.slowest_seconds,
+        )
