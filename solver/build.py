@@ -86,7 +86,7 @@ def _half_boards(game: Game, low: int, cells: int) -> dict[tuple[int, int], tupl
     x, o = x[disjoint], o[disjoint]
     codes = tables.base3[x] + 2 * tables.base3[o]
     nx, no = tables.popcount[x], tables.popcount[o]
-    groups = {}
+    groups: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
     for a in range(cells + 1):
         for b in range(cells + 1 - a):
             pick = (nx == a) & (no == b)
@@ -137,7 +137,7 @@ def _playing(game: Game, layer: Layer) -> np.ndarray:
         return np.zeros(layer.codes.size, dtype=bool)
     if layer.ply == 0:
         return np.ones(layer.codes.size, dtype=bool)
-    return ~mask_tables(game).win[layer.mover]
+    return np.asarray(~mask_tables(game).win[layer.mover])
 
 
 def _children(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -62,13 +62,13 @@ class Scores:
     @property
     def reachable(self) -> np.ndarray:
         """bool: whether a legal game reaches each code (always all True when looked up with ``check=True``)."""
-        return self.score != UNREACHABLE
+        return np.asarray(self.score != UNREACHABLE)
 
     @property
     def value(self) -> np.ndarray:
         """The value for X (int8: 1 X wins, 0 draw, -1 O wins)."""
         sign = np.sign(self.score)
-        return np.where(self.ply % 2 == 0, sign, -sign).astype(np.int8)
+        return np.asarray(np.where(self.ply % 2 == 0, sign, -sign), dtype=np.int8)
 
     @property
     def plies(self) -> np.ndarray:
@@ -106,7 +106,7 @@ def _gather(words: np.ndarray, codes: np.ndarray, check: bool) -> tuple[np.ndarr
         _pool = ThreadPoolExecutor(2, thread_name_prefix="solver-gather")
     half = flat.size // 2
     parts = [_pool.submit(_gather_part, words, flat[a:b], out[a:b], check) for a, b in ((0, half), (half, flat.size))]
-    return out, all([part.result() for part in parts])
+    return out, all([part.result() for part in parts])  # noqa: C419 - wait for both parts, not just the first False
 
 
 class Table:
@@ -132,7 +132,7 @@ class Table:
         self._entries = entries
         self._codes = game.codes
         self._words = entries.view("<u4")
-        raw = memoryview(entries.view(np.uint8))
+        raw = entries.view(np.uint8).data
         self._score_view = raw.cast("b")
         self._raw = raw
         self._guard: BlockGuard | None = None if file is None else file.guard("entries")

@@ -315,7 +315,7 @@ def _write_blocks(out: IO[bytes] | None, pieces: list[np.ndarray], block_bytes: 
     for piece in pieces:
         raw = np.ascontiguousarray(piece).reshape(-1).view(np.uint8)
         for start in range(0, raw.size, step):
-            chunk = memoryview(raw[start : start + step])
+            chunk = raw[start : start + step].data
             if out is not None:
                 out.write(chunk)
             while len(chunk):
@@ -449,7 +449,7 @@ def remove_dead_temporaries(directory: Path) -> list[Path]:
 
     :returns: the files removed.
     """
-    removed = []
+    removed: list[Path] = []
     try:
         names = [entry.name for entry in os.scandir(directory)]
     except OSError:
@@ -546,7 +546,7 @@ class BlockGuard:
         size = self.file.header.block_bytes
         data = self._raw[block * size : (block + 1) * size]
         want = self.file.digest(self.spec.first_block + block)
-        if hashlib.sha256(memoryview(data)).digest() != want:
+        if hashlib.sha256(data.data).digest() != want:
             raise self.file.error(
                 f"block {block} of {self.spec.name!r} (bytes {block * size:,} to {block * size + data.size - 1:,} of the array) "
                 "does not match its checksum: the file is damaged"
@@ -681,7 +681,7 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
                 f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged",
                 header.game,
             )
-        arrays = {
+        arrays: dict[str, np.ndarray] = {
             spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
             for spec in header.arrays
             if spec.nbytes
