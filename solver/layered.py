@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from .board import render
 from .errors import SolverError
 from .game import Game, parse_game
 from .index import SCHEME, SCHEME_VERSION, Block, Layout, layout
@@ -529,3 +530,36 @@ def _on_executor(pool: Executor, game: Game, path: Path) -> Dispatch:
 def iter_layers(result: BuildResult) -> Iterable[np.ndarray]:
     """The layers of a finished build, layer 0 first, as read-only memory maps."""
     return result.layers()
+
+
+def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5) -> list[str]:
+    """Parent/child consistency of a whole table, layer by layer (vectorised).
+
+    Every board's stored score is recomputed from the *stored* scores of its
+    children (and the reachability rule) and compared. Together with the full
+    layer (which has no children) this proves the table by induction, without a
+    second table in memory.
+
+    :param layers: every layer's int8 scores, layer 0 first.
+    :returns: up to ``limit`` problems, each naming the board (empty when consistent).
+    """
+    index = layout(game)
+    problems: list[str] = []
+    if [len(layer) for layer in layers] != list(index.layer_sizes):
+        return [f"layer sizes {[len(layer) for layer in layers]} do not fit {game.name}: expected {list(index.layer_sizes)}"]
+    for ply in range(game.cells, -1, -1):
+        child = None if ply == game.cells else layers[ply + 1]
+        for chunk in chunks(game, ply):
+            stored = np.asarray(layers[ply][chunk.start : chunk.stop])
+            wrong = np.flatnonzero(stored != solve_chunk(game, chunk, child))
+            if wrong.size:
+                at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
+                code = index.code_of_index(at)
+                expected = solve_chunk(game, chunk, child)[int(wrong[0])]
+                problems.append(
+                    f"layer {ply}: {wrong.size} boards disagree with their children, first {render(game, code)} "
+                    f"(code {code}): stored {int(stored[wrong[0]])}, expected {int(expected)}"
+                )
+                if len(problems) >= limit:
+                    return problems
+    return problems
