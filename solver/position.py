@@ -72,6 +72,9 @@ class Position:
     :param code: the board's base-3 code (:mod:`solver.board`).
     :param score: the score for the side to move (:mod:`solver.score`).
     :param best_mask: bit ``cell`` set for every best move; 0 when the game is over.
+        A table may leave it unset: it is then asked for it (``table.best_mask_of(code)``)
+        the first time it is read, and the answer is kept (compact tables find best
+        moves from the children, :mod:`solver.compact`).
     :param pieces: pieces on the board: the number of plies played.
 
     >>> import solver
@@ -86,6 +89,16 @@ class Position:
     best_mask: int
     pieces: int
     table: Table = field(repr=False, compare=False)
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for a slot never set: a best mask left for later (see best_mask).
+            if name != "best_mask":
+                raise AttributeError(f"'Position' object has no attribute {name!r}")
+            mask = self.table.best_mask_of(self.code)
+            _set_best_mask(self, mask)
+            return mask
 
     # -- the board -------------------------------------------------------
     @property
@@ -271,6 +284,9 @@ class Position:
         from .svg import position_html
 
         return position_html(self)
+
+
+_set_best_mask = Position.best_mask.__set__  # type: ignore[attr-defined]
 
 
 def _refuse(self: Position, name: str, *value: Any) -> None:
