@@ -26,7 +26,7 @@ from .analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict, analyze
 from .board import Board, encode_boards, parse
 from .cache import table_for
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
-from .game import DEFAULT_GAME, Game, parse_game
+from .game import Game, parse_game
 from .grading import GradedMove, GradeReport, PlayerFailure, grade, load_player
 from .position import Move, Position
 from .table import Scores, Table, build_table, load_table
@@ -41,6 +41,10 @@ __all__ = [
 __version__ = "0.1.0"
 
 _tictactoe: Table | None = None
+_by_game: dict[object, Any] = {}
+"""The table of each ``game=`` a look-up was given, so later look-ups cost one dictionary
+hit: a name maps to its table, a :class:`Game` by ``id`` to ``(game, table)`` (hashing a
+Game costs more than the look-up). Cleared by :func:`solver.cache.forget`."""
 
 
 def _default() -> Table:
@@ -50,24 +54,39 @@ def _default() -> Table:
     return _tictactoe
 
 
+def _table_of(game: Game | str) -> Table:
+    """The table of ``game`` (opened or built once), remembered for the next look-up."""
+    table = table_for(game)  # raises for a malformed game
+    if len(_by_game) < 256:
+        if type(game) is str:
+            _by_game[game] = table
+        elif type(game) is Game:
+            _by_game[id(game)] = (game, table)  # the game is kept alive, so its id is not reused
+    return table
+
+
 def lookup(board: Board, *, game: Game | str | None = None) -> Position:
     """Solve a position: value, result, plies to the end, best moves, every move's outcome.
 
     :param board: an int code, a string, nested rows, a flat list or a numpy array
         (:mod:`solver.board`).
-    :param game: e.g. ``"4x4"``; nested boards and 2-D arrays set it, otherwise tic-tac-toe.
+    :param game: e.g. ``"4x4"``; default tic-tac-toe. A board of another shape is
+        refused, naming its shape and the ``game=`` to pass (:mod:`solver.board`).
     :raises InvalidBoardError: saying what is wrong with the board and where.
+    :raises InvalidGameError: for a malformed or unsupported ``game``.
     :raises TableError: if the table file is broken.
     """
     if game is None:
-        if type(board) is int:
-            return (_tictactoe or _default()).at(board)
-        found, code = parse(board)
+        table = _tictactoe or _default()
     else:
-        found, code = parse(board, game)
-    if found is DEFAULT_GAME:
-        return (_tictactoe or _default()).at(code)
-    return table_for(found).at(code)
+        if type(game) is str:
+            table = _by_game.get(game) or _table_of(game)
+        else:
+            entry = _by_game.get(id(game))
+            table = entry[1] if entry is not None and entry[0] is game else _table_of(game)
+    if type(board) is int:
+        return table.at(board)
+    return table.at(parse(board, table.game)[1])
 
 
 def get(board: Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:

@@ -31,24 +31,20 @@ PlayerSummary(player='O', moves=1, best=0, ok=0, mistakes=1, blunders=0)
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numpy as np
-
 from .cache import resolve_table
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, quote
 from .game import Game
+from .moves import MoveSpec, parse_move
 from .position import Move, Player, Position, Result
 from .table import Table
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
 """How good a move was for its player (see the module docstring)."""
 
-MoveSpec = int | tuple[int, int] | Sequence[int]
-"""A move: a flat cell index ``row * cols + col``, or ``(row, col)``."""
 
 _RANK = {"loss": 0, "draw": 1, "win": 2}
 
@@ -211,19 +207,26 @@ class GameAnalysis:
 def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
     """Replay a game from the empty board and judge every ply.
 
-    :param moves: the game so far, one move per ply: flat cell indices
-        (``[4, 0, 8]``) or ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``).
+    :param moves: the game so far, one move per ply, in any form of :mod:`solver.moves`:
+        flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
+        or text (``["1,1", "(0,0)"]``).
     :param game: e.g. ``"4x4"``; default tic-tac-toe.
     :param table: the table to use (default :func:`solver.table_for` of ``game``).
-    :raises InvalidBoardError: for an illegal move, naming the ply and the cell:
-        off the board, already taken (and by which ply), or after the game ended.
+    :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
+        naming the ply and the cell: unreadable, off the board, already taken (and by
+        which ply), or after the game ended.
     """
+    if isinstance(moves, (str, bytes)) or not isinstance(moves, Iterable):
+        raise InvalidBoardError(
+            f"moves must be a sequence of moves, one per ply, found {type(moves).__name__} {quote(moves)}: "
+            "e.g. [4, 0, 8] or [(1, 1), (0, 0), (2, 2)]"
+        )
     table = resolve_table(game, table)
     position = table.at(0)
     played: dict[int, int] = {}
     plies = []
     for ply, spec in enumerate(moves, start=1):
-        cell = _cell(spec, table.game, ply)
+        cell = parse_move(spec, table.game, where=f"ply {ply}: ")
         _check_legal(position, cell, ply, played)
         move = position.move(cell)
         after = position.play(cell)
@@ -231,27 +234,6 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
         played[cell] = ply
         position = after
     return GameAnalysis(table.game, tuple(plies), position)
-
-
-def _cell(spec: MoveSpec, game: Game, ply: int) -> int:
-    """The flat cell of one move, or an error naming the ply."""
-    expected = f"expected a cell 0-{game.cells - 1} or (row, col) with row 0-{game.rows - 1} and col 0-{game.cols - 1}"
-    if isinstance(spec, (bool, np.bool_)):
-        raise InvalidBoardError(f"ply {ply}: cannot read move {spec!r}: {expected}")
-    if isinstance(spec, (int, np.integer)):
-        cell = int(spec)
-        if not 0 <= cell < game.cells:
-            raise InvalidBoardError(f"ply {ply}: cell {cell} is off the board: {expected}")
-        return cell
-    try:
-        if isinstance(spec, (str, bytes)) or any(isinstance(part, (bool, np.bool_)) for part in spec):
-            raise TypeError
-        row, col = (operator.index(part) for part in spec)
-    except (TypeError, ValueError):
-        raise InvalidBoardError(f"ply {ply}: cannot read move {spec!r}: {expected}") from None
-    if not (0 <= row < game.rows and 0 <= col < game.cols):
-        raise InvalidBoardError(f"ply {ply}: ({row}, {col}) is off the board: {expected}")
-    return game.cell(row, col)
 
 
 def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:

@@ -4,14 +4,15 @@
 digit 0 (empty), 1 (X) or 2 (O); the board's code is ``sum(digit_i * 3**i)``.
 X moves first.
 
-Accepted forms (``game`` defaults to tic-tac-toe; shaped forms set it):
+Accepted forms (``game`` defaults to tic-tac-toe):
 
 =============================  ==============================================================
 form                           example
 =============================  ==============================================================
 ``int`` code                   ``13222`` (= X.O/.X./..O: 1 + 2*3**2 + 3**4 + 2*3**8)
 ``str``, one char per cell     ``"X.O.X...O"``; empty is ``.``, ``-``, ``_`` or space
-``str`` with row separators    ``"X.O/.X./..O"`` or ``"x.o\\n.x.\\n..o"`` (sets the shape)
+``str`` with row separators    ``"X.O/.X./..O"`` or ``"x.o\\n.x.\\n..o"``
+``str``, cells spaced out      ``"X O X / O X O / . . ."`` or ``"x o x\\no x o\\n. . ."`` (below)
 nested rows                    ``[["X", None, "O"], ...]``, ``[['x', '-', 'o'], ...]``
 flat sequence                  ``["X", " ", "O", ...]`` (one entry per cell)
 numpy array                    shape ``(rows, cols)`` or ``(cells,)``; 1 = X, -1 = O, 0 = empty
@@ -19,25 +20,42 @@ numpy array                    shape ``(rows, cols)`` or ``(cells,)``; 1 = X, -1
 
 Cells of nested and flat sequences may be ``'X'/'x'``, ``'O'/'o'``, an empty
 marker (``None``, ``''``, ``' '``, ``'-'``, ``'.'``, ``'_'``) or the numbers 1, -1, 0.
+Bools (``True``, ``np.True_``) are refused everywhere, as are numpy masked arrays
+with a masked cell (a masked cell is neither X, O nor empty).
+
+**Spaced cells.** A string that does not fit the game read one character per
+cell is read again with its cells spaced out, the way boards are printed:
+every row must then be cells that are not spaces, each followed by one space
+except the last (``"X O X"``), and a ``/`` or line break may have spaces on
+either side. In that form an empty cell is ``.``, ``-`` or ``_``, never a space.
+``"X O/O X/X O"`` fits tic-tac-toe one character per cell (a space is an empty
+cell), so it is read that way.
+
+**Shapes.** A board's shape must be its game's: with ``game`` omitted only a
+3x3 board is accepted (tic-tac-toe), and a 4x4 board is refused with the
+suggestion to pass ``game="4x4k4"`` (``--game 4x4k4``): no other game is
+chosen, and no table built, that the caller did not name.
 
 >>> parse("X.O/.X./..O")
 (Game(rows=3, cols=3, k=3), 13222)
+>>> parse("X O X / . X . / . . O")[1] == parse("XOX/.X./..O")[1]
+True
 >>> render(DEFAULT_GAME, 13222)
 'X.O/.X./..O'
->>> parse([["X", None], [None, "O"]])
+>>> parse([["X", None], [None, "O"]], "2x2")
 (Game(rows=2, cols=2, k=2), 55)
 """
 
 from __future__ import annotations
 
-import reprlib
+import re
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from .errors import InvalidBoardError
+from .errors import quote as quote  # re-exported: messages quote input the same way everywhere
 from .game import DEFAULT_GAME, MAX_CELLS, Game, parse_game
 
 Board = int | str | Sequence[Any] | np.ndarray
@@ -56,6 +74,8 @@ _TO_DIGITS = str.maketrans(
 )
 _EXPECTED_SYMBOLS = "X, O, or empty as '.', '-', '_' or space"
 _EXPECTED_CELLS = "'X'/'x', 'O'/'o', 1/-1/0, or empty as None, '', ' ', '-', '.'"
+_SPACED_ROW = re.compile(r"[^ ](?: [^ ])*")
+_ROW_BREAK = re.compile(r" *(?:/|\r?\n) *")
 
 
 def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
@@ -64,19 +84,20 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
     Only the form is checked here (size, symbols); whether a legal game can
     reach the board is the table's to say, and :func:`check_rules` explains why not.
 
-    :param game: the game the board belongs to; shaped forms (nested rows,
-        2-D arrays, strings with row separators) set it when omitted.
+    :param game: the game the board belongs to; default tic-tac-toe. A board of
+        another shape is refused (module docstring), never read as another game.
     :raises InvalidBoardError: naming what was found and what was expected.
     """
-    expected = None if game is None else parse_game(game)
+    expected = DEFAULT_GAME if game is None else parse_game(game)
     if type(board) is str:
         return _parse_string(board, expected)
     if isinstance(board, (int, np.integer)) and not isinstance(board, (bool, np.bool_)):
-        game = expected or DEFAULT_GAME
         code = int(board)
-        if not 0 <= code < game.codes:
-            raise InvalidBoardError(f"code {code} is out of range for {game.name}: expected 0 to {game.codes - 1}")
-        return game, code
+        if not 0 <= code < expected.codes:
+            raise InvalidBoardError(
+                f"code {quote(code)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}"
+            )
+        return expected, code
     if isinstance(board, str):
         return _parse_string(str(board), expected)
     if isinstance(board, np.ndarray):
@@ -84,59 +105,66 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
     if isinstance(board, (list, tuple)):
         return _parse_sequence(board, expected)
     raise InvalidBoardError(
-        f"cannot read a board from {type(board).__name__}: expected an int code, a string, "
+        f"cannot read a board from {type(board).__name__} {quote(board)}: expected an int code, a string, "
         "a list of rows, a flat list of cells or a numpy array"
     )
 
 
-def _shape_game(rows: int, cols: int, expected: Game | None, what: str) -> Game:
-    if expected is not None and rows == expected.rows and cols == expected.cols:
-        return expected
-    if expected is None:
-        if rows * cols > MAX_CELLS or rows < 1 or cols < 1:
-            raise InvalidBoardError(f"{what} is {rows}x{cols}: boards of 1 to {MAX_CELLS} cells are supported")
-        return _shaped(rows, cols)
-    if (rows, cols) != (expected.rows, expected.cols):
-        raise InvalidBoardError(
-            f"{what} is {rows}x{cols}, expected {expected.rows}x{expected.cols} for {expected.name}"
-        )
-    return expected
+def shape_hint(rows: int, cols: int) -> str:
+    """What to pass for a board of ``rows`` x ``cols``: the game argument and option to use."""
+    if 1 <= rows and 1 <= cols and rows * cols <= MAX_CELLS:
+        name = f"{rows}x{cols}k{min(rows, cols)}"
+        return f"for a {rows}x{cols} game pass game={name!r} (on the command line --game {name})"
+    return f"boards of 1 to {MAX_CELLS} cells are supported"
 
 
-@cache
-def _shaped(rows: int, cols: int) -> Game:
-    """The game a board's shape implies (k = shorter side), one object per shape."""
-    return DEFAULT_GAME if (rows, cols) == (3, 3) else Game(rows, cols, min(rows, cols))
+def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
+    if rows == game.rows and cols == game.cols:
+        return game
+    raise InvalidBoardError(
+        f"{what} is {rows}x{cols}, expected {game.rows}x{game.cols} for {game.name}: {shape_hint(rows, cols)}"
+    )
 
 
-def _flat_game(cells: int, expected: Game | None, what: str) -> Game:
-    game = expected or DEFAULT_GAME
+def _flat_game(cells: int, game: Game, what: str) -> Game:
     if cells != game.cells:
-        hint = "" if expected else " (pass game= for another board, or give the rows)"
-        raise InvalidBoardError(f"{what} has {cells} cells, expected {game.cells} for {game.name}{hint}")
+        raise InvalidBoardError(
+            f"{what} has {cells:,} cells, expected {game.cells} for {game.name} "
+            "(pass game= or --game for another board, or give the rows)"
+        )
     return game
 
 
-def _parse_string(text: str, expected: Game | None) -> tuple[Game, int]:
+def _parse_string(text: str, game: Game) -> tuple[Game, int]:
     if "/" not in text and "\n" not in text:
-        flat = text
-        game = expected or DEFAULT_GAME
-        if len(flat) != game.cells:
-            _flat_game(len(flat), expected, f"board string {text!r}")
-        return game, _to_code(game, flat)
-    if "\n" in text:
-        text = text.strip("\n").replace("\r", "").replace("\n", "/")
-    rows = text.split("/")
-    width = len(rows[0])
-    if len(rows) == 1:
-        game = _flat_game(width, expected, f"board string {text!r}")
-    else:
-        for row in rows:
-            if len(row) != width:
-                lengths = ", ".join(str(len(row)) for row in rows)
-                raise InvalidBoardError(f"board string {text!r} has rows of different lengths ({lengths})")
-        game = _shape_game(len(rows), width, expected, f"board string {text!r}")
+        if len(text) != game.cells:
+            spaced = _unspace(text)
+            if spaced is not None and len(spaced) == 1 and len(spaced[0]) == game.cells:
+                return game, _to_code(game, spaced[0])
+            _flat_game(len(text), game, f"board string {quote(text)}")
+        return game, _to_code(game, text)
+    rows = text.strip("\n").replace("\r", "").replace("\n", "/").split("/")
+    if len(rows) == 1:  # one line ended by a line break
+        return _parse_string(rows[0], game)
+    if len(rows) != game.rows or any(len(row) != game.cols for row in rows):
+        spaced = _unspace(text)
+        if spaced is not None and len({len(row) for row in spaced}) == 1:
+            rows = spaced
+        else:
+            width = len(rows[0])
+            if any(len(row) != width for row in rows):
+                lengths = ", ".join(str(len(row)) for row in rows[:12]) + (", ..." if len(rows) > 12 else "")
+                raise InvalidBoardError(f"board string {quote(text)} has rows of different lengths ({lengths})")
+        _shape_game(len(rows), len(rows[0]), game, f"board string {quote(text)}")
     return game, _to_code(game, "".join(rows))
+
+
+def _unspace(text: str) -> list[str] | None:
+    """The rows of a board written with its cells spaced out (module docstring), or None if it is not."""
+    rows = _ROW_BREAK.split(text.strip(" \r\n"))
+    if not all(_SPACED_ROW.fullmatch(row) for row in rows):
+        return None
+    return [row[::2] for row in rows]
 
 
 def _to_code(game: Game, flat: str) -> int:
@@ -155,18 +183,27 @@ def _bad_symbol(game: Game, flat: str) -> int:
         if char not in "XxOo.-_ ":
             row, col = game.coords(cell)
             raise InvalidBoardError(f"unknown symbol {char!r} at row {row}, col {col}: expected {_EXPECTED_SYMBOLS}")
-    raise InvalidBoardError(f"cannot read board string {flat!r}")  # pragma: no cover - every failure has a bad symbol
+    raise InvalidBoardError(f"cannot read board string {quote(flat)}")  # pragma: no cover - every failure has a bad symbol
 
 
-def _parse_array(array: np.ndarray, expected: Game | None) -> tuple[Game, int]:
-    if array.dtype.kind not in "iuf":
-        return _parse_sequence(array.tolist(), expected)
+def _parse_array(array: np.ndarray, game: Game) -> tuple[Game, int]:
     if array.ndim == 2:
-        game = _shape_game(array.shape[0], array.shape[1], expected, "array")
+        _shape_game(array.shape[0], array.shape[1], game, "array")
     elif array.ndim == 1:
-        game = _flat_game(array.shape[0], expected, "array")
+        _flat_game(array.shape[0], game, "array")
     else:
         raise InvalidBoardError(f"array has shape {array.shape}, expected (rows, cols) or (cells,)")
+    if isinstance(array, np.ma.MaskedArray):
+        masked = np.flatnonzero(np.ma.getmaskarray(array))
+        if masked.size:
+            row, col = game.coords(int(masked[0]))
+            raise InvalidBoardError(
+                f"masked array with a masked cell at row {row}, col {col}: a masked cell is neither X, O nor empty; "
+                "fill it (array.filled(0) makes it empty) or pass a plain array"
+            )
+        array = np.ma.getdata(array)
+    if array.dtype.kind not in "iuf":
+        return _parse_sequence(array.reshape(-1).tolist(), game)
     flat = array.reshape(-1)
     bad = np.flatnonzero((flat != 0) & (flat != 1) & (flat != -1))
     if bad.size:
@@ -178,28 +215,28 @@ def _parse_array(array: np.ndarray, expected: Game | None) -> tuple[Game, int]:
     return game, int(digits @ (3 ** np.arange(game.cells, dtype=np.int64)))
 
 
-def _parse_sequence(board: Sequence[Any], expected: Game | None) -> tuple[Game, int]:
+def _parse_sequence(board: Sequence[Any], game: Game) -> tuple[Game, int]:
     if len(board) > 1 and all(isinstance(row, str) and len(row) > 1 for row in board):
-        return _parse_string("/".join(board), expected)  # rows written as strings: ["X.O", ".X.", "..O"]
+        return _parse_string("/".join(board), game)  # rows written as strings: ["X.O", ".X.", "..O"]
     if len(board) and all(isinstance(row, (list, tuple, np.ndarray)) for row in board):
         widths = {len(row) for row in board}
         if len(widths) != 1:
-            lengths = ", ".join(str(len(row)) for row in board)
+            lengths = ", ".join(str(len(row)) for row in board[:12]) + (", ..." if len(board) > 12 else "")
             raise InvalidBoardError(f"board has rows of different lengths ({lengths})")
-        game = _shape_game(len(board), widths.pop(), expected, "board")
+        _shape_game(len(board), widths.pop(), game, "board")
         flat = [cell for row in board for cell in row]
     else:
         flat = list(board)
-        game = _flat_game(len(flat), expected, "board")
+        _flat_game(len(flat), game, "board")
     digits = []
     for cell, symbol in enumerate(flat):
         try:
-            digit = None if isinstance(symbol, bool) else _DIGIT[symbol]
+            digit = None if isinstance(symbol, (bool, np.bool_)) else _DIGIT[symbol]
         except (KeyError, TypeError):
             digit = None
         if digit is None:
             row, col = game.coords(cell)
-            raise InvalidBoardError(f"unknown symbol {symbol!r} at row {row}, col {col}: expected {_EXPECTED_CELLS}")
+            raise InvalidBoardError(f"unknown symbol {quote(symbol)} at row {row}, col {col}: expected {_EXPECTED_CELLS}")
         digits.append(digit)
     return game, sum(digit * 3**cell for cell, digit in enumerate(digits))
 
@@ -219,7 +256,16 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
     array([13222,    81])
     """
     game = parse_game(game)
-    array = np.asarray(boards)
+    if isinstance(boards, np.ma.MaskedArray) and np.ma.is_masked(boards):
+        first = [int(i) for i in np.argwhere(np.ma.getmaskarray(boards))[0]]
+        raise InvalidBoardError(
+            f"boards is a masked array with a masked entry at {first}: a masked cell is neither X, O nor empty; "
+            "fill it (boards.filled(0) makes it empty) or pass a plain array"
+        )
+    try:
+        array = np.asarray(boards)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise InvalidBoardError(f"cannot make an array of boards from {quote(boards)}: {str(error)[:120]}") from None
     if array.dtype.kind not in "iuf" or array.ndim == 0:
         raise InvalidBoardError(f"boards must be an array of numbers 1 (X), -1 (O), 0 (empty), found {array.dtype} of shape {array.shape}")
     if array.shape[-2:] == (game.rows, game.cols) and array.ndim >= 2:
@@ -240,46 +286,6 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
         )
     digits = np.where(flat == -1, 2, flat).astype(np.int64)
     return digits @ (3 ** np.arange(game.cells, dtype=np.int64))
-
-
-class _Quoter(reprlib.Repr):
-    """``repr`` cut short: long strings and lists elided, deep nesting and huge ints summarised."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.maxstring = self.maxother = self.maxlong = limit
-        self.maxlist = self.maxtuple = 12
-        self.maxlevel = 4
-
-    def repr_int(self, x: int, level: int) -> str:
-        if abs(x) < 10**40:
-            return super().repr_int(x, level)
-        return f"<an int of about {int(x.bit_length() * 0.30103) + 1:,} digits>"
-
-
-_QUOTERS: dict[int, _Quoter] = {}
-
-
-def quote(value: object, limit: int = 60) -> str:
-    """``repr(value)`` for an error message, at most about ``limit`` characters.
-
-    Longer input is elided with ``...`` and its length is given, so a message stays
-    one readable line whatever was passed (a million-character board, a 5,000-digit
-    code, lists nested 200,000 deep).
-
-    >>> quote("X O X")
-    "'X O X'"
-    >>> quote("X" * 1000, limit=12)
-    "'XXX...XXXX' (1,000 characters)"
-    """
-    quoter = _QUOTERS.get(limit) or _QUOTERS.setdefault(limit, _Quoter(limit))
-    try:
-        text = quoter.repr(value)
-    except Exception:  # noqa: BLE001 - a user object whose __repr__ fails
-        text = f"<{type(value).__name__}>"
-    if isinstance(value, str) and len(value) > limit:
-        text += f" ({len(value):,} characters)"
-    return text
 
 
 def draw(game: Game, code: int, *, marks: Mapping[int, str] | None = None, width: int = 1) -> list[str]:

@@ -7,9 +7,13 @@
 ``PlayerError``             a move function that cannot be loaded or graded as asked (a ``ValueError``)
 ``TableError``              a table file that is missing, truncated, corrupt or stale
 ==========================  ==============================================================
+
+Messages quote what they were given with :func:`quote`, which keeps any input to one short line.
 """
 
 from __future__ import annotations
+
+import reprlib
 
 
 class SolverError(Exception):
@@ -38,3 +42,43 @@ class TableError(SolverError):
 
     The message names the file and the command that rebuilds it.
     """
+
+
+class _Quoter(reprlib.Repr):
+    """``repr`` cut short: long strings and lists elided, deep nesting and huge ints summarised."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = self.maxlong = limit
+        self.maxlist = self.maxtuple = 12
+        self.maxlevel = 4
+
+    def repr_int(self, x: int, level: int) -> str:
+        if abs(x) < 10**40:
+            return super().repr_int(x, level)
+        return f"<an int of about {int(x.bit_length() * 0.30103) + 1:,} digits>"
+
+
+_QUOTERS: dict[int, _Quoter] = {}
+
+
+def quote(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, at most about ``limit`` characters.
+
+    Longer input is elided with ``...`` and its length is given, so a message stays
+    one readable line whatever was passed (a million-character board, a 5,000-digit
+    code, lists nested 200,000 deep).
+
+    >>> quote("X O X")
+    "'X O X'"
+    >>> quote("X" * 1000, limit=12)
+    "'XXX...XXXX' (1,000 characters)"
+    """
+    quoter = _QUOTERS.get(limit) or _QUOTERS.setdefault(limit, _Quoter(limit))
+    try:
+        text = quoter.repr(value)
+    except Exception:  # noqa: BLE001 - a user object whose __repr__ fails
+        text = f"<{type(value).__name__}>"
+    if isinstance(value, str) and len(value) > limit:
+        text += f" ({len(value):,} characters)"
+    return text

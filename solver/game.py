@@ -18,10 +18,13 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from .errors import InvalidGameError
+import numpy as np
+
+from .errors import InvalidGameError, quote
 
 MAX_CELLS = 25
 """Largest board supported: 3**25 codes (int64), compact tables (:mod:`solver.index`)."""
@@ -29,7 +32,9 @@ MAX_CELLS = 25
 DENSE_MAX_CELLS = 16
 """Largest board of the dense format: 3**16 codes of 4 bytes, best moves in a 16-bit mask."""
 
-_NAME = re.compile(r"(\d+)x(\d+)(?:k(\d+))?")
+_NAME = re.compile(r"([0-9]{1,6})x([0-9]{1,6})(?:k([0-9]{1,6}))?", re.ASCII)
+_PARSED: dict[str, Game] = {}
+"""Games by the name they were asked for, so a name is parsed once per process."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,12 @@ class Game:
     k: int = 3
 
     def __post_init__(self) -> None:
+        for name in ("rows", "cols", "k"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise InvalidGameError(f"{name} must be an int, found {type(value).__name__} {quote(value)}")
+            if type(value) is not int:
+                object.__setattr__(self, name, int(value))  # numpy ints: equal games hash alike
         if self.rows < 1 or self.cols < 1:
             raise InvalidGameError(f"a board needs at least one row and one column (found {self.rows}x{self.cols})")
         if self.rows * self.cols > MAX_CELLS:
@@ -66,10 +77,10 @@ class Game:
         """Number of cells."""
         return self.rows * self.cols
 
-    @property
+    @cached_property
     def codes(self) -> int:
         """Number of base-3 codes: ``3 ** cells``."""
-        return 3**self.cells
+        return int(3**self.cells)
 
     @property
     def full_mask(self) -> int:
@@ -117,7 +128,7 @@ class Game:
         board has 8 (rotations and reflections), any other rectangle 4.
         """
         r, c = self.rows, self.cols
-        maps = [
+        maps: list[Callable[[int, int], tuple[int, int]]] = [
             lambda i, j: (i, j),
             lambda i, j: (r - 1 - i, c - 1 - j),
             lambda i, j: (i, c - 1 - j),
@@ -152,10 +163,16 @@ def parse_game(spec: str | Game | None) -> Game:
     if isinstance(spec, Game):
         return spec
     if not isinstance(spec, str):
-        raise InvalidGameError(f"a game is a name like '3x3k3', found {type(spec).__name__} {spec!r}")
+        raise InvalidGameError(f"a game is a name like '3x3k3', found {type(spec).__name__} {quote(spec)}")
+    game = _PARSED.get(spec)
+    if game is not None:
+        return game
     match = _NAME.fullmatch(spec.strip().lower())
     if match is None:
-        raise InvalidGameError(f"malformed game name {spec!r}: expected ROWSxCOLS or ROWSxCOLSkK, e.g. '3x3k3' or '4x4'")
+        raise InvalidGameError(f"malformed game name {quote(spec)}: expected ROWSxCOLS or ROWSxCOLSkK, e.g. '3x3k3' or '4x4'")
     rows, cols = int(match[1]), int(match[2])
     k = int(match[3]) if match[3] else min(rows, cols)
-    return Game(rows, cols, k)
+    game = Game(rows, cols, k)
+    if len(_PARSED) < 1000:
+        _PARSED[spec] = game
+    return game

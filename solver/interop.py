@@ -56,6 +56,7 @@ import numpy as np
 from . import board as _board
 from .errors import InvalidBoardError
 from .game import DEFAULT_GAME
+from .moves import parse_move
 from .position import Position
 
 __all__ = [
@@ -68,7 +69,8 @@ Agent = Literal["player_1", "player_2"]
 """PettingZoo's agent names: ``player_1`` plays X and moves first, ``player_2`` plays O."""
 
 Square = int | tuple[int, int]
-"""A square as our cell index ``row * 3 + col`` (= OpenSpiel's action id) or as ``(row, col)``."""
+"""A square as our cell index ``row * 3 + col`` (= OpenSpiel's action id) or as ``(row, col)``;
+any move :func:`solver.moves.parse_move` reads (``[row, col]``, ``"1,2"``) is accepted too."""
 
 _MARK: dict[str, int] = {"player_1": 1, "player_2": 2}
 _PLANE = ("the observing agent's marks", "the opponent's marks")
@@ -86,17 +88,8 @@ def _lookup(code: int) -> Position:
 
 
 def _row_col(move: Square) -> tuple[int, int]:
-    """``(row, col)`` of a cell index or a ``(row, col)`` pair, checked to be on the board."""
-    if isinstance(move, (int, np.integer)) and not isinstance(move, (bool, np.bool_)):
-        if not 0 <= move <= 8:
-            raise InvalidBoardError(f"cell {move} is off the board: expected 0 to 8 (row * 3 + col)")
-        return divmod(int(move), 3)
-    if isinstance(move, tuple) and len(move) == 2 and all(isinstance(v, (int, np.integer)) for v in move):
-        row, col = int(move[0]), int(move[1])
-        if not (0 <= row <= 2 and 0 <= col <= 2):
-            raise InvalidBoardError(f"row {row}, col {col} is off the board: expected rows and columns 0 to 2")
-        return row, col
-    raise InvalidBoardError(f"cannot read a square from {move!r}: expected a cell index 0 to 8 or a (row, col) pair")
+    """``(row, col)`` of a cell index or a ``(row, col)`` pair, checked to be on the board (:mod:`solver.moves`)."""
+    return DEFAULT_GAME.coords(parse_move(move, DEFAULT_GAME))
 
 
 def _action_id(action: int, library: str) -> int:

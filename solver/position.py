@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import board as _board
 from .errors import InvalidBoardError
 from .game import Game
+from .moves import MoveSpec, parse_move
 from .score import WIN, describe, parent_score
 
 if TYPE_CHECKING:
@@ -189,30 +190,31 @@ class Position:
             )
         return tuple(out)
 
-    def move(self, cell: int) -> Move:
-        """The outcome of playing in ``cell`` (a flat index).
+    def move(self, cell: MoveSpec) -> Move:
+        """The outcome of playing in ``cell``: a flat index, ``(row, col)`` or text (:mod:`solver.moves`).
 
-        :raises InvalidBoardError: if the cell is off the board or not empty.
+        :raises InvalidBoardError: if the move cannot be read, is off the board or the cell is not empty.
         """
+        cell = parse_move(cell, self.game)
         for move in self.moves:
             if move.cell == cell:
                 return move
-        if not 0 <= cell < self.game.cells:
-            raise InvalidBoardError(f"cell {cell} is off the board: expected 0 to {self.game.cells - 1}")
         row, col = self.game.coords(cell)
         reason = "the game is over" if self.is_over else "the cell is taken"
         raise InvalidBoardError(f"cannot play row {row}, col {col} on {self.board}: {reason}")
 
-    def play(self, cell: int) -> Position:
-        """The position after the side to move plays in ``cell`` (a flat index).
+    def play(self, cell: MoveSpec) -> Position:
+        """The position after the side to move plays in ``cell``: a flat index, ``(row, col)``
+        or text such as ``"1,1"`` (:mod:`solver.moves`).
 
         >>> import solver
         >>> solver.lookup(0).play(4).board
         '.../.X./...'
 
-        :raises InvalidBoardError: if the cell is off the board or not empty, or the game is over.
+        :raises InvalidBoardError: if the move cannot be read, is off the board or not empty,
+            or the game is over.
         """
-        self.move(cell)  # raises for an illegal move
+        cell = self.move(cell).cell  # raises for an illegal move
         piece = 1 if self._next == "X" else 2
         return self.table.at(self.code + piece * 3**cell)
 

@@ -211,15 +211,15 @@ def test_encode_checks_the_form_only():
     assert solver.encode("X.O/.X./..O") == 13222
     assert solver.encode("XX./.../...") == 4  # unreachable, but well-formed
     assert solver.encode(0) == 0
-    assert solver.encode([["X", None], [None, "O"]]) == 1 + 2 * 27
-    assert solver.encode("X.../..../..../....") == 1  # 4x4: no table is needed
+    assert solver.encode([["X", None], [None, "O"]], game="2x2") == 1 + 2 * 27
+    assert solver.encode("X.../..../..../....", game="4x4") == 1  # 4x4: no table is needed
     with pytest.raises(solver.InvalidBoardError, match="'Z'"):
         solver.encode("XZ./.../...")
 
 
 def test_small_games_through_the_api(table_dir):
     assert solver.lookup("../..", game="2x2").result == "win"
-    assert solver.best_move([[None, None], [None, None]]) == (0, 0)
+    assert solver.best_move([[None, None], [None, None]], game="2x2") == (0, 0)
     assert solver.get("X./X.", game="2x2") is None  # 2 X, 0 O
 
 

@@ -105,30 +105,38 @@ def test_render_round_trips_every_code():
         assert parse(render(game, code, sep="\n")) == (game, code)
 
 
-# -- shapes set the game -----------------------------------------------------------------------------------
+# -- a shape never picks a game: only the game named (tic-tac-toe by default) --------------------------------
 
-@pytest.mark.parametrize(
-    "board, name",
-    [
-        ([["X", None, None, None]] + [[None] * 4 for _ in range(3)], "4x4k4"),
-        (np.zeros((4, 4), dtype=int), "4x4k4"),
-        ("X.../..../..../....", "4x4k4"),
-        ([["X", None, "O"], [None, None, None]], "2x3k2"),
-        ("X./.O", "2x2k2"),
-        (np.zeros((3, 4)), "3x4k3"),
-    ],
-)
-def test_shaped_boards_infer_their_game(board, name):
-    game, _ = parse(board)
+SHAPED_BOARDS = [
+    ([["X", None, None, None]] + [[None] * 4 for _ in range(3)], "4x4k4"),
+    (np.zeros((4, 4), dtype=int), "4x4k4"),
+    ("X.../..../..../....", "4x4k4"),
+    ([["X", None, "O"], [None, None, None]], "2x3k2"),  # a tic-tac-toe board missing a row
+    ("X./.O", "2x2k2"),
+    (np.zeros((3, 4)), "3x4k3"),
+    (np.zeros((2, 8), dtype=int), "2x8k2"),  # once wrote a 172 MB table into the cache
+]
+
+
+@pytest.mark.parametrize("board, name", SHAPED_BOARDS)
+def test_a_board_of_another_shape_without_game_is_refused_naming_the_shape_and_game_to_pass(board, name, table_dir):
+    rows, cols = name.split("k")[0].split("x")
+    message = invalid(board, f"is {rows}x{cols}, expected 3x3 for 3x3k3", f"game='{name}'", f"--game {name}")
+    assert not table_dir.exists() or not any(table_dir.iterdir()), f"a table was built for a game nobody named: {message}"
+
+
+@pytest.mark.parametrize("board, name", SHAPED_BOARDS)
+def test_a_shaped_board_is_read_in_the_game_named(board, name):
+    game, _ = parse(board, name)
     assert game.name == name
 
 
-def test_small_shaped_boards_are_solved_in_their_own_game(table_dir):
-    position = solver.lookup([["X", None, "O"], [None, None, None]])
+def test_small_shaped_boards_are_solved_in_the_game_named(table_dir):
+    position = solver.lookup([["X", None, "O"], [None, None, None]], game="2x3")
     assert position.game.name == "2x3k2" and position.to_move == "X" and position.result == "win"
     assert solver.lookup("X.O/...", game="2x3").code == position.code
     assert (table_dir / "2x3k2.ttt").is_file()
-    assert solver.lookup("X./.O").game.name == "2x2k2"
+    assert solver.lookup("X./.O", game="2x2").game.name == "2x2k2"
     assert solver.encode("X./.O", game="2x2") == 1 + 2 * 3**3
 
 
@@ -299,7 +307,7 @@ def test_unreachable_codes_say_why():
 def test_a_player_who_kept_playing_after_winning_is_refused(table_dir):
     # 2x3, two in a row: X holds three lines (1,0)-(1,1), (0,1)-(1,1) and (0,1)-(1,0); no single last X
     # move completes all three, so X already had a line before its last move.
-    invalid("OXO/XX.", "not a reachable position", "X kept playing after winning")
+    invalid("OXO/XX.", "not a reachable position", "X kept playing after winning", game="2x3")
 
 
 def _named_lines(message: str, k: int) -> list[set[tuple[int, int]]]:
@@ -395,6 +403,6 @@ def test_numpy_arrays_of_any_small_shape_parse_or_refuse(rows):
     try:
         game, code = parse(array)
     except solver.InvalidBoardError as error:
-        assert "unknown value" in str(error) or "1 to 25 cells" in str(error), str(error)
+        assert "unknown value" in str(error) or "expected 3x3 for 3x3k3" in str(error), str(error)
     else:
-        assert (game.rows, game.cols) == array.shape and 0 <= code < game.codes
+        assert array.shape == (3, 3) and game.name == "3x3k3" and 0 <= code < game.codes

@@ -216,9 +216,9 @@ def test_bad_openspiel_boards_are_refused_naming_what_was_found(state: Any, mess
     [
         (lambda: interop.openspiel_move(9), "OpenSpiel action 9 is not a tic-tac-toe action: expected an int 0 to 8"),
         (lambda: interop.pettingzoo_move(True), "PettingZoo action True is not a tic-tac-toe action"),
-        (lambda: interop.pettingzoo_action((3, 0)), "row 3, col 0 is off the board: expected rows and columns 0 to 2"),
-        (lambda: interop.openspiel_action(-1), "cell -1 is off the board: expected 0 to 8"),
-        (lambda: interop.openspiel_action("a1"), "cannot read a square from 'a1'"),
+        (lambda: interop.pettingzoo_action((3, 0)), "(3, 0) is off the board: expected a cell 0-8 or row,col with row 0-2 and col 0-2"),
+        (lambda: interop.openspiel_action(-1), "cell -1 is off the board: expected a cell 0-8"),
+        (lambda: interop.openspiel_action("a1"), "cannot read move 'a1': expected a cell 0-8"),
         (lambda: interop.pettingzoo_observation("XX./.../..."), "impossible piece counts: 2 X and 0 O"),
     ],
 )
