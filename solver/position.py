@@ -288,7 +288,7 @@ class Position:
         return position_html(self)
 
 
-_set_best_mask = Position.best_mask.__set__  # type: ignore[attr-defined]
+_set_best_mask = getattr(Position, "best_mask").__set__  # noqa: B009 - the slot's descriptor
 
 
 def _refuse(self: Position, name: str, *value: Any) -> None:
