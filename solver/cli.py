@@ -12,6 +12,7 @@ import functools
 import io
 import json
 import random
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +28,7 @@ from .analysis import analyze as _analyze
 from .build import Progress, build_steps
 from .cache import table_dir as _table_dir
 from .cache import table_for, table_path
-from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
+from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, quote
 from .game import Game, parse_game
 from .grading import GradedMove, GradeReport, PlayerFailure, board_maker, load_player, parse_symbols, positions_to_grade
 from .grading import grade as _grade
@@ -54,7 +55,43 @@ class SolveGroup(click.Group):
 
 
 def _one_line(error: Exception) -> str:
-    return " ".join(str(error).split())
+    """The message on one line: line breaks become spaces, every other space is kept (input is quoted faithfully)."""
+    return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+
+
+class _ArgsCommand(click.Command):
+    """A command whose BOARD or MOVES arguments may start with '-' (``---/---/---``, ``-1``).
+
+    A token that starts with '-' but is no option of the command, and reads as a
+    board (only ``XxOo.-_ /`` characters) or a number or move (``-1``, ``-1,2``),
+    is moved after a ``--`` so click takes it as an argument; typos of real
+    options (``--jsn``) are still reported by click.
+    """
+
+    _BOARDLIKE = re.compile(r"[-XxOo._ /\n\r]+|-[0-9]+(?:[, ]+-?[0-9]+)?")
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        options = [param for param in self.params if isinstance(param, click.Option)]
+        names = {name for param in options for name in param.opts + param.secondary_opts}
+        takes_value = {name for param in options if not param.is_flag for name in param.opts}
+        kept: list[str] = []
+        arguments: list[str] = []
+        dashed = False
+        tokens = iter(args)
+        for token in tokens:
+            if token == "--":
+                arguments += tokens
+                break
+            if token in takes_value:
+                kept += [token, *[value for value in [next(tokens, None)] if value is not None]]
+            elif token.split("=", 1)[0] in names or (token.startswith("-") and not self._BOARDLIKE.fullmatch(token)):
+                kept.append(token)  # an option, or an unknown one for click to report
+            else:
+                dashed = dashed or token.startswith("-")
+                arguments.append(token)
+        if not dashed:
+            return super().parse_args(ctx, args)
+        return super().parse_args(ctx, [*kept, "--", *arguments])
 
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,7 +101,8 @@ def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
     @functools.wraps(function)
     def wrapper(*args: Any, game: str, table_dir: Path | None, quiet: bool, **kwargs: Any) -> Any:
-        options = TableOptions(parse_game(game), table_dir, quiet)
+        given = click.get_current_context().get_parameter_source("game") is not click.core.ParameterSource.DEFAULT
+        options = TableOptions(parse_game(game), table_dir, quiet, game_given=given)
         return function(*args, options=options, **kwargs)
 
     return wrapper
@@ -73,8 +111,10 @@ def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
 class TableOptions:
     """The options every command shares, and how they open a table."""
 
-    def __init__(self, game: Game, table_dir: Path | None, quiet: bool) -> None:
+    def __init__(self, game: Game, table_dir: Path | None, quiet: bool, *, game_given: bool = True) -> None:
         self.game = game
+        self.game_given = game_given
+        """Whether --game was on the command line (``solve verify --table`` then checks the file holds it)."""
         self.table_dir = table_dir
         self.quiet = quiet
 
@@ -139,19 +179,26 @@ def stats(options: TableOptions, as_json: bool) -> None:
 
 # -- lookup ---------------------------------------------------------------------
 def _parse_board_argument(text: str, game: Game) -> tuple[Game, int]:
-    if text.strip().isdigit():
-        return _board.parse(int(text), game)
+    """A board or, when the text is ASCII digits, a code (``²`` and other Unicode digits are no code)."""
+    digits = text.strip()
+    if digits.isascii() and digits.isdigit():
+        if len(digits) > len(str(game.codes)):  # too long for int() to be sensible, and out of range anyway
+            raise InvalidBoardError(
+                f"code {quote(digits)} is out of range for {game.name}: expected 0 to {game.codes - 1}"
+            )
+        return _board.parse(int(digits), game)
     return _board.parse(text, game)
 
 
-@main.command()
+@main.command(cls=_ArgsCommand)
 @click.argument("board")
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def lookup(board: str, options: TableOptions, as_json: bool) -> None:
     """Solve BOARD: result, plies to the end, best moves, and every move's outcome.
 
-    BOARD is e.g. "X.O/.X./..O" (rows separated by '/') or a base-3 code.
+    BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
+    (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
     """
     _, code = _parse_board_argument(board, options.game)
     position = options.table().at(code)
@@ -170,15 +217,12 @@ def describe_position(position: Position) -> str:
     """The board beside a grid of move outcomes, then the verdict in words."""
     game = position.game
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
-    cells = position.cells
     width = max([2, *(len(label) for label in labels.values())])
     heading = "moves" if not position.is_over else ""
     lines = [f"{'board'.ljust(2 * game.cols + 3)}{heading}"]
-    for row in range(game.rows):
-        span = range(row * game.cols, (row + 1) * game.cols)
-        left = " ".join(cells[c] or "." for c in span)
-        right = " ".join((labels.get(c) or (cells[c] or ".")).rjust(width) for c in span) if labels else ""
-        lines.append(f"{left}    {right}".rstrip())
+    left = _board.draw(game, position.code)
+    right = _board.draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
+    lines += [f"{board}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
     lines += ["", _status(position)]
     if not position.is_over:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
@@ -189,25 +233,6 @@ def describe_position(position: Position) -> str:
 
 
 # -- play -----------------------------------------------------------------------
-def parse_move(text: str, game: Game) -> int:
-    """A cell from ``"4"`` (flat index) or ``"1,1"`` / ``"1 1"`` (row, col).
-
-    :raises InvalidBoardError: for anything else, or a cell off the board.
-    """
-    parts = text.replace(",", " ").split()
-    try:
-        numbers = [int(part) for part in parts]
-    except ValueError:
-        raise InvalidBoardError(f"cannot read move {text!r}: expected a cell 0-{game.cells - 1} or row,col") from None
-    if len(numbers) == 1 and 0 <= numbers[0] < game.cells:
-        return numbers[0]
-    if len(numbers) == 2 and 0 <= numbers[0] < game.rows and 0 <= numbers[1] < game.cols:
-        return game.cell(*numbers)
-    raise InvalidBoardError(
-        f"move {text!r} is off the board: expected a cell 0-{game.cells - 1} or row,col with row 0-{game.rows - 1} and col 0-{game.cols - 1}"
-    )
-
-
 @main.command()
 @_game_option
 @click.option("--as", "human", type=click.Choice(["X", "O"], case_sensitive=False), default="X", show_default=True, help="Your side (X moves first).")
@@ -236,9 +261,7 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
 
 
 def _grid(position: Position) -> str:
-    game = position.game
-    cells = position.cells
-    return "\n".join(" ".join(cells[r * game.cols + c] or "." for c in range(game.cols)) for r in range(game.rows))
+    return "\n".join(_board.draw(position.game, position.code))
 
 
 def _ask_move(position: Position) -> Position:
@@ -246,7 +269,7 @@ def _ask_move(position: Position) -> Position:
     while True:
         text = click.prompt("your move", prompt_suffix="> ")
         try:
-            return position.play(parse_move(text, position.game))
+            return position.play(text)  # any move solver.moves reads: 4, 1,1, (1,1), [1, 1]
         except InvalidBoardError as error:
             click.echo(f"  {error}")
 
@@ -278,7 +301,7 @@ def build(options: TableOptions, output: Path | None) -> None:
 def verify(options: TableOptions, path: Path | None) -> None:
     """Prove a table: header, checksum, and a fresh build compared code by code."""
     path = path or table_path(options.game, table_dir_=options.table_dir)
-    table = load_table(path, verify=False)
+    table = load_table(path, game=options.game if options.game_given else None, verify=False)
     problems = table.verify()
     if problems:
         for problem in problems:
@@ -291,7 +314,7 @@ def verify(options: TableOptions, path: Path | None) -> None:
 # Printing only: the logic is solver.analysis.analyze and solver.grading.grade.
 
 
-@main.command()
+@main.command(cls=_ArgsCommand)
 @click.argument("moves", nargs=-1, required=True)
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -299,16 +322,10 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     """Judge every ply of a game: best, ok, mistake or blunder.
 
     MOVES is the game so far, one move per ply from the empty board, as flat
-    cells (solve analyze 4 0 8) or row,col pairs (solve analyze 1,1 0,0 2,2).
+    cells (solve analyze 4 0 8), row,col pairs (solve analyze 1,1 0,0 2,2) or
+    the (row,col) form solve lookup prints (solve analyze "(1,1)" "(0,0)").
     """
-    table = options.table()
-    cells = []
-    for ply, text in enumerate(moves, start=1):
-        try:
-            cells.append(parse_move(text, table.game))
-        except InvalidBoardError as error:
-            raise InvalidBoardError(f"ply {ply}: {error}") from None
-    analysis = _analyze(cells, table=table)
+    analysis = _analyze(moves, table=options.table())
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), indent=2))
         return
@@ -342,7 +359,7 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     lines += ["", _grid(analysis.final), _status(analysis.final), ""]
     lines.append("player  moves  best  ok  mistakes  blunders")
     for player in ("X", "O"):
-        s = analysis.summary(player)  # type: ignore[arg-type]
+        s = analysis.summary(player)
         lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
     return "\n".join(lines)
 
@@ -440,9 +457,7 @@ def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
         lines.append(f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
                      f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]")
         marks = {cell: "*" for cell in p.best_cells} | {move.cell: "!"}
-        for row in range(p.game.rows):
-            span = range(row * p.game.cols, (row + 1) * p.game.cols)
-            lines.append("    " + " ".join(marks.get(c) or p.cells[c] or "." for c in span))
+        lines += ["    " + row for row in _board.draw(p.game, p.code, marks=marks)]
     if len(shown) < len(graded):
         lines.append(f"  ... and {len(graded) - len(shown):,} more (--limit 0 shows all, --json lists them)")
     return lines
