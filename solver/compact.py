@@ -26,6 +26,7 @@ spans of :data:`SPAN` boards, checked on first use.
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -430,3 +431,41 @@ class CompactTable:
             return [str(error)]
         problems.extend(check_layers(self.game, layers))
         return problems
+
+
+# -- the file (the format itself lives in solver.tablefile) ------------------------------
+def write_compact(path: str | os.PathLike[str], game: Game | str, layers: Sequence[np.ndarray]) -> Path:
+    """Write a compact table file from per-layer scores (layer 0 first; memory maps are streamed).
+
+    The file's ``meta`` records the index scheme and the layer offsets (:func:`compact_meta`).
+    """
+    from .tablefile import write_table
+
+    game = parse_game(game)
+    sizes = [len(layer) for layer in layers]
+    if sizes != list(layout(game).layer_sizes):
+        raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
+    parts = [layer for layer in layers if len(layer)]
+    return write_table(path, kind="compact", game=game, meta=compact_meta(game), arrays={"scores": parts})
+
+
+def open_compact(path: str | os.PathLike[str], *, game: Game | str | None = None) -> CompactTable:
+    """Open a compact table file: header and layout checked now, score blocks verified on first use.
+
+    :raises TableError: for a missing, damaged or mismatched file, or one written with another index.
+    """
+    from .tablefile import open_table
+
+    expected = None if game is None else parse_game(game)
+    table_file = open_table(path, game=expected)
+    header = table_file.header
+    found = header.game
+    wanted = compact_meta(found)
+    meta = dict(header.meta)
+    if header.kind != "compact":
+        raise table_file.error(f"holds a {header.kind} table, expected a compact one")
+    for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
+        if meta.get(key) != wanted[key]:
+            raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
+    guard = table_file.guard("scores")
+    return CompactTable(found, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range)
