@@ -1,0 +1,449 @@
+"""The HTTP app: routes only, each a thin call into the public API.
+
+==========================================  =====================================================
+route                                       answer
+==========================================  =====================================================
+``GET /``                                   the web page (``static/index.html``)
+``GET /static/{name}``                      the page's CSS and JavaScript (a fixed list of files)
+``GET /api/v1/games``                       the games served, with their table checksums
+``GET /api/v1/openapi.json``                the OpenAPI 3.1 description of this API
+``GET /api/v1/{game}?board=B``              :meth:`Position.to_dict` with ``best_first=True``
+``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
+``GET /api/v1/{game}/analyze?moves=M``      :meth:`GameAnalysis.to_dict` of :func:`solver.analyze`
+``POST /api/v1/{game}/batch``               ``{"boards": [...]}`` -> ``{"results": [...]}``
+==========================================  =====================================================
+
+Nothing a request sends reaches the file system: the tables are opened before the
+app is made (``solver.cache.table_for(..., build=False)``), and the page's files are
+read from the package once, into memory, from a fixed list. A request never starts
+a table build; a game that is not served is a 404 naming ``solve build``.
+
+Errors are JSON ``{"error": message}``: 400 for a bad board, move list or body (the
+message is :class:`~solver.errors.InvalidBoardError`'s), 404 for an unknown game or
+path, 405 for a wrong method, 413 for a body over :data:`MAX_BODY_BYTES` or a batch
+over :data:`MAX_BATCH`, 414 for a query string over :data:`MAX_QUERY_BYTES`. Never a
+traceback.
+
+Answers to ``GET`` requests never change while the table does not, so they carry an
+``ETag`` built from the table's checksum (:func:`table_checksum`) and what was asked,
+``Cache-Control: public, max-age=86400``, and ``If-None-Match`` gets a 304.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..analysis import analyze
+from ..board import parse
+from ..cache import table_dir as _table_dir
+from ..cache import table_for
+from ..errors import InvalidBoardError, InvalidGameError, SolverError
+from ..game import DEFAULT_GAME, Game, parse_game
+from ..score import UNREACHABLE
+from ..table import Table
+from .openapi import openapi_document
+
+MAX_BATCH = 100_000
+"""Most boards one ``POST /api/v1/{game}/batch`` may ask for (413 beyond)."""
+MAX_BODY_BYTES = 8 * 1024 * 1024
+"""Largest request body accepted (413 beyond): room for :data:`MAX_BATCH` 4x4 board strings."""
+MAX_QUERY_BYTES = 4096
+"""Longest query string accepted (414 beyond); the longest board or move list needs a few dozen bytes."""
+MAX_MOVE_TOKENS = 64
+"""Most moves one ``analyze`` request may list (a game has at most 16 plies)."""
+CACHE_CONTROL = "public, max-age=86400"
+CACHED_POSITIONS = 65_536
+"""JSON answers kept per game (a few hundred bytes each): every 3x3 position fits."""
+STATIC_FILES = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
+                "style.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
+"""The page's files: the only files the app serves, read once from the package."""
+SECURITY_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                               "frame-ancestors 'none'; form-action 'self'",
+}
+_JSON = "application/json"
+
+
+def table_checksum(table: Table) -> str:
+    """The checksum that identifies a table's contents: every answer's ETag is built on it.
+
+    :attr:`Table.sha256`, the checksum ``solve verify`` prints (read from the file's
+    header for a table opened from a file). The one place to change if that moves.
+    """
+    return table.sha256
+
+
+def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game]:
+    """The games whose tables are already in the table directory (``<game>.ttt``), by name."""
+    found = []
+    directory = _table_dir(table_dir)
+    if directory.is_dir():
+        for path in sorted(directory.glob("*.ttt")):
+            try:
+                game = parse_game(path.stem)
+            except InvalidGameError:
+                continue
+            if game.name == path.stem:
+                found.append(game)
+    return found
+
+
+@dataclass(frozen=True)
+class ServedGame:
+    """One game the server answers for: its table, checksum and cached JSON answers."""
+
+    table: Table
+    checksum: str
+    answer: Callable[[int], bytes]
+    """The JSON bytes of :meth:`Position.to_dict` (``best_first=True``) of a reachable code, cached."""
+
+    @property
+    def name(self) -> str:
+        """The game's name, e.g. ``"3x3k3"``."""
+        return self.table.game.name
+
+    def etag(self, what: str) -> str:
+        """A strong ETag for an answer: the table's checksum and what was asked."""
+        return f'"{self.checksum[:20]}-{what}"'
+
+
+def served(table: Table) -> ServedGame:
+    """Wrap an open table for the app."""
+    at = table.at
+
+    @lru_cache(maxsize=CACHED_POSITIONS)
+    def answer(code: int) -> bytes:
+        return _dumps(at(code).to_dict(best_first=True))
+
+    return ServedGame(table, table_checksum(table), answer)
+
+
+def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None) -> list[Table]:
+    """The tables of ``games`` (never built here): each must be shipped or in the table directory.
+
+    :raises TableError: for a missing or broken table, naming the command that makes it.
+    """
+    return [table_for(game, table_dir=table_dir, build=False) for game in games]
+
+
+def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None) -> Starlette:
+    """The ASGI app serving ``tables`` (default: tic-tac-toe and every table in ``table_dir``).
+
+    :param tables: open tables (:func:`open_tables`); the first one is the page's default game.
+    :param table_dir: where to look for tables when ``tables`` is not given, and where the
+        404 message tells users their builds go.
+    """
+    if tables is None:
+        names = dict.fromkeys([DEFAULT_GAME, *discover_games(table_dir)])
+        tables = open_tables(names, table_dir=table_dir)
+    games: dict[str, ServedGame] = {}
+    for table in tables:
+        games.setdefault(table.game.name, served(table))
+    api = _Api(games, table_dir)
+    routes = [
+        Route("/", api.page, methods=["GET"]),
+        Route("/static/{name}", api.static, methods=["GET"]),
+        Route("/api/v1/games", api.games, methods=["GET"]),
+        Route("/api/v1/openapi.json", api.openapi, methods=["GET"]),
+        Route("/api/v1/{game}", api.lookup, methods=["GET"]),
+        Route("/api/v1/{game}/mainline", api.mainline, methods=["GET"]),
+        Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
+        Route("/api/v1/{game}/batch", api.batch, methods=["POST"]),
+    ]
+    handlers: Mapping[Any, Any] = {HTTPException: _http_error, Exception: _internal_error}
+    app = Starlette(routes=routes, exception_handlers=handlers)
+    app.state.games = games
+    app.add_middleware(_Guard)
+    return app
+
+
+class _Guard:
+    """Refuses an oversized query string (414) before routing, and adds the security headers."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.headers = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if len(scope.get("query_string", b"")) > MAX_QUERY_BYTES:
+            response = _error(414, f"the query string is over {MAX_QUERY_BYTES} bytes")
+            await response(scope, receive, send)
+            return
+        extra = self.headers
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class _Api:
+    """The route handlers, over the served games."""
+
+    def __init__(self, games: dict[str, ServedGame], table_dir: str | os.PathLike[str] | None) -> None:
+        self.served = games
+        self.table_dir = table_dir
+        self.files = {name: (resources.files(__package__).joinpath("static", name).read_bytes(), kind)
+                      for name, kind in STATIC_FILES.items()}
+        self.file_etags = {name: f'"{hashlib.sha256(data).hexdigest()[:20]}"' for name, (data, _) in self.files.items()}
+        names = list(games)
+        listing = {"games": [_game_info(game) for game in games.values()], "default": names[0] if names else None,
+                   "more": "Serve another game with: solve serve --game 4x4 (builds it once, then keeps it)"}
+        self.listing = _dumps(listing)
+        self.listing_etag = '"' + hashlib.sha256(self.listing).hexdigest()[:20] + '"'
+        self.openapi_json = _dumps(openapi_document(names, max_batch=MAX_BATCH, max_body=MAX_BODY_BYTES))
+
+    # -- the page --------------------------------------------------------------
+    async def page(self, request: Request) -> Response:
+        return self._file(request, "index.html")
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in self.files or name == "index.html":
+            raise HTTPException(404, f"no file {name!r} here")
+        return self._file(request, name)
+
+    def _file(self, request: Request, name: str) -> Response:
+        data, kind = self.files[name]
+        headers = {"etag": self.file_etags[name], "cache-control": "no-cache"}
+        if request.headers.get("if-none-match") == headers["etag"]:
+            return Response(status_code=304, headers=headers)
+        return Response(data, media_type=kind, headers=headers)
+
+    # -- the API ---------------------------------------------------------------
+    async def games(self, request: Request) -> Response:
+        return _cached(request, self.listing, self.listing_etag)
+
+    async def openapi(self, request: Request) -> Response:
+        return Response(self.openapi_json, media_type=_JSON, headers={"cache-control": "no-cache"})
+
+    def _game(self, request: Request) -> ServedGame:
+        text = request.path_params["game"]
+        game = self.served.get(text)
+        if game is not None:
+            return game
+        try:
+            name = parse_game(text).name
+        except InvalidGameError as error:
+            raise HTTPException(404, f"unknown game {text!r}: {error}") from None
+        if name in self.served:
+            return self.served[name]
+        where = f" --table-dir {self.table_dir}" if self.table_dir is not None else ""
+        raise HTTPException(404, f"game {name} is not served here (serving {', '.join(self.served)}); build its table with "
+                                 f"'solve build --game {name}{where}' and restart 'solve serve', or start "
+                                 f"'solve serve --game {name}'")
+
+    async def lookup(self, request: Request) -> Response:
+        game = self._game(request)
+        code = _code(game.table, request.query_params.get("board", "0"))
+        return _cached(request, None, game.etag(str(code)), lambda: game.answer(code))
+
+    async def mainline(self, request: Request) -> Response:
+        game = self._game(request)
+        code = _code(game.table, request.query_params.get("board", "0"))
+
+        def body() -> bytes:
+            start = position = game.table.at(code)
+            line = []
+            while not position.is_over:
+                cell = position.best_cells[0]
+                player = position.to_move
+                position = position.play(cell)
+                row, col = game.table.game.coords(cell)
+                line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col,
+                             "board": position.board})
+            return _dumps({"game": game.name, "code": code, "board": start.board, "to_move": start.to_move,
+                           "value": start.value, "result": start.result, "plies": start.plies,
+                           "winner": position.winner, "final": position.board, "mainline": line})
+
+        return _cached(request, None, game.etag(f"m{code}"), body)
+
+    async def analyze(self, request: Request) -> Response:
+        game = self._game(request)
+        cells = _moves(request.query_params.get("moves", ""), game.table.game)
+        etag = game.etag("a" + ".".join(map(str, cells)))
+        try:
+            analysis = analyze(cells, table=game.table)
+        except InvalidBoardError as error:
+            raise HTTPException(400, _one_line(error)) from None
+        return _cached(request, _dumps(analysis.to_dict()), etag)
+
+    async def batch(self, request: Request) -> Response:
+        game = self._game(request)
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY_BYTES:
+                raise HTTPException(413, f"the body is over {MAX_BODY_BYTES:,} bytes")
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError) as error:
+            raise HTTPException(400, f"the body is not JSON: {error}") from None
+        boards = body.get("boards") if isinstance(body, dict) else None
+        if not isinstance(boards, list):
+            raise HTTPException(400, 'expected a JSON object {"boards": [board, ...]} with boards as strings or codes')
+        if len(boards) > MAX_BATCH:
+            raise HTTPException(413, f"{len(boards):,} boards asked; at most {MAX_BATCH:,} per request")
+        return Response(batch_answer(game, boards), media_type=_JSON, headers={"cache-control": "no-store"})
+
+
+def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
+    """``{"results": [...]}`` for a list of boards (strings or codes), as JSON bytes.
+
+    Each distinct board string is read once (:func:`solver.board.parse`), every code is
+    checked at once (:meth:`Table.lookup_codes`), and each distinct position's object
+    is made once (:attr:`ServedGame.answer`, cached across requests).
+    """
+    table = game.table
+    codes = np.zeros(len(boards), dtype=np.int64)
+    errors: dict[int, bytes] = {}
+    by_text: dict[str, int | bytes] = {}
+    for index, board in enumerate(boards):
+        if type(board) is str:
+            known = by_text.get(board)
+            if known is None:
+                known = by_text[board] = _read(table, board)
+        elif type(board) is int:
+            known = board if 0 <= board < table.game.codes else _read(table, board)
+        else:
+            known = _dumps({"error": f"cannot read a board from {type(board).__name__}: expected a board string or an int code"})
+        if type(known) is int:
+            codes[index] = known
+        else:
+            errors[index] = known  # type: ignore[assignment]
+    scores = table.lookup_codes(codes, check=False).score
+    for index in np.flatnonzero(scores == UNREACHABLE).tolist():
+        if index not in errors:
+            errors[index] = _read(table, int(codes[index]), check=True)  # type: ignore[assignment]
+    answer = game.answer
+    parts = [errors.get(index) or answer(code) for index, code in enumerate(codes.tolist())]
+    return b'{"results":[' + b",".join(parts) + b"]}"
+
+
+def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes:
+    """A board's code, or the JSON ``{"error": message}`` saying why it cannot be read (or reached, with ``check``)."""
+    try:
+        return _code_of(table, board, check=check)
+    except SolverError as error:
+        return _dumps({"error": _one_line(error)})
+
+
+def _code_of(table: Table, board: str | int, *, check: bool = True) -> int:
+    """The code of a board: an int code, or text: a base-3 code or any board string the CLI accepts.
+
+    :raises InvalidBoardError: for a malformed board, or (with ``check``) one no game reaches.
+    """
+    if isinstance(board, str):
+        stripped = board.strip()
+        if stripped.isdigit() and stripped.isascii():
+            board = int(stripped)
+    code = parse(board, table.game)[1]
+    if check:
+        table.at(code)
+    return code
+
+
+def _code(table: Table, text: str) -> int:
+    """:func:`_code_of`, with a bad board as a 400."""
+    try:
+        return _code_of(table, text)
+    except InvalidBoardError as error:
+        raise HTTPException(400, _one_line(error)) from None
+
+
+def _moves(text: str, game: Game) -> list[int]:
+    """The cells of a move list: ``4,0,8`` or ``4 0 8`` (flat cells) or ``1,1 0,0 2,2`` (row,col pairs).
+
+    Tokens are separated by whitespace; one token with commas is a list of flat cells.
+    """
+    tokens = text.replace(";", " ").split()
+    if len(tokens) == 1 and "," in tokens[0]:
+        tokens = tokens[0].split(",")
+    if len(tokens) > MAX_MOVE_TOKENS:
+        raise HTTPException(400, f"{len(tokens)} moves given; a {game.name} game has at most {game.cells} plies")
+    cells = []
+    for ply, token in enumerate(tokens, start=1):
+        parts = token.strip("()[]").split(",")
+        if not all(part.strip().isdigit() and part.strip().isascii() for part in parts) or len(parts) > 2:
+            raise HTTPException(400, f"ply {ply}: cannot read move {token!r}: expected a cell 0-{game.cells - 1} or row,col")
+        numbers = [int(part) for part in parts]
+        if len(numbers) == 2:
+            row, col = numbers
+            if not (0 <= row < game.rows and 0 <= col < game.cols):
+                raise HTTPException(400, f"ply {ply}: ({row}, {col}) is off the board: expected row 0-{game.rows - 1} "
+                                         f"and col 0-{game.cols - 1}")
+            numbers = [game.cell(row, col)]
+        if not 0 <= numbers[0] < game.cells:
+            raise HTTPException(400, f"ply {ply}: cell {numbers[0]} is off the board: expected a cell 0-{game.cells - 1}")
+        cells.append(numbers[0])
+    return cells
+
+
+def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], bytes] | None = None) -> Response:
+    """A JSON answer with its ETag and Cache-Control, or a 304 when the client has it already."""
+    headers = {"etag": etag, "cache-control": CACHE_CONTROL}
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers=headers)
+    return Response(body if body is not None else make() if make else b"", media_type=_JSON, headers=headers)
+
+
+def _game_info(game: ServedGame) -> dict[str, Any]:
+    g = game.table.game
+    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "checksum": game.checksum}
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
+
+
+def _dumps(data: Any) -> bytes:
+    return json.dumps(data, separators=(", ", ": ")).encode()
+
+
+def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(_dumps({"error": message}), status_code=status, media_type=_JSON, headers=headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    message = exc.detail
+    if exc.status_code == 404 and message == "Not Found":  # the router's own 404: no route matched
+        message = f"no such path {request.url.path!r}: the API is under /api/v1 (see /api/v1/openapi.json), the page at /"
+    elif exc.status_code == 405 and message == "Method Not Allowed":
+        message = f"{request.method} is not allowed on {request.url.path!r}"
+    return _error(exc.status_code, message, exc.headers)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    return _error(500, "internal error: the server could not answer this request")
+
+
+def static_dir() -> Path:
+    """Where the page's files are in the installed package (for documentation and tests)."""
+    return Path(str(resources.files(__package__).joinpath("static")))

@@ -1,0 +1,125 @@
+"""The OpenAPI 3.1 document of the HTTP API, served at ``/api/v1/openapi.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import __version__
+
+_MOVE = {
+    "type": "object",
+    "description": "The outcome of playing one empty cell, for the player making the move.",
+    "properties": {
+        "cell": {"type": "integer", "description": "flat index row * cols + col"},
+        "row": {"type": "integer"},
+        "col": {"type": "integer"},
+        "value": {"type": "integer", "enum": [1, 0, -1], "description": "the game's value for X after the move"},
+        "result": {"type": "string", "enum": ["win", "draw", "loss"], "description": "for the mover"},
+        "plies": {"type": "integer", "description": "plies from the current position to the end, this move included"},
+        "best": {"type": "boolean", "description": "the move reaches the position's best score"},
+    },
+    "required": ["cell", "row", "col", "value", "result", "plies", "best"],
+}
+
+_POSITION = {
+    "type": "object",
+    "description": "What `solve lookup --json` prints (Position.to_dict), with `moves` best first: wins fastest "
+                   "first, then draws, then losses slowest first, ties in cell order.",
+    "properties": {
+        "game": {"type": "string", "example": "3x3k3"},
+        "code": {"type": "integer", "description": "base-3 code: sum(digit * 3**cell), digit 0 empty, 1 X, 2 O"},
+        "board": {"type": "string", "example": "XO./.X./..."},
+        "to_move": {"type": ["string", "null"], "enum": ["X", "O", None]},
+        "winner": {"type": ["string", "null"], "enum": ["X", "O", None]},
+        "value": {"type": "integer", "enum": [1, 0, -1], "description": "for X under perfect play"},
+        "result": {"type": "string", "enum": ["win", "draw", "loss"], "description": "for the side to move"},
+        "plies": {"type": "integer", "description": "plies to the end under perfect play (win fastest, lose slowest)"},
+        "score": {"type": "integer", "description": "100-d win in d plies, 0 draw, -(100-d) loss in d plies"},
+        "best_moves": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}, "description": "[row, col]"},
+        "best_cells": {"type": "array", "items": {"type": "integer"}},
+        "moves": {"type": "array", "items": {"$ref": "#/components/schemas/Move"}},
+    },
+    "required": ["game", "code", "board", "to_move", "winner", "value", "result", "plies", "score", "best_moves",
+                 "best_cells", "moves"],
+}
+
+_ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict[str, Any]:
+    """The OpenAPI document for a server serving ``games``."""
+    game = {"name": "game", "in": "path", "required": True, "schema": {"type": "string", "enum": games},
+            "description": "a served game, e.g. 3x3k3 (4x4 is read as 4x4k4)"}
+    board = {"name": "board", "in": "query", "required": False, "schema": {"type": "string", "default": "0"},
+             "description": "a board string ('XO./.X./...', 'XO..X....', '.' '-' '_' or space for empty) or a base-3 code; "
+                            "default the empty board"}
+    errors = {
+        "400": _json(_ref("Error"), "the board or move list cannot be read or cannot occur (InvalidBoardError's message)"),
+        "404": _json(_ref("Error"), "the game is not served: the message names the `solve build` command"),
+        "414": _json(_ref("Error"), "the query string is too long"),
+    }
+    cached = {"ETag": {"schema": {"type": "string"}, "description": "the table's checksum and what was asked"},
+              "Cache-Control": {"schema": {"type": "string"}, "description": "public, max-age=86400"}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "solved-tictactoe", "version": __version__,
+                 "description": "Exact answers for tic-tac-toe and m,n,k games: every position's value, plies to the "
+                                "end under perfect play and best moves. Served by `solve serve`."},
+        "paths": {
+            "/api/v1/games": {"get": {"summary": "The games served", "responses": {"200": _json(_ref("Games"), "the games")}}},
+            "/api/v1/{game}": {"get": {
+                "summary": "Solve one position", "parameters": [game, board],
+                "responses": {"200": {**_json(_ref("Position"), "the position"), "headers": cached}, **errors}}},
+            "/api/v1/{game}/mainline": {"get": {
+                "summary": "One line of perfect play to the end (the first best move in cell order at each ply)",
+                "parameters": [game, board],
+                "responses": {"200": {**_json(_ref("Mainline"), "the line"), "headers": cached}, **errors}}},
+            "/api/v1/{game}/analyze": {"get": {
+                "summary": "Judge every ply of a game from the empty board: best, ok, mistake or blunder",
+                "parameters": [game, {"name": "moves", "in": "query", "required": False, "schema": {"type": "string"},
+                                      "description": "flat cells '4,0,8' or '4 0 8', or row,col pairs '1,1 0,0 2,2'"}],
+                "responses": {"200": {**_json(_ref("Analysis"), "what `solve analyze --json` prints"), "headers": cached},
+                              **errors}}},
+            "/api/v1/{game}/batch": {"post": {
+                "summary": f"Solve up to {max_batch:,} positions in one request",
+                "parameters": [game],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["boards"],
+                    "properties": {"boards": {"type": "array", "maxItems": max_batch,
+                                              "items": {"type": ["string", "integer"]}}}}}}},
+                "responses": {
+                    "200": _json({"type": "object", "properties": {"results": {"type": "array", "items": {
+                        "oneOf": [_ref("Position"), _ref("Error")]}}}},
+                        "one result per board, in order: the position, or {error} for that board alone"),
+                    "400": _json(_ref("Error"), "the body is not JSON or not {\"boards\": [...]}"),
+                    "404": errors["404"],
+                    "413": _json(_ref("Error"), f"more than {max_batch:,} boards or a body over {max_body:,} bytes"),
+                }}},
+        },
+        "components": {"schemas": {
+            "Move": _MOVE,
+            "Position": _POSITION,
+            "Error": _ERROR,
+            "Games": {"type": "object", "properties": {
+                "games": {"type": "array", "items": {"type": "object", "properties": {
+                    "name": {"type": "string"}, "rows": {"type": "integer"}, "cols": {"type": "integer"},
+                    "k": {"type": "integer"}, "cells": {"type": "integer"}, "checksum": {"type": "string"}}}},
+                "default": {"type": "string"}, "more": {"type": "string"}}},
+            "Mainline": {"type": "object", "properties": {
+                "game": {"type": "string"}, "code": {"type": "integer"}, "board": {"type": "string"},
+                "to_move": {"type": ["string", "null"]}, "value": {"type": "integer"}, "result": {"type": "string"},
+                "plies": {"type": "integer"}, "winner": {"type": ["string", "null"]}, "final": {"type": "string"},
+                "mainline": {"type": "array", "items": {"type": "object", "properties": {
+                    "ply": {"type": "integer"}, "player": {"type": "string"}, "cell": {"type": "integer"},
+                    "row": {"type": "integer"}, "col": {"type": "integer"}, "board": {"type": "string"}}}}}},
+            "Analysis": {"type": "object", "description": "GameAnalysis.to_dict: game, moves, plies, final, summary"},
+        }},
+    }

@@ -1,0 +1,75 @@
+"""Helpers of the web tests: skip (or, in CI, fail) without the web extra, and a real `solve serve` to test against.
+
+Set ``SOLVED_TICTACTOE_REQUIRE_WEB=1`` (as ``.ci/run`` does) to make a missing web extra
+or browser an error instead of a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REQUIRE = os.environ.get("SOLVED_TICTACTOE_REQUIRE_WEB") == "1"
+URL = re.compile(r"at (http://\S+/) ")
+
+
+def need(module: str, why: str) -> ModuleType:
+    """Import ``module``, or skip the test with ``why`` (fail instead when CI requires the web tests)."""
+    try:
+        return __import__(module, fromlist=["_"])
+    except ImportError as error:
+        if REQUIRE:
+            pytest.fail(f"{why}: {error} (SOLVED_TICTACTOE_REQUIRE_WEB=1)")
+        pytest.skip(f"{why}: {error}")
+        raise  # unreachable: skip raises
+
+
+def need_web() -> None:
+    """Skip unless the web extra (Starlette, uvicorn, httpx for the test client) is installed."""
+    for module in ("starlette", "uvicorn", "httpx"):
+        need(module, "needs the web extra: pip install '.[test,web]'")
+
+
+@contextmanager
+def running_server(table_dir: Path, *args: str, timeout: float = 60) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``solve serve --port 0`` in a child process; yields its base URL and the process, and stops it after."""
+    env = {**os.environ, "SOLVED_TICTACTOE_DIR": str(table_dir), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "serve", "--port", "0", "--quiet", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + timeout
+        line = ""
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if URL.search(line) or not line:
+                break
+        match = URL.search(line)
+        if match is None:
+            process.kill()
+            _, err = process.communicate(timeout=10)
+            raise AssertionError(f"solve serve did not start: {line!r}\n{err}")
+        yield match[1], process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
