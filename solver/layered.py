@@ -375,10 +375,11 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
     )
 
 
-def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0) -> None:
+def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, check_memory: bool = True) -> None:
     """Refuse a build that cannot fit, with the figures.
 
     :param extra_disk: more bytes the caller will write afterwards (the table file).
+    :param check_memory: compare the memory needed with this machine's (not for a cluster's client).
     :raises BuildError: if the free disk or the available memory is too small.
     """
     free = shutil.disk_usage(directory).free
@@ -389,7 +390,7 @@ def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0) ->
             f"({plan.disk_bytes / 2**30:.2f} GiB of layers + {extra_disk / 2**30:.2f} GiB for the table file), "
             f"but only {free / 2**30:.2f} GiB is free"
         )
-    available = _available_memory()
+    available = _available_memory() if check_memory else None
     if available is not None and plan.memory_bytes > available:
         raise BuildError(
             f"building {plan.game.name} needs about {plan.memory_bytes / 2**30:.2f} GiB of memory "
@@ -444,13 +445,18 @@ def sweep(
     progress: Progress | None = None,
     notify: Callable[[str], None] | None = None,
     extra_disk: int = 0,
+    check_memory: bool = True,
 ) -> BuildResult:
-    """The layer sweep shared by the local and the cluster builds (see the module docstring)."""
+    """The layer sweep shared by the local and the cluster builds (see the module docstring).
+
+    :param dispatch: runs a layer's chunk groups and yields each group's board counts.
+    :param jobs: how many workers run chunks (for the memory estimate and the batching).
+    """
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     build = BuildDir(path, game)
     plan = plan_build(game, path, jobs=jobs)
-    check_resources(plan, path, extra_disk=extra_disk)
+    check_resources(plan, path, extra_disk=extra_disk, check_memory=check_memory)
     if notify is not None and plan.resumed_below is not None:
         left = f"solving layers {plan.todo[0]} to 0" if plan.todo else "nothing left to solve"
         notify(f"resuming the {game.name} build in {path}: layers {game.cells} to {plan.resumed_below} are done, {left}")

@@ -1,0 +1,100 @@
+"""The layered build on a Dask cluster: the same sweep, chunks run by Dask workers.
+
+The sweep is bulk-synchronous (layer ``p`` reads only layer ``p + 1``), so a
+cluster needs no engine of its own beyond a task queue per layer: the client
+(:func:`build_on_cluster`) submits the chunks of layer ``p`` as tasks, each task
+(:func:`solver.layered.run_chunks`) memory-maps layer ``p + 1`` read-only from the
+**shared build directory** and writes its own slice of layer ``p``'s preallocated
+file, then flushes it. When every task of the layer has finished, the client hashes
+the layer, renames it into place and records it in the manifest, exactly as the
+local build does; so a killed cluster build resumes the same way (locally or on the
+cluster), and the bytes are identical to :func:`solver.layered.build_layers`'s.
+
+Requirements: ``pip install 'solved-tictactoe[cluster]'`` (Dask distributed) on the
+client and every worker, and one directory that the client and every worker see at
+the same path (NFS, Lustre, a cloud file system). Dask is imported only here, and
+only when a cluster build runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .game import Game, parse_game
+from .layered import BuildResult, Chunk, Progress, run_chunks, sweep
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+SCHEDULER_ENV = "SOLVED_TICTACTOE_SCHEDULER"
+"""Environment variable holding the default scheduler address, e.g. ``tcp://head:8786``."""
+
+
+def scheduler_address(explicit: str | None = None) -> str | None:
+    """The scheduler to use: ``explicit``, else ``$SOLVED_TICTACTOE_SCHEDULER``, else None (build locally)."""
+    return explicit or os.environ.get(SCHEDULER_ENV) or None
+
+
+def _distributed() -> Any:
+    """The ``distributed`` module, imported on first use (it is untyped: kept as ``Any``)."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:  # pragma: no cover - depends on the environment
+        from .errors import SolverError
+
+        raise SolverError(
+            "a cluster build needs Dask distributed: pip install 'solved-tictactoe[cluster]'"
+        ) from None
+
+
+def _client(scheduler: str | Client) -> tuple[Any, bool]:
+    distributed = _distributed()
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, False
+    return distributed.Client(scheduler), True
+
+
+def build_on_cluster(
+    game: Game | str,
+    directory: str | os.PathLike[str],
+    scheduler: str | Client,
+    *,
+    progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
+    extra_disk: int = 0,
+) -> BuildResult:
+    """Solve a game into a shared build directory with the workers of a Dask cluster; resume if half done.
+
+    :param directory: the build directory, at the same path on the client and every worker.
+    :param scheduler: the scheduler's address (``tcp://host:8786``) or a connected ``distributed.Client``.
+    :param progress: called in the client after every chunk (:class:`solver.layered.ChunkDone`).
+    :param notify: called with a line of text when the build resumes.
+    :raises solver.layered.BuildError: if the shared directory lacks the disk space (checked first).
+    """
+    game = parse_game(game)
+    path = Path(directory).resolve()
+    client, owned = _client(scheduler)
+    try:
+        workers = max(1, sum(client.nthreads().values()))
+        run = secrets.token_hex(4)  # task keys unique to this run
+
+        def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[int]]:
+            as_completed = _distributed().as_completed
+            futures = [
+                client.submit(run_chunks, str(path), game.name, ply, group, flush=True, pure=False, key=f"solver-{game.name}-{ply}-{n}-{run}")
+                for n, group in enumerate(groups)
+            ]
+            for future in as_completed(futures):
+                result: Any = future.result()
+                yield result
+                future.release()
+
+        return sweep(game, path, dispatch, jobs=workers, progress=progress, notify=notify, extra_disk=extra_disk, check_memory=False)
+    finally:
+        if owned:
+            client.close()
