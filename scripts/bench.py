@@ -128,6 +128,8 @@ def bench_tictactoe() -> None:
     t_array = per_call(lambda: solver.lookup(array), number=50_000)
     t_best = per_call(lambda: solver.best_move("X.O/.X./..O"), number=100_000)
     report("lookup(int)", t_int * 1e6, "us", "<= 1 us", t_int <= 1e-6)
+    t_game = per_call(lambda: solver.lookup(13222, game="3x3k3"), number=200_000)
+    report("lookup(int, game='3x3k3')", t_game * 1e6, "us", "<= 2 us", t_game <= 2e-6)
     report("lookup('X.O.X...O')", t_flat * 1e6, "us", "<= 2 us", t_flat <= 2e-6)
     report("lookup('X.O/.X./..O')", t_str * 1e6, "us", "<= 2 us", t_str <= 2e-6)
     report("lookup(nested list)", t_list * 1e6, "us")
@@ -235,6 +237,11 @@ def bench_big() -> None:
         t_str = per_call(lambda: table.lookup(text), number=200_000)
         report("4x4k4 lookup(int)", t_int * 1e6, "us", "<= 2 us", t_int <= 2e-6)
         report("4x4k4 lookup(string with '/')", t_str * 1e6, "us", "<= 2 us", t_str <= 2e-6)
+        os.environ["SOLVED_TICTACTOE_DIR"] = tmp  # solver.lookup(game=) finds this table by its game
+        forget()
+        solver.lookup(code, game="4x4k4")
+        t_game = per_call(lambda: solver.lookup(code, game="4x4k4"), number=200_000)
+        report("4x4k4 solver.lookup(int, game='4x4k4')", t_game * 1e6, "us", "<= 2 us", t_game <= 2e-6)
         bench_batch(table, "4x4k4", target=200)
 
 
