@@ -160,7 +160,8 @@ def analysis_html(analysis: GameAnalysis) -> str:
     summary = []
     for player in ("X", "O"):
         s = analysis.summary(player)
-        summary.append(f"{player}: {s.moves} moves, {s.best} best, {s.ok} ok, {s.mistakes} mistakes, {s.blunders} blunders")
+        moves = "1 move" if s.moves == 1 else f"{s.moves} moves"
+        summary.append(f"{player}: {moves}; best {s.best}, ok {s.ok}, mistakes {s.mistakes}, blunders {s.blunders}")
     last = analysis.plies[-1].cell if analysis.plies else None
     table = (f'<table style="border-collapse:collapse;font-size:0.9em;margin-bottom:6px"><thead><tr>{head}</tr></thead>'
              f'<tbody>{"".join(rows)}</tbody></table>') if rows else "<div>No moves played.</div>"

@@ -123,7 +123,7 @@ def test_an_analysed_game_renders_a_row_per_ply_with_its_verdict_and_the_final_b
     assert parser.rows[2] == ["2", "O", "0,1 (1)", "1,1", "D", "L6", "mistake"]
     assert f"3x3k3 board {analysis.final.board}: Game over" in html  # the final board's picture
     assert "Game over: O has won" in html
-    assert "X: 3 moves, 2 best, 0 ok, 0 mistakes, 1 blunders" in html
+    assert "X: 3 moves; best 2, ok 0, mistakes 0, blunders 1" in html
     assert "<script" not in html.lower()
 
 

@@ -92,7 +92,7 @@ def table_checksum(table: Table) -> str:
 
 
 def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game]:
-    """The games whose tables are already in the table directory (``<game>.ttt``), by name."""
+    """The games whose tables are already in the table directory (``<game>.ttt``), smallest board first."""
     found = []
     directory = _table_dir(table_dir)
     if directory.is_dir():
@@ -103,7 +103,7 @@ def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game
                 continue
             if game.name == path.stem:
                 found.append(game)
-    return found
+    return sorted(found, key=lambda game: (game.cells, game.rows, game.k))
 
 
 @dataclass(frozen=True)

@@ -240,7 +240,7 @@
     if (analysed && state.moves.length) {
       summary.textContent = ["X", "O"].map((player) => {
         const s = analysed.summary[player];
-        return `${player}: ${s.moves} ${s.moves === 1 ? "move" : "moves"}, ${s.best} best, ${s.ok} ok, ${s.mistakes} mistakes, ${s.blunders} blunders`;
+        return `${player}: ${s.moves} ${s.moves === 1 ? "move" : "moves"}; best ${s.best}, ok ${s.ok}, mistakes ${s.mistakes}, blunders ${s.blunders}`;
       }).join(" · ");
     } else {
       summary.textContent = state.start && state.moves.length ? "Verdicts need a game played from the empty board." : "";
