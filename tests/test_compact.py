@@ -1,0 +1,275 @@
+"""Compact tables (solver/index.py, solver/layered.py, solver/compact.py): the layered build
+gives the dense table's answers code by code, builds are deterministic and resumable, and the
+3x6k3 table (slow set) is checked against independent counts, the reference minimax and the
+parent/child rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from reference import board_of, reference
+
+from solver.board import rule_violation
+from solver.compact import CompactTable, open_compact, write_compact
+from solver.errors import TableError
+from solver.game import Game, parse_game
+from solver.index import layout
+from solver.layered import BuildDir, BuildError, ChunkDone, build_layers, check_layers, plan_build
+from solver.score import UNREACHABLE
+from solver.table import build_table
+
+# Every shape of up to 12 cells (rows <= cols) with a few k each: 1 to 12 cells, k = 1 to 4.
+SMALL = sorted(
+    {f"{r}x{c}k{k}" for r in range(1, 4) for c in range(r, 13) if r * c <= 12 for k in (1, 2, 3, 4, min(r, c), c) if k <= c}
+)
+
+
+def _compact(name: str, directory: Path, jobs: int = 1) -> CompactTable:
+    return CompactTable.from_layers(name, build_layers(name, directory, jobs=jobs).layers())
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_compact_build_equals_the_dense_table_code_by_code(name: str, tmp_path: Path) -> None:
+    game = parse_game(name)
+    compact = _compact(name, tmp_path)
+    dense = build_table(game=game)
+    index = layout(game)
+    codes = index.codes(0, index.size)[0]
+    stored = np.asarray(compact.scores)
+    assert np.array_equal(stored, dense.score[codes]), f"{name}: a score differs from the dense table"
+    outside = np.ones(game.codes, dtype=bool)
+    outside[codes] = False
+    assert (dense.score[outside] == UNREACHABLE).all(), f"{name}: the dense table reaches a board with illegal counts"
+    reachable = dense.reachable_codes()
+    mine, theirs = compact.lookup_codes(reachable), dense.lookup_codes(reachable)
+    for field in ("score", "ply", "value", "plies"):
+        assert np.array_equal(getattr(mine, field), getattr(theirs, field)), f"{name}: {field} differs"
+    assert np.array_equal(mine.best, theirs.best.astype(np.uint32)), f"{name}: best moves differ"
+
+
+def test_positions_answer_like_the_dense_tables_positions(tmp_path: Path) -> None:
+    compact = _compact("3x4k3", tmp_path)
+    dense = build_table(game="3x4k3")
+    rng = np.random.default_rng(3)
+    for code in rng.choice(dense.reachable_codes(), 400).tolist():
+        a, b = compact.at(code), dense.at(code)
+        got = (a.score, a.pieces, a.best_mask, a.to_move, a.winner, a.value, a.result, a.plies, a.moves, a.best_moves)
+        want = (b.score, b.pieces, b.best_mask, b.to_move, b.winner, b.value, b.result, b.plies, b.moves, b.best_moves)
+        assert got == want, a.board
+    assert compact.best_move("XX../O.O./....", game="3x4k3") == dense.best_move("XX../O.O./....", game="3x4k3")
+
+
+def test_stats_count_like_the_dense_table_and_per_layer(tmp_path: Path) -> None:
+    compact = _compact("3x4k3", tmp_path)
+    mine, theirs = compact.stats(), build_table(game="3x4k3").stats()
+    for key in ("positions", "x_wins", "draws", "o_wins", "side_to_move", "terminal", "start"):
+        assert mine[key] == theirs[key], key
+    assert sum(layer["positions"] for layer in mine["layers"]) == mine["positions"]
+    assert mine["games"] is None and "games" in mine["omitted"]
+
+
+def test_4x4k4_compact_table_equals_the_dense_one_and_its_empty_board_is_a_draw(tmp_path: Path) -> None:
+    compact = _compact("4x4k4", tmp_path, jobs=2)
+    dense = build_table(game="4x4k4")
+    index = layout(compact.game)
+    assert np.array_equal(np.asarray(compact.scores), dense.score[index.codes(0, index.size)[0]])
+    start = compact.at(0)
+    assert (start.value, start.result, start.plies) == (0, "draw", 16)  # published: tests/golden.py
+
+
+def test_unreachable_and_malformed_codes_are_refused_with_the_reason(tmp_path: Path) -> None:
+    compact = _compact("3x3k3", tmp_path)
+    with pytest.raises(ValueError, match="impossible piece counts"):
+        compact.lookup("XX./.../...")
+    with pytest.raises(ValueError, match="kept playing|moved after"):
+        compact.lookup("XXX/OO./..O")
+    with pytest.raises(ValueError, match="out of range"):
+        compact.lookup_codes([0, 3**9])
+    with pytest.raises(ValueError, match=r"codes\[1\]"):
+        compact.lookup_codes([0, 2])
+    assert compact.lookup_codes([0, 2], check=False).score.tolist() == [0, UNREACHABLE]
+    assert compact.get("XX./.../...", "refused") == "refused"
+
+
+def test_builds_are_byte_identical_whatever_the_number_of_jobs(tmp_path: Path) -> None:
+    one = build_layers("3x4k3", tmp_path / "one", jobs=1)
+    two = build_layers("3x4k3", tmp_path / "two", jobs=2)
+    assert one.sha256 == two.sha256
+    assert all(one.layer_path(p).read_bytes() == two.layer_path(p).read_bytes() for p in range(13))
+
+
+def test_an_interrupted_build_resumes_below_the_last_finished_layer(tmp_path: Path) -> None:
+    directory = tmp_path / "build"
+
+    def stop_in_layer_5(done: ChunkDone) -> None:
+        if done.ply == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_layers("3x4k3", directory, jobs=1, progress=stop_in_layer_5)
+    assert sorted(BuildDir(directory, parse_game("3x4k3")).finished()) == list(range(6, 13))
+    said: list[str] = []
+    resumed = build_layers("3x4k3", directory, jobs=1, notify=said.append)
+    assert resumed.resumed_below == 6 and resumed.solved == (5, 4, 3, 2, 1, 0)
+    assert said and "layers 12 to 6 are done" in said[0], said
+    fresh = build_layers("3x4k3", tmp_path / "fresh", jobs=1)
+    assert resumed.sha256 == fresh.sha256
+
+
+def test_a_damaged_finished_layer_is_solved_again_with_everything_below_it(tmp_path: Path) -> None:
+    first = build_layers("3x3k3", tmp_path, jobs=1)
+    path = first.layer_path(6)
+    data = bytearray(path.read_bytes())
+    data[10] ^= 1
+    path.write_bytes(bytes(data))
+    again = build_layers("3x3k3", tmp_path, jobs=1)
+    assert again.solved == (6, 5, 4, 3, 2, 1, 0)
+    assert again.sha256 == first.sha256
+
+
+def test_a_build_directory_of_another_game_is_refused(tmp_path: Path) -> None:
+    build_layers("2x2k2", tmp_path, jobs=1)
+    with pytest.raises(BuildError, match="holds a build of 2x2k2"):
+        build_layers("3x3k3", tmp_path, jobs=1)
+
+
+def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import solver.layered
+
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(solver.layered.shutil, "disk_usage", lambda _: usage._replace(free=1000))
+    with pytest.raises(BuildError, match=r"needs 0\.00 GiB of disk .* only 0\.00 GiB is free"):
+        build_layers("3x3k3", tmp_path, jobs=1)
+    monkeypatch.setattr(solver.layered.shutil, "disk_usage", lambda _: usage)
+    monkeypatch.setattr(solver.layered, "_available_memory", lambda: 10)
+    with pytest.raises(BuildError, match="GiB of memory"):
+        build_layers("4x5k4", tmp_path / "big", jobs=2)
+    assert not list((tmp_path / "big").glob("layer-*")), "a refused build wrote a layer"
+    plan = plan_build(parse_game("4x5k4"), tmp_path / "big", jobs=2)
+    assert plan.disk_bytes == 741_365_049 and plan.todo[0] == 20
+
+
+def test_the_consistency_pass_finds_a_score_that_does_not_follow_from_the_children(tmp_path: Path) -> None:
+    compact = _compact("3x3k3", tmp_path)
+    assert compact.verify() == []
+    broken = np.array(compact.scores)
+    index = compact.layout.index_of_code(13222)  # X.O/.X./..O, a draw
+    broken[index] = 97
+    problems = CompactTable("3x3k3", broken).verify()
+    assert problems and "X.O/.X./..O" in problems[0] and "stored 97, expected 0" in problems[0], problems
+
+
+def test_a_compact_table_file_round_trips_and_refuses_damaged_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.tablefile
+
+    # The package ships the expected checksums of the dense tables of games up to 16 cells;
+    # this compact 3x4k3 file is not one of them.
+    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game: None)
+    built = build_layers("3x4k3", tmp_path / "build", jobs=1)
+    path = write_compact(tmp_path / "3x4k3.ttt", "3x4k3", built.layers())
+    table = open_compact(path, game="3x4k3")
+    assert np.array_equal(np.asarray(table.scores), np.concatenate(built.layers()))
+    assert table.lookup("X.../.O../....", game="3x4k3").result == "win"
+    spec = [s for s in _header(path)["arrays"] if s["name"] == "scores"][0]
+    data = bytearray(path.read_bytes())
+    data[spec["offset"] + 1000] ^= 0x40
+    path.write_bytes(bytes(data))
+    damaged = open_compact(path)
+    with pytest.raises(TableError, match="does not match its checksum"):
+        damaged.lookup_codes(damaged.layout.codes(0, 2000)[0], check=False)
+
+
+def _header(path: Path) -> dict:
+    raw = path.read_bytes()
+    length = int.from_bytes(raw[8:12], "little")
+    return json.loads(raw[12 : 12 + length])
+
+
+# -- 3x6k3: the first game past the dense limit ------------------------------------------
+@pytest.fixture(scope="module")
+def table_3x6k3(tmp_path_factory: pytest.TempPathFactory) -> CompactTable:
+    directory = tmp_path_factory.mktemp("3x6k3")
+    built = build_layers("3x6k3", directory, jobs=2)
+    return CompactTable.from_layers("3x6k3", built.layers())
+
+
+def _forward_reachable_counts(game: Game) -> list[int]:
+    """Reachable boards per layer by a forward search from the empty board (no closed-form rule):
+    the children of every unfinished reached board are marked in the next layer."""
+    index = layout(game)
+    lines = [sum(1 << cell for cell in line) for line in reference(game.name).lines]
+    reached = np.zeros(1, dtype=bool)
+    reached[0] = True
+    counts = [1]
+    for ply in range(game.cells):
+        codes, x, o = index.codes(index.layer_offsets[ply], index.layer_offsets[ply + 1])
+        mover = x if ply % 2 else o
+        over = np.zeros(codes.size, dtype=bool)
+        for line in lines:
+            over |= (mover & line) == line
+        parents = codes[reached & ~over]
+        occupied = (x | o)[reached & ~over]
+        following = np.zeros(index.layer_sizes[ply + 1], dtype=bool)
+        for cell in range(game.cells):
+            free = (occupied >> cell) & 1 == 0
+            children = parents[free] + (1 if ply % 2 == 0 else 2) * 3**cell
+            following[index.index_of(children) - index.layer_offsets[ply + 1]] = True
+        reached = following
+        counts.append(int(reached.sum()))
+    return counts
+
+
+@pytest.mark.slow
+def test_3x6k3_reachable_counts_per_layer_match_a_forward_search(table_3x6k3: CompactTable) -> None:
+    stats = table_3x6k3.stats()
+    assert [layer["positions"] for layer in stats["layers"]] == _forward_reachable_counts(parse_game("3x6k3"))
+
+
+@pytest.mark.slow
+def test_3x6k3_empty_board_is_a_first_player_win(table_3x6k3: CompactTable) -> None:
+    # 3x4k3 is a win for X (checked against the reference minimax in test_tables_match_minimax);
+    # X can play that strategy inside any 3x4 part of 3x6 (an extra stone never hurts in an
+    # m,n,k game), so 3x6k3 is a win for X too. Wikipedia, "m,n,k-game": k = 3 is a
+    # first-player win on every board of at least 3x4.
+    start = table_3x6k3.at(0)
+    assert (start.value, start.result) == (1, "win")
+    assert build_table(game="3x4k3").at(0).value == 1
+
+
+@pytest.mark.slow
+def test_3x6k3_sampled_positions_with_10_or_more_pieces_match_recursive_minimax(table_3x6k3: CompactTable) -> None:
+    game = parse_game("3x6k3")
+    index = layout(game)
+    rng = np.random.default_rng(18)
+    ref = reference("3x6k3")
+    picked = 0
+    for ply in range(10, 19):
+        start = index.layer_offsets[ply]
+        candidates = start + rng.integers(0, index.layer_sizes[ply], 400)
+        codes = np.array([index.code_of_index(i) for i in candidates.tolist()])
+        scores = table_3x6k3.lookup_codes(codes, check=False)
+        for code in codes[scores.score != UNREACHABLE][:25].tolist():
+            board = board_of(code, game.cells)
+            position = table_3x6k3.at(code)
+            want = ref.solve(board)
+            assert ({1: "win", 0: "draw", -1: "loss"}[want.result], want.plies) == (position.result, position.plies), position.board
+            assert set(position.best_cells) == set(want.best), position.board
+            picked += 1
+    assert picked >= 150
+
+
+@pytest.mark.slow
+def test_3x6k3_every_position_follows_from_its_children_and_the_rules(table_3x6k3: CompactTable) -> None:
+    layers = [table_3x6k3.layer(ply) for ply in range(19)]
+    assert check_layers(parse_game("3x6k3"), layers) == []
+    # and the stored reachability is the rule of solver.board, on random boards of every layer
+    index = layout(parse_game("3x6k3"))
+    rng = np.random.default_rng(6)
+    for i in rng.integers(0, index.size, 3000).tolist():
+        code = index.code_of_index(i)
+        assert (table_3x6k3.score_of(code) != UNREACHABLE) == (rule_violation(parse_game("3x6k3"), code) is None)
