@@ -1,0 +1,61 @@
+"""The cluster build (solver/cluster.py) on a local Dask cluster of two worker processes gives the
+same bytes as the single-machine build, and resumes a build the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="the cluster build needs the [cluster] extra (Dask distributed)")
+
+from solver.cluster import build_on_cluster, scheduler_address  # noqa: E402
+from solver.layered import BuildDir, ChunkDone, build_layers  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[object]:
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as connected:
+            yield connected
+
+
+def _same_layers(a: Path, b: Path, layers: int) -> bool:
+    return all((a / f"layer-{p:02d}.i8").read_bytes() == (b / f"layer-{p:02d}.i8").read_bytes() for p in range(layers))
+
+
+def test_a_cluster_build_of_4x4k4_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
+    on_cluster = build_on_cluster("4x4k4", tmp_path / "cluster", client)
+    local = build_layers("4x4k4", tmp_path / "local", jobs=1)
+    assert on_cluster.sha256 == local.sha256
+    assert _same_layers(tmp_path / "cluster", tmp_path / "local", 17)
+
+
+def test_a_cluster_build_resumes_a_build_interrupted_locally(client: object, tmp_path: Path) -> None:
+    def stop_in_layer_6(done: ChunkDone) -> None:
+        if done.ply == 6:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_layers("3x4k3", tmp_path / "build", jobs=1, progress=stop_in_layer_6)
+    said: list[str] = []
+    resumed = build_on_cluster("3x4k3", tmp_path / "build", client, notify=said.append)
+    assert resumed.resumed_below == 7 and said
+    assert resumed.sha256 == build_layers("3x4k3", tmp_path / "fresh", jobs=1).sha256
+
+
+def test_the_scheduler_address_comes_from_the_argument_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SOLVED_TICTACTOE_SCHEDULER", raising=False)
+    assert scheduler_address(None) is None
+    monkeypatch.setenv("SOLVED_TICTACTOE_SCHEDULER", "tcp://head:8786")
+    assert scheduler_address(None) == "tcp://head:8786"
+    assert scheduler_address("tcp://other:8786") == "tcp://other:8786"
+
+
+@pytest.mark.slow
+def test_a_cluster_build_of_3x6k3_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
+    on_cluster = build_on_cluster("3x6k3", tmp_path / "cluster", client)
+    local = build_layers("3x6k3", tmp_path / "local", jobs=2)
+    assert on_cluster.sha256 == local.sha256
+    assert BuildDir(tmp_path / "cluster", on_cluster.game).finished(check=True) == local.sha256
