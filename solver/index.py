@@ -309,6 +309,32 @@ class Layout:
             return empty, empty, empty
         return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))  # type: ignore[return-value]
 
+    @cached_property
+    def _block_table(self) -> tuple[np.ndarray, ...]:
+        """Every block of every layer: global start, cols, and where its groups begin in the halves' sorted codes."""
+        blocks = [block for layer in self.blocks for block in layer]
+        low_start = np.cumsum([0] + [c.size for c in self.low.codes])
+        high_start = np.cumsum([0] + [c.size for c in self.high.codes])
+        return (
+            np.array([self.layer_offsets[b.ply] + b.start for b in blocks], dtype=np.int64),
+            np.array([b.cols for b in blocks], dtype=np.int64),
+            np.array([high_start[self.high.group(b.hx, b.ho)] for b in blocks], dtype=np.int64),
+            np.array([low_start[self.low.group(b.lx, b.lo)] for b in blocks], dtype=np.int64),
+            np.concatenate(self.high.codes),
+            np.concatenate(self.low.codes),
+        )
+
+    def codes_at(self, indices: np.ndarray) -> np.ndarray:
+        """The codes of many global indices (vectorised, int64, any order)."""
+        indices = np.asarray(indices, dtype=np.int64)
+        if indices.size and (indices.min() < 0 or indices.max() >= self.size):
+            raise IndexError(f"indices must be in 0..{self.size - 1}")
+        starts, cols, high_start, low_start, high_codes, low_codes = self._block_table
+        block = np.searchsorted(starts, indices, side="right") - 1
+        row, col = np.divmod(indices - starts[block], cols[block])
+        codes: np.ndarray = high_codes[high_start[block] + row] * self.radix + low_codes[low_start[block] + col]
+        return codes
+
     def code_of_index(self, index: int) -> int:
         """The code of one global index."""
         ply = self.layer_of(index)

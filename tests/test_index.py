@@ -47,6 +47,8 @@ def test_index_to_code_inverts_code_to_index_with_the_right_masks(name: str) -> 
     for cell in range(game.cells):
         digits += ((x >> cell) & 1) * 3**cell + ((o >> cell) & 1) * 2 * 3**cell
     assert np.array_equal(digits, codes), "the X/O masks disagree with the codes"
+    shuffled = np.random.default_rng(1).permutation(index.size)
+    assert np.array_equal(index.codes_at(shuffled), codes[shuffled])
     for i in range(0, index.size, max(1, index.size // 300)):
         assert index.index_of_code(int(codes[i])) == i
         assert index.code_of_index(i) == int(codes[i])
