@@ -143,19 +143,32 @@ def _parse_string(text: str, game: Game) -> tuple[Game, int]:
                 return game, _to_code(game, spaced[0])
             _flat_game(len(text), game, f"board string {quote(text)}")
         return game, _to_code(game, text)
-    rows = text.strip("\n").replace("\r", "").replace("\n", "/").split("/")
+    if "\n" in text:
+        text = text.strip("\n").replace("\r", "").replace("\n", "/")
+    rows = text.split("/")
+    if len(rows) == game.rows:  # the common case first: rows of one character per cell
+        cols = game.cols
+        for row in rows:
+            if len(row) != cols:
+                break
+        else:
+            return game, _to_code(game, "".join(rows))
+    return _parse_rows(text, rows, game)
+
+
+def _parse_rows(text: str, rows: list[str], game: Game) -> tuple[Game, int]:
+    """A board with row separators that does not fit ``game`` one character per cell: spaced out, or refused."""
     if len(rows) == 1:  # one line ended by a line break
         return _parse_string(rows[0], game)
-    if len(rows) != game.rows or any(len(row) != game.cols for row in rows):
-        spaced = _unspace(text)
-        if spaced is not None and len({len(row) for row in spaced}) == 1:
-            rows = spaced
-        else:
-            width = len(rows[0])
-            if any(len(row) != width for row in rows):
-                lengths = ", ".join(str(len(row)) for row in rows[:12]) + (", ..." if len(rows) > 12 else "")
-                raise InvalidBoardError(f"board string {quote(text)} has rows of different lengths ({lengths})")
-        _shape_game(len(rows), len(rows[0]), game, f"board string {quote(text)}")
+    spaced = _unspace(text)
+    if spaced is not None and len({len(row) for row in spaced}) == 1:
+        rows = spaced
+    else:
+        width = len(rows[0])
+        if any(len(row) != width for row in rows):
+            lengths = ", ".join(str(len(row)) for row in rows[:12]) + (", ..." if len(rows) > 12 else "")
+            raise InvalidBoardError(f"board string {quote(text)} has rows of different lengths ({lengths})")
+    _shape_game(len(rows), len(rows[0]), game, f"board string {quote(text)}")
     return game, _to_code(game, "".join(rows))
 
 
