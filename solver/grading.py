@@ -185,6 +185,7 @@ class GradeReport:
     :param timeouts: the calls that ran over the time limit.
     :param crashes: the calls that ended the player's process.
     :param mutated: calls that changed the board they were given (harmless: each call gets a fresh one).
+    :param answers: ``(code, cell)`` of every legal answer, by code: what the function played where.
     :param hints: one line per known mismatch seen in the answers, naming the option that fixes it.
     :param stopped: why grading stopped before every planned position, or ``None``.
     :param printed: lines the player printed (not shown).
@@ -205,6 +206,7 @@ class GradeReport:
     timeouts: tuple[PlayerFailure, ...]
     crashes: tuple[PlayerFailure, ...]
     mutated: int
+    answers: tuple[tuple[int, int], ...]
     hints: tuple[str, ...]
     stopped: str | None
     printed: int = field(compare=False)
@@ -497,6 +499,7 @@ class _Judge:
         self.game, self.side, self.planned, self.returns, self.timeout, self.name = game, side, planned, returns, timeout, name
         self.kept = self.optimal = self.mutated = self.graded = 0
         self.lost: list[GradedMove] = []
+        self.answers: list[tuple[int, int]] = []
         self.slower: list[GradedMove] = []
         self.failures: dict[FailureKind, list[PlayerFailure]] = {"exception": [], "illegal": [], "timeout": [], "crash": []}
         self.seconds = self.slowest_seconds = 0.0
@@ -556,6 +559,7 @@ class _Judge:
                 self._mismatch("value-move", shown)
             self._fail(position, "illegal", str(why), shown)
             return
+        self.answers.append((position.code, cell))
         move = position.move(cell)
         judged = verdict(position, move)
         self.kept += judged in ("best", "ok")
@@ -607,6 +611,7 @@ class _Judge:
             game=self.game, side=self.side, planned=self.planned, positions=self.graded, kept=self.kept, optimal=self.optimal,
             lost=by_order(self.lost), slower=by_order(self.slower), exceptions=by_order(self.failures["exception"]),
             illegal=by_order(self.failures["illegal"]), timeouts=by_order(self.failures["timeout"]), crashes=by_order(self.failures["crash"]),
-            mutated=self.mutated, hints=self.hints(), stopped=self.stopped, printed=0 if process is None else process.printed,
+            mutated=self.mutated, answers=tuple(sorted(self.answers)), hints=self.hints(), stopped=self.stopped,
+            printed=0 if process is None else process.printed,
             seconds=self.seconds, slowest=self.slowest, slowest_seconds=self.slowest_seconds,
         )

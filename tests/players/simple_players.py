@@ -57,7 +57,7 @@ def garbage(board):
     """Illegal answers by the number of pieces: a taken cell, off the board, None, text, a float; else best."""
     pieces = sum(cell is not None for row in board for cell in row)
     taken = next(((i, j) for i in range(3) for j in range(3) if board[i][j] is not None), None)
-    answers = {1: taken, 2: 9, 3: None, 4: "1,1", 5: (1.0, 1.0), 6: (True, False)}
+    answers = {1: taken, 2: 9, 3: None, 4: "centre", 5: (1.0, 1.0), 6: (True, False)}
     if pieces in answers:
         return answers[pieces]
     return solver.best_move(board)

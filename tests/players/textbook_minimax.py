@@ -15,7 +15,7 @@ import copy
 import math
 
 X = "X"
-O = "O"
+O = "O"  # noqa: E741 - the notebook's name
 EMPTY = None
 
 

@@ -1,0 +1,15 @@
+"""A notebook exported as it was: the game loop at the bottom asks for a move with input() at import."""
+
+import solver
+
+
+def ai(board):
+    return solver.best_move(board)
+
+
+board = [[None] * 3 for _ in range(3)]
+while True:
+    row, col = map(int, input("your move (row col): ").split())
+    board[row][col] = "X"
+    i, j = ai(board)
+    board[i][j] = "O"
