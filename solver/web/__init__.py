@@ -22,8 +22,9 @@ from .app import (
     open_tables,
     table_checksum,
 )
+from .protocol import HEAD_SECONDS, MAX_HEAD_BYTES, http_protocol
 
-__all__ = ["MAX_BATCH", "MAX_BODY_BYTES", "MAX_QUERY_BYTES", "bind", "create_app", "discover_games", "open_tables",
+__all__ = ["HEAD_SECONDS", "MAX_BATCH", "MAX_BODY_BYTES", "MAX_HEAD_BYTES", "MAX_QUERY_BYTES", "bind", "create_app", "discover_games", "open_tables",
            "serve", "table_checksum"]
 
 
@@ -50,21 +51,26 @@ def serve(
     *,
     sock: socket.socket,
     table_dir: str | os.PathLike[str] | None = None,
+    head_seconds: float = HEAD_SECONDS,
 ) -> None:
     """Serve ``tables`` on a bound socket (:func:`bind`) until SIGINT or SIGTERM; returns after a clean shutdown.
 
     The socket listens already, so clients may connect as soon as :func:`bind` returns:
     they wait in its backlog until the server accepts them.
+
+    :param head_seconds: how long a request's head may take to arrive (:mod:`solver.web.protocol`).
     """
     import uvicorn
 
     config = uvicorn.Config(
         create_app(tables, table_dir=table_dir),
+        http=http_protocol(head_seconds=head_seconds),
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         log_level="warning",
         access_log=False,
         server_header=False,
         lifespan="off",
-        limit_concurrency=1024,  # past this many open connections, new requests get a 503 instead of piling up
+        limit_concurrency=1000,  # past this many connections and requests at once, new requests get a 503
         timeout_keep_alive=5,
         timeout_graceful_shutdown=3,
     )

@@ -20,7 +20,7 @@ a table build; a game that is not served is a 404 naming ``solve build``.
 
 Errors are JSON ``{"error": message}``: 400 for a bad board, move list or body (the
 message is :class:`~solver.errors.InvalidBoardError`'s), 404 for an unknown game or
-path, 405 for a wrong method, 413 for a body over :data:`MAX_BODY_BYTES` or a batch
+path, 405 for a wrong method, 408 for a body slower than :data:`BODY_SECONDS`, 413 for a body over :data:`MAX_BODY_BYTES` or a batch
 over :data:`MAX_BATCH`, 414 for a query string over :data:`MAX_QUERY_BYTES`. Never a
 traceback.
 
@@ -31,6 +31,7 @@ Answers to ``GET`` requests never change while the table does not, so they carry
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -44,7 +45,7 @@ from typing import Any
 import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -63,6 +64,8 @@ MAX_BATCH = 100_000
 """Most boards one ``POST /api/v1/{game}/batch`` may ask for (413 beyond)."""
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest request body accepted (413 beyond): room for :data:`MAX_BATCH` 4x4 board strings."""
+BODY_SECONDS = 30.0
+"""Longest time a request body may take to arrive (408 beyond)."""
 MAX_QUERY_BYTES = 4096
 """Longest query string accepted (414 beyond); the longest board or move list needs a few dozen bytes."""
 MAX_MOVE_TOKENS = 64
@@ -297,10 +300,16 @@ class _Api:
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
         raw = bytearray()
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_BODY_BYTES:
-                raise HTTPException(413, f"the body is over {MAX_BODY_BYTES:,} bytes")
+        try:
+            async with asyncio.timeout(BODY_SECONDS):
+                async for chunk in request.stream():
+                    raw += chunk
+                    if len(raw) > MAX_BODY_BYTES:
+                        raise HTTPException(413, f"the body is over {MAX_BODY_BYTES:,} bytes")
+        except TimeoutError:
+            raise HTTPException(408, f"the body did not arrive within {BODY_SECONDS:g} s") from None
+        except ClientDisconnect:  # the client went away mid-body: nobody to answer
+            return Response(status_code=400)
         try:
             body = json.loads(raw)
         except (ValueError, RecursionError) as error:

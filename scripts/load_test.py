@@ -1,0 +1,401 @@
+"""A bounded load test of `solve serve`, on the loopback interface only.
+
+Starts its own server (``python -m solver.cli serve --port 0``, 127.0.0.1), then:
+
+1. **single look-ups**: ``--requests`` GETs of random reachable positions over
+   ``--connections`` keep-alive connections (at most ``--seconds``): look-ups per
+   second and latency percentiles, every answer compared byte for byte with
+   ``Position.to_dict(best_first=True)``;
+2. **batch**: ``POST /batch`` of ``--batch`` random boards (half strings, half
+   codes), ``--repeats`` times: seconds until the whole answer is received, the
+   answer compared byte for byte;
+3. **abuse**: for ``--abuse-seconds``, slow connections (a header byte at a time),
+   half-closed connections, malformed requests (garbage, bad JSON, enormous query
+   strings and headers, unknown paths, path traversal, short bodies) while the
+   look-up loop keeps running and checking every answer.
+
+Targets (issue 9, this project's 2-core machine): >= 3,000 look-ups/s at 32
+connections with p99 <= 50 ms; 100,000 boards in <= 1 s. Nothing leaves 127.0.0.1.
+
+    python scripts/load_test.py                       # the figures in the README
+    python scripts/load_test.py --requests 2000 --batch 10000 --abuse-seconds 2   # a quick run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+
+import solver
+
+HOST = "127.0.0.1"
+URL = re.compile(r"at http://127\.0\.0\.1:(\d+)/ ")
+
+
+# -- the server -------------------------------------------------------------------------
+def start_server(table_dir: Path, game: str) -> tuple[subprocess.Popen[str], int]:
+    """``solve serve`` on a free loopback port; the process and its port."""
+    args = [sys.executable, "-m", "solver.cli", "serve", "--host", HOST, "--port", "0", "--quiet", "--table-dir", str(table_dir)]
+    if game != "3x3k3":
+        args += ["--game", game]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = URL.search(line)
+    if match is None:
+        process.kill()
+        raise SystemExit(f"the server did not start: {line!r} {process.communicate()[1]}")
+    return process, int(match[1])
+
+
+def stop_server(process: subprocess.Popen[str]) -> float:
+    """Ctrl-C (SIGINT), and the seconds it took to stop."""
+    started = time.perf_counter()
+    process.send_signal(signal.SIGINT)
+    try:
+        code = process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise SystemExit("the server did not stop within 15 s of Ctrl-C") from None
+    if code != 0:
+        raise SystemExit(f"the server exited with status {code} on Ctrl-C: {process.stderr.read() if process.stderr else ''}")
+    return time.perf_counter() - started
+
+
+# -- a minimal HTTP/1.1 client (keep-alive, Content-Length bodies) ------------------------------
+async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> tuple[int, bytes]:
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12])
+    found = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+    body = await reader.readexactly(int(found[1])) if found else b""
+    return status, body
+
+
+def get(path: str) -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode()
+
+
+def post(path: str, body: bytes) -> bytes:
+    return f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+@dataclass
+class Lookups:
+    """What the look-up loop measured."""
+
+    latencies: list[float] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / self.seconds if self.seconds else 0.0
+
+    def percentile(self, p: float) -> float:
+        return float(np.percentile(np.array(self.latencies), p)) * 1000 if self.latencies else float("nan")
+
+
+async def lookups(port: int, game: str, expected: dict[int, bytes], *, requests: int, connections: int, seconds: float,
+                  stop: asyncio.Event | None = None) -> Lookups:
+    """``requests`` look-ups of random positions over ``connections`` connections, within ``seconds``."""
+    table = solver.table_for(game)
+    codes = list(expected)[:20_000]
+    by_code = [get(f"/api/v1/{game}?board={code}") for code in codes]
+    by_board = [get(f"/api/v1/{game}?board={quote(table.at(code).board, safe='/.')}") for code in codes]
+    rng = random.Random(1)
+
+    def plan() -> Iterator[tuple[int, bytes]]:  # random positions, half as codes, half as board strings
+        for index in range(requests):
+            pick = rng.randrange(len(codes))
+            yield codes[pick], (by_code if index % 2 else by_board)[pick]
+
+    out = Lookups()
+    deadline = time.perf_counter() + seconds
+    cursor = plan()
+
+    async def worker() -> None:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        try:
+            for code, request in cursor:
+                if time.perf_counter() > deadline or (stop is not None and stop.is_set()):
+                    return
+                started = time.perf_counter()
+                try:
+                    status, body = await exchange(reader, writer, request)
+                except (ConnectionError, asyncio.IncompleteReadError) as error:
+                    out.errors.append(repr(error))
+                    writer.close()
+                    reader, writer = await asyncio.open_connection(HOST, port)
+                    continue
+                out.latencies.append(time.perf_counter() - started)
+                if status != 200 or body != expected[code]:
+                    out.wrong.append(f"code {code}: HTTP {status} {body[:120]!r}")
+        finally:
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(connections)))
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+async def batch(port: int, game: str, expected: dict[int, bytes], size: int, seed: int) -> tuple[float, bool, int]:
+    """One POST of ``size`` boards: seconds to the whole answer, whether it was right, its bytes."""
+    table = solver.table_for(game)
+    rng = np.random.default_rng(seed)
+    codes = rng.choice(np.array(list(expected)), size).tolist()
+    boards: list[str | int] = [table.at(code).board if index % 2 == 0 else code for index, code in enumerate(codes)]
+    request = post(f"/api/v1/{game}/batch", json.dumps({"boards": boards}).encode())
+    answer = b'{"results":[' + b",".join(expected[code] for code in codes) + b"]}"
+    reader, writer = await asyncio.open_connection(HOST, port, limit=1 << 20)
+    try:
+        started = time.perf_counter()
+        status, body = await exchange(reader, writer, request)
+        elapsed = time.perf_counter() - started
+    finally:
+        writer.close()
+    return elapsed, status == 200 and body == answer, len(body)
+
+
+# -- abuse -------------------------------------------------------------------------------
+@dataclass
+class Abuse:
+    """How the server answered each kind of bad client."""
+
+    answers: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, kind: str, outcome: str) -> None:
+        self.answers.setdefault(kind, []).append(outcome)
+
+
+async def raw(port: int, data: bytes, *, half_close: bool = False, timeout: float = 5) -> str:
+    """Send ``data`` on a fresh connection; the status line answered ('closed' if none)."""
+    reader, writer = await asyncio.open_connection(HOST, port)
+    try:
+        writer.write(data)
+        await writer.drain()
+        if half_close:
+            writer.write_eof()
+        line = await asyncio.wait_for(reader.readline(), timeout)
+        return line.decode("latin-1").strip()[9:12] or "closed"
+    except (TimeoutError, ConnectionError):
+        return "closed"
+    finally:
+        writer.close()
+
+
+MALFORMED: dict[str, tuple[bytes, set[str]]] = {
+    "garbage bytes": (b"\x00\xff\xfe GARBAGE\r\n\r\n", {"400", "closed"}),
+    "unknown method": (b"BREW /api/v1/3x3k3 HTTP/1.1\r\nHost: x\r\n\r\n", {"405", "400", "closed"}),
+    "malformed JSON": (post("/api/v1/3x3k3/batch", b'{"boards": [1, 2'), {"400"}),
+    "JSON not an object": (post("/api/v1/3x3k3/batch", b"[1, 2, 3]"), {"400"}),
+    "deeply nested JSON": (post("/api/v1/3x3k3/batch", b"[" * 200_000), {"400"}),
+    "declared body too big": (b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\r\n", {"413"}),
+    "query string of 100 kB": (get("/api/v1/3x3k3?board=" + "X" * 100_000), {"414", "400", "431", "closed"}),
+    "header of 100 kB": (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n", {"431", "closed"}),
+    "unknown path": (get("/wp-admin/setup.php"), {"404"}),
+    "path traversal": (get("/static/../../../../etc/passwd"), {"404"}),
+    "encoded path traversal": (get("/static/%2e%2e%2f%2e%2e%2fcli.py"), {"404"}),
+    "traversal into a game": (get("/api/v1/..%2f..%2fetc%2fpasswd"), {"404"}),
+    "bad board": (get("/api/v1/3x3k3?board=QQQ"), {"400"}),
+    "game not served": (get("/api/v1/5x5k4?board=0"), {"404"}),
+}
+
+
+async def abuse(port: int, game: str, expected: dict[int, bytes], seconds: float, connections: int) -> tuple[Abuse, Lookups, int]:
+    """Bad clients for ``seconds`` while look-ups run and are checked; also how many slow connections were held."""
+    report = Abuse()
+    stop = asyncio.Event()
+    held: list[asyncio.StreamWriter] = []
+
+    async def slow_client() -> None:  # slowloris: one header byte every 50 ms, never finished
+        request = b"GET /api/v1/3x3k3?board=0 HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"s" * 10_000
+        try:
+            reader, writer = await asyncio.open_connection(HOST, port)
+        except ConnectionError:
+            report.add("slow head", "refused")
+            return
+        held.append(writer)
+        answer = asyncio.ensure_future(reader.readline())
+        for index in range(len(request)):
+            if stop.is_set() or answer.done() or writer.is_closing():
+                break
+            try:
+                writer.write(request[index:index + 1])
+            except ConnectionError:
+                break
+            await asyncio.sleep(0.05)
+        try:
+            line = await asyncio.wait_for(answer, 0.5) if not stop.is_set() or answer.done() else b""
+        except (TimeoutError, ConnectionError):
+            line = b""
+        report.add("slow head", line.decode("latin-1")[9:12] or "still open at the end")
+        answer.cancel()
+
+    async def half_closed() -> None:
+        expected_first = expected[next(iter(expected))]
+        while not stop.is_set():
+            reader, writer = await asyncio.open_connection(HOST, port)
+            writer.write(get(f"/api/v1/{game}?board={next(iter(expected))}"))
+            writer.write_eof()  # the client will send nothing more; the answer must still come
+            try:
+                status, body = await asyncio.wait_for(exchange(reader, writer, b""), 5)
+                report.add("half-closed after the request", "200 right" if status == 200 and body == expected_first else f"{status} wrong")
+            except (TimeoutError, ConnectionError, asyncio.IncompleteReadError) as error:
+                report.add("half-closed after the request", f"failed: {error!r}")
+            writer.close()
+            report.add("half-closed before any request", await raw(port, b"", half_close=True, timeout=2))
+            await asyncio.sleep(0.05)
+
+    async def malformed() -> None:
+        while not stop.is_set():
+            for kind, (data, _) in MALFORMED.items():
+                report.add(kind, await raw(port, data))
+            short = b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + b'{"boards": '
+            report.add("body shorter than declared, then closed", await raw(port, short, half_close=True, timeout=2))
+            await asyncio.sleep(0.1)
+
+    loop = asyncio.ensure_future(lookups(port, game, expected, requests=10**7, connections=connections, seconds=seconds, stop=stop))
+    tasks = [asyncio.ensure_future(task) for task in (*(slow_client() for _ in range(100)), half_closed(), malformed())]
+    await asyncio.sleep(seconds)
+    stop.set()
+    result = await loop
+    await asyncio.gather(*tasks, return_exceptions=True)
+    alive = sum(outcome != "408" for outcome in report.answers.get("slow head", []))
+    for writer in held:
+        writer.close()
+    return report, result, alive
+
+
+# -- the report ---------------------------------------------------------------------------
+def machine() -> str:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {kb / 2**20:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} cores ({model or platform.processor() or 'unknown CPU'}){memory}, Python {platform.python_version()}, {platform.system()}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="3x3k3")
+    parser.add_argument("--requests", type=int, default=60_000, help="single look-ups to send (default 60,000)")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=30, help="time bound of the look-up phase")
+    parser.add_argument("--batch", type=int, default=100_000, help="boards per batch request")
+    parser.add_argument("--repeats", type=int, default=5, help="batch requests to time")
+    parser.add_argument("--abuse-seconds", type=float, default=12, help="the server closes slow heads after 10 s")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+
+    table = solver.table_for(args.game)
+    codes = table.reachable_codes()
+    if codes.size > 200_000:
+        codes = np.random.default_rng(0).choice(codes, 200_000, replace=False)
+    expected = {int(code): json.dumps(table.at(int(code)).to_dict(best_first=True)).encode() for code in codes.tolist()}
+
+    with tempfile.TemporaryDirectory() as directory:
+        process, port = start_server(Path(directory), args.game)
+        try:
+            figures = asyncio.run(run(port, args, expected))
+        finally:
+            if process.poll() is None:
+                figures_stop = stop_server(process)
+            else:
+                raise SystemExit(f"the server died: {process.stderr.read() if process.stderr else ''}")
+    figures["ctrl_c_seconds"] = round(figures_stop, 2)
+    figures["machine"] = machine()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print_report(figures, args)
+    ok = (not figures["lookups"]["wrong"] and not figures["abuse"]["wrong"] and figures["batch"]["all_right"]
+          and figures["abuse"]["unexpected"] == {})
+    return 0 if ok else 1
+
+
+async def run(port: int, args: argparse.Namespace, expected: dict[int, bytes]) -> dict[str, object]:
+    await lookups(port, args.game, expected, requests=2_000, connections=args.connections, seconds=10)  # warm up
+    single = await lookups(port, args.game, expected, requests=args.requests, connections=args.connections, seconds=args.seconds)
+    times, right, size = [], True, 0
+    for repeat in range(args.repeats):
+        elapsed, ok, size = await batch(port, args.game, expected, args.batch, seed=repeat)
+        times.append(elapsed)
+        right = right and ok
+    report, during, alive = await abuse(port, args.game, expected, args.abuse_seconds, args.connections)
+    unexpected = {}
+    for kind, outcomes in report.answers.items():
+        allowed = MALFORMED[kind][1] if kind in MALFORMED else (
+            {"200 right"} if kind.startswith("half-closed after") else {"400", "closed"} if kind.startswith(("half-closed before", "body shorter"))
+            else {"408", "still open at the end"} if kind == "slow head" else set())
+        bad = sorted({o for o in outcomes if o not in allowed})
+        if bad:
+            unexpected[kind] = bad
+    after = await lookups(port, args.game, expected, requests=2_000, connections=4, seconds=10)
+    return {
+        "game": args.game,
+        "lookups": {"requests": len(single.latencies), "connections": args.connections, "seconds": round(single.seconds, 3),
+                    "per_second": round(single.rate), "p50_ms": round(single.percentile(50), 2), "p90_ms": round(single.percentile(90), 2),
+                    "p99_ms": round(single.percentile(99), 2), "max_ms": round(single.percentile(100), 2),
+                    "wrong": single.wrong[:5], "connection_errors": len(single.errors)},
+        "batch": {"boards": args.batch, "seconds": [round(t, 3) for t in times], "first": round(times[0], 3),
+                  "best": round(min(times), 3), "median": round(statistics.median(times), 3), "bytes": size, "all_right": right},
+        "abuse": {"seconds": args.abuse_seconds, "kinds": {k: len(v) for k, v in report.answers.items()}, "unexpected": unexpected,
+                  "slow_connections_held_open": alive, "lookups_during": len(during.latencies), "per_second_during": round(during.rate),
+                  "p99_ms_during": round(during.percentile(99), 2), "wrong": during.wrong[:5] + after.wrong[:5],
+                  "lookups_after": len(after.latencies)},
+    }
+
+
+def print_report(figures: dict[str, object], args: argparse.Namespace) -> None:
+    single, batch_, abuse_ = figures["lookups"], figures["batch"], figures["abuse"]  # type: ignore[index]
+    assert isinstance(single, dict) and isinstance(batch_, dict) and isinstance(abuse_, dict)
+    print(f"machine: {figures['machine']}; server and client share it, loopback only")
+    print(f"game {figures['game']}")
+    met = "met" if single["per_second"] >= 3000 and single["p99_ms"] <= 50 else "MISSED"
+    print(f"single look-ups: {single['requests']:,} in {single['seconds']} s over {single['connections']} connections = "
+          f"{single['per_second']:,}/s; latency p50 {single['p50_ms']} ms, p90 {single['p90_ms']} ms, p99 {single['p99_ms']} ms, "
+          f"max {single['max_ms']} ms  [target >= 3,000/s, p99 <= 50 ms: {met}]")
+    print(f"  wrong answers: {len(single['wrong'])}, connection errors: {single['connection_errors']}")
+    met = "met" if batch_["median"] <= 1 else "MISSED"
+    print(f"batch of {batch_['boards']:,} boards ({batch_['bytes'] / 1e6:.1f} MB answer): first {batch_['first']} s, best {batch_['best']} s, "
+          f"median {batch_['median']} s of {len(batch_['seconds'])}; answers right: {batch_['all_right']}  [target <= 1 s: {met}]")
+    print(f"abuse for {abuse_['seconds']} s: " + ", ".join(f"{k} x{n}" for k, n in abuse_["kinds"].items()))
+    print(f"  meanwhile {abuse_['lookups_during']:,} look-ups ({abuse_['per_second_during']:,}/s, p99 {abuse_['p99_ms_during']} ms), "
+          f"wrong answers: {len(abuse_['wrong'])}; slow heads not closed by the server (408 after 10 s): {abuse_['slow_connections_held_open']} of 100; "
+          f"unexpected statuses: {abuse_['unexpected'] or 'none'}; look-ups after: {abuse_['lookups_after']:,}")
+    print(f"Ctrl-C stopped the server in {figures['ctrl_c_seconds']} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""`solve serve` under bad clients: malformed JSON, enormous query strings and headers, slow and
+half-closed connections, unknown paths and path traversal get their status codes, and the server
+keeps answering correctly (a real server on 127.0.0.1, raw sockets)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+from web_support import need_web
+
+import solver
+
+need_web()
+
+HEAD_SECONDS = 1.0
+SERVER = f"""
+import sys
+from solver import web, table_for
+sock = web.bind("127.0.0.1", 0)
+print(sock.getsockname()[1], flush=True)
+web.serve([table_for("3x3k3")], sock=sock, head_seconds={HEAD_SECONDS})
+"""
+ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode()
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    process = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert process.stdout is not None
+    try:
+        yield int(process.stdout.readline())
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=15) == 0
+        assert process.stderr is not None
+        assert "Traceback" not in process.stderr.read()
+
+
+def exchange(port: int, data: bytes, *, half_close: bool = False, timeout: float = 5) -> bytes:
+    """Send ``data`` on a new connection; everything the server sends back until it closes or goes quiet."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        try:
+            sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        try:
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+                if b"\r\n\r\n" in b"".join(chunks) and not half_close and _complete(b"".join(chunks)):
+                    break
+        except (TimeoutError, ConnectionResetError):
+            pass
+    return b"".join(chunks)
+
+
+def _complete(data: bytes) -> bool:
+    head, _, body = data.partition(b"\r\n\r\n")
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return len(body) >= int(line.split(b":")[1])
+    return True
+
+
+def status(response: bytes) -> int:
+    return int(response[9:12]) if response.startswith(b"HTTP/1.1 ") else 0
+
+
+def get(path: str, extra: str = "") -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
+
+
+def post(path: str, body: bytes) -> bytes:
+    return f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def assert_still_answers(port: int) -> None:
+    response = exchange(port, get("/api/v1/3x3k3?board=XO./.X./..."))
+    assert status(response) == 200 and response.endswith(ANSWER_88)
+
+
+@pytest.mark.parametrize(("name", "request_", "expected"), [
+    ("malformed JSON", post("/api/v1/3x3k3/batch", b'{"boards": [1, 2'), {400}),
+    ("JSON that is not an object", post("/api/v1/3x3k3/batch", b"[1, 2, 3]"), {400}),
+    ("deeply nested JSON", post("/api/v1/3x3k3/batch", b"[" * 200_000), {400}),
+    ("a declared body of 1 GB", b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\r\n", {413}),
+    ("a query string of 8 kB", get("/api/v1/3x3k3?board=" + "X" * 8_000), {414}),
+    ("a query string of 1 MB", get("/api/v1/3x3k3?board=" + "X" * 1_000_000), {431}),
+    ("a header of 1 MB", get("/", "X-Big: " + "a" * 1_000_000 + "\r\n"), {431}),
+    ("unknown path", get("/wp-login.php"), {404}),
+    ("path traversal", get("/static/../../../../etc/passwd"), {404}),
+    ("encoded path traversal", get("/static/%2e%2e%2f%2e%2e%2fcli.py"), {404}),
+    ("encoded traversal in the game", get("/api/v1/..%2f..%2fetc%2fpasswd"), {404}),
+    ("absolute URL to a file", get("file:///etc/passwd"), {400, 404}),
+    ("garbage", b"\x00\xff\xfe GARBAGE\r\n\r\n", {400}),
+    ("unknown method", b"BREW /api/v1/3x3k3 HTTP/1.1\r\nHost: x\r\n\r\n", {400, 405}),
+    ("a bad board", get("/api/v1/3x3k3?board=QQQ"), {400}),
+    ("a game not served", get("/api/v1/5x5k4?board=0"), {404}),
+])
+def test_a_bad_request_gets_its_status_and_the_server_keeps_answering(port: int, name: str, request_: bytes, expected: set[int]) -> None:
+    response = exchange(port, request_)
+    assert status(response) in expected, f"{name}: {response[:200]!r}"
+    assert b"Traceback" not in response and b"/work/" not in response
+    if b"application/json" in response.split(b"\r\n\r\n")[0]:
+        assert "error" in json.loads(response.split(b"\r\n\r\n", 1)[1])
+    assert_still_answers(port)
+
+
+def test_no_request_path_reaches_the_file_system(port: int) -> None:
+    for path in ("/static/app.py", "/static/__init__.py", "/static/../app.py", "/static/%2e%2e/app.py", "/static/.%2e/app.py",
+                 "/static/..\\app.py", "/static//etc/passwd", "/static/index.html", "/pyproject.toml", "/data/3x3k3.ttt",
+                 "/api/v1/3x3k3.ttt", "/api/v1/..%2F3x3k3"):
+        response = exchange(port, get(path))
+        assert status(response) == 404, f"{path}: {response[:120]!r}"
+    assert status(exchange(port, get("/static/app.js"))) == 200
+
+
+def test_a_half_closed_connection_still_gets_its_answer(port: int) -> None:
+    response = exchange(port, get("/api/v1/3x3k3?board=88"), half_close=True)
+    assert status(response) == 200 and ANSWER_88 in response
+    assert exchange(port, b"", half_close=True) == b""  # closed before any request: closed quietly
+    assert status(exchange(port, b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"bo", half_close=True)) in {0, 400}
+    assert_still_answers(port)
+
+
+def test_a_slow_request_head_is_cut_off_while_others_are_answered(port: int) -> None:
+    slow = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(20)]
+    try:
+        for sock in slow:
+            sock.sendall(b"GET /api/v1/3x3k3 HTTP/1.1\r\nHost: x\r\n")  # the head never ends
+        started = time.monotonic()
+        while time.monotonic() - started < HEAD_SECONDS / 2:
+            assert_still_answers(port)
+        answers = [sock.recv(4096) for sock in slow]
+        waited = time.monotonic() - started
+    finally:
+        for sock in slow:
+            sock.close()
+    assert all(status(answer) == 408 for answer in answers), answers[0][:100]
+    assert HEAD_SECONDS * 0.5 <= waited < HEAD_SECONDS + 5
+    idle = socket.create_connection(("127.0.0.1", port), timeout=10)  # a connection that never sends a byte
+    with idle:
+        assert idle.recv(100) == b""  # closed by the server after HEAD_SECONDS
+    assert_still_answers(port)
+
+
+def test_keep_alive_connections_answer_many_requests_in_a_row(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        stream = sock.makefile("rb")
+        for code in solver.table_for().reachable_codes()[:300].tolist():
+            sock.sendall(get(f"/api/v1/3x3k3?board={code}"))
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                head += stream.readline()
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+            assert json.loads(stream.read(length)) == solver.lookup(code).to_dict(best_first=True)
