@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import json
 import random
 import re
@@ -30,8 +29,19 @@ from .cache import table_dir as _table_dir
 from .cache import table_for, table_path
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, quote
 from .game import Game, parse_game
-from .grading import GradedMove, GradeReport, PlayerFailure, board_maker, load_player, parse_symbols, positions_to_grade
+from .grading import (
+    DEFAULT_TIMEOUT,
+    DEFAULT_TOTAL_TIMEOUT,
+    GradedMove,
+    GradeReport,
+    GradingInterrupted,
+    PlayerFailure,
+    board_maker,
+    parse_symbols,
+    positions_to_grade,
+)
 from .grading import grade as _grade
+from .playerproc import DEFAULT_MEMORY_MB
 from .position import Position, outcome_label
 from .table import Table, build_table, load_table
 
@@ -379,39 +389,67 @@ def _status(position: Position) -> str:
               help="X, O and empty in the board passed (None is Python's None), e.g. 'x,o,-' or 'X,O, '.")
 @click.option("--numpy", "array", is_flag=True, help="Pass a numpy int array of shape (rows, cols): 1 X, -1 O, 0 empty.")
 @click.option("--flat", is_flag=True, help="Pass a string of one symbol per cell, row by row ('.' for None), e.g. 'X...O....'.")
+@click.option("--turn", type=click.Choice(["symbol", "max"]), default=None,
+              help="Also pass whose turn it is: the mover's symbol, or True when X (the maximiser) is to move.")
+@click.option("--returns", type=click.Choice(["move", "value-move"]), default="move", show_default=True,
+              help="What the function returns: a move, or (value, move).")
 @click.option("--side", type=click.Choice(["X", "O", "both"], case_sensitive=False), default="both", show_default=True,
               help="Grade the positions where this side is to move.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
+              help="Seconds per call; a call that runs over counts as timed out.")
+@click.option("--total-timeout", type=click.FloatRange(min=0), default=DEFAULT_TOTAL_TIMEOUT, show_default=True,
+              help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True,
+              help="The player's memory limit in MiB (0: no limit).")
 @click.option("--limit", type=click.IntRange(min=0), default=0,
               help="Show at most this many boards and error kinds in each section (default 0: all of them).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, side: str, limit: int, as_json: bool) -> None:
+def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, turn: str | None, returns: str, side: str,
+          timeout: float, total_timeout: float, memory_mb: int, limit: int, as_json: bool) -> None:
     """Grade a move function on every position where its side is to move.
 
     FUNCTION takes a board (by default a list of rows of 'X', 'O' and None)
-    and returns (row, col), [row, col] or a flat cell index. Each answer is
-    kept (keeps the result for the mover), optimal (a best move), lost
-    (throws the result away), an exception, or illegal.
+    and returns (row, col), [row, col] or a flat cell index; Class.method
+    names a method of Class(). The file is imported and called in a separate
+    process, with standard input closed and a time limit per call. Each answer
+    is kept (keeps the result for the mover), optimal (a best move), lost
+    (throws the result away), an exception, illegal, timed out or crashed.
+    Ctrl-C prints the report so far.
     """
-    printed = io.StringIO()  # what the player's file prints stays out of stdout (and the JSON)
     parsed = parse_symbols(symbols)
     table = options.table()
     board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
-    with contextlib.redirect_stdout(printed):
-        move_fn = load_player(player)
     count = len(positions_to_grade(side=side, table=table))
     bar = click.progressbar(length=count, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
-    with contextlib.nullcontext() if options.quiet else bar, contextlib.redirect_stdout(printed):
-        report = _grade(move_fn, symbols=parsed, array=array, flat=flat, side=side, table=table,
-                        progress=None if options.quiet else bar.update)
+
+    shown = contextlib.ExitStack()
+
+    def step(n: int) -> None:
+        if n == 0:  # the player is loaded: the bar appears, and its estimate of the time left counts from here
+            shown.enter_context(bar)
+            bar.start = bar.last_eta = time.time()
+        else:
+            bar.update(n)
+
+    stopped = 0
+    with shown:
+        try:
+            report = _grade(player, symbols=parsed, array=array, flat=flat, turn=turn, returns=returns, side=side,  # type: ignore[arg-type]
+                            table=table, progress=None if options.quiet else step, timeout=timeout,
+                            total_timeout=total_timeout or None, memory_mb=memory_mb or None)
+        except GradingInterrupted as interrupted:
+            report, stopped = interrupted.report, 130
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
         click.echo(describe_report(report, player, limit=limit))
     if report.slowest is not None and not options.quiet:  # timings vary: stderr, so stdout stays reproducible
         click.echo(f"time in the function: {report.seconds:.2f} s, slowest call {report.slowest_seconds:.2f} s on {report.slowest.board}", err=True)
-    lines = printed.getvalue().count("\n")
-    if lines:
-        click.echo(f"note: the player printed {lines:,} lines; they were not shown", err=True)
+    if report.printed:
+        click.echo(f"note: the player printed {report.printed:,} lines; they were not shown", err=True)
+    if not report.complete:
+        click.echo(f"solve: grading {report.stopped}: graded {report.positions:,} of {report.planned:,} positions", err=True)
+        raise SystemExit(stopped or 1)
 
 
 def _percent(part: int, whole: int) -> str:
@@ -426,6 +464,8 @@ def describe_report(report: GradeReport, player: str, *, limit: int = 0) -> str:
     n = report.positions
     sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
     lines = [f"Graded {player} on {n:,} positions of {report.game.name} ({sides} to move).", ""]
+    if not report.complete:
+        lines[-1:] = [f"Incomplete: grading {report.stopped} after {n:,} of {report.planned:,} positions (taken in a shuffled order).", ""]
     rows = [
         ("positions tried", f"{n:,}", ""),
         ("kept the result", f"{report.kept:,}", _percent(report.kept, n)),
@@ -434,15 +474,21 @@ def describe_report(report: GradeReport, player: str, *, limit: int = 0) -> str:
         ("raised an exception", f"{len(report.exceptions):,}", ""),
         ("illegal answers", f"{len(report.illegal):,}", ""),
     ]
+    if report.timeouts:
+        rows.append(("timed out", f"{len(report.timeouts):,}", ""))
+    if report.crashes:
+        rows.append(("ended its process", f"{len(report.crashes):,}", "(os._exit, a signal, or out of memory)"))
     if report.mutated:
         rows.append(("changed its board", f"{report.mutated:,}", "(harmless: every call gets a fresh board)"))
     width = max(len(row[1]) for row in rows)
     lines += [f"{label:<22}{count.rjust(width)}  {note}".rstrip() for label, count, note in rows]
+    lines += [f"hint: {hint}" for hint in report.hints]
     for title, graded in (("Where the result was thrown away", report.lost),
                           ("Kept the result, but not the best score (a slower win or a faster loss)", report.slower)):
         if graded:
             lines += ["", f"{title}; ! the move played, * the best moves:"] + _graded_boards(graded, limit)
-    for title, failures in (("Exceptions", report.exceptions), ("Illegal answers", report.illegal)):
+    for title, failures in (("Exceptions", report.exceptions), ("Illegal answers", report.illegal),
+                            ("Timed out", report.timeouts), ("Ended the player's process", report.crashes)):
         if failures:
             lines += ["", f"{title}:"] + _grouped(failures, limit)
     return "\n".join(lines)
@@ -456,7 +502,7 @@ def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
         best = " ".join(_rc(p.game, cell) for cell in p.best_cells)
         lines.append(f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
                      f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]")
-        marks = {cell: "*" for cell in p.best_cells} | {move.cell: "!"}
+        marks = dict.fromkeys(p.best_cells, "*") | {move.cell: "!"}
         lines += ["    " + row for row in _board.draw(p.game, p.code, marks=marks)]
     if len(shown) < len(graded):
         lines.append(f"  ... and {len(graded) - len(shown):,} more (--limit 0 shows all, --json lists them)")
