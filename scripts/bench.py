@@ -18,6 +18,7 @@ import functools
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -260,16 +261,216 @@ def bench_first_touch(path: Path) -> None:
     report("  verify every block of the 4x4k4 table", (time.perf_counter() - started) * 1e3, "ms")
 
 
+# -- compact tables: games past 16 cells ------------------------------------------------
+COMPACT_BUILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from solver.compact import write_compact
+from solver.layered import build_layers
+started = time.perf_counter()
+built = build_layers({game!r}, {directory!r}, jobs={jobs}, notify=lambda line: print(line, file=sys.stderr, flush=True))
+layers_done = time.perf_counter()
+write_compact({output!r}, {game!r}, built.layers())
+print(json.dumps({{"layers_s": layers_done - started, "file_s": time.perf_counter() - layers_done, "resumed_below": built.resumed_below}}))
+"""
+
+
+def _tree_pss_kb(root: int) -> int:
+    """Summed PSS (kB) of a process and all its descendants (shared pages counted once in total)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def run_tree(command: list[str], *, kill_after: float | None = None) -> dict:
+    """Run a command in its own session: wall seconds, peak summed PSS (MB) of its process tree
+    (sampled every 0.1 s) and its stdout/stderr; with ``kill_after``, SIGKILL the whole tree then."""
+    import signal
+
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_pss_kb(proc.pid))
+        if kill_after is not None and time.perf_counter() - started >= kill_after:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return {"wall": time.perf_counter() - started, "pss_mb": peak / 1024, "killed": True}
+        time.sleep(0.1)
+    out, err = proc.communicate()
+    if proc.returncode:
+        raise RuntimeError(f"{command} failed: {err}")
+    return {"wall": time.perf_counter() - started, "pss_mb": peak / 1024, "killed": False, "out": out, "err": err}
+
+
+def bench_compact_build(game: str, tmp: Path, *, limits: tuple[float, float, float]) -> tuple[Path, float]:
+    """Build a compact table from scratch in a child process: wall, peak memory, file size."""
+    seconds, gib, file_gb = limits
+    directory, output = tmp / f"{game}.build", tmp / f"{game}.ttt"
+    script = COMPACT_BUILD.format(root=str(ROOT), game=game, directory=str(directory), output=str(output), jobs=os.cpu_count() or 1)
+    figures = run_tree([sys.executable, "-c", script])
+    inner = json.loads(figures["out"])
+    report(f"build {game} (layers + table file, {os.cpu_count()} jobs), wall", figures["wall"], "s", f"<= {seconds:g} s", figures["wall"] <= seconds)
+    report("  of which layers / table file", inner["layers_s"], "s", f"+ {inner['file_s']:.1f} s")
+    report("  peak memory, all build processes (summed PSS)", figures["pss_mb"], "MB", f"<= {gib:g} GiB", figures["pss_mb"] <= gib * 1024)
+    size = output.stat().st_size
+    report(f"  {game} table file", size / 1e6, "MB", f"<= {file_gb * 1000:g} MB", size <= file_gb * 1e9)
+    return output, figures["wall"]
+
+
+def bench_compact_resume(game: str, tmp: Path, full_wall: float) -> None:
+    """Kill a fresh build at 70 % of the full build's time (its last third), then run it again."""
+    directory, output = tmp / f"{game}.resume", tmp / f"{game}.resumed.ttt"
+    script = COMPACT_BUILD.format(root=str(ROOT), game=game, directory=str(directory), output=str(output), jobs=os.cpu_count() or 1)
+    killed = run_tree([sys.executable, "-c", script], kill_after=0.7 * full_wall)
+    again = run_tree([sys.executable, "-c", script])
+    said = again["err"].strip().splitlines()
+    print(f"   (killed after {killed['wall']:.1f} s; {said[-1] if said else 'nothing to resume'})")
+    report(f"resumed {game} build after a kill at 70 % of its time, wall", again["wall"], "s", f"< {full_wall / 2:.0f} s", again["wall"] < full_wall / 2)
+    shutil.rmtree(directory, ignore_errors=True)
+    output.unlink(missing_ok=True)
+
+
+def bench_compact_lookups(path: Path, game: str) -> None:
+    """Open, single look-ups and batch look-ups on a compact table file."""
+    from solver.compact import open_compact
+
+    open_compact(path)  # page cache warm, as on any second run
+    t_open = per_call(lambda: open_compact(path), number=20, repeat=5)
+    report(f"open the {game} table (open_compact)", t_open * 1e3, "ms", "<= 50 ms", t_open <= 0.050)
+    table = open_compact(path)
+    rng = np.random.default_rng(45)
+    sample = table.layout.codes_at(rng.integers(0, table.layout.size, 6_000_000))
+    started = time.perf_counter()
+    scores = table.lookup_codes(sample, check=False).score  # the first batch verifies every block it touches
+    report("  first batch of 6 M codes (verifies every block)", time.perf_counter() - started, "s")
+    codes = sample[scores != -128][:2_000_000]
+    rates = [codes.size / per_call(lambda: table.lookup_codes(codes), number=1, repeat=1) / 1e6 for _ in range(9)]
+    report(f"{game} lookup_codes, 2 M random reachable codes, best", max(rates), "M/s", ">= 20 M/s", max(rates) >= 20)
+    report("  median of 9", statistics.median(rates), "M/s")
+    some = codes[:1000].tolist()
+    playing = [c for c in some if table.at(c).score != -100 and table.at(c).pieces < table.game.cells][:200]
+
+    def values() -> None:
+        for code in some[:200]:
+            p = table.at(code)
+            _ = (p.value, p.result, p.plies)
+
+    def best() -> None:
+        for code in playing:
+            table.best_move(code)
+
+    t_lookup = per_call(values, number=50, repeat=5) / 200
+    report(f"{game} lookup(int) + value, result, plies", t_lookup * 1e6, "us", "<= 10 us", t_lookup <= 10e-6)
+    text = [table.at(c).board for c in playing]
+    t_text = per_call(lambda: [table.lookup(b) for b in text], number=20, repeat=5) / len(text)
+    report(f"{game} lookup(board string)", t_text * 1e6, "us", "<= 10 us", t_text <= 10e-6)
+    t_best = per_call(best, number=10, repeat=5) / len(playing)
+    report(f"{game} best_move(int) (every child probed)", t_best * 1e6, "us", "<= 50 us", t_best <= 50e-6)
+
+
+CHUNK_5X5 = """
+import json, resource, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+import numpy as np
+from solver.game import parse_game
+from solver.index import layout
+from solver.layered import chunks, solve_chunk
+game = parse_game("5x5k4")
+index = layout(game)
+rows = []
+with tempfile.TemporaryDirectory(dir={tmp!r}) as tmp:
+    for ply in {plies!r}:
+        child = Path(tmp) / "child.i8"
+        with child.open("wb") as handle:  # a sparse stand-in for layer ply + 1: the work does not depend on its values
+            handle.truncate(index.layer_sizes[ply + 1])
+        scores = np.memmap(child, dtype=np.int8, mode="r", shape=(index.layer_sizes[ply + 1],))
+        todo = chunks(game, ply)
+        biggest = max(range(len(index.blocks[ply])), key=lambda b: index.blocks[ply][b].size)
+        picked = [c for c in todo if c.block == biggest][:2]
+        solve_chunk(game, todo[0], scores)  # warm the index tables
+        started = time.perf_counter()
+        boards = sum(solve_chunk(game, c, scores).size for c in picked)
+        seconds = time.perf_counter() - started
+        rows.append({{"ply": ply, "boards": boards, "seconds": seconds, "work": boards * (1 + game.cells - ply)}})
+        del scores
+        child.unlink()
+print(json.dumps({{"rows": rows, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def bench_5x5_chunks(tmp: Path) -> None:
+    """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
+    from solver.game import parse_game
+    from solver.index import layout
+    from solver.layered import CHUNK_BOARDS
+
+    figures = run_tree([sys.executable, "-c", CHUNK_5X5.format(root=str(ROOT), tmp=str(tmp), plies=[6, 10, 13, 16, 20])])
+    result = json.loads(figures["out"])
+    game = parse_game("5x5k4")
+    for row in result["rows"]:
+        rate = row["boards"] / row["seconds"] / 1e6
+        report(f"5x5k4 layer {row['ply']} chunk, one worker", rate, "M boards/s")
+    # seconds per board between the measured layers: linear in the ply
+    plies = [row["ply"] for row in result["rows"]]
+    per_board = [row["seconds"] / row["boards"] for row in result["rows"]]
+    sizes = layout(game).layer_sizes
+    cpu_hours = sum(size * float(np.interp(p, plies, per_board)) for p, size in enumerate(sizes)) / 3600
+    report("  worker peak memory (chunk of ~4 M boards)", result["rss_mb"], "MB")
+    report("  5x5k4 whole sweep on one worker (interpolated)", cpu_hours, "CPU h")
+    print(f"   (5x5k4: {sum(sizes) / 2**30:.1f} GiB of layers, largest {max(sizes) / 2**30:.1f} GiB; chunks of {CHUNK_BOARDS:,} boards; "
+          f"CPU alone: {cpu_hours * 60 / 64:.0f} min on 64 workers; the next layer was a sparse stand-in, so reading it is not in these figures)")
+
+
+def bench_compact(args: argparse.Namespace) -> None:
+    """4x5k4 (and, with --3x7k3, 3x7k3): build, resume after a kill, look-ups; 5x5k4 chunk throughput."""
+    load = os.getloadavg()
+    print(f"\ncompact tables (load average before: {load[0]:.2f}; the machine may be shared)")
+    with tempfile.TemporaryDirectory(dir=args.compact_dir) as name:
+        tmp = Path(name)
+        path, wall = bench_compact_build("4x5k4", tmp, limits=(300, 6, 0.8))
+        bench_compact_lookups(path, "4x5k4")
+        shutil.rmtree(tmp / "4x5k4.build", ignore_errors=True)
+        bench_compact_resume("4x5k4", tmp, wall)
+        bench_5x5_chunks(tmp)
+        if args.big_3x7:
+            path, _ = bench_compact_build("3x7k3", tmp, limits=(1200, 12, 2.5))
+            shutil.rmtree(tmp / "3x7k3.build", ignore_errors=True)
+            bench_compact_lookups(path, "3x7k3")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3x3 only")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--compact", action="store_true", help="also compact tables: 4x5k4 build, resume, look-ups, 5x5k4 chunks (minutes)")
+    parser.add_argument("--3x7k3", dest="big_3x7", action="store_true", help="with --compact, also build 3x7k3 (several minutes)")
+    parser.add_argument("--compact-dir", help="where the compact builds go (default: the temporary directory)")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
     bench_tictactoe()
     if not args.quick:
         bench_big()
+    if args.compact:
+        bench_compact(args)
     missed = [r["name"] for r in RESULTS if r["status"] == "MISSED"]
     print(f"\n{len(RESULTS)} figures; targets missed: {', '.join(missed) if missed else 'none'}")
     if args.json:
