@@ -277,24 +277,35 @@ class CompactTable:
 
     # -- many at once ---------------------------------------------------------------------
     def indices(self, codes: np.ndarray) -> np.ndarray:
-        """The table index of every code (int64, flat); -1 for illegal piece counts. Codes must be in range."""
+        """The table index of every code (int64, flat); negative for illegal piece counts. Codes must be in range."""
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         out = np.empty(flat.size, dtype=np.int64)
-        steps = range(0, flat.size, _BATCH)
-        if flat.size >= _THREADS_FROM:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(2, thread_name_prefix="solver-compact")
-            list(self._pool.map(lambda a: self._indices_into(flat[a : a + _BATCH], out[a : a + _BATCH]), steps))
-        else:
-            for a in steps:
-                self._indices_into(flat[a : a + _BATCH], out[a : a + _BATCH])
+        for a in range(0, flat.size, _BATCH):
+            out[a : a + _BATCH] = self.layout.index_of(flat[a : a + _BATCH])
         return out
 
-    def _indices_into(self, codes: np.ndarray, out: np.ndarray) -> None:
-        out[:] = self.layout.index_of(codes)
+    def _gather_part(self, codes: np.ndarray, indices: np.ndarray, scores: np.ndarray) -> bool:
+        """Indices and scores of one part of a batch, step by step so the temporaries stay in cache;
+        whether every code was in range."""
+        index_of, table, limit = self.layout.index_of, self.scores, self._codes
+        for a in range(0, codes.size, _BATCH):
+            step = codes[a : a + _BATCH]
+            if step.size and (step.min() < 0 or step.max() >= limit):
+                return False
+            found = indices[a : a + _BATCH]
+            found[:] = index_of(step)
+            if found.size and found.min() < 0:  # illegal piece counts: no byte to read
+                illegal = found < 0
+                scores[a : a + _BATCH] = np.where(illegal, UNREACHABLE, np.take(table, np.where(illegal, 0, found)))
+            else:
+                np.take(table, found, out=scores[a : a + _BATCH])
+        return True
 
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> CompactScores:
         """Scores of many codes at once (vectorised); ``ply`` and ``best`` follow when read.
+
+        Large batches are split over two threads (numpy releases the GIL; random reads
+        into a large table wait on memory, not on the CPU).
 
         :param codes: an integer array (any shape, or a single int) of base-3 codes.
         :param check: raise for unreachable codes. Codes out of range always raise;
@@ -304,14 +315,21 @@ class CompactTable:
         codes = np.asarray(codes)
         if codes.dtype.kind not in "iu":
             raise InvalidBoardError(f"codes must be integers, found dtype {codes.dtype}")
-        flat = codes.reshape(-1)
-        if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= self._codes):
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        indices = np.empty(flat.size, dtype=np.int64)
+        scores = np.empty(flat.size, dtype=np.int8)
+        if flat.size < _THREADS_FROM:
+            in_range = self._gather_part(flat, indices, scores)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(2, thread_name_prefix="solver-compact")
+            half = (flat.size // 2 // _BATCH + 1) * _BATCH
+            parts = [self._pool.submit(self._gather_part, flat[a:b], indices[a:b], scores[a:b]) for a, b in ((0, half), (half, flat.size))]
+            results = [part.result() for part in parts]  # both finish before the arrays are used
+            in_range = all(results)
+        if not in_range:
             self._explain_bad_code(flat, check)
-        indices = self.indices(flat)
-        self._check_indices(indices)
-        illegal = indices < 0
-        scores = np.take(self.scores, np.where(illegal, 0, indices) if illegal.any() else indices)
-        scores[illegal] = UNREACHABLE
+        self._check_indices(indices)  # before any answer leaves: the bytes read are verified
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
         return CompactScores(self, flat, indices, scores.reshape(codes.shape))
@@ -337,7 +355,7 @@ class CompactTable:
                 continue
             child = self.indices(np.where(empty, codes + piece * power, 0))
             self._check_indices(child)
-            child_score = np.where(empty, np.take(self.scores, child), 127).astype(np.int8)
+            child_score = np.where(empty, np.take(self.scores, np.maximum(child, 0)), 127).astype(np.int8)
             better = child_score < lowest
             same = (child_score == lowest) & empty
             mask = np.where(better, np.uint32(1 << cell), np.where(same, mask | np.uint32(1 << cell), mask))

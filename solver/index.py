@@ -53,6 +53,8 @@ SCHEME_VERSION = 1
 _GROUP_BITS = 8
 """A half's packed entry is ``rank << 8 | group``: groups fit in 8 bits (at most 14 * 14)."""
 _GROUP_MASK = (1 << _GROUP_BITS) - 1
+_NO_BLOCK = -(1 << 62)
+"""Base of a (high group, low group) pair that no layer has: every index from it is negative."""
 
 
 def group_size(cells: int, a: int, b: int) -> int:
@@ -188,7 +190,7 @@ class Layout:
         blocks: list[tuple[Block, ...]] = []
         offsets = [0]
         ngl = self.low.groups
-        base = np.full(self.high.groups * ngl, -1, dtype=np.int64)
+        base = np.full(self.high.groups * ngl, _NO_BLOCK, dtype=np.int64)
         cols = np.zeros(self.high.groups * ngl, dtype=np.int64)
         for ply in range(self.cells + 1):
             nx, no = (ply + 1) // 2, ply // 2
@@ -252,7 +254,7 @@ class Layout:
         return base + (ph >> _GROUP_BITS) * cols + (pl >> _GROUP_BITS)
 
     def index_of(self, codes: np.ndarray) -> np.ndarray:
-        """The global index of every code (vectorised, int64, any shape); -1 for illegal counts.
+        """The global index of every code (vectorised, int64, any shape); negative for illegal counts.
 
         Codes must be in ``0 .. 3**cells - 1`` (not checked here).
         """
@@ -261,9 +263,8 @@ class Layout:
         pl = self.low.packed[low]
         ph = self.high.packed[high]
         flat = (ph & _GROUP_MASK).astype(np.intp) * self._ngl + (pl & _GROUP_MASK)
-        base = self._base[flat]
-        index = base + (ph >> _GROUP_BITS) * self._cols[flat] + (pl >> _GROUP_BITS)
-        return np.where(base < 0, -1, index)
+        index: np.ndarray = self._base[flat] + (ph >> _GROUP_BITS) * self._cols[flat] + (pl >> _GROUP_BITS)
+        return index  # illegal counts: _NO_BLOCK plus less than a block, still negative
 
     # -- index -> code ---------------------------------------------------------
     def layer_of(self, index: int) -> int:

@@ -273,3 +273,12 @@ def test_3x6k3_every_position_follows_from_its_children_and_the_rules(table_3x6k
     for i in rng.integers(0, index.size, 3000).tolist():
         code = index.code_of_index(i)
         assert (table_3x6k3.score_of(code) != UNREACHABLE) == (rule_violation(parse_game("3x6k3"), code) is None)
+
+
+def test_a_large_batch_of_every_code_reads_like_the_dense_table(tmp_path: Path) -> None:
+    # 3**12 codes: split over two threads, with illegal piece counts and unreachable boards among them
+    compact = _compact("3x4k3", tmp_path)
+    every = np.arange(3**12, dtype=np.int64)
+    assert np.array_equal(compact.lookup_codes(every, check=False).score, build_table(game="3x4k3").score)
+    with pytest.raises(ValueError, match=r"codes\[531441\] = 531441 is out of range"):
+        compact.lookup_codes(np.arange(3**12 + 1), check=False)
