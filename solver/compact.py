@@ -40,6 +40,7 @@ from . import board as _board
 from .errors import InvalidBoardError, TableError
 from .game import Game, parse_game
 from .index import SCHEME, SCHEME_VERSION, layout
+from .layered import Progress
 from .position import Position
 from .score import UNREACHABLE, WIN
 
@@ -487,3 +488,50 @@ def open_compact(path: str | os.PathLike[str], *, game: Game | str | None = None
             raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
     guard = table_file.guard("scores")
     return CompactTable(found, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range)
+
+
+def build_compact(
+    game: Game | str,
+    output: str | os.PathLike[str],
+    *,
+    build_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
+    keep_layers: bool = False,
+) -> Path:
+    """Solve a game into a compact table file: the layered build (local or on a Dask cluster), then the file.
+
+    A killed build run again with the same ``build_dir`` resumes below its last finished
+    layer (``notify`` says so). The disk and memory needed are checked before anything
+    is written (:class:`solver.layered.BuildError` gives the figures).
+
+    :param output: the table file to write (atomically).
+    :param build_dir: where the layers go while building (default: ``<output>.build``;
+        on a cluster, a directory every worker sees at the same path).
+    :param jobs: local worker processes (default: every core); ignored with ``scheduler``.
+    :param scheduler: a Dask scheduler address (``tcp://host:8786``) or client: build on that cluster.
+    :param progress: called after every chunk (:class:`solver.layered.ChunkDone`; the
+        total work is :attr:`solver.layered.BuildPlan.work` of :func:`solver.layered.plan_build`).
+    :param keep_layers: keep the build directory after the file is written.
+    :returns: the path written.
+    """
+    import shutil
+
+    from .layered import build_layers
+
+    game = parse_game(game)
+    output = Path(output)
+    directory = Path(build_dir) if build_dir is not None else output.with_name(output.name + ".build")
+    file_bytes = layout(game).size
+    if scheduler is not None:
+        from .cluster import build_on_cluster
+
+        built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, extra_disk=file_bytes)
+    else:
+        built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, extra_disk=file_bytes)
+    written = write_compact(output, game, built.layers())
+    if not keep_layers:
+        shutil.rmtree(directory, ignore_errors=True)
+    return written

@@ -282,3 +282,16 @@ def test_a_large_batch_of_every_code_reads_like_the_dense_table(tmp_path: Path) 
     assert np.array_equal(compact.lookup_codes(every, check=False).score, build_table(game="3x4k3").score)
     with pytest.raises(ValueError, match=r"codes\[531441\] = 531441 is out of range"):
         compact.lookup_codes(np.arange(3**12 + 1), check=False)
+
+
+def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.tablefile
+    from solver.compact import build_compact
+
+    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game: None)  # shipped roots are the dense tables'
+    done: list[ChunkDone] = []
+    path = build_compact("3x3k3", tmp_path / "3x3k3.ttt", jobs=1, progress=done.append)
+    assert path.is_file() and not (tmp_path / "3x3k3.ttt.build").exists()
+    assert sum(chunk.boards for chunk in done) == layout(parse_game("3x3k3")).size
+    assert sum(chunk.work for chunk in done) == plan_build(parse_game("3x3k3"), tmp_path / "none").work
+    assert open_compact(path).lookup("X.O/.X./..O").plies == 5
