@@ -81,6 +81,18 @@ def test_every_position_answers_the_same_as_to_dict_best_first(client: TestClien
         assert [m["cell"] for m in result["moves"] if m["best"]] == sorted(position.best_cells) or not position.best_cells
 
 
+@pytest.mark.parametrize(("game", "sample"), [("3x3k3", None), ("3x4k3", 20_000), ("2x4k2", None), ("1x5k3", None), ("4x1k2", None)])
+def test_the_vectorised_batch_answers_are_the_bytes_of_to_dict_best_first(table_dir: Path, game: str, sample: int | None) -> None:
+    from solver.web.batch import answers
+
+    table = solver.table_for(game, table_dir=table_dir)
+    codes = table.reachable_codes()
+    if sample is not None:
+        codes = np.random.default_rng(3).choice(codes, sample, replace=False)
+    for code, made in zip(codes.tolist(), answers(table, codes), strict=True):
+        assert made == json.dumps(table.at(code).to_dict(best_first=True)).encode(), table.at(code).board
+
+
 def test_moves_best_first_puts_the_fastest_win_before_slower_wins_and_the_slowest_loss_first() -> None:
     won = solver.lookup("XX./OO./...").to_dict(best_first=True)["moves"]  # X wins at once at 2
     assert won[0]["cell"] == 2 and won[0]["result"] == "win" and won[0]["plies"] == 1

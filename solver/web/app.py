@@ -58,6 +58,7 @@ from ..errors import InvalidBoardError, InvalidGameError, SolverError
 from ..game import DEFAULT_GAME, Game, parse_game
 from ..score import UNREACHABLE
 from ..table import Table
+from .batch import answers
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
@@ -326,8 +327,8 @@ def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
     """``{"results": [...]}`` for a list of boards (strings or codes), as JSON bytes.
 
     Each distinct board string is read once (:func:`solver.board.parse`), every code is
-    checked at once (:meth:`Table.lookup_codes`), and each distinct position's object
-    is made once (:attr:`ServedGame.answer`, cached across requests).
+    checked at once (:meth:`Table.lookup_codes`), and the distinct positions' objects are
+    made together (:func:`solver.web.batch.answers`, the same bytes as the single look-up).
     """
     table = game.table
     codes = np.zeros(len(boards), dtype=np.int64)
@@ -350,8 +351,12 @@ def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
     for index in np.flatnonzero(scores == UNREACHABLE).tolist():
         if index not in errors:
             errors[index] = _read(table, int(codes[index]), check=True)  # type: ignore[assignment]
-    answer = game.answer
-    parts = [errors.get(index) or answer(code) for index, code in enumerate(codes.tolist())]
+    good = np.ones(len(codes), dtype=bool)
+    good[list(errors)] = False
+    distinct, where = np.unique(codes[good], return_inverse=True)
+    made = answers(table, distinct)
+    slots = iter(where.tolist())
+    parts = [errors[index] if index in errors else made[next(slots)] for index in range(len(codes))]
     return b'{"results":[' + b",".join(parts) + b"]}"
 
 

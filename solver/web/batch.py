@@ -1,0 +1,110 @@
+"""The batch endpoint's answers, vectorised: ``Position.to_dict(best_first=True)`` as JSON for many codes at once.
+
+One position's answer is ``json.dumps(position.to_dict(best_first=True))`` (what the
+single look-up serves). Made that way, 100,000 distinct 4x4 positions take seconds of
+Python; here the table is read for all of them at once (:meth:`Table.lookup_codes` on
+the codes and on every child), the moves are ordered with one sort, and each answer is
+put together from pre-made pieces of text. The result is the same bytes:
+``tests/test_web_api.py`` compares the two on every 3x3 position and thousands of
+others, so the two cannot drift apart unnoticed.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from ..game import Game
+from ..score import WIN
+from ..table import Table
+
+_RESULT = {1: "win", 0: "draw", -1: "loss"}
+
+
+@cache
+def _move_texts(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """The JSON of every possible move: ``[mover, cell, score + 128, best]`` for wins and losses,
+    ``[mover, cell, empty cells, best]`` for draws (mover 0 is X)."""
+    decided = np.empty((2, game.cells, 256, 2), dtype=object)
+    drawn = np.empty((2, game.cells, game.cells + 1, 2), dtype=object)
+    for mover, sign in ((0, 1), (1, -1)):
+        for cell in range(game.cells):
+            row, col = game.coords(cell)
+            for best, flag in ((0, "false"), (1, "true")):
+                start = f'{{"cell": {cell}, "row": {row}, "col": {col}, "value": '
+                for score in range(-WIN, WIN + 1):
+                    if score:
+                        result, plies, value = ("win", WIN - score, sign) if score > 0 else ("loss", WIN + score, -sign)
+                        decided[mover, cell, score + 128, best] = f'{start}{value}, "result": "{result}", "plies": {plies}, "best": {flag}}}'
+                for empty in range(game.cells + 1):
+                    drawn[mover, cell, empty, best] = f'{start}0, "result": "draw", "plies": {empty}, "best": {flag}}}'
+    return decided, drawn
+
+
+@cache
+def _best_texts(game: Game, mask: int) -> str:
+    """``"best_moves": [...], "best_cells": [...]`` of a best-move mask."""
+    cells = [cell for cell in range(game.cells) if mask >> cell & 1]
+    moves = ", ".join(f"[{cell // game.cols}, {cell % game.cols}]" for cell in cells)
+    return f'"best_moves": [{moves}], "best_cells": [{", ".join(map(str, cells))}]'
+
+
+def answers(table: Table, codes: np.ndarray) -> list[bytes]:
+    """``json.dumps(table.at(code).to_dict(best_first=True)).encode()`` for each code (all reachable)."""
+    game = table.game
+    codes = np.asarray(codes, dtype=np.int64)
+    if codes.size == 0:
+        return []
+    found = table.lookup_codes(codes, check=False)
+    score = found.score.astype(np.int64)
+    pieces = found.ply.astype(np.int64)
+    best = found.best.astype(np.int64)
+    powers = 3 ** np.arange(game.cells, dtype=np.int64)
+    digits = codes[:, None] // powers % 3
+    x_next = pieces % 2 == 0
+    empty = game.cells - pieces
+    playing = best != 0
+    open_ = (digits == 0) & playing[:, None]
+
+    # every move's score for the mover, from its child's score; the moves best first
+    piece = np.where(x_next, 1, 2)
+    children = np.where(open_, codes[:, None] + piece[:, None] * powers, 0)
+    child = table.lookup_codes(children, check=False).score.astype(np.int64)
+    move_score = np.sign(child) - child
+    cells = np.arange(game.cells, dtype=np.int64)
+    order = np.argsort(np.where(open_, -move_score, 1000) * 32 + cells, axis=1)
+    decided, drawn = _move_texts(game)
+    mover = np.where(x_next, 0, 1)[:, None]
+    is_best = (best[:, None] >> cells) & 1
+    texts = np.where(
+        move_score != 0,
+        decided[mover, cells, np.clip(move_score + 128, 0, 255), is_best],
+        drawn[mover, cells, empty[:, None], is_best],
+    )
+    ordered = np.take_along_axis(texts, order, axis=1).tolist()
+    counts = open_.sum(axis=1).tolist()
+
+    # the position's own fields
+    sign = np.sign(score)
+    value = np.where(x_next, sign, -sign).tolist()
+    plies = np.where(score > 0, WIN - score, np.where(score < 0, WIN + score, empty)).tolist()
+    width = game.cells + game.rows - 1  # the board strings, "XO./.X./...", as one block of bytes
+    chars = np.full((len(codes), width), ord("/"), dtype=np.uint8)
+    chars[:, cells + cells // game.cols] = np.frombuffer(b".XO", dtype=np.uint8)[digits]
+    text = chars.tobytes().decode("ascii")
+    to_move = np.where(playing, np.where(x_next, '"X"', '"O"'), "null").tolist()
+    winner = np.where(~playing & (score == -WIN), np.where(x_next, '"O"', '"X"'), "null").tolist()
+    head = f'{{"game": "{game.name}", "code": '
+    best_texts: dict[int, str] = {}
+    out = []
+    for index, (code, s, mask) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), strict=True)):
+        best_text = best_texts.get(mask)
+        if best_text is None:
+            best_text = best_texts[mask] = _best_texts(game, mask)
+        out.append(
+            f'{head}{code}, "board": "{text[index * width:(index + 1) * width]}", "to_move": {to_move[index]}, '
+            f'"winner": {winner[index]}, "value": {value[index]}, "result": "{_RESULT[(s > 0) - (s < 0)]}", '
+            f'"plies": {plies[index]}, "score": {s}, {best_text}, "moves": [{", ".join(ordered[index][:counts[index]])}]}}'.encode()
+        )
+    return out
