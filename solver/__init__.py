@@ -27,12 +27,12 @@ from .board import Board, encode_boards, parse
 from .cache import table_for
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
 from .game import Game, parse_game
-from .grading import GradedMove, GradeReport, PlayerFailure, grade, load_player
+from .grading import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
 from .position import Move, Position
 from .table import Scores, Table, build_table, load_table
 
 __all__ = [
-    "Board", "Game", "GameAnalysis", "GradeReport", "GradedMove", "InvalidBoardError", "InvalidGameError",
+    "Board", "Game", "GameAnalysis", "GradeReport", "GradedMove", "GradingInterrupted", "InvalidBoardError", "InvalidGameError",
     "Move", "PlayerError", "PlayerFailure", "PlayerSummary", "PlyAnalysis", "Position", "Scores", "SolverError",
     "Table", "TableError", "Verdict", "analyze", "best_move", "build_table", "encode", "encode_boards", "get", "grade",
     "load_player", "load_table", "lookup", "lookup_codes", "parse_game", "table_for",
