@@ -223,13 +223,13 @@ def test_bad_board_does_not_build_a_table_first(runner, tmp_path):
     assert not (tmp_path / "t" / "2x3k2.ttt").exists()
 
 
-@pytest.mark.parametrize("command", [["lookup", "X.O/.X./..O"], ["stats"], ["play"]])
+@pytest.mark.parametrize("command", [["lookup", "X.O.", "--game", "2x2"], ["stats", "--game", "2x2"], ["play", "--game", "2x2"]])
 def test_broken_table_is_one_line_naming_the_file(runner, tmp_path, command):
     directory = tmp_path / "broken"
-    path = build_table().save(directory / "3x3k3.ttt")
+    path = build_table(game="2x2").save(directory / "2x2k2.ttt")
     path.write_bytes(path.read_bytes()[:300])
     result = run(runner, *command, "--table-dir", str(directory))
-    line = assert_one_error_line(result, 1, str(path), f"solve build --game 3x3k3 --output {path}")
+    line = assert_one_error_line(result, 1, str(path), f"solve build --game 2x2k2 --output {path}")
     assert "truncated" in line.replace(str(path), "")
 
 
