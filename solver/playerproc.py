@@ -367,6 +367,7 @@ class PlayerProcess:
                 [sys.executable, "-m", "solver.playerproc", str(requests_r), str(replies_w)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(requests_r, replies_w), env=env, close_fds=True,
+                start_new_session=True,  # its own process group: processes the player forks die with it
             )
         finally:
             os.close(requests_r)
@@ -392,8 +393,7 @@ class PlayerProcess:
     def close(self) -> None:
         """Kill the child (if any) and close the pipes."""
         if self._process is not None:
-            if self._process.poll() is None:
-                self._process.kill()
+            _kill_group(self._process)
             self._process.wait()
             self._process = None
         for fd in (self._requests, self._replies):
@@ -486,7 +486,7 @@ class PlayerProcess:
         try:
             code = process.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            process.kill()
+            _kill_group(process)
             code = process.wait()
         if code < 0:
             try:
@@ -495,6 +495,14 @@ class PlayerProcess:
                 name = f"signal {-code}"
             return f"the player's process was killed by {name}"
         return f"the player's process exited with status {code} (os._exit?)"
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the player's process and every process it started in its group (it leads its own session)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone, group and all
 
 
 def _bounded_int(text: str) -> int:

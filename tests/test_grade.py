@@ -449,6 +449,27 @@ def test_a_player_that_ends_its_process_costs_that_position_only(name, message):
     assert report.errors[0].message.startswith(message)
 
 
+def test_processes_a_player_forks_are_killed_with_it(tmp_path, monkeypatch):
+    pid_file = tmp_path / "sleeper.pid"
+    monkeypatch.setenv("HOSTILE_PID_FILE", str(pid_file))
+    report = hostile("forks_a_sleeper", timeout=1)
+    assert_only_the_centre_position_failed(report, "timeout")
+    sleeper = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(sleeper):
+        time.sleep(0.05)
+    assert not _running(sleeper), "a process started by the player outlived the grading"
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a killed child not yet reaped by its (dead) parent is a zombie
+        return stat.read().split(")")[-1].split()[0] != "Z"
+
+
 def test_os_exit_is_counted_as_a_crash_and_grading_goes_on():
     report = hostile("exits")
     assert report.complete and report.positions == TRIED["both"]

@@ -87,3 +87,15 @@ def fools_the_grader(board):
             if cell is None:
                 return i, j
     return None
+
+
+def forks_a_sleeper(board):
+    """Starts a process that would outlive the grading (its PID goes to $HOSTILE_PID_FILE) when X holds only the centre."""
+    if only_centre_taken(board):
+        import subprocess
+
+        sleeper = subprocess.Popen(["sleep", "600"])
+        with open(os.environ["HOSTILE_PID_FILE"], "w") as out:
+            out.write(str(sleeper.pid))
+        time.sleep(3600)
+    return solver.best_move(board)
