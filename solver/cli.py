@@ -560,53 +560,6 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
             except TableError as error:
                 click.echo(f"solve: warning: not serving {game.name}: {_one_line(error)}", err=True)
             names[game] = None
-    sock = web.bind(host, port)
-    bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    click.echo(f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ "
-               f"(API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops.")
-    if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
-        click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)
-    web.serve(tables, sock=sock, table_dir=table_dir)
-    if not quiet:
-        click.echo("Stopped.", err=True)
-
-
-# -- serve ----------------------------------------------------------------------
-# The HTTP API and the web page are solver.web (the [web] extra), imported only here.
-
-
-@main.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (127.0.0.1: this machine only).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on (0 picks a free one).")
-@click.option("--game", "-g", "games", multiple=True, metavar="GAME",
-              help="Also serve this game, building its table first if needed (repeatable); the first is the page's default.")
-@click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where built tables are cached (default: $SOLVED_TICTACTOE_DIR or the user data directory).")
-@click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
-def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool) -> None:
-    """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
-
-    Serves tic-tac-toe, every table already in the table directory, and each
-    --game (built before the server starts listening). A request never starts a
-    build. Ctrl-C stops the server.
-    """
-    try:
-        from . import web
-    except ImportError as error:
-        click.echo(f"solve: error: solve serve needs the web extra ({error.name or error} is missing): "
-                   "pip install 'solved-tictactoe[web]'", err=True)
-        raise SystemExit(1) from None
-    wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
-    names = dict.fromkeys([table.game for table in wanted] + [parse_game(None)])
-    tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir)
-    for game in web.discover_games(table_dir):
-        if game not in names:
-            try:
-                tables += web.open_tables([game], table_dir=table_dir)
-            except TableError as error:
-                click.echo(f"solve: warning: not serving {game.name}: {_one_line(error)}", err=True)
-            names[game] = None
     try:
         sock = web.bind(host, port)
     except OSError as error:
