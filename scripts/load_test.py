@@ -82,7 +82,8 @@ def stop_server(process: subprocess.Popen[str]) -> float:
 
 # -- a minimal HTTP/1.1 client (keep-alive, Content-Length bodies) ------------------------------
 async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> tuple[int, bytes]:
-    writer.write(request)
+    if request:
+        writer.write(request)
     head = await reader.readuntil(b"\r\n\r\n")
     status = int(head[9:12])
     found = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
@@ -280,7 +281,9 @@ async def abuse(port: int, game: str, expected: dict[int, bytes], seconds: float
     await asyncio.sleep(seconds)
     stop.set()
     result = await loop
-    await asyncio.gather(*tasks, return_exceptions=True)
+    for outcome in await asyncio.gather(*tasks, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            report.add("the load test itself", f"crashed: {outcome!r}")
     alive = sum(outcome != "408" for outcome in report.answers.get("slow head", []))
     for writer in held:
         writer.close()
