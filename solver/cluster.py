@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .game import Game, parse_game
-from .layered import BuildResult, Chunk, Progress, run_chunks, sweep
+from .layered import BuildResult, Chunk, ChunkResult, Progress, run_chunks, sweep
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -83,7 +83,7 @@ def build_on_cluster(
         workers = max(1, sum(client.nthreads().values()))
         run = secrets.token_hex(4)  # task keys unique to this run
 
-        def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[int]]:
+        def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
             as_completed = _distributed().as_completed
             futures = [
                 client.submit(run_chunks, str(path), game.name, ply, group, flush=True, pure=False, key=f"solver-{game.name}-{ply}-{n}-{run}")

@@ -43,6 +43,7 @@ import hashlib
 import json
 import os
 import shutil
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -105,9 +106,14 @@ class ChunkDone:
 Progress = Callable[[ChunkDone], None]
 """Called in the client process after each chunk is written."""
 
+ChunkResult = tuple[int, int, int]
+"""What a worker reports for a chunk: its first index in the layer, its boards, the CRC-32 of its bytes."""
 
-def chunks(game: Game, ply: int, *, boards: int = CHUNK_BOARDS) -> list[Chunk]:
-    """The chunks of a layer, in index order: whole rows of one block, about ``boards`` boards each."""
+
+def chunks(game: Game, ply: int, *, boards: int | None = None) -> list[Chunk]:
+    """The chunks of a layer, in index order: whole rows of one block, about ``boards`` boards each
+    (default :data:`CHUNK_BOARDS`)."""
+    boards = boards or CHUNK_BOARDS
     found = []
     for number, block in enumerate(layout(game).blocks[ply]):
         rows = max(1, boards // block.cols)
@@ -237,6 +243,10 @@ class BuildDir:
         """The file of layer ``ply`` while it is being solved."""
         return self.path / f"layer-{ply:02d}.i8.partial"
 
+    def journal_path(self, ply: int) -> Path:
+        """The journal of layer ``ply`` while it is being solved: one ``start crc32`` line per finished chunk."""
+        return self.path / f"layer-{ply:02d}.journal"
+
     def manifest(self) -> dict[str, Any]:
         """The manifest (an empty one for a new directory).
 
@@ -312,12 +322,13 @@ def _write_atomic(path: Path, data: bytes) -> None:
 _open_maps: dict[tuple[str, int], tuple[np.ndarray | None, np.ndarray]] = {}
 
 
-def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[int]:
+def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[ChunkResult]:
     """Solve chunks of layer ``ply`` of the build in ``directory`` and write them into its partial file.
 
     Runs in a worker (a local process or a Dask worker): it memory-maps layer
     ``ply + 1`` read-only and the partial file of layer ``ply`` for writing, and
-    touches only the slices of its chunks. Returns the boards written per chunk.
+    touches only the slices of its chunks. Returns, per chunk, its first index, its
+    boards and the CRC-32 of the bytes written (for the layer's journal).
 
     :param flush: write the slices back to the file before returning (for a shared
         file system seen by other machines; on one machine the page cache is shared).
@@ -333,8 +344,9 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
     child, out = _open_maps[key]
     done = []
     for chunk in todo:
-        out[chunk.start : chunk.stop] = solve_chunk(game, chunk, child)
-        done.append(chunk.boards)
+        scores = solve_chunk(game, chunk, child)
+        out[chunk.start : chunk.stop] = scores
+        done.append((chunk.start, chunk.boards, zlib.crc32(scores.data)))
     if flush and isinstance(out, np.memmap):
         out.flush()
     return done
@@ -432,8 +444,8 @@ class BuildResult:
         return BuildDir(self.path, self.game).layers()
 
 
-Dispatch = Callable[[int, list[list[Chunk]]], Iterator[list[int]]]
-"""Runs the chunk groups of a layer (somewhere) and yields each group's board counts as they finish."""
+Dispatch = Callable[[int, list[list[Chunk]]], Iterator[list[ChunkResult]]]
+"""Runs the chunk groups of a layer (somewhere) and yields each group's results as they finish."""
 
 
 def sweep(
@@ -449,7 +461,7 @@ def sweep(
 ) -> BuildResult:
     """The layer sweep shared by the local and the cluster builds (see the module docstring).
 
-    :param dispatch: runs a layer's chunk groups and yields each group's board counts.
+    :param dispatch: runs a layer's chunk groups and yields each group's :data:`ChunkResult` list.
     :param jobs: how many workers run chunks (for the memory estimate and the batching).
     """
     path = Path(directory)
@@ -462,21 +474,62 @@ def sweep(
         notify(f"resuming the {game.name} build in {path}: layers {game.cells} to {plan.resumed_below} are done, {left}")
     sizes = layout(game).layer_sizes
     for ply in plan.todo:
-        partial = build.partial_path(ply)
-        with partial.open("wb") as handle:  # preallocate: workers write disjoint slices
-            handle.truncate(sizes[ply])
-        groups = _groups(chunks(game, ply), jobs)
+        partial, journal = build.partial_path(ply), build.journal_path(ply)
         per_board = 1 + game.cells - ply
-        for done in dispatch(ply, groups):
-            if progress is not None:
-                for boards in done:
-                    progress(ChunkDone(ply, boards, boards * per_board))
+        layer_chunks = chunks(game, ply)
+        finished = _journaled_chunks(partial, journal, sizes[ply], layer_chunks)
+        if finished:
+            if notify is not None:
+                notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks were finished before (checked by their CRC-32)")
+        else:
+            with partial.open("wb") as handle:  # preallocate: workers write disjoint slices
+                handle.truncate(sizes[ply])
+            journal.write_bytes(b"")
+        todo = []
+        for chunk in layer_chunks:
+            if chunk.start in finished:
+                if progress is not None:
+                    progress(ChunkDone(ply, chunk.boards, chunk.boards * per_board))
+            else:
+                todo.append(chunk)
+        with journal.open("a") as log:
+            for done in dispatch(ply, _groups(todo, jobs)):
+                # after the worker wrote them: a killed build keeps these chunks (their CRC is checked on resume)
+                log.write("".join(f"{start} {crc}\n" for start, _, crc in done))
+                log.flush()
+                if progress is not None:
+                    for _, boards, _ in done:
+                        progress(ChunkDone(ply, boards, boards * per_board))
         with partial.open("rb+") as handle:
             os.fsync(handle.fileno())
         digest = _sha256(partial)
         os.replace(partial, build.layer_path(ply))
         build.record(ply, digest)
+        journal.unlink(missing_ok=True)
     return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False))
+
+
+def _journaled_chunks(partial: Path, journal: Path, size: int, layer_chunks: list[Chunk]) -> set[int]:
+    """The chunks (by first index) of a partial layer that a killed build finished: those in
+    its journal whose bytes in the partial file still have the CRC-32 recorded."""
+    if not partial.is_file() or not journal.is_file() or partial.stat().st_size != size:
+        return set()
+    recorded: dict[int, int] = {}
+    for line in journal.read_text().splitlines():
+        fields = line.split()
+        if len(fields) == 2 and all(field.isdigit() for field in fields):  # a torn last line is skipped
+            recorded[int(fields[0])] = int(fields[1])
+    if not recorded:
+        return set()
+    data = _open_layer(partial, size)
+    starts = sorted(recorded)
+    good = set()
+    bounds = {chunk.start: chunk.stop for chunk in layer_chunks}
+    for start in starts:
+        stop = bounds.get(start)
+        if stop is not None and zlib.crc32(np.ascontiguousarray(data[start:stop]).data) == recorded[start]:
+            good.add(start)
+    return good
 
 
 def _groups(todo: list[Chunk], jobs: int) -> list[list[Chunk]]:
@@ -514,7 +567,8 @@ def build_layers(
 
 
 def _in_process(game: Game, path: Path) -> Dispatch:
-    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[int]]:
+    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
+        _open_maps.clear()  # a build interrupted in this process may have left maps of its partial layer
         for group in groups:
             yield run_chunks(str(path), game.name, ply, group)
         _open_maps.clear()
@@ -523,7 +577,7 @@ def _in_process(game: Game, path: Path) -> Dispatch:
 
 
 def _on_executor(pool: Executor, game: Game, path: Path) -> Dispatch:
-    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[int]]:
+    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
         from concurrent.futures import as_completed
 
         futures = [pool.submit(run_chunks, str(path), game.name, ply, group) for group in groups]

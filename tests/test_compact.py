@@ -115,6 +115,7 @@ def test_an_interrupted_build_resumes_below_the_last_finished_layer(tmp_path: Pa
     resumed = build_layers("3x4k3", directory, jobs=1, notify=said.append)
     assert resumed.resumed_below == 6 and resumed.solved == (5, 4, 3, 2, 1, 0)
     assert said and "layers 12 to 6 are done" in said[0], said
+    assert not list(directory.glob("*.partial")) and not list(directory.glob("*.journal"))
     fresh = build_layers("3x4k3", tmp_path / "fresh", jobs=1)
     assert resumed.sha256 == fresh.sha256
 
@@ -295,3 +296,32 @@ def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path
     assert sum(chunk.boards for chunk in done) == layout(parse_game("3x3k3")).size
     assert sum(chunk.work for chunk in done) == plan_build(parse_game("3x3k3"), tmp_path / "none").work
     assert open_compact(path).lookup("X.O/.X./..O").plies == 5
+
+
+def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.layered
+
+    monkeypatch.setattr(solver.layered, "CHUNK_BOARDS", 500)  # many small chunks
+    game = parse_game("3x4k3")
+    seen = []
+
+    def stop_midway_in_layer_6(done: ChunkDone) -> None:
+        seen.append(done.ply)
+        if seen.count(6) == 20:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_layers(game, tmp_path / "build", jobs=1, progress=stop_midway_in_layer_6)
+    build = BuildDir(tmp_path / "build", game)
+    lines = build.journal_path(6).read_text().splitlines()
+    assert len(lines) >= 19
+    first = int(lines[0].split()[0])
+    with build.partial_path(6).open("r+b") as handle:  # a chunk whose bytes did not reach the disk
+        handle.seek(first)
+        byte = handle.read(1)[0]
+        handle.seek(first)
+        handle.write(bytes([byte ^ 0x55]))
+    said: list[str] = []
+    resumed = build_layers(game, tmp_path / "build", jobs=1, notify=said.append)
+    assert any(f"layer 6: {len(lines) - 1} of its" in line for line in said), said
+    assert resumed.sha256 == build_layers(game, tmp_path / "fresh", jobs=1).sha256
