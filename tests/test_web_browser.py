@@ -150,7 +150,7 @@ def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page: C
 def test_clicking_cells_plays_moves_and_every_label_matches_lookup(page: Callable[[str], WebDriver]) -> None:
     driver = page("?game=3x3k3")
     position = solver.lookup(0)
-    for index in (4, 1, 0, 8, 2):
+    for index in (4, 1, 0, 2, 8):  # X wins on the diagonal at ply 5
         cell(driver, index).click()
         position = position.play(index)
         wait_for_board(driver, position.board)
@@ -160,9 +160,12 @@ def test_clicking_cells_plays_moves_and_every_label_matches_lookup(page: Callabl
             assert status == f"Game over: {position.winner} has won."
         else:
             verb = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
-            assert status.startswith(f"{position.to_move} to move {verb} in {position.plies} plies")
+            plies = f"{position.plies} {'ply' if position.plies == 1 else 'plies'}"
+            assert status.startswith(f"{position.to_move} to move {verb} in {plies} under perfect play"), status
+    assert position.winner == "X"
     cell(driver, 3).click()  # the game is over: nothing happens
     wait_for_board(driver, position.board)
+    assert board_of(driver).get_attribute("data-ply") == "5"
     assert errors_in_console(driver) == []
 
 
