@@ -243,6 +243,16 @@ def test_answers_carry_an_etag_keyed_on_the_table_checksum_and_a_304_when_unchan
         assert client.get(path, headers={"if-none-match": tag}).status_code == 304
 
 
+def test_any_web_page_may_call_the_api(client: TestClient) -> None:
+    origin = {"origin": "https://example.org"}
+    assert client.get("/api/v1/3x3k3", params={"board": "88"}, headers=origin).headers["access-control-allow-origin"] == "*"
+    preflight = client.options("/api/v1/3x3k3/batch", headers={**origin, "access-control-request-method": "POST",
+                                                                 "access-control-request-headers": "content-type"})
+    assert preflight.status_code == 200 and "POST" in preflight.headers["access-control-allow-methods"]
+    answer = client.post("/api/v1/3x3k3/batch", json={"boards": [88]}, headers=origin)
+    assert answer.headers["access-control-allow-origin"] == "*" and answer.json()["results"][0]["code"] == 88
+
+
 def test_the_openapi_document_describes_every_api_route(client: TestClient) -> None:
     document = client.get("/api/v1/openapi.json").json()
     assert document["openapi"].startswith("3.")

@@ -26,7 +26,8 @@ traceback.
 
 Answers to ``GET`` requests never change while the table does not, so they carry an
 ``ETag`` built from the table's checksum (:func:`table_checksum`) and what was asked,
-``Cache-Control: public, max-age=86400``, and ``If-None-Match`` gets a 304.
+``Cache-Control: public, max-age=86400``, and ``If-None-Match`` gets a 304. Any web page may
+call the API: answers carry ``Access-Control-Allow-Origin: *`` and preflights are answered.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from typing import Any
 import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -175,6 +177,8 @@ def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.Pat
     handlers: Mapping[Any, Any] = {HTTPException: _http_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.games = games
+    # The answers are public and the same for everyone: any web page may call the API (as the lichess tablebase allows).
+    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"], max_age=86400)
     app.add_middleware(_Guard)
     return app
 
