@@ -101,7 +101,7 @@ class CompactScores:
         """Pieces on the board (uint8)."""
         offsets = np.asarray(self._table.layout.layer_offsets)
         found = np.searchsorted(offsets, self._indices, side="right") - 1
-        return found.astype(np.uint8).reshape(self.score.shape)
+        return np.where(self._indices < 0, 0, found).astype(np.uint8).reshape(self.score.shape)  # illegal counts: 0
 
     @cached_property
     def best(self) -> np.ndarray:
