@@ -325,3 +325,36 @@ def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_p
     resumed = build_layers(game, tmp_path / "build", jobs=1, notify=said.append)
     assert any(f"layer 6: {len(lines) - 1} of its" in line for line in said), said
     assert resumed.sha256 == build_layers(game, tmp_path / "fresh", jobs=1).sha256
+
+
+@pytest.mark.slow
+def test_5x5k4_last_two_layers_match_the_reference_on_sampled_boards() -> None:
+    # 25 cells: a 13-cell high half, masks up to bit 24. The full layer is solved whole, then
+    # chunks of layer 24 from it; sampled boards are re-solved by the reference minimax.
+    from solver.layered import chunks, solve_chunk
+
+    game = parse_game("5x5k4")
+    index = layout(game)
+    full = np.concatenate([solve_chunk(game, chunk, None) for chunk in chunks(game, 25)])
+    ref = reference("5x5k4")
+    rng = np.random.default_rng(25)
+    checked = {24: 0, 25: 0}
+    for ply, scores in ((25, full), (24, None)):
+        if scores is None:
+            picked = [chunks(game, 24)[i] for i in (0, 5, -1)]
+            scores = np.concatenate([solve_chunk(game, chunk, full) for chunk in picked])
+            local = np.concatenate([np.arange(chunk.start, chunk.stop) for chunk in picked])
+        else:
+            local = np.arange(scores.size)
+        for i in rng.integers(0, local.size, 300).tolist():
+            code = index.code_of_index(index.layer_offsets[ply] + int(local[i]))
+            board = board_of(code, 25)
+            stored = int(scores[i])
+            if not ref.is_reachable(board):
+                assert stored == UNREACHABLE, code
+                continue
+            want = ref.solve(board)
+            expected = 0 if want.result == 0 else (100 - want.plies) * want.result
+            assert stored == expected, (board, stored, want)
+            checked[ply] += 1
+    assert min(checked.values()) >= 50, checked
