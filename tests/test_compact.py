@@ -346,7 +346,7 @@ def test_5x5k4_last_two_layers_match_the_reference_on_sampled_boards() -> None:
             local = np.concatenate([np.arange(chunk.start, chunk.stop) for chunk in picked])
         else:
             local = np.arange(scores.size)
-        for i in rng.integers(0, local.size, 300).tolist():
+        for i in rng.integers(0, local.size, 800).tolist():
             code = index.code_of_index(index.layer_offsets[ply] + int(local[i]))
             board = board_of(code, 25)
             stored = int(scores[i])
