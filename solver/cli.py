@@ -14,6 +14,7 @@ import random
 import re
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,8 +26,8 @@ from . import board as _board
 from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
 from .build import Progress, build_steps
+from .cache import build_file, table_for, table_path
 from .cache import table_dir as _table_dir
-from .cache import table_for, table_path
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, quote
 from .game import Game, parse_game
 from .grading import (
@@ -43,7 +44,8 @@ from .grading import (
 from .grading import grade as _grade
 from .playerproc import DEFAULT_MEMORY_MB
 from .position import Position, outcome_label
-from .table import Table, build_table, load_table
+from .table import Table, load_table
+from .tablefile import remove_dead_temporaries
 
 
 class SolveGroup(click.Group):
@@ -51,7 +53,9 @@ class SolveGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.showwarning = _warn_one_line
+                return super().invoke(ctx)
         except (InvalidBoardError, InvalidGameError, PlayerError) as error:
             click.echo(f"solve: error: {_one_line(error)}", err=True)
             ctx.exit(2)
@@ -62,6 +66,11 @@ class SolveGroup(click.Group):
             where = f"{error.filename}: " if error.filename else ""
             click.echo(f"solve: error: {where}{error.strerror or error}", err=True)
             ctx.exit(1)
+
+
+def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+    """Show a warning (such as a table kept in memory only) as one line on stderr."""
+    click.echo(f"solve: warning: {_one_line(message)}", err=True)  # type: ignore[arg-type]
 
 
 def _one_line(error: Exception) -> str:
@@ -130,6 +139,12 @@ class TableOptions:
 
     def table(self) -> Table:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice)
+
+    @contextmanager
+    def progress(self, game: Game, path: Path) -> Iterator[Progress | None]:
+        """A progress bar for an explicit build (``solve build``), no first-use notice."""
+        with _progress_bar(game, quiet=self.quiet) as progress:
+            yield progress
 
     @contextmanager
     def _notice(self, game: Game, path: Path) -> Iterator[Progress | None]:
@@ -294,14 +309,10 @@ def build(options: TableOptions, output: Path | None) -> None:
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
-    with _progress_bar(game, quiet=options.quiet) as progress:
-        table = build_table(game=game, progress=progress)
-    built = time.perf_counter() - started
-    table.save(path)
-    load_table(path, game=game, verify=True)
+    build_file(game, path, on_build=options.progress)
     if not options.quiet:
         size = path.stat().st_size
-        click.echo(f"Wrote {path} ({size:,} bytes) in {built:.2f} s build + {time.perf_counter() - started - built:.2f} s write", err=True)
+        click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)
 
 
 @main.command()
@@ -309,8 +320,12 @@ def build(options: TableOptions, output: Path | None) -> None:
 @click.option("--table", "path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The table file to check (default: the one 'solve' uses for --game).")
 def verify(options: TableOptions, path: Path | None) -> None:
-    """Prove a table: header, checksum, and a fresh build compared code by code."""
+    """Prove a table: header, checksums, and a fresh build compared code by code.
+
+    Also removes the temporary files that dead builders left beside it.
+    """
     path = path or table_path(options.game, table_dir_=options.table_dir)
+    remove_dead_temporaries(path.parent)
     table = load_table(path, game=options.game if options.game_given else None, verify=False)
     problems = table.verify()
     if problems:
@@ -551,6 +566,8 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
                    "pip install 'solved-tictactoe[web]'", err=True)
         raise SystemExit(1) from None
     wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
+    for table in wanted:
+        table.verify_blocks()  # every block checked before the server listens
     names = dict.fromkeys([table.game for table in wanted] + [parse_game(None)])
     tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir)
     for game in web.discover_games(table_dir):

@@ -11,8 +11,8 @@ answering wrongly. No pickle is ever read.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -290,6 +290,14 @@ class Table:
             return self.file.header.root
         header, digests = tablefile.checksums(kind="dense", game=self.game, arrays={"entries": self._entries})
         return tablefile.root_of(header, digests)
+
+    def verify_blocks(self) -> None:
+        """Verify every block of the table's file now rather than on first use (a long-lived server does).
+
+        :raises TableError: at the first damaged block.
+        """
+        if self._guard is not None:
+            self._guard.ensure_all()
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the table to ``path`` atomically (:func:`solver.tablefile.write_table`).

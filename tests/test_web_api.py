@@ -23,6 +23,9 @@ from click.testing import CliRunner
 from web_support import need_web, running_server
 
 import solver
+import solver.cache
+import solver.table
+import solver.tablefile
 from solver.cli import main
 
 need_web()
@@ -133,6 +136,16 @@ def test_a_game_not_served_is_404_naming_solve_build_and_builds_nothing(table_di
     assert "solve build --game 4x4k4" in message and "solve serve --game 4x4k4" in message
     assert "unknown game 'banana'" in client.get("/api/v1/banana").json()["error"]
     assert not table_dir.exists() or not any(table_dir.iterdir()), "a request built a table"
+
+
+def test_a_damaged_table_is_refused_before_the_server_listens(table_dir: Path) -> None:
+    path = solver.table.build_table(game="3x4").save(table_dir / "3x4k3.ttt")
+    data = bytearray(path.read_bytes())
+    data[solver.tablefile.open_table(path).header.spec("entries").offset + 4 * 3**11] ^= 1  # a block no request has touched
+    path.write_bytes(bytes(data))
+    solver.cache.forget()
+    with pytest.raises(solver.TableError, match="does not match its checksum"):
+        web.open_tables(["3x4k3"], table_dir=table_dir)
 
 
 def test_tables_in_the_table_directory_are_served_under_their_name_and_aliases(table_dir: Path) -> None:

@@ -145,9 +145,15 @@ def served(table: Table) -> ServedGame:
 def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None) -> list[Table]:
     """The tables of ``games`` (never built here): each must be shipped or in the table directory.
 
+    Every block of every table is verified now, before the server listens: a damaged
+    file is refused at start-up, and the first requests do not pay for hashing.
+
     :raises TableError: for a missing or broken table, naming the command that makes it.
     """
-    return [table_for(game, table_dir=table_dir, build=False) for game in games]
+    tables = [table_for(game, table_dir=table_dir, build=False) for game in games]
+    for table in tables:
+        table.verify_blocks()
+    return tables
 
 
 def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None) -> Starlette:
