@@ -464,7 +464,8 @@ def main() -> None:
     parser.add_argument("--3x7k3", dest="big_3x7", action="store_true", help="with --compact, also build 3x7k3 (several minutes)")
     parser.add_argument("--compact-dir", help="where the compact builds go (default: the temporary directory)")
     args = parser.parse_args()
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}")
+    machine = platform.processor() or platform.platform()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
     bench_tictactoe()
     if not args.quick:

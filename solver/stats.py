@@ -104,7 +104,7 @@ def _permuters(game: Game) -> list[list[np.ndarray]]:
 
 
 def _permute(mask: np.ndarray, chunks: list[np.ndarray]) -> np.ndarray:
-    out = chunks[0][mask & 255]
+    out: np.ndarray = chunks[0][mask & 255]
     for index, table in enumerate(chunks[1:], start=1):
         out |= table[(mask >> (8 * index)) & 255]
     return out

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import golden
 import numpy as np
 import pytest
+from reference import Reference, board_of, code
 
 import solver
 from solver.board import render
 from solver.score import UNREACHABLE
-import golden
-from reference import Reference, board_of, code
 
 pytestmark = pytest.mark.slow
 

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 import click
+import golden  # the published counts, with their sources (tests/golden.py)
 import pytest
 from click.testing import CliRunner
 
@@ -24,8 +25,6 @@ import solver
 import solver.cache
 from solver.cli import main
 from solver.table import build_table
-
-import golden  # the published counts, with their sources (tests/golden.py)
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 SYMMETRIES = (

@@ -22,12 +22,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from golden import POSITIONS, TERMINAL_3X3  # tests/golden.py (conftest.py puts tests/ on sys.path)
 
 import solver
-from solver import InvalidBoardError
-from solver import interop
-
-from golden import POSITIONS, TERMINAL_3X3  # tests/golden.py (conftest.py puts tests/ on sys.path)
+from solver import InvalidBoardError, interop
 
 OPENSPIEL_STATES = POSITIONS["3x3k3"]
 """OpenSpiel's tic_tac_toe has one state per reachable position (keyed by ``str``)."""

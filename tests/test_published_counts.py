@@ -12,14 +12,14 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+import golden
 import numpy as np
 import pytest
+from reference import LOSS, WIN, code, reference
 
 import solver
 import solver.cache
 from solver.board import render
-import golden
-from reference import LOSS, WIN, code, reference
 
 SMALL_GAMES = ["1x1k1", "2x2k1", "2x2k2", "2x3k2", "2x3k3", "3x3k2", "3x3k3", "1x5k3", "2x4k3", "3x4k3", "4x3k3", "2x6k3"]
 

@@ -19,11 +19,11 @@ from functools import cache
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import Board, code, reference
 
 import solver
 from solver.board import render
 from solver.score import UNREACHABLE
-from reference import Board, code, reference
 
 GAMES = ["3x3k3", "3x4k3"]
 EXAMPLES = settings(max_examples=300, deadline=None)

@@ -324,7 +324,8 @@ def test_no_pickle_or_np_load_anywhere_in_the_package():
                 offenders.append(where)
             elif isinstance(node, ast.keyword) and node.arg == "allow_pickle":
                 offenders.append(where)
-            elif isinstance(node, ast.Attribute) and node.attr in {"load", "loads", "fromfile"} and isinstance(node.value, ast.Name) and node.value.id in {"np", "numpy", "pickle"}:
+            elif (isinstance(node, ast.Attribute) and node.attr in {"load", "loads", "fromfile"}
+                  and isinstance(node.value, ast.Name) and node.value.id in {"np", "numpy", "pickle"}):
                 offenders.append(where)
     assert offenders == [], f"pickle-capable loading in solver/: {offenders}"
 

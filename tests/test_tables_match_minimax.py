@@ -15,11 +15,11 @@ from functools import cache
 
 import numpy as np
 import pytest
+from reference import LOSS, WIN, Reference, board_of, code, reference
 
 import solver
 from solver.board import render
 from solver.score import UNREACHABLE
-from reference import LOSS, WIN, Reference, board_of, code, reference
 
 GAMES = ["2x2k2", "2x3k2", "2x3k3", "3x3k3", "3x3k2", "1x5k3", "2x4k3", "3x4k3", "4x3k3", "2x6k3"]
 """Games the reference solves in seconds (the 12-cell ones have ~112,000-126,000 positions)."""
@@ -221,5 +221,5 @@ def test_reference_finds_boards_backward_exactly_as_it_does_forward() -> None:
     """The reference's two reachability searches agree on every 3x3 code (a check of the checker)."""
     ref = reference("3x3k3")
     forward = ref.reachable()
-    backward = {board for board in map(lambda c: board_of(c, 9), range(3**9)) if ref.is_reachable(board)}
+    backward = {board for board in (board_of(c, 9) for c in range(3**9)) if ref.is_reachable(board)}
     assert forward == backward
