@@ -18,18 +18,21 @@ action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict, analyze
 from .board import Board, encode_boards, parse
-from .cache import table_for
+from .cache import AnyTable, table_for
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
 from .game import Game, parse_game
 from .grading import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
 from .position import Move, Position
 from .table import Scores, Table, build_table, load_table
+
+if TYPE_CHECKING:
+    from .compact import CompactScores
 
 __all__ = [
     "Board", "Game", "GameAnalysis", "GradeReport", "GradedMove", "GradingInterrupted", "InvalidBoardError", "InvalidGameError",
@@ -40,21 +43,21 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-_tictactoe: Table | None = None
+_tictactoe: AnyTable | None = None
 _by_game: dict[object, Any] = {}
 """The table of each ``game=`` a look-up was given, so later look-ups cost one dictionary
 hit: a name maps to its table, a :class:`Game` by ``id`` to ``(game, table)`` (hashing a
 Game costs more than the look-up). Cleared by :func:`solver.cache.forget`."""
 
 
-def _default() -> Table:
+def _default() -> AnyTable:
     global _tictactoe
     if _tictactoe is None:
         _tictactoe = table_for()
     return _tictactoe
 
 
-def _table_of(game: Game | str) -> Table:
+def _table_of(game: Game | str) -> AnyTable:
     """The table of ``game`` (opened or built once), remembered for the next look-up."""
     table = table_for(game)  # raises for a malformed game
     if len(_by_game) < 256:
@@ -111,6 +114,10 @@ def encode(board: Board, *, game: Game | str | None = None) -> int:
     return parse(board, game)[1]
 
 
-def lookup_codes(codes: np.ndarray, *, game: Game | str | None = None, check: bool = True) -> Scores:
-    """Vectorised :func:`lookup` over an array of codes (see :meth:`Table.lookup_codes`)."""
+def lookup_codes(codes: np.ndarray, *, game: Game | str | None = None, check: bool = True) -> Scores | CompactScores:
+    """Vectorised :func:`lookup` over an array of codes (see :meth:`Table.lookup_codes`).
+
+    For games of more than 16 cells the answer is a :class:`solver.compact.CompactScores`,
+    with the same attributes (its ``ply`` and ``best`` computed when first read).
+    """
     return table_for(game).lookup_codes(codes, check=check)

@@ -35,12 +35,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .cache import resolve_table
+from .cache import AnyTable, resolve_table
 from .errors import InvalidBoardError, quote
 from .game import Game
 from .moves import MoveSpec, parse_move
 from .position import Move, Player, Position, Result
-from .table import Table
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
 """How good a move was for its player (see the module docstring)."""
@@ -204,7 +203,7 @@ class GameAnalysis:
         return analysis_html(self)
 
 
-def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
+def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: AnyTable | None = None) -> GameAnalysis:
     """Replay a game from the empty board and judge every ply.
 
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.moves`:

@@ -10,6 +10,12 @@ A game's table is looked for, in order:
 3. otherwise it is built, written atomically into the table directory,
    checksummed, and opened from there. Later runs open it without rebuilding.
 
+Games of up to 16 cells get a dense table (:class:`solver.table.Table`, built in
+memory in seconds); larger ones, up to 25 cells, a compact one
+(:class:`solver.compact.CompactTable`, built layer by layer in
+``<table dir>/<game>.ttt.build`` by :func:`solver.compact.build_compact`, with all
+cores or on a Dask cluster; a killed build resumes). Both answer the same questions.
+
 Every table file is checked against the checksum the package expects for its
 game (:mod:`solver.tablefile`). In the table directory, only regular files are
 opened (a FIFO or a device named like a table is refused before it is opened),
@@ -31,25 +37,36 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from .build import Progress
+from .build import build_steps
 from .errors import InvalidGameError, TableError
-from .game import Game, parse_game
-from .table import Table, build_table, load_table
-from .tablefile import remove_dead_temporaries
+from .game import DENSE_MAX_CELLS, Game, parse_game
+from .table import Table, build_table, table_from_file
+from .tablefile import open_table, refuse_non_regular, remove_dead_temporaries
+
+if TYPE_CHECKING:
+    from .compact import CompactTable
+
+AnyTable: TypeAlias = "Table | CompactTable"
+"""A solved game, dense or compact: both answer ``at``, ``lookup``, ``get``, ``best_move``, ``lookup_codes``, ``stats``, ``verify``."""
 
 ENV_VAR = "SOLVED_TICTACTOE_DIR"
 APP_NAME = "solved-tictactoe"
 SHIPPED = ("3x3k3",)
 
-_open: dict[tuple[Game, Path | None], Table] = {}
+_open: dict[tuple[Game, Path | None], AnyTable] = {}
 
 class TableWarning(UserWarning):
     """A table was built but could not be kept: it lives in memory for this process only."""
 
 
-BuildHook = Callable[[Game, Path], AbstractContextManager["Progress | None"]]
-"""Entered around a build with the game and the file to be written; yields a progress callback or None."""
+BuildProgress = Callable[..., None]
+"""Called with the work units just done, and for a compact build the layer (pieces) being solved."""
+
+BuildHook = Callable[[Game, Path, int], AbstractContextManager["BuildProgress | None"]]
+"""Entered around a build with the game, the file to be written and the build's work units in all;
+yields a :data:`BuildProgress` callback or None."""
 
 
 def table_dir(override: str | os.PathLike[str] | None = None) -> Path:
@@ -88,7 +105,7 @@ def table_for(
     table_dir: str | os.PathLike[str] | None = None,
     build: bool = True,
     on_build: BuildHook | None = None,
-) -> Table:
+) -> AnyTable:
     """The table of ``game`` (default tic-tac-toe), opened once per process.
 
     :param table_dir: where built tables are kept (see the module docstring).
@@ -104,7 +121,7 @@ def table_for(
     return table
 
 
-def resolve_table(game: Game | str | None = None, table: Table | None = None) -> Table:
+def resolve_table(game: Game | str | None = None, table: AnyTable | None = None) -> AnyTable:
     """``table`` if given (checked against ``game``), else :func:`table_for` of ``game``.
 
     :raises InvalidGameError: if both are given and disagree.
@@ -116,15 +133,32 @@ def resolve_table(game: Game | str | None = None, table: Table | None = None) ->
     return table
 
 
-def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> Table:
+def open_file(
+    path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True, verify: bool | None = None
+) -> AnyTable:
+    """Open a table file of either kind, dense or compact (the header says which).
+
+    :param verify: for a dense table, as :func:`solver.table.load_table`'s (compact tables
+        are always verified block by block on first use).
+    :raises TableError: for a missing, broken, forged or mismatched file (see :func:`solver.tablefile.open_table`).
+    """
+    opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
+    if opened.header.kind == "dense":
+        return table_from_file(opened, verify=verify)
+    from .compact import compact_from_file
+
+    return compact_from_file(opened)
+
+
+def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> AnyTable:
     path = table_path(game, table_dir_=directory)
     inside = path != shipped_path(game)
     if os.path.lexists(path) or not build:
-        return load_table(path, game=game, follow_symlinks=not inside or _link_stays_inside(path))
+        return open_file(path, game=game, follow_symlinks=not inside or _link_stays_inside(path))
     try:
         return build_file(game, path, on_build=on_build)
     except TableError as error:
-        if path.exists():
+        if path.exists() or game.cells > DENSE_MAX_CELLS:
             raise
         table = build_table(game=game)  # the directory cannot hold it: keep it in memory
         warnings.warn(f"{error}; the {game.name} table is used from memory for this process only", TableWarning, stacklevel=3)
@@ -138,22 +172,56 @@ def _link_stays_inside(path: Path) -> bool:
     return path.resolve().parent == path.parent.resolve()
 
 
-def build_file(game: Game | str, path: str | os.PathLike[str], *, on_build: BuildHook | None = None) -> Table:
+def build_file(
+    game: Game | str,
+    path: str | os.PathLike[str],
+    *,
+    on_build: BuildHook | None = None,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    notify: Callable[[str], None] | None = None,
+) -> AnyTable:
     """Build ``game``'s table, write it atomically to ``path`` and open it from there, verified.
 
-    The temporary files of dead builders of ``path`` are removed first. This is
-    the one build path: :func:`table_for` uses it for a missing table, and so does
-    ``solve build``.
+    The temporary files of dead builders in ``path``'s directory are removed first.
+    This is the one build path: :func:`table_for` uses it for a missing table, and
+    so does ``solve build``. Games of up to 16 cells are built in memory (dense);
+    larger ones layer by layer in ``<path>.build`` (compact), which a killed build
+    resumes from (``notify`` says so).
 
+    :param jobs: worker processes for a compact build (default: every core).
+    :param scheduler: a Dask scheduler address or client: build a compact table on that cluster.
     :raises TableError: if ``path`` is not a regular file, its directory cannot be
         written, or the disk is full (naming the path and the bytes needed).
+    :raises solver.layered.BuildError: if a compact build cannot fit (disk or memory, with the figures).
     """
     resolved, path = parse_game(game), Path(path)
     remove_dead_temporaries(path.parent)
-    with on_build(resolved, path) if on_build else nullcontext() as progress:
-        table = build_table(game=resolved, progress=progress)
-    table.save(path)
-    return load_table(path, game=resolved, verify=True)
+    if resolved.cells <= DENSE_MAX_CELLS:
+        with on_build(resolved, path, build_steps(resolved)) if on_build else nullcontext() as progress:
+            table = build_table(game=resolved, progress=progress)
+        table.save(path)
+        return open_file(path, game=resolved)
+    return _build_compact(resolved, path, on_build, jobs, scheduler, notify)
+
+
+def _build_compact(
+    game: Game, path: Path, on_build: BuildHook | None, jobs: int | None, scheduler: Any, notify: Callable[[str], None] | None
+) -> AnyTable:
+    from .compact import build_compact
+    from .layered import ChunkDone, plan_build
+
+    refuse_non_regular(path)  # before the build's minutes or hours, not after
+    build_dir = path.with_name(path.name + ".build")
+    work = plan_build(game, build_dir, jobs=jobs or os.cpu_count() or 1).work
+    with on_build(game, path, work) if on_build else nullcontext() as progress:
+
+        def report(done: ChunkDone) -> None:
+            if progress is not None:
+                progress(done.work, done.ply)
+
+        build_compact(game, path, build_dir=build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify)
+    return open_file(path, game=game)
 
 
 def forget() -> None:

@@ -25,11 +25,10 @@ import click
 from . import board as _board
 from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
-from .build import Progress, build_steps
-from .cache import build_file, table_for, table_path
+from .cache import AnyTable, BuildProgress, build_file, open_file, table_for, table_path
 from .cache import table_dir as _table_dir
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, quote
-from .game import Game, parse_game
+from .game import DENSE_MAX_CELLS, Game, parse_game
 from .grading import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
@@ -44,7 +43,6 @@ from .grading import (
 from .grading import grade as _grade
 from .playerproc import DEFAULT_MEMORY_MB
 from .position import Position, outcome_label
-from .table import Table, load_table
 from .tablefile import remove_dead_temporaries
 
 
@@ -137,37 +135,52 @@ class TableOptions:
         self.table_dir = table_dir
         self.quiet = quiet
 
-    def table(self) -> Table:
+    def table(self) -> AnyTable:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice)
 
     @contextmanager
-    def progress(self, game: Game, path: Path) -> Iterator[Progress | None]:
+    def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         """A progress bar for an explicit build (``solve build``), no first-use notice."""
-        with _progress_bar(game, quiet=self.quiet) as progress:
+        with _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
     @contextmanager
-    def _notice(self, game: Game, path: Path) -> Iterator[Progress | None]:
+    def _notice(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         if not self.quiet:
             click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
-        with _progress_bar(game, quiet=self.quiet) as progress:
+        with _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
+
+    def notify(self, message: str) -> None:
+        """Say what a build found (e.g. that it resumes), unless quiet."""
+        if not self.quiet:
+            click.echo(message, err=True)
 
 
 @contextmanager
-def _progress_bar(game: Game, *, quiet: bool) -> Iterator[Progress | None]:
-    """A click progress bar on stderr, a step per ply of each pass; click hides it when stderr is not a terminal."""
+def _progress_bar(game: Game, work: int, *, quiet: bool) -> Iterator[BuildProgress | None]:
+    """A click progress bar on stderr over a build's work units (a dense build: a step per ply
+    of each pass; a compact one: boards, labelled with the layer being solved). Click hides it
+    when stderr is not a terminal."""
     if quiet:
         yield None
         return
-    with click.progressbar(length=build_steps(game), label=f"solving {game.name}", file=sys.stderr) as bar:
-        yield bar.update
+
+    def layer_text(ply: int | None) -> str | None:
+        return None if ply is None else f"layer {ply}/{game.cells}"
+
+    with click.progressbar(length=work, label=f"solving {game.name}", file=sys.stderr, item_show_func=layer_text) as bar:
+
+        def advance(units: int, layer: int | None = None) -> None:
+            bar.update(units, layer)
+
+        yield advance
 
 
 @click.group(cls=SolveGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="solved-tictactoe")
 def main() -> None:
-    """Exact answers for tic-tac-toe and m,n,k games up to 16 cells.
+    """Exact answers for tic-tac-toe and m,n,k games up to 25 cells.
 
     Boards are written one character per cell, rows separated by '/':
     X, O, and '.', '-', '_' or space for empty (e.g. "X.O/.X./..O"), or given
@@ -185,7 +198,7 @@ def stats(options: TableOptions, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(counts, indent=2))
         return
-    side, term, games = counts["side_to_move"], counts["terminal"], counts["games"]
+    side, term = counts["side_to_move"], counts["terminal"]
     start = counts["start"]
     rows = [
         ("game", counts["game"]),
@@ -193,13 +206,23 @@ def stats(options: TableOptions, as_json: bool) -> None:
         ("  for X (perfect play)", f"{counts['x_wins']:,} X wins, {counts['draws']:,} draws, {counts['o_wins']:,} O wins"),
         ("  for the side to move", f"{side['wins']:,} wins, {side['draws']:,} draws, {side['losses']:,} losses"),
         ("finished positions", f"{term['positions']:,} ({term['x_wins']:,} X wins, {term['o_wins']:,} O wins, {term['draws']:,} draws)"),
-        ("up to symmetry", f"{counts['unique_positions']:,}"),
-        ("complete games", f"{games['total']:,} ({games['x_wins']:,} X wins, {games['o_wins']:,} O wins, {games['draws']:,} draws)"),
+        ("up to symmetry", _counted(counts, "unique_positions", lambda n: f"{n:,}")),
+        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({g['x_wins']:,} X wins, {g['o_wins']:,} O wins, {g['draws']:,} draws)")),
         ("empty board", f"{start['result']} for X in {start['plies']} plies (value {start['value']})"),
     ]
+    for layer in counts.get("layers", []):
+        positions = f"{layer['positions']:,} position{'' if layer['positions'] == 1 else 's'}"
+        results = f"{layer['wins']:,} wins, {layer['draws']:,} draws, {layer['losses']:,} losses for the side to move"
+        rows.append((f"  layer {layer['ply']}", f"{positions}: {results}, {layer['finished']:,} finished"))
     width = max(len(label) for label, _ in rows)
     for label, text in rows:
         click.echo(f"{label.ljust(width)}  {text}")
+
+
+def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> str:
+    """A count as text, or why it was not counted (compact tables of big games)."""
+    value = counts.get(key)
+    return show(value) if value is not None else f"not counted: {counts.get('omitted', {}).get(key, 'unavailable')}"
 
 
 # -- lookup ---------------------------------------------------------------------
@@ -304,12 +327,27 @@ def _ask_move(position: Position) -> Position:
 @_game_option
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the table (default: the table directory, <game>.ttt).")
-def build(options: TableOptions, output: Path | None) -> None:
-    """Solve a game and write its table file (atomically, deterministically)."""
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for games of more than 16 cells (default: every core).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: "
+                   "$SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.")
+def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None) -> None:
+    """Solve a game and write its table file (atomically, deterministically).
+
+    Games of more than 16 cells are built layer by layer in <output>.build; run the
+    same command again after an interruption and it resumes.
+    """
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
-    build_file(game, path, on_build=options.progress)
+    if game.cells > DENSE_MAX_CELLS:
+        from .cluster import scheduler_address
+
+        scheduler = scheduler_address(scheduler)
+    elif scheduler or jobs:
+        raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
+    build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
     if not options.quiet:
         size = path.stat().st_size
         click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)
@@ -326,7 +364,7 @@ def verify(options: TableOptions, path: Path | None) -> None:
     """
     path = path or table_path(options.game, table_dir_=options.table_dir)
     remove_dead_temporaries(path.parent)
-    table = load_table(path, game=options.game if options.game_given else None, verify=False)
+    table = open_file(path, game=options.game if options.game_given else None, verify=False)
     problems = table.verify()
     if problems:
         for problem in problems:

@@ -43,6 +43,7 @@ from .index import SCHEME, SCHEME_VERSION, layout
 from .layered import Progress
 from .position import Position
 from .score import UNREACHABLE, WIN
+from .tablefile import TableFile
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -147,6 +148,8 @@ class CompactTable:
         self._offsets = self.layout.layer_offsets
         self._powers = tuple(3**cell for cell in range(self.game.cells))
         self._verify = verify
+        self.file: TableFile | None = None
+        """The open file behind the table (None for a table made in memory)."""
         spans = -(-self.layout.size // SPAN)
         self._checked = bytearray(spans if verify is not None else 0)
         self._all_checked = verify is None
@@ -168,6 +171,25 @@ class CompactTable:
             self._verify(span << SPAN_BITS, min(self.layout.size, (span + 1) << SPAN_BITS))
             self._checked[span] = 1
             self._all_checked = all(self._checked)
+
+    def verify_blocks(self) -> None:
+        """Verify every stored span now rather than on first use (a long-lived server does).
+
+        :raises TableError: at the first damaged block.
+        """
+        for span in range(len(self._checked)):
+            self._check_span(span << SPAN_BITS)
+        self._all_checked = True
+
+    @property
+    def sha256(self) -> str:
+        """The table's checksum: the root SHA-256 of its file (:mod:`solver.tablefile`)."""
+        from . import tablefile
+
+        if self.file is not None:
+            return self.file.header.root
+        header, digests = tablefile.checksums(kind="compact", game=self.game, arrays={"scores": self.scores}, meta=compact_meta(self.game))
+        return tablefile.root_of(header, digests)
 
     def _check_indices(self, indices: np.ndarray) -> None:
         if self._all_checked or not indices.size:
@@ -476,7 +498,14 @@ def open_compact(path: str | os.PathLike[str], *, game: Game | str | None = None
     from .tablefile import open_table
 
     expected = None if game is None else parse_game(game)
-    table_file = open_table(path, game=expected)
+    return compact_from_file(open_table(path, game=expected))
+
+
+def compact_from_file(table_file: TableFile) -> CompactTable:
+    """The :class:`CompactTable` of an open table file (layout checked, blocks verified on first use).
+
+    :raises TableError: if the file holds another kind of table, or one written with another index.
+    """
     header = table_file.header
     found = header.game
     wanted = compact_meta(found)
@@ -487,7 +516,9 @@ def open_compact(path: str | os.PathLike[str], *, game: Game | str | None = None
         if meta.get(key) != wanted[key]:
             raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
     guard = table_file.guard("scores")
-    return CompactTable(found, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range)
+    table = CompactTable(found, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range)
+    table.file = table_file
+    return table
 
 
 def build_compact(

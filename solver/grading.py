@@ -76,7 +76,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .analysis import Verdict, verdict
-from .cache import resolve_table
+from .cache import AnyTable, resolve_table
 from .errors import InvalidBoardError, PlayerError
 from .game import Game
 from .moves import expected_moves, parse_move
@@ -94,7 +94,6 @@ from .playerproc import (
     load_player,
 )
 from .position import Move, Position
-from .table import Table
 
 __all__ = [
     "DEFAULT_SYMBOLS", "DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "GradeReport", "GradedMove", "GradingInterrupted",
@@ -278,7 +277,7 @@ class GradingInterrupted(KeyboardInterrupt):
 
 
 # -- the positions ------------------------------------------------------------------
-def positions_to_grade(*, side: Side | str = "both", game: Game | str | None = None, table: Table | None = None) -> tuple[Position, ...]:
+def positions_to_grade(*, side: Side | str = "both", game: Game | str | None = None, table: AnyTable | None = None) -> tuple[Position, ...]:
     """Every reachable, unfinished position where ``side`` is to move, by plies played then code.
 
     On tic-tac-toe: 4,520 positions, 2,423 with X to move and 2,097 with O.
@@ -397,7 +396,7 @@ def grade(
     returns: Returns = "move",
     side: Side | str = "both",
     game: Game | str | None = None,
-    table: Table | None = None,
+    table: AnyTable | None = None,
     progress: Progress | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,

@@ -352,11 +352,18 @@ def load_table(
     :param follow_symlinks: with False, a symbolic link at ``path`` is refused.
     :raises TableError: for a missing, truncated, corrupt, forged or mismatched file.
     """
-    path = Path(path)
     opened = tablefile.open_table(path, game=None if game is None else parse_game(game), follow_symlinks=follow_symlinks)
+    return table_from_file(opened, verify=verify)
+
+
+def table_from_file(opened: TableFile, *, verify: bool | None = None) -> Table:
+    """The :class:`Table` of an open dense table file (see :func:`load_table` for ``verify``).
+
+    :raises TableError: if the file holds another kind of table, or (with ``verify``) a damaged block.
+    """
     if opened.header.kind != "dense":
-        raise opened.error(f"is a {opened.header.kind} table, expected a dense one")
-    table = Table(opened.header.game, opened.array("entries"), path=path, file=opened)
+        raise opened.error(f"holds a {opened.header.kind} table, expected a dense one")
+    table = Table(opened.header.game, opened.array("entries"), path=opened.path, file=opened)
     if verify or (verify is None and opened.header.end <= _VERIFY_ON_OPEN_BYTES):
         opened.verify_all()
     return table

@@ -613,11 +613,11 @@ class TableFile:
         return TableError(f"{self.path}: {problem}; rebuild it with: {rebuild_command(self.header.game, self.path)}")
 
 
-def expected_root(game: Game) -> str | None:
-    """The checksum the package expects for ``game``'s table, if it ships one (games up to 16 cells)."""
+def expected_root(game: Game, kind: str = "dense") -> str | None:
+    """The checksum the package expects for ``game``'s table of this kind, if it ships one (dense: games up to 16 cells)."""
     from .checksums import EXPECTED_ROOTS
 
-    return EXPECTED_ROOTS.get(game.name)
+    return EXPECTED_ROOTS.get(game.name) if kind == "dense" else None
 
 
 def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True) -> TableFile:
@@ -675,7 +675,7 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
         root = root_of(header, digests)
         if root != stored:
             raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
-        expected = expected_root(header.game)
+        expected = expected_root(header.game, header.kind)
         if expected is not None and root != expected:
             raise fail(
                 f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged",

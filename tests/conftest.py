@@ -11,6 +11,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+collect_ignore_glob = ["players/*"]
+"""The player files are students' code, loaded by the grader in its own process; some read
+standard input at import on purpose (tests/players/input_loop.py), so pytest must not import them."""
+
 STATS_SUBKEYS = {
     # The nested keys, as solver/stats.py's docstring spells them out in its "meaning" column.
     "side_to_move": {"wins", "draws", "losses"},

@@ -121,18 +121,36 @@ def test_temp_files_of_a_killed_build_do_not_matter_and_are_removed(table_dir):
     assert temp_files(table_dir) == []
 
 
+def test_a_game_past_16_cells_is_built_compact_on_first_use_with_progress_by_layer(table_dir):
+    calls, steps = [], []
+
+    @contextlib.contextmanager
+    def on_build(game, path, work):
+        calls.append((game.name, path, work))
+        yield lambda units, layer: steps.append((units, layer))
+
+    table = solver.table_for("1x17k3", on_build=on_build)
+    path = table_dir / "1x17k3.ttt"
+    assert type(table).__name__ == "CompactTable" and table.path == path
+    assert [name for name, _, _ in calls] == ["1x17k3"] and calls[0][2] == sum(units for units, _ in steps) > 0
+    assert [layer for _, layer in steps][0] == 17 and {layer for _, layer in steps} == set(range(18)), "the full board is solved first, every layer once"
+    assert not (table_dir / "1x17k3.ttt.build").exists(), "the build directory goes once the table is written"
+    assert solver.lookup(".X" + "." * 15, game="1x17k3").result == table.at(solver.encode(".X" + "." * 15, game="1x17k3")).result
+    assert solver.cache.open_file(path).sha256 == table.sha256
+
+
 def test_on_build_hook_is_entered_once_around_the_build(table_dir):
     calls, steps = [], []
 
     @contextlib.contextmanager
-    def on_build(game, path):
-        calls.append((game.name, path, path.exists()))
+    def on_build(game, path, work):
+        calls.append((game.name, path, path.exists(), work))
         yield steps.append
         calls.append("done")
 
     solver.table_for("2x2", on_build=on_build)
     solver.table_for("2x2", on_build=on_build)
-    assert calls == [("2x2k2", table_dir / "2x2k2.ttt", False), "done"]
+    assert calls == [("2x2k2", table_dir / "2x2k2.ttt", False, build_steps(Game(2, 2, 2))), "done"]
     assert sum(steps) == build_steps(Game(2, 2, 2)) == 2 * (4 + 1), "one progress step per ply of each pass, empty board included"
 
 

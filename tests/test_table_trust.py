@@ -140,7 +140,7 @@ def test_a_forged_self_consistent_table_is_refused_naming_both_checksums(tmp_pat
 
 def test_a_forged_table_of_a_game_without_a_shipped_checksum_is_still_self_consistent(tmp_path, tictactoe, monkeypatch):
     """What is not guaranteed: with no expected checksum, a self-consistent forgery opens (solve verify catches it)."""
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game: None)
+    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
     path = tictactoe.save(tmp_path / "3x3k3.ttt")
     _forge(path, 0, 99)
     forged = load_table(path, verify=True)

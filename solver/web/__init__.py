@@ -12,7 +12,7 @@ import os
 import socket
 from collections.abc import Sequence
 
-from ..table import Table
+from ..cache import AnyTable
 from .app import (
     MAX_BATCH,
     MAX_BODY_BYTES,
@@ -47,7 +47,7 @@ def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
 
 
 def serve(
-    tables: Sequence[Table],
+    tables: Sequence[AnyTable],
     *,
     sock: socket.socket,
     table_dir: str | os.PathLike[str] | None = None,

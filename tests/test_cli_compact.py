@@ -1,0 +1,113 @@
+"""The `solve` command on games past 16 cells: build (all cores, resumable, or on a Dask cluster), lookup,
+stats per layer, verify and analyze, through the same commands as every other game.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import solver
+import solver.cache
+from solver.cli import main
+
+GAME = "2x9k4"  # 18 cells: a compact table, built in about a second
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("tables")
+    code, _, err = run("build", "--game", GAME, "--jobs", "2", "--table-dir", str(directory))
+    assert code == 0, err
+    assert f"Wrote {directory / (GAME + '.ttt')}" in err
+    return directory
+
+
+def test_build_writes_a_compact_table_and_no_build_directory_is_left(built: Path) -> None:
+    assert sorted(p.name for p in built.iterdir()) == [f"{GAME}.ttt"]
+    assert solver.cache.open_file(built / f"{GAME}.ttt").file.header.kind == "compact"
+
+
+def test_lookup_json_on_a_compact_table_agrees_with_the_api(built: Path) -> None:
+    code, out, err = run("lookup", "X......../.O.......", "--game", GAME, "--table-dir", str(built), "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    table = solver.cache.open_file(built / f"{GAME}.ttt")
+    position = table.lookup("X......../.O.......")
+    assert (answer["result"], answer["plies"], answer["value"]) == (position.result, position.plies, position.value)
+    assert [tuple(m) for m in answer["best_moves"]] == list(position.best_moves) and position.best_moves
+
+
+def test_stats_counts_every_layer_and_says_what_it_did_not_count(built: Path) -> None:
+    code, out, err = run("stats", "--game", GAME, "--table-dir", str(built))
+    assert code == 0, err
+    assert "not counted:" in out and "layer 18" in out
+    code, out, _ = run("stats", "--game", GAME, "--table-dir", str(built), "--json")
+    counts = json.loads(out)
+    assert sum(layer["positions"] for layer in counts["layers"]) == counts["positions"]
+    assert counts["games"] is None and "games" in counts["omitted"]
+
+
+def test_verify_proves_a_compact_table_and_finds_a_flipped_byte(built: Path, tmp_path: Path) -> None:
+    code, out, err = run("verify", "--game", GAME, "--table-dir", str(built))
+    assert code == 0 and "OK" in out, err
+    broken = tmp_path / f"{GAME}.ttt"
+    data = bytearray((built / f"{GAME}.ttt").read_bytes())
+    offset = solver.tablefile.open_table(built / f"{GAME}.ttt").header.spec("scores").offset
+    data[offset + 1000] ^= 0x10
+    broken.write_bytes(bytes(data))
+    code, _, err = run("verify", "--table", str(broken))
+    assert code == 1 and "does not match its checksum" in err
+
+
+def test_analyze_on_a_compact_table(built: Path) -> None:
+    code, out, err = run("analyze", "0,0", "1,1", "0,1", "--game", GAME, "--table-dir", str(built))
+    assert code == 0, err
+    assert "player  moves  best" in out
+
+
+def test_jobs_and_scheduler_are_refused_for_a_dense_game(tmp_path: Path) -> None:
+    code, _, err = run("build", "--game", "3x4", "--jobs", "2", "--output", str(tmp_path / "t.ttt"))
+    assert code == 2 and "more than 16 cells" in err
+    assert not (tmp_path / "t.ttt").exists()
+
+
+def test_an_interrupted_build_resumes_and_says_so(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.layered
+
+    real = solver.layered.run_chunks
+    calls = {"n": 0}
+
+    def dies_midway(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 8:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver.layered, "run_chunks", dies_midway)
+    output = tmp_path / f"{GAME}.ttt"
+    result = CliRunner().invoke(main, ["build", "--game", GAME, "--jobs", "1", "--output", str(output)])
+    assert result.exit_code != 0 and not output.exists()
+    monkeypatch.undo()
+    code, _, err = run("build", "--game", GAME, "--jobs", "1", "--output", str(output))
+    assert code == 0, err
+    assert "chunks were finished before" in err or "resuming the 2x9k4 build" in err, err
+    assert output.read_bytes() == (built / output.name).read_bytes(), "a resumed build gives the same bytes"
+
+
+def test_build_on_a_dask_cluster_from_the_command_line_gives_the_same_bytes(built: Path, tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed", reason="the cluster extra (dask[distributed]) is not installed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        output = tmp_path / f"{GAME}.ttt"
+        code, _, err = run("build", "--game", GAME, "--scheduler", cluster.scheduler_address, "--output", str(output))
+    assert code == 0, err
+    assert output.read_bytes() == (built / f"{GAME}.ttt").read_bytes()
