@@ -454,11 +454,14 @@ def _status(position: Position) -> str:
               help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True,
               help="The player's memory limit in MiB (0: no limit).")
+@click.option("--sample", type=click.IntRange(min=1), default=None,
+              help="Grade this many positions drawn at random (the same every run) instead of all; "
+                   "games of more than 16 cells are always sampled (default 10,000).")
 @click.option("--limit", type=click.IntRange(min=0), default=0,
               help="Show at most this many boards and error kinds in each section (default 0: all of them).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, turn: str | None, returns: str, side: str,
-          timeout: float, total_timeout: float, memory_mb: int, limit: int, as_json: bool) -> None:
+          timeout: float, total_timeout: float, memory_mb: int, sample: int | None, limit: int, as_json: bool) -> None:
     """Grade a move function on every position where its side is to move.
 
     FUNCTION takes a board (by default a list of rows of 'X', 'O' and None)
@@ -472,7 +475,7 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     parsed = parse_symbols(symbols)
     table = options.table()
     board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
-    count = len(positions_to_grade(side=side, table=table))
+    count = len(positions_to_grade(side=side, table=table, sample=sample))
     bar = click.progressbar(length=count, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
 
     shown = contextlib.ExitStack()
@@ -488,7 +491,7 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     with shown:
         try:
             report = _grade(player, symbols=parsed, array=array, flat=flat, turn=turn, returns=returns, side=side,  # type: ignore[arg-type]
-                            table=table, progress=None if options.quiet else step, timeout=timeout,
+                            table=table, progress=None if options.quiet else step, sample=sample, timeout=timeout,
                             total_timeout=total_timeout or None, memory_mb=memory_mb or None)
         except GradingInterrupted as interrupted:
             report, stopped = interrupted.report, 130

@@ -75,10 +75,12 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from .analysis import Verdict, verdict
 from .cache import AnyTable, resolve_table
 from .errors import InvalidBoardError, PlayerError
-from .game import Game
+from .game import DENSE_MAX_CELLS, Game
 from .moves import expected_moves, parse_move
 from .playerproc import (
     DEFAULT_MEMORY_MB,
@@ -94,6 +96,7 @@ from .playerproc import (
     load_player,
 )
 from .position import Move, Position
+from .score import UNREACHABLE, WIN
 
 __all__ = [
     "DEFAULT_SYMBOLS", "DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "GradeReport", "GradedMove", "GradingInterrupted",
@@ -277,23 +280,63 @@ class GradingInterrupted(KeyboardInterrupt):
 
 
 # -- the positions ------------------------------------------------------------------
-def positions_to_grade(*, side: Side | str = "both", game: Game | str | None = None, table: AnyTable | None = None) -> tuple[Position, ...]:
-    """Every reachable, unfinished position where ``side`` is to move, by plies played then code.
+DEFAULT_SAMPLE = 10_000
+"""Positions graded on a game of more than 16 cells when no ``sample`` is given (4x5k4 has 674 million)."""
+
+
+def positions_to_grade(
+    *, side: Side | str = "both", game: Game | str | None = None, table: AnyTable | None = None, sample: int | None = None, seed: int = 0
+) -> tuple[Position, ...]:
+    """The reachable, unfinished positions where ``side`` is to move, by plies played then code.
+
+    :param sample: grade only this many, drawn uniformly at random among them (seeded by
+        ``seed``: the same positions every run). Games of more than 16 cells are always
+        sampled, :data:`DEFAULT_SAMPLE` positions unless told otherwise.
 
     On tic-tac-toe: 4,520 positions, 2,423 with X to move and 2,097 with O.
 
     >>> len(positions_to_grade(side="O"))
     2097
+    >>> len(positions_to_grade(sample=100)), positions_to_grade(sample=3) == positions_to_grade(sample=3)
+    (100, True)
     """
     chosen = _side(side)
     table = resolve_table(game, table)
-    found = []
-    for code in table.reachable_codes().tolist():
-        position = table.at(code)
-        if not position.is_over and chosen in ("both", position.to_move):
-            found.append(position)
+    if sample is not None and sample < 1:
+        raise PlayerError(f"a sample needs at least one position, found {sample}")
+    if table.game.cells > DENSE_MAX_CELLS:
+        codes = _sampled_codes(table, chosen, sample or DEFAULT_SAMPLE, seed)
+    else:
+        codes = table.reachable_codes()
+        playing = _playing(table, codes, chosen)
+        codes = codes[playing]
+        if sample is not None and sample < codes.size:
+            codes = np.sort(np.random.default_rng(seed).choice(codes, sample, replace=False))
+    found = [table.at(code) for code in codes.tolist()]
     found.sort(key=_order)
     return tuple(found)
+
+
+def _playing(table: AnyTable, codes: np.ndarray, chosen: Side) -> np.ndarray:
+    """Which codes are reachable, unfinished positions with ``chosen`` to move (a bool mask)."""
+    scores = table.lookup_codes(codes, check=False)
+    ply = scores.ply.astype(np.int64)
+    playing = (scores.score != UNREACHABLE) & (scores.score != -WIN) & (ply < table.game.cells)
+    if chosen != "both":
+        playing &= (ply % 2 == 0) == (chosen == "X")
+    return np.asarray(playing)
+
+
+def _sampled_codes(table: AnyTable, chosen: Side, count: int, seed: int) -> np.ndarray:
+    """``count`` distinct positions drawn uniformly from a big table (rejection sampling over codes)."""
+    rng = np.random.default_rng(seed)
+    found: np.ndarray = np.zeros(0, dtype=np.int64)
+    for _ in range(1000):
+        codes = rng.integers(0, table.game.codes, size=max(4 * count, 1 << 16), dtype=np.int64)
+        found = np.unique(np.concatenate([found, codes[_playing(table, codes, chosen)]]))
+        if found.size >= count:
+            return np.sort(rng.choice(found, count, replace=False))
+    return found
 
 
 def _order(position: Position) -> tuple[int, int]:
@@ -398,6 +441,7 @@ def grade(
     game: Game | str | None = None,
     table: AnyTable | None = None,
     progress: Progress | None = None,
+    sample: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
@@ -416,6 +460,9 @@ def grade(
     :param game: e.g. ``"3x4"``; default tic-tac-toe.
     :param table: the table to use (default :func:`solver.table_for` of ``game``).
     :param progress: called with 0 once the player is loaded, then with 1 after each position graded.
+    :param sample: grade this many positions drawn at random (seeded, the same every run)
+        instead of all of them; games of more than 16 cells are always sampled
+        (:func:`positions_to_grade`).
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
     :param total_timeout: seconds for the whole grading (``None``: no limit); the
         report then covers the positions graded and says it stopped.
@@ -430,7 +477,7 @@ def grade(
     wanted = _returns(returns)
     table = resolve_table(game, table)
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
-    positions = positions_to_grade(side=chosen, table=table)
+    positions = positions_to_grade(side=chosen, table=table, sample=sample)
     order = list(positions)
     random.Random(SHUFFLE_SEED).shuffle(order)
     deadline = None if total_timeout is None else time.monotonic() + total_timeout

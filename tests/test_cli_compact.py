@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 import solver
 import solver.cache
+import solver.grading
 from solver.cli import main
 
 GAME = "2x9k4"  # 18 cells: a compact table, built in about a second
@@ -111,3 +112,24 @@ def test_build_on_a_dask_cluster_from_the_command_line_gives_the_same_bytes(buil
         code, _, err = run("build", "--game", GAME, "--scheduler", cluster.scheduler_address, "--output", str(output))
     assert code == 0, err
     assert output.read_bytes() == (built / f"{GAME}.ttt").read_bytes()
+
+
+def test_grading_on_a_compact_table_samples_positions_and_judges_them_like_the_table(built: Path) -> None:
+    players = Path(__file__).resolve().parent / "players" / "simple_players.py"
+    code, out, err = run("grade", f"{players}:first_empty", "--game", GAME, "--table-dir", str(built), "--sample", "300", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["positions"] == 300
+    table = solver.cache.open_file(built / f"{GAME}.ttt")
+    positions = solver.grading.positions_to_grade(table=table, sample=300)
+    assert len({p.code for p in positions}) == 300 and all(not p.is_over for p in positions)
+    first_empty_is_best = sum(1 for p in positions if p.moves[0].best)
+    assert report["optimal"] == first_empty_is_best
+    assert positions == solver.grading.positions_to_grade(table=table, sample=300), "the same sample every run"
+
+
+def test_a_game_past_16_cells_is_graded_on_a_default_sample(built: Path) -> None:
+    table = solver.cache.open_file(built / f"{GAME}.ttt")
+    positions = solver.grading.positions_to_grade(table=table, side="O", sample=None)
+    assert len(positions) == solver.grading.DEFAULT_SAMPLE
+    assert {p.to_move for p in positions} == {"O"}
