@@ -138,6 +138,17 @@ def test_a_game_not_served_is_404_naming_solve_build_and_builds_nothing(table_di
     assert not table_dir.exists() or not any(table_dir.iterdir()), "a request built a table"
 
 
+def test_a_compact_table_past_16_cells_is_served_like_any_other(table_dir: Path) -> None:
+    table = solver.cache.build_file("2x9k4", table_dir / "2x9k4.ttt")
+    client = TestClient(web.create_app(web.open_tables(["2x9k4"], table_dir=table_dir)))
+    board = "X........./.O.......".replace("./", "/")
+    answer = client.get("/api/v1/2x9k4", params={"board": board}).json()
+    position = table.lookup(board)
+    assert (answer["result"], answer["plies"], answer["best_moves"]) == (position.result, position.plies, [list(m) for m in position.best_moves])
+    batch = client.post("/api/v1/2x9k4/batch", json={"boards": [board, 0]}).json()["results"]
+    assert batch[0] == answer and batch[1]["result"] == table.at(0).result
+
+
 def test_a_damaged_table_is_refused_before_the_server_listens(table_dir: Path) -> None:
     path = solver.table.build_table(game="3x4").save(table_dir / "3x4k3.ttt")
     data = bytearray(path.read_bytes())
