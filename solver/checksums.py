@@ -370,3 +370,12 @@ EXPECTED_ROOTS: dict[str, str] = {
     "16x1k15": "9b6b78fde7e123b8f0f6c8bbb3ab75364a5dacdf3a9bf713d73bceda9faa926c",
     "16x1k16": "c152b833209065f03e6b396ae6ea1ef255edf16bc5c2537937a2a8f5c79103e2",
 }
+"""Dense tables: every game of up to 16 cells."""
+
+EXPECTED_COMPACT_ROOTS: dict[str, str] = {
+    "2x9k4": "ce0e8ea49e0d9899613e9bc57e1ba3d2ba66401e92b8cdda278cca7d04d81375",
+    "3x6k3": "37e6cd28ee10feb612cf5b4edaf8835ad8272d1c936370b54db5e9490cec5473",
+    "4x5k4": "c62fe57bd689ba958f269fa3f0418a3c75f1d490a1df49f85f9783a88c1b8dad",
+    "3x7k3": "751acab31d06a476116af69c8f289357161b4c4555ad1bc928a9e980cfcef601",
+}
+"""Compact tables of the games past 16 cells built and checked so far."""

@@ -43,6 +43,7 @@ from .index import SCHEME, SCHEME_VERSION, layout
 from .layered import Progress
 from .position import Position
 from .score import UNREACHABLE, WIN
+from .table import Lookups
 from .tablefile import TableFile
 
 SPAN_BITS = 20
@@ -124,7 +125,7 @@ class CompactScores:
         return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
 
 
-class CompactTable:
+class CompactTable(Lookups):
     """A solved game in the compact layout: look-ups answer like :class:`solver.table.Table`'s.
 
     :param scores: int8, one per board of :func:`solver.index.layout`, all layers
@@ -267,36 +268,6 @@ class CompactTable:
             elif child == lowest:
                 mask |= 1 << cell
         return mask
-
-    def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
-        """Solve one position (see :meth:`solver.table.Table.lookup`).
-
-        :raises InvalidBoardError: if the board is malformed, belongs to another game, or cannot occur.
-        """
-        if type(board) is int and game is None:
-            return self.at(board)
-        found, code = _board.parse(board, game or self.game)
-        if found is not self.game and found != self.game:
-            raise InvalidBoardError(f"the board is a {found.name} board, but this table is for {self.game.name}")
-        return self.at(code)
-
-    def get(self, board: _board.Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
-        """Like :meth:`lookup`, but returns ``default`` for a board that is invalid."""
-        try:
-            return self.lookup(board, game=game)
-        except InvalidBoardError:
-            return default
-
-    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int]:
-        """One best move as ``(row, col)``: the first in cell order.
-
-        :raises InvalidBoardError: for an invalid board or a finished game.
-        """
-        position = self.lookup(board, game=game)
-        mask = position.best_mask
-        if not mask:
-            raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
-        return self.game.coords((mask & -mask).bit_length() - 1)
 
     # -- many at once ---------------------------------------------------------------------
     def indices(self, codes: np.ndarray) -> np.ndarray:

@@ -109,7 +109,49 @@ def _gather(words: np.ndarray, codes: np.ndarray, check: bool) -> tuple[np.ndarr
     return out, all([part.result() for part in parts])  # noqa: C419 - wait for both parts, not just the first False
 
 
-class Table:
+class Lookups:
+    """What every kind of table answers from its ``at(code)``: :meth:`lookup`, :meth:`get`, :meth:`best_move`."""
+
+    game: Game
+
+    def at(self, code: int) -> Position:  # pragma: no cover - every table defines it
+        raise NotImplementedError
+
+    def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
+        """Solve one position.
+
+        :param board: any form :func:`solver.board.parse` accepts.
+        :param game: defaults to this table's game.
+        :raises InvalidBoardError: if the board is malformed, belongs to another
+            game, or cannot be reached in a legal game (the message says why).
+        """
+        if type(board) is int and game is None:
+            return self.at(board)
+        found, code = _board.parse(board, game or self.game)
+        if found is not self.game and found != self.game:
+            raise InvalidBoardError(f"the board is a {found.name} board, but this table is for {self.game.name}")
+        return self.at(code)
+
+    def get(self, board: _board.Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
+        """Like :meth:`lookup`, but returns ``default`` for a board that is invalid."""
+        try:
+            return self.lookup(board, game=game)
+        except InvalidBoardError:
+            return default
+
+    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int]:
+        """One best move as ``(row, col)``: the first in cell order (deterministic).
+
+        :raises InvalidBoardError: for an invalid board or a finished game.
+        """
+        position = self.lookup(board, game=game)
+        mask = position.best_mask
+        if not mask:
+            raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
+        return self.game.coords((mask & -mask).bit_length() - 1)
+
+
+class Table(Lookups):
     """A solved game: the score and best moves of every code.
 
     Get one with :func:`build_table` or :func:`load_table` (or
@@ -171,21 +213,6 @@ class Table:
             self._guard.ensure(code)  # type: ignore[union-attr]
         return self._score_view[4 * code + 3]
 
-    def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
-        """Solve one position.
-
-        :param board: any form :func:`solver.board.parse` accepts.
-        :param game: defaults to this table's game.
-        :raises InvalidBoardError: if the board is malformed, belongs to another
-            game, or cannot be reached in a legal game (the message says why).
-        """
-        if type(board) is int and game is None:
-            return self.at(board)
-        found, code = _board.parse(board, game or self.game)
-        if found is not self.game and found != self.game:
-            raise InvalidBoardError(f"the board is a {found.name} board, but this table is for {self.game.name}")
-        return self.at(code)
-
     def at(self, code: int) -> Position:
         """The :class:`Position` of a code.
 
@@ -213,23 +240,6 @@ class Table:
         _set_pieces(position, raw[at + 2])
         _set_table(position, self)
         return position
-
-    def get(self, board: _board.Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
-        """Like :meth:`lookup`, but returns ``default`` for a board that is invalid."""
-        try:
-            return self.lookup(board, game=game)
-        except InvalidBoardError:
-            return default
-
-    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int]:
-        """One best move as ``(row, col)``: the first in cell order (deterministic).
-
-        :raises InvalidBoardError: for an invalid board or a finished game.
-        """
-        position = self.lookup(board, game=game)
-        if not position.best_mask:
-            raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
-        return position.best_moves[0]
 
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
         """Scores and best-move masks of many codes at once (vectorised).

@@ -614,10 +614,14 @@ class TableFile:
 
 
 def expected_root(game: Game, kind: str = "dense") -> str | None:
-    """The checksum the package expects for ``game``'s table of this kind, if it ships one (dense: games up to 16 cells)."""
-    from .checksums import EXPECTED_ROOTS
+    """The checksum the package expects for ``game``'s table of this kind, if it ships one.
 
-    return EXPECTED_ROOTS.get(game.name) if kind == "dense" else None
+    Dense: every game of up to 16 cells; compact: the games past 16 cells built and
+    checked so far (:mod:`solver.checksums`).
+    """
+    from .checksums import EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
+
+    return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
 
 
 def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True) -> TableFile:

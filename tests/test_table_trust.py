@@ -191,3 +191,34 @@ def test_lookup_codes_without_checks_marks_unreachable_codes(tictactoe):
     assert scores.score[~scores.reachable].tolist() == [-128, -128]
     assert scores.reachable.dtype == bool
     assert tictactoe.lookup_codes(codes[scores.reachable]).reachable.all()
+
+
+# -- compact tables past 16 cells -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", ["2x9k4", pytest.param("3x6k3", marks=pytest.mark.slow)])
+def test_a_fresh_compact_build_has_the_shipped_checksum(tmp_path, game):
+    from solver.checksums import EXPECTED_COMPACT_ROOTS
+    from solver.compact import build_compact, open_compact
+
+    path = build_compact(game, tmp_path / f"{game}.ttt", jobs=2)
+    assert open_compact(path).sha256 == EXPECTED_COMPACT_ROOTS[game]
+
+
+def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consistent(tmp_path):
+    from solver.compact import build_compact, open_compact
+
+    path = build_compact("2x9k4", tmp_path / "2x9k4.ttt", jobs=1)
+    header = header_of(path.read_bytes())
+    (spec,) = header["arrays"]
+    data = bytearray(path.read_bytes())
+    data[spec["offset"]] = 99  # the empty board: "X wins in one ply"
+    block = header["block_bytes"]
+    at = header["digests"]["offset"]
+    data[at : at + 32] = hashlib.sha256(data[spec["offset"] : spec["offset"] + block]).digest()
+    without_root = {key: value for key, value in header.items() if key != "root"}
+    forged = hashlib.sha256(json.dumps(without_root, sort_keys=True, separators=(",", ":")).encode() + bytes(data[at:])).hexdigest()
+    (length,) = struct.unpack("<I", data[8:12])
+    data[12 : 12 + length] = json.dumps({**header, "root": forged}, sort_keys=True, separators=(",", ":")).encode().ljust(length)
+    path.write_bytes(bytes(data))
+    with pytest.raises(solver.TableError, match=f"checksum {forged} is not the expected"):
+        open_compact(path)
