@@ -180,6 +180,8 @@ class Table(Lookups):
         self._guard: BlockGuard | None = None if file is None else file.guard("entries")
         self._verified = bytearray(b"\x01") if self._guard is None else self._guard.flags
         self._shift = 62 if self._guard is None else self._guard.shift
+        self._pending = self._guard is not None and not self._guard.done
+        """Whether some block is not verified yet (once all are, a look-up skips the check)."""
 
     @property
     def entries(self) -> np.ndarray:
@@ -209,8 +211,8 @@ class Table(Lookups):
     # -- looking up -----------------------------------------------------------
     def score_of(self, code: int) -> int:
         """The stored score of a code (``UNREACHABLE`` if no game reaches it), from verified bytes."""
-        if not self._verified[code >> self._shift]:
-            self._guard.ensure(code)  # type: ignore[union-attr]
+        if self._pending and not self._verified[code >> self._shift]:
+            self._verify_block_of(code)
         return self._score_view[4 * code + 3]
 
     def at(self, code: int) -> Position:
@@ -220,8 +222,8 @@ class Table(Lookups):
         """
         if not 0 <= code < self._codes:
             _board.parse(code, self.game)  # raises, naming the range
-        if not self._verified[code >> self._shift]:
-            self._guard.ensure(code)  # type: ignore[union-attr]  # raises TableError for a damaged block
+        if self._pending and not self._verified[code >> self._shift]:
+            self._verify_block_of(code)  # raises TableError for a damaged block
         at = 4 * code
         score = self._score_view[at + 3]
         if score == UNREACHABLE:
@@ -258,6 +260,7 @@ class Table(Lookups):
             raise InvalidBoardError(f"codes must be integers, found dtype {codes.dtype}")
         if self._guard is not None and not self._guard.done:
             self._guard.ensure_items(codes.reshape(-1))
+            self._pending = not self._guard.done
         words, valid = _gather(self._words, codes, check)
         if not valid:
             self._explain_bad_code(codes.reshape(-1), check)
@@ -301,6 +304,12 @@ class Table(Lookups):
         header, digests = tablefile.checksums(kind="dense", game=self.game, arrays={"entries": self._entries})
         return tablefile.root_of(header, digests)
 
+    def _verify_block_of(self, code: int) -> None:
+        guard = self._guard
+        assert guard is not None
+        guard.ensure(code)
+        self._pending = not guard.done
+
     def verify_blocks(self) -> None:
         """Verify every block of the table's file now rather than on first use (a long-lived server does).
 
@@ -308,6 +317,7 @@ class Table(Lookups):
         """
         if self._guard is not None:
             self._guard.ensure_all()
+            self._pending = False
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the table to ``path`` atomically (:func:`solver.tablefile.write_table`).
@@ -373,7 +383,6 @@ def table_from_file(opened: TableFile, *, verify: bool | None = None) -> Table:
     """
     if opened.header.kind != "dense":
         raise opened.error(f"holds a {opened.header.kind} table, expected a dense one")
-    table = Table(opened.header.game, opened.array("entries"), path=opened.path, file=opened)
     if verify or (verify is None and opened.header.end <= _VERIFY_ON_OPEN_BYTES):
         opened.verify_all()
-    return table
+    return Table(opened.header.game, opened.array("entries"), path=opened.path, file=opened)
