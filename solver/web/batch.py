@@ -43,11 +43,21 @@ def _move_texts(game: Game) -> tuple[np.ndarray, np.ndarray]:
 
 
 @cache
+def _cell_texts(game: Game) -> tuple[str, ...]:
+    """``[row, col]`` of every cell, as JSON."""
+    return tuple(f"[{cell // game.cols}, {cell % game.cols}]" for cell in range(game.cells))
+
+
+@cache
 def _best_texts(game: Game, mask: int) -> str:
-    """``"best_moves": [...], "best_cells": [...]`` of a best-move mask."""
-    cells = [cell for cell in range(game.cells) if mask >> cell & 1]
-    moves = ", ".join(f"[{cell // game.cols}, {cell % game.cols}]" for cell in cells)
-    return f'"best_moves": [{moves}], "best_cells": [{", ".join(map(str, cells))}]'
+    """``"best_moves": [...], "best_cells": [...]`` of a best-move mask (its set bits only are visited)."""
+    cells = []
+    while mask:
+        low = mask & -mask
+        cells.append(low.bit_length() - 1)
+        mask ^= low
+    moves = _cell_texts(game)
+    return f'"best_moves": [{", ".join([moves[cell] for cell in cells])}], "best_cells": [{", ".join(map(str, cells))}]'
 
 
 def answers(table: AnyTable, codes: np.ndarray) -> list[bytes]:
