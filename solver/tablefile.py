@@ -370,11 +370,11 @@ def _existing_parent(path: Path) -> Path:
 
 
 def _size(nbytes: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if nbytes < 1024 or unit == "TiB":
-            return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.1f} {unit}"
-        nbytes /= 1024  # type: ignore[assignment]
-    raise AssertionError  # pragma: no cover
+    """``1000 bytes``, ``1.5 MiB``, ``2.0 GiB``."""
+    if nbytes < 1024:
+        return f"{nbytes} bytes"
+    exponent = min(4, (nbytes.bit_length() - 1) // 10)
+    return f"{nbytes / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"
 
 
 TEMP_SUFFIX = ".tmp"
