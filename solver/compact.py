@@ -401,23 +401,15 @@ class CompactTable(Lookups):
             terminal["draws"] += full_draws
             per_layer.append({"ply": ply, "positions": positions, "wins": wins, "draws": draws, "losses": losses,
                               "finished": lost_now + full_draws})
-        empty_board = self.at(0)
+        from .stats import summary
+
         return {
-            "game": self.game.name,
-            "positions": totals["positions"],
-            "x_wins": totals["x_wins"],
-            "draws": totals["draws"],
-            "o_wins": totals["o_wins"],
-            "side_to_move": {"wins": totals["wins"], "draws": totals["draws"], "losses": totals["losses"]},
-            "terminal": terminal,
-            "unique_positions": None,
-            "games": None,
+            **summary(self.game, totals, terminal, self.at(0), unique=None, games=None),
             "omitted": {
                 "unique_positions": "needs a canonical form of every position; not counted for compact tables",
                 "games": "needs a path count per position (8 bytes each); not counted for compact tables",
             },
             "layers": per_layer,
-            "start": {"value": empty_board.value, "result": empty_board.result, "plies": empty_board.plies},
         }
 
     def reachable_codes(self) -> np.ndarray:

@@ -28,6 +28,7 @@ from .game import Game
 from .score import UNREACHABLE
 
 if TYPE_CHECKING:
+    from .position import Position
     from .table import Table
 
 
@@ -72,7 +73,17 @@ def table_stats(table: Table) -> dict[str, Any]:
             # One cell at a time: distinct parents give distinct children, so += is exact.
             paths[parents[free] + piece * 3**cell] += paths[parents[free]]
     games["total"] = games["x_wins"] + games["o_wins"] + games["draws"]
-    start = table.lookup(0)
+    return summary(game, totals, terminal, table.at(0), unique=totals["unique"], games=games)
+
+
+def summary(
+    game: Game, totals: dict[str, int], terminal: dict[str, int], start: Position, *, unique: int | None, games: dict[str, int] | None
+) -> dict[str, Any]:
+    """The counts in the layout of the module docstring, for a dense or a compact table.
+
+    :param totals: ``positions``, ``x_wins``, ``draws``, ``o_wins``, ``wins``, ``losses``.
+    :param start: the empty board's position.
+    """
     return {
         "game": game.name,
         "positions": totals["positions"],
@@ -81,7 +92,7 @@ def table_stats(table: Table) -> dict[str, Any]:
         "o_wins": totals["o_wins"],
         "side_to_move": {"wins": totals["wins"], "draws": totals["draws"], "losses": totals["losses"]},
         "terminal": terminal,
-        "unique_positions": totals["unique"],
+        "unique_positions": unique,
         "games": games,
         "start": {"value": start.value, "result": start.result, "plies": start.plies},
     }
