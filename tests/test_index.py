@@ -82,3 +82,45 @@ def test_scalar_and_vectorised_indices_agree_on_random_25_cell_codes() -> None:
     assert [index.index_of_code(int(c)) for c in codes] == np.maximum(vector, -1).tolist()
     legal = codes[vector >= 0]
     assert all(index.code_of_index(int(i)) == int(c) for i, c in zip(index.index_of(legal[:50]), legal[:50], strict=True))
+
+
+# The numbering itself, pinned: (index, code) pairs and the layer sizes, computed once from the
+# index as it was when compact tables were first written (SCHEME_VERSION 1). A change in the
+# numbering must fail here, not only in the shipped checksums of the compact tables.
+GOLDEN_NUMBERING = {
+    "3x3k3": (
+        (1, 9, 72, 252, 756, 1260, 1680, 1260, 630, 126),
+        ((0, 0), (1, 1), (863, 15822), (2015, 13479), (3023, 19071), (4030, 2146), (6044, 16441), (6045, 9881)),
+    ),
+    "3x4k3": (
+        (1, 12, 132, 660, 2970, 7920, 18480, 27720, 34650, 27720, 16632, 5544, 924),
+        ((0, 0), (1, 1), (20480, 347977), (47788, 370590), (71682, 55912), (95576, 349285), (143363, 443230), (143364, 266084)),
+    ),
+    "3x6k3": (
+        (1, 18, 306, 2448, 18360, 85680, 371280, 1113840, 3063060, 6126120, 11027016, 14702688, 17153136, 14702688,
+         10501920, 5250960, 1969110, 437580, 48620),
+        ((0, 0), (1, 1), (12367833, 262984675), (28858277, 278548188), (43287415, 232802774), (57716554, 138046067),
+         (86574829, 322860247), (86574830, 193720085)),
+    ),
+    "5x5k4": (
+        (1, 25, 600, 6900, 75900, 531300, 3542000, 16824500, 75710250, 257414850, 823727520, 2059318800, 4805077200,
+         8923714800, 15297796800, 21034470600, 26293088250, 26293088250, 23371634000, 16360143800, 9816086280,
+         4461857400, 1622493600, 405623400, 67603900, 5200300),
+        ((0, 0), (1, 1), (23142147318, 494423556695), (53998343742, 6869496902), (80997515613, 223966003477),
+         (107996687484, 816244393345), (161995031224, 706074106921), (161995031225, 423644570441)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_NUMBERING))
+def test_the_index_numbers_boards_exactly_as_the_golden_fixture_says(name: str) -> None:
+    sizes, pairs = GOLDEN_NUMBERING[name]
+    index = layout(parse_game(name))
+    assert index.layer_sizes == sizes
+    assert index.size == sum(sizes)
+    for at, code in pairs:
+        assert index.index_of_code(code) == at, f"{name}: code {code} has index {index.index_of_code(code)}, the fixture says {at}"
+        assert index.code_of_index(at) == code, f"{name}: index {at} is code {index.code_of_index(at)}, the fixture says {code}"
+    codes = np.array([code for _, code in pairs], dtype=np.int64)
+    assert index.index_of(codes).tolist() == [at for at, _ in pairs]
+    assert index.codes_at(np.array([at for at, _ in pairs], dtype=np.int64)).tolist() == codes.tolist()
