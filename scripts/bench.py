@@ -32,8 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np  # noqa: E402
 
 import solver  # noqa: E402
-from solver.cache import forget  # noqa: E402
-from solver.table import build_table, load_table  # noqa: E402
+from solver import (  # noqa: E402
+    build_table,
+    forget,  # noqa: E402
+    load_table,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS: list[dict] = []
@@ -166,7 +169,7 @@ CHILD = """
 import json, os, resource, sys, tempfile, time
 sys.path.insert(0, {root!r})
 from solver.game import parse_game
-from solver.table import build_table
+from solver import build_table
 game = parse_game({game!r})
 started = time.perf_counter()
 table = build_table(game=game)
@@ -265,12 +268,13 @@ def bench_first_touch(path: Path) -> None:
 COMPACT_BUILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-from solver.compact import write_compact
-from solver.layered import build_layers
+from solver.builder import write_compact
+from solver.build.layered import build_layers
+from solver.game import parse_game
 started = time.perf_counter()
-built = build_layers({game!r}, {directory!r}, jobs={jobs}, notify=lambda line: print(line, file=sys.stderr, flush=True))
+built = build_layers(parse_game({game!r}), {directory!r}, jobs={jobs}, notify=lambda line: print(line, file=sys.stderr, flush=True))
 layers_done = time.perf_counter()
-write_compact({output!r}, {game!r}, built.layers())
+write_compact({output!r}, parse_game({game!r}), built.layers())
 print(json.dumps({{"layers_s": layers_done - started, "file_s": time.perf_counter() - layers_done, "resumed_below": built.resumed_below}}))
 """
 
@@ -349,7 +353,7 @@ def bench_compact_resume(game: str, tmp: Path, full_wall: float) -> None:
 
 def bench_compact_lookups(path: Path, game: str) -> None:
     """Open, single look-ups and batch look-ups on a compact table file."""
-    from solver.compact import open_compact
+    from solver.store import open_compact
 
     open_compact(path)  # page cache warm, as on any second run
     t_open = per_call(lambda: open_compact(path), number=20, repeat=5)
@@ -392,7 +396,7 @@ sys.path.insert(0, {root!r})
 import numpy as np
 from solver.game import parse_game
 from solver.index import layout
-from solver.layered import chunks, solve_chunk
+from solver.build.layered import chunks, solve_chunk
 game = parse_game("5x5k4")
 index = layout(game)
 rows = []
@@ -418,9 +422,9 @@ print(json.dumps({{"rows": rows, "rss_mb": resource.getrusage(resource.RUSAGE_SE
 
 def bench_5x5_chunks(tmp: Path) -> None:
     """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
+    from solver.build.layered import CHUNK_BOARDS
     from solver.game import parse_game
     from solver.index import layout
-    from solver.layered import CHUNK_BOARDS
 
     figures = run_tree([sys.executable, "-c", CHUNK_5X5.format(root=str(ROOT), tmp=str(tmp), plies=[6, 10, 13, 16, 20])])
     result = json.loads(figures["out"])

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from solver import build_table  # noqa: E402
 from solver.game import DENSE_MAX_CELLS, Game, parse_game  # noqa: E402
-from solver.table import build_table  # noqa: E402
 
 TARGET = Path(__file__).resolve().parent.parent / "solver" / "checksums.py"
 
@@ -75,7 +75,8 @@ def main() -> None:
     started = time.perf_counter()
     dense, compact = _current()
     if args.compact:
-        from solver.compact import build_compact, open_compact
+        from solver.builder import build_compact
+        from solver.store import open_compact
 
         for name in args.compact:
             game = parse_game(name)

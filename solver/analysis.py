@@ -35,11 +35,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .cache import AnyTable, resolve_table
 from .errors import InvalidBoardError, quote
 from .game import Game
 from .moves import MoveSpec, parse_move
 from .position import Move, Player, Position, Result
+from .tables.base import Table
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
 """How good a move was for its player (see the module docstring)."""
@@ -203,14 +203,14 @@ class GameAnalysis:
         return analysis_html(self)
 
 
-def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: AnyTable | None = None) -> GameAnalysis:
-    """Replay a game from the empty board and judge every ply.
+def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
+    """Replay a game from the empty board and judge every ply, on ``table``'s game.
+
+    :func:`solver.analyze` finds the table of a ``game=`` and calls this.
 
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.moves`:
         flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
         or text (``["1,1", "(0,0)"]``).
-    :param game: e.g. ``"4x4"``; default tic-tac-toe.
-    :param table: the table to use (default :func:`solver.table_for` of ``game``).
     :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
         naming the ply and the cell: unreadable, off the board, already taken (and by
         which ply), or after the game ended.
@@ -220,7 +220,6 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
             f"moves must be a sequence of moves, one per ply, found {type(moves).__name__} {quote(moves)}: "
             "e.g. [4, 0, 8] or [(1, 1), (0, 0), (2, 2)]"
         )
-    table = resolve_table(game, table)
     position = table.at(0)
     played: dict[int, int] = {}
     plies = []

@@ -25,9 +25,9 @@ import click
 from . import board as _board
 from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
-from .cache import AnyTable, BuildProgress, build_file, open_file, table_for, table_path
-from .cache import table_dir as _table_dir
+from .builder import BuildProgress, kind_for
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, quote
+from .fsutil import remove_dead_temporaries
 from .game import DENSE_MAX_CELLS, Game, parse_game
 from .grading import (
     DEFAULT_TIMEOUT,
@@ -43,7 +43,9 @@ from .grading import (
 from .grading import grade as _grade
 from .playerproc import DEFAULT_MEMORY_MB
 from .position import Position, outcome_label
-from .tablefile import remove_dead_temporaries
+from .store import build_file, open_file, table_for, table_path
+from .store import table_dir as _table_dir
+from .tables import Table
 
 
 class SolveGroup(click.Group):
@@ -135,7 +137,7 @@ class TableOptions:
         self.table_dir = table_dir
         self.quiet = quiet
 
-    def table(self) -> AnyTable:
+    def table(self) -> Table:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice)
 
     @contextmanager
@@ -341,8 +343,8 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
-    if game.cells > DENSE_MAX_CELLS:
-        from .cluster import scheduler_address
+    if kind_for(game) == "compact":
+        from .build.cluster import scheduler_address
 
         scheduler = scheduler_address(scheduler)
     elif scheduler or jobs:

@@ -78,9 +78,8 @@ from typing import Any, Literal
 import numpy as np
 
 from .analysis import Verdict, verdict
-from .cache import AnyTable, resolve_table
 from .errors import InvalidBoardError, PlayerError
-from .game import DENSE_MAX_CELLS, Game
+from .game import Game, parse_game
 from .moves import expected_moves, parse_move
 from .playerproc import (
     DEFAULT_MEMORY_MB,
@@ -97,6 +96,8 @@ from .playerproc import (
 )
 from .position import Move, Position
 from .score import UNREACHABLE, WIN
+from .store import resolve_table
+from .tables import Table
 
 __all__ = [
     "DEFAULT_SYMBOLS", "DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "GradeReport", "GradedMove", "GradingInterrupted",
@@ -285,13 +286,14 @@ DEFAULT_SAMPLE = 10_000
 
 
 def positions_to_grade(
-    *, side: Side | str = "both", game: Game | str | None = None, table: AnyTable | None = None, sample: int | None = None, seed: int = 0
+    *, side: Side | str = "both", game: Game | str | None = None, table: Table | None = None, sample: int | None = None, seed: int = 0
 ) -> tuple[Position, ...]:
     """The reachable, unfinished positions where ``side`` is to move, by plies played then code.
 
     :param sample: grade only this many, drawn uniformly at random among them (seeded by
-        ``seed``: the same positions every run). Games of more than 16 cells are always
-        sampled, :data:`DEFAULT_SAMPLE` positions unless told otherwise.
+        ``seed``: the same positions every run). A table that cannot list every position
+        (:attr:`solver.tables.Table.lists_positions`: a compact one, games of more than 16
+        cells) is always sampled, :data:`DEFAULT_SAMPLE` positions unless told otherwise.
 
     On tic-tac-toe: 4,520 positions, 2,423 with X to move and 2,097 with O.
 
@@ -301,10 +303,10 @@ def positions_to_grade(
     (100, True)
     """
     chosen = _side(side)
-    table = resolve_table(game, table)
+    table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     if sample is not None and sample < 1:
         raise PlayerError(f"a sample needs at least one position, found {sample}")
-    if table.game.cells > DENSE_MAX_CELLS:
+    if not table.lists_positions:
         codes = _sampled_codes(table, chosen, sample or DEFAULT_SAMPLE, seed)
     else:
         codes = table.reachable_codes()
@@ -317,7 +319,7 @@ def positions_to_grade(
     return tuple(found)
 
 
-def _playing(table: AnyTable, codes: np.ndarray, chosen: Side) -> np.ndarray:
+def _playing(table: Table, codes: np.ndarray, chosen: Side) -> np.ndarray:
     """Which codes are reachable, unfinished positions with ``chosen`` to move (a bool mask)."""
     scores = table.lookup_codes(codes, check=False)
     ply = scores.ply.astype(np.int64)
@@ -327,7 +329,7 @@ def _playing(table: AnyTable, codes: np.ndarray, chosen: Side) -> np.ndarray:
     return np.asarray(playing)
 
 
-def _sampled_codes(table: AnyTable, chosen: Side, count: int, seed: int) -> np.ndarray:
+def _sampled_codes(table: Table, chosen: Side, count: int, seed: int) -> np.ndarray:
     """``count`` distinct positions drawn uniformly from a big table (rejection sampling over codes)."""
     rng = np.random.default_rng(seed)
     found: np.ndarray = np.zeros(0, dtype=np.int64)
@@ -439,7 +441,7 @@ def grade(
     returns: Returns = "move",
     side: Side | str = "both",
     game: Game | str | None = None,
-    table: AnyTable | None = None,
+    table: Table | None = None,
     progress: Progress | None = None,
     sample: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
@@ -475,7 +477,7 @@ def grade(
     """
     chosen = _side(side)
     wanted = _returns(returns)
-    table = resolve_table(game, table)
+    table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
     positions = positions_to_grade(side=chosen, table=table, sample=sample)
     order = list(positions)

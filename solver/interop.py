@@ -79,7 +79,7 @@ _BITS = 1 << np.arange(9, dtype=np.int64)
 
 
 def _lookup(code: int) -> Position:
-    from . import lookup
+    from .api import lookup
 
     return lookup(code)
 

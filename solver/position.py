@@ -15,24 +15,21 @@ Conventions (all distances in **plies**, single moves by one player):
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 from . import board as _board
 from .errors import InvalidBoardError
 from .game import Game
 from .moves import MoveSpec, parse_move
-from .score import WIN, describe, parent_score
+from .score import WIN, describe, outcome_label, parent_score
 
-if TYPE_CHECKING:
-    from .table import Table
+if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
+    from .tables.base import Table
+
+__all__ = ["Move", "Player", "Position", "Result", "outcome_label"]
 
 Player = Literal["X", "O"]
 Result = Literal["win", "draw", "loss"]
-
-
-def outcome_label(result: str, plies: int) -> str:
-    """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
-    return "D" if result == "draw" else f"{result[0].upper()}{plies}"
 
 
 @dataclass(frozen=True)
@@ -75,7 +72,7 @@ class Position:
     :param best_mask: bit ``cell`` set for every best move; 0 when the game is over.
         A table may leave it unset: it is then asked for it (``table.best_mask_of(code)``)
         the first time it is read, and the answer is kept (compact tables find best
-        moves from the children, :mod:`solver.compact`).
+        moves from the children, :mod:`solver.tables.compact`).
     :param pieces: pieces on the board: the number of plies played.
 
     >>> import solver
@@ -90,16 +87,6 @@ class Position:
     best_mask: int
     pieces: int
     table: Table = field(repr=False, compare=False)
-
-    if not TYPE_CHECKING:
-
-        def __getattr__(self, name: str) -> Any:
-            # Only reached for a slot never set: a best mask left for later (see best_mask).
-            if name != "best_mask":
-                raise AttributeError(f"'Position' object has no attribute {name!r}")
-            mask = self.table.best_mask_of(self.code)
-            _set_best_mask(self, mask)
-            return mask
 
     # -- the board -------------------------------------------------------
     @property
@@ -288,7 +275,49 @@ class Position:
         return position_html(self)
 
 
-_set_best_mask = getattr(Position, "best_mask").__set__  # noqa: B009 - the slot's descriptor
+class Setters(NamedTuple):
+    """The slots' own setters: a table fills a new Position with these, skipping the frozen
+    ``__init__`` (the look-up hot path), and may leave ``best_mask`` unset."""
+
+    game: Any
+    code: Any
+    score: Any
+    best_mask: Any
+    pieces: Any
+    table: Any
+
+
+SETTERS = Setters(*(Position.__dict__[name].__set__ for name in Setters._fields))
+
+
+class _BestMask:
+    """``Position.best_mask``: the slot's value, or, for a slot a table left unset, the
+    table's answer (:meth:`solver.tables.Table.best_mask_of`), kept in the slot."""
+
+    __slots__ = ("_slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self._slot = slot
+
+    @overload
+    def __get__(self, position: None, owner: type[Position]) -> _BestMask: ...
+    @overload
+    def __get__(self, position: Position, owner: type[Position] | None = None) -> int: ...
+    def __get__(self, position: Position | None, owner: type[Position] | None = None) -> int | _BestMask:
+        if position is None:
+            return self
+        try:
+            mask: int = self._slot.__get__(position, owner)
+        except AttributeError:
+            mask = position.table.best_mask_of(position.code)
+            self._slot.__set__(position, mask)
+        return mask
+
+    def __set__(self, position: Position, mask: int) -> None:
+        self._slot.__set__(position, mask)
+
+
+setattr(Position, "best_mask", _BestMask(Position.__dict__["best_mask"]))  # noqa: B010 - mypy knows the field as an int, which it is
 
 
 def _refuse(self: Position, name: str, *value: Any) -> None:

@@ -47,3 +47,8 @@ def describe(score: int) -> tuple[str, int | None]:
     if score < 0:
         return "loss", WIN + score
     return "draw", None
+
+
+def outcome_label(result: str, plies: int) -> str:
+    """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
+    return "D" if result == "draw" else f"{result[0].upper()}{plies}"

@@ -23,20 +23,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .build import layers, mask_tables
 from .game import Game
+from .masks import layers, mask_tables
 from .score import UNREACHABLE
 
 if TYPE_CHECKING:
     from .position import Position
-    from .table import Table
 
 
-def table_stats(table: Table) -> dict[str, Any]:
-    """The counts described in the module docstring, for one table."""
-    game = table.game
+def table_stats(game: Game, score: np.ndarray, start: Position) -> dict[str, Any]:
+    """The counts described in the module docstring, of a dense table.
+
+    :param score: the stored score of every code (int8, ``UNREACHABLE`` where no game reaches it).
+    :param start: the empty board's position.
+    """
     tables = mask_tables(game)
-    score = np.asarray(table.score)
+    score = np.asarray(score)
     paths = np.zeros(game.codes, dtype=np.int64)
     paths[0] = 1
     totals = dict.fromkeys(("x_wins", "draws", "o_wins", "wins", "losses", "positions", "unique"), 0)
@@ -73,7 +75,7 @@ def table_stats(table: Table) -> dict[str, Any]:
             # One cell at a time: distinct parents give distinct children, so += is exact.
             paths[parents[free] + piece * 3**cell] += paths[parents[free]]
     games["total"] = games["x_wins"] + games["o_wins"] + games["draws"]
-    return summary(game, totals, terminal, table.at(0), unique=totals["unique"], games=games)
+    return summary(game, totals, terminal, start, unique=totals["unique"], games=games)
 
 
 def summary(

@@ -10,16 +10,18 @@ A game's table is looked for, in order:
 3. otherwise it is built, written atomically into the table directory,
    checksummed, and opened from there. Later runs open it without rebuilding.
 
-Games of up to 16 cells get a dense table (:class:`solver.table.Table`, built in
-memory in seconds); larger ones, up to 25 cells, a compact one
-(:class:`solver.compact.CompactTable`, built layer by layer in
-``<table dir>/<game>.ttt.build`` by :func:`solver.compact.build_compact`, with all
-cores or on a Dask cluster; a killed build resumes). Both answer the same questions.
+Building is :mod:`solver.builder`'s: games of up to 16 cells get a dense table
+(:class:`solver.tables.DenseTable`, built in memory in seconds); larger ones, up to 25
+cells, a compact one (:class:`solver.tables.CompactTable`, built layer by layer in
+``<table dir>/<game>.ttt.build``, with all cores or on a Dask cluster; a killed build
+resumes). Both answer the same questions (:class:`solver.tables.Table`). This module
+only finds and opens tables, and asks the builder for a missing one.
 
 Every table file is checked against the checksum the package expects for its
 game (:mod:`solver.tablefile`). In the table directory, only regular files are
 opened (a FIFO or a device named like a table is refused before it is opened),
-and a symbolic link is followed only when it stays inside the directory.
+and a symbolic link is followed only when it stays inside the directory
+(:func:`solver.fsutil.link_stays_inside`).
 
 Concurrent builders each write a private, locked temporary file and rename it
 into place, so the table directory never holds a torn file; the temporary files
@@ -33,40 +35,27 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any
 
-from .build import build_steps
+from . import builder
+from .builder import BuildHook
 from .errors import InvalidGameError, TableError
-from .game import DENSE_MAX_CELLS, Game, parse_game
-from .table import Table, build_table, table_from_file
-from .tablefile import open_table, refuse_non_regular, remove_dead_temporaries
-
-if TYPE_CHECKING:
-    from .compact import CompactTable
-
-AnyTable: TypeAlias = "Table | CompactTable"
-"""A solved game, dense or compact: both answer ``at``, ``lookup``, ``get``, ``best_move``, ``lookup_codes``, ``stats``, ``verify``."""
+from .fsutil import link_stays_inside
+from .game import DEFAULT_GAME, Game
+from .tablefile import open_table
+from .tables import DenseTable, Table, from_file
 
 ENV_VAR = "SOLVED_TICTACTOE_DIR"
 APP_NAME = "solved-tictactoe"
 SHIPPED = ("3x3k3",)
 
-_open: dict[tuple[Game, Path | None], AnyTable] = {}
+_open: dict[tuple[Game, Path | None], Table] = {}
+
 
 class TableWarning(UserWarning):
     """A table was built but could not be kept: it lives in memory for this process only."""
-
-
-BuildProgress = Callable[..., None]
-"""Called with the work units just done, and for a compact build the layer (pieces) being solved."""
-
-BuildHook = Callable[[Game, Path, int], AbstractContextManager["BuildProgress | None"]]
-"""Entered around a build with the game, the file to be written and the build's work units in all;
-yields a :data:`BuildProgress` callback or None."""
 
 
 def table_dir(override: str | os.PathLike[str] | None = None) -> Path:
@@ -93,19 +82,18 @@ def shipped_path(game: Game) -> Path | None:
     return checkout if checkout.is_file() else None
 
 
-def table_path(game: Game | str | None = None, *, table_dir_: str | os.PathLike[str] | None = None) -> Path:
+def table_path(game: Game = DEFAULT_GAME, *, table_dir_: str | os.PathLike[str] | None = None) -> Path:
     """The file that holds (or will hold) ``game``'s table: the shipped one, else ``<table dir>/<game>.ttt``."""
-    resolved = parse_game(game)
-    return shipped_path(resolved) or table_dir(table_dir_) / f"{resolved.name}.ttt"
+    return shipped_path(game) or table_dir(table_dir_) / f"{game.name}.ttt"
 
 
 def table_for(
-    game: Game | str | None = None,
+    game: Game = DEFAULT_GAME,
     *,
     table_dir: str | os.PathLike[str] | None = None,
     build: bool = True,
     on_build: BuildHook | None = None,
-) -> AnyTable:
+) -> Table:
     """The table of ``game`` (default tic-tac-toe), opened once per process.
 
     :param table_dir: where built tables are kept (see the module docstring).
@@ -113,121 +101,98 @@ def table_for(
     :param on_build: called before a build (the CLI shows a notice and a progress bar).
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
-    resolved = parse_game(game)
-    key = (resolved, None if table_dir is None else Path(table_dir))
+    key = (game, None if table_dir is None else Path(table_dir))
     table = _open.get(key)
     if table is None:
-        table = _open[key] = _find_or_build(resolved, table_dir, build, on_build)
+        table = _open[key] = _find_or_build(game, table_dir, build, on_build)
     return table
 
 
-def resolve_table(game: Game | str | None = None, table: AnyTable | None = None) -> AnyTable:
-    """``table`` if given (checked against ``game``), else :func:`table_for` of ``game``.
+def resolve_table(game: Game | None = None, table: Table | None = None) -> Table:
+    """``table`` if given (checked against ``game``), else :func:`table_for` of ``game`` (default tic-tac-toe).
 
     :raises InvalidGameError: if both are given and disagree.
     """
     if table is None:
-        return table_for(game)
-    if game is not None and parse_game(game) != table.game:
-        raise InvalidGameError(f"game {parse_game(game).name} does not match the table's game {table.game.name}")
+        return table_for(game or DEFAULT_GAME)
+    if game is not None and game != table.game:
+        raise InvalidGameError(f"game {game.name} does not match the table's game {table.game.name}")
     return table
 
 
 def open_file(
     path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True, verify: bool | None = None
-) -> AnyTable:
+) -> Table:
     """Open a table file of either kind, dense or compact (the header says which).
 
-    :param verify: for a dense table, as :func:`solver.table.load_table`'s (compact tables
-        are always verified block by block on first use).
+    :param verify: for a dense table, as :func:`load_table`'s (compact tables are
+        always verified block by block on first use).
     :raises TableError: for a missing, broken, forged or mismatched file (see :func:`solver.tablefile.open_table`).
     """
     opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
-    if opened.header.kind == "dense":
-        return table_from_file(opened, verify=verify)
-    from .compact import compact_from_file
-
-    return compact_from_file(opened)
+    return from_file(opened, verify=verify, prove=builder.prove)
 
 
-def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> AnyTable:
+def load_table(
+    path: str | os.PathLike[str], *, game: Game | None = None, verify: bool | None = None, follow_symlinks: bool = True
+) -> DenseTable:
+    """Open a dense table file (memory-mapped; nothing is unpickled).
+
+    The header, the layout and the table's checksum (against the one the package
+    expects for the game) are checked at once; the entries block by block on first
+    use, so every answer comes from verified bytes.
+
+    :param game: the game the file must hold (checked against the header).
+    :param verify: hash every block now; ``None`` (default) does so for tables of
+        up to 8 MiB, such as 3x3, and leaves larger ones to first use.
+    :param follow_symlinks: with False, a symbolic link at ``path`` is refused.
+    :raises TableError: for a missing, truncated, corrupt, forged or mismatched file,
+        or one holding a compact table.
+    """
+    opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
+    return DenseTable.from_file(opened, verify=verify, prove=builder.prove)
+
+
+def open_compact(path: str | os.PathLike[str], *, game: Game | None = None) -> Table:
+    """Open a compact table file: header and layout checked now, score blocks verified on first use.
+
+    :raises TableError: for a missing, damaged or mismatched file, one holding a dense
+        table, or one written with another index.
+    """
+    opened = open_table(path, game=game)
+    if opened.header.kind != "compact":
+        raise opened.error(f"holds a {opened.header.kind} table, expected a compact one")
+    return from_file(opened, prove=builder.prove)
+
+
+def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Table:
+    """Build ``game``'s table into ``path`` (:func:`solver.builder.build_file`, same options) and open it
+    from there, verified against the checksum the package expects.
+
+    This is the one build path: :func:`table_for` uses it for a missing table, and so does ``solve build``.
+    """
+    written = builder.build_file(game, path, **options)
+    return open_file(written, game=game)
+
+
+def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> Table:
     path = table_path(game, table_dir_=directory)
     inside = path != shipped_path(game)
     if os.path.lexists(path) or not build:
-        return open_file(path, game=game, follow_symlinks=not inside or _link_stays_inside(path))
+        return open_file(path, game=game, follow_symlinks=not inside or link_stays_inside(path))
     try:
         return build_file(game, path, on_build=on_build)
     except TableError as error:
-        if path.exists() or game.cells > DENSE_MAX_CELLS:
+        if path.exists() or builder.kind_for(game) != "dense":
             raise
-        table = build_table(game=game)  # the directory cannot hold it: keep it in memory
+        table = builder.build_table(game)  # the directory cannot hold it: keep it in memory
         warnings.warn(f"{error}; the {game.name} table is used from memory for this process only", TableWarning, stacklevel=3)
         return table
 
 
-def _link_stays_inside(path: Path) -> bool:
-    """Whether ``path`` is no symbolic link, or one that resolves inside its own directory."""
-    if not path.is_symlink():
-        return True
-    return path.resolve().parent == path.parent.resolve()
-
-
-def build_file(
-    game: Game | str,
-    path: str | os.PathLike[str],
-    *,
-    on_build: BuildHook | None = None,
-    jobs: int | None = None,
-    scheduler: Any = None,
-    notify: Callable[[str], None] | None = None,
-) -> AnyTable:
-    """Build ``game``'s table, write it atomically to ``path`` and open it from there, verified.
-
-    The temporary files of dead builders in ``path``'s directory are removed first.
-    This is the one build path: :func:`table_for` uses it for a missing table, and
-    so does ``solve build``. Games of up to 16 cells are built in memory (dense);
-    larger ones layer by layer in ``<path>.build`` (compact), which a killed build
-    resumes from (``notify`` says so).
-
-    :param jobs: worker processes for a compact build (default: every core).
-    :param scheduler: a Dask scheduler address or client: build a compact table on that cluster.
-    :raises TableError: if ``path`` is not a regular file, its directory cannot be
-        written, or the disk is full (naming the path and the bytes needed).
-    :raises solver.layered.BuildError: if a compact build cannot fit (disk or memory, with the figures).
-    """
-    resolved, path = parse_game(game), Path(path)
-    remove_dead_temporaries(path.parent)
-    if resolved.cells <= DENSE_MAX_CELLS:
-        with on_build(resolved, path, build_steps(resolved)) if on_build else nullcontext() as progress:
-            table = build_table(game=resolved, progress=progress)
-        table.save(path)
-        return open_file(path, game=resolved)
-    return _build_compact(resolved, path, on_build, jobs, scheduler, notify)
-
-
-def _build_compact(
-    game: Game, path: Path, on_build: BuildHook | None, jobs: int | None, scheduler: Any, notify: Callable[[str], None] | None
-) -> AnyTable:
-    from .compact import build_compact
-    from .layered import ChunkDone, plan_build
-
-    refuse_non_regular(path)  # before the build's minutes or hours, not after
-    build_dir = path.with_name(path.name + ".build")
-    work = plan_build(game, build_dir, jobs=jobs or os.cpu_count() or 1).work
-    with on_build(game, path, work) if on_build else nullcontext() as progress:
-
-        def report(done: ChunkDone) -> None:
-            if progress is not None:
-                progress(done.work, done.ply)
-
-        build_compact(game, path, build_dir=build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify)
-    return open_file(path, game=game)
-
-
 def forget() -> None:
-    """Close every table opened by :func:`table_for` (for tests and long-lived processes)."""
-    import solver
+    """Close every table opened by :func:`table_for` (for tests and long-lived processes).
 
+    The public API's per-game memo is cleared too (:func:`solver.api.forget` does both).
+    """
     _open.clear()
-    solver._tictactoe = None
-    solver._by_game.clear()

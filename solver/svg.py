@@ -33,10 +33,11 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from .position import Move, Position, outcome_label
+from .score import outcome_label
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # only for the annotations: the pictures are drawn for these, not from them
     from .analysis import GameAnalysis
+    from .position import Move, Position
 
 COLOURS = {
     "win": ("#c8e6c9", "#1b5e20"),

@@ -8,7 +8,7 @@ kind         arrays
 ``dense``    ``entries``: one :data:`ENTRY` (4 bytes) per base-3 code, games of up to
              :data:`solver.game.DENSE_MAX_CELLS` cells (one memory access per look-up)
 ``compact``  ``scores``: one int8 score per legal-count board, indexed per layer
-             (:mod:`solver.compact`); the layer offsets are in ``meta``
+             (:mod:`solver.index`); the layer offsets are in ``meta``
 ===========  =======================================================================
 
 **Layout** (format version 2; integers little-endian):
@@ -42,25 +42,22 @@ this process (:class:`BlockGuard`), so no answer comes from unverified bytes and
 opening stays cheap. What is not guaranteed: a file changed on disk by another
 program *after* its blocks were verified in a running process.
 
-Files are written atomically (:func:`write_table`): a private temporary file,
-created exclusively and without following links, locked while it is written,
-then renamed over the target. Nothing is ever unpickled: arrays are read with
-``np.memmap`` and their dtypes must be plain numbers.
+Files are written atomically (:func:`write_table`, through
+:func:`solver.fsutil.atomic_file`: a private temporary file, created exclusively and
+without following links, locked while it is written, then renamed over the target).
+Nothing is ever unpickled: arrays are read with ``np.memmap`` and their dtypes must be
+plain numbers. This module is the format only; the file-system rules are
+:mod:`solver.fsutil`'s.
 """
 
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import json
 import os
-import re
-import secrets
-import shutil
 import stat
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -68,7 +65,9 @@ from typing import IO, Any
 import numpy as np
 
 from .errors import TableError
+from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 from .game import Game, parse_game
+from .index import SCHEME, SCHEME_VERSION, layout
 
 MAGIC = b"SOLVTTT\n"
 FORMAT_VERSION = 2
@@ -106,6 +105,18 @@ ArrayParts = np.ndarray | Sequence[np.ndarray]
 def rebuild_command(game: Game, path: Path | str) -> str:
     """The shell command that rebuilds the table file at ``path``."""
     return f"solve build --game {game.name} --output {path}"
+
+
+def compact_meta(game: Game) -> dict[str, Any]:
+    """What a compact table file records about its layout in ``meta``: the index scheme and the layer offsets."""
+    index = layout(game)
+    return {
+        "index": SCHEME,
+        "index_version": SCHEME_VERSION,
+        "layer_offsets": list(index.layer_offsets[:-1]),
+        "layer_sizes": list(index.layer_sizes),
+        "score": "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss, -128 unreachable",
+    }
 
 
 def dense_entries(score: np.ndarray, ply: np.ndarray, best: np.ndarray) -> np.ndarray:
@@ -262,7 +273,7 @@ def write_table(
     path = Path(path)
     header, length, parts = _plan(kind, game, arrays, meta)
     refuse_non_regular(path)
-    _check_space(path, header.end)
+    check_space(path, header.end)
     with atomic_file(path) as out:
         out.write(_head(header, length))
         digests = bytearray()
@@ -328,164 +339,6 @@ def _write_blocks(out: IO[bytes] | None, pieces: list[np.ndarray], block_bytes: 
     if filled:
         digests += block.digest()
     return bytes(digests)
-
-
-def refuse_non_regular(path: Path) -> None:
-    """Refuse to replace anything at ``path`` that is not a regular file (a device, a FIFO, a link...).
-
-    :raises TableError: naming the path and what is there.
-    """
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return  # nothing there (the directory's own problems are said when it is written)
-    except OSError as error:
-        raise TableError(f"{path}: cannot check the target ({error.strerror})") from None
-    if not stat.S_ISREG(mode):
-        raise TableError(f"{path}: exists and is {_file_kind(mode)}, not a regular file; refusing to replace it: remove it or write elsewhere")
-
-
-def _file_kind(mode: int) -> str:
-    kinds = (
-        (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-    )
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
-
-
-def _check_space(path: Path, needed: int) -> None:
-    try:
-        free = shutil.disk_usage(_existing_parent(path)).free
-    except OSError:
-        return
-    if free < needed:
-        raise TableError(f"{path}: not enough disk space: the table needs {_size(needed)} ({needed:,} bytes), {path.parent} has {_size(free)} free")
-
-
-def _existing_parent(path: Path) -> Path:
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    return parent
-
-
-def _size(nbytes: int) -> str:
-    """``1000 bytes``, ``1.5 MiB``, ``2.0 GiB``."""
-    if nbytes < 1024:
-        return f"{nbytes} bytes"
-    exponent = min(4, (nbytes.bit_length() - 1) // 10)
-    return f"{nbytes / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"
-
-
-TEMP_SUFFIX = ".tmp"
-
-
-def temp_name(path: Path) -> Path:
-    """A private temporary name beside ``path``: ``.<name>.<pid>.<random>.tmp``."""
-    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-
-
-@contextmanager
-def atomic_file(path: Path) -> Iterator[IO[bytes]]:
-    """A new file that replaces ``path`` when the block ends without error.
-
-    The temporary file is created with ``O_EXCL | O_NOFOLLOW`` (a link planted
-    under its name is never followed), locked with ``flock`` while it is written
-    (so :func:`remove_dead_temporaries` knows its builder is alive), given mode
-    0644 through its descriptor, synced, and renamed into place.
-
-    :raises TableError: if the directory cannot be written or the disk fills up.
-    """
-    directory = path.parent
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        tmp = temp_name(path)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError as error:
-        raise TableError(_cannot_write(directory, error)) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "wb", closefd=False) as out:
-            yield out
-            out.flush()
-            os.fsync(fd)
-        refuse_non_regular(path)
-        os.replace(tmp, path)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        if error.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise TableError(f"{path}: the disk filled up while writing ({error.strerror}); free space in {directory} and build again") from None
-        raise TableError(_cannot_write(directory, error)) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        os.close(fd)
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass  # the rename is done; a directory that cannot be synced is still consistent
-
-
-def _cannot_write(directory: Path, error: OSError) -> str:
-    return f"cannot write tables into {directory} ({error.strerror or error}): make it a writable directory, or choose another table directory"
-
-
-_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,9})\.[0-9a-f]{8}\.tmp")
-
-
-def remove_dead_temporaries(directory: Path) -> list[Path]:
-    """Remove the temporary files in ``directory`` whose builder is dead.
-
-    A builder holds an exclusive ``flock`` on its temporary file until the rename,
-    and its PID is in the name (:func:`temp_name`): a file is removed only when
-    that PID is not running *and* its lock can be taken, so a live builder's file
-    is never touched.
-
-    :returns: the files removed.
-    """
-    removed: list[Path] = []
-    try:
-        names = [entry.name for entry in os.scandir(directory)]
-    except OSError:
-        return removed
-    for name in sorted(names):
-        match = _TEMP_NAME.fullmatch(name)
-        if match is None or _alive(int(match["pid"])):
-            continue
-        tmp = directory / name
-        try:
-            fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                continue
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            tmp.unlink()
-            removed.append(tmp)
-        except OSError:
-            pass  # locked: its builder lives; or another process removed it first
-        finally:
-            os.close(fd)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # -- reading ----------------------------------------------------------------------
@@ -652,7 +505,7 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise fail(f"is {_file_kind(info.st_mode)}, not a table file")
+        raise fail(f"is {file_kind(info.st_mode)}, not a table file")
     with os.fdopen(fd, "rb") as handle:
         size = info.st_size
         try:

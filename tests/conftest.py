@@ -27,13 +27,13 @@ STATS_SUBKEYS = {
 @pytest.fixture
 def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A fresh, private table directory (tables of other games get built into it)."""
-    import solver.cache
+    import solver.store
 
     directory = tmp_path / "tables"
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(directory))
-    solver.cache.forget()
+    solver.forget()
     yield directory
-    solver.cache.forget()
+    solver.forget()
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
-from solver.analysis import analyze, verdict
+from solver import analyze
+from solver.analysis import verdict
 from solver.cli import main
 
 RANK = {"loss": 0, "draw": 1, "win": 2}

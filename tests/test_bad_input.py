@@ -14,18 +14,18 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.cache
+import solver.store
+from solver import build_table
 from solver.cli import main
 from solver.game import Game
-from solver.table import build_table
 
 
 @pytest.fixture
 def runner(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "tables"))
-    solver.cache.forget()
+    solver.forget()
     yield CliRunner()
-    solver.cache.forget()
+    solver.forget()
 
 
 def run(runner: CliRunner, *args: str, input: str | None = None):

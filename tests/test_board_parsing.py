@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import solver
-import solver.cache
+import solver.store
 from solver.board import parse, render
 from solver.game import Game
 

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 import solver
-import solver.cache
-import solver.table
-from solver.build import build_steps
+import solver.builder
+import solver.store
+from solver import build_table, load_table
+from solver.build.dense import build_steps
 from solver.game import Game
-from solver.table import build_table, load_table
 
 ROOT = Path(solver.__file__).resolve().parent.parent  # the directory that holds the solver package
 
@@ -34,9 +34,9 @@ def forbid_building(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the table was rebuilt instead of being read from disk")
 
-    monkeypatch.setattr(solver.cache, "build_table", refuse)
-    monkeypatch.setattr(solver.table, "build_arrays", refuse)
-    monkeypatch.setattr(solver.table, "build_table", refuse)
+    monkeypatch.setattr(solver.builder, "build_file", refuse)
+    monkeypatch.setattr(solver.builder, "build_arrays", refuse)
+    monkeypatch.setattr(solver.builder, "build_table", refuse)
 
 
 def temp_files(directory: Path) -> list[str]:
@@ -54,7 +54,7 @@ def test_a_game_that_is_not_shipped_is_built_on_first_use_then_read_from_disk(ta
     assert temp_files(table_dir) == []
     assert solver.table_for("2x3") is first, "a table is opened once per process"
 
-    solver.cache.forget()
+    solver.forget()
     forbid_building(monkeypatch)
     again = solver.table_for("2x3k2")
     assert again is not first and again.path == path
@@ -65,7 +65,7 @@ def test_a_game_that_is_not_shipped_is_built_on_first_use_then_read_from_disk(ta
 def test_the_public_api_builds_through_the_cache(table_dir, monkeypatch):
     position = solver.lookup("X../.O.", game="2x3")
     assert (table_dir / "2x3k2.ttt").is_file()
-    solver.cache.forget()
+    solver.forget()
     forbid_building(monkeypatch)
     assert solver.lookup("X../.O.", game="2x3").result == position.result
 
@@ -75,25 +75,25 @@ def test_table_dir_argument_overrides_the_environment(table_dir, tmp_path):
     table = solver.table_for("2x3", table_dir=other)
     assert table.path == other / "2x3k2.ttt" and table.path.is_file()
     assert not (table_dir / "2x3k2.ttt").exists()
-    assert solver.cache.table_dir(other) == other
+    assert solver.store.table_dir(other) == other
 
 
 def test_the_environment_variable_overrides_the_user_data_directory(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "env"))
-    assert solver.cache.table_dir() == tmp_path / "env"
+    assert solver.store.table_dir() == tmp_path / "env"
     monkeypatch.delenv("SOLVED_TICTACTOE_DIR")
-    assert solver.cache.table_dir() == Path(click.get_app_dir("solved-tictactoe"))
+    assert solver.store.table_dir() == Path(click.get_app_dir("solved-tictactoe"))
 
 
 def test_tictactoe_is_read_from_the_shipped_table_without_writing(table_dir):
     table = solver.table_for()
-    assert table.path == solver.cache.shipped_path(solver.Game())
+    assert table.path == solver.store.shipped_path(solver.Game())
     assert not table_dir.exists() or list(table_dir.iterdir()) == []
 
 
 def test_the_shipped_table_wins_over_one_in_the_table_dir(table_dir):
     build_table().save(table_dir / "3x3k3.ttt")
-    assert solver.table_for("3x3").path == solver.cache.shipped_path(solver.Game())
+    assert solver.table_for("3x3").path == solver.store.shipped_path(solver.Game())
 
 
 def test_build_false_refuses_a_missing_table(table_dir):
@@ -136,7 +136,7 @@ def test_a_game_past_16_cells_is_built_compact_on_first_use_with_progress_by_lay
     assert [layer for _, layer in steps][0] == 17 and {layer for _, layer in steps} == set(range(18)), "the full board is solved first, every layer once"
     assert not (table_dir / "1x17k3.ttt.build").exists(), "the build directory goes once the table is written"
     assert solver.lookup(".X" + "." * 15, game="1x17k3").result == table.at(solver.encode(".X" + "." * 15, game="1x17k3")).result
-    assert solver.cache.open_file(path).sha256 == table.sha256
+    assert solver.store.open_file(path).sha256 == table.sha256
 
 
 def test_on_build_hook_is_entered_once_around_the_build(table_dir):
@@ -167,7 +167,7 @@ def python(script: str, *args: str, **kwargs) -> subprocess.Popen:
 BUILDER = """
     import sys, time
     from pathlib import Path
-    import solver.cache
+    import solver.store
     game, directory, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     print("ready", flush=True)
     while not go.exists():
@@ -204,7 +204,7 @@ def test_concurrent_builders_end_with_one_correct_table(tmp_path):
 
 KILLED_BUILDER = """
     import sys
-    import solver.cache
+    import solver.store
     solver.table_for("4x4k3", table_dir=sys.argv[1])
 """
 
@@ -220,7 +220,7 @@ def _check_after_kill(directory: Path) -> str:
     else:
         outcome = "no table"
     # the killed writer's temporary file goes at the next build (or solve verify)
-    solver.cache.build_file("2x2", directory / "2x2k2.ttt")
+    solver.store.build_file(solver.parse_game("2x2"), directory / "2x2k2.ttt")
     assert sorted(p.name for p in directory.iterdir()) == sorted({"2x2k2.ttt", *(["4x4k3.ttt"] if final.exists() else [])})
     return outcome
 
@@ -264,7 +264,7 @@ READER = """
     import hashlib, json, sys, time
     from pathlib import Path
     import numpy as np
-    import solver.cache
+    import solver.store
     directory, go = sys.argv[1], Path(sys.argv[2])
     print("ready", flush=True)
     while not go.exists():
@@ -299,4 +299,4 @@ def test_concurrent_readers_all_get_the_in_process_answers(tmp_path):
         out, err = reader.communicate(timeout=60)
         assert reader.returncode == 0, err
         assert json.loads(out) == expected
-    solver.cache.forget()
+    solver.forget()

@@ -19,11 +19,12 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.cache
+import solver.fsutil
+import solver.store
 import solver.tablefile
+from solver import build_table, load_table
 from solver.cli import main
-from solver.table import build_table, load_table
-from solver.tablefile import remove_dead_temporaries, temp_name
+from solver.fsutil import remove_dead_temporaries, temp_name
 
 ROOT = Path(solver.__file__).resolve().parent.parent
 
@@ -112,7 +113,7 @@ def test_the_temporary_file_is_never_a_planted_link_and_its_mode_is_set_through_
     secret.chmod(0o600)
     planted = tmp_path / ".2x3k2.ttt.1.deadbeef.tmp"
     planted.symlink_to(secret)
-    monkeypatch.setattr(solver.tablefile, "temp_name", lambda path: planted)
+    monkeypatch.setattr(solver.fsutil, "temp_name", lambda path: planted)
     with pytest.raises(solver.TableError):
         small.save(tmp_path / "2x3k2.ttt")
     assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600 and secret.read_bytes() == b"root only"
@@ -171,29 +172,29 @@ def test_an_environment_variable_naming_a_file_builds_in_memory_with_one_warning
     not_a_dir = tmp_path / "tables.txt"
     not_a_dir.write_text("oops")
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(not_a_dir))
-    solver.cache.forget()
+    solver.forget()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             assert solver.lookup("X../.O.", game="2x3").result in {"win", "draw", "loss"}
             solver.lookup("X../...", game="2x3")
-        assert len(caught) == 1 and issubclass(caught[0].category, solver.cache.TableWarning)
+        assert len(caught) == 1 and issubclass(caught[0].category, solver.store.TableWarning)
         text = str(caught[0].message)
         assert str(not_a_dir) in text and "choose another table directory" in text and ".tmp" not in text
         assert not_a_dir.read_text() == "oops"
     finally:
-        solver.cache.forget()
+        solver.forget()
 
 
 def test_the_cli_says_so_in_one_warning_line_and_still_answers(tmp_path, monkeypatch):
     not_a_dir = tmp_path / "tables.txt"
     not_a_dir.write_text("oops")
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(not_a_dir))
-    solver.cache.forget()
+    solver.forget()
     try:
         result = CliRunner().invoke(main, ["lookup", "X../.O.", "--game", "2x3", "--quiet"])
     finally:
-        solver.cache.forget()
+        solver.forget()
     assert result.exit_code == 0, result.output
     warning_lines = [line for line in result.output.splitlines() if line.startswith("solve: warning:")]
     assert len(warning_lines) == 1 and str(not_a_dir) in warning_lines[0]
@@ -208,7 +209,7 @@ def test_a_read_only_directory_is_one_table_error_naming_it(tmp_path, small, mon
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(solver.tablefile.os, "open", read_only)
+    monkeypatch.setattr(solver.fsutil.os, "open", read_only)
     with pytest.raises(solver.TableError) as caught:
         small.save(tmp_path / "2x3k2.ttt")
     message = str(caught.value)
@@ -217,7 +218,7 @@ def test_a_read_only_directory_is_one_table_error_naming_it(tmp_path, small, mon
 
 def test_a_full_disk_is_refused_before_writing_with_the_space_needed(tmp_path, small, monkeypatch):
     usage = collections.namedtuple("usage", "total used free")
-    monkeypatch.setattr(solver.tablefile.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 1000, 1000))
+    monkeypatch.setattr(solver.fsutil.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 1000, 1000))
     with pytest.raises(solver.TableError) as caught:
         small.save(tmp_path / "2x3k2.ttt")
     message = str(caught.value)

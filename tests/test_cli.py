@@ -22,9 +22,9 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.cache
+import solver.store
+from solver import build_table
 from solver.cli import main
-from solver.table import build_table
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 SYMMETRIES = (
@@ -90,9 +90,9 @@ def brute_force_stats() -> dict:
 @pytest.fixture
 def runner(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "tables"))
-    solver.cache.forget()
+    solver.forget()
     yield CliRunner()
-    solver.cache.forget()
+    solver.forget()
 
 
 def run(runner: CliRunner, *args: str, input: str | None = None):
@@ -315,7 +315,7 @@ def test_build_then_verify(runner, tmp_path):
     path = tmp_path / "out" / "3x3k3.ttt"
     built = run(runner, "build", "--output", str(path))
     assert built.exit_code == 0, built.stderr
-    assert path.read_bytes() == solver.cache.shipped_path(solver.Game()).read_bytes()
+    assert path.read_bytes() == solver.store.shipped_path(solver.Game()).read_bytes()
     verified = run(runner, "verify", "--table", str(path))
     assert verified.exit_code == 0, verified.stderr
     assert verified.stdout.startswith(f"{path}: OK (3x3k3")

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.cache
 import solver.grading
+import solver.store
 from solver.cli import main
 
 GAME = "2x9k4"  # 18 cells: a compact table, built in about a second
@@ -35,14 +35,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_build_writes_a_compact_table_and_no_build_directory_is_left(built: Path) -> None:
     assert sorted(p.name for p in built.iterdir()) == [f"{GAME}.ttt"]
-    assert solver.cache.open_file(built / f"{GAME}.ttt").file.header.kind == "compact"
+    assert solver.store.open_file(built / f"{GAME}.ttt").file.header.kind == "compact"
 
 
 def test_lookup_json_on_a_compact_table_agrees_with_the_api(built: Path) -> None:
     code, out, err = run("lookup", "X......../.O.......", "--game", GAME, "--table-dir", str(built), "--json")
     assert code == 0, err
     answer = json.loads(out)
-    table = solver.cache.open_file(built / f"{GAME}.ttt")
+    table = solver.store.open_file(built / f"{GAME}.ttt")
     position = table.lookup("X......../.O.......")
     assert (answer["result"], answer["plies"], answer["value"]) == (position.result, position.plies, position.value)
     assert [tuple(m) for m in answer["best_moves"]] == list(position.best_moves) and position.best_moves
@@ -83,9 +83,9 @@ def test_jobs_and_scheduler_are_refused_for_a_dense_game(tmp_path: Path) -> None
 
 
 def test_an_interrupted_build_resumes_and_says_so(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.layered
+    import solver.build.layered
 
-    real = solver.layered.run_chunks
+    real = solver.build.layered.run_chunks
     calls = {"n": 0}
 
     def dies_midway(*args, **kwargs):
@@ -94,7 +94,7 @@ def test_an_interrupted_build_resumes_and_says_so(built: Path, tmp_path: Path, m
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(solver.layered, "run_chunks", dies_midway)
+    monkeypatch.setattr(solver.build.layered, "run_chunks", dies_midway)
     output = tmp_path / f"{GAME}.ttt"
     result = CliRunner().invoke(main, ["build", "--game", GAME, "--jobs", "1", "--output", str(output)])
     assert result.exit_code != 0 and not output.exists()
@@ -120,7 +120,7 @@ def test_grading_on_a_compact_table_samples_positions_and_judges_them_like_the_t
     assert code == 0, err
     report = json.loads(out)
     assert report["positions"] == 300
-    table = solver.cache.open_file(built / f"{GAME}.ttt")
+    table = solver.store.open_file(built / f"{GAME}.ttt")
     positions = solver.grading.positions_to_grade(table=table, sample=300)
     assert len({p.code for p in positions}) == 300 and all(not p.is_over for p in positions)
     first_empty_is_best = sum(1 for p in positions if p.moves[0].best)
@@ -129,7 +129,7 @@ def test_grading_on_a_compact_table_samples_positions_and_judges_them_like_the_t
 
 
 def test_a_game_past_16_cells_is_graded_on_a_default_sample(built: Path) -> None:
-    table = solver.cache.open_file(built / f"{GAME}.ttt")
+    table = solver.store.open_file(built / f"{GAME}.ttt")
     positions = solver.grading.positions_to_grade(table=table, side="O", sample=None)
     assert len(positions) == solver.grading.DEFAULT_SAMPLE
     assert {p.to_move for p in positions} == {"O"}

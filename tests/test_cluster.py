@@ -10,8 +10,9 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the cluster build needs the [cluster] extra (Dask distributed)")
 
-from solver.cluster import build_on_cluster, scheduler_address  # noqa: E402
-from solver.layered import BuildDir, ChunkDone, build_layers  # noqa: E402
+from solver.build.cluster import build_on_cluster, scheduler_address  # noqa: E402
+from solver.build.layered import BuildDir, ChunkDone, build_layers  # noqa: E402
+from solver.game import parse_game  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +27,8 @@ def _same_layers(a: Path, b: Path, layers: int) -> bool:
 
 
 def test_a_cluster_build_of_4x4k4_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
-    on_cluster = build_on_cluster("4x4k4", tmp_path / "cluster", client)
-    local = build_layers("4x4k4", tmp_path / "local", jobs=1)
+    on_cluster = build_on_cluster(parse_game("4x4k4"), tmp_path / "cluster", client)
+    local = build_layers(parse_game("4x4k4"), tmp_path / "local", jobs=1)
     assert on_cluster.sha256 == local.sha256
     assert _same_layers(tmp_path / "cluster", tmp_path / "local", 17)
 
@@ -38,11 +39,11 @@ def test_a_cluster_build_resumes_a_build_interrupted_locally(client: object, tmp
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        build_layers("3x4k3", tmp_path / "build", jobs=1, progress=stop_in_layer_6)
+        build_layers(parse_game("3x4k3"), tmp_path / "build", jobs=1, progress=stop_in_layer_6)
     said: list[str] = []
-    resumed = build_on_cluster("3x4k3", tmp_path / "build", client, notify=said.append)
+    resumed = build_on_cluster(parse_game("3x4k3"), tmp_path / "build", client, notify=said.append)
     assert resumed.resumed_below == 7 and said
-    assert resumed.sha256 == build_layers("3x4k3", tmp_path / "fresh", jobs=1).sha256
+    assert resumed.sha256 == build_layers(parse_game("3x4k3"), tmp_path / "fresh", jobs=1).sha256
 
 
 def test_the_scheduler_address_comes_from_the_argument_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,7 +56,7 @@ def test_the_scheduler_address_comes_from_the_argument_or_the_environment(monkey
 
 @pytest.mark.slow
 def test_a_cluster_build_of_3x6k3_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
-    on_cluster = build_on_cluster("3x6k3", tmp_path / "cluster", client)
-    local = build_layers("3x6k3", tmp_path / "local", jobs=2)
+    on_cluster = build_on_cluster(parse_game("3x6k3"), tmp_path / "cluster", client)
+    local = build_layers(parse_game("3x6k3"), tmp_path / "local", jobs=2)
     assert on_cluster.sha256 == local.sha256
     assert BuildDir(tmp_path / "cluster", on_cluster.game).finished(check=True) == local.sha256

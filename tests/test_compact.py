@@ -12,14 +12,16 @@ import numpy as np
 import pytest
 from reference import board_of, reference
 
+from solver import build_table
 from solver.board import rule_violation
-from solver.compact import CompactTable, open_compact, write_compact
+from solver.build.layered import BuildDir, BuildError, ChunkDone, build_layers, check_layers, plan_build
+from solver.builder import prove, write_compact
 from solver.errors import TableError
 from solver.game import Game, parse_game
 from solver.index import layout
-from solver.layered import BuildDir, BuildError, ChunkDone, build_layers, check_layers, plan_build
 from solver.score import UNREACHABLE
-from solver.table import build_table
+from solver.store import open_compact
+from solver.tables import CompactTable
 
 # Every shape of up to 12 cells (rows <= cols) with a few k each: 1 to 12 cells, k = 1 to 4.
 SMALL = sorted(
@@ -28,7 +30,7 @@ SMALL = sorted(
 
 
 def _compact(name: str, directory: Path, jobs: int = 1) -> CompactTable:
-    return CompactTable.from_layers(name, build_layers(name, directory, jobs=jobs).layers())
+    return CompactTable.from_layers(parse_game(name), build_layers(parse_game(name), directory, jobs=jobs).layers(), prove=prove)
 
 
 @pytest.mark.parametrize("name", SMALL)
@@ -95,8 +97,8 @@ def test_unreachable_and_malformed_codes_are_refused_with_the_reason(tmp_path: P
 
 
 def test_builds_are_byte_identical_whatever_the_number_of_jobs(tmp_path: Path) -> None:
-    one = build_layers("3x4k3", tmp_path / "one", jobs=1)
-    two = build_layers("3x4k3", tmp_path / "two", jobs=2)
+    one = build_layers(parse_game("3x4k3"), tmp_path / "one", jobs=1)
+    two = build_layers(parse_game("3x4k3"), tmp_path / "two", jobs=2)
     assert one.sha256 == two.sha256
     assert all(one.layer_path(p).read_bytes() == two.layer_path(p).read_bytes() for p in range(13))
 
@@ -109,50 +111,94 @@ def test_an_interrupted_build_resumes_below_the_last_finished_layer(tmp_path: Pa
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        build_layers("3x4k3", directory, jobs=1, progress=stop_in_layer_5)
+        build_layers(parse_game("3x4k3"), directory, jobs=1, progress=stop_in_layer_5)
     assert sorted(BuildDir(directory, parse_game("3x4k3")).finished()) == list(range(6, 13))
     said: list[str] = []
-    resumed = build_layers("3x4k3", directory, jobs=1, notify=said.append)
+    resumed = build_layers(parse_game("3x4k3"), directory, jobs=1, notify=said.append)
     assert resumed.resumed_below == 6 and resumed.solved == (5, 4, 3, 2, 1, 0)
     assert said and "layers 12 to 6 are done" in said[0], said
     assert not list(directory.glob("*.partial")) and not list(directory.glob("*.journal"))
-    fresh = build_layers("3x4k3", tmp_path / "fresh", jobs=1)
+    fresh = build_layers(parse_game("3x4k3"), tmp_path / "fresh", jobs=1)
     assert resumed.sha256 == fresh.sha256
 
 
 def test_a_damaged_finished_layer_is_solved_again_with_everything_below_it(tmp_path: Path) -> None:
-    first = build_layers("3x3k3", tmp_path, jobs=1)
+    first = build_layers(parse_game("3x3k3"), tmp_path, jobs=1)
     path = first.layer_path(6)
     data = bytearray(path.read_bytes())
     data[10] ^= 1
     path.write_bytes(bytes(data))
-    again = build_layers("3x3k3", tmp_path, jobs=1)
+    again = build_layers(parse_game("3x3k3"), tmp_path, jobs=1)
     assert again.solved == (6, 5, 4, 3, 2, 1, 0)
     assert again.sha256 == first.sha256
 
 
 def test_a_build_directory_of_another_game_is_refused(tmp_path: Path) -> None:
-    build_layers("2x2k2", tmp_path, jobs=1)
+    build_layers(parse_game("2x2k2"), tmp_path, jobs=1)
     with pytest.raises(BuildError, match="holds a build of 2x2k2"):
-        build_layers("3x3k3", tmp_path, jobs=1)
+        build_layers(parse_game("3x3k3"), tmp_path, jobs=1)
 
 
 def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    import solver.layered
+    import solver.build.layered
 
     usage = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(solver.layered.shutil, "disk_usage", lambda _: usage._replace(free=1000))
+    monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=1000))
     with pytest.raises(BuildError, match=r"needs 0\.00 GiB of disk .* only 0\.00 GiB is free"):
-        build_layers("3x3k3", tmp_path, jobs=1)
-    monkeypatch.setattr(solver.layered.shutil, "disk_usage", lambda _: usage)
-    monkeypatch.setattr(solver.layered, "_available_memory", lambda: 10)
+        build_layers(parse_game("3x3k3"), tmp_path, jobs=1)
+    monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage)
+    monkeypatch.setattr(solver.build.layered, "_available_memory", lambda: 10)
     with pytest.raises(BuildError, match="GiB of memory"):
-        build_layers("4x5k4", tmp_path / "big", jobs=2)
+        build_layers(parse_game("4x5k4"), tmp_path / "big", jobs=2)
     assert not list((tmp_path / "big").glob("layer-*")), "a refused build wrote a layer"
     plan = plan_build(parse_game("4x5k4"), tmp_path / "big", jobs=2)
     assert plan.disk_bytes == 741_365_049 and plan.todo[0] == 20
+
+
+def test_the_memory_estimate_grows_with_every_worker(tmp_path: Path) -> None:
+    import solver.build.layered as layered
+
+    game = parse_game("4x5k4")
+    one, four = (plan_build(game, tmp_path, jobs=jobs).memory_bytes for jobs in (1, 4))
+    assert four - one == 3 * layered.CHUNK_BOARDS * layered.WORKING_BYTES_PER_BOARD, (one, four)
+
+
+def test_a_build_that_fits_with_one_worker_is_refused_with_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--jobs reaches the memory check: the estimate the sweep checks is the one for its workers."""
+    import solver.build.layered as layered
+
+    game = parse_game("3x3k3")
+    one, two = (plan_build(game, tmp_path / "plan", jobs=jobs).memory_bytes for jobs in (1, 2))
+    monkeypatch.setattr(layered, "_available_memory", lambda: (one + two) // 2)
+    with pytest.raises(BuildError, match="GiB of memory.*use fewer --jobs"):
+        build_layers(game, tmp_path / "two", jobs=2)
+    assert build_layers(game, tmp_path / "one", jobs=1).solved[-1] == 0
+
+
+def test_a_damaged_byte_in_the_last_block_of_a_span_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Touching any board of a span verifies every block of the span, its last one included."""
+    import solver.tablefile
+
+    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
+    game = parse_game("3x4k3")
+    path = write_compact(tmp_path / "3x4k3.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers())
+    header = _header(path)
+    (spec,) = header["arrays"]
+    size, block = spec["shape"][0], header["block_bytes"]
+    blocks = -(-size // block)
+    assert blocks >= 3 and size <= (1 << 20), "the whole table must be one span of several blocks"
+    last = size - 7  # a board in the span's last block
+    assert last // block == blocks - 1
+    data = bytearray(path.read_bytes())
+    data[spec["offset"] + last] ^= 0x40
+    path.write_bytes(bytes(data))
+    damaged = open_compact(path)
+    with pytest.raises(TableError, match=f"block {blocks - 1} of 'scores'.*does not match its checksum"):
+        damaged.at(0)  # the span's first board: its span is checked whole
+    with pytest.raises(TableError, match="does not match its checksum"):
+        open_compact(path).score_of(damaged.layout.code_of_index(last))
 
 
 def test_the_consistency_pass_finds_a_score_that_does_not_follow_from_the_children(tmp_path: Path) -> None:
@@ -161,7 +207,7 @@ def test_the_consistency_pass_finds_a_score_that_does_not_follow_from_the_childr
     broken = np.array(compact.scores)
     index = compact.layout.index_of_code(13222)  # X.O/.X./..O, a draw
     broken[index] = 97
-    problems = CompactTable("3x3k3", broken).verify()
+    problems = CompactTable(parse_game("3x3k3"), broken, prove=prove).verify()
     assert problems and "X.O/.X./..O" in problems[0] and "stored 97, expected 0" in problems[0], problems
 
 
@@ -171,9 +217,9 @@ def test_a_compact_table_file_round_trips_and_refuses_damaged_bytes(tmp_path: Pa
     # The package ships the expected checksums of the dense tables of games up to 16 cells;
     # this compact 3x4k3 file is not one of them.
     monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
-    built = build_layers("3x4k3", tmp_path / "build", jobs=1)
-    path = write_compact(tmp_path / "3x4k3.ttt", "3x4k3", built.layers())
-    table = open_compact(path, game="3x4k3")
+    built = build_layers(parse_game("3x4k3"), tmp_path / "build", jobs=1)
+    path = write_compact(tmp_path / "3x4k3.ttt", parse_game("3x4k3"), built.layers())
+    table = open_compact(path, game=parse_game("3x4k3"))
     assert np.array_equal(np.asarray(table.scores), np.concatenate(built.layers()))
     assert table.lookup("X.../.O../....", game="3x4k3").result == "win"
     spec = [s for s in _header(path)["arrays"] if s["name"] == "scores"][0]
@@ -195,8 +241,8 @@ def _header(path: Path) -> dict:
 @pytest.fixture(scope="module")
 def table_3x6k3(tmp_path_factory: pytest.TempPathFactory) -> CompactTable:
     directory = tmp_path_factory.mktemp("3x6k3")
-    built = build_layers("3x6k3", directory, jobs=2)
-    return CompactTable.from_layers("3x6k3", built.layers())
+    built = build_layers(parse_game("3x6k3"), directory, jobs=2)
+    return CompactTable.from_layers(parse_game("3x6k3"), built.layers())
 
 
 def _forward_reachable_counts(game: Game) -> list[int]:
@@ -287,11 +333,11 @@ def test_a_large_batch_of_every_code_reads_like_the_dense_table(tmp_path: Path) 
 
 def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import solver.tablefile
-    from solver.compact import build_compact
+    from solver.builder import build_compact
 
     monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)  # shipped roots are the dense tables'
     done: list[ChunkDone] = []
-    path = build_compact("3x3k3", tmp_path / "3x3k3.ttt", jobs=1, progress=done.append)
+    path = build_compact(parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1, progress=done.append)
     assert path.is_file() and not (tmp_path / "3x3k3.ttt.build").exists()
     assert sum(chunk.boards for chunk in done) == layout(parse_game("3x3k3")).size
     assert sum(chunk.work for chunk in done) == plan_build(parse_game("3x3k3"), tmp_path / "none").work
@@ -299,9 +345,9 @@ def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path
 
 
 def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.layered
+    import solver.build.layered
 
-    monkeypatch.setattr(solver.layered, "CHUNK_BOARDS", 500)  # many small chunks
+    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", 500)  # many small chunks
     game = parse_game("3x4k3")
     seen = []
 
@@ -331,7 +377,7 @@ def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_p
 def test_5x5k4_last_two_layers_match_the_reference_on_sampled_boards() -> None:
     # 25 cells: a 13-cell high half, masks up to bit 24. The full layer is solved whole, then
     # chunks of layer 24 from it; sampled boards are re-solved by the reference minimax.
-    from solver.layered import chunks, solve_chunk
+    from solver.build.layered import chunks, solve_chunk
 
     game = parse_game("5x5k4")
     index = layout(game)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import solver
-import solver.cache
+import solver.api
+import solver.store
 from solver import interop
 from solver.board import draw
 from solver.game import Game, parse_game
@@ -112,11 +113,12 @@ def test_lookup_with_game_opens_the_table_once_and_then_only_indexes(table_dir, 
     def no_more(*args, **kwargs):
         raise AssertionError("the game or its table was looked for again")
 
-    monkeypatch.setattr(solver, "table_for", no_more)
-    monkeypatch.setattr(solver, "parse_game", no_more)
+    monkeypatch.setattr(solver.api, "_table_of", no_more)
+    monkeypatch.setattr(solver.store, "table_for", no_more)
+    monkeypatch.setattr(solver.api, "parse_game", no_more)
     monkeypatch.setattr(solver.game, "_NAME", None)  # parsing a name again would fail
     assert solver.lookup(1, game="2x2k2").table is first.table
     assert solver.lookup("X./..", game=game).code == 1
     monkeypatch.undo()
-    solver.cache.forget()  # a forgotten table is opened afresh
+    solver.forget()  # a forgotten table is opened afresh
     assert solver.lookup(0, game="2x2k2").table is not first.table

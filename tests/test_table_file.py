@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import solver
-import solver.cache
-import solver.table
+import solver.fsutil
+import solver.store
 import solver.tablefile
-from solver.table import build_table, load_table
+from solver import build_table, load_table
 from solver.tablefile import read_header
 
 MAGIC = b"SOLVTTT\n"
@@ -141,7 +141,7 @@ def test_two_builds_write_byte_identical_files(tmp_path, game):
 
 
 def test_shipped_table_equals_a_fresh_build_byte_for_byte(tmp_path):
-    shipped = solver.cache.shipped_path(solver.Game())
+    shipped = solver.store.shipped_path(solver.Game())
     assert shipped is not None and shipped.is_file(), "the 3x3 table must ship with the package"
     fresh = build_table().save(tmp_path / "3x3k3.ttt")
     assert shipped.read_bytes() == fresh.read_bytes(), (
@@ -256,6 +256,32 @@ def test_array_offset_inside_the_header_is_a_table_error(saved):
     table_error(path, verify=False)
 
 
+def _resealed(data: bytes, header: dict) -> bytes:
+    """The file with ``header``, its root recomputed over the new header and the digests it points
+    at: a forgery whose checksum matches, so that only the header's own checks can refuse it."""
+    header = {key: value for key, value in header.items() if key != "root"}
+    spec = header["digests"]
+    digests = data[spec["offset"] : spec["offset"] + 32 * spec["count"]]
+    canonical = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return with_header(data, {**header, "root": hashlib.sha256(canonical + digests).hexdigest()})
+
+
+@pytest.mark.parametrize("overlap", ["the array starts inside the header", "the digests start inside the array"])
+def test_a_header_whose_regions_overlap_is_refused_even_when_its_checksum_matches(saved, monkeypatch, overlap):
+    path, data = saved
+    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)  # a forger's own root
+    header = header_of(data)
+    path.write_bytes(_resealed(data, header))
+    assert load_table(path, verify=False).sha256 == header["root"], "resealing an unchanged header must keep the file good"
+    (spec,) = header["arrays"]
+    if overlap == "the array starts inside the header":
+        spec["offset"] = 0
+    else:
+        header["digests"]["offset"] = spec["offset"] + 64
+    path.write_bytes(_resealed(data, header))
+    assert "corrupt header" in table_error(path, verify=False)
+
+
 def test_flipped_byte_in_the_arrays(saved):
     path, data = saved
     first, end = entries_span(data)
@@ -297,12 +323,12 @@ def test_table_of_another_game(tmp_path, small):
 def test_table_of_another_game_in_the_table_dir(tmp_path, monkeypatch, small):
     small.save(tmp_path / "3x4k3.ttt")
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path))
-    solver.cache.forget()
+    solver.forget()
     try:
         with pytest.raises(solver.TableError, match=r"holds 2x3k2, expected 3x4k3.*solve build --game 3x4k3 --output"):
             solver.table_for("3x4")
     finally:
-        solver.cache.forget()
+        solver.forget()
 
 
 def test_header_of_a_good_file_reads(saved):
@@ -355,7 +381,7 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temp_file(saved, small, 
     def fail(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(solver.tablefile.os, target, fail)
+    monkeypatch.setattr(solver.fsutil.os, target, fail)
     with pytest.raises(solver.TableError if isinstance(error, OSError) else type(error)) as caught:
         small.save(path)
     if isinstance(error, OSError):
@@ -391,7 +417,7 @@ def test_a_failed_write_of_the_arrays_keeps_the_old_file(saved, small, monkeypat
                 raise OSError(28, "No space left on device")
             return len(chunk)
 
-    monkeypatch.setattr(solver.tablefile.os, "fdopen", lambda *a, **k: Exploding(real_fdopen(*a, **k)))
+    monkeypatch.setattr(solver.fsutil.os, "fdopen", lambda *a, **k: Exploding(real_fdopen(*a, **k)))
     with pytest.raises(solver.TableError, match="disk filled up") as caught:
         small.save(path)
     assert str(path) in str(caught.value)
@@ -401,7 +427,7 @@ def test_a_failed_write_of_the_arrays_keeps_the_old_file(saved, small, monkeypat
 
 
 def test_a_failed_first_save_leaves_nothing(tmp_path, small, monkeypatch):
-    monkeypatch.setattr(solver.tablefile.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("no")))
+    monkeypatch.setattr(solver.fsutil.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("no")))
     with pytest.raises(solver.TableError):
         small.save(tmp_path / "2x3k2.ttt")
     assert list(tmp_path.iterdir()) == []

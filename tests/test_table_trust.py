@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 import solver
-import solver.cache
-import solver.table
+import solver.store
 import solver.tablefile
+import solver.tables.dense
+from solver import build_table, load_table
 from solver.checksums import EXPECTED_ROOTS
-from solver.game import DENSE_MAX_CELLS
-from solver.table import build_table, load_table
+from solver.game import DENSE_MAX_CELLS, parse_game
 from solver.tablefile import open_table
 
 
@@ -39,7 +39,7 @@ def tictactoe() -> solver.Table:
 @pytest.fixture
 def lazily_verified(monkeypatch):
     """Open every table like a large one: blocks are verified on first use, not on open."""
-    monkeypatch.setattr(solver.table, "_VERIFY_ON_OPEN_BYTES", 0)
+    monkeypatch.setattr(solver.tables.dense, "VERIFY_ON_OPEN_BYTES", 0)
 
 
 def _flip(path, where: int) -> None:
@@ -49,6 +49,24 @@ def _flip(path, where: int) -> None:
 
 
 # -- damaged blocks --------------------------------------------------------------------------------------
+
+def test_a_batch_reaching_the_last_block_verifies_it_before_answering(tmp_path, lazily_verified):
+    """A batch spanning the first and the last block: every block it touches is hashed, the last one too."""
+    table = build_table(game="3x4k3")
+    path = table.save(tmp_path / "3x4k3.ttt")
+    first, _ = entries_span(path.read_bytes())
+    guard = load_table(path).file.guard("entries")
+    assert guard.count >= 3
+    reachable = table.reachable_codes()
+    last = int(reachable[-1])
+    assert last >> guard.shift == guard.count - 1, "the code must lie in the last block"
+    _flip(path, first + 4 * last + 3)  # its score
+    damaged = load_table(path)
+    with pytest.raises(solver.TableError, match=f"block {guard.count - 1} of 'entries'.*does not match its checksum"):
+        damaged.lookup_codes(np.array([int(reachable[0]), int(reachable[len(reachable) // 2]), last]))
+    with pytest.raises(solver.TableError, match="does not match its checksum"):
+        load_table(path).lookup_codes(np.array([last, int(reachable[0])]))
+
 
 def test_a_flipped_byte_anywhere_in_the_entries_raises_on_first_use_instead_of_answering(tmp_path, tictactoe, lazily_verified):
     """Before block checksums, a flipped byte in a large memory-mapped table gave a wrong answer silently."""
@@ -151,7 +169,7 @@ def test_a_forged_table_of_a_game_without_a_shipped_checksum_is_still_self_consi
 def test_a_file_in_the_table_dir_never_overrides_the_shipped_tictactoe_table(table_dir, tictactoe):
     path = tictactoe.save(table_dir / "3x3k3.ttt")
     _forge(path, 0, 99)
-    assert solver.table_for().path == solver.cache.shipped_path(solver.Game())
+    assert solver.table_for().path == solver.store.shipped_path(solver.Game())
     assert solver.lookup(0).score == 0
 
 
@@ -178,7 +196,7 @@ def test_a_fresh_build_of_a_larger_game_has_the_expected_checksum(game):
 
 
 def test_the_shipped_table_has_the_expected_checksum():
-    shipped = solver.cache.shipped_path(solver.Game())
+    shipped = solver.store.shipped_path(solver.Game())
     assert open_table(shipped).header.root == EXPECTED_ROOTS["3x3k3"]
 
 
@@ -197,17 +215,19 @@ def test_lookup_codes_without_checks_marks_unreachable_codes(tictactoe):
 
 @pytest.mark.parametrize("game", ["2x9k4", pytest.param("3x6k3", marks=pytest.mark.slow)])
 def test_a_fresh_compact_build_has_the_shipped_checksum(tmp_path, game):
+    from solver.builder import build_compact
     from solver.checksums import EXPECTED_COMPACT_ROOTS
-    from solver.compact import build_compact, open_compact
+    from solver.store import open_compact
 
-    path = build_compact(game, tmp_path / f"{game}.ttt", jobs=2)
+    path = build_compact(parse_game(game), tmp_path / f"{game}.ttt", jobs=2)
     assert open_compact(path).sha256 == EXPECTED_COMPACT_ROOTS[game]
 
 
 def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consistent(tmp_path):
-    from solver.compact import build_compact, open_compact
+    from solver.builder import build_compact
+    from solver.store import open_compact
 
-    path = build_compact("2x9k4", tmp_path / "2x9k4.ttt", jobs=1)
+    path = build_compact(parse_game("2x9k4"), tmp_path / "2x9k4.ttt", jobs=1)
     header = header_of(path.read_bytes())
     (spec,) = header["arrays"]
     data = bytearray(path.read_bytes())

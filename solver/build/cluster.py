@@ -3,12 +3,12 @@
 The sweep is bulk-synchronous (layer ``p`` reads only layer ``p + 1``), so a
 cluster needs no engine of its own beyond a task queue per layer: the client
 (:func:`build_on_cluster`) submits the chunks of layer ``p`` as tasks, each task
-(:func:`solver.layered.run_chunks`) memory-maps layer ``p + 1`` read-only from the
+(:func:`solver.build.layered.run_chunks`) memory-maps layer ``p + 1`` read-only from the
 **shared build directory** and writes its own slice of layer ``p``'s preallocated
 file, then flushes it. When every task of the layer has finished, the client hashes
 the layer, renames it into place and records it in the manifest, exactly as the
 local build does; so a killed cluster build resumes the same way (locally or on the
-cluster), and the bytes are identical to :func:`solver.layered.build_layers`'s.
+cluster), and the bytes are identical to :func:`solver.build.layered.build_layers`'s.
 
 Requirements: ``pip install 'solved-tictactoe[cluster]'`` (Dask distributed) on the
 client and every worker, and one directory that the client and every worker see at
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .game import Game, parse_game
+from ..game import Game
 from .layered import BuildResult, Chunk, ChunkResult, Progress, run_chunks, sweep
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def _distributed() -> Any:
     try:
         return importlib.import_module("distributed")
     except ImportError:  # pragma: no cover - depends on the environment
-        from .errors import SolverError
+        from ..errors import SolverError
 
         raise SolverError(
             "a cluster build needs Dask distributed: pip install 'solved-tictactoe[cluster]'"
@@ -60,7 +60,7 @@ def _client(scheduler: str | Client) -> tuple[Any, bool]:
 
 
 def build_on_cluster(
-    game: Game | str,
+    game: Game,
     directory: str | os.PathLike[str],
     scheduler: str | Client,
     *,
@@ -72,11 +72,10 @@ def build_on_cluster(
 
     :param directory: the build directory, at the same path on the client and every worker.
     :param scheduler: the scheduler's address (``tcp://host:8786``) or a connected ``distributed.Client``.
-    :param progress: called in the client after every chunk (:class:`solver.layered.ChunkDone`).
+    :param progress: called in the client after every chunk (:class:`solver.build.layered.ChunkDone`).
     :param notify: called with a line of text when the build resumes.
-    :raises solver.layered.BuildError: if the shared directory lacks the disk space (checked first).
+    :raises solver.build.layered.BuildError: if the shared directory lacks the disk space (checked first).
     """
-    game = parse_game(game)
     path = Path(directory).resolve()
     client, owned = _client(scheduler)
     try:

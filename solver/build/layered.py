@@ -26,7 +26,9 @@ Scores follow :mod:`solver.score` (int8, for the side to move: ``100 - d`` a win
 ``manifest.json``; the layer being solved is ``layer-PP.i8.partial``, preallocated,
 and every worker writes its own disjoint slice of it through a memory map. A build
 run again on the same directory checks the finished layers and resumes below the
-last one. The bytes do not depend on the number of workers or their order.
+last one. The bytes do not depend on the number of workers or their order. The
+manifest is replaced atomically and the journal created empty by
+:func:`solver.fsutil.write_atomic`, the one atomic writer.
 
 >>> import tempfile
 >>> from solver.game import Game
@@ -54,11 +56,12 @@ from typing import Any
 
 import numpy as np
 
-from .board import render
-from .errors import SolverError
-from .game import Game, parse_game
-from .index import SCHEME, SCHEME_VERSION, Block, Layout, layout
-from .score import UNREACHABLE, WIN
+from ..board import render
+from ..errors import SolverError
+from ..fsutil import write_atomic
+from ..game import Game, parse_game
+from ..index import SCHEME, SCHEME_VERSION, Block, Layout, layout
+from ..score import UNREACHABLE, WIN
 
 CHUNK_BOARDS = 1 << 22
 """Boards per chunk (at least one row): bounds a worker's working memory to about 60 MiB."""
@@ -294,7 +297,7 @@ class BuildDir:
         """Add a finished layer to the manifest (atomically)."""
         data = self.manifest()
         data["layers"][str(ply)] = {"size": layout(self.game).layer_sizes[ply], "sha256": digest}
-        _write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+        write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
 
     def layers(self) -> list[np.ndarray]:
         """Every finished layer as a read-only memory map, layer 0 first (for the table file)."""
@@ -315,15 +318,6 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
-
-
 # -- workers -----------------------------------------------------------------------
 _open_maps: dict[tuple[str, int], tuple[np.ndarray | None, np.ndarray]] = {}
 
@@ -331,7 +325,8 @@ _open_maps: dict[tuple[str, int], tuple[np.ndarray | None, np.ndarray]] = {}
 def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[ChunkResult]:
     """Solve chunks of layer ``ply`` of the build in ``directory`` and write them into its partial file.
 
-    Runs in a worker (a local process or a Dask worker): it memory-maps layer
+    Runs in a worker (a local process or a Dask worker), so the game travels by its
+    name (the task's arguments are sent to the worker): it memory-maps layer
     ``ply + 1`` read-only and the partial file of layer ``ply`` for writing, and
     touches only the slices of its chunks. Returns, per chunk, its first index, its
     boards and the CRC-32 of the bytes written (for the layer's journal).
@@ -489,7 +484,7 @@ def sweep(
         else:
             with partial.open("wb") as handle:  # preallocate: workers write disjoint slices
                 handle.truncate(sizes[ply])
-            journal.write_bytes(b"")
+            write_atomic(journal, b"")
         todo = []
         for chunk in layer_chunks:
             if chunk.start in finished:
@@ -544,7 +539,7 @@ def _groups(todo: list[Chunk], jobs: int) -> list[list[Chunk]]:
 
 
 def build_layers(
-    game: Game | str,
+    game: Game,
     directory: str | os.PathLike[str],
     *,
     jobs: int | None = None,
@@ -560,7 +555,6 @@ def build_layers(
     :param extra_disk: bytes the caller will write after the build (the table file), counted in the disk check.
     :raises BuildError: if the disk or the memory is too small (checked before anything is written).
     """
-    game = parse_game(game)
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         return sweep(game, directory, _in_process(game, Path(directory)), jobs=1, progress=progress, notify=notify, extra_disk=extra_disk)

@@ -1,7 +1,7 @@
 """Compact tables: one score byte per legal-count board, best moves found from the children.
 
-A :class:`CompactTable` answers the same questions as :class:`solver.table.Table`
-(``at``, ``lookup``, ``get``, ``best_move``, ``lookup_codes``, ``stats``, ``verify``)
+A :class:`CompactTable` answers the questions of every table (:class:`solver.tables.Table`:
+``at``, ``lookup``, ``get``, ``best_move``, ``lookup_codes``, ``stats``, ``verify``)
 for games of up to 25 cells. It stores only the score of every board of
 :mod:`solver.index` (int8, :mod:`solver.score`: for the side to move, ``100 - d`` a
 win in ``d`` plies, 0 a draw, ``-(100 - d)`` a loss, ``UNREACHABLE`` = -128). A
@@ -13,10 +13,14 @@ position's best moves and every move's outcome come from its children's scores
 read before the span of the table holding it was checked once in this process:
 spans of :data:`SPAN` boards, checked on first use.
 
->>> from solver.layered import build_layers
+It answers only: building one is :mod:`solver.builder`'s (the layered build of
+:mod:`solver.build.layered`), opening one :mod:`solver.store`'s.
+
 >>> import tempfile
+>>> from solver.build.layered import build_layers
+>>> from solver.game import Game
 >>> with tempfile.TemporaryDirectory() as directory:
-...     table = CompactTable.from_layers("3x3", build_layers("3x3", directory, jobs=1).layers())
+...     table = CompactTable.from_layers(Game(), build_layers(Game(), directory, jobs=1).layers())
 >>> p = table.lookup("X.O/.X./..O")
 >>> p.result, p.plies, p.best_moves
 ('draw', 5, ((1, 2),))
@@ -26,25 +30,23 @@ spans of :data:`SPAN` boards, checked on first use.
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from . import board as _board
-from .errors import InvalidBoardError, TableError
-from .game import Game, parse_game
-from .index import SCHEME, SCHEME_VERSION, layout
-from .layered import Progress
-from .position import Position
-from .score import UNREACHABLE, WIN
-from .table import Lookups
-from .tablefile import TableFile
+from .. import tablefile
+from ..errors import TableError
+from ..game import Game
+from ..index import layout
+from ..position import SETTERS, Position
+from ..score import UNREACHABLE, WIN
+from ..tablefile import TableFile, compact_meta
+from .base import Kind, Prover, Table
+from .scores import Scores
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -55,87 +57,37 @@ _THREADS_FROM = 1 << 18
 """Batches of at least this many codes are split over two threads."""
 
 _new = object.__new__
-_set_game, _set_code, _set_score, _set_pieces, _set_table = (
-    getattr(Position, name).__set__ for name in ("game", "code", "score", "pieces", "table")
-)
+_set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
 
 VerifyItems = Callable[[int, int], None]
 """``verify(start, stop)``: check the stored bytes of boards ``start .. stop - 1``; raise :class:`TableError` if bad."""
 
 
-def compact_meta(game: Game) -> dict[str, Any]:
-    """What a compact table file records about its layout (the ``meta`` of :func:`solver.tablefile.write_table`)."""
-    index = layout(game)
-    return {
-        "index": SCHEME,
-        "index_version": SCHEME_VERSION,
-        "layer_offsets": list(index.layer_offsets[:-1]),
-        "layer_sizes": list(index.layer_sizes),
-        "score": "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss, -128 unreachable",
-    }
-
-
-class CompactScores:
-    """The answer of :meth:`CompactTable.lookup_codes`: arrays aligned with the codes asked.
-
-    The same attributes as :class:`solver.table.Scores`; ``ply`` and ``best`` are
-    computed when first read (``best`` probes every child: about ``cells`` times the
-    cost of the look-up itself).
-
-    ==========  ===============================================================
-    ``score``   int8, for the side to move (:mod:`solver.score`)
-    ``ply``     uint8, pieces on the board (X is to move when even)
-    ``best``    uint32, bit ``cell`` set for every best move (0 when finished)
-    ``value``   int8, for X: 1 X wins, 0 draw, -1 O wins
-    ``plies``   int8, plies to the end under perfect play
-    ==========  ===============================================================
-    """
-
-    def __init__(self, table: CompactTable, codes: np.ndarray, indices: np.ndarray, score: np.ndarray) -> None:
-        self.game = table.game
-        self.score = score
-        self._table = table
-        self._codes = codes
-        self._indices = indices
-
-    @cached_property
-    def ply(self) -> np.ndarray:
-        """Pieces on the board (uint8)."""
-        offsets = np.asarray(self._table.layout.layer_offsets)
-        found = np.searchsorted(offsets, self._indices, side="right") - 1
-        return np.where(self._indices < 0, 0, found).astype(np.uint8).reshape(self.score.shape)  # illegal counts: 0
-
-    @cached_property
-    def best(self) -> np.ndarray:
-        """Best-move masks (uint32), from the children's scores."""
-        masks = self._table.best_masks(self._codes.reshape(-1), self.ply.reshape(-1), self.score.reshape(-1))
-        return masks.reshape(self.score.shape)
-
-    @property
-    def value(self) -> np.ndarray:
-        """The value for X (int8: 1 X wins, 0 draw, -1 O wins)."""
-        sign = np.sign(self.score)
-        values: np.ndarray = np.where(self.ply % 2 == 0, sign, -sign).astype(np.int8)
-        return values
-
-    @property
-    def plies(self) -> np.ndarray:
-        """Plies to the end under perfect play (int8)."""
-        decisive = WIN - np.abs(self.score.astype(np.int16))
-        return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
-
-
-class CompactTable(Lookups):
-    """A solved game in the compact layout: look-ups answer like :class:`solver.table.Table`'s.
+class CompactTable(Table):
+    """A solved game in the compact layout (module docstring).
 
     :param scores: int8, one per board of :func:`solver.index.layout`, all layers
         concatenated (a memory map of the table file, or an array).
     :param verify: checks stored boards ``start .. stop - 1`` (raises :class:`TableError`);
         called once per span of :data:`SPAN` boards before any byte of it is used.
+    :param prove: what :meth:`verify` calls (:data:`solver.tables.base.Prover`).
     """
 
-    def __init__(self, game: Game | str, scores: np.ndarray, *, path: Path | None = None, verify: VerifyItems | None = None) -> None:
-        self.game = parse_game(game)
+    kind: ClassVar[Kind] = "compact"
+    lists_positions: ClassVar[bool] = False
+    stores_best_moves: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        game: Game,
+        scores: np.ndarray,
+        *,
+        path: Path | None = None,
+        verify: VerifyItems | None = None,
+        file: TableFile | None = None,
+        prove: Prover | None = None,
+    ) -> None:
+        self.game = game
         self.layout = layout(self.game)
         if scores.dtype != np.int8 or scores.shape != (self.layout.size,):
             raise TableError(
@@ -149,17 +101,34 @@ class CompactTable(Lookups):
         self._offsets = self.layout.layer_offsets
         self._powers = tuple(3**cell for cell in range(self.game.cells))
         self._verify = verify
-        self.file: TableFile | None = None
-        """The open file behind the table (None for a table made in memory)."""
+        self.file = file
+        self.prove = prove
         spans = -(-self.layout.size // SPAN)
         self._checked = bytearray(spans if verify is not None else 0)
         self._all_checked = verify is None
         self._pool: ThreadPoolExecutor | None = None
 
     @classmethod
-    def from_layers(cls, game: Game | str, layers: Sequence[np.ndarray], **options: Any) -> CompactTable:
+    def from_layers(cls, game: Game, layers: Sequence[np.ndarray], **options: Any) -> CompactTable:
         """A table from per-layer score arrays (layer 0 first), concatenated in memory (small games, tests)."""
         return cls(game, np.concatenate([np.asarray(layer, dtype=np.int8) for layer in layers]), **options)
+
+    @classmethod
+    def from_file(cls, table_file: TableFile, *, prove: Prover | None = None) -> CompactTable:
+        """The table of an open compact table file (layout checked now, blocks verified on first use).
+
+        :raises TableError: if the file holds another kind of table, or one written with another index.
+        """
+        header = table_file.header
+        wanted = compact_meta(header.game)
+        meta = dict(header.meta)
+        if header.kind != "compact":
+            raise table_file.error(f"holds a {header.kind} table, expected a compact one")
+        for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
+            if meta.get(key) != wanted[key]:
+                raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
+        guard = table_file.guard("scores")
+        return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
 
     def __repr__(self) -> str:
         return f"<CompactTable {self.game.name} from {self.path or 'memory'}>"
@@ -181,16 +150,6 @@ class CompactTable(Lookups):
         for span in range(len(self._checked)):
             self._check_span(span << SPAN_BITS)
         self._all_checked = True
-
-    @property
-    def sha256(self) -> str:
-        """The table's checksum: the root SHA-256 of its file (:mod:`solver.tablefile`)."""
-        from . import tablefile
-
-        if self.file is not None:
-            return self.file.header.root
-        header, digests = tablefile.checksums(kind="compact", game=self.game, arrays={"scores": self.scores}, meta=compact_meta(self.game))
-        return tablefile.root_of(header, digests)
 
     def _check_indices(self, indices: np.ndarray) -> None:
         if self._all_checked or not indices.size:
@@ -217,19 +176,15 @@ class CompactTable(Lookups):
         :raises InvalidBoardError: for a code out of range or that no legal game reaches.
         """
         if not 0 <= code < self._codes:
-            _board.parse(code, self.game)  # raises, naming the range
+            self._refuse(code)
         index = self._index(code)
         if index < 0:
-            _board.check_rules(self.game, code)  # raises: impossible piece counts
+            self._refuse(code)  # impossible piece counts
         if not self._all_checked:
             self._check_span(index)
         score = self._view[index]
         if score == UNREACHABLE:
-            _board.check_rules(self.game, code)
-            raise TableError(
-                f"{self.path or 'table'}: code {code} breaks no rule but is marked unreachable; "
-                f"rebuild it with: solve build --game {self.game.name}"
-            )
+            self._refuse(code)
         position = _new(Position)
         _set_game(position, self.game)
         _set_code(position, code)
@@ -295,20 +250,13 @@ class CompactTable(Lookups):
                 np.take(table, found, out=scores[a : a + _BATCH])
         return True
 
-    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> CompactScores:
-        """Scores of many codes at once (vectorised); ``ply`` and ``best`` follow when read.
+    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
+        """Scores of many codes at once (see :meth:`Table.lookup_codes`); ``ply`` and ``best`` follow when read.
 
         Large batches are split over two threads (numpy releases the GIL; random reads
         into a large table wait on memory, not on the CPU).
-
-        :param codes: an integer array (any shape, or a single int) of base-3 codes.
-        :param check: raise for unreachable codes. Codes out of range always raise;
-            with ``check=False`` unreachable codes read ``UNREACHABLE``.
-        :raises InvalidBoardError: naming the first bad code and its index.
         """
-        codes = np.asarray(codes)
-        if codes.dtype.kind not in "iu":
-            raise InvalidBoardError(f"codes must be integers, found dtype {codes.dtype}")
+        codes = self._integer_codes(codes)
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         indices = np.empty(flat.size, dtype=np.int64)
         scores = np.empty(flat.size, dtype=np.int8)
@@ -326,16 +274,9 @@ class CompactTable(Lookups):
         self._check_indices(indices)  # before any answer leaves: the bytes read are verified
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
-        return CompactScores(self, flat, indices, scores.reshape(codes.shape))
-
-    def _explain_bad_code(self, codes: np.ndarray, check: bool) -> None:
-        for position, code in enumerate(codes.tolist()):
-            if not 0 <= code < self._codes:
-                raise InvalidBoardError(f"codes[{position}] = {code} is out of range for {self.game.name}: expected 0 to {self._codes - 1}")
-            if check and self.score_of(code) == UNREACHABLE:
-                reason = _board.rule_violation(self.game, code) or "marked unreachable"
-                raise InvalidBoardError(f"codes[{position}] = {code} ({_board.render(self.game, code)}) is not a reachable position: {reason}")
-        raise AssertionError("a batch was invalid, but no code in it is")  # pragma: no cover
+        score = scores.reshape(codes.shape)
+        ply = _Pieces(self.layout.layer_offsets, indices, score.shape)
+        return Scores(self.game, score, ply, lambda: self.best_masks(flat, ply().reshape(-1), score.reshape(-1)).reshape(score.shape))
 
     def best_masks(self, codes: np.ndarray, ply: np.ndarray, score: np.ndarray) -> np.ndarray:
         """Best-move masks of many boards (uint32, vectorised over boards, a loop over cells)."""
@@ -401,7 +342,7 @@ class CompactTable(Lookups):
             terminal["draws"] += full_draws
             per_layer.append({"ply": ply, "positions": positions, "wins": wins, "draws": draws, "losses": losses,
                               "finished": lost_now + full_draws})
-        from .stats import summary
+        from ..stats import summary
 
         return {
             **summary(self.game, totals, terminal, self.at(0), unique=None, games=None),
@@ -420,112 +361,25 @@ class CompactTable(Lookups):
         found: np.ndarray = np.sort(codes[np.asarray(self.scores) != UNREACHABLE])
         return found
 
-    def verify(self) -> list[str]:
-        """Prove the table: every stored span checked (with a ``verify`` hook), then every layer
-        re-derived from the stored next layer and compared board by board (a full build's work).
+    def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
+        """``scores``: every board's score, all layers (verified)."""
+        self.verify_blocks()
+        return {"scores": self.scores}
 
-        :returns: the problems found (empty when the table is exact).
-        """
-        from .layered import check_layers
-
-        problems = []
-        try:
-            layers = [self.layer(ply) for ply in range(self.game.cells + 1)]
-        except TableError as error:
-            return [str(error)]
-        problems.extend(check_layers(self.game, layers))
-        return problems
+    def file_meta(self) -> Mapping[str, Any]:
+        """The index scheme and the layer offsets (:func:`solver.tablefile.compact_meta`)."""
+        return compact_meta(self.game)
 
 
-# -- the file (the format itself lives in solver.tablefile) ------------------------------
-def write_compact(path: str | os.PathLike[str], game: Game | str, layers: Sequence[np.ndarray]) -> Path:
-    """Write a compact table file from per-layer scores (layer 0 first; memory maps are streamed).
+class _Pieces:
+    """The pieces on the board of a batch's codes, from their indices (computed when first asked for)."""
 
-    The file's ``meta`` records the index scheme and the layer offsets (:func:`compact_meta`).
-    """
-    from .tablefile import write_table
+    def __init__(self, offsets: Sequence[int], indices: np.ndarray, shape: tuple[int, ...]) -> None:
+        self._offsets, self._indices, self._shape = offsets, indices, shape
+        self._found: np.ndarray | None = None
 
-    game = parse_game(game)
-    sizes = [len(layer) for layer in layers]
-    if sizes != list(layout(game).layer_sizes):
-        raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
-    parts = [layer for layer in layers if len(layer)]
-    return write_table(path, kind="compact", game=game, meta=compact_meta(game), arrays={"scores": parts})
-
-
-def open_compact(path: str | os.PathLike[str], *, game: Game | str | None = None) -> CompactTable:
-    """Open a compact table file: header and layout checked now, score blocks verified on first use.
-
-    :raises TableError: for a missing, damaged or mismatched file, or one written with another index.
-    """
-    from .tablefile import open_table
-
-    expected = None if game is None else parse_game(game)
-    return compact_from_file(open_table(path, game=expected))
-
-
-def compact_from_file(table_file: TableFile) -> CompactTable:
-    """The :class:`CompactTable` of an open table file (layout checked, blocks verified on first use).
-
-    :raises TableError: if the file holds another kind of table, or one written with another index.
-    """
-    header = table_file.header
-    found = header.game
-    wanted = compact_meta(found)
-    meta = dict(header.meta)
-    if header.kind != "compact":
-        raise table_file.error(f"holds a {header.kind} table, expected a compact one")
-    for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
-        if meta.get(key) != wanted[key]:
-            raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
-    guard = table_file.guard("scores")
-    table = CompactTable(found, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range)
-    table.file = table_file
-    return table
-
-
-def build_compact(
-    game: Game | str,
-    output: str | os.PathLike[str],
-    *,
-    build_dir: str | os.PathLike[str] | None = None,
-    jobs: int | None = None,
-    scheduler: Any = None,
-    progress: Progress | None = None,
-    notify: Callable[[str], None] | None = None,
-    keep_layers: bool = False,
-) -> Path:
-    """Solve a game into a compact table file: the layered build (local or on a Dask cluster), then the file.
-
-    A killed build run again with the same ``build_dir`` resumes below its last finished
-    layer (``notify`` says so). The disk and memory needed are checked before anything
-    is written (:class:`solver.layered.BuildError` gives the figures).
-
-    :param output: the table file to write (atomically).
-    :param build_dir: where the layers go while building (default: ``<output>.build``;
-        on a cluster, a directory every worker sees at the same path).
-    :param jobs: local worker processes (default: every core); ignored with ``scheduler``.
-    :param scheduler: a Dask scheduler address (``tcp://host:8786``) or client: build on that cluster.
-    :param progress: called after every chunk (:class:`solver.layered.ChunkDone`; the
-        total work is :attr:`solver.layered.BuildPlan.work` of :func:`solver.layered.plan_build`).
-    :param keep_layers: keep the build directory after the file is written.
-    :returns: the path written.
-    """
-    import shutil
-
-    from .layered import build_layers
-
-    game = parse_game(game)
-    output = Path(output)
-    directory = Path(build_dir) if build_dir is not None else output.with_name(output.name + ".build")
-    file_bytes = layout(game).size
-    if scheduler is not None:
-        from .cluster import build_on_cluster
-
-        built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, extra_disk=file_bytes)
-    else:
-        built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, extra_disk=file_bytes)
-    written = write_compact(output, game, built.layers())
-    if not keep_layers:
-        shutil.rmtree(directory, ignore_errors=True)
-    return written
+    def __call__(self) -> np.ndarray:
+        if self._found is None:
+            layer = np.searchsorted(np.asarray(self._offsets), self._indices, side="right") - 1
+            self._found = np.where(self._indices < 0, 0, layer).astype(np.uint8).reshape(self._shape)  # illegal counts: 0
+        return self._found

@@ -12,7 +12,7 @@ import os
 import socket
 from collections.abc import Sequence
 
-from ..cache import AnyTable
+from ..tables import Table
 from .app import (
     MAX_BATCH,
     MAX_BODY_BYTES,
@@ -47,7 +47,7 @@ def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
 
 
 def serve(
-    tables: Sequence[AnyTable],
+    tables: Sequence[Table],
     *,
     sock: socket.socket,
     table_dir: str | os.PathLike[str] | None = None,

@@ -14,7 +14,7 @@ route                                       answer
 ==========================================  =====================================================
 
 Nothing a request sends reaches the file system: the tables are opened before the
-app is made (``solver.cache.table_for(..., build=False)``), and the page's files are
+app is made (``solver.store.table_for(..., build=False)``), and the page's files are
 read from the package once, into memory, from a fixed list. A request never starts
 a table build; a game that is not served is a 404 naming ``solve build``.
 
@@ -54,11 +54,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..analysis import analyze
 from ..board import parse
-from ..cache import AnyTable, table_for
-from ..cache import table_dir as _table_dir
 from ..errors import InvalidBoardError, InvalidGameError, SolverError
 from ..game import DEFAULT_GAME, Game, parse_game
 from ..score import UNREACHABLE
+from ..store import table_dir as _table_dir
+from ..store import table_for
+from ..tables import Table
 from .batch import answers
 from .openapi import openapi_document
 
@@ -87,7 +88,7 @@ SECURITY_HEADERS = {
 _JSON = "application/json"
 
 
-def table_checksum(table: AnyTable) -> str:
+def table_checksum(table: Table) -> str:
     """The checksum that identifies a table's contents: every answer's ETag is built on it.
 
     :attr:`Table.sha256`, the checksum ``solve verify`` prints (read from the file's
@@ -115,7 +116,7 @@ def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game
 class ServedGame:
     """One game the server answers for: its table, checksum and cached JSON answers."""
 
-    table: AnyTable
+    table: Table
     checksum: str
     answer: Callable[[int], bytes]
     """The JSON bytes of :meth:`Position.to_dict` (``best_first=True``) of a reachable code, cached."""
@@ -130,7 +131,7 @@ class ServedGame:
         return f'"{self.checksum[:20]}-{what}"'
 
 
-def served(table: AnyTable) -> ServedGame:
+def served(table: Table) -> ServedGame:
     """Wrap an open table for the app."""
     at = table.at
 
@@ -141,7 +142,7 @@ def served(table: AnyTable) -> ServedGame:
     return ServedGame(table, table_checksum(table), answer)
 
 
-def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None) -> list[AnyTable]:
+def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None) -> list[Table]:
     """The tables of ``games`` (never built here): each must be shipped or in the table directory.
 
     Every block of every table is verified now, before the server listens: a damaged
@@ -149,13 +150,13 @@ def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str
 
     :raises TableError: for a missing or broken table, naming the command that makes it.
     """
-    tables = [table_for(game, table_dir=table_dir, build=False) for game in games]
+    tables = [table_for(parse_game(game), table_dir=table_dir, build=False) for game in games]
     for table in tables:
         table.verify_blocks()
     return tables
 
 
-def create_app(tables: Sequence[AnyTable] | None = None, *, table_dir: str | os.PathLike[str] | None = None) -> Starlette:
+def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None) -> Starlette:
     """The ASGI app serving ``tables`` (default: tic-tac-toe and every table in ``table_dir``).
 
     :param tables: open tables (:func:`open_tables`); the first one is the page's default game.
@@ -369,7 +370,7 @@ def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
     return b'{"results":[' + b",".join(parts) + b"]}"
 
 
-def _read(table: AnyTable, board: str | int, *, check: bool = False) -> int | bytes:
+def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes:
     """A board's code, or the JSON ``{"error": message}`` saying why it cannot be read (or reached, with ``check``)."""
     try:
         return _code_of(table, board, check=check)
@@ -377,7 +378,7 @@ def _read(table: AnyTable, board: str | int, *, check: bool = False) -> int | by
         return _dumps({"error": _one_line(error)})
 
 
-def _code_of(table: AnyTable, board: str | int, *, check: bool = True) -> int:
+def _code_of(table: Table, board: str | int, *, check: bool = True) -> int:
     """The code of a board: an int code, or text: a base-3 code or any board string the CLI accepts.
 
     :raises InvalidBoardError: for a malformed board, or (with ``check``) one no game reaches.
@@ -392,7 +393,7 @@ def _code_of(table: AnyTable, board: str | int, *, check: bool = True) -> int:
     return code
 
 
-def _code(table: AnyTable, text: str) -> int:
+def _code(table: Table, text: str) -> int:
     """:func:`_code_of`, with a bad board as a 400."""
     try:
         return _code_of(table, text)

@@ -15,9 +15,9 @@ from functools import cache
 
 import numpy as np
 
-from ..cache import AnyTable
 from ..game import Game
 from ..score import WIN
+from ..tables import Table
 
 _RESULT = {1: "win", 0: "draw", -1: "loss"}
 
@@ -60,7 +60,7 @@ def _best_texts(game: Game, mask: int) -> str:
     return f'"best_moves": [{", ".join([moves[cell] for cell in cells])}], "best_cells": [{", ".join(map(str, cells))}]'
 
 
-def answers(table: AnyTable, codes: np.ndarray) -> list[bytes]:
+def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     """``json.dumps(table.at(code).to_dict(best_first=True)).encode()`` for each code (all reachable)."""
     game = table.game
     codes = np.asarray(codes, dtype=np.int64)

@@ -1,0 +1,193 @@
+"""Building tables: the one place that turns a game into a table of either kind and writes it.
+
+=============  =================================================================
+kind           how it is built
+=============  =================================================================
+``dense``      in memory in seconds (:mod:`solver.build.dense`), games of up to
+               16 cells; :func:`build_table` gives the table, :func:`build_file`
+               writes it
+``compact``    layer by layer in a build directory (:mod:`solver.build.layered`),
+               with every core or on a Dask cluster (:mod:`solver.build.cluster`),
+               games of 17 to 25 cells; a killed build resumes. :func:`build_compact`
+               writes the file
+=============  =================================================================
+
+The kind a game gets is chosen here and only here (:func:`kind_for`). Every file is
+written atomically (:mod:`solver.fsutil` through :func:`solver.tablefile.write_table`).
+Where tables live, and when one must be built, is :mod:`solver.store`'s business.
+
+Proving a table (:func:`prove`) re-derives it, which is a build: the tables call it
+through the ``prove`` function they are given (:meth:`solver.tables.Table.verify`), so
+the look-up classes import no build code.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import board as _board
+from . import tablefile
+from .build.dense import Progress, build_arrays, build_steps
+from .build.layered import ChunkDone, build_layers, check_layers, plan_build
+from .build.layered import Progress as ChunkProgress
+from .errors import TableError
+from .fsutil import refuse_non_regular, remove_dead_temporaries
+from .game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
+from .index import layout
+from .tables import CompactTable, DenseTable, Kind, Table
+
+BuildProgress = Callable[..., None]
+"""Called with the work units just done, and for a compact build the layer (pieces) being solved."""
+
+BuildHook = Callable[[Game, Path, int], AbstractContextManager["BuildProgress | None"]]
+"""Entered around a build with the game, the file to be written and the build's work units in all;
+yields a :data:`BuildProgress` callback or None."""
+
+
+def kind_for(game: Game) -> Kind:
+    """The kind of table ``game`` gets: dense up to :data:`solver.game.DENSE_MAX_CELLS` cells, compact past them."""
+    return "dense" if game.cells <= DENSE_MAX_CELLS else "compact"
+
+
+def build_table(game: Game = DEFAULT_GAME, *, progress: Progress | None = None) -> DenseTable:
+    """Solve a game of up to 16 cells in memory: its dense table.
+
+    :param progress: called with 1 after each ply of each pass (:func:`solver.build.dense.build_steps` calls).
+    """
+    return DenseTable(game, tablefile.dense_entries(*build_arrays(game, progress=progress)), prove=prove)
+
+
+def build_file(
+    game: Game,
+    path: str | os.PathLike[str],
+    *,
+    on_build: BuildHook | None = None,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    notify: Callable[[str], None] | None = None,
+) -> Path:
+    """Build ``game``'s table of the kind :func:`kind_for` chooses and write it atomically to ``path``.
+
+    The temporary files of dead builders in ``path``'s directory are removed first.
+    Dense tables are built in memory; compact ones layer by layer in ``<path>.build``,
+    which a killed build resumes from (``notify`` says so).
+
+    :param jobs: worker processes for a compact build (default: every core).
+    :param scheduler: a Dask scheduler address or client: build a compact table on that cluster.
+    :returns: the path written.
+    :raises TableError: if ``path`` is not a regular file, its directory cannot be
+        written, or the disk is full (naming the path and the bytes needed).
+    :raises solver.build.layered.BuildError: if a compact build cannot fit (disk or memory, with the figures).
+    """
+    path = Path(path)
+    remove_dead_temporaries(path.parent)
+    if kind_for(game) == "dense":
+        with on_build(game, path, build_steps(game)) if on_build else nullcontext() as progress:
+            table = build_table(game, progress=progress)
+        return table.save(path)
+    refuse_non_regular(path)  # before the build's minutes or hours, not after
+    build_dir = path.with_name(path.name + ".build")
+    work = plan_build(game, build_dir, jobs=jobs or os.cpu_count() or 1).work
+    with on_build(game, path, work) if on_build else nullcontext() as progress:
+
+        def report(done: ChunkDone) -> None:
+            if progress is not None:
+                progress(done.work, done.ply)
+
+        return build_compact(game, path, build_dir=build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify)
+
+
+def build_compact(
+    game: Game,
+    output: str | os.PathLike[str],
+    *,
+    build_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    progress: ChunkProgress | None = None,
+    notify: Callable[[str], None] | None = None,
+    keep_layers: bool = False,
+) -> Path:
+    """Solve a game into a compact table file: the layered build (local or on a Dask cluster), then the file.
+
+    A killed build run again with the same ``build_dir`` resumes below its last finished
+    layer (``notify`` says so). The disk and memory needed are checked before anything
+    is written (:class:`solver.build.layered.BuildError` gives the figures).
+
+    :param output: the table file to write (atomically).
+    :param build_dir: where the layers go while building (default: ``<output>.build``;
+        on a cluster, a directory every worker sees at the same path).
+    :param jobs: local worker processes (default: every core); ignored with ``scheduler``.
+    :param scheduler: a Dask scheduler address (``tcp://host:8786``) or client: build on that cluster.
+    :param progress: called after every chunk (:class:`solver.build.layered.ChunkDone`; the
+        total work is :attr:`solver.build.layered.BuildPlan.work` of :func:`solver.build.layered.plan_build`).
+    :param keep_layers: keep the build directory after the file is written.
+    :returns: the path written.
+    """
+    output = Path(output)
+    directory = Path(build_dir) if build_dir is not None else output.with_name(output.name + ".build")
+    file_bytes = layout(game).size
+    if scheduler is not None:
+        from .build.cluster import build_on_cluster
+
+        built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, extra_disk=file_bytes)
+    else:
+        built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, extra_disk=file_bytes)
+    written = write_compact(output, game, built.layers())
+    if not keep_layers:
+        shutil.rmtree(directory, ignore_errors=True)
+    return written
+
+
+def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.ndarray]) -> Path:
+    """Write a compact table file from per-layer scores (layer 0 first; memory maps are streamed).
+
+    The file's ``meta`` records the index scheme and the layer offsets (:func:`solver.tablefile.compact_meta`).
+    """
+    sizes = [len(layer) for layer in layers]
+    if sizes != list(layout(game).layer_sizes):
+        raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
+    parts = [layer for layer in layers if len(layer)]
+    return tablefile.write_table(path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts})
+
+
+def prove(table: Table) -> list[str]:
+    """Prove a table: its stored blocks checked, then every score re-derived from the rules and compared.
+
+    A dense table is compared code by code with a fresh build (every damaged block is
+    reported too); a compact one has every layer re-derived from the stored next layer
+    (:func:`solver.build.layered.check_layers`: a full build's work, without a second table).
+
+    :returns: the problems found (empty when the table is exact).
+    """
+    if isinstance(table, DenseTable):
+        return _prove_dense(table)
+    assert isinstance(table, CompactTable), f"no proof for a {type(table).__name__}"
+    try:
+        layers = [table.layer(ply) for ply in range(table.game.cells + 1)]
+    except TableError as error:
+        return [str(error)]
+    return check_layers(table.game, layers)
+
+
+def _prove_dense(table: DenseTable) -> list[str]:
+    problems = [] if table.file is None else table.file.problems()
+    fresh = build_arrays(table.game)
+    stored = table.stored_entries()
+    for name, computed in zip(fresh._fields, fresh, strict=True):
+        mine = stored[name]
+        wrong = np.flatnonzero(mine != computed)
+        if wrong.size:
+            code = int(wrong[0])
+            problems.append(
+                f"{name} differs from a fresh build at {wrong.size} codes, first at code {code} "
+                f"({_board.render(table.game, code)}): stored {mine[code]}, computed {computed[code]}"
+            )
+    return problems

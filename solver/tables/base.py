@@ -1,0 +1,250 @@
+"""The table interface: what every kind of solved-game table answers.
+
+Two kinds implement :class:`Table`:
+
+===========  ==================================  ===========================================
+``kind``     class                               what it stores
+===========  ==================================  ===========================================
+``dense``    :class:`solver.tables.DenseTable`   one 4-byte entry per base-3 code (games of up
+                                                 to 16 cells): score, pieces and best-move
+                                                 mask; a look-up is one memory access
+``compact``  :class:`solver.tables.CompactTable` one score byte per legal-count board (up to
+                                                 25 cells, :mod:`solver.index`); best moves
+                                                 are found from the children when asked for
+===========  ==================================  ===========================================
+
+Every kind answers a position (:meth:`Table.at`, :meth:`Table.lookup`, :meth:`Table.get`,
+:meth:`Table.best_move`, :meth:`Table.score_of`, :meth:`Table.best_mask_of`), a batch
+(:meth:`Table.lookup_codes`, one answer type: :class:`solver.tables.Scores`), and proves
+or describes itself (:meth:`Table.verify_blocks`, :meth:`Table.verify`,
+:attr:`Table.sha256`, :meth:`Table.stats`, :meth:`Table.reachable_codes`). What a kind
+can do is asked of the table (:attr:`Table.kind`, :attr:`Table.lists_positions`,
+:attr:`Table.stores_best_moves`), never inferred from the game's cell count.
+
+**Why an abstract base class and not a Protocol.** The kinds share code, not only a
+shape: ``lookup``, ``get`` and ``best_move`` are written once over ``at``, and so are the
+refusal of a bad code, the explanation of a bad batch, the checksum of a table in
+memory, ``save`` and ``verify``. An ABC holds that shared code, and a kind that misses a
+method fails when it is made, not at its first call. Nothing outside this package
+implements a table, so structural typing would buy nothing.
+
+**Trust and proof.** A table opened from a file answers only from bytes verified in
+this process (each block hashed when first used; :meth:`Table.verify_blocks` does them
+all now). :meth:`Table.verify` goes further and re-derives every score from the rules;
+that is a build, so the table does not do it itself: it calls the ``prove`` function it
+was given when it was opened or built (:func:`solver.builder.prove`), and the look-up
+classes import no build code.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Literal, NoReturn
+
+import numpy as np
+
+from .. import board as _board
+from .. import tablefile
+from ..errors import InvalidBoardError, TableError
+from ..game import Game
+from ..position import Position
+from ..score import UNREACHABLE
+from ..tablefile import TableFile, rebuild_command
+from .scores import Scores
+
+Kind = Literal["dense", "compact"]
+
+Prover = Callable[["Table"], list[str]]
+"""Proves a whole table: every stored block checked, every score re-derived from the
+rules; returns the problems found (empty when exact). :func:`solver.builder.prove`."""
+
+
+class Table(ABC):
+    """A solved game: the answer for every position, dense or compact (module docstring).
+
+    Get one with :func:`solver.table_for` (finds, opens or builds it),
+    :func:`solver.load_table` (a file) or :func:`solver.build_table` (in memory).
+
+    >>> import solver
+    >>> table = solver.table_for()
+    >>> table.kind, table.lookup("X.O/.X./..O").result, table.best_move("XX./OO./...")
+    ('dense', 'draw', (0, 2))
+    """
+
+    kind: ClassVar[Kind]
+    """``"dense"`` or ``"compact"``: the layout of the table and of its file."""
+    lists_positions: ClassVar[bool]
+    """Whether :meth:`reachable_codes` can list every reachable code of any game this kind
+    holds (dense: yes; compact: only up to 2**27 boards, so callers sample instead)."""
+    stores_best_moves: ClassVar[bool]
+    """Whether best-move masks are stored (dense) or found from the children when asked (compact)."""
+
+    game: Game
+    path: Path | None
+    """The file the table was opened from (None for a table in memory)."""
+    file: TableFile | None
+    """The open file behind the table (None for a table in memory)."""
+    prove: Prover | None
+    """What :meth:`verify` calls to re-derive the table (given by the store or the builder)."""
+
+    # -- one position ----------------------------------------------------------------
+    @abstractmethod
+    def at(self, code: int) -> Position:
+        """The :class:`Position` of a code.
+
+        :raises InvalidBoardError: for a code out of range or that no legal game reaches.
+        :raises TableError: if the stored bytes that answer it are damaged.
+        """
+
+    @abstractmethod
+    def score_of(self, code: int) -> int:
+        """The stored score of a code, for the side to move (``UNREACHABLE`` if no game reaches it)."""
+
+    @abstractmethod
+    def best_mask_of(self, code: int) -> int:
+        """Bit ``cell`` set for every best move of a reachable code (0 when the game is over)."""
+
+    def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
+        """Solve one position.
+
+        :param board: any form :func:`solver.board.parse` accepts.
+        :param game: defaults to this table's game.
+        :raises InvalidBoardError: if the board is malformed, belongs to another
+            game, or cannot be reached in a legal game (the message says why).
+        """
+        if type(board) is int and game is None:
+            return self.at(board)
+        found, code = _board.parse(board, game or self.game)
+        if found is not self.game and found != self.game:
+            raise InvalidBoardError(f"the board is a {found.name} board, but this table is for {self.game.name}")
+        return self.at(code)
+
+    def get(self, board: _board.Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
+        """Like :meth:`lookup`, but returns ``default`` for a board that is invalid."""
+        try:
+            return self.lookup(board, game=game)
+        except InvalidBoardError:
+            return default
+
+    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int]:
+        """One best move as ``(row, col)``: the first in cell order (deterministic).
+
+        :raises InvalidBoardError: for an invalid board or a finished game.
+        """
+        position = self.lookup(board, game=game)
+        mask = position.best_mask
+        if not mask:
+            raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
+        return self.game.coords((mask & -mask).bit_length() - 1)
+
+    def _refuse(self, code: int) -> NoReturn:
+        """Raise for a code that :meth:`at` cannot answer: out of range, breaking a rule, or
+        breaking none yet stored as unreachable (then the table is wrong: rebuild it)."""
+        if not 0 <= code < self.game.codes:
+            _board.parse(code, self.game)  # raises, naming the range
+        _board.check_rules(self.game, code)  # raises, naming the rule
+        raise TableError(f"{self.path or 'table'}: code {code} breaks no rule but is marked unreachable; rebuild it with: {self.rebuild_command}")
+
+    @property
+    def rebuild_command(self) -> str:
+        """The shell command that rebuilds this table (:func:`solver.tablefile.rebuild_command`)."""
+        return rebuild_command(self.game, self.path or "PATH")
+
+    # -- many positions ------------------------------------------------------------------
+    @abstractmethod
+    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
+        """Scores, pieces and best moves of many codes at once (vectorised).
+
+        :param codes: an integer array (any shape, or a single int) of base-3 codes.
+        :param check: raise for unreachable codes. Codes out of range always
+            raise. With ``check=False`` an unreachable code is answered too:
+            :attr:`Scores.reachable` is False for it, its ``score`` is
+            ``UNREACHABLE`` (-128), ``ply`` and ``best`` are 0, and the derived
+            ``value`` and ``plies`` mean nothing.
+        :raises InvalidBoardError: naming the first bad code and its index.
+        :raises TableError: if a block of the table file that the codes touch is damaged.
+        """
+
+    def _explain_bad_code(self, codes: np.ndarray, check: bool) -> NoReturn:
+        """Raise for the first code of a batch that is out of range (or, with ``check``, unreachable)."""
+        last = self.game.codes - 1
+        for index, code in enumerate(codes.tolist()):
+            if not 0 <= code <= last:
+                raise InvalidBoardError(f"codes[{index}] = {code} is out of range for {self.game.name}: expected 0 to {last}")
+            if check and self.score_of(code) == UNREACHABLE:
+                reason = _board.rule_violation(self.game, code) or "marked unreachable"
+                raise InvalidBoardError(f"codes[{index}] = {code} ({_board.render(self.game, code)}) is not a reachable position: {reason}")
+        raise AssertionError("a batch was invalid, but no code in it is")  # pragma: no cover
+
+    @staticmethod
+    def _integer_codes(codes: np.ndarray | Iterable[int]) -> np.ndarray:
+        """``codes`` as an array, refused unless its dtype is an integer one."""
+        found = np.asarray(codes)
+        if found.dtype.kind not in "iu":
+            raise InvalidBoardError(f"codes must be integers, found dtype {found.dtype}")
+        return found
+
+    @abstractmethod
+    def reachable_codes(self) -> np.ndarray:
+        """Every reachable code, ascending (see :attr:`lists_positions`).
+
+        :raises TableError: if the kind cannot list them for this game.
+        """
+
+    @abstractmethod
+    def stats(self) -> dict[str, Any]:
+        """Counts over the table (the keys of :mod:`solver.stats`)."""
+
+    # -- trust ---------------------------------------------------------------------------
+    @abstractmethod
+    def verify_blocks(self) -> None:
+        """Verify every stored block now rather than on first use (a long-lived server does).
+
+        :raises TableError: at the first damaged block.
+        """
+
+    def verify(self) -> list[str]:
+        """Prove the table: every block against its checksum, then every score re-derived
+        from the rules and compared (a full build's work, done by the table's ``prove``).
+
+        :returns: the problems found (empty when the table is exact).
+        :raises TableError: for a table made without a prover (open it with
+            :func:`solver.load_table` or :func:`solver.table_for`, or build it with
+            :mod:`solver.builder`).
+        """
+        if self.prove is None:
+            raise TableError(f"{self!r} was made without a prover: verify it with solver.builder.prove(table)")
+        return self.prove(self)
+
+    @property
+    def sha256(self) -> str:
+        """The table's checksum: the root SHA-256 of its file (:mod:`solver.tablefile`).
+
+        The same for a table in memory and the file it is saved to.
+        """
+        if self.file is not None:
+            return self.file.header.root
+        header, digests = tablefile.checksums(kind=self.kind, game=self.game, arrays=self.file_arrays(), meta=self.file_meta())
+        return tablefile.root_of(header, digests)
+
+    # -- the file ------------------------------------------------------------------------
+    @abstractmethod
+    def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
+        """The arrays the table's file holds (verified first), by name."""
+
+    def file_meta(self) -> Mapping[str, Any]:
+        """What the table's file records in its header's ``meta`` (nothing by default)."""
+        return {}
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the table to ``path`` atomically (:func:`solver.tablefile.write_table`).
+
+        The same table always gives the same bytes. Returns the path written.
+
+        :raises TableError: if the target is not a regular file, or the directory
+            cannot be written, or the disk is full.
+        """
+        return tablefile.write_table(path, kind=self.kind, game=self.game, arrays=self.file_arrays(), meta=self.file_meta())

@@ -1,0 +1,72 @@
+"""The answer of a batch look-up (:meth:`solver.tables.Table.lookup_codes`), for both kinds of table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..game import Game
+from ..score import UNREACHABLE, WIN
+
+Column = np.ndarray | Callable[[], np.ndarray]
+"""An array, or a function that computes it when it is first read."""
+
+
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """Arrays aligned with the codes asked (same shape), for the side to move unless said otherwise.
+
+    =============  ===============================================================
+    ``score``      int8, for the side to move (:mod:`solver.score`)
+    ``ply``        uint8, pieces on the board (X is to move when even)
+    ``best``       unsigned (uint16 for a dense table, uint32 for a compact one),
+                   bit ``cell`` set for every best move (0 when finished)
+    ``value``      int8, for X: 1 X wins, 0 draw, -1 O wins (derived)
+    ``plies``      int8, plies to the end under perfect play (derived)
+    ``reachable``  bool, False for a code no game reaches (only with ``check=False``;
+                   its ``value`` and ``plies`` then mean nothing)
+    =============  ===============================================================
+
+    A dense table hands over every column at once (views of its entries); a compact
+    table computes ``ply`` and ``best`` when first read (``best`` probes every child:
+    about ``cells`` times the cost of the look-up itself). Either way each column is
+    computed at most once. Frozen: its attributes cannot be replaced.
+
+    :param ply_source: ``ply``, or the function that computes it when first read.
+    :param best_source: ``best``, likewise.
+    """
+
+    game: Game
+    score: np.ndarray
+    ply_source: Column = field(repr=False)
+    best_source: Column = field(repr=False)
+
+    @cached_property
+    def ply(self) -> np.ndarray:
+        """uint8: pieces on the board of each code."""
+        return self.ply_source if isinstance(self.ply_source, np.ndarray) else self.ply_source()
+
+    @cached_property
+    def best(self) -> np.ndarray:
+        """Best-move masks: bit ``cell`` set for every best move (0 when the game is over)."""
+        return self.best_source if isinstance(self.best_source, np.ndarray) else self.best_source()
+
+    @property
+    def reachable(self) -> np.ndarray:
+        """bool: whether a legal game reaches each code (all True when looked up with ``check=True``)."""
+        return np.asarray(self.score != UNREACHABLE)
+
+    @property
+    def value(self) -> np.ndarray:
+        """The value for X (int8: 1 X wins, 0 draw, -1 O wins)."""
+        sign = np.sign(self.score)
+        return np.asarray(np.where(self.ply % 2 == 0, sign, -sign), dtype=np.int8)
+
+    @property
+    def plies(self) -> np.ndarray:
+        """Plies to the end under perfect play (int8)."""
+        decisive = WIN - np.abs(self.score.astype(np.int16))
+        return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
