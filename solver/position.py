@@ -15,7 +15,7 @@ Conventions (all distances in **plies**, single moves by one player):
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from . import board as _board
 from .errors import InvalidBoardError
@@ -287,37 +287,24 @@ class Setters(NamedTuple):
     table: Any
 
 
-SETTERS = Setters(*(Position.__dict__[name].__set__ for name in Setters._fields))
+SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
 
 
-class _BestMask:
-    """``Position.best_mask``: the slot's value, or, for a slot a table left unset, the
-    table's answer (:meth:`solver.tables.Table.best_mask_of`), kept in the slot."""
+def _best_mask_from_the_table(position: Position, name: str) -> int:
+    """``Position.__getattr__``: reached only for a slot never set, a best mask a table left
+    for later; the table is asked (:meth:`solver.tables.Table.best_mask_of`) and the answer kept.
 
-    __slots__ = ("_slot",)
-
-    def __init__(self, slot: Any) -> None:
-        self._slot = slot
-
-    @overload
-    def __get__(self, position: None, owner: type[Position]) -> _BestMask: ...
-    @overload
-    def __get__(self, position: Position, owner: type[Position] | None = None) -> int: ...
-    def __get__(self, position: Position | None, owner: type[Position] | None = None) -> int | _BestMask:
-        if position is None:
-            return self
-        try:
-            mask: int = self._slot.__get__(position, owner)
-        except AttributeError:
-            mask = position.table.best_mask_of(position.code)
-            self._slot.__set__(position, mask)
-        return mask
-
-    def __set__(self, position: Position, mask: int) -> None:
-        self._slot.__set__(position, mask)
+    Set on the class below rather than defined in it: a ``__getattr__`` in the class body
+    would tell mypy that every attribute exists. A set slot is read as fast as any slot.
+    """
+    if name != "best_mask":
+        raise AttributeError(f"'Position' object has no attribute {name!r}")
+    mask = position.table.best_mask_of(position.code)
+    SETTERS.best_mask(position, mask)
+    return mask
 
 
-setattr(Position, "best_mask", _BestMask(Position.__dict__["best_mask"]))  # noqa: B010 - mypy knows the field as an int, which it is
+setattr(Position, "__getattr__", _best_mask_from_the_table)  # noqa: B010 - see the function's docstring
 
 
 def _refuse(self: Position, name: str, *value: Any) -> None:

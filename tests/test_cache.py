@@ -1,4 +1,4 @@
-"""The table cache (solver/cache.py): games that are not shipped are built once, on first use, into
+"""The table store (solver/store.py): games that are not shipped are built once, on first use, into
 the table directory and read from disk afterwards; concurrent builders, killed builders and
 concurrent readers never see or leave a torn table.
 """
