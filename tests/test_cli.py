@@ -147,6 +147,20 @@ def test_stats_text_shows_the_counts(runner):
     assert "3x3k3" in text
 
 
+def test_stats_text_counts_one_in_the_singular(runner, tmp_path):
+    result = run(runner, "stats", "--game", "1x1k1", "-q")
+    assert result.exit_code == 0, result.stderr
+    lines = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in result.stdout.splitlines())
+    assert lines["for the side to move"] == "1 win, 0 draws, 1 loss"
+    assert lines["finished positions"] == "1 (1 X win, 0 O wins, 0 draws)"
+    assert lines["empty board"] == "X to move: win in 1 ply (value for X: +1)"
+
+
+def test_stats_text_says_the_empty_boards_result_with_the_value_for_x(runner):
+    result = run(runner, "stats")
+    assert "empty board             X to move: draw, 9 plies to the end (value for X: 0)\n" in result.stdout
+
+
 def test_stats_of_a_small_game_builds_it_into_table_dir(runner, tmp_path):
     directory = tmp_path / "mine"
     result = run(runner, "stats", "--json", "--game", "2x3", "--table-dir", str(directory))
@@ -270,11 +284,13 @@ def test_play_with_a_seed_is_deterministic(runner):
     assert first.stdout == second.stdout
 
 
-def test_play_when_input_runs_out_is_not_a_traceback(runner):
-    result = run(runner, "play", input="4\n")
-    assert result.exit_code != 0
-    assert "Traceback" not in result.stdout + result.stderr
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
+@pytest.mark.parametrize(("side", "script"), [("X", "4\n"), ("X", ""), ("O", "")])
+def test_play_ends_cleanly_with_exit_0_when_input_runs_out(runner, side, script):
+    """The end of input (Ctrl-D, or a script's last line read) leaves the game: a short line, no click "Aborted!"."""
+    result = run(runner, "play", "--as", side, "--seed", "1", input=script)
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    assert result.stdout.endswith("your move> \nEnd of input: the game is left unfinished.\n"), result.stdout
+    assert "Aborted" not in result.stdout + result.stderr and "Traceback" not in result.stdout + result.stderr
 
 
 def test_play_on_2x2_the_computer_wins_as_x(runner, tmp_path):
