@@ -399,3 +399,36 @@ def test_the_installed_solve_executable(tmp_path):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.splitlines() == [bad.stderr.strip()] and "2 X and 0 O" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# -- install hints ---------------------------------------------------------------------------------------------
+def test_install_hint_names_this_checkout_and_this_interpreters_pip():
+    import shlex
+    import tomllib
+
+    from solver.extras import install_command
+
+    checkout = Path(solver.__file__).resolve().parent.parent
+    assert install_command("cluster") == f"{shlex.quote(sys.executable)} -m pip install {shlex.quote(f'{checkout}[cluster]')}"
+    project = tomllib.loads((checkout / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "solved-tictactoe" and {"web", "interop", "cluster"} <= set(project["optional-dependencies"])
+
+
+def test_install_hint_falls_back_to_the_directory_pip_recorded_then_to_the_checkout_in_words(tmp_path, monkeypatch):
+    import solver.extras
+
+    source = tmp_path / "my checkout"
+    source.mkdir()
+    (source / "pyproject.toml").write_text('[project]\nname = "solved-tictactoe"\n')
+    recorded = json.dumps({"url": source.as_uri(), "dir_info": {}})
+
+    class Installed:
+        def read_text(self, name):
+            return recorded if name == "direct_url.json" else None
+
+    real = solver.extras._is_checkout
+    monkeypatch.setattr(solver.extras, "_is_checkout", lambda path: path != Path(solver.extras.__file__).resolve().parent.parent and real(path))
+    monkeypatch.setattr(solver.extras.metadata, "distribution", lambda name: Installed())
+    assert solver.extras.install_command("web").endswith(f" -m pip install '{source}[web]'")
+    recorded = json.dumps({"url": "https://example.org/solved-tictactoe.whl", "archive_info": {}})
+    assert solver.extras.install_command("web") == "pip install '.[web]' (run in the solved-tictactoe checkout)"
