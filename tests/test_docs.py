@@ -52,13 +52,14 @@ def console_examples() -> list[tuple[str, str, str]]:
 
 
 def shell_sessions() -> list[tuple[str, list[tuple[str, str]]]]:
-    """The console blocks with a command other than `solve` (activating the venv, python):
-    they are run as written in a new shell (test_shell_sessions_run_as_written_in_a_new_shell)."""
+    """Every console block of the README (its quick start) and the blocks of the manual with a
+    command other than `solve` (activating the venv, python): they are run as written in a new
+    shell (test_shell_sessions_run_as_written_in_a_new_shell), where a bare `solve` is not found."""
     return [
         (page_id(page), block)
         for page in PAGES
         for block in sessions(page.read_text(encoding="utf-8"))
-        if any(not command.startswith("solve ") for command, _ in block)
+        if page == README or any(not command.startswith("solve ") for command, _ in block)
     ]
 
 
@@ -101,7 +102,8 @@ def test_every_console_command_is_checked() -> None:
         for block in sessions(page.read_text(encoding="utf-8")):
             for command, _ in block:
                 assert command.startswith("solve ") or command in in_sessions, (page, command)
-    assert any(page == "README.md" for page, _ in shell_sessions()), "the README's quick start is a console session"
+    quick_start = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert CONSOLE.search(quick_start), "the README's quick start is a console session, run in a new shell"
 
 
 def test_readme_is_a_front_door() -> None:
@@ -188,3 +190,42 @@ def test_shell_sessions_run_as_written_in_a_new_shell(tmp_path: Path) -> None:
         ran = subprocess.run(["bash", "-c", script], cwd=clone, env=env, capture_output=True, text=True, timeout=120)
         assert ran.returncode == 0, f"{page}: {ran.stderr}"
         assert ran.stdout == "".join(output for _, output in block), page
+
+
+HTTP_EXAMPLE = re.compile(r"```sh\n(curl .*?)```\s*```text\n(.*?)```", re.S)
+SHOWN_PAIR = re.compile(r'"(\w+)": ("(?:[^"\\]|\\.)*"|-?\d+|true|false|null|\[[-\d, ]*\])')
+
+
+def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
+    """Each `curl` of docs/http.md, sent to the app `solve serve` runs (tic-tac-toe served): the
+    status it shows, and every `"key": value` it shows (the answers are cut with `...` on the
+    page) is in the answer as written."""
+    from web_support import need_web
+
+    need_web()
+    import warnings
+
+    import solver
+    from solver import web
+
+    with warnings.catch_warnings():  # Starlette 1.x suggests httpx2 for its test client; httpx works the same
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+        client = TestClient(web.create_app([solver.table_for("3x3k3")]))
+    examples = HTTP_EXAMPLE.findall((DOCS / "http.md").read_text(encoding="utf-8"))
+    assert len(examples) >= 5
+    checked = 0
+    for command, shown in examples:
+        args = shlex.split(command.replace("\\\n", " "))
+        method = args[args.index("-X") + 1] if "-X" in args else "GET"
+        url = next(arg for arg in args if arg.startswith("http://127.0.0.1:8000/"))
+        headers = {"content-type": "application/json"} if "-d" in args else {}
+        body = args[args.index("-d") + 1] if "-d" in args else None
+        answer = client.request(method, url.removeprefix("http://127.0.0.1:8000"), content=body, headers=headers)
+        status = re.match(r"HTTP/1\.1 (\d+)", shown)
+        assert answer.status_code == (int(status[1]) if status else 200), (command, answer.text)
+        for key, value in SHOWN_PAIR.findall(shown):
+            assert f'"{key}": {value}' in answer.text, (command, key, value)
+            checked += 1
+    assert checked >= 60
