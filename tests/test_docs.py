@@ -4,7 +4,10 @@ the manual exactly as they say."""
 
 from __future__ import annotations
 
+import ast
 import doctest
+import importlib
+import importlib.util
 import os
 import re
 import shlex
@@ -79,12 +82,23 @@ def test_the_pages_with_python_examples_have_them_all() -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
-def test_python_blocks_without_prompts_compile(page: Path) -> None:
+def test_python_blocks_without_prompts_compile_and_import_what_exists(page: Path) -> None:
     """The ```python blocks that are programs, not sessions (interop, adapters, the compact build):
-    test_interop and test_grade run the ones they can; every one at least compiles."""
+    test_interop and test_grade run the ones they can; every one at least compiles, and every
+    name it imports from the package exists (a module renamed under the page fails here)."""
     for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
-        if ">>>" not in block:
-            compile(block, str(page), "exec")
+        if ">>>" in block:
+            continue
+        tree = compile(block, str(page), "exec", flags=ast.PyCF_ONLY_AST)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "solver":
+                module = importlib.import_module(node.module or "")
+                for alias in node.names:
+                    assert hasattr(module, alias.name) or importlib.util.find_spec(f"{node.module}.{alias.name}"), (page.name, node.module, alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] == "solver":
+                        importlib.import_module(alias.name)
 
 
 @pytest.mark.parametrize(("page", "command", "expected"), console_examples(), ids=lambda value: value.split("\n")[0][:40])
