@@ -437,6 +437,46 @@ def test_the_last_moves_verdict_is_next_to_the_board_without_scrolling(
         driver.set_window_size(1100, 820)
 
 
+OVER_SHAPE = """
+window.reshaped = 0;
+const original = window.fetch;
+window.fetch = async (...args) => {
+  const response = await original(...args);
+  if (!/\\/api\\/v1\\/3x3k3\\?board=/.test(String(args[0]))) return response;
+  const body = await response.json();
+  body.over = body.to_move === null;
+  if (body.over) { delete body.to_move; if (DROP_WINNER) delete body.winner; }
+  window.reshaped += 1;
+  return new Response(JSON.stringify(body), {status: response.status, headers: {"content-type": "application/json"}});
+};
+"""
+
+
+@pytest.mark.parametrize("drop_winner", [False, True])
+def test_a_finished_board_answered_with_over_and_no_to_move_reads_the_same(
+        page: Callable[[str], WebDriver], browser: WebDriver, drop_winner: bool) -> None:
+    """The API's newer shape for a finished board (``"over": true``, no ``to_move``; the winner from the board if absent)."""
+    source = OVER_SHAPE.replace("DROP_WINNER", "true" if drop_winner else "false")
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+    try:
+        driver = page("?game=3x3k3&moves=0,3,1,4")
+        wait_for_board(driver, "XX./OO./...")
+        assert driver.find_element(By.ID, "status").text == "X to move: X wins with best play"
+        cell(driver, 2).click()
+        wait_for_board(driver, "XXX/OO./...")
+        assert driver.execute_script("return window.reshaped") >= 2, "the answers went through the reshaping"
+        assert driver.find_element(By.ID, "status").text == "X won"
+        assert board_of(driver).get_attribute("data-to-move") == "" and board_of(driver).get_attribute("data-winner") == "X"
+        marked = driver.execute_script("return [...document.querySelectorAll('#board .in-line')].map(b => Number(b.dataset.cell))")
+        assert marked == [0, 1, 2]
+        cell(driver, 8).click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "notice").text.startswith("The game is over"))
+        assert board_of(driver).get_attribute("data-ply") == "5"
+        assert errors_in_console(driver) == []
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+
 def test_a_click_that_does_nothing_says_why_in_a_live_region(page: Callable[[str], WebDriver]) -> None:
     driver = page("?game=3x3k3&moves=4")
     wait_for_board(driver, ".../.X./...")
