@@ -492,9 +492,16 @@ def test_a_click_that_does_nothing_says_why_in_a_live_region(page: Callable[[str
     assert driver.find_element(By.ID, "notice").text == ""
 
     driver = page("?game=3x3k3&play=X")
-    cell(driver, 4).click()
-    wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "1")  # the perfect player waits 350 ms
-    driver.execute_script("document.querySelector('#board button[data-cell=\"0\"]').click()")
+    driver.execute_async_script("""
+        const done = arguments[0], board = document.getElementById("board");
+        const observer = new MutationObserver(() => {  // as soon as X's move is drawn, before the perfect player answers
+          if (board.dataset.ply !== "1") return;
+          observer.disconnect();
+          board.querySelector('[data-cell="0"]').click();
+          done();
+        });
+        observer.observe(board, { attributes: true });
+        board.querySelector('[data-cell="4"]').click();""")
     wait_for(driver, lambda d: d.find_element(By.ID, "notice").text == "Wait: the perfect player is moving.")
     wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "2")
     assert len(parse_qs(urlparse(driver.current_url).query)["moves"][0].split(",")) == 2

@@ -569,7 +569,10 @@
     $("#share").addEventListener("click", onShare);
     $("#paste-form").addEventListener("submit", onPaste);
     $("#mode").addEventListener("change", (event) => { state.mode = event.target.value; state.hints = null; update(); });
-    $("#hints").addEventListener("change", (event) => { state.hints = event.target.checked; render(); writeUrl(); });
+    $("#hints").addEventListener("change", (event) => {
+      state.hints = event.target.checked;
+      if (state.position) { render(); writeUrl(); }
+    });
     $("#game").addEventListener("change", (event) => {
       state.game = event.target.value;
       $("#paste").placeholder = info().cells > 9 ? "5 0 10  or  1,1 0,0 2,2" : "4 0 8  or  1,1 0,0 2,2";
