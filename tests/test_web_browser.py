@@ -344,14 +344,16 @@ def test_hints_are_on_exploring_off_against_the_perfect_player_and_the_switch_sh
     assert errors_in_console(driver) == []
 
 
-@pytest.mark.parametrize(("query", "board", "winner", "line"), [
-    ("?game=3x3k3&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}),
-    ("?game=3x3k3&moves=0,3,1,4,2", "XXX/OO./...", "X", {0, 1, 2}),
-    ("?game=2x4k2&moves=0,1,4", "XO../X...", "X", {0, 4}),
-    ("?game=3x3k3&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set()),
+@pytest.mark.parametrize(("query", "board", "winner", "line", "status"), [
+    ("?game=3x3k3&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won"),
+    ("?game=3x3k3&moves=0,3,1,4,2", "XXX/OO./...", "X", {0, 1, 2}, "X won"),
+    ("?game=2x4k2&moves=0,1,4", "XO../X...", "X", {0, 4}, "X won"),
+    ("?game=3x3k3&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw"),
+    ("?game=3x3k3&play=X&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw: you held the perfect player"),
+    ("?game=3x3k3&play=X&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won: the perfect player won"),
 ])
 def test_a_finished_game_marks_its_winning_line_and_drops_the_legend(
-        page: Callable[[str], WebDriver], query: str, board: str, winner: str, line: set[int]) -> None:
+        page: Callable[[str], WebDriver], query: str, board: str, winner: str, line: set[int], status: str) -> None:
     driver = page(query)
     wait_for_board(driver, board)
     assert board_of(driver).get_attribute("data-winner") == winner
@@ -359,7 +361,7 @@ def test_a_finished_game_marks_its_winning_line_and_drops_the_legend(
     assert set(marked) == line
     for index in line:
         assert cell(driver, index).get_attribute("aria-label").endswith(f": {winner}, in the winning line")
-    assert driver.find_element(By.ID, "status").text == (f"{winner} won" if winner else "Draw")
+    assert driver.find_element(By.ID, "status").text == status
     assert not driver.find_element(By.ID, "legend").is_displayed()
     shadow = driver.execute_script("return [...document.querySelectorAll('#board .in-line')].map(b => getComputedStyle(b).boxShadow)")
     assert all("inset" in value for value in shadow), shadow

@@ -256,8 +256,8 @@
     if (isOver(p)) {
       const { winner, cells } = winningLine(p);
       text = winner ? `${winner} won` : "Draw";
-      if (state.mode !== "both") text += winner === state.mode ? ": you won." : winner ? ": the perfect player won." : ": you held the perfect player.";
-      const where = [...cells].sort((a, b) => a - b).map((cell) => coords(cell).join(",")).join("  ");
+      if (state.mode !== "both") text += winner === state.mode ? ": you won" : winner ? ": the perfect player won" : ": you held the perfect player";
+      const where = [...cells].sort((a, b) => a - b).map((cell) => coords(cell).join(",")).join(" ");
       detail = winner ? `${info().k} in a row (row,col): ${where}` : "The board is full with no line.";
       detail += ` · code ${p.code}`;
     } else {
@@ -346,21 +346,22 @@
     const who = state.mode === "both" ? "Last move" : player === state.mode ? "Your move" : "The perfect player";
     let text = `${who}: ${player} at ${row},${col}`;
     const judged = analysed && analysed.plies[index];
-    if (judged && !hintsOn()) {
+    if (judged) {
       text += `, ${VERDICTS[judged.verdict]}`;
-      element.classList.add(judged.verdict);
-      element.dataset.verdict = judged.verdict;
-    } else if (judged) {
-      const before = outcomeWords(judged.result_before, judged.plies_before);
-      const after = outcomeWords(judged.result_after, judged.plies_after);
-      let change = `${before} became ${after}`;
-      if (before === after) change = `keeps ${after}`;
-      else if (judged.result_before === judged.result_after) change = `${after} instead of ${judged.plies_before}`;
-      text += `, ${VERDICTS[judged.verdict]} (${change} for ${player})`;
+      if (hintsOn()) text += ` (${change(judged)} for ${player})`;  // the results are hints: not against the perfect player
       element.classList.add(judged.verdict);
       element.dataset.verdict = judged.verdict;
     }
     element.textContent = text;
+  }
+
+  // What a move did to its mover's result: "keeps a draw", "a win in 7 plies instead of 5", "a draw became a loss in 6 plies".
+  function change(judged) {
+    const before = outcomeWords(judged.result_before, judged.plies_before);
+    const after = outcomeWords(judged.result_after, judged.plies_after);
+    if (before === after) return `keeps ${after}`;
+    if (judged.result_before === judged.result_after) return `${after} instead of ${judged.plies_before}`;
+    return `${before} became ${after}`;
   }
 
   const sameMoves = (a, b) => a.length === b.length && a.every((cell, i) => cell === b[i]);
