@@ -293,6 +293,21 @@ def test_play_ends_cleanly_with_exit_0_when_input_runs_out(runner, side, script)
     assert "Aborted" not in result.stdout + result.stderr and "Traceback" not in result.stdout + result.stderr
 
 
+def test_play_still_aborts_with_exit_1_on_ctrl_c(runner):
+    import io
+
+    class CtrlC(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer) -> int:
+            raise KeyboardInterrupt
+
+    result = runner.invoke(main, ["play"], input=io.BufferedReader(CtrlC()))
+    assert result.exit_code == 1 and "Aborted!" in result.stdout + result.stderr
+    assert "End of input" not in result.stdout
+
+
 def test_play_on_2x2_the_computer_wins_as_x(runner, tmp_path):
     result = run(runner, "play", "--game", "2x2", "--as", "O", "-q", "--table-dir", str(tmp_path / "t"), input="0\n1\n2\n3\n" * 3)
     assert result.exit_code == 0, result.stderr
