@@ -126,13 +126,16 @@ def parse_text(text: str, game: Game | None = None) -> tuple[Game, int]:
     text                                      read as
     ========================================  ==============================================
     ASCII digits, maybe a ``-``: ``"13222"``  a code (spaces around it are ignored)
+    leading zeros: ``"000000001"``            refused: a code has none, a board has no digits
     other digits: ``"²"``, ``"\u0663"``        refused: a code is written in ASCII digits
     anything else: ``"X.O/.X./..O"``          a board string, as :func:`parse` reads it
     ========================================  ==============================================
 
     :param game: the game the board belongs to; default tic-tac-toe.
     :raises InvalidBoardError: for a code out of range (without converting a number of
-        thousands of digits), digits that are not ASCII, or a board string :func:`parse` refuses.
+        thousands of digits) or with leading zeros (``"000000001"`` is more likely the cells of a
+        board typed as digits than code 1), digits that are not ASCII, or a board string
+        :func:`parse` refuses.
 
     >>> parse_text("-1")
     Traceback (most recent call last):
@@ -142,12 +145,17 @@ def parse_text(text: str, game: Game | None = None) -> tuple[Game, int]:
     expected = DEFAULT_GAME if game is None else game
     stripped = text.strip()
     if _CODE_TEXT.fullmatch(stripped):
-        significant = stripped.lstrip("-").lstrip("0") or "0"  # int() refuses over 4,300 digits, leading zeros too
-        if len(significant) > len(str(expected.codes - 1)):  # out of range: not converted
+        digits = stripped.lstrip("-")
+        if len(digits) > 1 and digits[0] == "0":  # "000000001": a board typed as digits, or code 1? Neither.
+            raise InvalidBoardError(
+                f"{quote(stripped)} is not a code: a code has no leading zeros; "
+                f"and a board is written with {_EXPECTED_SYMBOLS}, not with digits"
+            )
+        if len(digits) > len(str(expected.codes - 1)):  # out of range: not converted (int() refuses over 4,300 digits)
             raise InvalidBoardError(
                 f"code {quote(stripped)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}"
             )
-        return parse(-int(significant) if stripped.startswith("-") else int(significant), expected)
+        return parse(int(stripped), expected)
     if stripped.isdigit():  # digits, but not ASCII ones: int() would read some ("\u0663" is 3), others not ("²")
         other = next(char for char in stripped if not char.isascii())
         raise InvalidBoardError(
