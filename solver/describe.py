@@ -32,5 +32,4 @@ def status_line(position: Position) -> str:
     if position.is_over:
         return f"Game over: {position.winner} has won." if position.winner else "Game over: a draw."
     value = f"{position.value:+d}" if position.value else "0"
-    return (f"{position.to_move} to move {VERBS[position.result]} in {plies_text(position.plies)} "
-            f"under perfect play (value for X {value}).")
+    return f"{position.to_move} to move {VERBS[position.result]} in {plies_text(position.plies)} under perfect play (value for X {value})."

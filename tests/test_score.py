@@ -11,8 +11,10 @@ import solver
 from solver.score import RESULTS, UNREACHABLE, WIN, decode, decode_many
 
 
-@pytest.mark.parametrize("score, empty, expected", [(99, 8, ("win", 1)), (97, 6, ("win", 3)), (0, 5, ("draw", 5)),
-                                                    (0, 0, ("draw", 0)), (-96, 6, ("loss", 4)), (-WIN, 4, ("loss", 0))])
+@pytest.mark.parametrize(
+    "score, empty, expected",
+    [(99, 8, ("win", 1)), (97, 6, ("win", 3)), (0, 5, ("draw", 5)), (0, 0, ("draw", 0)), (-96, 6, ("loss", 4)), (-WIN, 4, ("loss", 0))],
+)
 def test_decode_reads_the_documented_score_table(score, empty, expected):
     assert decode(score, empty) == expected
 
