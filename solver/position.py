@@ -22,14 +22,14 @@ from . import board as _board
 from .errors import InvalidBoardError
 from .game import Game
 from .moves import MoveSpec, parse_move
-from .score import WIN, describe, parent_score
-from .words import count
+from .score import WIN, decode, parent_score
+from .score import Result as Result  # re-exported: results are named where scores are decoded
+from .words import count, signed
 
 if TYPE_CHECKING:
     from .table import Table
 
 Player = Literal["X", "O"]
-Result = Literal["win", "draw", "loss"]
 
 
 def outcome_label(result: str, plies: int) -> str:
@@ -49,8 +49,7 @@ def result_phrase(position: Position) -> str:
     ``'O to move: loss in 4 plies (value for X: +1)'``, ``'game over: X won'``, ``'game over: a draw'``."""
     if position.is_over:
         return f"game over: {position.winner} won" if position.winner else "game over: a draw"
-    value = f"{position.value:+d}" if position.value else "0"
-    return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {value})"
+    return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {signed(position.value)})"
 
 
 @dataclass(frozen=True, repr=False)
@@ -213,7 +212,7 @@ class Position:
     @property
     def result(self) -> Result:
         """``'win'``, ``'draw'`` or ``'loss'`` for the side to move, under perfect play."""
-        return describe(self.score)[0]  # type: ignore[return-value]
+        return decode(self.score, 0)[0]  # the result alone: a draw's length is not needed
 
     @property
     def value(self) -> int:
@@ -224,8 +223,7 @@ class Position:
     @property
     def plies(self) -> int:
         """Plies to the end under perfect play (0 when over)."""
-        plies = describe(self.score)[1]
-        return self.game.cells - self.pieces if plies is None else plies
+        return decode(self.score, self.game.cells - self.pieces)[1]
 
     @property
     def best_cells(self) -> tuple[int, ...]:
@@ -250,7 +248,7 @@ class Position:
             if digit:
                 continue
             score = parent_score(self.table.score_of(self.code + piece * 3**cell))
-            result, plies = describe(score)
+            result, plies = decode(score, empty)
             out.append(
                 Move(
                     cell=cell,
@@ -258,8 +256,8 @@ class Position:
                     col=cell % self.game.cols,
                     score=score,
                     value=sign * ((score > 0) - (score < 0)),
-                    result=result,  # type: ignore[arg-type]
-                    plies=empty if plies is None else plies,
+                    result=result,
+                    plies=plies,
                     best=bool(self.best_mask >> cell & 1),
                 )
             )
@@ -339,12 +337,8 @@ class Position:
             scored.sort(key=lambda item: (-item[0], item[1]))
         out = []
         for score, cell in scored:
-            if score > 0:
-                result, plies, value = "win", WIN - score, sign
-            elif score < 0:
-                result, plies, value = "loss", WIN + score, -sign
-            else:
-                result, plies, value = "draw", empty, 0
+            result, plies = decode(score, empty)
+            value = sign * ((score > 0) - (score < 0))
             out.append({"cell": cell, "row": cell // cols, "col": cell % cols, "value": value, "result": result,
                         "plies": plies, "best": bool(best_mask >> cell & 1)})
         return out

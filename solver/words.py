@@ -1,4 +1,4 @@
-"""Counts in words: ``1 ply``, ``4 plies``, ``1,869 positions``.
+"""Counts in words: ``1 ply``, ``4 plies``, ``1,869 positions``; values as ``+1``, ``0``, ``-1``.
 
 Every message that puts a number before a noun goes through :func:`count`, so
 none says "1 plies" or "1 more kinds".
@@ -22,6 +22,15 @@ def plural(noun: str) -> str:
     else:
         many = last + "s"
     return f"{head} {many}" if head else many
+
+
+def signed(value: int) -> str:
+    """A value for X as shown in messages: ``+1``, ``0`` or ``-1``.
+
+    >>> signed(1), signed(0), signed(-1)
+    ('+1', '0', '-1')
+    """
+    return f"{value:+d}" if value else "0"
 
 
 def count(number: int, noun: str) -> str:
