@@ -184,7 +184,7 @@ def test_lookup_text(runner):
     result = run(runner, "lookup", "X.O/.X./..O")
     assert result.exit_code == 0, result.stderr
     text = result.stdout
-    assert "X to move draws in 5 plies under perfect play (value for X 0)." in text
+    assert "X to move: a draw with best play, 5 plies to the end (value for X: 0)." in text
     assert "Best moves (row,col): (1,2)" in text
     assert "code 13222 (3x3k3)" in text
     assert result.stderr == ""

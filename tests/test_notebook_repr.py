@@ -78,7 +78,7 @@ def test_the_html_repr_holds_the_svg_and_says_the_result_in_words() -> None:
     position = solver.lookup("XO./.X./...")
     html = position._repr_html_()
     assert position._repr_svg_() in html
-    assert "O to move loses in 4 plies under perfect play (value for X +1)" in html
+    assert "O to move: a loss in 4 plies with best play (value for X: +1)" in html
     assert "best (row,col): (2,2)" in html and "code 88 (3x3k3)" in html
     assert "Game over: X has won" in solver.lookup("XXX/OO./...")._repr_html_()
     assert "Game over: a draw" in solver.lookup("XOX/XOO/OXX")._repr_html_()
