@@ -22,7 +22,9 @@ under these contents:
 ===================  ==========================================================================
 
 Printed per codec and content: ratio, bits per board (over all boards of the sample),
-compress speed (MB/s of input, one core) and the mean time to decode one block.
+compress speed (MB/s of input, one core) and the mean time to decode one block, both in
+CPU time of this process (``time.process_time``: the machine is shared; every codec runs
+on one thread).
 Measures and prints; asserts nothing.
 """
 
@@ -35,13 +37,14 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's solver
 
 import numpy as np  # noqa: E402
 
+from solver.blockarray import BlockArray, write_blocks  # noqa: E402
 from solver.game import parse_game  # noqa: E402
 from solver.index import layout  # noqa: E402
 from solver.layered import BuildDir, build_layers  # noqa: E402
@@ -77,7 +80,7 @@ def codecs() -> list[Codec]:
             from compression import zstd as stdzstd  # type: ignore[import-not-found]
         except ImportError:
             from backports import zstd as stdzstd  # type: ignore[import-not-found,no-redef]
-        for level in (3, 9, 19):
+        for level in (3, 6, 9, 12, 15, 19):
             found.append((f"compression.zstd-{level}", lambda b, lv=level: stdzstd.compress(b, level=lv), stdzstd.decompress))
     except ImportError:
         print("backports.zstd not installed: skipped")
@@ -97,6 +100,7 @@ def codecs() -> list[Codec]:
                 lambda b, c=codec: blosc2.compress(b, typesize=1, clevel=9, filter=blosc2.Filter.NOFILTER, codec=c),
                 blosc2.decompress,
             ))
+        blosc2.set_nthreads(1)  # one core, like the others
     except ImportError:
         print("blosc2 not installed: skipped")
     return found
@@ -112,13 +116,25 @@ def load_scores(game_name: str, build_dir: Path) -> np.ndarray:
     return np.concatenate([np.asarray(layer) for layer in directory.layers()])
 
 
-def contents(game_name: str, scores: np.ndarray, start: int) -> dict[str, np.ndarray]:
+def canonical_under(game_name: str, codes: np.ndarray, group: int) -> np.ndarray:
+    """Whether each code is the smallest of its images under the game's first ``group`` symmetries
+    (all of them by default; 4 on a square: the rectangle's, to see what the other 4 bring)."""
+    sym = symmetries(parse_game(game_name))
+    if group >= sym.count:
+        return sym.is_canonical(codes)
+    keep = np.ones(codes.size, dtype=bool)
+    for s in range(1, group):
+        keep &= codes <= sym.image(codes, s)
+    return keep
+
+
+def contents(game_name: str, scores: np.ndarray, start: int, group: int = 8) -> dict[str, np.ndarray]:
     """The stored bytes of one span under each "don't care" rule (see the module docstring)."""
     game = parse_game(game_name)
     index = layout(game)
     part = np.asarray(scores[start : start + SPAN])
     codes = index.codes(start, start + part.size)[0]
-    canonical = symmetries(game).is_canonical(codes)
+    canonical = canonical_under(game_name, codes, group)
     ply = np.searchsorted(np.asarray(index.layer_offsets), np.arange(start, start + part.size), side="right") - 1
     reachable = part != UNREACHABLE
     finished = reachable & ((part == -WIN) | (ply == game.cells))
@@ -131,12 +147,89 @@ def contents(game_name: str, scores: np.ndarray, start: int) -> dict[str, np.nda
     return out
 
 
-def forward_fill(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """``values`` where ``keep``, else the last kept value before (the unreachable byte before the first)."""
+def forward_fill(values: np.ndarray, keep: np.ndarray, before: int = UNREACHABLE) -> np.ndarray:
+    """``values`` where ``keep``, else the last kept value before (``before`` ahead of the first)."""
     source = np.where(keep, np.arange(values.size), -1)
     np.maximum.accumulate(source, out=source)
-    filled: np.ndarray = np.where(source >= 0, values[np.maximum(source, 0)], np.int8(UNREACHABLE)).astype(np.int8)
+    filled: np.ndarray = np.where(source >= 0, values[np.maximum(source, 0)], np.int8(before)).astype(np.int8)
     return filled
+
+
+def stored_chunks(game_name: str, scores: np.ndarray, *, finished: bool, chunk: int = 1 << 22) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The whole score array as a compressed table would store it, chunk by chunk: (stored bytes, read mask).
+
+    Boards never read (not canonical, unreachable, and finished ones unless ``finished``)
+    hold the previous read board's score.
+    """
+    game = parse_game(game_name)
+    index, sym = layout(game), symmetries(game)
+    offsets = np.asarray(index.layer_offsets)
+    last = UNREACHABLE
+    for start in range(0, scores.size, chunk):
+        part = np.asarray(scores[start : start + chunk])
+        codes = index.codes(start, start + part.size)[0]
+        ply = np.searchsorted(offsets, np.arange(start, start + part.size), side="right") - 1
+        keep = (part != UNREACHABLE) & sym.is_canonical(codes)
+        if not finished:
+            keep &= (part != -WIN) & (ply != game.cells)
+        filled = forward_fill(part, keep, last)
+        last = int(filled[-1])
+        yield filled, keep
+
+
+def container(game_name: str, scores: np.ndarray, work: Path, configs: list[tuple[str, int]], *, finished: bool) -> None:
+    """Write the whole table with :func:`solver.blockarray.write_blocks` per (codec, level); print sizes and times."""
+    t0 = time.perf_counter()
+    pieces = list(stored_chunks(game_name, scores, finished=finished))
+    stored = np.concatenate([p for p, _ in pieces])
+    keep = np.concatenate([k for _, k in pieces])
+    del pieces
+    print(f"stored bytes ready in {time.perf_counter() - t0:.1f} s; boards read: {keep.mean():.1%}"
+          f" (finished boards {'kept' if finished else 'do not care'})", flush=True)
+    rng = np.random.default_rng(1)
+    for name, level in configs:
+        path = work / f"{game_name}.{name}{level}.blocks"
+        t0 = time.perf_counter()
+        with open(path, "wb") as out:
+            written = write_blocks(out, [stored], codec=name, level=level)
+        seconds = time.perf_counter() - t0
+        size = path.stat().st_size + len(written.digests)
+        region = np.memmap(path, dtype=np.uint8, mode="r")
+        array = BlockArray(region, written.encoding, written.digest, name=str(path))
+        picks = rng.choice(written.encoding.blocks, size=min(300, written.encoding.blocks), replace=False).tolist()
+        t1 = time.perf_counter()
+        for block in picks:
+            array.block(block)
+        first = (time.perf_counter() - t1) / len(picks)
+        t1 = time.perf_counter()
+        decoded = array.decode_all()
+        whole = time.perf_counter() - t1
+        same = np.array_equal(decoded, stored) and np.array_equal(decoded[keep], np.asarray(scores)[keep])
+        print(f"{name}-{level}: {size / 1e6:.1f} MB ({scores.size / size:.1f}x, {8 * size / scores.size:.3f} bits/board) "
+              f"written in {seconds:.1f} s ({scores.size / seconds / 1e6:.0f} MB/s); first touch of a block "
+              f"(CRC, decode, SHA-256) {first * 1e6:.0f} µs; every block {whole:.1f} s; read boards answer the table: {same}", flush=True)
+        warm_lookup(game_name, array, scores, keep, rng)
+
+
+def warm_lookup(game_name: str, array: BlockArray, scores: np.ndarray, keep: np.ndarray, rng: np.random.Generator) -> None:
+    """The parts of a warm look-up: canonical form, index, one byte from a cached block (µs each)."""
+    game = parse_game(game_name)
+    index, sym = layout(game), symmetries(game)
+    kept = np.flatnonzero(keep[: 1 << 16])  # read boards of the first block: warm once touched
+    codes = index.codes_at(kept[rng.integers(0, kept.size, 2000)])
+    images = sym.image(codes, rng.integers(0, sym.count, codes.size))  # what a caller may ask
+    callers = images.tolist()
+    t0 = time.perf_counter()
+    found = [sym.canonical_of(code) for code in callers]
+    t1 = time.perf_counter()
+    places = [index.index_of_code(code) for code, _ in found]
+    t2 = time.perf_counter()
+    answers = [array[i] for i in places]
+    t3 = time.perf_counter()
+    assert answers == np.asarray(scores)[places].tolist()
+    n = len(callers)
+    print(f"  warm look-up parts, per board: canonical {1e6 * (t1 - t0) / n:.2f} µs, index {1e6 * (t2 - t1) / n:.2f} µs, "
+          f"byte from a cached block {1e6 * (t3 - t2) / n:.2f} µs", flush=True)
 
 
 def measure(samples: list[dict[str, np.ndarray]], block: int, codec: Codec, content: str) -> tuple[float, float, float, float]:
@@ -151,11 +244,11 @@ def measure(samples: list[dict[str, np.ndarray]], block: int, codec: Codec, cont
         step = block if content != "canonical packed" else max(1, data.size * block // SPAN)
         for a in range(0, data.size, step):
             piece = data[a : a + step].tobytes()
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             small = compress(piece)
-            t1 = time.perf_counter()
+            t1 = time.process_time()
             back = decompress(small)
-            t2 = time.perf_counter()
+            t2 = time.process_time()
             assert back == piece
             squeeze, unpack = squeeze + t1 - t0, unpack + t2 - t1
             raw, packed, blocks = raw + len(piece), packed + len(small), blocks + 1
@@ -182,16 +275,27 @@ def main() -> None:
     parser.add_argument("--game", default="4x5k4")
     parser.add_argument("--blocks", type=int, default=64, help="256 KiB spans sampled")
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--group", type=int, default=8, help="use only the first N symmetries (4 on a square: the rectangle's)")
     parser.add_argument("--codecs", default="", help="comma-separated codec names to keep (default: all)")
+    parser.add_argument("--contents", default="", help="comma-separated contents to keep (default: all)")
+    parser.add_argument("--block-kib", default="64,256", help="block sizes in KiB")
     parser.add_argument("--wheels", action="store_true", help="also download each codec's wheel and print its size")
+    parser.add_argument("--container", default="", help="write the whole table with solver.blockarray instead, e.g. zstd:9,zlib:9")
+    parser.add_argument("--keep-finished", action="store_true", help="with --container: store finished boards too")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()), help="where --container writes its files")
     args = parser.parse_args()
 
     scores = load_scores(args.game, args.build_dir)
+    if args.container:
+        configs = [(item.split(":")[0], int(item.split(":")[1])) for item in args.container.split(",")]
+        container(args.game, scores, args.work, configs, finished=args.keep_finished)
+        return
     game = parse_game(args.game)
-    print(f"{game.name}: {scores.size:,} boards ({scores.nbytes / 1e6:.0f} MB at one byte each), {symmetries(game).count} symmetries")
+    group = min(args.group, symmetries(game).count)
+    print(f"{game.name}: {scores.size:,} boards ({scores.nbytes / 1e6:.0f} MB at one byte each), {group} symmetries used")
     rng = np.random.default_rng(args.seed)
-    spans = np.sort(rng.choice(scores.size // SPAN, size=args.blocks, replace=False)) * SPAN
-    samples = [contents(args.game, scores, int(start)) for start in spans]
+    spans = np.sort(rng.choice(scores.size // SPAN, size=min(args.blocks, scores.size // SPAN), replace=False)) * SPAN
+    samples = [contents(args.game, scores, int(start), args.group) for start in spans]
     read = sum(int(s["canonical packed"].size) for s in samples)
     boards = sum(int(s["every board"].size) for s in samples)
     print(f"sample: {len(samples)} spans of 256 KiB, seed {args.seed}; boards read (canonical and reachable): {read / boards:.1%}")
@@ -201,7 +305,9 @@ def main() -> None:
         if wanted and codec[0] not in wanted:
             continue
         for content in samples[0]:
-            for block in (64 << 10, 256 << 10):
+            if args.contents and content not in args.contents.split(","):
+                continue
+            for block in [int(k) << 10 for k in args.block_kib.split(",")]:
                 ratio, bits, speed, decode = measure(samples, block, codec, content)
                 print(f"{codec[0]:<18} {content:<26} {block >> 10:>4}Ki {ratio:>6.1f}x {bits:>10.3f} {speed:>7.1f} {decode:>9.1f}", flush=True)
     if args.wheels:
