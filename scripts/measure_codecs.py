@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np  # noqa: E402
 
 from solver.blockarray import BlockArray, write_blocks  # noqa: E402
+from solver.board import masks, rule_violation  # noqa: E402
 from solver.game import parse_game  # noqa: E402
 from solver.index import layout  # noqa: E402
 from solver.layered import BuildDir, build_layers  # noqa: E402
@@ -189,26 +190,101 @@ def container(game_name: str, scores: np.ndarray, work: Path, configs: list[tupl
     rng = np.random.default_rng(1)
     for name, level in configs:
         path = work / f"{game_name}.{name}{level}.blocks"
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         with open(path, "wb") as out:
             written = write_blocks(out, [stored], codec=name, level=level)
-        seconds = time.perf_counter() - t0
+        seconds = time.process_time() - t0
         size = path.stat().st_size + len(written.digests)
         region = np.memmap(path, dtype=np.uint8, mode="r")
         array = BlockArray(region, written.encoding, written.digest, name=str(path))
         picks = rng.choice(written.encoding.blocks, size=min(300, written.encoding.blocks), replace=False).tolist()
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         for block in picks:
             array.block(block)
-        first = (time.perf_counter() - t1) / len(picks)
-        t1 = time.perf_counter()
+        first = (time.process_time() - t1) / len(picks)
+        t1 = time.process_time()
         decoded = array.decode_all()
-        whole = time.perf_counter() - t1
+        whole = time.process_time() - t1
         same = np.array_equal(decoded, stored) and np.array_equal(decoded[keep], np.asarray(scores)[keep])
         print(f"{name}-{level}: {size / 1e6:.1f} MB ({scores.size / size:.1f}x, {8 * size / scores.size:.3f} bits/board) "
               f"written in {seconds:.1f} s ({scores.size / seconds / 1e6:.0f} MB/s); first touch of a block "
-              f"(CRC, decode, SHA-256) {first * 1e6:.0f} µs; every block {whole:.1f} s; read boards answer the table: {same}", flush=True)
+              f"(CRC, decode, SHA-256) {first * 1e6:.0f} µs; every block {whole:.1f} s (CPU times); read boards answer the table: {same}", flush=True)
         warm_lookup(game_name, array, scores, keep, rng)
+
+
+class Prototype:
+    """A look-up through the canonical form on a block array whose don't-care boards hold
+    anything: the rules say unreachable and finished, the table the rest (what the wired
+    table will do; here to time it and to check it against the plain scores)."""
+
+    def __init__(self, game_name: str, array: BlockArray) -> None:
+        self.game = parse_game(game_name)
+        self.index, self.sym, self.array = layout(self.game), symmetries(self.game), array
+        self.through = [[m for m in self.game.line_masks if m >> cell & 1] for cell in range(self.game.cells)]
+
+    def score(self, code: int) -> int:
+        """The score for the side to move (``UNREACHABLE`` if the rules say so)."""
+        if rule_violation(self.game, code) is not None:
+            return UNREACHABLE
+        x, o = masks(self.game, code)
+        if self.game.has_line(x if x.bit_count() > o.bit_count() else o):  # the last mover won
+            return -WIN
+        if x | o == self.game.full_mask:
+            return 0
+        canonical, _ = self.sym.canonical_of(code)
+        return self.array[self.index.index_of_code(canonical)]
+
+    def best_mask(self, code: int) -> int:
+        """Best moves of a reachable, unfinished board, in the caller's orientation."""
+        x, o = masks(self.game, code)
+        piece, mine = (1, x) if x.bit_count() == o.bit_count() else (2, o)
+        canonical, s = self.sym.canonical_of(code)
+        cells, children, _ = self.sym.canonical_children(canonical, piece)
+        mine = self.sym.mask_from_caller(mine, s)
+        full = (x | o).bit_count() + 1 == self.game.cells
+        lowest, mask = 128, 0
+        for cell, child in zip(cells.tolist(), children.tolist(), strict=True):
+            after = mine | 1 << cell
+            if any(after & line == line for line in self.through[cell]):
+                value = -WIN
+            elif full:
+                value = 0
+            else:
+                value = self.array[self.index.index_of_code(child)]
+            if value < lowest:
+                lowest, mask = value, 1 << cell
+            elif value == lowest:
+                mask |= 1 << cell
+        return self.sym.mask_to_caller(mask, s)
+
+
+def plain_best_mask(game_name: str, scores: np.ndarray, code: int) -> int:
+    """Best moves from the plain scores (every board stored)."""
+    game = parse_game(game_name)
+    index = layout(game)
+    x, o = masks(game, code)
+    piece = 1 if x.bit_count() == o.bit_count() else 2
+    lowest, mask = 128, 0
+    for cell in range(game.cells):
+        if (x | o) >> cell & 1:
+            continue
+        value = int(scores[index.index_of_code(code + piece * 3**cell)])
+        if value < lowest:
+            lowest, mask = value, 1 << cell
+        elif value == lowest:
+            mask |= 1 << cell
+    return mask
+
+
+def cpu_per_item(function: Callable[[int], object], items: list[int], repeat: int = 5) -> float:
+    """CPU seconds per call of ``function`` over ``items``, the best of ``repeat`` passes."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        for item in items:
+            function(item)
+        best = min(best, time.process_time() - t0)
+    return best / max(1, len(items))
 
 
 def warm_lookup(game_name: str, array: BlockArray, scores: np.ndarray, keep: np.ndarray, rng: np.random.Generator) -> None:
@@ -219,17 +295,31 @@ def warm_lookup(game_name: str, array: BlockArray, scores: np.ndarray, keep: np.
     codes = index.codes_at(kept[rng.integers(0, kept.size, 2000)])
     images = sym.image(codes, rng.integers(0, sym.count, codes.size))  # what a caller may ask
     callers = images.tolist()
-    t0 = time.perf_counter()
-    found = [sym.canonical_of(code) for code in callers]
-    t1 = time.perf_counter()
-    places = [index.index_of_code(code) for code, _ in found]
-    t2 = time.perf_counter()
-    answers = [array[i] for i in places]
-    t3 = time.perf_counter()
-    assert answers == np.asarray(scores)[places].tolist()
-    n = len(callers)
-    print(f"  warm look-up parts, per board: canonical {1e6 * (t1 - t0) / n:.2f} µs, index {1e6 * (t2 - t1) / n:.2f} µs, "
-          f"byte from a cached block {1e6 * (t3 - t2) / n:.2f} µs", flush=True)
+    places = [index.index_of_code(sym.canonical_of(code)[0]) for code in callers]
+    assert [array[i] for i in places] == np.asarray(scores)[places].tolist()
+    canonical = cpu_per_item(sym.canonical_of, callers)
+    where = cpu_per_item(index.index_of_code, callers)
+    byte = cpu_per_item(array.__getitem__, places)
+    print(f"  warm look-up parts, CPU per board: canonical {1e6 * canonical:.2f} µs, index {1e6 * where:.2f} µs, "
+          f"byte from a cached block {1e6 * byte:.2f} µs", flush=True)
+    proto = Prototype(game_name, array)
+    plain = np.asarray(scores)
+    sample = rng.integers(0, scores.size, 4000)
+    sample = sample[plain[sample] != UNREACHABLE]
+    callers = index.codes_at(sample).tolist()
+    picked = [c for c in callers if proto.score(c) not in (-WIN, UNREACHABLE) and (masks(game, c)[0] | masks(game, c)[1]) != game.full_mask]
+    for code in picked[:300]:  # first touch of their blocks and children, and the check against the plain table
+        assert proto.score(code) == plain[index.index_of_code(code)], code
+        assert proto.best_mask(code) == plain_best_mask(game_name, plain, code), code
+    warm = picked[:40]  # their blocks and their children's fit the cache: warm
+    for code in warm:
+        proto.best_mask(code)
+    rules = cpu_per_item(lambda code: rule_violation(game, code), warm)
+    score = cpu_per_item(proto.score, warm)
+    best = cpu_per_item(proto.best_mask, warm)
+    print(f"  prototype through the canonical form ({len(picked[:300])} random reachable boards answer like the plain table): "
+          f"CPU per board (warm): score {1e6 * score:.1f} µs (of which the rules check {1e6 * rules:.1f} µs), "
+          f"best moves {1e6 * best:.1f} µs", flush=True)
 
 
 def measure(samples: list[dict[str, np.ndarray]], block: int, codec: Codec, content: str) -> tuple[float, float, float, float]:
