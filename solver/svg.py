@@ -45,6 +45,8 @@ COLOURS = {
 }
 """Fill and text colour of an empty cell by the mover's result (the web page uses the same)."""
 PIECE_FILL = "#fafafa"
+PIECE_COLOURS = {"X": "#0d47a1", "O": "#bf360c"}
+"""Ink of the pieces: X blue, O red, as on the web page."""
 BEST_STROKE = "#1565c0"
 GRID_STROKE = "#90a4ae"
 VERDICT_COLOURS = {"best": "#1b5e20", "ok": "#33691e", "mistake": "#e65100", "blunder": "#b71c1c"}
@@ -103,7 +105,8 @@ def position_svg(position: Position, *, cell: int = 56, highlight: int | None = 
         move = moves.get(index)
         if move is None:
             label: str = piece or ""
-            fill, ink, text = PIECE_FILL, "#212121", f"row {row}, column {col}: {piece or 'empty'}"
+            fill, text = PIECE_FILL, f"row {row}, column {col}: {piece or 'empty'}"
+            ink = PIECE_COLOURS[piece] if piece else "#212121"
             size = cell * 0.55
         else:
             fill, ink = COLOURS[move.result]
@@ -131,14 +134,18 @@ def position_svg(position: Position, *, cell: int = 56, highlight: int | None = 
 
 
 def position_html(position: Position) -> str:
-    """The board (:func:`position_svg`) with its status line, best moves and code, as HTML."""
+    """The board (:func:`position_svg`) with its status line, best moves and code, as HTML.
+
+    A finished board has no moves to explain, so it has no legend.
+    """
     best = " ".join(f"({r},{c})" for r, c in position.best_moves)
     details = f"best (row,col): {best} · " if best else ""
+    legend = "" if position.is_over else " · W<i>n</i> win, D draw, L<i>n</i> loss in <i>n</i> plies for the mover; ★ best"
     return (
         f'<div style="display:inline-block;{_FONT}">{position_svg(position)}'
         f'<div style="font-size:0.9em;margin-top:2px">{escape(status_line(position))}</div>'
-        f'<div style="font-size:0.8em;color:#546e7a">{escape(details)}code {position.code} ({position.game.name}) · '
-        f'W<i>n</i> win, D draw, L<i>n</i> loss in <i>n</i> plies for the mover; ★ best</div></div>'
+        f'<div style="font-size:0.8em;color:#546e7a">{escape(details)}code {position.code} ({position.game.name})'
+        f"{legend}</div></div>"
     )
 
 
