@@ -271,6 +271,22 @@ class Symmetries:
                 keep &= step <= image
         return out.reshape(np.shape(codes))
 
+    def is_canonical_grid(self, high: np.ndarray, low: np.ndarray, low_cells: int) -> np.ndarray:
+        """Whether each board ``high[r] * 3**low_cells + low[c]`` is canonical: bool, ``(rows, cols)``.
+
+        The shape of a block of :mod:`solver.index` (high half-boards by low half-boards).
+        An image is digit-wise linear, ``image(h * 3**low_cells + l) = image(h * 3**low_cells)
+        + image(l)``, so a board is canonical under ``s`` when
+        ``h * 3**low_cells - image(h * 3**low_cells) <= image(l) - l``: one comparison of a
+        row value with a column value per board and symmetry, no table look-up per board.
+        """
+        rows = np.asarray(high, dtype=np.int64).reshape(-1) * 3**low_cells
+        cols = np.asarray(low, dtype=np.int64).reshape(-1)
+        keep = np.ones((rows.size, cols.size), dtype=bool)
+        for s in range(1, self.count):
+            keep &= (rows - self.image(rows, s))[:, None] <= (self.image(cols, s) - cols)[None, :]
+        return keep
+
     def masks_to_caller(self, masks: np.ndarray, s: np.ndarray) -> np.ndarray:
         """Cell masks of images, one symmetry per mask, in the callers' orientations (uint32)."""
         flat = np.ascontiguousarray(masks).astype(np.int64, copy=False).reshape(-1)

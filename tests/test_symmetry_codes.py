@@ -168,3 +168,19 @@ def test_best_moves_of_the_canonical_board_map_back_to_the_callers_best_moves(na
     through = tab.lookup_codes(canonical)
     assert np.array_equal(through.score, scores.score[reachable])
     assert np.array_equal(sym.masks_to_caller(through.best, which), scores.best[reachable].astype(np.uint32))
+
+
+@pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x7k3", "3x3k3", "1x5k3"])
+def test_the_canonical_test_of_a_block_grid_matches_the_test_of_each_board(name: str) -> None:
+    from solver.index import layout
+
+    game = parse_game(name)
+    index, sym = layout(game), symmetries(game)
+    rng = np.random.default_rng(3)
+    high = rng.integers(0, 3**index.high_cells, 60)
+    low = rng.integers(0, 3**index.low_cells, 70)
+    grid = sym.is_canonical_grid(high, low, index.low_cells)
+    codes = high[:, None] * index.radix + low[None, :]
+    assert grid.shape == (60, 70)
+    assert np.array_equal(grid, sym.is_canonical(codes))
+    assert grid.any() and not grid.all() or game.cells < 9
