@@ -118,6 +118,11 @@ class Codec:
         """Whether this Python can encode and decode it."""
         return self.name == "zlib" or _zstd() is not None
 
+    def require(self) -> None:
+        """Raise :class:`CodecUnavailable`, naming what to install, unless :meth:`available`."""
+        if not self.available():
+            raise CodecUnavailable(f"the {self.name} codec needs a package that is not installed: {self.install}")
+
     def compress(self, data: bytes | memoryview, level: int) -> bytes:
         """One block, compressed (deterministic for a given codec version)."""
         if self.name == "zlib":
@@ -150,10 +155,8 @@ class Codec:
         return bytes(out)
 
     def _module(self) -> Any:
-        zstd = _zstd()
-        if zstd is None:
-            raise CodecUnavailable(f"the {self.name} codec needs a package that is not installed: {self.install}")
-        return zstd
+        self.require()
+        return _zstd()
 
 
 CODECS: Mapping[str, Codec] = {
@@ -377,8 +380,7 @@ class BlockArray:
         self._offsets = self._data[start : start + _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
         self._crcs = self._data[start + self._offsets.nbytes : start + encoding.index_bytes].view(_CRC)
         self._check_offsets()
-        if not self._codec.available():
-            self._codec.compress(b"", self._codec.default_level)  # raises CodecUnavailable, naming the package
+        self._codec.require()
 
     def __repr__(self) -> str:
         return f"<BlockArray {self.name}: {self.size:,} int8 in {self.blocks:,} {self.encoding.codec} blocks>"

@@ -216,3 +216,17 @@ def test_an_empty_array_is_a_region_of_no_blocks() -> None:
     written = write_blocks(out, [np.zeros(0, dtype=np.int8)], codec="zlib")
     read = BlockArray(out.getbuffer(), written.encoding, written.digest)
     assert written.encoding.blocks == 0 and read.decode_all().size == 0 and read.problems() == []
+
+
+def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.blockarray as blockarray
+    from solver.blockarray import CodecUnavailable
+
+    out = io.BytesIO()
+    written = write_blocks(out, [scores_like(5000)], codec="zlib", block_bytes=BLOCK)
+    monkeypatch.setattr(blockarray, "_zstd", lambda: None)
+    assert default_codec() == "zlib", "without zstd, tables are written with the standard library's zlib"
+    zstd_encoding = Encoding("zstd", 9, BLOCK, written.encoding.size, written.encoding.data_bytes)
+    with pytest.raises(CodecUnavailable, match=r"solved-tictactoe\[big\]"):
+        BlockArray(out.getbuffer(), zstd_encoding, written.digest, name="t.ttt")
+    assert BlockArray(out.getbuffer(), written.encoding, written.digest)[0] == scores_like(5000)[0]
