@@ -143,8 +143,8 @@ class Symmetries:
         """``(canonical code, s)``: the smallest image of ``code`` and the first symmetry giving it.
 
         The canonical board is the image of the caller's board under ``s``; a cell of it
-        is cell :meth:`cell_to_caller` of the caller's board. About a microsecond for 8
-        symmetries of 25 cells (2 µs here): plain ints, three table look-ups per image.
+        is cell :meth:`cell_to_caller` of the caller's board. Two to five microseconds for 8
+        symmetries of 25 cells here (scripts/bench_symmetry.py): plain ints, three table look-ups per image.
         """
         if len(self.chunks) == 3:
             rest, p0 = divmod(code, self._moduli[0])
