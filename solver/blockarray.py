@@ -112,8 +112,10 @@ class Codec:
     name: str
     default_level: int
     levels: range
-    install: str
-    """What to install when the codec's package is missing (empty: the standard library)."""
+    package: str
+    """The package this Python needs for it (empty: the standard library)."""
+    extra: str
+    """The optional extra of this project that brings :attr:`package`."""
 
     def available(self) -> bool:
         """Whether this Python can encode and decode it."""
@@ -122,7 +124,11 @@ class Codec:
     def require(self) -> None:
         """Raise :class:`CodecUnavailable`, naming what to install, unless :meth:`available`."""
         if not self.available():
-            raise CodecUnavailable(f"the {self.name} codec needs a package that is not installed: {self.install}")
+            from .extras import install_command
+
+            raise CodecUnavailable(
+                f"the {self.name} codec needs {self.package}, which is not installed: {install_command(self.extra)}"
+            )
 
     def compress(self, data: bytes | memoryview, level: int) -> bytes:
         """One block, compressed (deterministic for a given codec version)."""
@@ -161,8 +167,8 @@ class Codec:
 
 
 CODECS: Mapping[str, Codec] = {
-    "zstd": Codec("zstd", 9, range(1, 23), "pip install 'solved-tictactoe[big]' (backports.zstd; Python 3.14 has it built in)"),
-    "zlib": Codec("zlib", 6, range(1, 10), ""),
+    "zstd": Codec("zstd", 9, range(1, 23), "backports.zstd (built into Python 3.14 as compression.zstd)", "big"),
+    "zlib": Codec("zlib", 6, range(1, 10), "", ""),
 }
 """The codecs a region can be written with, by the name its :class:`Encoding` records.
 
