@@ -42,6 +42,7 @@ from .fsutil import refuse_non_regular, remove_dead_temporaries
 from .game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
 from .index import layout
 from .tables import CompactTable, DenseTable, Kind, Table
+from .tables.compact import stored_layers
 from .words import count
 
 BuildProgress = Callable[..., None]
@@ -148,14 +149,18 @@ def build_compact(
 
 
 def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.ndarray]) -> Path:
-    """Write a compact table file from per-layer scores (layer 0 first; memory maps are streamed).
+    """Write a compact table file from every board's score, layer by layer (layer 0 first; memory maps are streamed).
 
-    The file's ``meta`` records the index scheme and the layer offsets (:func:`solver.tablefile.compact_meta`).
+    Each layer goes through :func:`solver.tables.compact.stored_layers` (only canonical
+    boards in play keep their score, the others repeat the last one) into the compressed
+    blocks of :func:`solver.tablefile.write_table` (format version 3): the same layers
+    always give the same bytes. The file's ``meta`` records the index scheme and the layer
+    offsets (:func:`solver.tablefile.compact_meta`).
     """
     sizes = [len(layer) for layer in layers]
     if sizes != list(layout(game).layer_sizes):
         raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
-    parts = [layer for layer in layers if len(layer)]
+    parts = stored_layers(game, layers)
     return tablefile.write_table(path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts})
 
 

@@ -57,13 +57,15 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
+from . import blockarray
+from .blockarray import BlockArray, Encoding
 from .errors import TableError
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 from .game import Game, parse_game
@@ -72,6 +74,9 @@ from .words import count
 
 MAGIC = b"SOLVTTT\n"
 FORMAT_VERSION = 2
+"""Dense tables (and the plain compact tables of earlier releases, still read)."""
+COMPRESSED_VERSION = 3
+"""Compact tables: their ``scores`` compressed in blocks (:mod:`solver.blockarray`)."""
 KINDS = ("dense", "compact")
 ALIGN = 64
 DIGEST_BYTES = 32
@@ -99,8 +104,9 @@ SCORE = (
     "-128 unreachable; ply: pieces on the board; best: uint16, bit cell set for every best move"
 )
 
-ArrayParts = np.ndarray | Sequence[np.ndarray]
-"""An array, or a sequence of 1-D arrays of one dtype written one after the other."""
+ArrayParts = np.ndarray | Iterable[np.ndarray]
+"""An array, or 1-D arrays of one dtype written one after the other (a compact table's
+``scores`` may be an iterator: streamed, never held in memory at once)."""
 
 
 def rebuild_command(game: Game, path: Path | str) -> str:
@@ -139,14 +145,23 @@ class ArraySpec:
     shape: tuple[int, ...]
     offset: int
     first_block: int
+    encoding: Encoding | None = None
+    """How the array is compressed (None: stored plain, C order)."""
 
     @property
     def nbytes(self) -> int:
-        """Size of the array in bytes."""
+        """Size of the array in bytes (decoded)."""
         return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
 
+    @property
+    def stored_bytes(self) -> int:
+        """Bytes the array takes in the file: the plain array, or the compressed region (blocks, offsets, CRCs)."""
+        return self.nbytes if self.encoding is None else self.encoding.region_bytes
+
     def blocks(self, block_bytes: int) -> int:
-        """How many blocks of ``block_bytes`` the array spans."""
+        """How many digests cover the array: blocks of ``block_bytes``, or the compressed blocks."""
+        if self.encoding is not None:
+            return self.encoding.blocks
         return -(-self.nbytes // block_bytes)
 
 
@@ -188,6 +203,13 @@ def _dtype_text(dtype: np.dtype[Any]) -> Any:
     return dtype.descr if dtype.names else dtype.str
 
 
+def _array_dict(spec: ArraySpec) -> dict[str, Any]:
+    found = {"name": spec.name, "dtype": _dtype_text(spec.dtype), "shape": list(spec.shape), "offset": spec.offset, "first_block": spec.first_block}
+    if spec.encoding is not None:
+        found["encoding"] = spec.encoding.to_json()
+    return found
+
+
 def _header_dict(header: Header) -> dict[str, Any]:
     game = header.game
     return {
@@ -199,12 +221,25 @@ def _header_dict(header: Header) -> dict[str, Any]:
         "encoding": ENCODING,
         "score": SCORE,
         "block_bytes": header.block_bytes,
-        "arrays": [
-            {"name": s.name, "dtype": _dtype_text(s.dtype), "shape": list(s.shape), "offset": s.offset, "first_block": s.first_block}
-            for s in header.arrays
-        ],
+        "arrays": [_array_dict(spec) for spec in header.arrays],
         "digests": {"offset": header.digests_offset, "count": header.digest_count},
     }
+
+
+def _content_dict(header: Header) -> dict[str, Any]:
+    """The header as the root of a compressed file hashes it: without what depends on the compressed bytes.
+
+    Offsets, the codec, its level and the compressed size are left out, so the root names
+    the content: the same scores give the same root whichever codec wrote them (zstd, or
+    zlib where zstd is not installed) and whichever version of the codec library.
+    """
+    data = _header_dict(header)
+    for array in data["arrays"]:
+        del array["offset"]
+        if "encoding" in array:
+            array["encoding"] = {key: array["encoding"][key] for key in ("block_bytes", "size")}
+    del data["digests"]["offset"]
+    return data
 
 
 def _dump(data: Mapping[str, Any]) -> bytes:
@@ -212,8 +247,13 @@ def _dump(data: Mapping[str, Any]) -> bytes:
 
 
 def root_of(header: Header, digests: bytes) -> str:
-    """The table checksum: SHA-256 of the canonical header (without ``root``) and the digests."""
-    return hashlib.sha256(_dump(_header_dict(header)) + digests).hexdigest()
+    """The table checksum: SHA-256 of the canonical header (without ``root``) and the digests.
+
+    For a compressed file (format version 3) the header is hashed without the fields that
+    depend on the compressed bytes (:func:`_content_dict`); the digests are of the decoded blocks.
+    """
+    data = _content_dict(header) if header.format_version == COMPRESSED_VERSION else _header_dict(header)
+    return hashlib.sha256(_dump(data) + digests).hexdigest()
 
 
 def block_bytes_for(nbytes: int) -> int:
@@ -272,6 +312,9 @@ def write_table(
         the bytes needed).
     """
     path = Path(path)
+    if kind == "compact":
+        scores = arrays["scores"]
+        return _write_compressed(path, game, [scores] if isinstance(scores, np.ndarray) else scores, meta or {})
     header, length, parts = _plan(kind, game, arrays, meta)
     refuse_non_regular(path)
     check_space(path, header.end)
@@ -307,8 +350,46 @@ def _plan(
     return header, length, parts
 
 
+def _compressed_header(game: Game, meta: Mapping[str, Any], encoding: Encoding, offset: int, digests_offset: int, root: str = "0" * 64) -> Header:
+    spec = ArraySpec("scores", np.dtype("i1"), (encoding.size,), offset, 0, encoding)
+    return Header("compact", game, dict(meta), (spec,), encoding.block_bytes, digests_offset, root, COMPRESSED_VERSION)
+
+
+def _write_compressed(path: Path, game: Game, parts: Iterable[np.ndarray], meta: Mapping[str, Any]) -> Path:
+    """Write a compact table (format version 3): the scores as compressed blocks (:func:`solver.blockarray.write_blocks`).
+
+    The header's space is reserved for the largest numbers it could hold, the region is
+    streamed after it, then the digests, then the header with the sizes found.
+    """
+    size = layout(game).size
+    codec = blockarray.codec_of(blockarray.default_codec())
+    far = 1 << 50
+    placeholder = _compressed_header(game, meta, Encoding(codec.name, codec.default_level, blockarray.DEFAULT_BLOCK_BYTES, size, far), far, far)
+    offset = _align(12 + len(_dump({**_header_dict(placeholder), "root": placeholder.root})))
+    length = offset - 12
+    refuse_non_regular(path)
+    check_space(path, offset + size // 4 + DIGEST_BYTES * placeholder.digest_count)  # a compressed table is far smaller
+    with atomic_file(path) as out:
+        out.seek(offset)
+        written = blockarray.write_blocks(out, parts, codec=codec.name, level=codec.default_level)
+        if written.encoding.size != size:
+            raise ValueError(f"compact scores of {written.encoding.size:,} boards do not fit {game.name}: expected {size:,}")
+        digests_offset = _align(offset + written.encoding.region_bytes)
+        out.seek(digests_offset)
+        out.write(written.digests)
+        header = _compressed_header(game, meta, written.encoding, offset, digests_offset)
+        header = _compressed_header(game, meta, written.encoding, offset, digests_offset, root_of(header, written.digests))
+        out.seek(0)
+        out.write(_head(header, length))
+    return path
+
+
 def checksums(*, kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None = None) -> tuple[Header, bytes]:
     """The header and block digests :func:`write_table` would write, without writing (for :func:`root_of`)."""
+    if kind == "compact":
+        scores = _parts(arrays["scores"])
+        encoding = Encoding("zlib", 6, blockarray.DEFAULT_BLOCK_BYTES, layout(game).size, 0)
+        return _compressed_header(game, meta or {}, encoding, 0, 0), _write_blocks(None, scores, encoding.block_bytes)
     header, _, parts = _plan(kind, game, arrays, meta)
     digests = b"".join(_write_blocks(None, parts[spec.name], header.block_bytes) for spec in header.arrays)
     return header, digests
@@ -434,10 +515,30 @@ class TableFile:
     _digests: bytes = field(repr=False)
     _arrays: dict[str, np.ndarray] = field(repr=False)
     _guards: dict[str, BlockGuard] = field(default_factory=dict, repr=False)
+    _compressed: dict[str, BlockArray] = field(default_factory=dict, repr=False)
 
     def array(self, name: str) -> np.ndarray:
-        """The array ``name``, memory-mapped read-only and **not yet verified**."""
+        """The array ``name``, memory-mapped read-only and **not yet verified** (a compressed
+        array's region: its compressed blocks, offsets and CRCs)."""
         return self._arrays[name]
+
+    def compressed(self, name: str) -> BlockArray:
+        """The compressed array ``name`` as a :class:`~solver.blockarray.BlockArray` (one per array and
+        file object): each block checked (CRC, then the SHA-256 of its decoded bytes against the
+        file's digest) when first read.
+
+        :raises TableError: if the array is not compressed, or its offset table is damaged.
+        """
+        found = self._compressed.get(name)
+        if found is None:
+            spec = self.header.spec(name)
+            if spec.encoding is None:
+                raise self.error(f"array {name!r} is not compressed")
+            first = spec.first_block
+            found = self._compressed[name] = BlockArray(
+                self._arrays[name], spec.encoding, lambda block: self.digest(first + block), name=str(self.path), error=self.error
+            )
+        return found
 
     def guard(self, name: str) -> BlockGuard:
         """The :class:`BlockGuard` of array ``name`` (one per array and file object)."""
@@ -456,11 +557,25 @@ class TableFile:
         :raises TableError: at the first damaged block.
         """
         for spec in self.header.arrays:
-            self.guard(spec.name).ensure_all()
+            if spec.encoding is not None:
+                problems = self.compressed(spec.name).problems()
+                if problems:
+                    raise TableError(problems[0])
+            else:
+                self.guard(spec.name).ensure_all()
 
     def problems(self) -> list[str]:
         """Every damaged block of every array, described (empty when the file is whole)."""
-        return [problem for spec in self.header.arrays for problem in self.guard(spec.name).problems()]
+        found = []
+        for spec in self.header.arrays:
+            if spec.encoding is None:
+                found += self.guard(spec.name).problems()
+                continue
+            try:
+                found += self.compressed(spec.name).problems()
+            except TableError as error:  # the offset table
+                found.append(str(error))
+        return found
 
     def error(self, problem: str) -> TableError:
         """A :class:`TableError` naming this file, the problem and the rebuild command."""
@@ -541,8 +656,10 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
             )
         arrays: dict[str, np.ndarray] = {
             spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
+            if spec.encoding is None
+            else np.memmap(handle, dtype=np.uint8, mode="r", offset=spec.offset, shape=(spec.stored_bytes,))
             for spec in header.arrays
-            if spec.nbytes
+            if spec.stored_bytes
         }
         for spec in header.arrays:
             arrays.setdefault(spec.name, np.zeros(spec.shape, dtype=spec.dtype))
@@ -560,8 +677,8 @@ def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
         if not isinstance(data, dict):
             raise TypeError(f"the header is a {type(data).__name__}, expected an object")
         version = data["format_version"]
-        if version != FORMAT_VERSION:
-            raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION}")
+        if version not in (FORMAT_VERSION, COMPRESSED_VERSION):
+            raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION} or {COMPRESSED_VERSION}")
         spec = data["game"]
         found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]))
         kind = data["kind"]
@@ -577,15 +694,16 @@ def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
         for item in data["arrays"]:
             dtype = _dtype(item["dtype"])
             shape = tuple(_int(n) for n in item["shape"])
-            spec_ = ArraySpec(str(item["name"]), dtype, shape, _int(item["offset"]), _int(item["first_block"]))
+            encoding = _encoding(item, version, shape)
+            spec_ = ArraySpec(str(item["name"]), dtype, shape, _int(item["offset"]), _int(item["first_block"]), encoding)
             if spec_.offset < end or spec_.offset % ALIGN:
                 raise ValueError(f"array {spec_.name!r} starts at byte {spec_.offset}, expected an aligned offset from {end}")
             if spec_.first_block != first:
                 raise ValueError(f"array {spec_.name!r} starts at digest {spec_.first_block}, expected {first}")
             specs.append(spec_)
-            end, first = spec_.offset + spec_.nbytes, first + spec_.blocks(block)
+            end, first = spec_.offset + spec_.stored_bytes, first + spec_.blocks(block)
         digests = data["digests"]
-        header = Header(kind, found, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]))
+        header = Header(kind, found, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]), version)
         if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
             raise ValueError("the digests do not follow the arrays")
         _check_kind(header)
@@ -594,6 +712,18 @@ def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
             raise
         raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:120]})", found) from None
     return header, header.root
+
+
+def _encoding(item: Any, version: int, shape: tuple[int, ...]) -> Encoding | None:
+    """The encoding of an array entry: required in a compressed file, refused in a plain one."""
+    if version != COMPRESSED_VERSION:
+        if "encoding" in item:
+            raise ValueError(f"format version {version} has no compressed arrays")
+        return None
+    encoding = Encoding.from_json(item["encoding"])
+    if shape != (encoding.size,):
+        raise ValueError(f"a compressed array of shape {list(shape)} holds {encoding.size} items")
+    return encoding
 
 
 def _int(value: Any) -> int:
@@ -619,6 +749,10 @@ def _dtype(text: Any) -> np.dtype[Any]:
 def _check_kind(header: Header) -> None:
     """The arrays each kind must have."""
     names = [spec.name for spec in header.arrays]
+    if header.format_version == COMPRESSED_VERSION:
+        encodings = [spec.encoding.block_bytes for spec in header.arrays if spec.encoding is not None]
+        if header.kind != "compact" or encodings != [header.block_bytes]:
+            raise ValueError(f"format version {COMPRESSED_VERSION} holds a compact table whose scores are compressed in the file's blocks")
     if header.kind == "dense":
         expected_shape = (header.game.codes,)
         if names != ["entries"] or header.arrays[0].dtype != ENTRY or header.arrays[0].shape != expected_shape:

@@ -31,7 +31,7 @@ It answers only: building one is :mod:`solver.builder`'s (the layered build of
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,11 +39,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import tablefile
+from ..blockarray import BlockArray
 from ..errors import TableError
 from ..game import Game
 from ..index import layout
 from ..position import SETTERS, Position
 from ..score import UNREACHABLE, WIN
+from ..status import IN_PLAY, rules_of
+from ..symmetry import symmetries
 from ..tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .scores import Scores
@@ -59,6 +62,11 @@ _THREADS_FROM = 1 << 18
 _new = object.__new__
 _set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
 
+STATUS_SCORE = (0, -WIN, 0, UNREACHABLE)
+"""The score a status of :mod:`solver.status` gives (in play: none, read from the table)."""
+_STATUS_SCORES = np.array(STATUS_SCORE, dtype=np.int8)
+_FILL_CHUNK = 1 << 22
+
 VerifyItems = Callable[[int, int], None]
 """``verify(start, stop)``: check the stored bytes of boards ``start .. stop - 1``; raise :class:`TableError` if bad."""
 
@@ -67,8 +75,10 @@ class CompactTable(Table):
     """A solved game in the compact layout (module docstring).
 
     :param scores: int8, one per board of :func:`solver.index.layout`, all layers
-        concatenated (a memory map of the table file, or an array).
-    :param verify: checks stored boards ``start .. stop - 1`` (raises :class:`TableError`);
+        concatenated: an array holding every board's score (a build's layers, or a
+        plain file of earlier releases), or the :class:`~solver.blockarray.BlockArray`
+        of a compressed file, whose bytes are read only at canonical boards in play.
+    :param verify: checks stored boards ``start .. stop - 1`` of an array (raises :class:`TableError`);
         called once per span of :data:`SPAN` boards before any byte of it is used.
     :param prove: what :meth:`verify` calls (:data:`solver.tables.base.Prover`).
     """
@@ -80,7 +90,7 @@ class CompactTable(Table):
     def __init__(
         self,
         game: Game,
-        scores: np.ndarray,
+        scores: np.ndarray | BlockArray,
         *,
         path: Path | None = None,
         verify: VerifyItems | None = None,
@@ -89,24 +99,42 @@ class CompactTable(Table):
     ) -> None:
         self.game = game
         self.layout = layout(self.game)
-        if scores.dtype != np.int8 or scores.shape != (self.layout.size,):
+        if isinstance(scores, BlockArray):
+            if len(scores) != self.layout.size:
+                raise TableError(f"scores of {len(scores):,} boards do not fit {self.game.name}: expected {self.layout.size:,}")
+        elif scores.dtype != np.int8 or scores.shape != (self.layout.size,):
             raise TableError(
                 f"scores {scores.dtype}{list(scores.shape)} do not fit {self.game.name}: expected int8[{self.layout.size}]"
             )
         self.path = path
-        self.scores = scores
-        self._view = memoryview(scores.data if isinstance(scores, np.ndarray) else scores).cast("B").cast("b")
+        self.file = file
+        self.prove = prove
         self._codes = self.game.codes
         self._index = self.layout.index_of_code
         self._offsets = self.layout.layer_offsets
-        self._powers = tuple(3**cell for cell in range(self.game.cells))
-        self._verify = verify
-        self.file = file
-        self.prove = prove
-        spans = -(-self.layout.size // SPAN)
-        self._checked = bytearray(spans if verify is not None else 0)
-        self._all_checked = verify is None
+        self._sym = symmetries(self.game)
+        self._rules = rules_of(self.game)
         self._pool: ThreadPoolExecutor | None = None
+        self._verify = verify
+        self._blocks: BlockArray | None = None
+        self.complete = not isinstance(scores, BlockArray)
+        """Whether every board's score is stored (else only canonical boards in play are read)."""
+        self._use(scores)
+
+    def _use(self, scores: np.ndarray | BlockArray) -> None:
+        """Read from ``scores`` from now on."""
+        self.scores = scores
+        if isinstance(scores, BlockArray):
+            self._blocks = scores
+            self._read: Callable[[int], int] = scores.__getitem__
+            self._checked = bytearray(0)
+            self._all_checked = True  # the block array checks every block it decodes
+            return
+        self._blocks = None
+        view = memoryview(scores.data if isinstance(scores, np.ndarray) else scores).cast("B").cast("b")
+        self._read = view.__getitem__
+        self._checked = bytearray(-(-self.layout.size // SPAN) if self._verify is not None else 0)
+        self._all_checked = self._verify is None
 
     @classmethod
     def from_layers(cls, game: Game, layers: Sequence[np.ndarray], **options: Any) -> CompactTable:
@@ -127,11 +155,25 @@ class CompactTable(Table):
         for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
+        if header.spec("scores").encoding is not None:
+            return cls(header.game, table_file.compressed("scores"), path=table_file.path, file=table_file, prove=prove)
         guard = table_file.guard("scores")
         return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
 
     def __repr__(self) -> str:
         return f"<CompactTable {self.game.name} from {self.path or 'memory'}>"
+
+    def load_into_memory(self) -> CompactTable:
+        """Decode the whole table into memory now (one byte per board: 741 MB for 4x5k4), every block checked.
+
+        Batch look-ups (:meth:`lookup_codes`) then run at memory speed instead of decoding
+        blocks; a table that is in memory already is left as it is. Returns the table.
+
+        :raises TableError: at the first damaged block.
+        """
+        if self._blocks is not None:
+            self._use(self._blocks.decode_all())
+        return self
 
     # -- trust ----------------------------------------------------------------------
     def _check_span(self, index: int) -> None:
@@ -143,10 +185,15 @@ class CompactTable(Table):
             self._all_checked = all(self._checked)
 
     def verify_blocks(self) -> None:
-        """Verify every stored span now rather than on first use (a long-lived server does).
+        """Verify every stored block now rather than on first use (a long-lived server does).
 
         :raises TableError: at the first damaged block.
         """
+        if self._blocks is not None:
+            problems = self._blocks.problems()
+            if problems:
+                raise TableError(problems[0])
+            return
         for span in range(len(self._checked)):
             self._check_span(span << SPAN_BITS)
         self._all_checked = True
@@ -159,16 +206,33 @@ class CompactTable(Table):
         for span in np.flatnonzero(touched).tolist():
             self._check_span(span << SPAN_BITS)
 
-    # -- looking up -------------------------------------------------------------------
-    def score_of(self, code: int) -> int:
-        """The stored score of a code (``UNREACHABLE`` if no game reaches it or its counts are illegal)."""
-        index = self._index(code)
-        if index < 0:
-            return UNREACHABLE
+    def _stored(self, index: int) -> int:
+        """The stored byte at ``index`` (checked)."""
         if not self._all_checked:
             self._check_span(index)
-        score: int = self._view[index]
-        return score
+        return self._read(index)
+
+    def _take(self, indices: np.ndarray) -> np.ndarray:
+        """The stored bytes at many indices in range (int8, checked)."""
+        if self._blocks is not None:
+            return self._blocks.take(indices)
+        self._check_indices(indices)
+        assert isinstance(self.scores, np.ndarray)
+        return np.take(self.scores, indices)
+
+    # -- looking up -------------------------------------------------------------------
+    def score_of(self, code: int) -> int:
+        """The score of a code (``UNREACHABLE`` if no game reaches it or its counts are illegal).
+
+        Finished and unreachable boards are scored by the rules (:mod:`solver.status`), the
+        others read at their canonical board (:mod:`solver.symmetry`).
+        """
+        if self._index(code) < 0:
+            return UNREACHABLE
+        status = self._rules.status_of(code)
+        if status != IN_PLAY:
+            return STATUS_SCORE[status]
+        return self._stored(self._index(self._sym.canonical_of(code)[0]))
 
     def at(self, code: int) -> Position:
         """The :class:`Position` of a code; its best moves are found when first asked for.
@@ -180,9 +244,11 @@ class CompactTable(Table):
         index = self._index(code)
         if index < 0:
             self._refuse(code)  # impossible piece counts
-        if not self._all_checked:
-            self._check_span(index)
-        score = self._view[index]
+        status = self._rules.status_of(code)
+        if status == IN_PLAY:
+            score = self._stored(self._index(self._sym.canonical_of(code)[0]))
+        else:
+            score = STATUS_SCORE[status]
         if score == UNREACHABLE:
             self._refuse(code)
         position = _new(Position)
@@ -194,30 +260,28 @@ class CompactTable(Table):
         return position
 
     def best_mask_of(self, code: int) -> int:
-        """Bit ``cell`` set for every best move of a reachable code (0 when the game is over).
+        """Bit ``cell`` set for every best move of a reachable code (0 when the game is over or no game reaches it).
 
-        The moves whose child has the smallest score (:mod:`solver.score`).
+        The moves whose child has the smallest score (:mod:`solver.score`): a move that
+        completes a line is a win now, the others are read at the children's canonical
+        boards (:meth:`solver.symmetry.Symmetries.canonical_children`, all at once).
         """
-        score = self.score_of(code)
-        if score == -WIN or score == UNREACHABLE:
+        if not 0 <= code < self._codes or self._index(code) < 0 or self._rules.status_of(code) != IN_PLAY:
             return 0
-        empty = []
-        rest, x, o = code, 0, 0
-        for cell, power in enumerate(self._powers):
-            rest, digit = divmod(rest, 3)
-            if digit == 0:
-                empty.append((cell, power))
-            elif digit == 1:
-                x += 1
-            else:
-                o += 1
-        if not empty:
-            return 0
-        piece = 1 if x == o else 2
+        word = self._rules.word_of(code)
+        x, o = word & 0xFFFFFFFF, word >> 32
+        piece = 1 if x.bit_count() == o.bit_count() else 2
+        mover = x if piece == 1 else o
+        cells, canonical, _ = self._sym.canonical_children(code, piece)
+        stored = self._take(self.layout.index_of(canonical)).tolist()
+        full = x.bit_count() + o.bit_count() + 1 == self.game.cells
+        wins_at = self._rules.wins_at
         lowest, mask = 128, 0
-        score_of = self.score_of
-        for cell, power in empty:
-            child = score_of(code + piece * power)
+        for cell, child in zip(cells.tolist(), stored, strict=True):
+            if wins_at(mover | 1 << cell, cell):
+                child = -WIN
+            elif full:
+                child = 0
             if child < lowest:
                 lowest, mask = child, 1 << cell
             elif child == lowest:
@@ -233,28 +297,45 @@ class CompactTable(Table):
             out[a : a + _BATCH] = self.layout.index_of(flat[a : a + _BATCH])
         return out
 
+    def _answer_step(self, codes: np.ndarray, found: np.ndarray) -> np.ndarray:
+        """The scores of codes in range whose indices are ``found`` (negative: illegal counts)."""
+        legal = found >= 0
+        status = self._rules.statuses(np.where(legal, codes, 0))
+        playing = legal & (status == IN_PLAY)
+        canonical = self._sym.canonical(codes)[0]
+        stored = self._take(np.where(playing, self.layout.index_of(canonical), 0))
+        scores: np.ndarray = np.where(playing, stored, np.where(legal, _STATUS_SCORES[status], np.int8(UNREACHABLE)))
+        return scores.astype(np.int8, copy=False)
+
+    def scores_of(self, codes: np.ndarray) -> np.ndarray:
+        """The score of many codes in range (int8, flat), as :meth:`score_of` gives them."""
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        out = np.empty(flat.size, dtype=np.int8)
+        for a in range(0, flat.size, _BATCH):
+            step = flat[a : a + _BATCH]
+            out[a : a + _BATCH] = self._answer_step(step, self.layout.index_of(step))
+        return out
+
     def _gather_part(self, codes: np.ndarray, indices: np.ndarray, scores: np.ndarray) -> bool:
         """Indices and scores of one part of a batch, step by step so the temporaries stay in cache;
         whether every code was in range."""
-        index_of, table, limit = self.layout.index_of, self.scores, self._codes
+        index_of, limit = self.layout.index_of, self._codes
         for a in range(0, codes.size, _BATCH):
             step = codes[a : a + _BATCH]
             if step.size and (step.min() < 0 or step.max() >= limit):
                 return False
             found = indices[a : a + _BATCH]
             found[:] = index_of(step)
-            if found.size and found.min() < 0:  # illegal piece counts: no byte to read
-                illegal = found < 0
-                scores[a : a + _BATCH] = np.where(illegal, UNREACHABLE, np.take(table, np.where(illegal, 0, found)))
-            else:
-                np.take(table, found, out=scores[a : a + _BATCH])
+            scores[a : a + _BATCH] = self._answer_step(step, found)
         return True
 
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
         """Scores of many codes at once (see :meth:`Table.lookup_codes`); ``ply`` and ``best`` follow when read.
 
-        Large batches are split over two threads (numpy releases the GIL; random reads
-        into a large table wait on memory, not on the CPU).
+        Each code is answered through the rules and its canonical board, vectorised.
+        Large batches are split over two threads (numpy releases the GIL). A compressed
+        table decodes the blocks a batch touches; :meth:`load_into_memory` first makes
+        large batches run at memory speed.
         """
         codes = self._integer_codes(codes)
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
@@ -271,7 +352,6 @@ class CompactTable(Table):
             in_range = all(results)
         if not in_range:
             self._explain_bad_code(flat, check)
-        self._check_indices(indices)  # before any answer leaves: the bytes read are verified
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
         score = scores.reshape(codes.shape)
@@ -283,14 +363,13 @@ class CompactTable(Table):
         lowest = np.full(codes.size, 127, dtype=np.int8)
         mask = np.zeros(codes.size, dtype=np.uint32)
         piece = np.where(ply % 2 == 0, 1, 2).astype(np.int64)
-        playing = (score != -WIN) & (score != UNREACHABLE)
-        for cell, power in enumerate(self._powers):
+        playing = (score != -WIN) & (score != UNREACHABLE) & (ply < self.game.cells)
+        for cell in range(self.game.cells):
+            power = 3**cell
             empty = playing & ((codes // power) % 3 == 0)
             if not empty.any():
                 continue
-            child = self.indices(np.where(empty, codes + piece * power, 0))
-            self._check_indices(child)
-            child_score = np.where(empty, np.take(self.scores, np.maximum(child, 0)), 127).astype(np.int8)
+            child_score = np.where(empty, self.scores_of(np.where(empty, codes + piece * power, 0)), 127).astype(np.int8)
             better = child_score < lowest
             same = (child_score == lowest) & empty
             mask = np.where(better, np.uint32(1 << cell), np.where(same, mask | np.uint32(1 << cell), mask))
@@ -299,13 +378,26 @@ class CompactTable(Table):
 
     # -- counts and proofs ---------------------------------------------------------------------
     def layer(self, ply: int) -> np.ndarray:
-        """The scores of one layer (a view), in layer index order."""
+        """The scores of one layer, in layer index order (every board's, as :meth:`score_of` gives them).
+
+        A view of the stored array when it holds every board; else answered board by board
+        through the rules and the canonical boards (vectorised: a full pass costs about a
+        build's sweep, what :meth:`verify` and :meth:`stats` need).
+        """
         start, stop = self.layout.layer_offsets[ply], self.layout.layer_offsets[ply + 1]
-        if not self._all_checked:
-            for span in range(start >> SPAN_BITS, -(-stop >> SPAN_BITS)):
-                self._check_span(span << SPAN_BITS)
-        view: np.ndarray = self.scores[start:stop]
-        return view
+        if self.complete:
+            assert isinstance(self.scores, np.ndarray)
+            if not self._all_checked:
+                for span in range(start >> SPAN_BITS, -(-stop >> SPAN_BITS)):
+                    self._check_span(span << SPAN_BITS)
+            view: np.ndarray = self.scores[start:stop]
+            return view
+        out = np.empty(stop - start, dtype=np.int8)
+        for a in range(start, stop, _FILL_CHUNK):
+            b = min(stop, a + _FILL_CHUNK)
+            codes = self.layout.codes(a, b)[0]
+            out[a - start : b - start] = self.scores_of(codes)
+        return out
 
     def stats(self) -> dict[str, Any]:
         """Counts per result, per layer and for the side to move, from one pass over the scores.
@@ -358,13 +450,19 @@ class CompactTable(Table):
         if self.layout.size > 1 << 27:
             raise TableError(f"{self.game.name} has {self.layout.size:,} boards: too many to list every reachable code")
         codes = self.layout.codes(0, self.layout.size)[0]
-        found: np.ndarray = np.sort(codes[np.asarray(self.scores) != UNREACHABLE])
+        scores = np.concatenate([self.layer(ply) for ply in range(self.game.cells + 1)])
+        found: np.ndarray = np.sort(codes[scores != UNREACHABLE])
         return found
 
     def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
-        """``scores``: every board's score, all layers (verified)."""
+        """``scores``: the stored bytes of every board, all layers (verified; :func:`stored_layers`)."""
         self.verify_blocks()
-        return {"scores": self.scores}
+        if self._blocks is not None:
+            return {"scores": self._blocks.decode_all()}
+        if not self.complete:  # decoded into memory: the stored bytes already
+            assert isinstance(self.scores, np.ndarray)
+            return {"scores": self.scores}
+        return {"scores": list(stored_layers(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)]))}
 
     def file_meta(self) -> Mapping[str, Any]:
         """The index scheme and the layer offsets (:func:`solver.tablefile.compact_meta`)."""
@@ -383,3 +481,43 @@ class _Pieces:
             layer = np.searchsorted(np.asarray(self._offsets), self._indices, side="right") - 1
             self._found = np.where(self._indices < 0, 0, layer).astype(np.uint8).reshape(self._shape)  # illegal counts: 0
         return self._found
+
+
+# -- what a compressed table stores ----------------------------------------------------------------
+def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarray:
+    """``values`` where ``keep``, else the last kept value before (``before`` ahead of the first kept one)."""
+    source = np.where(keep, np.arange(values.size), -1)
+    np.maximum.accumulate(source, out=source)
+    filled: np.ndarray = np.where(source >= 0, values[np.maximum(source, 0)], np.int8(before)).astype(np.int8)
+    return filled
+
+
+def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarray]:
+    """The bytes a compressed table stores, part by part in index order, from every board's score.
+
+    Only canonical boards in play are ever read (:meth:`CompactTable.score_of`): the
+    others (not canonical under the game's symmetries, unreachable, finished) are "don't
+    care" and hold the score of the last board read before them, so long runs of one
+    value compress well. Deterministic: the same scores give the same bytes.
+
+    :param layers: every board's score, layer by layer (layer 0 first; memory maps are read part by part).
+    """
+    index, sym = layout(game), symmetries(game)
+    last = UNREACHABLE
+    for ply, scores in enumerate(layers):
+        for block in index.blocks[ply]:
+            high = index.high.codes[index.high.group(block.hx, block.ho)]
+            low = index.low.codes[index.low.group(block.lx, block.lo)]
+            step = max(1, _FILL_CHUNK // block.cols)
+            for row in range(0, block.rows, step):
+                rows = min(block.rows, row + step) - row
+                part = np.asarray(scores[block.start + row * block.cols : block.start + (row + rows) * block.cols])
+                if ply == game.cells:
+                    keep = np.zeros(part.size, dtype=bool)
+                else:
+                    keep = sym.is_canonical_grid(high[row : row + rows], low, index.low_cells).reshape(-1)
+                    keep &= (part != UNREACHABLE) & (part != -WIN)
+                filled = forward_fill(part, keep, last)
+                if filled.size:
+                    last = int(filled[-1])
+                yield filled
