@@ -373,9 +373,5 @@ EXPECTED_ROOTS: dict[str, str] = {
 """Dense tables: every game of up to 16 cells."""
 
 EXPECTED_COMPACT_ROOTS: dict[str, str] = {
-    "2x9k4": "ce0e8ea49e0d9899613e9bc57e1ba3d2ba66401e92b8cdda278cca7d04d81375",
-    "3x6k3": "37e6cd28ee10feb612cf5b4edaf8835ad8272d1c936370b54db5e9490cec5473",
-    "4x5k4": "c62fe57bd689ba958f269fa3f0418a3c75f1d490a1df49f85f9783a88c1b8dad",
-    "3x7k3": "751acab31d06a476116af69c8f289357161b4c4555ad1bc928a9e980cfcef601",
 }
 """Compact tables of the games past 16 cells built and checked so far."""

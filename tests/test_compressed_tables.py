@@ -1,0 +1,220 @@
+"""Compressed compact tables (format version 3): answers through the canonical board and the rules,
+identical to every board's score that the layered build computes; damaged or forged files refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from solver.board import rule_violation
+from solver.build.layered import build_layers
+from solver.builder import write_compact
+from solver.errors import TableError
+from solver.game import Game, parse_game
+from solver.index import layout
+from solver.score import UNREACHABLE
+from solver.status import INVALID, rules_of
+from solver.store import open_compact
+from solver.symmetry import symmetries
+from solver.tables import CompactTable
+from solver.tablefile import COMPRESSED_VERSION, open_table
+
+
+def _build(name: str, directory: Path) -> tuple[list[np.ndarray], CompactTable]:
+    """Every board's score (the layers main's format stored) and the compressed table written from them."""
+    game = parse_game(name)
+    layers = [np.array(layer) for layer in build_layers(game, directory / "build", jobs=2).layers()]
+    path = write_compact(directory / f"{name}.ttt", game, layers)
+    return layers, open_compact(path, game=game)
+
+
+def _reference_best(game: Game, full: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Best-move masks as main's compact table found them: each child's own stored score, no symmetry."""
+    index = layout(game)
+    score = full[index.index_of(codes)]
+    ply = np.searchsorted(np.asarray(index.layer_offsets), index.index_of(codes), side="right") - 1
+    piece = np.where(ply % 2 == 0, 1, 2)
+    lowest = np.full(codes.size, 127, dtype=np.int16)
+    mask = np.zeros(codes.size, dtype=np.int64)
+    playing = (score != -100) & (score != UNREACHABLE)
+    for cell in range(game.cells):
+        empty = playing & ((codes // 3**cell) % 3 == 0)
+        child = np.where(empty, full[index.index_of(np.where(empty, codes + piece * 3**cell, 0))], 127).astype(np.int16)
+        mask = np.where(child < lowest, 1 << cell, np.where((child == lowest) & empty, mask | 1 << cell, mask))
+        lowest = np.minimum(lowest, child)
+    return mask
+
+
+def _same_answers_for_every_board(name: str, directory: Path) -> None:
+    layers, table = _build(name, directory)
+    assert table.file is not None and table.file.header.format_version == COMPRESSED_VERSION
+    full = np.concatenate(layers)
+    for ply, layer in enumerate(layers):  # every legal-count board; other codes have no index (UNREACHABLE)
+        mine = table.layer(ply)
+        wrong = np.flatnonzero(mine != layer)
+        assert not wrong.size, f"ply {ply}: {wrong.size} boards differ, first index {wrong[0]}"
+    reachable = layout(table.game).codes(0, full.size)[0][full != UNREACHABLE]
+    sample = np.random.default_rng(14).choice(reachable, 200_000)
+    answered = table.lookup_codes(sample)
+    assert np.array_equal(answered.score, full[layout(table.game).index_of(sample)])
+    assert np.array_equal(answered.best.astype(np.int64), _reference_best(table.game, full, sample))
+    for code in sample[:3000].tolist():  # the scalar path: one position at a time
+        assert table.best_mask_of(code) == _reference_best(table.game, full, np.array([code]))[0]
+        assert table.at(code).score == full[table.layout.index_of_code(code)]
+
+
+def test_every_board_of_2x9k4_answers_as_the_full_scores_do(tmp_path: Path) -> None:
+    _same_answers_for_every_board("2x9k4", tmp_path)
+
+
+@pytest.mark.slow
+def test_every_board_of_3x6k3_answers_as_the_full_scores_do(tmp_path: Path) -> None:
+    _same_answers_for_every_board("3x6k3", tmp_path)
+
+
+def test_the_rules_by_bit_masks_agree_with_rule_violation_on_every_3x4k3_code() -> None:
+    game = parse_game("3x4k3")
+    rules = rules_of(game)
+    codes = np.arange(game.codes)
+    legal = layout(game).index_of(codes) >= 0
+    statuses = rules.statuses(codes)
+    for code in codes[legal].tolist():
+        assert (rules.status_of(code) == INVALID) == (rule_violation(game, code) is not None), code
+        assert rules.status_of(code) == statuses[code]
+
+
+@pytest.fixture(scope="module")
+def small_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CompactTable]:
+    """Compressed tables of a square board (8 symmetries) and a rectangle (4)."""
+    return {name: _build(name, tmp_path_factory.mktemp(name))[1] for name in ("3x3k3", "3x4k3")}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(["3x3k3", "3x4k3"]), moves=st.lists(st.integers(0, 11), max_size=12))
+def test_every_image_of_a_position_answers_the_same_with_best_moves_mapped(small_tables: dict[str, CompactTable], name: str, moves: list[int]) -> None:
+    table = small_tables[name]
+    game, code = table.game, 0
+    for ply, cell in enumerate(moves):  # play the moves that land on empty cells until the game ends
+        cell %= game.cells
+        if (code // 3**cell) % 3 or table.score_of(code) == -100:
+            continue
+        code += (1 if ply % 2 == 0 else 2) * 3**cell
+        code = code if table.score_of(code) != UNREACHABLE else code - (1 if ply % 2 == 0 else 2) * 3**cell
+    sym = symmetries(game)
+    best = table.best_mask_of(code)
+    for s in range(sym.count):
+        image = sym.image_of(code, s)
+        assert table.score_of(image) == table.score_of(code)
+        assert sym.mask_to_caller(table.best_mask_of(image), s) == best
+        assert table.lookup_codes([image]).best[0] == table.best_mask_of(image)
+
+
+def test_writing_the_same_layers_twice_gives_the_same_bytes(tmp_path: Path) -> None:
+    game = parse_game("3x4k3")
+    layers = build_layers(game, tmp_path / "build", jobs=1).layers()
+    first = write_compact(tmp_path / "a.ttt", game, layers).read_bytes()
+    assert write_compact(tmp_path / "b.ttt", game, layers).read_bytes() == first
+    assert CompactTable.from_layers(game, layers).sha256 == open_compact(tmp_path / "a.ttt").sha256
+
+
+# -- refusals ----------------------------------------------------------------------------------------
+@pytest.fixture
+def written(tmp_path: Path) -> Path:
+    game = parse_game("3x4k3")
+    return write_compact(tmp_path / "3x4k3.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers())
+
+
+def _flip(path: Path, at: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x40
+    path.write_bytes(bytes(data))
+
+
+def _region(path: Path) -> tuple[int, int, int]:
+    spec = open_table(path).header.spec("scores")
+    assert spec.encoding is not None
+    return spec.offset, spec.encoding.data_bytes, spec.encoding.blocks
+
+
+def test_a_flipped_byte_in_a_compressed_block_is_refused_when_read(written: Path) -> None:
+    offset, data_bytes, _ = _region(written)
+    _flip(written, offset + data_bytes // 2)
+    table = open_compact(written)  # the header and digests are whole
+    with pytest.raises(TableError, match="does not match its CRC.*rebuild it with: solve build"):
+        table.verify_blocks()
+    assert any("CRC" in problem for problem in table.file.problems())  # type: ignore[union-attr]
+    with pytest.raises(TableError):
+        table.lookup_codes(table.layout.codes(0, table.layout.size)[0], check=False)
+
+
+def test_a_flipped_byte_in_the_offset_table_is_refused_on_open(written: Path) -> None:
+    offset, data_bytes, _ = _region(written)
+    _flip(written, offset + data_bytes + 8 + 2)  # the end offset of block 0
+    with pytest.raises(TableError, match="offset table .* damaged.*rebuild it with"):
+        open_compact(written)
+
+
+def test_a_flipped_byte_in_the_digests_is_refused_on_open(written: Path) -> None:
+    header = open_table(written).header
+    _flip(written, header.digests_offset + 5)
+    with pytest.raises(TableError, match="checksum mismatch"):
+        open_compact(written)
+
+
+def test_a_forged_block_with_a_matching_crc_is_refused_by_its_digest(written: Path, tmp_path: Path) -> None:
+    """A block re-compressed from changed scores (its CRC fixed, the offsets consistent) still fails its SHA-256."""
+    import zlib
+
+    from solver import blockarray
+
+    offset, data_bytes, blocks = _region(written)
+    spec = open_table(written).header.spec("scores")
+    assert spec.encoding is not None
+    raw = bytearray(written.read_bytes())
+    offsets = np.frombuffer(bytes(raw[offset + data_bytes : offset + data_bytes + 8 * (blocks + 1)]), dtype="<u8")
+    first = bytes(raw[offset + int(offsets[0]) : offset + int(offsets[1])])
+    codec = blockarray.codec_of(spec.encoding.codec)
+    decoded = codec.decompress(first, spec.encoding.block_size(0))
+    forged = b""
+    for at in range(len(decoded)):  # change one score so the block compresses to the same length
+        changed = bytearray(decoded)
+        changed[at] = (changed[at] + 1) % 128
+        forged = codec.compress(bytes(changed), spec.encoding.level)
+        if len(forged) == len(first):
+            break
+    assert len(forged) == len(first)
+    raw[offset : offset + len(first)] = forged
+    crc_at = offset + data_bytes + 8 * (blocks + 1)
+    raw[crc_at : crc_at + 4] = zlib.crc32(forged).to_bytes(4, "little")
+    written.write_bytes(bytes(raw))
+    table = open_compact(written)
+    with pytest.raises(TableError, match="does not match its checksum: the file is damaged or forged"):
+        table.at(0)
+
+
+def test_a_compressed_table_with_a_changed_score_and_a_consistent_root_is_refused_by_the_shipped_checksum(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solver import checksums
+
+    game = parse_game("3x4k3")
+    layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
+    honest = open_compact(write_compact(tmp_path / "honest.ttt", game, layers)).sha256
+    monkeypatch.setitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", honest)
+    layers[0][0] = 1  # the empty board: a forged score, the file otherwise self-consistent
+    forged = write_compact(tmp_path / "forged.ttt", game, layers)
+    with pytest.raises(TableError, match="is not the expected .* damaged or forged"):
+        open_compact(forged)
+
+
+def test_load_into_memory_answers_the_same(written: Path) -> None:
+    table = open_compact(written)
+    codes = table.reachable_codes()
+    before = table.lookup_codes(codes)
+    assert table.load_into_memory() is table
+    after = table.lookup_codes(codes)
+    assert np.array_equal(before.score, after.score) and np.array_equal(before.best, after.best)
