@@ -64,10 +64,10 @@ def test_verify_proves_a_compact_table_and_finds_a_flipped_byte(built: Path, tmp
     broken = tmp_path / f"{GAME}.ttt"
     data = bytearray((built / f"{GAME}.ttt").read_bytes())
     offset = solver.tablefile.open_table(built / f"{GAME}.ttt").header.spec("scores").offset
-    data[offset + 1000] ^= 0x10
+    data[offset + 1000] ^= 0x10  # inside a compressed block
     broken.write_bytes(bytes(data))
     code, _, err = run("verify", "--table", str(broken))
-    assert code == 1 and "does not match its checksum" in err
+    assert code == 1 and "does not match its CRC: the file is damaged" in err
 
 
 def test_analyze_on_a_compact_table(built: Path) -> None:

@@ -177,8 +177,8 @@ def test_a_build_that_fits_with_one_worker_is_refused_with_two(tmp_path: Path, m
     assert build_layers(game, tmp_path / "one", jobs=1).solved[-1] == 0
 
 
-def test_a_damaged_byte_in_the_last_block_of_a_span_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Touching any board of a span verifies every block of the span, its last one included."""
+def test_a_damaged_byte_in_the_last_compressed_block_is_refused_when_that_block_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each compressed block is checked (CRC, then the SHA-256 of its decoded bytes) the first time it is read."""
     import solver.tablefile
 
     monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
@@ -186,19 +186,18 @@ def test_a_damaged_byte_in_the_last_block_of_a_span_is_refused(tmp_path: Path, m
     path = write_compact(tmp_path / "3x4k3.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers())
     header = _header(path)
     (spec,) = header["arrays"]
-    size, block = spec["shape"][0], header["block_bytes"]
-    blocks = -(-size // block)
-    assert blocks >= 3 and size <= (1 << 20), "the whole table must be one span of several blocks"
-    last = size - 7  # a board in the span's last block
-    assert last // block == blocks - 1
+    encoding = spec["encoding"]
+    blocks = -(-encoding["size"] // encoding["block_bytes"])
+    assert blocks >= 3
     data = bytearray(path.read_bytes())
-    data[spec["offset"] + last] ^= 0x40
+    data[spec["offset"] + encoding["data_bytes"] - 3] ^= 0x40  # inside the last compressed block
     path.write_bytes(bytes(data))
     damaged = open_compact(path)
-    with pytest.raises(TableError, match=f"block {blocks - 1} of 'scores'.*does not match its checksum"):
-        damaged.at(0)  # the span's first board: its span is checked whole
-    with pytest.raises(TableError, match="does not match its checksum"):
-        open_compact(path).score_of(damaged.layout.code_of_index(last))
+    assert damaged.at(0).result == "win"  # block 0 is whole
+    with pytest.raises(TableError, match=f"block {blocks - 1} .*does not match its CRC.*rebuild it with"):
+        damaged.verify_blocks()
+    with pytest.raises(TableError, match="does not match its CRC"):
+        damaged.lookup_codes(damaged.layout.codes(0, damaged.layout.size)[0], check=False)
 
 
 def test_the_consistency_pass_finds_a_score_that_does_not_follow_from_the_children(tmp_path: Path) -> None:
@@ -220,14 +219,15 @@ def test_a_compact_table_file_round_trips_and_refuses_damaged_bytes(tmp_path: Pa
     built = build_layers(parse_game("3x4k3"), tmp_path / "build", jobs=1)
     path = write_compact(tmp_path / "3x4k3.ttt", parse_game("3x4k3"), built.layers())
     table = open_compact(path, game=parse_game("3x4k3"))
-    assert np.array_equal(np.asarray(table.scores), np.concatenate(built.layers()))
+    for ply, layer in enumerate(built.layers()):
+        assert np.array_equal(table.layer(ply), layer)
     assert table.lookup("X.../.O../....", game="3x4k3").result == "win"
     spec = [s for s in _header(path)["arrays"] if s["name"] == "scores"][0]
     data = bytearray(path.read_bytes())
-    data[spec["offset"] + 1000] ^= 0x40
+    data[spec["offset"] + 10] ^= 0x40  # inside compressed block 0
     path.write_bytes(bytes(data))
     damaged = open_compact(path)
-    with pytest.raises(TableError, match="does not match its checksum"):
+    with pytest.raises(TableError, match="block 0 .*does not match its CRC"):
         damaged.lookup_codes(damaged.layout.codes(0, 2000)[0], check=False)
 
 

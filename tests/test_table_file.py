@@ -228,10 +228,16 @@ def test_wrong_magic(saved):
 
 def test_wrong_format_version(saved):
     path, data = saved
-    version = solver.tablefile.FORMAT_VERSION + 1
+    version = solver.tablefile.COMPRESSED_VERSION + 1
     path.write_bytes(with_header(data, {**header_of(data), "format_version": version}))
     message = table_error(path)
     assert f"format version {version}" in message and f"expected {solver.tablefile.FORMAT_VERSION}" in message
+
+
+def test_a_dense_table_claiming_the_compressed_format_version_is_refused(saved):
+    path, data = saved
+    path.write_bytes(with_header(data, {**header_of(data), "format_version": solver.tablefile.COMPRESSED_VERSION}))
+    assert "corrupt header" in table_error(path)
 
 
 @pytest.mark.parametrize("offset", [-64, -1])
