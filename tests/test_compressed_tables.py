@@ -20,8 +20,8 @@ from solver.score import UNREACHABLE
 from solver.status import INVALID, rules_of
 from solver.store import open_compact
 from solver.symmetry import symmetries
-from solver.tables import CompactTable
 from solver.tablefile import COMPRESSED_VERSION, open_table
+from solver.tables import CompactTable
 
 
 def _build(name: str, directory: Path) -> tuple[list[np.ndarray], CompactTable]:
