@@ -273,15 +273,16 @@ class CompactTable(Table):
         piece = 1 if x.bit_count() == o.bit_count() else 2
         mover = x if piece == 1 else o
         cells, canonical, _ = self._sym.canonical_children(code, piece)
-        stored = self._take(self.layout.index_of(canonical)).tolist()
         full = x.bit_count() + o.bit_count() + 1 == self.game.cells
-        wins_at = self._rules.wins_at
+        wins_at, stored = self._rules.wins_at, self._stored
         lowest, mask = 128, 0
-        for cell, child in zip(cells.tolist(), stored, strict=True):
+        for cell, index in zip(cells.tolist(), self.layout.index_of(canonical).tolist(), strict=True):
             if wins_at(mover | 1 << cell, cell):
                 child = -WIN
             elif full:
                 child = 0
+            else:
+                child = stored(index)
             if child < lowest:
                 lowest, mask = child, 1 << cell
             elif child == lowest:
