@@ -38,14 +38,14 @@ root. Decoding is bounded: a block never decodes to more than ``block_bytes``.
 **Deterministic**: the same array, codec, level and block size give the same region
 (single-threaded compression, no timestamps, the frame's content size always written).
 
-**How it plugs into** :mod:`solver.tablefile` (format version 3, not done here): an
+**How it plugs into** :mod:`solver.tablefile` (format version 3): an
 entry of the header's ``arrays`` gains ``"encoding": Encoding.to_json()``; its
 ``offset`` is the region's start, and its blocks are ``encoding.blocks`` blocks of
 ``encoding.block_bytes`` (the file's ``block_bytes`` stays the unit of the plain
 arrays); its digests go into the file's digest section at ``first_block`` as today.
-The root hashes the header *without* the fields that depend on the compressed size
-(the array's ``offset`` and ``encoding.data_bytes``, ``digests.offset``), so it is
-the checksum of the content. ``TableFile`` then opens such an array as a
+The root hashes the header *without* the fields that depend on the compressed bytes
+(the array's ``offset``, the encoding's ``codec``, ``level`` and ``data_bytes``,
+``digests.offset``), so it is the checksum of the content. ``TableFile`` then opens such an array as a
 :class:`BlockArray` over a read-only memory map of the region, with ``digest=`` the
 file's :meth:`~solver.tablefile.TableFile.digest` shifted by ``first_block`` and
 ``error=`` :meth:`~solver.tablefile.TableFile.error`, so messages name the file and

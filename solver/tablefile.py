@@ -8,10 +8,25 @@ kind         arrays
 ``dense``    ``entries``: one :data:`ENTRY` (4 bytes) per base-3 code, games of up to
              :data:`solver.game.DENSE_MAX_CELLS` cells (one memory access per look-up)
 ``compact``  ``scores``: one int8 score per legal-count board, indexed per layer
-             (:mod:`solver.index`); the layer offsets are in ``meta``
+             (:mod:`solver.index`); the layer offsets are in ``meta``. Format version 3:
+             compressed in blocks (:mod:`solver.blockarray`), only the canonical boards
+             in play meaningful (:func:`solver.tables.compact.stored_layers`)
 ===========  =======================================================================
 
-**Layout** (format version 2; integers little-endian):
+**Compressed compact tables (format version 3).** The ``scores`` entry of ``arrays``
+has an ``encoding`` (:class:`solver.blockarray.Encoding`: codec, level, block size,
+decoded size, compressed bytes); its ``offset`` is where the region of
+:func:`solver.blockarray.write_blocks` starts (compressed blocks, offset table, CRC-32
+of each compressed block); the header's ``block_bytes`` is the encoding's, and the
+digests are the SHA-256 of each *decoded* block. The root hashes the header without
+what depends on the compressed bytes (offsets, codec, level, compressed size) and the
+digests, so it names the content: a table compressed with zlib (where zstd is not
+installed) has the same root as one compressed with zstd. A damaged block fails its CRC,
+a forged one its digest, a changed digest or header the root, a damaged offset table
+is refused when the table is opened (:class:`solver.blockarray.BlockArray`).
+Dense tables keep format version 2, byte for byte.
+
+**Layout** (format versions 2 and 3; integers little-endian):
 
 =============  ===================================================================
 bytes          content

@@ -76,6 +76,27 @@ def test_every_board_of_3x6k3_answers_as_the_full_scores_do(tmp_path: Path) -> N
     _same_answers_for_every_board("3x6k3", tmp_path)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["3x6k4", "4x5k4"])
+def test_a_seeded_sample_of_a_20_cell_table_answers_as_the_full_scores_do(name: str, tmp_path: Path) -> None:
+    """Every layer's full scores (what main's format stored) against the compressed table, on a seeded sample."""
+    game = parse_game(name)
+    built = build_layers(game, tmp_path / "build", jobs=2)
+    layers = built.layers()
+    path = write_compact(tmp_path / f"{name}.ttt", game, layers)
+    table = open_compact(path, game=game)
+    index = layout(game)
+    rng = np.random.default_rng(20)
+    picked = np.sort(rng.integers(0, index.size, 3_000_000))
+    full_at = np.concatenate([np.asarray(layers[ply])[picked[(picked >= a) & (picked < b)] - a]
+                              for ply, (a, b) in enumerate(zip(index.layer_offsets, index.layer_offsets[1:], strict=False))])
+    codes = index.codes_at(picked)
+    assert np.array_equal(table.lookup_codes(codes, check=False).score, full_at)
+    full = np.concatenate([np.asarray(layer) for layer in layers])
+    reachable = codes[full_at != UNREACHABLE][:30_000]
+    assert np.array_equal(table.lookup_codes(reachable).best.astype(np.int64), _reference_best(game, full, reachable))
+
+
 def test_the_rules_by_bit_masks_agree_with_rule_violation_on_every_3x4k3_code() -> None:
     game = parse_game("3x4k3")
     rules = rules_of(game)
