@@ -103,7 +103,7 @@ def table_checksum(table: Table) -> str:
 
 def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game]:
     """The games whose tables are already in the table directory (``<game>.ttt``, or in the old
-    default directory: :func:`solver.cache.table_dirs`), smallest board first."""
+    default directory: :func:`solver.store.table_dirs`), smallest board first."""
     found = set()
     for directory in _table_dirs(table_dir):
         for path in sorted(directory.glob("*.ttt")) if directory.is_dir() else []:
