@@ -185,6 +185,9 @@ def test_daemons_and_setsid_children_of_a_sandboxed_player_are_gone_after_gradin
     def progress(step: int) -> None:
         graded.append(step)
         if len(graded) == O_TO_MOVE + 1:  # after the last call, before the player's process is stopped
+            wait = time.monotonic() + 10  # the attacked position may be the last: give its children time to start
+            while len(_sleepers(token)) < started and time.monotonic() < wait:
+                time.sleep(0.05)
             seen.append(len(_sleepers(token)))
 
     report = hostile(name, progress=progress, sandbox="bwrap")
@@ -194,6 +197,25 @@ def test_daemons_and_setsid_children_of_a_sandboxed_player_are_gone_after_gradin
     while _sleepers(token) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _sleepers(token), "processes started by the player outlived the grading"
+
+
+# -- no network, no writes outside its /tmp -----------------------------------------------------------
+def test_a_sandboxed_player_reaches_no_network_and_writes_no_file(monkeypatch):
+    import socket
+
+    need_bwrap()
+    escaped = HOSTILE.parent / ".escaped"
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.setblocking(False)
+        monkeypatch.setenv("HOSTILE_PORT", str(server.getsockname()[1]))
+        report = hostile("reaches_out", sandbox="bwrap")
+        try:
+            assert report.complete and report.optimal == O_TO_MOVE
+            assert report.printed == 0 and not escaped.exists()
+            with pytest.raises(BlockingIOError):
+                server.accept()  # nobody connected
+        finally:
+            escaped.unlink(missing_ok=True)
 
 
 # -- problem 4: the memory cap ---------------------------------------------------------------------

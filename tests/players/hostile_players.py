@@ -260,3 +260,23 @@ def forges_a_printed_count(board):
         os.write(_reply_pipe(), (json.dumps(reply) + "\n").encode())
         os._exit(0)
     return solver.best_move(board)
+
+
+def reaches_out(board):
+    """When X holds only the centre: connects to 127.0.0.1:$HOSTILE_PORT and writes a file next to
+    itself; prints one line for each that worked."""
+    if only_centre_taken(board):
+        import socket
+
+        try:
+            socket.create_connection(("127.0.0.1", int(os.environ["HOSTILE_PORT"])), timeout=2).close()
+            print("connected")
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".escaped"), "w") as out:
+                out.write("written from the sandbox\n")
+            print("wrote a file")
+        except OSError:
+            pass
+    return solver.best_move(board)
