@@ -15,20 +15,23 @@ afterwards, to say whether the table was changed while the player ran.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .errors import TableError
 from .position import Position
 from .score import UNREACHABLE
+from .table import Table
 
 if TYPE_CHECKING:
     from .cache import AnyTable
     from .tablefile import BlockGuard
 
 __all__ = ["AnswerKey"]
+
+_CHUNK = 1 << 16
+"""Positions whose moves are worked out at once (a chunk's children take ``_CHUNK * cells * 8`` bytes)."""
 
 
 class AnswerKey:
@@ -44,25 +47,45 @@ class AnswerKey:
     def __init__(self, table: AnyTable, positions: Sequence[Position]) -> None:
         self.table = table
         self.game = table.game
-        parents = np.array([p.code for p in positions], dtype=np.int64)
-        children = _children(self.game, parents)
-        self._codes = np.unique(np.concatenate([parents, children[children >= 0]]))
         self._blocks: list[int] = []
-        self._scores = self._copy(self._codes)
-        masks = self._best_masks(parents, children)
-        self.positions = tuple(self._bind(p, int(mask)) for p, mask in zip(positions, masks.tolist(), strict=True))
+        parents = np.fromiter((p.code for p in positions), dtype=np.int64, count=len(positions))
+        chunks = [parents[at : at + _CHUNK] for at in range(0, parents.size, _CHUNK)]
+        self._codes: np.ndarray | None = None
+        """The codes held, sorted; None for a dense table, copied whole and indexed by code."""
+        if isinstance(table, Table):
+            self._scores = self._copy_dense()
+        else:
+            found = [parents] + [kids[kids >= 0] for kids in (_children(self.game, chunk) for chunk in chunks)]
+            self._codes = np.unique(np.concatenate(found))
+            self._scores = self._copy(self._codes)
+        masks = [self._best_masks(chunk, _children(self.game, chunk)) for chunk in chunks]
+        every = np.concatenate(masks).tolist() if masks else []
+        scores = self._lookup(parents).tolist()
+        self.positions = tuple(self._bind(p, score, mask) for p, score, mask in zip(positions, scores, every, strict=True))
         """The positions, with scores and best moves from the copies, bound to this key."""
 
     # -- the copies -------------------------------------------------------------------
+    def _copy_dense(self) -> np.ndarray:
+        """Every code's int8 score of a dense table (4x4: 43 MB), from copies of its verified blocks."""
+        file = getattr(self.table, "file", None)
+        if file is None:  # built in this process: its arrays are this process's memory already
+            return np.array(cast(Table, self.table).score, dtype=np.int8)
+        guard = file.guard("entries")
+        out = np.empty(self.game.codes, dtype=np.int8)
+        per = 1 << guard.shift
+        for block in range(guard.count):
+            copy = np.frombuffer(guard.verified_copy(block), dtype=guard.spec.dtype)
+            out[block * per : block * per + copy.size] = copy["score"]
+            self._blocks.append(block)
+        return out
+
     def _copy(self, codes: np.ndarray) -> np.ndarray:
-        """int8 scores of ``codes``, read from copies of verified blocks (or, for a table in memory, copied)."""
+        """int8 scores of ``codes`` of a compact table, read from copies of its verified blocks (or, in memory, copied)."""
         file = getattr(self.table, "file", None)
         if file is None:  # built in this process: its arrays are this process's memory already
             return np.array(self.table.lookup_codes(codes, check=False).score, dtype=np.int8).reshape(-1)
-        dense = file.header.kind == "dense"
-        name = "entries" if dense else "scores"
-        items = codes if dense else self.table.indices(codes)  # type: ignore[union-attr]
-        guard = file.guard(name)
+        items = self.table.indices(codes)  # type: ignore[union-attr]
+        guard = file.guard("scores")
         out = np.full(codes.size, UNREACHABLE, dtype=np.int8)
         valid = np.flatnonzero(items >= 0)
         blocks = items[valid] >> guard.shift
@@ -75,7 +98,7 @@ class AnswerKey:
             block = int(blocks[part[0]])
             copy = np.frombuffer(guard.verified_copy(block), dtype=guard.spec.dtype)
             here = items[valid[part]] - (block << guard.shift)
-            out[valid[part]] = copy["score"][here] if dense else copy[here]
+            out[valid[part]] = copy[here]
             self._blocks.append(block)
         return out
 
@@ -84,12 +107,19 @@ class AnswerKey:
 
         :raises KeyError: for any other code: the key holds only what the grading needs.
         """
+        if self._codes is None:
+            if not 0 <= code < self._scores.size:
+                raise KeyError(f"code {code} is not in the answer key")
+            return int(self._scores[code])
         at = int(np.searchsorted(self._codes, code))
         if at >= self._codes.size or self._codes[at] != code:
             raise KeyError(f"code {code} is not in the answer key")
         return int(self._scores[at])
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
+        if self._codes is None:
+            found: np.ndarray = self._scores[codes]
+            return found
         at = np.minimum(np.searchsorted(self._codes, codes), self._codes.size - 1)
         return self._scores[at]
 
@@ -102,11 +132,11 @@ class AnswerKey:
         masks: np.ndarray = (best.astype(np.int64) << np.arange(self.game.cells, dtype=np.int64)).sum(axis=1)
         return masks
 
-    def _bind(self, position: Position, mask: int) -> Position:
+    def _bind(self, position: Position, score: int, mask: int) -> Position:
         """``position`` with its score and best moves from the copies, bound to this key."""
         if not mask:
             raise TableError(f"{self.table.path or 'table'}: code {position.code} has no move reaching its score: the table is damaged")
-        return replace(position, score=self.score_of(position.code), best_mask=mask, table=self)  # type: ignore[arg-type]
+        return Position(self.game, position.code, score, mask, position.pieces, cast(Table, self))
 
     # -- what a user of a report may still ask ------------------------------------------------
     def at(self, code: int) -> Position:
