@@ -218,6 +218,26 @@ def test_a_sandboxed_player_reaches_no_network_and_writes_no_file(monkeypatch):
             escaped.unlink(missing_ok=True)
 
 
+# -- the limits, soft and hard ---------------------------------------------------------------------
+@pytest.mark.parametrize("mode", BOTH)
+def test_the_players_process_has_equal_soft_and_hard_limits_on_memory_cpu_file_size_and_processes(mode, tmp_path):
+    import re
+
+    sandbox_or_skip(mode)
+    path = tmp_path / "limits.py"
+    path.write_text("import resource\n"
+                    "def report(board):\n"
+                    "    names = ('AS', 'CPU', 'FSIZE', 'NPROC', 'CORE')\n"
+                    "    raise RuntimeError(' '.join(f'{n}={resource.getrlimit(getattr(resource, \"RLIMIT_\" + n))}' for n in names))\n")
+    report = solver.grade(f"{path}:report", sample=1, memory_mb=300, total_timeout=100, sandbox=mode)
+    limits = {name: (int(soft), int(hard)) for name, soft, hard in re.findall(r"(\w+)=\((-?\d+), (-?\d+)\)", report.exceptions[0].message)}
+    assert limits["AS"] == (300 << 20, 300 << 20)
+    assert limits["CPU"] == (100 + solver.sandbox.CPU_SLACK,) * 2
+    assert limits["FSIZE"] == (solver.sandbox.FILE_MB << 20,) * 2
+    assert limits["NPROC"][0] == limits["NPROC"][1] > 0
+    assert limits["CORE"] == (0, 0)
+
+
 # -- problem 4: the memory cap ---------------------------------------------------------------------
 @pytest.mark.parametrize("mode", BOTH)
 def test_a_player_cannot_lift_its_memory_cap(mode):
