@@ -24,7 +24,7 @@ from .app import (
     open_tables,
     table_checksum,
 )
-from .protocol import HEAD_SECONDS, MAX_CONNECTIONS, MAX_HEAD_BYTES, WRITE_SECONDS, http_protocol
+from .protocol import BODY_SECONDS, HEAD_SECONDS, MAX_CONNECTIONS, MAX_HEAD_BYTES, WRITE_SECONDS, http_protocol
 from .workers import WorkerError, supervise
 
 __all__ = ["HEAD_SECONDS", "MAX_BATCH", "MAX_BATCHES", "MAX_BODY_BYTES", "MAX_CONNECTIONS", "MAX_HEAD_BYTES", "MAX_QUERY_BYTES",
@@ -58,6 +58,7 @@ def serve(
     sock: socket.socket,
     table_dir: str | os.PathLike[str] | None = None,
     head_seconds: float = HEAD_SECONDS,
+    body_seconds: float = BODY_SECONDS,
     write_seconds: float = WRITE_SECONDS,
     max_connections: int = MAX_CONNECTIONS,
     max_batches: int = MAX_BATCHES,
@@ -69,6 +70,7 @@ def serve(
     they wait in its backlog until the server accepts them.
 
     :param head_seconds: how long a request's head may take to arrive (:mod:`solver.web.protocol`).
+    :param body_seconds: how long a request's body may take to arrive after its head.
     :param write_seconds: how long an answer may wait for a client that reads nothing.
     :param max_connections: connections open at once per worker (the next ones get 503).
     :param max_batches: batch requests answered at once per worker (the next ones get 503).
@@ -78,7 +80,7 @@ def serve(
         each answer then carries ``X-Worker: <number>``. POSIX only.
     :raises WorkerError: if a worker dies on its own (the others are stopped first).
     """
-    options = {"head_seconds": head_seconds, "write_seconds": write_seconds, "max_connections": max_connections,
+    options = {"head_seconds": head_seconds, "body_seconds": body_seconds, "write_seconds": write_seconds, "max_connections": max_connections,
                "max_batches": max_batches}
     _allow_open_files(max_connections * max(workers, 1) + 256)
     if workers <= 1:
@@ -94,7 +96,8 @@ def _run(tables: Sequence[AnyTable], sock: socket.socket, table_dir: str | os.Pa
 
     config = uvicorn.Config(
         create_app(tables, table_dir=table_dir, max_batches=int(options["max_batches"]), worker=worker),
-        http=http_protocol(head_seconds=options["head_seconds"], write_seconds=options["write_seconds"],
+        http=http_protocol(head_seconds=options["head_seconds"], body_seconds=options["body_seconds"],
+                           write_seconds=options["write_seconds"],
                            max_connections=int(options["max_connections"])),
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         log_level="warning",

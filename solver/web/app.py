@@ -565,7 +565,7 @@ def _dumps(data: Any) -> bytes:
 
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
     if len(message) > MAX_MESSAGE_CHARS:
-        message = f"{message[:MAX_MESSAGE_CHARS - 40]}... (cut: the message was {len(message):,} characters)"
+        message = f"{message[:MAX_MESSAGE_CHARS - 60]}... (cut: the message was {len(message):,} characters)"
     return Response(_dumps({"error": message}), status_code=status, media_type=_JSON, headers=headers)
 
 

@@ -81,11 +81,17 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
         _in_head = False  # between a head's first byte and its end
         _in_body = False  # between a head's end and its message's end
         _head_bytes = 0  # bytes of the current head received in earlier chunks
+        _full = False  # refused at connection time: what the client sends is read and dropped
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            if len(live) >= max_connections:
-                self._refuse(503, "Service Unavailable", f"the server has {max_connections:,} connections open; try again later")
+            if len(live) >= max_connections:  # answer before reading; drop what the client sends, then close
+                self._full = True
+                transport.write(_refusal(503, "Service Unavailable",
+                                         f"the server has {max_connections:,} connections open; try again later"))
+                if transport.can_write_eof():
+                    transport.write_eof()
+                self.loop.call_later(1.0, transport.close)  # closed once the client's request is read: no reset
                 return
             live.add(self)
             self._arm(head_seconds)
@@ -97,6 +103,8 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            if self._full:
+                return
             if not self._in_body:  # this chunk starts or continues a head: refuse it before parsing if too long
                 end = data.find(b"\r\n\r\n")
                 if self._head_bytes + (len(data) if end < 0 else end + 4) > max_head_bytes:
