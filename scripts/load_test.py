@@ -456,7 +456,7 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=100_000, help="boards per batch request")
     parser.add_argument("--repeats", type=int, default=5, help="batch requests to time")
     parser.add_argument("--abuse-seconds", type=float, default=12, help="the server closes slow heads after 10 s")
-    parser.add_argument("--pressure-seconds", type=float, default=20, help="time bound of the pressure phase")
+    parser.add_argument("--pressure-seconds", type=float, default=30, help="time bound of the pressure phase")
     parser.add_argument("--held", type=int, default=1000, help="connections held open during the pressure phase")
     parser.add_argument("--stalled-batches", type=int, default=32, help="batch clients that never read, during the pressure phase")
     parser.add_argument("--workers", type=int, default=1, help="solve serve --workers")

@@ -32,6 +32,9 @@ __all__ = ["HEAD_SECONDS", "MAX_BATCH", "MAX_BATCHES", "MAX_BODY_BYTES", "MAX_CO
 
 KEEP_ALIVE_SECONDS = 5
 """How long an idle keep-alive connection stays open."""
+SWITCH_SECONDS = 0.001
+"""The server process's interpreter switch interval (Python's default is 5 ms): while a batch
+is read in a worker thread, the event loop waits at most about this long for its turn."""
 
 
 def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
@@ -82,7 +85,7 @@ def serve(
     """
     options = {"head_seconds": head_seconds, "body_seconds": body_seconds, "write_seconds": write_seconds, "max_connections": max_connections,
                "max_batches": max_batches}
-    _allow_open_files(max_connections * max(workers, 1) + 256)
+    _allow_open_files(max_connections + 256)  # per process
     if workers <= 1:
         _run(tables, sock, table_dir, options, worker=None)
         return
@@ -94,6 +97,7 @@ def _run(tables: Sequence[AnyTable], sock: socket.socket, table_dir: str | os.Pa
     """One server process: uvicorn on ``sock`` until SIGINT or SIGTERM."""
     import uvicorn
 
+    sys.setswitchinterval(SWITCH_SECONDS)  # a batch thread hands the event loop the interpreter lock sooner
     config = uvicorn.Config(
         create_app(tables, table_dir=table_dir, max_batches=int(options["max_batches"]), worker=worker),
         http=http_protocol(head_seconds=options["head_seconds"], body_seconds=options["body_seconds"],

@@ -80,10 +80,14 @@ BODY_SECONDS = 30.0
 """Longest time a request body may take to arrive (408 beyond)."""
 MAX_BATCHES = 16
 """Most batch requests answered at once (per worker); the next ones get 503 and ``Retry-After``."""
-BATCH_THREADS = 2
-"""Worker threads reading and answering batches (the event loop keeps answering single look-ups)."""
+BATCH_THREADS = 1
+"""Worker threads reading and answering batches (the event loop keeps answering single look-ups:
+one thread leaves it every other turn of the interpreter lock)."""
 BATCH_SLICE = 2048
 """Positions made per slice of a streamed batch answer (about 1 MB of JSON for 4x4)."""
+BATCH_KEPT = 8192
+"""Positions' answers kept per batch for reuse in later slices (a 3x3 batch makes each of its
+5,478 positions once; a 4x4 batch of distinct positions keeps only the first ones)."""
 MAX_MESSAGE_CHARS = 400
 """Longest error message sent (a longer one is cut, saying how long it was)."""
 MAX_QUERY_BYTES = 4096
@@ -410,24 +414,30 @@ def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, byt
     return codes, errors
 
 
-def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes], start: int, stop: int) -> bytes:
+def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes], start: int, stop: int,
+                kept: dict[int, bytes]) -> bytes:
     """The results of boards ``start`` to ``stop`` of a batch, comma-separated JSON objects.
 
-    The distinct positions of the slice are made together (:func:`solver.web.batch.answers`,
-    the same bytes as the single look-up); a board that could not be read is its error.
+    The slice's distinct positions not in ``kept`` are made together
+    (:func:`solver.web.batch.answers`, the same bytes as the single look-up) and added to
+    it while it holds fewer than :data:`BATCH_KEPT`; a board that could not be read is its error.
     """
     good = [index for index in range(start, stop) if index not in errors]
-    distinct, where = np.unique(codes[good], return_inverse=True)
-    made = answers(game.table, distinct)
-    slots = iter(where.tolist())
-    return b",".join([errors[index] if index in errors else made[next(slots)] for index in range(start, stop)])
+    distinct = np.unique(codes[good]).tolist()
+    missing = [code for code in distinct if code not in kept]
+    made = dict(zip(missing, answers(game.table, np.array(missing, dtype=np.int64)), strict=True))
+    for code in missing[:max(0, BATCH_KEPT - len(kept))]:
+        kept[code] = made[code]
+    return b",".join([errors[index] if index in errors else kept.get(code) or made[code]
+                      for index, code in zip(range(start, stop), codes[start:stop].tolist(), strict=True)])
 
 
 def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]) -> Iterator[bytes]:
     """``{"results": [...]}`` in pieces, :data:`BATCH_SLICE` results each (what :class:`_BatchResponse` streams)."""
     yield b'{"results":['
+    kept: dict[int, bytes] = {}
     for start in range(0, len(codes), BATCH_SLICE):
-        piece = batch_slice(game, codes, errors, start, min(start + BATCH_SLICE, len(codes)))
+        piece = batch_slice(game, codes, errors, start, min(start + BATCH_SLICE, len(codes)), kept)
         yield piece if start == 0 else b"," + piece
     yield b"]}"
 

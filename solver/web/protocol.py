@@ -17,7 +17,9 @@ whatever it sends or fails to read:
   closed once the answer is out);
 * **slow reader**: when the client leaves :data:`WRITE_SECONDS` pass with the answer
   stuck in the send buffer (writing paused, the buffer over its high-water mark), the
-  connection is aborted and its buffer freed;
+  connection is aborted and its buffer freed; an answer below that mark that has not moved
+  at two checks :data:`WRITE_SECONDS` apart, or a closed connection still flushing to a
+  client that reads nothing, is aborted the same way;
 * **idle**: uvicorn's keep-alive timeout (``timeout_keep_alive``) closes a connection
   with nothing to do;
 * **connections**: past ``max_connections`` open connections (per worker), a new one
@@ -35,6 +37,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import struct
 from typing import Any
 
 HEAD_SECONDS = 10.0
@@ -78,6 +82,9 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
 
         _timer: asyncio.TimerHandle | None = None  # the head or body deadline
         _write_timer: asyncio.TimerHandle | None = None
+        _watchdog: asyncio.TimerHandle | None = None
+        _unsent = 0  # bytes waiting in the send buffer at the last check
+        _stuck = False  # nothing was sent since the check before
         _in_head = False  # between a head's first byte and its end
         _in_body = False  # between a head's end and its message's end
         _head_bytes = 0  # bytes of the current head received in earlier chunks
@@ -95,11 +102,14 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
                 return
             live.add(self)
             self._arm(head_seconds)
+            self._watchdog = self.loop.call_later(write_seconds, self._check_sending)
 
         def connection_lost(self, exc: Exception | None) -> None:
             live.discard(self)
             self._disarm()
             self._stop_write_timer()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
@@ -167,8 +177,26 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
 
         def _write_timeout(self) -> None:
             self._write_timer = None
-            if not self.transport.is_closing():
-                self.transport.abort()  # the client has read nothing for write_seconds: drop its buffered answer
+            self._drop()  # the client has read nothing for write_seconds: drop its buffered answer
+
+        def _drop(self) -> None:
+            """Abort the connection with a reset: the kernel's send buffer is freed too, not flushed for minutes."""
+            sock = self.transport.get_extra_info("socket")
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except (AttributeError, OSError):
+                pass
+            self.transport.abort()
+
+        def _check_sending(self) -> None:
+            """Abort a connection whose unsent bytes have not moved (or that is closed but cannot flush) at two checks in a row."""
+            unsent = self.transport.get_write_buffer_size()
+            stuck = unsent > 0 and (unsent == self._unsent or self.transport.is_closing())
+            if stuck and self._stuck:
+                self._drop()
+                return
+            self._unsent, self._stuck = unsent, stuck
+            self._watchdog = self.loop.call_later(write_seconds, self._check_sending)
 
         def _refuse(self, status: int, reason: str, message: str) -> None:
             self._disarm()
