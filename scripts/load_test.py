@@ -399,6 +399,12 @@ async def pressure(port: int, pid: int, game: str, expected: dict[int, bytes], *
                 await loop.sock_sendall(sock, body)
                 out.batches_posted += 1
                 while not stop.is_set():
+                    try:
+                        if sock.recv(12, socket.MSG_PEEK).startswith(b"HTTP/1.1 503"):
+                            out.batches_refused += 1
+                            break
+                    except OSError:  # nothing sent yet (or reset: seen below)
+                        pass
                     if sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] in CLOSED_STATES:
                         try:
                             refused = sock.recv(12, socket.MSG_PEEK).startswith(b"HTTP/1.1 503")

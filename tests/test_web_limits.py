@@ -126,6 +126,14 @@ def test_a_body_that_never_comes_after_a_get_is_cut_off(server: tuple[int, int])
         closed_within(sock, SECONDS + 5)
 
 
+def test_a_connection_answered_before_its_body_ended_is_closed_after_the_body(server: tuple[int, int]) -> None:
+    with socket.create_connection(("127.0.0.1", server[0])) as sock:
+        sock.sendall(b"POST /api/v1/3x3k3 HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
+        assert read_answer(sock)[0] == 405  # answered at once...
+        sock.sendall(b"0123456789")  # ... and the body comes after: it used to put off every timeout for ever
+        closed_within(sock, SECONDS + 5)
+
+
 def test_a_client_that_never_reads_its_answer_is_dropped_and_its_buffer_freed(server: tuple[int, int]) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

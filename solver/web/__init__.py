@@ -3,7 +3,8 @@
 Needs the ``web`` extra (``pip install 'solved-tictactoe[web]'``: Starlette and uvicorn);
 ``import solver`` never imports this package. :mod:`solver.web.app` holds the routes,
 ``static/`` the page (HTML, CSS and JavaScript, no build step, nothing fetched from
-elsewhere), and :func:`serve` runs the app on uvicorn.
+elsewhere), and :func:`serve` runs the app on uvicorn with the per-connection bounds of
+:mod:`solver.web.protocol`, in one process or in several (:mod:`solver.web.workers`).
 """
 
 from __future__ import annotations
@@ -98,11 +99,15 @@ def _run(tables: Sequence[AnyTable], sock: socket.socket, table_dir: str | os.Pa
     import uvicorn
 
     sys.setswitchinterval(SWITCH_SECONDS)  # a batch thread hands the event loop the interpreter lock sooner
+    protocol = http_protocol(head_seconds=options["head_seconds"], body_seconds=options["body_seconds"],
+                             write_seconds=options["write_seconds"], max_connections=int(options["max_connections"]))
+    if protocol == "h11" and worker in (None, 1):
+        print("solve: warning: httptools is missing, so uvicorn's h11 protocol runs with a head size limit only: "
+              "slow heads and bodies, stalled readers and the connection cap are not bounded "
+              "(install the web extra: pip install '.[web]')", file=sys.stderr)
     config = uvicorn.Config(
         create_app(tables, table_dir=table_dir, max_batches=int(options["max_batches"]), worker=worker),
-        http=http_protocol(head_seconds=options["head_seconds"], body_seconds=options["body_seconds"],
-                           write_seconds=options["write_seconds"],
-                           max_connections=int(options["max_connections"])),
+        http=protocol,
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         log_level="warning",
         access_log=False,

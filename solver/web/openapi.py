@@ -114,6 +114,8 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
                     "400": _json(_ref("Error"), "the body is not JSON or not {\"boards\": [...]}"),
                     "404": errors["404"],
                     "413": _json(_ref("Error"), f"more than {max_batch:,} boards or a body over {max_body:,} bytes"),
+                    "503": _json(_ref("Error"), "too many batches are being answered at once: retry after the "
+                                                "`Retry-After` seconds"),
                 }}},
         },
         "components": {"schemas": {

@@ -139,6 +139,8 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
         def on_message_complete(self) -> None:
             self._in_body = False
             self._disarm()
+            if self.cycle is not None and self.cycle.response_complete:
+                self._arm(head_seconds)  # answered before its body ended: the body's bytes put off the keep-alive timeout
             super().on_message_complete()
 
         def pause_writing(self) -> None:
