@@ -28,7 +28,8 @@ from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
 from .cache import AnyTable, BuildProgress, build_file, open_file, table_for, table_path
 from .cache import table_dir as _table_dir
-from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, quote
+from .describe import status_line
+from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .game import DENSE_MAX_CELLS, Game, parse_game
 from .grading import (
     DEFAULT_TIMEOUT,
@@ -56,10 +57,10 @@ class SolveGroup(click.Group):
                 warnings.showwarning = _warn_one_line
                 return super().invoke(ctx)
         except (InvalidBoardError, InvalidGameError, PlayerError) as error:
-            click.echo(f"solve: error: {_one_line(error)}", err=True)
+            click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(2)
         except (TableError, SolverError) as error:
-            click.echo(f"solve: error: {_one_line(error)}", err=True)
+            click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(1)
         except OSError as error:
             where = f"{error.filename}: " if error.filename else ""
@@ -69,12 +70,7 @@ class SolveGroup(click.Group):
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
     """Show a warning (such as a table kept in memory only) as one line on stderr."""
-    click.echo(f"solve: warning: {_one_line(message)}", err=True)  # type: ignore[arg-type]
-
-
-def _one_line(error: Exception) -> str:
-    """The message on one line: line breaks become spaces, every other space is kept (input is quoted faithfully)."""
-    return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    click.echo(f"solve: warning: {one_line(message)}", err=True)
 
 
 class _ArgsCommand(click.Command):
@@ -227,18 +223,6 @@ def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> st
 
 
 # -- lookup ---------------------------------------------------------------------
-def _parse_board_argument(text: str, game: Game) -> tuple[Game, int]:
-    """A board or, when the text is ASCII digits, a code (``²`` and other Unicode digits are no code)."""
-    digits = text.strip()
-    if digits.isascii() and digits.isdigit():
-        if len(digits) > len(str(game.codes)):  # too long for int() to be sensible, and out of range anyway
-            raise InvalidBoardError(
-                f"code {quote(digits)} is out of range for {game.name}: expected 0 to {game.codes - 1}"
-            )
-        return _board.parse(int(digits), game)
-    return _board.parse(text, game)
-
-
 @main.command(cls=_ArgsCommand)
 @click.argument("board")
 @_game_option
@@ -249,17 +233,12 @@ def lookup(board: str, options: TableOptions, as_json: bool) -> None:
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
     """
-    _, code = _parse_board_argument(board, options.game)
+    _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP
     position = options.table().at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
         return
     click.echo(describe_position(position))
-
-
-def _signed(value: int) -> str:
-    """``+1``, ``0`` or ``-1``."""
-    return f"{value:+d}" if value else "0"
 
 
 def describe_position(position: Position) -> str:
@@ -272,7 +251,7 @@ def describe_position(position: Position) -> str:
     left = _board.draw(game, position.code)
     right = _board.draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
     lines += [f"{board}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
-    lines += ["", _status(position)]
+    lines += ["", status_line(position)]
     if not position.is_over:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
         lines.append(f"Best moves (row,col): {best}")
@@ -420,20 +399,12 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
     lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
     lines.append("in n plies counted from before the move.")
-    lines += ["", _grid(analysis.final), _status(analysis.final), ""]
+    lines += ["", _grid(analysis.final), status_line(analysis.final), ""]
     lines.append("player  moves  best  ok  mistakes  blunders")
     for player in ("X", "O"):
         s = analysis.summary(player)
         lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
     return "\n".join(lines)
-
-
-def _status(position: Position) -> str:
-    """One line: who won, or who is to move and what perfect play gives them."""
-    if position.is_over:
-        return f"Game over: {position.winner} has won." if position.winner else "Game over: a draw."
-    outcome = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
-    return f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {_signed(position.value)})."
 
 
 @main.command()
@@ -619,7 +590,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
             try:
                 tables += web.open_tables([game], table_dir=table_dir)
             except TableError as error:
-                click.echo(f"solve: warning: not serving {game.name}: {_one_line(error)}", err=True)
+                click.echo(f"solve: warning: not serving {game.name}: {one_line(error)}", err=True)
             names[game] = None
     try:
         sock = web.bind(host, port)

@@ -21,13 +21,13 @@ from . import board as _board
 from .errors import InvalidBoardError
 from .game import Game
 from .moves import MoveSpec, parse_move
-from .score import WIN, describe, parent_score
+from .score import WIN, decode, parent_score
+from .score import Result as Result  # re-exported: results are named where scores are decoded
 
 if TYPE_CHECKING:
     from .table import Table
 
 Player = Literal["X", "O"]
-Result = Literal["win", "draw", "loss"]
 
 
 def outcome_label(result: str, plies: int) -> str:
@@ -138,7 +138,7 @@ class Position:
     @property
     def result(self) -> Result:
         """``'win'``, ``'draw'`` or ``'loss'`` for the side to move, under perfect play."""
-        return describe(self.score)[0]  # type: ignore[return-value]
+        return decode(self.score, 0)[0]  # the result alone: a draw's length is not needed
 
     @property
     def value(self) -> int:
@@ -149,8 +149,7 @@ class Position:
     @property
     def plies(self) -> int:
         """Plies to the end under perfect play (0 when over)."""
-        plies = describe(self.score)[1]
-        return self.game.cells - self.pieces if plies is None else plies
+        return decode(self.score, self.game.cells - self.pieces)[1]
 
     @property
     def best_cells(self) -> tuple[int, ...]:
@@ -175,7 +174,7 @@ class Position:
             if digit:
                 continue
             score = parent_score(self.table.score_of(self.code + piece * 3**cell))
-            result, plies = describe(score)
+            result, plies = decode(score, empty)
             out.append(
                 Move(
                     cell=cell,
@@ -183,8 +182,8 @@ class Position:
                     col=cell % self.game.cols,
                     score=score,
                     value=sign * ((score > 0) - (score < 0)),
-                    result=result,  # type: ignore[arg-type]
-                    plies=empty if plies is None else plies,
+                    result=result,
+                    plies=plies,
                     best=bool(self.best_mask >> cell & 1),
                 )
             )
@@ -275,12 +274,8 @@ class Position:
             scored.sort(key=lambda item: (-item[0], item[1]))
         out = []
         for score, cell in scored:
-            if score > 0:
-                result, plies, value = "win", WIN - score, sign
-            elif score < 0:
-                result, plies, value = "loss", WIN + score, -sign
-            else:
-                result, plies, value = "draw", empty, 0
+            result, plies = decode(score, empty)
+            value = sign * ((score > 0) - (score < 0))
             out.append({"cell": cell, "row": cell // cols, "col": cell % cols, "value": value, "result": result,
                         "plies": plies, "best": bool(best_mask >> cell & 1)})
         return out

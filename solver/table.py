@@ -25,7 +25,7 @@ from .build import Progress, build_arrays
 from .errors import InvalidBoardError, TableError
 from .game import Game, parse_game
 from .position import Position
-from .score import UNREACHABLE, WIN
+from .score import UNREACHABLE, decode_many
 from .tablefile import ENTRY, BlockGuard, TableFile, rebuild_command
 
 _new = object.__new__
@@ -73,8 +73,7 @@ class Scores:
     @property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
-        decisive = WIN - np.abs(self.score.astype(np.int16))
-        return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
+        return decode_many(self.score, self.game.cells - self.ply.astype(np.int16))[1]
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 import solver
 import solver.cache
+import solver.describe
 from solver.cli import main
 from solver.table import build_table
 
@@ -169,10 +170,27 @@ def test_lookup_text(runner):
     result = run(runner, "lookup", "X.O/.X./..O")
     assert result.exit_code == 0, result.stderr
     text = result.stdout
-    assert "X to move draws under perfect play, in 5 plies" in text
+    assert "X to move draws in 5 plies under perfect play (value for X 0)." in text
     assert "Best moves (row,col): (1,2)" in text
     assert "code 13222 (3x3k3)" in text
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize("board", ["X.O/.X./..O", "XO./.X./...", "XX./OO./...", "XXX/OO./...", "XOX/XOO/OXX"])
+def test_lookup_prints_the_status_line_the_notebook_picture_shows(runner, board):
+    position = solver.lookup(board)
+    line = solver.describe.status_line(position)
+    assert line in run(runner, "lookup", board).stdout.splitlines()
+    assert line in position._repr_html_()  # the same words, from the same function
+
+
+@pytest.mark.parametrize("board, needle", [("\u0663", "U+0663"), ("²", "U+00B2"), ("８８", "U+FF18")])
+def test_lookup_of_digits_other_than_ascii_is_one_line_and_exit_2_not_a_code(runner, board, needle):
+    """``int("\u0663")`` is 3: such digits must not become a code, and ``²`` (which int() refuses) no traceback."""
+    result = run(runner, "lookup", board)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("solve: error: ")
+    assert needle in result.stderr and "ASCII digits 0-9" in result.stderr
 
 
 def test_lookup_of_a_finished_game(runner):

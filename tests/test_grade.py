@@ -214,7 +214,7 @@ def test_first_empty_cell_player_throws_away_the_result_where_reading_order_is_w
     assert (first.position.board, first.move.cell, first.position.best_cells) == ("X../.../...", 1, (4,))
     assert (first.position.result, first.move.result, first.verdict) == ("draw", "loss", "mistake")
     assert report.mistakes + report.blunders == len(report.lost)
-    # the figures the README shows, as the independent reference solver judges the same moves
+    # the figures docs/grading.md shows, as the independent reference solver judges the same moves
     assert report_figures(report) == reference_figures(reference_answers(player("first_empty")))
 
 
@@ -595,15 +595,15 @@ def test_seed_004_minimax_is_graded_as_o_with_its_symbols():
     assert report.mutated == 0  # it puts back what it changes
 
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+GRADING_PAGE = Path(__file__).resolve().parent.parent / "docs" / "grading.md"
 
 
 @pytest.mark.parametrize(("name", "options"), [("seed001_adapter.py", {"symbols": ("x", "o", "-"), "turn": "symbol"}),
                                                ("seed003_adapter.py", {"array": True, "turn": "symbol"})])
-def test_readme_adapters_for_seeds_001_and_003_work(name, options):
+def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
     source = (PLAYERS / name).read_text()
     adapter = source[source.index("def move(board, me):"):]
-    assert adapter in README.read_text()  # the README shows exactly these lines
+    assert adapter in GRADING_PAGE.read_text()  # docs/grading.md shows exactly these lines
     report = solver.grade(f"{PLAYERS / name}:move", total_timeout=4, timeout=2, **options)  # slow players: a sample of positions
     assert report.positions > 50
     answered = report.answers

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +132,25 @@ def test_jupyter_picks_the_html_repr_when_ipython_is_installed() -> None:
     formatters = pytest.importorskip("IPython.core.formatters", reason="IPython is not installed (optional)")
     html = formatters.HTMLFormatter()(solver.lookup(88))
     assert html is not None and 'data-cell="8"' in html
+
+
+@pytest.mark.parametrize("board", ["XO./.X./...", "XXX/OO./...", "XOX/XOO/OXX"])
+def test_pieces_are_drawn_in_the_page_colours_x_blue_and_o_red(board: str) -> None:
+    position = solver.lookup(board)
+    page_css = (Path(svg.__file__).parent / "web" / "static" / "style.css").read_text()
+    for player, colour in svg.PIECE_COLOURS.items():
+        assert f"--{player.lower()}: {colour};" in page_css, "the page and the notebook picture use one colour per piece"
+    for cell, group in _cells(position).items():
+        piece = position.cells[cell]
+        if piece:
+            (text,) = group.iter(f"{SVG}text")
+            assert text.text == piece and text.attrib["fill"] == svg.PIECE_COLOURS[piece], f"cell {cell} of {board}"
+    assert svg.PIECE_COLOURS == {"X": "#0d47a1", "O": "#bf360c"}
+
+
+def test_a_finished_board_has_no_move_legend_and_a_board_in_play_has_one() -> None:
+    legend = "loss in <i>n</i> plies for the mover"
+    assert legend in solver.lookup("XO./.X./...")._repr_html_()
+    for board in ("XXX/OO./...", "XOX/XOO/OXX"):  # X won; a draw on a full board
+        html = solver.lookup(board)._repr_html_()
+        assert legend not in html and "★" not in html and "best (row,col)" not in html, board
