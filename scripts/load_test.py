@@ -63,8 +63,9 @@ URL = re.compile(r"at http://127\.0\.0\.1:(\d+)/ ")
 # -- the server -------------------------------------------------------------------------
 def start_server(table_dir: Path, game: str, workers: int = 1) -> tuple[subprocess.Popen[str], int]:
     """``solve serve`` on a free loopback port; the process and its port."""
-    args = [sys.executable, "-m", "solver.cli", "serve", "--host", HOST, "--port", "0", "--quiet", "--table-dir", str(table_dir),
-            "--workers", str(workers)]
+    args = [sys.executable, "-m", "solver.cli", "serve", "--host", HOST, "--port", "0", "--quiet", "--table-dir", str(table_dir)]
+    if workers != 1:  # (so the script also measures a server from before --workers)
+        args += ["--workers", str(workers)]
     if game != "3x3k3":
         args += ["--game", game]
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
