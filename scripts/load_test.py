@@ -49,6 +49,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import numpy as np
@@ -496,7 +497,7 @@ def main() -> int:
     return 0 if ok else 1
 
 
-async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int, bytes]) -> dict[str, object]:
+async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int, bytes]) -> dict[str, Any]:
     await lookups(port, args.game, expected, requests=2_000, connections=args.connections, seconds=10)  # warm up
     single = await lookups(port, args.game, expected, requests=args.requests, connections=args.connections, seconds=args.seconds)
     times, right, size = [], True, 0
@@ -542,8 +543,8 @@ async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int,
     }
 
 
-def print_report(figures: dict[str, object], args: argparse.Namespace) -> None:
-    single, batch_, abuse_ = figures["lookups"], figures["batch"], figures["abuse"]  # type: ignore[index]
+def print_report(figures: dict[str, Any], args: argparse.Namespace) -> None:
+    single, batch_, abuse_ = figures["lookups"], figures["batch"], figures["abuse"]
     assert isinstance(single, dict) and isinstance(batch_, dict) and isinstance(abuse_, dict)
     print(f"machine: {figures['machine']}; server and client share it, loopback only")
     print(f"game {figures['game']}")
@@ -559,7 +560,7 @@ def print_report(figures: dict[str, object], args: argparse.Namespace) -> None:
     print(f"  meanwhile {abuse_['lookups_during']:,} look-ups ({abuse_['per_second_during']:,}/s, p99 {abuse_['p99_ms_during']} ms), "
           f"wrong answers: {len(abuse_['wrong'])}; slow heads not closed by the server (408 after 10 s): {abuse_['slow_connections_held_open']} of 100; "
           f"unexpected statuses: {abuse_['unexpected'] or 'none'}; look-ups after: {abuse_['lookups_after']:,}")
-    squeeze = figures["pressure"]  # type: ignore[index]
+    squeeze = figures["pressure"]
     assert isinstance(squeeze, dict)
     met = "met" if squeeze["p99_ms"] <= 100 and squeeze["rss_max_mib"] <= 1024 and not squeeze["wrong"] else "MISSED"
     print(f"pressure for {squeeze['seconds']} s: {squeeze['held']:,} held connections (peak {squeeze['held_peak']:,} open, "
