@@ -578,7 +578,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         from . import web
     except ImportError as error:
         click.echo(f"solve: error: solve serve needs the web extra ({error.name or error} is missing): "
-                   "pip install 'solved-tictactoe[web]'", err=True)
+                   "in the project's checkout, run .venv/bin/pip install '.[web]'", err=True)
         raise SystemExit(1) from None
     wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
     for table in wanted:
