@@ -64,6 +64,7 @@ import numpy as np
 from .errors import InvalidBoardError
 from .errors import quote as quote  # re-exported: messages quote input the same way everywhere
 from .game import DEFAULT_GAME, MAX_CELLS, Game, parse_game
+from .words import count
 
 Board = int | str | Sequence[Any] | np.ndarray
 """Anything :func:`parse` accepts."""
@@ -184,7 +185,7 @@ def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
 def _flat_game(cells: int, game: Game, what: str) -> Game:
     if cells != game.cells:
         raise InvalidBoardError(
-            f"{what} has {cells:,} cells, expected {game.cells} for {game.name} "
+            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} "
             "(pass game= or --game for another board, or give the rows)"
         )
     return game

@@ -34,9 +34,9 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .describe import VERBS as _VERBS
-from .describe import plies_text
 from .describe import status_line as status_line  # re-exported: the one status line, under every picture
 from .position import Move, Position, outcome_label
+from .words import count
 
 if TYPE_CHECKING:
     from .analysis import GameAnalysis
@@ -60,7 +60,7 @@ def move_phrase(player: str, move: Move) -> str:
     """``"X wins in 3 plies"``, ``"O draws"``: what playing ``move`` leads to for its player."""
     if move.result == "draw":
         return f"{player} draws"
-    return f"{player} {_VERBS[move.result]} in {plies_text(move.plies)}"
+    return f"{player} {_VERBS[move.result]} in {count(move.plies, 'ply')}"
 
 
 def position_svg(position: Position, *, cell: int = 56, highlight: int | None = None) -> str:

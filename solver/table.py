@@ -27,6 +27,7 @@ from .game import Game, parse_game
 from .position import Position
 from .score import UNREACHABLE, decode_many
 from .tablefile import ENTRY, BlockGuard, TableFile, rebuild_command
+from .words import count
 
 _new = object.__new__
 _set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table = (
@@ -341,7 +342,7 @@ class Table(Lookups):
             if wrong.size:
                 code = int(wrong[0])
                 problems.append(
-                    f"{name} differs from a fresh build at {wrong.size} codes, first at code {code} "
+                    f"{name} differs from a fresh build at {count(int(wrong.size), 'code')}, first at code {code} "
                     f"({_board.render(self.game, code)}): stored {mine[code]}, computed {computed[code]}"
                 )
         return problems

@@ -69,6 +69,7 @@ import numpy as np
 
 from .errors import TableError
 from .game import Game, parse_game
+from .words import count
 
 MAGIC = b"SOLVTTT\n"
 FORMAT_VERSION = 2
@@ -372,7 +373,7 @@ def _existing_parent(path: Path) -> Path:
 def _size(nbytes: int) -> str:
     """``1000 bytes``, ``1.5 MiB``, ``2.0 GiB``."""
     if nbytes < 1024:
-        return f"{nbytes} bytes"
+        return f"{nbytes} {'byte' if nbytes == 1 else 'bytes'}"
     exponent = min(4, (nbytes.bit_length() - 1) // 10)
     return f"{nbytes / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"
 
@@ -660,7 +661,7 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
             if len(head) >= 8 and head[:8] != MAGIC:
                 raise fail("not a solved-tictactoe table (bad magic bytes)")
             if len(head) < 12:
-                raise fail(f"truncated ({size} bytes)")
+                raise fail(f"truncated ({count(size, 'byte')})")
             length = int.from_bytes(head[8:], "little")
             if length > MAX_HEADER_BYTES:
                 raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")

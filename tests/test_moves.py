@@ -166,6 +166,7 @@ def test_lookup_with_game_opens_the_table_once_and_then_only_indexes(table_dir, 
     monkeypatch.setattr(solver.game, "_NAME", None)  # parsing a name again would fail
     assert solver.lookup(1, game="2x2k2").table is first.table
     assert solver.lookup("X./..", game=game).code == 1
-    monkeypatch.undo()
+    monkeypatch.undo()  # this also undoes the table_dir fixture's SOLVED_TICTACTOE_DIR: set it again, or the user's own directory is used
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(table_dir))
     solver.cache.forget()  # a forgotten table is opened afresh
     assert solver.lookup(0, game="2x2k2").table is not first.table

@@ -70,7 +70,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..analysis import analyze
 from ..board import parse, parse_text
 from ..cache import AnyTable, table_for
-from ..cache import table_dir as _table_dir
+from ..cache import table_dirs as _table_dirs
 from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line, quote
 from ..game import DEFAULT_GAME, Game, parse_game
 from ..moves import parse_moves
@@ -123,17 +123,17 @@ def table_checksum(table: AnyTable) -> str:
 
 
 def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game]:
-    """The games whose tables are already in the table directory (``<game>.ttt``), smallest board first."""
-    found = []
-    directory = _table_dir(table_dir)
-    if directory.is_dir():
-        for path in sorted(directory.glob("*.ttt")):
+    """The games whose tables are already in the table directory (``<game>.ttt``, or in the old
+    default directory: :func:`solver.cache.table_dirs`), smallest board first."""
+    found = set()
+    for directory in _table_dirs(table_dir):
+        for path in sorted(directory.glob("*.ttt")) if directory.is_dir() else []:
             try:
                 game = parse_game(path.stem)
             except InvalidGameError:
                 continue
             if game.name == path.stem:
-                found.append(game)
+                found.add(game)
     return sorted(found, key=lambda game: (game.cells, game.rows, game.k))
 
 
