@@ -3,14 +3,16 @@
     taskset -c 0 python scripts/bench_sweep.py                      # this checkout's solver
     taskset -c 0 python scripts/bench_sweep.py --checkout OTHER_DIR # another checkout's, same figures
     python scripts/bench_sweep.py --game 3x6k3 --plies 9 10 11 --profile
+    python scripts/bench_sweep.py --game 5x5k4 --plies 10 13 --boards 8000000
 
 Solves a fixed set of chunks of chosen layers in this process (one core) and prints
 boards/s: CPU time (``time.process_time``, what a core did) and wall time. The chunks
 of a layer are spread evenly over it, up to ``--boards`` boards per layer (the whole
-layer if it is smaller). Layer ``p + 1`` is seeded random scores unless ``--layers``
-names a finished build directory: the work of a chunk does not depend on the values it
-reads. Measures and prints; asserts nothing. To compare two checkouts, run them back
-to back (several times, interleaved) on the same core.
+layer if it is smaller). Layer ``p + 1`` is seeded random scores (a sparse file for a
+layer of more than 2**28 boards) unless ``--layers`` names a finished build directory:
+the work of a chunk does not depend on the values it reads. Measures and prints;
+asserts nothing. To compare two checkouts, run them back to back (several times,
+interleaved) on the same core.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ import importlib
 import pstats
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import numpy as np
 
 DEFAULT_PLIES = {"4x5k4": [6, 9, 11, 13, 15, 17], "3x6k3": [6, 8, 10, 12, 14]}
 
@@ -44,14 +49,22 @@ def load_solver(checkout: Path | None) -> tuple[ModuleType, ModuleType, ModuleTy
     return game, index, layered
 
 
-def child_scores(sizes: tuple[int, ...], ply: int, layers: Path | None, seed: int) -> Any:
-    """Layer ``ply + 1``'s scores: read from a build directory, or seeded random int8 (None past the full board)."""
-    import numpy as np
+RANDOM_MAX = 1 << 28
+"""Child layers up to this many boards are random scores in memory; bigger ones (5x5k4) a sparse file."""
 
+
+def child_scores(sizes: tuple[int, ...], ply: int, layers: Path | None, seed: int, tmp: Path) -> Any:
+    """Layer ``ply + 1``'s scores (None past the full board): read from a build directory, seeded
+    random int8, or for a layer too big for memory a memory map of a sparse file in ``tmp``."""
     if ply + 1 >= len(sizes):
         return None
     if layers is not None:
-        return np.fromfile(layers / f"layer-{ply + 1:02d}.i8", dtype=np.int8)
+        return np.memmap(layers / f"layer-{ply + 1:02d}.i8", dtype=np.int8, mode="r")
+    if sizes[ply + 1] > RANDOM_MAX:
+        path = tmp / f"child-{ply + 1:02d}.i8"
+        with path.open("wb") as handle:
+            handle.truncate(sizes[ply + 1])
+        return np.memmap(path, dtype=np.int8, mode="r", shape=(sizes[ply + 1],))
     return np.random.default_rng(seed + ply).integers(-128, 128, sizes[ply + 1], dtype=np.int16).astype(np.int8)
 
 
@@ -78,6 +91,24 @@ def time_layer(layered: ModuleType, game: Any, todo: list[Any], child: Any, repe
     return boards, cpu, wall
 
 
+def measure(layered: ModuleType, game: Any, sizes: tuple[int, ...], args: argparse.Namespace, tmp: Path) -> None:
+    """Time the chosen layers of one game: a line per layer (best and median of the runs) and a total of the bests."""
+    plies = args.plies or DEFAULT_PLIES.get(game.name) or list(range(game.cells))
+    total_boards, total_cpu, total_wall = 0, 0.0, 0.0
+    for ply in plies:
+        todo = picked_chunks(layered.chunks(game, ply), args.boards)
+        child = child_scores(sizes, ply, args.layers, args.seed, tmp)
+        boards, cpu, wall = time_layer(layered, game, todo, child, args.repeat)
+        total_boards, total_cpu, total_wall = total_boards + boards, total_cpu + min(cpu), total_wall + min(wall)
+        print(
+            f"{game.name} layer {ply:2d}: {boards:>11,} boards in {len(todo):3d} chunks  "
+            f"{boards / min(cpu) / 1e6:7.2f} M boards/s CPU (median {boards / statistics.median(cpu) / 1e6:6.2f})  "
+            f"{boards / min(wall) / 1e6:7.2f} M/s wall",
+            flush=True,
+        )
+    print(f"TOTAL {game.name}: {total_boards:,} boards  {total_boards / total_cpu / 1e6:.2f} M boards/s CPU  {total_boards / total_wall / 1e6:.2f} M/s wall")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--checkout", type=Path, help="a checkout whose solver/ to measure (put first on sys.path)")
@@ -87,34 +118,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per layer; the best is printed (default 3)")
     parser.add_argument("--layers", type=Path, help="a finished build directory to read the child layers from")
     parser.add_argument("--seed", type=int, default=14)
-    parser.add_argument("--profile", action="store_true", help="print cProfile's top lines (one run per layer)")
+    parser.add_argument("--profile", action="store_true", help="print cProfile's top lines")
     args = parser.parse_args()
     game_module, index_module, layered = load_solver(args.checkout)
     print(f"solver from {Path(layered.__file__ or '').parent}")
-    profiler = cProfile.Profile() if args.profile else None
-    for name in args.game or list(DEFAULT_PLIES):
-        game = game_module.parse_game(name)
-        sizes = index_module.layout(game).layer_sizes
-        plies = args.plies or DEFAULT_PLIES.get(name) or list(range(game.cells + 1))
-        total_boards, total_cpu, total_wall = 0, 0.0, 0.0
-        for ply in plies:
-            todo = picked_chunks(layered.chunks(game, ply), args.boards)
-            child = child_scores(sizes, ply, args.layers, args.seed)
-            if profiler is not None:
-                profiler.enable()
-            boards, cpu, wall = time_layer(layered, game, todo, child, 1 if profiler else args.repeat)
-            if profiler is not None:
-                profiler.disable()
-            total_boards, total_cpu, total_wall = total_boards + boards, total_cpu + min(cpu), total_wall + min(wall)
-            print(
-                f"{name} layer {ply:2d}: {boards:>11,} boards in {len(todo):3d} chunks  "
-                f"{boards / min(cpu) / 1e6:7.2f} M boards/s CPU (median {boards / statistics.median(cpu) / 1e6:6.2f})  "
-                f"{boards / min(wall) / 1e6:7.2f} M/s wall",
-                flush=True,
-            )
-        print(f"TOTAL {name}: {total_boards:,} boards  {total_boards / total_cpu / 1e6:.2f} M boards/s CPU  {total_boards / total_wall / 1e6:.2f} M/s wall")
-    if profiler is not None:
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
+    profiler = cProfile.Profile()
+    if args.profile:
+        profiler.enable()
+    with tempfile.TemporaryDirectory() as directory:
+        for name in args.game or list(DEFAULT_PLIES):
+            game = game_module.parse_game(name)
+            measure(layered, game, index_module.layout(game).layer_sizes, args, Path(directory))
+    if args.profile:
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
 if __name__ == "__main__":
