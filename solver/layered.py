@@ -156,7 +156,6 @@ def _words(game: Game) -> int:
     return max(1, -(-len(game.line_masks) // _WORD))
 
 
-@lru_cache(maxsize=1024)
 def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """X's and O's line sets in one half, for every half-board of a group (``a`` X, ``b`` O), in rank order.
 
@@ -177,6 +176,21 @@ def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.
     return found[0], found[1]
 
 
+@lru_cache(maxsize=1024)
+def _line_classes(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The half-boards of a group sorted into classes by their X and O line sets (:func:`_half_lines`).
+
+    Returns the class of each half-board (intp, in rank order), and X's and O's line sets of
+    each class (``(words, classes)`` uint32). The rules see a board only through its two
+    half-boards' classes: a group of 4x5k4's 4200 half-boards has 211 classes, 5x5k4's
+    biggest (90,090) 3,921.
+    """
+    x_sets, o_sets = _half_lines(game, high, a, b)
+    classes, of_board = np.unique(np.concatenate([x_sets, o_sets]).T, axis=0, return_inverse=True)
+    words = x_sets.shape[0]
+    return of_board.reshape(-1).astype(np.intp), np.ascontiguousarray(classes[:, :words].T), np.ascontiguousarray(classes[:, words:].T)
+
+
 @cache
 def _common_tables(game: Game) -> np.ndarray:
     """The AND of the cell masks of the lines in each byte of a line set: ``[word, byte, value]``, int32 (-1: no line)."""
@@ -193,35 +207,65 @@ def _may_meet(rows: np.ndarray, cols: np.ndarray) -> bool:
     return int(np.bitwise_or.reduce(rows)) & int(np.bitwise_or.reduce(cols)) != 0
 
 
-def _line_flags(game: Game, chunk: Chunk, block: Block) -> tuple[np.ndarray, np.ndarray]:
-    """Where the boards of a chunk are unreachable, and where the last mover has a line (bool, rows x cols, scratch).
+RULES_FOLLOW = -1
+"""In a chunk's rule scores: the board's score follows from its children (no rule decides it)."""
 
-    Exactly :func:`solver.board.rule_violation`'s rule: unreachable if the side to move has a
-    line, or the last mover's lines share no cell.
+
+def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
+    """What the rules say of every board of a chunk (int8, rows x cols): ``UNREACHABLE``, ``-WIN``
+    (the last mover has a line), or :data:`RULES_FOLLOW`.
+
+    The rules are applied once per pair of a high-half class and a low-half class present in
+    the chunk (:func:`_line_classes`) and spread to the boards by a row gather (a copy per
+    row) and a column gather; where classes do not save at least half the work, to every
+    board directly.
     """
     r0, r1 = chunk.row_start, chunk.row_stop
-    high_x, high_o = _half_lines(game, True, block.hx, block.ho)
-    low_x, low_o = _half_lines(game, False, block.lx, block.lo)
-    x_moved_last = chunk.ply % 2 == 1
-    mover, to_move = ((high_x, low_x), (high_o, low_o)) if x_moved_last else ((high_o, low_o), (high_x, low_x))
+    row_class, high_x, high_o = _line_classes(game, True, block.hx, block.ho)
+    col_class, low_x, low_o = _line_classes(game, False, block.lx, block.lo)
+    rows = row_class[r0:r1]
     shape = (r1 - r0, block.cols)
+    present = np.zeros(high_x.shape[1], dtype=np.intp)
+    present[rows] = 1
+    used = np.flatnonzero(present)
+    if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
+        return _apply_rules(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]))
+    table = _apply_rules(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o))
+    present[used] = np.arange(used.size)  # now: a present class's row in the table
+    spread = np.take(table, present[rows], axis=0, out=_scratch("spread", (shape[0], table.shape[1]), np.int8), mode="clip")
+    return np.take(spread, col_class, axis=1, out=_scratch("rules", shape, np.int8), mode="clip")
+
+
+def _apply_rules(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The rules for every pair of a row's and a column's X and O line sets (``(words, n)`` each): int8, scratch.
+
+    Exactly :func:`solver.board.rule_violation`'s rule: unreachable if the side to move has a
+    line, or the last mover's lines share no cell; else ``-WIN`` if the last mover has a line.
+    """
+    x_moved_last = ply % 2 == 1
+    mover, to_move = ((rows[0], cols[0]), (rows[1], cols[1])) if x_moved_last else ((rows[1], cols[1]), (rows[0], cols[0]))
+    shape = (rows[0].shape[1], cols[0].shape[1])
     unreachable, won, flag = _scratch("unreachable", shape, bool), _scratch("won", shape, bool), _scratch("flag", shape, bool)
     unreachable.fill(False)
     won.fill(False)
     mover_sets: list[tuple[int, np.ndarray]] = []
     for word in range(_words(game)):
-        rows, cols = to_move[0][word, r0:r1], to_move[1][word]
-        if _may_meet(rows, cols):
-            sets = np.bitwise_and(rows[:, None], cols[None, :], out=_scratch("sets", shape, np.uint32))
+        high, low = to_move[0][word], to_move[1][word]
+        if _may_meet(high, low):
+            sets = np.bitwise_and(high[:, None], low[None, :], out=_scratch("sets", shape, np.uint32))
             unreachable |= np.not_equal(sets, 0, out=flag)
-        rows, cols = mover[0][word, r0:r1], mover[1][word]
-        if _may_meet(rows, cols):
-            lines = np.bitwise_and(rows[:, None], cols[None, :], out=_scratch(f"lines{word}", shape, np.uint32))
+        high, low = mover[0][word], mover[1][word]
+        if _may_meet(high, low):
+            lines = np.bitwise_and(high[:, None], low[None, :], out=_scratch(f"lines{word}", shape, np.uint32))
             won |= np.not_equal(lines, 0, out=flag)
             mover_sets.append((word, lines))
     if mover_sets:
         _mark_unshared(game, mover_sets, won, unreachable)
-    return unreachable, won
+    rules = _scratch("rule table", shape, np.int8)
+    rules.fill(RULES_FOLLOW)
+    _set_where(rules, won, -WIN)
+    _set_where(rules, unreachable, UNREACHABLE)
+    return rules
 
 
 def _mark_unshared(game: Game, mover_sets: list[tuple[int, np.ndarray]], won: np.ndarray, unreachable: np.ndarray) -> None:
@@ -282,16 +326,18 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None) -> np.
     index = layout(game)
     block = index.blocks[chunk.ply][chunk.block]
     shape = (chunk.row_stop - chunk.row_start, block.cols)
-    unreachable, won = _line_flags(game, chunk, block)
+    rules = _rule_scores(game, chunk, block)
     if chunk.ply == game.cells:
         scores = np.zeros(shape, dtype=np.int8)
     else:
         assert child_layer is not None
         smallest = _smallest_child(index, chunk, block, child_layer, shape)
-        scores = np.sign(smallest)  # int8: -128 -> 127 and 127 -> -126 only where overwritten below
+        scores = np.sign(smallest)  # int8: -128 -> 127 and 127 -> -126 only where a rule decides below
         np.subtract(scores, smallest, out=scores)
-    _set_where(scores, won, -WIN)
-    _set_where(scores, unreachable, UNREACHABLE)
+    # where a rule decides: (score | -1) & rule = rule; elsewhere (score | 0) & -1 = score
+    decided = np.not_equal(rules, RULES_FOLLOW, out=_scratch("flag", shape, bool))
+    np.bitwise_or(scores, np.negative(decided.view(np.int8), out=_scratch("mask", shape, np.int8)), out=scores)
+    np.bitwise_and(scores, rules, out=scores)
     return scores.reshape(-1)
 
 
