@@ -42,7 +42,7 @@ from .game import Game, parse_game
 from .index import SCHEME, SCHEME_VERSION, layout
 from .layered import Progress
 from .position import Position
-from .score import UNREACHABLE, WIN
+from .score import UNREACHABLE, WIN, decode_many
 from .table import Lookups
 from .tablefile import TableFile
 
@@ -121,8 +121,7 @@ class CompactScores:
     @property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
-        decisive = WIN - np.abs(self.score.astype(np.int16))
-        return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
+        return decode_many(self.score, self.game.cells - self.ply.astype(np.int16))[1]
 
 
 class CompactTable(Lookups):

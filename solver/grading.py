@@ -52,9 +52,11 @@ score: win fastest, lose slowest); the other kept answers are listed in
 and ``positions == kept + len(lost) + len(errors)``.
 
 **Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
-is imported and called in a separate process (:mod:`solver.playerproc`): it
-cannot hang, kill or fool the grader, whose verdicts are computed here from the
-answers received as plain data. A function object runs in the caller's own
+is imported and called in a separate process (:mod:`solver.playerproc`), inside
+a bubblewrap sandbox where one works (:mod:`solver.sandbox`): it cannot hang,
+kill or fool the grader, whose verdicts are computed here from the answers
+received as plain data, against scores copied out of the table and verified
+before the player starts (:mod:`solver.answerkey`). A function object runs in the caller's own
 process, without time limits. Calls are made in a fixed shuffled order, so that
 a progress bar's estimate of the time left is fair (the cost of a minimax call
 falls steeply with the pieces on the board); the report lists positions by
@@ -64,23 +66,29 @@ plies played, then code.
 >>> report = solver.grade(solver.best_move, side="O")
 >>> report.positions, report.kept, report.optimal, report.lost, report.errors
 (2097, 2097, 2097, (), ())
+>>> report
+<GradeReport 3x3k3, O to move: 2,097 positions, 2,097 kept (100.0%), 2,097 optimal, 0 thrown away, no errors>
 """
 
 from __future__ import annotations
 
 import random
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from . import cache
 from .analysis import Verdict, verdict
+from .answerkey import AnswerKey
 from .cache import AnyTable, resolve_table
-from .errors import InvalidBoardError, PlayerError
-from .game import DENSE_MAX_CELLS, Game
+from .errors import InvalidBoardError, OffBoardMoveError, PlayerError
+from .game import DENSE_MAX_CELLS, Game, parse_game
 from .moves import expected_moves, parse_move
 from .playerproc import (
     DEFAULT_MEMORY_MB,
@@ -96,7 +104,9 @@ from .playerproc import (
     load_player,
 )
 from .position import Move, Position
+from .sandbox import Limits, Sandbox, SandboxWarning, choose
 from .score import UNREACHABLE, WIN
+from .words import count
 
 __all__ = [
     "DEFAULT_SYMBOLS", "DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "GradeReport", "GradedMove", "GradingInterrupted",
@@ -171,7 +181,7 @@ class PlayerFailure:
         return {"code": p.code, "board": p.board, "to_move": p.to_move, "kind": self.kind, "message": self.message, "answer": self.answer}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GradeReport:
     """What :func:`grade` found (the buckets are defined in the module docstring).
 
@@ -215,6 +225,17 @@ class GradeReport:
     seconds: float = field(compare=False)
     slowest: Position | None = field(compare=False)
     slowest_seconds: float = field(compare=False)
+
+    def __repr__(self) -> str:
+        """The counts in one line (the module docstring shows one); ``solve grade`` prints the boards."""
+        sides = {"both": "X and O", "X": "X", "O": "O"}[self.side]
+        done = f"{self.positions:,}" if self.complete else f"incomplete: {self.stopped}, {self.positions:,} of {self.planned:,}"
+        kept = f"{self.kept:,} kept" + (f" ({100 * self.kept / self.positions:.1f}%)" if self.positions else "")
+        lost = f"{len(self.lost):,} thrown away" + (f" ({count(self.mistakes, 'mistake')}, {count(self.blunders, 'blunder')})" if self.lost else "")
+        failed = [count(len(items), noun) for items, noun in ((self.exceptions, "exception"), (self.illegal, "illegal answer"),
+                                                              (self.timeouts, "time-out"), (self.crashes, "crash")) if items]
+        return (f"<GradeReport {self.game.name}, {sides} to move: {done} positions, {kept}, {self.optimal:,} optimal, {lost}, "
+                f"{', '.join(failed) or 'no errors'}>")
 
     @property
     def complete(self) -> bool:
@@ -405,9 +426,9 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
     game = position.game
     try:
         cell = parse_move(answer, game)
-    except InvalidBoardError as why:
-        if "off the board" in str(why):
-            raise ValueError(str(why)) from None
+    except OffBoardMoveError as why:
+        raise ValueError(str(why)) from None
+    except InvalidBoardError:
         raise ValueError(f"answer {shown or _short(answer)} is not a move: {expected_moves(game)}") from None
     piece = position.cells[cell]
     if piece is not None:
@@ -445,6 +466,7 @@ def grade(
     timeout: float = DEFAULT_TIMEOUT,
     total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
+    sandbox: Sandbox = "auto",
 ) -> GradeReport:
     """Call the player on every position where ``side`` is to move and judge each answer.
 
@@ -466,26 +488,37 @@ def grade(
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
     :param total_timeout: seconds for the whole grading (``None``: no limit); the
         report then covers the positions graded and says it stopped.
-    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit).
+    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit),
+        set soft and hard with limits on CPU time, file size and processes (:class:`solver.sandbox.Limits`).
+    :param sandbox: how an isolated player is contained (:mod:`solver.sandbox`): ``"auto"``
+        (bubblewrap where it works, else the plain process with one :class:`~solver.sandbox.SandboxWarning`
+        saying what is not contained), ``"bwrap"`` (bubblewrap or refuse) or ``"none"``.
     :raises PlayerError: for options that do not fit, a file that cannot be loaded, or
-        when the first calls all fail in a way an option fixes (the message names it).
+        when the first calls all fail in a way an option fixes (the message names it);
+        for ``sandbox="bwrap"`` where bubblewrap cannot run.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
 
     The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised.
+    Every verdict comes from an :class:`~solver.answerkey.AnswerKey`: the scores needed, copied
+    out of the table and verified before the player starts, so nothing the player does to the
+    table file changes a verdict. Without a sandbox a table file the player changed is reported
+    with a :class:`~solver.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
     """
     chosen = _side(side)
     wanted = _returns(returns)
     table = resolve_table(game, table)
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
-    positions = positions_to_grade(side=chosen, table=table, sample=sample)
-    order = list(positions)
+    contained = choose(sandbox) if isinstance(player, str) else "none"
+    key = AnswerKey(table, positions_to_grade(side=chosen, table=table, sample=sample))
+    order = list(key.positions)
     random.Random(SHUFFLE_SEED).shuffle(order)
     deadline = None if total_timeout is None else time.monotonic() + total_timeout
     name = player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
-    judge = _Judge(table.game, chosen, len(positions), wanted, timeout, name)
+    judge = _Judge(table.game, chosen, len(order), wanted, timeout, name)
     process: PlayerProcess | None = None
     if isinstance(player, str):
-        process = PlayerProcess(player, form, timeout=timeout, memory_mb=memory_mb)
+        process = PlayerProcess(player, form, timeout=timeout, limits=Limits.for_grading(memory_mb, total_timeout),
+                                sandbox=contained, hidden=_table_places(table))
         replies = _isolated(process, order, deadline, judge)
     else:
         replies = _in_process(Caller(player, form), order, deadline, total_timeout, judge)
@@ -507,7 +540,30 @@ def grade(
         replies.close()
         if process is not None:
             process.close()
+            if contained == "none":
+                _check_table(key)
     return judge.report(process)
+
+
+def _table_places(table: AnyTable) -> list[Path]:
+    """Where tables live, for the sandbox to hide: the table directory, the graded table's folder, the shipped tables."""
+    places = [cache.table_dir()]
+    if table.path is not None:
+        places.append(Path(table.path).parent)
+    for shipped in cache.SHIPPED:
+        found = cache.shipped_path(parse_game(shipped))
+        if found is not None:
+            places.append(found.parent)
+    return places
+
+
+def _check_table(key: AnswerKey) -> None:
+    """After an unsandboxed player ran: say so if it changed the table file, and forget the open tables."""
+    damage = key.damage()
+    if damage is not None:
+        cache.forget()
+        warnings.warn(f"the table file was changed while the player ran, without a sandbox: {damage} "
+                      "(every verdict came from a copy verified before the player started)", SandboxWarning, stacklevel=3)
 
 
 Replies = Generator[tuple[Position, Reply], None, None]
@@ -531,7 +587,7 @@ def _isolated(process: PlayerProcess, order: Sequence[Position], deadline: float
             dead_in_a_row = dead_in_a_row + 1 if "dead" in reply else 0
             yield position, reply
             if dead_in_a_row >= CRASHES_IN_A_ROW:
-                judge.stopped = f"the player's process died on {dead_in_a_row} calls in a row"
+                judge.stopped = f"stopped after the player's process died on {dead_in_a_row} calls in a row"
                 return
         if graded < len(chunk):
             judge.stopped = "stopped at the total time limit (--total-timeout)"
@@ -572,8 +628,8 @@ class _Judge:
             self._fail(position, "timeout", f"timed out: no answer within {self.timeout:g} s")
         elif "x" in reply:
             message = str(reply["x"])[:500]
-            if reply.get("call") is True and "positional argument" in message:
-                self._mismatch("arguments", message)
+            if reply.get("call"):
+                self._mismatch(f"arguments: {reply['call']}", message)
             self._fail(position, "exception", message)
         elif "o" in reply:
             self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_moves(self.game)}", str(reply.get("r", ""))[:80])
@@ -622,9 +678,9 @@ class _Judge:
                     "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'")
         if kind == "value-move":
             return f"{self.name} answered {example}, which looks like (value, move): grade it with --returns value-move"
-        if "were given" in example:
+        if kind == "arguments: fewer":
             return f"{example}: {self.name} takes only the board: grade it without --turn"
-        if "missing 1 required positional argument" in example:
+        if kind == "arguments: more":
             return (f"{example}: {self.name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
                     "is to move) or --turn symbol (the mover's symbol)")
         return f"{example}: {self.name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"
@@ -632,9 +688,9 @@ class _Judge:
     def check_early(self, *, final: bool = False) -> None:
         """Stop with one line when the first calls all failed the same known way."""
         if self.graded == EARLY or (final and 0 < self.graded < EARLY):
-            for kind, count in self.mismatches.items():
-                if count == self.graded:
-                    raise PlayerError(f"on the first {count} positions graded, {self._hint(kind)}")
+            for kind, seen in self.mismatches.items():
+                if seen == self.graded:
+                    raise PlayerError(f"on the first {count(seen, 'position')} graded, {self._hint(kind)}")
 
     def hints(self) -> tuple[str, ...]:
         """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""

@@ -33,7 +33,10 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from .describe import VERBS as _VERBS
+from .describe import status_line as status_line  # re-exported: the one status line, under every picture
 from .position import Move, Position, outcome_label
+from .words import count
 
 if TYPE_CHECKING:
     from .analysis import GameAnalysis
@@ -51,30 +54,13 @@ BEST_STROKE = "#1565c0"
 GRID_STROKE = "#90a4ae"
 VERDICT_COLOURS = {"best": "#1b5e20", "ok": "#33691e", "mistake": "#e65100", "blunder": "#b71c1c"}
 _FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif"
-_VERBS = {"win": "wins", "draw": "draws", "loss": "loses"}
 
 
 def move_phrase(player: str, move: Move) -> str:
     """``"X wins in 3 plies"``, ``"O draws"``: what playing ``move`` leads to for its player."""
     if move.result == "draw":
         return f"{player} draws"
-    return f"{player} {_VERBS[move.result]} in {move.plies} {'ply' if move.plies == 1 else 'plies'}"
-
-
-def status_line(position: Position) -> str:
-    """One line in words: who won, or who is to move and what perfect play gives them.
-
-    >>> import solver
-    >>> status_line(solver.lookup("XO./.X./..."))
-    'O to move loses in 4 plies under perfect play (value for X +1)'
-    >>> status_line(solver.lookup("XXX/OO./..."))
-    'Game over: X has won'
-    """
-    if position.is_over:
-        return f"Game over: {position.winner} has won" if position.winner else "Game over: a draw"
-    plies = f"{position.plies} {'ply' if position.plies == 1 else 'plies'}"
-    value = f"{position.value:+d}" if position.value else "0"
-    return f"{position.to_move} to move {_VERBS[position.result]} in {plies} under perfect play (value for X {value})"
+    return f"{player} {_VERBS[move.result]} in {count(move.plies, 'ply')}"
 
 
 def position_svg(position: Position, *, cell: int = 56, highlight: int | None = None) -> str:

@@ -25,8 +25,9 @@ from .build import Progress, build_arrays
 from .errors import InvalidBoardError, TableError
 from .game import Game, parse_game
 from .position import Position
-from .score import UNREACHABLE, WIN
+from .score import UNREACHABLE, decode_many
 from .tablefile import ENTRY, BlockGuard, TableFile, rebuild_command
+from .words import count
 
 _new = object.__new__
 _set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table = (
@@ -73,8 +74,7 @@ class Scores:
     @property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
-        decisive = WIN - np.abs(self.score.astype(np.int16))
-        return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
+        return decode_many(self.score, self.game.cells - self.ply.astype(np.int16))[1]
 
 
 _pool: ThreadPoolExecutor | None = None
@@ -342,7 +342,7 @@ class Table(Lookups):
             if wrong.size:
                 code = int(wrong[0])
                 problems.append(
-                    f"{name} differs from a fresh build at {wrong.size} codes, first at code {code} "
+                    f"{name} differs from a fresh build at {count(int(wrong.size), 'code')}, first at code {code} "
                     f"({_board.render(self.game, code)}): stored {mine[code]}, computed {computed[code]}"
                 )
         return problems

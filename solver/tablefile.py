@@ -69,6 +69,7 @@ import numpy as np
 
 from .errors import TableError
 from .game import Game, parse_game
+from .words import count
 
 MAGIC = b"SOLVTTT\n"
 FORMAT_VERSION = 2
@@ -372,7 +373,7 @@ def _existing_parent(path: Path) -> Path:
 def _size(nbytes: int) -> str:
     """``1000 bytes``, ``1.5 MiB``, ``2.0 GiB``."""
     if nbytes < 1024:
-        return f"{nbytes} bytes"
+        return f"{nbytes} {'byte' if nbytes == 1 else 'bytes'}"
     exponent = min(4, (nbytes.bit_length() - 1) // 10)
     return f"{nbytes / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"
 
@@ -555,6 +556,20 @@ class BlockGuard:
         if block == self.count - 1 and all(self.flags):
             self.done = True
 
+    def verified_copy(self, block: int) -> bytes:
+        """A copy of block ``block`` in this process's own memory, hashed **after** copying.
+
+        Whatever writes the file later (a memory map shows every write) cannot change the
+        copy, and no write between hashing and reading can slip in. Hashes every time.
+
+        :raises TableError: if the copy does not match the block's stored digest.
+        """
+        size = self.file.header.block_bytes
+        data = self._raw[block * size : (block + 1) * size].tobytes()
+        if hashlib.sha256(data).digest() != self.file.digest(self.spec.first_block + block):
+            raise self.file.error(f"block {block} of {self.spec.name!r} does not match its checksum: the file is damaged")
+        return data
+
     def problems(self) -> list[str]:
         """Verify every block; the damaged ones, described (empty when all match)."""
         found = []
@@ -660,7 +675,7 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
             if len(head) >= 8 and head[:8] != MAGIC:
                 raise fail("not a solved-tictactoe table (bad magic bytes)")
             if len(head) < 12:
-                raise fail(f"truncated ({size} bytes)")
+                raise fail(f"truncated ({count(size, 'byte')})")
             length = int.from_bytes(head[8:], "little")
             if length > MAX_HEADER_BYTES:
                 raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")

@@ -78,16 +78,17 @@ def test_the_html_repr_holds_the_svg_and_says_the_result_in_words() -> None:
     position = solver.lookup("XO./.X./...")
     html = position._repr_html_()
     assert position._repr_svg_() in html
-    assert "O to move loses in 4 plies under perfect play (value for X +1)" in html
+    assert "O to move: a loss in 4 plies with best play (value for X: +1)" in html
     assert "best (row,col): (2,2)" in html and "code 88 (3x3k3)" in html
     assert "Game over: X has won" in solver.lookup("XXX/OO./...")._repr_html_()
     assert "Game over: a draw" in solver.lookup("XOX/XOO/OXX")._repr_html_()
 
 
-def test_plain_repr_is_unchanged() -> None:
+def test_plain_repr_is_the_board_and_the_result_in_one_line() -> None:
+    """What a Python prompt (and a notebook's text/plain) shows, beside the pictures."""
     position = solver.lookup("XO./.X./...")
-    assert repr(position) == "Position(game=Game(rows=3, cols=3, k=3), code=88, score=-96, best_mask=256, pieces=3)"
-    assert repr(solver.analyze([4])).startswith("GameAnalysis(game=Game(rows=3, cols=3, k=3), plies=(PlyAnalysis(")
+    assert repr(position) == "<Position 3x3k3 XO./.X./... O to move: loss in 4 plies (value for X: +1)>"
+    assert repr(solver.analyze([4])) == "<GameAnalysis 3x3k3 [4] X: 1 best; now .../.X./... O to move: draw, 8 plies to the end (value for X: 0)>"
 
 
 class _Rows(HTMLParser):

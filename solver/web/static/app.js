@@ -371,7 +371,7 @@
     const moves = state.moves.slice();
     const game = state.game;
     try {
-      const analysis = await api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${moves.join(",")}`);
+      const analysis = await api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${moves.join("+")}`);  // "4+0+8": cells separated by spaces
       if (game === state.game && sameMoves(moves, state.moves)) {
         state.analysis = analysis;
         if (state.position) renderPlies();
