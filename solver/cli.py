@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import random
 import re
 import sys
@@ -460,6 +461,9 @@ a page or two for a person, where all of them can run to thousands of lines."""
               help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True,
               help="The player's memory limit in MiB (0: no limit).")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default="auto", show_default=True,
+              help="Contain the player with bubblewrap (bwrap): auto uses it where it works and otherwise says once what is "
+                   "not contained; bwrap refuses to grade without it; none runs it as a plain process.")
 @click.option("--sample", type=click.IntRange(min=1), default=None,
               help="Grade this many positions drawn at random (the same every run) instead of all; "
                    "games of more than 16 cells are always sampled (default 10,000).")
@@ -467,13 +471,14 @@ a page or two for a person, where all of them can run to thousands of lines."""
               help="Show at most this many boards and error kinds in each section (0: all of them; --json always lists all).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, turn: str | None, returns: str, side: str,
-          timeout: float, total_timeout: float, memory_mb: int, sample: int | None, limit: int, as_json: bool) -> None:
+          timeout: float, total_timeout: float, memory_mb: int, sandbox: str, sample: int | None, limit: int, as_json: bool) -> None:
     """Grade a move function on every position where its side is to move.
 
     FUNCTION takes a board (by default a list of rows of 'X', 'O' and None)
     and returns (row, col), [row, col] or a flat cell index; Class.method
     names a method of Class(). The file is imported and called in a separate
-    process, with standard input closed and a time limit per call. Each answer
+    process, with standard input closed and a time limit per call, inside a
+    bubblewrap sandbox where one works (--sandbox). Each answer
     is kept (keeps the result for the mover), optimal (a best move), lost
     (throws the result away), an exception, illegal, timed out or crashed.
     Ctrl-C prints the report so far.
@@ -498,7 +503,7 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
         try:
             report = _grade(player, symbols=parsed, array=array, flat=flat, turn=turn, returns=returns, side=side,  # type: ignore[arg-type]
                             table=table, progress=None if options.quiet else step, sample=sample, timeout=timeout,
-                            total_timeout=total_timeout or None, memory_mb=memory_mb or None)
+                            total_timeout=total_timeout or None, memory_mb=memory_mb or None, sandbox=sandbox)  # type: ignore[arg-type]
         except GradingInterrupted as interrupted:
             report, stopped = interrupted.report, 130
     if as_json:
@@ -602,12 +607,14 @@ def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
 @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help=TABLE_DIR_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
-def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool) -> None:
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes answering on the port (one per core; they share the memory-mapped tables).")
+def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
 
     Serves tic-tac-toe, every table already in the table directory, and each
     --game (built before the server starts listening). A request never starts a
-    build. Ctrl-C stops the server.
+    build. Ctrl-C (or SIGTERM) stops the server.
     """
     try:
         from . import web
@@ -640,7 +647,14 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
                f"(API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops.")
     if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)
-    web.serve(tables, sock=sock, table_dir=table_dir)
+    if workers > 1 and not hasattr(os, "fork"):
+        click.echo("solve: error: --workers needs a system with fork (Linux, macOS)", err=True)
+        raise SystemExit(1)
+    try:
+        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers)
+    except web.WorkerError as error:
+        click.echo(f"solve: error: {error}", err=True)
+        raise SystemExit(1) from None
     if not quiet:
         click.echo("Stopped.", err=True)
 

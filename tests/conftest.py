@@ -37,7 +37,7 @@ STATS_SUBKEYS = {
 @pytest.fixture
 def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A fresh, private table directory (tables of other games get built into it)."""
-    import solver.store
+    import solver
 
     directory = tmp_path / "tables"
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(directory))
