@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -38,13 +38,15 @@ from .grading import (
     GradeReport,
     GradingInterrupted,
     PlayerFailure,
+    Returns,
     board_maker,
     parse_symbols,
     positions_to_grade,
 )
 from .grading import grade as _grade
-from .playerproc import DEFAULT_MEMORY_MB
+from .playerproc import DEFAULT_MEMORY_MB, Turn
 from .position import Position, outcome_label, outcome_words
+from .sandbox import Sandbox
 from .store import build_file, open_file, table_for, table_path
 from .store import table_dir as _table_dir
 from .tables import Table
@@ -486,9 +488,21 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     parsed = parse_symbols(symbols)
     table = options.table()
     board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
+    run = functools.partial(
+        _grade, player, symbols=parsed, array=array, flat=flat, turn=cast("Turn | None", turn), returns=cast("Returns", returns),
+        side=side, table=table, sample=sample, timeout=timeout, total_timeout=total_timeout or None, memory_mb=memory_mb or None,
+        sandbox=cast("Sandbox", sandbox))  # the choices click checked
     planned = len(positions_to_grade(side=side, table=table, sample=sample))
-    bar = click.progressbar(length=planned, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
+    report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
+    _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
 
+
+def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, quiet: bool) -> tuple[GradeReport, int]:
+    """``run(progress=...)`` under a progress bar on stderr, shown once the player is loaded (none if ``quiet``).
+
+    :returns: the report, and 130 if Ctrl-C stopped the grading, else 0.
+    """
+    bar = click.progressbar(length=planned, label=label, file=sys.stderr)
     shown = contextlib.ExitStack()
 
     def step(n: int) -> None:
@@ -498,19 +512,20 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
         else:
             bar.update(n)
 
-    stopped = 0
     with shown:
         try:
-            report = _grade(player, symbols=parsed, array=array, flat=flat, turn=turn, returns=returns, side=side,  # type: ignore[arg-type]
-                            table=table, progress=None if options.quiet else step, sample=sample, timeout=timeout,
-                            total_timeout=total_timeout or None, memory_mb=memory_mb or None, sandbox=sandbox)  # type: ignore[arg-type]
+            return run(progress=None if quiet else step), 0
         except GradingInterrupted as interrupted:
-            report, stopped = interrupted.report, 130
+            return interrupted.report, 130
+
+
+def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int, as_json: bool, quiet: bool) -> None:
+    """The report on stdout and the notes on stderr; exit non-zero (``stopped``, else 1) if the grading did not finish."""
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
         click.echo(describe_report(report, player, limit=limit))
-    if report.slowest is not None and not options.quiet:  # timings vary: stderr, so stdout stays reproducible
+    if report.slowest is not None and not quiet:  # timings vary: stderr, so stdout stays reproducible
         click.echo(f"time in the function: {report.seconds:.2f} s, slowest call {report.slowest_seconds:.2f} s on {report.slowest.board}", err=True)
     if report.printed:
         click.echo(f"note: the player printed {count(report.printed, 'line')}; {'it was' if report.printed == 1 else 'they were'} not shown", err=True)
