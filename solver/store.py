@@ -43,6 +43,7 @@ a file), the table is built in memory for this process with one
 from __future__ import annotations
 
 import os
+import shutil
 import warnings
 from collections.abc import Callable
 from importlib import resources
@@ -50,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from . import builder, trust
+from .build.layered import BuildError
 from .builder import BuildHook
 from .errors import BuildNeedsConsent, InvalidGameError, TableError
 from .estimate import CONSENT_SECONDS, BuildEstimate, estimate, format_duration, proof_seconds
@@ -235,8 +237,16 @@ def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Tabl
     from there, verified against the checksum the package expects.
 
     This is the one build path: :func:`table_for` uses it for a missing table, and so does ``solve build``.
+    A build refused for want of disk or memory leaves no build directory behind (when it made it).
     """
-    written = builder.build_file(game, path, **options)
+    build_dir = Path(path).with_name(Path(path).name + ".build")
+    fresh = not os.path.lexists(build_dir)
+    try:
+        written = builder.build_file(game, path, **options)
+    except BuildError:
+        if fresh and build_dir.is_dir() and not build_dir.is_symlink():
+            shutil.rmtree(build_dir, ignore_errors=True)
+        raise
     return open_file(written, game=game)
 
 
