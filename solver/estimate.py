@@ -93,9 +93,10 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
     return BuildEstimate(game, plan.work / (WORK_PER_SECOND_PER_CORE * jobs), plan.disk_bytes + layout(game).size, plan.memory_bytes, jobs)
 
 
-def proof_seconds(game: Game) -> float:
-    """The time the full consistency pass takes (:func:`solver.builder.prove`, one process):
-    a fresh dense build, or every compact layer re-derived from the next."""
-    if game.cells <= DENSE_MAX_CELLS:
+def proof_seconds(game: Game, kind: str) -> float:
+    """The time the full consistency pass over ``game``'s table of this kind takes
+    (:func:`solver.builder.prove`, one process): a fresh dense build, or every compact
+    layer re-derived from the next."""
+    if kind == "dense":
         return game.codes / DENSE_CODES_PER_SECOND
     return sum(layer_work(game, ply) for ply in range(game.cells + 1)) / WORK_PER_SECOND_PER_CORE

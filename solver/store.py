@@ -184,7 +184,7 @@ def believe(table: Table) -> None:
     if trust.is_trusted(directory, name, table.kind, root):
         return
     unknown = f"{file.path}: no checksum ships for {table.kind} {name} tables and this user did not build this one"
-    seconds = proof_seconds(table.game)
+    seconds = proof_seconds(table.game, table.kind)
     if seconds > CONSENT_SECONDS:
         raise TableError(
             f"{unknown}; proving it takes about {format_duration(seconds)}: prove it with: solve verify --table {file.path} "
