@@ -356,9 +356,9 @@ def test_a_registry_others_could_have_written_is_not_believed(tmp_path, monkeypa
 
 
 def test_a_long_proof_is_refused_with_the_verify_and_build_commands_then_verify_trusts_it(tmp_path, monkeypatch):
-    import solver.estimate
     from click.testing import CliRunner
 
+    import solver.estimate
     from solver.cli import main
 
     path = _write_forged_compact(tmp_path / "2x4k3.ttt", "2x4k3", _compact_scores("2x4k3", tmp_path))

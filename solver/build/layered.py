@@ -62,6 +62,7 @@ from ..fsutil import write_atomic
 from ..game import Game, parse_game
 from ..index import SCHEME, SCHEME_VERSION, Block, Layout, layout
 from ..score import UNREACHABLE, WIN
+from ..words import count
 
 CHUNK_BOARDS = 1 << 22
 """Boards per chunk (at least one row): bounds a worker's working memory to about 60 MiB."""
@@ -480,7 +481,8 @@ def sweep(
         finished = _journaled_chunks(partial, journal, sizes[ply], layer_chunks)
         if finished:
             if notify is not None:
-                notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks were finished before (checked by their CRC-32)")
+                were = "was" if len(finished) == 1 else "were"
+                notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks {were} finished before (checked by their CRC-32)")
         else:
             with partial.open("wb") as handle:  # preallocate: workers write disjoint slices
                 handle.truncate(sizes[ply])
@@ -615,8 +617,9 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5) ->
                 at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
                 code = index.code_of_index(at)
                 expected = solve_chunk(game, chunk, child)[int(wrong[0])]
+                disagree = "disagrees with its" if wrong.size == 1 else "disagree with their"
                 problems.append(
-                    f"layer {ply}: {wrong.size} boards disagree with their children, first {render(game, code)} "
+                    f"layer {ply}: {count(int(wrong.size), 'board')} {disagree} children, first {render(game, code)} "
                     f"(code {code}): stored {int(stored[wrong[0]])}, expected {int(expected)}"
                 )
                 if len(problems) >= limit:
