@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import solver
-import solver.store
 import solver.sandbox
+import solver.store
 from solver.errors import InvalidBoardError, OffBoardMoveError
 from solver.moves import parse_move
 from solver.playerproc import MAX_LINE, call_shape
@@ -315,10 +315,11 @@ def test_a_failed_call_is_told_by_the_signature_not_the_message():
 
 def test_the_answer_key_copies_a_compact_table_file_as_well_as_a_dense_one(tmp_path):
     from solver.answerkey import AnswerKey
-    from solver.compact import build_compact, open_compact
+    from solver.builder import build_compact
     from solver.grading import positions_to_grade
+    from solver.store import open_compact
 
-    compact = open_compact(build_compact("3x3k3", tmp_path / "3x3k3.ttt", jobs=1))
+    compact = open_compact(build_compact(solver.parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1))
     dense = solver.table_for()
     key = AnswerKey(compact, positions_to_grade(table=compact))
     assert len(key.positions) == 4520

@@ -227,7 +227,9 @@ def test_a_fresh_compact_build_has_the_shipped_checksum(tmp_path, game):
     from solver.store import open_compact
 
     path = build_compact(parse_game(game), tmp_path / f"{game}.ttt", jobs=2)
-    assert open_compact(path).sha256 == EXPECTED_COMPACT_ROOTS[game]
+    table = open_compact(path)
+    assert table.sha256 == EXPECTED_COMPACT_ROOTS[game]
+    table.verify_blocks()  # every block, with the check of impossible scores: none in a real table
 
 
 def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consistent(tmp_path):
@@ -305,7 +307,7 @@ def test_a_plausible_forgery_is_refuted_by_the_consistency_pass_before_its_first
         solver.store.open_file(path)
     message = str(caught.value)
     assert "no checksum ships for compact 3x3k3 tables and this user did not build this one, and it is wrong" in message
-    assert "layer 0: 1 boards disagree with their children" in message and "rebuild it with: solve build" in message
+    assert "layer 0: 1 board disagrees with its children" in message and "rebuild it with: solve build" in message
     assert not (tmp_path / "trusted.json").exists()
 
 
@@ -424,3 +426,14 @@ def test_a_header_that_is_not_the_canonical_bytes_is_refused(tmp_path, old, new)
     path.write_bytes(bytes(data))
     with pytest.raises(solver.TableError, match="the header is not in its canonical form"):
         open_table(path)
+
+
+def test_a_forged_3x6k4_table_answering_x_wins_in_3_on_the_empty_board_is_refused(tmp_path):
+    """The case of issue 13 itself: no checksum ships for 3x6k4; the forged scores' every checksum is right."""
+    from solver.index import layout
+
+    scores = np.zeros(layout(parse_game("3x6k4")).size, dtype=np.int8)
+    scores[0] = 97  # the empty board: "X wins in 3" (X would hold 2 pieces, lines need 4)
+    path = _write_forged_compact(tmp_path / "3x6k4.ttt", "3x6k4", scores)
+    with pytest.raises(solver.TableError, match="board 0 \\(layer 0\\) holds the score 97, impossible for a 3x6k4 position"):
+        solver.store.open_file(path).lookup(0)
