@@ -105,10 +105,10 @@ def test_a_sandboxed_or_plain_player_is_graded_alike(mode):
 def own_3x4_table(tmp_path, monkeypatch) -> Path:
     """A 3x4k3 table built in a table directory of its own (the player rewrites what it finds there)."""
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path))
-    solver.store.forget()
+    solver.forget()
     solver.table_for("3x4")
     yield tmp_path / "3x4k3.ttt"
-    solver.store.forget()
+    solver.forget()
 
 
 @pytest.mark.parametrize("mode", BOTH)
