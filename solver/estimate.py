@@ -19,12 +19,13 @@ from .fsutil import format_size
 from .game import DENSE_MAX_CELLS, Game
 from .index import layout
 
-WORK_PER_SECOND_PER_CORE = 7.0e6
+WORK_PER_SECOND_PER_CORE = 32.0e6
 """Compact-build work units (:class:`solver.build.layered.ChunkDone`) solved per second by one core.
 
-Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about 8 from other
-jobs), ``solver.builder.build_compact(game, path, jobs=1)``: 3x6k3 94.3 M units in 16.0 s
-(5.9 M/s), 2x9k4 94.3 M units in 11.6 s (8.2 M/s)."""
+Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about 6 from other
+jobs), ``solver.builder.build_compact(game, path, jobs=1)`` with the vectorised sweep kernel:
+3x6k3 94.3 M units in 2.9 s (32.6 M/s), 2x9k4 94.3 M units in 2.4 s (39.8 M/s); the slower
+figure is kept, so estimates err long."""
 DENSE_CODES_PER_SECOND = 11.0e6
 """Base-3 codes a dense build solves per second (one process): 4x4k4's 43.0 M codes in 3.9 s,
 same machine and day."""
