@@ -37,7 +37,8 @@ byte of the table: it is the table's checksum (``solve verify`` prints it), and
 the package ships the expected root of every game of up to 16 cells
 (:mod:`solver.checksums`). On open, the header is checked, the root recomputed
 from the header and the digests (kilobytes, not the arrays) and compared with the
-expected one; a block's bytes are hashed the first time a look-up touches it in
+expected one (the header's bytes must be exactly the canonical serialisation
+the root covers, so ``"format_version": 2.0`` or an extra key is refused); a block's bytes are hashed the first time a look-up touches it in
 this process (:class:`BlockGuard`), so no answer comes from unverified bytes and
 opening stays cheap. What is not guaranteed: a file changed on disk by another
 program *after* its blocks were verified in a running process.
@@ -57,13 +58,14 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
+from . import trust
 from .errors import TableError
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 from .game import Game, parse_game
@@ -261,12 +263,15 @@ def write_table(
     game: Game,
     arrays: Mapping[str, ArrayParts],
     meta: Mapping[str, Any] | None = None,
+    built_here: bool = False,
 ) -> Path:
     """Write a table file atomically; the same arrays always give the same bytes.
 
     :param arrays: each named array, or a sequence of 1-D parts of one dtype
         written one after the other (e.g. the layers of a compact table,
         memory-mapped: they are streamed, never concatenated in memory).
+    :param built_here: this user's build wrote the arrays: when no checksum ships for the
+        game and kind, the table's checksum is recorded as trusted (:mod:`solver.trust`).
     :raises TableError: if the target exists and is not a regular file, the
         directory cannot be written, or the disk is full (naming the path and
         the bytes needed).
@@ -286,6 +291,8 @@ def write_table(
         header = Header(header.kind, header.game, header.meta, header.arrays, header.block_bytes, header.digests_offset, root_of(header, bytes(digests)))
         out.seek(0)
         out.write(_head(header, length))
+    if built_here and expected_root(game, kind) is None:
+        trust.record(path.parent, game.name, kind, header.root)
     return path
 
 
@@ -359,6 +366,9 @@ class BlockGuard:
         self.shift = (block // spec.dtype.itemsize).bit_length() - 1
         self.done = self.count == 0
         self._raw = table_file.array(spec.name).reshape(-1).view(np.uint8)
+        self.check: Callable[[int, np.ndarray], str | None] | None = None
+        """Called after a block's hash matched, with its first item and its items: a problem with
+        the values (a score impossible where it is stored), or None. Set by the table class."""
 
     def ensure(self, item: int) -> None:
         """Verify the block holding ``item`` unless done already."""
@@ -405,6 +415,11 @@ class BlockGuard:
                 f"block {block} of {self.spec.name!r} (bytes {block * size:,} to {block * size + data.size - 1:,} of the array) "
                 "does not match its checksum: the file is damaged"
             )
+        if self.check is not None:
+            per = size // self.spec.dtype.itemsize
+            problem = self.check(block * per, self.file.array(self.spec.name).reshape(-1)[block * per : (block + 1) * per])
+            if problem is not None:
+                raise self.file.error(f"{problem}: the file is damaged or forged")
         self.flags[block] = 1
         if block == self.count - 1 and all(self.flags):
             self.done = True
@@ -536,6 +551,10 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
             if len(raw) < length:
                 raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
             header, stored = _parse_header(raw, length, fail)
+            if raw != _head(header, length)[12:]:
+                raise fail("the header is not in its canonical form (an extra key, a number written otherwise, "
+                           "or other spacing): the checksum covers the canonical bytes only, so the file is damaged or forged",
+                           header.game)
             if header.end > size:
                 raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
             if game is not None and header.game != game:
