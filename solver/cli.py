@@ -138,7 +138,7 @@ class TableOptions:
         self.quiet = quiet
 
     def table(self) -> Table:
-        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice)
+        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, notify=self.notify)
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
@@ -344,9 +344,11 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
     if kind_for(game) == "compact":
-        from .build.cluster import scheduler_address
+        from .build.cluster import check_address, scheduler_address
 
         scheduler = scheduler_address(scheduler)
+        if scheduler is not None:
+            check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
     build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)

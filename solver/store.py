@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -93,18 +94,20 @@ def table_for(
     table_dir: str | os.PathLike[str] | None = None,
     build: bool = True,
     on_build: BuildHook | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Table:
     """The table of ``game`` (default tic-tac-toe), opened once per process.
 
     :param table_dir: where built tables are kept (see the module docstring).
     :param build: build a missing table; with False a missing table is a :class:`TableError`.
     :param on_build: called before a build (the CLI shows a notice and a progress bar).
+    :param notify: told what a build finds (another process building the same game: this one waits).
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
     key = (game, None if table_dir is None else Path(table_dir))
     table = _open.get(key)
     if table is None:
-        table = _open[key] = _find_or_build(game, table_dir, build, on_build)
+        table = _open[key] = _find_or_build(game, table_dir, build, on_build, notify)
     return table
 
 
@@ -175,13 +178,15 @@ def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Tabl
     return open_file(written, game=game)
 
 
-def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> Table:
+def _find_or_build(
+    game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None, notify: Callable[[str], None] | None = None
+) -> Table:
     path = table_path(game, table_dir_=directory)
     inside = path != shipped_path(game)
     if os.path.lexists(path) or not build:
         return open_file(path, game=game, follow_symlinks=not inside or link_stays_inside(path))
     try:
-        return build_file(game, path, on_build=on_build)
+        return build_file(game, path, on_build=on_build, notify=notify)
     except TableError as error:
         if path.exists() or builder.kind_for(game) != "dense":
             raise

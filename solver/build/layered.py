@@ -667,14 +667,17 @@ def _refuse_replaced(path: Path, fd: int) -> None:
 _JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9]{1,10})")
 """A journal line: a chunk's first index in its layer and the CRC-32 of its bytes, in decimal ASCII."""
 JOURNAL_BYTES_PER_CHUNK = 64
-"""At most this many journal bytes per chunk are read (a line takes at most 27)."""
+"""Journal bytes read per chunk of the layer (a line takes at most 27), beyond :data:`JOURNAL_SLACK_BYTES`."""
+JOURNAL_SLACK_BYTES = 1 << 20
+"""Journal bytes read beyond the chunks' share: room for lines repeated by several resumed runs, or damage."""
 
 
 def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, set[int], int]:
     """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index)
     in its journal whose bytes still have the CRC-32 recorded, and how many journal lines could not be read.
 
-    A journal is read up to :data:`JOURNAL_BYTES_PER_CHUNK` bytes per chunk; a line that
+    A journal is read up to :data:`JOURNAL_BYTES_PER_CHUNK` bytes per chunk plus
+    :data:`JOURNAL_SLACK_BYTES` (what lies beyond is solved again); a line that
     is not two decimal numbers (a torn last line, random bytes) is skipped, and its
     chunk solved again.
     """
@@ -692,7 +695,7 @@ def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[C
         os.close(fd)
         raise
     with os.fdopen(journal, "rb") as handle:
-        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(layer_chunks)).split(b"\n")
+        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(layer_chunks) + JOURNAL_SLACK_BYTES).split(b"\n")
     recorded = {int(match[1]): int(match[2]) for line in lines if (match := _JOURNAL_LINE.fullmatch(line))}
     skipped = sum(1 for line in lines[:-1] if line and not _JOURNAL_LINE.fullmatch(line))  # the last: torn by a kill
     bounds = {chunk.start: chunk.stop for chunk in layer_chunks}
