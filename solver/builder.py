@@ -24,7 +24,6 @@ the look-up classes import no build code.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -38,7 +37,7 @@ from .build.dense import Progress, build_arrays, build_steps
 from .build.layered import ChunkDone, build_layers, check_layers, plan_build
 from .build.layered import Progress as ChunkProgress
 from .errors import TableError
-from .fsutil import directory_lock, refuse_non_regular, remove_dead_temporaries
+from .fsutil import directory_lock, empty_private_directory, refuse_non_regular, remove_dead_temporaries
 from .game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
 from .index import layout
 from .tables import CompactTable, DenseTable, Kind, Table
@@ -191,7 +190,7 @@ def _build_compact(
     except TableError as error:
         raise TableError(f"{error}{resumed if built.resumed else ''}") from None
     if not keep_layers:
-        shutil.rmtree(directory, ignore_errors=True)
+        empty_private_directory(directory)  # the lock and the directory go when the lock is let go
     return written
 
 

@@ -362,19 +362,21 @@ def create_private(directory: Path, name: str, flags: int = os.O_RDWR) -> int:
 
 LOCK_NAME = "lock"
 """The lock file of a private directory (:func:`directory_lock`)."""
+LOCK_ATTEMPTS = 100
+"""How many times :func:`directory_lock` starts again on a directory removed under it before it gives up."""
 
 
 @contextmanager
 def directory_lock(directory: Path, *, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the lock of a private directory (created 0700 if missing, :func:`private_directory`).
 
-    Another holder is waited for (``on_wait`` is told once). A holder may remove the
-    directory before it lets go (a finished build); a waiter then finds its lock file
-    unlinked and starts again on a fresh directory, so two holders never overlap. When
-    the block ends with the directory holding nothing but its lock, the directory is
-    removed (a build refused or failed before it wrote anything leaves nothing behind).
+    Another holder is waited for (``on_wait`` is told once). When the block ends with
+    the directory holding nothing but its lock (a finished build emptied it with
+    :func:`empty_private_directory`, or a refused one wrote nothing), the lock file and
+    the directory are removed; a waiter then finds the lock file it holds unlinked and
+    starts again on a fresh directory, so two holders never overlap.
     """
-    while True:
+    for _ in range(LOCK_ATTEMPTS):
         try:
             private_directory(directory)
             fd = open_private(directory, LOCK_NAME, os.O_RDWR | os.O_CREAT)
@@ -394,6 +396,8 @@ def directory_lock(directory: Path, *, on_wait: Callable[[str], None] | None = N
             os.close(fd)
             raise
         os.close(fd)  # the holder removed the directory: lock the new one
+    else:
+        raise TableError(f"{directory}: removed {LOCK_ATTEMPTS} times while its lock was being taken; is another program deleting it?")
     try:
         yield
     finally:
@@ -410,6 +414,22 @@ def _still_linked(path: Path, fd: int) -> bool:
         return False
     mine = os.fstat(fd)
     return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def empty_private_directory(directory: Path) -> None:
+    """Remove every file of a private directory but its lock, whose holder is the caller (:func:`directory_lock`).
+
+    The lock goes last, when the lock's block ends: a builder that arrives meanwhile
+    waits on it and then starts afresh, and never has its own files removed.
+    """
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name == LOCK_NAME:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                Path(entry.path).unlink(missing_ok=True)
 
 
 def _remove_if_only_lock(directory: Path) -> None:

@@ -71,7 +71,7 @@ import numpy as np
 
 from ..board import render
 from ..errors import SolverError, quote
-from ..fsutil import create_private, open_private, private_directory, write_atomic
+from ..fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
 from ..game import Game, parse_game
 from ..index import SCHEME, SCHEME_VERSION, Block, Layout, layout
 from ..score import UNREACHABLE, WIN
@@ -287,6 +287,7 @@ class BuildDir:
         :raises TableError: naming what was found (another owner, a link, a FIFO...).
         """
         private_directory(self.path)
+        remove_dead_temporaries(self.path)  # a manifest's temporary file left by a killed build
 
     def open(self, path: Path, flags: int) -> int:
         """A descriptor of the file ``path`` of this directory (:func:`solver.fsutil.open_private`: no link followed)."""
