@@ -1,4 +1,4 @@
-"""solved-tictactoe: exact, instant answers for tic-tac-toe and m,n,k games up to 16 cells.
+"""solved-tictactoe: exact, instant answers for tic-tac-toe and m,n,k games up to 25 cells.
 
 >>> import solver
 >>> p = solver.lookup("X.O/.X./..O")
@@ -11,8 +11,8 @@
 
 ``lookup`` raises :class:`InvalidBoardError` (a ``ValueError``) for a board that
 is malformed or cannot occur; ``get`` returns a default instead. Tables other
-than 3x3 are built on first use and cached (:mod:`solver.store`). The functions
-live in :mod:`solver.api`, which parses a ``game=`` name once per call. Boards and
+than 3x3 are built on first use and cached (:func:`table_for`, :mod:`solver.store`). The
+functions live in :mod:`solver.api`, which parses a ``game=`` name once per call. Boards and
 action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 (:mod:`solver.interop`, not imported here).
 """

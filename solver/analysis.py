@@ -27,6 +27,10 @@ has ``plies_after == plies_before`` and a slower win a larger ``plies_after``.
 ('draw', 'loss')
 >>> game.summary("O")
 PlayerSummary(player='O', moves=1, best=0, ok=0, mistakes=1, blunders=0)
+>>> game
+<GameAnalysis 3x3k3 [4, 1, 0] X: 2 best; O: 1 mistake; now XO./.X./... O to move: loss in 4 plies (value for X: +1)>
+>>> game.plies[1]
+<PlyAnalysis ply 2: O plays (0, 1): mistake, draw -> loss in 6 plies>
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ from typing import Any, Literal
 from .errors import InvalidBoardError, quote
 from .game import Game
 from .moves import MoveSpec, parse_move
-from .position import Move, Player, Position, Result
+from .position import Move, Player, Position, Result, outcome_words, result_phrase
 from .tables.base import Table
+from .words import count
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
 """How good a move was for its player (see the module docstring)."""
@@ -64,7 +69,7 @@ def verdict(position: Position, move: Move) -> Verdict:
     return "blunder" if drop == 2 else "mistake"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PlyAnalysis:
     """One ply of an analysed game.
 
@@ -83,6 +88,12 @@ class PlyAnalysis:
     before: Position
     after: Position
     verdict: Verdict
+
+    def __repr__(self) -> str:
+        before = "draw" if self.result_before == "draw" else outcome_words(self.result_before, self.plies_before)
+        after = "draw" if self.result_after == "draw" else outcome_words(self.result_after, self.plies_after)
+        change = before if before == after else f"{before} -> {after}"
+        return f"<PlyAnalysis ply {self.ply}: {self.player} plays ({self.move.row}, {self.move.col}): {self.verdict}, {change}>"
 
     @property
     def cell(self) -> int:
@@ -146,18 +157,33 @@ class PlayerSummary:
     mistakes: int
     blunders: int
 
+    @property
+    def words(self) -> str:
+        """The non-zero counts in words: ``'2 best, 1 mistake'`` (``'no moves'`` for none)."""
+        parts = [f"{self.best} best", f"{self.ok} ok", count(self.mistakes, "mistake"), count(self.blunders, "blunder")]
+        return ", ".join(part for part in parts if not part.startswith("0 ")) or "no moves"
+
     def to_dict(self) -> dict[str, Any]:
         """The counts as JSON-ready data."""
         return {"moves": self.moves, "best": self.best, "ok": self.ok, "mistakes": self.mistakes, "blunders": self.blunders}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GameAnalysis:
-    """A game replayed from the empty board, every ply judged (see :func:`analyze`)."""
+    """A game replayed from the empty board, every ply judged (see :func:`analyze`).
+
+    Its ``repr`` is one line: the moves as flat cells, each player's verdicts, and the
+    final board with its result (module docstring).
+    """
 
     game: Game
     plies: tuple[PlyAnalysis, ...]
     final: Position
+
+    def __repr__(self) -> str:
+        players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
+        played = f"{list(self.cells)} {players}" if self.plies else "no moves"
+        return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
 
     @property
     def cells(self) -> tuple[int, ...]:

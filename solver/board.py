@@ -44,6 +44,13 @@ True
 'X.O/.X./..O'
 >>> parse([["X", None], [None, "O"]], "2x2")
 (Game(rows=2, cols=2, k=2), 55)
+
+**Text from a front end.** The command line (``solve lookup BOARD``) and the HTTP API
+(``?board=``, the strings of a batch) read a board written as text with one function,
+:func:`parse_text`: ASCII digits are a code, anything else a board string.
+
+>>> parse_text("13222"), parse_text("X.O/.X./..O")[1]
+((Game(rows=3, cols=3, k=3), 13222), 13222)
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ import numpy as np
 from .errors import InvalidBoardError
 from .errors import quote as quote  # re-exported: messages quote input the same way everywhere
 from .game import DEFAULT_GAME, MAX_CELLS, Game, parse_game
+from .words import count
 
 Board = int | str | Sequence[Any] | np.ndarray
 """Anything :func:`parse` accepts."""
@@ -76,6 +84,7 @@ _EXPECTED_SYMBOLS = "X, O, or empty as '.', '-', '_' or space"
 _EXPECTED_CELLS = "'X'/'x', 'O'/'o', 1/-1/0, or empty as None, '', ' ', '-', '.'"
 _SPACED_ROW = re.compile(r"[^ ](?: [^ ])*")
 _ROW_BREAK = re.compile(r" *(?:/|\r?\n) *")
+_CODE_TEXT = re.compile(r"-?[0-9]+", re.ASCII)
 
 
 def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
@@ -110,6 +119,53 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
     )
 
 
+def parse_text(text: str, game: Game | None = None) -> tuple[Game, int]:
+    """The game and code of a board or a code written as text: the one reading of a board
+    typed on the command line or sent over HTTP.
+
+    ========================================  ==============================================
+    text                                      read as
+    ========================================  ==============================================
+    ASCII digits, maybe a ``-``: ``"13222"``  a code (spaces around it are ignored)
+    leading zeros: ``"000000001"``            refused: a code has none, a board has no digits
+    other digits: ``"²"``, ``"\u0663"``        refused: a code is written in ASCII digits
+    anything else: ``"X.O/.X./..O"``          a board string, as :func:`parse` reads it
+    ========================================  ==============================================
+
+    :param game: the game the board belongs to; default tic-tac-toe.
+    :raises InvalidBoardError: for a code out of range (without converting a number of
+        thousands of digits) or with leading zeros (``"000000001"`` is more likely the cells of a
+        board typed as digits than code 1), digits that are not ASCII, or a board string
+        :func:`parse` refuses.
+
+    >>> parse_text("-1")
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidBoardError: code -1 is out of range for 3x3k3: expected 0 to 19682
+    """
+    expected = DEFAULT_GAME if game is None else game
+    stripped = text.strip()
+    if _CODE_TEXT.fullmatch(stripped):
+        digits = stripped.lstrip("-")
+        if len(digits) > 1 and digits[0] == "0":  # "000000001": a board typed as digits, or code 1? Neither.
+            raise InvalidBoardError(
+                f"{quote(stripped)} is not a code: a code has no leading zeros; "
+                f"and a board is written with {_EXPECTED_SYMBOLS}, not with digits"
+            )
+        if len(digits) > len(str(expected.codes - 1)):  # out of range: not converted (int() refuses over 4,300 digits)
+            raise InvalidBoardError(
+                f"code {quote(stripped)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}"
+            )
+        return parse(int(stripped), expected)
+    if stripped.isdigit():  # digits, but not ASCII ones: int() would read some ("\u0663" is 3), others not ("²")
+        other = next(char for char in stripped if not char.isascii())
+        raise InvalidBoardError(
+            f"{quote(stripped)} is neither a code nor a board: it has the digit {other!r} (U+{ord(other):04X}), "
+            "and a code is written in the ASCII digits 0-9"
+        )
+    return parse(text, expected)
+
+
 def shape_hint(rows: int, cols: int) -> str:
     """What to pass for a board of ``rows`` x ``cols``: the game argument and option to use."""
     if 1 <= rows and 1 <= cols and rows * cols <= MAX_CELLS:
@@ -129,7 +185,7 @@ def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
 def _flat_game(cells: int, game: Game, what: str) -> Game:
     if cells != game.cells:
         raise InvalidBoardError(
-            f"{what} has {cells:,} cells, expected {game.cells} for {game.name} "
+            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} "
             "(pass game= or --game for another board, or give the rows)"
         )
     return game

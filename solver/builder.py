@@ -41,6 +41,7 @@ from .fsutil import directory_lock, empty_private_directory, refuse_non_regular,
 from .game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
 from .index import layout
 from .tables import CompactTable, DenseTable, Kind, Table
+from .words import count
 
 BuildProgress = Callable[..., None]
 """Called with the work units just done, and for a compact build the layer (pieces) being solved."""
@@ -245,7 +246,7 @@ def _prove_dense(table: DenseTable) -> list[str]:
         if wrong.size:
             code = int(wrong[0])
             problems.append(
-                f"{name} differs from a fresh build at {wrong.size} codes, first at code {code} "
+                f"{name} differs from a fresh build at {count(int(wrong.size), 'code')}, first at code {code} "
                 f"({_board.render(table.game, code)}): stored {mine[code]}, computed {computed[code]}"
             )
     return problems

@@ -26,7 +26,8 @@ from . import board as _board
 from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
 from .builder import BuildProgress, kind_for
-from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, quote
+from .describe import status_line
+from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .fsutil import remove_dead_temporaries
 from .game import DENSE_MAX_CELLS, Game, parse_game
 from .grading import (
@@ -42,10 +43,11 @@ from .grading import (
 )
 from .grading import grade as _grade
 from .playerproc import DEFAULT_MEMORY_MB
-from .position import Position, outcome_label
+from .position import Position, outcome_label, outcome_words
 from .store import build_file, open_file, table_for, table_path
 from .store import table_dir as _table_dir
 from .tables import Table
+from .words import count, signed
 
 
 class SolveGroup(click.Group):
@@ -57,10 +59,10 @@ class SolveGroup(click.Group):
                 warnings.showwarning = _warn_one_line
                 return super().invoke(ctx)
         except (InvalidBoardError, InvalidGameError, PlayerError) as error:
-            click.echo(f"solve: error: {_one_line(error)}", err=True)
+            click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(2)
         except (TableError, SolverError) as error:
-            click.echo(f"solve: error: {_one_line(error)}", err=True)
+            click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(1)
         except OSError as error:
             where = f"{error.filename}: " if error.filename else ""
@@ -70,12 +72,7 @@ class SolveGroup(click.Group):
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
     """Show a warning (such as a table kept in memory only) as one line on stderr."""
-    click.echo(f"solve: warning: {_one_line(message)}", err=True)  # type: ignore[arg-type]
-
-
-def _one_line(error: Exception) -> str:
-    """The message on one line: line breaks become spaces, every other space is kept (input is quoted faithfully)."""
-    return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    click.echo(f"solve: warning: {one_line(message)}", err=True)
 
 
 class _ArgsCommand(click.Command):
@@ -113,10 +110,14 @@ class _ArgsCommand(click.Command):
         return super().parse_args(ctx, [*kept, "--", *arguments])
 
 
+TABLE_DIR_HELP = ("Where built tables are kept (default: $SOLVED_TICTACTOE_DIR if set, else the user data directory, "
+                  "~/.local/share/solved-tictactoe on Linux; tables left in the old default, ~/.config/solved-tictactoe, are still used).")
+
+
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK], e.g. 4x4 or 3x4k3.")
     @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                  help="Where built tables are cached (default: $SOLVED_TICTACTOE_DIR or the user data directory).")
+                  help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
     @functools.wraps(function)
     def wrapper(*args: Any, game: str, table_dir: Path | None, quiet: bool, **kwargs: Any) -> Any:
@@ -205,20 +206,30 @@ def stats(options: TableOptions, as_json: bool) -> None:
     rows = [
         ("game", counts["game"]),
         ("reachable positions", f"{counts['positions']:,}"),
-        ("  for X (perfect play)", f"{counts['x_wins']:,} X wins, {counts['draws']:,} draws, {counts['o_wins']:,} O wins"),
-        ("  for the side to move", f"{side['wins']:,} wins, {side['draws']:,} draws, {side['losses']:,} losses"),
-        ("finished positions", f"{term['positions']:,} ({term['x_wins']:,} X wins, {term['o_wins']:,} O wins, {term['draws']:,} draws)"),
+        ("  for X (perfect play)", _by_winner(counts["x_wins"], counts["draws"], counts["o_wins"])),
+        ("  for the side to move", _by_result(side)),
+        ("finished positions", f"{term['positions']:,} ({_by_winner(term['x_wins'], term['draws'], term['o_wins'], draws_last=True)})"),
         ("up to symmetry", _counted(counts, "unique_positions", lambda n: f"{n:,}")),
-        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({g['x_wins']:,} X wins, {g['o_wins']:,} O wins, {g['draws']:,} draws)")),
-        ("empty board", f"{start['result']} for X in {start['plies']} plies (value {start['value']})"),
+        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({_by_winner(g['x_wins'], g['draws'], g['o_wins'], draws_last=True)})")),
+        ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
     ]
     for layer in counts.get("layers", []):
-        positions = f"{layer['positions']:,} position{'' if layer['positions'] == 1 else 's'}"
-        results = f"{layer['wins']:,} wins, {layer['draws']:,} draws, {layer['losses']:,} losses for the side to move"
-        rows.append((f"  layer {layer['ply']}", f"{positions}: {results}, {layer['finished']:,} finished"))
+        rows.append((f"  layer {layer['ply']}", f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, "
+                                                 f"{layer['finished']:,} finished"))
     width = max(len(label) for label, _ in rows)
     for label, text in rows:
         click.echo(f"{label.ljust(width)}  {text}")
+
+
+def _by_winner(x_wins: int, draws: int, o_wins: int, *, draws_last: bool = False) -> str:
+    """``2,936 X wins, 1,068 draws, 1,474 O wins`` (``1 draw`` when there is one)."""
+    parts = [count(x_wins, "X win"), count(draws, "draw"), count(o_wins, "O win")]
+    return ", ".join([parts[0], parts[2], parts[1]] if draws_last else parts)
+
+
+def _by_result(counts: dict[str, int]) -> str:
+    """``2,836 wins, 1,068 draws, 1,574 losses`` from a dict with those keys."""
+    return ", ".join(count(counts[key], noun) for key, noun in (("wins", "win"), ("draws", "draw"), ("losses", "loss")))
 
 
 def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> str:
@@ -228,18 +239,6 @@ def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> st
 
 
 # -- lookup ---------------------------------------------------------------------
-def _parse_board_argument(text: str, game: Game) -> tuple[Game, int]:
-    """A board or, when the text is ASCII digits, a code (``²`` and other Unicode digits are no code)."""
-    digits = text.strip()
-    if digits.isascii() and digits.isdigit():
-        if len(digits) > len(str(game.codes)):  # too long for int() to be sensible, and out of range anyway
-            raise InvalidBoardError(
-                f"code {quote(digits)} is out of range for {game.name}: expected 0 to {game.codes - 1}"
-            )
-        return _board.parse(int(digits), game)
-    return _board.parse(text, game)
-
-
 @main.command(cls=_ArgsCommand)
 @click.argument("board")
 @_game_option
@@ -250,17 +249,12 @@ def lookup(board: str, options: TableOptions, as_json: bool) -> None:
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
     """
-    _, code = _parse_board_argument(board, options.game)
+    _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP
     position = options.table().at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
         return
     click.echo(describe_position(position))
-
-
-def _signed(value: int) -> str:
-    """``+1``, ``0`` or ``-1``."""
-    return f"{value:+d}" if value else "0"
 
 
 def describe_position(position: Position) -> str:
@@ -273,7 +267,7 @@ def describe_position(position: Position) -> str:
     left = _board.draw(game, position.code)
     right = _board.draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
     lines += [f"{board}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
-    lines += ["", _status(position)]
+    lines += ["", status_line(position)]
     if not position.is_over:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
         lines.append(f"Best moves (row,col): {best}")
@@ -298,7 +292,11 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     while not position.is_over:
         click.echo(_grid(position))
         if position.to_move == human:
-            position = _ask_move(position)
+            answered = _ask_move(position)
+            if answered is None:
+                click.echo("\nEnd of input: the game is left unfinished.")
+                return
+            position = answered
         else:
             cell = rng.choice(position.best_cells)
             click.echo(f"I play {game.coords(cell)[0]},{game.coords(cell)[1]}.")
@@ -314,10 +312,19 @@ def _grid(position: Position) -> str:
     return "\n".join(_board.draw(position.game, position.code))
 
 
-def _ask_move(position: Position) -> Position:
-    """Prompt until the human gives a legal move; the position after it."""
+def _ask_move(position: Position) -> Position | None:
+    """Prompt until the human gives a legal move; the position after it, or None at the end of input.
+
+    The end of input (Ctrl-D, or a script's last line read) is a way to leave, not an
+    error; Ctrl-C still aborts as in every click program.
+    """
     while True:
-        text = click.prompt("your move", prompt_suffix="> ")
+        try:
+            text = click.prompt("your move", prompt_suffix="> ")
+        except click.Abort as abort:
+            if isinstance(abort.__context__, EOFError):  # click.prompt raises Abort from EOFError and KeyboardInterrupt alike
+                return None
+            raise
         try:
             return position.play(text)  # any move solver.moves reads: 4, 1,1, (1,1), [1, 1]
         except InvalidBoardError as error:
@@ -423,7 +430,7 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
     lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
     lines.append("in n plies counted from before the move.")
-    lines += ["", _grid(analysis.final), _status(analysis.final), ""]
+    lines += ["", _grid(analysis.final), status_line(analysis.final), ""]
     lines.append("player  moves  best  ok  mistakes  blunders")
     for player in ("X", "O"):
         s = analysis.summary(player)
@@ -431,12 +438,9 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     return "\n".join(lines)
 
 
-def _status(position: Position) -> str:
-    """One line: who won, or who is to move and what perfect play gives them."""
-    if position.is_over:
-        return f"Game over: {position.winner} has won." if position.winner else "Game over: a draw."
-    outcome = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
-    return f"{position.to_move} to move {outcome} under perfect play, in {position.plies} plies (value for X: {_signed(position.value)})."
+GRADE_LIMIT = 20
+"""Boards (and error kinds) ``solve grade`` shows per section unless ``--limit`` says otherwise:
+a page or two for a person, where all of them can run to thousands of lines."""
 
 
 @main.command()
@@ -461,8 +465,8 @@ def _status(position: Position) -> str:
 @click.option("--sample", type=click.IntRange(min=1), default=None,
               help="Grade this many positions drawn at random (the same every run) instead of all; "
                    "games of more than 16 cells are always sampled (default 10,000).")
-@click.option("--limit", type=click.IntRange(min=0), default=0,
-              help="Show at most this many boards and error kinds in each section (default 0: all of them).")
+@click.option("--limit", type=click.IntRange(min=0), default=GRADE_LIMIT, show_default=True,
+              help="Show at most this many boards and error kinds in each section (0: all of them; --json always lists all).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, turn: str | None, returns: str, side: str,
           timeout: float, total_timeout: float, memory_mb: int, sample: int | None, limit: int, as_json: bool) -> None:
@@ -479,8 +483,8 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     parsed = parse_symbols(symbols)
     table = options.table()
     board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
-    count = len(positions_to_grade(side=side, table=table, sample=sample))
-    bar = click.progressbar(length=count, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
+    planned = len(positions_to_grade(side=side, table=table, sample=sample))
+    bar = click.progressbar(length=planned, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
 
     shown = contextlib.ExitStack()
 
@@ -506,9 +510,9 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     if report.slowest is not None and not options.quiet:  # timings vary: stderr, so stdout stays reproducible
         click.echo(f"time in the function: {report.seconds:.2f} s, slowest call {report.slowest_seconds:.2f} s on {report.slowest.board}", err=True)
     if report.printed:
-        click.echo(f"note: the player printed {report.printed:,} lines; they were not shown", err=True)
+        click.echo(f"note: the player printed {count(report.printed, 'line')}; {'it was' if report.printed == 1 else 'they were'} not shown", err=True)
     if not report.complete:
-        click.echo(f"solve: grading {report.stopped}: graded {report.positions:,} of {report.planned:,} positions", err=True)
+        click.echo(f"solve: grading {report.stopped}: graded {report.positions:,} of {count(report.planned, 'position')}", err=True)
         raise SystemExit(stopped or 1)
 
 
@@ -516,21 +520,23 @@ def _percent(part: int, whole: int) -> str:
     return f"({100 * part / whole:.1f}%)" if whole else ""
 
 
-def describe_report(report: GradeReport, player: str, *, limit: int = 0) -> str:
+def describe_report(report: GradeReport, player: str, *, limit: int = GRADE_LIMIT) -> str:
     """The counts, then the lost and slower answers drawn as boards, then the errors grouped by message.
+
+    Each section shows its first ``limit`` boards or error kinds (0: all) and says how many more there are.
 
     Nothing in it depends on timing, so the same player always prints the same report.
     """
     n = report.positions
     sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
-    lines = [f"Graded {player} on {n:,} positions of {report.game.name} ({sides} to move).", ""]
+    lines = [f"Graded {player} on {count(n, 'position')} of {report.game.name} ({sides} to move).", ""]
     if not report.complete:
-        lines[-1:] = [f"Incomplete: grading {report.stopped} after {n:,} of {report.planned:,} positions (taken in a shuffled order).", ""]
+        lines[-1:] = [f"Incomplete: graded {n:,} of {count(report.planned, 'position')} (taken in a shuffled order): grading {report.stopped}.", ""]
     rows = [
         ("positions tried", f"{n:,}", ""),
         ("kept the result", f"{report.kept:,}", _percent(report.kept, n)),
         ("optimal", f"{report.optimal:,}", _percent(report.optimal, n)),
-        ("threw the result away", f"{len(report.lost):,}", f"({report.mistakes:,} mistakes, {report.blunders:,} blunders)"),
+        ("threw the result away", f"{len(report.lost):,}", f"({count(report.mistakes, 'mistake')}, {count(report.blunders, 'blunder')})"),
         ("raised an exception", f"{len(report.exceptions):,}", ""),
         ("illegal answers", f"{len(report.illegal):,}", ""),
     ]
@@ -581,7 +587,8 @@ def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
         answer = f", answer {first.answer}" if first.answer else ""
         lines.append(f"  {len(group):>5,} x {message}  (first on {first.position.board}{answer})")
     if len(shown) < len(ordered):
-        lines.append(f"  ... and {len(ordered) - len(shown):,} more kinds (--limit 0 shows all)")
+        hidden = sum(len(group) for _, group in ordered[len(shown):])
+        lines.append(f"  ... and {count(len(ordered) - len(shown), 'more kind')} ({count(hidden, 'call')}; --limit 0 shows all, --json lists them)")
     return lines
 
 
@@ -595,7 +602,7 @@ def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
 @click.option("--game", "-g", "games", multiple=True, metavar="GAME",
               help="Also serve this game, building its table first if needed (repeatable); the first is the page's default.")
 @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where built tables are cached (default: $SOLVED_TICTACTOE_DIR or the user data directory).")
+              help=TABLE_DIR_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
 def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
@@ -607,8 +614,10 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
     try:
         from . import web
     except ImportError as error:
+        from .extras import install_command
+
         click.echo(f"solve: error: solve serve needs the web extra ({error.name or error} is missing): "
-                   "pip install 'solved-tictactoe[web]'", err=True)
+                   f"install it with {install_command('web')}", err=True)
         raise SystemExit(1) from None
     wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
     for table in wanted:
@@ -620,7 +629,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
             try:
                 tables += web.open_tables([game], table_dir=table_dir)
             except TableError as error:
-                click.echo(f"solve: warning: not serving {game.name}: {_one_line(error)}", err=True)
+                click.echo(f"solve: warning: not serving {game.name}: {one_line(error)}", err=True)
             names[game] = None
     try:
         sock = web.bind(host, port)

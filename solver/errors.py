@@ -8,7 +8,9 @@
 ``TableError``              a table file that is missing, truncated, corrupt or stale
 ==========================  ==============================================================
 
-Messages quote what they were given with :func:`quote`, which keeps any input to one short line.
+Messages quote what they were given with :func:`quote`, which keeps any input to one short line;
+:func:`one_line` is how a front end (``solve``, the HTTP API) shows a message, and :func:`short`
+how a player's answer is shown in a grading report.
 """
 
 from __future__ import annotations
@@ -82,3 +84,32 @@ def quote(value: object, limit: int = 60) -> str:
     if isinstance(value, str) and len(value) > limit:
         text += f" ({len(value):,} characters)"
     return text
+
+
+def one_line(error: BaseException | str) -> str:
+    """An error's message on one line, as ``solve`` prints it and the HTTP API answers it.
+
+    Line breaks (and the spaces around them) become one space; every other space is kept,
+    so input quoted in the message is shown faithfully.
+
+    >>> one_line(ValueError("cannot read board 'X  O':\\n  expected 9 cells"))
+    "cannot read board 'X  O': expected 9 cells"
+    """
+    return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+
+
+def short(value: object, limit: int = 60) -> str:
+    """``repr(value)`` on one line (runs of whitespace become one space), cut to ``limit``
+    characters ending in ``...``: how a player's answer is shown in a grading report.
+
+    A ``__repr__`` that raises gives ``<TypeName>``.
+
+    >>> short([1, 2]), short("x" * 100, limit=10)
+    ('[1, 2]', "'xxxxxx...")
+    """
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a user object whose __repr__ fails
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -90,7 +90,7 @@ def _existing_parent(path: Path) -> Path:
 def format_size(nbytes: int) -> str:
     """``1000 bytes``, ``1.5 MiB``, ``2.0 GiB``."""
     if nbytes < 1024:
-        return f"{nbytes} bytes"
+        return f"{nbytes} {'byte' if nbytes == 1 else 'bytes'}"
     exponent = min(4, (nbytes.bit_length() - 1) // 10)
     return f"{nbytes / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"
 

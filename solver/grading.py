@@ -64,6 +64,8 @@ plies played, then code.
 >>> report = solver.grade(solver.best_move, side="O")
 >>> report.positions, report.kept, report.optimal, report.lost, report.errors
 (2097, 2097, 2097, (), ())
+>>> report
+<GradeReport 3x3k3, O to move: 2,097 positions, 2,097 kept (100.0%), 2,097 optimal, 0 thrown away, no errors>
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ from .position import Move, Position
 from .score import UNREACHABLE, WIN
 from .store import resolve_table
 from .tables import Table
+from .words import count
 
 __all__ = [
     "DEFAULT_SYMBOLS", "DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "GradeReport", "GradedMove", "GradingInterrupted",
@@ -172,7 +175,7 @@ class PlayerFailure:
         return {"code": p.code, "board": p.board, "to_move": p.to_move, "kind": self.kind, "message": self.message, "answer": self.answer}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GradeReport:
     """What :func:`grade` found (the buckets are defined in the module docstring).
 
@@ -216,6 +219,17 @@ class GradeReport:
     seconds: float = field(compare=False)
     slowest: Position | None = field(compare=False)
     slowest_seconds: float = field(compare=False)
+
+    def __repr__(self) -> str:
+        """The counts in one line (the module docstring shows one); ``solve grade`` prints the boards."""
+        sides = {"both": "X and O", "X": "X", "O": "O"}[self.side]
+        done = f"{self.positions:,}" if self.complete else f"incomplete: {self.stopped}, {self.positions:,} of {self.planned:,}"
+        kept = f"{self.kept:,} kept" + (f" ({100 * self.kept / self.positions:.1f}%)" if self.positions else "")
+        lost = f"{len(self.lost):,} thrown away" + (f" ({count(self.mistakes, 'mistake')}, {count(self.blunders, 'blunder')})" if self.lost else "")
+        failed = [count(len(items), noun) for items, noun in ((self.exceptions, "exception"), (self.illegal, "illegal answer"),
+                                                              (self.timeouts, "time-out"), (self.crashes, "crash")) if items]
+        return (f"<GradeReport {self.game.name}, {sides} to move: {done} positions, {kept}, {self.optimal:,} optimal, {lost}, "
+                f"{', '.join(failed) or 'no errors'}>")
 
     @property
     def complete(self) -> bool:
@@ -533,7 +547,7 @@ def _isolated(process: PlayerProcess, order: Sequence[Position], deadline: float
             dead_in_a_row = dead_in_a_row + 1 if "dead" in reply else 0
             yield position, reply
             if dead_in_a_row >= CRASHES_IN_A_ROW:
-                judge.stopped = f"the player's process died on {dead_in_a_row} calls in a row"
+                judge.stopped = f"stopped after the player's process died on {dead_in_a_row} calls in a row"
                 return
         if graded < len(chunk):
             judge.stopped = "stopped at the total time limit (--total-timeout)"
@@ -634,9 +648,9 @@ class _Judge:
     def check_early(self, *, final: bool = False) -> None:
         """Stop with one line when the first calls all failed the same known way."""
         if self.graded == EARLY or (final and 0 < self.graded < EARLY):
-            for kind, count in self.mismatches.items():
-                if count == self.graded:
-                    raise PlayerError(f"on the first {count} positions graded, {self._hint(kind)}")
+            for kind, seen in self.mismatches.items():
+                if seen == self.graded:
+                    raise PlayerError(f"on the first {count(seen, 'position')} graded, {self._hint(kind)}")
 
     def hints(self) -> tuple[str, ...]:
         """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""

@@ -4,7 +4,9 @@ A **layer** ``p`` holds every board with ``p`` pieces where X has ``ceil(p/2)`` 
 O ``floor(p/2)`` ("legal-count boards": a superset of the reachable boards of ply
 ``p``). The index numbers them ``0 .. size - 1`` without gaps, layer after layer,
 so a table of one byte per board has no hole for a board that cannot occur by its
-counts alone (see ``/work/shared/notes/big-games.md`` for the sizes).
+counts alone. Layer ``p`` of a game of ``n`` cells holds the multinomial
+``n! / (x! o! (n - x - o)!)`` boards (``x = ceil(p/2)``, ``o = floor(p/2)``); the totals
+of the big games are in the manual (``docs/performance.md``, "legal-count boards").
 
 **Split-half mixed radix.** The cells are split into a *low* half (cells
 ``0 .. low - 1``, ``low = cells // 2``) and a *high* half (the rest). A half-board
@@ -18,7 +20,7 @@ block ``(high group, low group)`` is a matrix of ``rows`` high half-boards by
     index = layer offset + block offset + high rank * cols + low rank
 
 A move in the low half keeps the row and one in the high half keeps the column,
-which is what lets :mod:`solver.layered` read a board's children as whole rows or
+which is what lets :mod:`solver.build.layered` read a board's children as whole rows or
 whole columns of the next layer's blocks.
 
 Codes are the public base-3 codes (``cell = row * cols + col``, digit 0 empty,

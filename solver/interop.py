@@ -2,7 +2,8 @@
 
 Nothing here imports OpenSpiel or PettingZoo: a state is read through its ``str()``
 and an observation as an array, so this module works (and is tested) without them.
-Install the ``[interop]`` extra to run the cross-checks against the real packages.
+Install the ``interop`` extra (``pip install '.[interop]'`` in the checkout) to run the
+cross-checks against the real packages.
 
 **Cells and action ids.** Our boards have row 0 at the top and cell
 ``row * 3 + col`` (:mod:`solver.board`). The two libraries number the same

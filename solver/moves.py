@@ -21,8 +21,17 @@ Numbers in text are ASCII digits (an optional ``-`` sign). Refused, as
 
 Whether the cell is empty is the position's to say (:meth:`solver.Position.play`).
 
+**A list of moves as one text** (the HTTP API's ``moves=``, :func:`parse_moves`): the
+moves are separated by spaces or ``;``, and each one is read by :func:`parse_move`, as
+if it were one argument of ``solve analyze``. So ``4 0 8`` and ``4;0;8`` are three cells,
+``1,1 0,0`` and ``(1,1);(0,0)`` two row,col moves, and ``1,1`` alone is row 1, col 1
+(cell 4), as everywhere else. A move with a space inside is bracketed: ``(1, 1) (0, 0)``.
+Commas never separate moves: ``4,0,8`` is refused, saying how to write it.
+
 >>> parse_move("(2,2)"), parse_move([0, 1]), parse_move(4)
 (8, 1, 4)
+>>> parse_moves("1,1 (0, 0);2,2"), parse_moves("4 0 8")
+([4, 0, 8], [4, 0, 8])
 >>> parse_move("1,1,1")
 Traceback (most recent call last):
 ...
@@ -41,13 +50,17 @@ from .board import quote
 from .errors import InvalidBoardError
 from .game import DEFAULT_GAME, Game, parse_game
 
-__all__ = ["MoveSpec", "expected_moves", "parse_move"]
+__all__ = ["MoveSpec", "expected_moves", "parse_move", "parse_moves"]
 
 MoveSpec = int | tuple[int, int] | Sequence[int] | str
 """A move: a cell index ``row * cols + col``, a ``(row, col)`` pair, or either written as text."""
 
 _NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
 _SEPARATOR = re.compile(r"\s*,\s*|\s+")
+_LIST_ITEM = re.compile(r"(?:\([^()]*\)|\[[^\[\]]*\]|[^\s;])+")
+"""One move of a list: a run of characters other than spaces and ``;``, where a bracketed part may hold spaces."""
+_CELL_LIST = re.compile(r"[0-9]+(?:,[0-9]+){2,}", re.ASCII)
+_PAIR = re.compile(r"[0-9]+,[0-9]+", re.ASCII)
 _MAX_DIGITS = 9
 """Longer numbers are off every board; they are not converted (Python limits int() of huge strings)."""
 
@@ -127,3 +140,35 @@ def _unreadable(move: Any, game: Game, where: str) -> int:
 
 def _off_board(shown: str, game: Game, where: str) -> int:
     raise InvalidBoardError(f"{where}{shown} is off the board: {expected_moves(game)}")
+
+
+def parse_moves(text: str, game: Game | str | None = None) -> list[int]:
+    """The cells of a list of moves written as one text (module docstring): ``"4 0 8"``,
+    ``"1,1;0,0;2,2"``, ``"(1, 1) (0, 0)"``.
+
+    Whether the moves can be played in turn is the game's to say (:func:`solver.analyze`).
+
+    :param game: the game the moves are on; default tic-tac-toe.
+    :returns: one flat cell per ply, in order.
+    :raises InvalidBoardError: naming the ply (``"ply 2: "``) of the first move that cannot
+        be read or is off the board, or saying that there are more moves than cells
+        (the list is not read further).
+    """
+    board = parse_game(game)
+    cells = []
+    for ply, item in enumerate(_LIST_ITEM.finditer(text), start=1):
+        if ply > board.cells:
+            raise InvalidBoardError(f"more than {board.cells} moves given: a {board.name} game has at most {board.cells} plies")
+        move = item[0]
+        if _CELL_LIST.fullmatch(move):
+            raise InvalidBoardError(
+                f"ply {ply}: cannot read move {quote(move)}: moves are separated by spaces or ';' "
+                f"({move.replace(',', ' ')} or {move.replace(',', ';')}), and a,b is one move, row a, col b"
+            )
+        try:
+            cells.append(parse_move(move, board, where=f"ply {ply}: "))
+        except InvalidBoardError as error:
+            if _PAIR.fullmatch(move):  # off the board as row,col: perhaps two cells joined by a comma
+                raise InvalidBoardError(f"{error} (two cells are written {move.replace(',', ' ')} or {move.replace(',', ';')})") from None
+            raise
+    return cells

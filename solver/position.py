@@ -14,25 +14,42 @@ Conventions (all distances in **plies**, single moves by one player):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import FrozenInstanceError, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from . import board as _board
 from .errors import InvalidBoardError
 from .game import Game
 from .moves import MoveSpec, parse_move
-from .score import WIN, describe, outcome_label, parent_score
+from .score import WIN, decode, outcome_label, parent_score
+from .score import Result as Result  # re-exported: results are named where scores are decoded
+from .words import count, signed
 
 if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
     from .tables.base import Table
 
-__all__ = ["Move", "Player", "Position", "Result", "outcome_label"]
+__all__ = ["Move", "Player", "Position", "Result", "outcome_label", "outcome_words", "result_phrase"]
 
 Player = Literal["X", "O"]
-Result = Literal["win", "draw", "loss"]
 
 
-@dataclass(frozen=True)
+def outcome_words(result: str, plies: int) -> str:
+    """The outcome in words: ``win in 1 ply``, ``loss in 4 plies``, ``draw, 9 plies to the end``."""
+    if result == "draw":
+        return f"draw, {count(plies, 'ply')} to the end"
+    return f"{result} in {count(plies, 'ply')}"
+
+
+def result_phrase(position: Position) -> str:
+    """Who is to move and their result, in words (a position's ``repr`` without the board):
+    ``'O to move: loss in 4 plies (value for X: +1)'``, ``'game over: X won'``, ``'game over: a draw'``."""
+    if position.is_over:
+        return f"game over: {position.winner} won" if position.winner else "game over: a draw"
+    return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {signed(position.value)})"
+
+
+@dataclass(frozen=True, repr=False)
 class Move:
     """The outcome of one legal move, for the player making it.
 
@@ -61,8 +78,49 @@ class Move:
         """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
         return outcome_label(self.result, self.plies)
 
+    def __repr__(self) -> str:
+        """Where, and what it leads to for the mover: ``<Move (2, 2): loss in 4 plies, best>``."""
+        outcome = "draw" if self.result == "draw" else outcome_words(self.result, self.plies)
+        return f"<Move ({self.row}, {self.col}): {outcome}{', best' if self.best else ''}>"
 
-@dataclass(frozen=True, slots=True)
+
+class MoveList(tuple[Move, ...]):
+    """The legal moves of a position (:attr:`Position.moves`): a tuple of :class:`Move`
+    in cell order, whose ``repr`` groups the moves by outcome, best first.
+
+    >>> import solver
+    >>> solver.lookup("XO./.X./...").moves
+    <MoveList for O: loss in 4 plies (best) at (2, 2); loss in 2 plies at (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)>
+    >>> solver.lookup("XO./.X./...").moves[0]
+    <Move (0, 2): loss in 2 plies>
+    >>> solver.lookup("XXX/OO./...").moves
+    <MoveList: none, the game is over>
+    """
+
+    player: Player | None
+    """Who makes these moves (``None`` when the game is over)."""
+
+    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None) -> MoveList:
+        self = super().__new__(cls, moves)
+        self.player = player
+        return self
+
+    def __repr__(self) -> str:
+        if not self:
+            return "<MoveList: none, the game is over>"
+        groups: dict[int, list[Move]] = {}
+        for move in sorted(self, key=lambda move: -move.score):
+            groups.setdefault(move.score, []).append(move)
+        parts = []
+        for moves in groups.values():
+            first = moves[0]
+            outcome = "draw" if first.result == "draw" else outcome_words(first.result, first.plies)
+            cells = ", ".join(f"({move.row}, {move.col})" for move in moves)
+            parts.append(f"{outcome}{' (best)' if first.best else ''} at {cells}")
+        return f"<MoveList for {self.player}: {'; '.join(parts)}>"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Position:
     """A solved position: one look-up in a table. Immutable.
 
@@ -75,10 +133,20 @@ class Position:
         moves from the children, :mod:`solver.tables.compact`).
     :param pieces: pieces on the board: the number of plies played.
 
+    Its ``repr`` is the board and the result in one line; ``str`` draws the board:
+
     >>> import solver
     >>> p = solver.lookup("XX./OO./...")
+    >>> p
+    <Position 3x3k3 XX./OO./... X to move: win in 1 ply (value for X: +1)>
     >>> p.to_move, p.result, p.plies, p.value, p.best_moves
     ('X', 'win', 1, 1, ((0, 2),))
+    >>> print(p)
+    X X .
+    O O .
+    . . .
+    >>> solver.lookup(0), solver.lookup("XXX/OO./...")
+    (<Position 3x3k3 .../.../... X to move: draw, 9 plies to the end (value for X: 0)>, <Position 3x3k3 XXX/OO./... game over: X won>)
     """
 
     game: Game
@@ -87,6 +155,12 @@ class Position:
     best_mask: int
     pieces: int
     table: Table = field(repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return f"<Position {self.game.name} {self.board} {result_phrase(self)}>"
+
+    def __str__(self) -> str:
+        return "\n".join(_board.draw(self.game, self.code))
 
     # -- the board -------------------------------------------------------
     @property
@@ -125,7 +199,7 @@ class Position:
     @property
     def result(self) -> Result:
         """``'win'``, ``'draw'`` or ``'loss'`` for the side to move, under perfect play."""
-        return describe(self.score)[0]  # type: ignore[return-value]
+        return decode(self.score, 0)[0]  # the result alone: a draw's length is not needed
 
     @property
     def value(self) -> int:
@@ -136,8 +210,7 @@ class Position:
     @property
     def plies(self) -> int:
         """Plies to the end under perfect play (0 when over)."""
-        plies = describe(self.score)[1]
-        return self.game.cells - self.pieces if plies is None else plies
+        return decode(self.score, self.game.cells - self.pieces)[1]
 
     @property
     def best_cells(self) -> tuple[int, ...]:
@@ -150,10 +223,10 @@ class Position:
         return tuple(self.game.coords(cell) for cell in self.best_cells)
 
     @property
-    def moves(self) -> tuple[Move, ...]:
+    def moves(self) -> MoveList:
         """The outcome of every legal move, in cell order; empty when over."""
         if self.is_over:
-            return ()
+            return MoveList()
         empty = self.game.cells - self.pieces
         piece = 1 if self._next == "X" else 2
         sign = 1 if piece == 1 else -1
@@ -162,7 +235,7 @@ class Position:
             if digit:
                 continue
             score = parent_score(self.table.score_of(self.code + piece * 3**cell))
-            result, plies = describe(score)
+            result, plies = decode(score, empty)
             out.append(
                 Move(
                     cell=cell,
@@ -170,12 +243,12 @@ class Position:
                     col=cell % self.game.cols,
                     score=score,
                     value=sign * ((score > 0) - (score < 0)),
-                    result=result,  # type: ignore[arg-type]
-                    plies=empty if plies is None else plies,
+                    result=result,
+                    plies=plies,
                     best=bool(self.best_mask >> cell & 1),
                 )
             )
-        return tuple(out)
+        return MoveList(out, self._next)
 
     def move(self, cell: MoveSpec) -> Move:
         """The outcome of playing in ``cell``: a flat index, ``(row, col)`` or text (:mod:`solver.moves`).
@@ -251,12 +324,8 @@ class Position:
             scored.sort(key=lambda item: (-item[0], item[1]))
         out = []
         for score, cell in scored:
-            if score > 0:
-                result, plies, value = "win", WIN - score, sign
-            elif score < 0:
-                result, plies, value = "loss", WIN + score, -sign
-            else:
-                result, plies, value = "draw", empty, 0
+            result, plies = decode(score, empty)
+            value = sign * ((score > 0) - (score < 0))
             out.append({"cell": cell, "row": cell // cols, "col": cell % cols, "value": value, "result": result,
                         "plies": plies, "best": bool(best_mask >> cell & 1)})
         return out
@@ -287,37 +356,24 @@ class Setters(NamedTuple):
     table: Any
 
 
-SETTERS = Setters(*(Position.__dict__[name].__set__ for name in Setters._fields))
+SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
 
 
-class _BestMask:
-    """``Position.best_mask``: the slot's value, or, for a slot a table left unset, the
-    table's answer (:meth:`solver.tables.Table.best_mask_of`), kept in the slot."""
+def _best_mask_from_the_table(position: Position, name: str) -> int:
+    """``Position.__getattr__``: reached only for a slot never set, a best mask a table left
+    for later; the table is asked (:meth:`solver.tables.Table.best_mask_of`) and the answer kept.
 
-    __slots__ = ("_slot",)
-
-    def __init__(self, slot: Any) -> None:
-        self._slot = slot
-
-    @overload
-    def __get__(self, position: None, owner: type[Position]) -> _BestMask: ...
-    @overload
-    def __get__(self, position: Position, owner: type[Position] | None = None) -> int: ...
-    def __get__(self, position: Position | None, owner: type[Position] | None = None) -> int | _BestMask:
-        if position is None:
-            return self
-        try:
-            mask: int = self._slot.__get__(position, owner)
-        except AttributeError:
-            mask = position.table.best_mask_of(position.code)
-            self._slot.__set__(position, mask)
-        return mask
-
-    def __set__(self, position: Position, mask: int) -> None:
-        self._slot.__set__(position, mask)
+    Set on the class below rather than defined in it: a ``__getattr__`` in the class body
+    would tell mypy that every attribute exists. A set slot is read as fast as any slot.
+    """
+    if name != "best_mask":
+        raise AttributeError(f"'Position' object has no attribute {name!r}")
+    mask = position.table.best_mask_of(position.code)
+    SETTERS.best_mask(position, mask)
+    return mask
 
 
-setattr(Position, "best_mask", _BestMask(Position.__dict__["best_mask"]))  # noqa: B010 - mypy knows the field as an int, which it is
+setattr(Position, "__getattr__", _best_mask_from_the_table)  # noqa: B010 - see the function's docstring
 
 
 def _refuse(self: Position, name: str, *value: Any) -> None:

@@ -5,8 +5,14 @@ A game's table is looked for, in order:
 1. among the tables shipped with the package (3x3k3 only): a file in the
    table directory never overrides them;
 2. in the table directory: ``--table-dir`` / ``table_dir=``, else the
-   ``SOLVED_TICTACTOE_DIR`` environment variable, else the user's data
-   directory (``click.get_app_dir("solved-tictactoe")``), as ``<game>.ttt``;
+   ``SOLVED_TICTACTOE_DIR`` environment variable, else the platform's user data
+   directory (:func:`default_table_dir`: ``~/.local/share/solved-tictactoe`` on
+   Linux, ``~/Library/Application Support/solved-tictactoe`` on macOS,
+   ``%LOCALAPPDATA%\\solved-tictactoe`` on Windows), as ``<game>.ttt``. In that
+   default case a table found only in the directory earlier versions used
+   (:func:`old_table_dir`, ``~/.config/solved-tictactoe`` on Linux) is used from
+   there, with one :class:`OldTableDirWarning` per process giving the command that
+   moves the tables;
 3. otherwise it is built, written atomically into the table directory,
    checksummed, and opened from there. Later runs open it without rebuilding.
 
@@ -34,6 +40,7 @@ a file), the table is built in memory for this process with one
 from __future__ import annotations
 
 import os
+import shlex
 import warnings
 from collections.abc import Callable
 from importlib import resources
@@ -59,6 +66,15 @@ class TableWarning(UserWarning):
     """A table was built but could not be kept: it lives in memory for this process only."""
 
 
+class OldTableDirWarning(UserWarning):
+    """A table was found in the directory earlier versions used: it is used from there, and
+    the message says where new tables go and the command that moves the old ones."""
+
+
+_explained: set[Path] = set()
+"""The old table directories whose move was explained in this process (once each)."""
+
+
 def table_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The directory that holds built tables (see the module docstring)."""
     if override is not None:
@@ -66,9 +82,36 @@ def table_dir(override: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(ENV_VAR)
     if env:
         return Path(env)
+    return default_table_dir()
+
+
+def default_table_dir() -> Path:
+    """The platform's user data directory for the package (``platformdirs.user_data_dir``).
+
+    A data directory, not a cache one: a table can be rebuilt, but big ones take hours
+    (games past 20 cells), and cache directories are emptied by cleaning tools and by
+    some systems on their own.
+    """
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def old_table_dir() -> Path:
+    """Where earlier versions kept tables: ``click.get_app_dir`` (``~/.config/solved-tictactoe`` on Linux)."""
     import click
 
     return Path(click.get_app_dir(APP_NAME))
+
+
+def table_dirs(override: str | os.PathLike[str] | None = None) -> tuple[Path, ...]:
+    """The directories :func:`table_path` looks in: the table directory, then, for the
+    default one only, the directory earlier versions used (when it is another)."""
+    new = table_dir(override)
+    if override is not None or os.environ.get(ENV_VAR):
+        return (new,)
+    old = old_table_dir()
+    return (new,) if old == new else (new, old)
 
 
 def shipped_path(game: Game) -> Path | None:
@@ -84,8 +127,33 @@ def shipped_path(game: Game) -> Path | None:
 
 
 def table_path(game: Game = DEFAULT_GAME, *, table_dir_: str | os.PathLike[str] | None = None) -> Path:
-    """The file that holds (or will hold) ``game``'s table: the shipped one, else ``<table dir>/<game>.ttt``."""
-    return shipped_path(game) or table_dir(table_dir_) / f"{game.name}.ttt"
+    """The file that holds (or will hold) ``game``'s table: the shipped one, else ``<table dir>/<game>.ttt``
+    (or the one in the old table directory, when only that one exists: see the module docstring)."""
+    shipped = shipped_path(game)
+    if shipped is not None:
+        return shipped
+    new, *old = table_dirs(table_dir_)
+    path = new / f"{game.name}.ttt"
+    if old and not os.path.lexists(path) and os.path.lexists(old[0] / path.name):
+        _explain_move(old[0], new)
+        return old[0] / path.name
+    return path
+
+
+def _explain_move(old: Path, new: Path) -> None:
+    """One warning per process and old directory: where the tables are, where new ones go, how to move them."""
+    if old in _explained:
+        return
+    _explained.add(old)
+    if os.name == "nt":
+        move = f'move "{old}\\*.ttt" "{new}"'
+    else:
+        move = f"mkdir -p {shlex.quote(str(new))} && mv {shlex.quote(str(old))}/*.ttt {shlex.quote(str(new))}/"
+    warnings.warn(
+        f"using tables from {old}, where earlier versions kept them; new tables go in {new}; move them there with: {move}",
+        OldTableDirWarning,
+        stacklevel=3,
+    )
 
 
 def table_for(
@@ -201,3 +269,4 @@ def forget() -> None:
     The public API's per-game memo is cleared too (:func:`solver.api.forget` does both).
     """
     _open.clear()
+    _explained.clear()

@@ -33,7 +33,10 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from .describe import VERBS as _VERBS
+from .describe import status_line as status_line  # re-exported: the one status line, under every picture
 from .score import outcome_label
+from .words import count
 
 if TYPE_CHECKING:  # only for the annotations: the pictures are drawn for these, not from them
     from .analysis import GameAnalysis
@@ -46,34 +49,19 @@ COLOURS = {
 }
 """Fill and text colour of an empty cell by the mover's result (the web page uses the same)."""
 PIECE_FILL = "#fafafa"
+PIECE_COLOURS = {"X": "#0d47a1", "O": "#bf360c"}
+"""Ink of the pieces: X blue, O red, as on the web page."""
 BEST_STROKE = "#1565c0"
 GRID_STROKE = "#90a4ae"
 VERDICT_COLOURS = {"best": "#1b5e20", "ok": "#33691e", "mistake": "#e65100", "blunder": "#b71c1c"}
 _FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif"
-_VERBS = {"win": "wins", "draw": "draws", "loss": "loses"}
 
 
 def move_phrase(player: str, move: Move) -> str:
     """``"X wins in 3 plies"``, ``"O draws"``: what playing ``move`` leads to for its player."""
     if move.result == "draw":
         return f"{player} draws"
-    return f"{player} {_VERBS[move.result]} in {move.plies} {'ply' if move.plies == 1 else 'plies'}"
-
-
-def status_line(position: Position) -> str:
-    """One line in words: who won, or who is to move and what perfect play gives them.
-
-    >>> import solver
-    >>> status_line(solver.lookup("XO./.X./..."))
-    'O to move loses in 4 plies under perfect play (value for X +1)'
-    >>> status_line(solver.lookup("XXX/OO./..."))
-    'Game over: X has won'
-    """
-    if position.is_over:
-        return f"Game over: {position.winner} has won" if position.winner else "Game over: a draw"
-    plies = f"{position.plies} {'ply' if position.plies == 1 else 'plies'}"
-    value = f"{position.value:+d}" if position.value else "0"
-    return f"{position.to_move} to move {_VERBS[position.result]} in {plies} under perfect play (value for X {value})"
+    return f"{player} {_VERBS[move.result]} in {count(move.plies, 'ply')}"
 
 
 def position_svg(position: Position, *, cell: int = 56, highlight: int | None = None) -> str:
@@ -104,7 +92,8 @@ def position_svg(position: Position, *, cell: int = 56, highlight: int | None = 
         move = moves.get(index)
         if move is None:
             label: str = piece or ""
-            fill, ink, text = PIECE_FILL, "#212121", f"row {row}, column {col}: {piece or 'empty'}"
+            fill, text = PIECE_FILL, f"row {row}, column {col}: {piece or 'empty'}"
+            ink = PIECE_COLOURS[piece] if piece else "#212121"
             size = cell * 0.55
         else:
             fill, ink = COLOURS[move.result]
@@ -132,14 +121,18 @@ def position_svg(position: Position, *, cell: int = 56, highlight: int | None = 
 
 
 def position_html(position: Position) -> str:
-    """The board (:func:`position_svg`) with its status line, best moves and code, as HTML."""
+    """The board (:func:`position_svg`) with its status line, best moves and code, as HTML.
+
+    A finished board has no moves to explain, so it has no legend.
+    """
     best = " ".join(f"({r},{c})" for r, c in position.best_moves)
     details = f"best (row,col): {best} · " if best else ""
+    legend = "" if position.is_over else " · W<i>n</i> win, D draw, L<i>n</i> loss in <i>n</i> plies for the mover; ★ best"
     return (
         f'<div style="display:inline-block;{_FONT}">{position_svg(position)}'
         f'<div style="font-size:0.9em;margin-top:2px">{escape(status_line(position))}</div>'
-        f'<div style="font-size:0.8em;color:#546e7a">{escape(details)}code {position.code} ({position.game.name}) · '
-        f'W<i>n</i> win, D draw, L<i>n</i> loss in <i>n</i> plies for the mover; ★ best</div></div>'
+        f'<div style="font-size:0.8em;color:#546e7a">{escape(details)}code {position.code} ({position.game.name})'
+        f"{legend}</div></div>"
     )
 
 

@@ -68,6 +68,7 @@ from .errors import TableError
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 from .game import Game, parse_game
 from .index import SCHEME, SCHEME_VERSION, layout
+from .words import count
 
 MAGIC = b"SOLVTTT\n"
 FORMAT_VERSION = 2
@@ -536,7 +537,7 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
             if len(head) >= 8 and head[:8] != MAGIC:
                 raise fail("not a solved-tictactoe table (bad magic bytes)")
             if len(head) < 12:
-                raise fail(f"truncated ({size} bytes)")
+                raise fail(f"truncated ({count(size, 'byte')})")
             length = int.from_bytes(head[8:], "little")
             if length > MAX_HEADER_BYTES:
                 raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")

@@ -15,6 +15,16 @@ collect_ignore_glob = ["players/*"]
 """The player files are students' code, loaded by the grader in its own process; some read
 standard input at import on purpose (tests/players/input_loop.py), so pytest must not import them."""
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test run gets a private table directory, so no test reads or writes the user's own
+    (tests that need another one set ``SOLVED_TICTACTOE_DIR`` themselves, or the ``table_dir`` fixture)."""
+    import os
+    import tempfile
+
+    os.environ.setdefault("SOLVED_TICTACTOE_DIR", tempfile.mkdtemp(prefix="solved-tictactoe-tests-"))
+
+
 STATS_SUBKEYS = {
     # The nested keys, as solver/stats.py's docstring spells them out in its "meaning" column.
     "side_to_move": {"wins", "draws", "losses"},
@@ -27,7 +37,7 @@ STATS_SUBKEYS = {
 @pytest.fixture
 def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A fresh, private table directory (tables of other games get built into it)."""
-    import solver.store
+    import solver
 
     directory = tmp_path / "tables"
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(directory))

@@ -197,3 +197,19 @@ def test_cli_illegal_move_is_one_line_naming_the_ply_and_exit_status_2(moves, ne
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("solve: error: ")
     assert needle in result.stderr
+
+
+# -- repr -------------------------------------------------------------------------------
+def test_analysis_repr_is_one_line_with_the_moves_the_verdicts_and_the_final_board():
+    assert repr(analyze(ALL_KINDS + [8])) == (
+        "<GameAnalysis 3x3k3 [3, 4, 6, 2, 8] X: 2 best, 1 ok; O: 1 best, 1 mistake; "
+        "now ..O/XO./X.X O to move: loss in 2 plies (value for X: +1)>"
+    )
+    assert repr(analyze([])) == "<GameAnalysis 3x3k3 no moves; now .../.../... X to move: draw, 9 plies to the end (value for X: 0)>"
+    assert repr(analyze([0, 3, 1, 4, 2])).endswith("now XXX/OO./... game over: X won>")
+
+
+def test_ply_repr_names_the_mover_the_move_the_verdict_and_the_change():
+    plies = analyze(ALL_KINDS + [5]).plies
+    assert repr(plies[0]) == "<PlyAnalysis ply 1: X plays (1, 0): best, draw>"
+    assert repr(plies[4]) == "<PlyAnalysis ply 5: X plays (1, 2): blunder, win in 1 ply -> loss in 4 plies>"

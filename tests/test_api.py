@@ -359,3 +359,27 @@ def test_docstring_examples_are_real(table_dir):
             failures.append(info.name)
     result = doctest.testmod(solver)
     assert not failures and not result.failed, failures
+
+
+# -- reprs: the board and the result, one line ----------------------------------------------------
+def test_every_position_repr_is_one_line_with_the_game_the_board_and_the_result():
+    table = solver.table_for()
+    for position in (table.at(int(code)) for code in table.reachable_codes()):
+        text = repr(position)
+        assert "\n" not in text and text.startswith(f"<Position 3x3k3 {position.board} ") and text.endswith(">"), text
+        if position.is_over:
+            assert text.endswith(f"game over: {position.winner} won>" if position.winner else "game over: a draw>"), text
+        else:
+            assert f"{position.to_move} to move: {position.result}" in text and "(value for X: " in text, text
+            assert " 1 plies" not in text and (" 1 ply " in text) == (position.plies == 1), text
+        assert str(position).splitlines() == [" ".join(row) for row in position.board.split("/")]
+
+
+def test_moves_are_a_tuple_whose_repr_groups_them_by_outcome_best_first():
+    position = solver.lookup("..O/XO./X..")  # X to move: every kind of move
+    moves = position.moves
+    assert isinstance(moves, tuple) and moves == tuple(moves) and len(moves) == 5 and moves.player == "X"
+    assert repr(moves) == ("<MoveList for X: win in 1 ply (best) at (0, 0); win in 3 plies at (2, 1), (2, 2); "
+                           "draw at (0, 1); loss in 4 plies at (1, 2)>")
+    assert [repr(move) for move in moves[:2]] == ["<Move (0, 0): win in 1 ply, best>", "<Move (0, 1): draw>"]
+    assert repr(solver.lookup("XXX/OO./...").moves) == "<MoveList: none, the game is over>" and solver.lookup("XXX/OO./...").moves == ()

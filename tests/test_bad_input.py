@@ -64,7 +64,7 @@ def nested(depth: int) -> list:
 
 
 def test_solve_lookup_of_a_unicode_digit_is_a_board_error_not_a_traceback(runner):
-    one_error_line(run(runner, "lookup", "²"), "'²'", "1 cells", "expected 9")
+    one_error_line(run(runner, "lookup", "²"), "'²'", "U+00B2", "neither a code nor a board", "ASCII digits 0-9")
 
 
 def test_solve_lookup_of_a_5000_digit_code_says_out_of_range(runner):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import solver
 import solver.store
-from solver.board import parse, render
+from solver.board import parse, parse_text, render
 from solver.game import Game
 
 X_O_DIAG = 13222  # X.O/.X./..O = 1 + 2*3**2 + 3**4 + 2*3**8
@@ -406,3 +406,52 @@ def test_numpy_arrays_of_any_small_shape_parse_or_refuse(rows):
         assert "unknown value" in str(error) or "expected 3x3 for 3x3k3" in str(error), str(error)
     else:
         assert array.shape == (3, 3) and game.name == "3x3k3" and 0 <= code < game.codes
+
+
+# -- text from the command line and HTTP: parse_text ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, code", [("13222", 13222), (" 13222\n", 13222), ("0", 0), ("-0", 0), ("19682", 19682)])
+def test_ascii_digits_are_a_code(text, code):
+    assert parse_text(text) == (Game(3, 3, 3), code)
+
+
+@pytest.mark.parametrize("text", ["X.O/.X./..O", "X . O / . X . / . . O", "X.O/.X./..O\n", "x.o.x...o"])
+def test_any_other_text_is_a_board_string_read_as_parse_reads_it(text):
+    assert parse_text(text) == parse(text) == (Game(3, 3, 3), X_O_DIAG)
+
+
+@pytest.mark.parametrize("text, shown", [("-1", "code -1 is"), ("19683", "code 19683 is"), ("1" * 5000, "(5,000 characters)"),
+                                         ("-" + "9" * 80, "(81 characters)")])
+def test_a_code_out_of_range_is_refused_without_converting_thousands_of_digits(text, shown):
+    with pytest.raises(solver.InvalidBoardError) as raised:
+        parse_text(text)
+    assert shown in str(raised.value) and "out of range for 3x3k3: expected 0 to 19682" in str(raised.value)
+
+
+@pytest.mark.parametrize("text", ["000000001", "00013222", "0" * 5000 + "88", "-01", "00"])
+def test_digits_with_leading_zeros_are_neither_a_code_nor_a_board(text):
+    """``000000001`` is more likely a board typed as cell digits (X in the last cell) than code 1
+    (X in the first): it is refused, not read as either."""
+    with pytest.raises(solver.InvalidBoardError, match="is not a code: a code has no leading zeros; and a board is written with X, O"):
+        parse_text(text)
+
+
+@pytest.mark.parametrize("text, digit", [("²", "U+00B2"), ("\u0663", "U+0663"), ("1\u0663", "U+0663"), ("８８", "U+FF18"),
+                                         ("\u0661" * 9, "U+0661")])
+def test_digits_other_than_ascii_are_neither_a_code_nor_a_board(text, digit):
+    """``int()`` reads Arabic-Indic and full-width digits (``int("\u0663") == 3``) and raises on ``²``:
+    none of them is a code, and the message says which character is not 0-9."""
+    with pytest.raises(solver.InvalidBoardError) as raised:
+        parse_text(text)
+    assert "neither a code nor a board" in str(raised.value) and digit in str(raised.value)
+    assert "ASCII digits 0-9" in str(raised.value)
+
+
+def test_the_range_of_a_code_in_text_follows_the_game():
+    game = Game(2, 2, 2)
+    assert parse_text("80", game) == (game, 80)
+    with pytest.raises(solver.InvalidBoardError, match="out of range for 2x2k2: expected 0 to 80"):
+        parse_text("81", game)
+    with pytest.raises(solver.InvalidBoardError, match="expected 2x2 for 2x2k2"):
+        parse_text("X.O/.X./..O", game)

@@ -271,7 +271,7 @@ def test_a_second_builder_of_the_same_game_waits_for_the_first_and_uses_its_tabl
     if second == "build":
         assert "was written by the build this one waited for; using it" in err, err
     else:
-        assert "X to move wins" in out, out
+        assert "Best moves (row,col): (2,0)" in out, out
     assert sorted(p.name for p in tables.iterdir()) == [f"{GAME}.ttt"], "no build directory is left behind"
 
 
@@ -385,7 +385,7 @@ def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_b
     output.write_bytes(b"the table already there")
     build = killed_build(tmp_path / "build", 6)
     _forge_finished_layer(build, 9)
-    with pytest.raises(TableError, match=r"table just built is wrong \(layer 9: 1 boards disagree with their children"):
+    with pytest.raises(TableError, match=r"table just built is wrong \(layer 9: 1 board disagrees with its children"):
         build_compact(parse_game(GAME), output, build_dir=build.path, jobs=1)
     assert output.read_bytes() == b"the table already there"
 
@@ -418,7 +418,7 @@ def test_a_damaged_journal_is_skipped_line_by_line_and_the_build_ends_with_the_r
     build.journal_path(8).write_bytes(journal + b"\n" + kept)  # damage first, the real lines after
     code, err = run("build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1")
     assert code == 0, err
-    assert re.search(r"layer 8: [1-9][0-9]* of its [0-9]+ chunks were finished before .*; [1-9][0-9]* unreadable journal lines were skipped", err), err
+    assert re.search(r"layer 8: [1-9][0-9]* of its [0-9]+ chunks were finished before .*; [1-9][0-9]* unreadable journal lines? (was|were) skipped", err), err
     assert (tables / f"{GAME}.ttt").read_bytes() == (fresh / f"{GAME}.ttt").read_bytes()
 
 

@@ -1,4 +1,4 @@
-"""The table cache (solver/cache.py): games that are not shipped are built once, on first use, into
+"""The table store (solver/store.py): games that are not shipped are built once, on first use, into
 the table directory and read from disk afterwards; concurrent builders, killed builders and
 concurrent readers never see or leave a torn table.
 """
@@ -14,17 +14,20 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 from pathlib import Path
 
-import click
 import numpy as np
+import platformdirs
 import pytest
+from click.testing import CliRunner
 
 import solver
 import solver.builder
 import solver.store
 from solver import build_table, load_table
 from solver.build.dense import build_steps
+from solver.cli import main
 from solver.game import Game
 
 ROOT = Path(solver.__file__).resolve().parent.parent  # the directory that holds the solver package
@@ -82,7 +85,90 @@ def test_the_environment_variable_overrides_the_user_data_directory(tmp_path, mo
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "env"))
     assert solver.store.table_dir() == tmp_path / "env"
     monkeypatch.delenv("SOLVED_TICTACTOE_DIR")
-    assert solver.store.table_dir() == Path(click.get_app_dir("solved-tictactoe"))
+    assert solver.store.table_dir() == Path(platformdirs.user_data_dir("solved-tictactoe", appauthor=False))
+
+
+# -- the default directory: the platform's data directory, and the old one still read ----------------------
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="the XDG directories are Linux's (macOS had the same directory before)")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A fresh home directory, no XDG variables and no SOLVED_TICTACTOE_DIR: the defaults apply."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "SOLVED_TICTACTOE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    solver.forget()
+    yield home
+    solver.forget()
+
+
+@linux_only
+def test_tables_go_into_the_xdg_data_directory_not_the_config_one(home, monkeypatch):
+    assert solver.store.table_dir() == home / ".local" / "share" / "solved-tictactoe"
+    table = solver.table_for("2x2")
+    assert table.path == home / ".local" / "share" / "solved-tictactoe" / "2x2k2.ttt" and table.path.is_file()
+    assert not (home / ".config").exists()
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    assert solver.store.table_dir() == home / "data" / "solved-tictactoe"
+
+
+@linux_only
+def test_tables_in_the_old_directory_are_used_and_the_move_explained_once(home, monkeypatch):
+    old, new = home / ".config" / "solved-tictactoe", home / ".local" / "share" / "solved-tictactoe"
+    old.mkdir(parents=True)
+    for game in ("2x2", "2x3"):
+        build_table(game=solver.parse_game(game)).save(old / f"{solver.parse_game(game).name}.ttt")
+    forbid_building(monkeypatch)
+    with pytest.warns(solver.store.OldTableDirWarning) as caught:
+        first = solver.table_for("2x2")
+        second = solver.table_for("2x3")
+    assert first.path == old / "2x2k2.ttt" and second.path == old / "2x3k2.ttt"
+    assert len(caught) == 1, "explained once, not once per table"
+    message = str(caught[0].message)
+    move = f"mkdir -p {new} && mv {old}/*.ttt {new}/"
+    assert str(old) in message and f"new tables go in {new}" in message and message.endswith(f"move them there with: {move}")
+
+    subprocess.run(["sh", "-c", move], check=True)  # the command it gives works
+    solver.forget()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert solver.table_for("2x3").path == new / "2x3k2.ttt"
+
+
+@linux_only
+def test_the_cli_says_it_in_one_warning_line_and_builds_new_tables_in_the_new_place(home):
+    old, new = home / ".config" / "solved-tictactoe", home / ".local" / "share" / "solved-tictactoe"
+    old.mkdir(parents=True)
+    build_table(game=solver.parse_game("2x3")).save(old / "2x3k2.ttt")
+    result = CliRunner().invoke(main, ["lookup", "--game", "2x3", "X../.O."])
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if line.startswith("solve: warning: ")]
+    assert warned == [result.stderr.strip()] and f"using tables from {old}" in warned[0] and "mv " in warned[0]
+    assert CliRunner().invoke(main, ["verify", "--game", "2x3"]).stdout.startswith(f"{old / '2x3k2.ttt'}: OK")
+    built = CliRunner().invoke(main, ["stats", "--game", "2x2", "-q"])
+    assert built.exit_code == 0 and (new / "2x2k2.ttt").is_file() and not (old / "2x2k2.ttt").exists()
+
+
+def test_an_old_directory_that_is_the_new_one_is_looked_in_once(home, monkeypatch):
+    monkeypatch.setattr(solver.store, "old_table_dir", solver.store.default_table_dir)  # macOS: both are ~/Library/Application Support
+    assert solver.store.table_dirs() == (solver.store.default_table_dir(),)
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(home / "mine"))
+    assert solver.store.table_dirs() == (home / "mine",)
+
+
+def test_the_server_finds_tables_left_in_the_old_directory(home, monkeypatch):
+    pytest.importorskip("starlette")
+    from solver.web.app import discover_games
+
+    old = home / "old"
+    monkeypatch.setattr(solver.store, "old_table_dir", lambda: old)
+    old.mkdir()
+    build_table(game=solver.parse_game("2x3")).save(old / "2x3k2.ttt")
+    solver.table_for("2x2")  # built in the new directory
+    assert [game.name for game in discover_games()] == ["2x2k2", "2x3k2"]
 
 
 def test_tictactoe_is_read_from_the_shipped_table_without_writing(table_dir):

@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 import solver
+import solver.describe
 import solver.store
 from solver import build_table
 from solver.cli import main
@@ -147,6 +148,20 @@ def test_stats_text_shows_the_counts(runner):
     assert "3x3k3" in text
 
 
+def test_stats_text_counts_one_in_the_singular(runner, tmp_path):
+    result = run(runner, "stats", "--game", "1x1k1", "-q")
+    assert result.exit_code == 0, result.stderr
+    lines = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in result.stdout.splitlines())
+    assert lines["for the side to move"] == "1 win, 0 draws, 1 loss"
+    assert lines["finished positions"] == "1 (1 X win, 0 O wins, 0 draws)"
+    assert lines["empty board"] == "X to move: win in 1 ply (value for X: +1)"
+
+
+def test_stats_text_says_the_empty_boards_result_with_the_value_for_x(runner):
+    result = run(runner, "stats")
+    assert "empty board             X to move: draw, 9 plies to the end (value for X: 0)\n" in result.stdout
+
+
 def test_stats_of_a_small_game_builds_it_into_table_dir(runner, tmp_path):
     directory = tmp_path / "mine"
     result = run(runner, "stats", "--json", "--game", "2x3", "--table-dir", str(directory))
@@ -169,10 +184,27 @@ def test_lookup_text(runner):
     result = run(runner, "lookup", "X.O/.X./..O")
     assert result.exit_code == 0, result.stderr
     text = result.stdout
-    assert "X to move draws under perfect play, in 5 plies" in text
+    assert "X to move: a draw with best play, 5 plies to the end (value for X: 0)." in text
     assert "Best moves (row,col): (1,2)" in text
     assert "code 13222 (3x3k3)" in text
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize("board", ["X.O/.X./..O", "XO./.X./...", "XX./OO./...", "XXX/OO./...", "XOX/XOO/OXX"])
+def test_lookup_prints_the_status_line_the_notebook_picture_shows(runner, board):
+    position = solver.lookup(board)
+    line = solver.describe.status_line(position)
+    assert line in run(runner, "lookup", board).stdout.splitlines()
+    assert line in position._repr_html_()  # the same words, from the same function
+
+
+@pytest.mark.parametrize("board, needle", [("\u0663", "U+0663"), ("²", "U+00B2"), ("８８", "U+FF18")])
+def test_lookup_of_digits_other_than_ascii_is_one_line_and_exit_2_not_a_code(runner, board, needle):
+    """``int("\u0663")`` is 3: such digits must not become a code, and ``²`` (which int() refuses) no traceback."""
+    result = run(runner, "lookup", board)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("solve: error: ")
+    assert needle in result.stderr and "ASCII digits 0-9" in result.stderr
 
 
 def test_lookup_of_a_finished_game(runner):
@@ -270,11 +302,28 @@ def test_play_with_a_seed_is_deterministic(runner):
     assert first.stdout == second.stdout
 
 
-def test_play_when_input_runs_out_is_not_a_traceback(runner):
-    result = run(runner, "play", input="4\n")
-    assert result.exit_code != 0
-    assert "Traceback" not in result.stdout + result.stderr
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
+@pytest.mark.parametrize(("side", "script"), [("X", "4\n"), ("X", ""), ("O", "")])
+def test_play_ends_cleanly_with_exit_0_when_input_runs_out(runner, side, script):
+    """The end of input (Ctrl-D, or a script's last line read) leaves the game: a short line, no click "Aborted!"."""
+    result = run(runner, "play", "--as", side, "--seed", "1", input=script)
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    assert result.stdout.endswith("your move> \nEnd of input: the game is left unfinished.\n"), result.stdout
+    assert "Aborted" not in result.stdout + result.stderr and "Traceback" not in result.stdout + result.stderr
+
+
+def test_play_still_aborts_with_exit_1_on_ctrl_c(runner):
+    import io
+
+    class CtrlC(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer) -> int:
+            raise KeyboardInterrupt
+
+    result = runner.invoke(main, ["play"], input=io.BufferedReader(CtrlC()))
+    assert result.exit_code == 1 and "Aborted!" in result.stdout + result.stderr
+    assert "End of input" not in result.stdout
 
 
 def test_play_on_2x2_the_computer_wins_as_x(runner, tmp_path):
@@ -383,3 +432,36 @@ def test_the_installed_solve_executable(tmp_path):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.splitlines() == [bad.stderr.strip()] and "2 X and 0 O" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# -- install hints ---------------------------------------------------------------------------------------------
+def test_install_hint_names_this_checkout_and_this_interpreters_pip():
+    import shlex
+    import tomllib
+
+    from solver.extras import install_command
+
+    checkout = Path(solver.__file__).resolve().parent.parent
+    assert install_command("cluster") == f"{shlex.quote(sys.executable)} -m pip install {shlex.quote(f'{checkout}[cluster]')}"
+    project = tomllib.loads((checkout / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "solved-tictactoe" and {"web", "interop", "cluster"} <= set(project["optional-dependencies"])
+
+
+def test_install_hint_falls_back_to_the_directory_pip_recorded_then_to_the_checkout_in_words(tmp_path, monkeypatch):
+    import solver.extras
+
+    source = tmp_path / "my checkout"
+    source.mkdir()
+    (source / "pyproject.toml").write_text('[project]\nname = "solved-tictactoe"\n')
+    recorded = json.dumps({"url": source.as_uri(), "dir_info": {}})
+
+    class Installed:
+        def read_text(self, name):
+            return recorded if name == "direct_url.json" else None
+
+    real = solver.extras._is_checkout
+    monkeypatch.setattr(solver.extras, "_is_checkout", lambda path: path != Path(solver.extras.__file__).resolve().parent.parent and real(path))
+    monkeypatch.setattr(solver.extras.metadata, "distribution", lambda name: Installed())
+    assert solver.extras.install_command("web").endswith(f" -m pip install '{source}[web]'")
+    recorded = json.dumps({"url": "https://example.org/solved-tictactoe.whl", "archive_info": {}})
+    assert solver.extras.install_command("web") == "pip install '.[web]' (run in the solved-tictactoe checkout)"

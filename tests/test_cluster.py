@@ -1,4 +1,4 @@
-"""The cluster build (solver/cluster.py) on a local Dask cluster of two worker processes gives the
+"""The cluster build (solver/build/cluster.py) on a local Dask cluster of two worker processes gives the
 same bytes as the single-machine build, and resumes a build the same way."""
 
 from __future__ import annotations

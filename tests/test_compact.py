@@ -1,4 +1,4 @@
-"""Compact tables (solver/index.py, solver/layered.py, solver/compact.py): the layered build
+"""Compact tables (solver/index.py, solver/build/layered.py, solver/tables/compact.py): the layered build
 gives the dense table's answers code by code, builds are deterministic and resumable, and the
 3x6k3 table (slow set) is checked against independent counts, the reference minimax and the
 parent/child rule."""

@@ -214,7 +214,7 @@ def test_first_empty_cell_player_throws_away_the_result_where_reading_order_is_w
     assert (first.position.board, first.move.cell, first.position.best_cells) == ("X../.../...", 1, (4,))
     assert (first.position.result, first.move.result, first.verdict) == ("draw", "loss", "mistake")
     assert report.mistakes + report.blunders == len(report.lost)
-    # the figures the README shows, as the independent reference solver judges the same moves
+    # the figures docs/grading.md shows, as the independent reference solver judges the same moves
     assert report_figures(report) == reference_figures(reference_answers(player("first_empty")))
 
 
@@ -345,14 +345,54 @@ def test_cli_prints_the_counts_and_draws_lost_positions_as_boards():
     assert "more (--limit 0 shows all, --json lists them)" in out
 
 
-def test_cli_draws_every_lost_position_by_default():
-    result = run("grade", f"{SIMPLE}:first_empty", "--side", "O")
+def test_cli_shows_the_first_20_of_each_section_by_default_and_says_how_many_more():
+    result = run("grade", f"{SIMPLE}:first_empty", "-q")
+    assert result.exit_code == 0, result.output
+    report = solver.grade(player("first_empty"))
+    out = result.stdout
+    drawn = [int(line.rsplit("[code ", 1)[1][:-1]) for line in out.splitlines() if line.endswith("]")]
+    lost, slower = [item.position.code for item in report.lost], [item.position.code for item in report.slower]
+    assert len(lost) > 20 and len(slower) > 20
+    assert drawn == lost[:20] + slower[:20]
+    assert f"  ... and {len(lost) - 20:,} more (--limit 0 shows all, --json lists them)\n" in out
+    assert f"  ... and {len(slower) - 20:,} more (--limit 0 shows all, --json lists them)\n" in out
+    assert len(out.splitlines()) < 200  # was 9,024 lines when every board was drawn
+
+
+def test_cli_limit_0_draws_every_lost_position():
+    result = run("grade", f"{SIMPLE}:first_empty", "--side", "O", "--limit", "0")
     assert result.exit_code == 0, result.output
     report = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), side="O")
     drawn = [line for line in result.stdout.splitlines() if line.endswith("]") and ("(mistake)" in line or "(blunder)" in line)]
     assert len(report.lost) > 100
     assert [int(line.rsplit("[code ", 1)[1][:-1]) for line in drawn] == [lost.position.code for lost in report.lost]
     assert "more (--limit 0" not in result.stdout
+
+
+def test_error_kinds_left_out_are_counted_in_the_singular_or_plural():
+    from dataclasses import replace
+
+    from solver.cli import describe_report
+
+    report = solver.grade(player("raises_on_full_corners"), side="X")
+    first = report.exceptions[0]
+    kinds = [replace(first, message=f"ValueError: kind {n}") for n in (1, 1, 2, 3, 3, 3)]
+    two = describe_report(replace(report, exceptions=tuple(kinds[:3])), "p.py:f", limit=1)
+    assert "  ... and 1 more kind (1 call; --limit 0 shows all, --json lists them)" in two
+    three = describe_report(replace(report, exceptions=tuple(kinds)), "p.py:f", limit=1)
+    assert "  ... and 2 more kinds (3 calls; --limit 0 shows all, --json lists them)" in three
+    assert "      3 x ValueError: kind 3" in three  # the biggest group is the one shown
+
+
+def test_report_counts_one_mistake_in_the_singular():
+    from dataclasses import replace
+
+    from solver.cli import describe_report
+
+    report = solver.grade(player("first_empty"), side="O")
+    mistake = next(item for item in report.lost if item.verdict == "mistake")
+    text = describe_report(replace(report, lost=(mistake,)), "p.py:f")
+    assert "threw the result away     1  (1 mistake, 0 blunders)" in text
 
 
 def test_cli_json_has_positions_kept_optimal_lost_codes_and_errors():
@@ -487,7 +527,7 @@ def test_memory_is_capped_in_the_players_process():
 def test_a_player_that_dies_on_every_call_stops_the_grading_with_a_reason():
     report = hostile("always_exits")
     assert not report.complete and report.positions == 5 == len(report.crashes)
-    assert report.stopped == "the player's process died on 5 calls in a row"
+    assert report.stopped == "stopped after the player's process died on 5 calls in a row"
 
 
 def test_a_player_rewriting_the_graders_verdict_functions_is_still_graded_correctly():
@@ -595,15 +635,15 @@ def test_seed_004_minimax_is_graded_as_o_with_its_symbols():
     assert report.mutated == 0  # it puts back what it changes
 
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+GRADING_PAGE = Path(__file__).resolve().parent.parent / "docs" / "grading.md"
 
 
 @pytest.mark.parametrize(("name", "options"), [("seed001_adapter.py", {"symbols": ("x", "o", "-"), "turn": "symbol"}),
                                                ("seed003_adapter.py", {"array": True, "turn": "symbol"})])
-def test_readme_adapters_for_seeds_001_and_003_work(name, options):
+def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
     source = (PLAYERS / name).read_text()
     adapter = source[source.index("def move(board, me):"):]
-    assert adapter in README.read_text()  # the README shows exactly these lines
+    assert adapter in GRADING_PAGE.read_text()  # docs/grading.md shows exactly these lines
     report = solver.grade(f"{PLAYERS / name}:move", total_timeout=4, timeout=2, **options)  # slow players: a sample of positions
     assert report.positions > 50
     answered = report.answers
@@ -624,8 +664,8 @@ def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path):
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
-    assert "Incomplete: grading interrupted (Ctrl-C) after " in out and "of 4,520 positions" in out
-    graded = int(out.split("after ")[1].split(" of")[0].replace(",", ""))
+    assert "Incomplete: graded " in out and " of 4,520 positions (taken in a shuffled order): grading interrupted (Ctrl-C).\n" in out
+    graded = int(out.split("Incomplete: graded ")[1].split(" of")[0].replace(",", ""))
     assert 0 < graded < 4520 and f"positions tried       {graded:,}" in out.replace("positions tried   ", "positions tried   ")
     assert "solve: grading interrupted (Ctrl-C): graded" in err
 
@@ -650,3 +690,21 @@ def test_progress_bar_estimate_is_within_a_sane_factor_of_the_real_time_left():
     ordered = [cost[p.code] for p in positions_to_grade()]
     early = sum(ordered[:200]) / 200 * (len(ordered) - 200)
     assert early / (sum(ordered) - sum(ordered[:200])) > 30
+
+
+# -- the report's repr -------------------------------------------------------------------------
+def test_report_repr_is_one_line_with_the_game_the_counts_and_the_errors():
+    report = solver.grade(player("first_empty"))
+    assert repr(report) == ("<GradeReport 3x3k3, X and O to move: 4,520 positions, 2,651 kept (58.7%), 2,267 optimal, "
+                            "1,869 thrown away (852 mistakes, 1,017 blunders), no errors>")
+    failing = solver.grade(player("raises_on_full_corners"), side="X")
+    assert repr(failing).endswith(f", 0 thrown away, {len(failing.exceptions)} exceptions>")
+    assert "\n" not in repr(report) + repr(failing)
+
+
+def test_report_repr_says_when_grading_stopped_early():
+    from dataclasses import replace
+
+    report = replace(solver.grade(solver.best_move, side="O"), positions=120, kept=120, optimal=120, stopped="interrupted (Ctrl-C)")
+    assert repr(report) == ("<GradeReport 3x3k3, O to move: incomplete: interrupted (Ctrl-C), 120 of 2,097 positions, "
+                            "120 kept (100.0%), 120 optimal, 0 thrown away, no errors>")

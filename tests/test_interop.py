@@ -442,25 +442,25 @@ def test_table_never_loses_to_a_random_player_in_pettingzoo(tictactoe_v3: Module
     assert outcomes["win"] > outcomes["draw"], outcomes  # a random player blunders most games
 
 
-# -- the README's examples -----------------------------------------------------------------
+# -- the manual's examples (docs/interop.md) -----------------------------------------------
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "interop.md"
 _EXAMPLE = re.compile(r"```python\n((?:(?!```).)*)```\s*```text\n((?:(?!```).)*)```", re.S)
 
 
 @pytest.mark.interop
-def test_readme_interop_examples_print_what_the_readme_shows(pyspiel: ModuleType, tictactoe_v3: ModuleType) -> None:
-    """Each ```python block of the README that uses the adapters, run in order in one namespace,
-    prints exactly the ```text block after it. (No ``>>>`` prompts: test_readme.py doctests the
-    whole README without the extra.)"""
-    text = README.read_text(encoding="utf-8") if README.is_file() else ""
+def test_interop_page_examples_print_what_the_page_shows(pyspiel: ModuleType, tictactoe_v3: ModuleType) -> None:
+    """Each ```python block of docs/interop.md that uses the adapters, run in order in one namespace,
+    prints exactly the ```text block after it. (No ``>>>`` prompts: test_docs.py doctests every
+    page without the extra.)"""
+    text = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
     examples = [(code, output) for code, output in _EXAMPLE.findall(text) if "interop" in code]
     if not examples:
-        pytest.skip("README.md has no interop examples")
+        pytest.skip("docs/interop.md has no interop examples")
     namespace: dict[str, Any] = {"__name__": "__readme__"}
     for code, expected in examples:
         printed = io.StringIO()
         with warnings.catch_warnings(), contextlib.redirect_stdout(printed):
             warnings.simplefilter("ignore", DeprecationWarning)
-            exec(compile(code, str(README), "exec"), namespace)
-        assert printed.getvalue() == expected, f"README example:\n{code}"
+            exec(compile(code, str(PAGE), "exec"), namespace)
+        assert printed.getvalue() == expected, f"docs/interop.md example:\n{code}"

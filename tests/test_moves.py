@@ -13,7 +13,7 @@ import solver.store
 from solver import interop
 from solver.board import draw
 from solver.game import Game, parse_game
-from solver.moves import parse_move
+from solver.moves import parse_move, parse_moves
 
 GAME_3X4 = Game(3, 4, 3)
 
@@ -62,6 +62,55 @@ def test_moves_off_the_board_say_so_and_what_fits(move, shown):
 def test_where_names_the_ply():
     with pytest.raises(solver.InvalidBoardError, match=r"^ply 3: cell 9 is off the board"):
         parse_move(9, where="ply 3: ")
+
+
+# -- a list of moves as one text (the HTTP API's moves=) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, cells",
+    [("", []), ("  ; ", []), ("4 0 8", [4, 0, 8]), ("4;0;8", [4, 0, 8]), ("4\t0\n8", [4, 0, 8]), ("1,1 0,0", [4, 0]),
+     ("(1,1);(0,0)", [4, 0]), ("(1, 1) [0, 0] 2,2", [4, 0, 8]), ("(1 1)", [4]), ("1,1", [4]), ("(1,1)", [4])],
+)
+def test_a_move_list_is_split_at_spaces_and_semicolons_and_each_move_read_by_parse_move(text, cells):
+    assert parse_moves(text) == cells
+    assert [parse_move(cell) for cell in cells] == cells
+
+
+def test_every_move_of_a_list_means_what_it_means_alone():
+    for move in ["5", "1,2", "(1,2)", "[1, 2]", "( 1, 2 )", "[1 2]"]:
+        assert parse_moves(f"0;{move}") == [0, parse_move(move)], move
+
+
+@pytest.mark.parametrize(
+    "text, needles",
+    [("4,0,8", ["ply 1: cannot read move '4,0,8'", "(4 0 8 or 4;0;8)"]),
+     ("0 4,1", ["ply 2: move '4,1' is off the board", "two cells are written 4 1 or 4;1"]),
+     ("1, 1", ["ply 1: cannot read move '1,'"]),
+     ("(1,1)(0,0)", ["ply 1: cannot read move '(1,1)(0,0)'"]),
+     ("4 ( 0", ["ply 2: cannot read move '('"]),
+     ("\u0663", ["ply 1: cannot read move"]),
+     ("0 1 2 3 4 5 6 7 8 9", ["more than 9 moves given: a 3x3k3 game has at most 9 plies"])],
+)
+def test_a_move_list_that_cannot_be_read_names_the_ply_and_how_to_write_it(text, needles):
+    with pytest.raises(solver.InvalidBoardError) as raised:
+        parse_moves(text)
+    for needle in needles:
+        assert needle in str(raised.value)
+
+
+def test_a_move_list_follows_the_game():
+    assert parse_moves("(2,3) 11", "3x4") == [11, 11]  # legality (the cell taken twice) is analyze's to say
+    with pytest.raises(solver.InvalidBoardError, match="at most 4 plies"):
+        parse_moves("0 1 2 3 0", "2x2")
+
+
+def test_a_huge_move_list_is_refused_after_one_more_move_than_the_board_has(monkeypatch):
+    read = []
+    monkeypatch.setattr("solver.moves.parse_move", lambda move, game, where="": read.append(move) or 0)
+    with pytest.raises(solver.InvalidBoardError, match="more than 9 moves"):
+        parse_moves("0 " * 1_000_000)
+    assert len(read) == 9
 
 
 def test_position_play_takes_any_move_form():
@@ -119,6 +168,7 @@ def test_lookup_with_game_opens_the_table_once_and_then_only_indexes(table_dir, 
     monkeypatch.setattr(solver.game, "_NAME", None)  # parsing a name again would fail
     assert solver.lookup(1, game="2x2k2").table is first.table
     assert solver.lookup("X./..", game=game).code == 1
-    monkeypatch.undo()
+    monkeypatch.undo()  # this also undoes the table_dir fixture's SOLVED_TICTACTOE_DIR: set it again, or the user's own directory is used
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(table_dir))
     solver.forget()  # a forgotten table is opened afresh
     assert solver.lookup(0, game="2x2k2").table is not first.table

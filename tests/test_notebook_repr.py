@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -77,16 +78,17 @@ def test_the_html_repr_holds_the_svg_and_says_the_result_in_words() -> None:
     position = solver.lookup("XO./.X./...")
     html = position._repr_html_()
     assert position._repr_svg_() in html
-    assert "O to move loses in 4 plies under perfect play (value for X +1)" in html
+    assert "O to move: a loss in 4 plies with best play (value for X: +1)" in html
     assert "best (row,col): (2,2)" in html and "code 88 (3x3k3)" in html
     assert "Game over: X has won" in solver.lookup("XXX/OO./...")._repr_html_()
     assert "Game over: a draw" in solver.lookup("XOX/XOO/OXX")._repr_html_()
 
 
-def test_plain_repr_is_unchanged() -> None:
+def test_plain_repr_is_the_board_and_the_result_in_one_line() -> None:
+    """What a Python prompt (and a notebook's text/plain) shows, beside the pictures."""
     position = solver.lookup("XO./.X./...")
-    assert repr(position) == "Position(game=Game(rows=3, cols=3, k=3), code=88, score=-96, best_mask=256, pieces=3)"
-    assert repr(solver.analyze([4])).startswith("GameAnalysis(game=Game(rows=3, cols=3, k=3), plies=(PlyAnalysis(")
+    assert repr(position) == "<Position 3x3k3 XO./.X./... O to move: loss in 4 plies (value for X: +1)>"
+    assert repr(solver.analyze([4])) == "<GameAnalysis 3x3k3 [4] X: 1 best; now .../.X./... O to move: draw, 8 plies to the end (value for X: 0)>"
 
 
 class _Rows(HTMLParser):
@@ -131,3 +133,25 @@ def test_jupyter_picks_the_html_repr_when_ipython_is_installed() -> None:
     formatters = pytest.importorskip("IPython.core.formatters", reason="IPython is not installed (optional)")
     html = formatters.HTMLFormatter()(solver.lookup(88))
     assert html is not None and 'data-cell="8"' in html
+
+
+@pytest.mark.parametrize("board", ["XO./.X./...", "XXX/OO./...", "XOX/XOO/OXX"])
+def test_pieces_are_drawn_in_the_page_colours_x_blue_and_o_red(board: str) -> None:
+    position = solver.lookup(board)
+    page_css = (Path(svg.__file__).parent / "web" / "static" / "style.css").read_text()
+    for player, colour in svg.PIECE_COLOURS.items():
+        assert f"--{player.lower()}: {colour};" in page_css, "the page and the notebook picture use one colour per piece"
+    for cell, group in _cells(position).items():
+        piece = position.cells[cell]
+        if piece:
+            (text,) = group.iter(f"{SVG}text")
+            assert text.text == piece and text.attrib["fill"] == svg.PIECE_COLOURS[piece], f"cell {cell} of {board}"
+    assert svg.PIECE_COLOURS == {"X": "#0d47a1", "O": "#bf360c"}
+
+
+def test_a_finished_board_has_no_move_legend_and_a_board_in_play_has_one() -> None:
+    legend = "loss in <i>n</i> plies for the mover"
+    assert legend in solver.lookup("XO./.X./...")._repr_html_()
+    for board in ("XXX/OO./...", "XOX/XOO/OXX"):  # X won; a draw on a full board
+        html = solver.lookup(board)._repr_html_()
+        assert legend not in html and "★" not in html and "best (row,col)" not in html, board

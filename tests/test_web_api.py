@@ -7,6 +7,7 @@ Every answer is checked against the Python API it wraps: ``solver.lookup(...).to
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import subprocess
 import sys
@@ -184,7 +185,7 @@ def test_mainline_plays_a_best_move_every_ply_to_the_end(client: TestClient, boa
     assert {1: "X", -1: "O", 0: None}[data["value"]] == data["winner"]
 
 
-@pytest.mark.parametrize("moves", ["4,1,0", "4 1 0", "1,1 0,1 0,0", "(1,1) (0,1) (0,0)", "4;1;0"])
+@pytest.mark.parametrize("moves", ["4 1 0", "1,1 0,1 0,0", "(1,1) (0,1) (0,0)", "4;1;0", "1,1;0,1;0,0", " (1, 1)  [0, 1]; 0 "])
 def test_analyze_answers_what_solve_analyze_json_prints(client: TestClient, moves: str) -> None:
     answer = client.get("/api/v1/3x3k3/analyze", params={"moves": moves})
     assert answer.status_code == 200, answer.text
@@ -200,9 +201,90 @@ def test_an_illegal_move_list_is_400_naming_the_ply(client: TestClient, moves: s
     assert answer.json()["error"].startswith("ply ")
 
 
+@pytest.mark.parametrize("move", ["(1,1)", "1,1", "[1, 1]", "(1, 1)", " 1,1 ", "4"])
+def test_a_row_col_move_is_one_move_over_http_as_in_the_cli_and_python(client: TestClient, move: str) -> None:
+    """BUG: ``moves=(1,1)`` was the two cells [1, 1] over HTTP, and row 1, col 1 (cell 4) everywhere else."""
+    answer = client.get("/api/v1/3x3k3/analyze", params={"moves": move})
+    assert answer.status_code == 200, answer.text
+    printed = json.loads(CliRunner().invoke(main, ["analyze", move.strip(), "--json"]).output)
+    assert answer.json()["moves"] == printed["moves"] == list(solver.analyze([move]).cells) == [4]
+
+
+@pytest.mark.parametrize("moves, cells", [("1,1 0,0 2,2", [4, 0, 8]), ("1,1;0,0;2,2", [4, 0, 8]), ("(1,1)(0,0)", None),
+                                          ("4+0+8", [4, 0, 8]), ("4%200%208", [4, 0, 8]), ("4;0;8", [4, 0, 8]),
+                                          ("(0,%201);4", [1, 4]), ("2,2;4", [8, 4])])
+def test_a_move_list_in_a_url_is_split_at_spaces_and_semicolons_only(client: TestClient, moves: str, cells: list[int] | None) -> None:
+    answer = client.get(f"/api/v1/3x3k3/analyze?moves={moves}")
+    if cells is None:
+        assert answer.status_code == 400 and "ply 1: cannot read move '(1,1)(0,0)'" in answer.json()["error"]
+    else:
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["moves"] == cells
+
+
+@pytest.mark.parametrize("moves, needles", [("4,0,8", ["ply 1", "'4,0,8'", "4 0 8", "4;0;8"]),
+                                            ("4,1", ["ply 1", "off the board", "two cells are written 4 1 or 4;1"])])
+def test_cells_joined_by_commas_are_refused_saying_how_to_write_the_list(client: TestClient, moves: str, needles: list[str]) -> None:
+    answer = client.get("/api/v1/3x3k3/analyze", params={"moves": moves})
+    assert answer.status_code == 400
+    for needle in needles:
+        assert needle in answer.json()["error"]
+
+
+def test_a_move_list_longer_than_the_board_is_400_before_it_is_read_to_the_end(client: TestClient) -> None:
+    answer = client.get("/api/v1/3x3k3/analyze", params={"moves": "0 " * 9 + "x " * 500})
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "more than 9 moves given: a 3x3k3 game has at most 9 plies"
+
+
+def test_the_openapi_document_states_the_move_list_rule(client: TestClient) -> None:
+    parameters = client.get("/api/v1/openapi.json").json()["paths"]["/api/v1/{game}/analyze"]["get"]["parameters"]
+    rule = next(p for p in parameters if p["name"] == "moves")["description"]
+    for needle in ("solve analyze", "spaces", "`;`", "`1,1` is row 1, col 1 (cell 4)", "`4,0,8` is refused"):
+        assert needle in rule
+
+
 def test_analyze_with_no_moves_is_the_empty_game(client: TestClient) -> None:
     data = client.get("/api/v1/3x3k3/analyze").json()
     assert data["plies"] == [] and data["final"]["board"] == ".../.../..."
+
+
+# -- boards as text: one reading with the CLI ---------------------------------------------
+@pytest.mark.parametrize("board", ["²", "\u0663", "\u0661\u0663\u0662\u0662\u0662", "1²", "８８", "\u00b9" * 9])
+def test_a_board_of_non_ascii_digits_is_400_naming_the_digit_not_500_or_a_code(client: TestClient, board: str) -> None:
+    """Digits other than 0-9 are no code: ``int()`` reads some (Arabic-Indic ``\u0663`` is 3) and raises
+    on others (``²``); either way the answer is a 400 saying so, for a look-up, a mainline and a batch item."""
+    for path in ("/api/v1/3x3k3", "/api/v1/3x3k3/mainline"):
+        answer = client.get(path, params={"board": board})
+        assert answer.status_code == 400, (path, board, answer.status_code, answer.text)
+        error = answer.json()["error"]
+        assert "ASCII digits 0-9" in error and f"U+{ord(next(c for c in board if not c.isascii())):04X}" in error
+    item = client.post("/api/v1/3x3k3/batch", json={"boards": [board, 88]})
+    assert item.status_code == 200
+    first, second = item.json()["results"]
+    assert "ASCII digits 0-9" in first["error"] and second["code"] == 88
+
+
+def test_a_code_of_thousands_of_ascii_digits_in_a_batch_is_that_boards_error_not_500(client: TestClient) -> None:
+    """BUG: a batch's board string of 5,000 ASCII digits reached ``int()``, which refuses over 4,300
+    digits with a ValueError: the whole request was a 500. Now it is out of range, like on the command line."""
+    answer = client.post("/api/v1/3x3k3/batch", json={"boards": ["1" * 5000, "0" * 5000 + "88", "88"]})
+    assert answer.status_code == 200, answer.text
+    huge, zeros, plain = answer.json()["results"]
+    assert "out of range for 3x3k3" in huge["error"] and "5,000 characters" in huge["error"]
+    assert "leading zeros" in zeros["error"] and "5,002 characters" in zeros["error"]
+    assert plain == solver.lookup(88).to_dict(best_first=True)
+
+
+@pytest.mark.parametrize("text", ["88", " 88 ", "00088", "XO./.X./...", "-1", "19683", "XO./.X", "²", "000000001"])
+def test_a_board_over_http_reads_as_solve_lookup_reads_it(client: TestClient, text: str) -> None:
+    answer = client.get("/api/v1/3x3k3", params={"board": text})
+    printed = CliRunner().invoke(main, ["lookup", text, "--json"])
+    if printed.exit_code == 0:
+        assert answer.status_code == 200 and answer.json()["code"] == json.loads(printed.stdout)["code"]
+    else:
+        assert answer.status_code == 400 and printed.exit_code == 2
+        assert printed.stderr.strip() == f"solve: error: {answer.json()['error']}"
 
 
 # -- batch ----------------------------------------------------------------------------
@@ -261,7 +343,7 @@ def test_answers_carry_an_etag_keyed_on_the_table_checksum_and_a_304_when_unchan
     assert client.get("/api/v1/3x3k3", params={"board": "0"}).headers["etag"] != etag
     again = client.get("/api/v1/3x3k3", params={"board": "XO./.X./..."}, headers={"if-none-match": etag})
     assert again.status_code == 304 and again.content == b""
-    for path in ("/api/v1/3x3k3/mainline?board=88", "/api/v1/3x3k3/analyze?moves=4,1"):
+    for path in ("/api/v1/3x3k3/mainline?board=88", "/api/v1/3x3k3/analyze?moves=4+1"):
         tag = client.get(path).headers["etag"]
         assert client.get(path, headers={"if-none-match": tag}).status_code == 304
 
@@ -339,7 +421,9 @@ def test_solve_serve_without_the_web_extra_says_how_to_install_it_in_one_line(mo
     result = CliRunner().invoke(main, ["serve", "--port", "0"])
     assert result.exit_code == 1
     assert result.output.strip().count("\n") == 0
-    assert "pip install 'solved-tictactoe[web]'" in result.output and "Traceback" not in result.output
+    checkout = Path(solver.__file__).resolve().parent.parent  # the tests run the package from its checkout
+    assert f"install it with {shlex.quote(sys.executable)} -m pip install {shlex.quote(f'{checkout}[web]')}" in result.output
+    assert "solved-tictactoe[web]" not in result.output and "Traceback" not in result.output
 
 
 def test_solve_serve_binds_loopback_answers_and_stops_cleanly_on_ctrl_c(table_dir: Path) -> None:

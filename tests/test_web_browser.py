@@ -4,7 +4,7 @@ against a `solve serve` started here on a free 127.0.0.1 port.
 Skipped with the reason when Chromium, chromedriver or the web extra is missing (CI sets
 ``SOLVED_TICTACTOE_REQUIRE_WEB=1`` and installs them, so there they run). The screenshot is
 saved under the test's temporary directory; ``SOLVED_TICTACTOE_UPDATE_SCREENSHOT=1`` also
-copies it to ``docs/web.png`` (the README's picture).
+copies the desktop one (a 1280x800 viewport) to ``docs/web.png`` (the README's picture).
 """
 
 from __future__ import annotations
@@ -135,12 +135,39 @@ def assert_cells_match_lookup(driver: WebDriver, position: solver.Position) -> N
             assert label is None and (position.cells[index] or "empty") in name
 
 
+def expected_outcome(position: solver.Position) -> str:
+    """What the status says perfect play gives: "a draw", "X wins", "O wins"."""
+    if position.result == "draw":
+        return "a draw"
+    winner = position.to_move if position.result == "win" else {"X": "O", "O": "X"}[position.to_move or "X"]
+    return f"{winner} wins"
+
+
+def assert_no_hints(driver: WebDriver) -> None:
+    """Hints off: empty cells show nothing (no label, no star, no outline), say only "empty"; no legend."""
+    shown = driver.execute_script(
+        "return [...document.querySelectorAll('#board button.empty')].map(b => [b.dataset.label || null, b.textContent,"
+        " b.classList.contains('best'), b.getAttribute('aria-label')])")
+    assert shown, "some empty cells"
+    for label, text, best, name in shown:
+        assert label is None and text == "" and not best and name.endswith(": empty"), name
+    assert not driver.find_element(By.ID, "legend").is_displayed()
+    assert not driver.find_element(By.ID, "hints").is_selected()
+
+
+def visible_in_viewport(driver: WebDriver, element_id: str) -> bool:
+    return bool(driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth", element_id))
+
+
 # -- the tests --------------------------------------------------------------------------
 def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page: Callable[[str], WebDriver]) -> None:
     driver = page("")
     wait_for_board(driver, ".../.../...")
     assert errors_in_console(driver) == []
-    assert "X to move draws in 9 plies" in driver.find_element(By.ID, "status").text
+    assert driver.find_element(By.ID, "status").text == "X to move: a draw with best play"
+    assert driver.find_element(By.ID, "detail").text.startswith("in 9 plies · value for X: 0 · every move is best")
     assert_cells_match_lookup(driver, solver.lookup(0))
     served = [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "game")).options]
     assert served == ["3x3k3", *GAMES]
@@ -155,16 +182,15 @@ def test_clicking_cells_plays_moves_and_every_label_matches_lookup(page: Callabl
         position = position.play(index)
         wait_for_board(driver, position.board)
         assert_cells_match_lookup(driver, position)
-        status = driver.find_element(By.ID, "status").text
+        status, detail = driver.find_element(By.ID, "status").text, driver.find_element(By.ID, "detail").text
         if position.is_over:
-            assert status == f"Game over: {position.winner} has won."
+            assert status == f"{position.winner} won" and detail.startswith("3 in a row (row,col): 0,0 1,1 2,2")
         else:
-            verb = {"win": "wins", "draw": "draws", "loss": "loses"}[position.result]
-            plies = f"{position.plies} {'ply' if position.plies == 1 else 'plies'}"
-            assert status.startswith(f"{position.to_move} to move {verb} in {plies} under perfect play"), status
+            assert status == f"{position.to_move} to move: {expected_outcome(position)} with best play"
+            assert detail.startswith(f"in {position.plies} {'ply' if position.plies == 1 else 'plies'} · value for X: "), detail
     assert position.winner == "X"
-    cell(driver, 3).click()  # the game is over: nothing happens
-    wait_for_board(driver, position.board)
+    cell(driver, 3).click()  # the game is over: nothing happens, and the page says why
+    wait_for(driver, lambda d: d.find_element(By.ID, "notice").text.startswith("The game is over"))
     assert board_of(driver).get_attribute("data-ply") == "5"
     assert errors_in_console(driver) == []
 
@@ -176,7 +202,7 @@ def test_the_perfect_player_answers_with_a_best_move_for_either_side(page: Calla
     wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "2")
     moves = parse_qs(urlparse(driver.current_url).query)["moves"][0].split(",")
     assert moves[0] == "1" and int(moves[1]) in solver.lookup(".X./.../...").best_cells
-    assert "Your move" in driver.find_element(By.ID, "status").text
+    assert driver.find_element(By.ID, "status").text == "X to move (you)"  # hints are off against the perfect player
 
     driver = page("?game=3x3k3&play=O")  # the perfect player is X and moves first
     wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "1")
@@ -284,15 +310,233 @@ def test_a_phone_sized_screen_shows_the_whole_board_without_sideways_scrolling(p
         driver.set_window_size(1100, 820)
 
 
-def test_a_screenshot_of_the_page_is_saved(page: Callable[[str], WebDriver], tmp_path_factory: pytest.TempPathFactory) -> None:
-    driver = page("?game=3x3k3&moves=0,2,1")  # O to move with wins, draws and losses to choose from
-    wait_for_board(driver, "XXO/.../...")
-    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 3)
-    driver.execute_script("document.activeElement && document.activeElement.blur()")
-    shot = tmp_path_factory.mktemp("artifacts") / "web.png"
-    assert driver.save_screenshot(str(shot))
-    assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    print(f"screenshot: {shot}")
+def test_hints_are_on_exploring_off_against_the_perfect_player_and_the_switch_shows_them(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=3x3k3&moves=4")
+    position = solver.lookup(".../.X./...")
+    wait_for_board(driver, position.board)
+    assert driver.find_element(By.ID, "hints").is_selected() and driver.find_element(By.ID, "legend").is_displayed()
+    assert_cells_match_lookup(driver, position)
+
+    driver = page("?game=3x3k3&play=X&moves=4,0")  # against the perfect player: the game is not given away
+    position = solver.lookup("O../.X./...")
+    wait_for_board(driver, position.board)
+    assert_no_hints(driver)
+    assert driver.find_element(By.ID, "status").text == "X to move (you)"
+    assert driver.find_element(By.ID, "detail").text.startswith("Hints are off")
+    assert driver.find_elements(By.CSS_SELECTOR, "#plies .outcomes") == []  # no D → D either
+    driver.find_element(By.CSS_SELECTOR, "label.switch").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "hints").is_selected())
+    assert_cells_match_lookup(driver, position)
+    assert driver.find_element(By.ID, "status").text == "X to move (you): a draw with best play"
+    assert parse_qs(urlparse(driver.current_url).query)["hints"] == ["on"]  # remembered in the URL, so a link keeps it
+
+    driver = page("?" + urlparse(driver.current_url).query)
+    wait_for_board(driver, position.board)
+    assert driver.find_element(By.ID, "hints").is_selected()
+    assert_cells_match_lookup(driver, position)
+    Select(driver.find_element(By.ID, "mode")).select_by_value("both")  # another mode: its own default again
+    wait_for(driver, lambda d: "hints" not in parse_qs(urlparse(d.current_url).query) and "play" not in d.current_url)
+    assert driver.find_element(By.ID, "hints").is_selected()
+    driver.find_element(By.ID, "hints").send_keys(Keys.SPACE)  # the switch works from the keyboard too
+    wait_for(driver, lambda d: parse_qs(urlparse(d.current_url).query).get("hints") == ["off"])
+    assert_no_hints(driver)
+    assert driver.find_element(By.ID, "status").text == "X to move"
+    assert errors_in_console(driver) == []
+
+
+@pytest.mark.parametrize(("query", "board", "winner", "line", "status"), [
+    ("?game=3x3k3&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won"),
+    ("?game=3x3k3&moves=0,3,1,4,2", "XXX/OO./...", "X", {0, 1, 2}, "X won"),
+    ("?game=2x4k2&moves=0,1,4", "XO../X...", "X", {0, 4}, "X won"),
+    ("?game=3x3k3&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw"),
+    ("?game=3x3k3&play=X&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw: you held the perfect player"),
+    ("?game=3x3k3&play=X&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won: the perfect player won"),
+])
+def test_a_finished_game_marks_its_winning_line_and_drops_the_legend(
+        page: Callable[[str], WebDriver], query: str, board: str, winner: str, line: set[int], status: str) -> None:
+    driver = page(query)
+    wait_for_board(driver, board)
+    assert board_of(driver).get_attribute("data-winner") == winner
+    marked = driver.execute_script("return [...document.querySelectorAll('#board .in-line')].map(b => Number(b.dataset.cell))")
+    assert set(marked) == line
+    for index in line:
+        assert cell(driver, index).get_attribute("aria-label").endswith(f": {winner}, in the winning line")
+    assert driver.find_element(By.ID, "status").text == status
+    assert not driver.find_element(By.ID, "legend").is_displayed()
+    shadow = driver.execute_script("return [...document.querySelectorAll('#board .in-line')].map(b => getComputedStyle(b).boxShadow)")
+    assert all("inset" in value for value in shadow), shadow
+
+
+@pytest.mark.parametrize(("moves", "status", "detail"), [
+    ("", "X to move: a draw with best play", "in 9 plies · value for X: 0 · every move is best"),
+    ("4,1", "X to move: X wins with best play", "in 5 plies · value for X: +1 · best (row,col): "),
+    ("4,1,0", "O to move: X wins with best play", "in 4 plies · value for X: +1 · best (row,col): 2,2"),
+    ("0,3,1,4", "X to move: X wins with best play", "in 1 ply · value for X: +1 · best (row,col): 0,2"),
+    ("0,2,1", "O to move: O wins with best play", "in 5 plies · value for X: -1 · best (row,col): 1,2 2,2"),
+])
+def test_the_status_says_who_is_to_move_and_what_best_play_gives_in_plain_words(
+        page: Callable[[str], WebDriver], moves: str, status: str, detail: str) -> None:
+    driver = page(f"?game=3x3k3&moves={moves}" if moves else "?game=3x3k3")
+    position = solver.analyze([int(m) for m in moves.split(",")]).final if moves else solver.lookup(0)
+    wait_for_board(driver, position.board)
+    assert driver.find_element(By.ID, "status").text == status
+    assert driver.find_element(By.ID, "status").get_attribute("aria-live") == "polite"
+    assert driver.find_element(By.ID, "detail").text.startswith(detail)
+    assert status == f"{position.to_move} to move: {expected_outcome(position)} with best play"
+
+
+def test_hint_labels_are_small_and_in_a_corner_so_an_empty_board_does_not_look_full(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=3x3k3&moves=4")
+    wait_for_board(driver, ".../.X./...")
+    sizes = driver.execute_script("""
+        const box = (e) => e.getBoundingClientRect();
+        const cell = document.querySelector('#board button[data-cell="0"]'), piece = document.querySelector('#board .piece');
+        const label = cell.querySelector('.label');
+        return {cell: [box(cell).left, box(cell).top, box(cell).width], label: [box(label).left, box(label).top, box(label).width,
+                box(label).height], labelFont: parseFloat(getComputedStyle(label).fontSize),
+                pieceFont: parseFloat(getComputedStyle(piece).fontSize),
+                emptyBackground: getComputedStyle(cell).backgroundColor,
+                pieceBackground: getComputedStyle(piece.parentElement).backgroundColor};""")
+    left, top, side = sizes["cell"]
+    label_left, label_top, label_width, label_height = sizes["label"]
+    assert sizes["labelFont"] * 2.5 < sizes["pieceFont"], sizes  # a label is far smaller than a piece
+    assert label_left - left < side / 4 and label_top - top < side / 4, sizes  # in the top-left corner
+    assert label_width < side / 2 and label_height < side / 3, sizes
+    assert sizes["emptyBackground"] != sizes["pieceBackground"], sizes
+    colours = driver.execute_script(
+        "return [...document.querySelectorAll('#board .piece')].map(p => [p.textContent, getComputedStyle(p).color])")
+    assert colours == [["X", "rgb(13, 71, 161)"]]  # svg.PIECE_COLOURS: the notebook picture's X
+
+    driver = page("?game=3x3k3&play=O")  # hints off: an empty cell is empty
+    wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "1")
+    assert_no_hints(driver)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_last_moves_verdict_is_next_to_the_board_without_scrolling(
+        page: Callable[[str], WebDriver], size: tuple[int, int]) -> None:
+    driver = page("?game=3x3k3")
+    driver.set_window_size(*size)
+    try:
+        driver = page("?game=3x3k3&moves=0,2")
+        wait_for_board(driver, "X.O/.../...")
+        cell(driver, 1).click()  # a blunder: X threw away a win
+        wait_for(driver, lambda d: d.find_element(By.ID, "last-move").get_attribute("data-verdict") == "blunder")
+        text = driver.find_element(By.ID, "last-move").text
+        assert text == "Last move: X at 0,1, a blunder (a win in 5 plies became a loss in 6 plies for X)"
+        assert visible_in_viewport(driver, "last-move") and visible_in_viewport(driver, "board")
+        gap = driver.execute_script("return document.getElementById('board').getBoundingClientRect().top -"
+                                    " document.getElementById('last-move').getBoundingClientRect().bottom")
+        assert 0 <= gap < 40, "the verdict sits right above the board"
+
+        driver = page("?game=3x3k3&play=X")  # against the perfect player: your own move's verdict
+        cell(driver, 1).click()
+        wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "2")
+        wait_for(driver, lambda d: d.find_element(By.ID, "last-move").get_attribute("data-verdict"))
+        assert driver.find_element(By.ID, "last-move").text.startswith("Your move: X at 0,1, ")
+        assert visible_in_viewport(driver, "last-move")
+    finally:
+        driver.set_window_size(1100, 820)
+
+
+OVER_SHAPE = """
+window.reshaped = 0;
+const original = window.fetch;
+window.fetch = async (...args) => {
+  const response = await original(...args);
+  if (!/\\/api\\/v1\\/3x3k3\\?board=/.test(String(args[0]))) return response;
+  const body = await response.json();
+  body.over = body.to_move === null;
+  if (body.over) { delete body.to_move; if (DROP_WINNER) delete body.winner; }
+  window.reshaped += 1;
+  return new Response(JSON.stringify(body), {status: response.status, headers: {"content-type": "application/json"}});
+};
+"""
+
+
+@pytest.mark.parametrize("drop_winner", [False, True])
+def test_a_finished_board_answered_with_over_and_no_to_move_reads_the_same(
+        page: Callable[[str], WebDriver], browser: WebDriver, drop_winner: bool) -> None:
+    """The API's newer shape for a finished board (``"over": true``, no ``to_move``; the winner from the board if absent)."""
+    source = OVER_SHAPE.replace("DROP_WINNER", "true" if drop_winner else "false")
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+    try:
+        driver = page("?game=3x3k3&moves=0,3,1,4")
+        wait_for_board(driver, "XX./OO./...")
+        assert driver.find_element(By.ID, "status").text == "X to move: X wins with best play"
+        cell(driver, 2).click()
+        wait_for_board(driver, "XXX/OO./...")
+        assert driver.execute_script("return window.reshaped") >= 2, "the answers went through the reshaping"
+        assert driver.find_element(By.ID, "status").text == "X won"
+        assert board_of(driver).get_attribute("data-to-move") == "" and board_of(driver).get_attribute("data-winner") == "X"
+        marked = driver.execute_script("return [...document.querySelectorAll('#board .in-line')].map(b => Number(b.dataset.cell))")
+        assert marked == [0, 1, 2]
+        cell(driver, 8).click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "notice").text.startswith("The game is over"))
+        assert board_of(driver).get_attribute("data-ply") == "5"
+        assert errors_in_console(driver) == []
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+
+def test_a_click_that_does_nothing_says_why_in_a_live_region(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=3x3k3&moves=4")
+    wait_for_board(driver, ".../.X./...")
+    notice = driver.find_element(By.ID, "notice")
+    assert notice.get_attribute("aria-live") == "polite" and notice.text == ""
+    cell(driver, 4).click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "notice").text == "That cell is taken.")
+    cell(driver, 4).send_keys(Keys.ENTER)  # the keyboard gets the same answer
+    wait_for(driver, lambda d: d.find_element(By.ID, "notice").text == "That cell is taken.")
+    assert board_of(driver).get_attribute("data-ply") == "1"
+    cell(driver, 0).click()  # a move clears it
+    wait_for_board(driver, "O../.X./...")
+    assert driver.find_element(By.ID, "notice").text == ""
+
+    driver = page("?game=3x3k3&play=X")
+    driver.execute_async_script("""
+        const done = arguments[0], board = document.getElementById("board");
+        const observer = new MutationObserver(() => {  // as soon as X's move is drawn, before the perfect player answers
+          if (board.dataset.ply !== "1") return;
+          observer.disconnect();
+          board.querySelector('[data-cell="0"]').click();
+          done();
+        });
+        observer.observe(board, { attributes: true });
+        board.querySelector('[data-cell="4"]').click();""")
+    wait_for(driver, lambda d: d.find_element(By.ID, "notice").text == "Wait: the perfect player is moving.")
+    wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "2")
+    assert len(parse_qs(urlparse(driver.current_url).query)["moves"][0].split(",")) == 2
+    assert errors_in_console(driver) == []
+
+
+def set_viewport(driver: WebDriver, width: int, height: int) -> None:
+    """Size the window so the page itself (the viewport, without the browser's frame) is ``width`` x ``height``."""
+    driver.set_window_size(width, height)
+    frame = driver.execute_script("return window.outerHeight - window.innerHeight")  # headless Chromium has no side frame
+    driver.set_window_size(width, height + frame)
+    wait_for(driver, lambda d: d.execute_script("return [window.innerWidth, window.innerHeight]") == [width, height])
+
+
+def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], browser: WebDriver,
+                                           tmp_path_factory: pytest.TempPathFactory) -> None:
+    """docs/web.png is the desktop one (1280x800); the phone one (390x844) is for looking at."""
+    artifacts = tmp_path_factory.mktemp("artifacts")
+    try:
+        for name, (width, height) in (("web.png", (1280, 800)), ("web-phone.png", (390, 844))):
+            set_viewport(page(""), width, height)
+            driver = page("?game=3x3k3&moves=0,2,1")  # O to move with wins, draws and losses to choose from
+            wait_for_board(driver, "XXO/.../...")
+            wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 3)
+            wait_for(driver, lambda d: d.find_element(By.ID, "last-move").get_attribute("data-verdict") == "blunder")
+            driver.execute_script("document.activeElement && document.activeElement.blur()")
+            shot = artifacts / name
+            assert driver.save_screenshot(str(shot))
+            assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            assert int.from_bytes(shot.read_bytes()[16:20], "big") == width
+            print(f"screenshot: {shot}")
+    finally:
+        browser.set_window_size(1100, 820)
     if os.environ.get("SOLVED_TICTACTOE_UPDATE_SCREENSHOT") == "1":
         (ROOT / "docs").mkdir(exist_ok=True)
-        shutil.copyfile(shot, ROOT / "docs" / "web.png")
+        shutil.copyfile(artifacts / "web.png", ROOT / "docs" / "web.png")

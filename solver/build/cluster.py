@@ -10,10 +10,10 @@ the layer, renames it into place and records it in the manifest, exactly as the
 local build does; so a killed cluster build resumes the same way (locally or on the
 cluster), and the bytes are identical to :func:`solver.build.layered.build_layers`'s.
 
-Requirements: ``pip install 'solved-tictactoe[cluster]'`` (Dask distributed) on the
-client and every worker, and one directory that the client and every worker see at
-the same path (NFS, Lustre, a cloud file system). Dask is imported only here, and
-only when a cluster build runs.
+Requirements: the ``cluster`` extra (Dask distributed: ``pip install '.[cluster]'``
+in the checkout) on the client and every worker, and one directory that the client
+and every worker see at the same path (NFS, Lustre, a cloud file system). Dask is
+imported only here, and only when a cluster build runs.
 """
 
 from __future__ import annotations
@@ -47,10 +47,9 @@ def _distributed() -> Any:
         return importlib.import_module("distributed")
     except ImportError:  # pragma: no cover - depends on the environment
         from ..errors import SolverError
+        from ..extras import install_command
 
-        raise SolverError(
-            "a cluster build needs Dask distributed: pip install 'solved-tictactoe[cluster]'"
-        ) from None
+        raise SolverError(f"a cluster build needs Dask distributed: install it with {install_command('cluster')}") from None
 
 
 CONNECT_SECONDS = 30

@@ -75,6 +75,7 @@ from ..fsutil import create_private, open_private, private_directory, remove_dea
 from ..game import Game, parse_game
 from ..index import SCHEME, SCHEME_VERSION, Block, Layout, layout
 from ..score import UNREACHABLE, WIN
+from ..words import count
 
 CHUNK_BOARDS = 1 << 22
 """Boards per chunk (at least one row): bounds a worker's working memory to about 60 MiB."""
@@ -639,8 +640,9 @@ def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: 
     fd, finished, skipped = _journaled_chunks(build, ply, size, layer_chunks)
     if fd is not None and finished:
         if notify is not None:
-            unread = f"; {skipped} unreadable journal lines were skipped" if skipped else ""
-            notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks were finished before (checked by their CRC-32){unread}")
+            unread = f"; {count(skipped, 'unreadable journal line')} {'was' if skipped == 1 else 'were'} skipped" if skipped else ""
+            were = "was" if len(finished) == 1 else "were"
+            notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks {were} finished before (checked by their CRC-32){unread}")
         return fd, finished
     if fd is not None:
         os.close(fd)
@@ -792,8 +794,9 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, pl
                 at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
                 code = index.code_of_index(at)
                 expected = solve_chunk(game, chunk, child)[int(wrong[0])]
+                disagree = "disagrees with its" if wrong.size == 1 else "disagree with their"
                 problems.append(
-                    f"layer {ply}: {wrong.size} boards disagree with their children, first {render(game, code)} "
+                    f"layer {ply}: {count(int(wrong.size), 'board')} {disagree} children, first {render(game, code)} "
                     f"(code {code}): stored {int(stored[wrong[0]])}, expected {int(expected)}"
                 )
                 if len(problems) >= limit:

@@ -9,7 +9,7 @@ from functools import cached_property
 import numpy as np
 
 from ..game import Game
-from ..score import UNREACHABLE, WIN
+from ..score import UNREACHABLE, decode_many
 
 Column = np.ndarray | Callable[[], np.ndarray]
 """An array, or a function that computes it when it is first read."""
@@ -68,5 +68,4 @@ class Scores:
     @property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
-        decisive = WIN - np.abs(self.score.astype(np.int16))
-        return np.where(self.score == 0, self.game.cells - self.ply.astype(np.int16), decisive).astype(np.int8)
+        return decode_many(self.score, self.game.cells - self.ply.astype(np.int16))[1]

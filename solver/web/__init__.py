@@ -1,6 +1,6 @@
 """``solve serve``: the tables over HTTP (a JSON API) and a web page to explore and play.
 
-Needs the ``web`` extra (``pip install 'solved-tictactoe[web]'``: Starlette and uvicorn);
+Needs the ``web`` extra (Starlette and uvicorn: ``pip install '.[web]'`` in the checkout);
 ``import solver`` never imports this package. :mod:`solver.web.app` holds the routes,
 ``static/`` the page (HTML, CSS and JavaScript, no build step, nothing fetched from
 elsewhere), and :func:`serve` runs the app on uvicorn.

@@ -18,6 +18,11 @@ app is made (``solver.store.table_for(..., build=False)``), and the page's files
 read from the package once, into memory, from a fixed list. A request never starts
 a table build; a game that is not served is a 404 naming ``solve build``.
 
+A ``board`` (query or batch string) is read by :func:`solver.board.parse_text` and a
+``moves`` list by :func:`solver.moves.parse_moves` (moves separated by spaces or ``;``,
+each read as ``solve analyze`` reads one argument): the command line's readings, so the
+same text means the same position or game over HTTP as in a terminal.
+
 Errors are JSON ``{"error": message}``: 400 for a bad board, move list or body (the
 message is :class:`~solver.errors.InvalidBoardError`'s), 404 for an unknown game or
 path, 405 for a wrong method, 408 for a body slower than :data:`BODY_SECONDS`, 413 for a body over :data:`MAX_BODY_BYTES` or a batch
@@ -53,11 +58,12 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..analysis import analyze
-from ..board import parse
-from ..errors import InvalidBoardError, InvalidGameError, SolverError
+from ..board import parse, parse_text
+from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line
 from ..game import DEFAULT_GAME, Game, parse_game
+from ..moves import parse_moves
 from ..score import UNREACHABLE
-from ..store import table_dir as _table_dir
+from ..store import table_dirs as _table_dirs
 from ..store import table_for
 from ..tables import Table
 from .batch import answers
@@ -71,8 +77,6 @@ BODY_SECONDS = 30.0
 """Longest time a request body may take to arrive (408 beyond)."""
 MAX_QUERY_BYTES = 4096
 """Longest query string accepted (414 beyond); the longest board or move list needs a few dozen bytes."""
-MAX_MOVE_TOKENS = 64
-"""Most moves one ``analyze`` request may list (a game has at most 16 plies)."""
 CACHE_CONTROL = "public, max-age=86400"
 CACHED_POSITIONS = 65_536
 """JSON answers kept per game (a few hundred bytes each): every 3x3 position fits."""
@@ -98,17 +102,17 @@ def table_checksum(table: Table) -> str:
 
 
 def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game]:
-    """The games whose tables are already in the table directory (``<game>.ttt``), smallest board first."""
-    found = []
-    directory = _table_dir(table_dir)
-    if directory.is_dir():
-        for path in sorted(directory.glob("*.ttt")):
+    """The games whose tables are already in the table directory (``<game>.ttt``, or in the old
+    default directory: :func:`solver.store.table_dirs`), smallest board first."""
+    found = set()
+    for directory in _table_dirs(table_dir):
+        for path in sorted(directory.glob("*.ttt")) if directory.is_dir() else []:
             try:
                 game = parse_game(path.stem)
             except InvalidGameError:
                 continue
             if game.name == path.stem:
-                found.append(game)
+                found.add(game)
     return sorted(found, key=lambda game: (game.cells, game.rows, game.k))
 
 
@@ -297,12 +301,12 @@ class _Api:
 
     async def analyze(self, request: Request) -> Response:
         game = self._game(request)
-        cells = _moves(request.query_params.get("moves", ""), game.table.game)
-        etag = game.etag("a" + ".".join(map(str, cells)))
         try:
+            cells = parse_moves(request.query_params.get("moves", ""), game.table.game)
+            etag = game.etag("a" + ".".join(map(str, cells)))
             analysis = analyze(cells, table=game.table)
         except InvalidBoardError as error:
-            raise HTTPException(400, _one_line(error)) from None
+            raise HTTPException(400, one_line(error)) from None
         return _cached(request, _dumps(analysis.to_dict()), etag)
 
     async def batch(self, request: Request) -> Response:
@@ -375,19 +379,16 @@ def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes
     try:
         return _code_of(table, board, check=check)
     except SolverError as error:
-        return _dumps({"error": _one_line(error)})
+        return _dumps({"error": one_line(error)})
 
 
 def _code_of(table: Table, board: str | int, *, check: bool = True) -> int:
-    """The code of a board: an int code, or text: a base-3 code or any board string the CLI accepts.
+    """The code of a board: an int code, or text as ``solve lookup`` reads it (:func:`solver.board.parse_text`:
+    ASCII digits are a code, anything else a board string).
 
     :raises InvalidBoardError: for a malformed board, or (with ``check``) one no game reaches.
     """
-    if isinstance(board, str):
-        stripped = board.strip()
-        if stripped.isdigit() and stripped.isascii():
-            board = int(stripped)
-    code = parse(board, table.game)[1]
+    code = parse_text(board, table.game)[1] if isinstance(board, str) else parse(board, table.game)[1]
     if check:
         table.at(code)
     return code
@@ -398,35 +399,7 @@ def _code(table: Table, text: str) -> int:
     try:
         return _code_of(table, text)
     except InvalidBoardError as error:
-        raise HTTPException(400, _one_line(error)) from None
-
-
-def _moves(text: str, game: Game) -> list[int]:
-    """The cells of a move list: ``4,0,8`` or ``4 0 8`` (flat cells) or ``1,1 0,0 2,2`` (row,col pairs).
-
-    Tokens are separated by whitespace; one token with commas is a list of flat cells.
-    """
-    tokens = text.replace(";", " ").split()
-    if len(tokens) == 1 and "," in tokens[0]:
-        tokens = tokens[0].split(",")
-    if len(tokens) > MAX_MOVE_TOKENS:
-        raise HTTPException(400, f"{len(tokens)} moves given; a {game.name} game has at most {game.cells} plies")
-    cells = []
-    for ply, token in enumerate(tokens, start=1):
-        parts = token.strip("()[]").split(",")
-        if not all(part.strip().isdigit() and part.strip().isascii() for part in parts) or len(parts) > 2:
-            raise HTTPException(400, f"ply {ply}: cannot read move {token!r}: expected a cell 0-{game.cells - 1} or row,col")
-        numbers = [int(part) for part in parts]
-        if len(numbers) == 2:
-            row, col = numbers
-            if not (0 <= row < game.rows and 0 <= col < game.cols):
-                raise HTTPException(400, f"ply {ply}: ({row}, {col}) is off the board: expected row 0-{game.rows - 1} "
-                                         f"and col 0-{game.cols - 1}")
-            numbers = [game.cell(row, col)]
-        if not 0 <= numbers[0] < game.cells:
-            raise HTTPException(400, f"ply {ply}: cell {numbers[0]} is off the board: expected a cell 0-{game.cells - 1}")
-        cells.append(numbers[0])
-    return cells
+        raise HTTPException(400, one_line(error)) from None
 
 
 def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], bytes] | None = None) -> Response:
@@ -440,10 +413,6 @@ def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
     return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "checksum": game.checksum}
-
-
-def _one_line(error: Exception) -> str:
-    return " ".join(str(error).split())
 
 
 def _dumps(data: Any) -> bytes:

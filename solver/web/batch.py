@@ -16,10 +16,8 @@ from functools import cache
 import numpy as np
 
 from ..game import Game
-from ..score import WIN
+from ..score import RESULTS, WIN, decode, decode_many
 from ..tables import Table
-
-_RESULT = {1: "win", 0: "draw", -1: "loss"}
 
 
 @cache
@@ -35,7 +33,8 @@ def _move_texts(game: Game) -> tuple[np.ndarray, np.ndarray]:
                 start = f'{{"cell": {cell}, "row": {row}, "col": {col}, "value": '
                 for score in range(-WIN, WIN + 1):
                     if score:
-                        result, plies, value = ("win", WIN - score, sign) if score > 0 else ("loss", WIN + score, -sign)
+                        result, plies = decode(score, 0)
+                        value = sign if score > 0 else -sign
                         decided[mover, cell, score + 128, best] = f'{start}{value}, "result": "{result}", "plies": {plies}, "best": {flag}}}'
                 for empty in range(game.cells + 1):
                     drawn[mover, cell, empty, best] = f'{start}0, "result": "draw", "plies": {empty}, "best": {flag}}}'
@@ -96,9 +95,10 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     counts = open_.sum(axis=1).tolist()
 
     # the position's own fields
-    sign = np.sign(score)
+    sign, decoded = decode_many(score, empty)
     value = np.where(x_next, sign, -sign).tolist()
-    plies = np.where(score > 0, WIN - score, np.where(score < 0, WIN + score, empty)).tolist()
+    plies = decoded.tolist()
+    results = sign.tolist()
     width = game.cells + game.rows - 1  # the board strings, "XO./.X./...", as one block of bytes
     chars = np.full((len(codes), width), ord("/"), dtype=np.uint8)
     chars[:, cells + cells // game.cols] = np.frombuffer(b".XO", dtype=np.uint8)[digits]
@@ -108,13 +108,13 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     head = f'{{"game": "{game.name}", "code": '
     best_texts: dict[int, str] = {}
     out = []
-    for index, (code, s, mask) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), strict=True)):
+    for index, (code, s, mask, result) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), results, strict=True)):
         best_text = best_texts.get(mask)
         if best_text is None:
             best_text = best_texts[mask] = _best_texts(game, mask)
         out.append(
             f'{head}{code}, "board": "{text[index * width:(index + 1) * width]}", "to_move": {to_move[index]}, '
-            f'"winner": {winner[index]}, "value": {value[index]}, "result": "{_RESULT[(s > 0) - (s < 0)]}", '
+            f'"winner": {winner[index]}, "value": {value[index]}, "result": "{RESULTS[result]}", '
             f'"plies": {plies[index]}, "score": {s}, {best_text}, "moves": [{", ".join(ordered[index][:counts[index]])}]}}'.encode()
         )
     return out

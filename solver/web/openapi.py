@@ -43,6 +43,14 @@ _POSITION = {
                  "best_cells", "moves"],
 }
 
+_MOVES = (
+    "The game from the empty board, one move per ply, each written as one argument of `solve analyze`: a cell "
+    "`row * cols + col` (`4`) or a row,col pair (`1,1`, `(1,1)`, `[1, 1]`). Moves are separated by spaces (`+` or "
+    "`%20` in a URL) or `;`: `4 0 8`, `4;0;8`, `1,1;0,0;2,2`, `(1, 1) (0, 0)` (a move with a space inside is "
+    "bracketed). A comma never separates moves: `1,1` is row 1, col 1 (cell 4), and `4,0,8` is refused. "
+    "Default: no moves (the empty board)."
+)
+
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
 
 
@@ -59,7 +67,8 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
     game = {"name": "game", "in": "path", "required": True, "schema": {"type": "string", "enum": games},
             "description": "a served game, e.g. 3x3k3 (4x4 is read as 4x4k4)"}
     board = {"name": "board", "in": "query", "required": False, "schema": {"type": "string", "default": "0"},
-             "description": "a board string ('XO./.X./...', 'XO..X....', '.' '-' '_' or space for empty) or a base-3 code; "
+             "description": "a board string ('XO./.X./...', 'XO..X....', '.' '-' '_' or space for empty) or a base-3 code "
+                            "in ASCII digits ('88'), read as `solve lookup` reads its BOARD; "
                             "default the empty board"}
     errors = {
         "400": _json(_ref("Error"), "the board or move list cannot be read or cannot occur (InvalidBoardError's message)"),
@@ -85,7 +94,9 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
             "/api/v1/{game}/analyze": {"get": {
                 "summary": "Judge every ply of a game from the empty board: best, ok, mistake or blunder",
                 "parameters": [game, {"name": "moves", "in": "query", "required": False, "schema": {"type": "string"},
-                                      "description": "flat cells '4,0,8' or '4 0 8', or row,col pairs '1,1 0,0 2,2'"}],
+                                      "description": _MOVES, "examples": {
+                                          "cells": {"value": "4 0 8"}, "semicolons": {"value": "4;0;8"},
+                                          "row,col": {"value": "1,1;0,0;2,2"}, "brackets": {"value": "(1, 1) (0, 0)"}}}],
                 "responses": {"200": {**_json(_ref("Analysis"), "what `solve analyze --json` prints"), "headers": cached},
                               **errors}}},
             "/api/v1/{game}/batch": {"post": {

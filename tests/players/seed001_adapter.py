@@ -1,7 +1,7 @@
 # ruff: noqa (the notebook's code is kept verbatim, style and all)
 # Seed notebook /work/shared/seeds/001_db8fd4ce18029f51.txt (Spanish, "Minimax y alpha-beta pruning para el juego
 # del gato"): its Action cell, State cell and iterative_minimax cell verbatim (imports first), then the few
-# lines of the README that adapt its State-based minimax to a board function.
+# lines of docs/grading.md that adapt its State-based minimax to a board function.
 
 import numpy as np
 from copy import copy, deepcopy
@@ -122,7 +122,7 @@ def iterative_minimax(state):
   return [[ss.pos_last_move, ss.value] for ss in state.children], iter_counter
 
 
-# The adapter (README, "Grade your minimax"): solve grade seed001.py:move --symbols 'x,o,-' --turn symbol
+# The adapter (docs/grading.md, "Grade your minimax"): solve grade seed001.py:move --symbols 'x,o,-' --turn symbol
 def move(board, me):
     actions, iterations = iterative_minimax(State(board, next_player=me))
     return max(actions, key=lambda action: action[1])[0]

@@ -1,6 +1,6 @@
 # ruff: noqa (the notebook's code is kept verbatim, style and all)
 # Seed notebook /work/shared/seeds/003_0d2b9089bd1717ee.txt ("Minimax", a course's BasePlayer/Game classes): its
-# final MinimaxPlayer cell (In [1]) verbatim, then the few lines of the README that adapt it to a board
+# final MinimaxPlayer cell (In [1]) verbatim, then the few lines of docs/grading.md that adapt it to a board
 # function. `tictactoe` is the course's module; tests/players/tictactoe.py stands in for it here.
 
 from tictactoe import *
@@ -86,7 +86,7 @@ class MinimaxPlayer(BasePlayer):
         return best
 
 
-# The adapter (README, "Grade your minimax"): solve grade seed003.py:move --numpy --turn symbol
+# The adapter (docs/grading.md, "Grade your minimax"): solve grade seed003.py:move --numpy --turn symbol
 def move(board, me):
     global g
     g = Game()              # the notebook's minimax() plays on the global g

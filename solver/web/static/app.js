@@ -3,15 +3,25 @@
 //
 // State: the game, a start board (empty unless the URL names one), the moves played from it and a
 // cursor (how many of them are on the board; undo and redo move the cursor). The URL holds
-// ?game=...&moves=4,0,8 (and &board=... for another start), so a link restores the position.
+// ?game=...&moves=4,0,8 (and &board=... for another start, &play=X or O against the perfect player,
+// &hints=on or off when the hints switch differs from its default), so a link restores the position.
+//
+// Hints (each empty cell's outcome, the best moves, the result in the status) are on by default when
+// exploring and off against the perfect player; the switch changes them until the mode changes.
+//
+// A finished position: the API says `"over": true` (newer servers) or `"to_move": null` (older
+// ones); both are read the same way.
 "use strict";
 
 (() => {
   const $ = (selector) => document.querySelector(selector);
   const VERBS = { win: "wins", draw: "draws", loss: "loses" };
+  const VERDICTS = { best: "a best move", ok: "an ok move", mistake: "a mistake", blunder: "a blunder" };
+  const DIRECTIONS = [[0, 1], [1, 0], [1, 1], [1, -1]];
 
   const state = {
     games: [], more: "", game: null, start: "", moves: [], cursor: 0, mode: "both",
+    hints: null,  // null: the mode's default (on exploring, off against the perfect player)
     position: null, analysis: null, token: 0, focus: 0,
   };
   const positions = new Map();
@@ -36,6 +46,9 @@
 
   const info = () => state.games.find((game) => game.name === state.game);
   const plural = (n) => (n === 1 ? "ply" : "plies");
+  const isOver = (p) => p.over === true || !p.to_move;
+  const hintsOn = () => (state.hints === null ? state.mode === "both" : state.hints);
+  const opponent = (player) => (player === "X" ? "O" : "X");
   const label = (move) => (move.result === "draw" ? "D" : `${move.result[0].toUpperCase()}${move.plies}`);
   const coords = (cell) => [Math.floor(cell / info().cols), cell % info().cols];
 
@@ -66,6 +79,42 @@
   function sideToMoveAt(count) {
     const pieces = startCells().filter((c) => c !== ".").length + count;
     return pieces % 2 === 0 ? "X" : "O";
+  }
+
+  // The cells of every k-in-a-row of `player` on `cells` (a finished game's winning line or lines).
+  function lineCells(cells, player) {
+    const { rows, cols, k } = info();
+    const found = new Set();
+    for (let r = 0; r < rows; r += 1) {
+      for (let c = 0; c < cols; c += 1) {
+        for (const [dr, dc] of DIRECTIONS) {
+          const run = [];
+          for (let i = 0; i < k; i += 1) {
+            const [rr, cc] = [r + dr * i, c + dc * i];
+            if (rr < 0 || rr >= rows || cc < 0 || cc >= cols || cells[rr * cols + cc] !== player) break;
+            run.push(rr * cols + cc);
+          }
+          if (run.length === k) run.forEach((cell) => found.add(cell));
+        }
+      }
+    }
+    return found;
+  }
+
+  // Who won a finished position and with which cells: the API's winner, else whoever has a line.
+  function winningLine(p) {
+    const cells = p.board.replace(/\//g, "").split("");
+    for (const player of p.winner ? [p.winner] : ["X", "O"]) {
+      const line = lineCells(cells, player);
+      if (line.size) return { winner: player, cells: line };
+    }
+    return { winner: null, cells: new Set() };
+  }
+
+  // "a win in 5 plies", "a draw", "a loss in 1 ply": a result for the mover in words.
+  function outcomeWords(result, plies) {
+    if (result === "draw") return "a draw";
+    return `a ${result} in ${plies} ${plural(plies)}`;
   }
 
   // -- updating ------------------------------------------------------------------
@@ -107,7 +156,7 @@
 
   function humanToMove() {
     const p = state.position;
-    return p && p.to_move && (state.mode === "both" || p.to_move === state.mode);
+    return Boolean(p && !isOver(p) && (state.mode === "both" || p.to_move === state.mode));
   }
 
   function renderBoard() {
@@ -130,9 +179,12 @@
       state.focus = Math.min(state.focus, game.cells - 1);
     }
     const cells = p.board.replace(/\//g, "").split("");
-    const moves = new Map(p.moves.map((move) => [move.cell, move]));
+    const over = isOver(p);
+    const moves = new Map(over ? [] : p.moves.map((move) => [move.cell, move]));
+    const line = over ? winningLine(p) : { winner: null, cells: new Set() };
     const last = state.cursor > 0 ? state.moves[state.cursor - 1] : -1;
     const playable = humanToMove();
+    const hints = hintsOn();
     for (const button of board.children) {
       const cell = Number(button.dataset.cell);
       const [row, col] = coords(cell);
@@ -144,32 +196,46 @@
       if (cells[cell] !== ".") {
         button.classList.add(`piece-${cells[cell]}`);
         button.append(span("piece", cells[cell]));
-        button.setAttribute("aria-label", `${where}: ${cells[cell]}`);
-        button.setAttribute("aria-disabled", "true");
-      } else if (move) {
-        const text = label(move);
-        button.classList.add(move.result);
-        button.dataset.label = text;
-        button.append(span("label", text));
-        let name = `${where}: ${p.to_move} ${VERBS[move.result]}`;
-        if (move.result !== "draw") name += ` in ${move.plies} ${plural(move.plies)}`;
-        if (move.best) {
-          button.classList.add("best");
-          button.append(span("star", "★"));
-          name += ", best move";
+        let name = `${where}: ${cells[cell]}`;
+        if (line.cells.has(cell)) {
+          button.classList.add("in-line");
+          name += ", in the winning line";
         }
         button.setAttribute("aria-label", name);
+        button.setAttribute("aria-disabled", "true");
+      } else if (move && hints) {
+        renderHint(button, move, `${where}: ${p.to_move}`);
         button.setAttribute("aria-disabled", playable ? "false" : "true");
       } else {
-        button.setAttribute("aria-label", `${where}: empty, the game is over`);
-        button.setAttribute("aria-disabled", "true");
+        button.classList.add("empty");
+        button.setAttribute("aria-label", `${where}: empty${over ? ", the game is over" : ""}`);
+        button.setAttribute("aria-disabled", playable ? "false" : "true");
       }
       if (cell === last) button.classList.add("last");
       button.tabIndex = cell === state.focus ? 0 : -1;
     }
+    board.classList.toggle("over", over);
+    board.classList.toggle("hints", hints);
     board.dataset.board = p.board;
-    board.dataset.toMove = p.to_move || "";
+    board.dataset.toMove = over ? "" : p.to_move || "";
+    board.dataset.winner = line.winner || "";
     board.dataset.ply = String(state.cursor);
+  }
+
+  // An empty cell with its hint: the outcome label small in a corner, a star on a best move.
+  function renderHint(button, move, who) {
+    const text = label(move);
+    button.classList.add("empty", move.result);
+    button.dataset.label = text;
+    button.append(span("label", text));
+    let name = `${who} ${VERBS[move.result]}`;
+    if (move.result !== "draw") name += ` in ${move.plies} ${plural(move.plies)}`;
+    if (move.best) {
+      button.classList.add("best");
+      button.append(span("star", "★"));
+      name += ", best move";
+    }
+    button.setAttribute("aria-label", name);
   }
 
   function span(className, text) {
@@ -180,22 +246,37 @@
     return element;
   }
 
+  // The status in plain words ("X to move: a draw with best play", "X won") and a detail line
+  // (the plies, the value for X, the best moves; or the winning line).
   function renderStatus() {
     const p = state.position;
+    const hints = hintsOn();
     let text;
-    if (!p.to_move) {
-      text = p.winner ? `Game over: ${p.winner} has won.` : "Game over: a draw.";
+    let detail;
+    if (isOver(p)) {
+      const { winner, cells } = winningLine(p);
+      text = winner ? `${winner} won` : "Draw";
+      if (state.mode !== "both") text += winner === state.mode ? ": you won" : winner ? ": the perfect player won" : ": you held the perfect player";
+      const where = [...cells].sort((a, b) => a - b).map((cell) => coords(cell).join(",")).join(" ");
+      detail = winner ? `${info().k} in a row (row,col): ${where}` : "The board is full with no line.";
+      detail += ` · code ${p.code}`;
     } else {
+      const outcome = p.result === "draw" ? "a draw" : `${p.result === "win" ? p.to_move : opponent(p.to_move)} wins`;
+      text = `${p.to_move} to move${state.mode === p.to_move ? " (you)" : ""}`;
+      if (hints) text += `: ${outcome} with best play`;
+      if (state.mode !== "both" && state.mode !== p.to_move) text = `${p.to_move} to move: the perfect player is thinking…`;
       const value = p.value > 0 ? "+1" : String(p.value);
-      const plies = `${p.plies} ${plural(p.plies)}`;
-      text = `${p.to_move} to move ${VERBS[p.result]} in ${plies} under perfect play (value for X ${value}).`;
-      if (state.mode !== "both") {
-        text += p.to_move === state.mode ? " Your move." : " The perfect player is moving…";
-      }
+      const best = p.best_moves.length === p.moves.length
+        ? "every move is best"
+        : `best (row,col): ${p.best_moves.map(([r, c]) => `${r},${c}`).join("  ")}`;
+      detail = hints
+        ? `in ${p.plies} ${plural(p.plies)} · value for X: ${value} · ${best} · code ${p.code}`
+        : `Hints are off · code ${p.code}`;
     }
     $("#status").textContent = text;
-    const best = p.best_moves.map(([r, c]) => `${r},${c}`).join("  ");
-    $("#detail").textContent = `${best ? `Best (row,col): ${best} · ` : ""}board ${p.board} · code ${p.code} · ${p.game}`;
+    $("#detail").textContent = detail;
+    $("#legend").hidden = !hints || isOver(p);
+    $("#hints").checked = hints;
   }
 
   function renderPlies() {
@@ -227,7 +308,8 @@
         outcomes.className = "outcomes";
         outcomes.textContent = `${before} → ${after}`;
         outcomes.title = "the mover's result under perfect play before and after the move";
-        item.append(verdict, outcomes);
+        item.append(verdict);
+        if (hintsOn()) item.append(outcomes);
       }
       list.append(item);
     });
@@ -236,6 +318,7 @@
       item.textContent = "No moves yet: click a cell.";
       list.append(item);
     }
+    renderLastMove(analysed);
     const summary = $("#summary");
     if (analysed && state.moves.length) {
       summary.textContent = ["X", "O"].map((player) => {
@@ -247,6 +330,40 @@
     }
   }
 
+  // The last move's verdict, above the board (on a phone too). Against the perfect player: your last move.
+  function renderLastMove(analysed) {
+    const element = $("#last-move");
+    let index = state.cursor - 1;
+    if (state.mode !== "both") {
+      while (index >= 0 && sideToMoveAt(index) !== state.mode) index -= 1;
+      if (index < 0) index = state.cursor - 1;
+    }
+    element.className = "last-move";
+    delete element.dataset.verdict;
+    if (index < 0) { element.textContent = ""; return; }
+    const player = sideToMoveAt(index);
+    const [row, col] = coords(state.moves[index]);
+    const who = state.mode === "both" ? "Last move" : player === state.mode ? "Your move" : "The perfect player";
+    let text = `${who}: ${player} at ${row},${col}`;
+    const judged = analysed && analysed.plies[index];
+    if (judged) {
+      text += `, ${VERDICTS[judged.verdict]}`;
+      if (hintsOn()) text += ` (${change(judged)} for ${player})`;  // the results are hints: not against the perfect player
+      element.classList.add(judged.verdict);
+      element.dataset.verdict = judged.verdict;
+    }
+    element.textContent = text;
+  }
+
+  // What a move did to its mover's result: "keeps a draw", "a win in 7 plies instead of 5", "a draw became a loss in 6 plies".
+  function change(judged) {
+    const before = outcomeWords(judged.result_before, judged.plies_before);
+    const after = outcomeWords(judged.result_after, judged.plies_after);
+    if (before === after) return `keeps ${after}`;
+    if (judged.result_before === judged.result_after) return `${after} instead of ${judged.plies_before}`;
+    return `${before} became ${after}`;
+  }
+
   const sameMoves = (a, b) => a.length === b.length && a.every((cell, i) => cell === b[i]);
 
   async function refreshAnalysis() {
@@ -254,7 +371,7 @@
     const moves = state.moves.slice();
     const game = state.game;
     try {
-      const analysis = await api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${moves.join(",")}`);
+      const analysis = await api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${moves.join("+")}`);  // "4+0+8": cells separated by spaces
       if (game === state.game && sameMoves(moves, state.moves)) {
         state.analysis = analysis;
         if (state.position) renderPlies();
@@ -268,12 +385,31 @@
   function onCell(cell) {
     state.focus = cell;
     const p = state.position;
-    if (!humanToMove() || !p.moves.some((move) => move.cell === cell)) return;
+    if (!p) return;
+    const why = refusal(p, cell);
+    if (why) { notify(why); return; }
     play(cell);
+  }
+
+  // Why a click on `cell` does nothing, in a few words; "" when it plays.
+  function refusal(p, cell) {
+    if (p.board.replace(/\//g, "")[cell] !== ".") return "That cell is taken.";
+    if (isOver(p)) return "The game is over: New game starts again, Undo takes a move back.";
+    if (!humanToMove()) return "Wait: the perfect player is moving.";
+    if (!p.moves.some((move) => move.cell === cell)) return "That cell cannot be played.";
+    return "";
+  }
+
+  // Say it in the live region; cleared first so the same words twice are announced twice.
+  function notify(message) {
+    const notice = $("#notice");
+    notice.textContent = "";
+    if (message) setTimeout(() => { notice.textContent = message; }, 20);
   }
 
   function play(cell) {
     showError("");
+    notify("");
     state.moves = state.moves.slice(0, state.cursor).concat([cell]);
     state.cursor = state.moves.length;
     refreshAnalysis();
@@ -282,7 +418,7 @@
 
   function computerMove(token) {
     const p = state.position;
-    if (state.mode === "both" || !p.to_move || p.to_move === state.mode) return;
+    if (state.mode === "both" || isOver(p) || p.to_move === state.mode) return;
     setTimeout(() => {
       if (token !== state.token) return;
       const best = p.best_cells;
@@ -297,6 +433,7 @@
       while (state.cursor > 0 && sideToMoveAt(state.cursor) !== state.mode) state.cursor -= 1;
     }
     showError("");
+    notify("");
     update();
   }
 
@@ -316,6 +453,7 @@
     state.cursor = 0;
     state.analysis = null;
     showError("");
+    notify("");
     update();
   }
 
@@ -330,6 +468,7 @@
     if (state.start) params.set("board", state.start);
     if (state.cursor) params.set("moves", state.moves.slice(0, state.cursor).join(","));
     if (state.mode !== "both") params.set("play", state.mode);
+    if (state.hints !== null && state.hints !== (state.mode === "both")) params.set("hints", state.hints ? "on" : "off");
     const url = `${location.pathname}?${params.toString().replace(/%2F/g, "/").replace(/%2C/g, ",")}`;
     history.replaceState(null, "", url);
     const example = `curl '${location.origin}/api/v1/${state.game}?board=${state.position.board}'`;
@@ -348,6 +487,8 @@
     }
     const play = params.get("play");
     if (play === "X" || play === "O") state.mode = play;
+    const hints = params.get("hints");
+    if (hints === "on" || hints === "off") state.hints = hints === "on";
     const board = params.get("board");
     if (board) {
       try {
@@ -428,7 +569,11 @@
     $("#reset").addEventListener("click", reset);
     $("#share").addEventListener("click", onShare);
     $("#paste-form").addEventListener("submit", onPaste);
-    $("#mode").addEventListener("change", (event) => { state.mode = event.target.value; update(); });
+    $("#mode").addEventListener("change", (event) => { state.mode = event.target.value; state.hints = null; update(); });
+    $("#hints").addEventListener("change", (event) => {
+      state.hints = event.target.checked;
+      if (state.position) { render(); writeUrl(); }
+    });
     $("#game").addEventListener("change", (event) => {
       state.game = event.target.value;
       $("#paste").placeholder = info().cells > 9 ? "5 0 10  or  1,1 0,0 2,2" : "4 0 8  or  1,1 0,0 2,2";

@@ -1,0 +1,38 @@
+"""Counts in words: ``1 ply``, ``4 plies``, ``1,869 positions``; values as ``+1``, ``0``, ``-1``.
+
+Every message that puts a number before a noun goes through :func:`count`, so
+none says "1 plies" or "1 more kinds".
+
+>>> count(1, "ply"), count(4, "ply"), count(1869, "position"), count(0, "blunder")
+('1 ply', '4 plies', '1,869 positions', '0 blunders')
+>>> count(1, "kind"), count(2, "X win"), count(3, "loss"), count(2, "day")
+('1 kind', '2 X wins', '3 losses', '2 days')
+"""
+
+from __future__ import annotations
+
+
+def plural(noun: str) -> str:
+    """The plural of a noun used in messages (the last word takes the ending)."""
+    head, _, last = noun.rpartition(" ")
+    if last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        many = last[:-1] + "ies"
+    elif last.endswith(("s", "x", "ch", "sh")):
+        many = last + "es"
+    else:
+        many = last + "s"
+    return f"{head} {many}" if head else many
+
+
+def signed(value: int) -> str:
+    """A value for X as shown in messages: ``+1``, ``0`` or ``-1``.
+
+    >>> signed(1), signed(0), signed(-1)
+    ('+1', '0', '-1')
+    """
+    return f"{value:+d}" if value else "0"
+
+
+def count(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless the number is 1; thousands separated by commas."""
+    return f"{number:,} {noun if number == 1 else plural(noun)}"

@@ -1,0 +1,245 @@
+"""The README and the manual in docs/ are real: their Python runs, their console output is what
+`solve` prints, the README's quick start works in a new shell, and CI installs, tests and builds
+the manual exactly as they say."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import importlib.util
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
+CONSOLE = re.compile(r"```console\n(.*?)```", re.S)
+
+
+def page_id(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def sessions(text: str) -> list[list[tuple[str, str]]]:
+    """Each console block, as its ``$ command`` lines with the output shown under each."""
+    blocks = []
+    for block in CONSOLE.findall(text):
+        commands = []
+        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            command, _, output = chunk.partition("\n")
+            commands.append((command, output))
+        blocks.append(commands)
+    return blocks
+
+
+def console_examples() -> list[tuple[str, str, str]]:
+    """Every ``$ solve ...`` line of every page, with the output shown under it."""
+    return [
+        (page_id(page), command, output)
+        for page in PAGES
+        for block in sessions(page.read_text(encoding="utf-8"))
+        for command, output in block
+        if command.startswith("solve ")
+    ]
+
+
+def shell_sessions() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every console block of the README (its quick start) and the blocks of the manual with a
+    command other than `solve` (activating the venv, python): they are run as written in a new
+    shell (test_shell_sessions_run_as_written_in_a_new_shell), where a bare `solve` is not found."""
+    return [
+        (page_id(page), block)
+        for page in PAGES
+        for block in sessions(page.read_text(encoding="utf-8"))
+        if page == README or any(not command.startswith("solve ") for command, _ in block)
+    ]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_python_examples_run_as_shown(page: Path, table_dir: Path) -> None:
+    """Every ``>>>`` example of the page, run as a doctest in a namespace of its own."""
+    results = doctest.testfile(str(page), module_relative=False, globs={}, optionflags=doctest.NORMALIZE_WHITESPACE, encoding="utf-8")
+    assert results.failed == 0
+
+
+def test_the_pages_with_python_examples_have_them_all() -> None:
+    """A page losing its examples (a broken fence, a stray edit) would pass the doctest silently."""
+    counted = {page_id(page): len(doctest.DocTestParser().get_examples(page.read_text(encoding="utf-8"))) for page in PAGES}
+    assert counted["docs/api.md"] >= 15
+    assert counted["docs/cli.md"] >= 3 and counted["docs/grading.md"] >= 2 and counted["docs/big-games.md"] >= 2
+    assert counted["docs/index.md"] >= 2 and sum(counted.values()) >= 30
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_python_blocks_without_prompts_compile_and_import_what_exists(page: Path) -> None:
+    """The ```python blocks that are programs, not sessions (interop, adapters, the compact build):
+    test_interop and test_grade run the ones they can; every one at least compiles, and every
+    name it imports from the package exists (a module renamed under the page fails here)."""
+    for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
+        if ">>>" in block:
+            continue
+        tree = compile(block, str(page), "exec", flags=ast.PyCF_ONLY_AST)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "solver":
+                module = importlib.import_module(node.module or "")
+                for alias in node.names:
+                    assert hasattr(module, alias.name) or importlib.util.find_spec(f"{node.module}.{alias.name}"), (page.name, node.module, alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] == "solver":
+                        importlib.import_module(alias.name)
+
+
+@pytest.mark.parametrize(("page", "command", "expected"), console_examples(), ids=lambda value: value.split("\n")[0][:40])
+def test_console_output_is_what_solve_prints(page: str, command: str, expected: str, table_dir: Path) -> None:
+    args = shlex.split(command)
+    result = CliRunner().invoke(main, args[1:])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == expected
+
+
+def test_every_console_command_is_checked() -> None:
+    """A console line is either `solve ...` (run above) or part of a session run in a new shell."""
+    in_sessions = {command for _, block in shell_sessions() for command, _ in block}
+    for page in PAGES:
+        for block in sessions(page.read_text(encoding="utf-8")):
+            for command, _ in block:
+                assert command.startswith("solve ") or command in in_sessions, (page, command)
+    quick_start = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert CONSOLE.search(quick_start), "the README's quick start is a console session, run in a new shell"
+
+
+def test_readme_is_a_front_door() -> None:
+    """At most 12 KB, a table of contents naming each section, and every link leads somewhere."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.encode()) <= 12 * 1024
+    contents = next(line for line in text.splitlines() if line.startswith("**Contents:**"))
+    sections = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert [re.sub(r"\W+", "-", title.lower()).strip("-") for title in sections] == re.findall(r"\(#([\w-]+)\)", contents)
+    for target in re.findall(r"\]\(((?!https?:|#)[^)#]+)", text):
+        assert (ROOT / target).exists(), target
+    for page in DOCS.glob("*.md"):
+        assert f"(docs/{page.name})" in text, f"the README does not link {page.name}"
+
+
+def test_every_page_is_in_the_site_navigation() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = re.findall(r"^\s+- [^:]+: (\S+\.md)$", config, flags=re.M)
+    assert sorted(nav) == sorted(page.name for page in DOCS.glob("*.md"))
+
+
+def test_the_file_format_page_names_the_format_version_it_describes() -> None:
+    from solver.tablefile import FORMAT_VERSION, MAGIC
+
+    text = (DOCS / "file-format.md").read_text(encoding="utf-8")
+    assert f"format version {FORMAT_VERSION}" in text and f"## Format version {FORMAT_VERSION}" in text
+    assert f"magic `{MAGIC.decode().strip()}\\n`" in text
+    assert f"format version {FORMAT_VERSION}" in README.read_text(encoding="utf-8")
+
+
+def test_the_http_page_lists_the_endpoints_of_the_openapi_document() -> None:
+    from web_support import need_web
+
+    need_web()
+    from solver.web import MAX_BATCH, MAX_BODY_BYTES
+    from solver.web.openapi import openapi_document
+
+    document = openapi_document(["3x3k3"], max_batch=MAX_BATCH, max_body=MAX_BODY_BYTES)
+    served = {(method.upper(), path) for path, operations in document["paths"].items() for method in operations}
+    text = (DOCS / "http.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `(GET|POST|PUT|DELETE) (/api/\S+?)(?:\?\S*)?` \|", text, flags=re.M))
+    assert documented - {("GET", "/api/v1/openapi.json")} == served
+    assert "(openapi.json)" in text  # the page links the document the site build writes (scripts/mkdocs_hooks.py)
+
+
+def test_ci_installs_tests_and_builds_the_manual_exactly_as_the_readme_says() -> None:
+    readme = README.read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    install = re.search(r"pip\"? install (\S+)", ci)
+    test = re.search(r'"\$venv/bin/python" -m pytest(.*)', ci)
+    assert install and test
+    assert f".venv/bin/pip install {install[1]} && .venv/bin/python -m pytest{test[1]}" in readme
+    assert "python3 -m venv" in ci
+    assert "docs" in install[1]  # the extra that brings MkDocs
+    assert re.search(r'"\$venv/bin/mkdocs" build --strict --site-dir', ci)
+
+
+def clean_environment(home: Path) -> dict[str, str]:
+    """What a new login shell has: a home, the system PATH, and pip's own configuration (an index
+    mirror, a proxy) if the machine has one; nothing of this test process's virtual environment."""
+    keep = {name: value for name, value in os.environ.items() if name.startswith("PIP_") or name.lower().endswith("_proxy")}
+    return {**keep, "HOME": str(home), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+@pytest.mark.slow
+def test_shell_sessions_run_as_written_in_a_new_shell(tmp_path: Path) -> None:
+    """A clean clone, the README's first set-up command, then each console session of the README
+    and the manual in a new shell of its own (`env -i`: no activated venv, no PATH of ours), its
+    output compared with the page. Bare `solve` before `source .venv/bin/activate` fails here.
+    The clone is of the last commit: commit a change to the quick start before running this."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a git checkout to clone")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    env = clean_environment(Path.home())
+    assert shutil.which("solve", path=env["PATH"]) is None, "a solve on the system PATH would hide a missing activation"
+    setup = re.search(r"```sh\n(python3 -m venv \.venv && \.venv/bin/pip install \. && \.venv/bin/solve stats)\n```", README.read_text(encoding="utf-8"))
+    assert setup, "the README's first set-up command"
+    done = subprocess.run(["bash", "-c", setup[1]], cwd=clone, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "reachable positions     5,478" in done.stdout
+    for page, block in shell_sessions():
+        script = "set -e\n" + "\n".join(command for command, _ in block)
+        ran = subprocess.run(["bash", "-c", script], cwd=clone, env=env, capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, f"{page}: {ran.stderr}"
+        assert ran.stdout == "".join(output for _, output in block), page
+
+
+HTTP_EXAMPLE = re.compile(r"```sh\n(curl .*?)```\s*```text\n(.*?)```", re.S)
+SHOWN_PAIR = re.compile(r'"(\w+)": ("(?:[^"\\]|\\.)*"|-?\d+|true|false|null|\[[-\d, ]*\])')
+
+
+def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
+    """Each `curl` of docs/http.md, sent to the app `solve serve` runs (tic-tac-toe served): the
+    status it shows, and every `"key": value` it shows (the answers are cut with `...` on the
+    page) is in the answer as written."""
+    from web_support import need_web
+
+    need_web()
+    import warnings
+
+    import solver
+    from solver import web
+
+    with warnings.catch_warnings():  # Starlette 1.x suggests httpx2 for its test client; httpx works the same
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+        client = TestClient(web.create_app([solver.table_for("3x3k3")]))
+    examples = HTTP_EXAMPLE.findall((DOCS / "http.md").read_text(encoding="utf-8"))
+    assert len(examples) >= 5
+    checked = 0
+    for command, shown in examples:
+        args = shlex.split(command.replace("\\\n", " "))
+        method = args[args.index("-X") + 1] if "-X" in args else "GET"
+        url = next(arg for arg in args if arg.startswith("http://127.0.0.1:8000/"))
+        headers = {"content-type": "application/json"} if "-d" in args else {}
+        body = args[args.index("-d") + 1] if "-d" in args else None
+        answer = client.request(method, url.removeprefix("http://127.0.0.1:8000"), content=body, headers=headers)
+        status = re.match(r"HTTP/1\.1 (\d+)", shown)
+        assert answer.status_code == (int(status[1]) if status else 200), (command, answer.text)
+        for key, value in SHOWN_PAIR.findall(shown):
+            assert f'"{key}": {value}' in answer.text, (command, key, value)
+            checked += 1
+    assert checked >= 60
