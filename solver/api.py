@@ -174,10 +174,13 @@ def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | 
     return _builder.build_table(resolved, progress=progress)
 
 
-def forget() -> None:
-    """Forget every table: the look-up memo here and every table the store opened
-    (for tests and long-lived processes; the next look-up opens its table afresh)."""
+def _forget_memo() -> None:
     global _tictactoe
     _tictactoe = None
     _by_game.clear()
-    store.forget()
+
+
+store.on_forget(_forget_memo)  # the store's forget() clears the memo too: no table outlives it
+
+forget = store.forget
+"""Forget every table: those the store opened and this module's memo (:func:`solver.store.forget`)."""

@@ -462,6 +462,9 @@ a page or two for a person, where all of them can run to thousands of lines."""
               help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True,
               help="The player's memory limit in MiB (0: no limit).")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default="auto", show_default=True,
+              help="Contain the player with bubblewrap (bwrap): auto uses it where it works and otherwise says once what is "
+                   "not contained; bwrap refuses to grade without it; none runs it as a plain process.")
 @click.option("--sample", type=click.IntRange(min=1), default=None,
               help="Grade this many positions drawn at random (the same every run) instead of all; "
                    "games of more than 16 cells are always sampled (default 10,000).")
@@ -469,13 +472,14 @@ a page or two for a person, where all of them can run to thousands of lines."""
               help="Show at most this many boards and error kinds in each section (0: all of them; --json always lists all).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, turn: str | None, returns: str, side: str,
-          timeout: float, total_timeout: float, memory_mb: int, sample: int | None, limit: int, as_json: bool) -> None:
+          timeout: float, total_timeout: float, memory_mb: int, sandbox: str, sample: int | None, limit: int, as_json: bool) -> None:
     """Grade a move function on every position where its side is to move.
 
     FUNCTION takes a board (by default a list of rows of 'X', 'O' and None)
     and returns (row, col), [row, col] or a flat cell index; Class.method
     names a method of Class(). The file is imported and called in a separate
-    process, with standard input closed and a time limit per call. Each answer
+    process, with standard input closed and a time limit per call, inside a
+    bubblewrap sandbox where one works (--sandbox). Each answer
     is kept (keeps the result for the mover), optimal (a best move), lost
     (throws the result away), an exception, illegal, timed out or crashed.
     Ctrl-C prints the report so far.
@@ -500,7 +504,7 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
         try:
             report = _grade(player, symbols=parsed, array=array, flat=flat, turn=turn, returns=returns, side=side,  # type: ignore[arg-type]
                             table=table, progress=None if options.quiet else step, sample=sample, timeout=timeout,
-                            total_timeout=total_timeout or None, memory_mb=memory_mb or None)
+                            total_timeout=total_timeout or None, memory_mb=memory_mb or None, sandbox=sandbox)  # type: ignore[arg-type]
         except GradingInterrupted as interrupted:
             report, stopped = interrupted.report, 130
     if as_json:

@@ -3,6 +3,7 @@
 ==========================  ==============================================================
 ``SolverError``             base class of everything below
 ``InvalidBoardError``       a board that cannot be read or cannot occur (a ``ValueError``)
+``OffBoardMoveError``       a move that was read but lies off the board (an ``InvalidBoardError``)
 ``InvalidGameError``        a game name or size that is not supported (a ``ValueError``)
 ``PlayerError``             a move function that cannot be loaded or graded as asked (a ``ValueError``)
 ``TableError``              a table file that is missing, truncated, corrupt or stale
@@ -28,6 +29,10 @@ class InvalidBoardError(SolverError, ValueError):
     The message says what was found and what was expected, naming the cell
     (``row 1, col 2``), the symbol, or the piece counts.
     """
+
+
+class OffBoardMoveError(InvalidBoardError):
+    """A move that was read (a number, a pair) but names a cell, row or column off the board."""
 
 
 class InvalidGameError(SolverError, ValueError):

@@ -52,9 +52,11 @@ score: win fastest, lose slowest); the other kept answers are listed in
 and ``positions == kept + len(lost) + len(errors)``.
 
 **Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
-is imported and called in a separate process (:mod:`solver.playerproc`): it
-cannot hang, kill or fool the grader, whose verdicts are computed here from the
-answers received as plain data. A function object runs in the caller's own
+is imported and called in a separate process (:mod:`solver.playerproc`), inside
+a bubblewrap sandbox where one works (:mod:`solver.sandbox`): it cannot hang,
+kill or fool the grader, whose verdicts are computed here from the answers
+received as plain data, against scores copied out of the table and verified
+before the player starts (:mod:`solver.answerkey`). A function object runs in the caller's own
 process, without time limits. Calls are made in a fixed shuffled order, so that
 a progress bar's estimate of the time left is fair (the cost of a minimax call
 falls steeply with the pieces on the board); the report lists positions by
@@ -72,15 +74,19 @@ from __future__ import annotations
 
 import random
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from . import store
 from .analysis import Verdict, verdict
-from .errors import InvalidBoardError, PlayerError
+from .answerkey import AnswerKey
+from .errors import InvalidBoardError, OffBoardMoveError, PlayerError
 from .game import Game, parse_game
 from .moves import expected_moves, parse_move
 from .playerproc import (
@@ -97,6 +103,7 @@ from .playerproc import (
     load_player,
 )
 from .position import Move, Position
+from .sandbox import Limits, Sandbox, SandboxWarning, choose
 from .score import UNREACHABLE, WIN
 from .store import resolve_table
 from .tables import Table
@@ -421,9 +428,9 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
     game = position.game
     try:
         cell = parse_move(answer, game)
-    except InvalidBoardError as why:
-        if "off the board" in str(why):
-            raise ValueError(str(why)) from None
+    except OffBoardMoveError as why:
+        raise ValueError(str(why)) from None
+    except InvalidBoardError:
         raise ValueError(f"answer {shown or _short(answer)} is not a move: {expected_moves(game)}") from None
     piece = position.cells[cell]
     if piece is not None:
@@ -461,6 +468,7 @@ def grade(
     timeout: float = DEFAULT_TIMEOUT,
     total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
+    sandbox: Sandbox = "auto",
 ) -> GradeReport:
     """Call the player on every position where ``side`` is to move and judge each answer.
 
@@ -482,26 +490,37 @@ def grade(
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
     :param total_timeout: seconds for the whole grading (``None``: no limit); the
         report then covers the positions graded and says it stopped.
-    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit).
+    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit),
+        set soft and hard with limits on CPU time, file size and processes (:class:`solver.sandbox.Limits`).
+    :param sandbox: how an isolated player is contained (:mod:`solver.sandbox`): ``"auto"``
+        (bubblewrap where it works, else the plain process with one :class:`~solver.sandbox.SandboxWarning`
+        saying what is not contained), ``"bwrap"`` (bubblewrap or refuse) or ``"none"``.
     :raises PlayerError: for options that do not fit, a file that cannot be loaded, or
-        when the first calls all fail in a way an option fixes (the message names it).
+        when the first calls all fail in a way an option fixes (the message names it);
+        for ``sandbox="bwrap"`` where bubblewrap cannot run.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
 
     The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised.
+    Every verdict comes from an :class:`~solver.answerkey.AnswerKey`: the scores needed, copied
+    out of the table and verified before the player starts, so nothing the player does to the
+    table file changes a verdict. Without a sandbox a table file the player changed is reported
+    with a :class:`~solver.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
     """
     chosen = _side(side)
     wanted = _returns(returns)
     table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
-    positions = positions_to_grade(side=chosen, table=table, sample=sample)
-    order = list(positions)
+    contained = choose(sandbox) if isinstance(player, str) else "none"
+    key = AnswerKey(table, positions_to_grade(side=chosen, table=table, sample=sample))
+    order = list(key.positions)
     random.Random(SHUFFLE_SEED).shuffle(order)
     deadline = None if total_timeout is None else time.monotonic() + total_timeout
     name = player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
-    judge = _Judge(table.game, chosen, len(positions), wanted, timeout, name)
+    judge = _Judge(table.game, chosen, len(order), wanted, timeout, name)
     process: PlayerProcess | None = None
     if isinstance(player, str):
-        process = PlayerProcess(player, form, timeout=timeout, memory_mb=memory_mb)
+        process = PlayerProcess(player, form, timeout=timeout, limits=Limits.for_grading(memory_mb, total_timeout),
+                                sandbox=contained, hidden=_table_places(table))
         replies = _isolated(process, order, deadline, judge)
     else:
         replies = _in_process(Caller(player, form), order, deadline, total_timeout, judge)
@@ -523,7 +542,30 @@ def grade(
         replies.close()
         if process is not None:
             process.close()
+            if contained == "none":
+                _check_table(key)
     return judge.report(process)
+
+
+def _table_places(table: Table) -> list[Path]:
+    """Where tables live, for the sandbox to hide: the table directory, the graded table's folder, the shipped tables."""
+    places = [store.table_dir()]
+    if table.path is not None:
+        places.append(Path(table.path).parent)
+    for shipped in store.SHIPPED:
+        found = store.shipped_path(parse_game(shipped))
+        if found is not None:
+            places.append(found.parent)
+    return places
+
+
+def _check_table(key: AnswerKey) -> None:
+    """After an unsandboxed player ran: say so if it changed the table file, and forget the open tables."""
+    damage = key.damage()
+    if damage is not None:
+        store.forget()
+        warnings.warn(f"the table file was changed while the player ran, without a sandbox: {damage} "
+                      "(every verdict came from a copy verified before the player started)", SandboxWarning, stacklevel=3)
 
 
 Replies = Generator[tuple[Position, Reply], None, None]
@@ -588,8 +630,8 @@ class _Judge:
             self._fail(position, "timeout", f"timed out: no answer within {self.timeout:g} s")
         elif "x" in reply:
             message = str(reply["x"])[:500]
-            if reply.get("call") is True and "positional argument" in message:
-                self._mismatch("arguments", message)
+            if reply.get("call"):
+                self._mismatch(f"arguments: {reply['call']}", message)
             self._fail(position, "exception", message)
         elif "o" in reply:
             self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_moves(self.game)}", str(reply.get("r", ""))[:80])
@@ -638,9 +680,9 @@ class _Judge:
                     "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'")
         if kind == "value-move":
             return f"{self.name} answered {example}, which looks like (value, move): grade it with --returns value-move"
-        if "were given" in example:
+        if kind == "arguments: fewer":
             return f"{example}: {self.name} takes only the board: grade it without --turn"
-        if "missing 1 required positional argument" in example:
+        if kind == "arguments: more":
             return (f"{example}: {self.name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
                     "is to move) or --turn symbol (the mover's symbol)")
         return f"{example}: {self.name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"

@@ -17,7 +17,8 @@ Numbers in text are ASCII digits (an optional ``-`` sign). Refused, as
 
 * a move that cannot be read: ``True``/``np.True_`` (bools are not numbers here),
   floats such as ``4.0``, ``None``, ``"1,1,1"``, ``"²"``, a pair of non-integers;
-* a move off the board: a cell outside ``0`` to ``cells - 1``, a row or column outside the board.
+* a move off the board: a cell outside ``0`` to ``cells - 1``, a row or column outside the board
+  (:class:`~solver.errors.OffBoardMoveError`, a subclass).
 
 Whether the cell is empty is the position's to say (:meth:`solver.Position.play`).
 
@@ -47,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from .board import quote
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, OffBoardMoveError
 from .game import DEFAULT_GAME, Game, parse_game
 
 __all__ = ["MoveSpec", "expected_moves", "parse_move", "parse_moves"]
@@ -139,7 +140,7 @@ def _unreadable(move: Any, game: Game, where: str) -> int:
 
 
 def _off_board(shown: str, game: Game, where: str) -> int:
-    raise InvalidBoardError(f"{where}{shown} is off the board: {expected_moves(game)}")
+    raise OffBoardMoveError(f"{where}{shown} is off the board: {expected_moves(game)}")
 
 
 def parse_moves(text: str, game: Game | str | None = None) -> list[int]:

@@ -9,8 +9,13 @@ grader's own state (its table, its verdict function, its report):
   loop fails at import with ``EOFError`` instead of waiting on a blank screen),
   its standard output and error go nowhere, and what the player prints through
   ``print`` is counted, not shown;
-* its address space is capped (``RLIMIT_AS``, where the OS allows), and it
-  exits by itself if the grader dies;
+* it starts inside a bubblewrap sandbox where one works (:mod:`solver.sandbox`:
+  its own PID namespace, a read-only file system without the table files, no
+  network); without one, a *shield* process stands between it and the grader,
+  so its ``os.getppid()`` is not the grader's pid;
+* before the player's file is imported it sets soft and hard limits on itself
+  (:class:`solver.sandbox.Limits`: memory, CPU time, file size, processes), and
+  it exits by itself if the grader dies;
 * every call has a time limit: a watchdog in the child (``SIGALRM``) stops a
   call that runs over and answers "timed out"; the parent waits a little longer
   and then kills the child and starts a new one, so a player that ignores the
@@ -20,7 +25,11 @@ grader's own state (its table, its verdict function, its report):
   as one JSON line per call, **plain data only** (numbers, strings, lists,
   ``None``, and the ``repr`` of the answer for messages). The parent reads them
   with :func:`json.loads`, with bounded size and digits, and never unpickles
-  anything, so an answer cannot be an object that lies about itself.
+  anything, so an answer cannot be an object that lies about itself. The player
+  runs in that process and can write to the reply pipe itself, so every reply
+  is checked: the index of the board it answers, a line of at most
+  :data:`MAX_LINE` bytes, and every number a bounded non-negative one; a reply
+  that fails counts as a crash of that call (the process is restarted).
 
 The same :class:`Caller` makes the boards, applies the call options (``turn``,
 ``returns`` is the grader's) and turns answers into plain data, in the child
@@ -54,6 +63,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .errors import PlayerError
+from .sandbox import Limits, bwrap_command, python_paths
 
 Turn = Literal["symbol", "max"]
 """What a second argument tells the function: the mover's symbol, or ``True`` when X (the maximiser) moves."""
@@ -71,7 +81,13 @@ LOAD_TIMEOUT = 30.0
 GRACE = 1.0
 """Seconds the parent waits past a call's time limit before it kills the child."""
 MAX_LINE = 1 << 20
-"""The longest reply line the parent reads; a longer one is a broken reply."""
+"""The longest reply line the parent reads, in bytes; a longer one is refused (the call counts as a crash)."""
+MAX_COUNT = 10**12
+"""The largest count (lines printed) the parent accepts from the child; counts are never negative."""
+MAX_SECONDS = 1e9
+"""The largest time (seconds in a call) the parent accepts from the child."""
+CALL_SHAPES = ("more", "fewer", "other")
+"""Why calling the function itself failed: it wants one more positional argument, one fewer, or something else."""
 _ARRAY_VALUES = np.array([0, 1, -1])
 _PLAIN_ITEMS = 16
 _PLAIN_DEPTH = 4
@@ -158,6 +174,22 @@ def _raised_by_the_call(error: BaseException) -> bool:
         return False
     frames = traceback.extract_tb(error.__traceback__)
     return all(Path(frame.filename).resolve() == _HERE for frame in frames)
+
+
+def call_shape(function: Callable[..., Any], args: Sequence[Any]) -> str:
+    """Why ``function(*args)`` cannot be called (:data:`CALL_SHAPES`), told by its signature, not by a message."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return "other"
+    tries = [("more", (*args, None))] + ([("fewer", tuple(args[:-1]))] if len(args) > 1 else [])
+    for shape, tried in tries:
+        try:
+            signature.bind(*tried)
+        except TypeError:
+            continue
+        return shape
+    return "other"
 
 
 # -- boards ---------------------------------------------------------------------------
@@ -288,7 +320,8 @@ class Caller:
     ``a``   the answer as plain data (:func:`plain`), with ``r`` its ``repr``
     ``o``   the answer's type name, for an answer that is not plain data
     ``x``   the exception raised, ``"Type: message (file.py, line N)"``; ``call``
-            is true when calling the function itself failed (wrong arguments)
+            is set when calling the function itself failed (wrong arguments): one
+            of :data:`CALL_SHAPES`, else false
     ``t``   true: the call ran over its time limit (the child's watchdog)
     ======  ===================================================================
     """
@@ -316,7 +349,7 @@ class Caller:
         except _CallTimedOut:
             return {"t": True, "s": time.perf_counter() - started}
         except (Exception, SystemExit) as error:  # noqa: BLE001 - the player's errors are data
-            reply = {"x": describe_exception(error), "call": _raised_by_the_call(error)}
+            reply = {"x": describe_exception(error), "call": _raised_by_the_call(error) and call_shape(self.move_fn, args)}
         else:
             try:
                 reply = {"a": plain(answer), "r": _short_repr(answer)}
@@ -334,14 +367,22 @@ class PlayerProcess:
     :param spec: ``"FILE.py:NAME"``.
     :param form: the board and call options.
     :param timeout: seconds per call.
-    :param memory_mb: the child's address-space limit in MiB (``None``: no limit).
+    :param memory_mb: the child's address-space limit in MiB (``None``: no limit), when ``limits`` is not given.
+    :param limits: the child's resource limits, soft and hard (:class:`solver.sandbox.Limits`).
+    :param sandbox: ``"bwrap"`` to start the child in a bubblewrap sandbox (:mod:`solver.sandbox`),
+        ``"none"`` for a plain child process.
+    :param hidden: folders and files the sandboxed child must not see (table directories and files).
     """
 
-    def __init__(self, spec: str, form: BoardForm, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int | None = DEFAULT_MEMORY_MB) -> None:
+    def __init__(self, spec: str, form: BoardForm, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int | None = DEFAULT_MEMORY_MB,
+                 limits: Limits | None = None, sandbox: Literal["bwrap", "none"] = "none", hidden: Sequence[Path] = ()) -> None:
         if not timeout or timeout <= 0:
             raise PlayerError(f"timeout must be a positive number of seconds, found {timeout!r}")
         self.spec = spec
-        self.settings = {"spec": spec, "form": form.to_json(), "timeout": timeout, "memory_mb": memory_mb, "parent": os.getpid()}
+        limits = limits or Limits(memory_mb=memory_mb, cpu_seconds=None)
+        self.settings = {"spec": spec, "form": form.to_json(), "timeout": timeout, "limits": limits.to_json(), "shield": sandbox == "none"}
+        self.sandbox = sandbox
+        self.hidden = tuple(hidden)
         self.timeout = timeout
         self.printed = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -364,7 +405,7 @@ class PlayerProcess:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "solver.playerproc", str(requests_r), str(replies_w)],
+                self._command([sys.executable, "-m", "solver.playerproc", str(requests_r), str(replies_w)]),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(requests_r, replies_w), env=env, close_fds=True,
                 start_new_session=True,  # its own process group: processes the player forks die with it
@@ -377,7 +418,7 @@ class PlayerProcess:
         limit = time.monotonic() + max(LOAD_TIMEOUT, self.timeout)
         path = self.spec.rpartition(":")[0]
         reply = self._read(limit if deadline is None else min(limit, deadline))
-        if isinstance(reply, dict) and isinstance(reply.get("ready"), int):
+        if isinstance(reply, dict) and _count(reply.get("ready")):
             self.printed += reply["ready"]
             return
         if isinstance(reply, dict) and isinstance(reply.get("load_error"), str):
@@ -389,6 +430,14 @@ class PlayerProcess:
                               "runs at import (a game loop?); keep it under if __name__ == '__main__':")
         why = self._death()
         raise PlayerError(f"{path}: importing it ended the player's process ({why})")
+
+    def _command(self, command: list[str]) -> list[str]:
+        """The child's command line: as it is, or wrapped in the sandbox."""
+        if self.sandbox != "bwrap":
+            return command
+        player_dir = Path(self.spec.rpartition(":")[0]).resolve().parent
+        needed = [*python_paths(), _HERE.parent.parent]
+        return bwrap_command(command, cwd=Path.cwd(), player_dir=player_dir, needed=needed, hidden=self.hidden)
 
     def close(self) -> None:
         """Kill the child (if any) and close the pipes."""
@@ -432,15 +481,16 @@ class PlayerProcess:
                 if reply == "late" and deadline is not None and time.monotonic() >= deadline:
                     self.close()
                     return
+                problem = _BROKEN.get(reply) if isinstance(reply, str) else _refused(reply, index)
                 if reply == "late":
                     self.close()
                     yield {"t": True, "s": self.timeout + GRACE, "killed": True}
-                elif not isinstance(reply, dict) or reply.get("i") != index:
-                    why = self._death() if reply == "eof" else "it sent a reply that cannot be read"
+                elif reply == "eof" or problem or not isinstance(reply, dict):
+                    why = self._death() if reply == "eof" else f"the player's process {problem}"
                     self.close()
                     yield {"dead": why, "s": 0.0}
                 else:
-                    self.printed += reply.pop("p", 0) if isinstance(reply.get("p"), int) else 0
+                    self.printed += reply.pop("p")
                     yield reply
                 index += 1
                 if self._process is None:
@@ -456,7 +506,7 @@ class PlayerProcess:
             return False
         return True
 
-    def _read(self, deadline: float) -> dict[str, Any] | Literal["late", "eof", "garbled"]:
+    def _read(self, deadline: float) -> dict[str, Any] | Literal["late", "eof", "garbled", "long"]:
         """The next reply line as a dict, or why there is none."""
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
@@ -469,9 +519,11 @@ class PlayerProcess:
             if not data:
                 return "eof"
             self._buffer += data
-            if len(self._buffer) > MAX_LINE and b"\n" not in self._buffer:
-                return "garbled"
+            if len(self._buffer) > MAX_LINE and b"\n" not in self._buffer[: MAX_LINE + 1]:
+                return "long"
         line, _, self._buffer = self._buffer.partition(b"\n")
+        if len(line) > MAX_LINE:
+            return "long"
         try:
             reply = json.loads(line, parse_int=_bounded_int, parse_constant=float)
         except (ValueError, RecursionError):
@@ -488,6 +540,8 @@ class PlayerProcess:
         except subprocess.TimeoutExpired:
             _kill_group(process)
             code = process.wait()
+        if code > 128:  # bwrap and the shield (main) pass on a death by signal N as 128 + N, as shells do
+            code = 128 - code
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -503,6 +557,38 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass  # already gone, group and all
+
+
+_BROKEN = {
+    "garbled": "sent a reply that cannot be read",
+    "long": f"sent a reply line longer than {MAX_LINE:,} bytes (refused unread)",
+}
+
+
+def _count(value: Any) -> bool:
+    """Whether ``value`` is a count the child may send: an int (not a bool) from 0 to :data:`MAX_COUNT`."""
+    return type(value) is int and 0 <= value <= MAX_COUNT
+
+
+def _refused(reply: dict[str, Any], index: int) -> str | None:
+    """Why a reply to board ``index`` is refused (the child may have been rewritten by the player), or None.
+
+    Every number is checked: the board's index, the lines printed, the seconds spent,
+    the changed-board flag; the kind of a failed call is one of :data:`CALL_SHAPES`.
+    """
+    given = reply.get("i")
+    if given != index or type(given) is not int:
+        return f"answered board {str(given)[:20]} when board {index} was asked"
+    if not _count(reply.get("p")):
+        return f"sent a reply whose count of printed lines is not a count from 0 to {MAX_COUNT:,}: {str(reply.get('p'))[:30]}"
+    seconds = reply.get("s")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= MAX_SECONDS:
+        return f"sent a reply whose time is not a number of seconds from 0 to {MAX_SECONDS:g}: {str(seconds)[:30]}"
+    if type(reply.get("m", 0)) is not int or reply.get("m", 0) not in (0, 1):
+        return f"sent a reply whose changed-board flag is not 0 or 1: {str(reply.get('m'))[:30]}"
+    if reply.get("call", False) not in (False, *CALL_SHAPES):
+        return f"sent a reply whose kind of failed call is unknown: {str(reply.get('call'))[:30]}"
+    return None
 
 
 def _bounded_int(text: str) -> int:
@@ -529,22 +615,37 @@ class _LineCounter:
         return False
 
 
-def _limit_memory(megabytes: int | None) -> None:
-    if not megabytes:
+def _shield(fds: Sequence[int]) -> None:
+    """Fork: the child goes on to load the player; this process stands between it and the grader.
+
+    Without a sandbox the player's ``os.getppid()`` would be the grader, one call from
+    ``os.kill(os.getppid(), signal.SIGSTOP)``; now it is this process, which only waits for
+    it, passes on how it ended (exit status, or 128 + signal) and kills it if the grader goes.
+    A player that looks the grader up in ``/proc`` can still reach it: only a PID namespace
+    (:mod:`solver.sandbox`) stops that.
+    """
+    grader = os.getppid()
+    child = os.fork()
+    if child == 0:
         return
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not on this OS
-        return
-    limit = megabytes << 20
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    for fd in fds:
+        os.close(fd)  # the grader sees end-of-file as soon as the player's process ends
+    while True:
+        time.sleep(0.2)
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            os._exit(128 - code if code < 0 else code)
+        if os.getppid() != grader:
+            os.killpg(0, signal.SIGKILL)
 
 
-def _watch_parent(parent: int) -> None:
-    """Exit when the grader that started this process is gone (a daemon thread)."""
+def _watch_parent() -> None:
+    """Exit when the process that started this one is gone (a daemon thread; not needed in a PID namespace)."""
+    parent = os.getppid()
+    if parent == 1:
+        return
+
     def watch() -> None:
         while True:
             time.sleep(0.5)
@@ -569,10 +670,12 @@ def main(argv: Sequence[str]) -> int:
         replies.flush()
 
     settings = json.loads(requests.readline())
-    _watch_parent(int(settings["parent"]))
+    if settings["shield"]:
+        _shield([requests.fileno(), replies.fileno()])
+    _watch_parent()
     form_data = settings["form"]
     form = BoardForm(form_data["rows"], form_data["cols"], tuple(form_data["symbols"]), form_data["array"], form_data["flat"], form_data["turn"])
-    _limit_memory(settings["memory_mb"])
+    Limits(**settings["limits"]).apply()
     counter = _LineCounter()
     sys.stdout = sys.stderr = counter
     try:

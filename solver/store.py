@@ -263,10 +263,20 @@ def _find_or_build(
         return table
 
 
-def forget() -> None:
-    """Close every table opened by :func:`table_for` (for tests and long-lived processes).
+_on_forget: list[Callable[[], None]] = []
+"""Called at every :func:`forget`: the public API's memo of tables registers itself here."""
 
-    The public API's per-game memo is cleared too (:func:`solver.api.forget` does both).
-    """
+
+def on_forget(hook: Callable[[], None]) -> None:
+    """Call ``hook`` whenever :func:`forget` runs (a layer above that keeps tables of its own)."""
+    _on_forget.append(hook)
+
+
+def forget() -> None:
+    """Close every table opened by :func:`table_for`, and every table a layer above kept
+    (:func:`on_forget`): the next look-up opens its table afresh (for tests, long-lived
+    processes, and after a table file may have changed)."""
     _open.clear()
     _explained.clear()
+    for hook in _on_forget:
+        hook()

@@ -432,6 +432,20 @@ class BlockGuard:
         if block == self.count - 1 and all(self.flags):
             self.done = True
 
+    def verified_copy(self, block: int) -> bytes:
+        """A copy of block ``block`` in this process's own memory, hashed **after** copying.
+
+        Whatever writes the file later (a memory map shows every write) cannot change the
+        copy, and no write between hashing and reading can slip in. Hashes every time.
+
+        :raises TableError: if the copy does not match the block's stored digest.
+        """
+        size = self.file.header.block_bytes
+        data = self._raw[block * size : (block + 1) * size].tobytes()
+        if hashlib.sha256(data).digest() != self.file.digest(self.spec.first_block + block):
+            raise self.file.error(f"block {block} of {self.spec.name!r} does not match its checksum: the file is damaged")
+        return data
+
     def problems(self) -> list[str]:
         """Verify every block; the damaged ones, described (empty when all match)."""
         found = []

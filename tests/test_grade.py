@@ -492,7 +492,7 @@ def test_a_player_that_ends_its_process_costs_that_position_only(name, message):
 def test_processes_a_player_forks_are_killed_with_it(tmp_path, monkeypatch):
     pid_file = tmp_path / "sleeper.pid"
     monkeypatch.setenv("HOSTILE_PID_FILE", str(pid_file))
-    report = hostile("forks_a_sleeper", timeout=1)
+    report = hostile("forks_a_sleeper", timeout=1, sandbox="none")  # in the sandbox: tests/test_containment.py
     assert_only_the_centre_position_failed(report, "timeout")
     sleeper = int(pid_file.read_text())
     deadline = time.monotonic() + 10

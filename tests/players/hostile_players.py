@@ -99,3 +99,184 @@ def forks_a_sleeper(board):
             out.write(str(sleeper.pid))
         time.sleep(3600)
     return solver.best_move(board)
+
+
+# -- containment (issue 13): players that attack the table, the grader and the machine --------------
+def _first_empty(board):
+    for i, row in enumerate(board):
+        for j, cell in enumerate(row):
+            if cell is None:
+                return i, j
+    return None
+
+
+_rewritten = []
+
+
+def _rewrite_tables():
+    """Rewrite, in place, every table file in the table directory this process can find: every
+    reachable score becomes a draw and every move a best move, so a grader reading the file
+    would find every answer best. One line is printed per file rewritten."""
+    import glob
+    import mmap
+
+    import numpy as np
+
+    import solver.store
+    import solver.tablefile
+
+    for path in glob.glob(os.path.join(str(solver.store.table_dir()), "*.ttt")):
+        try:
+            header = solver.tablefile.read_header(path)
+            spec = header.spec("entries")
+            with open(path, "r+b") as file, mmap.mmap(file.fileno(), 0) as mapped:
+                entries = np.frombuffer(mapped, dtype=spec.dtype, count=spec.shape[0], offset=spec.offset)
+                entries = entries.copy()
+                reachable = entries["score"] != -128
+                entries["score"][reachable] = 0
+                entries["best"][reachable] = 0xFFFF
+                mapped[spec.offset : spec.offset + spec.nbytes] = entries.tobytes()
+            print("rewrote", path)
+            _rewritten.append(path)
+        except (OSError, ValueError, KeyError, solver.SolverError):
+            continue
+
+
+def rewrites_the_table(board):
+    """The first empty cell, after rewriting the table files it can reach on its first call (problem 1)."""
+    if not _rewritten:
+        _rewritten.append(None)
+        _rewrite_tables()
+    return _first_empty(board)
+
+
+def _signals_the_parent(board, signum):
+    if only_centre_taken(board):
+        os.kill(os.getppid(), signum)
+    return solver.best_move(board)
+
+
+def stops_the_parent(board):
+    """SIGSTOP to its parent process when X holds only the centre (problem 2)."""
+    return _signals_the_parent(board, signal.SIGSTOP)
+
+
+def kills_the_parent(board):
+    """SIGKILL to its parent process when X holds only the centre (problem 2)."""
+    return _signals_the_parent(board, signal.SIGKILL)
+
+
+def terminates_the_parent(board):
+    """SIGTERM to its parent process when X holds only the centre (problem 2)."""
+    return _signals_the_parent(board, signal.SIGTERM)
+
+
+def _sleeper(setsid):
+    """Fork a child that (after setsid, if asked) becomes `sleep $HOSTILE_TOKEN`; the parent returns at once."""
+    if os.fork() == 0:
+        try:
+            if setsid:
+                os.setsid()
+            os.execvp("sleep", ["sleep", os.environ["HOSTILE_TOKEN"]])
+        finally:
+            os._exit(0)
+
+
+def daemonizes(board):
+    """A classic daemon when X holds only the centre: fork, setsid, fork again, the middle process exits (problem 3)."""
+    if only_centre_taken(board):
+        middle = os.fork()
+        if middle == 0:
+            os.setsid()
+            _sleeper(setsid=False)
+            os._exit(0)
+        os.waitpid(middle, 0)
+    return solver.best_move(board)
+
+
+def forks_twenty(board):
+    """Twenty children that sleep when X holds only the centre, ten of them in sessions of their own (problem 3)."""
+    if only_centre_taken(board):
+        for child in range(20):
+            _sleeper(setsid=child % 2 == 0)
+    return solver.best_move(board)
+
+
+def lifts_the_memory_cap(board):
+    """When X holds only the centre: raises its address-space limits as far as it can, then
+    fills 1.5 GiB; answers the text 'filled 1.5 GiB' if that worked (problem 4)."""
+    if only_centre_taken(board):
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        for wanted in ((resource.RLIM_INFINITY, resource.RLIM_INFINITY), (hard, hard)):
+            try:
+                resource.setrlimit(resource.RLIMIT_AS, wanted)
+                break
+            except (ValueError, OSError):
+                continue
+        filled = b"\x01" * (1536 << 20)
+        return f"filled {len(filled) >> 20} MiB"
+    return solver.best_move(board)
+
+
+def _reply_pipe():
+    """The reply pipe's file descriptor: the player's process is started as `playerproc REQUESTS REPLIES`."""
+    return int(sys.argv[2])
+
+
+def _board_index():
+    """The index of the board being answered, found in the caller's frames (the protocol's `index`)."""
+    frame = sys._getframe(1)
+    while frame is not None and "index" not in frame.f_locals:
+        frame = frame.f_back
+    return frame.f_locals["index"]
+
+
+def forges_a_reply_index(board):
+    """When X holds only the centre, writes a reply for another board (index 999,999) straight to the reply pipe."""
+    if only_centre_taken(board):
+        os.write(_reply_pipe(), b'{"i": 999999, "a": [0, 0], "s": 0.0, "m": 0, "p": 0}\n')
+        time.sleep(3600)
+    return solver.best_move(board)
+
+
+def writes_a_huge_line(board):
+    """When X holds only the centre, writes 64 MiB with no line break straight to the reply pipe."""
+    if only_centre_taken(board):
+        chunk = b"7" * (1 << 20)
+        for _ in range(64):
+            os.write(_reply_pipe(), chunk)
+        time.sleep(3600)
+    return solver.best_move(board)
+
+
+def forges_a_printed_count(board):
+    """When X holds only the centre, answers (0, 0) with a hand-made reply claiming -1,899,999,999,981 lines printed (problem 13)."""
+    if only_centre_taken(board):
+        import json
+
+        reply = {"i": _board_index(), "a": [0, 0], "r": "(0, 0)", "s": 0.0, "m": 0, "p": -1899999999981}
+        os.write(_reply_pipe(), (json.dumps(reply) + "\n").encode())
+        os._exit(0)
+    return solver.best_move(board)
+
+
+def reaches_out(board):
+    """When X holds only the centre: connects to 127.0.0.1:$HOSTILE_PORT and writes a file next to
+    itself; prints one line for each that worked."""
+    if only_centre_taken(board):
+        import socket
+
+        try:
+            socket.create_connection(("127.0.0.1", int(os.environ["HOSTILE_PORT"])), timeout=2).close()
+            print("connected")
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".escaped"), "w") as out:
+                out.write("written from the sandbox\n")
+            print("wrote a file")
+        except OSError:
+            pass
+    return solver.best_move(board)

@@ -1,0 +1,304 @@
+"""The board's symmetries acting on base-3 codes: images, the canonical code, and the way back.
+
+A game has 8 symmetries on a square board and 4 on any other rectangle
+(:attr:`solver.game.Game.symmetries`, identity first). Symmetry ``s`` is the cell
+permutation ``perm = game.symmetries[s]``: the **image** of a board under ``s`` has at
+cell ``c`` what the board has at cell ``perm[c]``.
+
+**Canonical code.** The canonical code of a board is the *smallest* code among its
+images, and its symmetry is the *smallest* ``s`` whose image is that code (so a
+board that is its own canonical form always reports ``s = 0``, the identity). A
+table that stores only canonical boards answers a board through
+``canonical_of(code)``; a cell or a best-move mask read in the canonical orientation
+goes back to the caller's orientation with :meth:`Symmetries.cell_to_caller` and
+:meth:`Symmetries.mask_to_caller` (cell ``m`` of the image is cell ``perm[m]`` of
+the caller's board).
+
+**How it is fast.** A code's base-3 digits are cut into a few chunks of at most
+:data:`CHUNK_CELLS` cells. For every symmetry and chunk, a table over the chunk's
+``3**width`` digit patterns holds what those digits contribute to the image code
+(``digit * 3**target cell``, summed): an image is a sum of one table entry per
+chunk. Arrays of codes are processed in steps of :data:`STEP` codes so the
+temporaries stay in the CPU caches; one code takes plain Python ints and
+memoryview look-ups (no numpy scalars). Best-move masks use byte tables
+(8 cells per table). ``scripts/bench_symmetry.py`` prints the costs.
+
+>>> from solver.game import Game
+>>> sym = symmetries(Game(3, 3, 3))
+>>> sym.count
+8
+>>> x_in_corner = 3**8               # X on cell 8, the bottom-right corner
+>>> sym.canonical_of(x_in_corner)    # X on cell 0, reached by the half turn
+(1, 1)
+>>> sym.cell_to_caller(0, 1)         # cell 0 of the canonical board is the caller's cell 8
+8
+>>> bin(sym.mask_to_caller(0b10, 1)) # a best move on cell 1 there is cell 7 here
+'0b10000000'
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from .game import Game
+
+CHUNK_CELLS = 9
+"""Widest digit chunk: a table of ``3**9 = 19,683`` int64 per symmetry and chunk (154 KiB; 25 cells
+take 3 chunks, 3.7 MiB for the 8 symmetries)."""
+STEP = 1 << 14
+"""Codes per step of a vectorised call (temporaries of about 128 KiB each)."""
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    inverse = [0] * len(perm)
+    for target, source in enumerate(perm):
+        inverse[source] = target
+    return tuple(inverse)
+
+
+def _chunks(cells: int) -> tuple[tuple[int, int], ...]:
+    """``(first cell, width)`` of each digit chunk: three (the unrolled scalar path) for 3 to 27
+    cells, widths as equal as possible."""
+    count = max(1, min(cells, 3), -(-cells // CHUNK_CELLS))
+    bounds = [round(cells * i / count) for i in range(count + 1)]
+    return tuple((a, b - a) for a, b in zip(bounds, bounds[1:], strict=False) if b > a)
+
+
+def _digit_table(width: int) -> np.ndarray:
+    """The base-3 digits of ``0 .. 3**width - 1``: shape ``(3**width, width)``, int64."""
+    patterns = np.arange(3**width, dtype=np.int64)
+    return np.stack([(patterns // 3**i) % 3 for i in range(width)], axis=1) if width else np.zeros((1, 0), dtype=np.int64)
+
+
+class Symmetries:
+    """The symmetries of one game acting on codes, cells and cell masks.
+
+    Get one with :func:`symmetries` (built once per game and process).
+
+    ==========================  ===========================================================
+    ``count``                   number of symmetries (8 square, 4 rectangle); ``s`` in
+                                ``0 .. count - 1``, 0 the identity
+    ``perms[s]``                the cell permutation (``image[c] = board[perms[s][c]]``)
+    ``inverse[s]``              the symmetry undoing ``s``
+    ==========================  ===========================================================
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.perms: tuple[tuple[int, ...], ...] = game.symmetries
+        self.count = len(self.perms)
+        inverses = [_inverse(perm) for perm in self.perms]
+        self.inverse: tuple[int, ...] = tuple(self.perms.index(inv) for inv in inverses)
+        """``inverse[s]``: the symmetry whose image of ``s``'s image is the board itself."""
+        self.chunks = _chunks(game.cells)
+        self._divisors = tuple(3**first for first, _ in self.chunks)
+        self._moduli = tuple(3**width for _, width in self.chunks)
+        # tables[s][j][pattern]: what chunk j's digits contribute to the image code under s
+        tables = []
+        for target_of in inverses:  # the content of cell c moves to cell target_of[c]
+            per_chunk = []
+            for first, width in self.chunks:
+                powers = np.array([3 ** target_of[first + i] for i in range(width)], dtype=np.int64)
+                per_chunk.append(_digit_table(width) @ powers if width else np.zeros(1, dtype=np.int64))
+            tables.append(per_chunk)
+        self._tables: tuple[tuple[np.ndarray, ...], ...] = tuple(tuple(t) for t in tables)
+        self._views = tuple(tuple(t.data.cast("B").cast("q") for t in per) for per in self._tables)
+        self._powers = 3 ** np.arange(game.cells, dtype=np.int64)
+        self._target_powers = np.stack([3 ** np.array(inv, dtype=np.int64) for inv in inverses])
+        """``[s, cell]``: ``3**`` the cell that ``cell``'s content moves to under ``s``."""
+        self._views3 = self._views[1:] if len(self.chunks) == 3 else ()
+        """The views of the symmetries but the identity, for the unrolled path of :meth:`canonical_of`."""
+        self._masks = self._mask_tables()
+        self._mask_lists: tuple[tuple[list[int], ...], ...] = tuple(tuple(t.tolist() for t in per) for per in self._masks)
+
+    def __repr__(self) -> str:
+        return f"<Symmetries of {self.game.name}: {self.count}>"
+
+    def _mask_tables(self) -> tuple[tuple[np.ndarray, ...], ...]:
+        """``[s][byte][value]``: where the 8 cells of one byte of a canonical-orientation mask go in the caller's (uint32)."""
+        out = []
+        byte = np.arange(256, dtype=np.int64)
+        for perm in self.perms:
+            per_byte = []
+            for base in range(0, self.game.cells, 8):
+                table = np.zeros(256, dtype=np.int64)
+                for bit in range(min(8, self.game.cells - base)):
+                    table |= ((byte >> bit) & 1) << perm[base + bit]
+                per_byte.append(table.astype(np.uint32))
+            out.append(tuple(per_byte))
+        return tuple(out)
+
+    # -- one code -------------------------------------------------------------------
+    def image_of(self, code: int, s: int) -> int:
+        """The code of a board's image under symmetry ``s`` (plain ints)."""
+        image = 0
+        for view, modulus in zip(self._views[s], self._moduli, strict=True):
+            code, pattern = divmod(code, modulus)
+            image += view[pattern]
+        return image
+
+    def canonical_of(self, code: int) -> tuple[int, int]:
+        """``(canonical code, s)``: the smallest image of ``code`` and the first symmetry giving it.
+
+        The canonical board is the image of the caller's board under ``s``; a cell of it
+        is cell :meth:`cell_to_caller` of the caller's board. Two to five microseconds for 8
+        symmetries of 25 cells here (scripts/bench_symmetry.py): plain ints, three table look-ups per image.
+        """
+        if len(self.chunks) == 3:
+            rest, p0 = divmod(code, self._moduli[0])
+            p2, p1 = divmod(rest, self._moduli[1])
+            best, which, s = code, 0, 1
+            for v0, v1, v2 in self._views3:
+                image = v0[p0] + v1[p1] + v2[p2]
+                if image < best:
+                    best, which = image, s
+                s += 1
+            return best, which
+        best, which = code, 0
+        for s in range(1, self.count):
+            image = self.image_of(code, s)
+            if image < best:
+                best, which = image, s
+        return best, which
+
+    def images_of(self, code: int) -> list[int]:
+        """The codes of the ``count`` images of one board, in symmetry order (identity first)."""
+        patterns = []
+        rest = code
+        for modulus in self._moduli:
+            rest, pattern = divmod(rest, modulus)
+            patterns.append(pattern)
+        if len(patterns) == 3:
+            p0, p1, p2 = patterns
+            return [v0[p0] + v1[p1] + v2[p2] for v0, v1, v2 in self._views]
+        return [self.image_of(code, s) for s in range(self.count)]
+
+    def canonical_children(self, code: int, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every move from one board, canonicalised at once: ``(cells, canonical codes, s)``.
+
+        For each empty cell (ascending), the canonical code of the board with ``piece``
+        (1 X, 2 O) added there and the first symmetry giving it. A child's image under
+        ``s`` is the parent's image plus ``piece * 3**(where s moves the cell)``, so the
+        parent's images are computed once (what a best-move search over the children
+        of one position needs: a few microseconds for 25 cells, not 25 canonical forms).
+        """
+        cells = np.flatnonzero((code // self._powers) % 3 == 0)
+        children = np.array(self.images_of(code), dtype=np.int64)[:, None] + piece * self._target_powers
+        which = children.argmin(axis=0)[cells]
+        best = children.min(axis=0)[cells]
+        return cells, best, which.astype(np.uint8)
+
+    def cell_to_caller(self, cell: int, s: int) -> int:
+        """The caller's cell that is ``cell`` of the image under ``s``."""
+        return self.perms[s][cell]
+
+    def cell_from_caller(self, cell: int, s: int) -> int:
+        """The cell of the image under ``s`` that holds the caller's ``cell``."""
+        return self.perms[self.inverse[s]][cell]
+
+    def mask_to_caller(self, mask: int, s: int) -> int:
+        """A cell mask (e.g. best moves) of the image under ``s``, in the caller's orientation."""
+        out = 0
+        for index, table in enumerate(self._mask_lists[s]):
+            out |= table[(mask >> (8 * index)) & 255]
+        return out
+
+    def mask_from_caller(self, mask: int, s: int) -> int:
+        """A cell mask of the caller's board, in the orientation of its image under ``s``."""
+        return self.mask_to_caller(mask, self.inverse[s])
+
+    # -- many codes -----------------------------------------------------------------
+    def _patterns(self, codes: np.ndarray) -> list[np.ndarray]:
+        return [(codes // d) % m if d > 1 else codes % m for d, m in zip(self._divisors, self._moduli, strict=True)]
+
+    def image(self, codes: np.ndarray, s: int | np.ndarray) -> np.ndarray:
+        """The images of many codes (int64, same shape) under one symmetry or one per code.
+
+        :param s: a symmetry, or an integer array of them shaped like ``codes``.
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        if isinstance(s, (int, np.integer)):
+            which = np.full(flat.size, int(s), dtype=np.intp)
+        else:
+            which = np.broadcast_to(np.asarray(s, dtype=np.intp), np.shape(codes)).reshape(-1)
+        stacked = [np.stack([self._tables[t][j] for t in range(self.count)]) for j in range(len(self.chunks))]
+        out = np.empty(flat.size, dtype=np.int64)
+        for a in range(0, flat.size, STEP):
+            patterns = self._patterns(flat[a : a + STEP])
+            rows = which[a : a + STEP]
+            part = stacked[0][rows, patterns[0]]
+            for table, pattern in zip(stacked[1:], patterns[1:], strict=True):
+                part += table[rows, pattern]
+            out[a : a + STEP] = part
+        return out.reshape(np.shape(codes))
+
+    def canonical(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(canonical codes, s)`` of many codes: the smallest image (int64) and the first
+        symmetry giving it (uint8), both shaped like ``codes``."""
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        best = np.empty(flat.size, dtype=np.int64)
+        which = np.zeros(flat.size, dtype=np.uint8)
+        for a in range(0, flat.size, STEP):
+            step = flat[a : a + STEP]
+            patterns = self._patterns(step)
+            low, low_s = step.copy(), which[a : a + STEP]
+            for s in range(1, self.count):
+                tables = self._tables[s]
+                image = tables[0][patterns[0]]
+                for table, pattern in zip(tables[1:], patterns[1:], strict=True):
+                    image += table[pattern]
+                smaller = image < low
+                np.minimum(low, image, out=low)
+                low_s[smaller] = s
+            best[a : a + STEP] = low
+        return best.reshape(np.shape(codes)), which.reshape(np.shape(codes))
+
+    def is_canonical(self, codes: np.ndarray) -> np.ndarray:
+        """Whether each code is its own canonical code (bool, shaped like ``codes``)."""
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        out = np.ones(flat.size, dtype=bool)
+        for a in range(0, flat.size, STEP):
+            step = flat[a : a + STEP]
+            patterns = self._patterns(step)
+            keep = out[a : a + STEP]
+            for s in range(1, self.count):
+                tables = self._tables[s]
+                image = tables[0][patterns[0]]
+                for table, pattern in zip(tables[1:], patterns[1:], strict=True):
+                    image += table[pattern]
+                keep &= step <= image
+        return out.reshape(np.shape(codes))
+
+    def is_canonical_grid(self, high: np.ndarray, low: np.ndarray, low_cells: int) -> np.ndarray:
+        """Whether each board ``high[r] * 3**low_cells + low[c]`` is canonical: bool, ``(rows, cols)``.
+
+        The shape of a block of :mod:`solver.index` (high half-boards by low half-boards).
+        An image is digit-wise linear, ``image(h * 3**low_cells + l) = image(h * 3**low_cells)
+        + image(l)``, so a board is canonical under ``s`` when
+        ``h * 3**low_cells - image(h * 3**low_cells) <= image(l) - l``: one comparison of a
+        row value with a column value per board and symmetry, no table look-up per board.
+        """
+        rows = np.asarray(high, dtype=np.int64).reshape(-1) * 3**low_cells
+        cols = np.asarray(low, dtype=np.int64).reshape(-1)
+        keep = np.ones((rows.size, cols.size), dtype=bool)
+        for s in range(1, self.count):
+            keep &= (rows - self.image(rows, s))[:, None] <= (self.image(cols, s) - cols)[None, :]
+        return keep
+
+    def masks_to_caller(self, masks: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """Cell masks of images, one symmetry per mask, in the callers' orientations (uint32)."""
+        flat = np.ascontiguousarray(masks).astype(np.int64, copy=False).reshape(-1)
+        which = np.broadcast_to(np.asarray(s, dtype=np.intp), np.shape(masks)).reshape(-1)
+        out = np.zeros(flat.size, dtype=np.uint32)
+        for index in range(len(self._masks[0])):
+            table = np.stack([self._masks[t][index] for t in range(self.count)])
+            out |= table[which, (flat >> (8 * index)) & 255]
+        return out.reshape(np.shape(masks))
+
+
+@cache
+def symmetries(game: Game) -> Symmetries:
+    """The :class:`Symmetries` of a game (built once per process)."""
+    return Symmetries(game)
