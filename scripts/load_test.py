@@ -12,13 +12,22 @@ Starts its own server (``python -m solver.cli serve --port 0``, 127.0.0.1), then
 3. **abuse**: for ``--abuse-seconds``, slow connections (a header byte at a time),
    half-closed connections, malformed requests (garbage, bad JSON, enormous query
    strings and headers, unknown paths, path traversal, short bodies) while the
-   look-up loop keeps running and checking every answer.
+   look-up loop keeps running and checking every answer;
+4. **pressure** (issue 13): for ``--pressure-seconds``, ``--held`` connections that
+   are held open (half of them sent one stray line break after their answer, half
+   never sent a byte; each reopened as soon as the server closes it) and
+   ``--stalled-batches`` clients that POST a ``--batch``-board batch and never read the
+   answer (reposted when dropped), while a well-behaved client makes single look-ups
+   over 4 connections: its latency and 503s, and the server's memory (the largest
+   process's RSS, and the total PSS over all its processes) sampled every 0.25 s.
 
 Targets (issue 9, this project's 2-core machine): >= 3,000 look-ups/s at 32
-connections with p99 <= 50 ms; 100,000 boards in <= 1 s. Nothing leaves 127.0.0.1.
+connections with p99 <= 50 ms; 100,000 boards in <= 1 s; under pressure (issue 13),
+single look-ups with p99 <= 100 ms and server memory <= 1 GiB. Nothing leaves 127.0.0.1.
 
     python scripts/load_test.py                       # the figures in the README
-    python scripts/load_test.py --requests 2000 --batch 10000 --abuse-seconds 2   # a quick run
+    python scripts/load_test.py --workers 2           # the same with two worker processes
+    python scripts/load_test.py --requests 2000 --batch 10000 --abuse-seconds 2 --pressure-seconds 5   # a quick run
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import platform
 import random
 import re
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -39,6 +49,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import numpy as np
@@ -46,13 +57,16 @@ import numpy as np
 import solver
 
 HOST = "127.0.0.1"
+CLOSED_STATES = {7, 8}  # TCP_CLOSE (reset), TCP_CLOSE_WAIT (the server sent FIN): tcp_info's first byte
 URL = re.compile(r"at http://127\.0\.0\.1:(\d+)/ ")
 
 
 # -- the server -------------------------------------------------------------------------
-def start_server(table_dir: Path, game: str) -> tuple[subprocess.Popen[str], int]:
+def start_server(table_dir: Path, game: str, workers: int = 1) -> tuple[subprocess.Popen[str], int]:
     """``solve serve`` on a free loopback port; the process and its port."""
     args = [sys.executable, "-m", "solver.cli", "serve", "--host", HOST, "--port", "0", "--quiet", "--table-dir", str(table_dir)]
+    if workers != 1:  # (so the script also measures a server from before --workers)
+        args += ["--workers", str(workers)]
     if game != "3x3k3":
         args += ["--game", game]
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -86,9 +100,21 @@ async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, r
         writer.write(request)
     head = await reader.readuntil(b"\r\n\r\n")
     status = int(head[9:12])
+    if re.search(rb"(?i)\r\ntransfer-encoding: *chunked", head):
+        return status, await read_chunked(reader)
     found = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
     body = await reader.readexactly(int(found[1])) if found else b""
     return status, body
+
+
+async def read_chunked(reader: asyncio.StreamReader) -> bytes:
+    """A chunked body (what the server streams batch answers as)."""
+    parts = []
+    while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+        parts.append(await reader.readexactly(size))
+        await reader.readexactly(2)
+    await reader.readuntil(b"\r\n")
+    return b"".join(parts)
 
 
 def get(path: str) -> bytes:
@@ -290,6 +316,126 @@ async def abuse(port: int, game: str, expected: dict[int, bytes], seconds: float
     return report, result, alive
 
 
+# -- pressure: held connections and batch clients that never read ------------------------------
+def memory_mib(pid: int) -> tuple[float, float]:
+    """The largest RSS of ``pid`` and its children, and their total PSS (shared pages counted once), in MiB."""
+    pids = [pid]
+    try:
+        pids += [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        pass
+    largest = total = 0.0
+    for each in pids:
+        try:
+            rss = next(int(line.split()[1]) for line in Path(f"/proc/{each}/status").read_text().splitlines()
+                       if line.startswith("VmRSS:"))
+            pss = next(int(line.split()[1]) for line in Path(f"/proc/{each}/smaps_rollup").read_text().splitlines()
+                       if line.startswith("Pss:"))
+        except (OSError, StopIteration):
+            continue
+        largest, total = max(largest, rss / 1024), total + pss / 1024
+    return largest, total
+
+
+@dataclass
+class Pressure:
+    """What the pressure phase saw."""
+
+    held_peak: int = 0
+    held_opened: int = 0
+    held_refused: int = 0
+    batches_posted: int = 0
+    batches_refused: int = 0
+    batches_dropped: int = 0
+    rss_max_mib: float = 0.0
+    pss_max_mib: float = 0.0
+    lookups: Lookups = field(default_factory=Lookups)
+
+
+async def pressure(port: int, pid: int, game: str, expected: dict[int, bytes], *, seconds: float, held: int,
+                   stalled: int, batch_size: int) -> Pressure:
+    """``held`` held connections and ``stalled`` non-reading batch clients for ``seconds``, while look-ups are measured."""
+    out = Pressure()
+    stop = asyncio.Event()
+    open_now = 0
+    table = solver.table_for(game)
+    codes = np.random.default_rng(7).choice(np.array(list(expected)), batch_size).tolist()
+    boards: list[str | int] = [table.at(code).board if index % 2 == 0 else code for index, code in enumerate(codes)]
+    body = post(f"/api/v1/{game}/batch", json.dumps({"boards": boards}).encode())
+
+    async def holder(index: int) -> None:  # a connection held open, reopened when the server closes it
+        nonlocal open_now
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(HOST, port)
+            except OSError:
+                await asyncio.sleep(0.2)
+                continue
+            out.held_opened += 1
+            open_now += 1
+            out.held_peak = max(out.held_peak, open_now)
+            try:
+                if index % 2 == 0:  # one answer, then a stray line break
+                    status, _ = await exchange(reader, writer, get(f"/api/v1/{game}?board=0"))
+                    out.held_refused += status == 503
+                    writer.write(b"\r\n")
+                closing = asyncio.ensure_future(reader.read())  # returns when the server closes the connection
+                stopped = asyncio.ensure_future(stop.wait())
+                await asyncio.wait({closing, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                closing.cancel()
+                stopped.cancel()
+            except (OSError, asyncio.IncompleteReadError):
+                pass
+            finally:
+                open_now -= 1
+                writer.close()
+
+    async def stalled_batch() -> None:  # posts a batch and never reads the answer; reposts when dropped
+        loop = asyncio.get_running_loop()
+        while not stop.is_set():
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the answer piles up at the server
+            sock.setblocking(False)
+            try:
+                await loop.sock_connect(sock, (HOST, port))
+                await loop.sock_sendall(sock, body)
+                out.batches_posted += 1
+                while not stop.is_set():
+                    try:
+                        if sock.recv(12, socket.MSG_PEEK).startswith(b"HTTP/1.1 503"):
+                            out.batches_refused += 1
+                            break
+                    except OSError:  # nothing sent yet (or reset: seen below)
+                        pass
+                    if sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] in CLOSED_STATES:
+                        try:
+                            refused = sock.recv(12, socket.MSG_PEEK).startswith(b"HTTP/1.1 503")
+                        except OSError:
+                            refused = False
+                        out.batches_refused += refused
+                        out.batches_dropped += not refused
+                        break
+                    await asyncio.sleep(0.25)
+            except OSError:
+                await asyncio.sleep(0.2)
+            finally:
+                sock.close()
+
+    async def sample() -> None:
+        while not stop.is_set():
+            rss, pss = memory_mib(pid)
+            out.rss_max_mib, out.pss_max_mib = max(out.rss_max_mib, rss), max(out.pss_max_mib, pss)
+            await asyncio.sleep(0.25)
+
+    tasks = [asyncio.ensure_future(task) for task in (*(holder(index) for index in range(held)),
+                                                      *(stalled_batch() for _ in range(stalled)), sample())]
+    await asyncio.sleep(min(3.0, seconds / 4))  # let the held connections and batches pile up first
+    out.lookups = await lookups(port, game, expected, requests=10**7, connections=4, seconds=seconds, stop=stop)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return out
+
+
 # -- the report ---------------------------------------------------------------------------
 def machine() -> str:
     model = ""
@@ -318,6 +464,10 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=100_000, help="boards per batch request")
     parser.add_argument("--repeats", type=int, default=5, help="batch requests to time")
     parser.add_argument("--abuse-seconds", type=float, default=12, help="the server closes slow heads after 10 s")
+    parser.add_argument("--pressure-seconds", type=float, default=30, help="time bound of the pressure phase")
+    parser.add_argument("--held", type=int, default=1000, help="connections held open during the pressure phase")
+    parser.add_argument("--stalled-batches", type=int, default=32, help="batch clients that never read, during the pressure phase")
+    parser.add_argument("--workers", type=int, default=1, help="solve serve --workers")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
 
@@ -328,9 +478,9 @@ def main() -> int:
     expected = {int(code): json.dumps(table.at(int(code)).to_dict(best_first=True)).encode() for code in codes.tolist()}
 
     with tempfile.TemporaryDirectory() as directory:
-        process, port = start_server(Path(directory), args.game)
+        process, port = start_server(Path(directory), args.game, args.workers)
         try:
-            figures = asyncio.run(run(port, args, expected))
+            figures = asyncio.run(run(port, process.pid, args, expected))
         finally:
             if process.poll() is None:
                 figures_stop = stop_server(process)
@@ -343,11 +493,11 @@ def main() -> int:
     else:
         print_report(figures, args)
     ok = (not figures["lookups"]["wrong"] and not figures["abuse"]["wrong"] and figures["batch"]["all_right"]
-          and figures["abuse"]["unexpected"] == {})
+          and figures["abuse"]["unexpected"] == {} and not figures["pressure"]["wrong"])
     return 0 if ok else 1
 
 
-async def run(port: int, args: argparse.Namespace, expected: dict[int, bytes]) -> dict[str, object]:
+async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int, bytes]) -> dict[str, Any]:
     await lookups(port, args.game, expected, requests=2_000, connections=args.connections, seconds=10)  # warm up
     single = await lookups(port, args.game, expected, requests=args.requests, connections=args.connections, seconds=args.seconds)
     times, right, size = [], True, 0
@@ -365,8 +515,12 @@ async def run(port: int, args: argparse.Namespace, expected: dict[int, bytes]) -
         if bad:
             unexpected[kind] = bad
     after = await lookups(port, args.game, expected, requests=2_000, connections=4, seconds=10)
+    squeezed = await pressure(port, pid, args.game, expected, seconds=args.pressure_seconds, held=args.held,
+                              stalled=args.stalled_batches, batch_size=args.batch)
+    under = squeezed.lookups
     return {
         "game": args.game,
+        "workers": args.workers,
         "lookups": {"requests": len(single.latencies), "connections": args.connections, "seconds": round(single.seconds, 3),
                     "per_second": round(single.rate), "p50_ms": round(single.percentile(50), 2), "p90_ms": round(single.percentile(90), 2),
                     "p99_ms": round(single.percentile(99), 2), "max_ms": round(single.percentile(100), 2),
@@ -377,11 +531,20 @@ async def run(port: int, args: argparse.Namespace, expected: dict[int, bytes]) -
                   "slow_connections_held_open": alive, "lookups_during": len(during.latencies), "per_second_during": round(during.rate),
                   "p99_ms_during": round(during.percentile(99), 2), "wrong": during.wrong[:5] + after.wrong[:5],
                   "lookups_after": len(after.latencies)},
+        "pressure": {"seconds": args.pressure_seconds, "held": args.held, "held_peak": squeezed.held_peak,
+                     "held_opened": squeezed.held_opened, "held_refused_503": squeezed.held_refused,
+                     "stalled_batches": args.stalled_batches, "batches_posted": squeezed.batches_posted,
+                     "batches_refused_503": squeezed.batches_refused, "batches_dropped_unread": squeezed.batches_dropped,
+                     "lookups": len(under.latencies), "per_second": round(under.rate), "p50_ms": round(under.percentile(50), 2),
+                     "p99_ms": round(under.percentile(99), 2), "max_ms": round(under.percentile(100), 2),
+                     "lookup_503s": sum("HTTP 503" in w for w in under.wrong), "wrong": under.wrong[:5],
+                     "connection_errors": len(under.errors), "rss_max_mib": round(squeezed.rss_max_mib),
+                     "pss_total_max_mib": round(squeezed.pss_max_mib)},
     }
 
 
-def print_report(figures: dict[str, object], args: argparse.Namespace) -> None:
-    single, batch_, abuse_ = figures["lookups"], figures["batch"], figures["abuse"]  # type: ignore[index]
+def print_report(figures: dict[str, Any], args: argparse.Namespace) -> None:
+    single, batch_, abuse_ = figures["lookups"], figures["batch"], figures["abuse"]
     assert isinstance(single, dict) and isinstance(batch_, dict) and isinstance(abuse_, dict)
     print(f"machine: {figures['machine']}; server and client share it, loopback only")
     print(f"game {figures['game']}")
@@ -397,7 +560,19 @@ def print_report(figures: dict[str, object], args: argparse.Namespace) -> None:
     print(f"  meanwhile {abuse_['lookups_during']:,} look-ups ({abuse_['per_second_during']:,}/s, p99 {abuse_['p99_ms_during']} ms), "
           f"wrong answers: {len(abuse_['wrong'])}; slow heads not closed by the server (408 after 10 s): {abuse_['slow_connections_held_open']} of 100; "
           f"unexpected statuses: {abuse_['unexpected'] or 'none'}; look-ups after: {abuse_['lookups_after']:,}")
-    print(f"Ctrl-C stopped the server in {figures['ctrl_c_seconds']} s")
+    squeeze = figures["pressure"]
+    assert isinstance(squeeze, dict)
+    met = "met" if squeeze["p99_ms"] <= 100 and squeeze["rss_max_mib"] <= 1024 and not squeeze["wrong"] else "MISSED"
+    print(f"pressure for {squeeze['seconds']} s: {squeeze['held']:,} held connections (peak {squeeze['held_peak']:,} open, "
+          f"{squeeze['held_opened']:,} opened, {squeeze['held_refused_503']:,} got 503) and {squeeze['stalled_batches']} batch clients "
+          f"that never read ({squeeze['batches_posted']:,} posts: {squeeze['batches_refused_503']:,} got 503, "
+          f"{squeeze['batches_dropped_unread']:,} dropped unread by the server)")
+    print(f"  a well-behaved client meanwhile: {squeeze['lookups']:,} look-ups ({squeeze['per_second']:,}/s over 4 connections), "
+          f"p50 {squeeze['p50_ms']} ms, p99 {squeeze['p99_ms']} ms, max {squeeze['max_ms']} ms; 503s {squeeze['lookup_503s']}, "
+          f"wrong {len(squeeze['wrong'])}, connection errors {squeeze['connection_errors']}")
+    print(f"  server memory: largest process RSS {squeeze['rss_max_mib']:,} MiB, all processes PSS {squeeze['pss_total_max_mib']:,} MiB  "
+          f"[target p99 <= 100 ms, memory <= 1 GiB: {met}]")
+    print(f"Ctrl-C stopped the server in {figures['ctrl_c_seconds']} s ({figures['workers']} worker{'s' if figures['workers'] != 1 else ''})")
 
 
 if __name__ == "__main__":

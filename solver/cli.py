@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import random
 import re
 import sys
@@ -608,12 +609,14 @@ def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
 @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help=TABLE_DIR_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
-def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool) -> None:
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes answering on the port (one per core; they share the memory-mapped tables).")
+def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
 
     Serves tic-tac-toe, every table already in the table directory, and each
     --game (built before the server starts listening). A request never starts a
-    build. Ctrl-C stops the server.
+    build. Ctrl-C (or SIGTERM) stops the server.
     """
     try:
         from . import web
@@ -646,7 +649,14 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
                f"(API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops.")
     if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)
-    web.serve(tables, sock=sock, table_dir=table_dir)
+    if workers > 1 and not hasattr(os, "fork"):
+        click.echo("solve: error: --workers needs a system with fork (Linux, macOS)", err=True)
+        raise SystemExit(1)
+    try:
+        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers)
+    except web.WorkerError as error:
+        click.echo(f"solve: error: {error}", err=True)
+        raise SystemExit(1) from None
     if not quiet:
         click.echo("Stopped.", err=True)
 

@@ -282,23 +282,34 @@ class Position:
         """Everything about the position as JSON-ready data: what ``solve lookup --json``
         prints and what the HTTP API (``solve serve``) answers, from this one function.
 
+        While the game goes on: ``"over": false``, ``to_move`` and ``result`` (for the
+        side to move). A finished board says so instead: ``"over": true`` and
+        ``winner`` (``"X"``, ``"O"``, or None for a draw), with neither ``to_move`` nor
+        ``result`` (nobody is to move). ``value`` is always for X; each move's
+        ``result`` is for the player making it (the mover).
+
         :param best_first: order ``moves`` best first, as the lichess tablebase does:
             wins fastest first, then draws, then losses slowest first, ties in cell
             order (the HTTP API). By default ``moves`` are in cell order (the CLI).
 
         >>> import solver
         >>> d = solver.lookup("XO./.X./...").to_dict(best_first=True)
-        >>> d["result"], d["plies"], d["best_cells"], [(m["cell"], m["result"], m["plies"]) for m in d["moves"][:2]]
-        ('loss', 4, [8], [(8, 'loss', 4), (2, 'loss', 2)])
+        >>> d["over"], d["result"], d["plies"], d["best_cells"], [(m["cell"], m["result"], m["plies"]) for m in d["moves"][:2]]
+        (False, 'loss', 4, [8], [(8, 'loss', 4), (2, 'loss', 2)])
+        >>> d = solver.lookup("XXX/OO./...").to_dict()
+        >>> d["over"], d["winner"], "to_move" in d, "result" in d
+        (True, 'X', False, False)
         """
+        head: dict[str, Any] = {"game": self.game.name, "code": self.code, "board": self.board}
+        if self.is_over:
+            head.update(over=True, winner=self.winner)
+        else:
+            head.update(over=False, to_move=self.to_move)
+        head["value"] = self.value
+        if not self.is_over:
+            head["result"] = self.result
         return {
-            "game": self.game.name,
-            "code": self.code,
-            "board": self.board,
-            "to_move": self.to_move,
-            "winner": self.winner,
-            "value": self.value,
-            "result": self.result,
+            **head,
             "plies": self.plies,
             "score": self.score,
             "best_moves": [list(m) for m in self.best_moves],

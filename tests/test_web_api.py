@@ -175,7 +175,9 @@ def test_tables_in_the_table_directory_are_served_under_their_name_and_aliases(t
 def test_mainline_plays_a_best_move_every_ply_to_the_end(client: TestClient, board: str) -> None:
     data = client.get("/api/v1/3x3k3/mainline", params={"board": board}).json()
     position = solver.lookup(board)
-    assert (data["board"], data["result"], data["plies"], data["value"]) == (position.board, position.result, position.plies, position.value)
+    assert (data["board"], data["over"], data["plies"], data["value"]) == (position.board, position.is_over, position.plies, position.value)
+    assert data.get("result") == (None if position.is_over else position.result)
+    assert data.get("to_move") == position.to_move
     assert len(data["mainline"]) == position.plies or position.result == "draw"
     for step in data["mainline"]:
         assert step["cell"] in position.best_cells, f"{step} is not a best move on {position.board}"
@@ -365,7 +367,10 @@ def test_the_openapi_document_describes_every_api_route(client: TestClient) -> N
                                       "/api/v1/{game}/analyze", "/api/v1/{game}/batch"}
     batch = document["paths"]["/api/v1/{game}/batch"]["post"]
     assert batch["requestBody"]["content"]["application/json"]["schema"]["properties"]["boards"]["maxItems"] == web.MAX_BATCH
-    assert set(document["components"]["schemas"]["Position"]["required"]) == set(solver.lookup(0).to_dict())
+    schema = document["components"]["schemas"]["Position"]
+    playing, over = (set(schema["required"]) | set(branch["required"]) for branch in schema["oneOf"])
+    assert playing == set(solver.lookup(0).to_dict()) and over == set(solver.lookup("XXX/OO./...").to_dict())
+    assert set(schema["properties"]) == playing | over
 
 
 @pytest.mark.parametrize("path", ["/nope", "/api/v2/3x3k3", "/api/v1/3x3k3/nope", "/static/nope.js", "/static/../solver/cli.py",

@@ -3,18 +3,21 @@
 Needs the ``web`` extra (Starlette and uvicorn: ``pip install '.[web]'`` in the checkout);
 ``import solver`` never imports this package. :mod:`solver.web.app` holds the routes,
 ``static/`` the page (HTML, CSS and JavaScript, no build step, nothing fetched from
-elsewhere), and :func:`serve` runs the app on uvicorn.
+elsewhere), and :func:`serve` runs the app on uvicorn with the per-connection bounds of
+:mod:`solver.web.protocol`, in one process or in several (:mod:`solver.web.workers`).
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import sys
 from collections.abc import Sequence
 
 from ..tables import Table
 from .app import (
     MAX_BATCH,
+    MAX_BATCHES,
     MAX_BODY_BYTES,
     MAX_QUERY_BYTES,
     create_app,
@@ -22,10 +25,17 @@ from .app import (
     open_tables,
     table_checksum,
 )
-from .protocol import HEAD_SECONDS, MAX_HEAD_BYTES, http_protocol
+from .protocol import BODY_SECONDS, HEAD_SECONDS, MAX_CONNECTIONS, MAX_HEAD_BYTES, WRITE_SECONDS, http_protocol
+from .workers import WorkerError, supervise
 
-__all__ = ["HEAD_SECONDS", "MAX_BATCH", "MAX_BODY_BYTES", "MAX_HEAD_BYTES", "MAX_QUERY_BYTES", "bind", "create_app", "discover_games", "open_tables",
-           "serve", "table_checksum"]
+__all__ = ["HEAD_SECONDS", "MAX_BATCH", "MAX_BATCHES", "MAX_BODY_BYTES", "MAX_CONNECTIONS", "MAX_HEAD_BYTES", "MAX_QUERY_BYTES",
+           "WRITE_SECONDS", "WorkerError", "bind", "create_app", "discover_games", "open_tables", "serve", "table_checksum"]
+
+KEEP_ALIVE_SECONDS = 5
+"""How long an idle keep-alive connection stays open."""
+SWITCH_SECONDS = 0.001
+"""The server process's interpreter switch interval (Python's default is 5 ms): while a batch
+is read in a worker thread, the event loop waits at most about this long for its turn."""
 
 
 def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
@@ -52,6 +62,11 @@ def serve(
     sock: socket.socket,
     table_dir: str | os.PathLike[str] | None = None,
     head_seconds: float = HEAD_SECONDS,
+    body_seconds: float = BODY_SECONDS,
+    write_seconds: float = WRITE_SECONDS,
+    max_connections: int = MAX_CONNECTIONS,
+    max_batches: int = MAX_BATCHES,
+    workers: int = 1,
 ) -> None:
     """Serve ``tables`` on a bound socket (:func:`bind`) until SIGINT or SIGTERM; returns after a clean shutdown.
 
@@ -59,22 +74,66 @@ def serve(
     they wait in its backlog until the server accepts them.
 
     :param head_seconds: how long a request's head may take to arrive (:mod:`solver.web.protocol`).
+    :param body_seconds: how long a request's body may take to arrive after its head.
+    :param write_seconds: how long an answer may wait for a client that reads nothing.
+    :param max_connections: connections open at once per worker (the next ones get 503).
+    :param max_batches: batch requests answered at once per worker (the next ones get 503).
+    :param workers: processes accepting on the socket. With more than one, this process
+        forks them after the tables are open (the memory-mapped tables are shared, not
+        copied), forwards SIGINT and SIGTERM to them, and returns when all have stopped;
+        each answer then carries ``X-Worker: <number>``. POSIX only.
+    :raises WorkerError: if a worker dies on its own (the others are stopped first).
     """
+    options = {"head_seconds": head_seconds, "body_seconds": body_seconds, "write_seconds": write_seconds, "max_connections": max_connections,
+               "max_batches": max_batches}
+    _allow_open_files(max_connections + 256)  # per process
+    if workers <= 1:
+        _run(tables, sock, table_dir, options, worker=None)
+        return
+    supervise(workers, lambda number: _run(tables, sock, table_dir, options, worker=number))
+
+
+def _run(tables: Sequence[Table], sock: socket.socket, table_dir: str | os.PathLike[str] | None,
+         options: dict[str, float], worker: int | None) -> None:
+    """One server process: uvicorn on ``sock`` until SIGINT or SIGTERM."""
     import uvicorn
 
+    sys.setswitchinterval(SWITCH_SECONDS)  # a batch thread hands the event loop the interpreter lock sooner
+    protocol = http_protocol(head_seconds=options["head_seconds"], body_seconds=options["body_seconds"],
+                             write_seconds=options["write_seconds"], max_connections=int(options["max_connections"]))
+    if protocol == "h11" and worker in (None, 1):
+        print("solve: warning: httptools is missing, so uvicorn's h11 protocol runs with a head size limit only: "
+              "slow heads and bodies, stalled readers and the connection cap are not bounded "
+              "(install the web extra: pip install '.[web]')", file=sys.stderr)
     config = uvicorn.Config(
-        create_app(tables, table_dir=table_dir),
-        http=http_protocol(head_seconds=head_seconds),
+        create_app(tables, table_dir=table_dir, max_batches=int(options["max_batches"]), worker=worker),
+        http=protocol,
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         log_level="warning",
         access_log=False,
         server_header=False,
         lifespan="off",
-        limit_concurrency=1000,  # past this many connections and requests at once, new requests get a 503
-        timeout_keep_alive=5,
+        limit_concurrency=None,  # the protocol's own cap refuses new connections only, never the open ones' requests
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
         timeout_graceful_shutdown=3,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         pass  # uvicorn raises Ctrl-C's signal again once its graceful shutdown is done: that is the clean stop
+
+
+def _allow_open_files(wanted: int) -> None:
+    """Raise the soft limit on open files towards ``wanted`` (up to the hard limit): each connection is one."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            print(f"solve: warning: cannot raise the open-file limit from {soft} to {target}: "
+                  "connections past it are refused", file=sys.stderr)

@@ -26,8 +26,16 @@ same text means the same position or game over HTTP as in a terminal.
 Errors are JSON ``{"error": message}``: 400 for a bad board, move list or body (the
 message is :class:`~solver.errors.InvalidBoardError`'s), 404 for an unknown game or
 path, 405 for a wrong method, 408 for a body slower than :data:`BODY_SECONDS`, 413 for a body over :data:`MAX_BODY_BYTES` or a batch
-over :data:`MAX_BATCH`, 414 for a query string over :data:`MAX_QUERY_BYTES`. Never a
-traceback.
+over :data:`MAX_BATCH`, 414 for a query string over :data:`MAX_QUERY_BYTES`, 503 for a batch
+past :data:`MAX_BATCHES` at once. Never a traceback; a message quotes at most a few dozen
+characters of what was sent (:func:`solver.errors.quote`) and is at most
+:data:`MAX_MESSAGE_CHARS` long.
+
+A batch is answered off the event loop and in slices: its boards are read in a worker
+thread (at most :data:`BATCH_THREADS` at once, so single look-ups keep the loop), and the
+answer is streamed :data:`BATCH_SLICE` positions at a time, each slice made only when the
+client has read the previous ones: a client that stops reading holds one slice, not the
+whole answer, until the server drops it (:data:`~solver.web.protocol.WRITE_SECONDS`).
 
 Answers to ``GET`` requests never change while the table does not, so they carry an
 ``ETag`` built from the table's checksum (:func:`table_checksum`) and what was asked,
@@ -41,13 +49,15 @@ import asyncio
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -59,7 +69,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..analysis import analyze
 from ..board import parse, parse_text
-from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line
+from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line, quote
 from ..game import DEFAULT_GAME, Game, parse_game
 from ..moves import parse_moves
 from ..score import UNREACHABLE
@@ -75,6 +85,18 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest request body accepted (413 beyond): room for :data:`MAX_BATCH` 4x4 board strings."""
 BODY_SECONDS = 30.0
 """Longest time a request body may take to arrive (408 beyond)."""
+MAX_BATCHES = 16
+"""Most batch requests answered at once (per worker); the next ones get 503 and ``Retry-After``."""
+BATCH_THREADS = 1
+"""Worker threads reading and answering batches (the event loop keeps answering single look-ups:
+one thread leaves it every other turn of the interpreter lock)."""
+BATCH_SLICE = 2048
+"""Positions made per slice of a streamed batch answer (about 1 MB of JSON for 4x4)."""
+BATCH_KEPT = 8192
+"""Positions' answers kept per batch for reuse in later slices (a 3x3 batch makes each of its
+5,478 positions once; a 4x4 batch of distinct positions keeps only the first ones)."""
+MAX_MESSAGE_CHARS = 400
+"""Longest error message sent (a longer one is cut, saying how long it was)."""
 MAX_QUERY_BYTES = 4096
 """Longest query string accepted (414 beyond); the longest board or move list needs a few dozen bytes."""
 CACHE_CONTROL = "public, max-age=86400"
@@ -160,12 +182,16 @@ def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str
     return tables
 
 
-def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None) -> Starlette:
+def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None,
+               max_batches: int = MAX_BATCHES, worker: int | None = None) -> Starlette:
     """The ASGI app serving ``tables`` (default: tic-tac-toe and every table in ``table_dir``).
 
     :param tables: open tables (:func:`open_tables`); the first one is the page's default game.
     :param table_dir: where to look for tables when ``tables`` is not given, and where the
         404 message tells users their builds go.
+    :param max_batches: batch requests answered at once; the next ones get 503.
+    :param worker: this worker's number when ``solve serve --workers`` runs several: every
+        answer then says it in an ``X-Worker`` header.
     """
     if tables is None:
         names = dict.fromkeys([DEFAULT_GAME, *discover_games(table_dir)])
@@ -173,7 +199,7 @@ def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.Pat
     games: dict[str, ServedGame] = {}
     for table in tables:
         games.setdefault(table.game.name, served(table))
-    api = _Api(games, table_dir)
+    api = _Api(games, table_dir, max_batches)
     routes = [
         Route("/", api.page, methods=["GET"]),
         Route("/static/{name}", api.static, methods=["GET"]),
@@ -189,16 +215,17 @@ def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.Pat
     app.state.games = games
     # The answers are public and the same for everyone: any web page may call the API (as the lichess tablebase allows).
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"], max_age=86400)
-    app.add_middleware(_Guard)
+    app.add_middleware(_Guard, worker=worker)
     return app
 
 
 class _Guard:
     """Refuses an oversized query string (414) before routing, and adds the security headers."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, worker: int | None = None) -> None:
         self.app = app
-        self.headers = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()]
+        extra = {**SECURITY_HEADERS, **({"x-worker": str(worker)} if worker is not None else {})}
+        self.headers = [(name.encode(), value.encode()) for name, value in extra.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -221,7 +248,7 @@ class _Guard:
 class _Api:
     """The route handlers, over the served games."""
 
-    def __init__(self, games: dict[str, ServedGame], table_dir: str | os.PathLike[str] | None) -> None:
+    def __init__(self, games: dict[str, ServedGame], table_dir: str | os.PathLike[str] | None, max_batches: int = MAX_BATCHES) -> None:
         self.served = games
         self.table_dir = table_dir
         self.files = {name: (resources.files(__package__).joinpath("static", name).read_bytes(), kind)
@@ -229,10 +256,13 @@ class _Api:
         self.file_etags = {name: f'"{hashlib.sha256(data).hexdigest()[:20]}"' for name, (data, _) in self.files.items()}
         names = list(games)
         listing = {"games": [_game_info(game) for game in games.values()], "default": names[0] if names else None,
-                   "more": "Serve another game with: solve serve --game 4x4 (builds it once, then keeps it)"}
+                   "more": _more(names)}
         self.listing = _dumps(listing)
         self.listing_etag = '"' + hashlib.sha256(self.listing).hexdigest()[:20] + '"'
         self.openapi_json = _dumps(openapi_document(names, max_batch=MAX_BATCH, max_body=MAX_BODY_BYTES))
+        self.batches = 0  # batch requests being answered
+        self.max_batches = max_batches
+        self.limiter: anyio.CapacityLimiter | None = None  # made on first use, inside the worker's event loop
 
     # -- the page --------------------------------------------------------------
     async def page(self, request: Request) -> Response:
@@ -241,7 +271,7 @@ class _Api:
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in self.files or name == "index.html":
-            raise HTTPException(404, f"no file {name!r} here")
+            raise HTTPException(404, f"no file {quote(name)} here")
         return self._file(request, name)
 
     def _file(self, request: Request, name: str) -> Response:
@@ -266,7 +296,7 @@ class _Api:
         try:
             name = parse_game(text).name
         except InvalidGameError as error:
-            raise HTTPException(404, f"unknown game {text!r}: {error}") from None
+            raise HTTPException(404, f"unknown game {quote(text)}: {error}") from None
         if name in self.served:
             return self.served[name]
         where = f" --table-dir {self.table_dir}" if self.table_dir is not None else ""
@@ -293,9 +323,9 @@ class _Api:
                 row, col = game.table.game.coords(cell)
                 line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col,
                              "board": position.board})
-            return _dumps({"game": game.name, "code": code, "board": start.board, "to_move": start.to_move,
-                           "value": start.value, "result": start.result, "plies": start.plies,
-                           "winner": position.winner, "final": position.board, "mainline": line})
+            state = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move, "result": start.result}
+            return _dumps({"game": game.name, "code": code, "board": start.board, **state, "value": start.value,
+                           "plies": start.plies, "winner": position.winner, "final": position.board, "mainline": line})
 
         return _cached(request, None, game.etag(f"m{code}"), body)
 
@@ -314,36 +344,57 @@ class _Api:
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
-        raw = bytearray()
+        if self.batches >= self.max_batches:
+            raise HTTPException(503, f"{self.max_batches} batches are being answered; try again in a second",
+                                headers={"retry-after": "1"})
+        self.batches += 1
         try:
-            async with asyncio.timeout(BODY_SECONDS):
-                async for chunk in request.stream():
-                    raw += chunk
-                    if len(raw) > MAX_BODY_BYTES:
-                        raise HTTPException(413, f"the body is over {MAX_BODY_BYTES:,} bytes")
-        except TimeoutError:
-            raise HTTPException(408, f"the body did not arrive within {BODY_SECONDS:g} s") from None
-        except ClientDisconnect:  # the client went away mid-body: nobody to answer
-            return Response(status_code=400)
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError) as error:
-            raise HTTPException(400, f"the body is not JSON: {error}") from None
-        boards = body.get("boards") if isinstance(body, dict) else None
-        if not isinstance(boards, list):
-            raise HTTPException(400, 'expected a JSON object {"boards": [board, ...]} with boards as strings or codes')
-        if len(boards) > MAX_BATCH:
-            raise HTTPException(413, f"{len(boards):,} boards asked; at most {MAX_BATCH:,} per request")
-        return Response(batch_answer(game, boards), media_type=_JSON, headers={"cache-control": "no-store"})
+            raw = await _body(request)
+            if raw is None:  # the client went away mid-body: nobody to answer
+                self.batches -= 1
+                return Response(status_code=400)
+            if self.limiter is None:
+                self.limiter = anyio.CapacityLimiter(BATCH_THREADS)
+            codes, errors = await anyio.to_thread.run_sync(partial(batch_codes, game, raw), limiter=self.limiter)
+        except BaseException:
+            self.batches -= 1
+            raise
+        return _BatchResponse(game, codes, errors, self.limiter, self._batch_done)
+
+    def _batch_done(self) -> None:
+        self.batches -= 1
 
 
-def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
-    """``{"results": [...]}`` for a list of boards (strings or codes), as JSON bytes.
+async def _body(request: Request) -> bytes | None:
+    """The request body (at most :data:`MAX_BODY_BYTES`, within :data:`BODY_SECONDS`); None if the client left."""
+    raw = bytearray()
+    try:
+        async with asyncio.timeout(BODY_SECONDS):
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > MAX_BODY_BYTES:
+                    raise HTTPException(413, f"the body is over {MAX_BODY_BYTES:,} bytes")
+    except TimeoutError:
+        raise HTTPException(408, f"the body did not arrive within {BODY_SECONDS:g} s") from None
+    except ClientDisconnect:
+        return None
+    return bytes(raw)
 
-    Each distinct board string is read once (:func:`solver.board.parse`), every code is
-    checked at once (:meth:`Table.lookup_codes`), and the distinct positions' objects are
-    made together (:func:`solver.web.batch.answers`, the same bytes as the single look-up).
+
+def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, bytes]]:
+    """The codes of a batch body's boards, and the JSON error of each board that cannot be read or reached.
+
+    :raises HTTPException: 400 for a body that is not ``{"boards": [...]}``, 413 past :data:`MAX_BATCH` boards.
     """
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise HTTPException(400, f"the body is not JSON: {error}") from None
+    boards = body.get("boards") if isinstance(body, dict) else None
+    if not isinstance(boards, list):
+        raise HTTPException(400, 'expected a JSON object {"boards": [board, ...]} with boards as strings or codes')
+    if len(boards) > MAX_BATCH:
+        raise HTTPException(413, f"{len(boards):,} boards asked; at most {MAX_BATCH:,} per request")
     table = game.table
     codes = np.zeros(len(boards), dtype=np.int64)
     errors: dict[int, bytes] = {}
@@ -365,13 +416,86 @@ def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
     for index in np.flatnonzero(scores == UNREACHABLE).tolist():
         if index not in errors:
             errors[index] = _read(table, int(codes[index]), check=True)  # type: ignore[assignment]
-    good = np.ones(len(codes), dtype=bool)
-    good[list(errors)] = False
-    distinct, where = np.unique(codes[good], return_inverse=True)
-    made = answers(table, distinct)
-    slots = iter(where.tolist())
-    parts = [errors[index] if index in errors else made[next(slots)] for index in range(len(codes))]
-    return b'{"results":[' + b",".join(parts) + b"]}"
+    return codes, errors
+
+
+def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes], start: int, stop: int,
+                kept: dict[int, bytes]) -> bytes:
+    """The results of boards ``start`` to ``stop`` of a batch, comma-separated JSON objects.
+
+    The slice's distinct positions not in ``kept`` are made together
+    (:func:`solver.web.batch.answers`, the same bytes as the single look-up) and added to
+    it while it holds fewer than :data:`BATCH_KEPT`; a board that could not be read is its error.
+    """
+    good = [index for index in range(start, stop) if index not in errors]
+    distinct = np.unique(codes[good]).tolist()
+    missing = [code for code in distinct if code not in kept]
+    made = dict(zip(missing, answers(game.table, np.array(missing, dtype=np.int64)), strict=True))
+    for code in missing[:max(0, BATCH_KEPT - len(kept))]:
+        kept[code] = made[code]
+    return b",".join([errors[index] if index in errors else kept.get(code) or made[code]
+                      for index, code in zip(range(start, stop), codes[start:stop].tolist(), strict=True)])
+
+
+def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]) -> Iterator[bytes]:
+    """``{"results": [...]}`` in pieces, :data:`BATCH_SLICE` results each (what :class:`_BatchResponse` streams)."""
+    yield b'{"results":['
+    kept: dict[int, bytes] = {}
+    for start in range(0, len(codes), BATCH_SLICE):
+        piece = batch_slice(game, codes, errors, start, min(start + BATCH_SLICE, len(codes)), kept)
+        yield piece if start == 0 else b"," + piece
+    yield b"]}"
+
+
+def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
+    """``{"results": [...]}`` for a list of boards (strings or codes), as JSON bytes: what the batch endpoint streams.
+
+    Each distinct board string is read once (:func:`solver.board.parse`), every code is
+    checked at once (:meth:`Table.lookup_codes`), and the distinct positions' objects are
+    made together (:func:`solver.web.batch.answers`, the same bytes as the single look-up).
+    """
+    codes, errors = batch_codes(game, json.dumps({"boards": list(boards)}).encode())
+    return b"".join(batch_chunks(game, codes, errors))
+
+
+class _BatchResponse(Response):
+    """A batch answer streamed slice by slice, each slice made in a worker thread when the client has read the last.
+
+    ``done`` is called once the answer is sent or the client has gone, whatever happens.
+    """
+
+    media_type = _JSON
+
+    def __init__(self, game: ServedGame, codes: np.ndarray, errors: dict[int, bytes], limiter: anyio.CapacityLimiter,
+                 done: Callable[[], None]) -> None:
+        super().__init__(headers={"cache-control": "no-store"}, media_type=_JSON)
+        self.raw_headers = [(name, value) for name, value in self.raw_headers if name != b"content-length"]
+        self.chunks = batch_chunks(game, codes, errors)
+        self.limiter, self.done = limiter, done
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        gone = asyncio.Event()
+
+        async def watch() -> None:  # the body is read: the next message is the client leaving
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            while not gone.is_set():
+                chunk = await anyio.to_thread.run_sync(next, self.chunks, None, limiter=self.limiter)
+                if chunk is None:
+                    break
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if not gone.is_set():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass  # the client went away mid-answer
+        finally:
+            watcher.cancel()
+            self.done()
 
 
 def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes:
@@ -420,16 +544,25 @@ def _dumps(data: Any) -> bytes:
 
 
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = f"{message[:MAX_MESSAGE_CHARS - 60]}... (cut: the message was {len(message):,} characters)"
     return Response(_dumps({"error": message}), status_code=status, media_type=_JSON, headers=headers)
+
+
+def _more(served: Sequence[str]) -> str:
+    """How to serve more games, naming one that is not served yet."""
+    other = next((name for name in ("3x4k3", "4x4k4", "4x5k4", "5x5k4") if name not in served), "5x6k4")
+    return (f"Serve more games with: solve serve --game GAME (repeatable; each table is built once, then kept), "
+            f"e.g. solve serve --game {other}")
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     message = exc.detail
     if exc.status_code == 404 and message == "Not Found":  # the router's own 404: no route matched
-        message = f"no such path {request.url.path!r}: the API is under /api/v1 (see /api/v1/openapi.json), the page at /"
+        message = f"no such path {quote(request.url.path)}: the API is under /api/v1 (see /api/v1/openapi.json), the page at /"
     elif exc.status_code == 405 and message == "Method Not Allowed":
-        message = f"{request.method} is not allowed on {request.url.path!r}"
+        message = f"{quote(request.method, 20)} is not allowed on {quote(request.url.path)}"
     return _error(exc.status_code, message, exc.headers)
 
 

@@ -11,13 +11,17 @@ others, so the two cannot drift apart unnoticed.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
 from ..game import Game
 from ..score import RESULTS, WIN, decode, decode_many
 from ..tables import Table
+
+BEST_TEXTS_CACHED = 4096
+"""Best-move texts kept (one per distinct best-move mask, ~100 bytes each): a game past
+16 cells has up to 2**cells masks, so the cache is bounded (least recently used out)."""
 
 
 @cache
@@ -47,7 +51,7 @@ def _cell_texts(game: Game) -> tuple[str, ...]:
     return tuple(f"[{cell // game.cols}, {cell % game.cols}]" for cell in range(game.cells))
 
 
-@cache
+@lru_cache(maxsize=BEST_TEXTS_CACHED)
 def _best_texts(game: Game, mask: int) -> str:
     """``"best_moves": [...], "best_cells": [...]`` of a best-move mask (its set bits only are visited)."""
     cells = []
@@ -103,18 +107,20 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     chars = np.full((len(codes), width), ord("/"), dtype=np.uint8)
     chars[:, cells + cells // game.cols] = np.frombuffer(b".XO", dtype=np.uint8)[digits]
     text = chars.tobytes().decode("ascii")
-    to_move = np.where(playing, np.where(x_next, '"X"', '"O"'), "null").tolist()
-    winner = np.where(~playing & (score == -WIN), np.where(x_next, '"O"', '"X"'), "null").tolist()
+    state = np.where(playing, np.where(x_next, '"over": false, "to_move": "X"', '"over": false, "to_move": "O"'),
+                     np.where(score == -WIN, np.where(x_next, '"over": true, "winner": "O"', '"over": true, "winner": "X"'),
+                              '"over": true, "winner": null')).tolist()
+    said = np.where(playing, 1, 0).tolist()  # a finished board has no result: nobody is to move
     head = f'{{"game": "{game.name}", "code": '
     best_texts: dict[int, str] = {}
     out = []
     for index, (code, s, mask, result) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), results, strict=True)):
+        result_text = f'"result": "{RESULTS[result]}", ' if said[index] else ""
         best_text = best_texts.get(mask)
         if best_text is None:
             best_text = best_texts[mask] = _best_texts(game, mask)
         out.append(
-            f'{head}{code}, "board": "{text[index * width:(index + 1) * width]}", "to_move": {to_move[index]}, '
-            f'"winner": {winner[index]}, "value": {value[index]}, "result": "{RESULTS[result]}", '
-            f'"plies": {plies[index]}, "score": {s}, {best_text}, "moves": [{", ".join(ordered[index][:counts[index]])}]}}'.encode()
+            f'{head}{code}, "board": "{text[index * width:(index + 1) * width]}", {state[index]}, "value": {value[index]}, '
+            f'{result_text}"plies": {plies[index]}, "score": {s}, {best_text}, "moves": [{", ".join(ordered[index][:counts[index]])}]}}'.encode()
         )
     return out

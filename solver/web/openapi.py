@@ -8,13 +8,17 @@ from ..api import __version__
 
 _MOVE = {
     "type": "object",
-    "description": "The outcome of playing one empty cell, for the player making the move.",
+    "description": "The outcome of playing one empty cell. `result` and `plies` are for the player making the move "
+                   "(the side to move now). The lichess tablebase API gives each move's category from the other side "
+                   "(the side to move after the move): a move whose `result` is \"win\" here is \"loss\" there, "
+                   "\"draw\" is \"draw\", \"loss\" here is \"win\" there.",
     "properties": {
         "cell": {"type": "integer", "description": "flat index row * cols + col"},
         "row": {"type": "integer"},
         "col": {"type": "integer"},
         "value": {"type": "integer", "enum": [1, 0, -1], "description": "the game's value for X after the move"},
-        "result": {"type": "string", "enum": ["win", "draw", "loss"], "description": "for the mover"},
+        "result": {"type": "string", "enum": ["win", "draw", "loss"],
+                   "description": "for the mover (the side to move before the move), under perfect play after it"},
         "plies": {"type": "integer", "description": "plies from the current position to the end, this move included"},
         "best": {"type": "boolean", "description": "the move reaches the position's best score"},
     },
@@ -24,23 +28,31 @@ _MOVE = {
 _POSITION = {
     "type": "object",
     "description": "What `solve lookup --json` prints (Position.to_dict), with `moves` best first: wins fastest "
-                   "first, then draws, then losses slowest first, ties in cell order.",
+                   "first, then draws, then losses slowest first, ties in cell order. While the game goes on: "
+                   "`\"over\": false`, `to_move` and `result`; a finished board has `\"over\": true` and `winner` "
+                   "(null for a draw) and neither `to_move` nor `result`.",
     "properties": {
         "game": {"type": "string", "example": "3x3k3"},
         "code": {"type": "integer", "description": "base-3 code: sum(digit * 3**cell), digit 0 empty, 1 X, 2 O"},
         "board": {"type": "string", "example": "XO./.X./..."},
-        "to_move": {"type": ["string", "null"], "enum": ["X", "O", None]},
-        "winner": {"type": ["string", "null"], "enum": ["X", "O", None]},
+        "over": {"type": "boolean", "description": "the game has ended (a line of k, or a full board)"},
+        "to_move": {"type": "string", "enum": ["X", "O"], "description": "only while the game goes on"},
+        "winner": {"type": ["string", "null"], "enum": ["X", "O", None],
+                   "description": "only on a finished board: who made a line, null for a draw"},
         "value": {"type": "integer", "enum": [1, 0, -1], "description": "for X under perfect play"},
-        "result": {"type": "string", "enum": ["win", "draw", "loss"], "description": "for the side to move"},
-        "plies": {"type": "integer", "description": "plies to the end under perfect play (win fastest, lose slowest)"},
+        "result": {"type": "string", "enum": ["win", "draw", "loss"],
+                   "description": "for the side to move, under perfect play; only while the game goes on"},
+        "plies": {"type": "integer", "description": "plies to the end under perfect play (win fastest, lose slowest); 0 when over"},
         "score": {"type": "integer", "description": "100-d win in d plies, 0 draw, -(100-d) loss in d plies"},
         "best_moves": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}, "description": "[row, col]"},
         "best_cells": {"type": "array", "items": {"type": "integer"}},
         "moves": {"type": "array", "items": {"$ref": "#/components/schemas/Move"}},
     },
-    "required": ["game", "code", "board", "to_move", "winner", "value", "result", "plies", "score", "best_moves",
-                 "best_cells", "moves"],
+    "required": ["game", "code", "board", "over", "value", "plies", "score", "best_moves", "best_cells", "moves"],
+    "oneOf": [
+        {"properties": {"over": {"const": False}}, "required": ["to_move", "result"]},
+        {"properties": {"over": {"const": True}}, "required": ["winner"]},
+    ],
 }
 
 _MOVES = (
@@ -113,6 +125,8 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
                     "400": _json(_ref("Error"), "the body is not JSON or not {\"boards\": [...]}"),
                     "404": errors["404"],
                     "413": _json(_ref("Error"), f"more than {max_batch:,} boards or a body over {max_body:,} bytes"),
+                    "503": _json(_ref("Error"), "too many batches are being answered at once: retry after the "
+                                                "`Retry-After` seconds"),
                 }}},
         },
         "components": {"schemas": {
@@ -123,10 +137,11 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
                 "games": {"type": "array", "items": {"type": "object", "properties": {
                     "name": {"type": "string"}, "rows": {"type": "integer"}, "cols": {"type": "integer"},
                     "k": {"type": "integer"}, "cells": {"type": "integer"}, "checksum": {"type": "string"}}}},
-                "default": {"type": "string"}, "more": {"type": "string"}}},
+                "default": {"type": "string"}, "more": {"type": "string", "description": "how to serve other games"}}},
             "Mainline": {"type": "object", "properties": {
                 "game": {"type": "string"}, "code": {"type": "integer"}, "board": {"type": "string"},
-                "to_move": {"type": ["string", "null"]}, "value": {"type": "integer"}, "result": {"type": "string"},
+                "over": {"type": "boolean"}, "to_move": {"type": "string"}, "value": {"type": "integer"},
+                "result": {"type": "string"},
                 "plies": {"type": "integer"}, "winner": {"type": ["string", "null"]}, "final": {"type": "string"},
                 "mainline": {"type": "array", "items": {"type": "object", "properties": {
                     "ply": {"type": "integer"}, "player": {"type": "string"}, "cell": {"type": "integer"},

@@ -1,29 +1,63 @@
-"""The HTTP protocol `solve serve` runs: uvicorn's httptools protocol with the two limits it lacks.
+"""The HTTP protocol `solve serve` runs: uvicorn's httptools protocol with the bounds it lacks.
 
 uvicorn reads a request's head (request line and headers) for as long as the client
-takes and however large it grows: a client sending one byte a second holds a
-connection forever, and a 50 MB header is parsed (seconds of CPU). Here:
+takes and however large it grows, keeps a connection that sent stray bytes (a lone
+CRLF after an answer) open for ever, and keeps a response buffered for a client that
+never reads it; past ``limit_concurrency`` connections it answers 503 to every request,
+the well-behaved clients' included. Here every connection ends within a bounded time
+whatever it sends or fails to read:
 
-* a request head must be complete within :data:`HEAD_SECONDS` of the connection
-  opening or of the head's first byte, else the connection gets ``408`` and is closed
-  (an idle keep-alive connection is still closed by uvicorn's own keep-alive timeout);
-* a request head may be at most :data:`MAX_HEAD_BYTES`, else ``431`` and the
-  connection is closed before the rest is read.
+* **head**: a request head must be complete within :data:`HEAD_SECONDS` of the
+  connection opening, or of its first byte (a stray byte after an answer starts one),
+  else ``408`` and the connection is closed (silently when only line breaks came);
+* **head size**: at most :data:`MAX_HEAD_BYTES`, else ``431`` and the connection is
+  closed before the rest is read;
+* **body**: a request body must be complete within :data:`BODY_SECONDS` of its head
+  (an endpoint that reads the body answers ``408`` itself; otherwise the connection is
+  closed once the answer is out);
+* **slow reader**: when the client leaves :data:`WRITE_SECONDS` pass with the answer
+  stuck in the send buffer (writing paused, the buffer over its high-water mark), the
+  connection is aborted and its buffer freed; an answer below that mark that has not moved
+  at two checks :data:`WRITE_SECONDS` apart, or a closed connection still flushing to a
+  client that reads nothing, is aborted the same way;
+* **idle**: uvicorn's keep-alive timeout (``timeout_keep_alive``) closes a connection
+  with nothing to do;
+* **connections**: past ``max_connections`` open connections (per worker), a new one
+  gets ``503`` and is closed at once; the connections already open are served as before.
 
-Without httptools (the ``web`` extra installs it) uvicorn's h11 protocol is used,
-with its own head limit set to :data:`MAX_HEAD_BYTES`.
+uvicorn has no supported setting for any of these but the keep-alive timeout (and a head
+size limit for its h11 protocol only), so this subclasses its ``HttpToolsProtocol``,
+using the hooks :data:`HOOKS` names; ``pyproject.toml`` pins the uvicorn versions they are
+tested with, and ``tests/test_web_protocol.py`` fails loudly if a uvicorn release moves
+them. Without httptools (the ``web`` extra installs it) uvicorn's h11 protocol runs, with
+its own head size limit only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import struct
 from typing import Any
 
 HEAD_SECONDS = 10.0
 """Longest time a request head may take to arrive."""
 MAX_HEAD_BYTES = 64 * 1024
 """Largest request head accepted (request line and headers)."""
+BODY_SECONDS = 30.0
+"""Longest time a request body may take to arrive after its head."""
+WRITE_SECONDS = 10.0
+"""Longest time an answer may sit in a full send buffer, the client reading nothing."""
+MAX_CONNECTIONS = 4096
+"""Most connections open at once (per worker); the next ones get 503."""
+HOOKS = {
+    "methods": ("connection_made", "connection_lost", "data_received", "on_message_begin", "on_headers_complete",
+                "on_message_complete", "pause_writing", "resume_writing"),
+    "attributes": ("transport", "loop", "cycle"),
+    "cycle_attributes": ("response_complete",),
+}
+"""What of uvicorn's ``HttpToolsProtocol`` the subclass relies on (checked by the tests)."""
 
 
 def _refusal(status: int, reason: str, message: str) -> bytes:
@@ -32,35 +66,62 @@ def _refusal(status: int, reason: str, message: str) -> bytes:
             "connection: close\r\n\r\n").encode() + body
 
 
-def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_HEAD_BYTES) -> Any:
+def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_HEAD_BYTES, *,
+                  body_seconds: float = BODY_SECONDS, write_seconds: float = WRITE_SECONDS,
+                  max_connections: int = MAX_CONNECTIONS) -> Any:
     """The protocol class (or uvicorn's name for one) to pass as ``uvicorn.Config(http=...)``."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # httptools missing: h11, which limits heads itself (h11_max_incomplete_event_size)
         return "h11"
 
-    class GuardedHttpToolsProtocol(HttpToolsProtocol):
-        """:class:`HttpToolsProtocol` with a deadline and a size limit on every request head."""
+    live: set[Any] = set()  # this worker's open connections
 
-        _head_timer: asyncio.TimerHandle | None = None
+    class GuardedHttpToolsProtocol(HttpToolsProtocol):
+        """:class:`HttpToolsProtocol` with deadlines on heads, bodies and stalled writes, and a connection cap."""
+
+        _timer: asyncio.TimerHandle | None = None  # the head or body deadline
+        _write_timer: asyncio.TimerHandle | None = None
+        _watchdog: asyncio.TimerHandle | None = None
+        _unsent = 0  # bytes waiting in the send buffer at the last check
+        _stuck = False  # nothing was sent since the check before
         _in_head = False  # between a head's first byte and its end
         _in_body = False  # between a head's end and its message's end
         _head_bytes = 0  # bytes of the current head received in earlier chunks
+        _full = False  # refused at connection time: what the client sends is read and dropped
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self._arm()
+            if len(live) >= max_connections:  # answer before reading; drop what the client sends, then close
+                self._full = True
+                transport.write(_refusal(503, "Service Unavailable",
+                                         f"the server has {max_connections:,} connections open; try again later"))
+                if transport.can_write_eof():
+                    transport.write_eof()
+                self.loop.call_later(1.0, transport.close)  # closed once the client's request is read: no reset
+                return
+            live.add(self)
+            self._arm(head_seconds)
+            self._watchdog = self.loop.call_later(write_seconds, self._check_sending)
 
         def connection_lost(self, exc: Exception | None) -> None:
+            live.discard(self)
             self._disarm()
+            self._stop_write_timer()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            if self._full:
+                return
             if not self._in_body:  # this chunk starts or continues a head: refuse it before parsing if too long
                 end = data.find(b"\r\n\r\n")
                 if self._head_bytes + (len(data) if end < 0 else end + 4) > max_head_bytes:
                     self._refuse(431, "Request Header Fields Too Large", f"the request head is over {max_head_bytes:,} bytes")
                     return
+                if self._timer is None:  # bytes outside a request (a stray line break counts): a head has begun
+                    self._arm(head_seconds)
             super().data_received(data)
             if not self._in_body and not self.transport.is_closing():
                 self._head_bytes += len(data)
@@ -68,34 +129,76 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
         def on_message_begin(self) -> None:
             super().on_message_begin()
             self._in_head = True
-            self._arm()
+            self._arm(head_seconds)
 
         def on_headers_complete(self) -> None:
             self._in_head, self._in_body, self._head_bytes = False, True, 0
-            self._disarm()
+            self._arm(body_seconds)
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             self._in_body = False
+            self._disarm()
+            if self.cycle is not None and self.cycle.response_complete:
+                self._arm(head_seconds)  # answered before its body ended: the body's bytes put off the keep-alive timeout
             super().on_message_complete()
 
-        def _arm(self) -> None:
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self._stop_write_timer()
+            self._write_timer = self.loop.call_later(write_seconds, self._write_timeout)
+
+        def resume_writing(self) -> None:
+            self._stop_write_timer()
+            super().resume_writing()
+
+        def _arm(self, seconds: float) -> None:
             self._disarm()
-            self._head_timer = self.loop.call_later(head_seconds, self._head_timeout)
+            self._timer = self.loop.call_later(seconds, self._timeout, seconds)
 
         def _disarm(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
 
-        def _head_timeout(self) -> None:
-            self._head_timer = None
+        def _stop_write_timer(self) -> None:
+            if self._write_timer is not None:
+                self._write_timer.cancel()
+                self._write_timer = None
+
+        def _timeout(self, seconds: float) -> None:
+            self._timer = None
             if self.transport.is_closing():
                 return
-            if self._in_head:
+            if self.cycle is not None and not self.cycle.response_complete:
+                self._arm(seconds)  # an answer is being made or sent: the endpoint and the write deadline bound it
+            elif self._in_head:
                 self._refuse(408, "Request Timeout", f"the request head did not arrive within {head_seconds:g} s")
-            elif self.cycle is None:  # connected, and never sent a byte
+            else:  # never sent a byte, only line breaks, or a body that did not come after its answer
                 self.transport.close()
+
+        def _write_timeout(self) -> None:
+            self._write_timer = None
+            self._drop()  # the client has read nothing for write_seconds: drop its buffered answer
+
+        def _drop(self) -> None:
+            """Abort the connection with a reset: the kernel's send buffer is freed too, not flushed for minutes."""
+            sock = self.transport.get_extra_info("socket")
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except (AttributeError, OSError):
+                pass
+            self.transport.abort()
+
+        def _check_sending(self) -> None:
+            """Abort a connection whose unsent bytes have not moved (or that is closed but cannot flush) at two checks in a row."""
+            unsent = self.transport.get_write_buffer_size()
+            stuck = unsent > 0 and (unsent == self._unsent or self.transport.is_closing())
+            if stuck and self._stuck:
+                self._drop()
+                return
+            self._unsent, self._stuck = unsent, stuck
+            self._watchdog = self.loop.call_later(write_seconds, self._check_sending)
 
         def _refuse(self, status: int, reason: str, message: str) -> None:
             self._disarm()

@@ -1,0 +1,102 @@
+"""The guarded HTTP protocol of `solve serve` (solver/web/protocol.py) subclasses uvicorn's HttpToolsProtocol,
+because no uvicorn setting bounds a request head's time, a body's time or a stalled write. These tests fail
+loudly when an installed uvicorn no longer has the hooks the subclass relies on, or is outside the versions
+pinned in pyproject.toml; the behaviour itself (408, 431, closed connections) is tested against a real server
+in tests/test_web_robustness.py and tests/test_web_limits.py."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from web_support import need, need_web
+
+need_web()
+need("httptools", "needs httptools (the web extra installs it)")
+
+from packaging.specifiers import SpecifierSet  # noqa: E402
+from uvicorn.config import Config  # noqa: E402
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol  # noqa: E402
+from uvicorn.server import ServerState  # noqa: E402
+
+from solver.web import protocol  # noqa: E402
+
+PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
+
+
+def test_the_installed_uvicorn_is_one_the_web_extra_pins() -> None:
+    web = tomllib.loads(PYPROJECT.read_text())["project"]["optional-dependencies"]["web"]
+    pin = next(requirement for requirement in web if re.match(r"uvicorn\b", requirement))
+    specifier = SpecifierSet(pin.removeprefix("uvicorn"))
+    assert specifier.filter([metadata.version("uvicorn")]), (
+        f"uvicorn {metadata.version('uvicorn')} is outside the pinned {pin}: check solver/web/protocol.py's hooks "
+        "against this release, then move the pin")
+    assert any(clause.operator == "<" for clause in specifier), "the web extra must cap uvicorn's version"
+
+
+@pytest.mark.parametrize("name", protocol.HOOKS["methods"])
+def test_every_method_the_guard_overrides_is_one_uvicorn_calls(name: str) -> None:
+    assert callable(getattr(HttpToolsProtocol, name, None)), (
+        f"uvicorn's HttpToolsProtocol has no {name}(): solver/web/protocol.py no longer applies")
+    guarded = protocol.http_protocol()
+    assert guarded is not HttpToolsProtocol and issubclass(guarded, HttpToolsProtocol)
+    assert name in vars(guarded), f"the guard does not override {name}"
+
+
+class _Transport:
+    """Just enough of an asyncio transport for uvicorn's protocol (as uvicorn's own tests do)."""
+
+    def __init__(self) -> None:
+        self.written = b""
+        self.closed = False
+
+    def get_extra_info(self, key: str) -> object:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 40000)}.get(key)
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def set_protocol(self, protocol: object) -> None:
+        pass
+
+
+def test_the_guard_arms_its_deadlines_through_uvicorns_hooks() -> None:
+    async def app(scope: object, receive: object, send: object) -> None:
+        return None
+
+    async def drive() -> None:
+        config = Config(app=app, http="httptools", lifespan="off")
+        config.load()
+        guarded = protocol.http_protocol(head_seconds=60)(config=config, server_state=ServerState(), app_state={})
+        for name in protocol.HOOKS["attributes"]:
+            assert hasattr(guarded, name), f"uvicorn's protocol has no {name!r}: solver/web/protocol.py no longer applies"
+        transport = _Transport()
+        guarded.connection_made(transport)
+        assert guarded._timer is not None, "connection_made did not arm the head deadline"
+        guarded.data_received(b"GET / HTTP/1.1\r\nHost: x")
+        assert guarded._in_head and guarded._timer is not None, "on_message_begin was not called"
+        guarded.data_received(b"\r\n\r\n")
+        assert not guarded._in_head and guarded._timer is None, "on_headers_complete/on_message_complete were not called"
+        for name in protocol.HOOKS["cycle_attributes"]:
+            assert hasattr(guarded.cycle, name), f"uvicorn's request cycle has no {name!r}"
+        guarded.data_received(b"X" * (protocol.MAX_HEAD_BYTES + 1))
+        assert transport.closed and b"HTTP/1.1 431" in transport.written
+        guarded.connection_lost(None)
+
+    asyncio.run(drive())
