@@ -52,6 +52,16 @@ def test_compact_build_equals_the_dense_table_code_by_code(name: str, tmp_path: 
     assert np.array_equal(mine.best, theirs.best.astype(np.uint32)), f"{name}: best moves differ"
 
 
+def test_a_game_of_more_than_32_lines_builds_like_the_dense_table(tmp_path: Path) -> None:
+    # 3x5k2 has 38 lines: the build's line sets take two words, and a board's lines can
+    # sit in both (the shared-cell rule must look at every word).
+    game = parse_game("3x5k2")
+    assert len(game.line_masks) > 32
+    compact = _compact(game.name, tmp_path)
+    codes = layout(game).codes(0, layout(game).size)[0]
+    assert np.array_equal(np.asarray(compact.scores), build_table(game=game).score[codes])
+
+
 def test_positions_answer_like_the_dense_tables_positions(tmp_path: Path) -> None:
     compact = _compact("3x4k3", tmp_path)
     dense = build_table(game="3x4k3")

@@ -213,7 +213,7 @@ def test_lookup_codes_without_checks_marks_unreachable_codes(tictactoe):
 
 # -- compact tables past 16 cells -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", ["2x9k4", pytest.param("3x6k3", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("game", ["2x9k4", pytest.param("3x6k3", marks=pytest.mark.slow), pytest.param("4x5k4", marks=pytest.mark.slow)])
 def test_a_fresh_compact_build_has_the_shipped_checksum(tmp_path, game):
     from solver.builder import build_compact
     from solver.checksums import EXPECTED_COMPACT_ROOTS

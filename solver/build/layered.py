@@ -62,7 +62,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import Any
@@ -73,14 +73,14 @@ from ..board import render
 from ..errors import SolverError, quote
 from ..fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
 from ..game import Game, parse_game
-from ..index import SCHEME, SCHEME_VERSION, Block, Layout, layout
+from ..index import SCHEME, SCHEME_VERSION, Block, Layout, half, layout
 from ..score import UNREACHABLE, WIN
 from ..words import count
 
 CHUNK_BOARDS = 1 << 22
-"""Boards per chunk (at least one row): bounds a worker's working memory to about 60 MiB."""
-WORKING_BYTES_PER_BOARD = 14
-"""Working memory of a chunk per board: scores, children, line intersections, flags."""
+"""Boards per chunk (at least one row): bounds a worker's working memory to about 130 MiB."""
+WORKING_BYTES_PER_BOARD = 32
+"""Working memory of a chunk per board: the kernel's reused arrays (measured: at most 30 bytes a board, 2x9k2) and the scores."""
 MANIFEST = "manifest.json"
 _NO_CHILD = np.int8(127)
 """Start value of the smallest child score: above every real score."""
@@ -152,11 +152,179 @@ def layer_work(game: Game, ply: int) -> int:
 
 
 # -- solving one chunk -------------------------------------------------------------
+# Per chunk the work is whole-matrix numpy passes over rows x cols int8/uint32 arrays, with
+# no boolean-mask writes and no `where=` (each costs about 3 ns a board, the passes used
+# here 0.05 to 0.6): children are gathered per *k-th empty cell* (every half-board of a group
+# has as many), and lines are per-half line sets combined by one outer AND.
+_WORD = 32
+"""Lines per word of a line set (uint32): a game's lines are numbered as in :attr:`Game.line_masks`."""
+
+
 @cache
 def _split_lines(game: Game) -> tuple[tuple[int, int, int], ...]:
     """Every line as (full mask, low-half mask, high-half mask shifted down)."""
     low = game.cells // 2
     return tuple((line, line & ((1 << low) - 1), line >> low) for line in game.line_masks)
+
+
+def _words(game: Game) -> int:
+    """How many uint32 words a line set of the game takes."""
+    return max(1, -(-len(game.line_masks) // _WORD))
+
+
+def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """X's and O's line sets in one half, for every half-board of a group (``a`` X, ``b`` O), in rank order.
+
+    Each is ``(words, boards)`` uint32 (line ``i`` is bit ``i % 32`` of word ``i // 32``): the
+    lines whose cells in this half all hold the player's stones (a line with no cell here
+    counts). A board has a line of a player exactly where its two half-boards' sets share a bit.
+    """
+    index = layout(game)
+    part = index.high if high else index.low
+    group = part.group(a, b)
+    found = []
+    for stones in (part.x[group], part.o[group]):
+        sets = np.zeros((_words(game), stones.size), dtype=np.uint32)
+        for number, (_, line_low, line_high) in enumerate(_split_lines(game)):
+            mask = line_high if high else line_low
+            sets[number // _WORD] |= ((stones & mask) == mask).astype(np.uint32) << np.uint32(number % _WORD)
+        found.append(sets)
+    return found[0], found[1]
+
+
+@lru_cache(maxsize=1024)
+def _line_classes(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The half-boards of a group sorted into classes by their X and O line sets (:func:`_half_lines`).
+
+    Returns the class of each half-board (intp, in rank order), and X's and O's line sets of
+    each class (``(words, classes)`` uint32). The rules see a board only through its two
+    half-boards' classes: a group of 4x5k4's 4200 half-boards has 211 classes, 5x5k4's
+    biggest (90,090) 3,921.
+    """
+    x_sets, o_sets = _half_lines(game, high, a, b)
+    classes, of_board = np.unique(np.concatenate([x_sets, o_sets]).T, axis=0, return_inverse=True)
+    words = x_sets.shape[0]
+    return of_board.reshape(-1).astype(np.intp), np.ascontiguousarray(classes[:, :words].T), np.ascontiguousarray(classes[:, words:].T)
+
+
+@cache
+def _common_tables(game: Game) -> np.ndarray:
+    """The AND of the cell masks of the lines in each byte of a line set: ``[word, byte, value]``, int32 (-1: no line)."""
+    tables = np.full((_words(game), 4, 256), -1, dtype=np.int32)
+    values = np.arange(256)
+    for number, line in enumerate(game.line_masks):
+        word, bit = divmod(number, _WORD)
+        tables[word, bit // 8, (values >> (bit % 8) & 1) == 1] &= line
+    return tables
+
+
+def _may_meet(rows: np.ndarray, cols: np.ndarray) -> bool:
+    """Whether some row's line set and some column's share a bit (else the outer AND is all zero)."""
+    return int(np.bitwise_or.reduce(rows)) & int(np.bitwise_or.reduce(cols)) != 0
+
+
+RULES_FOLLOW = -1
+"""In a chunk's rule scores: the board's score follows from its children (no rule decides it)."""
+
+
+def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
+    """What the rules say of every board of a chunk (int8, rows x cols): ``UNREACHABLE``, ``-WIN``
+    (the last mover has a line), or :data:`RULES_FOLLOW`.
+
+    The rules are applied once per pair of a high-half class and a low-half class present in
+    the chunk (:func:`_line_classes`) and spread to the boards by a row gather (a copy per
+    row) and a column gather; where classes do not save at least half the work, to every
+    board directly.
+    """
+    r0, r1 = chunk.row_start, chunk.row_stop
+    row_class, high_x, high_o = _line_classes(game, True, block.hx, block.ho)
+    col_class, low_x, low_o = _line_classes(game, False, block.lx, block.lo)
+    rows = row_class[r0:r1]
+    shape = (r1 - r0, block.cols)
+    present = np.zeros(high_x.shape[1], dtype=np.intp)
+    present[rows] = 1
+    used = np.flatnonzero(present)
+    if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
+        return _apply_rules(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]))
+    table = _apply_rules(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o))
+    present[used] = np.arange(used.size)  # now: a present class's row in the table
+    spread = np.take(table, present[rows], axis=0, out=_scratch("spread", (shape[0], table.shape[1]), np.int8), mode="clip")
+    return np.take(spread, col_class, axis=1, out=_scratch("rules", shape, np.int8), mode="clip")
+
+
+def _apply_rules(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The rules for every pair of a row's and a column's X and O line sets (``(words, n)`` each): int8, scratch.
+
+    Exactly :func:`solver.board.rule_violation`'s rule: unreachable if the side to move has a
+    line, or the last mover's lines share no cell; else ``-WIN`` if the last mover has a line.
+    """
+    x_moved_last = ply % 2 == 1
+    mover, to_move = ((rows[0], cols[0]), (rows[1], cols[1])) if x_moved_last else ((rows[1], cols[1]), (rows[0], cols[0]))
+    shape = (rows[0].shape[1], cols[0].shape[1])
+    unreachable, won, flag = _scratch("unreachable", shape, bool), _scratch("won", shape, bool), _scratch("flag", shape, bool)
+    unreachable.fill(False)
+    won.fill(False)
+    mover_sets: list[tuple[int, np.ndarray]] = []
+    for word in range(_words(game)):
+        high, low = to_move[0][word], to_move[1][word]
+        if _may_meet(high, low):
+            sets = np.bitwise_and(high[:, None], low[None, :], out=_scratch("sets", shape, np.uint32))
+            unreachable |= np.not_equal(sets, 0, out=flag)
+        high, low = mover[0][word], mover[1][word]
+        if _may_meet(high, low):
+            lines = np.bitwise_and(high[:, None], low[None, :], out=_scratch(f"lines{word}", shape, np.uint32))
+            won |= np.not_equal(lines, 0, out=flag)
+            mover_sets.append((word, lines))
+    if mover_sets:
+        _mark_unshared(game, mover_sets, won, unreachable)
+    rules = _scratch("rule table", shape, np.int8)
+    rules.fill(RULES_FOLLOW)
+    _set_where(rules, won, -WIN)
+    _set_where(rules, unreachable, UNREACHABLE)
+    return rules
+
+
+def _mark_unshared(game: Game, mover_sets: list[tuple[int, np.ndarray]], won: np.ndarray, unreachable: np.ndarray) -> None:
+    """Mark unreachable the boards whose last mover has lines that share no cell (only boards with a line are looked at)."""
+    at = np.flatnonzero(won)
+    if len(mover_sets) == 1:  # one word: a single line always shares its cells
+        word, lines = mover_sets[0]
+        sets = lines.reshape(-1)[at]
+        several = (sets & (sets - np.uint32(1))) != 0
+        at, picked = at[several], [(word, sets[several])]
+    else:
+        picked = [(word, lines.reshape(-1)[at]) for word, lines in mover_sets]
+    tables = _common_tables(game)
+    common = np.full(at.size, -1, dtype=np.int32)
+    for word, sets in picked:
+        for byte in range(-(-min(_WORD, len(game.line_masks) - word * _WORD) // 8)):
+            common &= tables[word, byte][(sets >> np.uint32(8 * byte)) & np.uint32(255)]
+    unreachable.reshape(-1)[at[common == 0]] = True
+
+
+_arenas = threading.local()
+"""Per thread (a Dask worker may run chunks in threads): reused working arrays, by slot name."""
+
+
+def _scratch(slot: str, shape: tuple[int, int], dtype: type) -> np.ndarray:
+    """A working array of this thread for one slot, reused from chunk to chunk (its contents are left over).
+
+    Fresh temporaries of a few MiB cost a page fault per 4 KiB on every chunk: about a
+    third of the kernel's time before (measured with ``getrusage``, system time).
+    """
+    arena: dict[str, np.ndarray] = _arenas.__dict__.setdefault("arena", {})
+    size = shape[0] * shape[1] * np.dtype(dtype).itemsize
+    if slot not in arena or arena[slot].size < size:
+        arena[slot] = np.empty(size, dtype=np.uint8)
+    return arena[slot][:size].view(dtype).reshape(shape)
+
+
+def _set_where(scores: np.ndarray, flags: np.ndarray, value: int) -> None:
+    """``scores[flags] = value`` without a boolean mask: ``scores ^= (scores ^ value) & -flags``."""
+    mask = np.negative(flags.view(np.int8), out=_scratch("mask", scores.shape, np.int8))  # -1 where set, 0 elsewhere
+    change = np.bitwise_xor(scores, np.int8(value), out=_scratch("change", scores.shape, np.int8))
+    np.bitwise_and(change, mask, out=change)
+    np.bitwise_xor(scores, change, out=scores)
 
 
 def _child_block(index: Layout, ply: int, hx: int, ho: int) -> Block:
@@ -173,76 +341,99 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None) -> np.
     """
     index = layout(game)
     block = index.blocks[chunk.ply][chunk.block]
-    low, high = index.low, index.high
-    gh, gl = high.group(block.hx, block.ho), low.group(block.lx, block.lo)
-    r0, r1 = chunk.row_start, chunk.row_stop
-    hx, ho = high.x[gh][r0:r1], high.o[gh][r0:r1]
-    lx, lo = low.x[gl], low.o[gl]
-    shape = (r1 - r0, block.cols)
-    x_moved_last = chunk.ply % 2 == 1
-    mover = (hx, lx) if x_moved_last else (ho, lo)
-    to_move = (ho, lo) if x_moved_last else (hx, lx)
-
-    # Lines: the side to move must have none; the last mover's lines must share a cell.
-    unreachable = np.zeros(shape, dtype=bool)
-    common = np.full(shape, -1, dtype=np.int32)  # AND of the last mover's lines; -1: none
-    for line, line_low, line_high in _split_lines(game):
-        rows, cols = (to_move[0] & line_high) == line_high, (to_move[1] & line_low) == line_low
-        if rows.any() and cols.any():
-            unreachable |= rows[:, None] & cols[None, :]
-        rows, cols = (mover[0] & line_high) == line_high, (mover[1] & line_low) == line_low
-        if rows.any() and cols.any():
-            np.bitwise_and(common, np.int32(line), out=common, where=rows[:, None] & cols[None, :])
-    won = common != -1
-    unreachable |= common == 0
-
+    shape = (chunk.row_stop - chunk.row_start, block.cols)
+    rules = _rule_scores(game, chunk, block)
     if chunk.ply == game.cells:
         scores = np.zeros(shape, dtype=np.int8)
     else:
         assert child_layer is not None
         smallest = _smallest_child(index, chunk, block, child_layer, shape)
-        scores = np.sign(smallest) - smallest  # int8: -128 -> 127 and 127 -> -126 only where masked below
-    scores[won] = -WIN
-    scores[unreachable] = UNREACHABLE
+        scores = np.sign(smallest)  # int8: -128 -> 127 and 127 -> -126 only where a rule decides below
+        np.subtract(scores, smallest, out=scores)
+    # where a rule decides: (score | -1) & rule = rule; elsewhere (score | 0) & -1 = score
+    decided = np.not_equal(rules, RULES_FOLLOW, out=_scratch("flag", shape, bool))
+    np.bitwise_or(scores, np.negative(decided.view(np.int8), out=_scratch("mask", shape, np.int8)), out=scores)
+    np.bitwise_and(scores, rules, out=scores)
     return scores.reshape(-1)
 
 
+@lru_cache(maxsize=256)
+def _move_targets(cells: int, a: int, b: int, piece: int) -> np.ndarray:
+    """The children of every half-board of a group (``a`` X, ``b`` O) by a move of ``piece`` (1 X, 2 O) in that half.
+
+    ``(empty cells, boards)``, intp: ``[k, i]`` is the rank, within the child's group, of
+    half-board ``i`` with ``piece`` on its ``k``-th empty cell (in cell order). Every
+    half-board of a group has the same number of empty cells, so each ``k`` is one gather.
+    """
+    part = half(cells)
+    group = part.group(a, b)
+    codes = part.codes[group]
+    taken = part.x[group] | part.o[group]
+    targets = np.empty((cells - a - b, codes.size), dtype=np.intp)
+    nth = np.zeros(codes.size, dtype=np.intp)
+    boards = np.arange(codes.size)
+    for cell in range(cells):
+        empty = (taken >> cell & 1) == 0
+        targets[nth[empty], boards[empty]] = part.rank_of(codes[empty] + piece * 3**cell)
+        nth += empty
+    return targets
+
+
+TRANSPOSE_FROM = 4
+"""Low-half empty cells from which a chunk's child panel is transposed first (see :func:`_smallest_child`)."""
+
+
 def _smallest_child(index: Layout, chunk: Chunk, block: Block, child_layer: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """The smallest child score of every board of a chunk (127 where no cell is empty)."""
-    low, high, nlow = index.low, index.high, index.low_cells
-    gh, gl = high.group(block.hx, block.ho), low.group(block.lx, block.lo)
+    """The smallest child score of every board of a chunk (int8, rows x cols): a gather and a minimum per empty cell.
+
+    A move in the high half takes whole rows of the child block (a copy per row); one in
+    the low half takes columns (a lookup per board, about 0.6 ns). With many empty low
+    cells, the child panel is transposed once so that those become row copies too, and
+    their minimum is merged back through a transposed view (about 2 ns a board in all).
+    """
     r0, r1 = chunk.row_start, chunk.row_stop
     x_to_move = chunk.ply % 2 == 0
     piece = 1 if x_to_move else 2
-    smallest = np.full(shape, _NO_CHILD, dtype=np.int8)
-    taken_low = low.x[gl] | low.o[gl]
-    taken_high = high.x[gh][r0:r1] | high.o[gh][r0:r1]
-    child_ply = chunk.ply + 1
-
-    if block.lx + block.lo < nlow:  # a move in the low half: same row, another column
+    gathers: list[tuple[np.ndarray, np.ndarray, int]] = []
+    low_moves = _move_targets(index.low_cells, block.lx, block.lo, piece)
+    transposed = None
+    if low_moves.size:  # a move in the low half: same row, another column
         lx, lo = (block.lx + 1, block.lo) if x_to_move else (block.lx, block.lo + 1)
-        child = _child_block(index, child_ply, block.hx, block.ho)
+        child = _child_block(index, chunk.ply + 1, block.hx, block.ho)
         assert child.rows == block.rows and child.cols == _cols(index, lx, lo)
         panel = child_layer[child.start : child.stop].reshape(child.rows, child.cols)[r0:r1]
-        codes = low.codes[gl]
-        for cell in range(nlow):
-            empty = (taken_low >> cell & 1) == 0
-            if not empty.any():
-                continue
-            columns = np.where(empty, low.rank_of(np.where(empty, codes + piece * 3**cell, 0)), 0)
-            np.minimum(smallest, np.take(panel, columns, axis=1), out=smallest, where=empty[None, :])
-    if block.hx + block.ho < index.high_cells:  # a move in the high half: same column, another row
+        if low_moves.shape[0] >= TRANSPOSE_FROM:
+            panel_t = _scratch("panel_t", (child.cols, r1 - r0), np.int8)
+            np.copyto(panel_t, panel.T)
+            transposed = _min_of_gathers([(panel_t, columns, 0) for columns in low_moves], (shape[1], shape[0]), "low_t")
+        else:
+            gathers += [(panel, columns, 1) for columns in low_moves]
+    high_moves = _move_targets(index.high_cells, block.hx, block.ho, piece)
+    if high_moves.size:  # a move in the high half: same column, another row
         hx, ho = (block.hx + 1, block.ho) if x_to_move else (block.hx, block.ho + 1)
-        child = _child_block(index, child_ply, hx, ho)
+        child = _child_block(index, chunk.ply + 1, hx, ho)
         assert child.cols == block.cols
         rows_of_child = child_layer[child.start : child.stop].reshape(child.rows, child.cols)
-        codes = high.codes[gh][r0:r1]
-        for cell in range(index.high_cells):
-            empty = (taken_high >> cell & 1) == 0
-            if not empty.any():
-                continue
-            rows = np.where(empty, high.rank_of(np.where(empty, codes + piece * 3**cell, 0)), 0)
-            np.minimum(smallest, np.take(rows_of_child, rows, axis=0), out=smallest, where=empty[:, None])
+        gathers += [(rows_of_child, rows[r0:r1], 0) for rows in high_moves]
+    if not gathers:
+        assert transposed is not None
+        smallest = _scratch("smallest", shape, np.int8)
+        np.copyto(smallest, transposed.T)
+        return smallest
+    smallest = _min_of_gathers(gathers, shape, "smallest")
+    if transposed is not None:
+        np.minimum(smallest, transposed.T, out=smallest)
+    return smallest
+
+
+def _min_of_gathers(gathers: list[tuple[np.ndarray, np.ndarray, int]], shape: tuple[int, int], slot: str) -> np.ndarray:
+    """The elementwise minimum of ``np.take(source, at, axis)`` over the gathers (int8, scratch ``slot``)."""
+    smallest, scratch = _scratch(slot, shape, np.int8), _scratch(f"{slot} gathered", shape, np.int8)
+    for number, (source, at, axis) in enumerate(gathers):
+        # mode="clip": no bounds check per index (they are ranks of real children) and no buffered copy of `out`
+        np.take(source, at, axis=axis, out=scratch if number else smallest, mode="clip")
+        if number:
+            np.minimum(smallest, scratch, out=smallest)
     return smallest
 
 
