@@ -214,7 +214,9 @@ def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.
     if sizes != list(layout(game).layer_sizes):
         raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
     parts = [layer for layer in layers if len(layer)]
-    return tablefile.write_table(path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts}, verify=verify)
+    return tablefile.write_table(
+        path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts}, verify=verify, built_here=True
+    )
 
 
 def prove(table: Table) -> list[str]:

@@ -24,11 +24,13 @@ from typing import Any
 import click
 
 from . import board as _board
+from . import trust
 from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
 from .builder import BuildProgress, kind_for
 from .describe import status_line
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
+from .estimate import BuildEstimate
 from .fsutil import remove_dead_temporaries
 from .game import DENSE_MAX_CELLS, Game, parse_game
 from .grading import (
@@ -47,6 +49,7 @@ from .playerproc import DEFAULT_MEMORY_MB
 from .position import Position, outcome_label, outcome_words
 from .store import build_file, open_file, table_for, table_path
 from .store import table_dir as _table_dir
+from .tablefile import expected_root
 from .tables import Table
 from .words import count, signed
 
@@ -140,7 +143,18 @@ class TableOptions:
         self.quiet = quiet
 
     def table(self) -> Table:
-        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, notify=self.notify)
+        """The game's table; a missing one is built, asking first (on a terminal) when the build
+        takes more than a minute or a GiB of disk, refused with the estimate elsewhere."""
+        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+
+    def _consent(self, cost: BuildEstimate) -> bool:
+        if not _interactive():
+            return False
+        return click.confirm(
+            f"The {cost.game.name} table is not built yet; building it takes {cost.describe()}. Build it now?",
+            default=False,
+            err=True,
+        )
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
@@ -159,6 +173,11 @@ class TableOptions:
         """Say what a build found (e.g. that it resumes), unless quiet."""
         if not self.quiet:
             click.echo(message, err=True)
+
+
+def _interactive() -> bool:
+    """Whether a person can answer a question: standard input and standard error are terminals."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
 
 @contextmanager
@@ -372,16 +391,18 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
 def verify(options: TableOptions, path: Path | None) -> None:
     """Prove a table: header, checksums, and a fresh build compared code by code.
 
-    Also removes the temporary files that dead builders left beside it.
+    A proved table of a game without a shipped checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
     """
     path = path or table_path(options.game, table_dir_=options.table_dir)
     remove_dead_temporaries(path.parent)
-    table = open_file(path, game=options.game if options.game_given else None, verify=False)
+    table = open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     problems = table.verify()
     if problems:
         for problem in problems:
             click.echo(f"{path}: {problem}", err=True)
         raise SystemExit(1)
+    if expected_root(table.game, table.kind) is None:
+        trust.try_record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 

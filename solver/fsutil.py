@@ -104,13 +104,13 @@ def temp_name(path: Path) -> Path:
 
 
 @contextmanager
-def atomic_file(path: Path, *, check: Callable[[Path], None] | None = None) -> Iterator[IO[bytes]]:
+def atomic_file(path: Path, *, mode: int = 0o644, check: Callable[[Path], None] | None = None) -> Iterator[IO[bytes]]:
     """A new file that replaces ``path`` when the block ends without error.
 
     The temporary file is created with ``O_EXCL | O_NOFOLLOW`` (a link planted
     under its name is never followed), locked with ``flock`` while it is written
-    (so :func:`remove_dead_temporaries` knows its builder is alive), given mode
-    0644 through its descriptor, synced, and renamed into place.
+    (so :func:`remove_dead_temporaries` knows its builder is alive), given ``mode``
+    (0644 unless told) through its descriptor, synced, and renamed into place.
 
     :param check: called with the temporary file's path once it is written and synced,
         before the rename; whatever it raises leaves ``path`` as it was (and the
@@ -126,7 +126,7 @@ def atomic_file(path: Path, *, check: Callable[[Path], None] | None = None) -> I
         raise TableError(_cannot_write(directory, error)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.fchmod(fd, 0o644)
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb", closefd=False) as out:
             yield out
             out.flush()
@@ -215,13 +215,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (:func:`atomic_file`), refusing a target that is not a regular file.
+def write_atomic(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` atomically (:func:`atomic_file`, file ``mode``), refusing a target that is not a regular file.
 
     :raises TableError: if the directory cannot be written or the disk is full.
     """
     refuse_non_regular(path)
-    with atomic_file(path) as out:
+    with atomic_file(path, mode=mode) as out:
         out.write(data)
 
 
@@ -229,7 +229,10 @@ def link_stays_inside(path: Path) -> bool:
     """Whether ``path`` is no symbolic link, or one that resolves inside its own directory."""
     if not path.is_symlink():
         return True
-    return path.resolve().parent == path.parent.resolve()
+    try:
+        return path.resolve().parent == path.parent.resolve()
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+        return False
 
 
 # -- private directories (a compact build's) ---------------------------------------

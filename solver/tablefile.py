@@ -37,7 +37,8 @@ byte of the table: it is the table's checksum (``solve verify`` prints it), and
 the package ships the expected root of every game of up to 16 cells
 (:mod:`solver.checksums`). On open, the header is checked, the root recomputed
 from the header and the digests (kilobytes, not the arrays) and compared with the
-expected one; a block's bytes are hashed the first time a look-up touches it in
+expected one (the header's bytes must be exactly the canonical serialisation
+the root covers, so ``"format_version": 2.0`` or an extra key is refused); a block's bytes are hashed the first time a look-up touches it in
 this process (:class:`BlockGuard`), so no answer comes from unverified bytes and
 opening stays cheap. What is not guaranteed: a file changed on disk by another
 program *after* its blocks were verified in a running process.
@@ -64,6 +65,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from . import trust
 from .errors import TableError
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 from .game import Game, parse_game
@@ -262,6 +264,7 @@ def write_table(
     arrays: Mapping[str, ArrayParts],
     meta: Mapping[str, Any] | None = None,
     verify: bool = False,
+    built_here: bool = False,
 ) -> Path:
     """Write a table file atomically; the same arrays always give the same bytes.
 
@@ -272,6 +275,8 @@ def write_table(
         be the one the package expects for the game (:func:`expected_root`, where one
         ships) and it must open as a table of ``game`` (header, layout, digests read
         back from disk). A file that fails is removed and ``path`` left as it was.
+    :param built_here: this user's build wrote the arrays: when no checksum ships for the
+        game and kind, the table's checksum is recorded as trusted (:mod:`solver.trust`).
     :raises TableError: if the target exists and is not a regular file, the
         directory cannot be written, or the disk is full (naming the path and
         the bytes needed); with ``verify``, if the new table fails its check.
@@ -297,6 +302,8 @@ def write_table(
             )
         out.seek(0)
         out.write(_head(header, length))
+    if built_here and expected_root(game, kind) is None:
+        trust.record(path.parent, game.name, kind, header.root)
     return path
 
 
@@ -382,6 +389,9 @@ class BlockGuard:
         self.shift = (block // spec.dtype.itemsize).bit_length() - 1
         self.done = self.count == 0
         self._raw = table_file.array(spec.name).reshape(-1).view(np.uint8)
+        self.check: Callable[[int, np.ndarray], str | None] | None = None
+        """Called after a block's hash matched, with its first item and its items: a problem with
+        the values (a score impossible where it is stored), or None. Set by the table class."""
 
     def ensure(self, item: int) -> None:
         """Verify the block holding ``item`` unless done already."""
@@ -428,6 +438,11 @@ class BlockGuard:
                 f"block {block} of {self.spec.name!r} (bytes {block * size:,} to {block * size + data.size - 1:,} of the array) "
                 "does not match its checksum: the file is damaged"
             )
+        if self.check is not None:
+            per = size // self.spec.dtype.itemsize
+            problem = self.check(block * per, self.file.array(self.spec.name).reshape(-1)[block * per : (block + 1) * per])
+            if problem is not None:
+                raise self.file.error(f"{problem}: the file is damaged or forged")
         self.flags[block] = 1
         if block == self.count - 1 and all(self.flags):
             self.done = True
@@ -559,6 +574,10 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
             if len(raw) < length:
                 raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
             header, stored = _parse_header(raw, length, fail)
+            if raw != _head(header, length)[12:]:
+                raise fail("the header is not in its canonical form (an extra key, a number written otherwise, "
+                           "or other spacing): the checksum covers the canonical bytes only, so the file is damaged or forged",
+                           header.game)
             if header.end > size:
                 raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
             if game is not None and header.game != game:

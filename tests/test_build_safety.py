@@ -272,7 +272,8 @@ def test_a_second_builder_of_the_same_game_waits_for_the_first_and_uses_its_tabl
         assert "was written by the build this one waited for; using it" in err, err
     else:
         assert "Best moves (row,col): (2,0)" in out, out
-    assert sorted(p.name for p in tables.iterdir()) == [f"{GAME}.ttt"], "no build directory is left behind"
+    assert (tables / f"{GAME}.ttt").is_file()
+    assert not [p.name for p in tables.iterdir() if p.name.endswith((".build", ".tmp"))], "no build directory is left behind"
 
 
 @pytest.mark.slow
@@ -285,7 +286,7 @@ def test_two_builds_of_2x9k4_at_once_give_one_table_and_leave_no_build_directory
     code, err = run(*args[:-2])
     _, first_err = first.communicate(timeout=600)
     assert first.returncode == 0 and code == 0, (first_err, err)
-    assert sorted(p.name for p in tables.iterdir()) == ["2x9k4.ttt"]
+    assert not [p.name for p in tables.iterdir() if p.name.endswith((".build", ".tmp"))], "no build directory is left behind"
     assert open_file(tables / "2x9k4.ttt").lookup("........./.........", game="2x9k4").result in ("win", "draw", "loss")
 
 

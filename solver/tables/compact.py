@@ -46,6 +46,7 @@ from ..position import SETTERS, Position
 from ..score import UNREACHABLE, WIN
 from ..tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
+from .plausible import compact_check
 from .scores import Scores
 
 SPAN_BITS = 20
@@ -128,6 +129,7 @@ class CompactTable(Table):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
         guard = table_file.guard("scores")
+        guard.check = compact_check(header.game, layout(header.game).layer_offsets)
         return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
 
     def __repr__(self) -> str:
