@@ -147,7 +147,7 @@ class TableOptions:
     def table(self) -> Table:
         """The game's table; a missing one is built, asking first (on a terminal) when the build
         takes more than a minute or a GiB of disk, refused with the estimate elsewhere."""
-        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent)
+        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
 
     def _consent(self, cost: BuildEstimate) -> bool:
         if not _interactive():
@@ -373,9 +373,11 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
     if kind_for(game) == "compact":
-        from .build.cluster import scheduler_address
+        from .build.cluster import check_address, scheduler_address
 
         scheduler = scheduler_address(scheduler)
+        if scheduler is not None:
+            check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
     build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)

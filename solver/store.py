@@ -178,6 +178,7 @@ def table_for(
     build: bool | None = None,
     on_build: BuildHook | None = None,
     consent: Consent | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Table:
     """The table of ``game`` (default tic-tac-toe), opened once per process.
 
@@ -186,6 +187,7 @@ def table_for(
         build takes at most a minute and a GiB of disk, else only if ``consent`` says yes;
         True: build it whatever it costs; False: never (a missing table is a :class:`TableError`).
     :param on_build: called before a build (the CLI shows a notice and a progress bar).
+    :param notify: told what a build finds (another process building the same game: this one waits).
     :param consent: asked with the estimate before a build that needs consent.
     :raises BuildNeedsConsent: for a missing table whose build needs consent that was not given
         (the message gives the estimate and the ``solve build`` command; nothing is written).
@@ -194,7 +196,7 @@ def table_for(
     key = (game, None if table_dir is None else Path(table_dir))
     table = _open.get(key)
     if table is None:
-        table = _open[key] = _find_or_build(game, table_dir, build, on_build, consent)
+        table = _open[key] = _find_or_build(game, table_dir, build, on_build, consent, notify)
     return table
 
 
@@ -319,7 +321,12 @@ def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Tabl
 
 
 def _find_or_build(
-    game: Game, directory: str | os.PathLike[str] | None, build: bool | None, on_build: BuildHook | None, consent: Consent | None
+    game: Game,
+    directory: str | os.PathLike[str] | None,
+    build: bool | None,
+    on_build: BuildHook | None,
+    consent: Consent | None,
+    notify: Callable[[str], None] | None = None,
 ) -> Table:
     path = table_path(game, table_dir_=directory)
     inside = path != shipped_path(game)
@@ -328,7 +335,7 @@ def _find_or_build(
     if build is None:
         ask_consent(game, path, consent)
     try:
-        return build_file(game, path, on_build=on_build)
+        return build_file(game, path, on_build=on_build, notify=notify)
     except TableError as error:
         if path.exists() or builder.kind_for(game) != "dense":
             raise

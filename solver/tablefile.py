@@ -263,6 +263,7 @@ def write_table(
     game: Game,
     arrays: Mapping[str, ArrayParts],
     meta: Mapping[str, Any] | None = None,
+    verify: bool = False,
     built_here: bool = False,
 ) -> Path:
     """Write a table file atomically; the same arrays always give the same bytes.
@@ -270,17 +271,21 @@ def write_table(
     :param arrays: each named array, or a sequence of 1-D parts of one dtype
         written one after the other (e.g. the layers of a compact table,
         memory-mapped: they are streamed, never concatenated in memory).
+    :param verify: check the new file before it replaces ``path``: its checksum must
+        be the one the package expects for the game (:func:`expected_root`, where one
+        ships) and it must open as a table of ``game`` (header, layout, digests read
+        back from disk). A file that fails is removed and ``path`` left as it was.
     :param built_here: this user's build wrote the arrays: when no checksum ships for the
         game and kind, the table's checksum is recorded as trusted (:mod:`solver.trust`).
     :raises TableError: if the target exists and is not a regular file, the
         directory cannot be written, or the disk is full (naming the path and
-        the bytes needed).
+        the bytes needed); with ``verify``, if the new table fails its check.
     """
     path = Path(path)
     header, length, parts = _plan(kind, game, arrays, meta)
     refuse_non_regular(path)
     check_space(path, header.end)
-    with atomic_file(path) as out:
+    with atomic_file(path, check=_reads_back(path, game) if verify else None) as out:
         out.write(_head(header, length))
         digests = bytearray()
         for spec in header.arrays:
@@ -289,11 +294,29 @@ def write_table(
         out.seek(header.digests_offset)
         out.write(digests)
         header = Header(header.kind, header.game, header.meta, header.arrays, header.block_bytes, header.digests_offset, root_of(header, bytes(digests)))
+        expected = expected_root(game, kind) if verify else None
+        if expected is not None and header.root != expected:
+            raise TableError(
+                f"{path}: the {game.name} table just built has checksum {header.root}, not the expected {expected}; "
+                f"it was not written, and {path} was left as it was"
+            )
         out.seek(0)
         out.write(_head(header, length))
     if built_here and expected_root(game, kind) is None:
         trust.record(path.parent, game.name, kind, header.root)
     return path
+
+
+def _reads_back(path: Path, game: Game) -> Callable[[Path], None]:
+    """A check of a table file just written to a temporary file, before it replaces ``path``."""
+
+    def check(written: Path) -> None:
+        try:
+            open_table(written, game=game, follow_symlinks=False)
+        except TableError as error:
+            raise TableError(f"{path}: the {game.name} table just written does not read back ({error}); {path} was left as it was") from None
+
+    return check
 
 
 def _plan(
