@@ -530,6 +530,10 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
 
 
+Fail = Callable[..., TableError]
+"""``fail(problem, found_game=None)``: the :class:`TableError` for a problem with the file being opened."""
+
+
 def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True) -> TableFile:
     """Open and check a table file: header, layout, root checksum, expected checksum.
 
@@ -546,6 +550,24 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
         fix = rebuild_command(game or found or _game_from_name(path), path)
         return TableError(f"{path}: {problem}; rebuild it with: {fix}")
 
+    fd, size = _open_regular(path, follow_symlinks, fail)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            header, stored = _read_header(handle, size, fail)
+            if game is not None and header.game != game:
+                raise fail(f"holds {header.game.name}, expected {game.name}", header.game)
+            handle.seek(header.digests_offset)
+            digests = handle.read(DIGEST_BYTES * header.digest_count)
+        except OSError as error:
+            raise fail(f"cannot read ({error.strerror})") from None
+        _check_root(header, digests, stored, fail)
+        arrays = _map_arrays(handle, header)
+    return TableFile(path, header, digests, arrays)
+
+
+def _open_regular(path: Path, follow_symlinks: bool, fail: Fail) -> tuple[int, int]:
+    """A read-only descriptor of ``path`` and its size, refusing anything but a regular file
+    (a FIFO is refused without blocking: ``O_NONBLOCK``, then ``fstat``)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW)
     try:
         fd = os.open(path, flags)
@@ -559,53 +581,55 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise fail(f"is {file_kind(info.st_mode)}, not a table file")
-    with os.fdopen(fd, "rb") as handle:
-        size = info.st_size
-        try:
-            head = handle.read(12)
-            if len(head) >= 8 and head[:8] != MAGIC:
-                raise fail("not a solved-tictactoe table (bad magic bytes)")
-            if len(head) < 12:
-                raise fail(f"truncated ({count(size, 'byte')})")
-            length = int.from_bytes(head[8:], "little")
-            if length > MAX_HEADER_BYTES:
-                raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")
-            raw = handle.read(length)
-            if len(raw) < length:
-                raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
-            header, stored = _parse_header(raw, length, fail)
-            if raw != _head(header, length)[12:]:
-                raise fail("the header is not in its canonical form (an extra key, a number written otherwise, "
-                           "or other spacing): the checksum covers the canonical bytes only, so the file is damaged or forged",
-                           header.game)
-            if header.end > size:
-                raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
-            if game is not None and header.game != game:
-                raise fail(f"holds {header.game.name}, expected {game.name}", header.game)
-            handle.seek(header.digests_offset)
-            digests = handle.read(DIGEST_BYTES * header.digest_count)
-        except OSError as error:
-            raise fail(f"cannot read ({error.strerror})") from None
-        root = root_of(header, digests)
-        if root != stored:
-            raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
-        expected = expected_root(header.game, header.kind)
-        if expected is not None and root != expected:
-            raise fail(
-                f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged",
-                header.game,
-            )
-        arrays: dict[str, np.ndarray] = {
-            spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
-            for spec in header.arrays
-            if spec.nbytes
-        }
-        for spec in header.arrays:
-            arrays.setdefault(spec.name, np.zeros(spec.shape, dtype=spec.dtype))
-    return TableFile(path, header, digests, arrays)
+    return fd, info.st_size
 
 
-def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
+def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
+    """The magic bytes, the header (in its canonical bytes only) and the size the header promises."""
+    head = handle.read(12)
+    if len(head) >= 8 and head[:8] != MAGIC:
+        raise fail("not a solved-tictactoe table (bad magic bytes)")
+    if len(head) < 12:
+        raise fail(f"truncated ({count(size, 'byte')})")
+    length = int.from_bytes(head[8:], "little")
+    if length > MAX_HEADER_BYTES:
+        raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")
+    raw = handle.read(length)
+    if len(raw) < length:
+        raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
+    header, stored = _parse_header(raw, length, fail)
+    if raw != _head(header, length)[12:]:
+        raise fail(
+            "the header is not in its canonical form (an extra key, a number written otherwise, "
+            "or other spacing): the checksum covers the canonical bytes only, so the file is damaged or forged",
+            header.game,
+        )
+    if header.end > size:
+        raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
+    return header, stored
+
+
+def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None:
+    """The root the header states must be the one its contents hash to, and the one the package expects."""
+    root = root_of(header, digests)
+    if root != stored:
+        raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
+    expected = expected_root(header.game, header.kind)
+    if expected is not None and root != expected:
+        raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
+
+
+def _map_arrays(handle: IO[bytes], header: Header) -> dict[str, np.ndarray]:
+    """Every array of the file, memory-mapped read-only (an empty one as an empty array)."""
+    arrays: dict[str, np.ndarray] = {
+        spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape) for spec in header.arrays if spec.nbytes
+    }
+    for spec in header.arrays:
+        arrays.setdefault(spec.name, np.zeros(spec.shape, dtype=spec.dtype))
+    return arrays
+
+
+def _parse_header(raw: bytes, length: int, fail: Fail) -> tuple[Header, str]:
     """The typed header from its JSON bytes, every field checked."""
     try:
         data = json.loads(raw.decode("ascii"))
@@ -620,36 +644,47 @@ def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
             raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION}")
         spec = data["game"]
         found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]))
-        kind = data["kind"]
-        if kind not in KINDS:
-            raise ValueError(f"kind {str(kind)[:20]!r}, expected one of {KINDS}")
-        meta = data["meta"]
-        if not isinstance(meta, dict):
-            raise TypeError("meta is not an object")
-        block = _int(data["block_bytes"])
-        if block < MIN_BLOCK_BYTES or block & (block - 1):
-            raise ValueError(f"block size {block}, expected a power of two of at least {MIN_BLOCK_BYTES}")
-        specs, end, first = [], 12 + length, 0
-        for item in data["arrays"]:
-            dtype = _dtype(item["dtype"])
-            shape = tuple(_int(n) for n in item["shape"])
-            spec_ = ArraySpec(str(item["name"]), dtype, shape, _int(item["offset"]), _int(item["first_block"]))
-            if spec_.offset < end or spec_.offset % ALIGN:
-                raise ValueError(f"array {spec_.name!r} starts at byte {spec_.offset}, expected an aligned offset from {end}")
-            if spec_.first_block != first:
-                raise ValueError(f"array {spec_.name!r} starts at digest {spec_.first_block}, expected {first}")
-            specs.append(spec_)
-            end, first = spec_.offset + spec_.nbytes, first + spec_.blocks(block)
-        digests = data["digests"]
-        header = Header(kind, found, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]))
-        if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
-            raise ValueError("the digests do not follow the arrays")
-        _check_kind(header)
+        header = _typed_header(data, found, length)
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, TableError):
             raise
         raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:120]})", found) from None
     return header, header.root
+
+
+def _typed_header(data: dict[str, Any], game: Game, length: int) -> Header:
+    """The :class:`Header` of a parsed JSON object (raises ``KeyError``/``TypeError``/``ValueError``)."""
+    kind = data["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"kind {str(kind)[:20]!r}, expected one of {KINDS}")
+    meta = data["meta"]
+    if not isinstance(meta, dict):
+        raise TypeError("meta is not an object")
+    block = _int(data["block_bytes"])
+    if block < MIN_BLOCK_BYTES or block & (block - 1):
+        raise ValueError(f"block size {block}, expected a power of two of at least {MIN_BLOCK_BYTES}")
+    specs, end = _array_specs(data["arrays"], block, 12 + length)
+    digests = data["digests"]
+    header = Header(kind, game, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]))
+    if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
+        raise ValueError("the digests do not follow the arrays")
+    _check_kind(header)
+    return header
+
+
+def _array_specs(items: Any, block: int, end: int) -> tuple[list[ArraySpec], int]:
+    """The arrays of the header, each aligned, after the header and the one before it, with its
+    digests following the previous array's; and where the last one ends."""
+    specs, first = [], 0
+    for item in items:
+        spec = ArraySpec(str(item["name"]), _dtype(item["dtype"]), tuple(_int(n) for n in item["shape"]), _int(item["offset"]), _int(item["first_block"]))
+        if spec.offset < end or spec.offset % ALIGN:
+            raise ValueError(f"array {spec.name!r} starts at byte {spec.offset}, expected an aligned offset from {end}")
+        if spec.first_block != first:
+            raise ValueError(f"array {spec.name!r} starts at digest {spec.first_block}, expected {first}")
+        specs.append(spec)
+        end, first = spec.offset + spec.nbytes, first + spec.blocks(block)
+    return specs, end
 
 
 def _int(value: Any) -> int:
