@@ -25,7 +25,9 @@ import sys
 import tempfile
 import time
 import timeit
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's solver
 
@@ -37,9 +39,10 @@ from solver import (  # noqa: E402
     forget,  # noqa: E402
     load_table,
 )
+from solver.tables import CompactTable, Table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS: list[dict] = []
+RESULTS: list[dict[str, Any]] = []
 
 
 def report(name: str, value: float, unit: str, target: str = "", ok: bool | None = None) -> None:
@@ -48,7 +51,7 @@ def report(name: str, value: float, unit: str, target: str = "", ok: bool | None
     print(f"{name:<52} {value:>12.4g} {unit:<9} {target:<12} {status}", flush=True)
 
 
-def per_call(function, *, number: int, repeat: int = 7) -> float:
+def per_call(function: Callable[[], object], *, number: int, repeat: int = 7) -> float:
     """Best seconds per call over ``repeat`` runs of ``number`` calls."""
     return min(timeit.repeat(function, number=number, repeat=repeat)) / number
 
@@ -57,14 +60,14 @@ def per_call(function, *, number: int, repeat: int = 7) -> float:
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
-def _winner(board: list) -> str | None:
+def _winner(board: list[str | None] | tuple[str | None, ...]) -> str | None:
     for a, b, c in LINES:
         if board[a] and board[a] == board[b] == board[c]:
             return board[a]
     return None
 
 
-def plain_minimax(board: list, player: str) -> int:
+def plain_minimax(board: list[str | None], player: str) -> int:
     """Textbook recursive minimax, value for X, no memo."""
     won = _winner(board)
     if won:
@@ -81,20 +84,20 @@ def plain_minimax(board: list, player: str) -> int:
 
 
 def plain_first_move() -> int:
-    board = [None] * 9
-    scores = {}
+    board: list[str | None] = [None] * 9
+    scores: dict[int, int] = {}
     for cell in range(9):
         board[cell] = "X"
         scores[cell] = plain_minimax(board, "O")
         board[cell] = None
-    return max(scores, key=scores.get)
+    return max(scores, key=lambda cell: scores[cell])
 
 
 def memo_solve_all() -> int:
     """Memoised minimax over every reachable 3x3 position; returns how many it solved."""
 
     @functools.cache
-    def value(board: tuple, player: str) -> int:
+    def value(board: tuple[str | None, ...], player: str) -> int:
         won = _winner(list(board))
         if won:
             return 1 if won == "X" else -1
@@ -149,7 +152,7 @@ def bench_tictactoe() -> None:
     bench_batch(table, "3x3k3", target=300)
 
 
-def bench_batch(table, name: str, *, target: float) -> None:
+def bench_batch(table: Table, name: str, *, target: float) -> None:
     rng = np.random.default_rng(0)
     reachable = table.reachable_codes()
     codes = rng.choice(reachable, 10_000_000)
@@ -257,10 +260,13 @@ def bench_first_touch(path: Path) -> None:
         started = time.perf_counter()
         table.score_of(code)
         samples.append(time.perf_counter() - started)
+    assert table.file is not None  # opened from a file
     block_kib = table.file.header.block_bytes >> 10
     report(f"  first look-up into a {block_kib} KiB block (hash + check)", statistics.median(samples) * 1e6, "us")
     started = time.perf_counter()
-    load_table(path).file.verify_all()
+    fresh = load_table(path)
+    assert fresh.file is not None  # opened from a file
+    fresh.file.verify_all()
     report("  verify every block of the 4x4k4 table", (time.perf_counter() - started) * 1e3, "ms")
 
 
@@ -302,7 +308,7 @@ def _tree_pss_kb(root: int) -> int:
     return total
 
 
-def run_tree(command: list[str], *, kill_after: float | None = None) -> dict:
+def run_tree(command: list[str], *, kill_after: float | None = None) -> dict[str, Any]:
     """Run a command in its own session: wall seconds, peak summed PSS (MB) of its process tree
     (sampled every 0.1 s) and its stdout/stderr; with ``kill_after``, SIGKILL the whole tree then."""
     import signal
@@ -359,6 +365,7 @@ def bench_compact_lookups(path: Path, game: str) -> None:
     t_open = per_call(lambda: open_compact(path), number=20, repeat=5)
     report(f"open the {game} table (open_compact)", t_open * 1e3, "ms", "<= 50 ms", t_open <= 0.050)
     table = open_compact(path)
+    assert isinstance(table, CompactTable)
     rng = np.random.default_rng(45)
     sample = table.layout.codes_at(rng.integers(0, table.layout.size, 6_000_000))
     started = time.perf_counter()

@@ -186,13 +186,18 @@ async def lookups(port: int, game: str, expected: dict[int, bytes], *, requests:
     return out
 
 
+def batch_request(game: str, codes: list[int]) -> bytes:
+    """The POST of a batch of ``codes``: even places as board strings, odd places as codes."""
+    table = solver.table_for(game)
+    boards: list[str | int] = [table.at(code).board if index % 2 == 0 else code for index, code in enumerate(codes)]
+    return post(f"/api/v1/{game}/batch", json.dumps({"boards": boards}).encode())
+
+
 async def batch(port: int, game: str, expected: dict[int, bytes], size: int, seed: int) -> tuple[float, bool, int]:
     """One POST of ``size`` boards: seconds to the whole answer, whether it was right, its bytes."""
-    table = solver.table_for(game)
     rng = np.random.default_rng(seed)
     codes = rng.choice(np.array(list(expected)), size).tolist()
-    boards: list[str | int] = [table.at(code).board if index % 2 == 0 else code for index, code in enumerate(codes)]
-    request = post(f"/api/v1/{game}/batch", json.dumps({"boards": boards}).encode())
+    request = batch_request(game, codes)
     answer = b'{"results":[' + b",".join(expected[code] for code in codes) + b"]}"
     reader, writer = await asyncio.open_connection(HOST, port, limit=1 << 20)
     try:
@@ -249,23 +254,29 @@ MALFORMED: dict[str, tuple[bytes, set[str]]] = {
 }
 
 
-async def abuse(port: int, game: str, expected: dict[int, bytes], seconds: float, connections: int) -> tuple[Abuse, Lookups, int]:
-    """Bad clients for ``seconds`` while look-ups run and are checked; also how many slow connections were held."""
-    report = Abuse()
-    stop = asyncio.Event()
-    held: list[asyncio.StreamWriter] = []
+@dataclass
+class BadClients:
+    """The abuse phase's bad clients, each recording in ``report`` how the server answered it, until ``stop``."""
 
-    async def slow_client() -> None:  # slowloris: one header byte every 50 ms, never finished
+    port: int
+    game: str
+    expected: dict[int, bytes]
+    report: Abuse = field(default_factory=Abuse)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    held: list[asyncio.StreamWriter] = field(default_factory=list)  # the slow clients' connections, closed at the end
+
+    async def slow_client(self) -> None:
+        """Slowloris: one header byte every 50 ms, never finished."""
         request = b"GET /api/v1/3x3k3?board=0 HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"s" * 10_000
         try:
-            reader, writer = await asyncio.open_connection(HOST, port)
+            reader, writer = await asyncio.open_connection(HOST, self.port)
         except ConnectionError:
-            report.add("slow head", "refused")
+            self.report.add("slow head", "refused")
             return
-        held.append(writer)
+        self.held.append(writer)
         answer = asyncio.ensure_future(reader.readline())
         for index in range(len(request)):
-            if stop.is_set() or answer.done() or writer.is_closing():
+            if self.stop.is_set() or answer.done() or writer.is_closing():
                 break
             try:
                 writer.write(request[index:index + 1])
@@ -273,47 +284,55 @@ async def abuse(port: int, game: str, expected: dict[int, bytes], seconds: float
                 break
             await asyncio.sleep(0.05)
         try:
-            line = await asyncio.wait_for(answer, 0.5) if not stop.is_set() or answer.done() else b""
+            line = await asyncio.wait_for(answer, 0.5) if not self.stop.is_set() or answer.done() else b""
         except (TimeoutError, ConnectionError):
             line = b""
-        report.add("slow head", line.decode("latin-1")[9:12] or "still open at the end")
+        self.report.add("slow head", line.decode("latin-1")[9:12] or "still open at the end")
         answer.cancel()
 
-    async def half_closed() -> None:
-        expected_first = expected[next(iter(expected))]
-        while not stop.is_set():
-            reader, writer = await asyncio.open_connection(HOST, port)
-            writer.write(get(f"/api/v1/{game}?board={next(iter(expected))}"))
+    async def half_closed(self) -> None:
+        """Requests whose client half-closes the connection after the request, and before any."""
+        first = next(iter(self.expected))
+        while not self.stop.is_set():
+            reader, writer = await asyncio.open_connection(HOST, self.port)
+            writer.write(get(f"/api/v1/{self.game}?board={first}"))
             writer.write_eof()  # the client will send nothing more; the answer must still come
             try:
                 status, body = await asyncio.wait_for(exchange(reader, writer, b""), 5)
-                report.add("half-closed after the request", "200 right" if status == 200 and body == expected_first else f"{status} wrong")
+                outcome = "200 right" if status == 200 and body == self.expected[first] else f"{status} wrong"
+                self.report.add("half-closed after the request", outcome)
             except (TimeoutError, ConnectionError, asyncio.IncompleteReadError) as error:
-                report.add("half-closed after the request", f"failed: {error!r}")
+                self.report.add("half-closed after the request", f"failed: {error!r}")
             writer.close()
-            report.add("half-closed before any request", await raw(port, b"", half_close=True, timeout=2))
+            self.report.add("half-closed before any request", await raw(self.port, b"", half_close=True, timeout=2))
             await asyncio.sleep(0.05)
 
-    async def malformed() -> None:
-        while not stop.is_set():
+    async def malformed(self) -> None:
+        """Every request of :data:`MALFORMED`, and a body shorter than declared, over and over."""
+        while not self.stop.is_set():
             for kind, (data, _) in MALFORMED.items():
-                report.add(kind, await raw(port, data))
+                self.report.add(kind, await raw(self.port, data))
             short = b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + b'{"boards": '
-            report.add("body shorter than declared, then closed", await raw(port, short, half_close=True, timeout=2))
+            self.report.add("body shorter than declared, then closed", await raw(self.port, short, half_close=True, timeout=2))
             await asyncio.sleep(0.1)
 
-    loop = asyncio.ensure_future(lookups(port, game, expected, requests=10**7, connections=connections, seconds=seconds, stop=stop))
-    tasks = [asyncio.ensure_future(task) for task in (*(slow_client() for _ in range(100)), half_closed(), malformed())]
+
+async def abuse(port: int, game: str, expected: dict[int, bytes], seconds: float, connections: int) -> tuple[Abuse, Lookups, int]:
+    """Bad clients for ``seconds`` while look-ups run and are checked; also how many slow connections were held."""
+    clients = BadClients(port, game, expected)
+    loop = asyncio.ensure_future(lookups(port, game, expected, requests=10**7, connections=connections, seconds=seconds, stop=clients.stop))
+    bad = (*(clients.slow_client() for _ in range(100)), clients.half_closed(), clients.malformed())
+    tasks = [asyncio.ensure_future(task) for task in bad]
     await asyncio.sleep(seconds)
-    stop.set()
+    clients.stop.set()
     result = await loop
     for outcome in await asyncio.gather(*tasks, return_exceptions=True):
         if isinstance(outcome, BaseException):
-            report.add("the load test itself", f"crashed: {outcome!r}")
-    alive = sum(outcome != "408" for outcome in report.answers.get("slow head", []))
-    for writer in held:
+            clients.report.add("the load test itself", f"crashed: {outcome!r}")
+    alive = sum(outcome != "408" for outcome in clients.report.answers.get("slow head", []))
+    for writer in clients.held:
         writer.close()
-    return report, result, alive
+    return clients.report, result, alive
 
 
 # -- pressure: held connections and batch clients that never read ------------------------------
@@ -352,88 +371,103 @@ class Pressure:
     lookups: Lookups = field(default_factory=Lookups)
 
 
-async def pressure(port: int, pid: int, game: str, expected: dict[int, bytes], *, seconds: float, held: int,
-                   stalled: int, batch_size: int) -> Pressure:
-    """``held`` held connections and ``stalled`` non-reading batch clients for ``seconds``, while look-ups are measured."""
-    out = Pressure()
-    stop = asyncio.Event()
-    open_now = 0
-    table = solver.table_for(game)
-    codes = np.random.default_rng(7).choice(np.array(list(expected)), batch_size).tolist()
-    boards: list[str | int] = [table.at(code).board if index % 2 == 0 else code for index, code in enumerate(codes)]
-    body = post(f"/api/v1/{game}/batch", json.dumps({"boards": boards}).encode())
+@dataclass
+class PressureClients:
+    """The pressure phase's clients (held connections, batch clients that never read, a memory sampler), until ``stop``."""
 
-    async def holder(index: int) -> None:  # a connection held open, reopened when the server closes it
-        nonlocal open_now
-        while not stop.is_set():
+    port: int
+    pid: int
+    game: str
+    body: bytes  # the batch request the stalled clients post
+    out: Pressure = field(default_factory=Pressure)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    open_now: int = 0
+
+    async def holder(self, index: int) -> None:
+        """A connection held open, reopened when the server closes it (an even ``index``: one answer, then a stray line break)."""
+        while not self.stop.is_set():
             try:
-                reader, writer = await asyncio.open_connection(HOST, port)
+                reader, writer = await asyncio.open_connection(HOST, self.port)
             except OSError:
                 await asyncio.sleep(0.2)
                 continue
-            out.held_opened += 1
-            open_now += 1
-            out.held_peak = max(out.held_peak, open_now)
+            self.out.held_opened += 1
+            self.open_now += 1
+            self.out.held_peak = max(self.out.held_peak, self.open_now)
             try:
                 if index % 2 == 0:  # one answer, then a stray line break
-                    status, _ = await exchange(reader, writer, get(f"/api/v1/{game}?board=0"))
-                    out.held_refused += status == 503
+                    status, _ = await exchange(reader, writer, get(f"/api/v1/{self.game}?board=0"))
+                    self.out.held_refused += status == 503
                     writer.write(b"\r\n")
                 closing = asyncio.ensure_future(reader.read())  # returns when the server closes the connection
-                stopped = asyncio.ensure_future(stop.wait())
+                stopped = asyncio.ensure_future(self.stop.wait())
                 await asyncio.wait({closing, stopped}, return_when=asyncio.FIRST_COMPLETED)
                 closing.cancel()
                 stopped.cancel()
             except (OSError, asyncio.IncompleteReadError):
                 pass
             finally:
-                open_now -= 1
+                self.open_now -= 1
                 writer.close()
 
-    async def stalled_batch() -> None:  # posts a batch and never reads the answer; reposts when dropped
+    async def stalled_batch(self) -> None:
+        """Posts a batch and never reads the answer; reposts when dropped."""
         loop = asyncio.get_running_loop()
-        while not stop.is_set():
+        while not self.stop.is_set():
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the answer piles up at the server
             sock.setblocking(False)
             try:
-                await loop.sock_connect(sock, (HOST, port))
-                await loop.sock_sendall(sock, body)
-                out.batches_posted += 1
-                while not stop.is_set():
-                    try:
-                        if sock.recv(12, socket.MSG_PEEK).startswith(b"HTTP/1.1 503"):
-                            out.batches_refused += 1
-                            break
-                    except OSError:  # nothing sent yet (or reset: seen below)
-                        pass
-                    if sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] in CLOSED_STATES:
-                        try:
-                            refused = sock.recv(12, socket.MSG_PEEK).startswith(b"HTTP/1.1 503")
-                        except OSError:
-                            refused = False
-                        out.batches_refused += refused
-                        out.batches_dropped += not refused
-                        break
-                    await asyncio.sleep(0.25)
+                await loop.sock_connect(sock, (HOST, self.port))
+                await loop.sock_sendall(sock, self.body)
+                self.out.batches_posted += 1
+                await self._unread(sock)
             except OSError:
                 await asyncio.sleep(0.2)
             finally:
                 sock.close()
 
-    async def sample() -> None:
-        while not stop.is_set():
-            rss, pss = memory_mib(pid)
-            out.rss_max_mib, out.pss_max_mib = max(out.rss_max_mib, rss), max(out.pss_max_mib, pss)
+    async def _unread(self, sock: socket.socket) -> None:
+        """Wait, reading nothing, until the server refuses the batch (503) or drops the connection, or the phase ends."""
+        while not self.stop.is_set():
+            if refused_503(sock):
+                self.out.batches_refused += 1
+                return
+            if sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] in CLOSED_STATES:
+                refused = refused_503(sock)
+                self.out.batches_refused += refused
+                self.out.batches_dropped += not refused
+                return
             await asyncio.sleep(0.25)
 
-    tasks = [asyncio.ensure_future(task) for task in (*(holder(index) for index in range(held)),
-                                                      *(stalled_batch() for _ in range(stalled)), sample())]
+    async def sample(self) -> None:
+        """The server's memory every 0.25 s: the largest RSS and total PSS seen."""
+        while not self.stop.is_set():
+            rss, pss = memory_mib(self.pid)
+            self.out.rss_max_mib, self.out.pss_max_mib = max(self.out.rss_max_mib, rss), max(self.out.pss_max_mib, pss)
+            await asyncio.sleep(0.25)
+
+
+def refused_503(sock: socket.socket) -> bool:
+    """Whether what the server sent so far (peeked, not read) starts with a 503; False when nothing came or on a reset."""
+    try:
+        return sock.recv(12, socket.MSG_PEEK).startswith(b"HTTP/1.1 503")
+    except OSError:  # nothing sent yet, or reset
+        return False
+
+
+async def pressure(port: int, pid: int, game: str, expected: dict[int, bytes], *, seconds: float, held: int,
+                   stalled: int, batch_size: int) -> Pressure:
+    """``held`` held connections and ``stalled`` non-reading batch clients for ``seconds``, while look-ups are measured."""
+    codes = np.random.default_rng(7).choice(np.array(list(expected)), batch_size).tolist()
+    clients = PressureClients(port, pid, game, batch_request(game, codes))
+    squeeze = (*(clients.holder(index) for index in range(held)), *(clients.stalled_batch() for _ in range(stalled)), clients.sample())
+    tasks = [asyncio.ensure_future(task) for task in squeeze]
     await asyncio.sleep(min(3.0, seconds / 4))  # let the held connections and batches pile up first
-    out.lookups = await lookups(port, game, expected, requests=10**7, connections=4, seconds=seconds, stop=stop)
-    stop.set()
+    clients.out.lookups = await lookups(port, game, expected, requests=10**7, connections=4, seconds=seconds, stop=clients.stop)
+    clients.stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return out
+    return clients.out
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -498,6 +532,7 @@ def main() -> int:
 
 
 async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int, bytes]) -> dict[str, Any]:
+    """Every phase in turn, against the server on ``port`` (process ``pid``): the figures, as ``--json`` prints them."""
     await lookups(port, args.game, expected, requests=2_000, connections=args.connections, seconds=10)  # warm up
     single = await lookups(port, args.game, expected, requests=args.requests, connections=args.connections, seconds=args.seconds)
     times, right, size = [], True, 0
@@ -506,18 +541,9 @@ async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int,
         times.append(elapsed)
         right = right and ok
     report, during, alive = await abuse(port, args.game, expected, args.abuse_seconds, args.connections)
-    unexpected = {}
-    for kind, outcomes in report.answers.items():
-        allowed = MALFORMED[kind][1] if kind in MALFORMED else (
-            {"200 right"} if kind.startswith("half-closed after") else {"400", "closed"} if kind.startswith(("half-closed before", "body shorter"))
-            else {"408", "still open at the end"} if kind == "slow head" else set())
-        bad = sorted({o for o in outcomes if o not in allowed})
-        if bad:
-            unexpected[kind] = bad
     after = await lookups(port, args.game, expected, requests=2_000, connections=4, seconds=10)
     squeezed = await pressure(port, pid, args.game, expected, seconds=args.pressure_seconds, held=args.held,
                               stalled=args.stalled_batches, batch_size=args.batch)
-    under = squeezed.lookups
     return {
         "game": args.game,
         "workers": args.workers,
@@ -527,20 +553,44 @@ async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int,
                     "wrong": single.wrong[:5], "connection_errors": len(single.errors)},
         "batch": {"boards": args.batch, "seconds": [round(t, 3) for t in times], "first": round(times[0], 3),
                   "best": round(min(times), 3), "median": round(statistics.median(times), 3), "bytes": size, "all_right": right},
-        "abuse": {"seconds": args.abuse_seconds, "kinds": {k: len(v) for k, v in report.answers.items()}, "unexpected": unexpected,
-                  "slow_connections_held_open": alive, "lookups_during": len(during.latencies), "per_second_during": round(during.rate),
-                  "p99_ms_during": round(during.percentile(99), 2), "wrong": during.wrong[:5] + after.wrong[:5],
-                  "lookups_after": len(after.latencies)},
-        "pressure": {"seconds": args.pressure_seconds, "held": args.held, "held_peak": squeezed.held_peak,
-                     "held_opened": squeezed.held_opened, "held_refused_503": squeezed.held_refused,
-                     "stalled_batches": args.stalled_batches, "batches_posted": squeezed.batches_posted,
-                     "batches_refused_503": squeezed.batches_refused, "batches_dropped_unread": squeezed.batches_dropped,
-                     "lookups": len(under.latencies), "per_second": round(under.rate), "p50_ms": round(under.percentile(50), 2),
-                     "p99_ms": round(under.percentile(99), 2), "max_ms": round(under.percentile(100), 2),
-                     "lookup_503s": sum("HTTP 503" in w for w in under.wrong), "wrong": under.wrong[:5],
-                     "connection_errors": len(under.errors), "rss_max_mib": round(squeezed.rss_max_mib),
-                     "pss_total_max_mib": round(squeezed.pss_max_mib)},
+        "abuse": abuse_figures(args.abuse_seconds, report, alive, during, after),
+        "pressure": pressure_figures(squeezed, args),
     }
+
+
+def abuse_figures(seconds: float, report: Abuse, alive: int, during: Lookups, after: Lookups) -> dict[str, Any]:
+    """The abuse phase's figures: the bad clients' outcomes, and the look-ups made during and after it."""
+    return {"seconds": seconds, "kinds": {k: len(v) for k, v in report.answers.items()}, "unexpected": unexpected(report),
+            "slow_connections_held_open": alive, "lookups_during": len(during.latencies), "per_second_during": round(during.rate),
+            "p99_ms_during": round(during.percentile(99), 2), "wrong": during.wrong[:5] + after.wrong[:5],
+            "lookups_after": len(after.latencies)}
+
+
+def unexpected(report: Abuse) -> dict[str, list[str]]:
+    """The outcomes of each kind of bad client that are not among those allowed for it."""
+    found = {}
+    for kind, outcomes in report.answers.items():
+        allowed = MALFORMED[kind][1] if kind in MALFORMED else (
+            {"200 right"} if kind.startswith("half-closed after") else {"400", "closed"} if kind.startswith(("half-closed before", "body shorter"))
+            else {"408", "still open at the end"} if kind == "slow head" else set())
+        bad = sorted({o for o in outcomes if o not in allowed})
+        if bad:
+            found[kind] = bad
+    return found
+
+
+def pressure_figures(squeezed: Pressure, args: argparse.Namespace) -> dict[str, Any]:
+    """The pressure phase's figures: the bad clients' counts, the well-behaved client's look-ups, the server's memory."""
+    under = squeezed.lookups
+    return {"seconds": args.pressure_seconds, "held": args.held, "held_peak": squeezed.held_peak,
+            "held_opened": squeezed.held_opened, "held_refused_503": squeezed.held_refused,
+            "stalled_batches": args.stalled_batches, "batches_posted": squeezed.batches_posted,
+            "batches_refused_503": squeezed.batches_refused, "batches_dropped_unread": squeezed.batches_dropped,
+            "lookups": len(under.latencies), "per_second": round(under.rate), "p50_ms": round(under.percentile(50), 2),
+            "p99_ms": round(under.percentile(99), 2), "max_ms": round(under.percentile(100), 2),
+            "lookup_503s": sum("HTTP 503" in w for w in under.wrong), "wrong": under.wrong[:5],
+            "connection_errors": len(under.errors), "rss_max_mib": round(squeezed.rss_max_mib),
+            "pss_total_max_mib": round(squeezed.pss_max_mib)}
 
 
 def print_report(figures: dict[str, Any], args: argparse.Namespace) -> None:

@@ -31,6 +31,7 @@ Measures and prints; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import functools
 import lzma
 import subprocess
 import sys
@@ -78,11 +79,11 @@ def codecs() -> list[Codec]:
         print("zstandard not installed: skipped")
     try:  # Python 3.14's compression.zstd, or its backport (the same libzstd, a 0.5 MB wheel)
         try:
-            from compression import zstd as stdzstd  # type: ignore[import-not-found]
+            from compression import zstd as stdzstd  # type: ignore[import-not-found, unused-ignore]
         except ImportError:
-            from backports import zstd as stdzstd  # type: ignore[import-not-found,no-redef]
+            from backports import zstd as stdzstd  # type: ignore[import-not-found, no-redef, unused-ignore]
         for level in (3, 6, 9, 12, 15, 19):
-            found.append((f"compression.zstd-{level}", lambda b, lv=level: stdzstd.compress(b, level=lv), stdzstd.decompress))
+            found.append((f"compression.zstd-{level}", functools.partial(stdzstd.compress, level=level), stdzstd.decompress))
     except ImportError:
         print("backports.zstd not installed: skipped")
     try:
@@ -98,7 +99,7 @@ def codecs() -> list[Codec]:
         for name, codec in (("blosclz", blosc2.Codec.BLOSCLZ), ("zstd", blosc2.Codec.ZSTD)):
             found.append((
                 f"blosc2-{name}-9",
-                lambda b, c=codec: blosc2.compress(b, typesize=1, clevel=9, filter=blosc2.Filter.NOFILTER, codec=c),
+                functools.partial(blosc2.compress, typesize=1, clevel=9, filter=blosc2.Filter.NOFILTER, codec=codec),
                 blosc2.decompress,
             ))
         blosc2.set_nthreads(1)  # one core, like the others

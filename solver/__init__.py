@@ -22,14 +22,14 @@ from __future__ import annotations
 from .analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict
 from .api import __version__, analyze, best_move, build_table, encode, forget, get, load_table, lookup, lookup_codes, table_for
 from .board import Board, encode_boards, parse
-from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
+from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
 from .game import Game, parse_game
 from .grading import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
 from .position import Move, Position
 from .tables import CompactTable, DenseTable, Scores, Table
 
 __all__ = [
-    "Board", "CompactTable", "DenseTable", "Game", "GameAnalysis", "GradeReport", "GradedMove", "GradingInterrupted",
+    "Board", "BuildNeedsConsent", "CompactTable", "DenseTable", "Game", "GameAnalysis", "GradeReport", "GradedMove", "GradingInterrupted",
     "InvalidBoardError", "InvalidGameError", "Move", "PlayerError", "PlayerFailure", "PlayerSummary", "PlyAnalysis",
     "Position", "Scores", "SolverError", "Table", "TableError", "Verdict", "__version__", "analyze", "best_move",
     "build_table", "encode", "encode_boards", "forget", "get", "grade", "load_player", "load_table", "lookup",

@@ -203,22 +203,21 @@ class GameAnalysis:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The analysis as JSON-ready data (``plies``, ``final``, ``summary``)."""
+        """The analysis as JSON-ready data (``plies``, ``final``, ``summary``).
+
+        ``final`` is the last position in :meth:`Position.to_dict`'s words: ``"over": false``
+        with ``to_move`` and ``result``, or ``"over": true`` with ``winner``.
+
+        >>> import solver
+        >>> solver.analyze([0, 3, 1, 4, 2]).to_dict()["final"]
+        {'game': '3x3k3', 'code': 229, 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'plies': 0}
+        """
         final = self.final
         return {
             "game": self.game.name,
             "moves": list(self.cells),
             "plies": [ply.to_dict() for ply in self.plies],
-            "final": {
-                "board": final.board,
-                "code": final.code,
-                "is_over": final.is_over,
-                "winner": final.winner,
-                "to_move": final.to_move,
-                "result": None if final.is_over else final.result,
-                "plies": final.plies,
-                "value": final.value,
-            },
+            "final": {key: value for key, value in final.to_dict().items() if key in _FINAL_KEYS},
             "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
         }
 
@@ -227,6 +226,10 @@ class GameAnalysis:
         from .svg import analysis_html
 
         return analysis_html(self)
+
+
+_FINAL_KEYS = ("game", "code", "board", "over", "winner", "to_move", "result", "value", "plies")
+"""What ``GameAnalysis.to_dict()["final"]`` keeps of the last position's ``to_dict``."""
 
 
 def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:

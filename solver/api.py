@@ -76,6 +76,8 @@ def lookup(board: Board, *, game: Game | str | None = None) -> Position:
         refused, naming its shape and the ``game=`` to pass (:mod:`solver.board`).
     :raises InvalidBoardError: saying what is wrong with the board and where.
     :raises InvalidGameError: for a malformed or unsupported ``game``.
+    :raises BuildNeedsConsent: if the game's table is missing and building it takes more than a
+        minute or a GiB of disk: build it first with ``table_for(game, build=True)`` or ``solve build``.
     :raises TableError: if the table file is broken.
     """
     # _table() written out: this is the look-up hot path.
@@ -145,14 +147,18 @@ def table_for(
     game: Game | str | None = None,
     *,
     table_dir: str | os.PathLike[str] | None = None,
-    build: bool = True,
+    build: bool | None = None,
     on_build: BuildHook | None = None,
 ) -> Table:
     """The table of ``game`` (default tic-tac-toe), opened once per process (:func:`solver.store.table_for`).
 
     :param table_dir: where built tables are kept (see :mod:`solver.store`).
-    :param build: build a missing table; with False a missing table is a :class:`TableError`.
+    :param build: for a missing table: None (default) builds it only when that takes at most
+        a minute and a GiB of disk (:mod:`solver.estimate`); True builds it whatever it costs;
+        False never builds (a missing table is a :class:`TableError`).
     :param on_build: called around a build (the CLI shows a notice and a progress bar).
+    :raises BuildNeedsConsent: for a missing table whose build needs ``build=True`` (the message
+        gives the estimate and the ``solve build`` command; nothing is written).
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
     return store.table_for(parse_game(game), table_dir=table_dir, build=build, on_build=on_build)

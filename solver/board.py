@@ -109,8 +109,8 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
         return expected, code
     if isinstance(board, str):
         return _parse_string(str(board), expected)
-    if isinstance(board, np.ndarray):
-        return _parse_array(board, expected)
+    if isinstance(board, np.ndarray):  # a subclass such as np.matrix read as the plain array it holds
+        return _parse_array(board if isinstance(board, np.ma.MaskedArray) else np.asarray(board), expected)
     if isinstance(board, (list, tuple)):
         return _parse_sequence(board, expected)
     raise InvalidBoardError(

@@ -24,7 +24,6 @@ the look-up classes import no build code.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -38,7 +37,7 @@ from .build.dense import Progress, build_arrays, build_steps
 from .build.layered import ChunkDone, build_layers, check_layers, plan_build
 from .build.layered import Progress as ChunkProgress
 from .errors import TableError
-from .fsutil import refuse_non_regular, remove_dead_temporaries
+from .fsutil import directory_lock, empty_private_directory, refuse_non_regular, remove_dead_temporaries
 from .game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
 from .index import layout
 from .tables import CompactTable, DenseTable, Kind, Table
@@ -79,13 +78,18 @@ def build_file(
 
     The temporary files of dead builders in ``path``'s directory are removed first.
     Dense tables are built in memory; compact ones layer by layer in ``<path>.build``,
-    which a killed build resumes from (``notify`` says so).
+    which a killed build resumes from (``notify`` says so). One builder of a compact
+    table at a time: a second one waits for the first (``notify`` says so) and then
+    uses the table it wrote. The new file replaces ``path`` only once it has passed
+    every check (the checksum the package expects, or for a game without one the
+    consistency of the layers resumed from an earlier run).
 
     :param jobs: worker processes for a compact build (default: every core).
     :param scheduler: a Dask scheduler address or client: build a compact table on that cluster.
-    :returns: the path written.
+    :returns: the path written (or written meanwhile by the builder this one waited for).
     :raises TableError: if ``path`` is not a regular file, its directory cannot be
-        written, or the disk is full (naming the path and the bytes needed).
+        written, the disk is full (naming the path and the bytes needed), the build
+        directory is not the user's alone, or the new table fails its check.
     :raises solver.build.layered.BuildError: if a compact build cannot fit (disk or memory, with the figures).
     """
     path = Path(path)
@@ -93,17 +97,32 @@ def build_file(
     if kind_for(game) == "dense":
         with on_build(game, path, build_steps(game)) if on_build else nullcontext() as progress:
             table = build_table(game, progress=progress)
-        return table.save(path)
+        return tablefile.write_table(path, kind=table.kind, game=game, arrays=table.file_arrays(), meta=table.file_meta(), verify=True)
     refuse_non_regular(path)  # before the build's minutes or hours, not after
     build_dir = path.with_name(path.name + ".build")
-    work = plan_build(game, build_dir, jobs=jobs or os.cpu_count() or 1).work
-    with on_build(game, path, work) if on_build else nullcontext() as progress:
+    before = _identity(path)
+    with directory_lock(build_dir, on_wait=notify):
+        if _identity(path) not in (None, before):
+            if notify is not None:
+                notify(f"{path} was written by the build this one waited for; using it")
+            return path
+        work = plan_build(game, build_dir, jobs=jobs or os.cpu_count() or 1).work
+        with on_build(game, path, work) if on_build else nullcontext() as progress:
 
-        def report(done: ChunkDone) -> None:
-            if progress is not None:
-                progress(done.work, done.ply)
+            def report(done: ChunkDone) -> None:
+                if progress is not None:
+                    progress(done.work, done.ply)
 
-        return build_compact(game, path, build_dir=build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify)
+            return _build_compact(game, path, build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify)
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """What tells one file at ``path`` from the next: device, inode, size, modification time (None: nothing there)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def build_compact(
@@ -121,7 +140,9 @@ def build_compact(
 
     A killed build run again with the same ``build_dir`` resumes below its last finished
     layer (``notify`` says so). The disk and memory needed are checked before anything
-    is written (:class:`solver.build.layered.BuildError` gives the figures).
+    is written (:class:`solver.build.layered.BuildError` gives the figures). The build
+    directory is locked for the whole build (a second builder waits), and the file
+    replaces ``output`` only once it has passed every check (see :func:`build_file`).
 
     :param output: the table file to write (atomically).
     :param build_dir: where the layers go while building (default: ``<output>.build``;
@@ -132,9 +153,26 @@ def build_compact(
         total work is :attr:`solver.build.layered.BuildPlan.work` of :func:`solver.build.layered.plan_build`).
     :param keep_layers: keep the build directory after the file is written.
     :returns: the path written.
+    :raises TableError: if the new table fails its check (``output`` is then left as it was).
     """
     output = Path(output)
     directory = Path(build_dir) if build_dir is not None else output.with_name(output.name + ".build")
+    with directory_lock(directory, on_wait=notify):
+        return _build_compact(game, output, directory, jobs=jobs, scheduler=scheduler, progress=progress, notify=notify, keep_layers=keep_layers)
+
+
+def _build_compact(
+    game: Game,
+    output: Path,
+    directory: Path,
+    *,
+    jobs: int | None,
+    scheduler: Any,
+    progress: ChunkProgress | None,
+    notify: Callable[[str], None] | None,
+    keep_layers: bool = False,
+) -> Path:
+    """:func:`build_compact` with the build directory's lock held."""
     file_bytes = layout(game).size
     if scheduler is not None:
         from .build.cluster import build_on_cluster
@@ -142,13 +180,30 @@ def build_compact(
         built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, extra_disk=file_bytes)
     else:
         built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, extra_disk=file_bytes)
-    written = write_compact(output, game, built.layers())
+    layers = built.layers()
+    resumed = f"; it resumed layers {_plies(built.resumed)} from {directory}, which are damaged or forged: delete {directory} and build again"
+    if built.resumed and tablefile.expected_root(game, "compact") is None:
+        problems = check_layers(game, layers, plies=built.resumed, limit=1)
+        if problems:
+            wrong = f"the {game.name} table just built is wrong ({problems[0]})"
+            raise TableError(f"{output}: {wrong}; it was not written, and {output} was left as it was{resumed}")
+    try:
+        written = write_compact(output, game, layers, verify=True)
+    except TableError as error:
+        raise TableError(f"{error}{resumed if built.resumed else ''}") from None
     if not keep_layers:
-        shutil.rmtree(directory, ignore_errors=True)
+        empty_private_directory(directory)  # the lock and the directory go when the lock is let go
     return written
 
 
-def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.ndarray]) -> Path:
+def _plies(plies: Sequence[int]) -> str:
+    """``18 to 12`` for a run of layers, else the list."""
+    ordered = sorted(plies, reverse=True)
+    contiguous = ordered == list(range(ordered[0], ordered[-1] - 1, -1)) if ordered else False
+    return f"{ordered[0]} to {ordered[-1]}" if contiguous and len(ordered) > 1 else ", ".join(map(str, ordered))
+
+
+def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.ndarray], *, verify: bool = False) -> Path:
     """Write a compact table file from every board's score, layer by layer (layer 0 first; memory maps are streamed).
 
     Each layer goes through :func:`solver.tables.compact.stored_layers` (only canonical
@@ -156,12 +211,17 @@ def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.
     blocks of :func:`solver.tablefile.write_table` (format version 3): the same layers
     always give the same bytes. The file's ``meta`` records the index scheme and the layer
     offsets (:func:`solver.tablefile.compact_meta`).
+
+    :param verify: replace ``path`` only once the new file has passed its checks
+        (:func:`solver.tablefile.write_table`'s ``verify``).
     """
     sizes = [len(layer) for layer in layers]
     if sizes != list(layout(game).layer_sizes):
         raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
     parts = stored_layers(game, layers)
-    return tablefile.write_table(path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts})
+    return tablefile.write_table(
+        path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts}, verify=verify, built_here=True
+    )
 
 
 def prove(table: Table) -> list[str]:

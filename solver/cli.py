@@ -19,16 +19,18 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
 from . import board as _board
+from . import trust
 from .analysis import GameAnalysis, PlyAnalysis
 from .analysis import analyze as _analyze
 from .builder import BuildProgress, kind_for
 from .describe import status_line
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
+from .estimate import BuildEstimate
 from .fsutil import remove_dead_temporaries
 from .game import DENSE_MAX_CELLS, Game, parse_game
 from .grading import (
@@ -38,15 +40,18 @@ from .grading import (
     GradeReport,
     GradingInterrupted,
     PlayerFailure,
+    Returns,
     board_maker,
     parse_symbols,
     positions_to_grade,
 )
 from .grading import grade as _grade
-from .playerproc import DEFAULT_MEMORY_MB
+from .playerproc import DEFAULT_MEMORY_MB, Turn
 from .position import Position, outcome_label, outcome_words
+from .sandbox import Sandbox
 from .store import build_file, open_file, table_for, table_path
 from .store import table_dir as _table_dir
+from .tablefile import expected_root
 from .tables import Table
 from .words import count, signed
 
@@ -140,7 +145,18 @@ class TableOptions:
         self.quiet = quiet
 
     def table(self) -> Table:
-        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice)
+        """The game's table; a missing one is built, asking first (on a terminal) when the build
+        takes more than a minute or a GiB of disk, refused with the estimate elsewhere."""
+        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+
+    def _consent(self, cost: BuildEstimate) -> bool:
+        if not _interactive():
+            return False
+        return click.confirm(
+            f"The {cost.game.name} table is not built yet; building it takes {cost.describe()}. Build it now?",
+            default=False,
+            err=True,
+        )
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
@@ -159,6 +175,11 @@ class TableOptions:
         """Say what a build found (e.g. that it resumes), unless quiet."""
         if not self.quiet:
             click.echo(message, err=True)
+
+
+def _interactive() -> bool:
+    """Whether a person can answer a question: standard input and standard error are terminals."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
 
 @contextmanager
@@ -352,9 +373,11 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
     if kind_for(game) == "compact":
-        from .build.cluster import scheduler_address
+        from .build.cluster import check_address, scheduler_address
 
         scheduler = scheduler_address(scheduler)
+        if scheduler is not None:
+            check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
     build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
@@ -370,16 +393,18 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
 def verify(options: TableOptions, path: Path | None) -> None:
     """Prove a table: header, checksums, and a fresh build compared code by code.
 
-    Also removes the temporary files that dead builders left beside it.
+    A proved table of a game without a shipped checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
     """
     path = path or table_path(options.game, table_dir_=options.table_dir)
     remove_dead_temporaries(path.parent)
-    table = open_file(path, game=options.game if options.game_given else None, verify=False)
+    table = open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     problems = table.verify()
     if problems:
         for problem in problems:
             click.echo(f"{path}: {problem}", err=True)
         raise SystemExit(1)
+    if expected_root(table.game, table.kind) is None:
+        trust.try_record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 
@@ -486,9 +511,21 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     parsed = parse_symbols(symbols)
     table = options.table()
     board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
+    run = functools.partial(
+        _grade, player, symbols=parsed, array=array, flat=flat, turn=cast("Turn | None", turn), returns=cast("Returns", returns),
+        side=side, table=table, sample=sample, timeout=timeout, total_timeout=total_timeout or None, memory_mb=memory_mb or None,
+        sandbox=cast("Sandbox", sandbox))  # the choices click checked
     planned = len(positions_to_grade(side=side, table=table, sample=sample))
-    bar = click.progressbar(length=planned, label=f"grading {player.rpartition(':')[2]}", file=sys.stderr)
+    report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
+    _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
 
+
+def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, quiet: bool) -> tuple[GradeReport, int]:
+    """``run(progress=...)`` under a progress bar on stderr, shown once the player is loaded (none if ``quiet``).
+
+    :returns: the report, and 130 if Ctrl-C stopped the grading, else 0.
+    """
+    bar = click.progressbar(length=planned, label=label, file=sys.stderr)
     shown = contextlib.ExitStack()
 
     def step(n: int) -> None:
@@ -498,19 +535,20 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
         else:
             bar.update(n)
 
-    stopped = 0
     with shown:
         try:
-            report = _grade(player, symbols=parsed, array=array, flat=flat, turn=turn, returns=returns, side=side,  # type: ignore[arg-type]
-                            table=table, progress=None if options.quiet else step, sample=sample, timeout=timeout,
-                            total_timeout=total_timeout or None, memory_mb=memory_mb or None, sandbox=sandbox)  # type: ignore[arg-type]
+            return run(progress=None if quiet else step), 0
         except GradingInterrupted as interrupted:
-            report, stopped = interrupted.report, 130
+            return interrupted.report, 130
+
+
+def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int, as_json: bool, quiet: bool) -> None:
+    """The report on stdout and the notes on stderr; exit non-zero (``stopped``, else 1) if the grading did not finish."""
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
         click.echo(describe_report(report, player, limit=limit))
-    if report.slowest is not None and not options.quiet:  # timings vary: stderr, so stdout stays reproducible
+    if report.slowest is not None and not quiet:  # timings vary: stderr, so stdout stays reproducible
         click.echo(f"time in the function: {report.seconds:.2f} s, slowest call {report.slowest_seconds:.2f} s on {report.slowest.board}", err=True)
     if report.printed:
         click.echo(f"note: the player printed {count(report.printed, 'line')}; {'it was' if report.printed == 1 else 'they were'} not shown", err=True)

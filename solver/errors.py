@@ -7,6 +7,8 @@
 ``InvalidGameError``        a game name or size that is not supported (a ``ValueError``)
 ``PlayerError``             a move function that cannot be loaded or graded as asked (a ``ValueError``)
 ``TableError``              a table file that is missing, truncated, corrupt or stale
+``BuildNeedsConsent``       a missing table whose build is too long or too large to start unasked
+                            (a ``TableError``)
 ==========================  ==============================================================
 
 Messages quote what they were given with :func:`quote`, which keeps any input to one short line;
@@ -49,6 +51,19 @@ class TableError(SolverError):
 
     The message names the file and the command that rebuilds it.
     """
+
+
+class BuildNeedsConsent(TableError):
+    """A missing table whose build would take more than a minute or a GiB of disk: it is not
+    started unasked. The message gives the estimate (time, disk, memory) and the ``solve build``
+    command; :attr:`estimate` is the :class:`solver.estimate.BuildEstimate`.
+
+    Ask for the build with ``table_for(game, build=True)`` (or run ``solve build``).
+    """
+
+    def __init__(self, message: str, estimate: object = None) -> None:
+        super().__init__(message)
+        self.estimate = estimate
 
 
 class _Quoter(reprlib.Repr):

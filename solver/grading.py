@@ -56,8 +56,10 @@ is imported and called in a separate process (:mod:`solver.playerproc`), inside
 a bubblewrap sandbox where one works (:mod:`solver.sandbox`): it cannot hang,
 kill or fool the grader, whose verdicts are computed here from the answers
 received as plain data, against scores copied out of the table and verified
-before the player starts (:mod:`solver.answerkey`). A function object runs in the caller's own
-process, without time limits. Calls are made in a fixed shuffled order, so that
+before the player starts (:mod:`solver.answerkey`), so nothing the player does to the table
+file changes a verdict. Without a sandbox, a table file the player changed is reported with a
+:class:`~solver.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
+A function object runs in the caller's own process, without time limits. Calls are made in a fixed shuffled order, so that
 a progress bar's estimate of the time left is fair (the cost of a minimax call
 falls steeply with the pieces on the board); the report lists positions by
 plies played, then code.
@@ -472,58 +474,66 @@ def grade(
 ) -> GradeReport:
     """Call the player on every position where ``side`` is to move and judge each answer.
 
-    :param player: ``"FILE.py:NAME"``, loaded and called in a separate process
-        (isolated, with time limits), or a function, called in this process.
+    :param player: ``"FILE.py:NAME"``, loaded and called in a separate process (isolated, with time limits), or a function, called in this process.
     :param symbols: X, O and empty in list-of-rows and flat boards (module docstring).
     :param array: pass a ``(rows, cols)`` numpy array of 1 (X), -1 (O), 0 (empty) instead.
     :param flat: pass a string of one character per cell instead, e.g. ``"X...O...."``.
-    :param turn: also pass whose turn it is: ``"symbol"`` (the mover's symbol) or
-        ``"max"`` (``True`` when X is to move).
+    :param turn: also pass whose turn it is: ``"symbol"`` (the mover's symbol) or ``"max"`` (``True`` when X is to move).
     :param returns: ``"move"``, or ``"value-move"`` for a function returning ``(value, move)``.
     :param side: ``'X'``, ``'O'`` or ``'both'``: whose positions are tried.
     :param game: e.g. ``"3x4"``; default tic-tac-toe.
     :param table: the table to use (default :func:`solver.table_for` of ``game``).
     :param progress: called with 0 once the player is loaded, then with 1 after each position graded.
-    :param sample: grade this many positions drawn at random (seeded, the same every run)
-        instead of all of them; games of more than 16 cells are always sampled
-        (:func:`positions_to_grade`).
+    :param sample: grade this many positions drawn at random (seeded, the same every run) instead of all of them;
+        games of more than 16 cells are always sampled (:func:`positions_to_grade`).
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
-    :param total_timeout: seconds for the whole grading (``None``: no limit); the
-        report then covers the positions graded and says it stopped.
-    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit),
-        set soft and hard with limits on CPU time, file size and processes (:class:`solver.sandbox.Limits`).
-    :param sandbox: how an isolated player is contained (:mod:`solver.sandbox`): ``"auto"``
-        (bubblewrap where it works, else the plain process with one :class:`~solver.sandbox.SandboxWarning`
-        saying what is not contained), ``"bwrap"`` (bubblewrap or refuse) or ``"none"``.
-    :raises PlayerError: for options that do not fit, a file that cannot be loaded, or
-        when the first calls all fail in a way an option fixes (the message names it);
-        for ``sandbox="bwrap"`` where bubblewrap cannot run.
+    :param total_timeout: seconds for the whole grading (``None``: no limit); the report then covers the positions graded and says it stopped.
+    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit), set soft and hard with limits on
+        CPU time, file size and processes (:class:`solver.sandbox.Limits`).
+    :param sandbox: how an isolated player is contained (:mod:`solver.sandbox`): ``"auto"`` (bubblewrap where it works, else the
+        plain process with one :class:`~solver.sandbox.SandboxWarning` saying what is not contained), ``"bwrap"`` (bubblewrap or
+        refuse) or ``"none"``.
+    :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way an
+        option fixes (the message names it); for ``sandbox="bwrap"`` where bubblewrap cannot run.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
 
-    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised.
-    Every verdict comes from an :class:`~solver.answerkey.AnswerKey`: the scores needed, copied
-    out of the table and verified before the player starts, so nothing the player does to the
-    table file changes a verdict. Without a sandbox a table file the player changed is reported
-    with a :class:`~solver.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
+    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised (module docstring: Isolation).
     """
-    chosen = _side(side)
-    wanted = _returns(returns)
+    chosen, wanted = _side(side), _returns(returns)
     table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
     contained = choose(sandbox) if isinstance(player, str) else "none"
     key = AnswerKey(table, positions_to_grade(side=chosen, table=table, sample=sample))
-    order = list(key.positions)
-    random.Random(SHUFFLE_SEED).shuffle(order)
+    order = _shuffled(key.positions)
     deadline = None if total_timeout is None else time.monotonic() + total_timeout
-    name = player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
-    judge = _Judge(table.game, chosen, len(order), wanted, timeout, name)
-    process: PlayerProcess | None = None
-    if isinstance(player, str):
-        process = PlayerProcess(player, form, timeout=timeout, limits=Limits.for_grading(memory_mb, total_timeout),
-                                sandbox=contained, hidden=_table_places(table))
-        replies = _isolated(process, order, deadline, judge)
-    else:
-        replies = _in_process(Caller(player, form), order, deadline, total_timeout, judge)
+    judge = _Judge(table.game, chosen, len(order), wanted, timeout, _player_name(player))
+    if not isinstance(player, str):
+        return _judge_all(judge, _in_process(Caller(player, form), order, deadline, total_timeout, judge), progress)
+    limits = Limits.for_grading(memory_mb, total_timeout)
+    process = PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table))
+    unsandboxed = key if contained == "none" else None
+    return _judge_all(judge, _isolated(process, order, deadline, judge), progress, process=process, deadline=deadline, unsandboxed=unsandboxed)
+
+
+def _shuffled(positions: Sequence[Position]) -> list[Position]:
+    """The positions in the fixed shuffled order the calls are made in (module docstring: Isolation)."""
+    order = list(positions)
+    random.Random(SHUFFLE_SEED).shuffle(order)
+    return order
+
+
+def _player_name(player: str | Callable[..., Any]) -> str:
+    """The player's name in hints: ``NAME`` of ``"FILE.py:NAME"``, or the function's name."""
+    return player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
+
+
+def _judge_all(judge: _Judge, replies: Replies, progress: Progress | None, *, process: PlayerProcess | None = None,
+               deadline: float | None = None, unsandboxed: AnswerKey | None = None) -> GradeReport:
+    """Start the player's process (if isolated), judge each reply as it comes, and report; the process is closed whatever happens.
+
+    :param unsandboxed: the answer key of an isolated player that ran without a sandbox: its table file is checked afterwards.
+    :raises GradingInterrupted: on Ctrl-C, with the partial report.
+    """
     try:
         if process is not None:
             process.start(deadline)
@@ -542,8 +552,8 @@ def grade(
         replies.close()
         if process is not None:
             process.close()
-            if contained == "none":
-                _check_table(key)
+            if unsandboxed is not None:
+                _check_table(unsandboxed)
     return judge.report(process)
 
 
@@ -565,7 +575,7 @@ def _check_table(key: AnswerKey) -> None:
     if damage is not None:
         store.forget()
         warnings.warn(f"the table file was changed while the player ran, without a sandbox: {damage} "
-                      "(every verdict came from a copy verified before the player started)", SandboxWarning, stacklevel=3)
+                      "(every verdict came from a copy verified before the player started)", SandboxWarning, stacklevel=4)
 
 
 Replies = Generator[tuple[Position, Reply], None, None]

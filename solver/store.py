@@ -15,6 +15,11 @@ A game's table is looked for, in order:
    moves the tables;
 3. otherwise it is built, written atomically into the table directory,
    checksummed, and opened from there. Later runs open it without rebuilding.
+   A build estimated to take more than a minute or a GiB of disk
+   (:mod:`solver.estimate`) is started only when asked: ``build=True``, or a
+   ``consent`` callback that says yes (the CLI asks on a terminal); otherwise
+   :class:`solver.errors.BuildNeedsConsent` gives the estimate and the
+   ``solve build`` command, and nothing is written.
 
 Building is :mod:`solver.builder`'s: games of up to 16 cells get a dense table
 (:class:`solver.tables.DenseTable`, built in memory in seconds); larger ones, up to 25
@@ -24,7 +29,11 @@ resumes). Both answer the same questions (:class:`solver.tables.Table`). This mo
 only finds and opens tables, and asks the builder for a missing one.
 
 Every table file is checked against the checksum the package expects for its
-game (:mod:`solver.tablefile`). In the table directory, only regular files are
+game (:mod:`solver.tablefile`). A table of a game and kind without a shipped
+checksum is believed when this user built it here (:mod:`solver.trust`), or else
+after the full consistency pass proved it, run before its first answer when it
+takes at most a minute (:func:`believe`); a longer proof is refused with the
+``solve verify`` and ``solve build`` commands. In the table directory, only regular files are
 opened (a FIFO or a device named like a table is refused before it is opened),
 and a symbolic link is followed only when it stays inside the directory
 (:func:`solver.fsutil.link_stays_inside`).
@@ -41,18 +50,21 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import warnings
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from . import builder
+from . import builder, trust
+from .build.layered import BuildError
 from .builder import BuildHook
-from .errors import InvalidGameError, TableError
+from .errors import BuildNeedsConsent, InvalidGameError, TableError
+from .estimate import CONSENT_SECONDS, BuildEstimate, estimate, format_duration, proof_seconds
 from .fsutil import link_stays_inside
 from .game import DEFAULT_GAME, Game
-from .tablefile import open_table
+from .tablefile import expected_root, open_table, rebuild_command
 from .tables import DenseTable, Table, from_file
 
 ENV_VAR = "SOLVED_TICTACTOE_DIR"
@@ -60,6 +72,9 @@ APP_NAME = "solved-tictactoe"
 SHIPPED = ("3x3k3",)
 
 _open: dict[tuple[Game, Path | None], Table] = {}
+
+Consent = Callable[[BuildEstimate], bool]
+"""Asked before a build that needs consent (:attr:`solver.estimate.BuildEstimate.needs_consent`): True starts it."""
 
 
 class TableWarning(UserWarning):
@@ -160,20 +175,28 @@ def table_for(
     game: Game = DEFAULT_GAME,
     *,
     table_dir: str | os.PathLike[str] | None = None,
-    build: bool = True,
+    build: bool | None = None,
     on_build: BuildHook | None = None,
+    consent: Consent | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Table:
     """The table of ``game`` (default tic-tac-toe), opened once per process.
 
     :param table_dir: where built tables are kept (see the module docstring).
-    :param build: build a missing table; with False a missing table is a :class:`TableError`.
+    :param build: what to do when the table is missing. None (default): build it if the
+        build takes at most a minute and a GiB of disk, else only if ``consent`` says yes;
+        True: build it whatever it costs; False: never (a missing table is a :class:`TableError`).
     :param on_build: called before a build (the CLI shows a notice and a progress bar).
+    :param notify: told what a build finds (another process building the same game: this one waits).
+    :param consent: asked with the estimate before a build that needs consent.
+    :raises BuildNeedsConsent: for a missing table whose build needs consent that was not given
+        (the message gives the estimate and the ``solve build`` command; nothing is written).
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
     key = (game, None if table_dir is None else Path(table_dir))
     table = _open.get(key)
     if table is None:
-        table = _open[key] = _find_or_build(game, table_dir, build, on_build)
+        table = _open[key] = _find_or_build(game, table_dir, build, on_build, consent, notify)
     return table
 
 
@@ -190,16 +213,57 @@ def resolve_table(game: Game | None = None, table: Table | None = None) -> Table
 
 
 def open_file(
-    path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True, verify: bool | None = None
+    path: str | os.PathLike[str],
+    *,
+    game: Game | None = None,
+    follow_symlinks: bool = True,
+    verify: bool | None = None,
+    prove_untrusted: bool = True,
 ) -> Table:
     """Open a table file of either kind, dense or compact (the header says which).
 
     :param verify: for a dense table, as :func:`load_table`'s (compact tables are
         always verified block by block on first use).
-    :raises TableError: for a missing, broken, forged or mismatched file (see :func:`solver.tablefile.open_table`).
+    :param prove_untrusted: prove a table without a shipped checksum that this user did not
+        build before it answers (:func:`believe`); False leaves that to the caller (``solve verify``).
+    :raises TableError: for a missing, broken, forged or mismatched file (see :func:`solver.tablefile.open_table`),
+        or an untrusted one the consistency pass refutes or that takes too long to prove.
     """
     opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
-    return from_file(opened, verify=verify, prove=builder.prove)
+    table = from_file(opened, verify=verify, prove=builder.prove)
+    if prove_untrusted:
+        believe(table)
+    return table
+
+
+def believe(table: Table) -> None:
+    """Check a table opened from a file before its first answer, unless its checksum vouches for it.
+
+    Nothing to do for a table whose game and kind have a shipped checksum (the file was
+    already checked against it) or that this user built or proved here (:mod:`solver.trust`).
+    Any other is proved by the full consistency pass (:meth:`Table.verify`) when that
+    takes at most a minute, and then recorded as trusted.
+
+    :raises TableError: naming the file, if the pass refutes the table, or if proving it
+        would take longer (with the ``solve verify`` and ``solve build`` commands).
+    """
+    file = table.file
+    if file is None or expected_root(table.game, table.kind) is not None:
+        return
+    name, root, directory = table.game.name, file.header.root, file.path.parent
+    if trust.is_trusted(directory, name, table.kind, root):
+        return
+    unknown = f"{file.path}: no checksum ships for {table.kind} {name} tables and this user did not build this one"
+    seconds = proof_seconds(table.game, table.kind)
+    if seconds > CONSENT_SECONDS:
+        raise TableError(
+            f"{unknown}; proving it takes about {format_duration(seconds)}: prove it with: solve verify --table {file.path} "
+            f"(it is trusted after that), or rebuild it with: {rebuild_command(table.game, file.path)}"
+        )
+    problems = table.verify()
+    if problems:
+        raise TableError(f"{unknown}, and it is wrong: {problems[0]}; rebuild it with: {rebuild_command(table.game, file.path)}")
+    trust.try_record(directory, name, table.kind, root)
 
 
 def load_table(
@@ -219,7 +283,9 @@ def load_table(
         or one holding a compact table.
     """
     opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
-    return DenseTable.from_file(opened, verify=verify, prove=builder.prove)
+    table = DenseTable.from_file(opened, verify=verify, prove=builder.prove)
+    believe(table)
+    return table
 
 
 def open_compact(path: str | os.PathLike[str], *, game: Game | None = None) -> Table:
@@ -231,7 +297,9 @@ def open_compact(path: str | os.PathLike[str], *, game: Game | None = None) -> T
     opened = open_table(path, game=game)
     if opened.header.kind != "compact":
         raise opened.error(f"holds a {opened.header.kind} table, expected a compact one")
-    return from_file(opened, prove=builder.prove)
+    table = from_file(opened, prove=builder.prove)
+    believe(table)
+    return table
 
 
 def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Table:
@@ -239,24 +307,56 @@ def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Tabl
     from there, verified against the checksum the package expects.
 
     This is the one build path: :func:`table_for` uses it for a missing table, and so does ``solve build``.
+    A build refused for want of disk or memory leaves no build directory behind (when it made it).
     """
-    written = builder.build_file(game, path, **options)
+    build_dir = Path(path).with_name(Path(path).name + ".build")
+    fresh = not os.path.lexists(build_dir)
+    try:
+        written = builder.build_file(game, path, **options)
+    except BuildError:
+        if fresh and build_dir.is_dir() and not build_dir.is_symlink():
+            shutil.rmtree(build_dir, ignore_errors=True)
+        raise
     return open_file(written, game=game)
 
 
-def _find_or_build(game: Game, directory: str | os.PathLike[str] | None, build: bool, on_build: BuildHook | None) -> Table:
+def _find_or_build(
+    game: Game,
+    directory: str | os.PathLike[str] | None,
+    build: bool | None,
+    on_build: BuildHook | None,
+    consent: Consent | None,
+    notify: Callable[[str], None] | None = None,
+) -> Table:
     path = table_path(game, table_dir_=directory)
     inside = path != shipped_path(game)
-    if os.path.lexists(path) or not build:
+    if os.path.lexists(path) or build is False:
         return open_file(path, game=game, follow_symlinks=not inside or link_stays_inside(path))
+    if build is None:
+        ask_consent(game, path, consent)
     try:
-        return build_file(game, path, on_build=on_build)
+        return build_file(game, path, on_build=on_build, notify=notify)
     except TableError as error:
         if path.exists() or builder.kind_for(game) != "dense":
             raise
         table = builder.build_table(game)  # the directory cannot hold it: keep it in memory
         warnings.warn(f"{error}; the {game.name} table is used from memory for this process only", TableWarning, stacklevel=3)
         return table
+
+
+def ask_consent(game: Game, path: Path, consent: Consent | None) -> None:
+    """Return if building ``game``'s table into ``path`` needs no consent or ``consent`` gives it.
+
+    :raises BuildNeedsConsent: otherwise, with the estimate and the ``solve build`` command.
+    """
+    cost = estimate(game, path)
+    if not cost.needs_consent or (consent is not None and consent(cost)):
+        return
+    raise BuildNeedsConsent(
+        f"the {game.name} table is not built yet, and building it would take {cost.describe()}; "
+        f"it is not started without consent: build it with: {rebuild_command(game, path)}",
+        cost,
+    )
 
 
 _on_forget: list[Callable[[], None]] = []

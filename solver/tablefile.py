@@ -52,7 +52,8 @@ byte of the table: it is the table's checksum (``solve verify`` prints it), and
 the package ships the expected root of every game of up to 16 cells
 (:mod:`solver.checksums`). On open, the header is checked, the root recomputed
 from the header and the digests (kilobytes, not the arrays) and compared with the
-expected one; a block's bytes are hashed the first time a look-up touches it in
+expected one (the header's bytes must be exactly the canonical serialisation
+the root covers, so ``"format_version": 2.0`` or an extra key is refused); a block's bytes are hashed the first time a look-up touches it in
 this process (:class:`BlockGuard`), so no answer comes from unverified bytes and
 opening stays cheap. What is not guaranteed: a file changed on disk by another
 program *after* its blocks were verified in a running process.
@@ -72,14 +73,14 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
-from . import blockarray
+from . import blockarray, trust
 from .blockarray import BlockArray, Encoding
 from .errors import TableError
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
@@ -316,24 +317,33 @@ def write_table(
     game: Game,
     arrays: Mapping[str, ArrayParts],
     meta: Mapping[str, Any] | None = None,
+    verify: bool = False,
+    built_here: bool = False,
 ) -> Path:
     """Write a table file atomically; the same arrays always give the same bytes.
 
     :param arrays: each named array, or a sequence of 1-D parts of one dtype
         written one after the other (e.g. the layers of a compact table,
         memory-mapped: they are streamed, never concatenated in memory).
+    :param verify: check the new file before it replaces ``path``: its checksum must
+        be the one the package expects for the game (:func:`expected_root`, where one
+        ships) and it must open as a table of ``game`` (header, layout, digests read
+        back from disk). A file that fails is removed and ``path`` left as it was.
+    :param built_here: this user's build wrote the arrays: when no checksum ships for the
+        game and kind, the table's checksum is recorded as trusted (:mod:`solver.trust`).
     :raises TableError: if the target exists and is not a regular file, the
         directory cannot be written, or the disk is full (naming the path and
-        the bytes needed).
+        the bytes needed); with ``verify``, if the new table fails its check.
     """
     path = Path(path)
     if kind == "compact":
         scores = arrays["scores"]
-        return _write_compressed(path, game, [scores] if isinstance(scores, np.ndarray) else scores, meta or {})
+        parts = [scores] if isinstance(scores, np.ndarray) else scores
+        return _write_compressed(path, game, parts, meta or {}, verify=verify, built_here=built_here)
     header, length, parts = _plan(kind, game, arrays, meta)
     refuse_non_regular(path)
     check_space(path, header.end)
-    with atomic_file(path) as out:
+    with atomic_file(path, check=_reads_back(path, game) if verify else None) as out:
         out.write(_head(header, length))
         digests = bytearray()
         for spec in header.arrays:
@@ -342,9 +352,29 @@ def write_table(
         out.seek(header.digests_offset)
         out.write(digests)
         header = Header(header.kind, header.game, header.meta, header.arrays, header.block_bytes, header.digests_offset, root_of(header, bytes(digests)))
+        expected = expected_root(game, kind) if verify else None
+        if expected is not None and header.root != expected:
+            raise TableError(
+                f"{path}: the {game.name} table just built has checksum {header.root}, not the expected {expected}; "
+                f"it was not written, and {path} was left as it was"
+            )
         out.seek(0)
         out.write(_head(header, length))
+    if built_here and expected_root(game, kind) is None:
+        trust.record(path.parent, game.name, kind, header.root)
     return path
+
+
+def _reads_back(path: Path, game: Game) -> Callable[[Path], None]:
+    """A check of a table file just written to a temporary file, before it replaces ``path``."""
+
+    def check(written: Path) -> None:
+        try:
+            open_table(written, game=game, follow_symlinks=False)
+        except TableError as error:
+            raise TableError(f"{path}: the {game.name} table just written does not read back ({error}); {path} was left as it was") from None
+
+    return check
 
 
 def _plan(
@@ -370,11 +400,12 @@ def _compressed_header(game: Game, meta: Mapping[str, Any], encoding: Encoding, 
     return Header("compact", game, dict(meta), (spec,), encoding.block_bytes, digests_offset, root, COMPRESSED_VERSION)
 
 
-def _write_compressed(path: Path, game: Game, parts: Iterable[np.ndarray], meta: Mapping[str, Any]) -> Path:
+def _write_compressed(path: Path, game: Game, parts: Iterable[np.ndarray], meta: Mapping[str, Any], *, verify: bool, built_here: bool) -> Path:
     """Write a compact table (format version 3): the scores as compressed blocks (:func:`solver.blockarray.write_blocks`).
 
     The header's space is reserved for the largest numbers it could hold, the region is
     streamed after it, then the digests, then the header with the sizes found.
+    ``verify`` and ``built_here`` as for :func:`write_table`.
     """
     size = layout(game).size
     codec = blockarray.codec_of(blockarray.default_codec())
@@ -384,7 +415,7 @@ def _write_compressed(path: Path, game: Game, parts: Iterable[np.ndarray], meta:
     length = offset - 12
     refuse_non_regular(path)
     check_space(path, offset + size // 4 + DIGEST_BYTES * placeholder.digest_count)  # a compressed table is far smaller
-    with atomic_file(path) as out:
+    with atomic_file(path, check=_reads_back(path, game) if verify else None) as out:
         out.seek(offset)
         written = blockarray.write_blocks(out, parts, codec=codec.name, level=codec.default_level)
         if written.encoding.size != size:
@@ -394,9 +425,22 @@ def _write_compressed(path: Path, game: Game, parts: Iterable[np.ndarray], meta:
         out.write(written.digests)
         header = _compressed_header(game, meta, written.encoding, offset, digests_offset)
         header = _compressed_header(game, meta, written.encoding, offset, digests_offset, root_of(header, written.digests))
+        _refuse_unexpected(path, header, verify)
         out.seek(0)
         out.write(_head(header, length))
+    if built_here and expected_root(game, "compact") is None:
+        trust.record(path.parent, game.name, "compact", header.root)
     return path
+
+
+def _refuse_unexpected(path: Path, header: Header, verify: bool) -> None:
+    """With ``verify``, a table just built whose checksum is not the shipped one is not written."""
+    expected = expected_root(header.game, header.kind) if verify else None
+    if expected is not None and header.root != expected:
+        raise TableError(
+            f"{path}: the {header.game.name} table just built has checksum {header.root}, not the expected {expected}; "
+            f"it was not written, and {path} was left as it was"
+        )
 
 
 def checksums(*, kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None = None) -> tuple[Header, bytes]:
@@ -406,6 +450,7 @@ def checksums(*, kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: 
         encoding = Encoding("zlib", 6, blockarray.DEFAULT_BLOCK_BYTES, layout(game).size, 0)
         return _compressed_header(game, meta or {}, encoding, 0, 0), _write_blocks(None, scores, encoding.block_bytes)
     header, _, parts = _plan(kind, game, arrays, meta)
+
     digests = b"".join(_write_blocks(None, parts[spec.name], header.block_bytes) for spec in header.arrays)
     return header, digests
 
@@ -455,6 +500,9 @@ class BlockGuard:
         self.shift = (block // spec.dtype.itemsize).bit_length() - 1
         self.done = self.count == 0
         self._raw = table_file.array(spec.name).reshape(-1).view(np.uint8)
+        self.check: Callable[[int, np.ndarray], str | None] | None = None
+        """Called after a block's hash matched, with its first item and its items: a problem with
+        the values (a score impossible where it is stored), or None. Set by the table class."""
 
     def ensure(self, item: int) -> None:
         """Verify the block holding ``item`` unless done already."""
@@ -501,6 +549,11 @@ class BlockGuard:
                 f"block {block} of {self.spec.name!r} (bytes {block * size:,} to {block * size + data.size - 1:,} of the array) "
                 "does not match its checksum: the file is damaged"
             )
+        if self.check is not None:
+            per = size // self.spec.dtype.itemsize
+            problem = self.check(block * per, self.file.array(self.spec.name).reshape(-1)[block * per : (block + 1) * per])
+            if problem is not None:
+                raise self.file.error(f"{problem}: the file is damaged or forged")
         self.flags[block] = 1
         if block == self.count - 1 and all(self.flags):
             self.done = True
@@ -622,6 +675,10 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
 
 
+Fail = Callable[..., TableError]
+"""``fail(problem, found_game=None)``: the :class:`TableError` for a problem with the file being opened."""
+
+
 def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True) -> TableFile:
     """Open and check a table file: header, layout, root checksum, expected checksum.
 
@@ -638,6 +695,24 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
         fix = rebuild_command(game or found or _game_from_name(path), path)
         return TableError(f"{path}: {problem}; rebuild it with: {fix}")
 
+    fd, size = _open_regular(path, follow_symlinks, fail)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            header, stored = _read_header(handle, size, fail)
+            if game is not None and header.game != game:
+                raise fail(f"holds {header.game.name}, expected {game.name}", header.game)
+            handle.seek(header.digests_offset)
+            digests = handle.read(DIGEST_BYTES * header.digest_count)
+        except OSError as error:
+            raise fail(f"cannot read ({error.strerror})") from None
+        _check_root(header, digests, stored, fail)
+        arrays = _map_arrays(handle, header)
+    return TableFile(path, header, digests, arrays)
+
+
+def _open_regular(path: Path, follow_symlinks: bool, fail: Fail) -> tuple[int, int]:
+    """A read-only descriptor of ``path`` and its size, refusing anything but a regular file
+    (a FIFO is refused without blocking: ``O_NONBLOCK``, then ``fstat``)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW)
     try:
         fd = os.open(path, flags)
@@ -651,51 +726,59 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise fail(f"is {file_kind(info.st_mode)}, not a table file")
-    with os.fdopen(fd, "rb") as handle:
-        size = info.st_size
-        try:
-            head = handle.read(12)
-            if len(head) >= 8 and head[:8] != MAGIC:
-                raise fail("not a solved-tictactoe table (bad magic bytes)")
-            if len(head) < 12:
-                raise fail(f"truncated ({count(size, 'byte')})")
-            length = int.from_bytes(head[8:], "little")
-            if length > MAX_HEADER_BYTES:
-                raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")
-            raw = handle.read(length)
-            if len(raw) < length:
-                raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
-            header, stored = _parse_header(raw, length, fail)
-            if header.end > size:
-                raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
-            if game is not None and header.game != game:
-                raise fail(f"holds {header.game.name}, expected {game.name}", header.game)
-            handle.seek(header.digests_offset)
-            digests = handle.read(DIGEST_BYTES * header.digest_count)
-        except OSError as error:
-            raise fail(f"cannot read ({error.strerror})") from None
-        root = root_of(header, digests)
-        if root != stored:
-            raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
-        expected = expected_root(header.game, header.kind)
-        if expected is not None and root != expected:
-            raise fail(
-                f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged",
-                header.game,
-            )
-        arrays: dict[str, np.ndarray] = {
-            spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
-            if spec.encoding is None
-            else np.memmap(handle, dtype=np.uint8, mode="r", offset=spec.offset, shape=(spec.stored_bytes,))
-            for spec in header.arrays
-            if spec.stored_bytes
-        }
-        for spec in header.arrays:
-            arrays.setdefault(spec.name, np.zeros(spec.shape, dtype=spec.dtype))
-    return TableFile(path, header, digests, arrays)
+    return fd, info.st_size
 
 
-def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
+def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
+    """The magic bytes, the header (in its canonical bytes only) and the size the header promises."""
+    head = handle.read(12)
+    if len(head) >= 8 and head[:8] != MAGIC:
+        raise fail("not a solved-tictactoe table (bad magic bytes)")
+    if len(head) < 12:
+        raise fail(f"truncated ({count(size, 'byte')})")
+    length = int.from_bytes(head[8:], "little")
+    if length > MAX_HEADER_BYTES:
+        raise fail(f"corrupt header (length {length:,} bytes, at most {MAX_HEADER_BYTES:,} expected)")
+    raw = handle.read(length)
+    if len(raw) < length:
+        raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
+    header, stored = _parse_header(raw, length, fail)
+    if raw != _head(header, length)[12:]:
+        raise fail(
+            "the header is not in its canonical form (an extra key, a number written otherwise, "
+            "or other spacing): the checksum covers the canonical bytes only, so the file is damaged or forged",
+            header.game,
+        )
+    if header.end > size:
+        raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
+    return header, stored
+
+
+def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None:
+    """The root the header states must be the one its contents hash to, and the one the package expects."""
+    root = root_of(header, digests)
+    if root != stored:
+        raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
+    expected = expected_root(header.game, header.kind)
+    if expected is not None and root != expected:
+        raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
+
+
+def _map_arrays(handle: IO[bytes], header: Header) -> dict[str, np.ndarray]:
+    """Every array of the file, memory-mapped read-only (an empty one as an empty array)."""
+    arrays: dict[str, np.ndarray] = {
+        spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
+        if spec.encoding is None
+        else np.memmap(handle, dtype=np.uint8, mode="r", offset=spec.offset, shape=(spec.stored_bytes,))
+        for spec in header.arrays
+        if spec.stored_bytes
+    }
+    for spec in header.arrays:
+        arrays.setdefault(spec.name, np.zeros(spec.shape, dtype=spec.dtype))
+    return arrays
+
+
+def _parse_header(raw: bytes, length: int, fail: Fail) -> tuple[Header, str]:
     """The typed header from its JSON bytes, every field checked."""
     try:
         data = json.loads(raw.decode("ascii"))
@@ -710,37 +793,48 @@ def _parse_header(raw: bytes, length: int, fail: Any) -> tuple[Header, str]:
             raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION} or {COMPRESSED_VERSION}")
         spec = data["game"]
         found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]))
-        kind = data["kind"]
-        if kind not in KINDS:
-            raise ValueError(f"kind {str(kind)[:20]!r}, expected one of {KINDS}")
-        meta = data["meta"]
-        if not isinstance(meta, dict):
-            raise TypeError("meta is not an object")
-        block = _int(data["block_bytes"])
-        if block < MIN_BLOCK_BYTES or block & (block - 1):
-            raise ValueError(f"block size {block}, expected a power of two of at least {MIN_BLOCK_BYTES}")
-        specs, end, first = [], 12 + length, 0
-        for item in data["arrays"]:
-            dtype = _dtype(item["dtype"])
-            shape = tuple(_int(n) for n in item["shape"])
-            encoding = _encoding(item, version, shape)
-            spec_ = ArraySpec(str(item["name"]), dtype, shape, _int(item["offset"]), _int(item["first_block"]), encoding)
-            if spec_.offset < end or spec_.offset % ALIGN:
-                raise ValueError(f"array {spec_.name!r} starts at byte {spec_.offset}, expected an aligned offset from {end}")
-            if spec_.first_block != first:
-                raise ValueError(f"array {spec_.name!r} starts at digest {spec_.first_block}, expected {first}")
-            specs.append(spec_)
-            end, first = spec_.offset + spec_.stored_bytes, first + spec_.blocks(block)
-        digests = data["digests"]
-        header = Header(kind, found, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]), version)
-        if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
-            raise ValueError("the digests do not follow the arrays")
-        _check_kind(header)
+        header = _typed_header(data, found, length, version)
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, TableError):
             raise
         raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:120]})", found) from None
     return header, header.root
+
+
+def _typed_header(data: dict[str, Any], game: Game, length: int, version: int) -> Header:
+    """The :class:`Header` of a parsed JSON object (raises ``KeyError``/``TypeError``/``ValueError``)."""
+    kind = data["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"kind {str(kind)[:20]!r}, expected one of {KINDS}")
+    meta = data["meta"]
+    if not isinstance(meta, dict):
+        raise TypeError("meta is not an object")
+    block = _int(data["block_bytes"])
+    if block < MIN_BLOCK_BYTES or block & (block - 1):
+        raise ValueError(f"block size {block}, expected a power of two of at least {MIN_BLOCK_BYTES}")
+    specs, end = _array_specs(data["arrays"], block, 12 + length, version)
+    digests = data["digests"]
+    header = Header(kind, game, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]), version)
+    if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
+        raise ValueError("the digests do not follow the arrays")
+    _check_kind(header)
+    return header
+
+
+def _array_specs(items: Any, block: int, end: int, version: int) -> tuple[list[ArraySpec], int]:
+    """The arrays of the header, each aligned, after the header and the one before it, with its
+    digests following the previous array's; and where the last one ends."""
+    specs, first = [], 0
+    for item in items:
+        shape = tuple(_int(n) for n in item["shape"])
+        spec = ArraySpec(str(item["name"]), _dtype(item["dtype"]), shape, _int(item["offset"]), _int(item["first_block"]), _encoding(item, version, shape))
+        if spec.offset < end or spec.offset % ALIGN:
+            raise ValueError(f"array {spec.name!r} starts at byte {spec.offset}, expected an aligned offset from {end}")
+        if spec.first_block != first:
+            raise ValueError(f"array {spec.name!r} starts at digest {spec.first_block}, expected {first}")
+        specs.append(spec)
+        end, first = spec.offset + spec.stored_bytes, first + spec.blocks(block)
+    return specs, end
 
 
 def _encoding(item: Any, version: int, shape: tuple[int, ...]) -> Encoding | None:

@@ -231,3 +231,32 @@ def test_solve_play_and_analyze_accept_the_form_solve_lookup_prints(runner):
 def test_a_move_of_three_numbers_is_unreadable_not_off_the_board(runner):
     one_error_line(run(runner, "analyze", "4", "1,1,1"), "ply 2: cannot read move '1,1,1'")
     refused(lambda: solver.analyze([4, "1,1,1"]), "ply 2: cannot read move '1,1,1'")
+
+
+# -- issue 13, problems 12 and 13 -----------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_a_numpy_matrix_board_is_read_as_the_array_it_holds():
+    assert solver.lookup(np.matrix([[0, 0, 0], [0, 0, 0], [0, 0, 0]])).code == 0
+    assert solver.lookup(np.matrix([[1, 0, -1], [0, 1, 0], [0, 0, -1]])).code == solver.encode("X.O/.X./..O")
+    with pytest.raises(solver.InvalidBoardError, match="unknown value 5 at row 0, col 0"):
+        solver.lookup(np.matrix([[5, 0, 0], [0, 0, 0], [0, 0, 0]]))
+
+
+def test_a_ragged_batch_of_codes_is_one_invalid_board_error():
+    with pytest.raises(solver.InvalidBoardError, match="codes must be a rectangular array of integers"):
+        solver.lookup_codes([[0], [0, 0]])
+
+
+@pytest.mark.parametrize("kind", ["dense", "compact"])
+def test_a_uint64_code_of_2_to_the_63_or_more_is_named_as_the_number_it_is(kind, tmp_path):
+    from solver.build.layered import build_layers
+    from solver.tables import CompactTable
+
+    game = Game()
+    table = build_table() if kind == "dense" else CompactTable.from_layers(game, build_layers(game, tmp_path / "b", jobs=1).layers())
+    codes = np.array([0, 2**63 + 5], dtype=np.uint64)
+    with pytest.raises(solver.InvalidBoardError) as caught:
+        table.lookup_codes(codes)
+    assert str(caught.value) == "codes[1] = 9223372036854775813 is out of range for 3x3k3: expected 0 to 19682"
+    assert table.lookup_codes(np.array([0, 13222], dtype=np.uint64)).score.tolist() == [0, table.lookup(13222).score]

@@ -1,6 +1,6 @@
 """Every accepted board form gives the right code, and every refusal says exactly what is wrong.
 
-Boards come in the shapes people hold them in (see /work/shared/seeds: the notebooks use
+Boards come in the shapes people hold them in (see the notebooks in shared/seeds/ beside the project: the notebooks use
 ``[[X, None, O], ...]`` with ``X = "X"``, ``[['x', '-', 'o'], ...]``, ``' '`` for empty and
 numpy arrays of 1/-1/0). A bad board is always an :class:`solver.InvalidBoardError` (a
 ``ValueError``) whose message names the symbol, the cell, the sizes or the counts; never an

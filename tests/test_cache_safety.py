@@ -224,3 +224,31 @@ def test_a_full_disk_is_refused_before_writing_with_the_space_needed(tmp_path, s
     message = str(caught.value)
     assert str(tmp_path / "2x3k2.ttt") in message and "not enough disk space" in message and "1000 bytes free" in message
     assert list(tmp_path.iterdir()) == []
+
+
+# -- a symbolic link loop named like a table (issue 13, problem 12) ---------------------------------------
+
+def test_a_symlink_loop_named_like_a_table_is_one_line_for_lookup(table_dir):
+    table_dir.mkdir(parents=True)
+    (table_dir / "3x4k3.ttt").symlink_to("3x4k3.ttt")
+    with pytest.raises(solver.TableError, match="3x4k3.ttt: is a symbolic link; refusing to follow it; rebuild it with"):
+        solver.lookup(0, game="3x4k3")
+    result = CliRunner().invoke(main, ["lookup", "0", "--game", "3x4k3"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and "refusing to follow it" in result.stderr
+
+
+def test_a_symlink_loop_named_like_a_table_is_skipped_by_serve_with_one_warning(table_dir, monkeypatch):
+    pytest.importorskip("starlette")
+    import solver.web
+
+    table_dir.mkdir(parents=True)
+    (table_dir / "3x4k3.ttt").symlink_to("3x4k3.ttt")
+    served = []
+    monkeypatch.setattr(solver.web, "serve", lambda tables, **kwargs: served.extend(t.game.name for t in tables))
+    result = CliRunner().invoke(main, ["serve", "--port", "0"])
+    assert result.exit_code == 0, result.output
+    assert served == ["3x3k3"] and "Traceback" not in result.output
+    assert "solve: warning: not serving 3x4k3:" in result.stderr and "refusing to follow it" in result.stderr
+    result = CliRunner().invoke(main, ["serve", "--port", "0", "--game", "3x4k3"])
+    assert result.exit_code == 1 and "refusing to follow it" in result.stderr and "Traceback" not in result.output

@@ -128,6 +128,8 @@ def test_a_player_rewriting_the_table_file_changes_no_verdict(own_3x4_table, mod
     else:  # the same user without a sandbox writes the file: the verdicts held, the damage is reported
         assert tampered.printed == 1 and own_3x4_table.read_bytes() != before
         assert len(changed) == 1 and "does not match its checksum" in changed[0] and "3x4k3.ttt" in changed[0]
+        where = [w.filename for w in caught if "changed while the player ran" in str(w.message)]
+        assert where == [__file__], f"the warning points at {where}, not at grade()'s caller"
         with pytest.raises(solver.TableError, match="does not match its checksum"):
             solver.lookup(0, game="3x4")  # the table is reopened, and the damage refused
 

@@ -63,7 +63,7 @@ def test_a_range_inside_a_layer_gives_the_same_boards_as_the_whole_table() -> No
 
 @pytest.mark.parametrize(
     "name, boards",
-    # Legal-count boards from binomials: /work/shared/notes/big-games.md's table.
+    # Legal-count boards from binomials: the table in shared/notes/big-games.md (beside the project).
     [("3x6k3", 86_574_831), ("4x5k4", 741_365_049), ("3x7k3", 2_173_243_128), ("5x5k4", 161_995_031_226)],
 )
 def test_big_layouts_have_the_binomial_sizes(name: str, boards: int) -> None:

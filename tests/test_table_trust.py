@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import struct
 
 import numpy as np
@@ -156,14 +158,19 @@ def test_a_forged_self_consistent_table_is_refused_naming_both_checksums(tmp_pat
     assert str(path) in message and f"solve build --game 3x3k3 --output {path}" in message
 
 
-def test_a_forged_table_of_a_game_without_a_shipped_checksum_is_still_self_consistent(tmp_path, tictactoe, monkeypatch):
-    """What is not guaranteed: with no expected checksum, a self-consistent forgery opens (solve verify catches it)."""
+def test_a_forged_dense_table_of_a_game_without_a_shipped_checksum_is_proved_and_refused(tmp_path, tictactoe, monkeypatch):
+    """Without an expected checksum, a self-consistent forgery is proved before its first answer (issue 13, 8):
+    a plausible forged score (X wins in 5) is refuted by the consistency pass, an impossible one (X wins
+    in 1 on the empty board) by the block check."""
     monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.store, "expected_root", lambda game, kind="dense": None)
     path = tictactoe.save(tmp_path / "3x3k3.ttt")
+    _forge(path, 0, 95)
+    with pytest.raises(solver.TableError, match="this user did not build this one, and it is wrong: .*differs from a fresh build"):
+        load_table(path, verify=True)
     _forge(path, 0, 99)
-    forged = load_table(path, verify=True)
-    assert forged.at(0).score == 99
-    assert any("differs from a fresh build" in problem for problem in forged.verify())
+    with pytest.raises(solver.TableError, match="code 0 holds the score 99, impossible for a 3x3k3 position with 0 pieces"):
+        load_table(path, verify=True)
 
 
 def test_a_file_in_the_table_dir_never_overrides_the_shipped_tictactoe_table(table_dir, tictactoe):
@@ -220,7 +227,9 @@ def test_a_fresh_compact_build_has_the_shipped_checksum(tmp_path, game):
     from solver.store import open_compact
 
     path = build_compact(parse_game(game), tmp_path / f"{game}.ttt", jobs=2)
-    assert open_compact(path).sha256 == EXPECTED_COMPACT_ROOTS[game]
+    table = open_compact(path)
+    assert table.sha256 == EXPECTED_COMPACT_ROOTS[game]
+    table.verify_blocks()  # every block, with the check of impossible scores: none in a real table
 
 
 def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consistent(tmp_path):
@@ -239,3 +248,189 @@ def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consiste
     forged = header_of(path.read_bytes())["root"]
     with pytest.raises(solver.TableError, match=f"checksum {forged} is not the expected"):
         open_compact(path)
+
+
+# -- games without a shipped checksum: built here, or proved (issue 13, problem 8) -----------------------
+# A compact table of a small game stands in for 3x6k4: no checksum ships for compact 2x4k3 or 3x3k3,
+# and they build in milliseconds.
+
+def _compact_scores(game: str, tmp_path) -> np.ndarray:
+    from solver.build.layered import build_layers
+
+    built = build_layers(parse_game(game), tmp_path / f"{game}-layers.build", jobs=1)
+    return np.concatenate([np.asarray(layer) for layer in built.layers()])
+
+
+def _write_forged_compact(path, game: str, scores: np.ndarray):
+    """A compact table file with every checksum right for these scores, not recorded as built here."""
+    return solver.tablefile.write_table(
+        path, kind="compact", game=parse_game(game), meta=solver.tablefile.compact_meta(parse_game(game)), arrays={"scores": scores}
+    )
+
+
+@pytest.fixture
+def no_proof(monkeypatch):
+    """Fail the test if the consistency pass runs."""
+    import solver.builder
+
+    monkeypatch.setattr(solver.builder, "prove", lambda table: pytest.fail("the consistency pass ran"))
+
+
+def test_a_forged_compact_table_answering_x_wins_in_3_on_the_empty_board_is_refused(tmp_path):
+    scores = _compact_scores("2x4k3", tmp_path)
+    scores[0] = 97  # the empty board: "X wins in 3", impossible with lines of 3
+    path = _write_forged_compact(tmp_path / "2x4k3.ttt", "2x4k3", scores)
+    with pytest.raises(solver.TableError) as caught:
+        solver.store.open_file(path).lookup(0)
+    message = str(caught.value)
+    assert "board 0 (layer 0) holds the score 97, impossible for a 2x4k3 position with 0 pieces" in message
+    assert f"solve build --game 2x4k3 --output {path}" in message
+
+
+def test_a_stored_127_is_refused_not_read_as_a_win_in_minus_27_plies(tmp_path):
+    scores = _compact_scores("3x3k3", tmp_path)
+    scores[5] = 127
+    path = _write_forged_compact(tmp_path / "c.ttt", "3x3k3", scores)
+    with pytest.raises(solver.TableError, match="holds the score 127, impossible"):
+        solver.store.open_file(path)
+
+
+def test_a_plausible_forgery_is_refuted_by_the_consistency_pass_before_its_first_answer(tmp_path):
+    scores = _compact_scores("3x3k3", tmp_path)
+    assert scores[0] == 0
+    scores[0] = 95  # "X wins in 5": possible for the layer, wrong for the game
+    path = _write_forged_compact(tmp_path / "c.ttt", "3x3k3", scores)
+    with pytest.raises(solver.TableError) as caught:
+        solver.store.open_file(path)
+    message = str(caught.value)
+    assert "no checksum ships for compact 3x3k3 tables and this user did not build this one, and it is wrong" in message
+    assert "layer 0: 1 board disagrees with its children" in message and "rebuild it with: solve build" in message
+    assert not (tmp_path / "trusted.json").exists()
+
+
+def test_a_table_built_here_is_recorded_and_trusted_without_a_proof(tmp_path, no_proof):
+    from solver.builder import build_compact
+
+    path = build_compact(parse_game("2x4k3"), tmp_path / "2x4k3.ttt", jobs=1)
+    registry = tmp_path / "trusted.json"
+    info = registry.lstat()
+    assert stat.S_IMODE(info.st_mode) == 0o600 and info.st_uid == os.getuid()
+    entries = json.loads(registry.read_text())["tables"]
+    table = solver.store.open_file(path)
+    assert entries == [{"game": "2x4k3", "kind": "compact", "root": table.sha256}]
+    assert table.lookup(0).result == build_table(game="2x4k3").lookup(0).result
+
+
+def test_a_genuine_table_not_built_here_is_proved_once_then_trusted(tmp_path, monkeypatch):
+    import solver.builder
+
+    path = _write_forged_compact(tmp_path / "c.ttt", "3x3k3", _compact_scores("3x3k3", tmp_path))
+    proofs = []
+    real = solver.builder.prove
+    monkeypatch.setattr(solver.builder, "prove", lambda table: proofs.append(table) or real(table))
+    assert solver.store.open_file(path).lookup(0).result == "draw"
+    assert solver.store.open_file(path).lookup(0).result == "draw"
+    assert len(proofs) == 1
+
+
+@pytest.mark.parametrize("how", ["group-writable", "symlink", "garbage"])
+def test_a_registry_others_could_have_written_is_not_believed(tmp_path, monkeypatch, how):
+    import solver.builder
+
+    scores = _compact_scores("3x3k3", tmp_path)
+    scores[0] = 95
+    path = _write_forged_compact(tmp_path / "c.ttt", "3x3k3", scores)
+    root = open_table(path).header.root
+    text = json.dumps({"version": 1, "tables": [{"game": "3x3k3", "kind": "compact", "root": root}]})
+    registry = tmp_path / "trusted.json"
+    if how == "symlink":
+        (tmp_path / "elsewhere.json").write_text(text)
+        (tmp_path / "elsewhere.json").chmod(0o600)
+        registry.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        registry.write_text(text if how != "garbage" else text[:-3])
+        registry.chmod(0o664 if how == "group-writable" else 0o600)
+    with pytest.raises(solver.TableError, match="it is wrong"):
+        solver.store.open_file(path)
+
+
+def test_a_long_proof_is_refused_with_the_verify_and_build_commands_then_verify_trusts_it(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import solver.estimate
+    from solver.cli import main
+
+    path = _write_forged_compact(tmp_path / "2x4k3.ttt", "2x4k3", _compact_scores("2x4k3", tmp_path))
+    monkeypatch.setattr(solver.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
+    with pytest.raises(solver.TableError) as caught:
+        solver.store.open_file(path)
+    message = str(caught.value)
+    assert f"solve verify --table {path}" in message and "solve build --game 2x4k3" in message and "proving it takes about" in message
+    result = CliRunner().invoke(main, ["verify", "--table", str(path)])
+    assert result.exit_code == 0, result.output
+    assert solver.store.open_file(path).lookup(0).result == "draw"
+
+
+def test_solve_serve_does_not_serve_a_forged_table_of_a_game_without_a_shipped_checksum(table_dir, tmp_path, monkeypatch):
+    pytest.importorskip("starlette")
+    from click.testing import CliRunner
+
+    import solver.web
+    from solver.cli import main
+
+    scores = _compact_scores("2x4k3", tmp_path)
+    scores[0] = 97
+    table_dir.mkdir()
+    _write_forged_compact(table_dir / "2x4k3.ttt", "2x4k3", scores)
+    served = []
+    monkeypatch.setattr(solver.web, "serve", lambda tables, **kwargs: served.extend(t.game.name for t in tables))
+    result = CliRunner().invoke(main, ["serve", "--port", "0", "--table-dir", str(table_dir)])
+    assert result.exit_code == 0, result.output
+    assert served == ["3x3k3"]
+    assert "solve: warning: not serving 2x4k3:" in result.stderr and "impossible" in result.stderr
+
+
+@pytest.mark.parametrize("game", ["3x3k3", "3x4k3", "2x5k4", "4x3k3"])
+def test_every_score_of_a_real_table_is_possible_for_its_layer(game):
+    from solver.tables.plausible import dense_check
+
+    entries = build_table(game=game).entries
+    assert dense_check(parse_game(game))(0, entries) is None
+
+
+def test_every_score_of_a_real_compact_table_is_possible_for_its_layer(tmp_path):
+    from solver.index import layout
+    from solver.tables.plausible import compact_check
+
+    for game in ("2x4k3", "3x3k3", "1x17k3"):
+        assert compact_check(parse_game(game), layout(parse_game(game)).layer_offsets)(0, _compact_scores(game, tmp_path)) is None
+
+
+# -- the header is what the checksum covers, byte for byte (issue 13, problem 13) ------------------------
+
+@pytest.mark.parametrize(("old", "new"), [(b'"format_version":2', b'"format_version":2.0'), (b'"format":', b'"x":1,"format":'),
+                                          (b'"block_bytes":', b'"block_bytes" :')])
+def test_a_header_that_is_not_the_canonical_bytes_is_refused(tmp_path, old, new):
+    shipped = solver.store.shipped_path(solver.Game())
+    data = bytearray(shipped.read_bytes())
+    (length,) = struct.unpack("<I", data[8:12])
+    text = bytes(data[12 : 12 + length])
+    assert old in text and text.endswith(b" " * (len(new) - len(old)))  # room in the padding
+    changed = text.rstrip(b" ").replace(old, new, 1).ljust(length)
+    assert header_of(bytes(data[:12]) + changed)["root"] == EXPECTED_ROOTS["3x3k3"]  # the same root: only the canonical form is hashed
+    data[12 : 12 + length] = changed
+    path = tmp_path / "3x3k3.ttt"
+    path.write_bytes(bytes(data))
+    with pytest.raises(solver.TableError, match="the header is not in its canonical form"):
+        open_table(path)
+
+
+def test_a_forged_3x6k4_table_answering_x_wins_in_3_on_the_empty_board_is_refused(tmp_path):
+    """The case of issue 13 itself: no checksum ships for 3x6k4; the forged scores' every checksum is right."""
+    from solver.index import layout
+
+    scores = np.zeros(layout(parse_game("3x6k4")).size, dtype=np.int8)
+    scores[0] = 97  # the empty board: "X wins in 3" (X would hold 2 pieces, lines need 4)
+    path = _write_forged_compact(tmp_path / "3x6k4.ttt", "3x6k4", scores)
+    with pytest.raises(solver.TableError, match="board 0 \\(layer 0\\) holds the score 97, impossible for a 3x6k4 position"):
+        solver.store.open_file(path).lookup(0)

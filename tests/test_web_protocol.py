@@ -43,8 +43,9 @@ def test_every_method_the_guard_overrides_is_one_uvicorn_calls(name: str) -> Non
     assert callable(getattr(HttpToolsProtocol, name, None)), (
         f"uvicorn's HttpToolsProtocol has no {name}(): solver/web/protocol.py no longer applies")
     guarded = protocol.http_protocol()
-    assert guarded is not HttpToolsProtocol and issubclass(guarded, HttpToolsProtocol)
-    assert name in vars(guarded), f"the guard does not override {name}"
+    assert guarded is not HttpToolsProtocol and issubclass(guarded, protocol.GuardedHttpToolsProtocol)
+    assert issubclass(protocol.GuardedHttpToolsProtocol, HttpToolsProtocol)
+    assert name in vars(protocol.GuardedHttpToolsProtocol), f"the guard does not override {name}"
 
 
 class _Transport:
@@ -100,3 +101,11 @@ def test_the_guard_arms_its_deadlines_through_uvicorns_hooks() -> None:
         guarded.connection_lost(None)
 
     asyncio.run(drive())
+
+
+def test_each_protocol_class_keeps_its_own_bounds_and_connections() -> None:
+    small = protocol.http_protocol(head_seconds=1, max_connections=2)
+    default = protocol.http_protocol()
+    assert (small.head_seconds, small.max_connections) == (1, 2)
+    assert (default.head_seconds, default.max_connections) == (protocol.HEAD_SECONDS, protocol.MAX_CONNECTIONS)
+    assert small.live is not default.live, "two servers' protocol classes share one set of open connections"

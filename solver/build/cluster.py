@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import quote
 from ..game import Game
-from .layered import BuildResult, Chunk, ChunkResult, Progress, run_chunks, sweep
+from .layered import BuildError, BuildResult, Chunk, ChunkResult, Progress, run_chunks, sweep
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -51,11 +52,39 @@ def _distributed() -> Any:
         raise SolverError(f"a cluster build needs Dask distributed: install it with {install_command('cluster')}") from None
 
 
+CONNECT_SECONDS = 30
+"""How long a cluster build waits for its scheduler to answer."""
+
+
+def check_address(address: str) -> None:
+    """Refuse a scheduler address Dask cannot parse (``notaurl:::``), before anything is built.
+
+    :raises BuildError: naming the address and what is wrong with it.
+    """
+    distributed = _distributed()
+    try:
+        scheme, location = distributed.comm.parse_address(address)
+        if scheme in ("tcp", "tls", "ws", "wss", "ucx"):
+            distributed.comm.parse_host_port(location)
+    except (ValueError, TypeError) as error:
+        raise BuildError(f"invalid Dask scheduler address {quote(address)}: {_first_line(error)}; expected e.g. tcp://host:8786") from None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0][:200] if text else type(error).__name__
+
+
 def _client(scheduler: str | Client) -> tuple[Any, bool]:
     distributed = _distributed()
     if isinstance(scheduler, distributed.Client):
         return scheduler, False
-    return distributed.Client(scheduler), True
+    address = str(scheduler)
+    check_address(address)
+    try:
+        return distributed.Client(address, timeout=CONNECT_SECONDS), True
+    except (OSError, TimeoutError, ValueError) as error:
+        raise BuildError(f"cannot use the Dask scheduler {quote(address)}: {_first_line(error)}") from None
 
 
 def build_on_cluster(

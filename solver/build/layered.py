@@ -27,8 +27,15 @@ Scores follow :mod:`solver.score` (int8, for the side to move: ``100 - d`` a win
 and every worker writes its own disjoint slice of it through a memory map. A build
 run again on the same directory checks the finished layers and resumes below the
 last one. The bytes do not depend on the number of workers or their order. The
-manifest is replaced atomically and the journal created empty by
-:func:`solver.fsutil.write_atomic`, the one atomic writer.
+manifest is replaced atomically by :func:`solver.fsutil.write_atomic`, the one
+atomic writer.
+
+The directory is the builder's alone: created 0700 and refused unless it is this
+user's and writable by nobody else; every file in it is opened with ``O_NOFOLLOW``
+(``O_EXCL`` where new) and must be a regular file of this user, so a link planted as
+a layer, a partial layer or a journal is refused and nothing outside the directory is
+ever written (:func:`solver.fsutil.open_private`). Pool workers die with the build's
+process (:func:`die_with_parent`), even when it is killed with SIGKILL.
 
 >>> import tempfile
 >>> from solver.game import Game
@@ -41,11 +48,16 @@ manifest is replaced atomically and the journal created empty by
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
+import re
 import shutil
+import signal
+import sys
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -58,8 +70,8 @@ from typing import Any
 import numpy as np
 
 from ..board import render
-from ..errors import SolverError
-from ..fsutil import write_atomic
+from ..errors import SolverError, quote
+from ..fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
 from ..game import Game, parse_game
 from ..index import SCHEME, SCHEME_VERSION, Block, Layout, half, layout
 from ..score import UNREACHABLE, WIN
@@ -430,9 +442,21 @@ def _cols(index: Layout, lx: int, lo: int) -> int:
 
 
 # -- the build directory -----------------------------------------------------------
+MAX_MANIFEST_BYTES = 1 << 20
+"""A manifest larger than this is no build's (a real one holds at most 26 short entries)."""
+_LAYER_KEY = re.compile(r"[0-9]{1,2}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
 @dataclass(frozen=True)
 class BuildDir:
-    """A build directory: finished layers, their checksums, and the layer being solved."""
+    """A build directory: finished layers, their checksums, and the layer being solved.
+
+    The directory is the builder's alone (:func:`solver.fsutil.private_directory`:
+    0700, owned by this user); every file in it is opened through :meth:`open`
+    (``O_NOFOLLOW``, regular files of this user only), so a link planted in it is
+    refused, never followed.
+    """
 
     path: Path
     game: Game
@@ -449,24 +473,46 @@ class BuildDir:
         """The journal of layer ``ply`` while it is being solved: one ``start crc32`` line per finished chunk."""
         return self.path / f"layer-{ply:02d}.journal"
 
+    def prepare(self) -> None:
+        """Create the directory (0700), or check that an existing one is this user's alone and holds only regular files.
+
+        :raises TableError: naming what was found (another owner, a link, a FIFO...).
+        """
+        private_directory(self.path)
+        remove_dead_temporaries(self.path)  # a manifest's temporary file left by a killed build
+
+    def open(self, path: Path, flags: int) -> int:
+        """A descriptor of the file ``path`` of this directory (:func:`solver.fsutil.open_private`: no link followed)."""
+        return open_private(self.path, path.name, flags)
+
+    def create(self, path: Path, flags: int = os.O_RDWR) -> int:
+        """A new, empty file ``path`` in this directory (``O_EXCL``; a stale regular file is replaced, a link refused)."""
+        return create_private(self.path, path.name, flags)
+
+    def map(self, path: Path, size: int, *, writable: bool = False) -> np.ndarray:
+        """The ``size`` int8 scores of the file ``path``, memory-mapped from a descriptor opened by :meth:`open`."""
+        if size == 0:
+            return np.zeros(0, dtype=np.int8)
+        fd = self.open(path, os.O_RDWR if writable else os.O_RDONLY)
+        with os.fdopen(fd, "r+b" if writable else "rb") as handle:
+            found = os.fstat(fd).st_size
+            if found < size:
+                raise BuildError(f"{path}: {found:,} bytes, expected {size:,}; delete the build directory {self.path} to start again")
+            return np.memmap(handle, dtype=np.int8, mode="r+" if writable else "r", shape=(size,))
+
     def manifest(self) -> dict[str, Any]:
         """The manifest (an empty one for a new directory).
 
-        :raises BuildError: if it belongs to another game or index scheme.
+        :raises BuildError: if it is not a build manifest, or belongs to another game or index scheme.
         """
+        path = self.path / MANIFEST
         try:
-            data: dict[str, Any] = json.loads((self.path / MANIFEST).read_text())
+            fd = self.open(path, os.O_RDONLY)
         except FileNotFoundError:
             return {"game": self.game.name, "scheme": SCHEME, "scheme_version": SCHEME_VERSION, "layers": {}}
-        except (OSError, ValueError) as error:
-            raise BuildError(f"{self.path / MANIFEST}: unreadable ({error}); delete the build directory to start again") from None
-        found = (data.get("game"), data.get("scheme"), data.get("scheme_version"))
-        if found != (self.game.name, SCHEME, SCHEME_VERSION):
-            raise BuildError(
-                f"{self.path} holds a build of {found[0]} ({found[1]} v{found[2]}), "
-                f"expected {self.game.name} ({SCHEME} v{SCHEME_VERSION}); use another directory"
-            )
-        return data
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(MAX_MANIFEST_BYTES + 1)
+        return _parse_manifest(path, raw, self.game)
 
     def finished(self, *, check: bool = True) -> dict[int, str]:
         """The finished layers and their SHA-256, after checking each file's size (and hash, with ``check``).
@@ -478,11 +524,15 @@ class BuildDir:
         recorded = {int(ply): entry["sha256"] for ply, entry in self.manifest()["layers"].items()}
         good: dict[int, str] = {}
         for ply in range(self.game.cells, -1, -1):
-            path = self.layer_path(ply)
-            if ply not in recorded or not path.is_file() or path.stat().st_size != sizes[ply]:
+            if ply not in recorded:
                 break
-            if check and _sha256(path) != recorded[ply]:
+            try:
+                fd = self.open(self.layer_path(ply), os.O_RDONLY)
+            except FileNotFoundError:
                 break
+            with os.fdopen(fd, "rb") as handle:
+                if os.fstat(fd).st_size != sizes[ply] or (check and hashlib.file_digest(handle, "sha256").hexdigest() != recorded[ply]):
+                    break
             good[ply] = recorded[ply]
         return good
 
@@ -494,25 +544,82 @@ class BuildDir:
 
     def layers(self) -> list[np.ndarray]:
         """Every finished layer as a read-only memory map, layer 0 first (for the table file)."""
-        return [_open_layer(self.layer_path(ply), layout(self.game).layer_sizes[ply]) for ply in range(self.game.cells + 1)]
+        return [self.map(self.layer_path(ply), layout(self.game).layer_sizes[ply]) for ply in range(self.game.cells + 1)]
 
 
-def _open_layer(path: Path, size: int, mode: str = "r") -> np.ndarray:
-    if size == 0:
-        return np.zeros(0, dtype=np.int8)
-    return np.memmap(path, dtype=np.int8, mode=mode, shape=(size,))  # type: ignore[call-overload, no-any-return]
+def _plain(value: object) -> str:
+    """A short name or number as it is, anything else quoted and cut short (:func:`solver.errors.quote`)."""
+    text = str(value)
+    return text if isinstance(value, (str, int)) and len(text) <= 40 and text.isprintable() else quote(value)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 24):
-            digest.update(block)
-    return digest.hexdigest()
+def _parse_manifest(path: Path, raw: bytes, game: Game) -> dict[str, Any]:
+    """The manifest's JSON, every field checked.
+
+    :raises BuildError: naming the file, what is wrong and the way out (delete the build directory).
+    """
+
+    def bad(problem: str) -> BuildError:
+        return BuildError(f"{path}: {problem}; delete the build directory {path.parent} to start again")
+
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise bad(f"larger than {MAX_MANIFEST_BYTES:,} bytes, not a build manifest")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as error:
+        raise bad(f"unreadable ({type(error).__name__}: {str(error)[:80]})") from None
+    if not isinstance(data, dict):
+        raise bad(f"holds a JSON {type(data).__name__}, expected an object")
+    found = (data.get("game"), data.get("scheme"), data.get("scheme_version"))
+    if found != (game.name, SCHEME, SCHEME_VERSION):
+        raise BuildError(
+            f"{path.parent} holds a build of {_plain(found[0])} ({_plain(found[1])} v{_plain(found[2])}), "
+            f"expected {game.name} ({SCHEME} v{SCHEME_VERSION}); use another directory"
+        )
+    layers = data.get("layers")
+    if not isinstance(layers, dict):
+        raise bad(f'"layers" is {quote(layers)}, expected an object of finished layers')
+    sizes = layout(game).layer_sizes
+    for key, entry in layers.items():
+        ply = int(key) if _LAYER_KEY.fullmatch(key) else None
+        if ply is None or ply > game.cells:
+            raise bad(f"names layer {quote(key)}, expected a number from 0 to {game.cells}")
+        if not isinstance(entry, dict) or entry.get("size") != sizes[ply] or not _SHA256.fullmatch(str(entry.get("sha256"))):
+            raise bad(f"layer {ply} is recorded as {quote(entry)}, expected its size {sizes[ply]} and a SHA-256")
+    return data
 
 
 # -- workers -----------------------------------------------------------------------
 _open_maps: dict[tuple[str, int], tuple[np.ndarray | None, np.ndarray]] = {}
+PARENT_POLL_SECONDS = 1.0
+"""How often a pool worker checks that the build's process still lives (where the parent-death signal is missing)."""
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Initializer of a build's pool workers: end the worker when the process that started it dies.
+
+    A build killed with SIGKILL (the out-of-memory killer) cannot stop its workers, and
+    a worker orphaned that way waits for work for ever, holding the build's standard
+    output (``solve build | grep`` never ends). On Linux the parent-death signal
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``) kills the worker at once; everywhere, a
+    thread also checks every :data:`PARENT_POLL_SECONDS` that the parent is still
+    ``parent`` and ends the worker if not.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: the thread below does the job within a second
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before the signal was asked for
+    threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
 
 
 def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[ChunkResult]:
@@ -520,9 +627,10 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
 
     Runs in a worker (a local process or a Dask worker), so the game travels by its
     name (the task's arguments are sent to the worker): it memory-maps layer
-    ``ply + 1`` read-only and the partial file of layer ``ply`` for writing, and
-    touches only the slices of its chunks. Returns, per chunk, its first index, its
-    boards and the CRC-32 of the bytes written (for the layer's journal).
+    ``ply + 1`` read-only and the partial file of layer ``ply`` for writing (both
+    opened without following links, :meth:`BuildDir.map`), and touches only the
+    slices of its chunks. Returns, per chunk, its first index, its boards and the
+    CRC-32 of the bytes written (for the layer's journal).
 
     :param flush: write the slices back to the file before returning (for a shared
         file system seen by other machines; on one machine the page cache is shared).
@@ -533,8 +641,8 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
         _open_maps.clear()
         build = BuildDir(Path(directory), game)
         sizes = layout(game).layer_sizes
-        child = None if ply == game.cells else _open_layer(build.layer_path(ply + 1), sizes[ply + 1])
-        _open_maps[key] = (child, _open_layer(build.partial_path(ply), sizes[ply], "r+"))
+        child = None if ply == game.cells else build.map(build.layer_path(ply + 1), sizes[ply + 1])
+        _open_maps[key] = (child, build.map(build.partial_path(ply), sizes[ply], writable=True))
     child, out = _open_maps[key]
     done = []
     for chunk in todo:
@@ -628,6 +736,9 @@ class BuildResult:
     """The layers this run solved."""
     sha256: dict[int, str] = field(repr=False)
     """Every layer's SHA-256."""
+    resumed: tuple[int, ...] = ()
+    """The layers holding bytes from an earlier run: those finished before, and a layer
+    whose journaled chunks were kept (what a consistency check of a resumed build covers)."""
 
     def layer_path(self, ply: int) -> Path:
         """The file of layer ``ply``."""
@@ -657,73 +768,137 @@ def sweep(
 
     :param dispatch: runs a layer's chunk groups and yields each group's :data:`ChunkResult` list.
     :param jobs: how many workers run chunks (for the memory estimate and the batching).
+    :raises TableError: if the directory is not this user's alone, or a file in it is a link
+        or not a regular file (nothing outside the directory is ever written).
     """
     path = Path(directory)
-    path.mkdir(parents=True, exist_ok=True)
     build = BuildDir(path, game)
+    build.prepare()
     plan = plan_build(game, path, jobs=jobs)
     check_resources(plan, path, extra_disk=extra_disk, check_memory=check_memory)
     if notify is not None and plan.resumed_below is not None:
         left = f"solving layers {plan.todo[0]} to 0" if plan.todo else "nothing left to solve"
         notify(f"resuming the {game.name} build in {path}: layers {game.cells} to {plan.resumed_below} are done, {left}")
-    sizes = layout(game).layer_sizes
+    resumed = [ply for ply in range(game.cells, -1, -1) if ply not in plan.todo]
     for ply in plan.todo:
-        partial, journal = build.partial_path(ply), build.journal_path(ply)
-        layer_chunks = chunks(game, ply)
-        finished = _journaled_chunks(partial, journal, sizes[ply], layer_chunks)
-        if finished:
-            if notify is not None:
-                were = "was" if len(finished) == 1 else "were"
-                notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks {were} finished before (checked by their CRC-32)")
-        else:
-            with partial.open("wb") as handle:  # preallocate: workers write disjoint slices
-                handle.truncate(sizes[ply])
-            write_atomic(journal, b"")
-        todo = []
-        for chunk in layer_chunks:
-            if chunk.start in finished:
-                if progress is not None:
+        if _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify):
+            resumed.append(ply)
+    return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
+
+
+def _solve_layer(
+    build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, progress: Progress | None, notify: Callable[[str], None] | None
+) -> bool:
+    """Solve layer ``ply`` into its partial file (resuming its journaled chunks), hash it, rename it into place
+    and record it. Returns whether chunks of an earlier run were kept."""
+    partial, journal = build.partial_path(ply), build.journal_path(ply)
+    layer_chunks = chunks(build.game, ply)
+    fd, finished = _open_partial(build, ply, layer_chunks, notify)
+    try:
+        with os.fdopen(build.open(journal, os.O_WRONLY | os.O_APPEND), "ab") as log:
+            todo = []
+            for chunk in layer_chunks:
+                if chunk.start not in finished:
+                    todo.append(chunk)
+                elif progress is not None:
                     progress(ChunkDone(ply, chunk.boards, chunk.boards + CHUNK_COST))
-            else:
-                todo.append(chunk)
-        with journal.open("a") as log:
             for done in dispatch(ply, _groups(todo, jobs)):
                 # after the worker wrote them: a killed build keeps these chunks (their CRC is checked on resume)
-                log.write("".join(f"{start} {crc}\n" for start, _, crc in done))
+                log.write("".join(f"{start} {crc}\n" for start, _, crc in done).encode())
                 log.flush()
                 if progress is not None:
                     for _, boards, _ in done:
                         progress(ChunkDone(ply, boards, boards + CHUNK_COST))
-        with partial.open("rb+") as handle:
-            os.fsync(handle.fileno())
-        digest = _sha256(partial)
+        os.fsync(fd)
+        _refuse_replaced(partial, fd)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
         os.replace(partial, build.layer_path(ply))
-        build.record(ply, digest)
-        journal.unlink(missing_ok=True)
-    return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False))
+    finally:
+        os.close(fd)
+    build.record(ply, digest)
+    journal.unlink(missing_ok=True)
+    return bool(finished)
 
 
-def _journaled_chunks(partial: Path, journal: Path, size: int, layer_chunks: list[Chunk]) -> set[int]:
-    """The chunks (by first index) of a partial layer that a killed build finished: those in
-    its journal whose bytes in the partial file still have the CRC-32 recorded."""
-    if not partial.is_file() or not journal.is_file() or partial.stat().st_size != size:
-        return set()
-    recorded: dict[int, int] = {}
-    for line in journal.read_text().splitlines():
-        fields = line.split()
-        if len(fields) == 2 and all(field.isdigit() for field in fields):  # a torn last line is skipped
-            recorded[int(fields[0])] = int(fields[1])
-    if not recorded:
-        return set()
-    data = _open_layer(partial, size)
-    starts = sorted(recorded)
-    good = set()
+def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: Callable[[str], None] | None) -> tuple[int, set[int]]:
+    """The partial file of layer ``ply`` (a descriptor) and the chunks an earlier run finished in it.
+
+    With none, the partial file and the journal are created afresh (``O_EXCL``), the
+    partial file at its full size (workers write disjoint slices of it).
+    """
+    size = layout(build.game).layer_sizes[ply]
+    fd, finished, skipped = _journaled_chunks(build, ply, size, layer_chunks)
+    if fd is not None and finished:
+        if notify is not None:
+            unread = f"; {count(skipped, 'unreadable journal line')} {'was' if skipped == 1 else 'were'} skipped" if skipped else ""
+            were = "was" if len(finished) == 1 else "were"
+            notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks {were} finished before (checked by their CRC-32){unread}")
+        return fd, finished
+    if fd is not None:
+        os.close(fd)
+    fd = build.create(build.partial_path(ply))
+    try:
+        os.ftruncate(fd, size)
+        os.close(build.create(build.journal_path(ply), os.O_WRONLY))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, set()
+
+
+def _refuse_replaced(path: Path, fd: int) -> None:
+    """Refuse to rename ``path`` into place unless it is still the file this build wrote through ``fd``."""
+    try:
+        named = os.lstat(path)
+    except FileNotFoundError:
+        named = None
+    mine = os.fstat(fd)
+    if named is None or (named.st_dev, named.st_ino) != (mine.st_dev, mine.st_ino):
+        raise BuildError(f"{path}: replaced by another file while the layer was solved; refusing to use it: run the build again")
+
+
+_JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9]{1,10})")
+"""A journal line: a chunk's first index in its layer and the CRC-32 of its bytes, in decimal ASCII."""
+JOURNAL_BYTES_PER_CHUNK = 64
+"""Journal bytes read per chunk of the layer (a line takes at most 27), beyond :data:`JOURNAL_SLACK_BYTES`."""
+JOURNAL_SLACK_BYTES = 1 << 20
+"""Journal bytes read beyond the chunks' share: room for lines repeated by several resumed runs, or damage."""
+
+
+def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, set[int], int]:
+    """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index)
+    in its journal whose bytes still have the CRC-32 recorded, and how many journal lines could not be read.
+
+    A journal is read up to :data:`JOURNAL_BYTES_PER_CHUNK` bytes per chunk plus
+    :data:`JOURNAL_SLACK_BYTES` (what lies beyond is solved again); a line that
+    is not two decimal numbers (a torn last line, random bytes) is skipped, and its
+    chunk solved again.
+    """
+    try:
+        fd = build.open(build.partial_path(ply), os.O_RDWR)
+    except FileNotFoundError:
+        return None, set(), 0
+    try:
+        if os.fstat(fd).st_size != size:
+            return fd, set(), 0
+        journal = build.open(build.journal_path(ply), os.O_RDONLY)
+    except FileNotFoundError:
+        return fd, set(), 0
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(journal, "rb") as handle:
+        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(layer_chunks) + JOURNAL_SLACK_BYTES).split(b"\n")
+    recorded = {int(match[1]): int(match[2]) for line in lines if (match := _JOURNAL_LINE.fullmatch(line))}
+    skipped = sum(1 for line in lines[:-1] if line and not _JOURNAL_LINE.fullmatch(line))  # the last: torn by a kill
     bounds = {chunk.start: chunk.stop for chunk in layer_chunks}
-    for start in starts:
-        stop = bounds.get(start)
-        if stop is not None and zlib.crc32(np.ascontiguousarray(data[start:stop]).data) == recorded[start]:
-            good.add(start)
-    return good
+    good = {
+        start
+        for start, crc in recorded.items()
+        if start in bounds and zlib.crc32(os.pread(fd, bounds[start] - start, start)) == crc
+    }
+    return fd, good, skipped
 
 
 def _groups(todo: list[Chunk], jobs: int) -> list[list[Chunk]]:
@@ -754,7 +929,7 @@ def build_layers(
         return sweep(game, directory, _in_process(game, Path(directory)), jobs=1, progress=progress, notify=notify, extra_disk=extra_disk)
     # fork: workers inherit the index tables and need no `if __name__ == "__main__"` guard in the caller.
     method = "fork" if "fork" in get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(jobs, mp_context=get_context(method)) as pool:
+    with ProcessPoolExecutor(jobs, mp_context=get_context(method), initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         dispatch = _on_executor(pool, game, Path(directory))
         return sweep(game, directory, dispatch, jobs=jobs, progress=progress, notify=notify, extra_disk=extra_disk)
 
@@ -785,7 +960,7 @@ def iter_layers(result: BuildResult) -> Iterable[np.ndarray]:
     return result.layers()
 
 
-def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5) -> list[str]:
+def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, plies: Iterable[int] | None = None) -> list[str]:
     """Parent/child consistency of a whole table, layer by layer (vectorised).
 
     Every board's stored score is recomputed from the *stored* scores of its
@@ -794,13 +969,14 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5) ->
     second table in memory.
 
     :param layers: every layer's int8 scores, layer 0 first.
+    :param plies: check only these layers, each against its stored children (default: every layer).
     :returns: up to ``limit`` problems, each naming the board (empty when consistent).
     """
     index = layout(game)
     problems: list[str] = []
     if [len(layer) for layer in layers] != list(index.layer_sizes):
         return [f"layer sizes {[len(layer) for layer in layers]} do not fit {game.name}: expected {list(index.layer_sizes)}"]
-    for ply in range(game.cells, -1, -1):
+    for ply in sorted(set(range(game.cells + 1) if plies is None else plies), reverse=True):
         child = None if ply == game.cells else layers[ply + 1]
         for chunk in chunks(game, ply):
             stored = np.asarray(layers[ply][chunk.start : chunk.stop])

@@ -179,12 +179,19 @@ class Table(ABC):
                 raise InvalidBoardError(f"codes[{index}] = {code} ({_board.render(self.game, code)}) is not a reachable position: {reason}")
         raise AssertionError("a batch was invalid, but no code in it is")  # pragma: no cover
 
-    @staticmethod
-    def _integer_codes(codes: np.ndarray | Iterable[int]) -> np.ndarray:
-        """``codes`` as an array, refused unless its dtype is an integer one."""
-        found = np.asarray(codes)
+    def _integer_codes(self, codes: np.ndarray | Iterable[int]) -> np.ndarray:
+        """``codes`` as an array, refused unless it is a rectangular array of integers that fit int64
+        (a uint64 code of 2**63 or more is named as the number it is, not wrapped to a negative one)."""
+        try:
+            found = np.asarray(codes)
+        except (ValueError, TypeError, RecursionError) as error:
+            raise InvalidBoardError(f"codes must be a rectangular array of integers: {str(error)[:120]}") from None
         if found.dtype.kind not in "iu":
             raise InvalidBoardError(f"codes must be integers, found dtype {found.dtype}")
+        if found.dtype.kind == "u" and found.dtype.itemsize == 8 and found.size and found.max() > np.iinfo(np.int64).max:
+            flat = found.reshape(-1)
+            at = int(np.argmax(flat > np.iinfo(np.int64).max))
+            raise InvalidBoardError(f"codes[{at}] = {int(flat[at])} is out of range for {self.game.name}: expected 0 to {self.game.codes - 1}")
         return found
 
     @abstractmethod

@@ -49,6 +49,7 @@ from ..status import IN_PLAY, rules_of
 from ..symmetry import symmetries
 from ..tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
+from .plausible import compact_check
 from .scores import Scores
 
 SPAN_BITS = 20
@@ -158,6 +159,7 @@ class CompactTable(Table):
         if header.spec("scores").encoding is not None:
             return cls(header.game, table_file.compressed("scores"), path=table_file.path, file=table_file, prove=prove)
         guard = table_file.guard("scores")
+        guard.check = compact_check(header.game, layout(header.game).layer_offsets)
         return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
 
     def __repr__(self) -> str:

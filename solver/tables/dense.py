@@ -28,6 +28,7 @@ from ..position import SETTERS, Position
 from ..score import UNREACHABLE
 from ..tablefile import ENTRY, BlockGuard, TableFile
 from .base import Kind, Prover, Table
+from .plausible import dense_check
 from .scores import Scores
 
 _new = object.__new__
@@ -117,6 +118,7 @@ class DenseTable(Table):
         """
         if opened.header.kind != "dense":
             raise opened.error(f"holds a {opened.header.kind} table, expected a dense one")
+        opened.guard("entries").check = dense_check(opened.header.game)
         if verify or (verify is None and opened.header.end <= VERIFY_ON_OPEN_BYTES):
             opened.verify_all()
         return cls(opened.header.game, opened.array("entries"), path=opened.path, file=opened, prove=prove)

@@ -73,14 +73,43 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     score = found.score.astype(np.int64)
     pieces = found.ply.astype(np.int64)
     best = found.best.astype(np.int64)
+    digits = codes[:, None] // 3 ** np.arange(game.cells, dtype=np.int64) % 3
+    x_next = pieces % 2 == 0
+    playing = best != 0
+    moves = _move_lists(table, codes, digits, pieces, best)
+    boards = _board_texts(game, digits)
+    state = _state_texts(score, x_next, playing)
+    sign, decoded = decode_many(score, game.cells - pieces)
+    value = np.where(x_next, sign, -sign).tolist()
+    plies = decoded.tolist()
+    results = sign.tolist()
+    said = np.where(playing, 1, 0).tolist()  # a finished board has no result: nobody is to move
+    head = f'{{"game": "{game.name}", "code": '
+    best_texts: dict[int, str] = {}
+    out = []
+    for index, (code, s, mask, result) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), results, strict=True)):
+        result_text = f'"result": "{RESULTS[result]}", ' if said[index] else ""
+        best_text = best_texts.get(mask)
+        if best_text is None:
+            best_text = best_texts[mask] = _best_texts(game, mask)
+        out.append(
+            f'{head}{code}, "board": "{boards[index]}", {state[index]}, "value": {value[index]}, '
+            f'{result_text}"plies": {plies[index]}, "score": {s}, {best_text}, "moves": [{moves[index]}]}}'.encode()
+        )
+    return out
+
+
+def _move_lists(table: Table, codes: np.ndarray, digits: np.ndarray, pieces: np.ndarray, best: np.ndarray) -> list[str]:
+    """Each position's moves as the inside of its JSON ``"moves"`` list: every open cell, best first.
+
+    A move's score for the mover comes from its child's score (one :meth:`Table.lookup_codes`
+    over every child); the moves are ordered with one sort.
+    """
+    game = table.game
     powers = 3 ** np.arange(game.cells, dtype=np.int64)
-    digits = codes[:, None] // powers % 3
     x_next = pieces % 2 == 0
     empty = game.cells - pieces
-    playing = best != 0
-    open_ = (digits == 0) & playing[:, None]
-
-    # every move's score for the mover, from its child's score; the moves best first
+    open_ = (digits == 0) & (best != 0)[:, None]
     piece = np.where(x_next, 1, 2)
     children = np.where(open_, codes[:, None] + piece[:, None] * powers, 0)
     child = table.lookup_codes(children, check=False).score.astype(np.int64)
@@ -97,30 +126,22 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     )
     ordered = np.take_along_axis(texts, order, axis=1).tolist()
     counts = open_.sum(axis=1).tolist()
+    return [", ".join(row[:count]) for row, count in zip(ordered, counts, strict=True)]
 
-    # the position's own fields
-    sign, decoded = decode_many(score, empty)
-    value = np.where(x_next, sign, -sign).tolist()
-    plies = decoded.tolist()
-    results = sign.tolist()
-    width = game.cells + game.rows - 1  # the board strings, "XO./.X./...", as one block of bytes
-    chars = np.full((len(codes), width), ord("/"), dtype=np.uint8)
+
+def _board_texts(game: Game, digits: np.ndarray) -> list[str]:
+    """Each position's board string, ``"XO./.X./..."``, made as one block of bytes."""
+    cells = np.arange(game.cells, dtype=np.int64)
+    width = game.cells + game.rows - 1
+    chars = np.full((len(digits), width), ord("/"), dtype=np.uint8)
     chars[:, cells + cells // game.cols] = np.frombuffer(b".XO", dtype=np.uint8)[digits]
     text = chars.tobytes().decode("ascii")
-    state = np.where(playing, np.where(x_next, '"over": false, "to_move": "X"', '"over": false, "to_move": "O"'),
-                     np.where(score == -WIN, np.where(x_next, '"over": true, "winner": "O"', '"over": true, "winner": "X"'),
-                              '"over": true, "winner": null')).tolist()
-    said = np.where(playing, 1, 0).tolist()  # a finished board has no result: nobody is to move
-    head = f'{{"game": "{game.name}", "code": '
-    best_texts: dict[int, str] = {}
-    out = []
-    for index, (code, s, mask, result) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), results, strict=True)):
-        result_text = f'"result": "{RESULTS[result]}", ' if said[index] else ""
-        best_text = best_texts.get(mask)
-        if best_text is None:
-            best_text = best_texts[mask] = _best_texts(game, mask)
-        out.append(
-            f'{head}{code}, "board": "{text[index * width:(index + 1) * width]}", {state[index]}, "value": {value[index]}, '
-            f'{result_text}"plies": {plies[index]}, "score": {s}, {best_text}, "moves": [{", ".join(ordered[index][:counts[index]])}]}}'.encode()
-        )
-    return out
+    return [text[index * width:(index + 1) * width] for index in range(len(digits))]
+
+
+def _state_texts(score: np.ndarray, x_next: np.ndarray, playing: np.ndarray) -> list[str]:
+    """Each position's ``"over"`` field and then ``"to_move"`` (play goes on) or ``"winner"`` (it is over)."""
+    over = np.where(score == -WIN, np.where(x_next, '"over": true, "winner": "O"', '"over": true, "winner": "X"'),
+                    '"over": true, "winner": null')
+    state: list[str] = np.where(playing, np.where(x_next, '"over": false, "to_move": "X"', '"over": false, "to_move": "O"'), over).tolist()
+    return state

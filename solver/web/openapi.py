@@ -74,78 +74,102 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+_BOARD = {"name": "board", "in": "query", "required": False, "schema": {"type": "string", "default": "0"},
+          "description": "a board string ('XO./.X./...', 'XO..X....', '.' '-' '_' or space for empty) or a base-3 code "
+                         "in ASCII digits ('88'), read as `solve lookup` reads its BOARD; "
+                         "default the empty board"}
+
+_MOVES_PARAMETER = {"name": "moves", "in": "query", "required": False, "schema": {"type": "string"},
+                    "description": _MOVES, "examples": {
+                        "cells": {"value": "4 0 8"}, "semicolons": {"value": "4;0;8"},
+                        "row,col": {"value": "1,1;0,0;2,2"}, "brackets": {"value": "(1, 1) (0, 0)"}}}
+
+_ERRORS = {
+    "400": _json(_ref("Error"), "the board or move list cannot be read or cannot occur (InvalidBoardError's message)"),
+    "404": _json(_ref("Error"), "the game is not served: the message names the `solve build` command"),
+    "414": _json(_ref("Error"), "the query string is too long"),
+}
+"""The errors of every GET endpoint that reads a game (and a board or moves)."""
+
+_CACHED = {"ETag": {"schema": {"type": "string"}, "description": "the table's checksum and what was asked"},
+           "Cache-Control": {"schema": {"type": "string"}, "description": "public, max-age=86400"}}
+"""The headers of an answer that may be cached."""
+
+
 def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict[str, Any]:
     """The OpenAPI document for a server serving ``games``."""
-    game = {"name": "game", "in": "path", "required": True, "schema": {"type": "string", "enum": games},
-            "description": "a served game, e.g. 3x3k3 (4x4 is read as 4x4k4)"}
-    board = {"name": "board", "in": "query", "required": False, "schema": {"type": "string", "default": "0"},
-             "description": "a board string ('XO./.X./...', 'XO..X....', '.' '-' '_' or space for empty) or a base-3 code "
-                            "in ASCII digits ('88'), read as `solve lookup` reads its BOARD; "
-                            "default the empty board"}
-    errors = {
-        "400": _json(_ref("Error"), "the board or move list cannot be read or cannot occur (InvalidBoardError's message)"),
-        "404": _json(_ref("Error"), "the game is not served: the message names the `solve build` command"),
-        "414": _json(_ref("Error"), "the query string is too long"),
-    }
-    cached = {"ETag": {"schema": {"type": "string"}, "description": "the table's checksum and what was asked"},
-              "Cache-Control": {"schema": {"type": "string"}, "description": "public, max-age=86400"}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "solved-tictactoe", "version": __version__,
                  "description": "Exact answers for tic-tac-toe and m,n,k games: every position's value, plies to the "
                                 "end under perfect play and best moves. Served by `solve serve`."},
-        "paths": {
-            "/api/v1/games": {"get": {"summary": "The games served", "responses": {"200": _json(_ref("Games"), "the games")}}},
-            "/api/v1/{game}": {"get": {
-                "summary": "Solve one position", "parameters": [game, board],
-                "responses": {"200": {**_json(_ref("Position"), "the position"), "headers": cached}, **errors}}},
-            "/api/v1/{game}/mainline": {"get": {
-                "summary": "One line of perfect play to the end (the first best move in cell order at each ply)",
-                "parameters": [game, board],
-                "responses": {"200": {**_json(_ref("Mainline"), "the line"), "headers": cached}, **errors}}},
-            "/api/v1/{game}/analyze": {"get": {
-                "summary": "Judge every ply of a game from the empty board: best, ok, mistake or blunder",
-                "parameters": [game, {"name": "moves", "in": "query", "required": False, "schema": {"type": "string"},
-                                      "description": _MOVES, "examples": {
-                                          "cells": {"value": "4 0 8"}, "semicolons": {"value": "4;0;8"},
-                                          "row,col": {"value": "1,1;0,0;2,2"}, "brackets": {"value": "(1, 1) (0, 0)"}}}],
-                "responses": {"200": {**_json(_ref("Analysis"), "what `solve analyze --json` prints"), "headers": cached},
-                              **errors}}},
-            "/api/v1/{game}/batch": {"post": {
-                "summary": f"Solve up to {max_batch:,} positions in one request",
-                "parameters": [game],
-                "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["boards"],
-                    "properties": {"boards": {"type": "array", "maxItems": max_batch,
-                                              "items": {"type": ["string", "integer"]}}}}}}},
-                "responses": {
-                    "200": _json({"type": "object", "properties": {"results": {"type": "array", "items": {
-                        "oneOf": [_ref("Position"), _ref("Error")]}}}},
-                        "one result per board, in order: the position, or {error} for that board alone"),
-                    "400": _json(_ref("Error"), "the body is not JSON or not {\"boards\": [...]}"),
-                    "404": errors["404"],
-                    "413": _json(_ref("Error"), f"more than {max_batch:,} boards or a body over {max_body:,} bytes"),
-                    "503": _json(_ref("Error"), "too many batches are being answered at once: retry after the "
-                                                "`Retry-After` seconds"),
-                }}},
-        },
-        "components": {"schemas": {
-            "Move": _MOVE,
-            "Position": _POSITION,
-            "Error": _ERROR,
-            "Games": {"type": "object", "properties": {
-                "games": {"type": "array", "items": {"type": "object", "properties": {
-                    "name": {"type": "string"}, "rows": {"type": "integer"}, "cols": {"type": "integer"},
-                    "k": {"type": "integer"}, "cells": {"type": "integer"}, "checksum": {"type": "string"}}}},
-                "default": {"type": "string"}, "more": {"type": "string", "description": "how to serve other games"}}},
-            "Mainline": {"type": "object", "properties": {
-                "game": {"type": "string"}, "code": {"type": "integer"}, "board": {"type": "string"},
-                "over": {"type": "boolean"}, "to_move": {"type": "string"}, "value": {"type": "integer"},
-                "result": {"type": "string"},
-                "plies": {"type": "integer"}, "winner": {"type": ["string", "null"]}, "final": {"type": "string"},
-                "mainline": {"type": "array", "items": {"type": "object", "properties": {
-                    "ply": {"type": "integer"}, "player": {"type": "string"}, "cell": {"type": "integer"},
-                    "row": {"type": "integer"}, "col": {"type": "integer"}, "board": {"type": "string"}}}}}},
-            "Analysis": {"type": "object", "description": "GameAnalysis.to_dict: game, moves, plies, final, summary"},
-        }},
+        "paths": _paths(games, max_batch=max_batch, max_body=max_body),
+        "components": {"schemas": _schemas()},
+    }
+
+
+def _paths(games: list[str], *, max_batch: int, max_body: int) -> dict[str, Any]:
+    """The ``paths`` of the document: every endpoint, its parameters and its answers."""
+    game = {"name": "game", "in": "path", "required": True, "schema": {"type": "string", "enum": games},
+            "description": "a served game, e.g. 3x3k3 (4x4 is read as 4x4k4)"}
+    board, errors, cached = _BOARD, _ERRORS, _CACHED
+    return {
+        "/api/v1/games": {"get": {"summary": "The games served", "responses": {"200": _json(_ref("Games"), "the games")}}},
+        "/api/v1/{game}": {"get": {
+            "summary": "Solve one position", "parameters": [game, board],
+            "responses": {"200": {**_json(_ref("Position"), "the position"), "headers": cached}, **errors}}},
+        "/api/v1/{game}/mainline": {"get": {
+            "summary": "One line of perfect play to the end (the first best move in cell order at each ply)",
+            "parameters": [game, board],
+            "responses": {"200": {**_json(_ref("Mainline"), "the line"), "headers": cached}, **errors}}},
+        "/api/v1/{game}/analyze": {"get": {
+            "summary": "Judge every ply of a game from the empty board: best, ok, mistake or blunder",
+            "parameters": [game, _MOVES_PARAMETER],
+            "responses": {"200": {**_json(_ref("Analysis"), "what `solve analyze --json` prints"), "headers": cached},
+                          **errors}}},
+        "/api/v1/{game}/batch": {"post": _batch(game, errors["404"], max_batch=max_batch, max_body=max_body)},
+    }
+
+
+def _batch(game: dict[str, Any], not_served: dict[str, Any], *, max_batch: int, max_body: int) -> dict[str, Any]:
+    """The batch endpoint: its body, bounded by ``max_batch`` boards and ``max_body`` bytes, and its answers."""
+    return {
+        "summary": f"Solve up to {max_batch:,} positions in one request",
+        "parameters": [game],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["boards"],
+            "properties": {"boards": {"type": "array", "maxItems": max_batch,
+                                      "items": {"type": ["string", "integer"]}}}}}}},
+        "responses": {
+            "200": _json({"type": "object", "properties": {"results": {"type": "array", "items": {
+                "oneOf": [_ref("Position"), _ref("Error")]}}}},
+                "one result per board, in order: the position, or {error} for that board alone"),
+            "400": _json(_ref("Error"), "the body is not JSON or not {\"boards\": [...]}"),
+            "404": not_served,
+            "413": _json(_ref("Error"), f"more than {max_batch:,} boards or a body over {max_body:,} bytes"),
+            "503": _json(_ref("Error"), "too many batches are being answered at once: retry after the "
+                                        "`Retry-After` seconds"),
+        }}
+
+
+def _schemas() -> dict[str, Any]:
+    """The ``components.schemas`` the endpoints refer to (``#/components/schemas/...``)."""
+    return {
+        "Move": _MOVE,
+        "Position": _POSITION,
+        "Error": _ERROR,
+        "Games": {"type": "object", "properties": {
+            "games": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"}, "rows": {"type": "integer"}, "cols": {"type": "integer"},
+                "k": {"type": "integer"}, "cells": {"type": "integer"}, "checksum": {"type": "string"}}}},
+            "default": {"type": "string"}, "more": {"type": "string", "description": "how to serve other games"}}},
+        "Mainline": {"type": "object", "properties": {
+            "game": {"type": "string"}, "code": {"type": "integer"}, "board": {"type": "string"},
+            "over": {"type": "boolean"}, "to_move": {"type": "string"}, "value": {"type": "integer"},
+            "result": {"type": "string"},
+            "plies": {"type": "integer"}, "winner": {"type": ["string", "null"]}, "final": {"type": "string"},
+            "mainline": {"type": "array", "items": {"type": "object", "properties": {
+                "ply": {"type": "integer"}, "player": {"type": "string"}, "cell": {"type": "integer"},
+                "row": {"type": "integer"}, "col": {"type": "integer"}, "board": {"type": "string"}}}}}},
+        "Analysis": {"type": "object", "description": "GameAnalysis.to_dict: game, moves, plies, final, summary"},
     }

@@ -39,7 +39,15 @@ import asyncio
 import json
 import socket
 import struct
-from typing import Any
+from typing import Any, ClassVar
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # httptools missing (the web extra installs it): http_protocol() falls back to uvicorn's h11
+    HTTPTOOLS = False
+    HttpToolsProtocol = object  # type: ignore[assignment,misc]  # only a base for the class below, never instantiated
+else:
+    HTTPTOOLS = True
 
 HEAD_SECONDS = 10.0
 """Longest time a request head may take to arrive."""
@@ -66,143 +74,157 @@ def _refusal(status: int, reason: str, message: str) -> bytes:
             "connection: close\r\n\r\n").encode() + body
 
 
+class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    """:class:`HttpToolsProtocol` with deadlines on heads, bodies and stalled writes, and a connection cap.
+
+    The bounds are class attributes: :func:`http_protocol` makes a subclass with its own values
+    and its own set of open connections, which is the class uvicorn is given.
+    """
+
+    head_seconds: ClassVar[float] = HEAD_SECONDS
+    max_head_bytes: ClassVar[int] = MAX_HEAD_BYTES
+    body_seconds: ClassVar[float] = BODY_SECONDS
+    write_seconds: ClassVar[float] = WRITE_SECONDS
+    max_connections: ClassVar[int] = MAX_CONNECTIONS
+    live: ClassVar[set[GuardedHttpToolsProtocol]] = set()  # this worker's open connections
+
+    _timer: asyncio.TimerHandle | None = None  # the head or body deadline
+    _write_timer: asyncio.TimerHandle | None = None
+    _watchdog: asyncio.TimerHandle | None = None
+    _unsent = 0  # bytes waiting in the send buffer at the last check
+    _stuck = False  # nothing was sent since the check before
+    _in_head = False  # between a head's first byte and its end
+    _in_body = False  # between a head's end and its message's end
+    _head_bytes = 0  # bytes of the current head received in earlier chunks
+    _full = False  # refused at connection time: what the client sends is read and dropped
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.live) >= self.max_connections:  # answer before reading; drop what the client sends, then close
+            self._full = True
+            transport.write(_refusal(503, "Service Unavailable",
+                                     f"the server has {self.max_connections:,} connections open; try again later"))
+            if transport.can_write_eof():
+                transport.write_eof()
+            self.loop.call_later(1.0, transport.close)  # closed once the client's request is read: no reset
+            return
+        self.live.add(self)
+        self._arm(self.head_seconds)
+        self._watchdog = self.loop.call_later(self.write_seconds, self._check_sending)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.live.discard(self)
+        self._disarm()
+        self._stop_write_timer()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._full:
+            return
+        if not self._in_body:  # this chunk starts or continues a head: refuse it before parsing if too long
+            end = data.find(b"\r\n\r\n")
+            if self._head_bytes + (len(data) if end < 0 else end + 4) > self.max_head_bytes:
+                self._refuse(431, "Request Header Fields Too Large", f"the request head is over {self.max_head_bytes:,} bytes")
+                return
+            if self._timer is None:  # bytes outside a request (a stray line break counts): a head has begun
+                self._arm(self.head_seconds)
+        super().data_received(data)
+        if not self._in_body and not self.transport.is_closing():
+            self._head_bytes += len(data)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head = True
+        self._arm(self.head_seconds)
+
+    def on_headers_complete(self) -> None:
+        self._in_head, self._in_body, self._head_bytes = False, True, 0
+        self._arm(self.body_seconds)
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._in_body = False
+        self._disarm()
+        if self.cycle is not None and self.cycle.response_complete:
+            self._arm(self.head_seconds)  # answered before its body ended: the body's bytes put off the keep-alive timeout
+        super().on_message_complete()
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self._stop_write_timer()
+        self._write_timer = self.loop.call_later(self.write_seconds, self._write_timeout)
+
+    def resume_writing(self) -> None:
+        self._stop_write_timer()
+        super().resume_writing()
+
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self._timer = self.loop.call_later(seconds, self._timeout, seconds)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _stop_write_timer(self) -> None:
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+
+    def _timeout(self, seconds: float) -> None:
+        self._timer = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._arm(seconds)  # an answer is being made or sent: the endpoint and the write deadline bound it
+        elif self._in_head:
+            self._refuse(408, "Request Timeout", f"the request head did not arrive within {self.head_seconds:g} s")
+        else:  # never sent a byte, only line breaks, or a body that did not come after its answer
+            self.transport.close()
+
+    def _write_timeout(self) -> None:
+        self._write_timer = None
+        self._drop()  # the client has read nothing for write_seconds: drop its buffered answer
+
+    def _drop(self) -> None:
+        """Abort the connection with a reset: the kernel's send buffer is freed too, not flushed for minutes."""
+        sock = self.transport.get_extra_info("socket")
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except (AttributeError, OSError):
+            pass
+        self.transport.abort()
+
+    def _check_sending(self) -> None:
+        """Abort a connection whose unsent bytes have not moved (or that is closed but cannot flush) at two checks in a row."""
+        unsent = self.transport.get_write_buffer_size()
+        stuck = unsent > 0 and (unsent == self._unsent or self.transport.is_closing())
+        if stuck and self._stuck:
+            self._drop()
+            return
+        self._unsent, self._stuck = unsent, stuck
+        self._watchdog = self.loop.call_later(self.write_seconds, self._check_sending)
+
+    def _refuse(self, status: int, reason: str, message: str) -> None:
+        self._disarm()
+        self.transport.write(_refusal(status, reason, message))
+        self.transport.close()
+
+
 def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_HEAD_BYTES, *,
                   body_seconds: float = BODY_SECONDS, write_seconds: float = WRITE_SECONDS,
                   max_connections: int = MAX_CONNECTIONS) -> Any:
-    """The protocol class (or uvicorn's name for one) to pass as ``uvicorn.Config(http=...)``."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:  # httptools missing: h11, which limits heads itself (h11_max_incomplete_event_size)
+    """The protocol class (or uvicorn's name for one) to pass as ``uvicorn.Config(http=...)``.
+
+    A subclass of :class:`GuardedHttpToolsProtocol` with these bounds and a set of open
+    connections of its own; ``"h11"`` when httptools is missing (h11 limits heads itself:
+    ``h11_max_incomplete_event_size``).
+    """
+    if not HTTPTOOLS:
         return "h11"
-
-    live: set[Any] = set()  # this worker's open connections
-
-    class GuardedHttpToolsProtocol(HttpToolsProtocol):
-        """:class:`HttpToolsProtocol` with deadlines on heads, bodies and stalled writes, and a connection cap."""
-
-        _timer: asyncio.TimerHandle | None = None  # the head or body deadline
-        _write_timer: asyncio.TimerHandle | None = None
-        _watchdog: asyncio.TimerHandle | None = None
-        _unsent = 0  # bytes waiting in the send buffer at the last check
-        _stuck = False  # nothing was sent since the check before
-        _in_head = False  # between a head's first byte and its end
-        _in_body = False  # between a head's end and its message's end
-        _head_bytes = 0  # bytes of the current head received in earlier chunks
-        _full = False  # refused at connection time: what the client sends is read and dropped
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            if len(live) >= max_connections:  # answer before reading; drop what the client sends, then close
-                self._full = True
-                transport.write(_refusal(503, "Service Unavailable",
-                                         f"the server has {max_connections:,} connections open; try again later"))
-                if transport.can_write_eof():
-                    transport.write_eof()
-                self.loop.call_later(1.0, transport.close)  # closed once the client's request is read: no reset
-                return
-            live.add(self)
-            self._arm(head_seconds)
-            self._watchdog = self.loop.call_later(write_seconds, self._check_sending)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            live.discard(self)
-            self._disarm()
-            self._stop_write_timer()
-            if self._watchdog is not None:
-                self._watchdog.cancel()
-            super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            if self._full:
-                return
-            if not self._in_body:  # this chunk starts or continues a head: refuse it before parsing if too long
-                end = data.find(b"\r\n\r\n")
-                if self._head_bytes + (len(data) if end < 0 else end + 4) > max_head_bytes:
-                    self._refuse(431, "Request Header Fields Too Large", f"the request head is over {max_head_bytes:,} bytes")
-                    return
-                if self._timer is None:  # bytes outside a request (a stray line break counts): a head has begun
-                    self._arm(head_seconds)
-            super().data_received(data)
-            if not self._in_body and not self.transport.is_closing():
-                self._head_bytes += len(data)
-
-        def on_message_begin(self) -> None:
-            super().on_message_begin()
-            self._in_head = True
-            self._arm(head_seconds)
-
-        def on_headers_complete(self) -> None:
-            self._in_head, self._in_body, self._head_bytes = False, True, 0
-            self._arm(body_seconds)
-            super().on_headers_complete()
-
-        def on_message_complete(self) -> None:
-            self._in_body = False
-            self._disarm()
-            if self.cycle is not None and self.cycle.response_complete:
-                self._arm(head_seconds)  # answered before its body ended: the body's bytes put off the keep-alive timeout
-            super().on_message_complete()
-
-        def pause_writing(self) -> None:
-            super().pause_writing()
-            self._stop_write_timer()
-            self._write_timer = self.loop.call_later(write_seconds, self._write_timeout)
-
-        def resume_writing(self) -> None:
-            self._stop_write_timer()
-            super().resume_writing()
-
-        def _arm(self, seconds: float) -> None:
-            self._disarm()
-            self._timer = self.loop.call_later(seconds, self._timeout, seconds)
-
-        def _disarm(self) -> None:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-
-        def _stop_write_timer(self) -> None:
-            if self._write_timer is not None:
-                self._write_timer.cancel()
-                self._write_timer = None
-
-        def _timeout(self, seconds: float) -> None:
-            self._timer = None
-            if self.transport.is_closing():
-                return
-            if self.cycle is not None and not self.cycle.response_complete:
-                self._arm(seconds)  # an answer is being made or sent: the endpoint and the write deadline bound it
-            elif self._in_head:
-                self._refuse(408, "Request Timeout", f"the request head did not arrive within {head_seconds:g} s")
-            else:  # never sent a byte, only line breaks, or a body that did not come after its answer
-                self.transport.close()
-
-        def _write_timeout(self) -> None:
-            self._write_timer = None
-            self._drop()  # the client has read nothing for write_seconds: drop its buffered answer
-
-        def _drop(self) -> None:
-            """Abort the connection with a reset: the kernel's send buffer is freed too, not flushed for minutes."""
-            sock = self.transport.get_extra_info("socket")
-            try:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            except (AttributeError, OSError):
-                pass
-            self.transport.abort()
-
-        def _check_sending(self) -> None:
-            """Abort a connection whose unsent bytes have not moved (or that is closed but cannot flush) at two checks in a row."""
-            unsent = self.transport.get_write_buffer_size()
-            stuck = unsent > 0 and (unsent == self._unsent or self.transport.is_closing())
-            if stuck and self._stuck:
-                self._drop()
-                return
-            self._unsent, self._stuck = unsent, stuck
-            self._watchdog = self.loop.call_later(write_seconds, self._check_sending)
-
-        def _refuse(self, status: int, reason: str, message: str) -> None:
-            self._disarm()
-            self.transport.write(_refusal(status, reason, message))
-            self.transport.close()
-
-    return GuardedHttpToolsProtocol
+    bounds = {"head_seconds": head_seconds, "max_head_bytes": max_head_bytes, "body_seconds": body_seconds,
+              "write_seconds": write_seconds, "max_connections": max_connections}
+    return type("GuardedHttpToolsProtocol", (GuardedHttpToolsProtocol,), {**bounds, "live": set()})

@@ -1,5 +1,5 @@
 # ruff: noqa (the notebook's code is kept verbatim, style and all)
-# Seed notebook /work/shared/seeds/000_845a06e0ba297519.txt (Italian course notes, "Minimax"), its code cells
+# Seed notebook shared/seeds/000_845a06e0ba297519.txt (Italian course notes, "Minimax"), its code cells
 # In [1] to In [11] verbatim. Boards of "X", "O" and None; minimax(board) -> (i, j). Graded as it is:
 #
 #     solve grade tests/players/seed000_minimax.py:minimax

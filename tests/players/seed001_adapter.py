@@ -1,5 +1,5 @@
 # ruff: noqa (the notebook's code is kept verbatim, style and all)
-# Seed notebook /work/shared/seeds/001_db8fd4ce18029f51.txt (Spanish, "Minimax y alpha-beta pruning para el juego
+# Seed notebook shared/seeds/001_db8fd4ce18029f51.txt (Spanish, "Minimax y alpha-beta pruning para el juego
 # del gato"): its Action cell, State cell and iterative_minimax cell verbatim (imports first), then the few
 # lines of docs/grading.md that adapt its State-based minimax to a board function.
 

@@ -1,5 +1,5 @@
 # ruff: noqa (the notebook's code is kept verbatim, style and all)
-# Seed notebook /work/shared/seeds/002_d21e68988a2dc886.txt (TIC TAC TOE with MINIMAX), its code cell In [1]
+# Seed notebook shared/seeds/002_d21e68988a2dc886.txt (TIC TAC TOE with MINIMAX), its code cell In [1]
 # verbatim except the interactive game loop at the end (state = ...; while state != "END": ... input()).
 # Boards of "x", "o" and " "; MINIMAX(state, is_max) -> (value, [row, col]), is_max True for "x". Graded with:
 #

@@ -1,5 +1,5 @@
 # ruff: noqa (the notebook's code is kept verbatim, style and all)
-# Seed notebook /work/shared/seeds/003_0d2b9089bd1717ee.txt ("Minimax", a course's BasePlayer/Game classes): its
+# Seed notebook shared/seeds/003_0d2b9089bd1717ee.txt ("Minimax", a course's BasePlayer/Game classes): its
 # final MinimaxPlayer cell (In [1]) verbatim, then the few lines of docs/grading.md that adapt it to a board
 # function. `tictactoe` is the course's module; tests/players/tictactoe.py stands in for it here.
 

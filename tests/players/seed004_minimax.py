@@ -1,5 +1,5 @@
 # ruff: noqa (the notebook's code is kept verbatim, style and all)
-# Seed notebook /work/shared/seeds/004_2555714c7cbb5f67.txt (Spanish, "Algoritmo Minimax"), its code cells
+# Seed notebook shared/seeds/004_2555714c7cbb5f67.txt (Spanish, "Algoritmo Minimax"), its code cells
 # In [6], In [10] and In [8] verbatim; In [9], the interactive game loop, removed. Boards of 'X', 'O' and ' ';
 # get_best_move(board) -> [i, j] always plays 'O' (the notebook's AI). Graded with:
 #

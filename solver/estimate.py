@@ -1,0 +1,103 @@
+"""What building a table costs, before it starts: time, disk and memory, from measured throughput.
+
+A look-up, a ``solve`` command or a server never starts a build that needs consent
+(:attr:`BuildEstimate.needs_consent`: more than :data:`CONSENT_SECONDS` or
+:data:`CONSENT_DISK_BYTES`) without asking; ``solve build`` is consent. The time is the
+work of the layers left (:func:`solver.build.layered.plan_build`) over the throughput
+measured on this project's build machine, per core; disk and memory are the build
+plan's figures (the layers and the table file; two adjacent layers and the workers' chunks).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .build.layered import layer_work, plan_build
+from .fsutil import format_size
+from .game import DENSE_MAX_CELLS, Game
+from .index import layout
+
+WORK_PER_SECOND_PER_CORE = 32.0e6
+"""Compact-build work units (:class:`solver.build.layered.ChunkDone`) solved per second by one core.
+
+Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about 6 from other
+jobs), ``solver.builder.build_compact(game, path, jobs=1)`` with the vectorised sweep kernel:
+3x6k3 94.3 M units in 2.9 s (32.6 M/s), 2x9k4 94.3 M units in 2.4 s (39.8 M/s); the slower
+figure is kept, so estimates err long."""
+DENSE_CODES_PER_SECOND = 11.0e6
+"""Base-3 codes a dense build solves per second (one process): 4x4k4's 43.0 M codes in 3.9 s,
+same machine and day."""
+DENSE_BYTES_PER_CODE = 10
+"""Peak memory of a dense build per code: 4x4k4 peaked at 403 MB resident (``/usr/bin/time -v``)."""
+
+CONSENT_SECONDS = 60.0
+"""A build estimated to take longer than this is not started unasked."""
+CONSENT_DISK_BYTES = 1 << 30
+"""A build needing more disk than this (layers and table file) is not started unasked."""
+
+
+@dataclass(frozen=True)
+class BuildEstimate:
+    """What building ``game``'s table would cost here (seconds wall, bytes)."""
+
+    game: Game
+    seconds: float
+    """Wall-clock time on ``jobs`` cores at the measured throughput."""
+    disk_bytes: int
+    """Peak disk: the layers left and the table file (dense: the file)."""
+    memory_bytes: int
+    """Peak memory of the build."""
+    jobs: int
+
+    @property
+    def needs_consent(self) -> bool:
+        """Whether the build is too long or too large to start without asking."""
+        return self.seconds > CONSENT_SECONDS or self.disk_bytes > CONSENT_DISK_BYTES
+
+    def describe(self) -> str:
+        """``about 2 h 5 min on 2 cores, 301.7 GiB of disk and 49.1 GiB of memory``."""
+        cores = f"{self.jobs} core{'s' * (self.jobs != 1)}"
+        return (
+            f"about {format_duration(self.seconds)} on {cores}, {format_size(self.disk_bytes)} of disk "
+            f"and {format_size(self.memory_bytes)} of memory"
+        )
+
+
+def format_duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3 h 20 min``, ``4 days 2 h``."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} days {hours} h" if hours else f"{days} days"
+
+
+def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = None) -> BuildEstimate:
+    """The cost of building ``game``'s table into ``path`` (a compact build resumes what
+    ``<path>.build`` holds: only the layers left count). Nothing is created or written.
+
+    :param jobs: worker processes (default: every core).
+    """
+    if game.cells <= DENSE_MAX_CELLS:
+        codes = game.codes
+        return BuildEstimate(game, codes / DENSE_CODES_PER_SECOND, codes * 4, codes * DENSE_BYTES_PER_CODE, 1)
+    jobs = jobs or os.cpu_count() or 1
+    target = Path(path)
+    plan = plan_build(game, target.with_name(target.name + ".build"), jobs=jobs, check=False)
+    return BuildEstimate(game, plan.work / (WORK_PER_SECOND_PER_CORE * jobs), plan.disk_bytes + layout(game).size, plan.memory_bytes, jobs)
+
+
+def proof_seconds(game: Game, kind: str) -> float:
+    """The time the full consistency pass over ``game``'s table of this kind takes
+    (:func:`solver.builder.prove`, one process): a fresh dense build, or every compact
+    layer re-derived from the next."""
+    if kind == "dense":
+        return game.codes / DENSE_CODES_PER_SECOND
+    return sum(layer_work(game, ply) for ply in range(game.cells + 1)) / WORK_PER_SECOND_PER_CORE

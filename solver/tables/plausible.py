@@ -1,0 +1,72 @@
+"""Scores impossible where they are stored: every block verification refuses them.
+
+A block whose hash matches its digest can still hold a forged score when the whole file
+was forged (a game without a shipped checksum). Besides the full consistency pass
+(:func:`solver.builder.prove`), every block is checked, when first verified, for scores
+no position of its layer can have (:func:`solver.score.possible_scores`: a win in more
+plies than cells left, a stored 127, a loss before the winner can hold a line).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from functools import cache
+
+import numpy as np
+
+from ..game import Game
+from ..score import possible_scores
+
+BlockCheck = Callable[[int, np.ndarray], "str | None"]
+"""``check(first_item, items)``: a problem with a verified block's values, or None (:class:`solver.tablefile.BlockGuard`)."""
+
+
+@cache
+def score_mask(game: Game) -> np.ndarray:
+    """``mask[ply, score & 0xFF]``: whether a position with ``ply`` pieces can hold ``score`` (bool, ``cells + 1`` x 256)."""
+    mask = np.zeros((game.cells + 1, 256), dtype=bool)
+    for ply in range(game.cells + 1):
+        mask[ply, [score & 0xFF for score in possible_scores(game.cells, game.k, ply)]] = True
+    mask.setflags(write=False)
+    return mask
+
+
+def _problem(game: Game, where: str, ply: int, score: int) -> str:
+    return f"{where} holds the score {score}, impossible for a {game.name} position with {ply} pieces on the board"
+
+
+def compact_check(game: Game, offsets: Sequence[int]) -> BlockCheck:
+    """The check of a compact table's blocks: board ``i`` is in layer ``ply`` when ``offsets[ply] <= i < offsets[ply + 1]``."""
+    mask = score_mask(game)
+
+    def check(first: int, items: np.ndarray) -> str | None:
+        stop, ply = first + items.size, bisect_right(offsets, first) - 1
+        while ply <= game.cells and offsets[ply] < stop:
+            a, b = max(first, offsets[ply]), min(stop, offsets[ply + 1])
+            ok = mask[ply][items[a - first : b - first].view(np.uint8)]
+            if not ok.all():
+                at = a + int(np.argmin(ok))
+                return _problem(game, f"board {at:,} (layer {ply})", ply, int(items[at - first]))
+            ply += 1
+        return None
+
+    return check
+
+
+def dense_check(game: Game) -> BlockCheck:
+    """The check of a dense table's blocks of :data:`solver.tablefile.ENTRY` records (each stores its pieces)."""
+    mask = score_mask(game)
+
+    def check(first: int, items: np.ndarray) -> str | None:
+        ply, score = items["ply"], items["score"].view(np.uint8)
+        if ply.size and int(ply.max()) > game.cells:
+            at = int(np.argmax(ply > game.cells))
+            return f"code {first + at:,} says {int(ply[at])} pieces, more than the {game.cells} cells of {game.name}"
+        ok = mask[ply, score]
+        if ok.all():
+            return None
+        at = int(np.argmin(ok))
+        return _problem(game, f"code {first + at:,}", int(ply[at]), int(items["score"][at]))
+
+    return check

@@ -1,0 +1,83 @@
+"""The size gate of the developer guide: no function over 60 lines outside the build kernels.
+
+The other gates are tools that ``.ci/run`` runs: mypy ``--strict`` over ``solver`` and ``scripts``,
+ruff (cyclomatic complexity at most 12: C901, ``[tool.ruff.lint.mccabe]`` in pyproject.toml) and
+``ruff format --check``. No ruff rule bounds a function's length, so this test does, over the package
+and ``scripts/``; the build kernels (``solver/build/``) are left out. A function's length is its lines
+from ``def`` to its last line, docstring included, decorators not; a nested function or a method
+counts on its own (and within the function that holds it).
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_LINES = 60
+CHECKED = ("solver", "scripts")
+KERNELS = ROOT / "solver" / "build"
+
+
+def sources() -> list[Path]:
+    """Every Python file the gate covers: the package and scripts/, the build kernels left out."""
+    return sorted(path for folder in CHECKED for path in (ROOT / folder).rglob("*.py") if KERNELS not in path.parents)
+
+
+def function_lengths(source: str) -> Iterator[tuple[str, int, int]]:
+    """``(qualified name, first line, lines)`` of every function and method in ``source``."""
+
+    def visit(node: ast.AST, prefix: str) -> Iterator[tuple[str, int, int]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                assert child.end_lineno is not None
+                yield prefix + child.name, child.lineno, child.end_lineno - child.lineno + 1
+                yield from visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                yield from visit(child, f"{prefix}{child.name}.")
+            else:
+                yield from visit(child, prefix)
+
+    yield from visit(ast.parse(source), "")
+
+
+def test_no_function_outside_the_build_kernels_is_over_60_lines() -> None:
+    too_long = [
+        f"{path.relative_to(ROOT)}:{line} {name}() is {lines} lines"
+        for path in sources()
+        for name, line, lines in function_lengths(path.read_text(encoding="utf-8"))
+        if lines > MAX_LINES
+    ]
+    assert not too_long, f"functions over {MAX_LINES} lines (split them into named steps):\n" + "\n".join(too_long)
+
+
+def test_the_gate_covers_the_package_and_scripts_but_not_the_build_kernels() -> None:
+    covered = {path.relative_to(ROOT).as_posix() for path in sources()}
+    assert {"solver/cli.py", "solver/web/protocol.py", "scripts/load_test.py", "scripts/bench.py"} <= covered
+    assert not any(name.startswith("solver/build/") for name in covered)
+    assert (KERNELS / "layered.py").is_file(), "the build kernels moved: update KERNELS"
+
+
+def test_the_gate_measures_functions_methods_and_nested_functions_from_def_to_last_line() -> None:
+    body = "\n".join(f"    x{index} = {index}" for index in range(59))
+    source = textwrap.dedent('''
+        @decorator
+        def short():
+            """Docstring."""
+            return 1
+
+        class Holder:
+            async def method(self):
+                pass
+
+        def outer():
+            def inner():
+        ''') + textwrap.indent(body, "    ") + "\n    return inner\n"
+    found = {name: (line, lines) for name, line, lines in function_lengths(source)}
+    assert found["short"] == (3, 3)  # the decorator is not counted, the docstring is
+    assert found["Holder.method"] == (8, 2)
+    assert found["outer.inner"] == (12, 60)  # exactly at the limit: allowed
+    assert found["outer"] == (11, 62)  # over it
+    assert [name for name, (_, lines) in found.items() if lines > MAX_LINES] == ["outer"]
