@@ -338,8 +338,7 @@ def write_table(
     path = Path(path)
     if kind == "compact":
         scores = arrays["scores"]
-        parts = [scores] if isinstance(scores, np.ndarray) else scores
-        return _write_compressed(path, game, parts, meta or {}, verify=verify, built_here=built_here)
+        return _write_compressed(path, game, [scores] if isinstance(scores, np.ndarray) else scores, meta or {}, verify=verify, built_here=built_here)
     header, length, parts = _plan(kind, game, arrays, meta)
     refuse_non_regular(path)
     check_space(path, header.end)
@@ -791,6 +790,7 @@ def _parse_header(raw: bytes, length: int, fail: Fail) -> tuple[Header, str]:
         version = data["format_version"]
         if version not in (FORMAT_VERSION, COMPRESSED_VERSION):
             raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION} or {COMPRESSED_VERSION}")
+        version = FORMAT_VERSION if version == FORMAT_VERSION else COMPRESSED_VERSION  # 2.0 is written "2.0": not canonical
         spec = data["game"]
         found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]))
         header = _typed_header(data, found, length, version)

@@ -157,7 +157,9 @@ class CompactTable(Table):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
         if header.spec("scores").encoding is not None:
-            return cls(header.game, table_file.compressed("scores"), path=table_file.path, file=table_file, prove=prove)
+            array = table_file.compressed("scores")
+            array.check = compact_check(header.game, layout(header.game).layer_offsets)
+            return cls(header.game, array, path=table_file.path, file=table_file, prove=prove)
         guard = table_file.guard("scores")
         guard.check = compact_check(header.game, layout(header.game).layer_offsets)
         return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
@@ -501,13 +503,16 @@ def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarr
     Only canonical boards in play are ever read (:meth:`CompactTable.score_of`): the
     others (not canonical under the game's symmetries, unreachable, finished) are "don't
     care" and hold the score of the last board read before them, so long runs of one
-    value compress well. Deterministic: the same scores give the same bytes.
+    value compress well. A layer's boards before its first board read hold that board's
+    score (a layer with none read: its first board's score), so every stored byte is a
+    score some board of its layer has (:func:`solver.tables.plausible.compact_check` holds
+    on every block). Deterministic: the same scores give the same bytes.
 
     :param layers: every board's score, layer by layer (layer 0 first; memory maps are read part by part).
     """
     index, sym = layout(game), symmetries(game)
-    last = UNREACHABLE
     for ply, scores in enumerate(layers):
+        last = _first_read(game, ply, scores)
         for block in index.blocks[ply]:
             high = index.high.codes[index.high.group(block.hx, block.ho)]
             low = index.low.codes[index.low.group(block.lx, block.lo)]
@@ -524,3 +529,17 @@ def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarr
                 if filled.size:
                     last = int(filled[-1])
                 yield filled
+
+
+def _first_read(game: Game, ply: int, scores: np.ndarray) -> int:
+    """The score of the first board of a layer that a look-up reads (its first board's, if none is read)."""
+    if not len(scores):
+        return UNREACHABLE
+    index, sym = layout(game), symmetries(game)
+    for start in range(0, len(scores) if ply < game.cells else 0, _FILL_CHUNK):
+        part = np.asarray(scores[start : start + _FILL_CHUNK])
+        codes = index.codes(index.layer_offsets[ply] + start, index.layer_offsets[ply] + start + part.size)[0]
+        read = np.flatnonzero((part != UNREACHABLE) & (part != -WIN) & sym.is_canonical(codes))
+        if read.size:
+            return int(part[read[0]])
+    return int(scores[0])
