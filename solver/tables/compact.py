@@ -302,36 +302,48 @@ class CompactTable(Table):
             out[a : a + _BATCH] = self.layout.index_of(flat[a : a + _BATCH])
         return out
 
-    def _answer_step(self, codes: np.ndarray, found: np.ndarray) -> np.ndarray:
-        """The scores of codes in range whose indices are ``found`` (negative: illegal counts)."""
+    def _classify(self, codes: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For codes in range whose indices are ``found`` (negative: illegal counts): the index of the
+        canonical board to read (-1 where none is read) and the score the rules give the others."""
         legal = found >= 0
         status = self._rules.statuses(np.where(legal, codes, 0))
         playing = legal & (status == IN_PLAY)
-        canonical = self._sym.canonical(codes)[0]
-        stored = self._take(np.where(playing, self.layout.index_of(canonical), 0))
-        scores: np.ndarray = np.where(playing, stored, np.where(legal, _STATUS_SCORES[status], np.int8(UNREACHABLE)))
+        read = np.where(playing, self.layout.index_of(self._sym.canonical(codes)[0]), -1)
+        ruled = np.where(legal, _STATUS_SCORES[status], np.int8(UNREACHABLE)).astype(np.int8)
+        return read, ruled
+
+    def _read_or_ruled(self, read: np.ndarray, ruled: np.ndarray) -> np.ndarray:
+        """The stored byte where ``read >= 0``, else ``ruled`` (one read for the whole batch: each block decoded once)."""
+        playing = read >= 0
+        if not playing.any():
+            return ruled
+        scores: np.ndarray = np.where(playing, self._take(np.maximum(read, 0)), ruled)
         return scores.astype(np.int8, copy=False)
 
     def scores_of(self, codes: np.ndarray) -> np.ndarray:
         """The score of many codes in range (int8, flat), as :meth:`score_of` gives them."""
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
-        out = np.empty(flat.size, dtype=np.int8)
+        read = np.empty(flat.size, dtype=np.int64)
+        ruled = np.empty(flat.size, dtype=np.int8)
         for a in range(0, flat.size, _BATCH):
             step = flat[a : a + _BATCH]
-            out[a : a + _BATCH] = self._answer_step(step, self.layout.index_of(step))
-        return out
+            read[a : a + _BATCH], ruled[a : a + _BATCH] = self._classify(step, self.layout.index_of(step))
+        return self._read_or_ruled(read, ruled)
 
     def _gather_part(self, codes: np.ndarray, indices: np.ndarray, scores: np.ndarray) -> bool:
-        """Indices and scores of one part of a batch, step by step so the temporaries stay in cache;
-        whether every code was in range."""
+        """Indices and scores of one part of a batch (classified step by step so the temporaries stay
+        in cache, then read at once); whether every code was in range."""
         index_of, limit = self.layout.index_of, self._codes
+        read = np.empty(codes.size, dtype=np.int64)
+        ruled = np.empty(codes.size, dtype=np.int8)
         for a in range(0, codes.size, _BATCH):
             step = codes[a : a + _BATCH]
             if step.size and (step.min() < 0 or step.max() >= limit):
                 return False
             found = indices[a : a + _BATCH]
             found[:] = index_of(step)
-            scores[a : a + _BATCH] = self._answer_step(step, found)
+            read[a : a + _BATCH], ruled[a : a + _BATCH] = self._classify(step, found)
+        scores[:] = self._read_or_ruled(read, ruled)
         return True
 
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
