@@ -81,7 +81,9 @@ class AnswerKey:
     def _copy(self, codes: np.ndarray) -> np.ndarray:
         """int8 scores of ``codes`` of a compact table, read from copies of its verified blocks (or, in memory, copied)."""
         file = getattr(self.table, "file", None)
-        if file is None:  # built in this process: its arrays are this process's memory already
+        if file is None or file.header.spec("scores").encoding is not None:
+            # built in this process: its arrays are this process's memory already; compressed: every
+            # block read is decoded into this process's memory and hashed there (solver.blockarray)
             return np.array(self.table.lookup_codes(codes, check=False).score, dtype=np.int8).reshape(-1)
         items = cast(CompactTable, self.table).indices(codes)
         guard = file.guard("scores")
