@@ -27,7 +27,7 @@ import time
 import timeit
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's solver
 
@@ -40,6 +40,9 @@ from solver import (  # noqa: E402
     load_table,
 )
 from solver.tables import CompactTable, Table  # noqa: E402
+
+if TYPE_CHECKING:
+    from solver.tables.compact import CompactTable
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS: list[dict[str, Any]] = []
@@ -401,31 +404,43 @@ def bench_compact_lookups(path: Path, game: str) -> None:
     bench_compact_in_memory(path, game)
 
 
-def bench_compact_first_touch(path: Path, game: str, codes: np.ndarray) -> None:
-    """``at(code)`` on a freshly opened table, each code's canonical board in a block not yet read."""
+def _open_compact(path: Path) -> CompactTable:
+    """The compact table file at ``path``, typed as the compact kind (its layout and memory loading)."""
     from solver.store import open_compact
-    from solver.symmetry import symmetries
+    from solver.tables.compact import CompactTable
 
     table = open_compact(path)
+    assert isinstance(table, CompactTable), f"{path} holds a {table.kind} table"
+    return table
+
+
+def bench_compact_first_touch(path: Path, game: str, codes: np.ndarray) -> None:
+    """``at(code)`` on a freshly opened table, each code's canonical board in a block not yet read."""
+    from solver.symmetry import symmetries
+
+    table = _open_compact(path)
     scores = table.lookup_codes(codes[:100_000]).score
     playing = codes[:100_000][(scores != -128) & (scores != -100)]
     blocks = table.layout.index_of(symmetries(table.game).canonical(playing)[0]) >> 16
     fresh = playing[np.unique(blocks, return_index=True)[1][:300]].tolist()
-    table = open_compact(path)
+    table = _open_compact(path)
     times = []
     for code in fresh:
         started = time.perf_counter()
         table.at(code)
         times.append(time.perf_counter() - started)
-    report(f"{game} lookup(int), first touch of a block (median of {len(times)})", statistics.median(times) * 1e6, "us",
-           "<= 200 us", statistics.median(times) <= 200e-6)
+    report(
+        f"{game} lookup(int), first touch of a block (median of {len(times)})",
+        statistics.median(times) * 1e6,
+        "us",
+        "<= 200 us",
+        statistics.median(times) <= 200e-6,
+    )
 
 
 def bench_compact_in_memory(path: Path, game: str) -> None:
     """``load_into_memory()``, then ``lookup_codes`` on 10 M random reachable codes."""
-    from solver.store import open_compact
-
-    table = open_compact(path)
+    table = _open_compact(path)
     started = time.perf_counter()
     table.load_into_memory()
     report(f"{game} load_into_memory() (decode and check every block)", time.perf_counter() - started, "s")
@@ -486,8 +501,10 @@ def bench_5x5_chunks(tmp: Path) -> None:
     cpu_hours = sum(size * float(np.interp(p, plies, per_board)) for p, size in enumerate(sizes)) / 3600
     report("  worker peak memory (chunk of ~4 M boards)", result["rss_mb"], "MB")
     report("  5x5k4 whole sweep on one worker (interpolated)", cpu_hours, "CPU h")
-    print(f"   (5x5k4: {sum(sizes) / 2**30:.1f} GiB of layers, largest {max(sizes) / 2**30:.1f} GiB; chunks of {CHUNK_BOARDS:,} boards; "
-          f"CPU alone: {cpu_hours * 60 / 64:.0f} min on 64 workers; the next layer was a sparse stand-in, so reading it is not in these figures)")
+    print(
+        f"   (5x5k4: {sum(sizes) / 2**30:.1f} GiB of layers, largest {max(sizes) / 2**30:.1f} GiB; chunks of {CHUNK_BOARDS:,} boards; "
+        f"CPU alone: {cpu_hours * 60 / 64:.0f} min on 64 workers; the next layer was a sparse stand-in, so reading it is not in these figures)"
+    )
 
 
 def bench_compact(args: argparse.Namespace) -> None:
