@@ -1,7 +1,7 @@
 """Build a table file: the same as ``solve build`` (see ``--help``).
 
-    python scripts/build_table.py --output data/3x3k3.ttt
-    python scripts/build_table.py --game 4x4k4
+python scripts/build_table.py --output data/3x3k3.ttt
+python scripts/build_table.py --game 4x4k4
 """
 
 import sys

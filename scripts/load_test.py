@@ -69,8 +69,7 @@ def start_server(table_dir: Path, game: str, workers: int = 1) -> tuple[subproce
         args += ["--workers", str(workers)]
     if game != "3x3k3":
         args += ["--game", game]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert process.stdout is not None
     line = process.stdout.readline()
     match = URL.search(line)
@@ -142,8 +141,9 @@ class Lookups:
         return float(np.percentile(np.array(self.latencies), p)) * 1000 if self.latencies else float("nan")
 
 
-async def lookups(port: int, game: str, expected: dict[int, bytes], *, requests: int, connections: int, seconds: float,
-                  stop: asyncio.Event | None = None) -> Lookups:
+async def lookups(
+    port: int, game: str, expected: dict[int, bytes], *, requests: int, connections: int, seconds: float, stop: asyncio.Event | None = None
+) -> Lookups:
     """``requests`` look-ups of random positions over ``connections`` connections, within ``seconds``."""
     table = solver.table_for(game)
     codes = list(expected)[:20_000]
@@ -279,7 +279,7 @@ class BadClients:
             if self.stop.is_set() or answer.done() or writer.is_closing():
                 break
             try:
-                writer.write(request[index:index + 1])
+                writer.write(request[index : index + 1])
             except ConnectionError:
                 break
             await asyncio.sleep(0.05)
@@ -346,10 +346,8 @@ def memory_mib(pid: int) -> tuple[float, float]:
     largest = total = 0.0
     for each in pids:
         try:
-            rss = next(int(line.split()[1]) for line in Path(f"/proc/{each}/status").read_text().splitlines()
-                       if line.startswith("VmRSS:"))
-            pss = next(int(line.split()[1]) for line in Path(f"/proc/{each}/smaps_rollup").read_text().splitlines()
-                       if line.startswith("Pss:"))
+            rss = next(int(line.split()[1]) for line in Path(f"/proc/{each}/status").read_text().splitlines() if line.startswith("VmRSS:"))
+            pss = next(int(line.split()[1]) for line in Path(f"/proc/{each}/smaps_rollup").read_text().splitlines() if line.startswith("Pss:"))
         except (OSError, StopIteration):
             continue
         largest, total = max(largest, rss / 1024), total + pss / 1024
@@ -456,8 +454,7 @@ def refused_503(sock: socket.socket) -> bool:
         return False
 
 
-async def pressure(port: int, pid: int, game: str, expected: dict[int, bytes], *, seconds: float, held: int,
-                   stalled: int, batch_size: int) -> Pressure:
+async def pressure(port: int, pid: int, game: str, expected: dict[int, bytes], *, seconds: float, held: int, stalled: int, batch_size: int) -> Pressure:
     """``held`` held connections and ``stalled`` non-reading batch clients for ``seconds``, while look-ups are measured."""
     codes = np.random.default_rng(7).choice(np.array(list(expected)), batch_size).tolist()
     clients = PressureClients(port, pid, game, batch_request(game, codes))
@@ -526,8 +523,13 @@ def main() -> int:
         print(json.dumps(figures, indent=2))
     else:
         print_report(figures, args)
-    ok = (not figures["lookups"]["wrong"] and not figures["abuse"]["wrong"] and figures["batch"]["all_right"]
-          and figures["abuse"]["unexpected"] == {} and not figures["pressure"]["wrong"])
+    ok = (
+        not figures["lookups"]["wrong"]
+        and not figures["abuse"]["wrong"]
+        and figures["batch"]["all_right"]
+        and figures["abuse"]["unexpected"] == {}
+        and not figures["pressure"]["wrong"]
+    )
     return 0 if ok else 1
 
 
@@ -542,17 +544,33 @@ async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int,
         right = right and ok
     report, during, alive = await abuse(port, args.game, expected, args.abuse_seconds, args.connections)
     after = await lookups(port, args.game, expected, requests=2_000, connections=4, seconds=10)
-    squeezed = await pressure(port, pid, args.game, expected, seconds=args.pressure_seconds, held=args.held,
-                              stalled=args.stalled_batches, batch_size=args.batch)
+    squeezed = await pressure(
+        port, pid, args.game, expected, seconds=args.pressure_seconds, held=args.held, stalled=args.stalled_batches, batch_size=args.batch
+    )
     return {
         "game": args.game,
         "workers": args.workers,
-        "lookups": {"requests": len(single.latencies), "connections": args.connections, "seconds": round(single.seconds, 3),
-                    "per_second": round(single.rate), "p50_ms": round(single.percentile(50), 2), "p90_ms": round(single.percentile(90), 2),
-                    "p99_ms": round(single.percentile(99), 2), "max_ms": round(single.percentile(100), 2),
-                    "wrong": single.wrong[:5], "connection_errors": len(single.errors)},
-        "batch": {"boards": args.batch, "seconds": [round(t, 3) for t in times], "first": round(times[0], 3),
-                  "best": round(min(times), 3), "median": round(statistics.median(times), 3), "bytes": size, "all_right": right},
+        "lookups": {
+            "requests": len(single.latencies),
+            "connections": args.connections,
+            "seconds": round(single.seconds, 3),
+            "per_second": round(single.rate),
+            "p50_ms": round(single.percentile(50), 2),
+            "p90_ms": round(single.percentile(90), 2),
+            "p99_ms": round(single.percentile(99), 2),
+            "max_ms": round(single.percentile(100), 2),
+            "wrong": single.wrong[:5],
+            "connection_errors": len(single.errors),
+        },
+        "batch": {
+            "boards": args.batch,
+            "seconds": [round(t, 3) for t in times],
+            "first": round(times[0], 3),
+            "best": round(min(times), 3),
+            "median": round(statistics.median(times), 3),
+            "bytes": size,
+            "all_right": right,
+        },
         "abuse": abuse_figures(args.abuse_seconds, report, alive, during, after),
         "pressure": pressure_figures(squeezed, args),
     }
@@ -560,19 +578,36 @@ async def run(port: int, pid: int, args: argparse.Namespace, expected: dict[int,
 
 def abuse_figures(seconds: float, report: Abuse, alive: int, during: Lookups, after: Lookups) -> dict[str, Any]:
     """The abuse phase's figures: the bad clients' outcomes, and the look-ups made during and after it."""
-    return {"seconds": seconds, "kinds": {k: len(v) for k, v in report.answers.items()}, "unexpected": unexpected(report),
-            "slow_connections_held_open": alive, "lookups_during": len(during.latencies), "per_second_during": round(during.rate),
-            "p99_ms_during": round(during.percentile(99), 2), "wrong": during.wrong[:5] + after.wrong[:5],
-            "lookups_after": len(after.latencies)}
+    return {
+        "seconds": seconds,
+        "kinds": {k: len(v) for k, v in report.answers.items()},
+        "unexpected": unexpected(report),
+        "slow_connections_held_open": alive,
+        "lookups_during": len(during.latencies),
+        "per_second_during": round(during.rate),
+        "p99_ms_during": round(during.percentile(99), 2),
+        "wrong": during.wrong[:5] + after.wrong[:5],
+        "lookups_after": len(after.latencies),
+    }
 
 
 def unexpected(report: Abuse) -> dict[str, list[str]]:
     """The outcomes of each kind of bad client that are not among those allowed for it."""
     found = {}
     for kind, outcomes in report.answers.items():
-        allowed = MALFORMED[kind][1] if kind in MALFORMED else (
-            {"200 right"} if kind.startswith("half-closed after") else {"400", "closed"} if kind.startswith(("half-closed before", "body shorter"))
-            else {"408", "still open at the end"} if kind == "slow head" else set())
+        allowed = (
+            MALFORMED[kind][1]
+            if kind in MALFORMED
+            else (
+                {"200 right"}
+                if kind.startswith("half-closed after")
+                else {"400", "closed"}
+                if kind.startswith(("half-closed before", "body shorter"))
+                else {"408", "still open at the end"}
+                if kind == "slow head"
+                else set()
+            )
+        )
         bad = sorted({o for o in outcomes if o not in allowed})
         if bad:
             found[kind] = bad
@@ -582,15 +617,27 @@ def unexpected(report: Abuse) -> dict[str, list[str]]:
 def pressure_figures(squeezed: Pressure, args: argparse.Namespace) -> dict[str, Any]:
     """The pressure phase's figures: the bad clients' counts, the well-behaved client's look-ups, the server's memory."""
     under = squeezed.lookups
-    return {"seconds": args.pressure_seconds, "held": args.held, "held_peak": squeezed.held_peak,
-            "held_opened": squeezed.held_opened, "held_refused_503": squeezed.held_refused,
-            "stalled_batches": args.stalled_batches, "batches_posted": squeezed.batches_posted,
-            "batches_refused_503": squeezed.batches_refused, "batches_dropped_unread": squeezed.batches_dropped,
-            "lookups": len(under.latencies), "per_second": round(under.rate), "p50_ms": round(under.percentile(50), 2),
-            "p99_ms": round(under.percentile(99), 2), "max_ms": round(under.percentile(100), 2),
-            "lookup_503s": sum("HTTP 503" in w for w in under.wrong), "wrong": under.wrong[:5],
-            "connection_errors": len(under.errors), "rss_max_mib": round(squeezed.rss_max_mib),
-            "pss_total_max_mib": round(squeezed.pss_max_mib)}
+    return {
+        "seconds": args.pressure_seconds,
+        "held": args.held,
+        "held_peak": squeezed.held_peak,
+        "held_opened": squeezed.held_opened,
+        "held_refused_503": squeezed.held_refused,
+        "stalled_batches": args.stalled_batches,
+        "batches_posted": squeezed.batches_posted,
+        "batches_refused_503": squeezed.batches_refused,
+        "batches_dropped_unread": squeezed.batches_dropped,
+        "lookups": len(under.latencies),
+        "per_second": round(under.rate),
+        "p50_ms": round(under.percentile(50), 2),
+        "p99_ms": round(under.percentile(99), 2),
+        "max_ms": round(under.percentile(100), 2),
+        "lookup_503s": sum("HTTP 503" in w for w in under.wrong),
+        "wrong": under.wrong[:5],
+        "connection_errors": len(under.errors),
+        "rss_max_mib": round(squeezed.rss_max_mib),
+        "pss_total_max_mib": round(squeezed.pss_max_mib),
+    }
 
 
 def print_report(figures: dict[str, Any], args: argparse.Namespace) -> None:
@@ -599,29 +646,41 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"machine: {figures['machine']}; server and client share it, loopback only")
     print(f"game {figures['game']}")
     met = "met" if single["per_second"] >= 3000 and single["p99_ms"] <= 50 else "MISSED"
-    print(f"single look-ups: {single['requests']:,} in {single['seconds']} s over {single['connections']} connections = "
-          f"{single['per_second']:,}/s; latency p50 {single['p50_ms']} ms, p90 {single['p90_ms']} ms, p99 {single['p99_ms']} ms, "
-          f"max {single['max_ms']} ms  [target >= 3,000/s, p99 <= 50 ms: {met}]")
+    print(
+        f"single look-ups: {single['requests']:,} in {single['seconds']} s over {single['connections']} connections = "
+        f"{single['per_second']:,}/s; latency p50 {single['p50_ms']} ms, p90 {single['p90_ms']} ms, p99 {single['p99_ms']} ms, "
+        f"max {single['max_ms']} ms  [target >= 3,000/s, p99 <= 50 ms: {met}]"
+    )
     print(f"  wrong answers: {len(single['wrong'])}, connection errors: {single['connection_errors']}")
     met = "met" if batch_["median"] <= 1 else "MISSED"
-    print(f"batch of {batch_['boards']:,} boards ({batch_['bytes'] / 1e6:.1f} MB answer): first {batch_['first']} s, best {batch_['best']} s, "
-          f"median {batch_['median']} s of {len(batch_['seconds'])}; answers right: {batch_['all_right']}  [target <= 1 s: {met}]")
+    print(
+        f"batch of {batch_['boards']:,} boards ({batch_['bytes'] / 1e6:.1f} MB answer): first {batch_['first']} s, best {batch_['best']} s, "
+        f"median {batch_['median']} s of {len(batch_['seconds'])}; answers right: {batch_['all_right']}  [target <= 1 s: {met}]"
+    )
     print(f"abuse for {abuse_['seconds']} s: " + ", ".join(f"{k} x{n}" for k, n in abuse_["kinds"].items()))
-    print(f"  meanwhile {abuse_['lookups_during']:,} look-ups ({abuse_['per_second_during']:,}/s, p99 {abuse_['p99_ms_during']} ms), "
-          f"wrong answers: {len(abuse_['wrong'])}; slow heads not closed by the server (408 after 10 s): {abuse_['slow_connections_held_open']} of 100; "
-          f"unexpected statuses: {abuse_['unexpected'] or 'none'}; look-ups after: {abuse_['lookups_after']:,}")
+    print(
+        f"  meanwhile {abuse_['lookups_during']:,} look-ups ({abuse_['per_second_during']:,}/s, p99 {abuse_['p99_ms_during']} ms), "
+        f"wrong answers: {len(abuse_['wrong'])}; slow heads not closed by the server (408 after 10 s): {abuse_['slow_connections_held_open']} of 100; "
+        f"unexpected statuses: {abuse_['unexpected'] or 'none'}; look-ups after: {abuse_['lookups_after']:,}"
+    )
     squeeze = figures["pressure"]
     assert isinstance(squeeze, dict)
     met = "met" if squeeze["p99_ms"] <= 100 and squeeze["rss_max_mib"] <= 1024 and not squeeze["wrong"] else "MISSED"
-    print(f"pressure for {squeeze['seconds']} s: {squeeze['held']:,} held connections (peak {squeeze['held_peak']:,} open, "
-          f"{squeeze['held_opened']:,} opened, {squeeze['held_refused_503']:,} got 503) and {squeeze['stalled_batches']} batch clients "
-          f"that never read ({squeeze['batches_posted']:,} posts: {squeeze['batches_refused_503']:,} got 503, "
-          f"{squeeze['batches_dropped_unread']:,} dropped unread by the server)")
-    print(f"  a well-behaved client meanwhile: {squeeze['lookups']:,} look-ups ({squeeze['per_second']:,}/s over 4 connections), "
-          f"p50 {squeeze['p50_ms']} ms, p99 {squeeze['p99_ms']} ms, max {squeeze['max_ms']} ms; 503s {squeeze['lookup_503s']}, "
-          f"wrong {len(squeeze['wrong'])}, connection errors {squeeze['connection_errors']}")
-    print(f"  server memory: largest process RSS {squeeze['rss_max_mib']:,} MiB, all processes PSS {squeeze['pss_total_max_mib']:,} MiB  "
-          f"[target p99 <= 100 ms, memory <= 1 GiB: {met}]")
+    print(
+        f"pressure for {squeeze['seconds']} s: {squeeze['held']:,} held connections (peak {squeeze['held_peak']:,} open, "
+        f"{squeeze['held_opened']:,} opened, {squeeze['held_refused_503']:,} got 503) and {squeeze['stalled_batches']} batch clients "
+        f"that never read ({squeeze['batches_posted']:,} posts: {squeeze['batches_refused_503']:,} got 503, "
+        f"{squeeze['batches_dropped_unread']:,} dropped unread by the server)"
+    )
+    print(
+        f"  a well-behaved client meanwhile: {squeeze['lookups']:,} look-ups ({squeeze['per_second']:,}/s over 4 connections), "
+        f"p50 {squeeze['p50_ms']} ms, p99 {squeeze['p99_ms']} ms, max {squeeze['max_ms']} ms; 503s {squeeze['lookup_503s']}, "
+        f"wrong {len(squeeze['wrong'])}, connection errors {squeeze['connection_errors']}"
+    )
+    print(
+        f"  server memory: largest process RSS {squeeze['rss_max_mib']:,} MiB, all processes PSS {squeeze['pss_total_max_mib']:,} MiB  "
+        f"[target p99 <= 100 ms, memory <= 1 GiB: {met}]"
+    )
     print(f"Ctrl-C stopped the server in {figures['ctrl_c_seconds']} s ({figures['workers']} worker{'s' if figures['workers'] != 1 else ''})")
 
 

@@ -65,8 +65,7 @@ def codecs() -> list[Codec]:
     ]
     raw_lzma = [{"id": lzma.FILTER_LZMA2, "preset": 6}]
     found.append(
-        ("lzma-6", lambda b: lzma.compress(b, format=lzma.FORMAT_RAW, filters=raw_lzma),
-         lambda b: lzma.decompress(b, format=lzma.FORMAT_RAW, filters=raw_lzma))
+        ("lzma-6", lambda b: lzma.compress(b, format=lzma.FORMAT_RAW, filters=raw_lzma), lambda b: lzma.decompress(b, format=lzma.FORMAT_RAW, filters=raw_lzma))
     )
     try:
         import zstandard
@@ -97,11 +96,13 @@ def codecs() -> list[Codec]:
         import blosc2
 
         for name, codec in (("blosclz", blosc2.Codec.BLOSCLZ), ("zstd", blosc2.Codec.ZSTD)):
-            found.append((
-                f"blosc2-{name}-9",
-                functools.partial(blosc2.compress, typesize=1, clevel=9, filter=blosc2.Filter.NOFILTER, codec=codec),
-                blosc2.decompress,
-            ))
+            found.append(
+                (
+                    f"blosc2-{name}-9",
+                    functools.partial(blosc2.compress, typesize=1, clevel=9, filter=blosc2.Filter.NOFILTER, codec=codec),
+                    blosc2.decompress,
+                )
+            )
         blosc2.set_nthreads(1)  # one core, like the others
     except ImportError:
         print("blosc2 not installed: skipped")
@@ -192,8 +193,10 @@ def container(game_name: str, scores: np.ndarray, work: Path, configs: list[tupl
         keep = np.concatenate([k for _, k in pieces])
         del pieces
         np.savez(saved, stored=stored, keep=keep)
-    print(f"stored bytes ready in {time.perf_counter() - t0:.1f} s; boards read: {keep.mean():.1%}"
-          f" (finished boards {'kept' if finished else 'do not care'})", flush=True)
+    print(
+        f"stored bytes ready in {time.perf_counter() - t0:.1f} s; boards read: {keep.mean():.1%} (finished boards {'kept' if finished else 'do not care'})",
+        flush=True,
+    )
     rng = np.random.default_rng(1)
     for name, level in configs:
         path = work / f"{game_name}.{name}{level}.blocks"
@@ -213,9 +216,12 @@ def container(game_name: str, scores: np.ndarray, work: Path, configs: list[tupl
         decoded = array.decode_all()
         whole = time.process_time() - t1
         same = np.array_equal(decoded, stored) and np.array_equal(decoded[keep], np.asarray(scores)[keep])
-        print(f"{name}-{level}: {size / 1e6:.1f} MB ({scores.size / size:.1f}x, {8 * size / scores.size:.3f} bits/board) "
-              f"written in {seconds:.1f} s ({scores.size / seconds / 1e6:.0f} MB/s); first touch of a block "
-              f"(CRC, decode, SHA-256) {first * 1e6:.0f} µs; every block {whole:.1f} s (CPU times); read boards answer the table: {same}", flush=True)
+        print(
+            f"{name}-{level}: {size / 1e6:.1f} MB ({scores.size / size:.1f}x, {8 * size / scores.size:.3f} bits/board) "
+            f"written in {seconds:.1f} s ({scores.size / seconds / 1e6:.0f} MB/s); first touch of a block "
+            f"(CRC, decode, SHA-256) {first * 1e6:.0f} µs; every block {whole:.1f} s (CPU times); read boards answer the table: {same}",
+            flush=True,
+        )
         warm_lookup(game_name, array, scores, keep, rng)
 
 
@@ -313,8 +319,10 @@ def warm_lookup(game_name: str, array: BlockArray, scores: np.ndarray, keep: np.
     canonical = cpu_per_item(sym.canonical_of, callers)
     where = cpu_per_item(index.index_of_code, callers)
     byte = cpu_per_item(array.__getitem__, places)
-    print(f"  warm look-up parts, CPU per board: canonical {1e6 * canonical:.2f} µs, index {1e6 * where:.2f} µs, "
-          f"byte from a cached block {1e6 * byte:.2f} µs", flush=True)
+    print(
+        f"  warm look-up parts, CPU per board: canonical {1e6 * canonical:.2f} µs, index {1e6 * where:.2f} µs, byte from a cached block {1e6 * byte:.2f} µs",
+        flush=True,
+    )
     proto = Prototype(game_name, array)
     plain = np.asarray(scores)
     sample = rng.integers(0, scores.size, 4000)
@@ -331,9 +339,12 @@ def warm_lookup(game_name: str, array: BlockArray, scores: np.ndarray, keep: np.
     score = cpu_per_item(proto.score, warm)
     # one board at a time: its children's blocks (up to one per child) fit the cache once touched
     best = float(np.mean([warm_cpu(proto.best_mask, code) for code in warm]))
-    print(f"  prototype through the canonical form ({len(picked[:300])} random reachable boards answer like the plain table): "
-          f"CPU per board (warm): score {1e6 * score:.1f} µs (of which the rules check {1e6 * rules:.1f} µs), "
-          f"best moves {1e6 * best:.1f} µs", flush=True)
+    print(
+        f"  prototype through the canonical form ({len(picked[:300])} random reachable boards answer like the plain table): "
+        f"CPU per board (warm): score {1e6 * score:.1f} µs (of which the rules check {1e6 * rules:.1f} µs), "
+        f"best moves {1e6 * best:.1f} µs",
+        flush=True,
+    )
 
 
 def measure(samples: list[dict[str, np.ndarray]], block: int, codec: Codec, content: str) -> tuple[float, float, float, float]:
@@ -366,7 +377,9 @@ def wheel_sizes(names: list[str]) -> None:
         for name in names:
             result = subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", tmp, name],
-                capture_output=True, text=True, check=False,
+                capture_output=True,
+                text=True,
+                check=False,
             )
             wheels = sorted(Path(tmp).glob(f"{name.replace('-', '_').replace('.', '_')}-*.whl"))
             size = f"{wheels[-1].stat().st_size / 1e6:.2f} MB ({wheels[-1].name})" if wheels else f"failed: {result.stderr.strip()[-120:]}"

@@ -246,8 +246,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     """
     if isinstance(moves, (str, bytes)) or not isinstance(moves, Iterable):
         raise InvalidBoardError(
-            f"moves must be a sequence of moves, one per ply, found {type(moves).__name__} {quote(moves)}: "
-            "e.g. [4, 0, 8] or [(1, 1), (0, 0), (2, 2)]"
+            f"moves must be a sequence of moves, one per ply, found {type(moves).__name__} {quote(moves)}: e.g. [4, 0, 8] or [(1, 1), (0, 0), (2, 2)]"
         )
     position = table.at(0)
     played: dict[int, int] = {}

@@ -164,9 +164,7 @@ def table_for(
     return store.table_for(parse_game(game), table_dir=table_dir, build=build, on_build=on_build)
 
 
-def load_table(
-    path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True
-) -> DenseTable:
+def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:
     """Open a dense table file, every block verified before it answers (:func:`solver.store.load_table`)."""
     return store.load_table(path, game=None if game is None else parse_game(game), verify=verify, follow_symlinks=follow_symlinks)
 

@@ -126,9 +126,7 @@ class Codec:
         if not self.available():
             from .extras import install_command
 
-            raise CodecUnavailable(
-                f"the {self.name} codec needs {self.package}, which is not installed: {install_command(self.extra)}"
-            )
+            raise CodecUnavailable(f"the {self.name} codec needs {self.package}, which is not installed: {install_command(self.extra)}")
 
     def compress(self, data: bytes | memoryview, level: int) -> bytes:
         """One block, compressed (deterministic for a given codec version)."""

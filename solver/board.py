@@ -103,9 +103,7 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
     if isinstance(board, (int, np.integer)) and not isinstance(board, (bool, np.bool_)):
         code = int(board)
         if not 0 <= code < expected.codes:
-            raise InvalidBoardError(
-                f"code {quote(code)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}"
-            )
+            raise InvalidBoardError(f"code {quote(code)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}")
         return expected, code
     if isinstance(board, str):
         return _parse_string(str(board), expected)
@@ -114,8 +112,7 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
     if isinstance(board, (list, tuple)):
         return _parse_sequence(board, expected)
     raise InvalidBoardError(
-        f"cannot read a board from {type(board).__name__} {quote(board)}: expected an int code, a string, "
-        "a list of rows, a flat list of cells or a numpy array"
+        f"cannot read a board from {type(board).__name__} {quote(board)}: expected an int code, a string, a list of rows, a flat list of cells or a numpy array"
     )
 
 
@@ -149,19 +146,15 @@ def parse_text(text: str, game: Game | None = None) -> tuple[Game, int]:
         digits = stripped.lstrip("-")
         if len(digits) > 1 and digits[0] == "0":  # "000000001": a board typed as digits, or code 1? Neither.
             raise InvalidBoardError(
-                f"{quote(stripped)} is not a code: a code has no leading zeros; "
-                f"and a board is written with {_EXPECTED_SYMBOLS}, not with digits"
+                f"{quote(stripped)} is not a code: a code has no leading zeros; and a board is written with {_EXPECTED_SYMBOLS}, not with digits"
             )
         if len(digits) > len(str(expected.codes - 1)):  # out of range: not converted (int() refuses over 4,300 digits)
-            raise InvalidBoardError(
-                f"code {quote(stripped)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}"
-            )
+            raise InvalidBoardError(f"code {quote(stripped)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}")
         return parse(int(stripped), expected)
     if stripped.isdigit():  # digits, but not ASCII ones: int() would read some ("\u0663" is 3), others not ("²")
         other = next(char for char in stripped if not char.isascii())
         raise InvalidBoardError(
-            f"{quote(stripped)} is neither a code nor a board: it has the digit {other!r} (U+{ord(other):04X}), "
-            "and a code is written in the ASCII digits 0-9"
+            f"{quote(stripped)} is neither a code nor a board: it has the digit {other!r} (U+{ord(other):04X}), and a code is written in the ASCII digits 0-9"
         )
     return parse(text, expected)
 
@@ -177,16 +170,13 @@ def shape_hint(rows: int, cols: int) -> str:
 def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
     if rows == game.rows and cols == game.cols:
         return game
-    raise InvalidBoardError(
-        f"{what} is {rows}x{cols}, expected {game.rows}x{game.cols} for {game.name}: {shape_hint(rows, cols)}"
-    )
+    raise InvalidBoardError(f"{what} is {rows}x{cols}, expected {game.rows}x{game.cols} for {game.name}: {shape_hint(rows, cols)}")
 
 
 def _flat_game(cells: int, game: Game, what: str) -> Game:
     if cells != game.cells:
         raise InvalidBoardError(
-            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} "
-            "(pass game= or --game for another board, or give the rows)"
+            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} (pass game= or --game for another board, or give the rows)"
         )
     return game
 
@@ -277,9 +267,7 @@ def _parse_array(array: np.ndarray, game: Game) -> tuple[Game, int]:
     bad = np.flatnonzero((flat != 0) & (flat != 1) & (flat != -1))
     if bad.size:
         row, col = game.coords(int(bad[0]))
-        raise InvalidBoardError(
-            f"unknown value {flat[bad[0]].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)"
-        )
+        raise InvalidBoardError(f"unknown value {flat[bad[0]].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)")
     digits = np.where(flat == -1, 2, flat).astype(np.int64)
     return game, int(digits @ (3 ** np.arange(game.cells, dtype=np.int64)))
 
@@ -342,17 +330,13 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
     elif array.shape[-1] == game.cells:
         flat = array
     else:
-        raise InvalidBoardError(
-            f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}"
-        )
+        raise InvalidBoardError(f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}")
     bad = (flat != 0) & (flat != 1) & (flat != -1)
     if bad.any():
         where = np.unravel_index(int(np.argmax(bad)), bad.shape)
         board, cell = [int(i) for i in where[:-1]], int(where[-1])
         row, col = game.coords(cell)
-        raise InvalidBoardError(
-            f"boards{board} has {flat[where].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)"
-        )
+        raise InvalidBoardError(f"boards{board} has {flat[where].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)")
     digits = np.where(flat == -1, 2, flat).astype(np.int64)
     return digits @ (3 ** np.arange(game.cells, dtype=np.int64))
 
@@ -418,10 +402,7 @@ def rule_violation(game: Game, code: int) -> str | None:
     x, o = masks(game, code)
     nx, no = x.bit_count(), o.bit_count()
     if nx not in (no, no + 1):
-        return (
-            f"impossible piece counts: {nx} X and {no} O "
-            "(X moves first, so X has as many pieces as O or one more)"
-        )
+        return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
     x_lines, o_lines = game.lines_in(x), game.lines_in(o)
     if x_lines and o_lines:
         return f"both players have a line: X at {_cells(game, x_lines[0])} and O at {_cells(game, o_lines[0])}"
@@ -429,10 +410,7 @@ def rule_violation(game: Game, code: int) -> str | None:
         if not lines:
             continue
         if not moved_last:
-            return (
-                f"{player} has a line at {_cells(game, lines[0])} but {other} moved after it: "
-                f"the game went on after {player} won"
-            )
+            return f"{player} has a line at {_cells(game, lines[0])} but {other} moved after it: the game went on after {player} won"
         if not set(lines[0]).intersection(*lines[1:]):
             named, common = [], set(lines[0])
             for line in lines:  # name just enough lines to leave no common cell

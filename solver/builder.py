@@ -219,9 +219,7 @@ def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.
     if sizes != list(layout(game).layer_sizes):
         raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
     parts = stored_layers(game, layers)
-    return tablefile.write_table(
-        path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts}, verify=verify, built_here=True
-    )
+    return tablefile.write_table(path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts}, verify=verify, built_here=True)
 
 
 def prove(table: Table) -> list[str]:

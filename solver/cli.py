@@ -116,14 +116,15 @@ class _ArgsCommand(click.Command):
         return super().parse_args(ctx, [*kept, "--", *arguments])
 
 
-TABLE_DIR_HELP = ("Where built tables are kept (default: $SOLVED_TICTACTOE_DIR if set, else the user data directory, "
-                  "~/.local/share/solved-tictactoe on Linux; tables left in the old default, ~/.config/solved-tictactoe, are still used).")
+TABLE_DIR_HELP = (
+    "Where built tables are kept (default: $SOLVED_TICTACTOE_DIR if set, else the user data directory, "
+    "~/.local/share/solved-tictactoe on Linux; tables left in the old default, ~/.config/solved-tictactoe, are still used)."
+)
 
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK], e.g. 4x4 or 3x4k3.")
-    @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                  help=TABLE_DIR_HELP)
+    @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
     @functools.wraps(function)
     def wrapper(*args: Any, game: str, table_dir: Path | None, quiet: bool, **kwargs: Any) -> Any:
@@ -236,8 +237,9 @@ def stats(options: TableOptions, as_json: bool) -> None:
         ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
     ]
     for layer in counts.get("layers", []):
-        rows.append((f"  layer {layer['ply']}", f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, "
-                                                 f"{layer['finished']:,} finished"))
+        rows.append(
+            (f"  layer {layer['ply']}", f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, {layer['finished']:,} finished")
+        )
     width = max(len(label) for label, _ in rows)
     for label, text in rows:
         click.echo(f"{label.ljust(width)}  {text}")
@@ -356,13 +358,16 @@ def _ask_move(position: Position) -> Position | None:
 # -- build and verify -----------------------------------------------------------
 @main.command()
 @_game_option
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the table (default: the table directory, <game>.ttt).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes for games of more than 16 cells (default: every core).")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
-              help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: "
-                   "$SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.")
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where to write the table (default: the table directory, <game>.ttt)."
+)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for games of more than 16 cells (default: every core).")
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
+)
 def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
@@ -388,8 +393,9 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
 
 @main.command()
 @_game_option
-@click.option("--table", "path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The table file to check (default: the one 'solve' uses for --game).")
+@click.option(
+    "--table", "path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="The table file to check (default: the one 'solve' uses for --game)."
+)
 def verify(options: TableOptions, path: Path | None) -> None:
     """Prove a table: header, checksums, and a fresh build compared code by code.
 
@@ -446,10 +452,17 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     game = analysis.game
     rows = [("ply", "player", "move", "best moves", "before", "after", "verdict")]
     for ply in analysis.plies:
-        rows.append((
-            str(ply.ply), ply.player, f"{_rc(game, ply.cell)} ({ply.cell})", _best_text(ply),
-            outcome_label(ply.result_before, ply.plies_before), outcome_label(ply.result_after, ply.plies_after), ply.verdict,
-        ))
+        rows.append(
+            (
+                str(ply.ply),
+                ply.player,
+                f"{_rc(game, ply.cell)} ({ply.cell})",
+                _best_text(ply),
+                outcome_label(ply.result_before, ply.plies_before),
+                outcome_label(ply.result_after, ply.plies_after),
+                ply.verdict,
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
     lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
@@ -470,33 +483,81 @@ a page or two for a person, where all of them can run to thousands of lines."""
 @main.command()
 @click.argument("player", metavar="FILE.py:FUNCTION")
 @_game_option
-@click.option("--symbols", default="X,O,None", show_default=True,
-              help="X, O and empty in the board passed (None is Python's None), e.g. 'x,o,-' or 'X,O, '.")
+@click.option("--symbols", default="X,O,None", show_default=True, help="X, O and empty in the board passed (None is Python's None), e.g. 'x,o,-' or 'X,O, '.")
 @click.option("--numpy", "array", is_flag=True, help="Pass a numpy int array of shape (rows, cols): 1 X, -1 O, 0 empty.")
 @click.option("--flat", is_flag=True, help="Pass a string of one symbol per cell, row by row ('.' for None), e.g. 'X...O....'.")
-@click.option("--turn", type=click.Choice(["symbol", "max"]), default=None,
-              help="Also pass whose turn it is: the mover's symbol, or True when X (the maximiser) is to move.")
-@click.option("--returns", type=click.Choice(["move", "value-move"]), default="move", show_default=True,
-              help="What the function returns: a move, or (value, move).")
-@click.option("--side", type=click.Choice(["X", "O", "both"], case_sensitive=False), default="both", show_default=True,
-              help="Grade the positions where this side is to move.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
-              help="Seconds per call; a call that runs over counts as timed out.")
-@click.option("--total-timeout", type=click.FloatRange(min=0), default=DEFAULT_TOTAL_TIMEOUT, show_default=True,
-              help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.")
-@click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True,
-              help="The player's memory limit in MiB (0: no limit).")
-@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default="auto", show_default=True,
-              help="Contain the player with bubblewrap (bwrap): auto uses it where it works and otherwise says once what is "
-                   "not contained; bwrap refuses to grade without it; none runs it as a plain process.")
-@click.option("--sample", type=click.IntRange(min=1), default=None,
-              help="Grade this many positions drawn at random (the same every run) instead of all; "
-                   "games of more than 16 cells are always sampled (default 10,000).")
-@click.option("--limit", type=click.IntRange(min=0), default=GRADE_LIMIT, show_default=True,
-              help="Show at most this many boards and error kinds in each section (0: all of them; --json always lists all).")
+@click.option(
+    "--turn",
+    type=click.Choice(["symbol", "max"]),
+    default=None,
+    help="Also pass whose turn it is: the mover's symbol, or True when X (the maximiser) is to move.",
+)
+@click.option(
+    "--returns", type=click.Choice(["move", "value-move"]), default="move", show_default=True, help="What the function returns: a move, or (value, move)."
+)
+@click.option(
+    "--side",
+    type=click.Choice(["X", "O", "both"], case_sensitive=False),
+    default="both",
+    show_default=True,
+    help="Grade the positions where this side is to move.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    help="Seconds per call; a call that runs over counts as timed out.",
+)
+@click.option(
+    "--total-timeout",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TOTAL_TIMEOUT,
+    show_default=True,
+    help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.",
+)
+@click.option(
+    "--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True, help="The player's memory limit in MiB (0: no limit)."
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default="auto",
+    show_default=True,
+    help="Contain the player with bubblewrap (bwrap): auto uses it where it works and otherwise says once what is "
+    "not contained; bwrap refuses to grade without it; none runs it as a plain process.",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Grade this many positions drawn at random (the same every run) instead of all; games of more than 16 cells are always sampled (default 10,000).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=GRADE_LIMIT,
+    show_default=True,
+    help="Show at most this many boards and error kinds in each section (0: all of them; --json always lists all).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: bool, turn: str | None, returns: str, side: str,
-          timeout: float, total_timeout: float, memory_mb: int, sandbox: str, sample: int | None, limit: int, as_json: bool) -> None:
+def grade(
+    player: str,
+    options: TableOptions,
+    symbols: str,
+    array: bool,
+    flat: bool,
+    turn: str | None,
+    returns: str,
+    side: str,
+    timeout: float,
+    total_timeout: float,
+    memory_mb: int,
+    sandbox: str,
+    sample: int | None,
+    limit: int,
+    as_json: bool,
+) -> None:
     """Grade a move function on every position where its side is to move.
 
     FUNCTION takes a board (by default a list of rows of 'X', 'O' and None)
@@ -512,9 +573,21 @@ def grade(player: str, options: TableOptions, symbols: str, array: bool, flat: b
     table = options.table()
     board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
     run = functools.partial(
-        _grade, player, symbols=parsed, array=array, flat=flat, turn=cast("Turn | None", turn), returns=cast("Returns", returns),
-        side=side, table=table, sample=sample, timeout=timeout, total_timeout=total_timeout or None, memory_mb=memory_mb or None,
-        sandbox=cast("Sandbox", sandbox))  # the choices click checked
+        _grade,
+        player,
+        symbols=parsed,
+        array=array,
+        flat=flat,
+        turn=cast("Turn | None", turn),
+        returns=cast("Returns", returns),
+        side=side,
+        table=table,
+        sample=sample,
+        timeout=timeout,
+        total_timeout=total_timeout or None,
+        memory_mb=memory_mb or None,
+        sandbox=cast("Sandbox", sandbox),
+    )  # the choices click checked
     planned = len(positions_to_grade(side=side, table=table, sample=sample))
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
@@ -590,12 +663,18 @@ def describe_report(report: GradeReport, player: str, *, limit: int = GRADE_LIMI
     width = max(len(row[1]) for row in rows)
     lines += [f"{label:<22}{count.rjust(width)}  {note}".rstrip() for label, count, note in rows]
     lines += [f"hint: {hint}" for hint in report.hints]
-    for title, graded in (("Where the result was thrown away", report.lost),
-                          ("Kept the result, but not the best score (a slower win or a faster loss)", report.slower)):
+    for title, graded in (
+        ("Where the result was thrown away", report.lost),
+        ("Kept the result, but not the best score (a slower win or a faster loss)", report.slower),
+    ):
         if graded:
             lines += ["", f"{title}; ! the move played, * the best moves:"] + _graded_boards(graded, limit)
-    for title, failures in (("Exceptions", report.exceptions), ("Illegal answers", report.illegal),
-                            ("Timed out", report.timeouts), ("Ended the player's process", report.crashes)):
+    for title, failures in (
+        ("Exceptions", report.exceptions),
+        ("Illegal answers", report.illegal),
+        ("Timed out", report.timeouts),
+        ("Ended the player's process", report.crashes),
+    ):
         if failures:
             lines += ["", f"{title}:"] + _grouped(failures, limit)
     return "\n".join(lines)
@@ -607,8 +686,10 @@ def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
     for item in shown:
         p, move = item.position, item.move
         best = " ".join(_rc(p.game, cell) for cell in p.best_cells)
-        lines.append(f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
-                     f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]")
+        lines.append(
+            f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
+            f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]"
+        )
         marks = dict.fromkeys(p.best_cells, "*") | {move.cell: "!"}
         lines += ["    " + row for row in _board.draw(p.game, p.code, marks=marks)]
     if len(shown) < len(graded):
@@ -628,7 +709,7 @@ def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
         answer = f", answer {first.answer}" if first.answer else ""
         lines.append(f"  {len(group):>5,} x {message}  (first on {first.position.board}{answer})")
     if len(shown) < len(ordered):
-        hidden = sum(len(group) for _, group in ordered[len(shown):])
+        hidden = sum(len(group) for _, group in ordered[len(shown) :])
         lines.append(f"  ... and {count(len(ordered) - len(shown), 'more kind')} ({count(hidden, 'call')}; --limit 0 shows all, --json lists them)")
     return lines
 
@@ -640,13 +721,24 @@ def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (127.0.0.1: this machine only).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on (0 picks a free one).")
-@click.option("--game", "-g", "games", multiple=True, metavar="GAME",
-              help="Also serve this game, building its table first if needed (repeatable); the first is the page's default.")
-@click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help=TABLE_DIR_HELP)
+@click.option(
+    "--game",
+    "-g",
+    "games",
+    multiple=True,
+    metavar="GAME",
+    help="Also serve this game, building its table first if needed (repeatable); the first is the page's default.",
+)
+@click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
-@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes answering on the port (one per core; they share the memory-mapped tables).")
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Processes answering on the port (one per core; they share the memory-mapped tables).",
+)
 def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
 
@@ -659,8 +751,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
     except ImportError as error:
         from .extras import install_command
 
-        click.echo(f"solve: error: solve serve needs the web extra ({error.name or error} is missing): "
-                   f"install it with {install_command('web')}", err=True)
+        click.echo(f"solve: error: solve serve needs the web extra ({error.name or error} is missing): install it with {install_command('web')}", err=True)
         raise SystemExit(1) from None
     wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
     for table in wanted:
@@ -681,8 +772,9 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         raise SystemExit(1) from None
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    click.echo(f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ "
-               f"(API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops.")
+    click.echo(
+        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ (API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops."
+    )
     if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)
     if workers > 1 and not hasattr(os, "fork"):

@@ -59,10 +59,7 @@ class BuildEstimate:
     def describe(self) -> str:
         """``about 2 h 5 min on 2 cores, 301.7 GiB of disk and 49.1 GiB of memory``."""
         cores = f"{self.jobs} core{'s' * (self.jobs != 1)}"
-        return (
-            f"about {format_duration(self.seconds)} on {cores}, {format_size(self.disk_bytes)} of disk "
-            f"and {format_size(self.memory_bytes)} of memory"
-        )
+        return f"about {format_duration(self.seconds)} on {cores}, {format_size(self.disk_bytes)} of disk and {format_size(self.memory_bytes)} of memory"
 
 
 def format_duration(seconds: float) -> str:

@@ -65,8 +65,12 @@ def refuse_non_regular(path: Path) -> None:
 
 def file_kind(mode: int) -> str:
     kinds = (
-        (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
     )
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
@@ -303,8 +307,7 @@ def private_directory(path: Path) -> None:
     if strange:
         name, mode = strange[0]
         raise TableError(
-            f"{path / name}: is {file_kind(mode)}; a build directory holds only the build's own regular files, "
-            f"refusing to build: remove {path / name}"
+            f"{path / name}: is {file_kind(mode)}; a build directory holds only the build's own regular files, refusing to build: remove {path / name}"
         )
 
 
@@ -336,9 +339,12 @@ def open_private(directory: Path, name: str, flags: int) -> int:
     info = os.fstat(fd)
     writing = flags & (os.O_WRONLY | os.O_RDWR)
     problem = (
-        f"is {file_kind(info.st_mode)}" if not stat.S_ISREG(info.st_mode)
-        else f"is owned by user {info.st_uid}, not by you" if info.st_uid != _my_uid()
-        else f"has {info.st_nlink} hard links (a link to a file elsewhere?)" if writing and info.st_nlink != 1
+        f"is {file_kind(info.st_mode)}"
+        if not stat.S_ISREG(info.st_mode)
+        else f"is owned by user {info.st_uid}, not by you"
+        if info.st_uid != _my_uid()
+        else f"has {info.st_nlink} hard links (a link to a file elsewhere?)"
+        if writing and info.st_nlink != 1
         else None
     )
     if problem is not None:

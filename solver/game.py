@@ -59,13 +59,9 @@ class Game:
         if self.rows < 1 or self.cols < 1:
             raise InvalidGameError(f"a board needs at least one row and one column (found {self.rows}x{self.cols})")
         if self.rows * self.cols > MAX_CELLS:
-            raise InvalidGameError(
-                f"{self.rows}x{self.cols} has {self.rows * self.cols} cells; at most {MAX_CELLS} are supported"
-            )
+            raise InvalidGameError(f"{self.rows}x{self.cols} has {self.rows * self.cols} cells; at most {MAX_CELLS} are supported")
         if not 1 <= self.k <= max(self.rows, self.cols):
-            raise InvalidGameError(
-                f"k={self.k} does not fit a {self.rows}x{self.cols} board (expected 1 to {max(self.rows, self.cols)})"
-            )
+            raise InvalidGameError(f"k={self.k} does not fit a {self.rows}x{self.cols} board (expected 1 to {max(self.rows, self.cols)})")
 
     @property
     def name(self) -> str:

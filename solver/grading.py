@@ -112,9 +112,23 @@ from .tables import Table
 from .words import count
 
 __all__ = [
-    "DEFAULT_SYMBOLS", "DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "GradeReport", "GradedMove", "GradingInterrupted",
-    "PlayerFailure", "Returns", "Side", "Turn", "answer_cell", "board_maker", "describe_exception", "grade", "load_player",
-    "parse_symbols", "positions_to_grade",
+    "DEFAULT_SYMBOLS",
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_TOTAL_TIMEOUT",
+    "GradeReport",
+    "GradedMove",
+    "GradingInterrupted",
+    "PlayerFailure",
+    "Returns",
+    "Side",
+    "Turn",
+    "answer_cell",
+    "board_maker",
+    "describe_exception",
+    "grade",
+    "load_player",
+    "parse_symbols",
+    "positions_to_grade",
 ]
 
 Side = Literal["X", "O", "both"]
@@ -154,9 +168,16 @@ class GradedMove:
         """JSON-ready data; moves are flat cell indices."""
         p = self.position
         return {
-            "code": p.code, "board": p.board, "to_move": p.to_move, "move": self.move.cell,
-            "best_moves": list(p.best_cells), "result_before": p.result, "plies_before": p.plies,
-            "result_after": self.move.result, "plies_after": self.move.plies, "verdict": self.verdict,
+            "code": p.code,
+            "board": p.board,
+            "to_move": p.to_move,
+            "move": self.move.cell,
+            "best_moves": list(p.best_cells),
+            "result_before": p.result,
+            "plies_before": p.plies,
+            "result_after": self.move.result,
+            "plies_after": self.move.plies,
+            "verdict": self.verdict,
         }
 
 
@@ -235,10 +256,14 @@ class GradeReport:
         done = f"{self.positions:,}" if self.complete else f"incomplete: {self.stopped}, {self.positions:,} of {self.planned:,}"
         kept = f"{self.kept:,} kept" + (f" ({100 * self.kept / self.positions:.1f}%)" if self.positions else "")
         lost = f"{len(self.lost):,} thrown away" + (f" ({count(self.mistakes, 'mistake')}, {count(self.blunders, 'blunder')})" if self.lost else "")
-        failed = [count(len(items), noun) for items, noun in ((self.exceptions, "exception"), (self.illegal, "illegal answer"),
-                                                              (self.timeouts, "time-out"), (self.crashes, "crash")) if items]
-        return (f"<GradeReport {self.game.name}, {sides} to move: {done} positions, {kept}, {self.optimal:,} optimal, {lost}, "
-                f"{', '.join(failed) or 'no errors'}>")
+        failed = [
+            count(len(items), noun)
+            for items, noun in ((self.exceptions, "exception"), (self.illegal, "illegal answer"), (self.timeouts, "time-out"), (self.crashes, "crash"))
+            if items
+        ]
+        return (
+            f"<GradeReport {self.game.name}, {sides} to move: {done} positions, {kept}, {self.optimal:,} optimal, {lost}, {', '.join(failed) or 'no errors'}>"
+        )
 
     @property
     def complete(self) -> bool:
@@ -527,8 +552,15 @@ def _player_name(player: str | Callable[..., Any]) -> str:
     return player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
 
 
-def _judge_all(judge: _Judge, replies: Replies, progress: Progress | None, *, process: PlayerProcess | None = None,
-               deadline: float | None = None, unsandboxed: AnswerKey | None = None) -> GradeReport:
+def _judge_all(
+    judge: _Judge,
+    replies: Replies,
+    progress: Progress | None,
+    *,
+    process: PlayerProcess | None = None,
+    deadline: float | None = None,
+    unsandboxed: AnswerKey | None = None,
+) -> GradeReport:
     """Start the player's process (if isolated), judge each reply as it comes, and report; the process is closed whatever happens.
 
     :param unsandboxed: the answer key of an isolated player that ran without a sandbox: its table file is checked afterwards.
@@ -574,8 +606,11 @@ def _check_table(key: AnswerKey) -> None:
     damage = key.damage()
     if damage is not None:
         store.forget()
-        warnings.warn(f"the table file was changed while the player ran, without a sandbox: {damage} "
-                      "(every verdict came from a copy verified before the player started)", SandboxWarning, stacklevel=4)
+        warnings.warn(
+            f"the table file was changed while the player ran, without a sandbox: {damage} (every verdict came from a copy verified before the player started)",
+            SandboxWarning,
+            stacklevel=4,
+        )
 
 
 Replies = Generator[tuple[Position, Reply], None, None]
@@ -668,8 +703,13 @@ class _Judge:
         except ValueError as why:
             if answer in (None, [], "", [None, None]):
                 self._mismatch("no move", shown)
-            elif self.returns == "move" and isinstance(answer, list) and len(answer) == 2 and _is_number(answer[0]) \
-                    and (isinstance(answer[1], list) or answer[1] is None or isinstance(answer[0], float)):
+            elif (
+                self.returns == "move"
+                and isinstance(answer, list)
+                and len(answer) == 2
+                and _is_number(answer[0])
+                and (isinstance(answer[1], list) or answer[1] is None or isinstance(answer[0], float))
+            ):
                 self._mismatch("value-move", shown)
             self._fail(position, "illegal", str(why), shown)
             return
@@ -686,15 +726,19 @@ class _Judge:
     def _hint(self, kind: str) -> str:
         example = self.examples[kind]
         if kind == "no move":
-            return (f"{self.name} answered {example} (no move): it finds no empty cell, so the board's empty cells are probably "
-                    "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'")
+            return (
+                f"{self.name} answered {example} (no move): it finds no empty cell, so the board's empty cells are probably "
+                "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'"
+            )
         if kind == "value-move":
             return f"{self.name} answered {example}, which looks like (value, move): grade it with --returns value-move"
         if kind == "arguments: fewer":
             return f"{example}: {self.name} takes only the board: grade it without --turn"
         if kind == "arguments: more":
-            return (f"{example}: {self.name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
-                    "is to move) or --turn symbol (the mover's symbol)")
+            return (
+                f"{example}: {self.name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
+                "is to move) or --turn symbol (the mover's symbol)"
+            )
         return f"{example}: {self.name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"
 
     def check_early(self, *, final: bool = False) -> None:
@@ -712,20 +756,37 @@ class _Judge:
             rate = {s: lost[s] / self.tried_by_side[s] for s in ("X", "O")}
             for good, bad in (("O", "X"), ("X", "O")):
                 if rate[good] <= 0.01 and rate[bad] >= 0.05:
-                    found.append(f"{self.name} throws the result away in {rate[bad]:.0%} of {bad}'s positions but in {rate[good]:.0%} of "
-                                 f"{good}'s: if it plays {good} only, grade it with --side {good}")
+                    found.append(
+                        f"{self.name} throws the result away in {rate[bad]:.0%} of {bad}'s positions but in {rate[good]:.0%} of "
+                        f"{good}'s: if it plays {good} only, grade it with --side {good}"
+                    )
         return tuple(found)
 
     def report(self, process: PlayerProcess | None) -> GradeReport:
         """The report so far, in the order of :func:`positions_to_grade`."""
+
         def by_order(items: list[Any]) -> tuple[Any, ...]:
             return tuple(sorted(items, key=lambda item: _order(item.position)))
 
         return GradeReport(
-            game=self.game, side=self.side, planned=self.planned, positions=self.graded, kept=self.kept, optimal=self.optimal,
-            lost=by_order(self.lost), slower=by_order(self.slower), exceptions=by_order(self.failures["exception"]),
-            illegal=by_order(self.failures["illegal"]), timeouts=by_order(self.failures["timeout"]), crashes=by_order(self.failures["crash"]),
-            mutated=self.mutated, answers=tuple(sorted(self.answers)), hints=self.hints(), stopped=self.stopped,
+            game=self.game,
+            side=self.side,
+            planned=self.planned,
+            positions=self.graded,
+            kept=self.kept,
+            optimal=self.optimal,
+            lost=by_order(self.lost),
+            slower=by_order(self.slower),
+            exceptions=by_order(self.failures["exception"]),
+            illegal=by_order(self.failures["illegal"]),
+            timeouts=by_order(self.failures["timeout"]),
+            crashes=by_order(self.failures["crash"]),
+            mutated=self.mutated,
+            answers=tuple(sorted(self.answers)),
+            hints=self.hints(),
+            stopped=self.stopped,
             printed=0 if process is None else process.printed,
-            seconds=self.seconds, slowest=self.slowest, slowest_seconds=self.slowest_seconds,
+            seconds=self.seconds,
+            slowest=self.slowest,
+            slowest_seconds=self.slowest_seconds,
         )

@@ -204,8 +204,14 @@ class Layout:
                     if lx < 0 or lo < 0 or lx + lo > self.low_cells:
                         continue
                     block = Block(
-                        ply, hx, ho, lx, lo, start,
-                        group_size(self.high_cells, hx, ho), group_size(self.low_cells, lx, lo),
+                        ply,
+                        hx,
+                        ho,
+                        lx,
+                        lo,
+                        start,
+                        group_size(self.high_cells, hx, ho),
+                        group_size(self.low_cells, lx, lo),
                     )
                     flat = self.high.group(hx, ho) * ngl + self.low.group(lx, lo)
                     base[flat] = offsets[-1] + start

@@ -61,9 +61,18 @@ from .moves import parse_move
 from .position import Position
 
 __all__ = [
-    "board_from_openspiel", "board_from_pettingzoo", "openspiel_action", "openspiel_best_actions",
-    "openspiel_move", "openspiel_position", "openspiel_returns", "pettingzoo_action",
-    "pettingzoo_best_actions", "pettingzoo_move", "pettingzoo_observation", "pettingzoo_position",
+    "board_from_openspiel",
+    "board_from_pettingzoo",
+    "openspiel_action",
+    "openspiel_best_actions",
+    "openspiel_move",
+    "openspiel_position",
+    "openspiel_returns",
+    "pettingzoo_action",
+    "pettingzoo_best_actions",
+    "pettingzoo_move",
+    "pettingzoo_observation",
+    "pettingzoo_position",
 ]
 
 Agent = Literal["player_1", "player_2"]
@@ -150,8 +159,7 @@ def _openspiel_text(state: Any) -> str:
         return state
     if not (callable(getattr(state, "legal_actions", None)) and callable(getattr(state, "is_terminal", None))):
         raise InvalidBoardError(
-            f"cannot read an OpenSpiel board from {type(state).__name__}: "
-            "expected a pyspiel tic_tac_toe state or its str(), e.g. 'x.o\\n...\\n...'"
+            f"cannot read an OpenSpiel board from {type(state).__name__}: expected a pyspiel tic_tac_toe state or its str(), e.g. 'x.o\\n...\\n...'"
         )
     try:
         name = state.get_game().get_type().short_name
@@ -238,18 +246,12 @@ def _planes(observation: Any) -> np.ndarray:
     bad = np.argwhere((array != 0) & (array != 1))
     if bad.size:
         i, j, p = (int(v) for v in bad[0])
-        raise InvalidBoardError(
-            f"observation[{i}, {j}, {p}] is {array[i, j, p].item()!r}: expected 0 or 1 "
-            f"(plane {p} holds {_PLANE[p]})"
-        )
+        raise InvalidBoardError(f"observation[{i}, {j}, {p}] is {array[i, j, p].item()!r}: expected 0 or 1 (plane {p} holds {_PLANE[p]})")
     planes = array.astype(np.int8)
     both = np.argwhere(planes[:, :, 0] & planes[:, :, 1])
     if both.size:
         i, j = (int(v) for v in both[0])
-        raise InvalidBoardError(
-            f"observation[{i}, {j}] has both planes set (PettingZoo action {3 * i + j}, row {j}, col {i}): "
-            "a square holds one mark at most"
-        )
+        raise InvalidBoardError(f"observation[{i}, {j}] has both planes set (PettingZoo action {3 * i + j}, row {j}, col {i}): a square holds one mark at most")
     return planes
 
 

@@ -68,9 +68,7 @@ _MAX_DIGITS = 9
 
 def expected_moves(game: Game) -> str:
     """What a move on ``game`` may be, for error messages."""
-    return (
-        f"expected a cell 0-{game.cells - 1} or row,col with row 0-{game.rows - 1} and col 0-{game.cols - 1}"
-    )
+    return f"expected a cell 0-{game.cells - 1} or row,col with row 0-{game.rows - 1} and col 0-{game.cols - 1}"
 
 
 def parse_move(move: Any, game: Game | str | None = None, *, where: str = "") -> int:

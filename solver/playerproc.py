@@ -125,8 +125,10 @@ def load_player(spec: str) -> Callable[..., Any]:
         loader_spec.loader.exec_module(module)
     except EOFError as error:
         sys.modules.pop(module_name, None)
-        raise PlayerError(f"{path}: the file reads standard input at import ({describe_exception(error)}): "
-                          "remove the interactive loop, or put it under if __name__ == '__main__':") from error
+        raise PlayerError(
+            f"{path}: the file reads standard input at import ({describe_exception(error)}): "
+            "remove the interactive loop, or put it under if __name__ == '__main__':"
+        ) from error
     except (Exception, SystemExit) as error:  # noqa: BLE001 - report any failure of the user's file
         sys.modules.pop(module_name, None)
         raise PlayerError(f"{path}: importing it failed: {describe_exception(error)}") from error
@@ -151,8 +153,7 @@ def _instance(cls: type, path: Path) -> Any:
     try:
         return cls()
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's constructor
-        raise PlayerError(f"{path}: cannot build {cls.__name__}() with no arguments to call its method: "
-                          f"{describe_exception(error)}") from error
+        raise PlayerError(f"{path}: cannot build {cls.__name__}() with no arguments to call its method: {describe_exception(error)}") from error
 
 
 def describe_exception(error: BaseException) -> str:
@@ -374,8 +375,17 @@ class PlayerProcess:
     :param hidden: folders and files the sandboxed child must not see (table directories and files).
     """
 
-    def __init__(self, spec: str, form: BoardForm, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int | None = DEFAULT_MEMORY_MB,
-                 limits: Limits | None = None, sandbox: Literal["bwrap", "none"] = "none", hidden: Sequence[Path] = ()) -> None:
+    def __init__(
+        self,
+        spec: str,
+        form: BoardForm,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        memory_mb: int | None = DEFAULT_MEMORY_MB,
+        limits: Limits | None = None,
+        sandbox: Literal["bwrap", "none"] = "none",
+        hidden: Sequence[Path] = (),
+    ) -> None:
         if not timeout or timeout <= 0:
             raise PlayerError(f"timeout must be a positive number of seconds, found {timeout!r}")
         self.spec = spec
@@ -406,8 +416,12 @@ class PlayerProcess:
         try:
             self._process = subprocess.Popen(
                 self._command([sys.executable, "-m", "solver.playerproc", str(requests_r), str(replies_w)]),
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                pass_fds=(requests_r, replies_w), env=env, close_fds=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(requests_r, replies_w),
+                env=env,
+                close_fds=True,
                 start_new_session=True,  # its own process group: processes the player forks die with it
             )
         finally:
@@ -426,8 +440,10 @@ class PlayerProcess:
             raise PlayerError(reply["load_error"][:2000])
         if reply == "late":
             self.close()
-            raise PlayerError(f"{path}: importing it took more than {max(LOAD_TIMEOUT, self.timeout):.0f} s: code at the top level of the file "
-                              "runs at import (a game loop?); keep it under if __name__ == '__main__':")
+            raise PlayerError(
+                f"{path}: importing it took more than {max(LOAD_TIMEOUT, self.timeout):.0f} s: code at the top level of the file "
+                "runs at import (a game loop?); keep it under if __name__ == '__main__':"
+            )
         why = self._death()
         raise PlayerError(f"{path}: importing it ended the player's process ({why})")
 

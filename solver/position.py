@@ -337,8 +337,9 @@ class Position:
         for score, cell in scored:
             result, plies = decode(score, empty)
             value = sign * ((score > 0) - (score < 0))
-            out.append({"cell": cell, "row": cell // cols, "col": cell % cols, "value": value, "result": result,
-                        "plies": plies, "best": bool(best_mask >> cell & 1)})
+            out.append(
+                {"cell": cell, "row": cell // cols, "col": cell % cols, "value": value, "result": result, "plies": plies, "best": bool(best_mask >> cell & 1)}
+            )
         return out
 
     # -- notebooks -------------------------------------------------------------

@@ -94,8 +94,13 @@ def bwrap_problem() -> str | None:
     if path is None:
         return "bwrap is not installed"
     try:
-        done = subprocess.run([path, *_FLAGS, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False)
+        done = subprocess.run(
+            [path, *_FLAGS, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"{path} did not run: {error}"
     if done.returncode != 0:
@@ -201,8 +206,12 @@ class Limits:
         import resource
 
         core = [(resource.RLIMIT_CORE, 0)]
-        wanted = [(resource.RLIMIT_AS, _mib(self.memory_mb)), (resource.RLIMIT_CPU, self.cpu_seconds),
-                  (resource.RLIMIT_FSIZE, _mib(self.file_mb)), (resource.RLIMIT_NPROC, self.processes)]
+        wanted = [
+            (resource.RLIMIT_AS, _mib(self.memory_mb)),
+            (resource.RLIMIT_CPU, self.cpu_seconds),
+            (resource.RLIMIT_FSIZE, _mib(self.file_mb)),
+            (resource.RLIMIT_NPROC, self.processes),
+        ]
         for which, value in [*core, *wanted]:
             if value is None:
                 continue

@@ -266,9 +266,7 @@ def believe(table: Table) -> None:
     trust.try_record(directory, name, table.kind, root)
 
 
-def load_table(
-    path: str | os.PathLike[str], *, game: Game | None = None, verify: bool | None = None, follow_symlinks: bool = True
-) -> DenseTable:
+def load_table(path: str | os.PathLike[str], *, game: Game | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:
     """Open a dense table file (memory-mapped; nothing is unpickled).
 
     The header, the layout and the table's checksum (against the one the package

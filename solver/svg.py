@@ -82,8 +82,10 @@ def position_svg(position: Position, *, cell: int = 56, highlight: int | None = 
     player = position.to_move or ""
     title = f"{game.name} board {position.board}: {status_line(position)}"
     parts = [
-        (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-         f'role="img" aria-label="{escape(title)}" style="{_FONT}">'),
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+            f'role="img" aria-label="{escape(title)}" style="{_FONT}">'
+        ),
         f"<title>{escape(title)}</title>",
     ]
     for index, piece in enumerate(position.cells):
@@ -101,20 +103,18 @@ def position_svg(position: Position, *, cell: int = 56, highlight: int | None = 
             text = f"row {row}, column {col}: {move_phrase(player, move)}" + (", best move" if move.best else "")
             size = cell * 0.3
         parts.append(f'<g data-cell="{index}" aria-label="{escape(text)}"><title>{escape(text)}</title>')
-        parts.append(f'<rect x="{x + 1}" y="{y + 1}" width="{cell - 2}" height="{cell - 2}" rx="4" fill="{fill}" '
-                     f'stroke="{GRID_STROKE}" stroke-width="1"/>')
+        parts.append(f'<rect x="{x + 1}" y="{y + 1}" width="{cell - 2}" height="{cell - 2}" rx="4" fill="{fill}" stroke="{GRID_STROKE}" stroke-width="1"/>')
         if move is not None and move.best:
-            parts.append(f'<rect x="{x + 3}" y="{y + 3}" width="{cell - 6}" height="{cell - 6}" rx="3" fill="none" '
-                         f'stroke="{BEST_STROKE}" stroke-width="3"/>')
-            parts.append(f'<text x="{x + cell - 7}" y="{y + 15}" font-size="{cell * 0.22:.1f}" text-anchor="end" '
-                         f'fill="{BEST_STROKE}">★</text>')
+            parts.append(f'<rect x="{x + 3}" y="{y + 3}" width="{cell - 6}" height="{cell - 6}" rx="3" fill="none" stroke="{BEST_STROKE}" stroke-width="3"/>')
+            parts.append(f'<text x="{x + cell - 7}" y="{y + 15}" font-size="{cell * 0.22:.1f}" text-anchor="end" fill="{BEST_STROKE}">★</text>')
         if index == highlight:
-            parts.append(f'<rect x="{x + 2}" y="{y + 2}" width="{cell - 4}" height="{cell - 4}" rx="3" fill="none" '
-                         f'stroke="#000" stroke-width="2.5"/>')
+            parts.append(f'<rect x="{x + 2}" y="{y + 2}" width="{cell - 4}" height="{cell - 4}" rx="3" fill="none" stroke="#000" stroke-width="2.5"/>')
         if label:
             weight = "600" if move is None else "500"
-            parts.append(f'<text x="{x + cell / 2:.1f}" y="{y + cell / 2:.1f}" font-size="{size:.1f}" font-weight="{weight}" '
-                         f'text-anchor="middle" dominant-baseline="central" fill="{ink}">{escape(label)}</text>')
+            parts.append(
+                f'<text x="{x + cell / 2:.1f}" y="{y + cell / 2:.1f}" font-size="{size:.1f}" font-weight="{weight}" '
+                f'text-anchor="middle" dominant-baseline="central" fill="{ink}">{escape(label)}</text>'
+            )
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
@@ -140,25 +140,32 @@ def analysis_html(analysis: GameAnalysis) -> str:
     """An analysed game as HTML: a row per ply with its verdict, the final board, each player's summary."""
     game = analysis.game
     cell_style = "padding:1px 8px;text-align:left"
-    head = "".join(f'<th style="{cell_style}">{name}</th>'
-                   for name in ("ply", "player", "move", "best moves", "before", "after", "verdict"))
+    head = "".join(f'<th style="{cell_style}">{name}</th>' for name in ("ply", "player", "move", "best moves", "before", "after", "verdict"))
     rows = []
     for ply in analysis.plies:
         best = " ".join(f"{r},{c}" for r, c in (game.coords(cell) for cell in ply.best_cells))
         colour = VERDICT_COLOURS[ply.verdict]
-        values = (str(ply.ply), ply.player, f"{ply.move.row},{ply.move.col} ({ply.cell})", best,
-                  outcome_label(ply.result_before, ply.plies_before), outcome_label(ply.result_after, ply.plies_after))
+        values = (
+            str(ply.ply),
+            ply.player,
+            f"{ply.move.row},{ply.move.col} ({ply.cell})",
+            best,
+            outcome_label(ply.result_before, ply.plies_before),
+            outcome_label(ply.result_after, ply.plies_after),
+        )
         cells = "".join(f'<td style="{cell_style}">{escape(value)}</td>' for value in values)
-        rows.append(f'<tr data-ply="{ply.ply}">{cells}<td style="{cell_style};color:{colour};font-weight:600">'
-                    f"{ply.verdict}</td></tr>")
+        rows.append(f'<tr data-ply="{ply.ply}">{cells}<td style="{cell_style};color:{colour};font-weight:600">{ply.verdict}</td></tr>')
     summary = []
     for player in ("X", "O"):
         s = analysis.summary(player)
         moves = "1 move" if s.moves == 1 else f"{s.moves} moves"
         summary.append(f"{player}: {moves}; best {s.best}, ok {s.ok}, mistakes {s.mistakes}, blunders {s.blunders}")
     last = analysis.plies[-1].cell if analysis.plies else None
-    table = (f'<table style="border-collapse:collapse;font-size:0.9em;margin-bottom:6px"><thead><tr>{head}</tr></thead>'
-             f'<tbody>{"".join(rows)}</tbody></table>') if rows else "<div>No moves played.</div>"
+    table = (
+        (f'<table style="border-collapse:collapse;font-size:0.9em;margin-bottom:6px"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+        if rows
+        else "<div>No moves played.</div>"
+    )
     return (
         f'<div style="{_FONT}">{table}<div style="display:flex;gap:12px;align-items:flex-start">'
         f"{position_svg(analysis.final, highlight=last)}"

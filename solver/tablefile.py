@@ -376,9 +376,7 @@ def _reads_back(path: Path, game: Game) -> Callable[[Path], None]:
     return check
 
 
-def _plan(
-    kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None
-) -> tuple[Header, int, dict[str, list[np.ndarray]]]:
+def _plan(kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None) -> tuple[Header, int, dict[str, list[np.ndarray]]]:
     """The header (root not yet known) and padded header length of a file holding ``arrays``."""
     if kind not in KINDS:
         raise ValueError(f"unknown table kind {kind!r}: expected one of {KINDS}")

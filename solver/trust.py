@@ -56,11 +56,7 @@ def _entries(directory: Path) -> list[dict[str, str]]:
     if not isinstance(data, dict) or data.get("version") != _VERSION or not isinstance(data.get("tables"), list):
         return []
     keys = ("game", "kind", "root")
-    return [
-        {key: entry[key] for key in keys}
-        for entry in data["tables"]
-        if isinstance(entry, dict) and all(isinstance(entry.get(key), str) for key in keys)
-    ]
+    return [{key: entry[key] for key in keys} for entry in data["tables"] if isinstance(entry, dict) and all(isinstance(entry.get(key), str) for key in keys)]
 
 
 def is_trusted(directory: str | os.PathLike[str], game: str, kind: str, root: str) -> bool:

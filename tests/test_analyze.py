@@ -202,8 +202,7 @@ def test_cli_illegal_move_is_one_line_naming_the_ply_and_exit_status_2(moves, ne
 # -- repr -------------------------------------------------------------------------------
 def test_analysis_repr_is_one_line_with_the_moves_the_verdicts_and_the_final_board():
     assert repr(analyze(ALL_KINDS + [8])) == (
-        "<GameAnalysis 3x3k3 [3, 4, 6, 2, 8] X: 2 best, 1 ok; O: 1 best, 1 mistake; "
-        "now ..O/XO./X.X O to move: loss in 2 plies (value for X: +1)>"
+        "<GameAnalysis 3x3k3 [3, 4, 6, 2, 8] X: 2 best, 1 ok; O: 1 best, 1 mistake; now ..O/XO./X.X O to move: loss in 2 plies (value for X: +1)>"
     )
     assert repr(analyze([])) == "<GameAnalysis 3x3k3 no moves; now .../.../... X to move: draw, 9 plies to the end (value for X: 0)>"
     assert repr(analyze([0, 3, 1, 4, 2])).endswith("now XXX/OO./... game over: X won>")

@@ -68,10 +68,10 @@ def reachable() -> list[int]:
 
 # -- Position -------------------------------------------------------------------------------------------------
 
+
 def test_position_fields_of_a_position_in_play():
     p = solver.lookup("X.O/.X./..O")
-    assert (p.code, p.board, p.to_move, p.value, p.result, p.plies, p.winner, p.is_over) == (
-        13222, "X.O/.X./..O", "X", 0, "draw", 5, None, False)
+    assert (p.code, p.board, p.to_move, p.value, p.result, p.plies, p.winner, p.is_over) == (13222, "X.O/.X./..O", "X", 0, "draw", 5, None, False)
     assert p.best_moves == ((1, 2),)
     assert p.cells == ("X", None, "O", None, "X", None, None, None, "O")
     assert [m.cell for m in p.moves] == [1, 3, 5, 6, 7]
@@ -173,6 +173,7 @@ def test_to_dict_is_json_ready():
 
 # -- get, best_move, encode ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("board", ["garbage", "XX./.../...", -1, 3**9, True, 1.5, None, [[1, 2]], np.zeros(4)])
 def test_get_returns_the_default_for_an_invalid_board(board):
     marker = object()
@@ -224,6 +225,7 @@ def test_small_games_through_the_api(table_dir):
 
 
 # -- lookup_codes and Scores ------------------------------------------------------------------------------------------
+
 
 def per_code(table: solver.Table, codes: np.ndarray) -> dict[str, np.ndarray]:
     """score, best, value and plies of each code, one lookup per distinct code."""
@@ -336,6 +338,7 @@ def test_scores_value_and_plies_equal_positions_of_every_small_game(table_dir):
 
 # -- the package ------------------------------------------------------------------------------------------------------
 
+
 def test_public_names_exist_and_errors_form_one_hierarchy():
     for name in solver.__all__:
         assert hasattr(solver, name), name
@@ -379,7 +382,6 @@ def test_moves_are_a_tuple_whose_repr_groups_them_by_outcome_best_first():
     position = solver.lookup("..O/XO./X..")  # X to move: every kind of move
     moves = position.moves
     assert isinstance(moves, tuple) and moves == tuple(moves) and len(moves) == 5 and moves.player == "X"
-    assert repr(moves) == ("<MoveList for X: win in 1 ply (best) at (0, 0); win in 3 plies at (2, 1), (2, 2); "
-                           "draw at (0, 1); loss in 4 plies at (1, 2)>")
+    assert repr(moves) == ("<MoveList for X: win in 1 ply (best) at (0, 0); win in 3 plies at (2, 1), (2, 2); draw at (0, 1); loss in 4 plies at (1, 2)>")
     assert [repr(move) for move in moves[:2]] == ["<Move (0, 0): win in 1 ply, best>", "<Move (0, 1): draw>"]
     assert repr(solver.lookup("XXX/OO./...").moves) == "<MoveList: none, the game is over>" and solver.lookup("XXX/OO./...").moves == ()

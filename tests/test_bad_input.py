@@ -80,8 +80,7 @@ def test_a_5000_digit_code_is_refused_and_get_returns_its_default():
 
 
 def test_a_5000_digit_game_name_is_one_short_game_error(runner):
-    refused(lambda: solver.lookup(0, game="1" * 5000 + "x3"), "malformed game name", "5,002 characters",
-            error=solver.InvalidGameError)
+    refused(lambda: solver.lookup(0, game="1" * 5000 + "x3"), "malformed game name", "5,002 characters", error=solver.InvalidGameError)
     one_error_line(run(runner, "lookup", "0", "--game", "3x" + "3" * 5000), "malformed game name")
 
 
@@ -234,6 +233,7 @@ def test_a_move_of_three_numbers_is_unreadable_not_off_the_board(runner):
 
 
 # -- issue 13, problems 12 and 13 -----------------------------------------------------------------------
+
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
 def test_a_numpy_matrix_board_is_read_as_the_array_it_holds():

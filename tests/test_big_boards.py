@@ -105,7 +105,10 @@ def test_sampled_positions_have_the_position_api_answers_of_the_arrays(big) -> N
         position = table.lookup(render(table.game, c))
         assert position.code == c
         assert (position.value, position.plies, position.best_mask, position.score) == (
-            int(scores.value[i]), int(scores.plies[i]), int(scores.best[i]), int(scores.score[i])
+            int(scores.value[i]),
+            int(scores.plies[i]),
+            int(scores.best[i]),
+            int(scores.score[i]),
         ), f"{name} {position.board}"
 
 

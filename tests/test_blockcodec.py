@@ -44,7 +44,11 @@ def open_region(path: Path, written: Written, start: int, digests: bytes | None 
     region = np.memmap(path, dtype=np.uint8, mode="r", offset=start)
     stored = written.digests if digests is None else digests
     return BlockArray(
-        region, written.encoding, lambda b: stored[32 * b : 32 * b + 32], name=str(path), cache_blocks=cache_blocks,
+        region,
+        written.encoding,
+        lambda b: stored[32 * b : 32 * b + 32],
+        name=str(path),
+        cache_blocks=cache_blocks,
     )
 
 

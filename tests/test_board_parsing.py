@@ -71,8 +71,7 @@ def test_every_accepted_form_gives_the_same_code_and_position(form):
     board = SAME_BOARD[form]
     assert solver.encode(board) == X_O_DIAG, form
     position = solver.lookup(board)
-    assert (position.code, position.board, position.to_move, position.result, position.plies) == (
-        X_O_DIAG, "X.O/.X./..O", "X", "draw", 5), form
+    assert (position.code, position.board, position.to_move, position.result, position.plies) == (X_O_DIAG, "X.O/.X./..O", "X", "draw", 5), form
     assert solver.best_move(board) == (1, 2), form
 
 
@@ -148,6 +147,7 @@ def test_flat_forms_take_their_game_from_game_argument(table_dir):
 
 # -- wrong sizes: found vs expected ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "board, fragments",
     [
@@ -182,6 +182,7 @@ def test_a_flat_board_of_another_size_than_game_is_refused():
 
 
 # -- unknown symbols: which one and where -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "board, symbol, row, col",
@@ -235,6 +236,7 @@ def test_the_first_unknown_symbol_in_reading_order_is_named_for_every_form():
 
 # -- inputs that are not boards at all -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "board, fragments",
     [
@@ -278,6 +280,7 @@ def test_numpy_integer_codes_are_codes():
 
 
 # -- boards no legal game reaches ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "board, fragments",
@@ -374,7 +377,11 @@ def test_flat_strings_match_the_written_rule(text):
 
 
 ANYTHING = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 3**9 + 5) | st.floats(allow_nan=True) | st.text(max_size=12)
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 3**9 + 5)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=12)
     | st.sampled_from(["X", "o", ".", "-", "", " ", 1, -1, 0]),
     lambda children: st.lists(children, max_size=10) | st.tuples(children, children, children),
     max_leaves=30,
@@ -421,8 +428,9 @@ def test_any_other_text_is_a_board_string_read_as_parse_reads_it(text):
     assert parse_text(text) == parse(text) == (Game(3, 3, 3), X_O_DIAG)
 
 
-@pytest.mark.parametrize("text, shown", [("-1", "code -1 is"), ("19683", "code 19683 is"), ("1" * 5000, "(5,000 characters)"),
-                                         ("-" + "9" * 80, "(81 characters)")])
+@pytest.mark.parametrize(
+    "text, shown", [("-1", "code -1 is"), ("19683", "code 19683 is"), ("1" * 5000, "(5,000 characters)"), ("-" + "9" * 80, "(81 characters)")]
+)
 def test_a_code_out_of_range_is_refused_without_converting_thousands_of_digits(text, shown):
     with pytest.raises(solver.InvalidBoardError) as raised:
         parse_text(text)
@@ -437,8 +445,7 @@ def test_digits_with_leading_zeros_are_neither_a_code_nor_a_board(text):
         parse_text(text)
 
 
-@pytest.mark.parametrize("text, digit", [("²", "U+00B2"), ("\u0663", "U+0663"), ("1\u0663", "U+0663"), ("８８", "U+FF18"),
-                                         ("\u0661" * 9, "U+0661")])
+@pytest.mark.parametrize("text, digit", [("²", "U+00B2"), ("\u0663", "U+0663"), ("1\u0663", "U+0663"), ("８８", "U+FF18"), ("\u0661" * 9, "U+0661")])
 def test_digits_other_than_ascii_are_neither_a_code_nor_a_board(text, digit):
     """``int()`` reads Arabic-Indic and full-width digits (``int("\u0663") == 3``) and raises on ``²``:
     none of them is a code, and the message says which character is not 0-9."""

@@ -158,9 +158,7 @@ def test_a_link_planted_as_a_finished_layer_is_refused_on_resume(tmp_path: Path,
         build_layers(parse_game(GAME), tmp_path / "build", jobs=1)
 
 
-def test_a_link_planted_before_the_build_starts_is_refused_before_anything_is_written(
-    compact_stand_in: None, tmp_path: Path, victim: Path
-) -> None:
+def test_a_link_planted_before_the_build_starts_is_refused_before_anything_is_written(compact_stand_in: None, tmp_path: Path, victim: Path) -> None:
     directory = tmp_path / "tables" / f"{GAME}.ttt.build"
     directory.mkdir(parents=True, mode=0o700)
     (directory / "layer-05.i8.partial").symlink_to(victim)
@@ -254,8 +252,7 @@ def wait_for(condition, seconds: float, what: str) -> None:  # type: ignore[no-u
 @pytest.mark.parametrize("second", ["build", "lookup"])
 def test_a_second_builder_of_the_same_game_waits_for_the_first_and_uses_its_table(second: str, tmp_path: Path) -> None:
     tables = tmp_path / "tables"
-    first = solve_process(0.05, "build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1",
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = solve_process(0.05, "build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for(lambda: (tables / f"{GAME}.ttt.build" / "layer-12.i8").exists(), 60, "the first build to start")
         args = ["build", "--game", GAME] if second == "build" else ["lookup", "X.../.O../....", "--game", GAME]
@@ -280,8 +277,14 @@ def test_a_second_builder_of_the_same_game_waits_for_the_first_and_uses_its_tabl
 def test_two_builds_of_2x9k4_at_once_give_one_table_and_leave_no_build_directory(tmp_path: Path) -> None:
     tables = tmp_path / "tables"
     args = ("build", "--game", "2x9k4", "--table-dir", str(tables), "--jobs", "1")
-    first = subprocess.Popen([sys.executable, "-c", "from solver.cli import main; main()", *args], env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-c", "from solver.cli import main; main()", *args],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for(lambda: (tables / "2x9k4.ttt.build" / "lock").exists(), 60, "the first build to start")
     code, err = run(*args[:-2])
     _, first_err = first.communicate(timeout=600)
@@ -324,11 +327,13 @@ def test_the_workers_of_a_build_killed_with_sigkill_die_and_release_its_output(h
     script = STAND_IN.format(chunks=500, extra="" if how == "parent-death signal" else no_prctl)  # without: the polling thread alone
     build = subprocess.Popen(
         [sys.executable, "-c", script, "0.2", "build", "--game", GAME, "--table-dir", str(tmp_path), "--jobs", "2"],
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(lambda: len(_children(build.pid)) >= 2 and (tmp_path / f"{GAME}.ttt.build" / "layer-12.i8").exists(), 60,
-                 "the build's workers to start")
+        wait_for(lambda: len(_children(build.pid)) >= 2 and (tmp_path / f"{GAME}.ttt.build" / "layer-12.i8").exists(), 60, "the build's workers to start")
         workers = _children(build.pid)
         os.kill(build.pid, signal.SIGKILL)
         build.wait(10)
@@ -377,9 +382,7 @@ def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_i
     assert not [p for p in tables.iterdir() if p.name.endswith(".tmp")], "the refused file was not removed"
 
 
-def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_by_layer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_by_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
     monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)  # nothing ships
     output = tmp_path / f"{GAME}.ttt"
@@ -407,9 +410,7 @@ def test_a_dense_table_that_fails_its_checksum_is_never_written(tmp_path: Path, 
     [os.urandom(3000), b"1" * 5000 + b" 5\n", "0 \u00b2\n\u00b2\u00b3 12\n".encode(), b"\xff\xfe\n12 \n 3\n-1 4\n"],
     ids=["random bytes", "a 5000-digit field", "superscript digits", "mixed garbage"],
 )
-def test_a_damaged_journal_is_skipped_line_by_line_and_the_build_ends_with_the_right_bytes(
-    journal: bytes, compact_stand_in: None, tmp_path: Path
-) -> None:
+def test_a_damaged_journal_is_skipped_line_by_line_and_the_build_ends_with_the_right_bytes(journal: bytes, compact_stand_in: None, tmp_path: Path) -> None:
     fresh = tmp_path / "fresh"
     code, err = run("build", "--game", GAME, "--table-dir", str(fresh), "--jobs", "1")
     assert code == 0, err

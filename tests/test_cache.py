@@ -48,6 +48,7 @@ def temp_files(directory: Path) -> list[str]:
 
 # -- built once, then read ----------------------------------------------------------------------------------
 
+
 def test_a_game_that_is_not_shipped_is_built_on_first_use_then_read_from_disk(table_dir, monkeypatch):
     assert not table_dir.exists() or not any(table_dir.iterdir())
     first = solver.table_for("2x3")
@@ -242,11 +243,16 @@ def test_on_build_hook_is_entered_once_around_the_build(table_dir):
 
 # -- several processes --------------------------------------------------------------------------------------
 
+
 def python(script: str, *args: str, **kwargs) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(script), *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        **kwargs,
     )
 
 

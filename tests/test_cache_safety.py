@@ -42,6 +42,7 @@ def run(*args: str) -> tuple[int, str]:
 
 # -- nothing but a regular file is replaced or opened ------------------------------------------------------
 
+
 def test_build_output_refuses_a_fifo_and_leaves_it_in_place(tmp_path):
     fifo = tmp_path / "pipe.ttt"
     os.mkfifo(fifo)
@@ -106,6 +107,7 @@ def test_a_symlink_that_stays_inside_the_table_dir_is_followed(table_dir, small)
 
 # -- temporary files -----------------------------------------------------------------------------------------
 
+
 def test_the_temporary_file_is_never_a_planted_link_and_its_mode_is_set_through_the_descriptor(tmp_path, small, monkeypatch):
     """A symlink swapped in under the temporary name must not make another file world-readable."""
     secret = tmp_path / "secret"
@@ -141,8 +143,9 @@ LIVE_BUILDER = """
 
 def test_cleanup_never_touches_a_running_builders_file_and_removes_a_dead_ones(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    live = subprocess.Popen([sys.executable, "-c", textwrap.dedent(LIVE_BUILDER), str(tmp_path)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    live = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(LIVE_BUILDER), str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
     try:
         live_tmp = Path(live.stdout.readline().strip())
         assert remove_dead_temporaries(tmp_path) == []
@@ -167,6 +170,7 @@ def test_a_temp_file_whose_pid_lives_but_is_unlocked_is_kept(tmp_path):
 
 
 # -- an unwritable directory, a full disk -------------------------------------------------------------------------
+
 
 def test_an_environment_variable_naming_a_file_builds_in_memory_with_one_warning(tmp_path, monkeypatch):
     not_a_dir = tmp_path / "tables.txt"
@@ -227,6 +231,7 @@ def test_a_full_disk_is_refused_before_writing_with_the_space_needed(tmp_path, s
 
 
 # -- a symbolic link loop named like a table (issue 13, problem 12) ---------------------------------------
+
 
 def test_a_symlink_loop_named_like_a_table_is_one_line_for_lookup(table_dir):
     table_dir.mkdir(parents=True)

@@ -29,8 +29,14 @@ from solver.cli import main
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 SYMMETRIES = (
-    (0, 1, 2, 3, 4, 5, 6, 7, 8), (6, 3, 0, 7, 4, 1, 8, 5, 2), (8, 7, 6, 5, 4, 3, 2, 1, 0), (2, 5, 8, 1, 4, 7, 0, 3, 6),
-    (2, 1, 0, 5, 4, 3, 8, 7, 6), (6, 7, 8, 3, 4, 5, 0, 1, 2), (0, 3, 6, 1, 4, 7, 2, 5, 8), (8, 5, 2, 7, 4, 1, 6, 3, 0),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8),
+    (6, 3, 0, 7, 4, 1, 8, 5, 2),
+    (8, 7, 6, 5, 4, 3, 2, 1, 0),
+    (2, 5, 8, 1, 4, 7, 0, 3, 6),
+    (2, 1, 0, 5, 4, 3, 8, 7, 6),
+    (6, 7, 8, 3, 4, 5, 0, 1, 2),
+    (0, 3, 6, 1, 4, 7, 2, 5, 8),
+    (8, 5, 2, 7, 4, 1, 6, 3, 0),
 )
 
 
@@ -84,8 +90,16 @@ def brute_force_stats() -> dict:
             terminal["positions"] += 1
             terminal[{0: "draws", 1: "x_wins", 2: "o_wins"}[won]] += 1
     unique = {min(tuple(cells[p] for p in perm) for perm in SYMMETRIES) for cells in seen}
-    return {"positions": len(seen), "x_wins": by_value[1], "draws": by_value[0], "o_wins": by_value[-1],
-            "side_to_move": side, "terminal": terminal, "unique_positions": len(unique), "games": games}
+    return {
+        "positions": len(seen),
+        "x_wins": by_value[1],
+        "draws": by_value[0],
+        "o_wins": by_value[-1],
+        "side_to_move": side,
+        "terminal": terminal,
+        "unique_positions": len(unique),
+        "games": games,
+    }
 
 
 @pytest.fixture
@@ -113,6 +127,7 @@ def assert_one_error_line(result, code: int, *fragments: str) -> str:
 
 
 # -- stats -----------------------------------------------------------------------------------------------------
+
 
 def test_brute_force_agrees_with_the_published_counts():
     counts = brute_force_stats()
@@ -180,6 +195,7 @@ def test_quiet_build_prints_nothing_on_stderr(runner, tmp_path):
 
 # -- lookup ----------------------------------------------------------------------------------------------------
 
+
 def test_lookup_text(runner):
     result = run(runner, "lookup", "X.O/.X./..O")
     assert result.exit_code == 0, result.stderr
@@ -220,8 +236,7 @@ def test_lookup_json_by_board_and_by_code(runner):
     assert by_board.exit_code == by_code.exit_code == 0
     data = json.loads(by_board.stdout)
     assert data == json.loads(by_code.stdout)
-    assert (data["code"], data["board"], data["to_move"], data["result"], data["plies"], data["value"]) == (
-        13222, "X.O/.X./..O", "X", "draw", 5, 0)
+    assert (data["code"], data["board"], data["to_move"], data["result"], data["plies"], data["value"]) == (13222, "X.O/.X./..O", "X", "draw", 5, 0)
     assert data["best_moves"] == [[1, 2]]
     position = solver.lookup(13222)
     assert [m["cell"] for m in data["moves"]] == [m.cell for m in position.moves]
@@ -360,6 +375,7 @@ def test_a_perfect_human_always_draws(runner, monkeypatch, side, seed):
 
 # -- build and verify ------------------------------------------------------------------------------------------
 
+
 def test_build_then_verify(runner, tmp_path):
     path = tmp_path / "out" / "3x3k3.ttt"
     built = run(runner, "build", "--output", str(path))
@@ -415,6 +431,7 @@ def test_build_to_an_unwritable_place_is_one_line_not_a_traceback(runner, tmp_pa
 
 
 # -- the installed executable ---------------------------------------------------------------------------------
+
 
 def _installed_solve() -> str | None:
     candidate = Path(sys.executable).parent / "solve"

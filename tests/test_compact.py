@@ -24,9 +24,7 @@ from solver.store import open_compact
 from solver.tables import CompactTable
 
 # Every shape of up to 12 cells (rows <= cols) with a few k each: 1 to 12 cells, k = 1 to 4.
-SMALL = sorted(
-    {f"{r}x{c}k{k}" for r in range(1, 4) for c in range(r, 13) if r * c <= 12 for k in (1, 2, 3, 4, min(r, c), c) if k <= c}
-)
+SMALL = sorted({f"{r}x{c}k{k}" for r in range(1, 4) for c in range(r, 13) if r * c <= 12 for k in (1, 2, 3, 4, min(r, c), c) if k <= c})
 
 
 def _compact(name: str, directory: Path, jobs: int = 1) -> CompactTable:

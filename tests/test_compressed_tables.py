@@ -88,8 +88,12 @@ def test_a_seeded_sample_of_a_20_cell_table_answers_as_the_full_scores_do(name: 
     index = layout(game)
     rng = np.random.default_rng(20)
     picked = np.sort(rng.integers(0, index.size, 3_000_000))
-    full_at = np.concatenate([np.asarray(layers[ply])[picked[(picked >= a) & (picked < b)] - a]
-                              for ply, (a, b) in enumerate(zip(index.layer_offsets, index.layer_offsets[1:], strict=False))])
+    full_at = np.concatenate(
+        [
+            np.asarray(layers[ply])[picked[(picked >= a) & (picked < b)] - a]
+            for ply, (a, b) in enumerate(zip(index.layer_offsets, index.layer_offsets[1:], strict=False))
+        ]
+    )
     codes = index.codes_at(picked)
     assert np.array_equal(table.lookup_codes(codes, check=False).score, full_at)
     full = np.concatenate([np.asarray(layer) for layer in layers])

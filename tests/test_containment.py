@@ -139,8 +139,7 @@ def test_a_player_rewriting_the_table_file_changes_no_verdict(own_3x4_table, mod
 @pytest.mark.parametrize("name", ["stops_the_parent", "kills_the_parent", "terminates_the_parent"])
 def test_a_player_signalling_its_parent_neither_stops_nor_kills_the_grader(name, mode, tmp_path):
     sandbox_or_skip(mode)
-    command = [sys.executable, "-m", "solver.cli", "grade", f"{HOSTILE}:{name}", "--side", "O", "--json", "-q",
-               "--sandbox", mode, "--total-timeout", "120"]
+    command = [sys.executable, "-m", "solver.cli", "grade", f"{HOSTILE}:{name}", "--side", "O", "--json", "-q", "--sandbox", mode, "--total-timeout", "120"]
     env = {**os.environ, "PYTHONPATH": str(Path(solver.__file__).parent.parent)}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
     try:
@@ -227,10 +226,12 @@ def test_the_players_process_has_equal_soft_and_hard_limits_on_memory_cpu_file_s
 
     sandbox_or_skip(mode)
     path = tmp_path / "limits.py"
-    path.write_text("import resource\n"
-                    "def report(board):\n"
-                    "    names = ('AS', 'CPU', 'FSIZE', 'NPROC', 'CORE')\n"
-                    "    raise RuntimeError(' '.join(f'{n}={resource.getrlimit(getattr(resource, \"RLIMIT_\" + n))}' for n in names))\n")
+    path.write_text(
+        "import resource\n"
+        "def report(board):\n"
+        "    names = ('AS', 'CPU', 'FSIZE', 'NPROC', 'CORE')\n"
+        "    raise RuntimeError(' '.join(f'{n}={resource.getrlimit(getattr(resource, \"RLIMIT_\" + n))}' for n in names))\n"
+    )
     report = solver.grade(f"{path}:report", sample=1, memory_mb=300, total_timeout=100, sandbox=mode)
     limits = {name: (int(soft), int(hard)) for name, soft, hard in re.findall(r"(\w+)=\((-?\d+), (-?\d+)\)", report.exceptions[0].message)}
     assert limits["AS"] == (300 << 20, 300 << 20)
@@ -273,17 +274,20 @@ def test_a_forged_negative_count_of_printed_lines_is_refused():
     assert failure.kind == "crash" and "count of printed lines is not a count from 0 to" in failure.message
 
 
-@pytest.mark.parametrize("reply", [
-    {"i": 0, "a": 1, "s": 0.0, "m": 0, "p": -1},
-    {"i": 0, "a": 1, "s": 0.0, "m": 0, "p": True},
-    {"i": 0, "a": 1, "s": 0.0, "m": 0, "p": 10**18},
-    {"i": 0, "a": 1, "s": -1.0, "m": 0, "p": 0},
-    {"i": 0, "a": 1, "s": float("nan"), "m": 0, "p": 0},
-    {"i": 0, "a": 1, "s": 0.0, "m": 7, "p": 0},
-    {"i": 0, "x": "TypeError: x", "call": "sideways", "s": 0.0, "m": 0, "p": 0},
-    {"i": 1, "a": 1, "s": 0.0, "m": 0, "p": 0},
-    {"i": True, "a": 1, "s": 0.0, "m": 0, "p": 0},
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"i": 0, "a": 1, "s": 0.0, "m": 0, "p": -1},
+        {"i": 0, "a": 1, "s": 0.0, "m": 0, "p": True},
+        {"i": 0, "a": 1, "s": 0.0, "m": 0, "p": 10**18},
+        {"i": 0, "a": 1, "s": -1.0, "m": 0, "p": 0},
+        {"i": 0, "a": 1, "s": float("nan"), "m": 0, "p": 0},
+        {"i": 0, "a": 1, "s": 0.0, "m": 7, "p": 0},
+        {"i": 0, "x": "TypeError: x", "call": "sideways", "s": 0.0, "m": 0, "p": 0},
+        {"i": 1, "a": 1, "s": 0.0, "m": 0, "p": 0},
+        {"i": True, "a": 1, "s": 0.0, "m": 0, "p": 0},
+    ],
+)
 def test_every_number_from_the_players_process_is_checked(reply):
     from solver.playerproc import _refused
 

@@ -62,7 +62,8 @@ def test_the_gate_covers_the_package_and_scripts_but_not_the_build_kernels() -> 
 
 def test_the_gate_measures_functions_methods_and_nested_functions_from_def_to_last_line() -> None:
     body = "\n".join(f"    x{index} = {index}" for index in range(59))
-    source = textwrap.dedent('''
+    source = (
+        textwrap.dedent('''
         @decorator
         def short():
             """Docstring."""
@@ -74,7 +75,10 @@ def test_the_gate_measures_functions_methods_and_nested_functions_from_def_to_la
 
         def outer():
             def inner():
-        ''') + textwrap.indent(body, "    ") + "\n    return inner\n"
+        ''')
+        + textwrap.indent(body, "    ")
+        + "\n    return inner\n"
+    )
     found = {name: (line, lines) for name, line, lines in function_lengths(source)}
     assert found["short"] == (3, 3)  # the decorator is not counted, the docstring is
     assert found["Holder.method"] == (8, 2)

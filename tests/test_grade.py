@@ -187,9 +187,17 @@ def test_every_answer_form_of_a_best_move_is_optimal(convert):
 
 @pytest.mark.parametrize(
     ("answer", "needle"),
-    [((0, 0), "cell (0, 0) is taken by X"), (9, "cell 9 is off the board"), ((3, 1), "(3, 1) is off the board"),
-     (None, "answer None is not a move"), ("centre", "answer 'centre' is not a move"), ((1.0, 1.0), "answer (1.0, 1.0) is not a move"),
-     (True, "answer True is not a move"), ((1, 1, 1), "is not a move"), ("0,0", "cell (0, 0) is taken by X")],
+    [
+        ((0, 0), "cell (0, 0) is taken by X"),
+        (9, "cell 9 is off the board"),
+        ((3, 1), "(3, 1) is off the board"),
+        (None, "answer None is not a move"),
+        ("centre", "answer 'centre' is not a move"),
+        ((1.0, 1.0), "answer (1.0, 1.0) is not a move"),
+        (True, "answer True is not a move"),
+        ((1, 1, 1), "is not a move"),
+        ("0,0", "cell (0, 0) is taken by X"),
+    ],
 )
 def test_answer_cell_says_why_an_answer_is_not_a_legal_move(answer, needle):
     with pytest.raises(ValueError) as caught:
@@ -480,8 +488,9 @@ def test_a_player_that_ignores_the_alarm_is_killed_and_restarted():
     assert_only_the_centre_position_failed(report, "timeout")
 
 
-@pytest.mark.parametrize(("name", "message"), [("kills_itself", "the player's process was killed by SIGKILL"),
-                                                ("calls_sys_exit", "SystemExit: 0 (hostile_players.py, line ")])
+@pytest.mark.parametrize(
+    ("name", "message"), [("kills_itself", "the player's process was killed by SIGKILL"), ("calls_sys_exit", "SystemExit: 0 (hostile_players.py, line ")]
+)
 def test_a_player_that_ends_its_process_costs_that_position_only(name, message):
     report = hostile(name)
     kind = "crash" if name == "kills_itself" else "exception"
@@ -552,24 +561,29 @@ def test_the_total_time_limit_reports_what_was_graded():
 
 def test_answers_cross_as_plain_data_only(tmp_path):
     path = tmp_path / "lies.py"
-    path.write_text("class Cell(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
-                    "def play(board):\n    return [Cell(0), Cell(0)]\n")
+    path.write_text(
+        "class Cell(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\ndef play(board):\n    return [Cell(0), Cell(0)]\n"
+    )
     report = solver.grade(f"{path}:play", side="X")
     # the subclass arrives as the plain int 0: (0, 0) is legal only while the corner is empty
     assert report.illegal and all(f.message.startswith("cell (0, 0) is taken") for f in report.illegal)
 
 
 # -- options instead of wrappers ----------------------------------------------------------------
-@pytest.mark.parametrize(("name", "options"), [
-    ("with_symbol", {"turn": "symbol"}),
-    ("with_symbol", {"turn": "symbol", "symbols": ("x", "o", "-")}),
-    ("with_is_max", {"turn": "max"}),
-    ("value_and_move", {"returns": "value-move"}),
-    ("flat_cell", {}),
-    ("Bot.move", {}),
-])
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("with_symbol", {"turn": "symbol"}),
+        ("with_symbol", {"turn": "symbol", "symbols": ("x", "o", "-")}),
+        ("with_is_max", {"turn": "max"}),
+        ("value_and_move", {"returns": "value-move"}),
+        ("flat_cell", {}),
+        ("Bot.move", {}),
+    ],
+)
 def test_call_shapes_are_graded_with_options(name, options):
     if options.get("symbols"):  # the mover's symbol is the one given by symbols: check it reaches the function
+
         def lower_case(board, me):
             assert me == "o"
             return solver.best_move([[{"x": "X", "o": "O", "-": None}[c] for c in row] for row in board])
@@ -586,12 +600,15 @@ def test_a_class_that_needs_arguments_is_refused_with_the_reason():
 
 
 # -- one line for a known mismatch -------------------------------------------------------------
-@pytest.mark.parametrize(("spec", "options", "needle"), [
-    (f"{PLAYERS / 'seed004_minimax.py'}:get_best_move", {}, "(no move)"),
-    (f"{SHAPES}:value_and_move", {}, "--returns value-move"),
-    (f"{SHAPES}:with_is_max", {}, "--turn max"),
-    (f"{SIMPLE}:first_empty", {"turn": "max"}, "grade it without --turn"),
-])
+@pytest.mark.parametrize(
+    ("spec", "options", "needle"),
+    [
+        (f"{PLAYERS / 'seed004_minimax.py'}:get_best_move", {}, "(no move)"),
+        (f"{SHAPES}:value_and_move", {}, "--returns value-move"),
+        (f"{SHAPES}:with_is_max", {}, "--turn max"),
+        (f"{SIMPLE}:first_empty", {"turn": "max"}, "grade it without --turn"),
+    ],
+)
 def test_a_known_mismatch_is_one_line_naming_the_option(spec, options, needle):
     with pytest.raises(solver.PlayerError) as caught:
         solver.grade(spec, **options)
@@ -618,8 +635,20 @@ def test_seed_000_minimax_is_graded_as_written():
 
 def test_seed_002_minimax_is_graded_with_turn_max_and_returns_value_move():
     # its cost is 4 s on the empty board and 15 s for all 4,520 positions: samples of a few seconds
-    result = run("grade", f"{PLAYERS / 'seed002_minimax.py'}:MINIMAX", "--symbols", "x,o, ", "--turn", "max", "--returns", "value-move",
-                 "--json", "-q", "--total-timeout", "3")
+    result = run(
+        "grade",
+        f"{PLAYERS / 'seed002_minimax.py'}:MINIMAX",
+        "--symbols",
+        "x,o, ",
+        "--turn",
+        "max",
+        "--returns",
+        "value-move",
+        "--json",
+        "-q",
+        "--total-timeout",
+        "3",
+    )
     data = json.loads(result.stdout)
     assert data["errors"] == [] and data["positions"] > 100 and data["hints"] == []
     assert result.exit_code == (0 if data["complete"] else 1)
@@ -638,11 +667,12 @@ def test_seed_004_minimax_is_graded_as_o_with_its_symbols():
 GRADING_PAGE = Path(__file__).resolve().parent.parent / "docs" / "grading.md"
 
 
-@pytest.mark.parametrize(("name", "options"), [("seed001_adapter.py", {"symbols": ("x", "o", "-"), "turn": "symbol"}),
-                                               ("seed003_adapter.py", {"array": True, "turn": "symbol"})])
+@pytest.mark.parametrize(
+    ("name", "options"), [("seed001_adapter.py", {"symbols": ("x", "o", "-"), "turn": "symbol"}), ("seed003_adapter.py", {"array": True, "turn": "symbol"})]
+)
 def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
     source = (PLAYERS / name).read_text()
-    adapter = source[source.index("def move(board, me):"):]
+    adapter = source[source.index("def move(board, me):") :]
     assert adapter in GRADING_PAGE.read_text()  # docs/grading.md shows exactly these lines
     report = solver.grade(f"{PLAYERS / name}:move", total_timeout=4, timeout=2, **options)  # slow players: a sample of positions
     assert report.positions > 50
@@ -658,8 +688,14 @@ def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
 def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path):
     path = tmp_path / "slow.py"
     path.write_text("import time, solver\ndef play(board):\n    time.sleep(0.01)\n    return solver.best_move(board)\n")
-    process = subprocess.Popen([sys.executable, "-m", "solver.cli", "grade", f"{path}:play", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(solver.__file__).parent.parent)})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "grade", f"{path}:play", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(solver.__file__).parent.parent)},
+    )
     time.sleep(3)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
@@ -695,8 +731,9 @@ def test_progress_bar_estimate_is_within_a_sane_factor_of_the_real_time_left():
 # -- the report's repr -------------------------------------------------------------------------
 def test_report_repr_is_one_line_with_the_game_the_counts_and_the_errors():
     report = solver.grade(player("first_empty"))
-    assert repr(report) == ("<GradeReport 3x3k3, X and O to move: 4,520 positions, 2,651 kept (58.7%), 2,267 optimal, "
-                            "1,869 thrown away (852 mistakes, 1,017 blunders), no errors>")
+    assert repr(report) == (
+        "<GradeReport 3x3k3, X and O to move: 4,520 positions, 2,651 kept (58.7%), 2,267 optimal, 1,869 thrown away (852 mistakes, 1,017 blunders), no errors>"
+    )
     failing = solver.grade(player("raises_on_full_corners"), side="X")
     assert repr(failing).endswith(f", 0 thrown away, {len(failing.exceptions)} exceptions>")
     assert "\n" not in repr(report) + repr(failing)
@@ -706,5 +743,6 @@ def test_report_repr_says_when_grading_stopped_early():
     from dataclasses import replace
 
     report = replace(solver.grade(solver.best_move, side="O"), positions=120, kept=120, optimal=120, stopped="interrupted (Ctrl-C)")
-    assert repr(report) == ("<GradeReport 3x3k3, O to move: incomplete: interrupted (Ctrl-C), 120 of 2,097 positions, "
-                            "120 kept (100.0%), 120 optimal, 0 thrown away, no errors>")
+    assert repr(report) == (
+        "<GradeReport 3x3k3, O to move: incomplete: interrupted (Ctrl-C), 120 of 2,097 positions, 120 kept (100.0%), 120 optimal, 0 thrown away, no errors>"
+    )

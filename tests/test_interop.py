@@ -289,7 +289,10 @@ def test_every_openspiel_state_matches_openspiel_minimax(openspiel_states: dict[
     assert len(openspiel_states) == OPENSPIEL_STATES
     finished = [tuple(state.returns()) for state in openspiel_states.values() if state.is_terminal()]
     assert (len(finished), finished.count((1.0, -1.0)), finished.count((-1.0, 1.0)), finished.count((0.0, 0.0))) == (
-        TERMINAL_3X3["positions"], TERMINAL_3X3["x_wins"], TERMINAL_3X3["o_wins"], TERMINAL_3X3["draws"]
+        TERMINAL_3X3["positions"],
+        TERMINAL_3X3["x_wins"],
+        TERMINAL_3X3["o_wins"],
+        TERMINAL_3X3["draws"],
     )
     values = _openspiel_minimax(openspiel_states)
     failures = []
@@ -346,9 +349,7 @@ def test_openspiel_minimax_solver_action_values_match_every_move(openspiel_state
     assert not wrong, f"{len(wrong)} states differ, first:\n{wrong[0]}"
 
 
-def _pettingzoo_game(
-    tictactoe_v3: ModuleType, choose: dict[str, Any], rng: np.random.Generator, *, mirror: Any = None
-) -> dict[str, float]:
+def _pettingzoo_game(tictactoe_v3: ModuleType, choose: dict[str, Any], rng: np.random.Generator, *, mirror: Any = None) -> dict[str, float]:
     """Play one game; ``choose[agent](observation, rng)`` picks each move. Returns the final rewards.
 
     Every step checks the board read from the observation against PettingZoo's own squares
@@ -408,9 +409,7 @@ def test_pettingzoo_step_puts_each_action_where_pettingzoo_move_says(tictactoe_v
         row, col = interop.pettingzoo_move(action)
         assert position.cells[3 * row + col] == "X" and position.pieces == 1, (action, position.board)
         assert observation["observation"][action // 3, action % 3, 1] == 1  # the array is [col, row]
-        assert interop.pettingzoo_best_actions(observation) == sorted(
-            interop.pettingzoo_action(cell) for cell in position.best_cells
-        )
+        assert interop.pettingzoo_best_actions(observation) == sorted(interop.pettingzoo_action(cell) for cell in position.best_cells)
         env.close()
 
 

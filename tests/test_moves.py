@@ -23,8 +23,24 @@ GAME_3X4 = Game(3, 4, 3)
 
 @pytest.mark.parametrize(
     "move",
-    [5, np.int64(5), np.array(5), "5", " 5 ", (1, 2), [1, 2], (np.int8(1), np.uint8(2)), np.array([1, 2]),
-     "1,2", "1 2", " 1 , 2 ", "(1,2)", "( 1, 2 )", "[1, 2]", "[1 2]"],
+    [
+        5,
+        np.int64(5),
+        np.array(5),
+        "5",
+        " 5 ",
+        (1, 2),
+        [1, 2],
+        (np.int8(1), np.uint8(2)),
+        np.array([1, 2]),
+        "1,2",
+        "1 2",
+        " 1 , 2 ",
+        "(1,2)",
+        "( 1, 2 )",
+        "[1, 2]",
+        "[1 2]",
+    ],
 )
 def test_every_form_of_row_1_col_2_is_cell_5(move):
     assert parse_move(move) == 5
@@ -39,19 +55,44 @@ def test_row_and_col_are_read_in_that_order_on_a_board_that_is_not_square():
 
 @pytest.mark.parametrize(
     "move",
-    [True, False, np.True_, 4.0, 1.5, None, "", "x", "²", "1,1,1", "1,", ",1", "(1)", "()", "(1,1", "1.0",
-     (1, 1, 1), (1,), (True, 1), (1, np.False_), (1.0, 1), ("1", "1"), b"4", np.array([[1, 1]]), object()],
+    [
+        True,
+        False,
+        np.True_,
+        4.0,
+        1.5,
+        None,
+        "",
+        "x",
+        "²",
+        "1,1,1",
+        "1,",
+        ",1",
+        "(1)",
+        "()",
+        "(1,1",
+        "1.0",
+        (1, 1, 1),
+        (1,),
+        (True, 1),
+        (1, np.False_),
+        (1.0, 1),
+        ("1", "1"),
+        b"4",
+        np.array([[1, 1]]),
+        object(),
+    ],
 )
 def test_unreadable_moves_are_refused_the_same_way_everywhere(move):
     message = "cannot read move"
-    for call in (lambda: parse_move(move), lambda: solver.lookup(0).play(move),
-                 lambda: solver.analyze([move]), lambda: interop.openspiel_action(move)):
+    for call in (lambda: parse_move(move), lambda: solver.lookup(0).play(move), lambda: solver.analyze([move]), lambda: interop.openspiel_action(move)):
         with pytest.raises(solver.InvalidBoardError, match=message):
             call()
 
 
-@pytest.mark.parametrize("move, shown", [(9, "cell 9"), (-1, "cell -1"), ("9", "move '9'"), ("3,0", "move '3,0'"),
-                                         ((0, 3), "(0, 3)"), ("1" * 5000, "5,000 characters")])
+@pytest.mark.parametrize(
+    "move, shown", [(9, "cell 9"), (-1, "cell -1"), ("9", "move '9'"), ("3,0", "move '3,0'"), ((0, 3), "(0, 3)"), ("1" * 5000, "5,000 characters")]
+)
 def test_moves_off_the_board_say_so_and_what_fits(move, shown):
     with pytest.raises(solver.InvalidBoardError) as caught:
         parse_move(move)
@@ -69,8 +110,19 @@ def test_where_names_the_ply():
 
 @pytest.mark.parametrize(
     "text, cells",
-    [("", []), ("  ; ", []), ("4 0 8", [4, 0, 8]), ("4;0;8", [4, 0, 8]), ("4\t0\n8", [4, 0, 8]), ("1,1 0,0", [4, 0]),
-     ("(1,1);(0,0)", [4, 0]), ("(1, 1) [0, 0] 2,2", [4, 0, 8]), ("(1 1)", [4]), ("1,1", [4]), ("(1,1)", [4])],
+    [
+        ("", []),
+        ("  ; ", []),
+        ("4 0 8", [4, 0, 8]),
+        ("4;0;8", [4, 0, 8]),
+        ("4\t0\n8", [4, 0, 8]),
+        ("1,1 0,0", [4, 0]),
+        ("(1,1);(0,0)", [4, 0]),
+        ("(1, 1) [0, 0] 2,2", [4, 0, 8]),
+        ("(1 1)", [4]),
+        ("1,1", [4]),
+        ("(1,1)", [4]),
+    ],
 )
 def test_a_move_list_is_split_at_spaces_and_semicolons_and_each_move_read_by_parse_move(text, cells):
     assert parse_moves(text) == cells
@@ -84,13 +136,15 @@ def test_every_move_of_a_list_means_what_it_means_alone():
 
 @pytest.mark.parametrize(
     "text, needles",
-    [("4,0,8", ["ply 1: cannot read move '4,0,8'", "(4 0 8 or 4;0;8)"]),
-     ("0 4,1", ["ply 2: move '4,1' is off the board", "two cells are written 4 1 or 4;1"]),
-     ("1, 1", ["ply 1: cannot read move '1,'"]),
-     ("(1,1)(0,0)", ["ply 1: cannot read move '(1,1)(0,0)'"]),
-     ("4 ( 0", ["ply 2: cannot read move '('"]),
-     ("\u0663", ["ply 1: cannot read move"]),
-     ("0 1 2 3 4 5 6 7 8 9", ["more than 9 moves given: a 3x3k3 game has at most 9 plies"])],
+    [
+        ("4,0,8", ["ply 1: cannot read move '4,0,8'", "(4 0 8 or 4;0;8)"]),
+        ("0 4,1", ["ply 2: move '4,1' is off the board", "two cells are written 4 1 or 4;1"]),
+        ("1, 1", ["ply 1: cannot read move '1,'"]),
+        ("(1,1)(0,0)", ["ply 1: cannot read move '(1,1)(0,0)'"]),
+        ("4 ( 0", ["ply 2: cannot read move '('"]),
+        ("\u0663", ["ply 1: cannot read move"]),
+        ("0 1 2 3 4 5 6 7 8 9", ["more than 9 moves given: a 3x3k3 game has at most 9 plies"]),
+    ],
 )
 def test_a_move_list_that_cannot_be_read_names_the_ply_and_how_to_write_it(text, needles):
     with pytest.raises(solver.InvalidBoardError) as raised:

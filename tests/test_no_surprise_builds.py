@@ -32,6 +32,7 @@ def _entries(directory: Path) -> list[str]:
 
 # -- the estimate ---------------------------------------------------------------------------------------
 
+
 def test_the_estimate_of_5x5k5_is_most_of_an_hour_and_hundreds_of_gib_and_needs_consent(tmp_path):
     cost = estimate(parse_game(BIG), tmp_path / f"{BIG}.ttt", jobs=2)
     assert cost.seconds > 30 * CONSENT_SECONDS and cost.disk_bytes > 300 * 2**30 and cost.memory_bytes > 2**30
@@ -64,6 +65,7 @@ def test_durations_read_as_people_say_them(seconds, text):
 
 
 # -- the Python API ----------------------------------------------------------------------------------------
+
 
 def test_the_api_raises_before_a_build_that_needs_consent_and_leaves_nothing(table_dir):
     started = time.perf_counter()
@@ -126,6 +128,7 @@ def test_a_build_refused_for_want_of_disk_leaves_no_build_directory(tmp_path, mo
 
 
 # -- the command line -----------------------------------------------------------------------------------------
+
 
 def test_solve_lookup_refuses_a_big_build_off_a_terminal_with_one_line(table_dir):
     started = time.perf_counter()

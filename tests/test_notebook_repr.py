@@ -13,8 +13,16 @@ import solver
 from solver import svg
 
 SVG = "{http://www.w3.org/2000/svg}"
-BOARDS = [("XO./.X./...", None), (".../.../...", None), ("XX./OO./...", None), ("XOX/OXO/X..", None), ("XOX/XOO/OXX", None),
-          ("X.O./..../....", "3x4k3"), ("XO../O..X", "2x4k2"), ("X.O/.X./..O/...", "4x3k3")]
+BOARDS = [
+    ("XO./.X./...", None),
+    (".../.../...", None),
+    ("XX./OO./...", None),
+    ("XOX/OXO/X..", None),
+    ("XOX/XOO/OXX", None),
+    ("X.O./..../....", "3x4k3"),
+    ("XO../O..X", "2x4k2"),
+    ("X.O/.X./..O/...", "4x3k3"),
+]
 
 
 def _cells(position: solver.Position) -> dict[int, ET.Element]:

@@ -89,6 +89,7 @@ def table_error(path: Path, game: str = "3x3", *, verify=None) -> str:
 
 # -- the format as documented -----------------------------------------------------------------------------
 
+
 def test_file_layout_matches_the_documented_format(saved, tictactoe):
     path, data = saved
     assert data[:8] == MAGIC
@@ -144,13 +145,12 @@ def test_shipped_table_equals_a_fresh_build_byte_for_byte(tmp_path):
     shipped = solver.store.shipped_path(solver.Game())
     assert shipped is not None and shipped.is_file(), "the 3x3 table must ship with the package"
     fresh = build_table().save(tmp_path / "3x3k3.ttt")
-    assert shipped.read_bytes() == fresh.read_bytes(), (
-        f"{shipped} is stale: rebuild it with: solve build --game 3x3k3 --output data/3x3k3.ttt"
-    )
+    assert shipped.read_bytes() == fresh.read_bytes(), f"{shipped} is stale: rebuild it with: solve build --game 3x3k3 --output data/3x3k3.ttt"
     assert load_table(shipped, verify=True).verify() == []
 
 
 # -- broken files: one TableError naming the file and the fix --------------------------------------------------
+
 
 def test_missing_file(tmp_path):
     message = table_error(tmp_path / "nope" / "2x3k2.ttt", "2x3")
@@ -164,15 +164,20 @@ def test_a_directory_is_not_a_table(tmp_path):
 
 @pytest.mark.parametrize(
     "where",
-    ["empty", "inside magic", "after magic", "inside length", "after length", "inside header",
-     "at arrays", "inside arrays", "last byte"],
+    ["empty", "inside magic", "after magic", "inside length", "after length", "inside header", "at arrays", "inside arrays", "last byte"],
 )
 def test_truncated_file_says_truncated(saved, where):
     path, data = saved
     start = array_start(data)
     cut = {
-        "empty": 0, "inside magic": 4, "after magic": 8, "inside length": 10, "after length": 12,
-        "inside header": (12 + start) // 2, "at arrays": start, "inside arrays": (start + len(data)) // 2,
+        "empty": 0,
+        "inside magic": 4,
+        "after magic": 8,
+        "inside length": 10,
+        "after length": 12,
+        "inside header": (12 + start) // 2,
+        "at arrays": start,
+        "inside arrays": (start + len(data)) // 2,
         "last byte": len(data) - 1,
     }[where]
     path.write_bytes(data[:cut])
@@ -185,8 +190,8 @@ def test_truncated_file_says_truncated(saved, where):
     "corrupt",
     [
         pytest.param(lambda d: d[:12] + b"#" + d[13:], id="not-json"),
-        pytest.param(lambda d: d[:12] + b"[]".ljust(array_start(d) - 12) + d[array_start(d):], id="json-list"),
-        pytest.param(lambda d: d[:12] + b"{}".ljust(array_start(d) - 12) + d[array_start(d):], id="json-empty"),
+        pytest.param(lambda d: d[:12] + b"[]".ljust(array_start(d) - 12) + d[array_start(d) :], id="json-list"),
+        pytest.param(lambda d: d[:12] + b"{}".ljust(array_start(d) - 12) + d[array_start(d) :], id="json-empty"),
         pytest.param(lambda d: d[:12] + b"\xff" + d[13:], id="not-ascii"),
         pytest.param(lambda d: d[:8] + struct.pack("<I", 0) + d[12:], id="zero-length"),
         pytest.param(lambda d: with_header(d, {**header_of(d), "game": {"rows": "three", "cols": 3, "k": 3}}), id="bad-rows"),
@@ -194,7 +199,7 @@ def test_truncated_file_says_truncated(saved, where):
         pytest.param(lambda d: with_header(d, {k: v for k, v in header_of(d).items() if k != "root"}), id="no-root"),
         pytest.param(lambda d: with_header(d, {**header_of(d), "block_bytes": 3}), id="odd-block-size"),
         pytest.param(lambda d: with_header(d, {**header_of(d), "kind": "sparse"}), id="unknown-kind"),
-        pytest.param(lambda d: d[:12] + (b"[" * 200_000)[: array_start(d) - 12] + d[array_start(d):], id="deeply-nested"),
+        pytest.param(lambda d: d[:12] + (b"[" * 200_000)[: array_start(d) - 12] + d[array_start(d) :], id="deeply-nested"),
         pytest.param(lambda d: with_header(d, {k: v for k, v in header_of(d).items() if k != "arrays"}), id="no-arrays"),
     ],
 )
@@ -344,6 +349,7 @@ def test_header_of_a_good_file_reads(saved):
 
 # -- nothing is ever unpickled -------------------------------------------------------------------------------------
 
+
 def test_no_pickle_or_np_load_anywhere_in_the_package():
     offenders = []
     for source in sorted(SOLVER_DIR.glob("*.py")):
@@ -356,8 +362,12 @@ def test_no_pickle_or_np_load_anywhere_in_the_package():
                 offenders.append(where)
             elif isinstance(node, ast.keyword) and node.arg == "allow_pickle":
                 offenders.append(where)
-            elif (isinstance(node, ast.Attribute) and node.attr in {"load", "loads", "fromfile"}
-                  and isinstance(node.value, ast.Name) and node.value.id in {"np", "numpy", "pickle"}):
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr in {"load", "loads", "fromfile"}
+                and isinstance(node.value, ast.Name)
+                and node.value.id in {"np", "numpy", "pickle"}
+            ):
                 offenders.append(where)
     assert offenders == [], f"pickle-capable loading in solver/: {offenders}"
 
@@ -372,6 +382,7 @@ def test_loading_works_with_every_unpickler_disabled(saved, monkeypatch):
 
 
 # -- atomic writes ---------------------------------------------------------------------------------------------------
+
 
 def _leftovers(directory: Path, keep: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p != keep)

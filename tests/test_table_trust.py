@@ -52,6 +52,7 @@ def _flip(path, where: int) -> None:
 
 # -- damaged blocks --------------------------------------------------------------------------------------
 
+
 def test_a_batch_reaching_the_last_block_verifies_it_before_answering(tmp_path, lazily_verified):
     """A batch spanning the first and the last block: every block it touches is hashed, the last one too."""
     table = build_table(game="3x4k3")
@@ -125,6 +126,7 @@ def test_every_bulk_array_read_is_verified_first(tmp_path, lazily_verified):
 
 
 # -- forged files and the expected checksums --------------------------------------------------------------
+
 
 def _forge(path, code: int, new_score: int) -> None:
     """Change one code's score and recompute every checksum in the file, so that it is self-consistent."""
@@ -209,6 +211,7 @@ def test_the_shipped_table_has_the_expected_checksum():
 
 # -- unreachable codes without checks -----------------------------------------------------------------------
 
+
 def test_lookup_codes_without_checks_marks_unreachable_codes(tictactoe):
     codes = np.array([0, 2, 4, 13222])  # 2 = O alone: impossible counts; 4 = X and X: impossible
     scores = tictactoe.lookup_codes(codes, check=False)
@@ -219,6 +222,7 @@ def test_lookup_codes_without_checks_marks_unreachable_codes(tictactoe):
 
 
 # -- compact tables past 16 cells -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("game", ["2x9k4", pytest.param("3x6k3", marks=pytest.mark.slow), pytest.param("4x5k4", marks=pytest.mark.slow)])
 def test_a_fresh_compact_build_has_the_shipped_checksum(tmp_path, game):
@@ -253,6 +257,7 @@ def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consiste
 # -- games without a shipped checksum: built here, or proved (issue 13, problem 8) -----------------------
 # A compact table of a small game stands in for 3x6k4: no checksum ships for compact 2x4k3 or 3x3k3,
 # and they build in milliseconds.
+
 
 def _compact_scores(game: str, tmp_path) -> np.ndarray:
     from solver.build.layered import build_layers
@@ -408,8 +413,10 @@ def test_every_score_of_a_real_compact_table_is_possible_for_its_layer(tmp_path)
 
 # -- the header is what the checksum covers, byte for byte (issue 13, problem 13) ------------------------
 
-@pytest.mark.parametrize(("old", "new"), [(b'"format_version":2', b'"format_version":2.0'), (b'"format":', b'"x":1,"format":'),
-                                          (b'"block_bytes":', b'"block_bytes" :')])
+
+@pytest.mark.parametrize(
+    ("old", "new"), [(b'"format_version":2', b'"format_version":2.0'), (b'"format":', b'"x":1,"format":'), (b'"block_bytes":', b'"block_bytes" :')]
+)
 def test_a_header_that_is_not_the_canonical_bytes_is_refused(tmp_path, old, new):
     shipped = solver.store.shipped_path(solver.Game())
     data = bytearray(shipped.read_bytes())

@@ -212,9 +212,19 @@ def test_a_row_col_move_is_one_move_over_http_as_in_the_cli_and_python(client: T
     assert answer.json()["moves"] == printed["moves"] == list(solver.analyze([move]).cells) == [4]
 
 
-@pytest.mark.parametrize("moves, cells", [("1,1 0,0 2,2", [4, 0, 8]), ("1,1;0,0;2,2", [4, 0, 8]), ("(1,1)(0,0)", None),
-                                          ("4+0+8", [4, 0, 8]), ("4%200%208", [4, 0, 8]), ("4;0;8", [4, 0, 8]),
-                                          ("(0,%201);4", [1, 4]), ("2,2;4", [8, 4])])
+@pytest.mark.parametrize(
+    "moves, cells",
+    [
+        ("1,1 0,0 2,2", [4, 0, 8]),
+        ("1,1;0,0;2,2", [4, 0, 8]),
+        ("(1,1)(0,0)", None),
+        ("4+0+8", [4, 0, 8]),
+        ("4%200%208", [4, 0, 8]),
+        ("4;0;8", [4, 0, 8]),
+        ("(0,%201);4", [1, 4]),
+        ("2,2;4", [8, 4]),
+    ],
+)
 def test_a_move_list_in_a_url_is_split_at_spaces_and_semicolons_only(client: TestClient, moves: str, cells: list[int] | None) -> None:
     answer = client.get(f"/api/v1/3x3k3/analyze?moves={moves}")
     if cells is None:
@@ -224,8 +234,9 @@ def test_a_move_list_in_a_url_is_split_at_spaces_and_semicolons_only(client: Tes
         assert answer.json()["moves"] == cells
 
 
-@pytest.mark.parametrize("moves, needles", [("4,0,8", ["ply 1", "'4,0,8'", "4 0 8", "4;0;8"]),
-                                            ("4,1", ["ply 1", "off the board", "two cells are written 4 1 or 4;1"])])
+@pytest.mark.parametrize(
+    "moves, needles", [("4,0,8", ["ply 1", "'4,0,8'", "4 0 8", "4;0;8"]), ("4,1", ["ply 1", "off the board", "two cells are written 4 1 or 4;1"])]
+)
 def test_cells_joined_by_commas_are_refused_saying_how_to_write_the_list(client: TestClient, moves: str, needles: list[str]) -> None:
     answer = client.get("/api/v1/3x3k3/analyze", params={"moves": moves})
     assert answer.status_code == 400
@@ -353,8 +364,9 @@ def test_answers_carry_an_etag_keyed_on_the_table_checksum_and_a_304_when_unchan
 def test_any_web_page_may_call_the_api(client: TestClient) -> None:
     origin = {"origin": "https://example.org"}
     assert client.get("/api/v1/3x3k3", params={"board": "88"}, headers=origin).headers["access-control-allow-origin"] == "*"
-    preflight = client.options("/api/v1/3x3k3/batch", headers={**origin, "access-control-request-method": "POST",
-                                                                 "access-control-request-headers": "content-type"})
+    preflight = client.options(
+        "/api/v1/3x3k3/batch", headers={**origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type"}
+    )
     assert preflight.status_code == 200 and "POST" in preflight.headers["access-control-allow-methods"]
     answer = client.post("/api/v1/3x3k3/batch", json={"boards": [88]}, headers=origin)
     assert answer.headers["access-control-allow-origin"] == "*" and answer.json()["results"][0]["code"] == 88
@@ -363,8 +375,7 @@ def test_any_web_page_may_call_the_api(client: TestClient) -> None:
 def test_the_openapi_document_describes_every_api_route(client: TestClient) -> None:
     document = client.get("/api/v1/openapi.json").json()
     assert document["openapi"].startswith("3.")
-    assert set(document["paths"]) == {"/api/v1/games", "/api/v1/{game}", "/api/v1/{game}/mainline",
-                                      "/api/v1/{game}/analyze", "/api/v1/{game}/batch"}
+    assert set(document["paths"]) == {"/api/v1/games", "/api/v1/{game}", "/api/v1/{game}/mainline", "/api/v1/{game}/analyze", "/api/v1/{game}/batch"}
     batch = document["paths"]["/api/v1/{game}/batch"]["post"]
     assert batch["requestBody"]["content"]["application/json"]["schema"]["properties"]["boards"]["maxItems"] == web.MAX_BATCH
     schema = document["components"]["schemas"]["Position"]
@@ -373,9 +384,23 @@ def test_the_openapi_document_describes_every_api_route(client: TestClient) -> N
     assert set(schema["properties"]) == playing | over
 
 
-@pytest.mark.parametrize("path", ["/nope", "/api/v2/3x3k3", "/api/v1/3x3k3/nope", "/static/nope.js", "/static/../solver/cli.py",
-                                  "/static/%2e%2e/app.py", "/static/..%2fapp.py", "/static/%2e%2e%2f%2e%2e%2fpyproject.toml",
-                                  "/static/index.html", "/api/v1/..%2f..%2fetc%2fpasswd", "/etc/passwd", "//etc/passwd"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/nope",
+        "/api/v2/3x3k3",
+        "/api/v1/3x3k3/nope",
+        "/static/nope.js",
+        "/static/../solver/cli.py",
+        "/static/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/%2e%2e%2f%2e%2e%2fpyproject.toml",
+        "/static/index.html",
+        "/api/v1/..%2f..%2fetc%2fpasswd",
+        "/etc/passwd",
+        "//etc/passwd",
+    ],
+)
 def test_unknown_paths_and_path_traversal_are_json_404s(client: TestClient, path: str) -> None:
     answer = client.get(path)
     assert answer.status_code == 404, path

@@ -66,9 +66,19 @@ def browser() -> Iterator[WebDriver]:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM  # type: ignore[assignment]
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1100,820"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--window-size=1100,820",
+    ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -102,8 +112,7 @@ def board_of(driver: WebDriver) -> WebElement:
 
 
 def wait_for_board(driver: WebDriver, board: str) -> None:
-    wait_for(driver, lambda d: board_of(d).get_attribute("data-board") == board and
-             d.execute_script("return document.body.dataset.busy === undefined"))
+    wait_for(driver, lambda d: board_of(d).get_attribute("data-board") == board and d.execute_script("return document.body.dataset.busy === undefined"))
 
 
 def cell(driver: WebDriver, index: int) -> WebElement:
@@ -121,7 +130,8 @@ def assert_cells_match_lookup(driver: WebDriver, position: solver.Position) -> N
     moves = {move.cell: move for move in position.moves}
     shown = driver.execute_script(
         "return [...document.querySelectorAll('#board button')].map(b => [b.dataset.label || null, b.getAttribute('aria-label'),"
-        " b.classList.contains('best'), b.textContent])")
+        " b.classList.contains('best'), b.textContent])"
+    )
     for index, (label, name, best, text) in enumerate(shown):
         row, col = position.game.coords(index)
         assert name.startswith(f"row {row}, column {col}: "), name
@@ -147,7 +157,8 @@ def assert_no_hints(driver: WebDriver) -> None:
     """Hints off: empty cells show nothing (no label, no star, no outline), say only "empty"; no legend."""
     shown = driver.execute_script(
         "return [...document.querySelectorAll('#board button.empty')].map(b => [b.dataset.label || null, b.textContent,"
-        " b.classList.contains('best'), b.getAttribute('aria-label')])")
+        " b.classList.contains('best'), b.getAttribute('aria-label')])"
+    )
     assert shown, "some empty cells"
     for label, text, best, name in shown:
         assert label is None and text == "" and not best and name.endswith(": empty"), name
@@ -156,9 +167,13 @@ def assert_no_hints(driver: WebDriver) -> None:
 
 
 def visible_in_viewport(driver: WebDriver, element_id: str) -> bool:
-    return bool(driver.execute_script(
-        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
-        "return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth", element_id))
+    return bool(
+        driver.execute_script(
+            "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth",
+            element_id,
+        )
+    )
 
 
 # -- the tests --------------------------------------------------------------------------
@@ -222,7 +237,7 @@ def test_a_shared_url_restores_its_position_and_the_url_follows_every_move(page:
     shared = driver.current_url
     assert parse_qs(urlparse(shared).query) == {"game": ["3x3k3"], "moves": ["4,0,8,2"]}
     driver.get("about:blank")
-    driver = page(shared[len(shared.split("?")[0]):])
+    driver = page(shared[len(shared.split("?")[0]) :])
     wait_for_board(driver, position.play(2).board)
     assert_cells_match_lookup(driver, position.play(2))
 
@@ -303,7 +318,8 @@ def test_a_phone_sized_screen_shows_the_whole_board_without_sideways_scrolling(p
             fits = driver.execute_script(
                 "const r = document.getElementById('board').getBoundingClientRect();"
                 "return [r.left >= 0, r.right <= document.documentElement.clientWidth,"
-                " document.documentElement.scrollWidth <= document.documentElement.clientWidth]")
+                " document.documentElement.scrollWidth <= document.documentElement.clientWidth]"
+            )
             assert fits == [True, True, True], query
         driver.save_screenshot(str(tmp_path / "web-phone.png"))
     finally:
@@ -344,16 +360,20 @@ def test_hints_are_on_exploring_off_against_the_perfect_player_and_the_switch_sh
     assert errors_in_console(driver) == []
 
 
-@pytest.mark.parametrize(("query", "board", "winner", "line", "status"), [
-    ("?game=3x3k3&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won"),
-    ("?game=3x3k3&moves=0,3,1,4,2", "XXX/OO./...", "X", {0, 1, 2}, "X won"),
-    ("?game=2x4k2&moves=0,1,4", "XO../X...", "X", {0, 4}, "X won"),
-    ("?game=3x3k3&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw"),
-    ("?game=3x3k3&play=X&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw: you held the perfect player"),
-    ("?game=3x3k3&play=X&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won: the perfect player won"),
-])
+@pytest.mark.parametrize(
+    ("query", "board", "winner", "line", "status"),
+    [
+        ("?game=3x3k3&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won"),
+        ("?game=3x3k3&moves=0,3,1,4,2", "XXX/OO./...", "X", {0, 1, 2}, "X won"),
+        ("?game=2x4k2&moves=0,1,4", "XO../X...", "X", {0, 4}, "X won"),
+        ("?game=3x3k3&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw"),
+        ("?game=3x3k3&play=X&moves=0,1,2,4,3,5,7,6,8", "XOX/XOO/OXX", "", set(), "Draw: you held the perfect player"),
+        ("?game=3x3k3&play=X&moves=0,4,1,2,5,6", "XXO/.OX/O..", "O", {2, 4, 6}, "O won: the perfect player won"),
+    ],
+)
 def test_a_finished_game_marks_its_winning_line_and_drops_the_legend(
-        page: Callable[[str], WebDriver], query: str, board: str, winner: str, line: set[int], status: str) -> None:
+    page: Callable[[str], WebDriver], query: str, board: str, winner: str, line: set[int], status: str
+) -> None:
     driver = page(query)
     wait_for_board(driver, board)
     assert board_of(driver).get_attribute("data-winner") == winner
@@ -367,15 +387,17 @@ def test_a_finished_game_marks_its_winning_line_and_drops_the_legend(
     assert all("inset" in value for value in shadow), shadow
 
 
-@pytest.mark.parametrize(("moves", "status", "detail"), [
-    ("", "X to move: a draw with best play", "in 9 plies · value for X: 0 · every move is best"),
-    ("4,1", "X to move: X wins with best play", "in 5 plies · value for X: +1 · best (row,col): "),
-    ("4,1,0", "O to move: X wins with best play", "in 4 plies · value for X: +1 · best (row,col): 2,2"),
-    ("0,3,1,4", "X to move: X wins with best play", "in 1 ply · value for X: +1 · best (row,col): 0,2"),
-    ("0,2,1", "O to move: O wins with best play", "in 5 plies · value for X: -1 · best (row,col): 1,2 2,2"),
-])
-def test_the_status_says_who_is_to_move_and_what_best_play_gives_in_plain_words(
-        page: Callable[[str], WebDriver], moves: str, status: str, detail: str) -> None:
+@pytest.mark.parametrize(
+    ("moves", "status", "detail"),
+    [
+        ("", "X to move: a draw with best play", "in 9 plies · value for X: 0 · every move is best"),
+        ("4,1", "X to move: X wins with best play", "in 5 plies · value for X: +1 · best (row,col): "),
+        ("4,1,0", "O to move: X wins with best play", "in 4 plies · value for X: +1 · best (row,col): 2,2"),
+        ("0,3,1,4", "X to move: X wins with best play", "in 1 ply · value for X: +1 · best (row,col): 0,2"),
+        ("0,2,1", "O to move: O wins with best play", "in 5 plies · value for X: -1 · best (row,col): 1,2 2,2"),
+    ],
+)
+def test_the_status_says_who_is_to_move_and_what_best_play_gives_in_plain_words(page: Callable[[str], WebDriver], moves: str, status: str, detail: str) -> None:
     driver = page(f"?game=3x3k3&moves={moves}" if moves else "?game=3x3k3")
     position = solver.analyze([int(m) for m in moves.split(",")]).final if moves else solver.lookup(0)
     wait_for_board(driver, position.board)
@@ -403,8 +425,7 @@ def test_hint_labels_are_small_and_in_a_corner_so_an_empty_board_does_not_look_f
     assert label_left - left < side / 4 and label_top - top < side / 4, sizes  # in the top-left corner
     assert label_width < side / 2 and label_height < side / 3, sizes
     assert sizes["emptyBackground"] != sizes["pieceBackground"], sizes
-    colours = driver.execute_script(
-        "return [...document.querySelectorAll('#board .piece')].map(p => [p.textContent, getComputedStyle(p).color])")
+    colours = driver.execute_script("return [...document.querySelectorAll('#board .piece')].map(p => [p.textContent, getComputedStyle(p).color])")
     assert colours == [["X", "rgb(13, 71, 161)"]]  # svg.PIECE_COLOURS: the notebook picture's X
 
     driver = page("?game=3x3k3&play=O")  # hints off: an empty cell is empty
@@ -413,8 +434,7 @@ def test_hint_labels_are_small_and_in_a_corner_so_an_empty_board_does_not_look_f
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
-def test_the_last_moves_verdict_is_next_to_the_board_without_scrolling(
-        page: Callable[[str], WebDriver], size: tuple[int, int]) -> None:
+def test_the_last_moves_verdict_is_next_to_the_board_without_scrolling(page: Callable[[str], WebDriver], size: tuple[int, int]) -> None:
     driver = page("?game=3x3k3")
     driver.set_window_size(*size)
     try:
@@ -425,8 +445,9 @@ def test_the_last_moves_verdict_is_next_to_the_board_without_scrolling(
         text = driver.find_element(By.ID, "last-move").text
         assert text == "Last move: X at 0,1, a blunder (a win in 5 plies became a loss in 6 plies for X)"
         assert visible_in_viewport(driver, "last-move") and visible_in_viewport(driver, "board")
-        gap = driver.execute_script("return document.getElementById('board').getBoundingClientRect().top -"
-                                    " document.getElementById('last-move').getBoundingClientRect().bottom")
+        gap = driver.execute_script(
+            "return document.getElementById('board').getBoundingClientRect().top - document.getElementById('last-move').getBoundingClientRect().bottom"
+        )
         assert 0 <= gap < 40, "the verdict sits right above the board"
 
         driver = page("?game=3x3k3&play=X")  # against the perfect player: your own move's verdict
@@ -455,8 +476,7 @@ window.fetch = async (...args) => {
 
 
 @pytest.mark.parametrize("drop_winner", [False, True])
-def test_a_finished_board_answered_with_over_and_no_to_move_reads_the_same(
-        page: Callable[[str], WebDriver], browser: WebDriver, drop_winner: bool) -> None:
+def test_a_finished_board_answered_with_over_and_no_to_move_reads_the_same(page: Callable[[str], WebDriver], browser: WebDriver, drop_winner: bool) -> None:
     """The API's newer shape for a finished board (``"over": true``, no ``to_move``; the winner from the board if absent)."""
     source = OVER_SHAPE.replace("DROP_WINNER", "true" if drop_winner else "false")
     script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
@@ -518,8 +538,7 @@ def set_viewport(driver: WebDriver, width: int, height: int) -> None:
     wait_for(driver, lambda d: d.execute_script("return [window.innerWidth, window.innerHeight]") == [width, height])
 
 
-def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], browser: WebDriver,
-                                           tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], browser: WebDriver, tmp_path_factory: pytest.TempPathFactory) -> None:
     """docs/web.png is the desktop one (1280x800); the phone one (390x844) is for looking at."""
     artifacts = tmp_path_factory.mktemp("artifacts")
     try:

@@ -45,8 +45,9 @@ ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode()
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[int, int]]:
     """The port and pid of a server with small limits."""
-    process = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
     assert process.stdout is not None
     try:
         yield int(process.stdout.readline()), process.pid
@@ -104,8 +105,7 @@ def rss_mib(pid: int) -> float:
 
 # -- every connection ends ---------------------------------------------------------------
 @pytest.mark.parametrize("stray", [b"\r\n", b"\n", b"\r\n\r\n", b"G", b"GET /api"])
-def test_a_connection_that_sends_a_stray_byte_after_its_answer_is_closed_within_the_head_deadline(
-        server: tuple[int, int], stray: bytes) -> None:
+def test_a_connection_that_sends_a_stray_byte_after_its_answer_is_closed_within_the_head_deadline(server: tuple[int, int], stray: bytes) -> None:
     with socket.create_connection(("127.0.0.1", server[0])) as sock:
         look_up(sock)
         sock.sendall(stray)
@@ -185,8 +185,7 @@ def test_held_connections_do_not_starve_a_client_and_the_excess_gets_503(server:
             sock.close()
 
 
-def test_batch_clients_that_never_read_hold_little_memory_the_excess_gets_503_and_single_look_ups_go_on(
-        server: tuple[int, int]) -> None:
+def test_batch_clients_that_never_read_hold_little_memory_the_excess_gets_503_and_single_look_ups_go_on(server: tuple[int, int]) -> None:
     port, pid = server
     codes = solver.table_for().reachable_codes()
     body = json.dumps({"boards": np.resize(codes, 100_000).tolist()}).encode()  # a 70 MB answer if made at once
@@ -226,10 +225,17 @@ def client() -> Iterator[TestClient]:
         yield test_client
 
 
-@pytest.mark.parametrize(("path", "quoted"), [
-    ("/api/v1/" + "x" * 3000, True), ("/" + "x" * 3000, True), ("/static/" + "x" * 3000, True),
-    ("/api/v1/3x3k3?board=" + "X" * 3000, False), ("/api/v1/3x3k3/analyze?moves=" + "9" * 3000, False),
-    ("/api/v1/3x3k3/analyze?moves=" + "4," * 1000, False)])
+@pytest.mark.parametrize(
+    ("path", "quoted"),
+    [
+        ("/api/v1/" + "x" * 3000, True),
+        ("/" + "x" * 3000, True),
+        ("/static/" + "x" * 3000, True),
+        ("/api/v1/3x3k3?board=" + "X" * 3000, False),
+        ("/api/v1/3x3k3/analyze?moves=" + "9" * 3000, False),
+        ("/api/v1/3x3k3/analyze?moves=" + "4," * 1000, False),
+    ],
+)
 def test_an_error_message_does_not_echo_thousands_of_characters(client: TestClient, path: str, quoted: bool) -> None:
     answer = client.get(path)
     assert 400 <= answer.status_code < 500

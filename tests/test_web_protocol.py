@@ -33,15 +33,14 @@ def test_the_installed_uvicorn_is_one_the_web_extra_pins() -> None:
     pin = next(requirement for requirement in web if re.match(r"uvicorn\b", requirement))
     specifier = SpecifierSet(pin.removeprefix("uvicorn"))
     assert specifier.filter([metadata.version("uvicorn")]), (
-        f"uvicorn {metadata.version('uvicorn')} is outside the pinned {pin}: check solver/web/protocol.py's hooks "
-        "against this release, then move the pin")
+        f"uvicorn {metadata.version('uvicorn')} is outside the pinned {pin}: check solver/web/protocol.py's hooks against this release, then move the pin"
+    )
     assert any(clause.operator == "<" for clause in specifier), "the web extra must cap uvicorn's version"
 
 
 @pytest.mark.parametrize("name", protocol.HOOKS["methods"])
 def test_every_method_the_guard_overrides_is_one_uvicorn_calls(name: str) -> None:
-    assert callable(getattr(HttpToolsProtocol, name, None)), (
-        f"uvicorn's HttpToolsProtocol has no {name}(): solver/web/protocol.py no longer applies")
+    assert callable(getattr(HttpToolsProtocol, name, None)), f"uvicorn's HttpToolsProtocol has no {name}(): solver/web/protocol.py no longer applies"
     guarded = protocol.http_protocol()
     assert guarded is not HttpToolsProtocol and issubclass(guarded, protocol.GuardedHttpToolsProtocol)
     assert issubclass(protocol.GuardedHttpToolsProtocol, HttpToolsProtocol)

@@ -36,8 +36,9 @@ ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode()
 
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
-    process = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
     assert process.stdout is not None
     try:
         yield int(process.stdout.readline())
@@ -93,24 +94,27 @@ def assert_still_answers(port: int) -> None:
     assert status(response) == 200 and response.endswith(ANSWER_88)
 
 
-@pytest.mark.parametrize(("name", "request_", "expected"), [
-    ("malformed JSON", post("/api/v1/3x3k3/batch", b'{"boards": [1, 2'), {400}),
-    ("JSON that is not an object", post("/api/v1/3x3k3/batch", b"[1, 2, 3]"), {400}),
-    ("deeply nested JSON", post("/api/v1/3x3k3/batch", b"[" * 200_000), {400}),
-    ("a declared body of 1 GB", b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\r\n", {413}),
-    ("a query string of 8 kB", get("/api/v1/3x3k3?board=" + "X" * 8_000), {414}),
-    ("a query string of 1 MB", get("/api/v1/3x3k3?board=" + "X" * 1_000_000), {431}),
-    ("a header of 1 MB", get("/", "X-Big: " + "a" * 1_000_000 + "\r\n"), {431}),
-    ("unknown path", get("/wp-login.php"), {404}),
-    ("path traversal", get("/static/../../../../etc/passwd"), {404}),
-    ("encoded path traversal", get("/static/%2e%2e%2f%2e%2e%2fcli.py"), {404}),
-    ("encoded traversal in the game", get("/api/v1/..%2f..%2fetc%2fpasswd"), {404}),
-    ("absolute URL to a file", get("file:///etc/passwd"), {400, 404}),
-    ("garbage", b"\x00\xff\xfe GARBAGE\r\n\r\n", {400}),
-    ("unknown method", b"BREW /api/v1/3x3k3 HTTP/1.1\r\nHost: x\r\n\r\n", {400, 405}),
-    ("a bad board", get("/api/v1/3x3k3?board=QQQ"), {400}),
-    ("a game not served", get("/api/v1/5x5k4?board=0"), {404}),
-])
+@pytest.mark.parametrize(
+    ("name", "request_", "expected"),
+    [
+        ("malformed JSON", post("/api/v1/3x3k3/batch", b'{"boards": [1, 2'), {400}),
+        ("JSON that is not an object", post("/api/v1/3x3k3/batch", b"[1, 2, 3]"), {400}),
+        ("deeply nested JSON", post("/api/v1/3x3k3/batch", b"[" * 200_000), {400}),
+        ("a declared body of 1 GB", b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\r\n", {413}),
+        ("a query string of 8 kB", get("/api/v1/3x3k3?board=" + "X" * 8_000), {414}),
+        ("a query string of 1 MB", get("/api/v1/3x3k3?board=" + "X" * 1_000_000), {431}),
+        ("a header of 1 MB", get("/", "X-Big: " + "a" * 1_000_000 + "\r\n"), {431}),
+        ("unknown path", get("/wp-login.php"), {404}),
+        ("path traversal", get("/static/../../../../etc/passwd"), {404}),
+        ("encoded path traversal", get("/static/%2e%2e%2f%2e%2e%2fcli.py"), {404}),
+        ("encoded traversal in the game", get("/api/v1/..%2f..%2fetc%2fpasswd"), {404}),
+        ("absolute URL to a file", get("file:///etc/passwd"), {400, 404}),
+        ("garbage", b"\x00\xff\xfe GARBAGE\r\n\r\n", {400}),
+        ("unknown method", b"BREW /api/v1/3x3k3 HTTP/1.1\r\nHost: x\r\n\r\n", {400, 405}),
+        ("a bad board", get("/api/v1/3x3k3?board=QQQ"), {400}),
+        ("a game not served", get("/api/v1/5x5k4?board=0"), {404}),
+    ],
+)
 def test_a_bad_request_gets_its_status_and_the_server_keeps_answering(port: int, name: str, request_: bytes, expected: set[int]) -> None:
     response = exchange(port, request_)
     assert status(response) in expected, f"{name}: {response[:200]!r}"
@@ -121,9 +125,20 @@ def test_a_bad_request_gets_its_status_and_the_server_keeps_answering(port: int,
 
 
 def test_no_request_path_reaches_the_file_system(port: int) -> None:
-    for path in ("/static/app.py", "/static/__init__.py", "/static/../app.py", "/static/%2e%2e/app.py", "/static/.%2e/app.py",
-                 "/static/..\\app.py", "/static//etc/passwd", "/static/index.html", "/pyproject.toml", "/data/3x3k3.ttt",
-                 "/api/v1/3x3k3.ttt", "/api/v1/..%2F3x3k3"):
+    for path in (
+        "/static/app.py",
+        "/static/__init__.py",
+        "/static/../app.py",
+        "/static/%2e%2e/app.py",
+        "/static/.%2e/app.py",
+        "/static/..\\app.py",
+        "/static//etc/passwd",
+        "/static/index.html",
+        "/pyproject.toml",
+        "/data/3x3k3.ttt",
+        "/api/v1/3x3k3.ttt",
+        "/api/v1/..%2F3x3k3",
+    ):
         response = exchange(port, get(path))
         assert status(response) == 404, f"{path}: {response[:120]!r}"
     assert status(exchange(port, get("/static/app.js"))) == 200
@@ -133,7 +148,7 @@ def test_a_half_closed_connection_still_gets_its_answer(port: int) -> None:
     response = exchange(port, get("/api/v1/3x3k3?board=88"), half_close=True)
     assert status(response) == 200 and ANSWER_88 in response
     assert exchange(port, b"", half_close=True) == b""  # closed before any request: closed quietly
-    assert status(exchange(port, b"POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"bo", half_close=True)) in {0, 400}
+    assert status(exchange(port, b'POST /api/v1/3x3k3/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"bo', half_close=True)) in {0, 400}
     assert_still_answers(port)
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).parent
-BLOCKER = '''
+BLOCKER = """
 import sys
 
 class _Missing:
@@ -19,8 +19,8 @@ class _Missing:
         return None
 
 sys.meta_path.insert(0, _Missing())
-'''
-MODULE = '''
+"""
+MODULE = """
 from web_support import need_web
 
 need_web()
@@ -28,7 +28,7 @@ need_web()
 
 def test_never_runs():
     raise AssertionError("the module should have been skipped")
-'''
+"""
 
 
 def run_pytest(tmp_path: Path, require: bool) -> subprocess.CompletedProcess[str]:
@@ -39,9 +39,14 @@ def run_pytest(tmp_path: Path, require: bool) -> subprocess.CompletedProcess[str
     env.pop("SOLVED_TICTACTOE_REQUIRE_WEB", None)
     if require:
         env["SOLVED_TICTACTOE_REQUIRE_WEB"] = "1"
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-                           "-c", os.devnull, str(tmp_path)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-c", os.devnull, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
 
 
 def test_a_missing_web_extra_skips_the_module(tmp_path: Path) -> None:

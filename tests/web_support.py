@@ -50,7 +50,10 @@ def running_server(table_dir: Path, *args: str, timeout: float = 60) -> Iterator
     env = {**os.environ, "SOLVED_TICTACTOE_DIR": str(table_dir), "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
         [sys.executable, "-m", "solver.cli", "serve", "--port", "0", "--quiet", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         assert process.stdout is not None

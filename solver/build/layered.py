@@ -786,9 +786,7 @@ def sweep(
     return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
 
 
-def _solve_layer(
-    build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, progress: Progress | None, notify: Callable[[str], None] | None
-) -> bool:
+def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, progress: Progress | None, notify: Callable[[str], None] | None) -> bool:
     """Solve layer ``ply`` into its partial file (resuming its journaled chunks), hash it, rename it into place
     and record it. Returns whether chunks of an earlier run were kept."""
     partial, journal = build.partial_path(ply), build.journal_path(ply)
@@ -893,11 +891,7 @@ def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[C
     recorded = {int(match[1]): int(match[2]) for line in lines if (match := _JOURNAL_LINE.fullmatch(line))}
     skipped = sum(1 for line in lines[:-1] if line and not _JOURNAL_LINE.fullmatch(line))  # the last: torn by a kill
     bounds = {chunk.start: chunk.stop for chunk in layer_chunks}
-    good = {
-        start
-        for start, crc in recorded.items()
-        if start in bounds and zlib.crc32(os.pread(fd, bounds[start] - start, start)) == crc
-    }
+    good = {start for start, crc in recorded.items() if start in bounds and zlib.crc32(os.pread(fd, bounds[start] - start, start)) == crc}
     return fd, good, skipped
 
 

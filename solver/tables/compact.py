@@ -104,9 +104,7 @@ class CompactTable(Table):
             if len(scores) != self.layout.size:
                 raise TableError(f"scores of {len(scores):,} boards do not fit {self.game.name}: expected {self.layout.size:,}")
         elif scores.dtype != np.int8 or scores.shape != (self.layout.size,):
-            raise TableError(
-                f"scores {scores.dtype}{list(scores.shape)} do not fit {self.game.name}: expected int8[{self.layout.size}]"
-            )
+            raise TableError(f"scores {scores.dtype}{list(scores.shape)} do not fit {self.game.name}: expected int8[{self.layout.size}]")
         self.path = path
         self.file = file
         self.prove = prove
@@ -449,8 +447,7 @@ class CompactTable(Table):
             terminal["positions"] += lost_now + full_draws
             terminal["o_wins" if x_to_move else "x_wins"] += lost_now
             terminal["draws"] += full_draws
-            per_layer.append({"ply": ply, "positions": positions, "wins": wins, "draws": draws, "losses": losses,
-                              "finished": lost_now + full_draws})
+            per_layer.append({"ply": ply, "positions": positions, "wins": wins, "draws": draws, "losses": losses, "finished": lost_now + full_draws})
         from ..stats import summary
 
         return {

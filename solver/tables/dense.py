@@ -87,9 +87,7 @@ class DenseTable(Table):
     lists_positions: ClassVar[bool] = True
     stores_best_moves: ClassVar[bool] = True
 
-    def __init__(
-        self, game: Game, entries: np.ndarray, *, path: Path | None = None, file: TableFile | None = None, prove: Prover | None = None
-    ) -> None:
+    def __init__(self, game: Game, entries: np.ndarray, *, path: Path | None = None, file: TableFile | None = None, prove: Prover | None = None) -> None:
         if entries.dtype != ENTRY or entries.shape != (game.codes,):
             raise TableError(f"entries {entries.dtype}{list(entries.shape)} do not fit {game.name}: expected {ENTRY}[{game.codes}]")
         self.game = game

@@ -28,8 +28,23 @@ from .app import (
 from .protocol import BODY_SECONDS, HEAD_SECONDS, MAX_CONNECTIONS, MAX_HEAD_BYTES, WRITE_SECONDS, http_protocol
 from .workers import WorkerError, supervise
 
-__all__ = ["HEAD_SECONDS", "MAX_BATCH", "MAX_BATCHES", "MAX_BODY_BYTES", "MAX_CONNECTIONS", "MAX_HEAD_BYTES", "MAX_QUERY_BYTES",
-           "WRITE_SECONDS", "WorkerError", "bind", "create_app", "discover_games", "open_tables", "serve", "table_checksum"]
+__all__ = [
+    "HEAD_SECONDS",
+    "MAX_BATCH",
+    "MAX_BATCHES",
+    "MAX_BODY_BYTES",
+    "MAX_CONNECTIONS",
+    "MAX_HEAD_BYTES",
+    "MAX_QUERY_BYTES",
+    "WRITE_SECONDS",
+    "WorkerError",
+    "bind",
+    "create_app",
+    "discover_games",
+    "open_tables",
+    "serve",
+    "table_checksum",
+]
 
 KEEP_ALIVE_SECONDS = 5
 """How long an idle keep-alive connection stays open."""
@@ -84,8 +99,13 @@ def serve(
         each answer then carries ``X-Worker: <number>``. POSIX only.
     :raises WorkerError: if a worker dies on its own (the others are stopped first).
     """
-    options = {"head_seconds": head_seconds, "body_seconds": body_seconds, "write_seconds": write_seconds, "max_connections": max_connections,
-               "max_batches": max_batches}
+    options = {
+        "head_seconds": head_seconds,
+        "body_seconds": body_seconds,
+        "write_seconds": write_seconds,
+        "max_connections": max_connections,
+        "max_batches": max_batches,
+    }
     _allow_open_files(max_connections + 256)  # per process
     if workers <= 1:
         _run(tables, sock, table_dir, options, worker=None)
@@ -93,18 +113,24 @@ def serve(
     supervise(workers, lambda number: _run(tables, sock, table_dir, options, worker=number))
 
 
-def _run(tables: Sequence[Table], sock: socket.socket, table_dir: str | os.PathLike[str] | None,
-         options: dict[str, float], worker: int | None) -> None:
+def _run(tables: Sequence[Table], sock: socket.socket, table_dir: str | os.PathLike[str] | None, options: dict[str, float], worker: int | None) -> None:
     """One server process: uvicorn on ``sock`` until SIGINT or SIGTERM."""
     import uvicorn
 
     sys.setswitchinterval(SWITCH_SECONDS)  # a batch thread hands the event loop the interpreter lock sooner
-    protocol = http_protocol(head_seconds=options["head_seconds"], body_seconds=options["body_seconds"],
-                             write_seconds=options["write_seconds"], max_connections=int(options["max_connections"]))
+    protocol = http_protocol(
+        head_seconds=options["head_seconds"],
+        body_seconds=options["body_seconds"],
+        write_seconds=options["write_seconds"],
+        max_connections=int(options["max_connections"]),
+    )
     if protocol == "h11" and worker in (None, 1):
-        print("solve: warning: httptools is missing, so uvicorn's h11 protocol runs with a head size limit only: "
-              "slow heads and bodies, stalled readers and the connection cap are not bounded "
-              "(install the web extra: pip install '.[web]')", file=sys.stderr)
+        print(
+            "solve: warning: httptools is missing, so uvicorn's h11 protocol runs with a head size limit only: "
+            "slow heads and bodies, stalled readers and the connection cap are not bounded "
+            "(install the web extra: pip install '.[web]')",
+            file=sys.stderr,
+        )
     config = uvicorn.Config(
         create_app(tables, table_dir=table_dir, max_batches=int(options["max_batches"]), worker=worker),
         http=protocol,
@@ -135,5 +161,4 @@ def _allow_open_files(wanted: int) -> None:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
         except (ValueError, OSError):
-            print(f"solve: warning: cannot raise the open-file limit from {soft} to {target}: "
-                  "connections past it are refused", file=sys.stderr)
+            print(f"solve: warning: cannot raise the open-file limit from {soft} to {target}: connections past it are refused", file=sys.stderr)

@@ -102,14 +102,17 @@ MAX_QUERY_BYTES = 4096
 CACHE_CONTROL = "public, max-age=86400"
 CACHED_POSITIONS = 65_536
 """JSON answers kept per game (a few hundred bytes each): every 3x3 position fits."""
-STATIC_FILES = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-                "style.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
+STATIC_FILES = {
+    "index.html": "text/html; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+    "favicon.svg": "image/svg+xml",
+}
 """The page's files: the only files the app serves, read once from the package."""
 SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
-    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
-                               "frame-ancestors 'none'; form-action 'self'",
+    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
 }
 _JSON = "application/json"
 
@@ -182,8 +185,9 @@ def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str
     return tables
 
 
-def create_app(tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None,
-               max_batches: int = MAX_BATCHES, worker: int | None = None) -> Starlette:
+def create_app(
+    tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None, max_batches: int = MAX_BATCHES, worker: int | None = None
+) -> Starlette:
     """The ASGI app serving ``tables`` (default: tic-tac-toe and every table in ``table_dir``).
 
     :param tables: open tables (:func:`open_tables`); the first one is the page's default game.
@@ -251,12 +255,10 @@ class _Api:
     def __init__(self, games: dict[str, ServedGame], table_dir: str | os.PathLike[str] | None, max_batches: int = MAX_BATCHES) -> None:
         self.served = games
         self.table_dir = table_dir
-        self.files = {name: (resources.files(__package__).joinpath("static", name).read_bytes(), kind)
-                      for name, kind in STATIC_FILES.items()}
+        self.files = {name: (resources.files(__package__).joinpath("static", name).read_bytes(), kind) for name, kind in STATIC_FILES.items()}
         self.file_etags = {name: f'"{hashlib.sha256(data).hexdigest()[:20]}"' for name, (data, _) in self.files.items()}
         names = list(games)
-        listing = {"games": [_game_info(game) for game in games.values()], "default": names[0] if names else None,
-                   "more": _more(names)}
+        listing = {"games": [_game_info(game) for game in games.values()], "default": names[0] if names else None, "more": _more(names)}
         self.listing = _dumps(listing)
         self.listing_etag = '"' + hashlib.sha256(self.listing).hexdigest()[:20] + '"'
         self.openapi_json = _dumps(openapi_document(names, max_batch=MAX_BATCH, max_body=MAX_BODY_BYTES))
@@ -300,9 +302,12 @@ class _Api:
         if name in self.served:
             return self.served[name]
         where = f" --table-dir {self.table_dir}" if self.table_dir is not None else ""
-        raise HTTPException(404, f"game {name} is not served here (serving {', '.join(self.served)}); build its table with "
-                                 f"'solve build --game {name}{where}' and restart 'solve serve', or start "
-                                 f"'solve serve --game {name}'")
+        raise HTTPException(
+            404,
+            f"game {name} is not served here (serving {', '.join(self.served)}); build its table with "
+            f"'solve build --game {name}{where}' and restart 'solve serve', or start "
+            f"'solve serve --game {name}'",
+        )
 
     async def lookup(self, request: Request) -> Response:
         game = self._game(request)
@@ -321,11 +326,21 @@ class _Api:
                 player = position.to_move
                 position = position.play(cell)
                 row, col = game.table.game.coords(cell)
-                line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col,
-                             "board": position.board})
+                line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col, "board": position.board})
             state = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move, "result": start.result}
-            return _dumps({"game": game.name, "code": code, "board": start.board, **state, "value": start.value,
-                           "plies": start.plies, "winner": position.winner, "final": position.board, "mainline": line})
+            return _dumps(
+                {
+                    "game": game.name,
+                    "code": code,
+                    "board": start.board,
+                    **state,
+                    "value": start.value,
+                    "plies": start.plies,
+                    "winner": position.winner,
+                    "final": position.board,
+                    "mainline": line,
+                }
+            )
 
         return _cached(request, None, game.etag(f"m{code}"), body)
 
@@ -345,8 +360,7 @@ class _Api:
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
         if self.batches >= self.max_batches:
-            raise HTTPException(503, f"{self.max_batches} batches are being answered; try again in a second",
-                                headers={"retry-after": "1"})
+            raise HTTPException(503, f"{self.max_batches} batches are being answered; try again in a second", headers={"retry-after": "1"})
         self.batches += 1
         try:
             raw = await _body(request)
@@ -419,8 +433,7 @@ def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, byt
     return codes, errors
 
 
-def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes], start: int, stop: int,
-                kept: dict[int, bytes]) -> bytes:
+def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes], start: int, stop: int, kept: dict[int, bytes]) -> bytes:
     """The results of boards ``start`` to ``stop`` of a batch, comma-separated JSON objects.
 
     The slice's distinct positions not in ``kept`` are made together
@@ -431,10 +444,11 @@ def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]
     distinct = np.unique(codes[good]).tolist()
     missing = [code for code in distinct if code not in kept]
     made = dict(zip(missing, answers(game.table, np.array(missing, dtype=np.int64)), strict=True))
-    for code in missing[:max(0, BATCH_KEPT - len(kept))]:
+    for code in missing[: max(0, BATCH_KEPT - len(kept))]:
         kept[code] = made[code]
-    return b",".join([errors[index] if index in errors else kept.get(code) or made[code]
-                      for index, code in zip(range(start, stop), codes[start:stop].tolist(), strict=True)])
+    return b",".join(
+        [errors[index] if index in errors else kept.get(code) or made[code] for index, code in zip(range(start, stop), codes[start:stop].tolist(), strict=True)]
+    )
 
 
 def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]) -> Iterator[bytes]:
@@ -466,8 +480,7 @@ class _BatchResponse(Response):
 
     media_type = _JSON
 
-    def __init__(self, game: ServedGame, codes: np.ndarray, errors: dict[int, bytes], limiter: anyio.CapacityLimiter,
-                 done: Callable[[], None]) -> None:
+    def __init__(self, game: ServedGame, codes: np.ndarray, errors: dict[int, bytes], limiter: anyio.CapacityLimiter, done: Callable[[], None]) -> None:
         super().__init__(headers={"cache-control": "no-store"}, media_type=_JSON)
         self.raw_headers = [(name, value) for name, value in self.raw_headers if name != b"content-length"]
         self.chunks = batch_chunks(game, codes, errors)
@@ -545,15 +558,14 @@ def _dumps(data: Any) -> bytes:
 
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
     if len(message) > MAX_MESSAGE_CHARS:
-        message = f"{message[:MAX_MESSAGE_CHARS - 60]}... (cut: the message was {len(message):,} characters)"
+        message = f"{message[: MAX_MESSAGE_CHARS - 60]}... (cut: the message was {len(message):,} characters)"
     return Response(_dumps({"error": message}), status_code=status, media_type=_JSON, headers=headers)
 
 
 def _more(served: Sequence[str]) -> str:
     """How to serve more games, naming one that is not served yet."""
     other = next((name for name in ("3x4k3", "4x4k4", "4x5k4", "5x5k4") if name not in served), "5x6k4")
-    return (f"Serve more games with: solve serve --game GAME (repeatable; each table is built once, then kept), "
-            f"e.g. solve serve --game {other}")
+    return f"Serve more games with: solve serve --game GAME (repeatable; each table is built once, then kept), e.g. solve serve --game {other}"
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

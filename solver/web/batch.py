@@ -136,12 +136,11 @@ def _board_texts(game: Game, digits: np.ndarray) -> list[str]:
     chars = np.full((len(digits), width), ord("/"), dtype=np.uint8)
     chars[:, cells + cells // game.cols] = np.frombuffer(b".XO", dtype=np.uint8)[digits]
     text = chars.tobytes().decode("ascii")
-    return [text[index * width:(index + 1) * width] for index in range(len(digits))]
+    return [text[index * width : (index + 1) * width] for index in range(len(digits))]
 
 
 def _state_texts(score: np.ndarray, x_next: np.ndarray, playing: np.ndarray) -> list[str]:
     """Each position's ``"over"`` field and then ``"to_move"`` (play goes on) or ``"winner"`` (it is over)."""
-    over = np.where(score == -WIN, np.where(x_next, '"over": true, "winner": "O"', '"over": true, "winner": "X"'),
-                    '"over": true, "winner": null')
+    over = np.where(score == -WIN, np.where(x_next, '"over": true, "winner": "O"', '"over": true, "winner": "X"'), '"over": true, "winner": null')
     state: list[str] = np.where(playing, np.where(x_next, '"over": false, "to_move": "X"', '"over": false, "to_move": "O"'), over).tolist()
     return state

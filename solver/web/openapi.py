@@ -9,16 +9,19 @@ from ..api import __version__
 _MOVE = {
     "type": "object",
     "description": "The outcome of playing one empty cell. `result` and `plies` are for the player making the move "
-                   "(the side to move now). The lichess tablebase API gives each move's category from the other side "
-                   "(the side to move after the move): a move whose `result` is \"win\" here is \"loss\" there, "
-                   "\"draw\" is \"draw\", \"loss\" here is \"win\" there.",
+    "(the side to move now). The lichess tablebase API gives each move's category from the other side "
+    '(the side to move after the move): a move whose `result` is "win" here is "loss" there, '
+    '"draw" is "draw", "loss" here is "win" there.',
     "properties": {
         "cell": {"type": "integer", "description": "flat index row * cols + col"},
         "row": {"type": "integer"},
         "col": {"type": "integer"},
         "value": {"type": "integer", "enum": [1, 0, -1], "description": "the game's value for X after the move"},
-        "result": {"type": "string", "enum": ["win", "draw", "loss"],
-                   "description": "for the mover (the side to move before the move), under perfect play after it"},
+        "result": {
+            "type": "string",
+            "enum": ["win", "draw", "loss"],
+            "description": "for the mover (the side to move before the move), under perfect play after it",
+        },
         "plies": {"type": "integer", "description": "plies from the current position to the end, this move included"},
         "best": {"type": "boolean", "description": "the move reaches the position's best score"},
     },
@@ -28,20 +31,18 @@ _MOVE = {
 _POSITION = {
     "type": "object",
     "description": "What `solve lookup --json` prints (Position.to_dict), with `moves` best first: wins fastest "
-                   "first, then draws, then losses slowest first, ties in cell order. While the game goes on: "
-                   "`\"over\": false`, `to_move` and `result`; a finished board has `\"over\": true` and `winner` "
-                   "(null for a draw) and neither `to_move` nor `result`.",
+    "first, then draws, then losses slowest first, ties in cell order. While the game goes on: "
+    '`"over": false`, `to_move` and `result`; a finished board has `"over": true` and `winner` '
+    "(null for a draw) and neither `to_move` nor `result`.",
     "properties": {
         "game": {"type": "string", "example": "3x3k3"},
         "code": {"type": "integer", "description": "base-3 code: sum(digit * 3**cell), digit 0 empty, 1 X, 2 O"},
         "board": {"type": "string", "example": "XO./.X./..."},
         "over": {"type": "boolean", "description": "the game has ended (a line of k, or a full board)"},
         "to_move": {"type": "string", "enum": ["X", "O"], "description": "only while the game goes on"},
-        "winner": {"type": ["string", "null"], "enum": ["X", "O", None],
-                   "description": "only on a finished board: who made a line, null for a draw"},
+        "winner": {"type": ["string", "null"], "enum": ["X", "O", None], "description": "only on a finished board: who made a line, null for a draw"},
         "value": {"type": "integer", "enum": [1, 0, -1], "description": "for X under perfect play"},
-        "result": {"type": "string", "enum": ["win", "draw", "loss"],
-                   "description": "for the side to move, under perfect play; only while the game goes on"},
+        "result": {"type": "string", "enum": ["win", "draw", "loss"], "description": "for the side to move, under perfect play; only while the game goes on"},
         "plies": {"type": "integer", "description": "plies to the end under perfect play (win fastest, lose slowest); 0 when over"},
         "score": {"type": "integer", "description": "100-d win in d plies, 0 draw, -(100-d) loss in d plies"},
         "best_moves": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}, "description": "[row, col]"},
@@ -74,15 +75,24 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-_BOARD = {"name": "board", "in": "query", "required": False, "schema": {"type": "string", "default": "0"},
-          "description": "a board string ('XO./.X./...', 'XO..X....', '.' '-' '_' or space for empty) or a base-3 code "
-                         "in ASCII digits ('88'), read as `solve lookup` reads its BOARD; "
-                         "default the empty board"}
+_BOARD = {
+    "name": "board",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string", "default": "0"},
+    "description": "a board string ('XO./.X./...', 'XO..X....', '.' '-' '_' or space for empty) or a base-3 code "
+    "in ASCII digits ('88'), read as `solve lookup` reads its BOARD; "
+    "default the empty board",
+}
 
-_MOVES_PARAMETER = {"name": "moves", "in": "query", "required": False, "schema": {"type": "string"},
-                    "description": _MOVES, "examples": {
-                        "cells": {"value": "4 0 8"}, "semicolons": {"value": "4;0;8"},
-                        "row,col": {"value": "1,1;0,0;2,2"}, "brackets": {"value": "(1, 1) (0, 0)"}}}
+_MOVES_PARAMETER = {
+    "name": "moves",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": _MOVES,
+    "examples": {"cells": {"value": "4 0 8"}, "semicolons": {"value": "4;0;8"}, "row,col": {"value": "1,1;0,0;2,2"}, "brackets": {"value": "(1, 1) (0, 0)"}},
+}
 
 _ERRORS = {
     "400": _json(_ref("Error"), "the board or move list cannot be read or cannot occur (InvalidBoardError's message)"),
@@ -91,8 +101,10 @@ _ERRORS = {
 }
 """The errors of every GET endpoint that reads a game (and a board or moves)."""
 
-_CACHED = {"ETag": {"schema": {"type": "string"}, "description": "the table's checksum and what was asked"},
-           "Cache-Control": {"schema": {"type": "string"}, "description": "public, max-age=86400"}}
+_CACHED = {
+    "ETag": {"schema": {"type": "string"}, "description": "the table's checksum and what was asked"},
+    "Cache-Control": {"schema": {"type": "string"}, "description": "public, max-age=86400"},
+}
 """The headers of an answer that may be cached."""
 
 
@@ -100,9 +112,12 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
     """The OpenAPI document for a server serving ``games``."""
     return {
         "openapi": "3.1.0",
-        "info": {"title": "solved-tictactoe", "version": __version__,
-                 "description": "Exact answers for tic-tac-toe and m,n,k games: every position's value, plies to the "
-                                "end under perfect play and best moves. Served by `solve serve`."},
+        "info": {
+            "title": "solved-tictactoe",
+            "version": __version__,
+            "description": "Exact answers for tic-tac-toe and m,n,k games: every position's value, plies to the "
+            "end under perfect play and best moves. Served by `solve serve`.",
+        },
         "paths": _paths(games, max_batch=max_batch, max_body=max_body),
         "components": {"schemas": _schemas()},
     }
@@ -110,23 +125,37 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
 
 def _paths(games: list[str], *, max_batch: int, max_body: int) -> dict[str, Any]:
     """The ``paths`` of the document: every endpoint, its parameters and its answers."""
-    game = {"name": "game", "in": "path", "required": True, "schema": {"type": "string", "enum": games},
-            "description": "a served game, e.g. 3x3k3 (4x4 is read as 4x4k4)"}
+    game = {
+        "name": "game",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "enum": games},
+        "description": "a served game, e.g. 3x3k3 (4x4 is read as 4x4k4)",
+    }
     board, errors, cached = _BOARD, _ERRORS, _CACHED
     return {
         "/api/v1/games": {"get": {"summary": "The games served", "responses": {"200": _json(_ref("Games"), "the games")}}},
-        "/api/v1/{game}": {"get": {
-            "summary": "Solve one position", "parameters": [game, board],
-            "responses": {"200": {**_json(_ref("Position"), "the position"), "headers": cached}, **errors}}},
-        "/api/v1/{game}/mainline": {"get": {
-            "summary": "One line of perfect play to the end (the first best move in cell order at each ply)",
-            "parameters": [game, board],
-            "responses": {"200": {**_json(_ref("Mainline"), "the line"), "headers": cached}, **errors}}},
-        "/api/v1/{game}/analyze": {"get": {
-            "summary": "Judge every ply of a game from the empty board: best, ok, mistake or blunder",
-            "parameters": [game, _MOVES_PARAMETER],
-            "responses": {"200": {**_json(_ref("Analysis"), "what `solve analyze --json` prints"), "headers": cached},
-                          **errors}}},
+        "/api/v1/{game}": {
+            "get": {
+                "summary": "Solve one position",
+                "parameters": [game, board],
+                "responses": {"200": {**_json(_ref("Position"), "the position"), "headers": cached}, **errors},
+            }
+        },
+        "/api/v1/{game}/mainline": {
+            "get": {
+                "summary": "One line of perfect play to the end (the first best move in cell order at each ply)",
+                "parameters": [game, board],
+                "responses": {"200": {**_json(_ref("Mainline"), "the line"), "headers": cached}, **errors},
+            }
+        },
+        "/api/v1/{game}/analyze": {
+            "get": {
+                "summary": "Judge every ply of a game from the empty board: best, ok, mistake or blunder",
+                "parameters": [game, _MOVES_PARAMETER],
+                "responses": {"200": {**_json(_ref("Analysis"), "what `solve analyze --json` prints"), "headers": cached}, **errors},
+            }
+        },
         "/api/v1/{game}/batch": {"post": _batch(game, errors["404"], max_batch=max_batch, max_body=max_body)},
     }
 
@@ -136,20 +165,29 @@ def _batch(game: dict[str, Any], not_served: dict[str, Any], *, max_batch: int, 
     return {
         "summary": f"Solve up to {max_batch:,} positions in one request",
         "parameters": [game],
-        "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["boards"],
-            "properties": {"boards": {"type": "array", "maxItems": max_batch,
-                                      "items": {"type": ["string", "integer"]}}}}}}},
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["boards"],
+                        "properties": {"boards": {"type": "array", "maxItems": max_batch, "items": {"type": ["string", "integer"]}}},
+                    }
+                }
+            },
+        },
         "responses": {
-            "200": _json({"type": "object", "properties": {"results": {"type": "array", "items": {
-                "oneOf": [_ref("Position"), _ref("Error")]}}}},
-                "one result per board, in order: the position, or {error} for that board alone"),
-            "400": _json(_ref("Error"), "the body is not JSON or not {\"boards\": [...]}"),
+            "200": _json(
+                {"type": "object", "properties": {"results": {"type": "array", "items": {"oneOf": [_ref("Position"), _ref("Error")]}}}},
+                "one result per board, in order: the position, or {error} for that board alone",
+            ),
+            "400": _json(_ref("Error"), 'the body is not JSON or not {"boards": [...]}'),
             "404": not_served,
             "413": _json(_ref("Error"), f"more than {max_batch:,} boards or a body over {max_body:,} bytes"),
-            "503": _json(_ref("Error"), "too many batches are being answered at once: retry after the "
-                                        "`Retry-After` seconds"),
-        }}
+            "503": _json(_ref("Error"), "too many batches are being answered at once: retry after the `Retry-After` seconds"),
+        },
+    }
 
 
 def _schemas() -> dict[str, Any]:
@@ -158,18 +196,55 @@ def _schemas() -> dict[str, Any]:
         "Move": _MOVE,
         "Position": _POSITION,
         "Error": _ERROR,
-        "Games": {"type": "object", "properties": {
-            "games": {"type": "array", "items": {"type": "object", "properties": {
-                "name": {"type": "string"}, "rows": {"type": "integer"}, "cols": {"type": "integer"},
-                "k": {"type": "integer"}, "cells": {"type": "integer"}, "checksum": {"type": "string"}}}},
-            "default": {"type": "string"}, "more": {"type": "string", "description": "how to serve other games"}}},
-        "Mainline": {"type": "object", "properties": {
-            "game": {"type": "string"}, "code": {"type": "integer"}, "board": {"type": "string"},
-            "over": {"type": "boolean"}, "to_move": {"type": "string"}, "value": {"type": "integer"},
-            "result": {"type": "string"},
-            "plies": {"type": "integer"}, "winner": {"type": ["string", "null"]}, "final": {"type": "string"},
-            "mainline": {"type": "array", "items": {"type": "object", "properties": {
-                "ply": {"type": "integer"}, "player": {"type": "string"}, "cell": {"type": "integer"},
-                "row": {"type": "integer"}, "col": {"type": "integer"}, "board": {"type": "string"}}}}}},
+        "Games": {
+            "type": "object",
+            "properties": {
+                "games": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "rows": {"type": "integer"},
+                            "cols": {"type": "integer"},
+                            "k": {"type": "integer"},
+                            "cells": {"type": "integer"},
+                            "checksum": {"type": "string"},
+                        },
+                    },
+                },
+                "default": {"type": "string"},
+                "more": {"type": "string", "description": "how to serve other games"},
+            },
+        },
+        "Mainline": {
+            "type": "object",
+            "properties": {
+                "game": {"type": "string"},
+                "code": {"type": "integer"},
+                "board": {"type": "string"},
+                "over": {"type": "boolean"},
+                "to_move": {"type": "string"},
+                "value": {"type": "integer"},
+                "result": {"type": "string"},
+                "plies": {"type": "integer"},
+                "winner": {"type": ["string", "null"]},
+                "final": {"type": "string"},
+                "mainline": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "ply": {"type": "integer"},
+                            "player": {"type": "string"},
+                            "cell": {"type": "integer"},
+                            "row": {"type": "integer"},
+                            "col": {"type": "integer"},
+                            "board": {"type": "string"},
+                        },
+                    },
+                },
+            },
+        },
         "Analysis": {"type": "object", "description": "GameAnalysis.to_dict: game, moves, plies, final, summary"},
     }

@@ -60,8 +60,16 @@ WRITE_SECONDS = 10.0
 MAX_CONNECTIONS = 4096
 """Most connections open at once (per worker); the next ones get 503."""
 HOOKS = {
-    "methods": ("connection_made", "connection_lost", "data_received", "on_message_begin", "on_headers_complete",
-                "on_message_complete", "pause_writing", "resume_writing"),
+    "methods": (
+        "connection_made",
+        "connection_lost",
+        "data_received",
+        "on_message_begin",
+        "on_headers_complete",
+        "on_message_complete",
+        "pause_writing",
+        "resume_writing",
+    ),
     "attributes": ("transport", "loop", "cycle"),
     "cycle_attributes": ("response_complete",),
 }
@@ -70,8 +78,7 @@ HOOKS = {
 
 def _refusal(status: int, reason: str, message: str) -> bytes:
     body = json.dumps({"error": message}).encode()
-    return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
-            "connection: close\r\n\r\n").encode() + body
+    return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
@@ -102,8 +109,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         if len(self.live) >= self.max_connections:  # answer before reading; drop what the client sends, then close
             self._full = True
-            transport.write(_refusal(503, "Service Unavailable",
-                                     f"the server has {self.max_connections:,} connections open; try again later"))
+            transport.write(_refusal(503, "Service Unavailable", f"the server has {self.max_connections:,} connections open; try again later"))
             if transport.can_write_eof():
                 transport.write_eof()
             self.loop.call_later(1.0, transport.close)  # closed once the client's request is read: no reset
@@ -214,9 +220,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_HEAD_BYTES, *,
-                  body_seconds: float = BODY_SECONDS, write_seconds: float = WRITE_SECONDS,
-                  max_connections: int = MAX_CONNECTIONS) -> Any:
+def http_protocol(
+    head_seconds: float = HEAD_SECONDS,
+    max_head_bytes: int = MAX_HEAD_BYTES,
+    *,
+    body_seconds: float = BODY_SECONDS,
+    write_seconds: float = WRITE_SECONDS,
+    max_connections: int = MAX_CONNECTIONS,
+) -> Any:
     """The protocol class (or uvicorn's name for one) to pass as ``uvicorn.Config(http=...)``.
 
     A subclass of :class:`GuardedHttpToolsProtocol` with these bounds and a set of open
@@ -225,6 +236,11 @@ def http_protocol(head_seconds: float = HEAD_SECONDS, max_head_bytes: int = MAX_
     """
     if not HTTPTOOLS:
         return "h11"
-    bounds = {"head_seconds": head_seconds, "max_head_bytes": max_head_bytes, "body_seconds": body_seconds,
-              "write_seconds": write_seconds, "max_connections": max_connections}
+    bounds = {
+        "head_seconds": head_seconds,
+        "max_head_bytes": max_head_bytes,
+        "body_seconds": body_seconds,
+        "write_seconds": write_seconds,
+        "max_connections": max_connections,
+    }
     return type("GuardedHttpToolsProtocol", (GuardedHttpToolsProtocol,), {**bounds, "live": set()})

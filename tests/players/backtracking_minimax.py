@@ -10,10 +10,10 @@ Grade it as O with ``' '`` as the empty symbol::
 
 def check_rows(board):
     for row in board:
-        if ' ' not in row:
-            if 'X' not in row:
+        if " " not in row:
+            if "X" not in row:
                 return -1
-            if 'O' not in row:
+            if "O" not in row:
                 return 1
     return 0
 
@@ -21,10 +21,10 @@ def check_rows(board):
 def check_cols(board):
     for i in range(3):
         col = [row[i] for row in board]
-        if ' ' not in col:
-            if 'X' not in col:
+        if " " not in col:
+            if "X" not in col:
                 return -1
-            if 'O' not in col:
+            if "O" not in col:
                 return 1
     return 0
 
@@ -36,10 +36,10 @@ def check_diagonals(board):
         d1.append(board[i][i])
         d2.append(board[2 - i][i])
     for d in (d1, d2):
-        if ' ' not in d:
-            if 'X' not in d:
+        if " " not in d:
+            if "X" not in d:
                 return -1
-            if 'O' not in d:
+            if "O" not in d:
                 return 1
     return 0
 
@@ -50,7 +50,7 @@ def check_winner(board):
         winner = check(board)
         if winner != 0:
             return False, winner
-    if any(' ' in row for row in board):
+    if any(" " in row for row in board):
         return True, 0
     return False, 0
 
@@ -60,35 +60,35 @@ def minimax(board, maximizing):
     if status[0] is False:
         return status[1]
     if maximizing:
-        best_score = float('-inf')
+        best_score = float("-inf")
         for i in range(3):
             for j in range(3):
-                if board[i][j] == ' ':
-                    board[i][j] = 'X'
+                if board[i][j] == " ":
+                    board[i][j] = "X"
                     best_score = max(minimax(board, False), best_score)
-                    board[i][j] = ' '
+                    board[i][j] = " "
         return best_score
-    best_score = float('inf')
+    best_score = float("inf")
     for i in range(3):
         for j in range(3):
-            if board[i][j] == ' ':
-                board[i][j] = 'O'
+            if board[i][j] == " ":
+                board[i][j] = "O"
                 best_score = min(minimax(board, True), best_score)
-                board[i][j] = ' '
+                board[i][j] = " "
     return best_score
 
 
 def get_best_move(board):
     """The best move for O, as [i, j]."""
-    best_score = float('inf')
+    best_score = float("inf")
     new_move = []
     for i in range(3):
         for j in range(3):
-            if board[i][j] == ' ':
-                board[i][j] = 'O'
+            if board[i][j] == " ":
+                board[i][j] = "O"
                 s = minimax(board, True)
                 if s < best_score:
                     best_score = s
                     new_move = [i, j]
-                board[i][j] = ' '
+                board[i][j] = " "
     return new_move

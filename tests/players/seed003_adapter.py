@@ -5,9 +5,9 @@
 
 from tictactoe import *
 
+
 # here is an empty Minimax player
 class MinimaxPlayer(BasePlayer):
-    
     # return a valid move (0..9, equal to [row * 3 + col] )
     def move(self, game, state):
         best_row = -1
@@ -17,8 +17,8 @@ class MinimaxPlayer(BasePlayer):
             for col in range(3):
                 if game.board[row][col] == 0:
                     game.board[row][col] = self.n
-                    score = self.minimax(game,True)
-                    print(row,col,row*3+col,score)
+                    score = self.minimax(game, True)
+                    print(row, col, row * 3 + col, score)
                     game.board[row][col] = 0
                     if score > best_score:
                         best_score = score
@@ -29,8 +29,8 @@ class MinimaxPlayer(BasePlayer):
     # receive feedback from most recent move
     def update(self, game, state, reward):
         if reward == -1:
-            print('Inconceivable!')  # how did we manage to lose, having examined every outcome?
-    
+            print("Inconceivable!")  # how did we manage to lose, having examined every outcome?
+
     # do the silly housekeeping of representing all scores as positive values (0..3)
     def get_score(self, game):
         max_min = game.max_min()
@@ -48,7 +48,7 @@ class MinimaxPlayer(BasePlayer):
                 return -1
             else:
                 return 0
-    
+
     # check if the board is full (implying that the game is over)
     def board_is_full(self, board):
         for row in range(3):
@@ -56,17 +56,17 @@ class MinimaxPlayer(BasePlayer):
                 if board[row][col] == 0:
                     return False
         return True
-    
+
     # do the real work first described by Jon Von Neumann in 1928
-    def minimax(self, game, isMe):    
-        
+    def minimax(self, game, isMe):
+
         # first, check for terminal conditions...
         score = self.get_score(game)
         if abs(score) == 3:
-            return score     # a winner or loser... either is a terminal state
+            return score  # a winner or loser... either is a terminal state
         if self.board_is_full(game.board):
-            return 0         # a tie is also a terminal state
-        
+            return 0  # a tie is also a terminal state
+
         if isMe:
             best = -4
             for row in range(3):
@@ -89,8 +89,8 @@ class MinimaxPlayer(BasePlayer):
 # The adapter (docs/grading.md, "Grade your minimax"): solve grade seed003.py:move --numpy --turn symbol
 def move(board, me):
     global g
-    g = Game()              # the notebook's minimax() plays on the global g
+    g = Game()  # the notebook's minimax() plays on the global g
     g.board = board
     player = MinimaxPlayer()
-    player.n = me           # 1 for X, -1 for O
+    player.n = me  # 1 for X, -1 for O
     return player.move(g, None)
