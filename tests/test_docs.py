@@ -139,13 +139,14 @@ def test_every_page_is_in_the_site_navigation() -> None:
     assert sorted(nav) == sorted(page.name for page in DOCS.glob("*.md"))
 
 
-def test_the_file_format_page_names_the_format_version_it_describes() -> None:
-    from solver.tablefile import FORMAT_VERSION, MAGIC
+def test_the_file_format_page_names_the_format_versions_it_describes() -> None:
+    from solver.tablefile import COMPRESSED_VERSION, FORMAT_VERSION, MAGIC
 
     text = (DOCS / "file-format.md").read_text(encoding="utf-8")
-    assert f"format version {FORMAT_VERSION}" in text and f"## Format version {FORMAT_VERSION}" in text
+    versions = f"format versions {FORMAT_VERSION} and {COMPRESSED_VERSION}"
+    assert versions in text and f"## Format version {FORMAT_VERSION}" in text and f"## Format version {COMPRESSED_VERSION}" in text
     assert f"magic `{MAGIC.decode().strip()}\\n`" in text
-    assert f"format version {FORMAT_VERSION}" in README.read_text(encoding="utf-8")
+    assert versions in README.read_text(encoding="utf-8")
 
 
 def test_the_http_page_lists_the_endpoints_of_the_openapi_document() -> None:
