@@ -88,7 +88,7 @@ import numpy as np
 from . import store
 from .analysis import Verdict, verdict
 from .answerkey import AnswerKey
-from .errors import InvalidBoardError, OffBoardMoveError, PlayerError
+from .errors import InvalidBoardError, OffBoardMoveError, PlayerError, short
 from .game import Game, parse_game
 from .moves import expected_moves, parse_move
 from .playerproc import (
@@ -458,20 +458,12 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
     except OffBoardMoveError as why:
         raise ValueError(str(why)) from None
     except InvalidBoardError:
-        raise ValueError(f"answer {shown or _short(answer)} is not a move: {expected_moves(game)}") from None
+        raise ValueError(f"answer {shown or short(answer)} is not a move: {expected_moves(game)}") from None
     piece = position.cells[cell]
     if piece is not None:
         row, col = game.coords(cell)
         raise ValueError(f"cell ({row}, {col}) is taken by {piece}")
     return cell
-
-
-def _short(answer: Any, limit: int = 60) -> str:
-    try:
-        text = " ".join(repr(answer).split())
-    except Exception:  # noqa: BLE001
-        text = f"<{type(answer).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _is_number(value: Any) -> bool:
@@ -681,7 +673,7 @@ class _Judge:
         elif "o" in reply:
             self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_moves(self.game)}", str(reply.get("r", ""))[:80])
         elif "a" in reply:
-            self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or _short(reply["a"]))
+            self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or short(reply["a"]))
         else:
             self._fail(position, "crash", "the player's process sent a reply that cannot be read")
 

@@ -62,7 +62,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import PlayerError
+from .errors import PlayerError, short
 from .sandbox import Limits, bwrap_command, python_paths
 
 Turn = Literal["symbol", "max"]
@@ -301,15 +301,6 @@ def plain(answer: Any, depth: int = 0) -> Any:
     raise TypeError(type(answer).__name__)
 
 
-def _short_repr(answer: Any, limit: int = 60) -> str:
-    try:
-        text = repr(answer)
-    except Exception:  # noqa: BLE001
-        text = f"<{type(answer).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 class Caller:
     """Calls a move function on boards made from cells, and reports each call as a plain :data:`Reply`.
 
@@ -353,9 +344,9 @@ class Caller:
             reply = {"x": describe_exception(error), "call": _raised_by_the_call(error) and call_shape(self.move_fn, args)}
         else:
             try:
-                reply = {"a": plain(answer), "r": _short_repr(answer)}
+                reply = {"a": plain(answer), "r": short(answer)}
             except Exception:  # noqa: BLE001 - any other answer is reported by its type
-                reply = {"o": type(answer).__name__, "r": _short_repr(answer)}
+                reply = {"o": type(answer).__name__, "r": short(answer)}
         reply["s"] = time.perf_counter() - started
         reply["m"] = int(not _same(board, self.make(cells)))
         return reply
