@@ -34,10 +34,12 @@ tells); :meth:`Rules.status_of` checks them too, :meth:`Rules.statuses` does not
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
 
+from .board import digit_chunks
 from .game import Game
 
 IN_PLAY = 0
@@ -61,8 +63,8 @@ class Rules:
         count = max(1, -(-game.cells // _CHUNK_CELLS))
         bounds = [round(game.cells * i / count) for i in range(count + 1)]
         self.chunks = tuple((a, b - a) for a, b in zip(bounds, bounds[1:], strict=False) if b > a)
-        self._moduli = tuple(3**width for _, width in self.chunks)
-        self._divisors = tuple(3**first for first, _ in self.chunks)
+        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
+        """``3**width`` of each digit chunk (past 17 cells, the same chunks as :class:`solver.symmetry.Symmetries`)."""
         tables = []
         for first, width in self.chunks:
             patterns = np.arange(3**width, dtype=np.int64)
@@ -76,6 +78,7 @@ class Rules:
         self._directions = self._direction_starts()
         self.full = game.full_mask
         self.line_masks = game.line_masks
+        self._line_array = np.array(game.line_masks, dtype=np.int64)
         self._lines_through = tuple(tuple(m for m in game.line_masks if m >> cell & 1) for cell in range(game.cells))
 
     def _direction_starts(self) -> tuple[tuple[int, int], ...]:
@@ -96,7 +99,7 @@ class Rules:
     def word_of(self, code: int) -> int:
         """The board word of a code: X's cells, and O's from bit :data:`O_SHIFT`."""
         word = 0
-        for table, modulus in zip(self._lists, self._moduli, strict=True):
+        for table, modulus in zip(self._lists, self.moduli, strict=True):
             code, pattern = divmod(code, modulus)
             word |= table[pattern]
         return word
@@ -135,17 +138,26 @@ class Rules:
         return any(mask & line == line for line in self._lines_through[cell])
 
     # -- many codes --------------------------------------------------------------------
-    def words(self, codes: np.ndarray) -> np.ndarray:
-        """The board words of many codes (int64, flat)."""
+    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
+        """The board words of many codes (int64, flat).
+
+        :param patterns: the codes' digit chunks if the caller has them already (as for
+            :meth:`classify`); the codes are then done in one step.
+        """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         out = np.empty(flat.size, dtype=np.int64)
+        if patterns is not None:
+            self._words_step(patterns, out)
+            return out
         for a in range(0, flat.size, _STEP):
-            step = flat[a : a + _STEP]
-            part = out[a : a + _STEP]
-            part[:] = 0
-            for table, divisor, modulus in zip(self._tables, self._divisors, self._moduli, strict=True):
-                part |= table[(step // divisor) % modulus if divisor > 1 else step % modulus]
+            self._words_step(digit_chunks(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
         return out
+
+    def _words_step(self, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
+        np.take(self._tables[0], patterns[0], out=out)
+        term = np.empty(out.size, dtype=np.int64)
+        for table, pattern in zip(self._tables[1:], patterns[1:], strict=True):
+            out |= np.take(table, pattern, out=term)
 
     def statuses(self, codes: np.ndarray) -> np.ndarray:
         """The status of many codes with legal piece counts (uint8, shaped like ``codes``)."""
@@ -155,38 +167,83 @@ class Rules:
             out[a : a + _STEP] = self._statuses_of_words(self.words(flat[a : a + _STEP]))
         return out.reshape(np.shape(codes))
 
-    def _statuses_of_words(self, word: np.ndarray) -> np.ndarray:
-        k = self.game.k
-        won = np.zeros(word.size, dtype=np.int64)
+    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, pieces)`` of many codes in range, uint8 each, flat: what a batch look-up needs
+        besides the table's bytes. The piece counts are checked here: a code with illegal counts
+        (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
+
+        :param patterns: the codes' digit chunks if the caller has them already
+            (:func:`solver.board.digit_chunks` of ``codes`` and :attr:`moduli`); the codes are then done in one step
+            (keep them to a few ``2**14`` so the temporaries stay in cache).
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        status = np.empty(flat.size, dtype=np.uint8)
+        pieces = np.empty(flat.size, dtype=np.uint8)
+        if patterns is not None:
+            self._classify_step(self.words(flat, patterns), status, pieces)
+            return status, pieces
+        for a in range(0, flat.size, _STEP):
+            self._classify_step(self.words(flat[a : a + _STEP]), status[a : a + _STEP], pieces[a : a + _STEP])
+        return status, pieces
+
+    def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
+        nx, no = np.bitwise_count(word & _LOW), np.bitwise_count(word >> O_SHIFT)
+        np.add(nx, no, out=pieces)
+        status[:] = self._statuses_of_words(word)
+        illegal = (nx - no) > 1  # uint8: X one piece ahead gives 1, O ahead wraps past 1
+        status[illegal] = INVALID
+        pieces[illegal] = 0
+
+    def _lines(self, word: np.ndarray) -> np.ndarray:
+        """Bit ``c`` (and ``c + 32``) set where X's (O's) cells hold a line of ``k`` starting at cell ``c``."""
+        k, won = self.game.k, np.zeros(word.size, dtype=np.int64)
+        found, shifted = np.empty_like(word), np.empty_like(word)
         for step, starts in self._directions:
-            found = word.copy()
-            for j in range(1, k):
-                found &= word >> (j * step)
-            found &= starts
+            found[:] = word  # bit c: a run of length cells in this direction starts at c
+            length = 1
+            while 2 * length <= k:  # the run doubles at each step
+                found &= np.right_shift(found, length * step, out=shifted)
+                length *= 2
+            if length < k:  # two overlapping runs of length cells cover k
+                found &= np.right_shift(found, (k - length) * step, out=shifted)
+            found &= starts  # only where a line fits on the board
             won |= found
+        return won
+
+    def _statuses_of_words(self, word: np.ndarray) -> np.ndarray:
         x, o = word & _LOW, word >> O_SHIFT
         status = np.where((x | o) == self.full, DRAWN, IN_PLAY).astype(np.uint8)
+        won = self._lines(word)
         some = np.flatnonzero(won)
         if some.size:
-            status[some] = self._won_many(x[some], o[some])
+            status[some] = self._won_lines(x[some], o[some], won[some])
         return status
 
-    def _won_many(self, x: np.ndarray, o: np.ndarray) -> np.ndarray:
-        """Statuses of boards where somebody has a line."""
-        x_any = np.zeros(x.size, dtype=bool)
-        o_any = np.zeros(x.size, dtype=bool)
-        x_common = np.full(x.size, self.full, dtype=np.int64)
-        o_common = np.full(x.size, self.full, dtype=np.int64)
-        for line in self.line_masks:
-            in_x, in_o = (x & line) == line, (o & line) == line
-            x_any |= in_x
-            o_any |= in_o
-            x_common = np.where(in_x, x_common & line, x_common)
-            o_common = np.where(in_o, o_common & line, o_common)
+    def _won_lines(self, x: np.ndarray, o: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """Statuses of boards where somebody has a line (``won``: where lines start, :meth:`_lines`).
+
+        One player with one line, and the other's turn: lost. Both with lines, or the wrong
+        turn: invalid. One player with several lines: lost only if they share a cell (the
+        last move made them all), decided by :meth:`_share_a_cell`.
+        """
+        x_starts, o_starts = np.bitwise_count(won & _LOW), np.bitwise_count(won >> O_SHIFT)
         nx, no = np.bitwise_count(x), np.bitwise_count(o)
-        x_ok = x_any & ~o_any & (nx == no + 1) & (x_common != 0)
-        o_ok = o_any & ~x_any & (nx == no) & (o_common != 0)
-        return np.where(x_ok | o_ok, LOST, INVALID).astype(np.uint8)
+        x_last = (nx == no + 1) & (o_starts == 0)
+        o_last = (nx == no) & (x_starts == 0)
+        out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LOST, INVALID).astype(np.uint8)
+        several = np.flatnonzero((x_last & (x_starts > 1)) | (o_last & (o_starts > 1)))
+        if several.size:
+            winner = np.where(x_last[several], x[several], o[several])
+            out[several] = np.where(self._share_a_cell(winner), LOST, INVALID)
+        return out
+
+    def _share_a_cell(self, cells: np.ndarray) -> np.ndarray:
+        """Whether all the lines held by each of many players' cells share a cell (bool; at least one line held)."""
+        lines = self._line_array
+        held = (cells[:, None] & lines) == lines
+        common = np.bitwise_and.reduce(np.where(held, lines, self.full), axis=1)
+        found: np.ndarray = common != 0
+        return found
 
 
 @cache
