@@ -30,6 +30,7 @@ It answers only: building one is :mod:`solver.builder`'s (the layered build of
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +41,7 @@ import numpy as np
 
 from .. import tablefile
 from ..blockarray import BlockArray
+from ..board import digit_chunks
 from ..errors import TableError
 from ..game import Game
 from ..index import layout
@@ -58,7 +60,9 @@ SPAN = 1 << SPAN_BITS
 _BATCH = 1 << 16
 """Codes per step of a batch look-up (the temporaries stay in the CPU caches)."""
 _THREADS_FROM = 1 << 18
-"""Batches of at least this many codes are split over two threads."""
+"""Batches of at least this many codes are split over threads (one part per this many codes)."""
+_WORKERS = max(1, min(8, os.cpu_count() or 1))
+"""Threads a large batch is split over: the cores, up to 8."""
 
 _new = object.__new__
 _set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
@@ -113,6 +117,7 @@ class CompactTable(Table):
         self._offsets = self.layout.layer_offsets
         self._sym = symmetries(self.game)
         self._rules = rules_of(self.game)
+        self._shared_chunks = self._rules.moduli == self._sym.moduli
         self._pool: ThreadPoolExecutor | None = None
         self._verify = verify
         self._blocks: BlockArray | None = None
@@ -300,15 +305,15 @@ class CompactTable(Table):
             out[a : a + _BATCH] = self.layout.index_of(flat[a : a + _BATCH])
         return out
 
-    def _classify(self, codes: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For codes in range whose indices are ``found`` (negative: illegal counts): the index of the
-        canonical board to read (-1 where none is read) and the score the rules give the others."""
-        legal = found >= 0
-        status = self._rules.statuses(np.where(legal, codes, 0))
-        playing = legal & (status == IN_PLAY)
-        read = np.where(playing, self.layout.index_of(self._sym.canonical(codes)[0]), -1)
-        ruled = np.where(legal, _STATUS_SCORES[status], np.int8(UNREACHABLE)).astype(np.int8)
-        return read, ruled
+    def _classify(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For codes in range: the index of each code's canonical board, whether it is read there
+        (in play), the score the rules give the others (int8), and the pieces on each board (uint8,
+        0 for illegal counts). The rules and the symmetries share the codes' digit chunks when they
+        cut codes alike (past 17 cells)."""
+        patterns = digit_chunks(codes, self._sym.moduli) if self._shared_chunks else None
+        status, pieces = self._rules.classify(codes, patterns)
+        canonical = self._sym.canonical_codes(codes, patterns)
+        return self.layout.index_of(canonical), status == IN_PLAY, np.take(_STATUS_SCORES, status), pieces
 
     def _read_or_ruled(self, read: np.ndarray, ruled: np.ndarray) -> np.ndarray:
         """The stored byte where ``read >= 0``, else ``ruled`` (one read for the whole batch: each block decoded once)."""
@@ -316,62 +321,75 @@ class CompactTable(Table):
         if not playing.any():
             return ruled
         scores: np.ndarray = np.where(playing, self._take(np.maximum(read, 0)), ruled)
-        return scores.astype(np.int8, copy=False)
+        return scores
 
     def scores_of(self, codes: np.ndarray) -> np.ndarray:
-        """The score of many codes in range (int8, flat), as :meth:`score_of` gives them."""
-        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
-        read = np.empty(flat.size, dtype=np.int64)
-        ruled = np.empty(flat.size, dtype=np.int8)
-        for a in range(0, flat.size, _BATCH):
-            step = flat[a : a + _BATCH]
-            read[a : a + _BATCH], ruled[a : a + _BATCH] = self._classify(step, self.layout.index_of(step))
-        return self._read_or_ruled(read, ruled)
+        """The score of many codes in range (int8, flat), as :meth:`score_of` gives them.
 
-    def _gather_part(self, codes: np.ndarray, indices: np.ndarray, scores: np.ndarray) -> bool:
-        """Indices and scores of one part of a batch (classified step by step so the temporaries stay
-        in cache, then read at once); whether every code was in range."""
-        index_of, limit = self.layout.index_of, self._codes
-        read = np.empty(codes.size, dtype=np.int64)
-        ruled = np.empty(codes.size, dtype=np.int8)
+        :raises IndexError: for a code out of range.
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        scores = np.empty(flat.size, dtype=np.int8)
+        if not self._gather(flat, np.empty(flat.size, dtype=np.uint8), scores):
+            raise IndexError(f"codes must be in 0..{self._codes - 1}")
+        return scores
+
+    def _gather(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray) -> bool:
+        """Pieces and scores of a batch, split over :data:`_WORKERS` threads when it is large (numpy
+        releases the GIL); whether every code was in range."""
+        parts = min(_WORKERS, -(-codes.size // _THREADS_FROM))
+        if parts <= 1:
+            return self._gather_part(codes, pieces, scores)
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="solver-compact")
+        size = -(-codes.size // parts // _BATCH) * _BATCH
+        bounds = [(a, min(codes.size, a + size)) for a in range(0, codes.size, size)]
+        futures = [self._pool.submit(self._gather_part, codes[a:b], pieces[a:b], scores[a:b]) for a, b in bounds]
+        results = [future.result() for future in futures]  # every part finishes before the arrays are used
+        return all(results)
+
+    def _gather_part(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray) -> bool:
+        """Pieces and scores of one part of a batch, classified step by step so the temporaries stay
+        in cache (read step by step from memory; from blocks, read at once so each block is decoded
+        once); whether every code was in range."""
+        limit, in_memory = self._codes, self._blocks is None
+        read = np.empty(0 if in_memory else codes.size, dtype=np.int64)
+        ruled = np.empty(0 if in_memory else codes.size, dtype=np.int8)
         for a in range(0, codes.size, _BATCH):
             step = codes[a : a + _BATCH]
             if step.size and (step.min() < 0 or step.max() >= limit):
                 return False
-            found = indices[a : a + _BATCH]
-            found[:] = index_of(step)
-            read[a : a + _BATCH], ruled[a : a + _BATCH] = self._classify(step, found)
-        scores[:] = self._read_or_ruled(read, ruled)
+            index, playing, step_ruled, pieces[a : a + _BATCH] = self._classify(step)
+            if in_memory:  # board 0 (the empty board) is read where nothing is: one pass fewer than a filter
+                scores[a : a + _BATCH] = np.where(playing, self._take(np.where(playing, index, 0)), step_ruled)
+            else:
+                read[a : a + _BATCH], ruled[a : a + _BATCH] = np.where(playing, index, -1), step_ruled
+        if not in_memory:
+            scores[:] = self._read_or_ruled(read, ruled)
         return True
 
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
-        """Scores of many codes at once (see :meth:`Table.lookup_codes`); ``ply`` and ``best`` follow when read.
+        """Scores of many codes at once (see :meth:`Table.lookup_codes`); ``best`` follows when read.
 
-        Each code is answered through the rules and its canonical board, vectorised.
-        Large batches are split over two threads (numpy releases the GIL). A compressed
-        table decodes the blocks a batch touches; :meth:`load_into_memory` first makes
-        large batches run at memory speed.
+        Each code is answered through the rules and its canonical board, vectorised, in
+        steps of :data:`_BATCH` codes; batches of :data:`_THREADS_FROM` codes or more are
+        split over up to :data:`_WORKERS` threads (numpy releases the GIL). A compressed
+        table decodes the blocks a batch touches; for large batches call
+        :meth:`load_into_memory` once first, e.g. ``solver.table_for("4x5k4").load_into_memory()``
+        (``solver.lookup_codes(codes, game="4x5k4")`` then answers from memory too: it uses
+        the same table), which makes them run at memory speed.
         """
         codes = self._integer_codes(codes)
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
-        indices = np.empty(flat.size, dtype=np.int64)
+        pieces = np.empty(flat.size, dtype=np.uint8)
         scores = np.empty(flat.size, dtype=np.int8)
-        if flat.size < _THREADS_FROM:
-            in_range = self._gather_part(flat, indices, scores)
-        else:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(2, thread_name_prefix="solver-compact")
-            half = (flat.size // 2 // _BATCH + 1) * _BATCH
-            parts = [self._pool.submit(self._gather_part, flat[a:b], indices[a:b], scores[a:b]) for a, b in ((0, half), (half, flat.size))]
-            results = [part.result() for part in parts]  # both finish before the arrays are used
-            in_range = all(results)
-        if not in_range:
+        if not self._gather(flat, pieces, scores):
             self._explain_bad_code(flat, check)
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
         score = scores.reshape(codes.shape)
-        ply = _Pieces(self.layout.layer_offsets, indices, score.shape)
-        return Scores(self.game, score, ply, lambda: self.best_masks(flat, ply().reshape(-1), score.reshape(-1)).reshape(score.shape))
+        ply = pieces.reshape(codes.shape)
+        return Scores(self.game, score, ply, lambda: self.best_masks(flat, pieces, scores).reshape(score.shape))
 
     def best_masks(self, codes: np.ndarray, ply: np.ndarray, score: np.ndarray) -> np.ndarray:
         """Best-move masks of many boards (uint32, vectorised over boards, a loop over cells)."""
@@ -481,20 +499,6 @@ class CompactTable(Table):
     def file_meta(self) -> Mapping[str, Any]:
         """The index scheme and the layer offsets (:func:`solver.tablefile.compact_meta`)."""
         return compact_meta(self.game)
-
-
-class _Pieces:
-    """The pieces on the board of a batch's codes, from their indices (computed when first asked for)."""
-
-    def __init__(self, offsets: Sequence[int], indices: np.ndarray, shape: tuple[int, ...]) -> None:
-        self._offsets, self._indices, self._shape = offsets, indices, shape
-        self._found: np.ndarray | None = None
-
-    def __call__(self) -> np.ndarray:
-        if self._found is None:
-            layer = np.searchsorted(np.asarray(self._offsets), self._indices, side="right") - 1
-            self._found = np.where(self._indices < 0, 0, layer).astype(np.uint8).reshape(self._shape)  # illegal counts: 0
-        return self._found
 
 
 # -- what a compressed table stores ----------------------------------------------------------------
