@@ -361,6 +361,20 @@ def draw(game: Game, code: int, *, marks: Mapping[int, str] | None = None, width
     return [" ".join(s.rjust(width) for s in shown[r * cols : (r + 1) * cols]) for r in range(game.rows)]
 
 
+CHUNK_CELLS = 9
+"""Widest digit chunk of :func:`code_chunks` (tables over a chunk's patterns have ``3**9 = 19,683`` entries)."""
+
+
+def code_chunks(cells: int) -> tuple[tuple[int, int], ...]:
+    """``(first cell, width)`` of each digit chunk that tables over a code's digits use
+    (:mod:`solver.symmetry`, :mod:`solver.status`: both cut codes alike, so a batch cuts them once):
+    three for 3 to 27 cells (the unrolled scalar path of the symmetries), widths as equal as possible.
+    """
+    count = max(1, min(cells, 3), -(-cells // CHUNK_CELLS))
+    bounds = [round(cells * i / count) for i in range(count + 1)]
+    return tuple((a, b - a) for a, b in zip(bounds, bounds[1:], strict=False) if b > a)
+
+
 def digit_chunks(codes: np.ndarray, moduli: tuple[int, ...]) -> list[np.ndarray]:
     """The base-3 digit chunks of int64 codes, lowest first: chunk ``j`` is ``codes // prod(moduli[:j]) % moduli[j]``
     (the last chunk is all the digits left).

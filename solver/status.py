@@ -39,7 +39,7 @@ from functools import cache
 
 import numpy as np
 
-from .board import digit_chunks
+from .board import code_chunks, digit_chunks
 from .game import Game
 
 IN_PLAY = 0
@@ -50,7 +50,6 @@ O_SHIFT = 32
 """O's cells start at this bit of a board word (boards of up to 32 cells)."""
 _LOW = (1 << O_SHIFT) - 1
 _STEP = 1 << 14
-_CHUNK_CELLS = 9
 
 
 class Rules:
@@ -60,11 +59,9 @@ class Rules:
         if game.cells > O_SHIFT:
             raise ValueError(f"{game.name} has {game.cells} cells: board words hold at most {O_SHIFT}")
         self.game = game
-        count = max(1, -(-game.cells // _CHUNK_CELLS))
-        bounds = [round(game.cells * i / count) for i in range(count + 1)]
-        self.chunks = tuple((a, b - a) for a, b in zip(bounds, bounds[1:], strict=False) if b > a)
+        self.chunks = code_chunks(game.cells)
         self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
-        """``3**width`` of each digit chunk (past 17 cells, the same chunks as :class:`solver.symmetry.Symmetries`)."""
+        """``3**width`` of each digit chunk (:func:`solver.board.code_chunks`: the same as :class:`solver.symmetry.Symmetries`)."""
         tables = []
         for first, width in self.chunks:
             patterns = np.arange(3**width, dtype=np.int64)

@@ -15,7 +15,7 @@ goes back to the caller's orientation with :meth:`Symmetries.cell_to_caller` and
 the caller's board).
 
 **How it is fast.** A code's base-3 digits are cut into a few chunks of at most
-:data:`CHUNK_CELLS` cells. For every symmetry and chunk, a table over the chunk's
+:data:`solver.board.CHUNK_CELLS` cells. For every symmetry and chunk, a table over the chunk's
 ``3**width`` digit patterns holds what those digits contribute to the image code
 (``digit * 3**target cell``, summed): an image is a sum of one table entry per
 chunk. Arrays of codes are processed in steps of :data:`STEP` codes so the
@@ -43,12 +43,9 @@ from functools import cache
 
 import numpy as np
 
-from .board import digit_chunks
+from .board import code_chunks, digit_chunks
 from .game import Game
 
-CHUNK_CELLS = 9
-"""Widest digit chunk: a table of ``3**9 = 19,683`` int64 per symmetry and chunk (154 KiB; 25 cells
-take 3 chunks, 3.7 MiB for the 8 symmetries)."""
 STEP = 1 << 14
 """Codes per step of a vectorised call (temporaries of about 128 KiB each)."""
 
@@ -58,14 +55,6 @@ def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
     for target, source in enumerate(perm):
         inverse[source] = target
     return tuple(inverse)
-
-
-def _chunks(cells: int) -> tuple[tuple[int, int], ...]:
-    """``(first cell, width)`` of each digit chunk: three (the unrolled scalar path) for 3 to 27
-    cells, widths as equal as possible."""
-    count = max(1, min(cells, 3), -(-cells // CHUNK_CELLS))
-    bounds = [round(cells * i / count) for i in range(count + 1)]
-    return tuple((a, b - a) for a, b in zip(bounds, bounds[1:], strict=False) if b > a)
 
 
 def _digit_table(width: int) -> np.ndarray:
@@ -94,7 +83,7 @@ class Symmetries:
         inverses = [_inverse(perm) for perm in self.perms]
         self.inverse: tuple[int, ...] = tuple(self.perms.index(inv) for inv in inverses)
         """``inverse[s]``: the symmetry whose image of ``s``'s image is the board itself."""
-        self.chunks = _chunks(game.cells)
+        self.chunks = code_chunks(game.cells)
         self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
         """``3**width`` of each digit chunk (what :func:`solver.board.digit_chunks` cuts codes by)."""
         # tables[s][j][pattern]: what chunk j's digits contribute to the image code under s

@@ -117,7 +117,6 @@ class CompactTable(Table):
         self._offsets = self.layout.layer_offsets
         self._sym = symmetries(self.game)
         self._rules = rules_of(self.game)
-        self._shared_chunks = self._rules.moduli == self._sym.moduli
         self._pool: ThreadPoolExecutor | None = None
         self._verify = verify
         self._blocks: BlockArray | None = None
@@ -170,16 +169,21 @@ class CompactTable(Table):
     def __repr__(self) -> str:
         return f"<CompactTable {self.game.name} from {self.path or 'memory'}>"
 
-    def load_into_memory(self) -> CompactTable:
+    def load_into_memory(self, *, threads: int | None = None) -> CompactTable:
         """Decode the whole table into memory now (one byte per board: 741 MB for 4x5k4), every block checked.
 
-        Batch look-ups (:meth:`lookup_codes`) then run at memory speed instead of decoding
-        blocks; a table that is in memory already is left as it is. Returns the table.
+        This is how a user asks for the in-memory mode: ``solver.table_for("4x5k4").load_into_memory()``
+        (or ``solver.store.open_compact(path).load_into_memory()``). Batch look-ups
+        (:meth:`lookup_codes`, and ``solver.lookup_codes(codes, game="4x5k4")``, which uses
+        the same table) then run at memory speed instead of decoding blocks; single look-ups
+        no longer decode either. The blocks are decoded by ``threads`` threads (default: the
+        cores, up to 8; :meth:`solver.blockarray.BlockArray.decode_all`). A table that is in
+        memory already is left as it is. Returns the table.
 
         :raises TableError: at the first damaged block.
         """
         if self._blocks is not None:
-            self._use(self._blocks.decode_all())
+            self._use(self._blocks.decode_all(threads=threads))
         return self
 
     # -- trust ----------------------------------------------------------------------
@@ -308,9 +312,8 @@ class CompactTable(Table):
     def _classify(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For codes in range: the index of each code's canonical board, whether it is read there
         (in play), the score the rules give the others (int8), and the pieces on each board (uint8,
-        0 for illegal counts). The rules and the symmetries share the codes' digit chunks when they
-        cut codes alike (past 17 cells)."""
-        patterns = digit_chunks(codes, self._sym.moduli) if self._shared_chunks else None
+        0 for illegal counts). The rules and the symmetries share the codes' digit chunks."""
+        patterns = digit_chunks(codes, self._sym.moduli)
         status, pieces = self._rules.classify(codes, patterns)
         canonical = self._sym.canonical_codes(codes, patterns)
         return self.layout.index_of(canonical), status == IN_PLAY, np.take(_STATUS_SCORES, status), pieces

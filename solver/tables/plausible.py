@@ -56,7 +56,7 @@ def compact_check(game: Game, offsets: Sequence[int]) -> BlockCheck:
             a, b = max(first, offsets[ply]) - first, min(stop, offsets[ply + 1]) - first
             starts = runs if a == 0 and b == values.size else runs[np.searchsorted(runs, a) : np.searchsorted(runs, b)]
             allowed = mask[ply]
-            if not (allowed[values[a]] and np.take(allowed, values[starts]).all()):
+            if a < b and not (allowed[values[a]] and np.take(allowed, values[starts]).all()):
                 return _first_problem(game, first, ply, a, items[a:b])
             ply += 1
         return None
