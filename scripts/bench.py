@@ -3,6 +3,7 @@
     python scripts/bench.py            # everything (about two minutes on 2 cores)
     python scripts/bench.py --quick    # 3x3 only
     python scripts/bench.py --json bench.json
+    python scripts/bench.py --compact-lookups 4x5k4.ttt   # only the compact look-ups, on a built table
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -524,6 +525,18 @@ def bench_compact(args: argparse.Namespace) -> None:
             bench_compact_lookups(path, "3x7k3")
 
 
+def bench_compact_lookups_only(path: Path) -> None:
+    """The look-up figures of one compact table file already built (``--compact-lookups``), with the load around them."""
+    from solver.store import open_compact
+
+    game = open_compact(path).game.name
+    before = os.getloadavg()
+    print(f"\ncompact look-ups on {path} ({game}); load average before: {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}")
+    bench_compact_lookups(path, game)
+    after = os.getloadavg()
+    print(f"   (load average after: {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}; the machine may be shared)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3x3 only")
@@ -531,15 +544,24 @@ def main() -> None:
     parser.add_argument("--compact", action="store_true", help="also compact tables: 4x5k4 build, resume, look-ups, 5x5k4 chunks (minutes)")
     parser.add_argument("--3x7k3", dest="big_3x7", action="store_true", help="with --compact, also build 3x7k3 (several minutes)")
     parser.add_argument("--compact-dir", help="where the compact builds go (default: the temporary directory)")
+    parser.add_argument(
+        "--compact-lookups",
+        metavar="TABLE",
+        type=Path,
+        help="only the compact look-up figures, on this table file (e.g. a 4x5k4.ttt that `solve build` wrote); no build, no other section",
+    )
     args = parser.parse_args()
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
-    bench_tictactoe()
-    if not args.quick:
-        bench_big()
-    if args.compact:
-        bench_compact(args)
+    if args.compact_lookups:
+        bench_compact_lookups_only(args.compact_lookups)
+    else:
+        bench_tictactoe()
+        if not args.quick:
+            bench_big()
+        if args.compact:
+            bench_compact(args)
     missed = [r["name"] for r in RESULTS if r["status"] == "MISSED"]
     print(f"\n{len(RESULTS)} figures; targets missed: {', '.join(missed) if missed else 'none'}")
     if args.json:

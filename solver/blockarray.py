@@ -168,8 +168,10 @@ class Codec:
         return bytes(out)
 
     def _module(self) -> Any:
-        self.require()
-        return _zstd()
+        module = _zstd()
+        if module is None:
+            self.require()
+        return module
 
 
 CODECS: Mapping[str, Codec] = {
@@ -438,21 +440,25 @@ class BlockArray:
 
     def _decode(self, block: int) -> bytes:
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
-        where = f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
         packed = self._data[start:stop]
         if zlib.crc32(packed.data) != int(self._crcs[block]):
-            raise self._error(f"{where} does not match its CRC: the file is damaged")
+            raise self._error(f"{self._where(block)} does not match its CRC: the file is damaged")
         try:
             decoded = self._codec.decompress(packed.data, self.encoding.block_size(block))
         except ValueError as problem:
-            raise self._error(f"{where} cannot be decoded ({problem}): the file is damaged") from None
+            raise self._error(f"{self._where(block)} cannot be decoded ({problem}): the file is damaged") from None
         if hashlib.sha256(decoded).digest() != self._digest(block):
-            raise self._error(f"{where} does not match its checksum: the file is damaged or forged")
+            raise self._error(f"{self._where(block)} does not match its checksum: the file is damaged or forged")
         if self.check is not None:
             wrong = self.check(block << self._shift, np.frombuffer(decoded, dtype=np.int8))
             if wrong is not None:
                 raise self._error(f"{wrong}: the file is damaged or forged")
         return decoded
+
+    def _where(self, block: int) -> str:
+        """What a message calls a block: its number and its compressed bytes in the region."""
+        start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
+        return f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
 
     # -- items ------------------------------------------------------------------------------
     def __getitem__(self, index: int) -> int:

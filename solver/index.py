@@ -267,11 +267,15 @@ class Layout:
         Codes must be in ``0 .. 3**cells - 1`` (not checked here).
         """
         codes = np.asarray(codes, dtype=np.int64)
-        high, low = np.divmod(codes, self.radix)
-        pl = self.low.packed[low]
-        ph = self.high.packed[high]
-        flat = (ph & _GROUP_MASK).astype(np.intp) * self._ngl + (pl & _GROUP_MASK)
-        index: np.ndarray = self._base[flat] + (ph >> _GROUP_BITS) * self._cols[flat] + (pl >> _GROUP_BITS)
+        high = codes // self.radix  # floor division by a constant, then a product: faster than divmod
+        low = codes - high * self.radix
+        pl = np.take(self.low.packed, low)
+        ph = np.take(self.high.packed, high)
+        flat = (ph & _GROUP_MASK) * self._ngl  # int32 throughout: a group pair fits
+        flat += pl & _GROUP_MASK
+        index: np.ndarray = np.take(self._base, flat)
+        index += (ph >> _GROUP_BITS) * np.take(self._cols, flat)
+        index += pl >> _GROUP_BITS
         return index  # illegal counts: _NO_BLOCK plus less than a block, still negative
 
     # -- index -> code ---------------------------------------------------------

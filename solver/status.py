@@ -157,12 +157,8 @@ class Rules:
             out |= np.take(table, pattern, out=term)
 
     def statuses(self, codes: np.ndarray) -> np.ndarray:
-        """The status of many codes with legal piece counts (uint8, shaped like ``codes``)."""
-        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
-        out = np.empty(flat.size, dtype=np.uint8)
-        for a in range(0, flat.size, _STEP):
-            out[a : a + _STEP] = self._statuses_of_words(self.words(flat[a : a + _STEP]))
-        return out.reshape(np.shape(codes))
+        """The status of many codes (uint8, shaped like ``codes``; illegal piece counts: :data:`INVALID`)."""
+        return self.classify(codes)[0].reshape(np.shape(codes))
 
     def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(status, pieces)`` of many codes in range, uint8 each, flat: what a batch look-up needs
@@ -184,47 +180,42 @@ class Rules:
         return status, pieces
 
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
-        nx, no = np.bitwise_count(word & _LOW), np.bitwise_count(word >> O_SHIFT)
+        x, o = word & _LOW, word >> O_SHIFT
+        nx, no = np.bitwise_count(x), np.bitwise_count(o)
         np.add(nx, no, out=pieces)
-        status[:] = self._statuses_of_words(word)
-        illegal = (nx - no) > 1  # uint8: X one piece ahead gives 1, O ahead wraps past 1
-        status[illegal] = INVALID
-        pieces[illegal] = 0
+        np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
+        won = self._lines(word)
+        some = np.flatnonzero(won)
+        if some.size:
+            status[some] = self._won_lines(x[some], o[some], nx[some], no[some], won[some])
+        illegal = np.flatnonzero((nx - no) > 1)  # uint8: X one piece ahead gives 1, O ahead wraps past 1
+        if illegal.size:
+            status[illegal] = INVALID
+            pieces[illegal] = 0
 
     def _lines(self, word: np.ndarray) -> np.ndarray:
         """Bit ``c`` (and ``c + 32``) set where X's (O's) cells hold a line of ``k`` starting at cell ``c``."""
         k, won = self.game.k, np.zeros(word.size, dtype=np.int64)
         found, shifted = np.empty_like(word), np.empty_like(word)
         for step, starts in self._directions:
-            found[:] = word  # bit c: a run of length cells in this direction starts at c
-            length = 1
+            run, length = word, 1  # bit c of run: length cells in this direction from c are the player's
             while 2 * length <= k:  # the run doubles at each step
-                found &= np.right_shift(found, length * step, out=shifted)
-                length *= 2
+                np.bitwise_and(run, np.right_shift(run, length * step, out=shifted), out=found)
+                run, length = found, 2 * length
             if length < k:  # two overlapping runs of length cells cover k
-                found &= np.right_shift(found, (k - length) * step, out=shifted)
-            found &= starts  # only where a line fits on the board
-            won |= found
+                np.bitwise_and(run, np.right_shift(run, (k - length) * step, out=shifted), out=found)
+                run = found
+            won |= np.bitwise_and(run, starts, out=found)  # only where a line fits on the board
         return won
 
-    def _statuses_of_words(self, word: np.ndarray) -> np.ndarray:
-        x, o = word & _LOW, word >> O_SHIFT
-        status = np.where((x | o) == self.full, DRAWN, IN_PLAY).astype(np.uint8)
-        won = self._lines(word)
-        some = np.flatnonzero(won)
-        if some.size:
-            status[some] = self._won_lines(x[some], o[some], won[some])
-        return status
-
-    def _won_lines(self, x: np.ndarray, o: np.ndarray, won: np.ndarray) -> np.ndarray:
-        """Statuses of boards where somebody has a line (``won``: where lines start, :meth:`_lines`).
+    def _won_lines(self, x: np.ndarray, o: np.ndarray, nx: np.ndarray, no: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """Statuses of boards where somebody has a line (``nx``, ``no``: their pieces; ``won``: where lines start, :meth:`_lines`).
 
         One player with one line, and the other's turn: lost. Both with lines, or the wrong
         turn: invalid. One player with several lines: lost only if they share a cell (the
         last move made them all), decided by :meth:`_share_a_cell`.
         """
         x_starts, o_starts = np.bitwise_count(won & _LOW), np.bitwise_count(won >> O_SHIFT)
-        nx, no = np.bitwise_count(x), np.bitwise_count(o)
         x_last = (nx == no + 1) & (o_starts == 0)
         o_last = (nx == no) & (x_starts == 0)
         out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LOST, INVALID).astype(np.uint8)
