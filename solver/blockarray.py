@@ -388,7 +388,8 @@ class BlockArray:
         self._cache: OrderedDict[int, memoryview] = OrderedDict()
         self._cache_blocks = max(1, cache_blocks)
         self._lock = threading.Lock()
-        self._data = np.frombuffer(region, dtype=np.uint8) if not isinstance(region, np.ndarray) else region.reshape(-1).view(np.uint8)
+        data = np.frombuffer(region, dtype=np.uint8) if not isinstance(region, np.ndarray) else region.reshape(-1).view(np.uint8)
+        self._data = data.view(np.ndarray)  # a plain view of a memory map: its items and slices cost a quarter
         if self._data.size < encoding.region_bytes:
             raise self._error(f"the compressed array is truncated ({self._data.size:,} bytes, expected {encoding.region_bytes:,})")
         start = encoding.data_bytes
