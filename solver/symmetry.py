@@ -96,6 +96,8 @@ class Symmetries:
             tables.append(per_chunk)
         self._tables: tuple[tuple[np.ndarray, ...], ...] = tuple(tuple(t) for t in tables)
         self._views = tuple(tuple(t.data.cast("B").cast("q") for t in per) for per in self._tables)
+        self._tables32 = tuple(tuple(t.astype(np.uint32) for t in per) for per in self._tables) if 3**game.cells <= 1 << 32 else None
+        """The tables in uint32 when every code fits (up to 20 cells), for :meth:`canonical_codes`."""
         self._powers = 3 ** np.arange(game.cells, dtype=np.int64)
         self._target_powers = np.stack([3 ** np.array(inv, dtype=np.int64) for inv in inverses])
         """``[s, cell]``: ``3**`` the cell that ``cell``'s content moves to under ``s``."""
@@ -265,14 +267,23 @@ class Symmetries:
             self._canonical_step(step, digit_chunks(step, self.moduli), best[a : a + STEP])
         return best
 
-    def _canonical_step(self, codes: np.ndarray, patterns: Sequence[np.ndarray], low: np.ndarray) -> None:
-        low[:] = codes
-        image, term = np.empty(codes.size, dtype=np.int64), np.empty(codes.size, dtype=np.int64)
-        for tables in self._tables[1:]:
+    def _canonical_step(self, codes: np.ndarray, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
+        """The canonical codes of one step into ``out`` (int64): in uint32 where every code fits
+        (up to 20 cells: half the bytes to move, tables that stay in the fastest cache)."""
+        every: tuple[tuple[np.ndarray, ...], ...]
+        if self._tables32 is not None:
+            every, low = self._tables32, codes.astype(np.uint32)
+        else:
+            every, low = self._tables, out
+            low[:] = codes
+        image, term = np.empty(codes.size, dtype=low.dtype), np.empty(codes.size, dtype=low.dtype)
+        for tables in every[1:]:
             np.take(tables[0], patterns[0], out=image)
             for table, pattern in zip(tables[1:], patterns[1:], strict=True):
                 image += np.take(table, pattern, out=term)
             np.minimum(low, image, out=low)
+        if low is not out:
+            out[:] = low
 
     def is_canonical(self, codes: np.ndarray) -> np.ndarray:
         """Whether each code is its own canonical code (bool, shaped like ``codes``)."""
