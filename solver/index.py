@@ -55,6 +55,8 @@ SCHEME_VERSION = 1
 _GROUP_BITS = 8
 """A half's packed entry is ``rank << 8 | group``: groups fit in 8 bits (at most 14 * 14)."""
 _GROUP_MASK = (1 << _GROUP_BITS) - 1
+_FEW = 256
+"""Below this many codes, :meth:`Layout.index_of` takes the path of fewer numpy calls (each costs about a microsecond)."""
 _NO_BLOCK = -(1 << 62)
 """Base of a (high group, low group) pair that no layer has: every index from it is negative."""
 
@@ -267,6 +269,12 @@ class Layout:
         Codes must be in ``0 .. 3**cells - 1`` (not checked here).
         """
         codes = np.asarray(codes, dtype=np.int64)
+        if codes.size < _FEW:  # a few codes (a position's children): fewer numpy calls win
+            high, low = np.divmod(codes, self.radix)
+            pl, ph = self.low.packed[low], self.high.packed[high]
+            flat = (ph & _GROUP_MASK).astype(np.intp) * self._ngl + (pl & _GROUP_MASK)
+            few: np.ndarray = self._base[flat] + (ph >> _GROUP_BITS) * self._cols[flat] + (pl >> _GROUP_BITS)
+            return few
         high = codes // self.radix  # floor division by a constant, then a product: faster than divmod
         low = codes - high * self.radix
         pl = np.take(self.low.packed, low)
