@@ -85,31 +85,36 @@ def negamax_score(game: Game, code: int, *, max_empty: int = MAX_EMPTY) -> int:
     last, mover = (x, o) if x.bit_count() > o.bit_count() else (o, x)
     if any(last & line == line for masks in through for line in masks):
         return _LOST
-    memo: dict[tuple[int, int], int] = {}
+    if (x | o) == full:
+        return 0
+    return _Search(cells, through).solve(mover, last)
 
-    def solve(me: int, other: int) -> int:
+
+class _Search:
+    """One search: the rules of a board and the memo of the positions met (gone with the search)."""
+
+    def __init__(self, cells: int, through: tuple[tuple[int, ...], ...]) -> None:
+        self.cells, self.through, self.full = cells, through, (1 << cells) - 1
+        self.memo: dict[tuple[int, int], int] = {}
+
+    def solve(self, me: int, other: int) -> int:
+        """The score for the player with cells ``me`` to move (``other``: the opponent's cells, no line on the board)."""
         key = (me, other)
-        found = memo.get(key)
+        found = self.memo.get(key)
         if found is not None:
             return found
-        taken = me | other
-        best = -128
-        for cell in range(cells):
+        taken, best = me | other, -128
+        for cell in range(self.cells):
             if taken >> cell & 1:
                 continue
             mine = me | 1 << cell
-            if any(mine & line == line for line in through[cell]):
+            if any(mine & line == line for line in self.through[cell]):
                 value = -_LOST - 1  # a win on this ply
-            elif mine | other == full:
+            elif mine | other == self.full:
                 value = 0
             else:
-                child = solve(other, mine)
+                child = self.solve(other, mine)
                 value = (child > 0) - (child < 0) - child
-            if value > best:
-                best = value
-        memo[key] = best
+            best = max(best, value)
+        self.memo[key] = best
         return best
-
-    if (x | o) == full:
-        return 0
-    return solve(mover, last)
