@@ -152,6 +152,13 @@ def test_many_wrong_boards_in_a_layer_are_counted_and_the_first_listed(layers: d
     assert len(problems) == 4 and problems[-1] == "layer 4: 8 sampled boards of 2,000 disagree with their children (3 listed)"
 
 
+def test_a_dense_table_is_sampled_over_every_board_in_play_not_only_canonical_ones() -> None:
+    table = solver.table_for()  # 3x3k3: 5,478 reachable positions, 958 of them finished
+    report = check_sample(table, boards=10_000, seed=0, reference=0)
+    assert report.ok, report.problems
+    assert report.checked == 5478 - 958
+
+
 # -- the reference minimax ---------------------------------------------------------------------
 def test_the_reference_minimax_agrees_with_every_reachable_tictactoe_position() -> None:
     table = solver.table_for()
