@@ -46,6 +46,7 @@ from .grading import (
     positions_to_grade,
 )
 from .grading import grade as _grade
+from .minimax import MAX_EMPTY
 from .playerproc import DEFAULT_MEMORY_MB, Turn
 from .position import Position, outcome_label, outcome_words
 from .samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
@@ -411,7 +412,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     type=click.IntRange(min=0),
     default=DEFAULT_REFERENCE,
     show_default=True,
-    help="With --sample: boards per layer (with at most 10 empty cells) also solved by an independent minimax.",
+    help=f"With --sample: boards per layer (with at most {MAX_EMPTY} empty cells) also solved by an independent minimax.",
 )
 def verify(options: TableOptions, path: Path | None, boards: int | None, seed: int, reference: int) -> None:
     """Prove a table: header, checksums, and a fresh build compared code by code.
