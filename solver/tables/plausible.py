@@ -41,7 +41,7 @@ def pair_mask(game: Game, ply: int) -> np.ndarray:
     """``mask[pair]``: whether both bytes of a 16-bit ``pair`` are scores a position with ``ply`` pieces can hold
     (bool, 65,536: 64 KiB per layer, made when a layer is first checked)."""
     one = score_mask(game)[ply]
-    mask = (one[:, None] & one[None, :]).reshape(-1)
+    mask: np.ndarray = (one[:, None] & one[None, :]).reshape(-1)
     mask.setflags(write=False)
     return mask
 
