@@ -31,7 +31,7 @@ It answers only: building one is :mod:`solver.builder`'s (the layered build of
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
@@ -51,6 +51,7 @@ from ..tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .plausible import compact_check
 from .scores import Scores
+from .stored import stored_layers
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -495,60 +496,3 @@ class _Pieces:
             layer = np.searchsorted(np.asarray(self._offsets), self._indices, side="right") - 1
             self._found = np.where(self._indices < 0, 0, layer).astype(np.uint8).reshape(self._shape)  # illegal counts: 0
         return self._found
-
-
-# -- what a compressed table stores ----------------------------------------------------------------
-def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarray:
-    """``values`` where ``keep``, else the last kept value before (``before`` ahead of the first kept one)."""
-    source = np.where(keep, np.arange(values.size), -1)
-    np.maximum.accumulate(source, out=source)
-    filled: np.ndarray = np.where(source >= 0, values[np.maximum(source, 0)], np.int8(before)).astype(np.int8)
-    return filled
-
-
-def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarray]:
-    """The bytes a compressed table stores, part by part in index order, from every board's score.
-
-    Only canonical boards in play are ever read (:meth:`CompactTable.score_of`): the
-    others (not canonical under the game's symmetries, unreachable, finished) are "don't
-    care" and hold the score of the last board read before them, so long runs of one
-    value compress well. A layer's boards before its first board read hold that board's
-    score (a layer with none read: its first board's score), so every stored byte is a
-    score some board of its layer has (:func:`solver.tables.plausible.compact_check` holds
-    on every block). Deterministic: the same scores give the same bytes.
-
-    :param layers: every board's score, layer by layer (layer 0 first; memory maps are read part by part).
-    """
-    index, sym = layout(game), symmetries(game)
-    for ply, scores in enumerate(layers):
-        last = _first_read(game, ply, scores)
-        for block in index.blocks[ply]:
-            high = index.high.codes[index.high.group(block.hx, block.ho)]
-            low = index.low.codes[index.low.group(block.lx, block.lo)]
-            step = max(1, _FILL_CHUNK // block.cols)
-            for row in range(0, block.rows, step):
-                rows = min(block.rows, row + step) - row
-                part = np.asarray(scores[block.start + row * block.cols : block.start + (row + rows) * block.cols])
-                if ply == game.cells:
-                    keep = np.zeros(part.size, dtype=bool)
-                else:
-                    keep = sym.is_canonical_grid(high[row : row + rows], low, index.low_cells).reshape(-1)
-                    keep &= (part != UNREACHABLE) & (part != -WIN)
-                filled = forward_fill(part, keep, last)
-                if filled.size:
-                    last = int(filled[-1])
-                yield filled
-
-
-def _first_read(game: Game, ply: int, scores: np.ndarray) -> int:
-    """The score of the first board of a layer that a look-up reads (its first board's, if none is read)."""
-    if not len(scores):
-        return UNREACHABLE
-    index, sym = layout(game), symmetries(game)
-    for start in range(0, len(scores) if ply < game.cells else 0, _FILL_CHUNK):
-        part = np.asarray(scores[start : start + _FILL_CHUNK])
-        codes = index.codes(index.layer_offsets[ply] + start, index.layer_offsets[ply] + start + part.size)[0]
-        read = np.flatnonzero((part != UNREACHABLE) & (part != -WIN) & sym.is_canonical(codes))
-        if read.size:
-            return int(part[read[0]])
-    return int(scores[0])
