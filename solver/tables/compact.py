@@ -51,7 +51,7 @@ from ..tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .plausible import compact_check
 from .scores import Scores
-from .stored import stored_layers
+from .stored import layer_histograms, stored_layers
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -480,8 +480,11 @@ class CompactTable(Table):
         return {"scores": list(stored_layers(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)]))}
 
     def file_meta(self) -> Mapping[str, Any]:
-        """The index scheme and the layer offsets (:func:`solver.tablefile.compact_meta`)."""
-        return compact_meta(self.game)
+        """The index scheme, the layer offsets (:func:`solver.tablefile.compact_meta`) and each layer's histograms
+        (:func:`solver.tables.stored.layer_histograms`): the file's own, for a table read from a file."""
+        if self.file is not None and "layer_histograms" in self.file.header.meta:
+            return self.file.header.meta
+        return {**compact_meta(self.game), "layer_histograms": layer_histograms(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)])}
 
 
 class _Pieces:
