@@ -413,17 +413,19 @@ class CompactTable(Table):
             out[a - start : b - start] = self.scores_of(codes)
         return out
 
-    def histograms(self) -> list[np.ndarray]:
+    def histograms(self, *, from_meta: bool = True) -> list[np.ndarray]:
         """Every layer's histograms (:mod:`solver.counts`: every board's score, the canonical boards').
 
         Read from the file's meta when its build kept them there (``meta["layer_histograms"]``),
         else counted in one pass over each layer: a table holding every board's score is
         counted as it is, a compressed one at its canonical boards only (what a look-up
-        reads, :func:`solver.counts.stored_histograms`).
+        reads, :func:`solver.counts.stored_histograms`; ``scripts/bench.py --compact`` prints
+        its speed).
 
+        :param from_meta: with False, counted by the pass even when the meta has them.
         :raises TableError: if the file's histograms are malformed (naming the file and the rebuild command).
         """
-        if self.file is not None and META_KEY in self.file.header.meta:
+        if from_meta and self.file is not None and META_KEY in self.file.header.meta:
             try:
                 found = histograms_from_meta(self.file.header.meta[META_KEY], layer_sizes=self.layout.layer_sizes)
             except ValueError as error:
