@@ -274,3 +274,13 @@ def test_counts_refuse_histograms_of_another_shape_or_with_more_canonical_boards
     hist[CANONICAL, 0] = 1
     with pytest.raises(ValueError, match="more canonical boards than boards"):
         LayerCounts.from_histograms(Game(), 0, hist)
+
+
+def test_the_bytes_a_compressed_table_stores_come_with_every_layers_histograms_unchanged(tmp_path: Path) -> None:
+    game, layers = _small("4x4k3", tmp_path)
+    found: dict[int, np.ndarray] = {}
+    with_counts = np.concatenate(list(stored_layers(game, layers, histograms=found)))
+    assert np.array_equal(with_counts, np.concatenate(list(stored_layers(game, layers))))
+    assert sorted(found) == list(range(game.cells + 1))
+    for ply, layer in enumerate(layers):
+        assert (found[ply] == layer_histograms(game, ply, layer)).all(), ply

@@ -40,7 +40,8 @@ import numpy as np
 
 from .. import tablefile
 from ..blockarray import BlockArray
-from ..counts import META_KEY, LayerCounts, histograms_from_meta, layer_histograms, stored_histograms
+from ..counts import META_KEY, SHAPE, LayerCounts, histograms_from_meta, layer_histograms, stored_histograms
+from ..counts import histograms as count_scores
 from ..errors import TableError
 from ..game import Game
 from ..index import layout
@@ -515,7 +516,7 @@ def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarra
     return filled
 
 
-def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarray]:
+def stored_layers(game: Game, layers: Sequence[np.ndarray], *, histograms: dict[int, np.ndarray] | None = None) -> Iterator[np.ndarray]:
     """The bytes a compressed table stores, part by part in index order, from every board's score.
 
     Only canonical boards in play are ever read (:meth:`CompactTable.score_of`): the
@@ -527,10 +528,14 @@ def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarr
     on every block). Deterministic: the same scores give the same bytes.
 
     :param layers: every board's score, layer by layer (layer 0 first; memory maps are read part by part).
+    :param histograms: when given, each layer's histograms (:func:`solver.counts.histograms`: every
+        board's score and the canonical boards') are stored in it by ply as the layer is walked,
+        for the file's meta (:func:`solver.counts.histograms_to_meta`).
     """
     index, sym = layout(game), symmetries(game)
     for ply, scores in enumerate(layers):
         last = _first_read(game, ply, scores)
+        counted = np.zeros(SHAPE, dtype=np.int64)
         for block in index.blocks[ply]:
             high = index.high.codes[index.high.group(block.hx, block.ho)]
             low = index.low.codes[index.low.group(block.lx, block.lo)]
@@ -538,15 +543,19 @@ def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarr
             for row in range(0, block.rows, step):
                 rows = min(block.rows, row + step) - row
                 part = np.asarray(scores[block.start + row * block.cols : block.start + (row + rows) * block.cols])
-                if ply == game.cells:
+                if ply == game.cells and histograms is None:
                     keep = np.zeros(part.size, dtype=bool)
                 else:
-                    keep = sym.is_canonical_grid(high[row : row + rows], low, index.low_cells).reshape(-1)
-                    keep &= (part != UNREACHABLE) & (part != -WIN)
+                    canonical = sym.is_canonical_grid(high[row : row + rows], low, index.low_cells).reshape(-1)
+                    if histograms is not None:
+                        counted += count_scores(part, canonical)
+                    keep = canonical & (part != UNREACHABLE) & (part != -WIN) & (ply < game.cells)
                 filled = forward_fill(part, keep, last)
                 if filled.size:
                     last = int(filled[-1])
                 yield filled
+        if histograms is not None:
+            histograms[ply] = counted
 
 
 def _first_read(game: Game, ply: int, scores: np.ndarray) -> int:
