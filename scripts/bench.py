@@ -492,6 +492,20 @@ print(json.dumps({{"rows": rows, "rss_mb": resource.getrusage(resource.RUSAGE_SE
 """
 
 
+def bench_compact_sample(path: Path, game: str) -> None:
+    """``solve verify --sample``'s pass (solver/samplecheck.py): 10,000 canonical boards in play per layer
+    checked against their children, without and with the reference minimax, on a freshly opened table."""
+    from solver.samplecheck import check_sample
+
+    for reference in (0, 200):
+        report_ = check_sample(_open_compact(path), boards=10_000, seed=0, reference=reference)
+        full = [layer.seconds for layer in report_.layers if layer.boards == 10_000]
+        with_reference = f" + {reference} by minimax" if reference else ""
+        report(f"{game} sample check, 10,000 a layer{with_reference}", report_.seconds, "s")
+        report("  per layer of 10,000 boards: mean", statistics.mean(full), "s")
+        report("  per layer of 10,000 boards: slowest", max(full), "s")
+
+
 def bench_5x5_chunks(tmp: Path) -> None:
     """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
     from solver.build.layered import CHUNK_BOARDS
@@ -525,6 +539,7 @@ def bench_compact(args: argparse.Namespace) -> None:
         tmp = Path(name)
         path, wall = bench_compact_build("4x5k4", tmp, limits=(300, 6, 0.8))
         bench_compact_lookups(path, "4x5k4")
+        bench_compact_sample(path, "4x5k4")
         bench_compact_stats(path, "4x5k4")
         shutil.rmtree(tmp / "4x5k4.build", ignore_errors=True)
         bench_compact_resume("4x5k4", tmp, wall)

@@ -68,8 +68,9 @@ import hashlib
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from types import ModuleType
 from typing import IO, Any
 
@@ -93,6 +94,7 @@ class CodecUnavailable(TableError):
     """A table compressed with a codec whose package is not installed (the message says which)."""
 
 
+@cache
 def _zstd() -> ModuleType | None:
     """Python 3.14's ``compression.zstd``, or its backport ``backports.zstd`` on 3.11 to 3.13."""
     try:
@@ -292,6 +294,71 @@ def _blocks_of(parts: Iterable[np.ndarray], block_bytes: int) -> Iterable[memory
         yield memoryview(bytes(pending))
 
 
+@dataclass(frozen=True)
+class EncodedBlock:
+    """One block as a region stores it: its compressed bytes, the SHA-256 of its decoded bytes, its decoded size."""
+
+    packed: bytes
+    digest: bytes
+    size: int
+
+
+def _checked(codec: str | None, level: int | None, block_bytes: int) -> tuple[Codec, int]:
+    """The codec and level to use; :raises ValueError: for an unknown codec, a bad level or a bad block size."""
+    chosen = codec_of(codec or default_codec())
+    level = chosen.default_level if level is None else level
+    if level not in chosen.levels:
+        raise ValueError(f"level {level} is not a {chosen.name} level ({chosen.levels.start} to {chosen.levels.stop - 1})")
+    if not 1 <= block_bytes <= MAX_BLOCK_BYTES or block_bytes & (block_bytes - 1):
+        raise ValueError(f"block_bytes {block_bytes}: expected a power of two up to {MAX_BLOCK_BYTES:,}")
+    return chosen, level
+
+
+def encode_block(data: bytes | memoryview, codec: str, level: int) -> EncodedBlock:
+    """One block compressed with ``codec`` at ``level`` (a name of :data:`CODECS`), with its digest."""
+    return EncodedBlock(codec_of(codec).compress(data, level), hashlib.sha256(data).digest(), len(data))
+
+
+def encode_blocks(
+    parts: Iterable[np.ndarray], *, codec: str | None = None, level: int | None = None, block_bytes: int = DEFAULT_BLOCK_BYTES
+) -> Iterator[EncodedBlock]:
+    """int8 arrays, one after the other as one array, cut into blocks of ``block_bytes`` and compressed (streams).
+
+    :raises ValueError: for a part that is not int8, an unknown codec or a bad block size.
+    """
+    chosen, level = _checked(codec, level, block_bytes)
+    for block in _blocks_of(parts, block_bytes):
+        yield encode_block(block, chosen.name, level)
+
+
+def write_encoded(out: IO[bytes], blocks: Iterable[EncodedBlock], *, codec: str, level: int, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Written:
+    """Write a region from blocks already compressed with ``codec`` at ``level`` (:func:`encode_blocks`), in order.
+
+    Every block but the last must decode to ``block_bytes`` bytes. ``out`` is written
+    sequentially from its current position.
+
+    :raises ValueError: for a block of the wrong size, or a bad codec, level or block size.
+    """
+    chosen, level = _checked(codec, level, block_bytes)
+    offsets: list[int] = [0]
+    crcs: list[int] = []
+    digests = bytearray()
+    size = 0
+    short = False
+    for block in blocks:
+        if short or not 0 < block.size <= block_bytes:
+            raise ValueError(f"block {len(crcs)} holds {block.size:,} bytes after a short block or beyond {block_bytes:,}")
+        short = block.size < block_bytes
+        out.write(block.packed)
+        offsets.append(offsets[-1] + len(block.packed))
+        crcs.append(zlib.crc32(block.packed))
+        digests += block.digest
+        size += block.size
+    out.write(np.array(offsets, dtype=_OFFSET).tobytes())
+    out.write(np.array(crcs, dtype=_CRC).tobytes())
+    return Written(Encoding(chosen.name, level, block_bytes, size, offsets[-1]), bytes(digests))
+
+
 def write_blocks(
     out: IO[bytes],
     parts: Iterable[np.ndarray],
@@ -304,7 +371,7 @@ def write_blocks(
 
     Streams: one block is in memory at a time besides the part being read (a part can
     be a memory map of a whole layer). ``out`` is written sequentially from its current
-    position (no seeking back).
+    position (no seeking back). The same as :func:`write_encoded` of :func:`encode_blocks`.
 
     :param parts: 1-D (or any shape, read in C order) int8 arrays.
     :param codec: a name of :data:`CODECS` (default: :func:`default_codec`).
@@ -312,24 +379,9 @@ def write_blocks(
     :returns: the :class:`Encoding` to record and the digests of the decoded blocks.
     :raises ValueError: for a part that is not int8, an unknown codec or a bad block size.
     """
-    chosen = codec_of(codec or default_codec())
-    level = chosen.default_level if level is None else level
-    if level not in chosen.levels:
-        raise ValueError(f"level {level} is not a {chosen.name} level ({chosen.levels.start} to {chosen.levels.stop - 1})")
-    if not 1 <= block_bytes <= MAX_BLOCK_BYTES or block_bytes & (block_bytes - 1):
-        raise ValueError(f"block_bytes {block_bytes}: expected a power of two up to {MAX_BLOCK_BYTES:,}")
-    offsets, crcs, digests = [0], [], bytearray()
-    size = 0
-    for block in _blocks_of(parts, block_bytes):
-        packed = chosen.compress(block, level)
-        out.write(packed)
-        offsets.append(offsets[-1] + len(packed))
-        crcs.append(zlib.crc32(packed))
-        digests += hashlib.sha256(block).digest()
-        size += len(block)
-    out.write(np.array(offsets, dtype=_OFFSET).tobytes())
-    out.write(np.array(crcs, dtype=_CRC).tobytes())
-    return Written(Encoding(chosen.name, level, block_bytes, size, offsets[-1]), bytes(digests))
+    chosen, level = _checked(codec, level, block_bytes)
+    blocks = encode_blocks(parts, codec=chosen.name, level=level, block_bytes=block_bytes)
+    return write_encoded(out, blocks, codec=chosen.name, level=level, block_bytes=block_bytes)
 
 
 # -- reading -------------------------------------------------------------------------

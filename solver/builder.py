@@ -32,16 +32,14 @@ from typing import Any
 import numpy as np
 
 from . import board as _board
-from . import tablefile
+from . import sealing, tablefile
 from .build.dense import Progress, build_arrays, build_steps
-from .build.layered import ChunkDone, build_layers, check_layers, plan_build
+from .build.layered import BuildDir, ChunkDone, build_layers, check_layers, plan_build
 from .build.layered import Progress as ChunkProgress
 from .errors import TableError
 from .fsutil import directory_lock, empty_private_directory, refuse_non_regular, remove_dead_temporaries
 from .game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
-from .index import layout
 from .tables import CompactTable, DenseTable, Kind, Table
-from .tables.compact import stored_layers
 from .words import count
 
 BuildProgress = Callable[..., None]
@@ -173,22 +171,24 @@ def _build_compact(
     keep_layers: bool = False,
 ) -> Path:
     """:func:`build_compact` with the build directory's lock held."""
-    file_bytes = layout(game).size
-    if scheduler is not None:
-        from .build.cluster import build_on_cluster
-
-        built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, extra_disk=file_bytes)
-    else:
-        built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, extra_disk=file_bytes)
-    layers = built.layers()
-    resumed = f"; it resumed layers {_plies(built.resumed)} from {directory}, which are damaged or forged: delete {directory} and build again"
-    if built.resumed and tablefile.expected_root(game, "compact") is None:
-        problems = check_layers(game, layers, plies=built.resumed, limit=1)
-        if problems:
-            wrong = f"the {game.name} table just built is wrong ({problems[0]})"
-            raise TableError(f"{output}: {wrong}; it was not written, and {output} was left as it was{resumed}")
+    file_bytes = 0  # counted by the plan of a retiring build (the sealed layers and the file at the end)
+    release = sealing.release(sealing.Codec.default(), check_resumed=tablefile.expected_root(game, "compact") is None)
     try:
-        written = write_compact(output, game, layers, verify=True)
+        if scheduler is not None:
+            from .build.cluster import build_on_cluster
+
+            built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, extra_disk=file_bytes, release=release)
+        else:
+            built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, extra_disk=file_bytes, release=release)
+    except sealing.ResumedLayerWrong as error:
+        wrong = f"the {game.name} table just built is wrong ({error})"
+        raise TableError(
+            f"{output}: {wrong}; it was not written, and {output} was left as it was; "
+            f"it resumed layers from {directory}, which are damaged or forged: delete {directory} and build again"
+        ) from None
+    resumed = f"; it resumed layers {_plies(built.resumed)} from {directory}, which are damaged or forged: delete {directory} and build again"
+    try:
+        written = sealing.assemble(BuildDir(directory, game), output, verify=True)
     except TableError as error:
         raise TableError(f"{error}{resumed if built.resumed else ''}") from None
     if not keep_layers:
@@ -204,22 +204,16 @@ def _plies(plies: Sequence[int]) -> str:
 
 
 def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.ndarray], *, verify: bool = False) -> Path:
-    """Write a compact table file from every board's score, layer by layer (layer 0 first; memory maps are streamed).
+    """Write a compact table file from every board's score, layer by layer (layer 0 first; memory maps are read in pieces).
 
-    Each layer goes through :func:`solver.tables.compact.stored_layers` (only canonical
-    boards in play keep their score, the others repeat the last one) into the compressed
-    blocks of :func:`solver.tablefile.write_table` (format version 3): the same layers
-    always give the same bytes. The file's ``meta`` records the index scheme and the layer
-    offsets (:func:`solver.tablefile.compact_meta`).
+    The same bytes as a build of the game (:func:`solver.sealing.write_layers`): only
+    canonical boards in play keep their score (:mod:`solver.tables.stored`), in the
+    compressed blocks of format version 3, with each layer's histograms in the meta.
 
     :param verify: replace ``path`` only once the new file has passed its checks
         (:func:`solver.tablefile.write_table`'s ``verify``).
     """
-    sizes = [len(layer) for layer in layers]
-    if sizes != list(layout(game).layer_sizes):
-        raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
-    parts = stored_layers(game, layers)
-    return tablefile.write_table(path, kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": parts}, verify=verify, built_here=True)
+    return sealing.write_layers(path, game, layers, verify=verify)
 
 
 def prove(table: Table) -> list[str]:

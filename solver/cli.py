@@ -46,8 +46,10 @@ from .grading import (
     positions_to_grade,
 )
 from .grading import grade as _grade
+from .minimax import MAX_EMPTY
 from .playerproc import DEFAULT_MEMORY_MB, Turn
 from .position import Position, outcome_label, outcome_words
+from .samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .sandbox import Sandbox
 from .store import build_file, open_file, table_for, table_path
 from .store import table_dir as _table_dir
@@ -401,14 +403,34 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
 @click.option(
     "--table", "path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="The table file to check (default: the one 'solve' uses for --game)."
 )
-def verify(options: TableOptions, path: Path | None) -> None:
+@click.option(
+    "--sample",
+    "boards",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Instead of the proof, check a seeded sample of N boards in play per layer against their children (minutes, not hours; not a proof).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="The seed of --sample's sample.")
+@click.option(
+    "--reference",
+    type=click.IntRange(min=0),
+    default=DEFAULT_REFERENCE,
+    show_default=True,
+    help=f"With --sample: boards per layer (with at most {MAX_EMPTY} empty cells) also solved by an independent minimax.",
+)
+def verify(options: TableOptions, path: Path | None, boards: int | None, seed: int, reference: int) -> None:
     """Prove a table: header, checksums, and a fresh build compared code by code.
 
     A proved table of a game without a shipped checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
+    With --sample N, check a seeded sample of every layer instead: one line per layer, then the verdict (a sample is not a proof: nothing is trusted for it).
     """
     path = path or table_path(options.game, table_dir_=options.table_dir)
     remove_dead_temporaries(path.parent)
     table = open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
+    if boards is not None:
+        _verify_sample(table, path, boards, seed, reference)
+        return
     problems = table.verify()
     if problems:
         for problem in problems:
@@ -417,6 +439,23 @@ def verify(options: TableOptions, path: Path | None) -> None:
     if expected_root(table.game, table.kind) is None:
         trust.try_record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
+
+
+def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int) -> None:
+    """``solve verify --sample``: a line per layer on stdout, a line per problem on stderr, then the verdict."""
+
+    def show(layer: LayerCheck) -> None:
+        against = f", {layer.reference:,} against the reference minimax" if layer.reference else ""
+        click.echo(f"layer {layer.ply:2d}: {count(layer.boards, 'board')} checked{against}, {layer.seconds:.2f} s")
+
+    report = check_sample(table, boards=boards, seed=seed, reference=reference, on_layer=show)
+    what = f"{table.game.name}, seed {seed}, {count(report.checked, 'board')} in {count(len(report.layers), 'layer')}, {report.seconds:.1f} s"
+    if report.problems:
+        for problem in report.problems:
+            click.echo(f"{path}: {problem}", err=True)
+        click.echo(f"{path}: sample FAILED ({what}): {count(len(report.problems), 'problem')}", err=True)
+        raise SystemExit(1)
+    click.echo(f"{path}: sample OK ({what}); a sample, not a proof: 'solve verify' without --sample proves every board")
 
 
 # -- analyze and grade ------------------------------------------------------------

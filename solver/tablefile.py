@@ -81,7 +81,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import blockarray, trust
-from .blockarray import BlockArray, Encoding
+from .blockarray import BlockArray, EncodedBlock, Encoding
 from .errors import TableError
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 from .game import Game, parse_game
@@ -398,23 +398,44 @@ def _compressed_header(game: Game, meta: Mapping[str, Any], encoding: Encoding, 
 
 
 def _write_compressed(path: Path, game: Game, parts: Iterable[np.ndarray], meta: Mapping[str, Any], *, verify: bool, built_here: bool) -> Path:
-    """Write a compact table (format version 3): the scores as compressed blocks (:func:`solver.blockarray.write_blocks`).
-
-    The header's space is reserved for the largest numbers it could hold, the region is
-    streamed after it, then the digests, then the header with the sizes found.
-    ``verify`` and ``built_here`` as for :func:`write_table`.
-    """
-    size = layout(game).size
+    """Write a compact table (format version 3) from every board's stored byte: :func:`write_compressed` of
+    the parts cut into blocks and compressed with the default codec."""
     codec = blockarray.codec_of(blockarray.default_codec())
+    blocks = blockarray.encode_blocks(parts, codec=codec.name, level=codec.default_level)
+    return write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.default_level, verify=verify, built_here=built_here)
+
+
+def write_compressed(
+    path: str | os.PathLike[str],
+    game: Game,
+    blocks: Iterable[EncodedBlock],
+    meta: Mapping[str, Any],
+    *,
+    codec: str,
+    level: int,
+    verify: bool = False,
+    built_here: bool = False,
+) -> Path:
+    """Write a compact table (format version 3) atomically from its score blocks, already compressed, in order.
+
+    The header's space is reserved for the largest numbers it could hold, the region
+    (:func:`solver.blockarray.write_encoded`) is streamed after it, then the digests, then
+    the header with the sizes found. ``verify`` and ``built_here`` as for :func:`write_table`.
+
+    :param blocks: every block of the scores (64 KiB decoded, the last one shorter), compressed with ``codec`` at ``level``.
+    :raises ValueError: if the blocks do not hold exactly the game's boards.
+    """
+    path = Path(path)
+    size = layout(game).size
     far = 1 << 50
-    placeholder = _compressed_header(game, meta, Encoding(codec.name, codec.default_level, blockarray.DEFAULT_BLOCK_BYTES, size, far), far, far)
+    placeholder = _compressed_header(game, meta, Encoding(codec, level, blockarray.DEFAULT_BLOCK_BYTES, size, far), far, far)
     offset = _align(12 + len(_dump({**_header_dict(placeholder), "root": placeholder.root})))
     length = offset - 12
     refuse_non_regular(path)
     check_space(path, offset + size // 4 + DIGEST_BYTES * placeholder.digest_count)  # a compressed table is far smaller
     with atomic_file(path, check=_reads_back(path, game) if verify else None) as out:
         out.seek(offset)
-        written = blockarray.write_blocks(out, parts, codec=codec.name, level=codec.default_level)
+        written = blockarray.write_encoded(out, blocks, codec=codec, level=level)
         if written.encoding.size != size:
             raise ValueError(f"compact scores of {written.encoding.size:,} boards do not fit {game.name}: expected {size:,}")
         digests_offset = _align(offset + written.encoding.region_bytes)

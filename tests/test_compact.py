@@ -170,7 +170,21 @@ def test_the_memory_estimate_grows_with_every_worker(tmp_path: Path) -> None:
 
     game = parse_game("4x5k4")
     one, four = (plan_build(game, tmp_path, jobs=jobs).memory_bytes for jobs in (1, 4))
-    assert four - one == 3 * layered.CHUNK_BOARDS * layered.WORKING_BYTES_PER_BOARD, (one, four)
+    assert four - one == 3 * layered.worker_bytes(game), (one, four)
+    assert layered.worker_bytes(game) > layered.CHUNK_BOARDS * layered.WORKING_BYTES_PER_BOARD, "the worker's tables are not counted"
+
+
+def test_a_retiring_build_needs_two_raw_layers_of_disk_not_all(tmp_path: Path) -> None:
+    """5x5k4: every layer raw is 151 GiB; retiring, the peak is the largest adjacent pair (49 GiB) and the retired files."""
+    from solver.build.layered import RETIRED_AT_MOST
+
+    game = parse_game("5x5k4")
+    sizes = layout(game).layer_sizes
+    every, retiring = (plan_build(game, tmp_path, jobs=2, retiring=flag).disk_bytes for flag in (False, True))
+    assert every == sum(sizes)
+    largest_pair = sizes[16] + sizes[17]
+    assert largest_pair == max(a + b for a, b in zip(sizes, sizes[1:], strict=False))
+    assert retiring == largest_pair + sum(sizes[18:]) // RETIRED_AT_MOST
 
 
 def test_a_build_that_fits_with_one_worker_is_refused_with_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,8 +34,8 @@ from solver.index import layout
 from solver.score import UNREACHABLE, WIN
 from solver.symmetry import symmetries
 from solver.tablefile import compact_meta, open_table, write_table
-from solver.tables import CompactTable
-from solver.tables.compact import stored_layers
+from solver.tables import CompactTable, stored
+from solver.tables.stored import stored_layers
 
 _STEP = 1 << 22
 
@@ -193,7 +193,7 @@ def test_a_table_file_with_histograms_in_its_meta_is_counted_from_them_without_a
         raise AssertionError("scanned a layer although the file's meta has its histograms")
 
     monkeypatch.setattr(compact_module, "stored_histograms", no_scan)
-    monkeypatch.setattr(compact_module, "layer_histograms", no_scan)
+    monkeypatch.setattr(compact_module, "scan_layer", no_scan)
     assert table.stats() == scanned
     assert table.file_meta()[META_KEY] == _meta_of(game, layers)  # saved again, the file keeps them
 
@@ -201,7 +201,7 @@ def test_a_table_file_with_histograms_in_its_meta_is_counted_from_them_without_a
 def test_a_table_file_without_histograms_is_counted_by_a_scan(tmp_path: Path) -> None:
     game, layers = _small("3x4k3", tmp_path / "build")
     table = _write(tmp_path / "3x4k3.ttt", game, layers, compact_meta(game))
-    assert not table.complete and META_KEY not in table.file_meta()
+    assert not table.complete and META_KEY not in table.file.header.meta
     assert table.stats() == CompactTable.from_layers(game, layers).stats()
 
 
@@ -276,11 +276,10 @@ def test_counts_refuse_histograms_of_another_shape_or_with_more_canonical_boards
         LayerCounts.from_histograms(Game(), 0, hist)
 
 
-def test_the_bytes_a_compressed_table_stores_come_with_every_layers_histograms_unchanged(tmp_path: Path) -> None:
+def test_the_histograms_a_build_keeps_in_the_meta_are_the_ones_a_scan_counts(tmp_path: Path) -> None:
+    # solver.tables.stored writes meta["layer_histograms"] as the build seals each layer; solver.counts reads it
     game, layers = _small("4x4k3", tmp_path)
-    found: dict[int, np.ndarray] = {}
-    with_counts = np.concatenate(list(stored_layers(game, layers, histograms=found)))
-    assert np.array_equal(with_counts, np.concatenate(list(stored_layers(game, layers))))
-    assert sorted(found) == list(range(game.cells + 1))
+    kept = histograms_from_meta(json.loads(json.dumps(stored.layer_histograms(game, layers))), layer_sizes=layout(game).layer_sizes)
     for ply, layer in enumerate(layers):
-        assert (found[ply] == layer_histograms(game, ply, layer)).all(), ply
+        assert (kept[ply] == layer_histograms(game, ply, layer)).all(), ply
+    assert _meta_of(game, layers) == stored.layer_histograms(game, layers)  # the same JSON, key for key

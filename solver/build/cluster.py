@@ -21,13 +21,13 @@ from __future__ import annotations
 import importlib
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import quote
 from ..game import Game
-from .layered import BuildError, BuildResult, Chunk, ChunkResult, Progress, run_chunks, sweep
+from .layered import BuildError, BuildResult, Chunk, ChunkResult, Progress, Release, run_chunks, sweep
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -95,6 +95,7 @@ def build_on_cluster(
     progress: Progress | None = None,
     notify: Callable[[str], None] | None = None,
     extra_disk: int = 0,
+    release: Release | None = None,
 ) -> BuildResult:
     """Solve a game into a shared build directory with the workers of a Dask cluster; resume if half done.
 
@@ -102,6 +103,8 @@ def build_on_cluster(
     :param scheduler: the scheduler's address (``tcp://host:8786``) or a connected ``distributed.Client``.
     :param progress: called in the client after every chunk (:class:`solver.build.layered.ChunkDone`).
     :param notify: called with a line of text when the build resumes.
+    :param release: retires finished layers once nothing reads them raw (:data:`solver.build.layered.Release`;
+        its work runs on the cluster's workers too).
     :raises solver.build.layered.BuildError: if the shared directory lacks the disk space (checked first).
     """
     path = Path(directory).resolve()
@@ -121,7 +124,14 @@ def build_on_cluster(
                 yield result
                 future.release()
 
-        return sweep(game, path, dispatch, jobs=workers, progress=progress, notify=notify, extra_disk=extra_disk, check_memory=False)
+        def mapper(function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+            futures = client.map(function, list(items), pure=False)
+            for future in futures:
+                yield future.result()
+                future.release()
+
+        options: dict[str, Any] = {"progress": progress, "notify": notify, "extra_disk": extra_disk, "release": release, "mapper": mapper}
+        return sweep(game, path, dispatch, jobs=workers, check_memory=False, **options)
     finally:
         if owned:
             client.close()

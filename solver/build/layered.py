@@ -443,9 +443,10 @@ def _cols(index: Layout, lx: int, lo: int) -> int:
 
 # -- the build directory -----------------------------------------------------------
 MAX_MANIFEST_BYTES = 1 << 20
-"""A manifest larger than this is no build's (a real one holds at most 26 short entries)."""
+"""A manifest larger than this is no build's (a real one holds at most 26 short entries and their retired files)."""
 _LAYER_KEY = re.compile(r"[0-9]{1,2}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+_RETIRED_FILE = re.compile(r"layer-[0-9]{2}\.[a-z]{1,12}")
 
 
 @dataclass(frozen=True)
@@ -517,30 +518,68 @@ class BuildDir:
     def finished(self, *, check: bool = True) -> dict[int, str]:
         """The finished layers and their SHA-256, after checking each file's size (and hash, with ``check``).
 
-        A layer whose file is missing or wrong is dropped, with every layer above it
-        kept only if contiguous from the full board down.
+        A layer is finished when its raw file is there, or when it was retired (:meth:`retire`)
+        and every file it was retired into is there (with ``check``, with its recorded
+        SHA-256). A layer whose files are missing or wrong is dropped, with every layer above
+        it kept only if contiguous from the full board down.
         """
         sizes = layout(self.game).layer_sizes
-        recorded = {int(ply): entry["sha256"] for ply, entry in self.manifest()["layers"].items()}
+        manifest = self.manifest()
+        recorded = {int(ply): entry["sha256"] for ply, entry in manifest["layers"].items()}
+        retired = {int(ply): entry for ply, entry in manifest.get("retired", {}).items()}
         good: dict[int, str] = {}
         for ply in range(self.game.cells, -1, -1):
             if ply not in recorded:
                 break
-            try:
-                fd = self.open(self.layer_path(ply), os.O_RDONLY)
-            except FileNotFoundError:
-                break
-            with os.fdopen(fd, "rb") as handle:
-                if os.fstat(fd).st_size != sizes[ply] or (check and hashlib.file_digest(handle, "sha256").hexdigest() != recorded[ply]):
+            if ply in retired:
+                if not all(self._holds(name, digest, check) for name, digest in retired[ply]["files"].items()):
                     break
+            elif not self._holds(self.layer_path(ply).name, recorded[ply], check, sizes[ply]):
+                break
             good[ply] = recorded[ply]
         return good
+
+    def _holds(self, name: str, digest: str, check: bool, size: int | None = None) -> bool:
+        """Whether the file ``name`` of this directory is there (of ``size`` bytes) and, with ``check``, hashes to ``digest``."""
+        try:
+            fd = self.open(self.path / name, os.O_RDONLY)
+        except FileNotFoundError:
+            return False
+        with os.fdopen(fd, "rb") as handle:
+            if size is not None and os.fstat(fd).st_size != size:
+                return False
+            return not check or hashlib.file_digest(handle, "sha256").hexdigest() == digest
 
     def record(self, ply: int, digest: str) -> None:
         """Add a finished layer to the manifest (atomically)."""
         data = self.manifest()
         data["layers"][str(ply)] = {"size": layout(self.game).layer_sizes[ply], "sha256": digest}
         write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+
+    def retired(self) -> dict[int, dict[str, Any]]:
+        """The retired layers: for each, ``files`` (name: SHA-256) and the caller's ``info``."""
+        return {int(ply): entry for ply, entry in self.manifest().get("retired", {}).items()}
+
+    def retire(self, ply: int, files: dict[str, str], info: dict[str, Any]) -> None:
+        """Record that finished layer ``ply`` now lives in ``files`` of this directory (name: SHA-256), then delete its raw file.
+
+        What the files hold is the caller's business (a table's compressed blocks); the
+        layer stays finished for :meth:`finished` as long as they are there and match.
+
+        :param info: a small JSON object recorded with the files (at most a few KiB).
+        """
+        for name in files:
+            if not _RETIRED_FILE.fullmatch(name):
+                raise ValueError(f"a retired layer's file is named layer-PP.<suffix>, found {name!r}")
+        data = self.manifest()
+        data.setdefault("retired", {})[str(ply)] = {"files": dict(files), "info": info}
+        write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+        self.layer_path(ply).unlink(missing_ok=True)
+
+    def raw_layers(self) -> list[int]:
+        """The finished layers whose raw file is still here, not retired (full board first)."""
+        retired = self.retired()
+        return [ply for ply in self.finished(check=False) if ply not in retired]
 
     def layers(self) -> list[np.ndarray]:
         """Every finished layer as a read-only memory map, layer 0 first (for the table file)."""
@@ -586,7 +625,24 @@ def _parse_manifest(path: Path, raw: bytes, game: Game) -> dict[str, Any]:
             raise bad(f"names layer {quote(key)}, expected a number from 0 to {game.cells}")
         if not isinstance(entry, dict) or entry.get("size") != sizes[ply] or not _SHA256.fullmatch(str(entry.get("sha256"))):
             raise bad(f"layer {ply} is recorded as {quote(entry)}, expected its size {sizes[ply]} and a SHA-256")
+    _check_retired(data.get("retired", {}), layers, bad)
     return data
+
+
+def _check_retired(retired: Any, layers: dict[str, Any], bad: Callable[[str], BuildError]) -> None:
+    """Every retired layer is a finished one, with files named ``layer-PP.<suffix>`` and a SHA-256 each."""
+    if not isinstance(retired, dict):
+        raise bad(f'"retired" is {quote(retired)}, expected an object of retired layers')
+    for key, entry in retired.items():
+        if key not in layers:
+            raise bad(f"retires layer {quote(key)}, which is not a finished layer")
+        files = entry.get("files") if isinstance(entry, dict) else None
+        if (
+            not isinstance(files, dict)
+            or not isinstance(entry.get("info"), dict)
+            or not all(isinstance(name, str) and _RETIRED_FILE.fullmatch(name) and _SHA256.fullmatch(str(digest)) for name, digest in files.items())
+        ):
+            raise bad(f"retired layer {key} is recorded as {quote(entry)}, expected its files (layer-PP.<suffix>: SHA-256) and info")
 
 
 # -- workers -----------------------------------------------------------------------
@@ -667,26 +723,49 @@ class BuildPlan:
     work: int
     """Work units of the layers left (see :class:`ChunkDone`)."""
     disk_bytes: int
-    """Disk still to be written: the layers left."""
+    """Disk still to be written at the peak: the layers left (or, retiring, see :func:`plan_build`)."""
     memory_bytes: int
-    """Peak memory: the two largest adjacent layers mapped, plus every worker's chunk."""
+    """Peak memory the build needs for itself: every worker's chunk and index tables (:func:`worker_bytes`).
+
+    The layers are read and written through memory maps: file pages that the kernel
+    keeps while memory is free and drops when not, so they are not counted (a build
+    whose two largest layers fit in memory runs faster; 5x5k4's do not: 49 GiB)."""
 
 
-def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, check: bool = True) -> BuildPlan:
-    """The :class:`BuildPlan` of a build directory (finished layers are checked by size and hash)."""
+RETIRED_AT_MOST = 16
+"""A retired layer's files take at most ``1 / 16`` of its raw bytes (a table's compressed blocks: measured 24x to 337x)."""
+
+
+def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, check: bool = True, retiring: bool = False) -> BuildPlan:
+    """The :class:`BuildPlan` of a build directory (finished layers are checked by size and hash).
+
+    :param retiring: the build retires each finished layer once nothing reads it raw (a
+        ``release`` hook of :func:`sweep`): the disk needed is then the largest pair of
+        adjacent raw layers left plus the retired files, not every layer.
+    """
     build = BuildDir(Path(directory), game)
     done = build.finished(check=check) if build.path.is_dir() else {}
     todo = tuple(p for p in range(game.cells, -1, -1) if p not in done)
     sizes = layout(game).layer_sizes
-    pairs = max((sizes[p] + (sizes[p + 1] if p < game.cells else 0)) for p in range(game.cells + 1))
-    return BuildPlan(
-        game,
-        todo,
-        min(done) if done else None,
-        sum(layer_work(game, p) for p in todo),
-        sum(sizes[p] for p in todo),
-        pairs + jobs * CHUNK_BOARDS * WORKING_BYTES_PER_BOARD,
-    )
+
+    def pair(p: int) -> int:
+        return sizes[p] + (sizes[p + 1] if p < game.cells else 0)
+
+    disk = sum(sizes[p] for p in todo)
+    if retiring:  # two raw layers and the retired ones above; at the end, the retired layers and the table file
+        retired_above = [sum(sizes[p + 2 :]) // RETIRED_AT_MOST for p in range(game.cells + 1)]
+        disk = max(max((pair(p) + retired_above[p] for p in todo), default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
+    return BuildPlan(game, todo, min(done) if done else None, sum(layer_work(game, p) for p in todo), disk, jobs * worker_bytes(game))
+
+
+TABLE_BYTES_PER_HIGH_BOARD = 1024
+"""A worker's index and move tables per half-board of the high half (all ``3 ** high cells``): measured
+1.77 GB at the peak of a 5x5k4 worker (13 high cells, 1.6 M half-boards), with its chunk."""
+
+
+def worker_bytes(game: Game) -> int:
+    """Peak memory of one build worker: its chunk's working arrays and the game's index and move tables."""
+    return CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + TABLE_BYTES_PER_HIGH_BOARD * int(3 ** (game.cells - game.cells // 2))
 
 
 def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, check_memory: bool = True) -> None:
@@ -708,7 +787,7 @@ def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, ch
     if available is not None and plan.memory_bytes > available:
         raise BuildError(
             f"building {plan.game.name} needs about {plan.memory_bytes / 2**30:.2f} GiB of memory "
-            f"(two layers of {max(layout(plan.game).layer_sizes) / 2**30:.2f} GiB at most, plus the workers' chunks), "
+            f"({worker_bytes(plan.game) / 2**30:.2f} GiB for each worker's chunk and tables), "
             f"but only {available / 2**30:.2f} GiB is available; use fewer --jobs or a bigger machine"
         )
 
@@ -752,6 +831,15 @@ class BuildResult:
 Dispatch = Callable[[int, list[list[Chunk]]], Iterator[list[ChunkResult]]]
 """Runs the chunk groups of a layer (somewhere) and yields each group's results as they finish."""
 
+Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]
+"""Runs a module-level function over items on the build's workers and yields the results in order (like :func:`map`)."""
+
+Release = Callable[[BuildDir, int, Mapper, Sequence[int]], None]
+"""Called as ``release(build, below, mapper, resumed)`` when no finished layer above ``below`` will be read
+raw again (after each layer, and at the start of a resumed build; ``below = -1`` at the end): it may
+:meth:`BuildDir.retire` them, using ``mapper`` to spread its work over the build's workers.
+``resumed`` lists the layers so far that hold bytes of an earlier run (:attr:`BuildResult.resumed`)."""
+
 
 def sweep(
     game: Game,
@@ -763,26 +851,41 @@ def sweep(
     notify: Callable[[str], None] | None = None,
     extra_disk: int = 0,
     check_memory: bool = True,
+    release: Release | None = None,
+    mapper: Mapper = map,
 ) -> BuildResult:
     """The layer sweep shared by the local and the cluster builds (see the module docstring).
 
     :param dispatch: runs a layer's chunk groups and yields each group's :data:`ChunkResult` list.
     :param jobs: how many workers run chunks (for the memory estimate and the batching).
+    :param release: retires the finished layers nothing reads raw any more (:data:`Release`).
+    :param mapper: given to ``release``: runs its work on the build's workers.
     :raises TableError: if the directory is not this user's alone, or a file in it is a link
         or not a regular file (nothing outside the directory is ever written).
     """
     path = Path(directory)
     build = BuildDir(path, game)
     build.prepare()
-    plan = plan_build(game, path, jobs=jobs)
+    plan = plan_build(game, path, jobs=jobs, retiring=release is not None)
     check_resources(plan, path, extra_disk=extra_disk, check_memory=check_memory)
     if notify is not None and plan.resumed_below is not None:
         left = f"solving layers {plan.todo[0]} to 0" if plan.todo else "nothing left to solve"
         notify(f"resuming the {game.name} build in {path}: layers {game.cells} to {plan.resumed_below} are done, {left}")
     resumed = [ply for ply in range(game.cells, -1, -1) if ply not in plan.todo]
+    if plan.todo and plan.todo[0] < game.cells and plan.todo[0] + 1 in build.retired():
+        raise BuildError(
+            f"layer {plan.todo[0]} of the {game.name} build in {path} is missing or damaged, and cannot be solved again: "
+            f"layer {plan.todo[0] + 1}, which it reads, is retired (its raw scores are gone); delete {path} and build again"
+        )
+    if release is not None and plan.resumed_below is not None:
+        release(build, plan.resumed_below, mapper, resumed)  # a build killed while it retired a layer
     for ply in plan.todo:
         if _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify):
             resumed.append(ply)
+        if release is not None:
+            release(build, ply, mapper, resumed)
+    if release is not None:
+        release(build, -1, mapper, resumed)
     return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
 
 
@@ -909,6 +1012,7 @@ def build_layers(
     progress: Progress | None = None,
     notify: Callable[[str], None] | None = None,
     extra_disk: int = 0,
+    release: Release | None = None,
 ) -> BuildResult:
     """Solve a game into a build directory with ``jobs`` local worker processes; resume if it is half done.
 
@@ -916,16 +1020,18 @@ def build_layers(
     :param progress: called after every chunk (:class:`ChunkDone`).
     :param notify: called with a line of text when the build resumes (what was found).
     :param extra_disk: bytes the caller will write after the build (the table file), counted in the disk check.
+    :param release: retires finished layers once nothing reads them raw (:data:`Release`; run with the pool's workers).
     :raises BuildError: if the disk or the memory is too small (checked before anything is written).
     """
     jobs = jobs or os.cpu_count() or 1
+    options: dict[str, Any] = {"progress": progress, "notify": notify, "extra_disk": extra_disk, "release": release}
     if jobs == 1:
-        return sweep(game, directory, _in_process(game, Path(directory)), jobs=1, progress=progress, notify=notify, extra_disk=extra_disk)
+        return sweep(game, directory, _in_process(game, Path(directory)), jobs=1, **options)
     # fork: workers inherit the index tables and need no `if __name__ == "__main__"` guard in the caller.
     method = "fork" if "fork" in get_all_start_methods() else "spawn"
     with ProcessPoolExecutor(jobs, mp_context=get_context(method), initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         dispatch = _on_executor(pool, game, Path(directory))
-        return sweep(game, directory, dispatch, jobs=jobs, progress=progress, notify=notify, extra_disk=extra_disk)
+        return sweep(game, directory, dispatch, jobs=jobs, mapper=pool.map, **options)
 
 
 def _in_process(game: Game, path: Path) -> Dispatch:

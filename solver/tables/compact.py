@@ -31,7 +31,7 @@ It answers only: building one is :mod:`solver.builder`'s (the layered build of
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,8 +40,8 @@ import numpy as np
 
 from .. import tablefile
 from ..blockarray import BlockArray
-from ..counts import META_KEY, SHAPE, LayerCounts, histograms_from_meta, layer_histograms, stored_histograms
-from ..counts import histograms as count_scores
+from ..counts import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
+from ..counts import layer_histograms as scan_layer
 from ..errors import TableError
 from ..game import Game
 from ..index import layout
@@ -53,6 +53,7 @@ from ..tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .plausible import compact_check
 from .scores import Scores
+from .stored import layer_histograms, stored_layers
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -433,7 +434,7 @@ class CompactTable(Table):
                 raise self.file.error(f"meta {error}") from None
             return [found[ply] for ply in range(self.game.cells + 1)]
         if self.complete:
-            return [layer_histograms(self.game, ply, self.layer(ply)) for ply in range(self.game.cells + 1)]
+            return [scan_layer(self.game, ply, self.layer(ply)) for ply in range(self.game.cells + 1)]
         return [stored_histograms(self.game, ply, self._stored_reader(ply)) for ply in range(self.game.cells + 1)]
 
     def _stored_reader(self, ply: int) -> Callable[[int, int], np.ndarray]:
@@ -485,12 +486,11 @@ class CompactTable(Table):
         return {"scores": list(stored_layers(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)]))}
 
     def file_meta(self) -> Mapping[str, Any]:
-        """The index scheme and the layer offsets (:func:`solver.tablefile.compact_meta`), and the
-        layers' histograms when the file read had them (:data:`solver.counts.META_KEY`)."""
-        meta = compact_meta(self.game)
-        if self.file is not None and META_KEY in self.file.header.meta:
-            meta[META_KEY] = self.file.header.meta[META_KEY]
-        return meta
+        """The index scheme, the layer offsets (:func:`solver.tablefile.compact_meta`) and each layer's histograms
+        (:func:`solver.tables.stored.layer_histograms`): the file's own, for a table read from a file."""
+        if self.file is not None and "layer_histograms" in self.file.header.meta:
+            return self.file.header.meta
+        return {**compact_meta(self.game), "layer_histograms": layer_histograms(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)])}
 
 
 class _Pieces:
@@ -505,68 +505,3 @@ class _Pieces:
             layer = np.searchsorted(np.asarray(self._offsets), self._indices, side="right") - 1
             self._found = np.where(self._indices < 0, 0, layer).astype(np.uint8).reshape(self._shape)  # illegal counts: 0
         return self._found
-
-
-# -- what a compressed table stores ----------------------------------------------------------------
-def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarray:
-    """``values`` where ``keep``, else the last kept value before (``before`` ahead of the first kept one)."""
-    source = np.where(keep, np.arange(values.size), -1)
-    np.maximum.accumulate(source, out=source)
-    filled: np.ndarray = np.where(source >= 0, values[np.maximum(source, 0)], np.int8(before)).astype(np.int8)
-    return filled
-
-
-def stored_layers(game: Game, layers: Sequence[np.ndarray], *, histograms: dict[int, np.ndarray] | None = None) -> Iterator[np.ndarray]:
-    """The bytes a compressed table stores, part by part in index order, from every board's score.
-
-    Only canonical boards in play are ever read (:meth:`CompactTable.score_of`): the
-    others (not canonical under the game's symmetries, unreachable, finished) are "don't
-    care" and hold the score of the last board read before them, so long runs of one
-    value compress well. A layer's boards before its first board read hold that board's
-    score (a layer with none read: its first board's score), so every stored byte is a
-    score some board of its layer has (:func:`solver.tables.plausible.compact_check` holds
-    on every block). Deterministic: the same scores give the same bytes.
-
-    :param layers: every board's score, layer by layer (layer 0 first; memory maps are read part by part).
-    :param histograms: when given, each layer's histograms (:func:`solver.counts.histograms`: every
-        board's score and the canonical boards') are stored in it by ply as the layer is walked,
-        for the file's meta (:func:`solver.counts.histograms_to_meta`).
-    """
-    index, sym = layout(game), symmetries(game)
-    for ply, scores in enumerate(layers):
-        last = _first_read(game, ply, scores)
-        counted = np.zeros(SHAPE, dtype=np.int64)
-        for block in index.blocks[ply]:
-            high = index.high.codes[index.high.group(block.hx, block.ho)]
-            low = index.low.codes[index.low.group(block.lx, block.lo)]
-            step = max(1, _FILL_CHUNK // block.cols)
-            for row in range(0, block.rows, step):
-                rows = min(block.rows, row + step) - row
-                part = np.asarray(scores[block.start + row * block.cols : block.start + (row + rows) * block.cols])
-                if ply == game.cells and histograms is None:
-                    keep = np.zeros(part.size, dtype=bool)
-                else:
-                    canonical = sym.is_canonical_grid(high[row : row + rows], low, index.low_cells).reshape(-1)
-                    if histograms is not None:
-                        counted += count_scores(part, canonical)
-                    keep = canonical & (part != UNREACHABLE) & (part != -WIN) & (ply < game.cells)
-                filled = forward_fill(part, keep, last)
-                if filled.size:
-                    last = int(filled[-1])
-                yield filled
-        if histograms is not None:
-            histograms[ply] = counted
-
-
-def _first_read(game: Game, ply: int, scores: np.ndarray) -> int:
-    """The score of the first board of a layer that a look-up reads (its first board's, if none is read)."""
-    if not len(scores):
-        return UNREACHABLE
-    index, sym = layout(game), symmetries(game)
-    for start in range(0, len(scores) if ply < game.cells else 0, _FILL_CHUNK):
-        part = np.asarray(scores[start : start + _FILL_CHUNK])
-        codes = index.codes(index.layer_offsets[ply] + start, index.layer_offsets[ply] + start + part.size)[0]
-        read = np.flatnonzero((part != UNREACHABLE) & (part != -WIN) & sym.is_canonical(codes))
-        if read.size:
-            return int(part[read[0]])
-    return int(scores[0])

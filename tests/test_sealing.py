@@ -1,0 +1,246 @@
+"""Sealing: finished layers compressed as soon as nothing reads them raw, resumable, the same bytes as one pass."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver.build.layered
+import solver.sealing
+from solver.build.layered import BuildDir, BuildError, ChunkDone, build_layers
+from solver.builder import build_compact, write_compact
+from solver.errors import TableError
+from solver.game import parse_game
+from solver.index import layout
+from solver.sealing import BLOCK, Codec, Span, assemble, histograms, release
+from solver.tables.stored import stored_layers
+
+GAME = "2x9k4"
+SMALL_CHUNKS = 1 << 12
+
+
+@pytest.fixture(scope="module")
+def layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
+    """Every board's score of the stand-in game, raw (no sealing)."""
+    built = build_layers(parse_game(GAME), tmp_path_factory.mktemp("raw") / "build", jobs=1)
+    return [np.array(layer) for layer in built.layers()]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory, layers: list[np.ndarray]) -> bytes:
+    """The table written from the layers in memory in one pass."""
+    return write_compact(tmp_path_factory.mktemp("one pass") / f"{GAME}.ttt", parse_game(GAME), layers).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "2x9k4", "3x6k3", "4x5k4", "3x7k3", "4x6k4", "5x5k4"])
+def test_every_block_starts_in_exactly_one_layer_and_each_head_fills_the_block_below(name: str) -> None:
+    game = parse_game(name)
+    index = layout(game)
+    spans = [Span.of(game, ply) for ply in range(game.cells + 1)]
+    starts = [block for span in spans for block in range(span.first_block, span.first_block + span.blocks)]
+    assert starts == list(range(-(-index.size // BLOCK)))
+    for span in spans:
+        start = index.layer_offsets[span.ply]
+        assert (start + span.head) % BLOCK == 0 or span.head == span.size
+        assert (span.whole - span.head) % BLOCK == 0 and span.head <= span.whole <= span.size
+        assert span.carry == min(-(-index.layer_offsets[span.ply + 1] // BLOCK) * BLOCK, index.size) - index.layer_offsets[span.ply + 1]
+
+
+def test_the_histograms_count_every_board_and_the_canonical_ones() -> None:
+    scores = np.array([0, 0, -128, 97, -100, 97, 5], dtype=np.int8)
+    canonical = np.array([True, False, True, True, False, False, True])
+    found = histograms(scores, canonical)
+    assert found[0, 0] == 2 and found[0, 128] == 1 and found[0, 97] == 2 and found[0, 256 - 100] == 1 and found[0, 5] == 1
+    assert found[0].sum() == 7 and found[1].sum() == 4 and found[1, 97] == 1 and found[1, 0] == 1
+    odd = np.arange(-128, 127, dtype=np.int8)  # an odd count of boards: the last one is counted too
+    assert (histograms(odd, None)[0] == np.bincount(odd.view(np.uint8), minlength=256)).all()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_sealed_build_writes_the_same_bytes_as_one_pass_over_the_layers(tmp_path: Path, reference: bytes, jobs: int) -> None:
+    path = build_compact(parse_game(GAME), tmp_path / f"{GAME}.ttt", jobs=jobs)
+    assert path.read_bytes() == reference
+    assert not (tmp_path / f"{GAME}.ttt.build").exists()
+
+
+def test_the_table_stores_what_the_layers_say(tmp_path: Path, layers: list[np.ndarray]) -> None:
+    from solver.tablefile import open_table
+
+    game = parse_game(GAME)
+    path = build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
+    table = open_table(path, game=game)
+    assert (table.compressed("scores").decode_all() == np.concatenate(list(stored_layers(game, layers)))).all()
+    meta = table.header.meta["layer_histograms"]
+    for ply, layer in enumerate(layers):
+        counted = {int(score): int(n) for score, n in zip(*np.unique(layer, return_counts=True), strict=True)}
+        assert {int(k): v for k, v in meta[str(ply)]["all"].items()} == counted
+
+
+def test_no_more_than_one_finished_layer_is_raw_while_a_layer_is_solved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    directory = tmp_path / "build"
+    seen: list[tuple[int, list[str]]] = []
+
+    def watch(done: ChunkDone) -> None:
+        seen.append((done.ply, sorted(p.name for p in directory.glob("layer-*.i8"))))
+
+    build_layers(game, directory, jobs=1, progress=watch, release=release(Codec.default()))
+    assert {ply for ply, _ in seen} == set(range(game.cells + 1))
+    for ply, raw in seen:
+        assert raw == ([] if ply == game.cells else [f"layer-{ply + 1:02d}.i8"]), (ply, raw)
+    assert sorted(p.suffix for p in directory.glob("layer-*")) == sorted([".blocks", ".index", ".head"] * (game.cells + 1))
+
+
+class Stop(Exception):
+    """Raised to kill a build at a chosen moment."""
+
+
+@pytest.mark.parametrize("ply", [17, 12, 9, 3, 0])
+def test_a_build_killed_in_any_layer_resumes_and_ends_with_the_same_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes, ply: int) -> None:
+    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    chunks = iter(range(10**9))
+
+    def stop(done: ChunkDone) -> None:
+        if done.ply == ply and next(chunks) == (2 if ply else 0):
+            raise Stop
+
+    with pytest.raises(Stop):
+        build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1, progress=stop)
+    assert (tmp_path / f"{GAME}.ttt.build" / "manifest.json").is_file()
+    notes: list[str] = []
+    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1, notify=notes.append).read_bytes() == reference
+    assert any("resuming" in note for note in notes), notes
+
+
+@pytest.mark.parametrize("where", ["after the blocks were written", "after the layer was recorded, before its raw file went"])
+def test_a_build_killed_while_it_seals_a_layer_resumes_and_ends_with_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes, where: str
+) -> None:
+    game = parse_game(GAME)
+    real_retire = BuildDir.retire
+
+    def killed(self: BuildDir, ply: int, files: dict[str, str], info: dict[str, object]) -> None:
+        if ply == 10:
+            if where.startswith("after the layer"):
+                data = self.manifest()
+                data.setdefault("retired", {})[str(ply)] = {"files": files, "info": info}
+                (self.path / "manifest.json").write_text(json.dumps(data))
+            raise Stop
+        real_retire(self, ply, files, info)
+
+    monkeypatch.setattr(BuildDir, "retire", killed)
+    with pytest.raises(Stop):
+        build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
+    monkeypatch.setattr(BuildDir, "retire", real_retire)
+    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == reference
+    assert not (tmp_path / f"{GAME}.ttt.build").exists()
+
+
+@pytest.fixture(scope="module")
+def sealed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished build directory of the stand-in, every layer sealed (built once; tests work on copies)."""
+    directory = tmp_path_factory.mktemp("sealed") / "build"
+    build_layers(parse_game(GAME), directory, jobs=1, release=release(Codec.default()))
+    return directory
+
+
+def _copy(sealed: Path, tmp_path: Path) -> BuildDir:
+    shutil.copytree(sealed, tmp_path / "build")
+    return BuildDir(tmp_path / "build", parse_game(GAME))
+
+
+def test_a_damaged_sealed_file_is_refused_when_the_table_is_assembled(sealed: Path, tmp_path: Path) -> None:
+    build = _copy(sealed, tmp_path)
+    blocks = build.path / "layer-09.blocks"
+    data = bytearray(blocks.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    blocks.write_bytes(bytes(data))
+    with pytest.raises(BuildError, match=r"layer-09\.blocks does not match its SHA-256; delete the build directory"):
+        assemble(build, tmp_path / "out.ttt")
+    assert not (tmp_path / "out.ttt").exists()
+
+
+def test_a_damaged_sealed_layer_cannot_be_solved_again_and_says_to_start_over(sealed: Path, tmp_path: Path) -> None:
+    build = _copy(sealed, tmp_path)
+    (build.path / "layer-09.index").write_bytes(b"damaged")
+    with pytest.raises(
+        BuildError, match=r"layer 9 of the 2x9k4 build in .* is missing or damaged, and cannot be solved again: layer 10, which it reads, is retired"
+    ):
+        build_layers(build.game, build.path, jobs=1, release=release(Codec.default()))
+
+
+@pytest.mark.parametrize(
+    "retired",
+    [
+        [],
+        {"99": {"files": {}, "info": {}}},
+        {"5": {"files": {"../escape": "0" * 64}, "info": {}}},
+        {"5": {"files": {"layer-05.blocks": "not a digest"}, "info": {}}},
+        {"5": {"files": {}, "info": "text"}},
+    ],
+    ids=["a list", "a layer not finished", "a path outside", "a bad digest", "info not an object"],
+)
+def test_a_malformed_retired_entry_in_the_manifest_is_one_line(sealed: Path, tmp_path: Path, retired: object) -> None:
+    build = _copy(sealed, tmp_path)
+    data = json.loads((build.path / "manifest.json").read_text())
+    data["retired"] = retired
+    (build.path / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(BuildError) as caught:
+        build.finished()
+    assert "\n" not in str(caught.value) and "delete the build directory" in str(caught.value)
+
+
+def test_a_retired_file_name_outside_the_pattern_is_refused(sealed: Path, tmp_path: Path) -> None:
+    build = _copy(sealed, tmp_path)
+    with pytest.raises(ValueError, match="layer-PP"):
+        build.retire(3, {"../../victim": "0" * 64}, {})
+
+
+def test_a_resumed_raw_layer_is_checked_against_its_raw_child_before_it_is_sealed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game without a shipped checksum: a layer an earlier run left is re-derived before it is sealed."""
+    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
+    game = parse_game(GAME)
+    directory = tmp_path / "build"
+    with pytest.raises(Stop):
+        build_layers(game, directory, jobs=1, progress=lambda done: _raise_in(done, 12))
+    build = BuildDir(directory, game)
+    path = build.layer_path(14)
+    data = bytearray(path.read_bytes())
+    at = next(i for i, value in enumerate(data) if value not in (0x80, 0))
+    data[at] = (data[at] + 1) % 256
+    path.write_bytes(bytes(data))
+    manifest = json.loads((directory / "manifest.json").read_text())
+    manifest["layers"]["14"]["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    output = tmp_path / f"{GAME}.ttt"
+    with pytest.raises(TableError, match=r"table just built is wrong \(layer 14: 1 board disagrees with its children"):
+        build_compact(game, output, build_dir=directory, jobs=1)
+    assert not output.exists()
+
+
+def _raise_in(done: ChunkDone, ply: int) -> None:
+    if done.ply == ply:
+        raise Stop
+
+
+def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes) -> None:
+    monkeypatch.setattr(solver.sealing, "SEGMENT_BLOCKS", 1)
+    calls: list[int] = []
+
+    def mapper(function: object, items: object) -> object:
+        jobs = list(items)  # type: ignore[call-overload]
+        calls.append(len(jobs))
+        return map(function, jobs)  # type: ignore[call-overload]
+
+    game = parse_game(GAME)
+    directory = tmp_path / "build"
+    solver.build.layered.sweep(game, directory, solver.build.layered._in_process(game, directory), jobs=1, release=release(Codec.default()), mapper=mapper)
+    assert sum(calls) > game.cells, "every whole block went through the mapper, one segment each"
+    assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == reference
