@@ -19,8 +19,9 @@ cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 d
 (as :mod:`solver.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
 at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
 ``c`` is a start whose line fits on the board: four directions, ``k - 1`` shifts each,
-both players at once. Only a board with a line takes the slower path (which lines,
-do they share a cell, who moved last).
+both players at once. A board with lines is judged by who has them (one player only),
+the piece counts (who moved last) and, only when that player has several, the slower
+path: do the lines share a cell.
 
 The piece counts must be legal (X as many as O or one more; :func:`solver.index.Layout.index_of`
 tells); :meth:`Rules.status_of` checks them too, :meth:`Rules.statuses` does not.
@@ -39,11 +40,14 @@ from functools import cache
 import numpy as np
 
 from .game import Game
+from .score import UNREACHABLE, WIN
 
 IN_PLAY = 0
 LOST = 1
 DRAWN = 2
 INVALID = 3
+STATUS_SCORE = (0, -WIN, 0, UNREACHABLE)
+"""The score the rules give each status (``STATUS_SCORE[status]``; in play: none, a table stores it)."""
 O_SHIFT = 32
 """O's cells start at this bit of a board word (boards of up to 32 cells)."""
 _LOW = (1 << O_SHIFT) - 1
@@ -155,20 +159,48 @@ class Rules:
             out[a : a + _STEP] = self._statuses_of_words(self.words(flat[a : a + _STEP]))
         return out.reshape(np.shape(codes))
 
+    def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
+        """The status of many board words (:meth:`words`) with legal piece counts (uint8, flat).
+
+        What :meth:`statuses` does after reading the words: for callers that assemble the
+        words themselves (from half-boards, :mod:`solver.counts`).
+        """
+        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
+        out = np.empty(flat.size, dtype=np.uint8)
+        for a in range(0, flat.size, _STEP):
+            out[a : a + _STEP] = self._statuses_of_words(flat[a : a + _STEP])
+        return out
+
     def _statuses_of_words(self, word: np.ndarray) -> np.ndarray:
         k = self.game.k
         won = np.zeros(word.size, dtype=np.int64)
-        for step, starts in self._directions:
+        starts = []
+        for step, first in self._directions:
             found = word.copy()
             for j in range(1, k):
                 found &= word >> (j * step)
-            found &= starts
+            found &= first
             won |= found
+            starts.append(found)
         x, o = word & _LOW, word >> O_SHIFT
         status = np.where((x | o) == self.full, DRAWN, IN_PLAY).astype(np.uint8)
         some = np.flatnonzero(won)
         if some.size:
-            status[some] = self._won_many(x[some], o[some])
+            lines = sum((np.bitwise_count(found[some]) for found in starts), start=np.zeros(some.size, dtype=np.uint8))
+            status[some] = self._with_lines(x[some], o[some], won[some], lines)
+        return status
+
+    def _with_lines(self, x: np.ndarray, o: np.ndarray, won: np.ndarray, lines: np.ndarray) -> np.ndarray:
+        """Statuses of boards where somebody has a line: ``won`` the cells where a line starts (X's, then O's
+        from bit :data:`O_SHIFT`), ``lines`` how many lines there are. Only a player's several lines need
+        :meth:`_won_many` (do they share a cell)."""
+        x_has, o_has = (won & _LOW) != 0, (won >> O_SHIFT) != 0
+        nx, no = np.bitwise_count(x), np.bitwise_count(o)
+        moved_last = np.where(x_has, nx == no + 1, nx == no) & (x_has != o_has)
+        status = np.where(moved_last, LOST, INVALID).astype(np.uint8)
+        several = np.flatnonzero(moved_last & (lines > 1))
+        if several.size:
+            status[several] = self._won_many(x[several], o[several])
         return status
 
     def _won_many(self, x: np.ndarray, o: np.ndarray) -> np.ndarray:
