@@ -70,7 +70,7 @@ def _write(dense: dict[str, str], compact: dict[str, str], earlier: dict[str, tu
         *(f'    "{name}": ({", ".join(repr(root).replace(chr(39), chr(34)) for root in roots)},),' for name, roots in earlier.items()),
         "}",
         '"""Checksums these games\' tables had before a change of what the file holds (the layer histograms of',
-        "the sealed build): a table file written then is the same table and still opens; a build writes today's.\"\"\"",
+        'the sealed build): a table file written then is the same table and still opens; a build writes today\'s."""',
         "",
     ]
     TARGET.write_text("\n".join(lines))
