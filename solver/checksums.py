@@ -379,3 +379,12 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
     "3x7k3": "f98c8144ee7510827b0b2cb10c7bb95932e8ef43859794718a919a676a25c258",
 }
 """Compact tables of the games past 16 cells built and checked so far."""
+
+EARLIER_COMPACT_ROOTS: dict[str, tuple[str, ...]] = {
+    "2x9k4": ("e20fc4a34657d8bc78cc805fda21243455b155bab9d9de1d2d27725a14ccfc73",),
+    "3x6k3": ("de3f2c11626b2f0a7372a00fd45b76edefc57ef50cf77bfb0bb11e6706d0650a",),
+    "4x5k4": ("3d4c6c11cd154447672e653e30a9a8d8ffa6e39eddf72ac96aaa54c06ab78073",),
+    "3x7k3": ("382c7c05938160ae227990d9ca930eb57520b412542e80cad8ed7c17f7636fb0",),
+}
+"""Checksums these games' tables had before a change of what the file holds (the layer histograms of
+the sealed build): a table file written then is the same table and still opens; a build writes today's."""

@@ -239,8 +239,13 @@ def stats(options: TableOptions, as_json: bool) -> None:
         ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
     ]
     for layer in counts.get("layers", []):
+        unique = layer["unique"]
         rows.append(
-            (f"  layer {layer['ply']}", f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, {layer['finished']:,} finished")
+            (
+                f"  layer {layer['ply']}",
+                f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, {layer['finished']:,} finished;"
+                f" up to symmetry {unique['positions']:,}: {_by_result(unique)}, {unique['finished']:,} finished",
+            )
         )
     width = max(len(label) for label, _ in rows)
     for label, text in rows:

@@ -45,10 +45,11 @@ import numpy as np
 from . import tablefile
 from .blockarray import DEFAULT_BLOCK_BYTES, EncodedBlock, codec_of, default_codec, encode_block
 from .build.layered import BuildDir, BuildError, Mapper, check_layers
+from .counts import histograms
 from .errors import TableError
 from .game import Game, parse_game
 from .index import layout
-from .tables.stored import canonical_mask, fill_before, forward_fill, histograms, histograms_json, read_mask, stored_range
+from .tables.stored import canonical_mask, fill_before, forward_fill, histograms_json, read_mask, stored_range
 
 SEGMENT_BLOCKS = 256
 """Blocks a worker seals at once (16 MiB of scores): enough work to hide the task's cost, little to return."""

@@ -15,14 +15,22 @@ key                     meaning
                         ``total``, ``x_wins``, ``o_wins``, ``draws``
 ``start``               the empty board's ``value`` (for X), ``result`` and ``plies``
 ======================  =================================================================
+
+A compact table (past 16 cells, :func:`layered_stats`) counts layer by layer from each
+layer's histograms (:mod:`solver.counts`) and adds two keys: ``layers``, per layer
+``ply``, ``positions``, ``wins``, ``draws``, ``losses`` (for the side to move),
+``finished`` and ``unique`` (the same counts up to symmetry); and ``omitted``, why
+``games`` is None (it needs a path count per position, 8 bytes each).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .counts import LayerCounts
 from .game import Game
 from .masks import layers, mask_tables
 from .score import UNREACHABLE
@@ -97,6 +105,35 @@ def summary(
         "unique_positions": unique,
         "games": games,
         "start": {"value": start.value, "result": start.result, "plies": start.plies},
+    }
+
+
+def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) -> dict[str, Any]:
+    """The counts described in the module docstring, of a compact table, from its layers' counts.
+
+    :param layers: every layer's counts, layer 0 first (:meth:`solver.tables.CompactTable.layer_counts`).
+    :param start: the empty board's position.
+    """
+    totals = dict.fromkeys(("positions", "x_wins", "draws", "o_wins", "wins", "losses"), 0)
+    terminal = dict.fromkeys(("positions", "x_wins", "o_wins", "draws"), 0)
+    for layer in layers:
+        every = layer.every
+        x_to_move = layer.ply % 2 == 0
+        totals["positions"] += every.positions
+        totals["wins"] += every.wins
+        totals["losses"] += every.losses
+        totals["draws"] += every.draws
+        totals["x_wins"] += every.wins if x_to_move else every.losses
+        totals["o_wins"] += every.losses if x_to_move else every.wins
+        full_draws = every.draws if layer.ply == game.cells else 0
+        terminal["positions"] += every.finished
+        terminal["o_wins" if x_to_move else "x_wins"] += every.finished - full_draws
+        terminal["draws"] += full_draws
+    unique = sum(layer.unique.positions for layer in layers)
+    return {
+        **summary(game, totals, terminal, start, unique=unique, games=None),
+        "omitted": {"games": "needs a path count per position (8 bytes each); not counted for compact tables"},
+        "layers": [layer.to_json() for layer in layers],
     }
 
 

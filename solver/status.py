@@ -18,12 +18,15 @@ status             meaning (score for the side to move, :mod:`solver.score`)
 cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 digits
 (as :mod:`solver.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
 at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
-``c`` is a start whose line fits on the board: four directions, ``k - 1`` shifts each,
-both players at once. Only a board with a line takes the slower path (which lines,
-do they share a cell, who moved last).
+``c`` is a start whose line fits on the board: four directions, the run of cells doubled
+at each shift (two shifts for ``k = 4``), both players at once. A board with lines is
+judged by who has them (one player only), the piece counts (who moved last) and, only
+when that player has several, whether the lines share a cell. The batch methods cut codes
+into the same digit chunks as :mod:`solver.symmetry` (:func:`solver.board.code_chunks`),
+so a batch look-up cuts them once for both.
 
-The piece counts must be legal (X as many as O or one more; :func:`solver.index.Layout.index_of`
-tells); :meth:`Rules.status_of` checks them too, :meth:`Rules.statuses` does not.
+The piece counts are checked by :meth:`Rules.status_of` and the batch methods
+(:meth:`Rules.classify`, :meth:`Rules.statuses`): illegal counts are :data:`INVALID`.
 
 >>> from solver.game import Game
 >>> rules = rules_of(Game())
@@ -41,11 +44,14 @@ import numpy as np
 
 from .board import code_chunks, digit_chunks
 from .game import Game
+from .score import UNREACHABLE, WIN
 
 IN_PLAY = 0
 LOST = 1
 DRAWN = 2
 INVALID = 3
+STATUS_SCORE = (0, -WIN, 0, UNREACHABLE)
+"""The score the rules give each status (``STATUS_SCORE[status]``; in play: none, a table stores it)."""
 O_SHIFT = 32
 """O's cells start at this bit of a board word (boards of up to 32 cells)."""
 _LOW = (1 << O_SHIFT) - 1
@@ -155,6 +161,19 @@ class Rules:
         term = np.empty(out.size, dtype=np.int64)
         for table, pattern in zip(self._tables[1:], patterns[1:], strict=True):
             out |= np.take(table, pattern, out=term)
+
+    def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
+        """The status of many board words (:meth:`words`) (uint8, flat; illegal piece counts: :data:`INVALID`).
+
+        What :meth:`statuses` does after reading the words: for callers that assemble the
+        words themselves (from half-boards, :mod:`solver.counts`).
+        """
+        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
+        status = np.empty(flat.size, dtype=np.uint8)
+        pieces = np.empty(flat.size, dtype=np.uint8)
+        for a in range(0, flat.size, _STEP):
+            self._classify_step(flat[a : a + _STEP], status[a : a + _STEP], pieces[a : a + _STEP])
+        return status
 
     def statuses(self, codes: np.ndarray) -> np.ndarray:
         """The status of many codes (uint8, shaped like ``codes``; illegal piece counts: :data:`INVALID`)."""

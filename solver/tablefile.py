@@ -693,6 +693,14 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
 
 
+def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
+    """Checksums ``game``'s table had in an earlier version of the format's contents: such a file still opens
+    (:data:`solver.checksums.EARLIER_COMPACT_ROOTS`); a build must give :func:`expected_root`."""
+    from .checksums import EARLIER_COMPACT_ROOTS
+
+    return EARLIER_COMPACT_ROOTS.get(game.name, ()) if kind == "compact" else ()
+
+
 Fail = Callable[..., TableError]
 """``fail(problem, found_game=None)``: the :class:`TableError` for a problem with the file being opened."""
 
@@ -778,7 +786,7 @@ def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None
     if root != stored:
         raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
     expected = expected_root(header.game, header.kind)
-    if expected is not None and root != expected:
+    if expected is not None and root != expected and root not in earlier_roots(header.game, header.kind):
         raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
 
 

@@ -48,14 +48,18 @@ def test_lookup_json_on_a_compact_table_agrees_with_the_api(built: Path) -> None
     assert [tuple(m) for m in answer["best_moves"]] == list(position.best_moves) and position.best_moves
 
 
-def test_stats_counts_every_layer_and_says_what_it_did_not_count(built: Path) -> None:
-    code, out, err = run("stats", "--game", GAME, "--table-dir", str(built))
-    assert code == 0, err
-    assert "not counted:" in out and "layer 18" in out
+def test_stats_counts_every_layer_up_to_symmetry_and_says_what_it_did_not_count(built: Path) -> None:
     code, out, _ = run("stats", "--game", GAME, "--table-dir", str(built), "--json")
     counts = json.loads(out)
     assert sum(layer["positions"] for layer in counts["layers"]) == counts["positions"]
-    assert counts["games"] is None and "games" in counts["omitted"]
+    assert sum(layer["unique"]["positions"] for layer in counts["layers"]) == counts["unique_positions"] > counts["positions"] // 4
+    assert counts["games"] is None and list(counts["omitted"]) == ["games"]
+    code, out, err = run("stats", "--game", GAME, "--table-dir", str(built))
+    assert code == 0, err
+    assert f"up to symmetry          {counts['unique_positions']:,}\n" in out
+    last = counts["layers"][-1]
+    assert "layer 18" in out and f"up to symmetry {last['unique']['positions']:,}: " in out
+    assert "complete games          not counted:" in out
 
 
 def test_verify_proves_a_compact_table_and_finds_a_flipped_byte(built: Path, tmp_path: Path) -> None:

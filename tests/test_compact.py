@@ -75,7 +75,7 @@ def test_positions_answer_like_the_dense_tables_positions(tmp_path: Path) -> Non
 def test_stats_count_like_the_dense_table_and_per_layer(tmp_path: Path) -> None:
     compact = _compact("3x4k3", tmp_path)
     mine, theirs = compact.stats(), build_table(game="3x4k3").stats()
-    for key in ("positions", "x_wins", "draws", "o_wins", "side_to_move", "terminal", "start"):
+    for key in ("positions", "x_wins", "draws", "o_wins", "side_to_move", "terminal", "unique_positions", "start"):
         assert mine[key] == theirs[key], key
     assert sum(layer["positions"] for layer in mine["layers"]) == mine["positions"]
     assert mine["games"] is None and "games" in mine["omitted"]

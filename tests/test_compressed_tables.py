@@ -243,3 +243,29 @@ def test_load_into_memory_answers_the_same(written: Path) -> None:
     assert table.load_into_memory() is table
     after = table.lookup_codes(codes)
     assert np.array_equal(before.score, after.score) and np.array_equal(before.best, after.best)
+
+
+def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(tmp_path: Path) -> None:
+    """A 2x9k4 file of the earlier format 3 contents (no ``layer_histograms`` in its meta) has the earlier
+    shipped checksum: it opens, answers and counts; the same file with one more key in its meta does not."""
+    from solver import blockarray, tablefile
+    from solver.checksums import EARLIER_COMPACT_ROOTS
+    from solver.tables.stored import stored_layers
+
+    game = parse_game("2x9k4")
+    layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
+    codec = blockarray.codec_of(blockarray.default_codec())
+
+    def write(path: Path, meta: dict[str, object]) -> Path:
+        blocks = blockarray.encode_blocks(stored_layers(game, layers), codec=codec.name, level=codec.default_level)
+        return tablefile.write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.default_level)
+
+    old = write(tmp_path / "old.ttt", tablefile.compact_meta(game))
+    table = open_compact(old, game=game)
+    assert table.sha256 in EARLIER_COMPACT_ROOTS["2x9k4"] and table.sha256 != tablefile.expected_root(game, "compact")
+    assert table.at(0).result == "draw"
+    fresh = write_compact(tmp_path / "new.ttt", game, layers)
+    assert table.stats()["unique_positions"] == open_compact(fresh, game=game).stats()["unique_positions"]
+    other = write(tmp_path / "other.ttt", {**tablefile.compact_meta(game), "note": "changed"})
+    with pytest.raises(TableError, match="is not the expected"):
+        open_compact(other, game=game)

@@ -17,7 +17,7 @@ from solver.builder import build_compact, write_compact
 from solver.errors import TableError
 from solver.game import parse_game
 from solver.index import layout
-from solver.sealing import BLOCK, Codec, Span, assemble, histograms, release
+from solver.sealing import BLOCK, Codec, Span, assemble, release
 from solver.tables.stored import stored_layers
 
 GAME = "2x9k4"
@@ -49,16 +49,6 @@ def test_every_block_starts_in_exactly_one_layer_and_each_head_fills_the_block_b
         assert (start + span.head) % BLOCK == 0 or span.head == span.size
         assert (span.whole - span.head) % BLOCK == 0 and span.head <= span.whole <= span.size
         assert span.carry == min(-(-index.layer_offsets[span.ply + 1] // BLOCK) * BLOCK, index.size) - index.layer_offsets[span.ply + 1]
-
-
-def test_the_histograms_count_every_board_and_the_canonical_ones() -> None:
-    scores = np.array([0, 0, -128, 97, -100, 97, 5], dtype=np.int8)
-    canonical = np.array([True, False, True, True, False, False, True])
-    found = histograms(scores, canonical)
-    assert found[0, 0] == 2 and found[0, 128] == 1 and found[0, 97] == 2 and found[0, 256 - 100] == 1 and found[0, 5] == 1
-    assert found[0].sum() == 7 and found[1].sum() == 4 and found[1, 97] == 1 and found[1, 0] == 1
-    odd = np.arange(-128, 127, dtype=np.int8)  # an odd count of boards: the last one is counted too
-    assert (histograms(odd, None)[0] == np.bincount(odd.view(np.uint8), minlength=256)).all()
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

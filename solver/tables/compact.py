@@ -42,12 +42,14 @@ import numpy as np
 from .. import tablefile
 from ..blockarray import BlockArray
 from ..board import digit_chunks
+from ..counts import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
+from ..counts import layer_histograms as scan_layer
 from ..errors import TableError
 from ..game import Game
 from ..index import layout
 from ..position import SETTERS, Position
 from ..score import UNREACHABLE, WIN
-from ..status import IN_PLAY, rules_of
+from ..status import IN_PLAY, STATUS_SCORE, rules_of
 from ..symmetry import symmetries
 from ..tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
@@ -68,8 +70,6 @@ _WORKERS = max(1, min(8, os.cpu_count() or 1))
 _new = object.__new__
 _set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
 
-STATUS_SCORE = (0, -WIN, 0, UNREACHABLE)
-"""The score a status of :mod:`solver.status` gives (in play: none, read from the table)."""
 _STATUS_SCORES = np.array(STATUS_SCORE, dtype=np.int8)
 _FILL_CHUNK = 1 << 22
 
@@ -436,50 +436,56 @@ class CompactTable(Table):
             out[a - start : b - start] = self.scores_of(codes)
         return out
 
-    def stats(self) -> dict[str, Any]:
-        """Counts per result, per layer and for the side to move, from one pass over the scores.
+    def histograms(self, *, from_meta: bool = True) -> list[np.ndarray]:
+        """Every layer's histograms (:mod:`solver.counts`: every board's score, the canonical boards').
 
-        The keys of :mod:`solver.stats` where they can be counted without an array over
-        every code; ``unique_positions`` and ``games`` are None (``omitted`` says why), and
-        ``layers`` lists each layer's ``ply``, ``positions``, ``wins``, ``draws``, ``losses``
-        (for the side to move) and ``finished``.
+        Read from the file's meta when its build kept them there (``meta["layer_histograms"]``),
+        else counted in one pass over each layer: a table holding every board's score is
+        counted as it is, a compressed one at its canonical boards only (what a look-up
+        reads, :func:`solver.counts.stored_histograms`; ``scripts/bench.py --compact`` prints
+        its speed).
+
+        :param from_meta: with False, counted by the pass even when the meta has them.
+        :raises TableError: if the file's histograms are malformed (naming the file and the rebuild command).
         """
-        totals = dict.fromkeys(("positions", "x_wins", "draws", "o_wins", "wins", "losses"), 0)
-        terminal = dict.fromkeys(("positions", "x_wins", "o_wins", "draws"), 0)
-        per_layer = []
-        for ply in range(self.game.cells + 1):
-            counts = np.zeros(256, dtype=np.int64)
-            scores = self.layer(ply)
-            for start in range(0, scores.size, 1 << 26):
-                counts += np.bincount(scores[start : start + (1 << 26)].view(np.uint8), minlength=256)
-            by_score = np.roll(counts, 128)  # index s + 128 for score s
-            wins = int(by_score[129:].sum())
-            losses = int(by_score[1:128].sum())  # -127 .. -1; -128 is unreachable
-            draws = int(by_score[128])
-            lost_now = int(by_score[128 - WIN])
-            positions = wins + draws + losses
-            x_to_move = ply % 2 == 0
-            totals["positions"] += positions
-            totals["wins"] += wins
-            totals["losses"] += losses
-            totals["draws"] += draws
-            totals["x_wins"] += wins if x_to_move else losses
-            totals["o_wins"] += losses if x_to_move else wins
-            full_draws = draws if ply == self.game.cells else 0
-            terminal["positions"] += lost_now + full_draws
-            terminal["o_wins" if x_to_move else "x_wins"] += lost_now
-            terminal["draws"] += full_draws
-            per_layer.append({"ply": ply, "positions": positions, "wins": wins, "draws": draws, "losses": losses, "finished": lost_now + full_draws})
-        from ..stats import summary
+        if from_meta and self.file is not None and META_KEY in self.file.header.meta:
+            try:
+                found = histograms_from_meta(self.file.header.meta[META_KEY], layer_sizes=self.layout.layer_sizes)
+            except ValueError as error:
+                raise self.file.error(f"meta {error}") from None
+            return [found[ply] for ply in range(self.game.cells + 1)]
+        if self.complete:
+            return [scan_layer(self.game, ply, self.layer(ply)) for ply in range(self.game.cells + 1)]
+        return [stored_histograms(self.game, ply, self._stored_reader(ply)) for ply in range(self.game.cells + 1)]
 
-        return {
-            **summary(self.game, totals, terminal, self.at(0), unique=None, games=None),
-            "omitted": {
-                "unique_positions": "needs a canonical form of every position; not counted for compact tables",
-                "games": "needs a path count per position (8 bytes each); not counted for compact tables",
-            },
-            "layers": per_layer,
-        }
+    def _stored_reader(self, ply: int) -> Callable[[int, int], np.ndarray]:
+        """``read(start, stop)``: the stored bytes of boards ``start .. stop - 1`` of layer ``ply`` (checked)."""
+        offset = self.layout.layer_offsets[ply]
+
+        def read(start: int, stop: int) -> np.ndarray:
+            if self._blocks is not None:
+                return self._blocks.read(offset + start, offset + stop)
+            assert isinstance(self.scores, np.ndarray)
+            self._check_indices(np.arange(offset + start, offset + stop, SPAN))
+            self._check_indices(np.array([offset + stop - 1]))
+            part: np.ndarray = self.scores[offset + start : offset + stop]
+            return part
+
+        return read
+
+    def layer_counts(self) -> list[LayerCounts]:
+        """Every layer's counts, of every reachable board and up to symmetry (:meth:`histograms`)."""
+        return [LayerCounts.from_histograms(self.game, ply, hist) for ply, hist in enumerate(self.histograms())]
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per result, per layer, for the side to move and up to symmetry (:func:`solver.stats.layered_stats`).
+
+        ``games`` is None (``omitted`` says why); ``layers`` lists each layer's counts
+        (:meth:`solver.counts.LayerCounts.to_json`).
+        """
+        from ..stats import layered_stats
+
+        return layered_stats(self.game, self.layer_counts(), self.at(0))
 
     def reachable_codes(self) -> np.ndarray:
         """Every reachable code, ascending (int64; only for tables of up to 2**27 boards)."""
