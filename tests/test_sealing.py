@@ -234,3 +234,21 @@ def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path
     solver.build.layered.sweep(game, directory, solver.build.layered._in_process(game, directory), jobs=1, release=release(Codec.default()), mapper=mapper)
     assert sum(calls) > game.cells, "every whole block went through the mapper, one segment each"
     assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == reference
+
+
+def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes) -> None:
+    """Resuming 5x5k4 with 45 GiB in its directory must not ask for the whole 52 GiB peak again."""
+    game = parse_game(GAME)
+    directory = tmp_path / "build"
+    with pytest.raises(Stop):
+        build_layers(game, directory, jobs=1, progress=lambda done: _raise_in(done, 9), release=release(Codec.default()))
+    peak = solver.build.layered.plan_build(game, directory, jobs=1, retiring=True).disk_bytes
+    assert solver.build.layered._allocated(directory) > 1
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=peak - 1))
+    build_layers(game, directory, jobs=1, release=release(Codec.default()))  # less free than the peak, more than still needed
+    monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage)
+    assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == reference
+    monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=0))
+    with pytest.raises(BuildError, match=r"GiB of disk in .* beyond what it holds .* GiB there already\), but only 0\.00 GiB is free"):
+        build_layers(game, tmp_path / "fresh", jobs=1, release=release(Codec.default()))

@@ -776,11 +776,13 @@ def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, ch
     :raises BuildError: if the free disk or the available memory is too small.
     """
     free = shutil.disk_usage(directory).free
-    need = plan.disk_bytes + extra_disk
+    present = _allocated(directory)  # a resumed build's files count towards its peak already
+    need = max(0, plan.disk_bytes + extra_disk - present)
     if need > free:
         raise BuildError(
-            f"building {plan.game.name} needs {need / 2**30:.2f} GiB of disk in {directory} "
-            f"({plan.disk_bytes / 2**30:.2f} GiB of layers + {extra_disk / 2**30:.2f} GiB for the table file), "
+            f"building {plan.game.name} needs {need / 2**30:.2f} GiB of disk in {directory} beyond what it holds "
+            f"({plan.disk_bytes / 2**30:.2f} GiB of layers + {extra_disk / 2**30:.2f} GiB for the table file, "
+            f"{present / 2**30:.2f} GiB there already), "
             f"but only {free / 2**30:.2f} GiB is free"
         )
     available = _available_memory() if check_memory else None
@@ -790,6 +792,14 @@ def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, ch
             f"({worker_bytes(plan.game) / 2**30:.2f} GiB for each worker's chunk and tables), "
             f"but only {available / 2**30:.2f} GiB is available; use fewer --jobs or a bigger machine"
         )
+
+
+def _allocated(directory: Path) -> int:
+    """Bytes the files of a build directory hold on disk (a partial layer only what was written)."""
+    try:
+        return sum(entry.stat(follow_symlinks=False).st_blocks * 512 for entry in os.scandir(directory) if entry.is_file(follow_symlinks=False))
+    except OSError:
+        return 0
 
 
 def _available_memory() -> int | None:
