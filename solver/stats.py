@@ -132,7 +132,7 @@ def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) ->
     unique = sum(layer.unique.positions for layer in layers)
     return {
         **summary(game, totals, terminal, start, unique=unique, games=None),
-        "omitted": {"games": "needs a path count per position (8 bytes each); not counted for compact tables"},
+        "omitted": {"games": "needs a path count per position (8 bytes each), which a compact table does not keep"},
         "layers": [layer.to_json() for layer in layers],
     }
 
