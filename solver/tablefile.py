@@ -800,7 +800,8 @@ def _map_arrays(handle: IO[bytes], header: Header) -> dict[str, np.ndarray]:
         if spec.stored_bytes
     }
     for spec in header.arrays:
-        arrays.setdefault(spec.name, np.zeros(spec.shape, dtype=spec.dtype))
+        if spec.name not in arrays:  # not setdefault: its default would be made for every array (151 GiB of zeros for 5x5k4)
+            arrays[spec.name] = np.zeros(spec.shape, dtype=spec.dtype)
     return arrays
 
 

@@ -269,3 +269,21 @@ def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(
     other = write(tmp_path / "other.ttt", {**tablefile.compact_meta(game), "note": "changed"})
     with pytest.raises(TableError, match="is not the expected"):
         open_compact(other, game=game)
+
+
+def test_opening_a_compressed_table_allocates_nothing_of_its_decoded_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening 5x5k4 (162 G boards) once asked numpy for 151 GiB of zeros it then threw away."""
+    from solver import tablefile
+
+    game = parse_game("2x9k4")
+    path = write_compact(tmp_path / "2x9k4.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers())
+    asked: list[int] = []
+    real = np.zeros
+
+    def zeros(shape: object, *args: object, **kwargs: object) -> np.ndarray:
+        asked.append(int(np.prod(shape)))  # type: ignore[call-overload]
+        return real(shape, *args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(tablefile.np, "zeros", zeros)
+    open_table(path, game=game)
+    assert max(asked, default=0) < layout(game).size, asked
