@@ -414,14 +414,17 @@ def bench_compact_lookups(path: Path, game: str) -> None:
     table = open_compact(path)
     assert isinstance(table, CompactTable)
     rng = np.random.default_rng(45)
-    sample = table.layout.codes_at(rng.integers(0, table.layout.size, 6_000_000))
+    big = table.layout.size > IN_MEMORY_AT_MOST  # 5x5k4: 2.5 M blocks, a random batch decodes one block a code
+    drawn, kept = (60_000, 20_000) if big else (6_000_000, 2_000_000)
+    sample = table.layout.codes_at(rng.integers(0, table.layout.size, drawn))
     started = time.perf_counter()
     scores = table.lookup_codes(sample, check=False).score  # the first batch verifies every block it touches
-    report("  first batch of 6 M codes (verifies every block)", time.perf_counter() - started, "s")
-    codes = sample[scores != -128][:2_000_000]
-    rates = [codes.size / per_call(lambda: table.lookup_codes(codes), number=1, repeat=1) / 1e6 for _ in range(9)]
-    report(f"{game} lookup_codes, 2 M random reachable codes, best", max(rates), "M/s", ">= 20 M/s", max(rates) >= 20)
-    report("  median of 9", statistics.median(rates), "M/s")
+    report(f"  first batch of {drawn:,} codes (verifies every block it touches)", time.perf_counter() - started, "s")
+    codes = sample[scores != -128][:kept]
+    rates = [codes.size / per_call(lambda: table.lookup_codes(codes), number=1, repeat=1) / 1e6 for _ in range(3 if big else 9)]
+    target = ("", None) if big else (">= 20 M/s", max(rates) >= 20)
+    report(f"{game} lookup_codes, {kept:,} random reachable codes, best", max(rates), "M/s", *target)
+    report("  median", statistics.median(rates), "M/s")
     some = codes[:1000].tolist()
     playing = [c for c in some if table.at(c).score != -100 and table.at(c).pieces < table.game.cells][:200]
 
