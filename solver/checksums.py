@@ -379,6 +379,7 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
     "3x7k3": "f98c8144ee7510827b0b2cb10c7bb95932e8ef43859794718a919a676a25c258",
     "5x5k4": "86d628be60e119927bc495e67da45eb1f9197f68fd098346b6fe7e97b85c4a05",
     "4x6k4": "05ae9aa4277089053a3d623b4bdfd3635cb60abb137386b1027f92273ffe2f98",
+    "3x8k3": "2dfcab87b5fe84844ecc37f426df024ef0b00f4427989446ca5e13a85a0e2e70",
 }
 """Compact tables of the games past 16 cells built and checked so far."""
 
