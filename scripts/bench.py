@@ -633,8 +633,11 @@ def bench_big_games(args: argparse.Namespace) -> None:
         if args.compact_dir is None:
             raise SystemExit("--big-build needs --compact-dir: a directory with room for the build (two raw layers)")
         print(f"\n{game} build (load average before: {os.getloadavg()[0]:.2f}; the machine may be shared)")
-        path, _ = bench_compact_build(game, Path(args.compact_dir), limits=BIG_TARGETS[game], every=5)
+        path, wall = bench_compact_build(game, Path(args.compact_dir), limits=BIG_TARGETS[game], every=5)
         print(f"   ({game} table written to {path})")
+        if args.big_resume:
+            shutil.rmtree(Path(args.compact_dir) / f"{game}.build", ignore_errors=True)
+            bench_compact_resume(game, Path(args.compact_dir), wall)
     for path in args.big_table or []:
         game = _open_compact(path).game.name
         print(f"\n{game} look-ups on {path} (load average before: {os.getloadavg()[0]:.2f})")
@@ -656,6 +659,7 @@ def main() -> None:
         help="only the compact look-up figures, on this table file (e.g. a 4x5k4.ttt that `solve build` wrote); no build, no other section",
     )
     parser.add_argument("--big-build", action="append", choices=sorted(BIG_TARGETS), help="build this 24/25-cell game measured (hours; repeatable)")
+    parser.add_argument("--big-resume", action="store_true", help="with --big-build, then kill a second build at 70 %% of the first's time and resume it")
     parser.add_argument("--big-table", action="append", type=Path, help="look-ups and the sample check on this built table file (repeatable)")
     args = parser.parse_args()
     machine = platform.processor() or platform.platform()
