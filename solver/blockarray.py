@@ -447,9 +447,9 @@ class BlockArray:
         self._crcs = self._data[start + self._offsets.nbytes : start + encoding.index_bytes].view(_CRC)
         self._check_offsets()
         self._codec.require()
-        self.check: Callable[[int, np.ndarray], str | None] | None = None
-        """Called after a block's digest matched, with its first item and its items (int8): a problem
-        with the values, or None (a table sets it: a score impossible where it is stored)."""
+        self.check: Callable[[int, bytes], str | None] | None = None
+        """Called after a block's digest matched, with its first item and its decoded bytes (the items,
+        int8): a problem with the values, or None (a table sets it: a score impossible where it is stored)."""
 
     def __repr__(self) -> str:
         return f"<BlockArray {self.name}: {self.size:,} int8 in {self.blocks:,} {self.encoding.codec} blocks>"
@@ -501,7 +501,7 @@ class BlockArray:
         if hashlib.sha256(decoded).digest() != self._digest(block):
             raise self._error(f"{self._where(block)} does not match its checksum: the file is damaged or forged")
         if self.check is not None:
-            wrong = self.check(block << self._shift, np.frombuffer(decoded, dtype=np.int8))
+            wrong = self.check(block << self._shift, decoded)
             if wrong is not None:
                 raise self._error(f"{wrong}: the file is damaged or forged")
         return decoded

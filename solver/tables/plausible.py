@@ -20,6 +20,9 @@ from ..score import possible_scores
 
 BlockCheck = Callable[[int, np.ndarray], "str | None"]
 """``check(first_item, items)``: a problem with a verified block's values, or None (:class:`solver.tablefile.BlockGuard`)."""
+CompactCheck = Callable[[int, "np.ndarray | bytes"], "str | None"]
+"""A :data:`BlockCheck` that also takes the items as the bytes of int8 values (a decoded block of
+:class:`solver.blockarray.BlockArray`, checked without a copy)."""
 
 
 @cache
@@ -52,21 +55,24 @@ def _all_possible(values: bytes, possible: bytes) -> bool:
     return not values.translate(None, possible)
 
 
-def compact_check(game: Game, offsets: Sequence[int]) -> BlockCheck:
+def compact_check(game: Game, offsets: Sequence[int]) -> CompactCheck:
     """The check of a compact table's blocks: board ``i`` is in layer ``ply`` when ``offsets[ply] <= i < offsets[ply + 1]``.
 
     Every item is checked (:func:`_all_possible`, about 20 µs for a 64 KiB block);
-    the first impossible one is named.
+    the first impossible one is named. The items are an int8 array or the bytes of one
+    (a decoded block, read as it is: no copy when it lies in one layer).
     """
     last = game.cells
     possible = [possible_bytes(game, ply) for ply in range(last + 1)]
 
-    def check(first: int, items: np.ndarray) -> str | None:
-        stop, ply = first + items.size, bisect_right(offsets, first) - 1
+    def check(first: int, items: np.ndarray | bytes) -> str | None:
+        data = items if isinstance(items, bytes) else np.ascontiguousarray(items).tobytes()
+        stop, ply = first + len(data), bisect_right(offsets, first) - 1
         while ply <= last and offsets[ply] < stop:
             a, b = max(first, offsets[ply]) - first, min(stop, offsets[ply + 1]) - first
-            if a < b and not _all_possible(items[a:b].tobytes(), possible[ply]):
-                return _first_problem(game, first, ply, a, items[a:b])
+            part = data if b - a == len(data) else data[a:b]
+            if a < b and not _all_possible(part, possible[ply]):
+                return _first_problem(game, first, ply, a, np.frombuffer(part, dtype=np.int8))
             ply += 1
         return None
 
