@@ -236,6 +236,27 @@ def test_a_compressed_table_with_a_changed_score_and_a_consistent_root_is_refuse
         open_compact(forged)
 
 
+def test_an_impossible_score_in_a_compressed_block_is_refused_when_the_block_is_first_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compressed table written honestly from an impossible score (its CRCs, digests and root consistent, no
+    checksum shipped for it): the block check of the decoded bytes refuses it, naming the board, the file and
+    the rebuild command, before any value of the block is used."""
+    from solver import checksums, store
+
+    game = parse_game("3x4k3")
+    layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
+    monkeypatch.delitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", raising=False)
+    monkeypatch.setattr(store, "believe", lambda table: None)  # no consistency pass: the block check alone decides
+    layers[0][0] = 99  # "X wins the empty board in one ply"
+    forged = write_compact(tmp_path / "forged.ttt", game, layers)
+    table = open_compact(forged)
+    for read in (lambda: table.at(0), table.verify_blocks, lambda: table.lookup_codes(np.array([0]))):
+        with pytest.raises(TableError) as caught:
+            read()
+        message = str(caught.value)
+        assert "board 0 (layer 0) holds the score 99, impossible for a 3x4k3 position with 0 pieces on the board" in message
+        assert str(forged) in message and "rebuild it with: solve build --game 3x4k3" in message, message
+
+
 def test_load_into_memory_answers_the_same(written: Path) -> None:
     table = open_compact(written)
     codes = table.reachable_codes()

@@ -1,7 +1,7 @@
 """The fast paths of compact look-ups (issue 14's look-up targets) answer exactly as the simple ones.
 
 Each fast path is checked against a slower reference that it replaced or that states the
-rule plainly: the block check by runs against an item-by-item check, the batch rules
+rule plainly: the block check (on arrays and on the bytes of a decoded block) against an item-by-item check, the batch rules
 against the one-code rules (``Rules.status_of``, ``Layout.index_of``), canonical codes
 against the smallest image, decoding over threads against one thread, batches split over
 threads against one part. Damaged blocks are still refused on every path.
@@ -26,11 +26,12 @@ from solver.builder import write_compact
 from solver.errors import InvalidBoardError, TableError
 from solver.game import parse_game
 from solver.index import layout
+from solver.score import possible_scores
 from solver.status import INVALID, rules_of
 from solver.store import open_compact
 from solver.symmetry import symmetries
 from solver.tablefile import open_table
-from solver.tables.plausible import compact_check, score_mask
+from solver.tables.plausible import compact_check, possible_bytes, score_mask
 
 ZSTD = pytest.mark.skipif(not CODECS["zstd"].available(), reason="zstd is not installed")
 
@@ -65,6 +66,43 @@ def blocks_of_runs(draw: st.DrawFn) -> tuple[list[int], int, np.ndarray]:
 def test_the_block_check_by_runs_finds_what_an_item_by_item_check_finds(case: tuple[list[int], int, np.ndarray]) -> None:
     offsets, first, items = case
     assert compact_check(parse_game("3x3k3"), offsets)(first, items) == item_by_item("3x3k3", offsets, first, items)
+
+
+@st.composite
+def blocks_of_any_bytes(draw: st.DrawFn) -> tuple[str, list[int], int, bytes]:
+    """A game, layer offsets of random sizes (some empty), a first board and a block of arbitrary bytes: every
+    value 0 to 255, mostly the scores its layers can hold, so that one impossible byte anywhere decides."""
+    name = draw(st.sampled_from(["3x3k3", "2x9k4", "4x4k4"]))
+    game = parse_game(name)
+    sizes = draw(st.lists(st.integers(0, 60), min_size=game.cells + 1, max_size=game.cells + 1))
+    offsets = [0, *np.cumsum(sizes).tolist()]
+    total = max(1, offsets[-1])
+    first = draw(st.integers(0, total - 1))
+    possible = sorted({v & 0xFF for ply in range(game.cells + 1) for v in possible_scores(game.cells, game.k, ply)})
+    values = st.one_of(st.sampled_from(possible), st.integers(0, 255)) if draw(st.booleans()) else st.sampled_from(possible)
+    data = bytes(draw(st.lists(values, max_size=max(0, offsets[-1] - first))))
+    return name, offsets, first, data
+
+
+@settings(max_examples=400, deadline=None)
+@given(blocks_of_any_bytes())
+def test_the_block_check_of_a_decoded_block_as_bytes_finds_what_an_item_by_item_check_finds(case: tuple[str, list[int], int, bytes]) -> None:
+    name, offsets, first, data = case
+    items = np.frombuffer(data, dtype=np.int8)
+    expected = item_by_item(name, offsets, first, items)
+    check = compact_check(parse_game(name), offsets)
+    assert check(first, data) == expected  # what a BlockArray passes: the decoded bytes, no copy
+    assert check(first, items) == expected  # what a guard of a plain file passes: an int8 array
+    assert check(first, items[::-1].copy()[::-1]) == expected  # an array that is a view, not its own bytes
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "2x9k4", "4x5k4", "5x5k4"])
+def test_the_bytes_a_layer_can_hold_are_its_possible_scores(name: str) -> None:
+    game = parse_game(name)
+    for ply in range(game.cells + 1):
+        expected = sorted(v & 0xFF for v in possible_scores(game.cells, game.k, ply))
+        assert list(possible_bytes(game, ply)) == expected, f"{name} layer {ply}"
+        assert np.flatnonzero(score_mask(game)[ply]).tolist() == expected
 
 
 def test_the_block_check_refuses_an_impossible_score_in_the_middle_of_a_run() -> None:
