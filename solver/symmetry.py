@@ -101,8 +101,10 @@ class Symmetries:
         self._powers = 3 ** np.arange(game.cells, dtype=np.int64)
         self._target_powers = np.stack([3 ** np.array(inv, dtype=np.int64) for inv in inverses])
         """``[s, cell]``: ``3**`` the cell that ``cell``'s content moves to under ``s``."""
-        self._views3 = self._views[1:] if len(self.chunks) == 3 else ()
-        """The views of the symmetries but the identity, for the unrolled path of :meth:`canonical_of`."""
+        self._rows = tuple(_rows(per_chunk) for per_chunk in zip(*self._tables, strict=True)) if len(self.chunks) == 3 else ()
+        """Per chunk (three chunks: 3 to 27 cells), every symmetry's entry for a digit pattern side by side
+        (entry ``pattern * count + s``), for one code's images: one row per chunk (a 64-byte cache line for
+        8 symmetries) rather than one entry per chunk and symmetry (:meth:`images_of`)."""
         self._masks = self._mask_tables()
         self._mask_lists: tuple[tuple[list[int], ...], ...] = tuple(tuple(t.tolist() for t in per) for per in self._masks)
 
@@ -137,36 +139,38 @@ class Symmetries:
 
         The canonical board is the image of the caller's board under ``s``; a cell of it
         is cell :meth:`cell_to_caller` of the caller's board. Two to five microseconds for 8
-        symmetries of 25 cells here (scripts/bench_symmetry.py): plain ints, three table look-ups per image.
+        symmetries of 25 cells here (scripts/bench_symmetry.py): plain ints, three table rows.
         """
-        if len(self.chunks) == 3:
-            rest, p0 = divmod(code, self.moduli[0])
-            p2, p1 = divmod(rest, self.moduli[1])
-            best, which, s = code, 0, 1
-            for v0, v1, v2 in self._views3:
-                image = v0[p0] + v1[p1] + v2[p2]
-                if image < best:
-                    best, which = image, s
-                s += 1
-            return best, which
-        best, which = code, 0
-        for s in range(1, self.count):
-            image = self.image_of(code, s)
-            if image < best:
-                best, which = image, s
-        return best, which
+        images = self.images_of(code)
+        best = min(images)
+        return best, images.index(best)
+
+    def canonical_code_of(self, code: int) -> int:
+        """The canonical code of one board: :meth:`canonical_of` without the symmetry (what a look-up reads).
+
+        Three table rows, the images summed and their minimum taken in C (the identity's image is
+        ``code`` itself): a few cache lines, what counts on the first touch of a block, after its
+        decode has evicted the tables from the CPU caches.
+        """
+        if not self._rows:
+            return self.canonical_of(code)[0]
+        rest, p0 = divmod(code, self.moduli[0])
+        p2, p1 = divmod(rest, self.moduli[1])
+        n = self.count
+        r0, r1, r2 = self._rows
+        p0, p1, p2 = p0 * n, p1 * n, p2 * n
+        return min(map(sum, zip(r0[p0 : p0 + n], r1[p1 : p1 + n], r2[p2 : p2 + n], strict=True)))
 
     def images_of(self, code: int) -> list[int]:
         """The codes of the ``count`` images of one board, in symmetry order (identity first)."""
-        patterns = []
-        rest = code
-        for modulus in self.moduli:
-            rest, pattern = divmod(rest, modulus)
-            patterns.append(pattern)
-        if len(patterns) == 3:
-            p0, p1, p2 = patterns
-            return [v0[p0] + v1[p1] + v2[p2] for v0, v1, v2 in self._views]
-        return [self.image_of(code, s) for s in range(self.count)]
+        if not self._rows:
+            return [self.image_of(code, s) for s in range(self.count)]
+        rest, p0 = divmod(code, self.moduli[0])
+        p2, p1 = divmod(rest, self.moduli[1])
+        n = self.count
+        r0, r1, r2 = self._rows
+        p0, p1, p2 = p0 * n, p1 * n, p2 * n
+        return list(map(sum, zip(r0[p0 : p0 + n], r1[p1 : p1 + n], r2[p2 : p2 + n], strict=True)))
 
     def canonical_children(self, code: int, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every move from one board, canonicalised at once: ``(cells, canonical codes, s)``.
@@ -326,6 +330,17 @@ class Symmetries:
             table = np.stack([self._masks[t][index] for t in range(self.count)])
             out |= table[which, (flat >> (8 * index)) & 255]
         return out.reshape(np.shape(masks))
+
+
+def _rows(tables: Sequence[np.ndarray]) -> memoryview:
+    """One chunk's tables of every symmetry (``tables[s][pattern]``), interleaved: entry ``pattern * count + s``,
+    as int64 items, in memory aligned to 64 bytes (a row of 8 symmetries is one cache line)."""
+    rows = np.stack(tables, axis=1).reshape(-1)
+    buffer = np.empty(rows.nbytes + 64, dtype=np.uint8)
+    start = -buffer.ctypes.data % 64
+    aligned = buffer[start : start + rows.nbytes].view(np.int64)
+    aligned[:] = rows
+    return aligned.data.cast("B").cast("q")
 
 
 @cache
