@@ -79,6 +79,8 @@ class Rules:
         self._tables = tuple(tables)
         self._lists = tuple(t.tolist() for t in tables)
         self._directions = self._direction_starts()
+        self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
+        """Per direction: where lines start, and the shifts that leave bit ``c`` set where ``k`` cells from ``c`` are one player's."""
         self.full = game.full_mask
         self.line_masks = game.line_masks
         self._line_array = np.array(game.line_masks, dtype=np.int64)
@@ -109,21 +111,29 @@ class Rules:
 
     def status_of(self, code: int) -> int:
         """The status of one code (a code in range; piece counts checked here)."""
+        return self.judge(code)[0]
+
+    def judge(self, code: int) -> tuple[int, int]:
+        """``(status, pieces)`` of one code in range: what a look-up needs besides the stored byte (the
+        piece counts are checked here: illegal ones are :data:`INVALID`).
+
+        Lines are found as the batch methods find them, runs doubled along each direction
+        (two shifts a direction for ``k = 4``, not three).
+        """
         word = self.word_of(code)
         x, o = word & _LOW, word >> O_SHIFT
         nx, no = x.bit_count(), o.bit_count()
         if nx != no and nx != no + 1:
-            return INVALID
-        k = self.game.k
+            return INVALID, nx + no
         won = 0
-        for step, starts in self._directions:
-            found = word
-            for j in range(1, k):
-                found &= word >> (j * step)
-            won |= found & starts
+        for starts, shifts in self._runs:
+            run = word
+            for shift in shifts:
+                run &= run >> shift
+            won |= run & starts
         if not won:
-            return DRAWN if nx + no == self.game.cells else IN_PLAY
-        return self._won(x, o, nx, no)
+            return (DRAWN if nx + no == self.game.cells else IN_PLAY), nx + no
+        return self._won(x, o, nx, no), nx + no
 
     def _won(self, x: int, o: int, nx: int, no: int) -> int:
         x_lines = [m for m in self.line_masks if x & m == m]
@@ -251,6 +261,19 @@ class Rules:
         common = np.bitwise_and.reduce(np.where(held, lines, self.full), axis=1)
         found: np.ndarray = common != 0
         return found
+
+
+def _run_shifts(k: int, step: int) -> tuple[int, ...]:
+    """The shifts (``run &= run >> shift``, in order) that turn a board word into the starts of runs of
+    ``k`` cells ``step`` apart: the run doubles at each shift, then two overlapping runs cover ``k``
+    (as :meth:`Rules._lines` does for many words)."""
+    shifts, length = [], 1
+    while 2 * length <= k:
+        shifts.append(length * step)
+        length *= 2
+    if length < k:
+        shifts.append((k - length) * step)
+    return tuple(shifts)
 
 
 @cache
