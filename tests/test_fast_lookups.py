@@ -177,6 +177,8 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_every_3x4k3_code() -> 
         legal = index.index_of_code(code) >= 0
         assert status[code] == (rules.status_of(code) if legal else INVALID), code
         assert pieces[code] == (index.layer_of(index.index_of_code(code)) if legal else 0), code
+        judged, count = rules.judge(code)
+        assert judged == status[code] and (count == pieces[code] or not legal), code
 
 
 @pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x7k3", "2x9k4", "5x5k5"])
@@ -193,6 +195,7 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_late_boards_with_sever
         at = index.index_of_code(code)
         assert found == (rules.status_of(code) if at >= 0 else INVALID), code
         assert count == (index.layer_of(at) if at >= 0 else 0), code
+        assert rules.judge(code) == (found, count) or at < 0, code
     several = [c for c in codes.tolist() if rules.status_of(c) != INVALID and rules.word_of(c) and _lines_held(game, rules.word_of(c)) > 1]
     assert several, "the sample has boards where the winner holds several lines"
 
@@ -211,6 +214,44 @@ def test_canonical_codes_are_the_smallest_image_with_or_without_given_chunks(nam
     assert np.array_equal(sym.canonical_codes(codes), smallest)
     assert np.array_equal(sym.canonical_codes(codes, digit_chunks(codes, sym.moduli)), smallest)
     assert np.array_equal(sym.canonical(codes)[0], smallest)
+    assert [sym.canonical_code_of(code) for code in codes.tolist()] == smallest.tolist()
+
+
+@pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x3k3", "2x9k4", "2x2k2", "1x2k2", "1x1k1"])
+def test_the_canonical_code_of_one_board_is_its_smallest_image_by_the_plain_reference(name: str) -> None:
+    """Any code (illegal counts, finished and unreachable boards too) and every image of each: the smallest
+    image computed cell by cell from the game's permutations, the same for all images."""
+    game = parse_game(name)
+    sym = symmetries(game)
+    rng = np.random.default_rng(19)
+    codes = rng.integers(0, game.codes, 300).tolist() if game.codes > 300 else list(range(game.codes))
+    for code in codes:
+        cells = [(code // 3**cell) % 3 for cell in range(game.cells)]
+        images = [sum(cells[perm[cell]] * 3**cell for cell in range(game.cells)) for perm in game.symmetries]
+        assert sym.images_of(code) == images, code
+        assert sym.canonical_of(code) == (min(images), images.index(min(images))), code
+        for image in images:
+            assert sym.canonical_code_of(image) == min(images), (code, image)
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3"])
+def test_every_code_answers_at_as_the_batch_path_does(name: str, tmp_path: Path) -> None:
+    """``at`` (one code: rules and pieces from one board word, the canonical code from table rows) against
+    ``lookup_codes`` (the vectorised rules and canonical codes) on every code of a square and a rectangle:
+    non-canonical images, finished, unreachable and illegal boards."""
+    game = parse_game(name)
+    table = open_compact(write_compact(tmp_path / f"{name}.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers()))
+    codes = np.arange(game.codes)
+    batch = table.lookup_codes(codes, check=False)
+    for code, score, ply in zip(codes.tolist(), batch.score.tolist(), batch.ply.tolist(), strict=True):
+        if score == -128:
+            with pytest.raises(InvalidBoardError):
+                table.at(code)
+            assert table.score_of(code) == -128, code
+            continue
+        position = table.at(code)
+        assert (position.score, position.pieces) == (score, ply), code
+        assert table.score_of(code) == score, code
 
 
 # -- batches over threads ------------------------------------------------------------------------------

@@ -31,7 +31,6 @@ It answers only: building one is :mod:`solver.builder`'s (the layered build of
 from __future__ import annotations
 
 import os
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -115,7 +114,6 @@ class CompactTable(Table):
         self.prove = prove
         self._codes = self.game.codes
         self._index = self.layout.index_of_code
-        self._offsets = self.layout.layer_offsets
         self._sym = symmetries(self.game)
         self._rules = rules_of(self.game)
         self._pool: ThreadPoolExecutor | None = None
@@ -239,12 +237,10 @@ class CompactTable(Table):
         Finished and unreachable boards are scored by the rules (:mod:`solver.status`), the
         others read at their canonical board (:mod:`solver.symmetry`).
         """
-        if self._index(code) < 0:
-            return UNREACHABLE
-        status = self._rules.status_of(code)
+        status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
         if status != IN_PLAY:
             return STATUS_SCORE[status]
-        return self._stored(self._index(self._sym.canonical_of(code)[0]))
+        return self._stored(self._index(self._sym.canonical_code_of(code)))
 
     def at(self, code: int) -> Position:
         """The :class:`Position` of a code; its best moves are found when first asked for.
@@ -253,12 +249,9 @@ class CompactTable(Table):
         """
         if not 0 <= code < self._codes:
             self._refuse(code)
-        index = self._index(code)
-        if index < 0:
-            self._refuse(code)  # impossible piece counts
-        status = self._rules.status_of(code)
+        status, pieces = self._rules.judge(code)  # impossible piece counts: INVALID
         if status == IN_PLAY:
-            score = self._stored(self._index(self._sym.canonical_of(code)[0]))
+            score = self._stored(self._index(self._sym.canonical_code_of(code)))
         else:
             score = STATUS_SCORE[status]
         if score == UNREACHABLE:
@@ -267,7 +260,7 @@ class CompactTable(Table):
         _set_game(position, self.game)
         _set_code(position, code)
         _set_score(position, score)
-        _set_pieces(position, bisect_right(self._offsets, index) - 1)
+        _set_pieces(position, pieces)
         _set_table(position, self)
         return position
 
