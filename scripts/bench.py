@@ -631,7 +631,7 @@ def bench_big_games(args: argparse.Namespace) -> None:
     """--big-build GAME: build a 24- or 25-cell game (minutes to hours) measured; --big-table PATH: look-ups on one built."""
     for game in args.big_build or []:
         if args.compact_dir is None:
-            raise SystemExit("--big-build needs --compact-dir: a directory with room for the build (two raw layers)")
+            raise SystemExit("--big-build needs --compact-dir: a directory with room for the build (its largest raw layer, a spool and the sealed layers)")
         print(f"\n{game} build (load average before: {os.getloadavg()[0]:.2f}; the machine may be shared)")
         path, wall = bench_compact_build(game, Path(args.compact_dir), limits=BIG_TARGETS[game], every=5)
         print(f"   ({game} table written to {path})")

@@ -35,6 +35,11 @@ DENSE_BYTES_PER_CODE = 10
 SEAL_WORK_PER_BOARD = 0.6
 """Sealing a finished layer (its stored bytes and zstd blocks, :mod:`solver.sealing`) costs about 0.6 work
 units a board: measured 19 ns a board on one core, against 31 ns a work unit of the sweep."""
+SPOOL_WORK_PER_BOARD = 0.3
+"""Spooling the layer being solved (:func:`solver.build.layered.spool_bytes`) and decoding it once solved costs
+about 0.3 work units a board: measured on 4x6k4's layer 16 (zstd level 1, 8.6x) under load 3.8, 2.6 ns a board
+to compress in the workers and 2.8 ns to decode in the build's process on one core (so twice its share with
+two jobs), against 31 ns a work unit."""
 COMPRESSION_AT_LEAST = 16
 """A compact table file is at most ``1 / 16`` of its boards in bytes: measured 24.4x for 4x5k4
 (30.3 MB for 741 M boards) and 337x for 3x7k3 (6.4 MB for 2.17 G boards), on 2026-11-23."""
@@ -95,7 +100,7 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
     jobs = jobs or os.cpu_count() or 1
     target = Path(path)
     plan = plan_build(game, target.with_name(target.name + ".build"), jobs=jobs, check=False, retiring=True)
-    sealing = SEAL_WORK_PER_BOARD * sum(layout(game).layer_sizes[ply] for ply in plan.todo)
+    sealing = (SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD) * sum(layout(game).layer_sizes[ply] for ply in plan.todo)
     return BuildEstimate(game, (plan.work + sealing) / (WORK_PER_SECOND_PER_CORE * jobs), plan.disk_bytes, plan.memory_bytes, jobs)
 
 

@@ -8,7 +8,8 @@ solves the layers from the full board down, and layer ``p + 1`` is read raw only
 while layer ``p`` is solved; then it is **sealed** here: its blocks are compressed (in
 pieces, on the build's workers) into three files of the build directory, and its raw
 file is deleted (:meth:`~solver.build.layered.BuildDir.retire`). A 5x5k4 build so never
-holds more than two raw layers on disk (49 GiB of its 151), and writing the table at
+holds more than one large raw layer on disk (the layer being solved is spooled
+compressed, :func:`solver.build.layered.spool_bytes`), and writing the table at
 the end is a copy of compressed blocks (:func:`assemble`).
 
 =====================  ================================================================
@@ -134,18 +135,18 @@ class SegmentJob:
     codec: Codec
 
 
-_maps: dict[tuple[str, int], np.ndarray] = {}
 
 
 def seal_segment(job: SegmentJob) -> tuple[list[EncodedBlock], np.ndarray]:
-    """Run in a build worker: the compressed blocks and histograms of one segment, read from the raw layer file."""
+    """Run in a build worker: the compressed blocks and histograms of one segment, read from the raw layer file.
+
+    The layer is mapped for this segment only: a map kept by a worker would hold the disk
+    of the raw file after the layer retires (a deleted file's pages stay allocated while
+    mapped), and 5x5k4 would hold two large raw layers again.
+    """
     game = parse_game(job.game)
-    key = (job.directory, job.ply)
-    if key not in _maps:
-        _maps.clear()
-        build = BuildDir(Path(job.directory), game)
-        _maps[key] = build.map(build.layer_path(job.ply), layout(game).layer_sizes[job.ply])
-    return _encode(game, job.ply, _maps[key], job.start, job.stop, job.codec)
+    build = BuildDir(Path(job.directory), game)
+    return _encode(game, job.ply, build.map(build.layer_path(job.ply), layout(game).layer_sizes[job.ply]), job.start, job.stop, job.codec)
 
 
 @dataclass

@@ -23,12 +23,18 @@ Scores follow :mod:`solver.score` (int8, for the side to move: ``100 - d`` a win
 
 **On disk** (a *build directory*): each finished layer is a raw int8 file
 ``layer-PP.i8`` (in layer-local index order) with its size and SHA-256 in
-``manifest.json``; the layer being solved is ``layer-PP.i8.partial``, preallocated,
-and every worker writes its own disjoint slice of it through a memory map. A build
-run again on the same directory checks the finished layers and resumes below the
-last one. The bytes do not depend on the number of workers or their order. The
-manifest is replaced atomically by :func:`solver.fsutil.write_atomic`, the one
-atomic writer.
+``manifest.json``. The layer being solved is **spooled** into ``layer-PP.i8.partial``,
+a sparse file of the layer's size in which every worker writes each chunk compressed
+(zstd or zlib at level 1, :func:`spool_bytes`) at the chunk's own offset, and a journal
+line ``start crc32 bytes`` per chunk once it is written. So while layer ``p`` is solved
+only its child ``p + 1`` is raw on disk; then (:func:`finish_layer`) the chunks are
+decoded into ``layer-PP.i8``, checked against their CRC-32 and hashed. A build that
+retires its layers (a ``release`` hook, :mod:`solver.sealing`) retires ``p + 1`` before
+``p`` is decoded, so it never holds two large raw layers at once. A build run again on
+the same directory checks the finished layers and resumes below the last one, keeping
+every journaled chunk whose bytes still decode to their CRC-32. The bytes do not depend
+on the number of workers or their order. The manifest is replaced atomically by
+:func:`solver.fsutil.write_atomic`, the one atomic writer.
 
 The directory is the builder's alone: created 0700 and refused unless it is this
 user's and writable by nobody else; every file in it is opened with ``O_NOFOLLOW``
@@ -69,6 +75,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blockarray import Codec, codec_of, default_codec
 from ..board import render
 from ..errors import SolverError, quote
 from ..fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
@@ -125,8 +132,9 @@ class ChunkDone:
 Progress = Callable[[ChunkDone], None]
 """Called in the client process after each chunk is written."""
 
-ChunkResult = tuple[int, int, int]
-"""What a worker reports for a chunk: its first index in the layer, its boards, the CRC-32 of its bytes."""
+ChunkResult = tuple[int, int, int, int]
+"""What a worker reports for a chunk: its first index in the layer, its boards, the CRC-32 of its scores and
+the bytes it takes in the layer's partial file (:func:`spool_bytes`)."""
 
 
 def chunks(game: Game, ply: int, *, boards: int | None = None) -> list[Chunk]:
@@ -646,7 +654,6 @@ def _check_retired(retired: Any, layers: dict[str, Any], bad: Callable[[str], Bu
 
 
 # -- workers -----------------------------------------------------------------------
-_open_maps: dict[tuple[str, int], tuple[np.ndarray | None, np.ndarray]] = {}
 PARENT_POLL_SECONDS = 1.0
 """How often a pool worker checks that the build's process still lives (where the parent-death signal is missing)."""
 _PR_SET_PDEATHSIG = 1
@@ -679,35 +686,64 @@ def _watch_parent(parent: int) -> None:
 
 
 def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[ChunkResult]:
-    """Solve chunks of layer ``ply`` of the build in ``directory`` and write them into its partial file.
+    """Solve chunks of layer ``ply`` of the build in ``directory`` and spool them into its partial file.
 
     Runs in a worker (a local process or a Dask worker), so the game travels by its
     name (the task's arguments are sent to the worker): it memory-maps layer
-    ``ply + 1`` read-only and the partial file of layer ``ply`` for writing (both
-    opened without following links, :meth:`BuildDir.map`), and touches only the
-    slices of its chunks. Returns, per chunk, its first index, its boards and the
-    CRC-32 of the bytes written (for the layer's journal).
+    ``ply + 1`` read-only and opens the partial file of layer ``ply`` (both without
+    following links, :meth:`BuildDir.open`), and writes each chunk compressed at the
+    chunk's own offset (:func:`spool_bytes`). Returns, per chunk, its first index, its
+    boards, the CRC-32 of its scores and how many bytes it takes in the partial file
+    (for the layer's journal).
 
-    :param flush: write the slices back to the file before returning (for a shared
-        file system seen by other machines; on one machine the page cache is shared).
+    :param flush: write the chunks to the file before returning (for a shared file
+        system seen by other machines; on one machine the page cache is shared).
     """
     game = parse_game(game_name)
-    key = (directory, ply)
-    if key not in _open_maps:
-        _open_maps.clear()
-        build = BuildDir(Path(directory), game)
-        sizes = layout(game).layer_sizes
-        child = None if ply == game.cells else build.map(build.layer_path(ply + 1), sizes[ply + 1])
-        _open_maps[key] = (child, build.map(build.partial_path(ply), sizes[ply], writable=True))
-    child, out = _open_maps[key]
+    build = BuildDir(Path(directory), game)
+    sizes = layout(game).layer_sizes
+    # opened per task, not kept: a map kept by a worker would hold the child's disk after it retires
+    child = None if ply == game.cells else build.map(build.layer_path(ply + 1), sizes[ply + 1])
+    fd = build.open(build.partial_path(ply), os.O_WRONLY)
     done = []
-    for chunk in todo:
-        scores = solve_chunk(game, chunk, child)
-        out[chunk.start : chunk.stop] = scores
-        done.append((chunk.start, chunk.boards, zlib.crc32(scores.data)))
-    if flush and isinstance(out, np.memmap):
-        out.flush()
+    try:
+        for chunk in todo:
+            scores = solve_chunk(game, chunk, child)
+            data = spool_bytes(scores)
+            os.pwrite(fd, data, chunk.start)
+            done.append((chunk.start, chunk.boards, zlib.crc32(scores.data), len(data)))
+        if flush:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
     return done
+
+
+SPOOL_LEVEL = 1
+"""The compression level of the layer being solved: the fastest (it is read once, when the layer is finished)."""
+
+
+def spool_bytes(scores: np.ndarray) -> bytes:
+    """A chunk's scores as they are spooled: compressed (the default codec of :mod:`solver.blockarray`, at
+    :data:`SPOOL_LEVEL`) when that is shorter, else raw; so they always fit in the chunk's own bytes."""
+    packed = spool_codec().compress(scores.data, SPOOL_LEVEL)
+    return packed if len(packed) < scores.size else scores.tobytes()
+
+
+def unspool(data: bytes, boards: int) -> bytes | None:
+    """The scores of a spooled chunk of ``boards`` boards (:func:`spool_bytes`), or None if they cannot be decoded."""
+    if len(data) == boards:
+        return data
+    try:
+        return spool_codec().decompress(data, boards)
+    except ValueError:
+        return None
+
+
+@cache
+def spool_codec() -> Codec:
+    """The codec of the spooled chunks (zstd where installed, else zlib)."""
+    return codec_of(default_codec())
 
 
 # -- the sweep -----------------------------------------------------------------------
@@ -734,27 +770,36 @@ class BuildPlan:
 
 RETIRED_AT_MOST = 16
 """A retired layer's files take at most ``1 / 16`` of its raw bytes (a table's compressed blocks: measured 24x to 337x)."""
+SPOOLED_AT_MOST = 4
+"""A spooled layer (:func:`spool_bytes`) takes at most ``1 / 4`` of its raw bytes (measured: see docs/performance.md)."""
+
+
+def _retiring_peak(sizes: Sequence[int], ply: int, *, resumed: bool) -> int:
+    """Disk at the peak of layer ``ply`` in a retiring build: the most of (while it is solved) its raw child,
+    its spool and the retired layers above, and (while it is finished) its raw bytes, its spool and the
+    retired layers from its child up; a resumed layer is finished before its child retires (both raw)."""
+    spool, above = sizes[ply] // SPOOLED_AT_MOST, sum(sizes[ply + 2 :]) // RETIRED_AT_MOST
+    child = sizes[ply + 1] if ply + 1 < len(sizes) else 0
+    if resumed:
+        return child + sizes[ply] + spool + above
+    return max(child + spool, sizes[ply] + spool + child // RETIRED_AT_MOST) + above
 
 
 def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, check: bool = True, retiring: bool = False) -> BuildPlan:
     """The :class:`BuildPlan` of a build directory (finished layers are checked by size and hash).
 
     :param retiring: the build retires each finished layer once nothing reads it raw (a
-        ``release`` hook of :func:`sweep`): the disk needed is then the largest pair of
-        adjacent raw layers left plus the retired files, not every layer.
+        ``release`` hook of :func:`sweep`): the disk needed is then about the largest raw
+        layer left, its spool and the retired files, not every layer (:func:`_retiring_peak`).
     """
     build = BuildDir(Path(directory), game)
     done = build.finished(check=check) if build.path.is_dir() else {}
     todo = tuple(p for p in range(game.cells, -1, -1) if p not in done)
     sizes = layout(game).layer_sizes
 
-    def pair(p: int) -> int:
-        return sizes[p] + (sizes[p + 1] if p < game.cells else 0)
-
     disk = sum(sizes[p] for p in todo)
-    if retiring:  # two raw layers and the retired ones above; at the end, the retired layers and the table file
-        retired_above = [sum(sizes[p + 2 :]) // RETIRED_AT_MOST for p in range(game.cells + 1)]
-        disk = max(max((pair(p) + retired_above[p] for p in todo), default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
+    if retiring:
+        disk = max(max((_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) for p in todo), default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
     return BuildPlan(game, todo, min(done) if done else None, sum(layer_work(game, p) for p in todo), disk, jobs * worker_bytes(game))
 
 
@@ -882,61 +927,105 @@ def sweep(
         left = f"solving layers {plan.todo[0]} to 0" if plan.todo else "nothing left to solve"
         notify(f"resuming the {game.name} build in {path}: layers {game.cells} to {plan.resumed_below} are done, {left}")
     resumed = [ply for ply in range(game.cells, -1, -1) if ply not in plan.todo]
-    if plan.todo and plan.todo[0] < game.cells and plan.todo[0] + 1 in build.retired():
-        raise BuildError(
-            f"layer {plan.todo[0]} of the {game.name} build in {path} is missing or damaged, and cannot be solved again: "
-            f"layer {plan.todo[0] + 1}, which it reads, is retired (its raw scores are gone); delete {path} and build again"
-        )
+    for ply in resumed:
+        _drop_spool(build, ply)  # a build killed between recording a layer and deleting its spool
     if release is not None and plan.resumed_below is not None:
         release(build, plan.resumed_below, mapper, resumed)  # a build killed while it retired a layer
     for ply in plan.todo:
-        if _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify):
+        kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify)
+        if kept:
             resumed.append(ply)
+        # a layer holding an earlier run's chunks is finished while its raw child is still there to check it against
+        early = release is None or kept
+        if early:
+            finish_layer(build, ply)
         if release is not None:
             release(build, ply, mapper, resumed)
+            if not early:
+                finish_layer(build, ply)
     if release is not None:
         release(build, -1, mapper, resumed)
     return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
 
 
 def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, progress: Progress | None, notify: Callable[[str], None] | None) -> bool:
-    """Solve layer ``ply`` into its partial file (resuming its journaled chunks), hash it, rename it into place
-    and record it. Returns whether chunks of an earlier run were kept."""
-    partial, journal = build.partial_path(ply), build.journal_path(ply)
+    """Solve layer ``ply`` into its partial file, chunk by chunk, resuming its journaled chunks. Returns whether
+    chunks of an earlier run were kept. The layer is finished (made raw) by :func:`finish_layer`.
+
+    :raises BuildError: if chunks are left to solve but the layer above, which they read, is retired.
+    """
     layer_chunks = chunks(build.game, ply)
     fd, finished = _open_partial(build, ply, layer_chunks, notify)
     try:
-        with os.fdopen(build.open(journal, os.O_WRONLY | os.O_APPEND), "ab") as log:
-            todo = []
+        todo = [chunk for chunk in layer_chunks if chunk.start not in finished]
+        if todo and ply < build.game.cells and ply + 1 in build.retired():
+            raise BuildError(
+                f"layer {ply} of the {build.game.name} build in {build.path} is missing or damaged, and cannot be solved again: "
+                f"layer {ply + 1}, which it reads, is retired (its raw scores are gone); delete {build.path} and build again"
+            )
+        if progress is not None:
             for chunk in layer_chunks:
-                if chunk.start not in finished:
-                    todo.append(chunk)
-                elif progress is not None:
+                if chunk.start in finished:
                     progress(ChunkDone(ply, chunk.boards, chunk.boards + CHUNK_COST))
+        with os.fdopen(build.open(build.journal_path(ply), os.O_WRONLY | os.O_APPEND), "ab") as log:
             for done in dispatch(ply, _groups(todo, jobs)):
                 # after the worker wrote them: a killed build keeps these chunks (their CRC is checked on resume)
-                log.write("".join(f"{start} {crc}\n" for start, _, crc in done).encode())
+                log.write("".join(f"{start} {crc} {stored}\n" for start, _, crc, stored in done).encode())
                 log.flush()
                 if progress is not None:
-                    for _, boards, _ in done:
+                    for _, boards, _, _ in done:
                         progress(ChunkDone(ply, boards, boards + CHUNK_COST))
         os.fsync(fd)
-        _refuse_replaced(partial, fd)
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        os.replace(partial, build.layer_path(ply))
     finally:
         os.close(fd)
-    build.record(ply, digest)
-    journal.unlink(missing_ok=True)
     return bool(finished)
+
+
+def finish_layer(build: BuildDir, ply: int) -> None:
+    """Make the solved layer ``ply`` raw: its spooled chunks decoded in order into ``layer-PP.i8`` (each checked
+    against its journaled CRC-32), hashed, recorded in the manifest; then its partial file and journal go.
+
+    A build killed here resumes here: the partial file and the journal are kept until the layer is recorded.
+
+    :raises BuildError: if a chunk cannot be read back (the partial file was damaged after it was journaled).
+    """
+    layer_chunks = chunks(build.game, ply)
+    spool = build.open(build.partial_path(ply), os.O_RDONLY)
+    try:
+        stored = _journal(build, ply, layer_chunks)[0]
+        digest = hashlib.sha256()
+        expanding = build.path / f"{build.layer_path(ply).name}.expanding"
+        with os.fdopen(build.create(expanding, os.O_WRONLY), "wb") as out:
+            for chunk in layer_chunks:
+                crc, length = stored.get(chunk.start, (None, 0))
+                scores = unspool(os.pread(spool, length, chunk.start), chunk.boards) if crc is not None else None
+                if scores is None or zlib.crc32(scores) != crc:
+                    raise BuildError(
+                        f"{build.partial_path(ply)}: the chunk at {chunk.start:,} does not read back as it was written; "
+                        f"delete the build directory {build.path} and build again"
+                    )
+                digest.update(scores)
+                out.write(scores)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(expanding, build.layer_path(ply))
+    finally:
+        os.close(spool)
+    build.record(ply, digest.hexdigest())
+    _drop_spool(build, ply)
+
+
+def _drop_spool(build: BuildDir, ply: int) -> None:
+    for path in (build.partial_path(ply), build.journal_path(ply)):
+        path.unlink(missing_ok=True)
 
 
 def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: Callable[[str], None] | None) -> tuple[int, set[int]]:
     """The partial file of layer ``ply`` (a descriptor) and the chunks an earlier run finished in it.
 
     With none, the partial file and the journal are created afresh (``O_EXCL``), the
-    partial file at its full size (workers write disjoint slices of it).
+    partial file at the layer's size: a sparse file in which every chunk is spooled at
+    its own offset (:func:`spool_bytes`), so only the compressed chunks take disk.
     """
     size = layout(build.game).layer_sizes[ply]
     fd, finished, skipped = _journaled_chunks(build, ply, size, layer_chunks)
@@ -958,34 +1047,41 @@ def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: 
     return fd, set()
 
 
-def _refuse_replaced(path: Path, fd: int) -> None:
-    """Refuse to rename ``path`` into place unless it is still the file this build wrote through ``fd``."""
-    try:
-        named = os.lstat(path)
-    except FileNotFoundError:
-        named = None
-    mine = os.fstat(fd)
-    if named is None or (named.st_dev, named.st_ino) != (mine.st_dev, mine.st_ino):
-        raise BuildError(f"{path}: replaced by another file while the layer was solved; refusing to use it: run the build again")
-
-
-_JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9]{1,10})")
-"""A journal line: a chunk's first index in its layer and the CRC-32 of its bytes, in decimal ASCII."""
+_JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9]{1,10}) ([0-9]{1,15})")
+"""A journal line: a chunk's first index in its layer, the CRC-32 of its scores and its spooled bytes, in decimal ASCII."""
 JOURNAL_BYTES_PER_CHUNK = 64
-"""Journal bytes read per chunk of the layer (a line takes at most 27), beyond :data:`JOURNAL_SLACK_BYTES`."""
+"""Journal bytes read per chunk of the layer (a line takes at most 43), beyond :data:`JOURNAL_SLACK_BYTES`."""
 JOURNAL_SLACK_BYTES = 1 << 20
 """Journal bytes read beyond the chunks' share: room for lines repeated by several resumed runs, or damage."""
 
 
-def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, set[int], int]:
-    """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index)
-    in its journal whose bytes still have the CRC-32 recorded, and how many journal lines could not be read.
+def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict[int, tuple[int, int]], int]:
+    """The journal of layer ``ply``: per chunk (by first index) the CRC-32 of its scores and its spooled bytes,
+    and how many lines could not be read.
 
     A journal is read up to :data:`JOURNAL_BYTES_PER_CHUNK` bytes per chunk plus
-    :data:`JOURNAL_SLACK_BYTES` (what lies beyond is solved again); a line that
-    is not two decimal numbers (a torn last line, random bytes) is skipped, and its
-    chunk solved again.
+    :data:`JOURNAL_SLACK_BYTES` (what lies beyond is solved again); a line that is not
+    three decimal numbers (a torn last line, random bytes), or names no chunk, or more
+    bytes than the chunk's, is skipped, and its chunk solved again.
     """
+    with os.fdopen(build.open(build.journal_path(ply), os.O_RDONLY), "rb") as handle:
+        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(layer_chunks) + JOURNAL_SLACK_BYTES).split(b"\n")
+    bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
+    recorded = {}
+    skipped = 0
+    for number, line in enumerate(lines):
+        match = _JOURNAL_LINE.fullmatch(line)
+        if match and bounds.get(int(match[1]), -1) >= int(match[3]) > 0:
+            recorded[int(match[1])] = (int(match[2]), int(match[3]))
+        elif line and number < len(lines) - 1:  # the last line: torn by a kill
+            skipped += 1
+    return recorded, skipped
+
+
+def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, set[int], int]:
+    """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index)
+    in its journal whose spooled bytes still decode to the CRC-32 recorded, and how many journal lines could
+    not be read (:func:`_journal`)."""
     try:
         fd = build.open(build.partial_path(ply), os.O_RDWR)
     except FileNotFoundError:
@@ -993,18 +1089,18 @@ def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[C
     try:
         if os.fstat(fd).st_size != size:
             return fd, set(), 0
-        journal = build.open(build.journal_path(ply), os.O_RDONLY)
+        recorded, skipped = _journal(build, ply, layer_chunks)
     except FileNotFoundError:
         return fd, set(), 0
     except BaseException:
         os.close(fd)
         raise
-    with os.fdopen(journal, "rb") as handle:
-        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(layer_chunks) + JOURNAL_SLACK_BYTES).split(b"\n")
-    recorded = {int(match[1]): int(match[2]) for line in lines if (match := _JOURNAL_LINE.fullmatch(line))}
-    skipped = sum(1 for line in lines[:-1] if line and not _JOURNAL_LINE.fullmatch(line))  # the last: torn by a kill
-    bounds = {chunk.start: chunk.stop for chunk in layer_chunks}
-    good = {start for start, crc in recorded.items() if start in bounds and zlib.crc32(os.pread(fd, bounds[start] - start, start)) == crc}
+    bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
+    good = set()
+    for start, (crc, length) in recorded.items():
+        scores = unspool(os.pread(fd, length, start), bounds[start])
+        if scores is not None and zlib.crc32(scores) == crc:
+            good.add(start)
     return fd, good, skipped
 
 
@@ -1046,10 +1142,8 @@ def build_layers(
 
 def _in_process(game: Game, path: Path) -> Dispatch:
     def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
-        _open_maps.clear()  # a build interrupted in this process may have left maps of its partial layer
         for group in groups:
             yield run_chunks(str(path), game.name, ply, group)
-        _open_maps.clear()
 
     return dispatch
 

@@ -1,0 +1,193 @@
+"""Spooling: the layer being solved is written compressed, chunk by chunk, and decoded once its child has retired."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import solver.build.layered as layered
+from solver.build.layered import BuildDir, BuildError, build_layers, spool_bytes, unspool
+from solver.builder import build_compact, write_compact
+from solver.game import parse_game
+from solver.sealing import Codec, release
+
+GAME = "2x9k4"
+SMALL_CHUNKS = 1 << 12
+KILLED = 9
+"""The layer the kills below hit: its child, layer 10, is retired by then."""
+
+
+class Stop(Exception):
+    """Raised to kill a build at a chosen moment."""
+
+
+@pytest.fixture(scope="module")
+def layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
+    built = build_layers(parse_game(GAME), tmp_path_factory.mktemp("raw") / "build", jobs=1)
+    return [np.array(layer) for layer in built.layers()]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory, layers: list[np.ndarray]) -> bytes:
+    return write_compact(tmp_path_factory.mktemp("one pass") / f"{GAME}.ttt", parse_game(GAME), layers).read_bytes()
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        np.zeros(1, np.int8),
+        np.zeros(1 << 16, np.int8),
+        np.random.default_rng(1).integers(-128, 128, 5000).astype(np.int8),
+        np.repeat(np.int8([97, -96, 0]), 3000),
+    ],
+    ids=["one board", "a run of draws", "random bytes", "three runs"],
+)
+def test_a_spooled_chunk_decodes_to_its_scores_and_never_takes_more_than_its_own_bytes(scores: np.ndarray) -> None:
+    data = spool_bytes(scores)
+    assert len(data) <= scores.size
+    assert unspool(data, scores.size) == scores.tobytes()
+
+
+def test_a_layer_of_real_scores_spools_to_a_small_part_of_its_size(layers: list[np.ndarray]) -> None:
+    layer = max(layers, key=len)
+    assert len(spool_bytes(layer)) * layered.SPOOLED_AT_MOST < layer.size
+
+
+def test_spooled_bytes_that_are_damaged_do_not_decode_to_the_scores() -> None:
+    scores = np.repeat(np.int8([97, -96, 0, 5]), 4000)
+    data = bytearray(spool_bytes(scores))
+    data[len(data) // 2] ^= 0x40
+    assert unspool(bytes(data), scores.size) != scores.tobytes()
+    assert unspool(bytes(data[:-3]), scores.size) is None, "a cut chunk"
+
+
+def test_a_retiring_build_never_holds_a_layer_and_its_child_raw_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    directory = tmp_path / "build"
+    seen: list[tuple[int, list[str]]] = []
+    real = layered.finish_layer
+
+    def watch(build: BuildDir, ply: int) -> None:
+        seen.append((ply, sorted(p.name for p in directory.glob("layer-*.i8"))))
+        real(build, ply)
+
+    monkeypatch.setattr(layered, "finish_layer", watch)
+    build_layers(game, directory, jobs=1, release=release(Codec.default()))
+    assert [ply for ply, _ in seen] == list(range(game.cells, -1, -1))
+    assert all(raw == [] for _, raw in seen), seen
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/self/maps (Linux)")
+def test_no_retired_layer_stays_mapped_and_so_holds_its_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deleted file's pages stay allocated while a map of it lives: the solving and sealing tasks map per task."""
+    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    directory = tmp_path / "build"
+    held: list[tuple[int, list[str]]] = []
+    real = layered.finish_layer
+
+    def watch(build: BuildDir, ply: int) -> None:
+        maps = Path("/proc/self/maps").read_text().splitlines()
+        held.append((ply, [line for line in maps if str(directory) in line]))
+        real(build, ply)
+
+    monkeypatch.setattr(layered, "finish_layer", watch)
+    build_layers(parse_game(GAME), directory, jobs=1, release=release(Codec.default()))
+    assert len(held) == parse_game(GAME).cells + 1
+    assert all(not lines for _, lines in held), held
+
+
+def _kill(where: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Patch the build to stop at ``where`` in layer :data:`KILLED`; returns what undoes the patch."""
+    finish, drop, decode = layered.finish_layer, layered._drop_spool, layered.unspool
+    decoding = []
+
+    def finish_killed(build: BuildDir, ply: int) -> None:
+        if ply == KILLED and where == "before the layer was decoded":
+            raise Stop
+        decoding[:] = [ply]
+        finish(build, ply)
+
+    def decode_killed(data: bytes, boards: int) -> bytes | None:
+        if decoding[:1] == [KILLED] and where == "while the layer was decoded":
+            decoding.append(0)
+            if len(decoding) > 3:
+                raise Stop
+        return decode(data, boards)
+
+    def drop_killed(build: BuildDir, ply: int) -> None:
+        if ply == KILLED and where == "after the layer was recorded, before its spool went":
+            raise Stop
+        drop(build, ply)
+
+    patches: dict[str, Any] = {"finish_layer": finish_killed, "unspool": decode_killed, "_drop_spool": drop_killed}
+    for name, value in patches.items():
+        monkeypatch.setattr(layered, name, value)
+    originals = {"finish_layer": finish, "unspool": decode, "_drop_spool": drop}
+
+    def undo() -> None:
+        for name, value in originals.items():
+            monkeypatch.setattr(layered, name, value)
+
+    return undo
+
+
+WHERE = ["before the layer was decoded", "while the layer was decoded", "after the layer was recorded, before its spool went"]
+
+
+@pytest.mark.parametrize("where", WHERE)
+def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_again(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes
+) -> None:
+    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    undo = _kill(where, monkeypatch)
+    with pytest.raises(Stop):
+        build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
+    undo()
+    solved: list[int] = []
+    real = layered.run_chunks
+
+    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, int, int]]:
+        solved.append(ply)
+        return real(directory, name, ply, *args, **kwargs)
+
+    monkeypatch.setattr(layered, "run_chunks", counted)
+    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == reference
+    assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"
+
+
+def test_a_spooled_layer_damaged_once_its_child_retired_says_to_start_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    undo = _kill("before the layer was decoded", monkeypatch)
+    directory = tmp_path / "build"
+    with pytest.raises(Stop):
+        build_layers(game, directory, jobs=1, release=release(Codec.default()))
+    undo()
+    build = BuildDir(directory, game)
+    first = int(build.journal_path(KILLED).read_text().split()[0])
+    with build.partial_path(KILLED).open("r+b") as handle:
+        handle.seek(first + 4)
+        byte = handle.read(1)[0]
+        handle.seek(first + 4)
+        handle.write(bytes([byte ^ 0x55]))
+    with pytest.raises(BuildError, match=rf"layer {KILLED} .* cannot be solved again: layer {KILLED + 1}, which it reads, is retired.*delete"):
+        build_layers(game, directory, jobs=1, release=release(Codec.default()))
+
+
+def test_the_partial_file_of_a_layer_being_solved_holds_only_its_compressed_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spool is sparse: a layer of 3x6k3 (about 3 MB raw) spooled takes a small part of that on disk."""
+    game = parse_game("3x6k3")
+    undo = _kill("before the layer was decoded", monkeypatch)
+    directory = tmp_path / "build"
+    with pytest.raises(Stop):
+        build_layers(game, directory, jobs=1, release=release(Codec.default()))
+    undo()
+    partial = BuildDir(directory, game).partial_path(KILLED)
+    size, allocated = partial.stat().st_size, partial.stat().st_blocks * 512
+    assert size > 1_000_000 and allocated * layered.SPOOLED_AT_MOST < size, (size, allocated)
