@@ -66,7 +66,7 @@ def compact_check(game: Game, offsets: Sequence[int]) -> CompactCheck:
     possible = [possible_bytes(game, ply) for ply in range(last + 1)]
 
     def check(first: int, items: np.ndarray | bytes) -> str | None:
-        data = items if isinstance(items, bytes) else np.ascontiguousarray(items).tobytes()
+        data = items if isinstance(items, bytes) else items.tobytes()
         stop, ply = first + len(data), bisect_right(offsets, first) - 1
         while ply <= last and offsets[ply] < stop:
             a, b = max(first, offsets[ply]) - first, min(stop, offsets[ply + 1]) - first
