@@ -171,15 +171,14 @@ def _build_compact(
     keep_layers: bool = False,
 ) -> Path:
     """:func:`build_compact` with the build directory's lock held."""
-    file_bytes = 0  # counted by the plan of a retiring build (the sealed layers and the file at the end)
-    release = sealing.release(sealing.Codec.default(), check_resumed=tablefile.expected_root(game, "compact") is None)
+    release = sealing.release(sealing.Compression.default(), check_resumed=tablefile.expected_root(game, "compact") is None)
     try:
         if scheduler is not None:
             from .build.cluster import build_on_cluster
 
-            built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, extra_disk=file_bytes, release=release)
+            built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, release=release)
         else:
-            built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, extra_disk=file_bytes, release=release)
+            built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, release=release)
     except sealing.ResumedLayerWrong as error:
         wrong = f"the {game.name} table just built is wrong ({error})"
         raise TableError(

@@ -61,14 +61,14 @@ SUFFIXES = ("blocks", "index", "head")
 
 
 @dataclass(frozen=True)
-class Codec:
-    """The codec and level a build seals with (the same for every layer of a table)."""
+class Compression:
+    """The codec (by name, :mod:`solver.blockarray`) and level a build seals with (the same for every layer of a table)."""
 
     name: str
     level: int
 
     @classmethod
-    def default(cls) -> Codec:
+    def default(cls) -> Compression:
         """The default codec (:func:`solver.blockarray.default_codec`) at its default level."""
         name = default_codec()
         return cls(name, codec_of(name).default_level)
@@ -113,7 +113,7 @@ class Span:
         return (self.whole - self.head) // BLOCK + int(self.tail)
 
 
-def _encode(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, codec: Codec) -> tuple[list[EncodedBlock], np.ndarray]:
+def _encode(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, codec: Compression) -> tuple[list[EncodedBlock], np.ndarray]:
     """The blocks of boards ``start .. stop - 1`` of a layer (a whole number of blocks), and their histograms."""
     part = np.asarray(scores[start:stop])
     canonical = canonical_mask(game, ply, start, stop)
@@ -132,7 +132,7 @@ class SegmentJob:
     ply: int
     start: int
     stop: int
-    codec: Codec
+    codec: Compression
 
 
 
@@ -161,7 +161,7 @@ Segments = Callable[[list[tuple[int, int]]], Iterator[tuple[list[EncodedBlock], 
 """Seals the given ranges of a layer (whole blocks each), somewhere, and yields their results in order."""
 
 
-def seal_layer(game: Game, ply: int, scores: np.ndarray, carry: bytes, segments: Segments, codec: Codec, sealed: Sealed) -> Iterator[EncodedBlock]:
+def seal_layer(game: Game, ply: int, scores: np.ndarray, carry: bytes, segments: Segments, codec: Compression, sealed: Sealed) -> Iterator[EncodedBlock]:
     """The blocks starting in layer ``ply``, in order; ``sealed`` gets the layer's head and histograms.
 
     :param scores: every board's score of the layer (a memory map is read in pieces).
@@ -199,7 +199,7 @@ class ResumedLayerWrong(BuildError):
     """A layer an earlier run left in the build directory disagrees with its children: damaged or forged."""
 
 
-def release(codec: Codec, *, check_resumed: bool = False) -> Callable[[BuildDir, int, Mapper, Sequence[int]], None]:
+def release(codec: Compression, *, check_resumed: bool = False) -> Callable[[BuildDir, int, Mapper, Sequence[int]], None]:
     """The ``release`` hook of :func:`solver.build.layered.sweep`: seal every raw layer above ``below``, top first.
 
     :param check_resumed: before a layer left by an earlier run is sealed, or its raw
@@ -236,7 +236,7 @@ def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
             raise ResumedLayerWrong(problems[0])
 
 
-def seal_into(build: BuildDir, ply: int, mapper: Mapper, codec: Codec) -> None:
+def seal_into(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -> None:
     """Seal finished layer ``ply`` of a build into its three files, then retire it (its raw file goes).
 
     The layer above must be sealed already (its head is read). The work is spread over
@@ -284,13 +284,12 @@ class _created:
             self._handle.close()
 
 
-def _read_file(build: BuildDir, ply: int, suffix: str, limit: int) -> bytes:
-    """A sealed layer's file, checked against its SHA-256 in the manifest.
+def _read_file(build: BuildDir, ply: int, suffix: str, limit: int, entry: dict[str, Any] | None) -> bytes:
+    """A sealed layer's file, checked against its SHA-256 in the layer's manifest ``entry`` (None: not sealed).
 
     :raises BuildError: if the layer is not sealed, or the file is missing or does not match.
     """
     name = _name(ply, suffix)
-    entry = build.retired().get(ply)
     if entry is None or name not in entry["files"]:
         raise BuildError(f"layer {ply} of the build in {build.path} is not sealed; run the build again")
     try:
@@ -304,7 +303,7 @@ def _read_file(build: BuildDir, ply: int, suffix: str, limit: int) -> bytes:
 
 
 def _read_head(build: BuildDir, ply: int) -> bytes:
-    return _read_file(build, ply, "head", BLOCK)
+    return _read_file(build, ply, "head", BLOCK, build.retired().get(ply))
 
 
 def assemble(build: BuildDir, output: str | os.PathLike[str], *, verify: bool = False, built_here: bool = True) -> Path:
@@ -325,7 +324,7 @@ def assemble(build: BuildDir, output: str | os.PathLike[str], *, verify: bool = 
     if len(codecs) != 1:
         raise BuildError(f"the layers in {build.path} were sealed with different codecs {sorted(map(str, codecs))}; delete it and build again")
     name, level = codecs.pop()
-    codec = Codec(str(name), int(level))
+    codec = Compression(str(name), int(level))
     meta = {**tablefile.compact_meta(game), "layer_histograms": {str(ply): retired[ply]["info"]["histograms"] for ply in sorted(retired)}}
     blocks = (block for ply in range(game.cells + 1) for block in _sealed_blocks(build, ply, retired[ply]))
     return tablefile.write_compressed(output, game, blocks, meta, codec=codec.name, level=codec.level, verify=verify, built_here=built_here)
@@ -335,7 +334,7 @@ def _sealed_blocks(build: BuildDir, ply: int, entry: dict[str, Any]) -> Iterator
     span = Span.of(build.game, ply)
     if entry["info"].get("first_block") != span.first_block or entry["info"].get("blocks") != span.blocks:
         raise BuildError(f"layer {ply} of the build in {build.path} is recorded with other blocks than its span; delete it and build again")
-    index = np.frombuffer(_read_file(build, ply, "index", span.blocks * _INDEX.itemsize), dtype=_INDEX)
+    index = np.frombuffer(_read_file(build, ply, "index", span.blocks * _INDEX.itemsize, entry), dtype=_INDEX)
     if index.size != span.blocks:
         raise BuildError(f"{build.path / _name(ply, 'index')} lists {index.size} blocks, expected {span.blocks}")
     name = _name(ply, "blocks")
@@ -358,7 +357,7 @@ def write_layers(path: str | os.PathLike[str], game: Game, layers: Sequence[np.n
     sizes = [len(layer) for layer in layers]
     if sizes != list(layout(game).layer_sizes):
         raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
-    codec = Codec.default()
+    codec = Compression.default()
     carry = b""
     per_layer: list[list[EncodedBlock]] = []
     found: dict[str, Any] = {}

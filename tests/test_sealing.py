@@ -17,7 +17,7 @@ from solver.builder import build_compact, write_compact
 from solver.errors import TableError
 from solver.game import parse_game
 from solver.index import layout
-from solver.sealing import BLOCK, Codec, Span, assemble, release
+from solver.sealing import BLOCK, Compression, Span, assemble, release
 from solver.tables.stored import stored_layers
 
 GAME = "2x9k4"
@@ -80,7 +80,7 @@ def test_no_more_than_one_finished_layer_is_raw_while_a_layer_is_solved(tmp_path
     def watch(done: ChunkDone) -> None:
         seen.append((done.ply, sorted(p.name for p in directory.glob("layer-*.i8"))))
 
-    build_layers(game, directory, jobs=1, progress=watch, release=release(Codec.default()))
+    build_layers(game, directory, jobs=1, progress=watch, release=release(Compression.default()))
     assert {ply for ply, _ in seen} == set(range(game.cells + 1))
     for ply, raw in seen:
         assert raw == ([] if ply == game.cells else [f"layer-{ply + 1:02d}.i8"]), (ply, raw)
@@ -137,7 +137,7 @@ def test_a_build_killed_while_it_seals_a_layer_resumes_and_ends_with_the_same_by
 def sealed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished build directory of the stand-in, every layer sealed (built once; tests work on copies)."""
     directory = tmp_path_factory.mktemp("sealed") / "build"
-    build_layers(parse_game(GAME), directory, jobs=1, release=release(Codec.default()))
+    build_layers(parse_game(GAME), directory, jobs=1, release=release(Compression.default()))
     return directory
 
 
@@ -163,7 +163,7 @@ def test_a_damaged_sealed_layer_cannot_be_solved_again_and_says_to_start_over(se
     with pytest.raises(
         BuildError, match=r"layer 9 of the 2x9k4 build in .* is missing or damaged, and cannot be solved again: layer 10, which it reads, is retired"
     ):
-        build_layers(build.game, build.path, jobs=1, release=release(Codec.default()))
+        build_layers(build.game, build.path, jobs=1, release=release(Compression.default()))
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,9 @@ def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path
 
     game = parse_game(GAME)
     directory = tmp_path / "build"
-    solver.build.layered.sweep(game, directory, solver.build.layered._in_process(game, directory), jobs=1, release=release(Codec.default()), mapper=mapper)
+    solver.build.layered.sweep(
+        game, directory, solver.build.layered._in_process(game, directory), jobs=1, release=release(Compression.default()), mapper=mapper
+    )
     assert sum(calls) > game.cells, "every whole block went through the mapper, one segment each"
     assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == reference
 
@@ -241,14 +243,14 @@ def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: P
     game = parse_game(GAME)
     directory = tmp_path / "build"
     with pytest.raises(Stop):
-        build_layers(game, directory, jobs=1, progress=lambda done: _raise_in(done, 9), release=release(Codec.default()))
+        build_layers(game, directory, jobs=1, progress=lambda done: _raise_in(done, 9), release=release(Compression.default()))
     peak = solver.build.layered.plan_build(game, directory, jobs=1, retiring=True).disk_bytes
     assert solver.build.layered._allocated(directory) > 1
     usage = shutil.disk_usage(tmp_path)
     monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=peak - 1))
-    build_layers(game, directory, jobs=1, release=release(Codec.default()))  # less free than the peak, more than still needed
+    build_layers(game, directory, jobs=1, release=release(Compression.default()))  # less free than the peak, more than still needed
     monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage)
     assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == reference
     monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=0))
     with pytest.raises(BuildError, match=r"GiB of disk in .* beyond what it holds .* GiB there already\), but only 0\.00 GiB is free"):
-        build_layers(game, tmp_path / "fresh", jobs=1, release=release(Codec.default()))
+        build_layers(game, tmp_path / "fresh", jobs=1, release=release(Compression.default()))

@@ -13,7 +13,7 @@ import solver.build.layered as layered
 from solver.build.layered import BuildDir, BuildError, build_layers, spool_bytes, unspool
 from solver.builder import build_compact, write_compact
 from solver.game import parse_game
-from solver.sealing import Codec, release
+from solver.sealing import Compression, release
 
 GAME = "2x9k4"
 SMALL_CHUNKS = 1 << 12
@@ -77,7 +77,7 @@ def test_a_retiring_build_never_holds_a_layer_and_its_child_raw_together(tmp_pat
         real(build, ply)
 
     monkeypatch.setattr(layered, "finish_layer", watch)
-    build_layers(game, directory, jobs=1, release=release(Codec.default()))
+    build_layers(game, directory, jobs=1, release=release(Compression.default()))
     assert [ply for ply, _ in seen] == list(range(game.cells, -1, -1))
     assert all(raw == [] for _, raw in seen), seen
 
@@ -96,7 +96,7 @@ def test_no_retired_layer_stays_mapped_and_so_holds_its_disk(tmp_path: Path, mon
         real(build, ply)
 
     monkeypatch.setattr(layered, "finish_layer", watch)
-    build_layers(parse_game(GAME), directory, jobs=1, release=release(Codec.default()))
+    build_layers(parse_game(GAME), directory, jobs=1, release=release(Compression.default()))
     assert len(held) == parse_game(GAME).cells + 1
     assert all(not lines for _, lines in held), held
 
@@ -167,7 +167,7 @@ def test_a_spooled_layer_damaged_once_its_child_retired_says_to_start_over(tmp_p
     undo = _kill("before the layer was decoded", monkeypatch)
     directory = tmp_path / "build"
     with pytest.raises(Stop):
-        build_layers(game, directory, jobs=1, release=release(Codec.default()))
+        build_layers(game, directory, jobs=1, release=release(Compression.default()))
     undo()
     build = BuildDir(directory, game)
     first = int(build.journal_path(KILLED).read_text().split()[0])
@@ -177,7 +177,7 @@ def test_a_spooled_layer_damaged_once_its_child_retired_says_to_start_over(tmp_p
         handle.seek(first + 4)
         handle.write(bytes([byte ^ 0x55]))
     with pytest.raises(BuildError, match=rf"layer {KILLED} .* cannot be solved again: layer {KILLED + 1}, which it reads, is retired.*delete"):
-        build_layers(game, directory, jobs=1, release=release(Codec.default()))
+        build_layers(game, directory, jobs=1, release=release(Compression.default()))
 
 
 def test_the_partial_file_of_a_layer_being_solved_holds_only_its_compressed_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,7 +186,7 @@ def test_the_partial_file_of_a_layer_being_solved_holds_only_its_compressed_chun
     undo = _kill("before the layer was decoded", monkeypatch)
     directory = tmp_path / "build"
     with pytest.raises(Stop):
-        build_layers(game, directory, jobs=1, release=release(Codec.default()))
+        build_layers(game, directory, jobs=1, release=release(Compression.default()))
     undo()
     partial = BuildDir(directory, game).partial_path(KILLED)
     size, allocated = partial.stat().st_size, partial.stat().st_blocks * 512
