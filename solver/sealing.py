@@ -135,8 +135,6 @@ class SegmentJob:
     codec: Compression
 
 
-
-
 def seal_segment(job: SegmentJob) -> tuple[list[EncodedBlock], np.ndarray]:
     """Run in a build worker: the compressed blocks and histograms of one segment, read from the raw layer file.
 
