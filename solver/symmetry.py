@@ -38,7 +38,7 @@ memoryview look-ups (no numpy scalars). Best-move masks use byte tables
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 
 import numpy as np
@@ -154,23 +154,22 @@ class Symmetries:
         """
         if not self._rows:
             return self.canonical_of(code)[0]
-        rest, p0 = divmod(code, self.moduli[0])
-        p2, p1 = divmod(rest, self.moduli[1])
-        n = self.count
-        r0, r1, r2 = self._rows
-        p0, p1, p2 = p0 * n, p1 * n, p2 * n
-        return min(map(sum, zip(r0[p0 : p0 + n], r1[p1 : p1 + n], r2[p2 : p2 + n], strict=True)))
+        return min(self._row_images(code))
 
     def images_of(self, code: int) -> list[int]:
         """The codes of the ``count`` images of one board, in symmetry order (identity first)."""
         if not self._rows:
             return [self.image_of(code, s) for s in range(self.count)]
+        return list(self._row_images(code))
+
+    def _row_images(self, code: int) -> Iterator[int]:
+        """The images of one board from its three table rows (three chunks only), in symmetry order."""
         rest, p0 = divmod(code, self.moduli[0])
         p2, p1 = divmod(rest, self.moduli[1])
         n = self.count
         r0, r1, r2 = self._rows
         p0, p1, p2 = p0 * n, p1 * n, p2 * n
-        return list(map(sum, zip(r0[p0 : p0 + n], r1[p1 : p1 + n], r2[p2 : p2 + n], strict=True)))
+        return map(sum, zip(r0[p0 : p0 + n], r1[p1 : p1 + n], r2[p2 : p2 + n], strict=True))
 
     def canonical_children(self, code: int, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every move from one board, canonicalised at once: ``(cells, canonical codes, s)``.
