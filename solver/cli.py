@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import click
 
@@ -614,8 +614,12 @@ def grade(
     Ctrl-C prints the report so far.
     """
     parsed = parse_symbols(symbols)
-    table = options.table()
-    board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
+    try:
+        table = options.table()
+        board_maker(table.game, symbols=parsed, array=array, flat=flat)  # refuse bad options before the bar
+        planned = len(positions_to_grade(side=side, table=table, sample=sample))
+    except KeyboardInterrupt:
+        _interrupted_before_grading()
     run = functools.partial(
         _grade,
         player,
@@ -632,7 +636,6 @@ def grade(
         memory_mb=memory_mb or None,
         sandbox=cast("Sandbox", sandbox),
     )  # the choices click checked
-    planned = len(positions_to_grade(side=side, table=table, sample=sample))
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
 
@@ -657,6 +660,14 @@ def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str
             return run(progress=None if quiet else step), 0
         except GradingInterrupted as interrupted:
             return interrupted.report, 130
+        except KeyboardInterrupt:  # before grade() had its positions: nothing to report
+            _interrupted_before_grading()
+
+
+def _interrupted_before_grading() -> NoReturn:
+    """Ctrl-C before the grading had its positions (the table, the options): one line on stderr, exit status 130."""
+    click.echo("solve: grading interrupted (Ctrl-C) before the first position", err=True)
+    raise SystemExit(130) from None
 
 
 def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int, as_json: bool, quiet: bool) -> None:

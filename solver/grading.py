@@ -78,7 +78,8 @@ import random
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -102,6 +103,7 @@ from .playerproc import (
     Symbols,
     Turn,
     describe_exception,
+    interrupts_deferred,
     load_player,
 )
 from .position import Move, Position
@@ -519,17 +521,31 @@ def grade(
     chosen, wanted = _side(side), _returns(returns)
     table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
-    contained = choose(sandbox) if isinstance(player, str) else "none"
-    key = AnswerKey(table, positions_to_grade(side=chosen, table=table, sample=sample))
-    order = _shuffled(key.positions)
-    deadline = None if total_timeout is None else time.monotonic() + total_timeout
-    judge = _Judge(table.game, chosen, len(order), wanted, timeout, _player_name(player))
-    if not isinstance(player, str):
-        return _judge_all(judge, _in_process(Caller(player, form), order, deadline, total_timeout, judge), progress)
-    limits = Limits.for_grading(memory_mb, total_timeout)
-    process = PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table))
-    unsandboxed = key if contained == "none" else None
-    return _judge_all(judge, _isolated(process, order, deadline, judge), progress, process=process, deadline=deadline, unsandboxed=unsandboxed)
+    positions = positions_to_grade(side=chosen, table=table, sample=sample)
+    judge = _Judge(table.game, chosen, len(positions), wanted, timeout, _player_name(player))
+    with _reported_on_ctrl_c(judge):  # the sandbox check and the answer key take a while: Ctrl-C there reports nothing graded
+        contained = choose(sandbox) if isinstance(player, str) else "none"
+        key = AnswerKey(table, positions)
+        order = _shuffled(key.positions)
+        deadline = None if total_timeout is None else time.monotonic() + total_timeout
+        if not isinstance(player, str):
+            return _judge_all(judge, _in_process(Caller(player, form), order, deadline, total_timeout, judge), progress)
+        limits = Limits.for_grading(memory_mb, total_timeout)
+        process = PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table))
+        unsandboxed = key if contained == "none" else None
+        return _judge_all(judge, _isolated(process, order, deadline, judge), progress, process=process, deadline=deadline, unsandboxed=unsandboxed)
+
+
+@contextmanager
+def _reported_on_ctrl_c(judge: _Judge, process: PlayerProcess | None = None) -> Iterator[None]:
+    """Turn Ctrl-C (``KeyboardInterrupt``) inside the block into :class:`GradingInterrupted` with the report so far."""
+    try:
+        yield
+    except GradingInterrupted:
+        raise
+    except KeyboardInterrupt:
+        judge.stopped = "interrupted (Ctrl-C)"
+        raise GradingInterrupted(judge.report(process)) from None
 
 
 def _shuffled(positions: Sequence[Position]) -> list[Position]:
@@ -555,30 +571,32 @@ def _judge_all(
 ) -> GradeReport:
     """Start the player's process (if isolated), judge each reply as it comes, and report; the process is closed whatever happens.
 
+    Ctrl-C at any moment, the clean-up included, ends in :class:`GradingInterrupted`, and only
+    once the player's process is killed and reaped (the clean-up defers it).
+
     :param unsandboxed: the answer key of an isolated player that ran without a sandbox: its table file is checked afterwards.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
     """
-    try:
-        if process is not None:
-            process.start(deadline)
-        if progress is not None:
-            progress(0)
-        for position, reply in replies:
-            judge.add(position, reply)
+    with _reported_on_ctrl_c(judge, process):
+        try:
+            if process is not None:
+                process.start(deadline)
             if progress is not None:
-                progress(1)
-            judge.check_early()
-        judge.check_early(final=True)
-    except KeyboardInterrupt:
-        judge.stopped = "interrupted (Ctrl-C)"
-        raise GradingInterrupted(judge.report(process)) from None
-    finally:
-        replies.close()
-        if process is not None:
-            process.close()
-            if unsandboxed is not None:
-                _check_table(unsandboxed)
-    return judge.report(process)
+                progress(0)
+            for position, reply in replies:
+                judge.add(position, reply)
+                if progress is not None:
+                    progress(1)
+                judge.check_early()
+            judge.check_early(final=True)
+        finally:
+            with interrupts_deferred():
+                replies.close()
+                if process is not None:
+                    process.close()
+                    if unsandboxed is not None:
+                        _check_table(unsandboxed)
+        return judge.report(process)
 
 
 def _table_places(table: Table) -> list[Path]:

@@ -56,6 +56,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -399,26 +400,9 @@ class PlayerProcess:
         :raises PlayerError: if the file cannot be loaded (the child's own message),
             takes too long to load or kills its process while loading.
         """
-        self.close()
-        requests_r, requests_w = os.pipe()
-        replies_r, replies_w = os.pipe()
-        package_root = str(_HERE.parent.parent)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
-        try:
-            self._process = subprocess.Popen(
-                self._command([sys.executable, "-m", "solver.playerproc", str(requests_r), str(replies_w)]),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                pass_fds=(requests_r, replies_w),
-                env=env,
-                close_fds=True,
-                start_new_session=True,  # its own process group: processes the player forks die with it
-            )
-        finally:
-            os.close(requests_r)
-            os.close(replies_w)
-        self._requests, self._replies, self._buffer = requests_w, replies_r, b""
+        with interrupts_deferred():  # Ctrl-C waits until this object holds the child, so close() can kill it
+            self.close()
+            self._spawn()
         self._send({**self.settings})
         limit = time.monotonic() + max(LOAD_TIMEOUT, self.timeout)
         path = self.spec.rpartition(":")[0]
@@ -438,6 +422,32 @@ class PlayerProcess:
         why = self._death()
         raise PlayerError(f"{path}: importing it ended the player's process ({why})")
 
+    def _spawn(self) -> None:
+        """Start the child with its two pipes, and keep the handle and this side's ends (call with Ctrl-C deferred)."""
+        requests_r, requests_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        package_root = str(_HERE.parent.parent)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+        try:
+            process = subprocess.Popen(
+                self._command([sys.executable, "-m", "solver.playerproc", str(requests_r), str(replies_w)]),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(requests_r, replies_w),
+                env=env,
+                close_fds=True,
+                start_new_session=True,  # its own process group: processes the player forks die with it
+            )
+        except BaseException:
+            os.close(requests_w)
+            os.close(replies_r)
+            raise
+        finally:
+            os.close(requests_r)
+            os.close(replies_w)
+        self._process, self._requests, self._replies, self._buffer = process, requests_w, replies_r, b""
+
     def _command(self, command: list[str]) -> list[str]:
         """The child's command line: as it is, or wrapped in the sandbox."""
         if self.sandbox != "bwrap":
@@ -447,15 +457,16 @@ class PlayerProcess:
         return bwrap_command(command, cwd=Path.cwd(), player_dir=player_dir, needed=needed, hidden=self.hidden)
 
     def close(self) -> None:
-        """Kill the child (if any) and close the pipes."""
-        if self._process is not None:
-            _kill_group(self._process)
-            self._process.wait()
-            self._process = None
-        for fd in (self._requests, self._replies):
-            if fd >= 0:
-                os.close(fd)
-        self._requests = self._replies = -1
+        """Kill the child (if any), reap it and close the pipes; a Ctrl-C meanwhile is raised once that is done."""
+        with interrupts_deferred():
+            if self._process is not None:
+                _kill_group(self._process)
+                self._process.wait()
+                self._process = None
+            for fd in (self._requests, self._replies):
+                if fd >= 0:
+                    os.close(fd)
+            self._requests = self._replies = -1
 
     def __enter__(self) -> PlayerProcess:
         return self
@@ -542,11 +553,12 @@ class PlayerProcess:
         process = self._process
         if process is None:
             return "the process is gone"
-        try:
-            code = process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            code = process.wait()
+        with interrupts_deferred():  # a Ctrl-C inside Popen.wait(timeout) can leave its lock taken, and the next wait() hang
+            try:
+                code = process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                _kill_group(process)
+                code = process.wait()
         if code > 128:  # bwrap and the shield (main) pass on a death by signal N as 128 + N, as shells do
             code = 128 - code
         if code < 0:
@@ -564,6 +576,32 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass  # already gone, group and all
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C while the player's process is started or stopped: its ``KeyboardInterrupt`` comes when the block ends.
+
+    Raised anywhere inside :class:`subprocess.Popen`, a ``KeyboardInterrupt`` leaves a child
+    that nothing holds, so nothing kills it; raised between killing and reaping, it leaves the
+    child unreaped, and raised inside ``Popen.wait(timeout)`` it can leave the ``Popen``'s lock
+    taken, so the next ``wait()`` never returns. Inside the block SIGINT is only noted, and
+    the handler it found is called once the block is done (the blocks are short: a fork, a kill,
+    a wait of at most a few seconds). Python runs signal handlers in the main thread only: in
+    another thread, or where SIGINT is not handled by Python (ignored, default), the block just runs.
+    """
+    handler = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(handler):
+        yield
+        return
+    noted: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        if noted:
+            handler(signal.SIGINT, None)  # Python's default handler raises KeyboardInterrupt
 
 
 _BROKEN = {

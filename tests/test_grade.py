@@ -685,17 +685,41 @@ def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
 
 
 # -- Ctrl-C and the progress bar ---------------------------------------------------------------
-def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path):
-    path = tmp_path / "slow.py"
-    path.write_text("import time, solver\ndef play(board):\n    time.sleep(0.01)\n    return solver.best_move(board)\n")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "solver.cli", "grade", f"{path}:play", "-q"],
+SLOW_PLAYER = "import time, solver\ndef play(board):\n    time.sleep(0.01)\n    return solver.best_move(board)\n"
+
+
+@pytest.fixture
+def sigint_reaches_children():
+    """The graders this test starts get SIGINT at its default, whatever this process inherited.
+
+    A shell starts ``command &`` with SIGINT ignored, an ignored signal stays ignored across
+    ``exec``, and Python then installs no handler: a grader started from such a test run would
+    never see the test's Ctrl-C and would grade all 4,520 positions.
+    """
+    inherited = signal.getsignal(signal.SIGINT)
+    if inherited == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a Python handler is reset to the default by exec
+    yield
+    if inherited == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, inherited)
+
+
+def start_grading(player: Path, cwd: Path, mark: str = "") -> subprocess.Popen[str]:
+    """``solve grade FILE:play -q`` in its own process, its stdout and stderr read by the test."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "grade", f"{player}:play", "-q"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(Path(solver.__file__).parent.parent)},
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(Path(solver.__file__).parent.parent), "GRADE_TEST_MARK": mark},
     )
+
+
+def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path, sigint_reaches_children):
+    path = tmp_path / "slow.py"
+    path.write_text(SLOW_PLAYER)
+    process = start_grading(path, tmp_path)
     time.sleep(3)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
@@ -704,6 +728,119 @@ def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path):
     graded = int(out.split("Incomplete: graded ")[1].split(" of")[0].replace(",", ""))
     assert 0 < graded < 4520 and f"positions tried       {graded:,}" in out.replace("positions tried   ", "positions tried   ")
     assert "solve: grading interrupted (Ctrl-C): graded" in err
+
+
+def marked_processes(mark: str) -> list[int]:
+    """The live processes (zombies left out) whose environment holds ``GRADE_TEST_MARK=mark``: a grader and all it started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            marked = f"GRADE_TEST_MARK={mark}".encode() in (entry / "environ").read_bytes().split(b"\0")
+            if marked and _running(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
+def wait_until_gone(mark: str, seconds: float = 10) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := marked_processes(mark)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def test_ctrl_c_at_any_moment_ends_the_grading_and_leaves_no_process_behind(tmp_path, sigint_reaches_children):
+    path = tmp_path / "slow.py"
+    path.write_text(SLOW_PLAYER)
+    # from Python's start-up, through the table and the sandbox check, the player's start, to the calls
+    for delay in (0.05, 0.3, 0.6, 1.0, 1.5, 2.5):
+        mark = f"{os.getpid()}-{time.monotonic_ns()}"
+        process = start_grading(path, tmp_path, mark)
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        try:
+            out, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+            raise AssertionError(f"Ctrl-C {delay} s after the start did not end the grading within 30 s: {err}") from None
+        assert wait_until_gone(mark) == [], f"a process outlived the grader interrupted at {delay} s"
+        if err.rstrip().endswith("KeyboardInterrupt"):  # Ctrl-C during Python's own start-up, before solve runs
+            assert process.returncode != 0
+            continue
+        assert process.returncode == 130, (delay, err)
+        assert "solve: grading interrupted (Ctrl-C)" in err, (delay, err)
+        if "before the first position" not in err:
+            assert "Incomplete: graded " in out and "grading interrupted (Ctrl-C)." in out, (delay, out)
+
+
+class PopenInterrupted(subprocess.Popen):
+    """A Popen hit by Ctrl-C after the fork, before it returns: the moment the grader holds no handle on the child yet."""
+
+    pids: list[int] = []
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.pids.append(self.pid)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)
+
+
+def interrupted(**options) -> solver.GradingInterrupted:
+    """The GradingInterrupted of grading the first-empty-cell player (a plain KeyboardInterrupt fails the test, not the run)."""
+    with pytest.raises(KeyboardInterrupt) as caught:
+        solver.grade(f"{SIMPLE}:first_empty", sandbox="none", **options)
+    assert isinstance(caught.value, solver.GradingInterrupted), f"a bare {type(caught.value).__name__} left grade()"
+    return caught.value
+
+
+def test_ctrl_c_while_the_players_process_starts_kills_it(monkeypatch):
+    import solver.playerproc
+
+    PopenInterrupted.pids = []
+    monkeypatch.setattr(solver.playerproc.subprocess, "Popen", PopenInterrupted)
+    report = interrupted(sample=20).report
+    monkeypatch.undo()
+    assert report.stopped == "interrupted (Ctrl-C)" and report.positions == 0
+    [child] = PopenInterrupted.pids
+    assert not _running(child), "the player's process started as Ctrl-C came outlived the grading"
+
+
+def test_ctrl_c_while_the_players_process_is_stopped_still_kills_it_and_reports(monkeypatch):
+    import solver.playerproc
+
+    kill_group = solver.playerproc._kill_group
+    killed: list[int] = []
+
+    def interrupted_kill(process):
+        if not killed:
+            killed.append(process.pid)
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the grading ends, before the kill
+            time.sleep(0.5)
+        kill_group(process)
+
+    monkeypatch.setattr(solver.playerproc, "_kill_group", interrupted_kill)
+    report = interrupted(sample=20).report
+    assert report.stopped == "interrupted (Ctrl-C)" and report.positions == 20
+    assert not _running(killed[0]), "the player's process outlived the grading"
+
+
+def test_ctrl_c_before_the_player_starts_reports_nothing_graded(monkeypatch):
+    import solver.grading
+
+    answer_key = solver.grading.AnswerKey
+
+    def interrupted_key(*args):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)
+        return answer_key(*args)
+
+    monkeypatch.setattr(solver.grading, "AnswerKey", interrupted_key)
+    report = interrupted().report
+    assert report.stopped == "interrupted (Ctrl-C)" and report.positions == 0 < report.planned == TRIED["both"]
 
 
 def test_progress_bar_estimate_is_within_a_sane_factor_of_the_real_time_left():
