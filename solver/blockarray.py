@@ -96,13 +96,78 @@ class CodecUnavailable(TableError):
     """A table compressed with a codec whose package is not installed (the message says which)."""
 
 
-@cache
-def _zstd() -> ModuleType | None:
-    """Python 3.14's ``compression.zstd``, or its backport ``backports.zstd`` on 3.11 to 3.13.
+class _Zstandard:
+    """zstd through the ``zstandard`` package (the ``big`` extra): each thread reuses its contexts.
 
-    Looked up once per process: a failed import is not cached by Python, and searching the
-    path for ``compression`` on every block cost about 100 µs of each first touch.
+    A decompression context made for every block cost about 15 µs of each first touch of a
+    block here (``backports.zstd`` makes one per call); this one is made once per thread
+    (contexts are not safe to share between threads). The frame header's declared size is
+    read before decoding, so a forged header never makes it allocate more than the block.
     """
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+        self._local = threading.local()
+        self.error: type[Exception] = module.ZstdError
+
+    def compress(self, data: bytes | memoryview, level: int) -> bytes:
+        compressors: dict[int, Any] = self._local.__dict__.setdefault("compressors", {})
+        compressor = compressors.get(level)
+        if compressor is None:
+            compressor = compressors[level] = self._module.ZstdCompressor(level=level)
+        return bytes(compressor.compress(data))
+
+    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
+        declared = self._module.frame_content_size(data)  # -1: not declared
+        if declared not in (-1, expected):
+            raise ValueError(f"the frame declares {declared:,} bytes, expected {expected:,}")
+        decompressor = self._local.__dict__.get("decompressor")
+        if decompressor is None:
+            decompressor = self._local.decompressor = self._module.ZstdDecompressor()
+        return bytes(decompressor.decompress(data, max_output_size=expected, allow_extra_data=False))
+
+
+class _Stdlib:
+    """zstd through Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``: a new
+    decompressor for every block (the module offers no reusable one-shot context)."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+        self.error: type[Exception] = module.ZstdError
+
+    def compress(self, data: bytes | memoryview, level: int) -> bytes:
+        return bytes(self._module.compress(data, level=level))
+
+    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
+        decoder = self._module.ZstdDecompressor()
+        try:
+            out = decoder.decompress(data, max_length=expected)
+        except EOFError as error:
+            raise ValueError(str(error)) from None
+        if not decoder.eof or decoder.unused_data:
+            raise ValueError("not one whole frame")
+        return bytes(out)
+
+
+_ZstdBackend = _Zstandard | _Stdlib
+
+
+@cache
+def _zstd() -> _ZstdBackend | None:
+    """The zstd implementation: the ``zstandard`` package where installed (the ``big`` extra, contexts
+    reused), else Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``, else None.
+
+    Both write the same bytes for the same block and level (the same libzstd; tested), so a
+    table's file does not depend on which one built it. Looked up once per process: a failed
+    import is not cached by Python, and searching the path for ``compression`` on every
+    block cost about 100 µs of each first touch.
+    """
+    try:
+        import zstandard  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        pass
+    else:
+        return _Zstandard(zstandard)
     try:
         from compression import zstd  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
@@ -110,7 +175,7 @@ def _zstd() -> ModuleType | None:
             from backports import zstd  # type: ignore[import-not-found, no-redef, unused-ignore]
         except ImportError:
             return None
-    return zstd  # type: ignore[no-any-return, unused-ignore]
+    return _Stdlib(zstd)
 
 
 @dataclass(frozen=True)
@@ -140,8 +205,7 @@ class Codec:
         """One block, compressed (deterministic for a given codec version)."""
         if self.name == "zlib":
             return zlib.compress(data, level)
-        zstd = self._module()
-        return bytes(zstd.compress(data, level=level))
+        return self._backend().compress(data, level)
 
     def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
         """One block, decoded to exactly ``expected`` bytes; never more.
@@ -154,28 +218,28 @@ class Codec:
                 out = inflater.decompress(data, expected)
             except zlib.error as error:
                 raise ValueError(f"zlib: {error}") from None
-            whole = inflater.eof and not inflater.unconsumed_tail and not inflater.unused_data
+            if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
+                raise ValueError(f"decodes to {len(out):,} bytes or more, expected {expected:,} in one stream")
         else:
-            zstd = self._module()
-            decoder = zstd.ZstdDecompressor()
+            backend = self._backend()
             try:
-                out = decoder.decompress(data, max_length=expected)
-            except (zstd.ZstdError, EOFError) as error:
+                out = backend.decompress(data, expected)
+            except (backend.error, ValueError) as error:
                 raise ValueError(f"zstd: {error}") from None
-            whole = decoder.eof and not decoder.unused_data
-        if not whole or len(out) != expected:
-            raise ValueError(f"decodes to {len(out):,} bytes{'' if whole else ' or more'}, expected {expected:,} in one frame")
-        return bytes(out)
+        if len(out) != expected:
+            raise ValueError(f"decodes to {len(out):,} bytes, expected {expected:,}")
+        return out
 
-    def _module(self) -> Any:
-        module = _zstd()
-        if module is None:
+    def _backend(self) -> _ZstdBackend:
+        backend = _zstd()
+        if backend is None:
             self.require()
-        return module
+        assert backend is not None
+        return backend
 
 
 CODECS: Mapping[str, Codec] = {
-    "zstd": Codec("zstd", 9, range(1, 23), "backports.zstd (built into Python 3.14 as compression.zstd)", "big"),
+    "zstd": Codec("zstd", 9, range(1, 23), "zstandard (or Python 3.14's compression.zstd)", "big"),
     "zlib": Codec("zlib", 6, range(1, 10), "", ""),
 }
 """The codecs a region can be written with, by the name its :class:`Encoding` records.
@@ -476,9 +540,10 @@ class BlockArray:
         """
         found = self._cache.get(block)
         if found is not None:
-            with self._lock:
-                if block in self._cache:
-                    self._cache.move_to_end(block)
+            try:  # one C call, atomic: no lock on the path every warm look-up takes
+                self._cache.move_to_end(block)
+            except KeyError:  # another thread evicted it meanwhile: the copy in hand is still good
+                pass
             return found
         if not 0 <= block < self.blocks:
             raise IndexError(f"block {block} is out of range: expected 0 to {self.blocks - 1}")

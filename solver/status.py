@@ -146,6 +146,19 @@ class Rules:
             common &= line
         return LOST if moved_last and common else INVALID
 
+    def winning_cells(self, mask: int, empty: int) -> int:
+        """The cells of ``empty`` where a player holding the cells ``mask`` would complete a line (a bit each).
+
+        A line is completed by a move when exactly one of its cells is missing from
+        ``mask`` and that cell is empty: one pass over the game's lines (28 for 5x5k4).
+        """
+        found = 0
+        for line in self.line_masks:
+            missing = line & ~mask
+            if missing & (missing - 1) == 0 and missing & empty:
+                found |= missing
+        return found
+
     def wins_at(self, mask: int, cell: int) -> bool:
         """Whether a player's cells ``mask`` (holding ``cell``) have a whole line through ``cell``."""
         return any(mask & line == line for line in self._lines_through[cell])

@@ -38,8 +38,9 @@ memoryview look-ups (no numpy scalars). Best-move masks use byte tables
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
+from operator import add
 
 import numpy as np
 
@@ -101,6 +102,8 @@ class Symmetries:
         self._powers = 3 ** np.arange(game.cells, dtype=np.int64)
         self._target_powers = np.stack([3 ** np.array(inv, dtype=np.int64) for inv in inverses])
         """``[s, cell]``: ``3**`` the cell that ``cell``'s content moves to under ``s``."""
+        self._child_steps = {piece: tuple(tuple(column.tolist()) for column in (piece * self._target_powers).T) for piece in (1, 2)}
+        """``[piece][cell]``: what adding ``piece`` at ``cell`` adds to a board's image under each ``s`` (plain ints)."""
         self._rows = tuple(_rows(per_chunk) for per_chunk in zip(*self._tables, strict=True)) if len(self.chunks) == 3 else ()
         """Per chunk (three chunks: 3 to 27 cells), every symmetry's entry for a digit pattern side by side
         (entry ``pattern * count + s``), for one code's images: one row per chunk (a 64-byte cache line for
@@ -170,6 +173,17 @@ class Symmetries:
         r0, r1, r2 = self._rows
         p0, p1, p2 = p0 * n, p1 * n, p2 * n
         return map(sum, zip(r0[p0 : p0 + n], r1[p1 : p1 + n], r2[p2 : p2 + n], strict=True))
+
+    def canonical_child_codes(self, code: int, piece: int, cells: Iterable[int]) -> Iterator[int]:
+        """The canonical code of the board with ``piece`` (1 X, 2 O) added at each of ``cells``, in order.
+
+        Plain ints, for the few children of one position (a best move): the board's images
+        are computed once, and a child's image under ``s`` is that image plus ``piece *
+        3**(where s moves the cell)``; a child costs a sum and a minimum over the symmetries.
+        """
+        images = self.images_of(code)
+        steps = self._child_steps[piece]
+        return (min(map(add, images, steps[cell])) for cell in cells)
 
     def canonical_children(self, code: int, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every move from one board, canonicalised at once: ``(cells, canonical codes, s)``.

@@ -647,6 +647,17 @@ class TableFile:
             guard = self._guards[name] = BlockGuard(self, self.header.spec(name))
         return guard
 
+    @property
+    def pinned(self) -> bool:
+        """Whether the package ships this table's checksum (:func:`expected_root`).
+
+        Opening matched the file's root against it, so a block whose SHA-256 matches its
+        digest holds exactly the bytes of the build that was checked before its checksum
+        shipped: the values check of :mod:`solver.tables.plausible` is needed only when this
+        is False (a game without a shipped checksum, where the file itself may be forged).
+        """
+        return expected_root(self.header.game, self.header.kind) is not None
+
     def digest(self, index: int) -> bytes:
         """The stored SHA-256 of block ``index`` (counted over all arrays)."""
         return self._digests[index * DIGEST_BYTES : (index + 1) * DIGEST_BYTES]

@@ -231,6 +231,69 @@ def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pyte
     monkeypatch.setattr(blockarray, "_zstd", lambda: None)
     assert default_codec() == "zlib", "without zstd, tables are written with the standard library's zlib"
     zstd_encoding = Encoding("zstd", 9, BLOCK, written.encoding.size, written.encoding.data_bytes)
-    with pytest.raises(CodecUnavailable, match=r"backports.zstd.*\[big\]"):
+    with pytest.raises(CodecUnavailable, match=r"zstandard.*\[big\]"):
         BlockArray(out.getbuffer(), zstd_encoding, written.digest, name="t.ttt")
     assert BlockArray(out.getbuffer(), written.encoding, written.digest)[0] == scores_like(5000)[0]
+
+
+def _backends() -> dict[str, object]:
+    """Every zstd implementation this Python has: the ``zstandard`` package and ``compression.zstd`` (or its backport)."""
+    from solver import blockarray
+
+    found: dict[str, object] = {}
+    try:
+        import zstandard
+
+        found["zstandard"] = blockarray._Zstandard(zstandard)
+    except ImportError:
+        pass
+    try:
+        from compression import zstd  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        try:
+            from backports import zstd  # type: ignore[import-not-found, no-redef, unused-ignore]
+        except ImportError:
+            return found
+    found["compression.zstd"] = blockarray._Stdlib(zstd)
+    return found
+
+
+BACKENDS = _backends()
+
+
+def test_both_zstd_packages_write_the_same_bytes_and_read_each_other() -> None:
+    if len(BACKENDS) < 2:
+        pytest.skip(f"needs both zstandard and compression.zstd (or backports.zstd) to compare; found {sorted(BACKENDS) or 'neither'}")
+    data = scores_like(200_000)
+    for start in range(0, data.size, 1 << 16):
+        block = data[start : start + (1 << 16)].tobytes()
+        for level in (1, 9):
+            outputs = {name: backend.compress(block, level) for name, backend in BACKENDS.items()}  # type: ignore[attr-defined]
+            assert len(set(outputs.values())) == 1, f"level {level}: the packages wrote different frames"
+            for backend in BACKENDS.values():
+                assert backend.decompress(outputs["zstandard"], len(block)) == block  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(BACKENDS))
+def test_a_zstd_frame_that_declares_or_holds_more_than_its_block_is_refused(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from solver import blockarray
+
+    monkeypatch.setattr(blockarray, "_zstd", lambda: BACKENDS[name])
+    codec = codec_of("zstd")
+    big = codec.compress(bytes(1 << 20), 3)  # declares 1 MiB in its header
+    with pytest.raises(ValueError, match="zstd"):
+        codec.decompress(big, 1 << 12)
+    with pytest.raises(ValueError, match="zstd"):
+        codec.decompress(big + b"\x00" * 8, 1 << 20)  # bytes after the frame
+    with pytest.raises(ValueError, match="zstd"):
+        codec.decompress(big[:-4], 1 << 20)  # cut short
+    assert codec.decompress(big, 1 << 20) == bytes(1 << 20)
+
+
+def test_zstandard_decodes_on_many_threads_at_once(tmp_path: Path) -> None:
+    if "zstandard" not in BACKENDS:
+        pytest.skip("needs the zstandard package (the big extra)")
+    array = scores_like(400_000)
+    written, start = write_file(tmp_path / "t", [array], "zstd")
+    read = open_region(tmp_path / "t", written, start)
+    assert np.array_equal(read.decode_all(threads=4), array), "each thread decodes with its own context"

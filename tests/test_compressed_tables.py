@@ -257,6 +257,28 @@ def test_an_impossible_score_in_a_compressed_block_is_refused_when_the_block_is_
         assert str(forged) in message and "rebuild it with: solve build --game 3x4k3" in message, message
 
 
+def test_the_values_check_runs_exactly_where_no_checksum_ships(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table whose checksum ships was matched against it on open, so its digests prove every block holds
+    the checked build's bytes: its blocks skip the values check (a cost of each first touch). The same file
+    without a shipped checksum checks the values of every block it decodes."""
+    from solver import checksums, store
+
+    game = parse_game("3x4k3")
+    layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
+    path = write_compact(tmp_path / "t.ttt", game, layers)
+    monkeypatch.setattr(store, "believe", lambda table: None)
+    monkeypatch.delitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", raising=False)
+    unpinned = open_compact(path)
+    assert isinstance(unpinned, CompactTable) and unpinned.file is not None and not unpinned.file.pinned
+    assert unpinned.file.compressed("scores").check is not None
+    monkeypatch.setitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", unpinned.sha256)
+    pinned = open_compact(path)
+    assert isinstance(pinned, CompactTable) and pinned.file is not None and pinned.file.pinned
+    assert pinned.file.compressed("scores").check is None
+    codes = pinned.reachable_codes()
+    assert np.array_equal(pinned.lookup_codes(codes).score, unpinned.lookup_codes(codes).score)
+
+
 def test_load_into_memory_answers_the_same(written: Path) -> None:
     table = open_compact(written)
     codes = table.reachable_codes()

@@ -200,6 +200,23 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_late_boards_with_sever
     assert several, "the sample has boards where the winner holds several lines"
 
 
+@pytest.mark.parametrize("name", ["5x5k4", "3x3k3", "2x9k4", "5x5k5", "1x4k1"])
+def test_the_winning_cells_of_a_player_are_the_empty_cells_where_a_move_completes_a_line(name: str) -> None:
+    game = parse_game(name)
+    rules = rules_of(game)
+    rng = np.random.default_rng(16)
+    for _ in range(2_000):
+        cells = rng.permutation(game.cells)
+        mover_cells, other_cells = int(rng.integers(0, game.cells)), int(rng.integers(0, game.cells // 2 + 1))
+        mover = sum(1 << int(c) for c in cells[:mover_cells])
+        other = sum(1 << int(c) for c in cells[mover_cells : mover_cells + other_cells])
+        empty = game.full_mask & ~(mover | other)
+        expected = sum(
+            1 << c for c in range(game.cells) if empty >> c & 1 and any(line >> c & 1 and (mover | 1 << c) & line == line for line in game.line_masks)
+        )
+        assert rules.winning_cells(mover, empty) == expected, (name, bin(mover), bin(other))
+
+
 def _lines_held(game, word: int) -> int:
     x, o = word & 0xFFFFFFFF, word >> 32
     return sum(1 for line in game.line_masks if x & line == line or o & line == line)

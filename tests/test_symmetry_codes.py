@@ -128,6 +128,18 @@ def test_canonical_children_are_the_canonical_codes_of_each_move(case: tuple[Gam
         assert sym.canonical_of(code + piece * 3**cell) == (canonical, s), f"{render(game, code)} move {cell}"
 
 
+@EXAMPLES
+@given(legal_boards())
+def test_canonical_child_codes_in_plain_ints_are_the_canonical_codes_of_each_move(case: tuple[Game, int]) -> None:
+    game, code = case
+    sym = symmetries(game)
+    board = digits(game, code)
+    piece = 1 if board.count(1) == board.count(2) else 2
+    cells = [cell for cell in range(game.cells) if board[cell] == 0]
+    found = list(sym.canonical_child_codes(code, piece, cells))
+    assert found == [sym.canonical_of(code + piece * 3**cell)[0] for cell in cells], render(game, code)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_vectorised_calls_match_one_code_at_a_time_on_many_boards(name: str) -> None:
     game = parse_game(name)

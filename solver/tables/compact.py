@@ -147,6 +147,11 @@ class CompactTable(Table):
     def from_file(cls, table_file: TableFile, *, prove: Prover | None = None) -> CompactTable:
         """The table of an open compact table file (layout checked now, blocks verified on first use).
 
+        Every block is checked against its digest when first read; the scores in it are also
+        checked against what its layers can hold (:func:`~solver.tables.plausible.compact_check`)
+        unless the file's checksum ships with the package (:attr:`TableFile.pinned`: then the
+        digests prove the bytes are those of the checked build).
+
         :raises TableError: if the file holds another kind of table, or one written with another index.
         """
         header = table_file.header
@@ -157,12 +162,13 @@ class CompactTable(Table):
         for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
+        check = None if table_file.pinned else compact_check(header.game, layout(header.game).layer_offsets)
         if header.spec("scores").encoding is not None:
             array = table_file.compressed("scores")
-            array.check = compact_check(header.game, layout(header.game).layer_offsets)
+            array.check = check
             return cls(header.game, array, path=table_file.path, file=table_file, prove=prove)
         guard = table_file.guard("scores")
-        guard.check = compact_check(header.game, layout(header.game).layer_offsets)
+        guard.check = check
         return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
 
     def __repr__(self) -> str:
@@ -267,27 +273,29 @@ class CompactTable(Table):
     def best_mask_of(self, code: int) -> int:
         """Bit ``cell`` set for every best move of a reachable code (0 when the game is over or no game reaches it).
 
-        The moves whose child has the smallest score (:mod:`solver.score`): a move that
-        completes a line is a win now, the others are read at the children's canonical
-        boards (:meth:`solver.symmetry.Symmetries.canonical_children`, all at once).
+        The moves whose child has the smallest score (:mod:`solver.score`): the moves that
+        complete a line win now (the children need not be read); on the last empty cell a
+        move draws; else the children are read at their canonical boards
+        (:meth:`solver.symmetry.Symmetries.canonical_child_codes`). Plain ints throughout:
+        a position has at most ``cells`` children, too few for numpy's per-call cost.
         """
-        if not 0 <= code < self._codes or self._index(code) < 0 or self._rules.status_of(code) != IN_PLAY:
+        if not 0 <= code < self._codes:
+            return 0
+        status, pieces = self._rules.judge(code)  # illegal piece counts: INVALID
+        if status != IN_PLAY:
             return 0
         word = self._rules.word_of(code)
         x, o = word & 0xFFFFFFFF, word >> 32
-        piece = 1 if x.bit_count() == o.bit_count() else 2
-        mover = x if piece == 1 else o
-        cells, canonical, _ = self._sym.canonical_children(code, piece)
-        full = x.bit_count() + o.bit_count() + 1 == self.game.cells
-        wins_at, stored = self._rules.wins_at, self._stored
+        piece, mover = (1, x) if pieces % 2 == 0 else (2, o)
+        empty = self.game.full_mask & ~(x | o)
+        wins = self._rules.winning_cells(mover, empty)
+        if wins or pieces + 1 == self.game.cells:
+            return wins or empty
+        cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
+        index, stored = self._index, self._stored
         lowest, mask = 128, 0
-        for cell, index in zip(cells.tolist(), self.layout.index_of(canonical).tolist(), strict=True):
-            if wins_at(mover | 1 << cell, cell):
-                child = -WIN
-            elif full:
-                child = 0
-            else:
-                child = stored(index)
+        for cell, canonical in zip(cells, self._sym.canonical_child_codes(code, piece, cells), strict=True):
+            child = stored(index(canonical))
             if child < lowest:
                 lowest, mask = child, 1 << cell
             elif child == lowest:

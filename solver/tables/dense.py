@@ -116,7 +116,7 @@ class DenseTable(Table):
         """
         if opened.header.kind != "dense":
             raise opened.error(f"holds a {opened.header.kind} table, expected a dense one")
-        opened.guard("entries").check = dense_check(opened.header.game)
+        opened.guard("entries").check = None if opened.pinned else dense_check(opened.header.game)  # as compact tables do
         if verify or (verify is None and opened.header.end <= VERIFY_ON_OPEN_BYTES):
             opened.verify_all()
         return cls(opened.header.game, opened.array("entries"), path=opened.path, file=opened, prove=prove)
