@@ -689,8 +689,8 @@ SLOW_PLAYER = "import time, solver\ndef play(board):\n    time.sleep(0.01)\n    
 
 
 @pytest.fixture
-def sigint_reaches_children():
-    """The graders this test starts get SIGINT at its default, whatever this process inherited.
+def sigint_handled():
+    """SIGINT raises KeyboardInterrupt in this process and in the graders it starts, whatever this process inherited.
 
     A shell starts ``command &`` with SIGINT ignored, an ignored signal stays ignored across
     ``exec``, and Python then installs no handler: a grader started from such a test run would
@@ -716,7 +716,7 @@ def start_grading(player: Path, cwd: Path, mark: str = "") -> subprocess.Popen[s
     )
 
 
-def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path, sigint_reaches_children):
+def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
     process = start_grading(path, tmp_path)
@@ -752,7 +752,7 @@ def wait_until_gone(mark: str, seconds: float = 10) -> list[int]:
     return left
 
 
-def test_ctrl_c_at_any_moment_ends_the_grading_and_leaves_no_process_behind(tmp_path, sigint_reaches_children):
+def test_ctrl_c_at_any_moment_ends_the_grading_and_leaves_no_process_behind(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
     # from Python's start-up, through the table and the sandbox check, the player's start, to the calls
@@ -797,6 +797,7 @@ def interrupted(**options) -> solver.GradingInterrupted:
     return caught.value
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_ctrl_c_while_the_players_process_starts_kills_it(monkeypatch):
     import solver.playerproc
 
@@ -809,6 +810,7 @@ def test_ctrl_c_while_the_players_process_starts_kills_it(monkeypatch):
     assert not _running(child), "the player's process started as Ctrl-C came outlived the grading"
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_ctrl_c_while_the_players_process_is_stopped_still_kills_it_and_reports(monkeypatch):
     import solver.playerproc
 
@@ -828,6 +830,7 @@ def test_ctrl_c_while_the_players_process_is_stopped_still_kills_it_and_reports(
     assert not _running(killed[0]), "the player's process outlived the grading"
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_ctrl_c_before_the_player_starts_reports_nothing_graded(monkeypatch):
     import solver.grading
 
