@@ -458,6 +458,9 @@ def bench_compact_lookups(path: Path, game: str) -> None:
     report(f"{game} lookup(board string), warm", t_warm_text * 1e6, "us", "<= 10 us", t_warm_text <= 10e-6)
     t_warm = per_call(lambda: [table.best_move(code) for code in few], number=20, repeat=5) / len(few)
     report(f"{game} best_move(int) warm (5 positions, their blocks cached)", t_warm * 1e6, "us", "<= 50 us", t_warm <= 50e-6)
+    table.best_move(0)
+    t_empty = per_call(lambda: table.best_move(0), number=200, repeat=5)
+    report(f"{game} best_move(int) warm, the empty board ({table.game.cells} children)", t_empty * 1e6, "us")
     bench_compact_first_touch(path, game, codes)
     if table.layout.size <= IN_MEMORY_AT_MOST:
         bench_compact_in_memory(path, game)

@@ -297,3 +297,14 @@ def test_zstandard_decodes_on_many_threads_at_once(tmp_path: Path) -> None:
     written, start = write_file(tmp_path / "t", [array], "zstd")
     read = open_region(tmp_path / "t", written, start)
     assert np.array_equal(read.decode_all(threads=4), array), "each thread decodes with its own context"
+
+
+@pytest.mark.parametrize("codec", AVAILABLE)
+def test_a_few_items_read_at_once_are_the_items_one_by_one(tmp_path: Path, codec: str) -> None:
+    array = scores_like(40_000)
+    written, start = write_file(tmp_path / "t", [array], codec)
+    read = open_region(tmp_path / "t", written, start, cache_blocks=2)
+    picks = [0, 39_999, 5, 4096, 4095, 4096, 20_000, 1, 39_999]  # blocks come and go, some read twice
+    assert read.items(picks) == array[picks].tolist() and read.items([]) == []
+    with pytest.raises(IndexError, match="out of range"):
+        read.items([3, 40_000])

@@ -228,6 +228,12 @@ class CompactTable(Table):
             self._check_span(index)
         return self._read(index)
 
+    def _stored_items(self, indices: list[int]) -> list[int]:
+        """The stored bytes at a few indices (plain ints, checked; one position's children)."""
+        if self._blocks is not None:
+            return self._blocks.items(indices)
+        return [self._stored(index) for index in indices]
+
     def _take(self, indices: np.ndarray) -> np.ndarray:
         """The stored bytes at many indices in range (int8, checked)."""
         if self._blocks is not None:
@@ -292,15 +298,9 @@ class CompactTable(Table):
         if wins or pieces + 1 == self.game.cells:
             return wins or empty
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
-        index, stored = self._index, self._stored
-        lowest, mask = 128, 0
-        for cell, canonical in zip(cells, self._sym.canonical_child_codes(code, piece, cells), strict=True):
-            child = stored(index(canonical))
-            if child < lowest:
-                lowest, mask = child, 1 << cell
-            elif child == lowest:
-                mask |= 1 << cell
-        return mask
+        children = self._stored_items(list(map(self._index, self._sym.canonical_child_codes(code, piece, cells))))
+        lowest = min(children)
+        return sum(1 << cell for cell, child in zip(cells, children, strict=True) if child == lowest)
 
     # -- many at once ---------------------------------------------------------------------
     def indices(self, codes: np.ndarray) -> np.ndarray:

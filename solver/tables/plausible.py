@@ -2,9 +2,10 @@
 
 A block whose hash matches its digest can still hold a forged score when the whole file
 was forged (a game without a shipped checksum). Besides the full consistency pass
-(:func:`solver.builder.prove`), every block is checked, when first verified, for scores
-no position of its layer can have (:func:`solver.score.possible_scores`: a win in more
-plies than cells left, a stored 127, a loss before the winner can hold a line).
+(:func:`solver.builder.prove`), every block of such a table is checked, when first
+verified, for scores no position of its layer can have (:func:`solver.score.possible_scores`:
+a win in more plies than cells left, a stored 127, a loss before the winner can hold a
+line). A table whose checksum ships skips it (:attr:`solver.tablefile.TableFile.pinned`).
 """
 
 from __future__ import annotations
