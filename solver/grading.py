@@ -530,10 +530,17 @@ def grade(
         deadline = None if total_timeout is None else time.monotonic() + total_timeout
         if not isinstance(player, str):
             return _judge_all(judge, _in_process(Caller(player, form), order, deadline, total_timeout, judge), progress)
-        limits = Limits.for_grading(memory_mb, total_timeout)
-        process = PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table))
+        process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout)
         unsandboxed = key if contained == "none" else None
         return _judge_all(judge, _isolated(process, order, deadline, judge), progress, process=process, deadline=deadline, unsandboxed=unsandboxed)
+
+
+def _player_process(
+    player: str, form: BoardForm, table: Table, contained: Literal["bwrap", "none"], *, timeout: float, memory_mb: int | None, total_timeout: float | None
+) -> PlayerProcess:
+    """The player's process, not started yet: its limits, its sandbox, and the table files it must not see."""
+    limits = Limits.for_grading(memory_mb, total_timeout)
+    return PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table))
 
 
 @contextmanager
