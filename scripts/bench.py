@@ -458,14 +458,19 @@ def bench_compact_lookups(path: Path, game: str) -> None:
     report(f"{game} lookup(board string), warm", t_warm_text * 1e6, "us", "<= 10 us", t_warm_text <= 10e-6)
     t_warm = per_call(lambda: [table.best_move(code) for code in few], number=20, repeat=5) / len(few)
     report(f"{game} best_move(int) warm (5 positions, their blocks cached)", t_warm * 1e6, "us", "<= 50 us", t_warm <= 50e-6)
-    table.best_move(0)
-    t_empty = per_call(lambda: table.best_move(0), number=200, repeat=5)
-    report(f"{game} best_move(int) warm, the empty board ({table.game.cells} children)", t_empty * 1e6, "us")
+    bench_best_move_on_the_empty_board(table)
     bench_compact_first_touch(path, game, codes)
     if table.layout.size <= IN_MEMORY_AT_MOST:
         bench_compact_in_memory(path, game)
     else:
         print(f"   ({game} in memory: not measured, {table.layout.size / 2**30:.0f} GiB of scores does not fit this machine)")
+
+
+def bench_best_move_on_the_empty_board(table: CompactTable) -> None:
+    """``best_move(0)`` warm: the most children a position has (each read at its canonical board)."""
+    table.best_move(0)
+    t_empty = per_call(lambda: table.best_move(0), number=200, repeat=5)
+    report(f"{table.game.name} best_move(int) warm, the empty board ({table.game.cells} children)", t_empty * 1e6, "us")
 
 
 IN_MEMORY_AT_MOST = 4 << 30
