@@ -422,8 +422,8 @@ def bench_compact_lookups(path: Path, game: str) -> None:
     report(f"  first batch of {drawn:,} codes (verifies every block it touches)", time.perf_counter() - started, "s")
     codes = sample[scores != -128][:kept]
     rates = [codes.size / per_call(lambda: table.lookup_codes(codes), number=1, repeat=1) / 1e6 for _ in range(3 if big else 9)]
-    target = ("", None) if big else (">= 20 M/s", max(rates) >= 20)
-    report(f"{game} lookup_codes, {kept:,} random reachable codes, best", max(rates), "M/s", *target)
+    # no target here: issue 14's 20 M/s is for a table in memory (bench_compact_in_memory); this one decodes blocks
+    report(f"{game} lookup_codes, {kept:,} random reachable codes, compressed (not in memory), best", max(rates), "M/s")
     report("  median", statistics.median(rates), "M/s")
     some = codes[:1000].tolist()
     playing = [c for c in some if table.at(c).score != -100 and table.at(c).pieces < table.game.cells][:200]
