@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -62,3 +63,22 @@ def documented_stats_keys() -> tuple[set[str], dict[str, set[str]]]:
         first_column = line.split("  ")[0]
         keys.update(re.findall(r"``(\w+)``", first_column))
     return keys, STATS_SUBKEYS
+
+
+@pytest.fixture(scope="session")
+def stand_in_layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
+    """Every board's score of 2x9k4, the build tests' stand-in game (18 cells: layered, built in seconds), raw."""
+    from solver.build.layered import build_layers
+    from solver.game import parse_game
+
+    built = build_layers(parse_game("2x9k4"), tmp_path_factory.mktemp("raw") / "build", jobs=1)
+    return [np.array(layer) for layer in built.layers()]
+
+
+@pytest.fixture(scope="session")
+def stand_in_table(tmp_path_factory: pytest.TempPathFactory, stand_in_layers: list[np.ndarray]) -> bytes:
+    """The 2x9k4 table written from :func:`stand_in_layers` in memory in one pass: what every build must write, byte for byte."""
+    from solver.builder import write_compact
+    from solver.game import parse_game
+
+    return write_compact(tmp_path_factory.mktemp("one pass") / "2x9k4.ttt", parse_game("2x9k4"), stand_in_layers).read_bytes()

@@ -13,7 +13,7 @@ import pytest
 import solver.build.layered
 import solver.sealing
 from solver.build.layered import BuildDir, BuildError, ChunkDone, build_layers
-from solver.builder import build_compact, write_compact
+from solver.builder import build_compact
 from solver.errors import TableError
 from solver.game import parse_game
 from solver.index import layout
@@ -22,19 +22,6 @@ from solver.tables.stored import stored_layers
 
 GAME = "2x9k4"
 SMALL_CHUNKS = 1 << 12
-
-
-@pytest.fixture(scope="module")
-def layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
-    """Every board's score of the stand-in game, raw (no sealing)."""
-    built = build_layers(parse_game(GAME), tmp_path_factory.mktemp("raw") / "build", jobs=1)
-    return [np.array(layer) for layer in built.layers()]
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory, layers: list[np.ndarray]) -> bytes:
-    """The table written from the layers in memory in one pass."""
-    return write_compact(tmp_path_factory.mktemp("one pass") / f"{GAME}.ttt", parse_game(GAME), layers).read_bytes()
 
 
 @pytest.mark.parametrize("name", ["3x3k3", "2x9k4", "3x6k3", "4x5k4", "3x7k3", "4x6k4", "5x5k4"])
@@ -52,21 +39,21 @@ def test_every_block_starts_in_exactly_one_layer_and_each_head_fills_the_block_b
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_a_sealed_build_writes_the_same_bytes_as_one_pass_over_the_layers(tmp_path: Path, reference: bytes, jobs: int) -> None:
+def test_a_sealed_build_writes_the_same_bytes_as_one_pass_over_the_layers(tmp_path: Path, stand_in_table: bytes, jobs: int) -> None:
     path = build_compact(parse_game(GAME), tmp_path / f"{GAME}.ttt", jobs=jobs)
-    assert path.read_bytes() == reference
+    assert path.read_bytes() == stand_in_table
     assert not (tmp_path / f"{GAME}.ttt.build").exists()
 
 
-def test_the_table_stores_what_the_layers_say(tmp_path: Path, layers: list[np.ndarray]) -> None:
+def test_the_table_stores_what_the_layers_say(tmp_path: Path, stand_in_layers: list[np.ndarray]) -> None:
     from solver.tablefile import open_table
 
     game = parse_game(GAME)
     path = build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
     table = open_table(path, game=game)
-    assert (table.compressed("scores").decode_all() == np.concatenate(list(stored_layers(game, layers)))).all()
+    assert (table.compressed("scores").decode_all() == np.concatenate(list(stored_layers(game, stand_in_layers)))).all()
     meta = table.header.meta["layer_histograms"]
-    for ply, layer in enumerate(layers):
+    for ply, layer in enumerate(stand_in_layers):
         counted = {int(score): int(n) for score, n in zip(*np.unique(layer, return_counts=True), strict=True)}
         assert {int(k): v for k, v in meta[str(ply)]["all"].items()} == counted
 
@@ -92,7 +79,9 @@ class Stop(Exception):
 
 
 @pytest.mark.parametrize("ply", [17, 12, 9, 3, 0])
-def test_a_build_killed_in_any_layer_resumes_and_ends_with_the_same_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes, ply: int) -> None:
+def test_a_build_killed_in_any_layer_resumes_and_ends_with_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes, ply: int
+) -> None:
     monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
     game = parse_game(GAME)
     chunks = iter(range(10**9))
@@ -105,13 +94,13 @@ def test_a_build_killed_in_any_layer_resumes_and_ends_with_the_same_bytes(tmp_pa
         build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1, progress=stop)
     assert (tmp_path / f"{GAME}.ttt.build" / "manifest.json").is_file()
     notes: list[str] = []
-    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1, notify=notes.append).read_bytes() == reference
+    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1, notify=notes.append).read_bytes() == stand_in_table
     assert any("resuming" in note for note in notes), notes
 
 
 @pytest.mark.parametrize("where", ["after the blocks were written", "after the layer was recorded, before its raw file went"])
 def test_a_build_killed_while_it_seals_a_layer_resumes_and_ends_with_the_same_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes, where: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes, where: str
 ) -> None:
     game = parse_game(GAME)
     real_retire = BuildDir.retire
@@ -129,7 +118,7 @@ def test_a_build_killed_while_it_seals_a_layer_resumes_and_ends_with_the_same_by
     with pytest.raises(Stop):
         build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
     monkeypatch.setattr(BuildDir, "retire", real_retire)
-    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == reference
+    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == stand_in_table
     assert not (tmp_path / f"{GAME}.ttt.build").exists()
 
 
@@ -220,7 +209,7 @@ def _raise_in(done: ChunkDone, ply: int) -> None:
         raise Stop
 
 
-def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes) -> None:
+def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes) -> None:
     monkeypatch.setattr(solver.sealing, "SEGMENT_BLOCKS", 1)
     calls: list[int] = []
 
@@ -235,10 +224,10 @@ def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path
         game, directory, solver.build.layered._in_process(game, directory), jobs=1, release=release(Compression.default()), mapper=mapper
     )
     assert sum(calls) > game.cells, "every whole block went through the mapper, one segment each"
-    assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == reference
+    assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == stand_in_table
 
 
-def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes) -> None:
+def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes) -> None:
     """Resuming 5x5k4 with 45 GiB in its directory must not ask for the whole 52 GiB peak again."""
     game = parse_game(GAME)
     directory = tmp_path / "build"
@@ -250,7 +239,7 @@ def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: P
     monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=peak - 1))
     build_layers(game, directory, jobs=1, release=release(Compression.default()))  # less free than the peak, more than still needed
     monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage)
-    assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == reference
+    assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == stand_in_table
     monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=0))
     with pytest.raises(BuildError, match=r"GiB of disk in .* beyond what it holds .* GiB there already\), but only 0\.00 GiB is free"):
         build_layers(game, tmp_path / "fresh", jobs=1, release=release(Compression.default()))

@@ -11,7 +11,7 @@ import pytest
 
 import solver.build.layered as layered
 from solver.build.layered import BuildDir, BuildError, build_layers, spool_bytes, unspool
-from solver.builder import build_compact, write_compact
+from solver.builder import build_compact
 from solver.game import parse_game
 from solver.sealing import Compression, release
 
@@ -23,17 +23,6 @@ KILLED = 9
 
 class Stop(Exception):
     """Raised to kill a build at a chosen moment."""
-
-
-@pytest.fixture(scope="module")
-def layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
-    built = build_layers(parse_game(GAME), tmp_path_factory.mktemp("raw") / "build", jobs=1)
-    return [np.array(layer) for layer in built.layers()]
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory, layers: list[np.ndarray]) -> bytes:
-    return write_compact(tmp_path_factory.mktemp("one pass") / f"{GAME}.ttt", parse_game(GAME), layers).read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -52,8 +41,8 @@ def test_a_spooled_chunk_decodes_to_its_scores_and_never_takes_more_than_its_own
     assert unspool(data, scores.size) == scores.tobytes()
 
 
-def test_a_layer_of_real_scores_spools_to_a_small_part_of_its_size(layers: list[np.ndarray]) -> None:
-    layer = max(layers, key=len)
+def test_a_layer_of_real_scores_spools_to_a_small_part_of_its_size(stand_in_layers: list[np.ndarray]) -> None:
+    layer = max(stand_in_layers, key=len)
     assert len(spool_bytes(layer)) * layered.SPOOLED_AT_MOST < layer.size
 
 
@@ -141,7 +130,7 @@ WHERE = ["before the layer was decoded", "while the layer was decoded", "after t
 
 @pytest.mark.parametrize("where", WHERE)
 def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_again(
-    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: bytes
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
 ) -> None:
     monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
     game = parse_game(GAME)
@@ -157,7 +146,7 @@ def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_a
         return real(directory, name, ply, *args, **kwargs)
 
     monkeypatch.setattr(layered, "run_chunks", counted)
-    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == reference
+    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == stand_in_table
     assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"
 
 
