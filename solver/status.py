@@ -84,7 +84,6 @@ class Rules:
         self.full = game.full_mask
         self.line_masks = game.line_masks
         self._line_array = np.array(game.line_masks, dtype=np.int64)
-        self._lines_through = tuple(tuple(m for m in game.line_masks if m >> cell & 1) for cell in range(game.cells))
 
     def _direction_starts(self) -> tuple[tuple[int, int], ...]:
         """``(step, starts)`` per direction: ``starts`` has bit ``c`` (and ``c + 32``) for every cell a line starts at."""
@@ -158,10 +157,6 @@ class Rules:
             if missing & (missing - 1) == 0 and missing & empty:
                 found |= missing
         return found
-
-    def wins_at(self, mask: int, cell: int) -> bool:
-        """Whether a player's cells ``mask`` (holding ``cell``) have a whole line through ``cell``."""
-        return any(mask & line == line for line in self._lines_through[cell])
 
     # -- many codes --------------------------------------------------------------------
     def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
