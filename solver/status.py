@@ -119,7 +119,10 @@ class Rules:
         Lines are found as the batch methods find them, runs doubled along each direction
         (two shifts a direction for ``k = 4``, not three).
         """
-        word = self.word_of(code)
+        return self.judge_word(self.word_of(code))
+
+    def judge_word(self, word: int) -> tuple[int, int]:
+        """:meth:`judge` of a board word (:meth:`word_of`), for a caller that needs the word too."""
         x, o = word & _LOW, word >> O_SHIFT
         nx, no = x.bit_count(), o.bit_count()
         if nx != no and nx != no + 1:

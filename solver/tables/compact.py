@@ -287,10 +287,10 @@ class CompactTable(Table):
         """
         if not 0 <= code < self._codes:
             return 0
-        status, pieces = self._rules.judge(code)  # illegal piece counts: INVALID
+        word = self._rules.word_of(code)
+        status, pieces = self._rules.judge_word(word)  # illegal piece counts: INVALID
         if status != IN_PLAY:
             return 0
-        word = self._rules.word_of(code)
         x, o = word & 0xFFFFFFFF, word >> 32
         piece, mover = (1, x) if pieces % 2 == 0 else (2, o)
         empty = self.game.full_mask & ~(x | o)
