@@ -175,7 +175,7 @@ def bench_batch(table: Table, name: str, *, target: float) -> None:
 CHILD = """
 import json, os, resource, sys, tempfile, time
 sys.path.insert(0, {root!r})
-from solver.game import parse_game
+from solver.rules.game import parse_game
 from solver import build_table
 game = parse_game({game!r})
 started = time.perf_counter()
@@ -278,8 +278,8 @@ def bench_first_touch(path: Path) -> None:
 COMPACT_BUILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-from solver.builder import build_compact
-from solver.game import parse_game
+from solver.store.make import build_compact
+from solver.rules.game import parse_game
 started = time.perf_counter()
 last = [started]
 def progress(done):
@@ -288,7 +288,7 @@ build_compact(parse_game({game!r}), {output!r}, build_dir={directory!r}, jobs={j
               notify=lambda line: print(line, file=sys.stderr, flush=True))
 print(json.dumps({{"layers_s": last[0] - started, "file_s": time.perf_counter() - last[0]}}))
 """
-"""The real build (:func:`solver.builder.build_compact`): the sweep, each finished layer sealed as it goes, then
+"""The real build (:func:`solver.store.make.build_compact`): the sweep, each finished layer sealed as it goes, then
 the table file assembled from the sealed blocks. ``layers_s`` runs to the last chunk solved (the layers above
 sealed on the way), ``file_s`` is the last layers' sealing and the table file."""
 
@@ -406,7 +406,7 @@ def bench_compact_resume(game: str, tmp: Path, full_wall: float) -> None:
 
 def bench_compact_lookups(path: Path, game: str) -> None:
     """Open, single look-ups and batch look-ups on a compact table file."""
-    from solver.store import open_compact
+    from solver.store.locate import open_compact
 
     open_compact(path)  # page cache warm, as on any second run
     t_open = per_call(lambda: open_compact(path), number=20, repeat=5)
@@ -479,7 +479,7 @@ IN_MEMORY_AT_MOST = 4 << 30
 
 def _open_compact(path: Path) -> CompactTable:
     """The compact table file at ``path``, typed as the compact kind (its layout and memory loading)."""
-    from solver.store import open_compact
+    from solver.store.locate import open_compact
     from solver.tables.compact import CompactTable
 
     table = open_compact(path)
@@ -489,7 +489,7 @@ def _open_compact(path: Path) -> CompactTable:
 
 def bench_compact_first_touch(path: Path, game: str, codes: np.ndarray) -> None:
     """``at(code)`` on a freshly opened table, each code's canonical board in a block not yet read."""
-    from solver.symmetry import symmetries
+    from solver.encoding.symmetry import symmetries
 
     table = _open_compact(path)
     scores = table.lookup_codes(codes[:100_000]).score
@@ -539,9 +539,9 @@ import json, resource, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
 import numpy as np
-from solver.game import parse_game
-from solver.index import layout
-from solver.build.layered import chunks, solve_chunk
+from solver.rules.game import parse_game
+from solver.encoding.index import layout
+from solver.retrograde.layered import chunks, solve_chunk
 game = parse_game("5x5k4")
 index = layout(game)
 rows = []
@@ -566,9 +566,9 @@ print(json.dumps({{"rows": rows, "rss_mb": resource.getrusage(resource.RUSAGE_SE
 
 
 def bench_compact_sample(path: Path, game: str) -> None:
-    """``solve verify --sample``'s pass (solver/samplecheck.py): 10,000 canonical boards in play per layer
+    """``solve verify --sample``'s pass (solver/store/samplecheck.py): 10,000 canonical boards in play per layer
     checked against their children, without and with the reference minimax, on a freshly opened table."""
-    from solver.samplecheck import check_sample
+    from solver.store.samplecheck import check_sample
 
     for reference in (0, 200):
         report_ = check_sample(_open_compact(path), boards=10_000, seed=0, reference=reference)
@@ -581,9 +581,9 @@ def bench_compact_sample(path: Path, game: str) -> None:
 
 def bench_5x5_chunks(tmp: Path) -> None:
     """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
-    from solver.build.layered import CHUNK_BOARDS
-    from solver.game import parse_game
-    from solver.index import layout
+    from solver.encoding.index import layout
+    from solver.retrograde.layered import CHUNK_BOARDS
+    from solver.rules.game import parse_game
 
     figures = run_tree([sys.executable, "-c", CHUNK_5X5.format(root=str(ROOT), tmp=str(tmp), plies=[6, 10, 13, 16, 20])])
     result = json.loads(figures["out"])
@@ -625,7 +625,7 @@ def bench_compact(args: argparse.Namespace) -> None:
 
 def bench_compact_lookups_only(path: Path) -> None:
     """The look-up figures of one compact table file already built (``--compact-lookups``), with the load around them."""
-    from solver.store import open_compact
+    from solver.store.locate import open_compact
 
     game = open_compact(path).game.name
     before = os.getloadavg()

@@ -38,10 +38,10 @@ def load_solver(checkout: Path | None) -> tuple[ModuleType, ModuleType, ModuleTy
     """The game, index and layered-build modules of ``checkout`` (default: this script's checkout)."""
     root = checkout or Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root.resolve()))
-    game = importlib.import_module("solver.game")
-    index = importlib.import_module("solver.index")
+    game = importlib.import_module("solver.rules.game")
+    index = importlib.import_module("solver.encoding.index")
     try:
-        layered = importlib.import_module("solver.build.layered")
+        layered = importlib.import_module("solver.retrograde.layered")
     except ImportError:
         layered = importlib.import_module("solver.layered")
     if not str(Path(layered.__file__ or "").resolve()).startswith(str(root.resolve())):

@@ -1,4 +1,4 @@
-"""Benchmark: the canonical form of codes under a game's symmetries (solver.symmetry).
+"""Benchmark: the canonical form of codes under a game's symmetries (solver.encoding.symmetry).
 
     python scripts/bench_symmetry.py                 # 5x5k4 (8 symmetries) and 4x5k4 (4)
     python scripts/bench_symmetry.py --games 3x7k3 --boards 2000000
@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 import numpy as np  # noqa: E402
 
-from solver.game import parse_game  # noqa: E402
-from solver.index import layout  # noqa: E402
-from solver.symmetry import symmetries  # noqa: E402
+from solver.encoding.index import layout  # noqa: E402
+from solver.encoding.symmetry import symmetries  # noqa: E402
+from solver.rules.game import parse_game  # noqa: E402
 
 
 def bench(name: str, boards: int) -> str:

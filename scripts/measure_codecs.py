@@ -3,11 +3,11 @@
     python scripts/measure_codecs.py --build-dir DIR            # DIR: a finished layered build of the game
     python scripts/measure_codecs.py --build-dir DIR --game 4x5k4 --blocks 64 --seed 14 --wheels
 
-The build directory is the one :func:`solver.build.layered.build_layers` writes (``layer-PP.i8``);
+The build directory is the one :func:`solver.retrograde.layered.build_layers` writes (``layer-PP.i8``);
 if it has no finished build, the game is built there first (4x5k4: about 45 s and 742 MB).
 
 A random sample of ``--blocks`` aligned 256 KiB spans of the score array (all layers
-concatenated, the order of :mod:`solver.index`) is compressed block by block with every
+concatenated, the order of :mod:`solver.encoding.index`) is compressed block by block with every
 codec, as 256 KiB blocks and as the four 64 KiB blocks of each span (the same bytes),
 under these contents:
 
@@ -45,13 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 import numpy as np  # noqa: E402
 
-from solver.blockarray import BlockArray, write_blocks  # noqa: E402
-from solver.board import masks, rule_violation  # noqa: E402
-from solver.build.layered import BuildDir, build_layers  # noqa: E402
-from solver.game import parse_game  # noqa: E402
-from solver.index import layout  # noqa: E402
-from solver.score import UNREACHABLE, WIN  # noqa: E402
-from solver.symmetry import symmetries  # noqa: E402
+from solver.encoding.board import masks, rule_violation  # noqa: E402
+from solver.encoding.index import layout  # noqa: E402
+from solver.encoding.symmetry import symmetries  # noqa: E402
+from solver.retrograde.layered import BuildDir, build_layers  # noqa: E402
+from solver.rules.game import parse_game  # noqa: E402
+from solver.rules.score import UNREACHABLE, WIN  # noqa: E402
+from solver.storage.blockarray import BlockArray, write_blocks  # noqa: E402
 
 SPAN = 256 << 10
 Codec = tuple[str, Callable[[bytes], bytes], Callable[[bytes], bytes]]
@@ -181,7 +181,7 @@ def stored_chunks(game_name: str, scores: np.ndarray, *, finished: bool, chunk: 
 
 
 def container(game_name: str, scores: np.ndarray, work: Path, configs: list[tuple[str, int]], *, finished: bool) -> None:
-    """Write the whole table with :func:`solver.blockarray.write_blocks` per (codec, level); print sizes and times."""
+    """Write the whole table with :func:`solver.storage.blockarray.write_blocks` per (codec, level); print sizes and times."""
     t0 = time.perf_counter()
     saved = work / f"{game_name}.stored-{'with' if finished else 'without'}-finished.npz"
     if saved.exists():  # the same build directory's bytes, from an earlier run
@@ -397,7 +397,7 @@ def main() -> None:
     parser.add_argument("--contents", default="", help="comma-separated contents to keep (default: all)")
     parser.add_argument("--block-kib", default="64,256", help="block sizes in KiB")
     parser.add_argument("--wheels", action="store_true", help="also download each codec's wheel and print its size")
-    parser.add_argument("--container", default="", help="write the whole table with solver.blockarray instead, e.g. zstd:9,zlib:9")
+    parser.add_argument("--container", default="", help="write the whole table with solver.storage.blockarray instead, e.g. zstd:9,zlib:9")
     parser.add_argument("--keep-finished", action="store_true", help="with --container: store finished boards too")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()), help="where --container writes its files")
     args = parser.parse_args()

@@ -11,7 +11,7 @@
 
 ``lookup`` raises :class:`InvalidBoardError` (a ``ValueError``) for a board that
 is malformed or cannot occur; ``get`` returns a default instead. Tables other
-than 3x3 are built on first use and cached (:func:`table_for`, :mod:`solver.store`). The
+than 3x3 are built on first use and cached (:func:`table_for`, :mod:`solver.store.locate`). The
 functions live in :mod:`solver.api`, which parses a ``game=`` name once per call. Boards and
 action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 (:mod:`solver.interop`, not imported here).
@@ -19,14 +19,15 @@ action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 
 from __future__ import annotations
 
-from .analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict
 from .api import __version__, analyze, best_move, build_table, encode, forget, get, load_table, lookup, lookup_codes, table_for
-from .board import Board, encode_boards, parse
+from .encoding.board import Board, encode_boards, parse
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
-from .game import Game, parse_game
-from .grading import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
-from .position import Move, Position
+from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
+from .present import notebook as _notebook  # noqa: F401  (registers the notebook pictures)
+from .rules.game import Game, parse_game
 from .tables import CompactTable, DenseTable, Scores, Table
+from .tables.analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict
+from .tables.position import Move, Position
 
 __all__ = [
     "Board",

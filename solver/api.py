@@ -2,7 +2,7 @@
 
 Every function here takes ``game=`` as a name (``"4x4"``), a :class:`Game` or None
 (tic-tac-toe), parses it at most once per call, and hands a :class:`Game` to the
-layers below (:mod:`solver.store`, :mod:`solver.builder`, :mod:`solver.analysis`).
+layers below (:mod:`solver.store.locate`, :mod:`solver.store.make`, :mod:`solver.tables.analysis`).
 :mod:`solver` re-exports them.
 
 A look-up's table is remembered per ``game=`` (by name, or by the :class:`Game` object
@@ -18,16 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from . import analysis, store
-from . import builder as _builder
-from .analysis import GameAnalysis
-from .board import Board, parse
-from .builder import BuildHook
+from .encoding.board import Board, parse
+from .encoding.moves import MoveSpec
 from .errors import InvalidBoardError
-from .game import DEFAULT_GAME, Game, parse_game
-from .moves import MoveSpec
-from .position import Position
-from .tables import DenseTable, Scores, Table
+from .rules.game import DEFAULT_GAME, Game, parse_game
+from .store import locate as store
+from .store import make as _builder
+from .store.make import BuildHook
+from .tables import DenseTable, Scores, Table, analysis
+from .tables.analysis import GameAnalysis
+from .tables.position import Position
 
 __version__ = "0.1.0"
 
@@ -71,9 +71,9 @@ def lookup(board: Board, *, game: Game | str | None = None) -> Position:
     """Solve a position: value, result, plies to the end, best moves, every move's outcome.
 
     :param board: an int code, a string, nested rows, a flat list or a numpy array
-        (:mod:`solver.board`).
+        (:mod:`solver.encoding.board`).
     :param game: e.g. ``"4x4"``; default tic-tac-toe. A board of another shape is
-        refused, naming its shape and the ``game=`` to pass (:mod:`solver.board`).
+        refused, naming its shape and the ``game=`` to pass (:mod:`solver.encoding.board`).
     :raises InvalidBoardError: saying what is wrong with the board and where.
     :raises InvalidGameError: for a malformed or unsupported ``game``.
     :raises BuildNeedsConsent: if the game's table is missing and building it takes more than a
@@ -125,9 +125,9 @@ def lookup_codes(codes: np.ndarray | Iterable[int], *, game: Game | str | None =
 
 
 def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
-    """Replay a game from the empty board and judge every ply (:func:`solver.analysis.analyze`).
+    """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`).
 
-    :param moves: the game so far, one move per ply, in any form of :mod:`solver.moves`:
+    :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
         flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
         or text (``["1,1", "(0,0)"]``).
     :param game: e.g. ``"4x4"``; default tic-tac-toe.
@@ -150,11 +150,11 @@ def table_for(
     build: bool | None = None,
     on_build: BuildHook | None = None,
 ) -> Table:
-    """The table of ``game`` (default tic-tac-toe), opened once per process (:func:`solver.store.table_for`).
+    """The table of ``game`` (default tic-tac-toe), opened once per process (:func:`solver.store.locate.table_for`).
 
-    :param table_dir: where built tables are kept (see :mod:`solver.store`).
+    :param table_dir: where built tables are kept (see :mod:`solver.store.locate`).
     :param build: for a missing table: None (default) builds it only when that takes at most
-        a minute and a GiB of disk (:mod:`solver.estimate`); True builds it whatever it costs;
+        a minute and a GiB of disk (:mod:`solver.store.estimate`); True builds it whatever it costs;
         False never builds (a missing table is a :class:`TableError`).
     :param on_build: called around a build (the CLI shows a notice and a progress bar).
     :raises BuildNeedsConsent: for a missing table whose build needs ``build=True`` (the message
@@ -165,14 +165,14 @@ def table_for(
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:
-    """Open a dense table file, every block verified before it answers (:func:`solver.store.load_table`)."""
+    """Open a dense table file, every block verified before it answers (:func:`solver.store.locate.load_table`)."""
     return store.load_table(path, game=None if game is None else parse_game(game), verify=verify, follow_symlinks=follow_symlinks)
 
 
 def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | None = None, progress: Any = None) -> DenseTable:
     """Solve a game of up to 16 cells in memory: ``build_table()`` is tic-tac-toe, ``build_table(game="4x4")`` four in a row.
 
-    :param progress: called with 1 after each ply of each pass (:func:`solver.build.dense.build_steps` calls).
+    :param progress: called with 1 after each ply of each pass (:func:`solver.retrograde.dense.build_steps` calls).
     """
     resolved = parse_game(game) if game is not None else Game(rows, cols, k)
     return _builder.build_table(resolved, progress=progress)
@@ -187,4 +187,4 @@ def _forget_memo() -> None:
 store.on_forget(_forget_memo)  # the store's forget() clears the memo too: no table outlives it
 
 forget = store.forget
-"""Forget every table: those the store opened and this module's memo (:func:`solver.store.forget`)."""
+"""Forget every table: those the store opened and this module's memo (:func:`solver.store.locate.forget`)."""

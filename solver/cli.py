@@ -23,17 +23,9 @@ from typing import Any, NoReturn, cast
 
 import click
 
-from . import board as _board
-from . import trust
-from .analysis import GameAnalysis, PlyAnalysis
-from .analysis import analyze as _analyze
-from .builder import BuildProgress, kind_for
-from .describe import status_line
+from .encoding import board as _board
 from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
-from .estimate import BuildEstimate
-from .fsutil import remove_dead_temporaries
-from .game import DENSE_MAX_CELLS, Game, parse_game
-from .grading import (
+from .grading.grader import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
     GradedMove,
@@ -45,16 +37,24 @@ from .grading import (
     parse_symbols,
     positions_to_grade,
 )
-from .grading import grade as _grade
-from .minimax import MAX_EMPTY
-from .playerproc import DEFAULT_MEMORY_MB, Turn
-from .position import Position, outcome_label, outcome_words
-from .samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
-from .sandbox import Sandbox
-from .store import build_file, open_file, table_for, table_path
-from .store import table_dir as _table_dir
-from .tablefile import expected_root
+from .grading.grader import grade as _grade
+from .grading.player import DEFAULT_MEMORY_MB, Turn
+from .grading.sandbox import Sandbox
+from .present.describe import status_line
+from .retrograde.minimax import MAX_EMPTY
+from .rules.game import DENSE_MAX_CELLS, Game, parse_game
+from .storage import trust
+from .storage.fsutil import remove_dead_temporaries
+from .storage.tablefile import expected_root
+from .store.estimate import BuildEstimate
+from .store.locate import build_file, open_file, table_for, table_path
+from .store.locate import table_dir as _table_dir
+from .store.make import BuildProgress, kind_for
+from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .tables import Table
+from .tables.analysis import GameAnalysis, PlyAnalysis
+from .tables.analysis import analyze as _analyze
+from .tables.position import Position, outcome_label, outcome_words
 from .words import count, signed
 
 
@@ -357,7 +357,7 @@ def _ask_move(position: Position) -> Position | None:
                 return None
             raise
         try:
-            return position.play(text)  # any move solver.moves reads: 4, 1,1, (1,1), [1, 1]
+            return position.play(text)  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
         except InvalidBoardError as error:
             click.echo(f"  {error}")
 
@@ -385,7 +385,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
     if kind_for(game) == "compact":
-        from .build.cluster import check_address, scheduler_address
+        from .retrograde.cluster import check_address, scheduler_address
 
         scheduler = scheduler_address(scheduler)
         if scheduler is not None:
@@ -459,7 +459,7 @@ def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: 
 
 
 # -- analyze and grade ------------------------------------------------------------
-# Printing only: the logic is solver.analysis.analyze and solver.grading.grade.
+# Printing only: the logic is solver.tables.analysis.analyze and solver.grading.grader.grade.
 
 
 @main.command(cls=_ArgsCommand)

@@ -56,7 +56,7 @@ class TableError(SolverError):
 class BuildNeedsConsent(TableError):
     """A missing table whose build would take more than a minute or a GiB of disk: it is not
     started unasked. The message gives the estimate (time, disk, memory) and the ``solve build``
-    command; :attr:`estimate` is the :class:`solver.estimate.BuildEstimate`.
+    command; :attr:`estimate` is the :class:`solver.store.estimate.BuildEstimate`.
 
     Ask for the build with ``table_for(game, build=True)`` (or run ``solve build``).
     """

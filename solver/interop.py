@@ -6,7 +6,7 @@ Install the ``interop`` extra (``pip install '.[interop]'`` in the checkout) to 
 cross-checks against the real packages.
 
 **Cells and action ids.** Our boards have row 0 at the top and cell
-``row * 3 + col`` (:mod:`solver.board`). The two libraries number the same
+``row * 3 + col`` (:mod:`solver.encoding.board`). The two libraries number the same
 squares differently:
 
 =========================  =======================  =====================  ==================
@@ -54,11 +54,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import board as _board
+from .encoding import board as _board
+from .encoding.moves import parse_move
 from .errors import InvalidBoardError
-from .game import DEFAULT_GAME
-from .moves import parse_move
-from .position import Position
+from .rules.game import DEFAULT_GAME
+from .tables.position import Position
 
 __all__ = [
     "board_from_openspiel",
@@ -80,7 +80,7 @@ Agent = Literal["player_1", "player_2"]
 
 Square = int | tuple[int, int]
 """A square as our cell index ``row * 3 + col`` (= OpenSpiel's action id) or as ``(row, col)``;
-any move :func:`solver.moves.parse_move` reads (``[row, col]``, ``"1,2"``) is accepted too."""
+any move :func:`solver.encoding.moves.parse_move` reads (``[row, col]``, ``"1,2"``) is accepted too."""
 
 _MARK: dict[str, int] = {"player_1": 1, "player_2": 2}
 _PLANE = ("the observing agent's marks", "the opponent's marks")
@@ -98,7 +98,7 @@ def _lookup(code: int) -> Position:
 
 
 def _row_col(move: Square) -> tuple[int, int]:
-    """``(row, col)`` of a cell index or a ``(row, col)`` pair, checked to be on the board (:mod:`solver.moves`)."""
+    """``(row, col)`` of a cell index or a ``(row, col)`` pair, checked to be on the board (:mod:`solver.encoding.moves`)."""
     return DEFAULT_GAME.coords(parse_move(move, DEFAULT_GAME))
 
 
@@ -197,7 +197,7 @@ def openspiel_best_actions(state: Any) -> list[int]:
     """OpenSpiel action ids of every best move, ascending; ``[]`` when the game is over.
 
     Best means perfect play that wins in the fewest plies, or loses in the most
-    (:mod:`solver.score`): a subset of the moves that keep OpenSpiel's minimax value.
+    (:mod:`solver.rules.score`): a subset of the moves that keep OpenSpiel's minimax value.
 
     >>> openspiel_best_actions("xx.\\noo.\\n...")        # x to move wins at row 0, col 2
     [2]

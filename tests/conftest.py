@@ -27,7 +27,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 STATS_SUBKEYS = {
-    # The nested keys, as solver/stats.py's docstring spells them out in its "meaning" column.
+    # The nested keys, as solver/tables/summary.py's docstring spells them out in its "meaning" column.
     "side_to_move": {"wins", "draws", "losses"},
     "terminal": {"positions", "x_wins", "o_wins", "draws"},
     "games": {"total", "x_wins", "o_wins", "draws"},
@@ -49,15 +49,15 @@ def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 @pytest.fixture(scope="session")
 def documented_stats_keys() -> tuple[set[str], dict[str, set[str]]]:
-    """The top-level keys listed in the key column of solver/stats.py's docstring table,
+    """The top-level keys listed in the key column of solver/tables/summary.py's docstring table,
     and the nested keys of the dict-valued ones."""
-    import solver.stats
+    import solver.tables.summary
 
-    doc = solver.stats.__doc__ or ""
+    doc = solver.tables.summary.__doc__ or ""
     rule = re.compile(r"^=+\s+=+\s*$")
     rows = doc.splitlines()
     edges = [i for i, line in enumerate(rows) if rule.match(line)]
-    assert len(edges) >= 3, "solver/stats.py's docstring no longer has its table of keys"
+    assert len(edges) >= 3, "solver/tables/summary.py's docstring no longer has its table of keys"
     keys: set[str] = set()
     for line in rows[edges[1] + 1 : edges[2]]:
         first_column = line.split("  ")[0]
@@ -68,8 +68,8 @@ def documented_stats_keys() -> tuple[set[str], dict[str, set[str]]]:
 @pytest.fixture(scope="session")
 def stand_in_layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
     """Every board's score of 2x9k4, the build tests' stand-in game (18 cells: layered, built in seconds), raw."""
-    from solver.build.layered import build_layers
-    from solver.game import parse_game
+    from solver.retrograde.layered import build_layers
+    from solver.rules.game import parse_game
 
     built = build_layers(parse_game("2x9k4"), tmp_path_factory.mktemp("raw") / "build", jobs=1)
     return [np.array(layer) for layer in built.layers()]
@@ -78,7 +78,7 @@ def stand_in_layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray
 @pytest.fixture(scope="session")
 def stand_in_table(tmp_path_factory: pytest.TempPathFactory, stand_in_layers: list[np.ndarray]) -> bytes:
     """The 2x9k4 table written from :func:`stand_in_layers` in memory in one pass: what every build must write, byte for byte."""
-    from solver.builder import write_compact
-    from solver.game import parse_game
+    from solver.rules.game import parse_game
+    from solver.store.make import write_compact
 
     return write_compact(tmp_path_factory.mktemp("one pass") / "2x9k4.ttt", parse_game("2x9k4"), stand_in_layers).read_bytes()

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import solver
 from solver import analyze
-from solver.analysis import verdict
 from solver.cli import main
+from solver.tables.analysis import verdict
 
 RANK = {"loss": 0, "draw": 1, "win": 2}
 

@@ -16,8 +16,8 @@ import pytest
 from reference import Reference, board_of, code
 
 import solver
-from solver.board import render
-from solver.score import UNREACHABLE
+from solver.encoding.board import render
+from solver.rules.score import UNREACHABLE
 
 pytestmark = pytest.mark.slow
 

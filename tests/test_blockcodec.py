@@ -1,4 +1,4 @@
-"""The compressed block array (solver.blockarray): round trip, random access, damage refused, same bytes.
+"""The compressed block array (solver.storage.blockarray): round trip, random access, damage refused, same bytes.
 
 A region is written into a real file and read back through a read-only memory map,
 as a table file would hold it. Damage is a flipped byte in a compressed block, in the
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.blockarray import CODECS, BlockArray, Encoding, Written, codec_of, default_codec, write_blocks
 from solver.errors import TableError
+from solver.storage.blockarray import CODECS, BlockArray, Encoding, Written, codec_of, default_codec, write_blocks
 
 AVAILABLE = [name for name, codec in CODECS.items() if codec.available()]
 BLOCK = 1 << 12  # small blocks: many of them in a small array
@@ -223,8 +223,8 @@ def test_an_empty_array_is_a_region_of_no_blocks() -> None:
 
 
 def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.blockarray as blockarray
-    from solver.blockarray import CodecUnavailable
+    import solver.storage.blockarray as blockarray
+    from solver.storage.blockarray import CodecUnavailable
 
     out = io.BytesIO()
     written = write_blocks(out, [scores_like(5000)], codec="zlib", block_bytes=BLOCK)
@@ -238,7 +238,7 @@ def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pyte
 
 def _backends() -> dict[str, object]:
     """Every zstd implementation this Python has: the ``zstandard`` package and ``compression.zstd`` (or its backport)."""
-    from solver import blockarray
+    from solver.storage import blockarray
 
     found: dict[str, object] = {}
     try:
@@ -276,7 +276,7 @@ def test_both_zstd_packages_write_the_same_bytes_and_read_each_other() -> None:
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_a_zstd_frame_that_declares_or_holds_more_than_its_block_is_refused(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from solver import blockarray
+    from solver.storage import blockarray
 
     monkeypatch.setattr(blockarray, "_zstd", lambda: BACKENDS[name])
     codec = codec_of("zstd")

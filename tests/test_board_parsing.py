@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import solver
-import solver.store
-from solver.board import parse, parse_text, render
-from solver.game import Game
+import solver.store.locate
+from solver.encoding.board import parse, parse_text, render
+from solver.rules.game import Game
 
 X_O_DIAG = 13222  # X.O/.X./..O = 1 + 2*3**2 + 3**4 + 2*3**8
 X, O, EMPTY = "X", "O", None  # the constants of seeds/000 (an Italian CS50 notebook)

@@ -31,17 +31,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import solver.build.layered
-import solver.builder
 import solver.cli
-import solver.fsutil
-import solver.tablefile
-from solver.build.layered import BuildDir, BuildError, ChunkDone, build_layers
-from solver.builder import build_compact
+import solver.retrograde.layered
+import solver.storage.fsutil
+import solver.storage.tablefile
+import solver.store.make
 from solver.cli import main
 from solver.errors import TableError
-from solver.game import parse_game
-from solver.store import open_file
+from solver.retrograde.layered import BuildDir, BuildError, ChunkDone, build_layers
+from solver.rules.game import parse_game
+from solver.store.locate import open_file
+from solver.store.make import build_compact
 
 GAME = "3x4k3"
 """The stand-in: 12 cells, built layer by layer in well under a second."""
@@ -53,9 +53,9 @@ SMALL_CHUNKS = 2000
 @pytest.fixture
 def compact_stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     """3x4k3 takes the compact path (the layered build, a build directory), in small chunks."""
-    monkeypatch.setattr(solver.builder, "kind_for", lambda game: "compact")
+    monkeypatch.setattr(solver.store.make, "kind_for", lambda game: "compact")
     monkeypatch.setattr(solver.cli, "kind_for", lambda game: "compact")
-    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
     solver.forget()
 
 
@@ -133,7 +133,7 @@ def test_a_link_planted_while_the_build_runs_is_refused_when_reached_and_its_tar
 ) -> None:
     tables = tmp_path / "tables"
     directory = tables / f"{GAME}.ttt.build"
-    real = solver.build.layered.run_chunks
+    real = solver.retrograde.layered.run_chunks
 
     def plants_a_link_during_layer_9(directory_: str, game: str, ply: int, *args: object, **kwargs: object) -> object:
         link = directory / name
@@ -142,7 +142,7 @@ def test_a_link_planted_while_the_build_runs_is_refused_when_reached_and_its_tar
             link.symlink_to(victim)  # after the directory was checked: only O_NOFOLLOW stands in the way
         return real(directory_, game, ply, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(solver.build.layered, "run_chunks", plants_a_link_during_layer_9)
+    monkeypatch.setattr(solver.retrograde.layered, "run_chunks", plants_a_link_during_layer_9)
     code, err = run("build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1")
     line = one_error_line(err)
     assert code == 1 and f"{directory / name}: is a symbolic link; refusing to follow it" in line, line
@@ -150,7 +150,7 @@ def test_a_link_planted_while_the_build_runs_is_refused_when_reached_and_its_tar
 
 
 def test_a_link_planted_as_a_finished_layer_is_refused_on_resume(tmp_path: Path, victim: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
     build = killed_build(tmp_path / "build", 8)
     build.layer_path(11).unlink()
     build.layer_path(11).symlink_to(victim)
@@ -169,7 +169,7 @@ def test_a_link_planted_before_the_build_starts_is_refused_before_anything_is_wr
 
 
 def test_a_hard_link_planted_as_a_partial_layer_is_not_written_through(tmp_path: Path, victim: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
     build = killed_build(tmp_path / "build", 8)
     build.partial_path(8).unlink()
     os.link(victim, build.partial_path(8))
@@ -193,7 +193,7 @@ def test_the_build_directory_is_created_private_and_tightened_when_found_readabl
 
 def test_a_build_directory_owned_by_another_user_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "build").mkdir(mode=0o700)
-    monkeypatch.setattr(solver.fsutil, "_my_uid", lambda: os.geteuid() + 1)  # as if another user had made it
+    monkeypatch.setattr(solver.storage.fsutil, "_my_uid", lambda: os.geteuid() + 1)  # as if another user had made it
     with pytest.raises(TableError, match=r"build: owned by user \d+, not by you \(user \d+\); refusing to build"):
         build_layers(parse_game(GAME), tmp_path / "build", jobs=1)
     assert list((tmp_path / "build").iterdir()) == []
@@ -219,9 +219,9 @@ def test_a_build_directory_that_is_a_link_is_refused(tmp_path: Path) -> None:
 # -- 2. two builders of one game ---------------------------------------------------------------
 STAND_IN = """
 import sys, time
-import solver.builder, solver.cli, solver.build.layered as layered
+import solver.store.make, solver.cli, solver.retrograde.layered as layered
 {extra}
-solver.builder.kind_for = solver.cli.kind_for = lambda game: "compact"
+solver.store.make.kind_for = solver.cli.kind_for = lambda game: "compact"
 layered.CHUNK_BOARDS = {chunks}
 pause = float(sys.argv[1])
 real = layered.solve_chunk
@@ -370,7 +370,7 @@ def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_i
     assert code == 0, err
     good = tables / f"{GAME}.ttt"
     root = open_file(good).file.header.root
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": root)  # as if it shipped
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": root)  # as if it shipped
     before, inode = digest(good), good.stat().st_ino
     build = killed_build(tables / f"{GAME}.ttt.build", 6)
     _forge_finished_layer(build, 10)
@@ -383,8 +383,8 @@ def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_i
 
 
 def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_by_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)  # nothing ships
+    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)  # nothing ships
     output = tmp_path / f"{GAME}.ttt"
     output.write_bytes(b"the table already there")
     build = killed_build(tmp_path / "build", 6)
@@ -397,9 +397,9 @@ def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_b
 def test_a_dense_table_that_fails_its_checksum_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "3x3k3.ttt"
     path.write_bytes(b"the table already there")
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": "0" * 64)
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": "0" * 64)
     with pytest.raises(TableError, match=r"has checksum [0-9a-f]{64}, not the expected 0{64}; it was not written"):
-        solver.builder.build_file(parse_game("3x3k3"), path)
+        solver.store.make.build_file(parse_game("3x3k3"), path)
     assert path.read_bytes() == b"the table already there"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["3x3k3.ttt"]
 

@@ -1,4 +1,4 @@
-"""The table store (solver/store.py): games that are not shipped are built once, on first use, into
+"""The table store (solver/store/locate.py): games that are not shipped are built once, on first use, into
 the table directory and read from disk afterwards; concurrent builders, killed builders and
 concurrent readers never see or leave a torn table.
 """
@@ -23,12 +23,12 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.builder
-import solver.store
+import solver.store.locate
+import solver.store.make
 from solver import build_table, load_table
-from solver.build.dense import build_steps
 from solver.cli import main
-from solver.game import Game
+from solver.retrograde.dense import build_steps
+from solver.rules.game import Game
 
 ROOT = Path(solver.__file__).resolve().parent.parent  # the directory that holds the solver package
 
@@ -37,9 +37,9 @@ def forbid_building(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the table was rebuilt instead of being read from disk")
 
-    monkeypatch.setattr(solver.builder, "build_file", refuse)
-    monkeypatch.setattr(solver.builder, "build_arrays", refuse)
-    monkeypatch.setattr(solver.builder, "build_table", refuse)
+    monkeypatch.setattr(solver.store.make, "build_file", refuse)
+    monkeypatch.setattr(solver.store.make, "build_arrays", refuse)
+    monkeypatch.setattr(solver.store.make, "build_table", refuse)
 
 
 def temp_files(directory: Path) -> list[str]:
@@ -79,14 +79,14 @@ def test_table_dir_argument_overrides_the_environment(table_dir, tmp_path):
     table = solver.table_for("2x3", table_dir=other)
     assert table.path == other / "2x3k2.ttt" and table.path.is_file()
     assert not (table_dir / "2x3k2.ttt").exists()
-    assert solver.store.table_dir(other) == other
+    assert solver.store.locate.table_dir(other) == other
 
 
 def test_the_environment_variable_overrides_the_user_data_directory(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "env"))
-    assert solver.store.table_dir() == tmp_path / "env"
+    assert solver.store.locate.table_dir() == tmp_path / "env"
     monkeypatch.delenv("SOLVED_TICTACTOE_DIR")
-    assert solver.store.table_dir() == Path(platformdirs.user_data_dir("solved-tictactoe", appauthor=False))
+    assert solver.store.locate.table_dir() == Path(platformdirs.user_data_dir("solved-tictactoe", appauthor=False))
 
 
 # -- the default directory: the platform's data directory, and the old one still read ----------------------
@@ -108,12 +108,12 @@ def home(tmp_path, monkeypatch):
 
 @linux_only
 def test_tables_go_into_the_xdg_data_directory_not_the_config_one(home, monkeypatch):
-    assert solver.store.table_dir() == home / ".local" / "share" / "solved-tictactoe"
+    assert solver.store.locate.table_dir() == home / ".local" / "share" / "solved-tictactoe"
     table = solver.table_for("2x2")
     assert table.path == home / ".local" / "share" / "solved-tictactoe" / "2x2k2.ttt" and table.path.is_file()
     assert not (home / ".config").exists()
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
-    assert solver.store.table_dir() == home / "data" / "solved-tictactoe"
+    assert solver.store.locate.table_dir() == home / "data" / "solved-tictactoe"
 
 
 @linux_only
@@ -123,7 +123,7 @@ def test_tables_in_the_old_directory_are_used_and_the_move_explained_once(home, 
     for game in ("2x2", "2x3"):
         build_table(game=solver.parse_game(game)).save(old / f"{solver.parse_game(game).name}.ttt")
     forbid_building(monkeypatch)
-    with pytest.warns(solver.store.OldTableDirWarning) as caught:
+    with pytest.warns(solver.store.locate.OldTableDirWarning) as caught:
         first = solver.table_for("2x2")
         second = solver.table_for("2x3")
     assert first.path == old / "2x2k2.ttt" and second.path == old / "2x3k2.ttt"
@@ -154,10 +154,10 @@ def test_the_cli_says_it_in_one_warning_line_and_builds_new_tables_in_the_new_pl
 
 
 def test_an_old_directory_that_is_the_new_one_is_looked_in_once(home, monkeypatch):
-    monkeypatch.setattr(solver.store, "old_table_dir", solver.store.default_table_dir)  # macOS: both are ~/Library/Application Support
-    assert solver.store.table_dirs() == (solver.store.default_table_dir(),)
+    monkeypatch.setattr(solver.store.locate, "old_table_dir", solver.store.locate.default_table_dir)  # macOS: both are ~/Library/Application Support
+    assert solver.store.locate.table_dirs() == (solver.store.locate.default_table_dir(),)
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(home / "mine"))
-    assert solver.store.table_dirs() == (home / "mine",)
+    assert solver.store.locate.table_dirs() == (home / "mine",)
 
 
 def test_the_server_finds_tables_left_in_the_old_directory(home, monkeypatch):
@@ -165,7 +165,7 @@ def test_the_server_finds_tables_left_in_the_old_directory(home, monkeypatch):
     from solver.web.app import discover_games
 
     old = home / "old"
-    monkeypatch.setattr(solver.store, "old_table_dir", lambda: old)
+    monkeypatch.setattr(solver.store.locate, "old_table_dir", lambda: old)
     old.mkdir()
     build_table(game=solver.parse_game("2x3")).save(old / "2x3k2.ttt")
     solver.table_for("2x2")  # built in the new directory
@@ -174,13 +174,13 @@ def test_the_server_finds_tables_left_in_the_old_directory(home, monkeypatch):
 
 def test_tictactoe_is_read_from_the_shipped_table_without_writing(table_dir):
     table = solver.table_for()
-    assert table.path == solver.store.shipped_path(solver.Game())
+    assert table.path == solver.store.locate.shipped_path(solver.Game())
     assert not table_dir.exists() or list(table_dir.iterdir()) == []
 
 
 def test_the_shipped_table_wins_over_one_in_the_table_dir(table_dir):
     build_table().save(table_dir / "3x3k3.ttt")
-    assert solver.table_for("3x3").path == solver.store.shipped_path(solver.Game())
+    assert solver.table_for("3x3").path == solver.store.locate.shipped_path(solver.Game())
 
 
 def test_build_false_refuses_a_missing_table(table_dir):
@@ -223,7 +223,7 @@ def test_a_game_past_16_cells_is_built_compact_on_first_use_with_progress_by_lay
     assert [layer for _, layer in steps][0] == 17 and {layer for _, layer in steps} == set(range(18)), "the full board is solved first, every layer once"
     assert not (table_dir / "1x17k3.ttt.build").exists(), "the build directory goes once the table is written"
     assert solver.lookup(".X" + "." * 15, game="1x17k3").result == table.at(solver.encode(".X" + "." * 15, game="1x17k3")).result
-    assert solver.store.open_file(path).sha256 == table.sha256
+    assert solver.store.locate.open_file(path).sha256 == table.sha256
 
 
 def test_on_build_hook_is_entered_once_around_the_build(table_dir):
@@ -259,7 +259,7 @@ def python(script: str, *args: str, **kwargs) -> subprocess.Popen:
 BUILDER = """
     import sys, time
     from pathlib import Path
-    import solver.store
+    import solver.store.locate
     game, directory, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     print("ready", flush=True)
     while not go.exists():
@@ -296,7 +296,7 @@ def test_concurrent_builders_end_with_one_correct_table(tmp_path):
 
 KILLED_BUILDER = """
     import sys
-    import solver.store
+    import solver.store.locate
     solver.table_for("4x4k3", table_dir=sys.argv[1])
 """
 
@@ -312,7 +312,7 @@ def _check_after_kill(directory: Path) -> str:
     else:
         outcome = "no table"
     # the killed writer's temporary file goes at the next build (or solve verify)
-    solver.store.build_file(solver.parse_game("2x2"), directory / "2x2k2.ttt")
+    solver.store.locate.build_file(solver.parse_game("2x2"), directory / "2x2k2.ttt")
     assert sorted(p.name for p in directory.iterdir()) == sorted({"2x2k2.ttt", *(["4x4k3.ttt"] if final.exists() else [])})
     return outcome
 
@@ -356,7 +356,7 @@ READER = """
     import hashlib, json, sys, time
     from pathlib import Path
     import numpy as np
-    import solver.store
+    import solver.store.locate
     directory, go = sys.argv[1], Path(sys.argv[2])
     print("ready", flush=True)
     while not go.exists():

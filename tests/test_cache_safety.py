@@ -19,12 +19,12 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.fsutil
-import solver.store
-import solver.tablefile
+import solver.storage.fsutil
+import solver.storage.tablefile
+import solver.store.locate
 from solver import build_table, load_table
 from solver.cli import main
-from solver.fsutil import remove_dead_temporaries, temp_name
+from solver.storage.fsutil import remove_dead_temporaries, temp_name
 
 ROOT = Path(solver.__file__).resolve().parent.parent
 
@@ -115,7 +115,7 @@ def test_the_temporary_file_is_never_a_planted_link_and_its_mode_is_set_through_
     secret.chmod(0o600)
     planted = tmp_path / ".2x3k2.ttt.1.deadbeef.tmp"
     planted.symlink_to(secret)
-    monkeypatch.setattr(solver.fsutil, "temp_name", lambda path: planted)
+    monkeypatch.setattr(solver.storage.fsutil, "temp_name", lambda path: planted)
     with pytest.raises(solver.TableError):
         small.save(tmp_path / "2x3k2.ttt")
     assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600 and secret.read_bytes() == b"root only"
@@ -182,7 +182,7 @@ def test_an_environment_variable_naming_a_file_builds_in_memory_with_one_warning
             warnings.simplefilter("always")
             assert solver.lookup("X../.O.", game="2x3").result in {"win", "draw", "loss"}
             solver.lookup("X../...", game="2x3")
-        assert len(caught) == 1 and issubclass(caught[0].category, solver.store.TableWarning)
+        assert len(caught) == 1 and issubclass(caught[0].category, solver.store.locate.TableWarning)
         text = str(caught[0].message)
         assert str(not_a_dir) in text and "choose another table directory" in text and ".tmp" not in text
         assert not_a_dir.read_text() == "oops"
@@ -213,7 +213,7 @@ def test_a_read_only_directory_is_one_table_error_naming_it(tmp_path, small, mon
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(solver.fsutil.os, "open", read_only)
+    monkeypatch.setattr(solver.storage.fsutil.os, "open", read_only)
     with pytest.raises(solver.TableError) as caught:
         small.save(tmp_path / "2x3k2.ttt")
     message = str(caught.value)
@@ -222,7 +222,7 @@ def test_a_read_only_directory_is_one_table_error_naming_it(tmp_path, small, mon
 
 def test_a_full_disk_is_refused_before_writing_with_the_space_needed(tmp_path, small, monkeypatch):
     usage = collections.namedtuple("usage", "total used free")
-    monkeypatch.setattr(solver.fsutil.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 1000, 1000))
+    monkeypatch.setattr(solver.storage.fsutil.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 1000, 1000))
     with pytest.raises(solver.TableError) as caught:
         small.save(tmp_path / "2x3k2.ttt")
     message = str(caught.value)

@@ -22,8 +22,8 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.describe
-import solver.store
+import solver.present.describe
+import solver.store.locate
 from solver import build_table
 from solver.cli import main
 
@@ -147,7 +147,7 @@ def test_stats_json_has_every_count_right(runner, documented_stats_keys):
     assert set(counts["side_to_move"]) == {"wins", "draws", "losses"}
     assert set(counts["terminal"]) == {"positions", "x_wins", "o_wins", "draws"}
     assert set(counts["games"]) == {"total", "x_wins", "o_wins", "draws"}
-    keys, subkeys = documented_stats_keys  # what solver/stats.py's docstring promises
+    keys, subkeys = documented_stats_keys  # what solver/tables/summary.py's docstring promises
     assert keys <= set(counts), keys - set(counts)
     for key, names in subkeys.items():
         assert set(counts[key]) == names, key
@@ -209,7 +209,7 @@ def test_lookup_text(runner):
 @pytest.mark.parametrize("board", ["X.O/.X./..O", "XO./.X./...", "XX./OO./...", "XXX/OO./...", "XOX/XOO/OXX"])
 def test_lookup_prints_the_status_line_the_notebook_picture_shows(runner, board):
     position = solver.lookup(board)
-    line = solver.describe.status_line(position)
+    line = solver.present.describe.status_line(position)
     assert line in run(runner, "lookup", board).stdout.splitlines()
     assert line in position._repr_html_()  # the same words, from the same function
 
@@ -380,7 +380,7 @@ def test_build_then_verify(runner, tmp_path):
     path = tmp_path / "out" / "3x3k3.ttt"
     built = run(runner, "build", "--output", str(path))
     assert built.exit_code == 0, built.stderr
-    assert path.read_bytes() == solver.store.shipped_path(solver.Game()).read_bytes()
+    assert path.read_bytes() == solver.store.locate.shipped_path(solver.Game()).read_bytes()
     verified = run(runner, "verify", "--table", str(path))
     assert verified.exit_code == 0, verified.stderr
     assert verified.stdout.startswith(f"{path}: OK (3x3k3")

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-import solver.grading
-import solver.store
+import solver.grading.grader
+import solver.store.locate
 from solver.cli import main
 
 GAME = "2x9k4"  # 18 cells: a compact table, built in about a second
@@ -35,14 +35,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_build_writes_a_compact_table_and_no_build_directory_is_left(built: Path) -> None:
     assert sorted(p.name for p in built.iterdir()) == [f"{GAME}.ttt"]
-    assert solver.store.open_file(built / f"{GAME}.ttt").file.header.kind == "compact"
+    assert solver.store.locate.open_file(built / f"{GAME}.ttt").file.header.kind == "compact"
 
 
 def test_lookup_json_on_a_compact_table_agrees_with_the_api(built: Path) -> None:
     code, out, err = run("lookup", "X......../.O.......", "--game", GAME, "--table-dir", str(built), "--json")
     assert code == 0, err
     answer = json.loads(out)
-    table = solver.store.open_file(built / f"{GAME}.ttt")
+    table = solver.store.locate.open_file(built / f"{GAME}.ttt")
     position = table.lookup("X......../.O.......")
     assert (answer["result"], answer["plies"], answer["value"]) == (position.result, position.plies, position.value)
     assert [tuple(m) for m in answer["best_moves"]] == list(position.best_moves) and position.best_moves
@@ -67,7 +67,7 @@ def test_verify_proves_a_compact_table_and_finds_a_flipped_byte(built: Path, tmp
     assert code == 0 and "OK" in out, err
     broken = tmp_path / f"{GAME}.ttt"
     data = bytearray((built / f"{GAME}.ttt").read_bytes())
-    offset = solver.tablefile.open_table(built / f"{GAME}.ttt").header.spec("scores").offset
+    offset = solver.storage.tablefile.open_table(built / f"{GAME}.ttt").header.spec("scores").offset
     data[offset + 1000] ^= 0x10  # inside a compressed block
     broken.write_bytes(bytes(data))
     code, _, err = run("verify", "--table", str(broken))
@@ -87,9 +87,9 @@ def test_jobs_and_scheduler_are_refused_for_a_dense_game(tmp_path: Path) -> None
 
 
 def test_an_interrupted_build_resumes_and_says_so(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.build.layered
+    import solver.retrograde.layered
 
-    real = solver.build.layered.run_chunks
+    real = solver.retrograde.layered.run_chunks
     calls = {"n": 0}
 
     def dies_midway(*args, **kwargs):
@@ -98,7 +98,7 @@ def test_an_interrupted_build_resumes_and_says_so(built: Path, tmp_path: Path, m
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(solver.build.layered, "run_chunks", dies_midway)
+    monkeypatch.setattr(solver.retrograde.layered, "run_chunks", dies_midway)
     output = tmp_path / f"{GAME}.ttt"
     result = CliRunner().invoke(main, ["build", "--game", GAME, "--jobs", "1", "--output", str(output)])
     assert result.exit_code != 0 and not output.exists()
@@ -124,16 +124,16 @@ def test_grading_on_a_compact_table_samples_positions_and_judges_them_like_the_t
     assert code == 0, err
     report = json.loads(out)
     assert report["positions"] == 300
-    table = solver.store.open_file(built / f"{GAME}.ttt")
-    positions = solver.grading.positions_to_grade(table=table, sample=300)
+    table = solver.store.locate.open_file(built / f"{GAME}.ttt")
+    positions = solver.grading.grader.positions_to_grade(table=table, sample=300)
     assert len({p.code for p in positions}) == 300 and all(not p.is_over for p in positions)
     first_empty_is_best = sum(1 for p in positions if p.moves[0].best)
     assert report["optimal"] == first_empty_is_best
-    assert positions == solver.grading.positions_to_grade(table=table, sample=300), "the same sample every run"
+    assert positions == solver.grading.grader.positions_to_grade(table=table, sample=300), "the same sample every run"
 
 
 def test_a_game_past_16_cells_is_graded_on_a_default_sample(built: Path) -> None:
-    table = solver.store.open_file(built / f"{GAME}.ttt")
-    positions = solver.grading.positions_to_grade(table=table, side="O", sample=None)
-    assert len(positions) == solver.grading.DEFAULT_SAMPLE
+    table = solver.store.locate.open_file(built / f"{GAME}.ttt")
+    positions = solver.grading.grader.positions_to_grade(table=table, side="O", sample=None)
+    assert len(positions) == solver.grading.grader.DEFAULT_SAMPLE
     assert {p.to_move for p in positions} == {"O"}

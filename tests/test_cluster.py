@@ -1,4 +1,4 @@
-"""The cluster build (solver/build/cluster.py) on a local Dask cluster of two worker processes gives the
+"""The cluster build (solver/retrograde/cluster.py) on a local Dask cluster of two worker processes gives the
 same bytes as the single-machine build, and resumes a build the same way."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the cluster build needs the [cluster] extra (Dask distributed)")
 
-from solver.build.cluster import build_on_cluster, scheduler_address  # noqa: E402
-from solver.build.layered import BuildDir, ChunkDone, build_layers  # noqa: E402
-from solver.game import parse_game  # noqa: E402
+from solver.retrograde.cluster import build_on_cluster, scheduler_address  # noqa: E402
+from solver.retrograde.layered import BuildDir, ChunkDone, build_layers  # noqa: E402
+from solver.rules.game import parse_game  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Compact tables (solver/index.py, solver/build/layered.py, solver/tables/compact.py): the layered build
+"""Compact tables (solver/encoding/index.py, solver/retrograde/layered.py, solver/tables/compact.py): the layered build
 gives the dense table's answers code by code, builds are deterministic and resumable, and the
 3x6k3 table (slow set) is checked against independent counts, the reference minimax and the
 parent/child rule."""
@@ -13,14 +13,14 @@ import pytest
 from reference import board_of, reference
 
 from solver import build_table
-from solver.board import rule_violation
-from solver.build.layered import BuildDir, BuildError, ChunkDone, build_layers, check_layers, plan_build
-from solver.builder import prove, write_compact
+from solver.encoding.board import rule_violation
+from solver.encoding.index import layout
 from solver.errors import TableError
-from solver.game import Game, parse_game
-from solver.index import layout
-from solver.score import UNREACHABLE
-from solver.store import open_compact
+from solver.retrograde.layered import BuildDir, BuildError, ChunkDone, build_layers, check_layers, plan_build
+from solver.rules.game import Game, parse_game
+from solver.rules.score import UNREACHABLE
+from solver.store.locate import open_compact
+from solver.store.make import prove, write_compact
 from solver.tables import CompactTable
 
 # Every shape of up to 12 cells (rows <= cols) with a few k each: 1 to 12 cells, k = 1 to 4.
@@ -150,14 +150,14 @@ def test_a_build_directory_of_another_game_is_refused(tmp_path: Path) -> None:
 def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    import solver.build.layered
+    import solver.retrograde.layered
 
     usage = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage._replace(free=1000))
+    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage._replace(free=1000))
     with pytest.raises(BuildError, match=r"needs 0\.00 GiB of disk .* only 0\.00 GiB is free"):
         build_layers(parse_game("3x3k3"), tmp_path, jobs=1)
-    monkeypatch.setattr(solver.build.layered.shutil, "disk_usage", lambda _: usage)
-    monkeypatch.setattr(solver.build.layered, "_available_memory", lambda: 10)
+    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage)
+    monkeypatch.setattr(solver.retrograde.layered, "_available_memory", lambda: 10)
     with pytest.raises(BuildError, match="GiB of memory"):
         build_layers(parse_game("4x5k4"), tmp_path / "big", jobs=2)
     assert not list((tmp_path / "big").glob("layer-*")), "a refused build wrote a layer"
@@ -166,7 +166,7 @@ def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tm
 
 
 def test_the_memory_estimate_grows_with_every_worker(tmp_path: Path) -> None:
-    import solver.build.layered as layered
+    import solver.retrograde.layered as layered
 
     game = parse_game("4x5k4")
     one, four = (plan_build(game, tmp_path, jobs=jobs).memory_bytes for jobs in (1, 4))
@@ -177,7 +177,7 @@ def test_the_memory_estimate_grows_with_every_worker(tmp_path: Path) -> None:
 def test_a_retiring_build_needs_one_raw_layer_of_disk_and_spools_not_all(tmp_path: Path) -> None:
     """5x5k4: every layer raw is 151 GiB; retiring and spooling, the peak is the largest layer (layer 16, 22 GiB)
     with a spool and the retired layers, below the 45 GiB target and the 49 GiB of two raw layers."""
-    from solver.build.layered import RETIRED_AT_MOST, SPOOLED_AT_MOST
+    from solver.retrograde.layered import RETIRED_AT_MOST, SPOOLED_AT_MOST
 
     game = parse_game("5x5k4")
     sizes = layout(game).layer_sizes
@@ -190,7 +190,7 @@ def test_a_retiring_build_needs_one_raw_layer_of_disk_and_spools_not_all(tmp_pat
 
 def test_a_resumed_retiring_build_counts_both_raw_layers_of_the_layer_it_resumes(tmp_path: Path) -> None:
     """A layer holding chunks of an earlier run is decoded while its child is still raw (to check it against it)."""
-    from solver.build.layered import _retiring_peak
+    from solver.retrograde.layered import _retiring_peak
 
     sizes = layout(parse_game("5x5k4")).layer_sizes
     fresh, resumed = (_retiring_peak(sizes, 16, resumed=flag) for flag in (False, True))
@@ -199,7 +199,7 @@ def test_a_resumed_retiring_build_counts_both_raw_layers_of_the_layer_it_resumes
 
 def test_a_build_that_fits_with_one_worker_is_refused_with_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--jobs reaches the memory check: the estimate the sweep checks is the one for its workers."""
-    import solver.build.layered as layered
+    import solver.retrograde.layered as layered
 
     game = parse_game("3x3k3")
     one, two = (plan_build(game, tmp_path / "plan", jobs=jobs).memory_bytes for jobs in (1, 2))
@@ -211,9 +211,9 @@ def test_a_build_that_fits_with_one_worker_is_refused_with_two(tmp_path: Path, m
 
 def test_a_damaged_byte_in_the_last_compressed_block_is_refused_when_that_block_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each compressed block is checked (CRC, then the SHA-256 of its decoded bytes) the first time it is read."""
-    import solver.tablefile
+    import solver.storage.tablefile
 
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
     game = parse_game("3x4k3")
     path = write_compact(tmp_path / "3x4k3.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers())
     header = _header(path)
@@ -243,11 +243,11 @@ def test_the_consistency_pass_finds_a_score_that_does_not_follow_from_the_childr
 
 
 def test_a_compact_table_file_round_trips_and_refuses_damaged_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.tablefile
+    import solver.storage.tablefile
 
     # The package ships the expected checksums of the dense tables of games up to 16 cells;
     # this compact 3x4k3 file is not one of them.
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
     built = build_layers(parse_game("3x4k3"), tmp_path / "build", jobs=1)
     path = write_compact(tmp_path / "3x4k3.ttt", parse_game("3x4k3"), built.layers())
     table = open_compact(path, game=parse_game("3x4k3"))
@@ -346,7 +346,7 @@ def test_3x6k3_sampled_positions_with_10_or_more_pieces_match_recursive_minimax(
 def test_3x6k3_every_position_follows_from_its_children_and_the_rules(table_3x6k3: CompactTable) -> None:
     layers = [table_3x6k3.layer(ply) for ply in range(19)]
     assert check_layers(parse_game("3x6k3"), layers) == []
-    # and the stored reachability is the rule of solver.board, on random boards of every layer
+    # and the stored reachability is the rule of solver.encoding.board, on random boards of every layer
     index = layout(parse_game("3x6k3"))
     rng = np.random.default_rng(6)
     for i in rng.integers(0, index.size, 3000).tolist():
@@ -364,10 +364,10 @@ def test_a_large_batch_of_every_code_reads_like_the_dense_table(tmp_path: Path) 
 
 
 def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.tablefile
-    from solver.builder import build_compact
+    import solver.storage.tablefile
+    from solver.store.make import build_compact
 
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)  # shipped roots are the dense tables'
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)  # shipped roots are the dense tables'
     done: list[ChunkDone] = []
     path = build_compact(parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1, progress=done.append)
     assert path.is_file() and not (tmp_path / "3x3k3.ttt.build").exists()
@@ -377,9 +377,9 @@ def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path
 
 
 def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.build.layered
+    import solver.retrograde.layered
 
-    monkeypatch.setattr(solver.build.layered, "CHUNK_BOARDS", 500)  # many small chunks
+    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", 500)  # many small chunks
     game = parse_game("3x4k3")
     seen = []
 
@@ -409,7 +409,7 @@ def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_p
 def test_5x5k4_last_two_layers_match_the_reference_on_sampled_boards() -> None:
     # 25 cells: a 13-cell high half, masks up to bit 24. The full layer is solved whole, then
     # chunks of layer 24 from it; sampled boards are re-solved by the reference minimax.
-    from solver.build.layered import chunks, solve_chunk
+    from solver.retrograde.layered import chunks, solve_chunk
 
     game = parse_game("5x5k4")
     index = layout(game)

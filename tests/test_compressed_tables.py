@@ -10,17 +10,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.board import rule_violation
-from solver.build.layered import build_layers
-from solver.builder import write_compact
+from solver.encoding.board import rule_violation
+from solver.encoding.index import layout
+from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
-from solver.game import Game, parse_game
-from solver.index import layout
-from solver.score import UNREACHABLE
-from solver.status import INVALID, rules_of
-from solver.store import open_compact
-from solver.symmetry import symmetries
-from solver.tablefile import COMPRESSED_VERSION, open_table
+from solver.retrograde.layered import build_layers
+from solver.rules.game import Game, parse_game
+from solver.rules.mnk import INVALID, rules_of
+from solver.rules.score import UNREACHABLE
+from solver.storage.tablefile import COMPRESSED_VERSION, open_table
+from solver.store.locate import open_compact
+from solver.store.make import write_compact
 from solver.tables import CompactTable
 
 
@@ -194,7 +194,7 @@ def test_a_forged_block_with_a_matching_crc_is_refused_by_its_digest(written: Pa
     """A block re-compressed from changed scores (its CRC fixed, the offsets consistent) still fails its SHA-256."""
     import zlib
 
-    from solver import blockarray
+    from solver.storage import blockarray
 
     offset, data_bytes, blocks = _region(written)
     spec = open_table(written).header.spec("scores")
@@ -224,7 +224,7 @@ def test_a_forged_block_with_a_matching_crc_is_refused_by_its_digest(written: Pa
 def test_a_compressed_table_with_a_changed_score_and_a_consistent_root_is_refused_by_the_shipped_checksum(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from solver import checksums
+    from solver.storage import checksums
 
     game = parse_game("3x4k3")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
@@ -240,7 +240,8 @@ def test_an_impossible_score_in_a_compressed_block_is_refused_when_the_block_is_
     """A compressed table written honestly from an impossible score (its CRCs, digests and root consistent, no
     checksum shipped for it): the block check of the decoded bytes refuses it, naming the board, the file and
     the rebuild command, before any value of the block is used."""
-    from solver import checksums, store
+    from solver.storage import checksums
+    from solver.store import locate as store
 
     game = parse_game("3x4k3")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
@@ -261,7 +262,8 @@ def test_the_values_check_runs_exactly_where_no_checksum_ships(tmp_path: Path, m
     """A table whose checksum ships was matched against it on open, so its digests prove every block holds
     the checked build's bytes: its blocks skip the values check (a cost of each first touch). The same file
     without a shipped checksum checks the values of every block it decodes."""
-    from solver import checksums, store
+    from solver.storage import checksums
+    from solver.store import locate as store
 
     game = parse_game("3x4k3")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
@@ -291,9 +293,9 @@ def test_load_into_memory_answers_the_same(written: Path) -> None:
 def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(tmp_path: Path) -> None:
     """A 2x9k4 file of the earlier format 3 contents (no ``layer_histograms`` in its meta) has the earlier
     shipped checksum: it opens, answers and counts; the same file with one more key in its meta does not."""
-    from solver import blockarray, tablefile
-    from solver.checksums import EARLIER_COMPACT_ROOTS
-    from solver.tables.stored import stored_layers
+    from solver.storage import blockarray, tablefile
+    from solver.storage.checksums import EARLIER_COMPACT_ROOTS
+    from solver.storage.stored import stored_layers
 
     game = parse_game("2x9k4")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
@@ -316,7 +318,7 @@ def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(
 
 def test_opening_a_compressed_table_allocates_nothing_of_its_decoded_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Opening 5x5k4 (162 G boards) once asked numpy for 151 GiB of zeros it then threw away."""
-    from solver import tablefile
+    from solver.storage import tablefile
 
     game = parse_game("2x9k4")
     path = write_compact(tmp_path / "2x9k4.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers())

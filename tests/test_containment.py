@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 import solver
-import solver.sandbox
-import solver.store
+import solver.grading.sandbox
+import solver.store.locate
+from solver.encoding.moves import parse_move
 from solver.errors import InvalidBoardError, OffBoardMoveError
-from solver.moves import parse_move
-from solver.playerproc import MAX_LINE, call_shape
-from solver.sandbox import SandboxWarning
+from solver.grading.player import MAX_LINE, call_shape
+from solver.grading.sandbox import SandboxWarning
 
 PLAYERS = Path(__file__).parent / "players"
 HOSTILE = PLAYERS / "hostile_players.py"
@@ -36,7 +36,7 @@ O_TO_MOVE = 2097
 
 def need_bwrap() -> None:
     """Skip unless bubblewrap can sandbox a process here (fail instead when CI requires it)."""
-    problem = solver.sandbox.bwrap_problem()
+    problem = solver.grading.sandbox.bwrap_problem()
     if problem is not None:
         if REQUIRE:
             pytest.fail(f"the sandbox is required here (SOLVED_TICTACTOE_REQUIRE_SANDBOX=1): {problem}")
@@ -56,7 +56,7 @@ def hostile(name: str, **options) -> solver.GradeReport:
     return solver.grade(f"{HOSTILE}:{name}", side="O", **options)
 
 
-def centre_failure(report: solver.GradeReport) -> solver.grading.PlayerFailure:
+def centre_failure(report: solver.GradeReport) -> solver.grading.grader.PlayerFailure:
     """The one failure of a report: on the position where X holds only the centre; every other answer optimal."""
     assert report.complete and report.positions == O_TO_MOVE
     assert [f.position.board for f in report.errors] == [".../.X./..."]
@@ -66,17 +66,17 @@ def centre_failure(report: solver.GradeReport) -> solver.grading.PlayerFailure:
 
 # -- choosing the sandbox ------------------------------------------------------------------------
 def test_without_bwrap_auto_grades_unsandboxed_and_says_once_what_is_not_contained(monkeypatch):
-    monkeypatch.setattr(solver.sandbox, "bwrap_problem", lambda: "bwrap is not installed")
-    monkeypatch.setattr(solver.sandbox, "_warned", False)
+    monkeypatch.setattr(solver.grading.sandbox, "bwrap_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(solver.grading.sandbox, "_warned", False)
     with pytest.warns(SandboxWarning, match=r"without a sandbox \(bwrap is not installed\): .*signal the grader.*setsid"):
-        assert solver.sandbox.choose("auto") == "none"
+        assert solver.grading.sandbox.choose("auto") == "none"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert solver.sandbox.choose("auto") == "none"  # once per process
+        assert solver.grading.sandbox.choose("auto") == "none"  # once per process
     with pytest.raises(solver.PlayerError, match="cannot sandbox the player: bwrap is not installed"):
-        solver.sandbox.choose("bwrap")
+        solver.grading.sandbox.choose("bwrap")
     with pytest.raises(solver.PlayerError, match="sandbox must be one of auto, bwrap, none"):
-        solver.sandbox.choose("docker")
+        solver.grading.sandbox.choose("docker")
 
 
 def test_cli_says_once_on_one_line_that_the_player_is_not_sandboxed(monkeypatch):
@@ -84,8 +84,8 @@ def test_cli_says_once_on_one_line_that_the_player_is_not_sandboxed(monkeypatch)
 
     from solver.cli import main
 
-    monkeypatch.setattr(solver.sandbox, "bwrap_problem", lambda: "bwrap is not installed")
-    monkeypatch.setattr(solver.sandbox, "_warned", False)
+    monkeypatch.setattr(solver.grading.sandbox, "bwrap_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(solver.grading.sandbox, "_warned", False)
     result = CliRunner().invoke(main, ["grade", f"{SIMPLE}:first_empty", "--sample", "5", "-q"])
     assert result.exit_code == 0, result.output
     warned = [line for line in result.stderr.splitlines() if "without a sandbox" in line]
@@ -235,8 +235,8 @@ def test_the_players_process_has_equal_soft_and_hard_limits_on_memory_cpu_file_s
     report = solver.grade(f"{path}:report", sample=1, memory_mb=300, total_timeout=100, sandbox=mode)
     limits = {name: (int(soft), int(hard)) for name, soft, hard in re.findall(r"(\w+)=\((-?\d+), (-?\d+)\)", report.exceptions[0].message)}
     assert limits["AS"] == (300 << 20, 300 << 20)
-    assert limits["CPU"] == (100 + solver.sandbox.CPU_SLACK,) * 2
-    assert limits["FSIZE"] == (solver.sandbox.FILE_MB << 20,) * 2
+    assert limits["CPU"] == (100 + solver.grading.sandbox.CPU_SLACK,) * 2
+    assert limits["FSIZE"] == (solver.grading.sandbox.FILE_MB << 20,) * 2
     assert limits["NPROC"][0] == limits["NPROC"][1] > 0
     assert limits["CORE"] == (0, 0)
 
@@ -289,7 +289,7 @@ def test_a_forged_negative_count_of_printed_lines_is_refused():
     ],
 )
 def test_every_number_from_the_players_process_is_checked(reply):
-    from solver.playerproc import _refused
+    from solver.grading.player import _refused
 
     assert _refused(reply, 0) is not None
     assert _refused({"i": 0, "a": 1, "s": 0.5, "m": 1, "p": 3}, 0) is None
@@ -320,10 +320,10 @@ def test_a_failed_call_is_told_by_the_signature_not_the_message():
 
 
 def test_the_answer_key_copies_a_compact_table_file_as_well_as_a_dense_one(tmp_path):
-    from solver.answerkey import AnswerKey
-    from solver.builder import build_compact
-    from solver.grading import positions_to_grade
-    from solver.store import open_compact
+    from solver.grading.answerkey import AnswerKey
+    from solver.grading.grader import positions_to_grade
+    from solver.store.locate import open_compact
+    from solver.store.make import build_compact
 
     compact = open_compact(build_compact(solver.parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1))
     dense = solver.table_for()

@@ -1,4 +1,4 @@
-"""Counts of compact tables up to symmetry (solver/counts.py, CompactTable.stats): equal to a brute force
+"""Counts of compact tables up to symmetry (solver/storage/histograms.py, CompactTable.stats): equal to a brute force
 canonicalisation of every reachable board, read from a table file's meta when its build kept them there,
 and refused there when malformed."""
 
@@ -15,9 +15,15 @@ import pytest
 
 import solver.tables.compact as compact_module
 from solver import build_table
-from solver.blockarray import BlockArray, write_blocks
-from solver.build.layered import build_layers
-from solver.counts import (
+from solver.encoding.index import layout
+from solver.encoding.symmetry import symmetries
+from solver.errors import TableError
+from solver.retrograde.layered import build_layers
+from solver.rules.game import Game, parse_game
+from solver.rules.score import UNREACHABLE, WIN
+from solver.storage import stored
+from solver.storage.blockarray import BlockArray, write_blocks
+from solver.storage.histograms import (
     ALL,
     CANONICAL,
     META_KEY,
@@ -28,20 +34,15 @@ from solver.counts import (
     histograms_to_meta,
     layer_histograms,
 )
-from solver.errors import TableError
-from solver.game import Game, parse_game
-from solver.index import layout
-from solver.score import UNREACHABLE, WIN
-from solver.symmetry import symmetries
-from solver.tablefile import compact_meta, open_table, write_table
-from solver.tables import CompactTable, stored
-from solver.tables.stored import stored_layers
+from solver.storage.stored import stored_layers
+from solver.storage.tablefile import compact_meta, open_table, write_table
+from solver.tables import CompactTable
 
 _STEP = 1 << 22
 
 
 def _counts(scores: np.ndarray, *, full: bool) -> Counts:
-    """Counts of reachable boards from their scores, written out from the score conventions (solver/score.py)."""
+    """Counts of reachable boards from their scores, written out from the score conventions (solver/rules/score.py)."""
     reachable = scores[scores != UNREACHABLE]
     draws = int(np.count_nonzero(reachable == 0))
     lost_now = int(np.count_nonzero(reachable == -WIN))
@@ -50,7 +51,7 @@ def _counts(scores: np.ndarray, *, full: bool) -> Counts:
 
 def _brute_force(game: Game, layers: list[np.ndarray]) -> list[LayerCounts]:
     """Every layer's counts: every reachable board's score, and the scores of the distinct canonical forms
-    (solver.symmetry's smallest image of each reachable code, each marked once at its index: np.unique
+    (solver.encoding.symmetry's smallest image of each reachable code, each marked once at its index: np.unique
     takes 87 s on 20 M codes with numpy 2.4 here, np.sort 3.6 s, the marks less)."""
     index, sym = layout(game), symmetries(game)
     found = []
@@ -277,7 +278,7 @@ def test_counts_refuse_histograms_of_another_shape_or_with_more_canonical_boards
 
 
 def test_the_histograms_a_build_keeps_in_the_meta_are_the_ones_a_scan_counts(tmp_path: Path) -> None:
-    # solver.tables.stored writes meta["layer_histograms"] as the build seals each layer; solver.counts reads it
+    # solver.storage.stored writes meta["layer_histograms"] as the build seals each layer; solver.storage.histograms reads it
     game, layers = _small("4x4k3", tmp_path)
     kept = histograms_from_meta(json.loads(json.dumps(stored.layer_histograms(game, layers))), layer_sizes=layout(game).layer_sizes)
     for ply, layer in enumerate(layers):

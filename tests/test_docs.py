@@ -140,7 +140,7 @@ def test_every_page_is_in_the_site_navigation() -> None:
 
 
 def test_the_file_format_page_names_the_format_versions_it_describes() -> None:
-    from solver.tablefile import COMPRESSED_VERSION, FORMAT_VERSION, MAGIC
+    from solver.storage.tablefile import COMPRESSED_VERSION, FORMAT_VERSION, MAGIC
 
     text = (DOCS / "file-format.md").read_text(encoding="utf-8")
     versions = f"format versions {FORMAT_VERSION} and {COMPRESSED_VERSION}"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import solver
-from solver.board import render
+from solver.encoding.board import render
 
 
 def random_boards(count: int, rng: np.random.Generator) -> np.ndarray:

@@ -19,19 +19,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver.tables.compact as compact
-from solver.blockarray import CODECS, BlockArray, Encoding, write_blocks
-from solver.board import digit_chunks
-from solver.build.layered import build_layers
-from solver.builder import write_compact
+from solver.encoding.index import layout
+from solver.encoding.symmetry import symmetries
 from solver.errors import InvalidBoardError, TableError
-from solver.game import parse_game
-from solver.index import layout
-from solver.score import possible_scores
-from solver.status import INVALID, rules_of
-from solver.store import open_compact
-from solver.symmetry import symmetries
-from solver.tablefile import open_table
-from solver.tables.plausible import compact_check, possible_bytes, score_mask
+from solver.retrograde.layered import build_layers
+from solver.rules.bitboard import digit_chunks
+from solver.rules.game import parse_game
+from solver.rules.mnk import INVALID, rules_of
+from solver.rules.score import possible_scores
+from solver.storage.blockarray import CODECS, BlockArray, Encoding, write_blocks
+from solver.storage.plausible import compact_check, possible_bytes, score_mask
+from solver.storage.tablefile import open_table
+from solver.store.locate import open_compact
+from solver.store.make import write_compact
 
 ZSTD = pytest.mark.skipif(not CODECS["zstd"].available(), reason="zstd is not installed")
 

@@ -18,7 +18,7 @@ from reference import board_of, reference
 
 import solver
 from solver.cli import main
-from solver.grading import answer_cell, board_maker, parse_symbols, positions_to_grade
+from solver.grading.grader import answer_cell, board_maker, parse_symbols, positions_to_grade
 
 PLAYERS = Path(__file__).parent / "players"
 SIMPLE = PLAYERS / "simple_players.py"
@@ -802,10 +802,10 @@ def interrupted(**options) -> solver.GradingInterrupted:
 
 @pytest.mark.usefixtures("sigint_handled")
 def test_ctrl_c_while_the_players_process_starts_kills_it(monkeypatch):
-    import solver.playerproc
+    import solver.grading.player
 
     PopenInterrupted.pids = []
-    monkeypatch.setattr(solver.playerproc.subprocess, "Popen", PopenInterrupted)
+    monkeypatch.setattr(solver.grading.player.subprocess, "Popen", PopenInterrupted)
     report = interrupted(sample=20).report
     monkeypatch.undo()
     assert report.stopped == "interrupted (Ctrl-C)" and report.positions == 0
@@ -815,9 +815,9 @@ def test_ctrl_c_while_the_players_process_starts_kills_it(monkeypatch):
 
 @pytest.mark.usefixtures("sigint_handled")
 def test_ctrl_c_while_the_players_process_is_stopped_still_kills_it_and_reports(monkeypatch):
-    import solver.playerproc
+    import solver.grading.player
 
-    kill_group = solver.playerproc._kill_group
+    kill_group = solver.grading.player._kill_group
     killed: list[int] = []
 
     def interrupted_kill(process):
@@ -827,7 +827,7 @@ def test_ctrl_c_while_the_players_process_is_stopped_still_kills_it_and_reports(
             time.sleep(0.5)
         kill_group(process)
 
-    monkeypatch.setattr(solver.playerproc, "_kill_group", interrupted_kill)
+    monkeypatch.setattr(solver.grading.player, "_kill_group", interrupted_kill)
     report = interrupted(sample=20).report
     assert report.stopped == "interrupted (Ctrl-C)" and report.positions == 20
     assert not _running(killed[0]), "the player's process outlived the grading"
@@ -835,16 +835,16 @@ def test_ctrl_c_while_the_players_process_is_stopped_still_kills_it_and_reports(
 
 @pytest.mark.usefixtures("sigint_handled")
 def test_ctrl_c_before_the_player_starts_reports_nothing_graded(monkeypatch):
-    import solver.grading
+    import solver.grading.grader
 
-    answer_key = solver.grading.AnswerKey
+    answer_key = solver.grading.grader.AnswerKey
 
     def interrupted_key(*args):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.5)
         return answer_key(*args)
 
-    monkeypatch.setattr(solver.grading, "AnswerKey", interrupted_key)
+    monkeypatch.setattr(solver.grading.grader, "AnswerKey", interrupted_key)
     report = interrupted().report
     assert report.stopped == "interrupted (Ctrl-C)" and report.positions == 0 < report.planned == TRIED["both"]
 

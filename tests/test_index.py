@@ -1,4 +1,4 @@
-"""The compact index (solver/index.py) is a bijection from legal-count boards onto 0 .. size - 1,
+"""The compact index (solver/encoding/index.py) is a bijection from legal-count boards onto 0 .. size - 1,
 layer by layer, checked against brute force over every code of small games."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from solver.game import Game, parse_game
-from solver.index import layout
+from solver.encoding.index import layout
+from solver.rules.game import Game, parse_game
 
 SMALL = ["1x1k1", "1x2k1", "1x5k3", "2x2k2", "3x3k3", "2x4k2", "3x4k3", "2x5k2", "2x6k3", "3x4k4"]
 

@@ -40,7 +40,7 @@ def _reachable_codes() -> list[int]:
 
 def _documented_squares(code: int) -> list[int]:
     """PettingZoo's ``board.squares`` for our board: square ``row + 3 * col``, 1 = X, 2 = O."""
-    digits = solver.board.digits(solver.Game(), code)
+    digits = solver.encoding.board.digits(solver.Game(), code)
     return [digits[3 * (a % 3) + a // 3] for a in range(9)]
 
 
@@ -119,7 +119,7 @@ def test_every_reachable_board_round_trips_through_pettingzoos_observe() -> None
         to_move = "player_1" if squares.count(0) % 2 == 1 else "player_2"
         for agent in ("player_1", "player_2"):
             observed = _pettingzoo_observe(squares, agent)
-            board = solver.board.render(solver.Game(), code)
+            board = solver.encoding.board.render(solver.Game(), code)
             assert np.array_equal(interop.pettingzoo_observation(code, agent=agent), observed), board
             assert interop.board_from_pettingzoo(observed, agent=agent) == code, board
             if agent == to_move:

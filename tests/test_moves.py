@@ -1,5 +1,5 @@
-"""One move parser (solver.moves) for the CLI, analyze, Position.play, the grader and interop;
-one board drawer (solver.board.draw); and the tests issue 7 point 7 says were missing:
+"""One move parser (solver.encoding.moves) for the CLI, analyze, Position.play, the grader and interop;
+one board drawer (solver.encoding.board.draw); and the tests issue 7 point 7 says were missing:
 ``Table.lookup(board, game=other)`` and ``analyze`` swapping row and column."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pytest
 
 import solver
 import solver.api
-import solver.store
+import solver.store.locate
 from solver import interop
-from solver.board import draw
-from solver.game import Game, parse_game
-from solver.moves import parse_move, parse_moves
+from solver.encoding.board import draw
+from solver.encoding.moves import parse_move, parse_moves
+from solver.rules.game import Game, parse_game
 
 GAME_3X4 = Game(3, 4, 3)
 
@@ -161,7 +161,7 @@ def test_a_move_list_follows_the_game():
 
 def test_a_huge_move_list_is_refused_after_one_more_move_than_the_board_has(monkeypatch):
     read = []
-    monkeypatch.setattr("solver.moves.parse_move", lambda move, game, where="": read.append(move) or 0)
+    monkeypatch.setattr("solver.encoding.moves.parse_move", lambda move, game, where="": read.append(move) or 0)
     with pytest.raises(solver.InvalidBoardError, match="more than 9 moves"):
         parse_moves("0 " * 1_000_000)
     assert len(read) == 9
@@ -217,9 +217,9 @@ def test_lookup_with_game_opens_the_table_once_and_then_only_indexes(table_dir, 
         raise AssertionError("the game or its table was looked for again")
 
     monkeypatch.setattr(solver.api, "_table_of", no_more)
-    monkeypatch.setattr(solver.store, "table_for", no_more)
+    monkeypatch.setattr(solver.store.locate, "table_for", no_more)
     monkeypatch.setattr(solver.api, "parse_game", no_more)
-    monkeypatch.setattr(solver.game, "_NAME", None)  # parsing a name again would fail
+    monkeypatch.setattr(solver.rules.game, "_NAME", None)  # parsing a name again would fail
     assert solver.lookup(1, game="2x2k2").table is first.table
     assert solver.lookup("X./..", game=game).code == 1
     monkeypatch.undo()  # this also undoes the table_dir fixture's SOLVED_TICTACTOE_DIR: set it again, or the user's own directory is used

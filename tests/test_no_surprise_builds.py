@@ -1,6 +1,6 @@
 """No look-up, command or request starts a long or large build unasked (issue 14, item 4).
 
-A build estimated to take more than a minute or a GiB of disk (solver.estimate) is asked
+A build estimated to take more than a minute or a GiB of disk (solver.store.estimate) is asked
 about on a terminal, refused elsewhere with the estimate and the ``solve build`` command,
 and refused by the Python API unless ``build=True``; a refused build leaves nothing behind.
 """
@@ -16,11 +16,11 @@ from click.testing import CliRunner
 
 import solver
 import solver.cli
-import solver.estimate
-import solver.store
+import solver.store.estimate
+import solver.store.locate
 from solver.errors import BuildNeedsConsent, TableError
-from solver.estimate import CONSENT_DISK_BYTES, CONSENT_SECONDS, BuildEstimate, estimate, format_duration
-from solver.game import parse_game
+from solver.rules.game import parse_game
+from solver.store.estimate import CONSENT_DISK_BYTES, CONSENT_SECONDS, BuildEstimate, estimate, format_duration
 
 BIG = "5x5k5"
 """160 GiB of disk (the layers, raw while they are solved) and hours of work: must be refused at once, never started."""
@@ -54,7 +54,7 @@ def test_the_time_estimate_follows_the_measured_throughput(tmp_path, monkeypatch
     game = parse_game("2x9k4")
     slow = estimate(game, tmp_path / "x.ttt", jobs=1)
     assert estimate(game, tmp_path / "x.ttt", jobs=2).seconds == pytest.approx(slow.seconds / 2)
-    monkeypatch.setattr(solver.estimate, "WORK_PER_SECOND_PER_CORE", solver.estimate.WORK_PER_SECOND_PER_CORE / 100)
+    monkeypatch.setattr(solver.store.estimate, "WORK_PER_SECOND_PER_CORE", solver.store.estimate.WORK_PER_SECOND_PER_CORE / 100)
     slower = estimate(game, tmp_path / "x.ttt", jobs=1)
     assert slower.seconds == pytest.approx(100 * slow.seconds)
     assert slower.seconds > CONSENT_SECONDS and slower.needs_consent
@@ -88,7 +88,7 @@ def test_the_api_builds_a_small_table_without_being_asked(table_dir):
 
 def test_build_true_is_consent(table_dir, monkeypatch):
     """``build=True`` builds a table whose build needs consent (made to need it by a slow throughput)."""
-    monkeypatch.setattr(solver.estimate, "DENSE_CODES_PER_SECOND", 1.0)
+    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)
     with pytest.raises(BuildNeedsConsent):
         solver.table_for("3x4k3")
     assert _entries(table_dir) == []
@@ -102,7 +102,7 @@ def test_build_false_never_builds(table_dir):
 
 
 def test_a_consent_callback_sees_the_estimate_and_decides(table_dir, monkeypatch):
-    monkeypatch.setattr(solver.estimate, "DENSE_CODES_PER_SECOND", 1.0)
+    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)
     asked: list[BuildEstimate] = []
 
     def no(cost: BuildEstimate) -> bool:
@@ -110,10 +110,10 @@ def test_a_consent_callback_sees_the_estimate_and_decides(table_dir, monkeypatch
         return False
 
     with pytest.raises(BuildNeedsConsent):
-        solver.store.table_for(parse_game("3x4k3"), consent=no)
+        solver.store.locate.table_for(parse_game("3x4k3"), consent=no)
     assert asked and asked[0].game.name == "3x4k3" and asked[0].seconds > CONSENT_SECONDS
     assert _entries(table_dir) == []
-    assert solver.store.table_for(parse_game("3x4k3"), consent=lambda cost: True).lookup(0).result == "win"
+    assert solver.store.locate.table_for(parse_game("3x4k3"), consent=lambda cost: True).lookup(0).result == "win"
 
 
 def test_a_build_refused_for_want_of_disk_leaves_no_build_directory(tmp_path, monkeypatch):
@@ -124,7 +124,7 @@ def test_a_build_refused_for_want_of_disk_leaves_no_build_directory(tmp_path, mo
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(1 << 40, 1 << 40, 1000))
     with pytest.raises(solver.SolverError, match="GiB of disk"):
-        solver.store.build_file(parse_game("1x17k3"), tmp_path / "1x17k3.ttt", jobs=1)
+        solver.store.locate.build_file(parse_game("1x17k3"), tmp_path / "1x17k3.ttt", jobs=1)
     assert _entries(tmp_path) == []
 
 
@@ -155,7 +155,7 @@ def test_solve_lookup_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(t
 
 def test_solve_lookup_on_a_terminal_builds_after_a_yes(table_dir, monkeypatch):
     monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
-    monkeypatch.setattr(solver.estimate, "DENSE_CODES_PER_SECOND", 1.0)  # 3x4k3 now "needs" consent
+    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)  # 3x4k3 now "needs" consent
     result = CliRunner().invoke(solver.cli.main, ["lookup", "0", "--game", "3x4k3"], input="y\n")
     assert result.exit_code == 0, result.output
     assert "Build it now? [y/N]" in result.stderr and "win" in result.stdout
@@ -181,7 +181,7 @@ def test_solve_serve_refuses_a_big_game_before_listening(table_dir, monkeypatch)
 
 
 def test_solve_build_is_consent(tmp_path, monkeypatch):
-    monkeypatch.setattr(solver.estimate, "DENSE_CODES_PER_SECOND", 1.0)
+    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt"), "-q"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "t.ttt").is_file()

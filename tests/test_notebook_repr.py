@@ -1,4 +1,4 @@
-"""Positions and analysed games draw themselves in Jupyter (solver/svg.py): checked by parsing what they render."""
+"""Positions and analysed games draw themselves in Jupyter (solver/present/svg.py): checked by parsing what they render."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import solver
-from solver import svg
+from solver.present import svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 BOARDS = [

@@ -18,8 +18,8 @@ import pytest
 from reference import LOSS, WIN, code, reference
 
 import solver
-import solver.store
-from solver.board import render
+import solver.store.locate
+from solver.encoding.board import render
 
 SMALL_GAMES = ["1x1k1", "2x2k1", "2x2k2", "2x3k2", "2x3k3", "3x3k2", "3x3k3", "1x5k3", "2x4k3", "3x4k3", "4x3k3", "2x6k3"]
 
@@ -68,7 +68,7 @@ def test_built_tictactoe_stats_match_the_published_counts() -> None:
 
 
 def test_shipped_tictactoe_table_is_the_built_table_and_matches_the_published_counts() -> None:
-    path = solver.store.shipped_path(solver.Game())
+    path = solver.store.locate.shipped_path(solver.Game())
     assert path is not None and path.is_file(), "the 3x3k3 table is not shipped (data/3x3k3.ttt)"
     shipped = solver.load_table(path, verify=True)
     fresh = built("3x3k3")
@@ -84,11 +84,11 @@ def test_shipped_tictactoe_table_is_the_built_table_and_matches_the_published_co
 
 def test_default_table_and_lookup_serve_the_shipped_tictactoe(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     # An empty table directory: nothing cached by the user may stand in for the shipped table.
-    monkeypatch.setenv(solver.store.ENV_VAR, str(tmp_path))
+    monkeypatch.setenv(solver.store.locate.ENV_VAR, str(tmp_path))
     solver.forget()
     try:
         table = solver.table_for()
-        assert table.path is not None and table.path.resolve() == solver.store.shipped_path(solver.Game()).resolve()
+        assert table.path is not None and table.path.resolve() == solver.store.locate.shipped_path(solver.Game()).resolve()
         assert list(tmp_path.iterdir()) == [], "opening tic-tac-toe wrote a table: the shipped one was not used"
         _assert_tictactoe_matches_published(table.stats(), "solver.table_for()")
         start = solver.lookup(0)
@@ -106,7 +106,7 @@ def test_stats_keys_are_exactly_the_documented_ones(documented_stats_keys) -> No
     keys, subkeys = documented_stats_keys
     stats = built("3x3k3").stats()
     assert set(stats) == keys, (
-        f"Table.stats() keys {sorted(stats)} differ from those documented in solver/stats.py {sorted(keys)}: "
+        f"Table.stats() keys {sorted(stats)} differ from those documented in solver/tables/summary.py {sorted(keys)}: "
         f"undocumented {sorted(set(stats) - keys)}, missing {sorted(keys - set(stats))}"
     )
     for key, nested in subkeys.items():

@@ -1,4 +1,4 @@
-"""The seeded sample check of a table (solver/samplecheck.py, ``solve verify --sample``): it finds nothing
+"""The seeded sample check of a table (solver/store/samplecheck.py, ``solve verify --sample``): it finds nothing
 on a good table, finds a planted wrong score wherever its sample reaches it, names the board, and its
 reference minimax agrees with the tables near the end of the game."""
 
@@ -11,19 +11,19 @@ import pytest
 from click.testing import CliRunner
 
 import solver
-from solver import checksums
-from solver.board import render
-from solver.build.layered import build_layers
-from solver.builder import write_compact
 from solver.cli import main
-from solver.game import Game, parse_game
-from solver.index import layout
-from solver.minimax import MAX_EMPTY, negamax_score
-from solver.samplecheck import check_layer, check_sample, sample_layer
-from solver.score import possible_scores
-from solver.status import IN_PLAY, rules_of
-from solver.store import ENV_VAR, open_compact, open_file, table_path
-from solver.symmetry import symmetries
+from solver.encoding.board import render
+from solver.encoding.index import layout
+from solver.encoding.symmetry import symmetries
+from solver.retrograde.layered import build_layers
+from solver.retrograde.minimax import MAX_EMPTY, negamax_score
+from solver.rules.game import Game, parse_game
+from solver.rules.mnk import IN_PLAY, rules_of
+from solver.rules.score import possible_scores
+from solver.storage import checksums
+from solver.store.locate import ENV_VAR, open_compact, open_file, table_path
+from solver.store.make import write_compact
+from solver.store.samplecheck import check_layer, check_sample, sample_layer
 from solver.tables import CompactTable
 
 

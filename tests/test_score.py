@@ -1,4 +1,4 @@
-"""One score decoder (solver.score.decode, and decode_many for arrays): every place that turns a
+"""One score decoder (solver.rules.score.decode, and decode_many for arrays): every place that turns a
 stored score into a result and plies (Position, its moves, the batch answers, Scores.plies) agrees
 with it, and it agrees with the score table of the module docstring."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import solver
-from solver.score import RESULTS, UNREACHABLE, WIN, decode, decode_many
+from solver.rules.score import RESULTS, UNREACHABLE, WIN, decode, decode_many
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import solver.build.layered as layered
-from solver.build.layered import BuildDir, BuildError, build_layers, spool_bytes, unspool
-from solver.builder import build_compact
-from solver.game import parse_game
-from solver.sealing import Compression, release
+import solver.retrograde.layered as layered
+from solver.retrograde.layered import BuildDir, BuildError, build_layers, spool_bytes, unspool
+from solver.retrograde.sealing import Compression, release
+from solver.rules.game import parse_game
+from solver.store.make import build_compact
 
 GAME = "2x9k4"
 SMALL_CHUNKS = 1 << 12

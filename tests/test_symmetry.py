@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from reference import Board, code, reference
 
 import solver
-from solver.board import render
-from solver.score import UNREACHABLE
+from solver.encoding.board import render
+from solver.rules.score import UNREACHABLE
 
 GAMES = ["3x3k3", "3x4k3"]
 EXAMPLES = settings(max_examples=300, deadline=None)

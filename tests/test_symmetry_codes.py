@@ -1,4 +1,4 @@
-"""Symmetries acting on codes (solver.symmetry), checked against a digit-by-digit reference.
+"""Symmetries acting on codes (solver.encoding.symmetry), checked against a digit-by-digit reference.
 
 The reference moves base-3 digits with ``Game.symmetries`` one cell at a time; the
 module under test uses digit-chunk tables. Boards are random legal-count boards
@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
-from solver.board import render
-from solver.game import Game, parse_game
-from solver.symmetry import Symmetries, symmetries
+from solver.encoding.board import render
+from solver.encoding.symmetry import Symmetries, symmetries
+from solver.rules.game import Game, parse_game
 
 GAMES = ["3x3k3", "4x5k4", "5x5k4", "3x6k3", "2x9k4", "4x4k4", "1x5k3", "2x2k2", "1x1k1"]
 EXAMPLES = settings(max_examples=150, deadline=None)
@@ -184,7 +184,7 @@ def test_best_moves_of_the_canonical_board_map_back_to_the_callers_best_moves(na
 
 @pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x7k3", "3x3k3", "1x5k3"])
 def test_the_canonical_test_of_a_block_grid_matches_the_test_of_each_board(name: str) -> None:
-    from solver.index import layout
+    from solver.encoding.index import layout
 
     game = parse_game(name)
     index, sym = layout(game), symmetries(game)

@@ -1,4 +1,4 @@
-"""The table file (format in solver/tablefile.py's docstring): exact round trips, reproducible bytes,
+"""The table file (format in solver/storage/tablefile.py's docstring): exact round trips, reproducible bytes,
 and a clear TableError, naming the file and the command that rebuilds it, for every broken file.
 """
 
@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 import solver
-import solver.fsutil
-import solver.store
-import solver.tablefile
+import solver.storage.fsutil
+import solver.storage.tablefile
+import solver.store.locate
 from solver import build_table, load_table
-from solver.tablefile import read_header
+from solver.storage.tablefile import read_header
 
 MAGIC = b"SOLVTTT\n"
 SOLVER_DIR = Path(solver.__file__).resolve().parent
@@ -98,7 +98,7 @@ def test_file_layout_matches_the_documented_format(saved, tictactoe):
     raw = data[12:start]
     header = json.loads(raw.decode("ascii"))
     assert raw.decode("ascii") == json.dumps(header, sort_keys=True, separators=(",", ":")).ljust(len(raw))
-    assert header["format_version"] == solver.tablefile.FORMAT_VERSION
+    assert header["format_version"] == solver.storage.tablefile.FORMAT_VERSION
     assert header["kind"] == "dense"
     assert header["game"] == {"rows": 3, "cols": 3, "k": 3, "name": "3x3k3"}
     assert {"encoding", "score", "root", "block_bytes", "digests"} <= header.keys()
@@ -142,7 +142,7 @@ def test_two_builds_write_byte_identical_files(tmp_path, game):
 
 
 def test_shipped_table_equals_a_fresh_build_byte_for_byte(tmp_path):
-    shipped = solver.store.shipped_path(solver.Game())
+    shipped = solver.store.locate.shipped_path(solver.Game())
     assert shipped is not None and shipped.is_file(), "the 3x3 table must ship with the package"
     fresh = build_table().save(tmp_path / "3x3k3.ttt")
     assert shipped.read_bytes() == fresh.read_bytes(), f"{shipped} is stale: rebuild it with: solve build --game 3x3k3 --output data/3x3k3.ttt"
@@ -233,15 +233,15 @@ def test_wrong_magic(saved):
 
 def test_wrong_format_version(saved):
     path, data = saved
-    version = solver.tablefile.COMPRESSED_VERSION + 1
+    version = solver.storage.tablefile.COMPRESSED_VERSION + 1
     path.write_bytes(with_header(data, {**header_of(data), "format_version": version}))
     message = table_error(path)
-    assert f"format version {version}" in message and f"expected {solver.tablefile.FORMAT_VERSION}" in message
+    assert f"format version {version}" in message and f"expected {solver.storage.tablefile.FORMAT_VERSION}" in message
 
 
 def test_a_dense_table_claiming_the_compressed_format_version_is_refused(saved):
     path, data = saved
-    path.write_bytes(with_header(data, {**header_of(data), "format_version": solver.tablefile.COMPRESSED_VERSION}))
+    path.write_bytes(with_header(data, {**header_of(data), "format_version": solver.storage.tablefile.COMPRESSED_VERSION}))
     assert "corrupt header" in table_error(path)
 
 
@@ -280,7 +280,7 @@ def _resealed(data: bytes, header: dict) -> bytes:
 @pytest.mark.parametrize("overlap", ["the array starts inside the header", "the digests start inside the array"])
 def test_a_header_whose_regions_overlap_is_refused_even_when_its_checksum_matches(saved, monkeypatch, overlap):
     path, data = saved
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)  # a forger's own root
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)  # a forger's own root
     header = header_of(data)
     path.write_bytes(_resealed(data, header))
     assert load_table(path, verify=False).sha256 == header["root"], "resealing an unchanged header must keep the file good"
@@ -398,7 +398,7 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temp_file(saved, small, 
     def fail(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(solver.fsutil.os, target, fail)
+    monkeypatch.setattr(solver.storage.fsutil.os, target, fail)
     with pytest.raises(solver.TableError if isinstance(error, OSError) else type(error)) as caught:
         small.save(path)
     if isinstance(error, OSError):
@@ -434,7 +434,7 @@ def test_a_failed_write_of_the_arrays_keeps_the_old_file(saved, small, monkeypat
                 raise OSError(28, "No space left on device")
             return len(chunk)
 
-    monkeypatch.setattr(solver.fsutil.os, "fdopen", lambda *a, **k: Exploding(real_fdopen(*a, **k)))
+    monkeypatch.setattr(solver.storage.fsutil.os, "fdopen", lambda *a, **k: Exploding(real_fdopen(*a, **k)))
     with pytest.raises(solver.TableError, match="disk filled up") as caught:
         small.save(path)
     assert str(path) in str(caught.value)
@@ -444,7 +444,7 @@ def test_a_failed_write_of_the_arrays_keeps_the_old_file(saved, small, monkeypat
 
 
 def test_a_failed_first_save_leaves_nothing(tmp_path, small, monkeypatch):
-    monkeypatch.setattr(solver.fsutil.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("no")))
+    monkeypatch.setattr(solver.storage.fsutil.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("no")))
     with pytest.raises(solver.TableError):
         small.save(tmp_path / "2x3k2.ttt")
     assert list(tmp_path.iterdir()) == []

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import solver
-import solver.game
-from solver.build.layered import build_layers
-from solver.builder import prove
-from solver.game import Game, parse_game
+import solver.rules.game
+from solver.retrograde.layered import build_layers
+from solver.rules.game import Game, parse_game
+from solver.store.make import prove
 from solver.tables import CompactTable, DenseTable, Scores, Table
 
 
@@ -47,7 +47,7 @@ def test_both_kinds_give_the_best_mask_of_a_code_and_the_position_reads_it(both)
     dense, compact = both
     for code in dense.reachable_codes()[::211].tolist():
         mask = dense.best_mask_of(code)
-        assert compact.best_mask_of(code) == mask, solver.board.render(dense.game, code)
+        assert compact.best_mask_of(code) == mask, solver.encoding.board.render(dense.game, code)
         assert dense.at(code).best_mask == compact.at(code).best_mask == mask
         assert compact.at(code) == dense.at(code)
 
@@ -74,7 +74,7 @@ def test_verify_proves_both_kinds_through_the_builders_prover(both):
 @pytest.fixture
 def name_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every game name parsed from here on: ``parse_game`` wrapped in every solver module that holds it."""
-    original = solver.game.parse_game
+    original = solver.rules.game.parse_game
     parsed: list[str] = []
 
     def counting(spec: str | Game | None) -> Game:

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 import solver
-import solver.store
-import solver.tablefile
+import solver.storage.tablefile
+import solver.store.locate
 import solver.tables.dense
 from solver import build_table, load_table
-from solver.checksums import EXPECTED_ROOTS
-from solver.game import DENSE_MAX_CELLS, parse_game
-from solver.tablefile import open_table
+from solver.rules.game import DENSE_MAX_CELLS, parse_game
+from solver.storage.checksums import EXPECTED_ROOTS
+from solver.storage.tablefile import open_table
 
 
 def header_of(data: bytes) -> dict:
@@ -86,7 +86,7 @@ def test_a_flipped_byte_anywhere_in_the_entries_raises_on_first_use_instead_of_a
             with pytest.raises(solver.TableError, match="does not match its checksum"):
                 table.lookup_codes(np.array([code]))
             with pytest.raises(solver.TableError):
-                table.lookup(solver.board.render(table.game, code))
+                table.lookup(solver.encoding.board.render(table.game, code))
 
 
 def test_a_damaged_block_does_not_stop_answers_from_intact_blocks(tmp_path, lazily_verified):
@@ -164,8 +164,8 @@ def test_a_forged_dense_table_of_a_game_without_a_shipped_checksum_is_proved_and
     """Without an expected checksum, a self-consistent forgery is proved before its first answer (issue 13, 8):
     a plausible forged score (X wins in 5) is refuted by the consistency pass, an impossible one (X wins
     in 1 on the empty board) by the block check."""
-    monkeypatch.setattr(solver.tablefile, "expected_root", lambda game, kind="dense": None)
-    monkeypatch.setattr(solver.store, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.store.locate, "expected_root", lambda game, kind="dense": None)
     path = tictactoe.save(tmp_path / "3x3k3.ttt")
     _forge(path, 0, 95)
     with pytest.raises(solver.TableError, match="this user did not build this one, and it is wrong: .*differs from a fresh build"):
@@ -178,7 +178,7 @@ def test_a_forged_dense_table_of_a_game_without_a_shipped_checksum_is_proved_and
 def test_a_file_in_the_table_dir_never_overrides_the_shipped_tictactoe_table(table_dir, tictactoe):
     path = tictactoe.save(table_dir / "3x3k3.ttt")
     _forge(path, 0, 99)
-    assert solver.table_for().path == solver.store.shipped_path(solver.Game())
+    assert solver.table_for().path == solver.store.locate.shipped_path(solver.Game())
     assert solver.lookup(0).score == 0
 
 
@@ -205,7 +205,7 @@ def test_a_fresh_build_of_a_larger_game_has_the_expected_checksum(game):
 
 
 def test_the_shipped_table_has_the_expected_checksum():
-    shipped = solver.store.shipped_path(solver.Game())
+    shipped = solver.store.locate.shipped_path(solver.Game())
     assert open_table(shipped).header.root == EXPECTED_ROOTS["3x3k3"]
 
 
@@ -226,9 +226,9 @@ def test_lookup_codes_without_checks_marks_unreachable_codes(tictactoe):
 
 @pytest.mark.parametrize("game", ["2x9k4", pytest.param("3x6k3", marks=pytest.mark.slow), pytest.param("4x5k4", marks=pytest.mark.slow)])
 def test_a_fresh_compact_build_has_the_shipped_checksum(tmp_path, game):
-    from solver.builder import build_compact
-    from solver.checksums import EXPECTED_COMPACT_ROOTS
-    from solver.store import open_compact
+    from solver.storage.checksums import EXPECTED_COMPACT_ROOTS
+    from solver.store.locate import open_compact
+    from solver.store.make import build_compact
 
     path = build_compact(parse_game(game), tmp_path / f"{game}.ttt", jobs=2)
     table = open_compact(path)
@@ -241,9 +241,9 @@ def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consiste
     agree with each other, and only the shipped checksum tells it from the real table."""
     import numpy as np
 
-    from solver.build.layered import build_layers
-    from solver.builder import write_compact
-    from solver.store import open_compact
+    from solver.retrograde.layered import build_layers
+    from solver.store.locate import open_compact
+    from solver.store.make import write_compact
 
     game = parse_game("2x9k4")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
@@ -260,7 +260,7 @@ def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consiste
 
 
 def _compact_scores(game: str, tmp_path) -> np.ndarray:
-    from solver.build.layered import build_layers
+    from solver.retrograde.layered import build_layers
 
     built = build_layers(parse_game(game), tmp_path / f"{game}-layers.build", jobs=1)
     return np.concatenate([np.asarray(layer) for layer in built.layers()])
@@ -268,17 +268,17 @@ def _compact_scores(game: str, tmp_path) -> np.ndarray:
 
 def _write_forged_compact(path, game: str, scores: np.ndarray):
     """A compact table file with every checksum right for these scores, not recorded as built here."""
-    return solver.tablefile.write_table(
-        path, kind="compact", game=parse_game(game), meta=solver.tablefile.compact_meta(parse_game(game)), arrays={"scores": scores}
+    return solver.storage.tablefile.write_table(
+        path, kind="compact", game=parse_game(game), meta=solver.storage.tablefile.compact_meta(parse_game(game)), arrays={"scores": scores}
     )
 
 
 @pytest.fixture
 def no_proof(monkeypatch):
     """Fail the test if the consistency pass runs."""
-    import solver.builder
+    import solver.store.make
 
-    monkeypatch.setattr(solver.builder, "prove", lambda table: pytest.fail("the consistency pass ran"))
+    monkeypatch.setattr(solver.store.make, "prove", lambda table: pytest.fail("the consistency pass ran"))
 
 
 def test_a_forged_compact_table_answering_x_wins_in_3_on_the_empty_board_is_refused(tmp_path):
@@ -286,7 +286,7 @@ def test_a_forged_compact_table_answering_x_wins_in_3_on_the_empty_board_is_refu
     scores[0] = 97  # the empty board: "X wins in 3", impossible with lines of 3
     path = _write_forged_compact(tmp_path / "2x4k3.ttt", "2x4k3", scores)
     with pytest.raises(solver.TableError) as caught:
-        solver.store.open_file(path).lookup(0)
+        solver.store.locate.open_file(path).lookup(0)
     message = str(caught.value)
     assert "board 0 (layer 0) holds the score 97, impossible for a 2x4k3 position with 0 pieces" in message
     assert f"solve build --game 2x4k3 --output {path}" in message
@@ -297,7 +297,7 @@ def test_a_stored_127_is_refused_not_read_as_a_win_in_minus_27_plies(tmp_path):
     scores[5] = 127
     path = _write_forged_compact(tmp_path / "c.ttt", "3x3k3", scores)
     with pytest.raises(solver.TableError, match="holds the score 127, impossible"):
-        solver.store.open_file(path)
+        solver.store.locate.open_file(path)
 
 
 def test_a_plausible_forgery_is_refuted_by_the_consistency_pass_before_its_first_answer(tmp_path):
@@ -306,7 +306,7 @@ def test_a_plausible_forgery_is_refuted_by_the_consistency_pass_before_its_first
     scores[0] = 95  # "X wins in 5": possible for the layer, wrong for the game
     path = _write_forged_compact(tmp_path / "c.ttt", "3x3k3", scores)
     with pytest.raises(solver.TableError) as caught:
-        solver.store.open_file(path)
+        solver.store.locate.open_file(path)
     message = str(caught.value)
     assert "no checksum ships for compact 3x3k3 tables and this user did not build this one, and it is wrong" in message
     assert "layer 0: 1 board disagrees with its children" in message and "rebuild it with: solve build" in message
@@ -314,33 +314,33 @@ def test_a_plausible_forgery_is_refuted_by_the_consistency_pass_before_its_first
 
 
 def test_a_table_built_here_is_recorded_and_trusted_without_a_proof(tmp_path, no_proof):
-    from solver.builder import build_compact
+    from solver.store.make import build_compact
 
     path = build_compact(parse_game("2x4k3"), tmp_path / "2x4k3.ttt", jobs=1)
     registry = tmp_path / "trusted.json"
     info = registry.lstat()
     assert stat.S_IMODE(info.st_mode) == 0o600 and info.st_uid == os.getuid()
     entries = json.loads(registry.read_text())["tables"]
-    table = solver.store.open_file(path)
+    table = solver.store.locate.open_file(path)
     assert entries == [{"game": "2x4k3", "kind": "compact", "root": table.sha256}]
     assert table.lookup(0).result == build_table(game="2x4k3").lookup(0).result
 
 
 def test_a_genuine_table_not_built_here_is_proved_once_then_trusted(tmp_path, monkeypatch):
-    import solver.builder
+    import solver.store.make
 
     path = _write_forged_compact(tmp_path / "c.ttt", "3x3k3", _compact_scores("3x3k3", tmp_path))
     proofs = []
-    real = solver.builder.prove
-    monkeypatch.setattr(solver.builder, "prove", lambda table: proofs.append(table) or real(table))
-    assert solver.store.open_file(path).lookup(0).result == "draw"
-    assert solver.store.open_file(path).lookup(0).result == "draw"
+    real = solver.store.make.prove
+    monkeypatch.setattr(solver.store.make, "prove", lambda table: proofs.append(table) or real(table))
+    assert solver.store.locate.open_file(path).lookup(0).result == "draw"
+    assert solver.store.locate.open_file(path).lookup(0).result == "draw"
     assert len(proofs) == 1
 
 
 @pytest.mark.parametrize("how", ["group-writable", "symlink", "garbage"])
 def test_a_registry_others_could_have_written_is_not_believed(tmp_path, monkeypatch, how):
-    import solver.builder
+    import solver.store.make
 
     scores = _compact_scores("3x3k3", tmp_path)
     scores[0] = 95
@@ -356,24 +356,24 @@ def test_a_registry_others_could_have_written_is_not_believed(tmp_path, monkeypa
         registry.write_text(text if how != "garbage" else text[:-3])
         registry.chmod(0o664 if how == "group-writable" else 0o600)
     with pytest.raises(solver.TableError, match="it is wrong"):
-        solver.store.open_file(path)
+        solver.store.locate.open_file(path)
 
 
 def test_a_long_proof_is_refused_with_the_verify_and_build_commands_then_verify_trusts_it(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    import solver.estimate
+    import solver.store.estimate
     from solver.cli import main
 
     path = _write_forged_compact(tmp_path / "2x4k3.ttt", "2x4k3", _compact_scores("2x4k3", tmp_path))
-    monkeypatch.setattr(solver.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
+    monkeypatch.setattr(solver.store.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
     with pytest.raises(solver.TableError) as caught:
-        solver.store.open_file(path)
+        solver.store.locate.open_file(path)
     message = str(caught.value)
     assert f"solve verify --table {path}" in message and "solve build --game 2x4k3" in message and "proving it takes about" in message
     result = CliRunner().invoke(main, ["verify", "--table", str(path)])
     assert result.exit_code == 0, result.output
-    assert solver.store.open_file(path).lookup(0).result == "draw"
+    assert solver.store.locate.open_file(path).lookup(0).result == "draw"
 
 
 def test_solve_serve_does_not_serve_a_forged_table_of_a_game_without_a_shipped_checksum(table_dir, tmp_path, monkeypatch):
@@ -397,15 +397,15 @@ def test_solve_serve_does_not_serve_a_forged_table_of_a_game_without_a_shipped_c
 
 @pytest.mark.parametrize("game", ["3x3k3", "3x4k3", "2x5k4", "4x3k3"])
 def test_every_score_of_a_real_table_is_possible_for_its_layer(game):
-    from solver.tables.plausible import dense_check
+    from solver.storage.plausible import dense_check
 
     entries = build_table(game=game).entries
     assert dense_check(parse_game(game))(0, entries) is None
 
 
 def test_every_score_of_a_real_compact_table_is_possible_for_its_layer(tmp_path):
-    from solver.index import layout
-    from solver.tables.plausible import compact_check
+    from solver.encoding.index import layout
+    from solver.storage.plausible import compact_check
 
     for game in ("2x4k3", "3x3k3", "1x17k3"):
         assert compact_check(parse_game(game), layout(parse_game(game)).layer_offsets)(0, _compact_scores(game, tmp_path)) is None
@@ -418,7 +418,7 @@ def test_every_score_of_a_real_compact_table_is_possible_for_its_layer(tmp_path)
     ("old", "new"), [(b'"format_version":2', b'"format_version":2.0'), (b'"format":', b'"x":1,"format":'), (b'"block_bytes":', b'"block_bytes" :')]
 )
 def test_a_header_that_is_not_the_canonical_bytes_is_refused(tmp_path, old, new):
-    shipped = solver.store.shipped_path(solver.Game())
+    shipped = solver.store.locate.shipped_path(solver.Game())
     data = bytearray(shipped.read_bytes())
     (length,) = struct.unpack("<I", data[8:12])
     text = bytes(data[12 : 12 + length])
@@ -434,10 +434,10 @@ def test_a_header_that_is_not_the_canonical_bytes_is_refused(tmp_path, old, new)
 
 def test_a_forged_3x6k4_table_answering_x_wins_in_3_on_the_empty_board_is_refused(tmp_path):
     """The case of issue 13 itself: no checksum ships for 3x6k4; the forged scores' every checksum is right."""
-    from solver.index import layout
+    from solver.encoding.index import layout
 
     scores = np.zeros(layout(parse_game("3x6k4")).size, dtype=np.int8)
     scores[0] = 97  # the empty board: "X wins in 3" (X would hold 2 pieces, lines need 4)
     path = _write_forged_compact(tmp_path / "3x6k4.ttt", "3x6k4", scores)
     with pytest.raises(solver.TableError, match="board 0 \\(layer 0\\) holds the score 97, impossible for a 3x6k4 position"):
-        solver.store.open_file(path).lookup(0)
+        solver.store.locate.open_file(path).lookup(0)

@@ -18,8 +18,8 @@ import pytest
 from reference import LOSS, WIN, Reference, board_of, code, reference
 
 import solver
-from solver.board import render
-from solver.score import UNREACHABLE
+from solver.encoding.board import render
+from solver.rules.score import UNREACHABLE
 
 GAMES = ["2x2k2", "2x3k2", "2x3k3", "3x3k3", "3x3k2", "1x5k3", "2x4k3", "3x4k3", "4x3k3", "2x6k3"]
 """Games the reference solves in seconds (the 12-cell ones have ~112,000-126,000 positions)."""

@@ -24,8 +24,8 @@ from click.testing import CliRunner
 from web_support import need_web, running_server
 
 import solver
-import solver.store
-import solver.tablefile
+import solver.storage.tablefile
+import solver.store.locate
 from solver.cli import main
 
 need_web()
@@ -139,7 +139,7 @@ def test_a_game_not_served_is_404_naming_solve_build_and_builds_nothing(table_di
 
 
 def test_a_compact_table_past_16_cells_is_served_like_any_other(table_dir: Path) -> None:
-    table = solver.store.build_file(solver.parse_game("2x9k4"), table_dir / "2x9k4.ttt")
+    table = solver.store.locate.build_file(solver.parse_game("2x9k4"), table_dir / "2x9k4.ttt")
     client = TestClient(web.create_app(web.open_tables(["2x9k4"], table_dir=table_dir)))
     board = "X........./.O.......".replace("./", "/")
     answer = client.get("/api/v1/2x9k4", params={"board": board}).json()
@@ -152,7 +152,7 @@ def test_a_compact_table_past_16_cells_is_served_like_any_other(table_dir: Path)
 def test_a_damaged_table_is_refused_before_the_server_listens(table_dir: Path) -> None:
     path = solver.build_table(game="3x4").save(table_dir / "3x4k3.ttt")
     data = bytearray(path.read_bytes())
-    data[solver.tablefile.open_table(path).header.spec("entries").offset + 4 * 3**11] ^= 1  # a block no request has touched
+    data[solver.storage.tablefile.open_table(path).header.spec("entries").offset + 4 * 3**11] ^= 1  # a block no request has touched
     path.write_bytes(bytes(data))
     solver.forget()
     with pytest.raises(solver.TableError, match="does not match its checksum"):

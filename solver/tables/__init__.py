@@ -8,13 +8,13 @@
                             board, up to 25 cells
 ==========================  =====================================================
 
-Nothing here builds a table (:mod:`solver.builder`) or decides where one lives
-(:mod:`solver.store`); :func:`from_file` gives the table of an open file of either kind.
+Nothing here builds a table (:mod:`solver.store.make`) or decides where one lives
+(:mod:`solver.store.locate`); :func:`from_file` gives the table of an open file of either kind.
 """
 
 from __future__ import annotations
 
-from ..tablefile import TableFile
+from ..storage.tablefile import TableFile
 from .base import Kind, Prover, Table
 from .compact import CompactTable
 from .dense import DenseTable
@@ -28,7 +28,7 @@ def from_file(opened: TableFile, *, verify: bool | None = None, prove: Prover | 
 
     :param verify: for a dense table, as :meth:`DenseTable.from_file`'s (compact tables
         are verified span by span on first use).
-    :param prove: what the table's :meth:`Table.verify` calls (:func:`solver.builder.prove`).
+    :param prove: what the table's :meth:`Table.verify` calls (:func:`solver.store.make.prove`).
     :raises TableError: if the file's layout does not fit its kind.
     """
     if opened.header.kind == "dense":

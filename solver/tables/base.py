@@ -9,7 +9,7 @@ Two kinds implement :class:`Table`:
                                                  to 16 cells): score, pieces and best-move
                                                  mask; a look-up is one memory access
 ``compact``  :class:`solver.tables.CompactTable` one score byte per legal-count board (up to
-                                                 25 cells, :mod:`solver.index`); best moves
+                                                 25 cells, :mod:`solver.encoding.index`); best moves
                                                  are found from the children when asked for
 ===========  ==================================  ===========================================
 
@@ -32,7 +32,7 @@ implements a table, so structural typing would buy nothing.
 this process (each block hashed when first used; :meth:`Table.verify_blocks` does them
 all now). :meth:`Table.verify` goes further and re-derives every score from the rules;
 that is a build, so the table does not do it itself: it calls the ``prove`` function it
-was given when it was opened or built (:func:`solver.builder.prove`), and the look-up
+was given when it was opened or built (:func:`solver.store.make.prove`), and the look-up
 classes import no build code.
 """
 
@@ -46,20 +46,20 @@ from typing import Any, ClassVar, Literal, NoReturn
 
 import numpy as np
 
-from .. import board as _board
-from .. import tablefile
+from ..encoding import board as _board
 from ..errors import InvalidBoardError, TableError
-from ..game import Game
-from ..position import Position
-from ..score import UNREACHABLE
-from ..tablefile import TableFile, rebuild_command
+from ..rules.game import Game
+from ..rules.score import UNREACHABLE
+from ..storage import tablefile
+from ..storage.tablefile import TableFile, rebuild_command
+from .position import Position
 from .scores import Scores
 
 Kind = Literal["dense", "compact"]
 
 Prover = Callable[["Table"], list[str]]
 """Proves a whole table: every stored block checked, every score re-derived from the
-rules; returns the problems found (empty when exact). :func:`solver.builder.prove`."""
+rules; returns the problems found (empty when exact). :func:`solver.store.make.prove`."""
 
 
 class Table(ABC):
@@ -110,7 +110,7 @@ class Table(ABC):
     def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
         """Solve one position.
 
-        :param board: any form :func:`solver.board.parse` accepts.
+        :param board: any form :func:`solver.encoding.board.parse` accepts.
         :param game: defaults to this table's game.
         :raises InvalidBoardError: if the board is malformed, belongs to another
             game, or cannot be reached in a legal game (the message says why).
@@ -150,7 +150,7 @@ class Table(ABC):
 
     @property
     def rebuild_command(self) -> str:
-        """The shell command that rebuilds this table (:func:`solver.tablefile.rebuild_command`)."""
+        """The shell command that rebuilds this table (:func:`solver.storage.tablefile.rebuild_command`)."""
         return rebuild_command(self.game, self.path or "PATH")
 
     # -- many positions ------------------------------------------------------------------
@@ -203,7 +203,7 @@ class Table(ABC):
 
     @abstractmethod
     def stats(self) -> dict[str, Any]:
-        """Counts over the table (the keys of :mod:`solver.stats`)."""
+        """Counts over the table (the keys of :mod:`solver.tables.summary`)."""
 
     # -- trust ---------------------------------------------------------------------------
     @abstractmethod
@@ -220,15 +220,15 @@ class Table(ABC):
         :returns: the problems found (empty when the table is exact).
         :raises TableError: for a table made without a prover (open it with
             :func:`solver.load_table` or :func:`solver.table_for`, or build it with
-            :mod:`solver.builder`).
+            :mod:`solver.store.make`).
         """
         if self.prove is None:
-            raise TableError(f"{self!r} was made without a prover: verify it with solver.builder.prove(table)")
+            raise TableError(f"{self!r} was made without a prover: verify it with solver.store.make.prove(table)")
         return self.prove(self)
 
     @property
     def sha256(self) -> str:
-        """The table's checksum: the root SHA-256 of its file (:mod:`solver.tablefile`).
+        """The table's checksum: the root SHA-256 of its file (:mod:`solver.storage.tablefile`).
 
         The same for a table in memory and the file it is saved to.
         """
@@ -247,7 +247,7 @@ class Table(ABC):
         return {}
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the table to ``path`` atomically (:func:`solver.tablefile.write_table`).
+        """Write the table to ``path`` atomically (:func:`solver.storage.tablefile.write_table`).
 
         The same table always gives the same bytes. Returns the path written.
 

@@ -3,22 +3,22 @@
 A :class:`CompactTable` answers the questions of every table (:class:`solver.tables.Table`:
 ``at``, ``lookup``, ``get``, ``best_move``, ``lookup_codes``, ``stats``, ``verify``)
 for games of up to 25 cells. It stores only the score of every board of
-:mod:`solver.index` (int8, :mod:`solver.score`: for the side to move, ``100 - d`` a
+:mod:`solver.encoding.index` (int8, :mod:`solver.rules.score`: for the side to move, ``100 - d`` a
 win in ``d`` plies, 0 a draw, ``-(100 - d)`` a loss, ``UNREACHABLE`` = -128). A
 position's best moves and every move's outcome come from its children's scores
 (at most ``cells`` probes), computed only when first asked for
-(:attr:`solver.position.Position.best_mask`).
+(:attr:`solver.tables.position.Position.best_mask`).
 
 **Trust.** With a ``verify`` hook (the table file's ``verify_items``), no byte is
 read before the span of the table holding it was checked once in this process:
 spans of :data:`SPAN` boards, checked on first use.
 
-It answers only: building one is :mod:`solver.builder`'s (the layered build of
-:mod:`solver.build.layered`), opening one :mod:`solver.store`'s.
+It answers only: building one is :mod:`solver.store.make`'s (the layered build of
+:mod:`solver.retrograde.layered`), opening one :mod:`solver.store.locate`'s.
 
 >>> import tempfile
->>> from solver.build.layered import build_layers
->>> from solver.game import Game
+>>> from solver.retrograde.layered import build_layers
+>>> from solver.rules.game import Game
 >>> with tempfile.TemporaryDirectory() as directory:
 ...     table = CompactTable.from_layers(Game(), build_layers(Game(), directory, jobs=1).layers())
 >>> p = table.lookup("X.O/.X./..O")
@@ -38,23 +38,23 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import tablefile
-from ..blockarray import BlockArray
-from ..board import digit_chunks
-from ..counts import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
-from ..counts import layer_histograms as scan_layer
+from ..encoding.index import layout
+from ..encoding.symmetry import symmetries
 from ..errors import TableError
-from ..game import Game
-from ..index import layout
-from ..position import SETTERS, Position
-from ..score import UNREACHABLE, WIN
-from ..status import IN_PLAY, STATUS_SCORE, rules_of
-from ..symmetry import symmetries
-from ..tablefile import TableFile, compact_meta
+from ..rules.bitboard import digit_chunks
+from ..rules.game import Game
+from ..rules.mnk import IN_PLAY, STATUS_SCORE, rules_of
+from ..rules.score import UNREACHABLE, WIN
+from ..storage import tablefile
+from ..storage.blockarray import BlockArray
+from ..storage.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
+from ..storage.histograms import layer_histograms as scan_layer
+from ..storage.plausible import compact_check
+from ..storage.stored import layer_histograms, stored_layers
+from ..storage.tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
-from .plausible import compact_check
+from .position import SETTERS, Position
 from .scores import Scores
-from .stored import layer_histograms, stored_layers
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -79,9 +79,9 @@ VerifyItems = Callable[[int, int], None]
 class CompactTable(Table):
     """A solved game in the compact layout (module docstring).
 
-    :param scores: int8, one per board of :func:`solver.index.layout`, all layers
+    :param scores: int8, one per board of :func:`solver.encoding.index.layout`, all layers
         concatenated: an array holding every board's score (a build's layers, or a
-        plain file of earlier releases), or the :class:`~solver.blockarray.BlockArray`
+        plain file of earlier releases), or the :class:`~solver.storage.blockarray.BlockArray`
         of a compressed file, whose bytes are read only at canonical boards in play.
     :param verify: checks stored boards ``start .. stop - 1`` of an array (raises :class:`TableError`);
         called once per span of :data:`SPAN` boards before any byte of it is used.
@@ -148,7 +148,7 @@ class CompactTable(Table):
         """The table of an open compact table file (layout checked now, blocks verified on first use).
 
         Every block is checked against its digest when first read; the scores in it are also
-        checked against what its layers can hold (:func:`~solver.tables.plausible.compact_check`)
+        checked against what its layers can hold (:func:`~solver.storage.plausible.compact_check`)
         unless the file's checksum ships with the package (:attr:`TableFile.pinned`: then the
         digests prove the bytes are those of the checked build).
 
@@ -178,11 +178,11 @@ class CompactTable(Table):
         """Decode the whole table into memory now (one byte per board: 741 MB for 4x5k4), every block checked.
 
         This is how a user asks for the in-memory mode: ``solver.table_for("4x5k4").load_into_memory()``
-        (or ``solver.store.open_compact(path).load_into_memory()``). Batch look-ups
+        (or ``solver.store.locate.open_compact(path).load_into_memory()``). Batch look-ups
         (:meth:`lookup_codes`, and ``solver.lookup_codes(codes, game="4x5k4")``, which uses
         the same table) then run at memory speed instead of decoding blocks; single look-ups
         no longer decode either. The blocks are decoded by ``threads`` threads (default: the
-        cores, up to 8; :meth:`solver.blockarray.BlockArray.decode_all`). A table that is in
+        cores, up to 8; :meth:`solver.storage.blockarray.BlockArray.decode_all`). A table that is in
         memory already is left as it is. Returns the table.
 
         :raises TableError: at the first damaged block.
@@ -246,8 +246,8 @@ class CompactTable(Table):
     def score_of(self, code: int) -> int:
         """The score of a code (``UNREACHABLE`` if no game reaches it or its counts are illegal).
 
-        Finished and unreachable boards are scored by the rules (:mod:`solver.status`), the
-        others read at their canonical board (:mod:`solver.symmetry`).
+        Finished and unreachable boards are scored by the rules (:mod:`solver.rules.mnk`), the
+        others read at their canonical board (:mod:`solver.encoding.symmetry`).
         """
         status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
         if status != IN_PLAY:
@@ -279,10 +279,10 @@ class CompactTable(Table):
     def best_mask_of(self, code: int) -> int:
         """Bit ``cell`` set for every best move of a reachable code (0 when the game is over or no game reaches it).
 
-        The moves whose child has the smallest score (:mod:`solver.score`): the moves that
+        The moves whose child has the smallest score (:mod:`solver.rules.score`): the moves that
         complete a line win now (the children need not be read); on the last empty cell a
         move draws; else the children are read at their canonical boards
-        (:meth:`solver.symmetry.Symmetries.canonical_child_codes`). Plain ints throughout:
+        (:meth:`solver.encoding.symmetry.Symmetries.canonical_child_codes`). Plain ints throughout:
         a position has at most ``cells`` children, too few for numpy's per-call cost.
         """
         if not 0 <= code < self._codes:
@@ -438,12 +438,12 @@ class CompactTable(Table):
         return out
 
     def histograms(self, *, from_meta: bool = True) -> list[np.ndarray]:
-        """Every layer's histograms (:mod:`solver.counts`: every board's score, the canonical boards').
+        """Every layer's histograms (:mod:`solver.storage.histograms`: every board's score, the canonical boards').
 
         Read from the file's meta when its build kept them there (``meta["layer_histograms"]``),
         else counted in one pass over each layer: a table holding every board's score is
         counted as it is, a compressed one at its canonical boards only (what a look-up
-        reads, :func:`solver.counts.stored_histograms`; ``scripts/bench.py --compact`` prints
+        reads, :func:`solver.storage.histograms.stored_histograms`; ``scripts/bench.py --compact`` prints
         its speed).
 
         :param from_meta: with False, counted by the pass even when the meta has them.
@@ -479,12 +479,12 @@ class CompactTable(Table):
         return [LayerCounts.from_histograms(self.game, ply, hist) for ply, hist in enumerate(self.histograms())]
 
     def stats(self) -> dict[str, Any]:
-        """Counts per result, per layer, for the side to move and up to symmetry (:func:`solver.stats.layered_stats`).
+        """Counts per result, per layer, for the side to move and up to symmetry (:func:`solver.tables.summary.layered_stats`).
 
         ``games`` is None (``omitted`` says why); ``layers`` lists each layer's counts
-        (:meth:`solver.counts.LayerCounts.to_json`).
+        (:meth:`solver.storage.histograms.LayerCounts.to_json`).
         """
-        from ..stats import layered_stats
+        from .summary import layered_stats
 
         return layered_stats(self.game, self.layer_counts(), self.at(0))
 
@@ -508,8 +508,8 @@ class CompactTable(Table):
         return {"scores": list(stored_layers(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)]))}
 
     def file_meta(self) -> Mapping[str, Any]:
-        """The index scheme, the layer offsets (:func:`solver.tablefile.compact_meta`) and each layer's histograms
-        (:func:`solver.tables.stored.layer_histograms`): the file's own, for a table read from a file."""
+        """The index scheme, the layer offsets (:func:`solver.storage.tablefile.compact_meta`) and each layer's histograms
+        (:func:`solver.storage.stored.layer_histograms`): the file's own, for a table read from a file."""
         if self.file is not None and "layer_histograms" in self.file.header.meta:
             return self.file.header.meta
         return {**compact_meta(self.game), "layer_histograms": layer_histograms(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)])}

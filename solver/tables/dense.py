@@ -1,14 +1,14 @@
 """The dense table: one 4-byte entry per base-3 code, so a look-up is one memory access.
 
-A :class:`DenseTable` holds games of up to 16 cells (:data:`solver.game.DENSE_MAX_CELLS`):
-each code's :data:`~solver.tablefile.ENTRY` (score, pieces, best-move mask), indexed by
-the code itself. How it is stored on disk is :mod:`solver.tablefile`'s business; a
+A :class:`DenseTable` holds games of up to 16 cells (:data:`solver.rules.game.DENSE_MAX_CELLS`):
+each code's :data:`~solver.storage.tablefile.ENTRY` (score, pieces, best-move mask), indexed by
+the code itself. How it is stored on disk is :mod:`solver.storage.tablefile`'s business; a
 table opened from a file answers only from bytes verified in this process (each
 64 KiB block is hashed the first time a look-up touches it), so a damaged file raises
 :class:`TableError` instead of answering wrongly. No pickle is ever read.
 
-It answers only: building one is :mod:`solver.builder`'s (:func:`solver.build_table`),
-opening one :mod:`solver.store`'s (:func:`solver.load_table`).
+It answers only: building one is :mod:`solver.store.make`'s (:func:`solver.build_table`),
+opening one :mod:`solver.store.locate`'s (:func:`solver.load_table`).
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import tablefile
 from ..errors import TableError
-from ..game import Game
-from ..position import SETTERS, Position
-from ..score import UNREACHABLE
-from ..tablefile import ENTRY, BlockGuard, TableFile
+from ..rules.game import Game
+from ..rules.score import UNREACHABLE
+from ..storage import tablefile
+from ..storage.plausible import dense_check
+from ..storage.tablefile import ENTRY, BlockGuard, TableFile
 from .base import Kind, Prover, Table
-from .plausible import dense_check
+from .position import SETTERS, Position
 from .scores import Scores
 
 _new = object.__new__
@@ -75,7 +75,7 @@ def _gather(words: np.ndarray, codes: np.ndarray, check: bool) -> tuple[np.ndarr
 class DenseTable(Table):
     """A solved game of up to 16 cells: the score, pieces and best moves of every code.
 
-    >>> from solver.builder import build_table
+    >>> from solver.store.make import build_table
     >>> table = build_table()
     >>> table.lookup("X.O/.X./..O").result
     'draw'
@@ -123,7 +123,7 @@ class DenseTable(Table):
 
     @property
     def entries(self) -> np.ndarray:
-        """Every code's :data:`~solver.tablefile.ENTRY`, indexed by code (the whole table is verified first)."""
+        """Every code's :data:`~solver.storage.tablefile.ENTRY`, indexed by code (the whole table is verified first)."""
         if self._guard is not None:
             self._guard.ensure_all()
         return self._entries
@@ -206,8 +206,8 @@ class DenseTable(Table):
         return np.flatnonzero(self.score != UNREACHABLE)
 
     def stats(self) -> dict[str, Any]:
-        """Counts over the table (see :func:`solver.stats.table_stats`)."""
-        from ..stats import table_stats
+        """Counts over the table (see :func:`solver.tables.summary.table_stats`)."""
+        from .summary import table_stats
 
         return table_stats(self.game, self.score, self.at(0))
 
@@ -228,7 +228,7 @@ class DenseTable(Table):
             self._pending = False
 
     def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
-        """``entries``: every code's :data:`~solver.tablefile.ENTRY` (verified)."""
+        """``entries``: every code's :data:`~solver.storage.tablefile.ENTRY` (verified)."""
         return {"entries": self.entries}
 
     def stored_entries(self) -> np.ndarray:

@@ -8,8 +8,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ..game import Game
-from ..score import UNREACHABLE, decode_many
+from ..rules.game import Game
+from ..rules.score import UNREACHABLE, decode_many
 
 Column = np.ndarray | Callable[[], np.ndarray]
 """An array, or a function that computes it when it is first read."""
@@ -20,7 +20,7 @@ class Scores:
     """Arrays aligned with the codes asked (same shape), for the side to move unless said otherwise.
 
     =============  ===============================================================
-    ``score``      int8, for the side to move (:mod:`solver.score`)
+    ``score``      int8, for the side to move (:mod:`solver.rules.score`)
     ``ply``        uint8, pieces on the board (X is to move when even)
     ``best``       unsigned (uint16 for a dense table, uint32 for a compact one),
                    bit ``cell`` set for every best move (0 when finished)

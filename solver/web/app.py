@@ -14,12 +14,12 @@ route                                       answer
 ==========================================  =====================================================
 
 Nothing a request sends reaches the file system: the tables are opened before the
-app is made (``solver.store.table_for(..., build=False)``), and the page's files are
+app is made (``solver.store.locate.table_for(..., build=False)``), and the page's files are
 read from the package once, into memory, from a fixed list. A request never starts
 a table build; a game that is not served is a 404 naming ``solve build``.
 
-A ``board`` (query or batch string) is read by :func:`solver.board.parse_text` and a
-``moves`` list by :func:`solver.moves.parse_moves` (moves separated by spaces or ``;``,
+A ``board`` (query or batch string) is read by :func:`solver.encoding.board.parse_text` and a
+``moves`` list by :func:`solver.encoding.moves.parse_moves` (moves separated by spaces or ``;``,
 each read as ``solve analyze`` reads one argument): the command line's readings, so the
 same text means the same position or game over HTTP as in a terminal.
 
@@ -67,15 +67,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..analysis import analyze
-from ..board import parse, parse_text
+from ..encoding.board import parse, parse_text
+from ..encoding.moves import parse_moves
 from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line, quote
-from ..game import DEFAULT_GAME, Game, parse_game
-from ..moves import parse_moves
-from ..score import UNREACHABLE
-from ..store import table_dirs as _table_dirs
-from ..store import table_for
+from ..rules.game import DEFAULT_GAME, Game, parse_game
+from ..rules.score import UNREACHABLE
+from ..store.locate import table_dirs as _table_dirs
+from ..store.locate import table_for
 from ..tables import Table
+from ..tables.analysis import analyze
 from .batch import answers
 from .openapi import openapi_document
 
@@ -128,7 +128,7 @@ def table_checksum(table: Table) -> str:
 
 def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game]:
     """The games whose tables are already in the table directory (``<game>.ttt``, or in the old
-    default directory: :func:`solver.store.table_dirs`), smallest board first."""
+    default directory: :func:`solver.store.locate.table_dirs`), smallest board first."""
     found = set()
     for directory in _table_dirs(table_dir):
         for path in sorted(directory.glob("*.ttt")) if directory.is_dir() else []:
@@ -464,7 +464,7 @@ def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes
 def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
     """``{"results": [...]}`` for a list of boards (strings or codes), as JSON bytes: what the batch endpoint streams.
 
-    Each distinct board string is read once (:func:`solver.board.parse`), every code is
+    Each distinct board string is read once (:func:`solver.encoding.board.parse`), every code is
     checked at once (:meth:`Table.lookup_codes`), and the distinct positions' objects are
     made together (:func:`solver.web.batch.answers`, the same bytes as the single look-up).
     """
@@ -520,7 +520,7 @@ def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes
 
 
 def _code_of(table: Table, board: str | int, *, check: bool = True) -> int:
-    """The code of a board: an int code, or text as ``solve lookup`` reads it (:func:`solver.board.parse_text`:
+    """The code of a board: an int code, or text as ``solve lookup`` reads it (:func:`solver.encoding.board.parse_text`:
     ASCII digits are a code, anything else a board string).
 
     :raises InvalidBoardError: for a malformed board, or (with ``check``) one no game reaches.

@@ -15,8 +15,8 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from ..game import Game
-from ..score import RESULTS, WIN, decode, decode_many
+from ..rules.game import Game
+from ..rules.score import RESULTS, WIN, decode, decode_many
 from ..tables import Table
 
 BEST_TEXTS_CACHED = 4096

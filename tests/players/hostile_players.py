@@ -72,12 +72,12 @@ def always_exits(board):
 
 # A player that rewrites the grader: every verdict function it can reach now says "best",
 # and the table's own judge is replaced. It then plays the first empty cell.
-import solver.analysis  # noqa: E402
-import solver.grading  # noqa: E402
+import solver.grading.grader  # noqa: E402
+import solver.tables.analysis  # noqa: E402
 
-solver.analysis.verdict = lambda position, move: "best"
-solver.grading.verdict = lambda position, move: "best"
-solver.grading._Judge._judge = lambda self, position, answer, shown: setattr(self, "optimal", self.optimal + 1)
+solver.tables.analysis.verdict = lambda position, move: "best"
+solver.grading.grader.verdict = lambda position, move: "best"
+solver.grading.grader._Judge._judge = lambda self, position, answer, shown: setattr(self, "optimal", self.optimal + 1)
 
 
 def fools_the_grader(board):
@@ -122,12 +122,12 @@ def _rewrite_tables():
 
     import numpy as np
 
-    import solver.store
-    import solver.tablefile
+    import solver.storage.tablefile
+    import solver.store.locate
 
-    for path in glob.glob(os.path.join(str(solver.store.table_dir()), "*.ttt")):
+    for path in glob.glob(os.path.join(str(solver.store.locate.table_dir()), "*.ttt")):
         try:
-            header = solver.tablefile.read_header(path)
+            header = solver.storage.tablefile.read_header(path)
             spec = header.spec("entries")
             with open(path, "r+b") as file, mmap.mmap(file.fileno(), 0) as mapped:
                 entries = np.frombuffer(mapped, dtype=spec.dtype, count=spec.shape[0], offset=spec.offset)

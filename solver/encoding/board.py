@@ -1,0 +1,433 @@
+"""Boards: every accepted form turned into a code, and why a board is refused.
+
+**Encoding.** Cell ``i = row * cols + col`` (row-major from the top-left) holds
+digit 0 (empty), 1 (X) or 2 (O); the board's code is ``sum(digit_i * 3**i)``.
+X moves first.
+
+Accepted forms (``game`` defaults to tic-tac-toe):
+
+=============================  ==============================================================
+form                           example
+=============================  ==============================================================
+``int`` code                   ``13222`` (= X.O/.X./..O: 1 + 2*3**2 + 3**4 + 2*3**8)
+``str``, one char per cell     ``"X.O.X...O"``; empty is ``.``, ``-``, ``_`` or space
+``str`` with row separators    ``"X.O/.X./..O"`` or ``"x.o\\n.x.\\n..o"``
+``str``, cells spaced out      ``"X O X / O X O / . . ."`` or ``"x o x\\no x o\\n. . ."`` (below)
+nested rows                    ``[["X", None, "O"], ...]``, ``[['x', '-', 'o'], ...]``
+flat sequence                  ``["X", " ", "O", ...]`` (one entry per cell)
+numpy array                    shape ``(rows, cols)`` or ``(cells,)``; 1 = X, -1 = O, 0 = empty
+=============================  ==============================================================
+
+Cells of nested and flat sequences may be ``'X'/'x'``, ``'O'/'o'``, an empty
+marker (``None``, ``''``, ``' '``, ``'-'``, ``'.'``, ``'_'``) or the numbers 1, -1, 0.
+Bools (``True``, ``np.True_``) are refused everywhere, as are numpy masked arrays
+with a masked cell (a masked cell is neither X, O nor empty).
+
+**Spaced cells.** A string that does not fit the game read one character per
+cell is read again with its cells spaced out, the way boards are printed:
+every row must then be cells that are not spaces, each followed by one space
+except the last (``"X O X"``), and a ``/`` or line break may have spaces on
+either side. In that form an empty cell is ``.``, ``-`` or ``_``, never a space.
+``"X O/O X/X O"`` fits tic-tac-toe one character per cell (a space is an empty
+cell), so it is read that way.
+
+**Shapes.** A board's shape must be its game's: with ``game`` omitted only a
+3x3 board is accepted (tic-tac-toe), and a 4x4 board is refused with the
+suggestion to pass ``game="4x4k4"`` (``--game 4x4k4``): no other game is
+chosen, and no table built, that the caller did not name.
+
+>>> parse("X.O/.X./..O")
+(Game(rows=3, cols=3, k=3), 13222)
+>>> parse("X O X / . X . / . . O")[1] == parse("XOX/.X./..O")[1]
+True
+>>> render(DEFAULT_GAME, 13222)
+'X.O/.X./..O'
+>>> parse([["X", None], [None, "O"]], "2x2")
+(Game(rows=2, cols=2, k=2), 55)
+
+**Text from a front end.** The command line (``solve lookup BOARD``) and the HTTP API
+(``?board=``, the strings of a batch) read a board written as text with one function,
+:func:`parse_text`: ASCII digits are a code, anything else a board string.
+
+>>> parse_text("13222"), parse_text("X.O/.X./..O")[1]
+((Game(rows=3, cols=3, k=3), 13222), 13222)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidBoardError
+from ..errors import quote as quote  # re-exported: messages quote input the same way everywhere
+from ..rules.bitboard import CHUNK_CELLS as CHUNK_CELLS  # re-exported
+from ..rules.bitboard import code_chunks as code_chunks
+from ..rules.bitboard import digit_chunks as digit_chunks
+from ..rules.game import DEFAULT_GAME, MAX_CELLS, Game, parse_game
+from ..words import count
+
+Board = int | str | Sequence[Any] | np.ndarray
+"""Anything :func:`parse` accepts."""
+
+SYMBOLS = ".XO"
+"""The character of each digit in rendered boards."""
+
+_EMPTY = (None, "", " ", "-", ".", "_")
+_DIGIT: dict[Any, int] = {"X": 1, "x": 1, "O": 2, "o": 2, 1: 1, -1: 2, 0: 0}
+_DIGIT.update(dict.fromkeys(_EMPTY, 0))
+_TO_DIGITS = str.maketrans(
+    {"X": "1", "x": "1", "O": "2", "o": "2", ".": "0", "-": "0", "_": "0", " ": "0"}
+    # Characters int(..., 3) would otherwise accept: digits, a sign, surrounding whitespace.
+    | dict.fromkeys("0123456789+\t\n\r\v\f", "!")
+)
+_EXPECTED_SYMBOLS = "X, O, or empty as '.', '-', '_' or space"
+_EXPECTED_CELLS = "'X'/'x', 'O'/'o', 1/-1/0, or empty as None, '', ' ', '-', '.'"
+_SPACED_ROW = re.compile(r"[^ ](?: [^ ])*")
+_ROW_BREAK = re.compile(r" *(?:/|\r?\n) *")
+_CODE_TEXT = re.compile(r"-?[0-9]+", re.ASCII)
+
+
+def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
+    """The game and code of a board in any accepted form.
+
+    Only the form is checked here (size, symbols); whether a legal game can
+    reach the board is the table's to say, and :func:`check_rules` explains why not.
+
+    :param game: the game the board belongs to; default tic-tac-toe. A board of
+        another shape is refused (module docstring), never read as another game.
+    :raises InvalidBoardError: naming what was found and what was expected.
+    """
+    expected = DEFAULT_GAME if game is None else parse_game(game)
+    if type(board) is str:
+        return _parse_string(board, expected)
+    if isinstance(board, (int, np.integer)) and not isinstance(board, (bool, np.bool_)):
+        code = int(board)
+        if not 0 <= code < expected.codes:
+            raise InvalidBoardError(f"code {quote(code)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}")
+        return expected, code
+    if isinstance(board, str):
+        return _parse_string(str(board), expected)
+    if isinstance(board, np.ndarray):  # a subclass such as np.matrix read as the plain array it holds
+        return _parse_array(board if isinstance(board, np.ma.MaskedArray) else np.asarray(board), expected)
+    if isinstance(board, (list, tuple)):
+        return _parse_sequence(board, expected)
+    raise InvalidBoardError(
+        f"cannot read a board from {type(board).__name__} {quote(board)}: expected an int code, a string, a list of rows, a flat list of cells or a numpy array"
+    )
+
+
+def parse_text(text: str, game: Game | None = None) -> tuple[Game, int]:
+    """The game and code of a board or a code written as text: the one reading of a board
+    typed on the command line or sent over HTTP.
+
+    ========================================  ==============================================
+    text                                      read as
+    ========================================  ==============================================
+    ASCII digits, maybe a ``-``: ``"13222"``  a code (spaces around it are ignored)
+    leading zeros: ``"000000001"``            refused: a code has none, a board has no digits
+    other digits: ``"²"``, ``"\u0663"``        refused: a code is written in ASCII digits
+    anything else: ``"X.O/.X./..O"``          a board string, as :func:`parse` reads it
+    ========================================  ==============================================
+
+    :param game: the game the board belongs to; default tic-tac-toe.
+    :raises InvalidBoardError: for a code out of range (without converting a number of
+        thousands of digits) or with leading zeros (``"000000001"`` is more likely the cells of a
+        board typed as digits than code 1), digits that are not ASCII, or a board string
+        :func:`parse` refuses.
+
+    >>> parse_text("-1")
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidBoardError: code -1 is out of range for 3x3k3: expected 0 to 19682
+    """
+    expected = DEFAULT_GAME if game is None else game
+    stripped = text.strip()
+    if _CODE_TEXT.fullmatch(stripped):
+        digits = stripped.lstrip("-")
+        if len(digits) > 1 and digits[0] == "0":  # "000000001": a board typed as digits, or code 1? Neither.
+            raise InvalidBoardError(
+                f"{quote(stripped)} is not a code: a code has no leading zeros; and a board is written with {_EXPECTED_SYMBOLS}, not with digits"
+            )
+        if len(digits) > len(str(expected.codes - 1)):  # out of range: not converted (int() refuses over 4,300 digits)
+            raise InvalidBoardError(f"code {quote(stripped)} is out of range for {expected.name}: expected 0 to {expected.codes - 1}")
+        return parse(int(stripped), expected)
+    if stripped.isdigit():  # digits, but not ASCII ones: int() would read some ("\u0663" is 3), others not ("²")
+        other = next(char for char in stripped if not char.isascii())
+        raise InvalidBoardError(
+            f"{quote(stripped)} is neither a code nor a board: it has the digit {other!r} (U+{ord(other):04X}), and a code is written in the ASCII digits 0-9"
+        )
+    return parse(text, expected)
+
+
+def shape_hint(rows: int, cols: int) -> str:
+    """What to pass for a board of ``rows`` x ``cols``: the game argument and option to use."""
+    if 1 <= rows and 1 <= cols and rows * cols <= MAX_CELLS:
+        name = f"{rows}x{cols}k{min(rows, cols)}"
+        return f"for a {rows}x{cols} game pass game={name!r} (on the command line --game {name})"
+    return f"boards of 1 to {MAX_CELLS} cells are supported"
+
+
+def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
+    if rows == game.rows and cols == game.cols:
+        return game
+    raise InvalidBoardError(f"{what} is {rows}x{cols}, expected {game.rows}x{game.cols} for {game.name}: {shape_hint(rows, cols)}")
+
+
+def _flat_game(cells: int, game: Game, what: str) -> Game:
+    if cells != game.cells:
+        raise InvalidBoardError(
+            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} (pass game= or --game for another board, or give the rows)"
+        )
+    return game
+
+
+def _parse_string(text: str, game: Game) -> tuple[Game, int]:
+    if "/" not in text and "\n" not in text:
+        if len(text) != game.cells:
+            spaced = _unspace(text)
+            if spaced is not None and len(spaced) == 1 and len(spaced[0]) == game.cells:
+                return game, _to_code(game, spaced[0])
+            _flat_game(len(text), game, f"board string {quote(text)}")
+        return game, _to_code(game, text)
+    if "\n" in text:
+        text = text.strip("\n").replace("\r", "").replace("\n", "/")
+    rows = text.split("/")
+    if len(rows) == game.rows:  # the common case first: rows of one character per cell
+        cols = game.cols
+        for row in rows:
+            if len(row) != cols:
+                break
+        else:
+            return game, _to_code(game, "".join(rows))
+    return _parse_rows(text, rows, game)
+
+
+def _parse_rows(text: str, rows: list[str], game: Game) -> tuple[Game, int]:
+    """A board with row separators that does not fit ``game`` one character per cell: spaced out, or refused."""
+    if len(rows) == 1:  # one line ended by a line break
+        return _parse_string(rows[0], game)
+    spaced = _unspace(text)
+    if spaced is not None and len({len(row) for row in spaced}) == 1:
+        rows = spaced
+    else:
+        width = len(rows[0])
+        if any(len(row) != width for row in rows):
+            lengths = ", ".join(str(len(row)) for row in rows[:12]) + (", ..." if len(rows) > 12 else "")
+            raise InvalidBoardError(f"board string {quote(text)} has rows of different lengths ({lengths})")
+    _shape_game(len(rows), len(rows[0]), game, f"board string {quote(text)}")
+    return game, _to_code(game, "".join(rows))
+
+
+def _unspace(text: str) -> list[str] | None:
+    """The rows of a board written with its cells spaced out (module docstring), or None if it is not."""
+    rows = _ROW_BREAK.split(text.strip(" \r\n"))
+    if not all(_SPACED_ROW.fullmatch(row) for row in rows):
+        return None
+    return [row[::2] for row in rows]
+
+
+def _to_code(game: Game, flat: str) -> int:
+    """The code of one character per cell, or :class:`InvalidBoardError` for the first bad one."""
+    if flat.isascii():
+        try:
+            return int(flat.translate(_TO_DIGITS)[::-1], 3)
+        except ValueError:
+            pass
+    return _bad_symbol(game, flat)
+
+
+def _bad_symbol(game: Game, flat: str) -> int:
+    """Raise for the first character that is not a cell symbol."""
+    for cell, char in enumerate(flat):
+        if char not in "XxOo.-_ ":
+            row, col = game.coords(cell)
+            raise InvalidBoardError(f"unknown symbol {char!r} at row {row}, col {col}: expected {_EXPECTED_SYMBOLS}")
+    raise InvalidBoardError(f"cannot read board string {quote(flat)}")  # pragma: no cover - every failure has a bad symbol
+
+
+def _parse_array(array: np.ndarray, game: Game) -> tuple[Game, int]:
+    if array.ndim == 2:
+        _shape_game(array.shape[0], array.shape[1], game, "array")
+    elif array.ndim == 1:
+        _flat_game(array.shape[0], game, "array")
+    else:
+        raise InvalidBoardError(f"array has shape {array.shape}, expected (rows, cols) or (cells,)")
+    if isinstance(array, np.ma.MaskedArray):
+        masked = np.flatnonzero(np.ma.getmaskarray(array))
+        if masked.size:
+            row, col = game.coords(int(masked[0]))
+            raise InvalidBoardError(
+                f"masked array with a masked cell at row {row}, col {col}: a masked cell is neither X, O nor empty; "
+                "fill it (array.filled(0) makes it empty) or pass a plain array"
+            )
+        array = np.ma.getdata(array)
+    if array.dtype.kind not in "iuf":
+        return _parse_sequence(array.reshape(-1).tolist(), game)
+    flat = array.reshape(-1)
+    bad = np.flatnonzero((flat != 0) & (flat != 1) & (flat != -1))
+    if bad.size:
+        row, col = game.coords(int(bad[0]))
+        raise InvalidBoardError(f"unknown value {flat[bad[0]].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)")
+    digits = np.where(flat == -1, 2, flat).astype(np.int64)
+    return game, int(digits @ (3 ** np.arange(game.cells, dtype=np.int64)))
+
+
+def _parse_sequence(board: Sequence[Any], game: Game) -> tuple[Game, int]:
+    if len(board) > 1 and all(isinstance(row, str) and len(row) > 1 for row in board):
+        return _parse_string("/".join(board), game)  # rows written as strings: ["X.O", ".X.", "..O"]
+    if len(board) and all(isinstance(row, (list, tuple, np.ndarray)) for row in board):
+        widths = {len(row) for row in board}
+        if len(widths) != 1:
+            lengths = ", ".join(str(len(row)) for row in board[:12]) + (", ..." if len(board) > 12 else "")
+            raise InvalidBoardError(f"board has rows of different lengths ({lengths})")
+        _shape_game(len(board), widths.pop(), game, "board")
+        flat = [cell for row in board for cell in row]
+    else:
+        flat = list(board)
+        _flat_game(len(flat), game, "board")
+    digits = []
+    for cell, symbol in enumerate(flat):
+        try:
+            digit = None if isinstance(symbol, (bool, np.bool_)) else _DIGIT[symbol]
+        except (KeyError, TypeError):
+            digit = None
+        if digit is None:
+            row, col = game.coords(cell)
+            raise InvalidBoardError(f"unknown symbol {quote(symbol)} at row {row}, col {col}: expected {_EXPECTED_CELLS}")
+        digits.append(digit)
+    return game, sum(digit * 3**cell for cell, digit in enumerate(digits))
+
+
+def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = None) -> np.ndarray:
+    """The codes of many boards at once (vectorised), for :meth:`Table.lookup_codes`.
+
+    :param boards: numbers with 1 = X, -1 = O, 0 = empty, of shape
+        ``(..., rows, cols)`` or ``(..., cells)``: a batch of boards in any leading shape.
+    :param game: default tic-tac-toe.
+    :returns: int64 codes of shape ``(...)``. Only the form is checked here;
+        ``lookup_codes`` refuses codes that no game reaches.
+    :raises InvalidBoardError: for a shape that fits no board of the game, or a value
+        other than 1, -1 or 0 (naming the first such board and cell).
+
+    >>> encode_boards(np.array([[[1, 0, -1], [0, 1, 0], [0, 0, -1]], [[0, 0, 0], [0, 1, 0], [0, 0, 0]]]))
+    array([13222,    81])
+    """
+    game = parse_game(game)
+    if isinstance(boards, np.ma.MaskedArray) and np.ma.is_masked(boards):
+        first = [int(i) for i in np.argwhere(np.ma.getmaskarray(boards))[0]]
+        raise InvalidBoardError(
+            f"boards is a masked array with a masked entry at {first}: a masked cell is neither X, O nor empty; "
+            "fill it (boards.filled(0) makes it empty) or pass a plain array"
+        )
+    try:
+        array = np.asarray(boards)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise InvalidBoardError(f"cannot make an array of boards from {quote(boards)}: {str(error)[:120]}") from None
+    if array.dtype.kind not in "iuf" or array.ndim == 0:
+        raise InvalidBoardError(f"boards must be an array of numbers 1 (X), -1 (O), 0 (empty), found {array.dtype} of shape {array.shape}")
+    if array.shape[-2:] == (game.rows, game.cols) and array.ndim >= 2:
+        flat = array.reshape(*array.shape[:-2], game.cells)
+    elif array.shape[-1] == game.cells:
+        flat = array
+    else:
+        raise InvalidBoardError(f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}")
+    bad = (flat != 0) & (flat != 1) & (flat != -1)
+    if bad.any():
+        where = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        board, cell = [int(i) for i in where[:-1]], int(where[-1])
+        row, col = game.coords(cell)
+        raise InvalidBoardError(f"boards{board} has {flat[where].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)")
+    digits = np.where(flat == -1, 2, flat).astype(np.int64)
+    return digits @ (3 ** np.arange(game.cells, dtype=np.int64))
+
+
+def draw(game: Game, code: int, *, marks: Mapping[int, str] | None = None, width: int = 1) -> list[str]:
+    """The board as rows of text, cells separated by spaces: ``X``, ``O``, ``.`` for empty.
+
+    Every picture of a board (``solve lookup``, ``play``, ``analyze``, ``grade``) is drawn here.
+
+    :param marks: text to show instead of some cells, by cell (a move's outcome, ``!``, ``*``).
+    :param width: each cell right-aligned to this width.
+
+    >>> draw(DEFAULT_GAME, 13222)
+    ['X . O', '. X .', '. . O']
+    >>> draw(DEFAULT_GAME, 13222, marks={5: "*"})
+    ['X . O', '. X *', '. . O']
+    """
+    shown = [SYMBOLS[d] for d in digits(game, code)]
+    for cell, mark in (marks or {}).items():
+        shown[cell] = mark
+    cols = game.cols
+    return [" ".join(s.rjust(width) for s in shown[r * cols : (r + 1) * cols]) for r in range(game.rows)]
+
+
+def digits(game: Game, code: int) -> list[int]:
+    """The digit of every cell (0 empty, 1 X, 2 O), in cell order."""
+    out = []
+    for _ in range(game.cells):
+        code, digit = divmod(code, 3)
+        out.append(digit)
+    return out
+
+
+def masks(game: Game, code: int) -> tuple[int, int]:
+    """The X and O pieces of a code as bit masks."""
+    x = o = 0
+    for cell, digit in enumerate(digits(game, code)):
+        if digit == 1:
+            x |= 1 << cell
+        elif digit == 2:
+            o |= 1 << cell
+    return x, o
+
+
+def render(game: Game, code: int, *, sep: str = "/") -> str:
+    """The board as text, one character per cell (``.XO``), rows joined by ``sep``."""
+    chars = "".join(SYMBOLS[d] for d in digits(game, code))
+    return sep.join(chars[r * game.cols : (r + 1) * game.cols] for r in range(game.rows))
+
+
+def _cells(game: Game, cells: Sequence[int]) -> str:
+    return ",".join(f"({r},{c})" for r, c in map(game.coords, cells))
+
+
+def rule_violation(game: Game, code: int) -> str | None:
+    """Why no legal game reaches this board, or None when one does.
+
+    >>> rule_violation(DEFAULT_GAME, parse("XXX/OO./...")[1]) is None
+    True
+    >>> rule_violation(DEFAULT_GAME, parse("XX./.../...")[1])
+    'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
+    """
+    x, o = masks(game, code)
+    nx, no = x.bit_count(), o.bit_count()
+    if nx not in (no, no + 1):
+        return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
+    x_lines, o_lines = game.lines_in(x), game.lines_in(o)
+    if x_lines and o_lines:
+        return f"both players have a line: X at {_cells(game, x_lines[0])} and O at {_cells(game, o_lines[0])}"
+    for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
+        if not lines:
+            continue
+        if not moved_last:
+            return f"{player} has a line at {_cells(game, lines[0])} but {other} moved after it: the game went on after {player} won"
+        if not set(lines[0]).intersection(*lines[1:]):
+            named, common = [], set(lines[0])
+            for line in lines:  # name just enough lines to leave no common cell
+                named.append(line)
+                common &= set(line)
+                if not common:
+                    break
+            listed = " and ".join(_cells(game, line) for line in named)
+            return f"{player} has lines at {listed} with no cell common to all: {player} kept playing after winning"
+    return None
+
+
+def check_rules(game: Game, code: int) -> None:
+    """Raise :class:`InvalidBoardError` with the reason if no legal game reaches the board."""
+    reason = rule_violation(game, code)
+    if reason is not None:
+        raise InvalidBoardError(f"{render(game, code)} is not a reachable position: {reason}")

@@ -1,0 +1,173 @@
+"""Moves: every accepted form of one move turned into a cell, and why a move is refused.
+
+One parser serves the command line (``solve play``, ``solve analyze``), :func:`solver.analyze`,
+:meth:`solver.Position.play`, the grader and the OpenSpiel/PettingZoo adapters, so a move
+means the same everywhere and is refused with the same words.
+
+===========================  ======================================  =========================
+form                         examples                                cell on 3x3 (``row * 3 + col``)
+===========================  ======================================  =========================
+cell index                   ``5``, ``np.int64(5)``, ``"5"``         5
+``(row, col)`` pair          ``(1, 2)``, ``[1, 2]``, ``np.array([1, 2])``  5
+``row,col`` text             ``"1,2"``, ``"1 2"``, ``"(1,2)"``, ``"[1, 2]"``  5
+===========================  ======================================  =========================
+
+Numbers in text are ASCII digits (an optional ``-`` sign). Refused, as
+:class:`~solver.InvalidBoardError` (a ``ValueError``):
+
+* a move that cannot be read: ``True``/``np.True_`` (bools are not numbers here),
+  floats such as ``4.0``, ``None``, ``"1,1,1"``, ``"²"``, a pair of non-integers;
+* a move off the board: a cell outside ``0`` to ``cells - 1``, a row or column outside the board
+  (:class:`~solver.errors.OffBoardMoveError`, a subclass).
+
+Whether the cell is empty is the position's to say (:meth:`solver.Position.play`).
+
+**A list of moves as one text** (the HTTP API's ``moves=``, :func:`parse_moves`): the
+moves are separated by spaces or ``;``, and each one is read by :func:`parse_move`, as
+if it were one argument of ``solve analyze``. So ``4 0 8`` and ``4;0;8`` are three cells,
+``1,1 0,0`` and ``(1,1);(0,0)`` two row,col moves, and ``1,1`` alone is row 1, col 1
+(cell 4), as everywhere else. A move with a space inside is bracketed: ``(1, 1) (0, 0)``.
+Commas never separate moves: ``4,0,8`` is refused, saying how to write it.
+
+>>> parse_move("(2,2)"), parse_move([0, 1]), parse_move(4)
+(8, 1, 4)
+>>> parse_moves("1,1 (0, 0);2,2"), parse_moves("4 0 8")
+([4, 0, 8], [4, 0, 8])
+>>> parse_move("1,1,1")
+Traceback (most recent call last):
+...
+solver.errors.InvalidBoardError: cannot read move '1,1,1': expected a cell 0-8 or row,col with row 0-2 and col 0-2
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidBoardError, OffBoardMoveError
+from ..rules.game import DEFAULT_GAME, Game, parse_game
+from .board import quote
+
+__all__ = ["MoveSpec", "expected_moves", "parse_move", "parse_moves"]
+
+MoveSpec = int | tuple[int, int] | Sequence[int] | str
+"""A move: a cell index ``row * cols + col``, a ``(row, col)`` pair, or either written as text."""
+
+_NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
+_SEPARATOR = re.compile(r"\s*,\s*|\s+")
+_LIST_ITEM = re.compile(r"(?:\([^()]*\)|\[[^\[\]]*\]|[^\s;])+")
+"""One move of a list: a run of characters other than spaces and ``;``, where a bracketed part may hold spaces."""
+_CELL_LIST = re.compile(r"[0-9]+(?:,[0-9]+){2,}", re.ASCII)
+_PAIR = re.compile(r"[0-9]+,[0-9]+", re.ASCII)
+_MAX_DIGITS = 9
+"""Longer numbers are off every board; they are not converted (Python limits int() of huge strings)."""
+
+
+def expected_moves(game: Game) -> str:
+    """What a move on ``game`` may be, for error messages."""
+    return f"expected a cell 0-{game.cells - 1} or row,col with row 0-{game.rows - 1} and col 0-{game.cols - 1}"
+
+
+def parse_move(move: Any, game: Game | str | None = None, *, where: str = "") -> int:
+    """The cell of one move in any accepted form (module docstring).
+
+    :param move: a cell index, a ``(row, col)`` pair, or text such as ``"4"``, ``"1,1"`` or ``"(1,1)"``.
+    :param game: the game the move is on; default tic-tac-toe.
+    :param where: put before every message, e.g. ``"ply 3: "``.
+    :returns: the flat cell ``row * cols + col``; not checked to be empty.
+    :raises InvalidBoardError: saying what was found and what was expected: a move
+        that cannot be read, or one off the board.
+    """
+    if type(move) is int and game is None:  # the common case, kept short
+        if 0 <= move < DEFAULT_GAME.cells:
+            return move
+        return _off_board(f"cell {move}", DEFAULT_GAME, where)
+    board = parse_game(game)
+    if isinstance(move, np.ndarray) and move.ndim == 0:
+        move = move.item()
+    if isinstance(move, (bool, np.bool_)):
+        return _unreadable(move, board, where)
+    if isinstance(move, (int, np.integer)):
+        cell = int(move)
+        if 0 <= cell < board.cells:
+            return cell
+        return _off_board(f"cell {cell}", board, where)
+    if isinstance(move, str):
+        return _parse_text(move, board, where)
+    if isinstance(move, (list, tuple, np.ndarray)) and len(move) == 2:
+        if isinstance(move, np.ndarray) and move.ndim != 1:
+            return _unreadable(move, board, where)
+        row, col = move
+        if isinstance(row, (bool, np.bool_)) or isinstance(col, (bool, np.bool_)):
+            return _unreadable(move, board, where)
+        if not (isinstance(row, (int, np.integer)) and isinstance(col, (int, np.integer))):
+            return _unreadable(move, board, where)
+        return _row_col(int(row), int(col), board, where, f"({row}, {col})")
+    return _unreadable(move, board, where)
+
+
+def _parse_text(text: str, game: Game, where: str) -> int:
+    inner = text.strip()
+    bracketed = inner[:1] + inner[-1:] in ("()", "[]")
+    if bracketed:
+        inner = inner[1:-1].strip()
+    parts = _SEPARATOR.split(inner) if inner else []
+    if not 1 + bracketed <= len(parts) <= 2 or not all(_NUMBER.fullmatch(part) for part in parts):
+        return _unreadable(text, game, where)
+    if any(len(part.lstrip("-")) > _MAX_DIGITS for part in parts):
+        return _off_board(f"move {quote(text)}", game, where)
+    numbers = [int(part) for part in parts]
+    if len(numbers) == 1:
+        if 0 <= numbers[0] < game.cells:
+            return numbers[0]
+        return _off_board(f"move {quote(text)}", game, where)
+    return _row_col(numbers[0], numbers[1], game, where, f"move {quote(text)}")
+
+
+def _row_col(row: int, col: int, game: Game, where: str, shown: str) -> int:
+    if 0 <= row < game.rows and 0 <= col < game.cols:
+        return row * game.cols + col
+    return _off_board(shown, game, where)
+
+
+def _unreadable(move: Any, game: Game, where: str) -> int:
+    raise InvalidBoardError(f"{where}cannot read move {quote(move)}: {expected_moves(game)}")
+
+
+def _off_board(shown: str, game: Game, where: str) -> int:
+    raise OffBoardMoveError(f"{where}{shown} is off the board: {expected_moves(game)}")
+
+
+def parse_moves(text: str, game: Game | str | None = None) -> list[int]:
+    """The cells of a list of moves written as one text (module docstring): ``"4 0 8"``,
+    ``"1,1;0,0;2,2"``, ``"(1, 1) (0, 0)"``.
+
+    Whether the moves can be played in turn is the game's to say (:func:`solver.analyze`).
+
+    :param game: the game the moves are on; default tic-tac-toe.
+    :returns: one flat cell per ply, in order.
+    :raises InvalidBoardError: naming the ply (``"ply 2: "``) of the first move that cannot
+        be read or is off the board, or saying that there are more moves than cells
+        (the list is not read further).
+    """
+    board = parse_game(game)
+    cells = []
+    for ply, item in enumerate(_LIST_ITEM.finditer(text), start=1):
+        if ply > board.cells:
+            raise InvalidBoardError(f"more than {board.cells} moves given: a {board.name} game has at most {board.cells} plies")
+        move = item[0]
+        if _CELL_LIST.fullmatch(move):
+            raise InvalidBoardError(
+                f"ply {ply}: cannot read move {quote(move)}: moves are separated by spaces or ';' "
+                f"({move.replace(',', ' ')} or {move.replace(',', ';')}), and a,b is one move, row a, col b"
+            )
+        try:
+            cells.append(parse_move(move, board, where=f"ply {ply}: "))
+        except InvalidBoardError as error:
+            if _PAIR.fullmatch(move):  # off the board as row,col: perhaps two cells joined by a comma
+                raise InvalidBoardError(f"{error} (two cells are written {move.replace(',', ' ')} or {move.replace(',', ';')})") from None
+            raise
+    return cells

@@ -1,0 +1,809 @@
+"""Grading a player: call a move function on every position and judge each answer.
+
+:func:`grade` calls the player once on every reachable, unfinished position
+where the graded side is to move. Every call gets a **fresh** board (many
+minimax functions change the board they are given), in the form the function
+expects:
+
+================================  ==========================================================
+option                            the board passed
+================================  ==========================================================
+default                           a list of rows, ``symbols`` for X, O and empty:
+                                  ``[["X", None, None], [None, "O", None], [None, None, None]]``
+``array=True``                    a ``(rows, cols)`` numpy int array: 1 X, -1 O, 0 empty
+``flat=True``                     a string of one character per cell, in cell order
+                                  (``row * cols + col``), using ``symbols``, with ``"."``
+                                  for an empty ``None``: ``"X...O...."``
+================================  ==========================================================
+
+Functions that take more, or answer more, than a board and a move are graded
+with options instead of wrappers:
+
+==============================  ================================================================
+option                          the call
+==============================  ================================================================
+``turn="symbol"``               ``f(board, mover)``: the mover's symbol (``symbols``; 1/-1 with
+                                ``array``; its character with ``flat``)
+``turn="max"``                  ``f(board, is_max)``: ``True`` when X, the maximiser, is to move
+``returns="value-move"``        ``f`` returns ``(value, move)``; the move is judged
+``"FILE.py:Class.method"``      a method of ``Class()``, built with no arguments
+==============================  ================================================================
+
+An answer (the move) may be ``(row, col)``, ``[row, col]``, a flat cell index
+``row * cols + col`` or any other form :func:`solver.encoding.moves.parse_move` reads.
+Each answer falls in exactly one bucket:
+
+==============  =================================================================
+bucket          meaning
+==============  =================================================================
+``kept``        a legal move that keeps the position's result for the mover
+                (win stays win, draw stays draw; any move keeps a lost position)
+``lost``        a legal move that throws the result away (a mistake or blunder,
+                :mod:`solver.tables.analysis`)
+``exceptions``  the function raised
+``illegal``     the answer is not a legal move (taken, off the board, unreadable)
+``timeouts``    the call ran over its time limit (``timeout``)
+``crashes``     the call ended the player's process (``os._exit``, a signal, memory)
+==============  =================================================================
+
+``optimal`` counts the kept answers that are also best (the position's best
+score: win fastest, lose slowest); the other kept answers are listed in
+``slower`` (a slower win or a faster loss). So ``kept == optimal + len(slower)``
+and ``positions == kept + len(lost) + len(errors)``.
+
+**Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
+is imported and called in a separate process (:mod:`solver.grading.player`), inside
+a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`): it cannot hang,
+kill or fool the grader, whose verdicts are computed here from the answers
+received as plain data, against scores copied out of the table and verified
+before the player starts (:mod:`solver.grading.answerkey`), so nothing the player does to the table
+file changes a verdict. Without a sandbox, a table file the player changed is reported with a
+:class:`~solver.grading.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
+A function object runs in the caller's own process, without time limits. Calls are made in a fixed shuffled order, so that
+a progress bar's estimate of the time left is fair (the cost of a minimax call
+falls steeply with the pieces on the board); the report lists positions by
+plies played, then code.
+
+>>> import solver
+>>> report = solver.grade(solver.best_move, side="O")
+>>> report.positions, report.kept, report.optimal, report.lost, report.errors
+(2097, 2097, 2097, (), ())
+>>> report
+<GradeReport 3x3k3, O to move: 2,097 positions, 2,097 kept (100.0%), 2,097 optimal, 0 thrown away, no errors>
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ..encoding.moves import expected_moves, parse_move
+from ..errors import InvalidBoardError, OffBoardMoveError, PlayerError, short
+from ..rules.game import Game, parse_game
+from ..rules.score import UNREACHABLE, WIN
+from ..store import locate as store
+from ..store.locate import resolve_table
+from ..tables import Table
+from ..tables.analysis import Verdict, verdict
+from ..tables.position import Move, Position
+from ..words import count
+from .answerkey import AnswerKey
+from .player import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_SYMBOLS,
+    DEFAULT_TIMEOUT,
+    BoardForm,
+    Caller,
+    PlayerProcess,
+    Reply,
+    Symbols,
+    Turn,
+    describe_exception,
+    interrupts_deferred,
+    load_player,
+)
+from .sandbox import Limits, Sandbox, SandboxWarning, choose
+
+__all__ = [
+    "DEFAULT_SYMBOLS",
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_TOTAL_TIMEOUT",
+    "GradeReport",
+    "GradedMove",
+    "GradingInterrupted",
+    "PlayerFailure",
+    "Returns",
+    "Side",
+    "Turn",
+    "answer_cell",
+    "board_maker",
+    "describe_exception",
+    "grade",
+    "load_player",
+    "parse_symbols",
+    "positions_to_grade",
+]
+
+Side = Literal["X", "O", "both"]
+Returns = Literal["move", "value-move"]
+"""What the function returns: a move, or ``(value, move)``."""
+Progress = Callable[[int], None]
+"""Called with 0 once the player is loaded, then with 1 after each position graded."""
+FailureKind = Literal["exception", "illegal", "timeout", "crash"]
+
+DEFAULT_TOTAL_TIMEOUT = 600.0
+"""Seconds for a whole grading; what is graded by then is reported."""
+EARLY = 20
+"""When the first this many calls all fail the same known way, grading stops with one line saying which option fixes it."""
+CHUNK = 256
+"""Boards sent to the player's process per message."""
+CRASHES_IN_A_ROW = 5
+"""Grading stops when the player's process dies on this many calls in a row."""
+SHUFFLE_SEED = 0
+
+
+@dataclass(frozen=True)
+class GradedMove:
+    """A legal answer that was not a best move.
+
+    :param position: the position the function was asked about (``position.result``
+        is the mover's result there, ``position.best_cells`` the best moves).
+    :param move: the move it answered, for the mover (``move.result``, ``move.plies``).
+    :param verdict: ``'ok'`` (kept the result, but a slower win or a faster loss),
+        ``'mistake'`` (win -> draw, draw -> loss) or ``'blunder'`` (win -> loss).
+    """
+
+    position: Position
+    move: Move
+    verdict: Verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data; moves are flat cell indices."""
+        p = self.position
+        return {
+            "code": p.code,
+            "board": p.board,
+            "to_move": p.to_move,
+            "move": self.move.cell,
+            "best_moves": list(p.best_cells),
+            "result_before": p.result,
+            "plies_before": p.plies,
+            "result_after": self.move.result,
+            "plies_after": self.move.plies,
+            "verdict": self.verdict,
+        }
+
+
+@dataclass(frozen=True)
+class PlayerFailure:
+    """A call that gave no legal move.
+
+    :param position: the position the function was asked about.
+    :param kind: ``'exception'`` (the function raised), ``'illegal'`` (its answer is not
+        a legal move), ``'timeout'`` (no answer in time) or ``'crash'`` (the call ended
+        the player's process).
+    :param message: e.g. ``"ZeroDivisionError: division by zero (player.py, line 3)"``
+        or ``"cell (0, 0) is taken by X"``.
+    :param answer: ``repr`` of the answer (empty when there is none).
+    """
+
+    position: Position
+    kind: FailureKind
+    message: str
+    answer: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        p = self.position
+        return {"code": p.code, "board": p.board, "to_move": p.to_move, "kind": self.kind, "message": self.message, "answer": self.answer}
+
+
+@dataclass(frozen=True, repr=False)
+class GradeReport:
+    """What :func:`grade` found (the buckets are defined in the module docstring).
+
+    :param planned: the positions to grade; :attr:`positions` of them were graded
+        (fewer when :attr:`stopped` says why).
+    :param positions: positions tried: one call each.
+    :param kept: legal answers that keep the position's result for the mover.
+    :param optimal: kept answers that are best moves.
+    :param lost: the positions where the result was thrown away (mistakes and blunders).
+    :param slower: the kept answers that are not best: a slower win or a faster loss.
+    :param exceptions: the calls that raised.
+    :param illegal: the answers that are not legal moves.
+    :param timeouts: the calls that ran over the time limit.
+    :param crashes: the calls that ended the player's process.
+    :param mutated: calls that changed the board they were given (harmless: each call gets a fresh one).
+    :param answers: ``(code, cell)`` of every legal answer, by code: what the function played where.
+    :param hints: one line per known mismatch seen in the answers, naming the option that fixes it.
+    :param stopped: why grading stopped before every planned position, or ``None``.
+    :param printed: lines the player printed (not shown).
+    :param seconds: time spent inside the function, in total, as measured where it ran.
+    :param slowest: the position of the slowest call, and :attr:`slowest_seconds` its time.
+    """
+
+    game: Game
+    side: Side
+    planned: int
+    positions: int
+    kept: int
+    optimal: int
+    lost: tuple[GradedMove, ...]
+    slower: tuple[GradedMove, ...]
+    exceptions: tuple[PlayerFailure, ...]
+    illegal: tuple[PlayerFailure, ...]
+    timeouts: tuple[PlayerFailure, ...]
+    crashes: tuple[PlayerFailure, ...]
+    mutated: int
+    answers: tuple[tuple[int, int], ...]
+    hints: tuple[str, ...]
+    stopped: str | None
+    printed: int = field(compare=False)
+    seconds: float = field(compare=False)
+    slowest: Position | None = field(compare=False)
+    slowest_seconds: float = field(compare=False)
+
+    def __repr__(self) -> str:
+        """The counts in one line (the module docstring shows one); ``solve grade`` prints the boards."""
+        sides = {"both": "X and O", "X": "X", "O": "O"}[self.side]
+        done = f"{self.positions:,}" if self.complete else f"incomplete: {self.stopped}, {self.positions:,} of {self.planned:,}"
+        kept = f"{self.kept:,} kept" + (f" ({100 * self.kept / self.positions:.1f}%)" if self.positions else "")
+        lost = f"{len(self.lost):,} thrown away" + (f" ({count(self.mistakes, 'mistake')}, {count(self.blunders, 'blunder')})" if self.lost else "")
+        failed = [
+            count(len(items), noun)
+            for items, noun in ((self.exceptions, "exception"), (self.illegal, "illegal answer"), (self.timeouts, "time-out"), (self.crashes, "crash"))
+            if items
+        ]
+        return (
+            f"<GradeReport {self.game.name}, {sides} to move: {done} positions, {kept}, {self.optimal:,} optimal, {lost}, {', '.join(failed) or 'no errors'}>"
+        )
+
+    @property
+    def complete(self) -> bool:
+        """Whether every planned position was graded."""
+        return self.stopped is None and self.positions == self.planned
+
+    @property
+    def errors(self) -> tuple[PlayerFailure, ...]:
+        """Every call without a legal move: exceptions, illegal answers, time-outs, crashes."""
+        return self.exceptions + self.illegal + self.timeouts + self.crashes
+
+    @property
+    def answered(self) -> int:
+        """Legal answers: ``kept + len(lost)``."""
+        return self.kept + len(self.lost)
+
+    @property
+    def mistakes(self) -> int:
+        """Lost positions that were a win -> draw or a draw -> loss."""
+        return sum(1 for lost in self.lost if lost.verdict == "mistake")
+
+    @property
+    def blunders(self) -> int:
+        """Lost positions that were a win -> loss."""
+        return sum(1 for lost in self.lost if lost.verdict == "blunder")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data: counts, ``lost`` as codes, and the details."""
+        return {
+            "game": self.game.name,
+            "side": self.side,
+            "planned": self.planned,
+            "positions": self.positions,
+            "complete": self.complete,
+            "stopped": self.stopped,
+            "kept": self.kept,
+            "optimal": self.optimal,
+            "lost": [lost.position.code for lost in self.lost],
+            "mistakes": self.mistakes,
+            "blunders": self.blunders,
+            "exceptions": len(self.exceptions),
+            "illegal": len(self.illegal),
+            "timeouts": len(self.timeouts),
+            "crashes": len(self.crashes),
+            "hints": list(self.hints),
+            "errors": [failure.to_dict() for failure in self.errors],
+            "lost_positions": [lost.to_dict() for lost in self.lost],
+            "slower": [slower.position.code for slower in self.slower],
+            "slower_positions": [slower.to_dict() for slower in self.slower],
+            "mutated": self.mutated,
+            "printed": self.printed,
+            "seconds": round(self.seconds, 3),
+            "slowest": None if self.slowest is None else {"code": self.slowest.code, "board": self.slowest.board, "seconds": round(self.slowest_seconds, 3)},
+        }
+
+
+class GradingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`grade`; :attr:`report` holds what was graded so far (``stopped`` says so)."""
+
+    def __init__(self, report: GradeReport) -> None:
+        super().__init__("grading interrupted")
+        self.report = report
+
+
+# -- the positions ------------------------------------------------------------------
+DEFAULT_SAMPLE = 10_000
+"""Positions graded on a game of more than 16 cells when no ``sample`` is given (4x5k4 has 674 million)."""
+
+
+def positions_to_grade(
+    *, side: Side | str = "both", game: Game | str | None = None, table: Table | None = None, sample: int | None = None, seed: int = 0
+) -> tuple[Position, ...]:
+    """The reachable, unfinished positions where ``side`` is to move, by plies played then code.
+
+    :param sample: grade only this many, drawn uniformly at random among them (seeded by
+        ``seed``: the same positions every run). A table that cannot list every position
+        (:attr:`solver.tables.Table.lists_positions`: a compact one, games of more than 16
+        cells) is always sampled, :data:`DEFAULT_SAMPLE` positions unless told otherwise.
+
+    On tic-tac-toe: 4,520 positions, 2,423 with X to move and 2,097 with O.
+
+    >>> len(positions_to_grade(side="O"))
+    2097
+    >>> len(positions_to_grade(sample=100)), positions_to_grade(sample=3) == positions_to_grade(sample=3)
+    (100, True)
+    """
+    chosen = _side(side)
+    table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
+    if sample is not None and sample < 1:
+        raise PlayerError(f"a sample needs at least one position, found {sample}")
+    if not table.lists_positions:
+        codes = _sampled_codes(table, chosen, sample or DEFAULT_SAMPLE, seed)
+    else:
+        codes = table.reachable_codes()
+        playing = _playing(table, codes, chosen)
+        codes = codes[playing]
+        if sample is not None and sample < codes.size:
+            codes = np.sort(np.random.default_rng(seed).choice(codes, sample, replace=False))
+    found = [table.at(code) for code in codes.tolist()]
+    found.sort(key=_order)
+    return tuple(found)
+
+
+def _playing(table: Table, codes: np.ndarray, chosen: Side) -> np.ndarray:
+    """Which codes are reachable, unfinished positions with ``chosen`` to move (a bool mask)."""
+    scores = table.lookup_codes(codes, check=False)
+    ply = scores.ply.astype(np.int64)
+    playing = (scores.score != UNREACHABLE) & (scores.score != -WIN) & (ply < table.game.cells)
+    if chosen != "both":
+        playing &= (ply % 2 == 0) == (chosen == "X")
+    return np.asarray(playing)
+
+
+def _sampled_codes(table: Table, chosen: Side, count: int, seed: int) -> np.ndarray:
+    """``count`` distinct positions drawn uniformly from a big table (rejection sampling over codes)."""
+    rng = np.random.default_rng(seed)
+    found: np.ndarray = np.zeros(0, dtype=np.int64)
+    for _ in range(1000):
+        codes = rng.integers(0, table.game.codes, size=max(4 * count, 1 << 16), dtype=np.int64)
+        found = np.unique(np.concatenate([found, codes[_playing(table, codes, chosen)]]))
+        if found.size >= count:
+            return np.sort(rng.choice(found, count, replace=False))
+    return found
+
+
+def _order(position: Position) -> tuple[int, int]:
+    return position.pieces, position.code
+
+
+def _side(side: str) -> Side:
+    normal = {"x": "X", "o": "O", "both": "both"}.get(str(side).lower())
+    if normal is None:
+        raise PlayerError(f"side must be 'X', 'O' or 'both', found {side!r}")
+    return normal  # type: ignore[return-value]
+
+
+def _returns(returns: str) -> Returns:
+    if returns not in ("move", "value-move"):
+        raise PlayerError(f"returns must be 'move' or 'value-move', found {returns!r}")
+    return returns  # type: ignore[return-value]
+
+
+# -- the boards ----------------------------------------------------------------------
+def parse_symbols(text: str) -> Symbols:
+    """Three symbols for X, O and empty from ``"X,O,None"``, ``"x,o,-"`` or ``"X,O, "``.
+
+    ``None`` stands for Python's None and integers for ints (``"1,-1,0"``).
+    Parts are stripped of spaces unless they are only spaces.
+
+    >>> parse_symbols("X,O,None"), parse_symbols("x,o,-"), parse_symbols("X,O, "), parse_symbols("1, 2, 0")
+    (('X', 'O', None), ('x', 'o', '-'), ('X', 'O', ' '), (1, 2, 0))
+    """
+    parts = text.split(",")
+    if len(parts) != 3:
+        raise PlayerError(f"symbols {text!r} has {len(parts)} parts: expected three, for X, O and empty, e.g. 'X,O,None'")
+    x, o, empty = (_symbol(part) for part in parts)
+    return x, o, empty
+
+
+def _symbol(part: str) -> Any:
+    text = part if not part.strip() else part.strip()
+    if text == "None":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def board_maker(game: Game, *, symbols: Symbols = DEFAULT_SYMBOLS, array: bool = False, flat: bool = False) -> Callable[[Position], Any]:
+    """The function that makes a fresh board of each position in the form asked (module docstring).
+
+    >>> import solver
+    >>> make = board_maker(solver.Game(), flat=True)
+    >>> make(solver.lookup("X.O/.X./..O"))
+    'X.O.X...O'
+    """
+    make = BoardForm(game.rows, game.cols, symbols, array, flat).maker()
+    return lambda position: make(position.cells)
+
+
+# -- the answers ---------------------------------------------------------------------
+def answer_cell(answer: Any, position: Position, *, shown: str | None = None) -> int:
+    """The flat cell of an answer, read by :func:`solver.encoding.moves.parse_move`, that is empty in ``position``.
+
+    :param shown: how the answer reads in a message (default its ``repr``).
+    :raises ValueError: saying why the answer is not a legal move there.
+    """
+    game = position.game
+    try:
+        cell = parse_move(answer, game)
+    except OffBoardMoveError as why:
+        raise ValueError(str(why)) from None
+    except InvalidBoardError:
+        raise ValueError(f"answer {shown or short(answer)} is not a move: {expected_moves(game)}") from None
+    piece = position.cells[cell]
+    if piece is not None:
+        row, col = game.coords(cell)
+        raise ValueError(f"cell ({row}, {col}) is taken by {piece}")
+    return cell
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# -- grading -------------------------------------------------------------------------
+def grade(
+    player: str | Callable[..., Any],
+    *,
+    symbols: Symbols = DEFAULT_SYMBOLS,
+    array: bool = False,
+    flat: bool = False,
+    turn: Turn | None = None,
+    returns: Returns = "move",
+    side: Side | str = "both",
+    game: Game | str | None = None,
+    table: Table | None = None,
+    progress: Progress | None = None,
+    sample: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
+    sandbox: Sandbox = "auto",
+) -> GradeReport:
+    """Call the player on every position where ``side`` is to move and judge each answer.
+
+    :param player: ``"FILE.py:NAME"``, loaded and called in a separate process (isolated, with time limits), or a function, called in this process.
+    :param symbols: X, O and empty in list-of-rows and flat boards (module docstring).
+    :param array: pass a ``(rows, cols)`` numpy array of 1 (X), -1 (O), 0 (empty) instead.
+    :param flat: pass a string of one character per cell instead, e.g. ``"X...O...."``.
+    :param turn: also pass whose turn it is: ``"symbol"`` (the mover's symbol) or ``"max"`` (``True`` when X is to move).
+    :param returns: ``"move"``, or ``"value-move"`` for a function returning ``(value, move)``.
+    :param side: ``'X'``, ``'O'`` or ``'both'``: whose positions are tried.
+    :param game: e.g. ``"3x4"``; default tic-tac-toe.
+    :param table: the table to use (default :func:`solver.table_for` of ``game``).
+    :param progress: called with 0 once the player is loaded, then with 1 after each position graded.
+    :param sample: grade this many positions drawn at random (seeded, the same every run) instead of all of them;
+        games of more than 16 cells are always sampled (:func:`positions_to_grade`).
+    :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
+    :param total_timeout: seconds for the whole grading (``None``: no limit); the report then covers the positions graded and says it stopped.
+    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit), set soft and hard with limits on
+        CPU time, file size and processes (:class:`solver.grading.sandbox.Limits`).
+    :param sandbox: how an isolated player is contained (:mod:`solver.grading.sandbox`): ``"auto"`` (bubblewrap where it works, else the
+        plain process with one :class:`~solver.grading.sandbox.SandboxWarning` saying what is not contained), ``"bwrap"`` (bubblewrap or
+        refuse) or ``"none"``.
+    :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way an
+        option fixes (the message names it); for ``sandbox="bwrap"`` where bubblewrap cannot run.
+    :raises GradingInterrupted: on Ctrl-C, with the partial report.
+
+    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised (module docstring: Isolation).
+    """
+    chosen, wanted = _side(side), _returns(returns)
+    table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
+    form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
+    positions = positions_to_grade(side=chosen, table=table, sample=sample)
+    judge = _Judge(table.game, chosen, len(positions), wanted, timeout, _player_name(player))
+    with _reported_on_ctrl_c(judge):  # the sandbox check and the answer key take a while: Ctrl-C there reports nothing graded
+        contained = choose(sandbox) if isinstance(player, str) else "none"
+        key = AnswerKey(table, positions)
+        order = _shuffled(key.positions)
+        deadline = None if total_timeout is None else time.monotonic() + total_timeout
+        if not isinstance(player, str):
+            return _judge_all(judge, _in_process(Caller(player, form), order, deadline, total_timeout, judge), progress)
+        process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout)
+        unsandboxed = key if contained == "none" else None
+        return _judge_all(judge, _isolated(process, order, deadline, judge), progress, process=process, deadline=deadline, unsandboxed=unsandboxed)
+
+
+def _player_process(
+    player: str, form: BoardForm, table: Table, contained: Literal["bwrap", "none"], *, timeout: float, memory_mb: int | None, total_timeout: float | None
+) -> PlayerProcess:
+    """The player's process, not started yet: its limits, its sandbox, and the table files it must not see."""
+    limits = Limits.for_grading(memory_mb, total_timeout)
+    return PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table))
+
+
+@contextmanager
+def _reported_on_ctrl_c(judge: _Judge, process: PlayerProcess | None = None) -> Iterator[None]:
+    """Turn Ctrl-C (``KeyboardInterrupt``) inside the block into :class:`GradingInterrupted` with the report so far."""
+    try:
+        yield
+    except GradingInterrupted:
+        raise
+    except KeyboardInterrupt:
+        judge.stopped = "interrupted (Ctrl-C)"
+        raise GradingInterrupted(judge.report(process)) from None
+
+
+def _shuffled(positions: Sequence[Position]) -> list[Position]:
+    """The positions in the fixed shuffled order the calls are made in (module docstring: Isolation)."""
+    order = list(positions)
+    random.Random(SHUFFLE_SEED).shuffle(order)
+    return order
+
+
+def _player_name(player: str | Callable[..., Any]) -> str:
+    """The player's name in hints: ``NAME`` of ``"FILE.py:NAME"``, or the function's name."""
+    return player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
+
+
+def _judge_all(
+    judge: _Judge,
+    replies: Replies,
+    progress: Progress | None,
+    *,
+    process: PlayerProcess | None = None,
+    deadline: float | None = None,
+    unsandboxed: AnswerKey | None = None,
+) -> GradeReport:
+    """Start the player's process (if isolated), judge each reply as it comes, and report; the process is closed whatever happens.
+
+    Ctrl-C at any moment, the clean-up included, ends in :class:`GradingInterrupted`, and only
+    once the player's process is killed and reaped (the clean-up defers it).
+
+    :param unsandboxed: the answer key of an isolated player that ran without a sandbox: its table file is checked afterwards.
+    :raises GradingInterrupted: on Ctrl-C, with the partial report.
+    """
+    with _reported_on_ctrl_c(judge, process):
+        try:
+            if process is not None:
+                process.start(deadline)
+            if progress is not None:
+                progress(0)
+            for position, reply in replies:
+                judge.add(position, reply)
+                if progress is not None:
+                    progress(1)
+                judge.check_early()
+            judge.check_early(final=True)
+        finally:
+            with interrupts_deferred():
+                replies.close()
+                if process is not None:
+                    process.close()
+                    if unsandboxed is not None:
+                        _check_table(unsandboxed)
+        return judge.report(process)
+
+
+def _table_places(table: Table) -> list[Path]:
+    """Where tables live, for the sandbox to hide: the table directory, the graded table's folder, the shipped tables."""
+    places = [store.table_dir()]
+    if table.path is not None:
+        places.append(Path(table.path).parent)
+    for shipped in store.SHIPPED:
+        found = store.shipped_path(parse_game(shipped))
+        if found is not None:
+            places.append(found.parent)
+    return places
+
+
+def _check_table(key: AnswerKey) -> None:
+    """After an unsandboxed player ran: say so if it changed the table file, and forget the open tables."""
+    damage = key.damage()
+    if damage is not None:
+        store.forget()
+        warnings.warn(
+            f"the table file was changed while the player ran, without a sandbox: {damage} (every verdict came from a copy verified before the player started)",
+            SandboxWarning,
+            stacklevel=4,
+        )
+
+
+Replies = Generator[tuple[Position, Reply], None, None]
+
+
+def _in_process(caller: Caller, order: Sequence[Position], deadline: float | None, total: float | None, judge: _Judge) -> Replies:
+    for position in order:
+        if deadline is not None and time.monotonic() >= deadline:
+            judge.stopped = f"stopped at the total time limit of {total:g} s"
+            return
+        yield position, caller.call(position.cells, position.to_move or "X")
+
+
+def _isolated(process: PlayerProcess, order: Sequence[Position], deadline: float | None, judge: _Judge) -> Replies:
+    dead_in_a_row = 0
+    for first in range(0, len(order), CHUNK):
+        chunk = order[first : first + CHUNK]
+        graded = 0
+        for position, reply in zip(chunk, process.play([(p.cells, p.to_move or "X") for p in chunk], deadline=deadline), strict=False):
+            graded += 1
+            dead_in_a_row = dead_in_a_row + 1 if "dead" in reply else 0
+            yield position, reply
+            if dead_in_a_row >= CRASHES_IN_A_ROW:
+                judge.stopped = f"stopped after the player's process died on {dead_in_a_row} calls in a row"
+                return
+        if graded < len(chunk):
+            judge.stopped = "stopped at the total time limit (--total-timeout)"
+            return
+
+
+class _Judge:
+    """Judges replies (plain data) against the table, and keeps the counts and the hints."""
+
+    def __init__(self, game: Game, side: Side, planned: int, returns: Returns, timeout: float, name: str) -> None:
+        self.game, self.side, self.planned, self.returns, self.timeout, self.name = game, side, planned, returns, timeout, name
+        self.kept = self.optimal = self.mutated = self.graded = 0
+        self.lost: list[GradedMove] = []
+        self.answers: list[tuple[int, int]] = []
+        self.slower: list[GradedMove] = []
+        self.failures: dict[FailureKind, list[PlayerFailure]] = {"exception": [], "illegal": [], "timeout": [], "crash": []}
+        self.seconds = self.slowest_seconds = 0.0
+        self.slowest: Position | None = None
+        self.stopped: str | None = None
+        self.mismatches: Counter[str] = Counter()
+        self.examples: dict[str, str] = {}
+        self.tried_by_side: Counter[str] = Counter()
+
+    def add(self, position: Position, reply: Reply) -> None:
+        """Judge one call."""
+        self.graded += 1
+        mover = position.to_move or "X"
+        self.tried_by_side[mover] += 1
+        given = reply.get("s")
+        spent = float(given) if isinstance(given, (int, float)) and 0 <= given < 1e9 else 0.0
+        self.seconds += spent
+        if self.slowest is None or spent > self.slowest_seconds:
+            self.slowest, self.slowest_seconds = position, spent
+        self.mutated += reply.get("m") == 1
+        if "dead" in reply:
+            self._fail(position, "crash", str(reply["dead"]))
+        elif "t" in reply:
+            self._fail(position, "timeout", f"timed out: no answer within {self.timeout:g} s")
+        elif "x" in reply:
+            message = str(reply["x"])[:500]
+            if reply.get("call"):
+                self._mismatch(f"arguments: {reply['call']}", message)
+            self._fail(position, "exception", message)
+        elif "o" in reply:
+            self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_moves(self.game)}", str(reply.get("r", ""))[:80])
+        elif "a" in reply:
+            self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or short(reply["a"]))
+        else:
+            self._fail(position, "crash", "the player's process sent a reply that cannot be read")
+
+    def _fail(self, position: Position, kind: FailureKind, message: str, answer: str = "") -> None:
+        self.failures[kind].append(PlayerFailure(position, kind, message, answer))
+
+    def _mismatch(self, kind: str, example: str) -> None:
+        self.mismatches[kind] += 1
+        self.examples.setdefault(kind, example)
+
+    def _judge(self, position: Position, answer: Any, shown: str) -> None:
+        if self.returns == "value-move":
+            if not (isinstance(answer, list) and len(answer) == 2):
+                self._fail(position, "illegal", f"answer {shown} is not (value, move), as --returns value-move expects", shown)
+                return
+            answer = answer[1]
+        try:
+            cell = answer_cell(answer, position, shown=shown)
+        except ValueError as why:
+            if answer in (None, [], "", [None, None]):
+                self._mismatch("no move", shown)
+            elif (
+                self.returns == "move"
+                and isinstance(answer, list)
+                and len(answer) == 2
+                and _is_number(answer[0])
+                and (isinstance(answer[1], list) or answer[1] is None or isinstance(answer[0], float))
+            ):
+                self._mismatch("value-move", shown)
+            self._fail(position, "illegal", str(why), shown)
+            return
+        self.answers.append((position.code, cell))
+        move = position.move(cell)
+        judged = verdict(position, move)
+        self.kept += judged in ("best", "ok")
+        self.optimal += judged == "best"
+        if judged == "ok":
+            self.slower.append(GradedMove(position, move, judged))
+        elif judged != "best":
+            self.lost.append(GradedMove(position, move, judged))
+
+    def _hint(self, kind: str) -> str:
+        example = self.examples[kind]
+        if kind == "no move":
+            return (
+                f"{self.name} answered {example} (no move): it finds no empty cell, so the board's empty cells are probably "
+                "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'"
+            )
+        if kind == "value-move":
+            return f"{self.name} answered {example}, which looks like (value, move): grade it with --returns value-move"
+        if kind == "arguments: fewer":
+            return f"{example}: {self.name} takes only the board: grade it without --turn"
+        if kind == "arguments: more":
+            return (
+                f"{example}: {self.name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
+                "is to move) or --turn symbol (the mover's symbol)"
+            )
+        return f"{example}: {self.name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"
+
+    def check_early(self, *, final: bool = False) -> None:
+        """Stop with one line when the first calls all failed the same known way."""
+        if self.graded == EARLY or (final and 0 < self.graded < EARLY):
+            for kind, seen in self.mismatches.items():
+                if seen == self.graded:
+                    raise PlayerError(f"on the first {count(seen, 'position')} graded, {self._hint(kind)}")
+
+    def hints(self) -> tuple[str, ...]:
+        """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""
+        found = [self._hint(kind) for kind, count in self.mismatches.items() if 2 * count >= self.graded > 0]
+        if self.side == "both" and min(self.tried_by_side["X"], self.tried_by_side["O"]) >= EARLY:
+            lost = Counter(item.position.to_move for item in self.lost)
+            rate = {s: lost[s] / self.tried_by_side[s] for s in ("X", "O")}
+            for good, bad in (("O", "X"), ("X", "O")):
+                if rate[good] <= 0.01 and rate[bad] >= 0.05:
+                    found.append(
+                        f"{self.name} throws the result away in {rate[bad]:.0%} of {bad}'s positions but in {rate[good]:.0%} of "
+                        f"{good}'s: if it plays {good} only, grade it with --side {good}"
+                    )
+        return tuple(found)
+
+    def report(self, process: PlayerProcess | None) -> GradeReport:
+        """The report so far, in the order of :func:`positions_to_grade`."""
+
+        def by_order(items: list[Any]) -> tuple[Any, ...]:
+            return tuple(sorted(items, key=lambda item: _order(item.position)))
+
+        return GradeReport(
+            game=self.game,
+            side=self.side,
+            planned=self.planned,
+            positions=self.graded,
+            kept=self.kept,
+            optimal=self.optimal,
+            lost=by_order(self.lost),
+            slower=by_order(self.slower),
+            exceptions=by_order(self.failures["exception"]),
+            illegal=by_order(self.failures["illegal"]),
+            timeouts=by_order(self.failures["timeout"]),
+            crashes=by_order(self.failures["crash"]),
+            mutated=self.mutated,
+            answers=tuple(sorted(self.answers)),
+            hints=self.hints(),
+            stopped=self.stopped,
+            printed=0 if process is None else process.printed,
+            seconds=self.seconds,
+            slowest=self.slowest,
+            slowest_seconds=self.slowest_seconds,
+        )

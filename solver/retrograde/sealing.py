@@ -1,0 +1,374 @@
+"""Sealing: a finished layer of a compact build, compressed into the table's blocks as soon as nothing reads it raw.
+
+A compact table file (format version 3, :mod:`solver.storage.tablefile`) stores one int8 array,
+the stored bytes of every layer (:mod:`solver.storage.stored`) one after the other, cut
+into blocks of :data:`~solver.storage.blockarray.DEFAULT_BLOCK_BYTES` that are compressed one
+by one (:mod:`solver.storage.blockarray`). The layered build (:mod:`solver.retrograde.layered`)
+solves the layers from the full board down, and layer ``p + 1`` is read raw only
+while layer ``p`` is solved; then it is **sealed** here: its blocks are compressed (in
+pieces, on the build's workers) into three files of the build directory, and its raw
+file is deleted (:meth:`~solver.retrograde.layered.BuildDir.retire`). A 5x5k4 build so never
+holds more than one large raw layer on disk (the layer being solved is spooled
+compressed, :func:`solver.retrograde.layered.spool_bytes`), and writing the table at
+the end is a copy of compressed blocks (:func:`assemble`).
+
+=====================  ================================================================
+file                   content
+=====================  ================================================================
+``layer-PP.blocks``    the compressed blocks that *start* in layer ``PP``, back to back
+``layer-PP.index``     per block: its compressed length (u8), decoded size (u4) and the
+                       SHA-256 of its decoded bytes (32 bytes); little-endian
+``layer-PP.head``      the stored bytes from the layer's first board up to the first block
+                       boundary (they belong to the last block of the layer below, which
+                       is compressed when that layer is sealed)
+=====================  ================================================================
+
+The layer's own last block runs into the layers above, whose first bytes are their
+``head``: so layers are sealed from the top down, each with the head of the one above.
+Every file's SHA-256 is in the build's manifest, and the layer's **histograms** (how
+many boards have each score: all boards, canonical boards) in its info. The blocks are
+the bytes :func:`solver.storage.tablefile.write_table` writes from the same scores in one pass:
+a sealed build and a table written from layers in memory (:func:`write_layers`) are
+identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..encoding.index import layout
+from ..errors import TableError
+from ..rules.game import Game, parse_game
+from ..storage import tablefile
+from ..storage.blockarray import DEFAULT_BLOCK_BYTES, EncodedBlock, codec_of, default_codec, encode_block
+from ..storage.histograms import histograms
+from ..storage.stored import canonical_mask, fill_before, forward_fill, histograms_json, read_mask, stored_range
+from .layered import BuildDir, BuildError, Mapper, check_layers
+
+SEGMENT_BLOCKS = 256
+"""Blocks a worker seals at once (16 MiB of scores): enough work to hide the task's cost, little to return."""
+BLOCK = DEFAULT_BLOCK_BYTES
+_INDEX = np.dtype([("packed", "<u8"), ("size", "<u4"), ("digest", "V32")])
+"""One entry of a ``layer-PP.index`` file."""
+SUFFIXES = ("blocks", "index", "head")
+
+
+@dataclass(frozen=True)
+class Compression:
+    """The codec (by name, :mod:`solver.storage.blockarray`) and level a build seals with (the same for every layer of a table)."""
+
+    name: str
+    level: int
+
+    @classmethod
+    def default(cls) -> Compression:
+        """The default codec (:func:`solver.storage.blockarray.default_codec`) at its default level."""
+        name = default_codec()
+        return cls(name, codec_of(name).default_level)
+
+
+# -- the pieces of a layer ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Span:
+    """Where layer ``ply``'s stored bytes fall among the blocks (layer-local board indices).
+
+    ``0 .. head`` run up to the first block boundary; the blocks from ``head`` to
+    ``whole`` lie inside the layer; ``whole .. size`` (with the next layer's head) make the
+    layer's last block, if a block starts there.
+    """
+
+    ply: int
+    size: int
+    head: int
+    whole: int
+    first_block: int
+    carry: int
+    """Bytes of the layers above in this layer's last block (the next layer's head)."""
+
+    @classmethod
+    def of(cls, game: Game, ply: int) -> Span:
+        """The span of layer ``ply`` of ``game``."""
+        index = layout(game)
+        start, stop = index.layer_offsets[ply], index.layer_offsets[ply + 1]
+        end = min(-(-stop // BLOCK) * BLOCK, index.size)
+        first = min(-(-start // BLOCK) * BLOCK, end)
+        whole = first + max(0, stop - first) // BLOCK * BLOCK
+        return cls(ply, stop - start, min(first, stop) - start, max(whole, first) - start if first <= stop else stop - start, first // BLOCK, end - stop)
+
+    @property
+    def tail(self) -> bool:
+        """Whether a block starts in the layer's last bytes and runs into the layers above."""
+        return self.whole < self.size
+
+    @property
+    def blocks(self) -> int:
+        """Blocks starting in this layer."""
+        return (self.whole - self.head) // BLOCK + int(self.tail)
+
+
+def _encode(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, codec: Compression) -> tuple[list[EncodedBlock], np.ndarray]:
+    """The blocks of boards ``start .. stop - 1`` of a layer (a whole number of blocks), and their histograms."""
+    part = np.asarray(scores[start:stop])
+    canonical = canonical_mask(game, ply, start, stop)
+    keep = read_mask(game, ply, part, start, canonical)
+    filled = forward_fill(part, keep, fill_before(game, ply, scores, start))
+    blocks = [encode_block(filled[at : at + BLOCK].data, codec.name, codec.level) for at in range(0, filled.size, BLOCK)]
+    return blocks, histograms(part, canonical)
+
+
+@dataclass(frozen=True)
+class SegmentJob:
+    """A worker's share of sealing a layer: boards ``start .. stop - 1`` of layer ``ply`` of the build in ``directory``."""
+
+    directory: str
+    game: str
+    ply: int
+    start: int
+    stop: int
+    codec: Compression
+
+
+def seal_segment(job: SegmentJob) -> tuple[list[EncodedBlock], np.ndarray]:
+    """Run in a build worker: the compressed blocks and histograms of one segment, read from the raw layer file.
+
+    The layer is mapped for this segment only: a map kept by a worker would hold the disk
+    of the raw file after the layer retires (a deleted file's pages stay allocated while
+    mapped), and 5x5k4 would hold two large raw layers again.
+    """
+    game = parse_game(job.game)
+    build = BuildDir(Path(job.directory), game)
+    return _encode(game, job.ply, build.map(build.layer_path(job.ply), layout(game).layer_sizes[job.ply]), job.start, job.stop, job.codec)
+
+
+@dataclass
+class Sealed:
+    """What sealing a layer gave besides its blocks: the head and the histograms (filled as the blocks are read)."""
+
+    head: bytes = b""
+    histograms: np.ndarray = field(default_factory=lambda: np.zeros((2, 256), dtype=np.int64))
+
+
+Segments = Callable[[list[tuple[int, int]]], Iterator[tuple[list[EncodedBlock], np.ndarray]]]
+"""Seals the given ranges of a layer (whole blocks each), somewhere, and yields their results in order."""
+
+
+def seal_layer(game: Game, ply: int, scores: np.ndarray, carry: bytes, segments: Segments, codec: Compression, sealed: Sealed) -> Iterator[EncodedBlock]:
+    """The blocks starting in layer ``ply``, in order; ``sealed`` gets the layer's head and histograms.
+
+    :param scores: every board's score of the layer (a memory map is read in pieces).
+    :param carry: the head of layer ``ply + 1`` (empty for the full layer).
+    :param segments: seals the whole blocks inside the layer (on workers, or here).
+    """
+    span = Span.of(game, ply)
+    if len(carry) != span.carry:
+        raise BuildError(f"the head of layer {ply + 1} holds {len(carry):,} bytes, expected {span.carry:,}: delete the build directory")
+    head = _local(game, ply, scores, 0, span.head, sealed)
+    sealed.head = head + carry if span.head == span.size else head  # no block starts inside the layer: all of it
+    ranges = [(at, min(span.whole, at + SEGMENT_BLOCKS * BLOCK)) for at in range(span.head, span.whole, SEGMENT_BLOCKS * BLOCK)]
+    for blocks, found in segments(ranges):
+        sealed.histograms += found
+        yield from blocks
+    if span.tail:
+        yield encode_block(_local(game, ply, scores, span.whole, span.size, sealed) + carry, codec.name, codec.level)
+
+
+def _local(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, sealed: Sealed) -> bytes:
+    """The stored bytes of boards ``start .. stop - 1`` (a few KiB at most), counted into ``sealed``'s histograms."""
+    if start >= stop:
+        return b""
+    part = np.asarray(scores[start:stop])
+    sealed.histograms += histograms(part, canonical_mask(game, ply, start, stop))
+    return stored_range(game, ply, scores, start, stop, before=fill_before(game, ply, scores, start)).tobytes()
+
+
+# -- a build directory -------------------------------------------------------------------
+def _name(ply: int, suffix: str) -> str:
+    return f"layer-{ply:02d}.{suffix}"
+
+
+class ResumedLayerWrong(BuildError):
+    """A layer an earlier run left in the build directory disagrees with its children: damaged or forged."""
+
+
+def release(codec: Compression, *, check_resumed: bool = False) -> Callable[[BuildDir, int, Mapper, Sequence[int]], None]:
+    """The ``release`` hook of :func:`solver.retrograde.layered.sweep`: seal every raw layer above ``below``, top first.
+
+    :param check_resumed: before a layer left by an earlier run is sealed, or its raw
+        child is, re-derive it from that child (:func:`solver.retrograde.layered.check_layers`:
+        exact, a sweep's work for that layer), for a game whose table has no shipped
+        checksum. Only the top raw layer of a resumed build cannot be checked this way
+        (its child is sealed already); a killed build leaves at most two raw layers.
+    :raises ResumedLayerWrong: naming the first board that disagrees.
+    """
+    checked: set[int] = set()
+
+    def run(build: BuildDir, below: int, mapper: Mapper, resumed: Sequence[int]) -> None:
+        retired = build.retired()
+        for ply in retired:
+            build.layer_path(ply).unlink(missing_ok=True)  # a build killed between recording and deleting
+        raw = build.raw_layers()
+        if check_resumed:
+            _check_resumed(build, [ply for ply in resumed if ply in raw and ply not in checked and (ply == build.game.cells or ply + 1 in raw)])
+            checked.update(resumed)
+        for ply in sorted(raw, reverse=True):
+            if ply > below:
+                seal_into(build, ply, mapper, codec)
+
+    return run
+
+
+def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
+    sizes = layout(build.game).layer_sizes
+    for ply in plies:
+        # the layer and its child mapped; the others stand in at their size without memory (check_layers reads neither)
+        layers = [build.map(build.layer_path(p), sizes[p]) if p in (ply, ply + 1) else np.broadcast_to(np.int8(0), (sizes[p],)) for p in range(len(sizes))]
+        problems = check_layers(build.game, layers, plies=[ply], limit=1)
+        if problems:
+            raise ResumedLayerWrong(problems[0])
+
+
+def seal_into(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -> None:
+    """Seal finished layer ``ply`` of a build into its three files, then retire it (its raw file goes).
+
+    The layer above must be sealed already (its head is read). The work is spread over
+    the build's workers by ``mapper`` in segments of :data:`SEGMENT_BLOCKS` blocks.
+    """
+    game = build.game
+    carry = _read_head(build, ply + 1) if ply < game.cells else b""
+    scores = build.map(build.layer_path(ply), layout(game).layer_sizes[ply])
+
+    def segments(ranges: list[tuple[int, int]]) -> Iterator[tuple[list[EncodedBlock], np.ndarray]]:
+        return mapper(seal_segment, [SegmentJob(str(build.path), game.name, ply, start, stop, codec) for start, stop in ranges])
+
+    sealed = Sealed()
+    hashes = {suffix: hashlib.sha256() for suffix in SUFFIXES}
+    count, data_bytes = 0, 0
+    with _created(build, _name(ply, "blocks")) as blocks, _created(build, _name(ply, "index")) as index:
+        for block in seal_layer(game, ply, scores, carry, segments, codec, sealed):
+            entry = np.array([(len(block.packed), block.size, block.digest)], dtype=_INDEX).tobytes()
+            for out, data, suffix in ((blocks, block.packed, "blocks"), (index, entry, "index")):
+                out.write(data)
+                hashes[suffix].update(data)
+            count, data_bytes = count + 1, data_bytes + len(block.packed)
+    del scores
+    with _created(build, _name(ply, "head")) as head:
+        head.write(sealed.head)
+        hashes["head"].update(sealed.head)
+    info = {"first_block": Span.of(game, ply).first_block, "blocks": count, "data_bytes": data_bytes, "codec": codec.name, "level": codec.level}
+    build.retire(ply, {_name(ply, suffix): hashes[suffix].hexdigest() for suffix in SUFFIXES}, {**info, "histograms": histograms_json(sealed.histograms)})
+
+
+class _created:
+    """A new file of the build directory, written through a buffer and synced to disk when closed."""
+
+    def __init__(self, build: BuildDir, name: str) -> None:
+        self._handle = os.fdopen(build.create(build.path / name, os.O_WRONLY), "wb", buffering=1 << 20)
+
+    def __enter__(self) -> Any:
+        return self._handle
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        finally:
+            self._handle.close()
+
+
+def _read_file(build: BuildDir, ply: int, suffix: str, limit: int, entry: dict[str, Any] | None) -> bytes:
+    """A sealed layer's file, checked against its SHA-256 in the layer's manifest ``entry`` (None: not sealed).
+
+    :raises BuildError: if the layer is not sealed, or the file is missing or does not match.
+    """
+    name = _name(ply, suffix)
+    if entry is None or name not in entry["files"]:
+        raise BuildError(f"layer {ply} of the build in {build.path} is not sealed; run the build again")
+    try:
+        with os.fdopen(build.open(build.path / name, os.O_RDONLY), "rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        data = None
+    if data is None or len(data) > limit or hashlib.sha256(data).hexdigest() != entry["files"][name]:
+        raise BuildError(f"{build.path / name} is missing or damaged; delete the build directory {build.path} and build again")
+    return data
+
+
+def _read_head(build: BuildDir, ply: int) -> bytes:
+    return _read_file(build, ply, "head", BLOCK, build.retired().get(ply))
+
+
+def assemble(build: BuildDir, output: str | os.PathLike[str], *, verify: bool = False, built_here: bool = True) -> Path:
+    """Write the table file of a build whose every layer is sealed: its blocks copied in order (atomically).
+
+    Every sealed file is checked against its SHA-256 as it is read. The meta holds the
+    index scheme, the layer offsets and each layer's histograms.
+
+    :raises BuildError: if a layer is not sealed or a sealed file does not match.
+    :raises TableError: as :func:`solver.storage.tablefile.write_compressed` (``verify``: the new table fails its checks).
+    """
+    game = build.game
+    retired = build.retired()
+    missing = [ply for ply in range(game.cells + 1) if ply not in retired]
+    if missing:
+        raise BuildError(f"the build in {build.path} has layers not yet sealed ({missing[0]} first); run the build again")
+    codecs = {(entry["info"].get("codec"), entry["info"].get("level")) for entry in retired.values()}
+    if len(codecs) != 1:
+        raise BuildError(f"the layers in {build.path} were sealed with different codecs {sorted(map(str, codecs))}; delete it and build again")
+    name, level = codecs.pop()
+    codec = Compression(str(name), int(level))
+    meta = {**tablefile.compact_meta(game), "layer_histograms": {str(ply): retired[ply]["info"]["histograms"] for ply in sorted(retired)}}
+    blocks = (block for ply in range(game.cells + 1) for block in _sealed_blocks(build, ply, retired[ply]))
+    return tablefile.write_compressed(output, game, blocks, meta, codec=codec.name, level=codec.level, verify=verify, built_here=built_here)
+
+
+def _sealed_blocks(build: BuildDir, ply: int, entry: dict[str, Any]) -> Iterator[EncodedBlock]:
+    span = Span.of(build.game, ply)
+    if entry["info"].get("first_block") != span.first_block or entry["info"].get("blocks") != span.blocks:
+        raise BuildError(f"layer {ply} of the build in {build.path} is recorded with other blocks than its span; delete it and build again")
+    index = np.frombuffer(_read_file(build, ply, "index", span.blocks * _INDEX.itemsize, entry), dtype=_INDEX)
+    if index.size != span.blocks:
+        raise BuildError(f"{build.path / _name(ply, 'index')} lists {index.size} blocks, expected {span.blocks}")
+    name = _name(ply, "blocks")
+    digest = hashlib.sha256()
+    with os.fdopen(build.open(build.path / name, os.O_RDONLY), "rb", buffering=1 << 20) as handle:
+        for entry_ in index:
+            packed = handle.read(int(entry_["packed"]))
+            digest.update(packed)
+            yield EncodedBlock(packed, bytes(entry_["digest"]), int(entry_["size"]))
+        if handle.read(1) or digest.hexdigest() != entry["files"][name]:
+            raise BuildError(f"{build.path / name} does not match its SHA-256; delete the build directory {build.path} and build again")
+
+
+# -- layers in memory ---------------------------------------------------------------------------
+def write_layers(path: str | os.PathLike[str], game: Game, layers: Sequence[np.ndarray], *, verify: bool = False, built_here: bool = True) -> Path:
+    """Write a compact table file from every board's score in memory (layer 0 first): the same bytes as a sealed build.
+
+    :raises TableError: if the layers do not fit the game.
+    """
+    sizes = [len(layer) for layer in layers]
+    if sizes != list(layout(game).layer_sizes):
+        raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
+    codec = Compression.default()
+    carry = b""
+    per_layer: list[list[EncodedBlock]] = []
+    found: dict[str, Any] = {}
+    for ply in range(game.cells, -1, -1):
+        scores = layers[ply]
+
+        def segments(ranges: list[tuple[int, int]], ply: int = ply, scores: np.ndarray = scores) -> Iterator[tuple[list[EncodedBlock], np.ndarray]]:
+            return (_encode(game, ply, scores, start, stop, codec) for start, stop in ranges)
+
+        sealed = Sealed()
+        per_layer.append(list(seal_layer(game, ply, scores, carry, segments, codec, sealed)))
+        carry = sealed.head
+        found[str(ply)] = histograms_json(sealed.histograms)
+    meta = {**tablefile.compact_meta(game), "layer_histograms": {key: found[key] for key in sorted(found, key=int)}}
+    blocks = (block for layer in reversed(per_layer) for block in layer)
+    return tablefile.write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.level, verify=verify, built_here=built_here)

@@ -1,0 +1,293 @@
+"""Whether a board is in play, finished or unreachable, from its bit masks: fast, one code or many.
+
+A compact table does not store the score of a finished or unreachable board (its bytes
+there are "don't care", :mod:`solver.tables.compact`): the rules give it, and this
+module decides it, agreeing with :func:`solver.encoding.board.rule_violation` on every board
+with legal piece counts (tested on every code of several games).
+
+=================  ===========================================================================
+status             meaning (score for the side to move, :mod:`solver.rules.score`)
+=================  ===========================================================================
+:data:`IN_PLAY`    reachable, nobody has a line, empty cells left: the table stores its score
+:data:`LOST`       reachable and the player who moved last has a line: ``-WIN``
+:data:`DRAWN`      reachable, full, nobody has a line: 0
+:data:`INVALID`    no legal game reaches it: ``UNREACHABLE``
+=================  ===========================================================================
+
+**How it is fast.** X's and O's cells go in one 64-bit word (X in bits ``0 ..
+cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 digits
+(as :mod:`solver.encoding.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
+at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
+``c`` is a start whose line fits on the board: four directions, the run of cells doubled
+at each shift (two shifts for ``k = 4``), both players at once. A board with lines is
+judged by who has them (one player only), the piece counts (who moved last) and, only
+when that player has several, whether the lines share a cell. The batch methods cut codes
+into the same digit chunks as :mod:`solver.encoding.symmetry` (:func:`solver.encoding.board.code_chunks`),
+so a batch look-up cuts them once for both.
+
+The piece counts are checked by :meth:`Rules.status_of` and the batch methods
+(:meth:`Rules.classify`, :meth:`Rules.statuses`): illegal counts are :data:`INVALID`.
+
+>>> from solver.rules.game import Game
+>>> rules = rules_of(Game())
+>>> from solver.encoding.board import parse
+>>> [rules.status_of(parse(b)[1]) for b in ("X../.../...", "XXX/OO./...", "XXX/OOO/...", "XOX/XOO/OXX")]
+[0, 1, 3, 2]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+
+from .bitboard import code_chunks, digit_chunks
+from .game import Game
+from .score import UNREACHABLE, WIN
+
+IN_PLAY = 0
+LOST = 1
+DRAWN = 2
+INVALID = 3
+STATUS_SCORE = (0, -WIN, 0, UNREACHABLE)
+"""The score the rules give each status (``STATUS_SCORE[status]``; in play: none, a table stores it)."""
+O_SHIFT = 32
+"""O's cells start at this bit of a board word (boards of up to 32 cells)."""
+_LOW = (1 << O_SHIFT) - 1
+_STEP = 1 << 14
+
+
+class Rules:
+    """The status of boards of one game (module docstring). Get one with :func:`rules_of`."""
+
+    def __init__(self, game: Game) -> None:
+        if game.cells > O_SHIFT:
+            raise ValueError(f"{game.name} has {game.cells} cells: board words hold at most {O_SHIFT}")
+        self.game = game
+        self.chunks = code_chunks(game.cells)
+        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
+        """``3**width`` of each digit chunk (:func:`solver.encoding.board.code_chunks`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
+        tables = []
+        for first, width in self.chunks:
+            patterns = np.arange(3**width, dtype=np.int64)
+            word = np.zeros(patterns.size, dtype=np.int64)
+            for i in range(width):
+                digit = (patterns // 3**i) % 3
+                word |= np.where(digit == 1, 1 << (first + i), 0) | np.where(digit == 2, 1 << (O_SHIFT + first + i), 0)
+            tables.append(word)
+        self._tables = tuple(tables)
+        self._lists = tuple(t.tolist() for t in tables)
+        self._directions = self._direction_starts()
+        self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
+        """Per direction: where lines start, and the shifts that leave bit ``c`` set where ``k`` cells from ``c`` are one player's."""
+        self.full = game.full_mask
+        self.line_masks = game.line_masks
+        self._line_array = np.array(game.line_masks, dtype=np.int64)
+
+    def _direction_starts(self) -> tuple[tuple[int, int], ...]:
+        """``(step, starts)`` per direction: ``starts`` has bit ``c`` (and ``c + 32``) for every cell a line starts at."""
+        game, found = self.game, []
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            starts = 0
+            for r in range(game.rows):
+                for c in range(game.cols):
+                    end_r, end_c = r + dr * (game.k - 1), c + dc * (game.k - 1)
+                    if 0 <= end_r < game.rows and 0 <= end_c < game.cols:
+                        starts |= 1 << game.cell(r, c)
+            if starts:
+                found.append((dr * game.cols + dc, starts | starts << O_SHIFT))
+        return tuple(found)
+
+    # -- one code ---------------------------------------------------------------------
+    def word_of(self, code: int) -> int:
+        """The board word of a code: X's cells, and O's from bit :data:`O_SHIFT`."""
+        word = 0
+        for table, modulus in zip(self._lists, self.moduli, strict=True):
+            code, pattern = divmod(code, modulus)
+            word |= table[pattern]
+        return word
+
+    def status_of(self, code: int) -> int:
+        """The status of one code (a code in range; piece counts checked here)."""
+        return self.judge(code)[0]
+
+    def judge(self, code: int) -> tuple[int, int]:
+        """``(status, pieces)`` of one code in range: what a look-up needs besides the stored byte (the
+        piece counts are checked here: illegal ones are :data:`INVALID`).
+
+        Lines are found as the batch methods find them, runs doubled along each direction
+        (two shifts a direction for ``k = 4``, not three).
+        """
+        return self.judge_word(self.word_of(code))
+
+    def judge_word(self, word: int) -> tuple[int, int]:
+        """:meth:`judge` of a board word (:meth:`word_of`), for a caller that needs the word too."""
+        x, o = word & _LOW, word >> O_SHIFT
+        nx, no = x.bit_count(), o.bit_count()
+        if nx != no and nx != no + 1:
+            return INVALID, nx + no
+        won = 0
+        for starts, shifts in self._runs:
+            run = word
+            for shift in shifts:
+                run &= run >> shift
+            won |= run & starts
+        if not won:
+            return (DRAWN if nx + no == self.game.cells else IN_PLAY), nx + no
+        return self._won(x, o, nx, no), nx + no
+
+    def _won(self, x: int, o: int, nx: int, no: int) -> int:
+        x_lines = [m for m in self.line_masks if x & m == m]
+        o_lines = [m for m in self.line_masks if o & m == m]
+        if x_lines and o_lines:
+            return INVALID
+        lines, moved_last = (x_lines, nx == no + 1) if x_lines else (o_lines, nx == no)
+        common = self.full
+        for line in lines:
+            common &= line
+        return LOST if moved_last and common else INVALID
+
+    def winning_cells(self, mask: int, empty: int) -> int:
+        """The cells of ``empty`` where a player holding the cells ``mask`` would complete a line (a bit each).
+
+        A line is completed by a move when exactly one of its cells is missing from
+        ``mask`` and that cell is empty: one pass over the game's lines (28 for 5x5k4).
+        """
+        found = 0
+        for line in self.line_masks:
+            missing = line & ~mask
+            if missing & (missing - 1) == 0 and missing & empty:
+                found |= missing
+        return found
+
+    # -- many codes --------------------------------------------------------------------
+    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
+        """The board words of many codes (int64, flat).
+
+        :param patterns: the codes' digit chunks if the caller has them already (as for
+            :meth:`classify`); the codes are then done in one step.
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        out = np.empty(flat.size, dtype=np.int64)
+        if patterns is not None:
+            self._words_step(patterns, out)
+            return out
+        for a in range(0, flat.size, _STEP):
+            self._words_step(digit_chunks(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
+        return out
+
+    def _words_step(self, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
+        np.take(self._tables[0], patterns[0], out=out)
+        term = np.empty(out.size, dtype=np.int64)
+        for table, pattern in zip(self._tables[1:], patterns[1:], strict=True):
+            out |= np.take(table, pattern, out=term)
+
+    def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
+        """The status of many board words (:meth:`words`) (uint8, flat; illegal piece counts: :data:`INVALID`).
+
+        What :meth:`statuses` does after reading the words: for callers that assemble the
+        words themselves (from half-boards, :mod:`solver.storage.histograms`).
+        """
+        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
+        status = np.empty(flat.size, dtype=np.uint8)
+        pieces = np.empty(flat.size, dtype=np.uint8)
+        for a in range(0, flat.size, _STEP):
+            self._classify_step(flat[a : a + _STEP], status[a : a + _STEP], pieces[a : a + _STEP])
+        return status
+
+    def statuses(self, codes: np.ndarray) -> np.ndarray:
+        """The status of many codes (uint8, shaped like ``codes``; illegal piece counts: :data:`INVALID`)."""
+        return self.classify(codes)[0].reshape(np.shape(codes))
+
+    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, pieces)`` of many codes in range, uint8 each, flat: what a batch look-up needs
+        besides the table's bytes. The piece counts are checked here: a code with illegal counts
+        (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
+
+        :param patterns: the codes' digit chunks if the caller has them already
+            (:func:`solver.encoding.board.digit_chunks` of ``codes`` and :attr:`moduli`); the codes are then done in one step
+            (keep them to a few ``2**14`` so the temporaries stay in cache).
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        status = np.empty(flat.size, dtype=np.uint8)
+        pieces = np.empty(flat.size, dtype=np.uint8)
+        if patterns is not None:
+            self._classify_step(self.words(flat, patterns), status, pieces)
+            return status, pieces
+        for a in range(0, flat.size, _STEP):
+            self._classify_step(self.words(flat[a : a + _STEP]), status[a : a + _STEP], pieces[a : a + _STEP])
+        return status, pieces
+
+    def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
+        x, o = word & _LOW, word >> O_SHIFT
+        nx, no = np.bitwise_count(x), np.bitwise_count(o)
+        np.add(nx, no, out=pieces)
+        np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
+        won = self._lines(word)
+        some = np.flatnonzero(won)
+        if some.size:
+            status[some] = self._won_lines(x[some], o[some], nx[some], no[some], won[some])
+        illegal = np.flatnonzero((nx - no) > 1)  # uint8: X one piece ahead gives 1, O ahead wraps past 1
+        if illegal.size:
+            status[illegal] = INVALID
+            pieces[illegal] = 0
+
+    def _lines(self, word: np.ndarray) -> np.ndarray:
+        """Bit ``c`` (and ``c + 32``) set where X's (O's) cells hold a line of ``k`` starting at cell ``c``."""
+        k, won = self.game.k, np.zeros(word.size, dtype=np.int64)
+        found, shifted = np.empty_like(word), np.empty_like(word)
+        for step, starts in self._directions:
+            run, length = word, 1  # bit c of run: length cells in this direction from c are the player's
+            while 2 * length <= k:  # the run doubles at each step
+                np.bitwise_and(run, np.right_shift(run, length * step, out=shifted), out=found)
+                run, length = found, 2 * length
+            if length < k:  # two overlapping runs of length cells cover k
+                np.bitwise_and(run, np.right_shift(run, (k - length) * step, out=shifted), out=found)
+                run = found
+            won |= np.bitwise_and(run, starts, out=found)  # only where a line fits on the board
+        return won
+
+    def _won_lines(self, x: np.ndarray, o: np.ndarray, nx: np.ndarray, no: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """Statuses of boards where somebody has a line (``nx``, ``no``: their pieces; ``won``: where lines start, :meth:`_lines`).
+
+        One player with one line, and the other's turn: lost. Both with lines, or the wrong
+        turn: invalid. One player with several lines: lost only if they share a cell (the
+        last move made them all), decided by :meth:`_share_a_cell`.
+        """
+        x_starts, o_starts = np.bitwise_count(won & _LOW), np.bitwise_count(won >> O_SHIFT)
+        x_last = (nx == no + 1) & (o_starts == 0)
+        o_last = (nx == no) & (x_starts == 0)
+        out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LOST, INVALID).astype(np.uint8)
+        several = np.flatnonzero((x_last & (x_starts > 1)) | (o_last & (o_starts > 1)))
+        if several.size:
+            winner = np.where(x_last[several], x[several], o[several])
+            out[several] = np.where(self._share_a_cell(winner), LOST, INVALID)
+        return out
+
+    def _share_a_cell(self, cells: np.ndarray) -> np.ndarray:
+        """Whether all the lines held by each of many players' cells share a cell (bool; at least one line held)."""
+        lines = self._line_array
+        held = (cells[:, None] & lines) == lines
+        common = np.bitwise_and.reduce(np.where(held, lines, self.full), axis=1)
+        found: np.ndarray = common != 0
+        return found
+
+
+def _run_shifts(k: int, step: int) -> tuple[int, ...]:
+    """The shifts (``run &= run >> shift``, in order) that turn a board word into the starts of runs of
+    ``k`` cells ``step`` apart: the run doubles at each shift, then two overlapping runs cover ``k``
+    (as :meth:`Rules._lines` does for many words)."""
+    shifts, length = [], 1
+    while 2 * length <= k:
+        shifts.append(length * step)
+        length *= 2
+    if length < k:
+        shifts.append((k - length) * step)
+    return tuple(shifts)
+
+
+@cache
+def rules_of(game: Game) -> Rules:
+    """The :class:`Rules` of a game (built once per process)."""
+    return Rules(game)

@@ -1,0 +1,676 @@
+"""A compressed, random-access int8 array: independently compressed blocks, an index, per-block digests.
+
+The format of the score array of tables past 16 cells (issue 14). The array is cut
+into blocks of ``block_bytes`` decoded bytes (64 KiB by default; the last block may be
+shorter); each block is compressed on its own, so a look-up decodes one block. Decoded
+blocks are kept in a small LRU cache (:class:`BlockArray`). Nothing here knows about
+games or scores: one int8 array in, the same array out.
+
+**The bytes of a region** (what :func:`write_blocks` writes at the current position of a
+file; integers little-endian; ``B`` blocks):
+
+==============================  ===============================================================
+bytes (from the region start)   content
+==============================  ===============================================================
+``0 .. D - 1``                  the compressed blocks, back to back, block 0 first
+                                (``D`` = ``Encoding.data_bytes``)
+``D .. D + 8 (B + 1) - 1``      the **offset table**: ``B + 1`` unsigned 64-bit offsets,
+                                block ``i`` is bytes ``offset[i] .. offset[i + 1] - 1``;
+                                ``offset[0] = 0``, ``offset[B] = D``
+``... + 4 B``                   the **block CRCs**: the CRC-32 (``zlib.crc32``) of each
+                                block's *compressed* bytes, unsigned 32-bit
+==============================  ===============================================================
+
+Outside the region, kept by the file that holds it (:mod:`solver.storage.tablefile`), are the
+:class:`Encoding` (codec, block size, counts: a JSON object) and the ``B`` block
+**digests**: the SHA-256 of each block's *decoded* bytes.
+
+**Why the digests hash the decoded bytes.** The digests (and the file's root checksum
+over them) then name the *content*, not its encoding: the same scores give the same
+root whichever codec, level or version of the codec library wrote them. A compressor
+does not promise the same output across its versions, so a root over compressed bytes
+would make a user's own rebuild fail the checksum that the package ships. The CRC-32 of
+the compressed bytes is the damage check in front of the decoder: a flipped byte in a
+block, an offset or a CRC is refused before any decoder reads it; a forged block with
+a matching CRC still has to decode to bytes whose SHA-256 is the digest pinned by the
+root. Decoding is bounded: a block never decodes to more than ``block_bytes``.
+
+**Deterministic**: the same array, codec, level and block size give the same region
+(single-threaded compression, no timestamps, the frame's content size always written).
+
+**How it plugs into** :mod:`solver.storage.tablefile` (format version 3): an
+entry of the header's ``arrays`` gains ``"encoding": Encoding.to_json()``; its
+``offset`` is the region's start, and its blocks are ``encoding.blocks`` blocks of
+``encoding.block_bytes`` (the file's ``block_bytes`` stays the unit of the plain
+arrays); its digests go into the file's digest section at ``first_block`` as today.
+The root hashes the header *without* the fields that depend on the compressed bytes
+(the array's ``offset``, the encoding's ``codec``, ``level`` and ``data_bytes``,
+``digests.offset``), so it is the checksum of the content. ``TableFile`` then opens such an array as a
+:class:`BlockArray` over a read-only memory map of the region, with ``digest=`` the
+file's :meth:`~solver.storage.tablefile.TableFile.digest` shifted by ``first_block`` and
+``error=`` :meth:`~solver.storage.tablefile.TableFile.error`, so messages name the file and
+the rebuild command.
+
+>>> import io
+>>> scores = np.repeat(np.arange(-3, 4, dtype=np.int8), 50_000)
+>>> out = io.BytesIO()
+>>> written = write_blocks(out, [scores[:123_456], scores[123_456:]], codec="zlib", block_bytes=1 << 16)
+>>> written.encoding.blocks, written.encoding.size
+(6, 350000)
+>>> array = BlockArray(out.getbuffer(), written.encoding, written.digest, name="example")
+>>> array[0], array[349_999], array.read(99_998, 100_002).tolist()
+(-3, 3, [-2, -2, -1, -1])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+from typing import IO, Any
+
+import numpy as np
+
+from ..errors import TableError
+
+DEFAULT_BLOCK_BYTES = 1 << 16
+"""64 KiB: the first touch of a block costs a zstd decode (70 to 90 µs for a 5x5k4 block in play) and a
+SHA-256 (40 µs); 256 KiB blocks store 10 to 20 % less but cost four times that, 32 KiB blocks would halve
+it for a 6 % larger 5x5k4 file (measured on 20,000 of its blocks) and twice the digests to hash on open."""
+MAX_BLOCK_BYTES = 1 << 24
+DEFAULT_CACHE_BLOCKS = 64
+"""Decoded blocks kept per array (64 KiB each: 4 MiB)."""
+DIGEST_BYTES = 32
+_OFFSET = np.dtype("<u8")
+_CRC = np.dtype("<u4")
+
+
+# -- codecs -------------------------------------------------------------------------
+class CodecUnavailable(TableError):
+    """A table compressed with a codec whose package is not installed (the message says which)."""
+
+
+class _Zstandard:
+    """zstd through the ``zstandard`` package (the ``big`` extra): each thread reuses its contexts.
+
+    A decompression context made for every block cost about 15 µs of each first touch of a
+    block here (``backports.zstd`` makes one per call); this one is made once per thread
+    (contexts are not safe to share between threads). The frame header's declared size is
+    read before decoding, so a forged header never makes it allocate more than the block.
+    """
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+        self._local = threading.local()
+        self.error: type[Exception] = module.ZstdError
+
+    def compress(self, data: bytes | memoryview, level: int) -> bytes:
+        compressors: dict[int, Any] = self._local.__dict__.setdefault("compressors", {})
+        compressor = compressors.get(level)
+        if compressor is None:
+            compressor = compressors[level] = self._module.ZstdCompressor(level=level)
+        return bytes(compressor.compress(data))
+
+    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
+        declared = self._module.frame_content_size(data)  # -1: not declared
+        if declared not in (-1, expected):
+            raise ValueError(f"the frame declares {declared:,} bytes, expected {expected:,}")
+        decompressor = self._local.__dict__.get("decompressor")
+        if decompressor is None:
+            decompressor = self._local.decompressor = self._module.ZstdDecompressor()
+        return bytes(decompressor.decompress(data, max_output_size=expected, allow_extra_data=False))
+
+
+class _Stdlib:
+    """zstd through Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``: a new
+    decompressor for every block (the module offers no reusable one-shot context)."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+        self.error: type[Exception] = module.ZstdError
+
+    def compress(self, data: bytes | memoryview, level: int) -> bytes:
+        return bytes(self._module.compress(data, level=level))
+
+    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
+        decoder = self._module.ZstdDecompressor()
+        try:
+            out = decoder.decompress(data, max_length=expected)
+        except EOFError as error:
+            raise ValueError(str(error)) from None
+        if not decoder.eof or decoder.unused_data:
+            raise ValueError("not one whole frame")
+        return bytes(out)
+
+
+_ZstdBackend = _Zstandard | _Stdlib
+
+
+@cache
+def _zstd() -> _ZstdBackend | None:
+    """The zstd implementation: the ``zstandard`` package where installed (the ``big`` extra, contexts
+    reused), else Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``, else None.
+
+    Both write the same bytes for the same block and level (the same libzstd; tested), so a
+    table's file does not depend on which one built it. Looked up once per process: a failed
+    import is not cached by Python, and searching the path for ``compression`` on every
+    block cost about 100 µs of each first touch.
+    """
+    try:
+        import zstandard  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        pass
+    else:
+        return _Zstandard(zstandard)
+    try:
+        from compression import zstd  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        try:
+            from backports import zstd  # type: ignore[import-not-found, no-redef, unused-ignore]
+        except ImportError:
+            return None
+    return _Stdlib(zstd)
+
+
+@dataclass(frozen=True)
+class Codec:
+    """A block compressor: ``compress`` and a bounded ``decompress``."""
+
+    name: str
+    default_level: int
+    levels: range
+    package: str
+    """The package this Python needs for it (empty: the standard library)."""
+    extra: str
+    """The optional extra of this project that brings :attr:`package`."""
+
+    def available(self) -> bool:
+        """Whether this Python can encode and decode it."""
+        return self.name == "zlib" or _zstd() is not None
+
+    def require(self) -> None:
+        """Raise :class:`CodecUnavailable`, naming what to install, unless :meth:`available`."""
+        if not self.available():
+            from ..extras import install_command
+
+            raise CodecUnavailable(f"the {self.name} codec needs {self.package}, which is not installed: {install_command(self.extra)}")
+
+    def compress(self, data: bytes | memoryview, level: int) -> bytes:
+        """One block, compressed (deterministic for a given codec version)."""
+        if self.name == "zlib":
+            return zlib.compress(data, level)
+        return self._backend().compress(data, level)
+
+    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
+        """One block, decoded to exactly ``expected`` bytes; never more.
+
+        :raises ValueError: if the data is not one whole frame of exactly ``expected`` bytes.
+        """
+        if self.name == "zlib":
+            inflater = zlib.decompressobj()
+            try:
+                out = inflater.decompress(data, expected)
+            except zlib.error as error:
+                raise ValueError(f"zlib: {error}") from None
+            if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
+                raise ValueError(f"decodes to {len(out):,} bytes or more, expected {expected:,} in one stream")
+        else:
+            backend = self._backend()
+            try:
+                out = backend.decompress(data, expected)
+            except (backend.error, ValueError) as error:
+                raise ValueError(f"zstd: {error}") from None
+        if len(out) != expected:
+            raise ValueError(f"decodes to {len(out):,} bytes, expected {expected:,}")
+        return out
+
+    def _backend(self) -> _ZstdBackend:
+        backend = _zstd()
+        if backend is None:
+            self.require()
+        assert backend is not None
+        return backend
+
+
+CODECS: Mapping[str, Codec] = {
+    "zstd": Codec("zstd", 9, range(1, 23), "zstandard (or Python 3.14's compression.zstd)", "big"),
+    "zlib": Codec("zlib", 6, range(1, 10), "", ""),
+}
+"""The codecs a region can be written with, by the name its :class:`Encoding` records.
+
+Chosen by ``scripts/measure_codecs.py`` on the 4x5k4 scores with don't-care boards, 64 KiB
+blocks, one core: zstd level 9 stores 0.32 bits per board (25x) at about 115 MB/s and
+decodes a block in 30 to 70 µs; level 19 reaches 0.26 bits (31x) but compresses at
+4 MB/s, too slow for a 150 GiB build. zlib (the fallback without the ``big`` extra) at
+level 6 stores 0.36 to 0.40 bits at 65 MB/s and decodes a block in about 140 µs.
+"""
+
+
+def default_codec() -> str:
+    """``"zstd"`` where it is installed, else the standard library's ``"zlib"``."""
+    return "zstd" if CODECS["zstd"].available() else "zlib"
+
+
+def codec_of(name: str) -> Codec:
+    """The :class:`Codec` called ``name``.
+
+    :raises ValueError: for a codec this module does not know.
+    """
+    try:
+        return CODECS[name]
+    except KeyError:
+        raise ValueError(f"unknown codec {name!r}: expected one of {sorted(CODECS)}") from None
+
+
+# -- what the file records -----------------------------------------------------------
+@dataclass(frozen=True)
+class Encoding:
+    """How one compressed array is stored: everything a reader needs besides the digests.
+
+    ``size`` items of int8 in ``blocks`` blocks of ``block_bytes`` (the last one
+    ``size - (blocks - 1) * block_bytes``); ``data_bytes`` of compressed blocks, then the
+    offset table and the CRCs (:attr:`region_bytes` in all).
+    """
+
+    codec: str
+    level: int
+    block_bytes: int
+    size: int
+    data_bytes: int
+
+    @property
+    def blocks(self) -> int:
+        """Number of blocks: ``ceil(size / block_bytes)``."""
+        return -(-self.size // self.block_bytes)
+
+    @property
+    def index_bytes(self) -> int:
+        """Bytes of the offset table and the CRCs."""
+        return _OFFSET.itemsize * (self.blocks + 1) + _CRC.itemsize * self.blocks
+
+    @property
+    def region_bytes(self) -> int:
+        """Bytes of the whole region: blocks, offsets, CRCs."""
+        return self.data_bytes + self.index_bytes
+
+    def block_size(self, block: int) -> int:
+        """Decoded bytes of block ``block``."""
+        return min(self.block_bytes, self.size - block * self.block_bytes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The header entry (a JSON object)."""
+        return {"codec": self.codec, "level": self.level, "block_bytes": self.block_bytes, "size": self.size, "data_bytes": self.data_bytes}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Encoding:
+        """An :class:`Encoding` from its header entry, every field checked.
+
+        :raises ValueError: naming the first bad field.
+        """
+        if not isinstance(data, dict) or set(data) != {"codec", "level", "block_bytes", "size", "data_bytes"}:
+            raise ValueError(f"an encoding is an object with codec, level, block_bytes, size, data_bytes; found {str(data)[:80]}")
+        codec = codec_of(str(data["codec"]))
+        numbers = {key: data[key] for key in ("level", "block_bytes", "size", "data_bytes")}
+        for key, value in numbers.items():
+            if type(value) is not int or value < 0:
+                raise ValueError(f"encoding {key} must be a non-negative integer, found {str(value)[:20]!r}")
+        block = numbers["block_bytes"]
+        if not 1 <= block <= MAX_BLOCK_BYTES or block & (block - 1):
+            raise ValueError(f"encoding block_bytes {block}: expected a power of two up to {MAX_BLOCK_BYTES:,}")
+        if numbers["level"] not in codec.levels:
+            raise ValueError(f"encoding level {numbers['level']} is not a {codec.name} level")
+        return cls(codec.name, numbers["level"], block, numbers["size"], numbers["data_bytes"])
+
+
+@dataclass(frozen=True)
+class Written:
+    """What :func:`write_blocks` wrote: the encoding (for the header) and the block digests."""
+
+    encoding: Encoding
+    digests: bytes
+    """The SHA-256 of every block's decoded bytes, block 0 first (32 bytes each)."""
+
+    def digest(self, block: int) -> bytes:
+        """The digest of one block."""
+        return self.digests[block * DIGEST_BYTES : (block + 1) * DIGEST_BYTES]
+
+
+# -- writing -------------------------------------------------------------------------
+def _blocks_of(parts: Iterable[np.ndarray], block_bytes: int) -> Iterable[memoryview]:
+    """The bytes of the parts, one after the other, cut into blocks of ``block_bytes`` (the last may be short)."""
+    pending = bytearray()
+    for part in parts:
+        array = np.asarray(part)
+        if array.dtype != np.int8:
+            raise ValueError(f"a block array holds int8, found a part of dtype {array.dtype}")
+        raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8).data.cast("B")
+        if pending:
+            take = min(len(raw), block_bytes - len(pending))
+            pending += raw[:take]
+            raw = raw[take:]
+            if len(pending) < block_bytes:
+                continue
+            yield memoryview(bytes(pending))
+            pending.clear()
+        whole = len(raw) - len(raw) % block_bytes
+        for start in range(0, whole, block_bytes):
+            yield raw[start : start + block_bytes]
+        pending += raw[whole:]
+    if pending:
+        yield memoryview(bytes(pending))
+
+
+@dataclass(frozen=True)
+class EncodedBlock:
+    """One block as a region stores it: its compressed bytes, the SHA-256 of its decoded bytes, its decoded size."""
+
+    packed: bytes
+    digest: bytes
+    size: int
+
+
+def _checked(codec: str | None, level: int | None, block_bytes: int) -> tuple[Codec, int]:
+    """The codec and level to use; :raises ValueError: for an unknown codec, a bad level or a bad block size."""
+    chosen = codec_of(codec or default_codec())
+    level = chosen.default_level if level is None else level
+    if level not in chosen.levels:
+        raise ValueError(f"level {level} is not a {chosen.name} level ({chosen.levels.start} to {chosen.levels.stop - 1})")
+    if not 1 <= block_bytes <= MAX_BLOCK_BYTES or block_bytes & (block_bytes - 1):
+        raise ValueError(f"block_bytes {block_bytes}: expected a power of two up to {MAX_BLOCK_BYTES:,}")
+    return chosen, level
+
+
+def encode_block(data: bytes | memoryview, codec: str, level: int) -> EncodedBlock:
+    """One block compressed with ``codec`` at ``level`` (a name of :data:`CODECS`), with its digest."""
+    return EncodedBlock(codec_of(codec).compress(data, level), hashlib.sha256(data).digest(), len(data))
+
+
+def encode_blocks(
+    parts: Iterable[np.ndarray], *, codec: str | None = None, level: int | None = None, block_bytes: int = DEFAULT_BLOCK_BYTES
+) -> Iterator[EncodedBlock]:
+    """int8 arrays, one after the other as one array, cut into blocks of ``block_bytes`` and compressed (streams).
+
+    :raises ValueError: for a part that is not int8, an unknown codec or a bad block size.
+    """
+    chosen, level = _checked(codec, level, block_bytes)
+    for block in _blocks_of(parts, block_bytes):
+        yield encode_block(block, chosen.name, level)
+
+
+def write_encoded(out: IO[bytes], blocks: Iterable[EncodedBlock], *, codec: str, level: int, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Written:
+    """Write a region from blocks already compressed with ``codec`` at ``level`` (:func:`encode_blocks`), in order.
+
+    Every block but the last must decode to ``block_bytes`` bytes. ``out`` is written
+    sequentially from its current position.
+
+    :raises ValueError: for a block of the wrong size, or a bad codec, level or block size.
+    """
+    chosen, level = _checked(codec, level, block_bytes)
+    offsets: list[int] = [0]
+    crcs: list[int] = []
+    digests = bytearray()
+    size = 0
+    short = False
+    for block in blocks:
+        if short or not 0 < block.size <= block_bytes:
+            raise ValueError(f"block {len(crcs)} holds {block.size:,} bytes after a short block or beyond {block_bytes:,}")
+        short = block.size < block_bytes
+        out.write(block.packed)
+        offsets.append(offsets[-1] + len(block.packed))
+        crcs.append(zlib.crc32(block.packed))
+        digests += block.digest
+        size += block.size
+    out.write(np.array(offsets, dtype=_OFFSET).tobytes())
+    out.write(np.array(crcs, dtype=_CRC).tobytes())
+    return Written(Encoding(chosen.name, level, block_bytes, size, offsets[-1]), bytes(digests))
+
+
+def write_blocks(
+    out: IO[bytes],
+    parts: Iterable[np.ndarray],
+    *,
+    codec: str | None = None,
+    level: int | None = None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> Written:
+    """Compress int8 arrays, one after the other as one array, into a region written to ``out``.
+
+    Streams: one block is in memory at a time besides the part being read (a part can
+    be a memory map of a whole layer). ``out`` is written sequentially from its current
+    position (no seeking back). The same as :func:`write_encoded` of :func:`encode_blocks`.
+
+    :param parts: 1-D (or any shape, read in C order) int8 arrays.
+    :param codec: a name of :data:`CODECS` (default: :func:`default_codec`).
+    :param level: the codec's level (default: the codec's ``default_level``).
+    :returns: the :class:`Encoding` to record and the digests of the decoded blocks.
+    :raises ValueError: for a part that is not int8, an unknown codec or a bad block size.
+    """
+    chosen, level = _checked(codec, level, block_bytes)
+    blocks = encode_blocks(parts, codec=chosen.name, level=level, block_bytes=block_bytes)
+    return write_encoded(out, blocks, codec=chosen.name, level=level, block_bytes=block_bytes)
+
+
+# -- reading -------------------------------------------------------------------------
+Digest = Callable[[int], bytes]
+"""``digest(block)``: the stored SHA-256 of a block's decoded bytes."""
+
+
+class BlockArray:
+    """Random access to a region written by :func:`write_blocks`: an int8 array of ``size`` items.
+
+    A block is checked and decoded when first read: its CRC (the compressed bytes),
+    then the codec (bounded to the block's size), then the SHA-256 of the decoded bytes
+    against ``digest(block)``; any mismatch raises :class:`TableError`. The offset
+    table is checked when the array is made. The last ``cache_blocks`` decoded blocks
+    are kept (least recently used first out); :meth:`decode_all` decodes every block
+    into one array, for batch work at memory speed.
+
+    :param region: the region's bytes (a read-only memory map of the file, or bytes).
+    :param digest: the stored digest of a block (e.g. ``Written.digest`` or the file's).
+    :param name: what messages call the array (the file's path).
+    :param error: makes the :class:`TableError` for a problem (default: ``"<name>: <problem>"``;
+        a table file passes its own, which adds the rebuild command).
+    :raises TableError: if the region is too short or the offset table is damaged.
+    """
+
+    def __init__(
+        self,
+        region: Any,
+        encoding: Encoding,
+        digest: Digest,
+        *,
+        name: str = "block array",
+        error: Callable[[str], TableError] | None = None,
+        cache_blocks: int = DEFAULT_CACHE_BLOCKS,
+    ) -> None:
+        self.encoding = encoding
+        self.name = name
+        self.size = encoding.size
+        self.block_bytes = encoding.block_bytes
+        self.blocks = encoding.blocks
+        self._shift = encoding.block_bytes.bit_length() - 1
+        self._mask = encoding.block_bytes - 1
+        self._codec = codec_of(encoding.codec)
+        self._digest = digest
+        self._error = error or (lambda problem: TableError(f"{name}: {problem}"))
+        self._cache: OrderedDict[int, memoryview] = OrderedDict()
+        self._cache_blocks = max(1, cache_blocks)
+        self._lock = threading.Lock()
+        data = np.frombuffer(region, dtype=np.uint8) if not isinstance(region, np.ndarray) else region.reshape(-1).view(np.uint8)
+        self._data = data.view(np.ndarray)  # a plain view of a memory map: its items and slices cost a quarter
+        if self._data.size < encoding.region_bytes:
+            raise self._error(f"the compressed array is truncated ({self._data.size:,} bytes, expected {encoding.region_bytes:,})")
+        start = encoding.data_bytes
+        self._offsets = self._data[start : start + _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
+        self._crcs = self._data[start + self._offsets.nbytes : start + encoding.index_bytes].view(_CRC)
+        self._check_offsets()
+        self._codec.require()
+        self.check: Callable[[int, bytes], str | None] | None = None
+        """Called after a block's digest matched, with its first item and its decoded bytes (the items,
+        int8): a problem with the values, or None (a table sets it: a score impossible where it is stored)."""
+
+    def __repr__(self) -> str:
+        return f"<BlockArray {self.name}: {self.size:,} int8 in {self.blocks:,} {self.encoding.codec} blocks>"
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _check_offsets(self) -> None:
+        offsets = self._offsets.astype(np.int64)
+        if self.blocks == 0:
+            bad = bool(offsets[0] != 0)
+        else:
+            lengths = np.diff(offsets)
+            bad = bool(offsets[0] != 0 or offsets[-1] != self.encoding.data_bytes or lengths.min() <= 0)
+        if bad:
+            raise self._error("the offset table of the compressed blocks is damaged (offsets out of order or out of range)")
+
+    # -- one block ----------------------------------------------------------------------
+    def block(self, block: int) -> memoryview:
+        """The decoded bytes of one block, as signed bytes (``memoryview`` of format ``b``), checked.
+
+        :raises IndexError: for a block out of range.
+        :raises TableError: if the block is damaged (CRC, codec or digest).
+        """
+        found = self._cache.get(block)
+        if found is not None:
+            try:  # one C call, atomic: no lock on the path every warm look-up takes
+                self._cache.move_to_end(block)
+            except KeyError:  # another thread evicted it meanwhile: the copy in hand is still good
+                pass
+            return found
+        if not 0 <= block < self.blocks:
+            raise IndexError(f"block {block} is out of range: expected 0 to {self.blocks - 1}")
+        decoded = memoryview(self._decode(block)).cast("b")
+        with self._lock:
+            self._cache[block] = decoded
+            while len(self._cache) > self._cache_blocks:
+                self._cache.popitem(last=False)
+        return decoded
+
+    def _decode(self, block: int) -> bytes:
+        start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
+        packed = self._data[start:stop]
+        if zlib.crc32(packed.data) != int(self._crcs[block]):
+            raise self._error(f"{self._where(block)} does not match its CRC: the file is damaged")
+        try:
+            decoded = self._codec.decompress(packed.data, self.encoding.block_size(block))
+        except ValueError as problem:
+            raise self._error(f"{self._where(block)} cannot be decoded ({problem}): the file is damaged") from None
+        if hashlib.sha256(decoded).digest() != self._digest(block):
+            raise self._error(f"{self._where(block)} does not match its checksum: the file is damaged or forged")
+        if self.check is not None:
+            wrong = self.check(block << self._shift, decoded)
+            if wrong is not None:
+                raise self._error(f"{wrong}: the file is damaged or forged")
+        return decoded
+
+    def _where(self, block: int) -> str:
+        """What a message calls a block: its number and its compressed bytes in the region."""
+        start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
+        return f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
+
+    # -- items ------------------------------------------------------------------------------
+    def __getitem__(self, index: int) -> int:
+        """One item (a Python int); negative indices are not accepted.
+
+        :raises IndexError: out of range.
+        """
+        if not 0 <= index < self.size:
+            raise IndexError(f"index {index} is out of range: expected 0 to {self.size - 1}")
+        value: int = self.block(index >> self._shift)[index & self._mask]
+        return value
+
+    def items(self, indices: Iterable[int]) -> list[int]:
+        """The items at a few indices, in order (plain ints: one position's children, no numpy call).
+
+        :raises IndexError: for an index out of range.
+        """
+        shift, mask, size, block = self._shift, self._mask, self.size, self.block
+        found, last, data = [], -1, memoryview(b"")
+        for index in indices:
+            if not 0 <= index < size:
+                raise IndexError(f"index {index} is out of range: expected 0 to {size - 1}")
+            if index >> shift != last:
+                last = index >> shift
+                data = block(last)
+            found.append(data[index & mask])
+        return found
+
+    def read(self, start: int, stop: int) -> np.ndarray:
+        """Items ``start .. stop - 1`` (a new int8 array)."""
+        if not 0 <= start <= stop <= self.size:
+            raise IndexError(f"range {start}..{stop} is outside 0..{self.size}")
+        out = np.empty(stop - start, dtype=np.int8)
+        at = start
+        while at < stop:
+            block = at >> self._shift
+            first = block << self._shift
+            end = min(stop, first + self.block_bytes)
+            out[at - start : end - start] = np.frombuffer(self.block(block), dtype=np.int8)[at - first : end - first]
+            at = end
+        return out
+
+    def take(self, indices: np.ndarray) -> np.ndarray:
+        """Items at many indices (int8, shaped like ``indices``), each touched block decoded once."""
+        flat = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if flat.size and (flat.min() < 0 or flat.max() >= self.size):
+            raise IndexError(f"indices must be in 0..{self.size - 1}")
+        out = np.empty(flat.size, dtype=np.int8)
+        blocks = flat >> self._shift
+        order = np.argsort(blocks, kind="stable")
+        sorted_blocks = blocks[order]
+        bounds = np.flatnonzero(np.diff(sorted_blocks)) + 1
+        for group in np.split(order, bounds):
+            if group.size:
+                block = int(blocks[group[0]])
+                out[group] = np.frombuffer(self.block(block), dtype=np.int8)[flat[group] & self._mask]
+        return out.reshape(np.shape(indices))
+
+    def decode_all(self, *, threads: int | None = None) -> np.ndarray:
+        """Every item in one int8 array (``size`` bytes of memory), each block checked as it is decoded.
+
+        Blocks are independent, so they are decoded by ``threads`` threads (default: the
+        cores, up to 8), each over one run of consecutive blocks (the codec, the hash and
+        numpy release the GIL); the answer is the same for any number of threads.
+
+        :raises TableError: for the first damaged block (in block order).
+        """
+        out = np.empty(self.size, dtype=np.int8)
+        threads = max(1, min(self.blocks, threads if threads is not None else min(8, os.cpu_count() or 1)))
+        step = -(-self.blocks // threads) if self.blocks else 1
+        runs = [(a, min(self.blocks, a + step)) for a in range(0, self.blocks, step)]
+        if len(runs) <= 1:
+            for first, last in runs:
+                self._decode_into(out, first, last)
+            return out
+        with ThreadPoolExecutor(len(runs), thread_name_prefix="solver-decode") as pool:
+            futures = [pool.submit(self._decode_into, out, first, last) for first, last in runs]
+            for future in futures:  # in block order: the first damaged block is the one raised
+                future.result()
+        return out
+
+    def _decode_into(self, out: np.ndarray, first: int, last: int) -> None:
+        """Decode blocks ``first .. last - 1`` into their place in ``out`` (cached ones are copied)."""
+        for block in range(first, last):
+            cached = self._cache.get(block)
+            data = cached if cached is not None else memoryview(self._decode(block)).cast("b")
+            start = block << self._shift
+            out[start : start + len(data)] = np.frombuffer(data, dtype=np.int8)
+
+    def problems(self) -> list[str]:
+        """Check every block (CRC, codec, digest); the damaged ones, described (empty when all match)."""
+        found = []
+        for block in range(self.blocks):
+            try:
+                self._decode(block)
+            except TableError as error:
+                found.append(str(error))
+        return found

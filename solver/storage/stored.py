@@ -1,0 +1,164 @@
+"""What a compressed compact table stores: every board's score where a look-up reads it, "don't care" elsewhere.
+
+A look-up of a compact table (:meth:`solver.tables.CompactTable.score_of`) reads the
+stored byte of a board only when the board is **read**: canonical under the game's
+symmetries (:mod:`solver.encoding.symmetry`) and in play (neither unreachable nor finished,
+which the rules decide: :mod:`solver.rules.mnk`). Every other byte is "don't care" and
+holds the score of the last board read before it in its layer (a layer's boards before
+its first board read hold that board's score; a layer with no board read, its first
+board's score), so long runs of one value compress well and every stored byte is a
+score some board of its layer has (:func:`solver.storage.plausible.compact_check`).
+
+The stored bytes of a layer depend only on that layer's scores, and any range of a
+layer can be computed on its own (:func:`stored_range`, given the fill value
+:func:`fill_before` finds), so a build compresses a layer in parallel pieces and
+gets the same bytes as one pass (:func:`stored_layers`). Deterministic.
+
+>>> from solver.rules.game import parse_game
+>>> game = parse_game("3x3k3")
+>>> scores = np.array([0], dtype=np.int8)      # layer 0: the empty board, a draw
+>>> stored_range(game, 0, scores, 0, 1, before=0).tolist()
+[0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from ..encoding.index import layout
+from ..encoding.symmetry import symmetries
+from ..rules.game import Game
+from ..rules.score import UNREACHABLE, WIN
+from .histograms import SHAPE, histograms, histograms_to_meta
+
+FILL_CHUNK = 1 << 22
+"""Boards handled at once when a whole layer is streamed (4 Mi: a few tens of MiB of working memory)."""
+_LOOK_BACK = 1 << 16
+"""Boards looked at per step when :func:`fill_before` searches backwards for the last board read."""
+
+
+def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarray:
+    """``values`` where ``keep``, else the last kept value before (``before`` ahead of the first kept one): int8.
+
+    >>> forward_fill(np.array([5, 6, 7, 8], dtype=np.int8), np.array([False, True, False, True]), 0).tolist()
+    [0, 6, 6, 8]
+    """
+    at = np.flatnonzero(keep)
+    out = np.empty(values.size, dtype=np.int8)
+    if not at.size:
+        out.fill(before)
+        return out
+    out[: at[0]] = before
+    out[at[0] :] = np.repeat(np.asarray(values)[at], np.diff(at, append=values.size))
+    return out
+
+
+def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:
+    """Whether each board ``start .. stop - 1`` of layer ``ply`` (layer-local indices) is canonical: bool.
+
+    Computed block by block of the index (high half-boards by low half-boards) with
+    :meth:`solver.encoding.symmetry.Symmetries.is_canonical_grid`, about 2 ns a board.
+    """
+    index, sym = layout(game), symmetries(game)
+    parts = []
+    for block in index.blocks[ply]:
+        first, last = max(start, block.start), min(stop, block.stop)
+        if first >= last:
+            continue
+        r0, r1 = (first - block.start) // block.cols, -(-(last - block.start) // block.cols)
+        high = index.high.codes[index.high.group(block.hx, block.ho)][r0:r1]
+        low = index.low.codes[index.low.group(block.lx, block.lo)]
+        grid = sym.is_canonical_grid(high, low, index.low_cells).reshape(-1)
+        skip = first - block.start - r0 * block.cols
+        parts.append(grid[skip : skip + last - first])
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: np.ndarray | None = None) -> np.ndarray:
+    """Whether each board of ``scores`` (layer ``ply``'s boards from ``start`` on) is read by a look-up: bool.
+
+    Read: canonical and in play (not unreachable, not finished). No board of the full
+    layer is read (every full board is finished).
+
+    :param canonical: :func:`canonical_mask` of the same boards, if already known.
+    """
+    part = np.asarray(scores)
+    if ply == game.cells:
+        return np.zeros(part.size, dtype=bool)
+    keep = canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
+    keep &= part != UNREACHABLE
+    keep &= part != -WIN
+    return keep
+
+
+def first_read(game: Game, ply: int, scores: np.ndarray) -> int:
+    """The score of the first board of a layer that a look-up reads (its first board's, if none is read)."""
+    if not len(scores):
+        return UNREACHABLE
+    for start in range(0, len(scores) if ply < game.cells else 0, FILL_CHUNK):
+        part = np.asarray(scores[start : start + FILL_CHUNK])
+        read = np.flatnonzero(read_mask(game, ply, part, start))
+        if read.size:
+            return int(part[read[0]])
+    return int(scores[0])
+
+
+def fill_before(game: Game, ply: int, scores: np.ndarray, start: int) -> int:
+    """The stored byte just before board ``start`` of a layer: the last board read before it, searched backwards
+    (:func:`first_read` if none)."""
+    stop = start
+    step = _LOOK_BACK
+    while stop > 0:
+        first = max(0, stop - step)
+        part = np.asarray(scores[first:stop])
+        read = np.flatnonzero(read_mask(game, ply, part, first))
+        if read.size:
+            return int(part[read[-1]])
+        stop, step = first, min(step * 4, FILL_CHUNK)
+    return first_read(game, ply, scores)
+
+
+def stored_range(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, *, before: int) -> np.ndarray:
+    """The stored bytes of boards ``start .. stop - 1`` of layer ``ply`` (int8), given every board's score.
+
+    :param scores: the whole layer's scores (a memory map is read only in the range).
+    :param before: :func:`fill_before` of ``start`` (the fill ahead of the range's first board read).
+    """
+    part = np.asarray(scores[start:stop])
+    return forward_fill(part, read_mask(game, ply, part, start), before)
+
+
+def stored_layer(game: Game, ply: int, scores: np.ndarray) -> Iterator[np.ndarray]:
+    """The stored bytes of one layer, part by part in index order (:func:`stored_range` over the layer)."""
+    last = first_read(game, ply, scores)
+    for start in range(0, len(scores), FILL_CHUNK):
+        filled = stored_range(game, ply, scores, start, min(len(scores), start + FILL_CHUNK), before=last)
+        if filled.size:
+            last = int(filled[-1])
+        yield filled
+
+
+def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarray]:
+    """The bytes a compressed table stores, part by part in index order, from every board's score (layer 0 first)."""
+    for ply, scores in enumerate(layers):
+        yield from stored_layer(game, ply, scores)
+
+
+# -- what the table says of each layer: how many boards have each score ------------------------------
+def layer_histograms(game: Game, layers: Sequence[np.ndarray]) -> dict[str, dict[str, dict[str, int]]]:
+    """Every layer's histograms (:func:`solver.storage.histograms.histograms`) as the ``layer_histograms`` of a table file's meta."""
+    found = {}
+    for ply, scores in enumerate(layers):
+        total = np.zeros(SHAPE, dtype=np.int64)
+        for start in range(0, len(scores), FILL_CHUNK):
+            part = np.asarray(scores[start : start + FILL_CHUNK])
+            total += histograms(part, canonical_mask(game, ply, start, start + part.size))
+        found[ply] = total
+    return histograms_to_meta(found)
+
+
+def histograms_json(found: np.ndarray) -> dict[str, dict[str, int]]:
+    """One layer's histograms as its entry of the meta's ``layer_histograms`` (:func:`solver.storage.histograms.histograms_to_meta`)."""
+    return histograms_to_meta({0: found})["0"]

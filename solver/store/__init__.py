@@ -1,0 +1,1 @@
+"""Where tables come from: found on disk, built on first use, written, estimated, sample-checked."""

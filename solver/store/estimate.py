@@ -1,0 +1,113 @@
+"""What building a table costs, before it starts: time, disk and memory, from measured throughput.
+
+A look-up, a ``solve`` command or a server never starts a build that needs consent
+(:attr:`BuildEstimate.needs_consent`: more than :data:`CONSENT_SECONDS` or
+:data:`CONSENT_DISK_BYTES`) without asking; ``solve build`` is consent. The time is the
+work of the layers left (:func:`solver.retrograde.layered.plan_build`) over the throughput
+measured on this project's build machine, per core; disk and memory are the build
+plan's figures (the layers and the table file; two adjacent layers and the workers' chunks).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..encoding.index import layout
+from ..retrograde.layered import layer_work, plan_build
+from ..rules.game import DENSE_MAX_CELLS, Game
+from ..storage.fsutil import format_size
+
+WORK_PER_SECOND_PER_CORE = 32.0e6
+"""Compact-build work units (:class:`solver.retrograde.layered.ChunkDone`) solved per second by one core.
+
+Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about 6 from other
+jobs), ``solver.store.make.build_compact(game, path, jobs=1)`` with the vectorised sweep kernel:
+3x6k3 94.3 M units in 2.9 s (32.6 M/s), 2x9k4 94.3 M units in 2.4 s (39.8 M/s); the slower
+figure is kept, so estimates err long."""
+DENSE_CODES_PER_SECOND = 11.0e6
+"""Base-3 codes a dense build solves per second (one process): 4x4k4's 43.0 M codes in 3.9 s,
+same machine and day."""
+DENSE_BYTES_PER_CODE = 10
+"""Peak memory of a dense build per code: 4x4k4 peaked at 403 MB resident (``/usr/bin/time -v``)."""
+
+SEAL_WORK_PER_BOARD = 0.6
+"""Sealing a finished layer (its stored bytes and zstd blocks, :mod:`solver.retrograde.sealing`) costs about 0.6 work
+units a board: measured 19 ns a board on one core, against 31 ns a work unit of the sweep."""
+SPOOL_WORK_PER_BOARD = 0.3
+"""Spooling the layer being solved (:func:`solver.retrograde.layered.spool_bytes`) and decoding it once solved costs
+about 0.3 work units a board: measured on 4x6k4's layer 16 (zstd level 1, 8.6x) under load 3.8, 2.6 ns a board
+to compress in the workers and 2.8 ns to decode in the build's process on one core (so twice its share with
+two jobs), against 31 ns a work unit."""
+COMPRESSION_AT_LEAST = 16
+"""A compact table file is at most ``1 / 16`` of its boards in bytes: measured 24.4x for 4x5k4
+(30.3 MB for 741 M boards) and 337x for 3x7k3 (6.4 MB for 2.17 G boards), on 2026-11-23."""
+
+CONSENT_SECONDS = 60.0
+"""A build estimated to take longer than this is not started unasked."""
+CONSENT_DISK_BYTES = 1 << 30
+"""A build needing more disk than this (layers and table file) is not started unasked."""
+
+
+@dataclass(frozen=True)
+class BuildEstimate:
+    """What building ``game``'s table would cost here (seconds wall, bytes)."""
+
+    game: Game
+    seconds: float
+    """Wall-clock time on ``jobs`` cores at the measured throughput."""
+    disk_bytes: int
+    """Peak disk: the layers left and the table file (dense: the file)."""
+    memory_bytes: int
+    """Peak memory of the build."""
+    jobs: int
+
+    @property
+    def needs_consent(self) -> bool:
+        """Whether the build is too long or too large to start without asking."""
+        return self.seconds > CONSENT_SECONDS or self.disk_bytes > CONSENT_DISK_BYTES
+
+    def describe(self) -> str:
+        """``about 2 h 5 min on 2 cores, 301.7 GiB of disk and 49.1 GiB of memory``."""
+        cores = f"{self.jobs} core{'s' * (self.jobs != 1)}"
+        return f"about {format_duration(self.seconds)} on {cores}, {format_size(self.disk_bytes)} of disk and {format_size(self.memory_bytes)} of memory"
+
+
+def format_duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3 h 20 min``, ``4 days 2 h``."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} days {hours} h" if hours else f"{days} days"
+
+
+def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = None) -> BuildEstimate:
+    """The cost of building ``game``'s table into ``path`` (a compact build resumes what
+    ``<path>.build`` holds: only the layers left count). Nothing is created or written.
+
+    :param jobs: worker processes (default: every core).
+    """
+    if game.cells <= DENSE_MAX_CELLS:
+        codes = game.codes
+        return BuildEstimate(game, codes / DENSE_CODES_PER_SECOND, codes * 4, codes * DENSE_BYTES_PER_CODE, 1)
+    jobs = jobs or os.cpu_count() or 1
+    target = Path(path)
+    plan = plan_build(game, target.with_name(target.name + ".build"), jobs=jobs, check=False, retiring=True)
+    sealing = (SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD) * sum(layout(game).layer_sizes[ply] for ply in plan.todo)
+    return BuildEstimate(game, (plan.work + sealing) / (WORK_PER_SECOND_PER_CORE * jobs), plan.disk_bytes, plan.memory_bytes, jobs)
+
+
+def proof_seconds(game: Game, kind: str) -> float:
+    """The time the full consistency pass over ``game``'s table of this kind takes
+    (:func:`solver.store.make.prove`, one process): a fresh dense build, or every compact
+    layer re-derived from the next."""
+    if kind == "dense":
+        return game.codes / DENSE_CODES_PER_SECOND
+    return sum(layer_work(game, ply) for ply in range(game.cells + 1)) / WORK_PER_SECOND_PER_CORE

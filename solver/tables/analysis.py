@@ -1,0 +1,272 @@
+"""Analysing a game: every ply's move judged against the table.
+
+:func:`analyze` replays a game from the empty board and, for every ply, says
+who moved, what the best moves were, the result for the mover before and after
+the move, and a :data:`Verdict`:
+
+===========  ===================================================================
+verdict      meaning (for the player who moved)
+===========  ===================================================================
+``best``     the move has the position's best score: one of ``best_cells``
+``ok``       keeps the result but wins slower or loses faster than the best
+``mistake``  gives away half a point: win -> draw, or draw -> loss
+``blunder``  turns a win into a loss
+===========  ===================================================================
+
+Results are for the **mover** (``'win'``, ``'draw'``, ``'loss'``); ``value``
+is for **X** (1, 0, -1). All distances are in **plies**. A ply's
+``plies_before`` and ``plies_after`` are both counted from the position
+*before* the move, the move included (like :attr:`Move.plies`), so a best move
+has ``plies_after == plies_before`` and a slower win a larger ``plies_after``.
+
+>>> import solver
+>>> game = solver.analyze([4, 1, 0])      # X centre, O edge, X corner
+>>> [(p.player, p.cell, p.verdict) for p in game.plies]
+[('X', 4, 'best'), ('O', 1, 'mistake'), ('X', 0, 'best')]
+>>> game.plies[1].result_before, game.plies[1].result_after
+('draw', 'loss')
+>>> game.summary("O")
+PlayerSummary(player='O', moves=1, best=0, ok=0, mistakes=1, blunders=0)
+>>> game
+<GameAnalysis 3x3k3 [4, 1, 0] X: 2 best; O: 1 mistake; now XO./.X./... O to move: loss in 4 plies (value for X: +1)>
+>>> game.plies[1]
+<PlyAnalysis ply 2: O plays (0, 1): mistake, draw -> loss in 6 plies>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..encoding.moves import MoveSpec, parse_move
+from ..errors import InvalidBoardError, quote
+from ..rules.game import Game
+from ..words import count
+from .base import Table
+from .position import Move, Player, Position, Result, draw_picture, outcome_words, result_phrase
+
+Verdict = Literal["best", "ok", "mistake", "blunder"]
+"""How good a move was for its player (see the module docstring)."""
+
+
+_RANK = {"loss": 0, "draw": 1, "win": 2}
+
+
+def verdict(position: Position, move: Move) -> Verdict:
+    """Judge ``move`` (one of ``position.moves``) for the player making it.
+
+    >>> import solver
+    >>> p = solver.lookup("XX./OO./...")          # X wins at once with (0, 2)
+    >>> [verdict(p, p.move(cell)) for cell in (2, 5, 6)]
+    ['best', 'mistake', 'blunder']
+    """
+    if move.best:
+        return "best"
+    drop = _RANK[position.result] - _RANK[move.result]
+    if drop <= 0:
+        return "ok"
+    return "blunder" if drop == 2 else "mistake"
+
+
+@dataclass(frozen=True, repr=False)
+class PlyAnalysis:
+    """One ply of an analysed game.
+
+    :param ply: the ply's number, 1 for X's first move.
+    :param player: who moved.
+    :param move: the move played, as seen from :attr:`before` (score, result and
+        plies for the mover).
+    :param before: the position the move was made in.
+    :param after: the position the move led to.
+    :param verdict: ``best``, ``ok``, ``mistake`` or ``blunder`` (module docstring).
+    """
+
+    ply: int
+    player: Player
+    move: Move
+    before: Position
+    after: Position
+    verdict: Verdict
+
+    def __repr__(self) -> str:
+        before = "draw" if self.result_before == "draw" else outcome_words(self.result_before, self.plies_before)
+        after = "draw" if self.result_after == "draw" else outcome_words(self.result_after, self.plies_after)
+        change = before if before == after else f"{before} -> {after}"
+        return f"<PlyAnalysis ply {self.ply}: {self.player} plays ({self.move.row}, {self.move.col}): {self.verdict}, {change}>"
+
+    @property
+    def cell(self) -> int:
+        """The move as a flat cell index."""
+        return self.move.cell
+
+    @property
+    def best_cells(self) -> tuple[int, ...]:
+        """The best moves there, as flat cell indices."""
+        return self.before.best_cells
+
+    @property
+    def result_before(self) -> Result:
+        """The mover's result before the move, under perfect play."""
+        return self.before.result
+
+    @property
+    def plies_before(self) -> int:
+        """Plies to the end before the move, under perfect play."""
+        return self.before.plies
+
+    @property
+    def result_after(self) -> Result:
+        """The mover's result after the move, under perfect play from there."""
+        return self.move.result
+
+    @property
+    def plies_after(self) -> int:
+        """Plies to the end counted from before the move, the move included."""
+        return self.move.plies
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ply as JSON-ready data; moves are flat cell indices."""
+        return {
+            "ply": self.ply,
+            "player": self.player,
+            "move": self.cell,
+            "row": self.move.row,
+            "col": self.move.col,
+            "board_before": self.before.board,
+            "board_after": self.after.board,
+            "best_moves": list(self.best_cells),
+            "result_before": self.result_before,
+            "plies_before": self.plies_before,
+            "result_after": self.result_after,
+            "plies_after": self.plies_after,
+            "value_before": self.before.value,
+            "value_after": self.move.value,
+            "verdict": self.verdict,
+        }
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """One player's moves in an analysed game, counted by verdict."""
+
+    player: Player
+    moves: int
+    best: int
+    ok: int
+    mistakes: int
+    blunders: int
+
+    @property
+    def words(self) -> str:
+        """The non-zero counts in words: ``'2 best, 1 mistake'`` (``'no moves'`` for none)."""
+        parts = [f"{self.best} best", f"{self.ok} ok", count(self.mistakes, "mistake"), count(self.blunders, "blunder")]
+        return ", ".join(part for part in parts if not part.startswith("0 ")) or "no moves"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts as JSON-ready data."""
+        return {"moves": self.moves, "best": self.best, "ok": self.ok, "mistakes": self.mistakes, "blunders": self.blunders}
+
+
+@dataclass(frozen=True, repr=False)
+class GameAnalysis:
+    """A game replayed from the empty board, every ply judged (see :func:`analyze`).
+
+    Its ``repr`` is one line: the moves as flat cells, each player's verdicts, and the
+    final board with its result (module docstring).
+    """
+
+    game: Game
+    plies: tuple[PlyAnalysis, ...]
+    final: Position
+
+    def __repr__(self) -> str:
+        players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
+        played = f"{list(self.cells)} {players}" if self.plies else "no moves"
+        return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
+
+    @property
+    def cells(self) -> tuple[int, ...]:
+        """The moves played, as flat cell indices."""
+        return tuple(ply.cell for ply in self.plies)
+
+    def summary(self, player: Player) -> PlayerSummary:
+        """Moves, best moves, ok moves, mistakes and blunders of ``'X'`` or ``'O'``."""
+        mine = [ply.verdict for ply in self.plies if ply.player == player]
+        return PlayerSummary(
+            player=player,
+            moves=len(mine),
+            best=mine.count("best"),
+            ok=mine.count("ok"),
+            mistakes=mine.count("mistake"),
+            blunders=mine.count("blunder"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The analysis as JSON-ready data (``plies``, ``final``, ``summary``).
+
+        ``final`` is the last position in :meth:`Position.to_dict`'s words: ``"over": false``
+        with ``to_move`` and ``result``, or ``"over": true`` with ``winner``.
+
+        >>> import solver
+        >>> solver.analyze([0, 3, 1, 4, 2]).to_dict()["final"]
+        {'game': '3x3k3', 'code': 229, 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'plies': 0}
+        """
+        final = self.final
+        return {
+            "game": self.game.name,
+            "moves": list(self.cells),
+            "plies": [ply.to_dict() for ply in self.plies],
+            "final": {key: value for key, value in final.to_dict().items() if key in _FINAL_KEYS},
+            "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
+        }
+
+    def _repr_html_(self) -> str | None:
+        """The plies with their verdicts, the final board and the summary, as HTML for Jupyter (:mod:`solver.present.notebook`)."""
+        return draw_picture("analysis html", self)
+
+
+_FINAL_KEYS = ("game", "code", "board", "over", "winner", "to_move", "result", "value", "plies")
+"""What ``GameAnalysis.to_dict()["final"]`` keeps of the last position's ``to_dict``."""
+
+
+def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
+    """Replay a game from the empty board and judge every ply, on ``table``'s game.
+
+    :func:`solver.analyze` finds the table of a ``game=`` and calls this.
+
+    :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
+        flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
+        or text (``["1,1", "(0,0)"]``).
+    :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
+        naming the ply and the cell: unreadable, off the board, already taken (and by
+        which ply), or after the game ended.
+    """
+    if isinstance(moves, (str, bytes)) or not isinstance(moves, Iterable):
+        raise InvalidBoardError(
+            f"moves must be a sequence of moves, one per ply, found {type(moves).__name__} {quote(moves)}: e.g. [4, 0, 8] or [(1, 1), (0, 0), (2, 2)]"
+        )
+    position = table.at(0)
+    played: dict[int, int] = {}
+    plies = []
+    for ply, spec in enumerate(moves, start=1):
+        cell = parse_move(spec, table.game, where=f"ply {ply}: ")
+        _check_legal(position, cell, ply, played)
+        move = position.move(cell)
+        after = position.play(cell)
+        plies.append(PlyAnalysis(ply, position.to_move, move, position, after, verdict(position, move)))  # type: ignore[arg-type]
+        played[cell] = ply
+        position = after
+    return GameAnalysis(table.game, tuple(plies), position)
+
+
+def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
+    row, col = position.game.coords(cell)
+    where = f"row {row}, col {col} (cell {cell})"
+    if position.is_over:
+        ended = f"{position.winner} won" if position.winner else "a draw"
+        raise InvalidBoardError(f"ply {ply}: cannot play {where}: the game ended at ply {ply - 1} ({ended}) on {position.board}")
+    if cell in played:
+        taken = played[cell]
+        owner = "X" if taken % 2 else "O"
+        raise InvalidBoardError(f"ply {ply}: {position.to_move} cannot play {where}: {owner} took it at ply {taken}")

@@ -1,0 +1,408 @@
+"""What a look-up returns: a :class:`Position` and the :class:`Move` outcomes in it.
+
+Conventions (all distances in **plies**, single moves by one player):
+
+* ``value`` is for **X**: 1 X wins, 0 draw, -1 O wins, under perfect play
+  (the minimax utility of the usual tic-tac-toe notebooks).
+* ``result`` is for the **side to move**: ``'win'``, ``'draw'`` or ``'loss'``.
+  On a finished board nobody moves; ``result`` is then for the player who
+  would have been next, so a won game reads ``'loss'`` and ``winner`` names the winner.
+* ``plies`` is the number of plies to the end under perfect play, where the
+  winner wins as fast as possible and the loser holds out as long as possible
+  (0 on a finished board; for a draw, the number of empty cells).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import FrozenInstanceError, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from ..encoding import board as _board
+from ..encoding.moves import MoveSpec, parse_move
+from ..errors import InvalidBoardError
+from ..rules.game import Game
+from ..rules.score import WIN, decode, outcome_label, parent_score
+from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
+from ..words import count, signed
+
+if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
+    from .base import Table
+
+__all__ = ["Move", "Player", "Position", "Result", "outcome_label", "outcome_words", "result_phrase"]
+
+Player = Literal["X", "O"]
+
+
+def outcome_words(result: str, plies: int) -> str:
+    """The outcome in words: ``win in 1 ply``, ``loss in 4 plies``, ``draw, 9 plies to the end``."""
+    if result == "draw":
+        return f"draw, {count(plies, 'ply')} to the end"
+    return f"{result} in {count(plies, 'ply')}"
+
+
+def result_phrase(position: Position) -> str:
+    """Who is to move and their result, in words (a position's ``repr`` without the board):
+    ``'O to move: loss in 4 plies (value for X: +1)'``, ``'game over: X won'``, ``'game over: a draw'``."""
+    if position.is_over:
+        return f"game over: {position.winner} won" if position.winner else "game over: a draw"
+    return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {signed(position.value)})"
+
+
+@dataclass(frozen=True, repr=False)
+class Move:
+    """The outcome of one legal move, for the player making it.
+
+    ======== ==================================================================
+    cell     flat index ``row * cols + col`` (OpenSpiel's action id on 3x3)
+    row/col  where the piece goes
+    score    the move's score for the mover (:mod:`solver.rules.score`)
+    value    the game's value for X after the move (1, 0, -1)
+    result   ``'win'``, ``'draw'`` or ``'loss'`` for the mover
+    plies    plies from the current position to the end, this move included
+    best     whether the move reaches the position's best score
+    ======== ==================================================================
+    """
+
+    cell: int
+    row: int
+    col: int
+    score: int
+    value: int
+    result: Result
+    plies: int
+    best: bool
+
+    @property
+    def label(self) -> str:
+        """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
+        return outcome_label(self.result, self.plies)
+
+    def __repr__(self) -> str:
+        """Where, and what it leads to for the mover: ``<Move (2, 2): loss in 4 plies, best>``."""
+        outcome = "draw" if self.result == "draw" else outcome_words(self.result, self.plies)
+        return f"<Move ({self.row}, {self.col}): {outcome}{', best' if self.best else ''}>"
+
+
+class MoveList(tuple[Move, ...]):
+    """The legal moves of a position (:attr:`Position.moves`): a tuple of :class:`Move`
+    in cell order, whose ``repr`` groups the moves by outcome, best first.
+
+    >>> import solver
+    >>> solver.lookup("XO./.X./...").moves
+    <MoveList for O: loss in 4 plies (best) at (2, 2); loss in 2 plies at (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)>
+    >>> solver.lookup("XO./.X./...").moves[0]
+    <Move (0, 2): loss in 2 plies>
+    >>> solver.lookup("XXX/OO./...").moves
+    <MoveList: none, the game is over>
+    """
+
+    player: Player | None
+    """Who makes these moves (``None`` when the game is over)."""
+
+    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None) -> MoveList:
+        self = super().__new__(cls, moves)
+        self.player = player
+        return self
+
+    def __repr__(self) -> str:
+        if not self:
+            return "<MoveList: none, the game is over>"
+        groups: dict[int, list[Move]] = {}
+        for move in sorted(self, key=lambda move: -move.score):
+            groups.setdefault(move.score, []).append(move)
+        parts = []
+        for moves in groups.values():
+            first = moves[0]
+            outcome = "draw" if first.result == "draw" else outcome_words(first.result, first.plies)
+            cells = ", ".join(f"({move.row}, {move.col})" for move in moves)
+            parts.append(f"{outcome}{' (best)' if first.best else ''} at {cells}")
+        return f"<MoveList for {self.player}: {'; '.join(parts)}>"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Position:
+    """A solved position: one look-up in a table. Immutable.
+
+    :param game: the game the board belongs to.
+    :param code: the board's base-3 code (:mod:`solver.encoding.board`).
+    :param score: the score for the side to move (:mod:`solver.rules.score`).
+    :param best_mask: bit ``cell`` set for every best move; 0 when the game is over.
+        A table may leave it unset: it is then asked for it (``table.best_mask_of(code)``)
+        the first time it is read, and the answer is kept (compact tables find best
+        moves from the children, :mod:`solver.tables.compact`).
+    :param pieces: pieces on the board: the number of plies played.
+
+    Its ``repr`` is the board and the result in one line; ``str`` draws the board:
+
+    >>> import solver
+    >>> p = solver.lookup("XX./OO./...")
+    >>> p
+    <Position 3x3k3 XX./OO./... X to move: win in 1 ply (value for X: +1)>
+    >>> p.to_move, p.result, p.plies, p.value, p.best_moves
+    ('X', 'win', 1, 1, ((0, 2),))
+    >>> print(p)
+    X X .
+    O O .
+    . . .
+    >>> solver.lookup(0), solver.lookup("XXX/OO./...")
+    (<Position 3x3k3 .../.../... X to move: draw, 9 plies to the end (value for X: 0)>, <Position 3x3k3 XXX/OO./... game over: X won>)
+    """
+
+    game: Game
+    code: int
+    score: int
+    best_mask: int
+    pieces: int
+    table: Table = field(repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return f"<Position {self.game.name} {self.board} {result_phrase(self)}>"
+
+    def __str__(self) -> str:
+        return "\n".join(_board.draw(self.game, self.code))
+
+    # -- the board -------------------------------------------------------
+    @property
+    def cells(self) -> tuple[Player | None, ...]:
+        """Each cell's piece (``'X'``, ``'O'`` or None), in cell order."""
+        return tuple((None, "X", "O")[d] for d in _board.digits(self.game, self.code))
+
+    @property
+    def board(self) -> str:
+        """The board as ``"X.O/.X./..O"``."""
+        return _board.render(self.game, self.code)
+
+    # -- the game state ----------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (a line, or a full board)."""
+        return self.best_mask == 0
+
+    @property
+    def to_move(self) -> Player | None:
+        """``'X'`` or ``'O'``; None when the game is over."""
+        return None if self.best_mask == 0 else self._next
+
+    @property
+    def _next(self) -> Player:
+        return "X" if self.pieces % 2 == 0 else "O"
+
+    @property
+    def winner(self) -> Player | None:
+        """Who has won already (None while playing and for a drawn full board)."""
+        if self.best_mask or self.score != -WIN:
+            return None
+        return "O" if self._next == "X" else "X"
+
+    # -- the solution ------------------------------------------------------
+    @property
+    def result(self) -> Result:
+        """``'win'``, ``'draw'`` or ``'loss'`` for the side to move, under perfect play."""
+        return decode(self.score, 0)[0]  # the result alone: a draw's length is not needed
+
+    @property
+    def value(self) -> int:
+        """The game's value for X under perfect play: 1, 0 or -1."""
+        sign = (self.score > 0) - (self.score < 0)
+        return sign if self._next == "X" else -sign
+
+    @property
+    def plies(self) -> int:
+        """Plies to the end under perfect play (0 when over)."""
+        return decode(self.score, self.game.cells - self.pieces)[1]
+
+    @property
+    def best_cells(self) -> tuple[int, ...]:
+        """The best moves as flat cell indices, in cell order."""
+        return tuple(cell for cell in range(self.game.cells) if self.best_mask >> cell & 1)
+
+    @property
+    def best_moves(self) -> tuple[tuple[int, int], ...]:
+        """The best moves as ``(row, col)``, in cell order; empty when over."""
+        return tuple(self.game.coords(cell) for cell in self.best_cells)
+
+    @property
+    def moves(self) -> MoveList:
+        """The outcome of every legal move, in cell order; empty when over."""
+        if self.is_over:
+            return MoveList()
+        empty = self.game.cells - self.pieces
+        piece = 1 if self._next == "X" else 2
+        sign = 1 if piece == 1 else -1
+        out = []
+        for cell, digit in enumerate(_board.digits(self.game, self.code)):
+            if digit:
+                continue
+            score = parent_score(self.table.score_of(self.code + piece * 3**cell))
+            result, plies = decode(score, empty)
+            out.append(
+                Move(
+                    cell=cell,
+                    row=cell // self.game.cols,
+                    col=cell % self.game.cols,
+                    score=score,
+                    value=sign * ((score > 0) - (score < 0)),
+                    result=result,
+                    plies=plies,
+                    best=bool(self.best_mask >> cell & 1),
+                )
+            )
+        return MoveList(out, self._next)
+
+    def move(self, cell: MoveSpec) -> Move:
+        """The outcome of playing in ``cell``: a flat index, ``(row, col)`` or text (:mod:`solver.encoding.moves`).
+
+        :raises InvalidBoardError: if the move cannot be read, is off the board or the cell is not empty.
+        """
+        cell = parse_move(cell, self.game)
+        for move in self.moves:
+            if move.cell == cell:
+                return move
+        row, col = self.game.coords(cell)
+        reason = "the game is over" if self.is_over else "the cell is taken"
+        raise InvalidBoardError(f"cannot play row {row}, col {col} on {self.board}: {reason}")
+
+    def play(self, cell: MoveSpec) -> Position:
+        """The position after the side to move plays in ``cell``: a flat index, ``(row, col)``
+        or text such as ``"1,1"`` (:mod:`solver.encoding.moves`).
+
+        >>> import solver
+        >>> solver.lookup(0).play(4).board
+        '.../.X./...'
+
+        :raises InvalidBoardError: if the move cannot be read, is off the board or not empty,
+            or the game is over.
+        """
+        cell = self.move(cell).cell  # raises for an illegal move
+        piece = 1 if self._next == "X" else 2
+        return self.table.at(self.code + piece * 3**cell)
+
+    def to_dict(self, *, best_first: bool = False) -> dict[str, Any]:
+        """Everything about the position as JSON-ready data: what ``solve lookup --json``
+        prints and what the HTTP API (``solve serve``) answers, from this one function.
+
+        While the game goes on: ``"over": false``, ``to_move`` and ``result`` (for the
+        side to move). A finished board says so instead: ``"over": true`` and
+        ``winner`` (``"X"``, ``"O"``, or None for a draw), with neither ``to_move`` nor
+        ``result`` (nobody is to move). ``value`` is always for X; each move's
+        ``result`` is for the player making it (the mover).
+
+        :param best_first: order ``moves`` best first, as the lichess tablebase does:
+            wins fastest first, then draws, then losses slowest first, ties in cell
+            order (the HTTP API). By default ``moves`` are in cell order (the CLI).
+
+        >>> import solver
+        >>> d = solver.lookup("XO./.X./...").to_dict(best_first=True)
+        >>> d["over"], d["result"], d["plies"], d["best_cells"], [(m["cell"], m["result"], m["plies"]) for m in d["moves"][:2]]
+        (False, 'loss', 4, [8], [(8, 'loss', 4), (2, 'loss', 2)])
+        >>> d = solver.lookup("XXX/OO./...").to_dict()
+        >>> d["over"], d["winner"], "to_move" in d, "result" in d
+        (True, 'X', False, False)
+        """
+        head: dict[str, Any] = {"game": self.game.name, "code": self.code, "board": self.board}
+        if self.is_over:
+            head.update(over=True, winner=self.winner)
+        else:
+            head.update(over=False, to_move=self.to_move)
+        head["value"] = self.value
+        if not self.is_over:
+            head["result"] = self.result
+        return {
+            **head,
+            "plies": self.plies,
+            "score": self.score,
+            "best_moves": [list(m) for m in self.best_moves],
+            "best_cells": list(self.best_cells),
+            "moves": self._move_dicts(best_first),
+        }
+
+    def _move_dicts(self, best_first: bool) -> list[dict[str, Any]]:
+        """``moves`` of :meth:`to_dict`: the fields of :attr:`moves`, without building
+        :class:`Move` objects (this is the HTTP API's hot path)."""
+        if self.is_over:
+            return []
+        cols, code, best_mask = self.game.cols, self.code, self.best_mask
+        empty = self.game.cells - self.pieces
+        piece = 1 if self._next == "X" else 2
+        sign = 1 if piece == 1 else -1
+        score_of = self.table.score_of
+        scored = []
+        for cell, digit in enumerate(_board.digits(self.game, code)):
+            if not digit:
+                scored.append((parent_score(score_of(code + piece * 3**cell)), cell))
+        if best_first:
+            scored.sort(key=lambda item: (-item[0], item[1]))
+        out = []
+        for score, cell in scored:
+            result, plies = decode(score, empty)
+            value = sign * ((score > 0) - (score < 0))
+            out.append(
+                {"cell": cell, "row": cell // cols, "col": cell % cols, "value": value, "result": result, "plies": plies, "best": bool(best_mask >> cell & 1)}
+            )
+        return out
+
+    # -- notebooks -------------------------------------------------------------
+    def _repr_svg_(self) -> str | None:
+        """The board as SVG for Jupyter, drawn by the picture registered for it (:mod:`solver.present.notebook`)."""
+        return draw_picture("position svg", self)
+
+    def _repr_html_(self) -> str | None:
+        """The board and a line in words as HTML for Jupyter, drawn by :mod:`solver.present.notebook`."""
+        return draw_picture("position html", self)
+
+
+PICTURES: dict[str, Callable[[Any], str]] = {}
+"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``).
+
+The presentation layer fills it when the package is imported (:mod:`solver.present.notebook`), so the
+``_repr_*_`` methods that Jupyter calls draw with it while this layer imports nothing above it.
+"""
+
+
+def draw_picture(kind: str, subject: object) -> str | None:
+    """The picture of ``subject`` drawn by the function registered for ``kind`` (None when none is: Jupyter then shows the repr)."""
+    draw = PICTURES.get(kind)
+    return None if draw is None else draw(subject)
+
+
+class Setters(NamedTuple):
+    """The slots' own setters: a table fills a new Position with these, skipping the frozen
+    ``__init__`` (the look-up hot path), and may leave ``best_mask`` unset."""
+
+    game: Any
+    code: Any
+    score: Any
+    best_mask: Any
+    pieces: Any
+    table: Any
+
+
+SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
+
+
+def _best_mask_from_the_table(position: Position, name: str) -> int:
+    """``Position.__getattr__``: reached only for a slot never set, a best mask a table left
+    for later; the table is asked (:meth:`solver.tables.Table.best_mask_of`) and the answer kept.
+
+    Set on the class below rather than defined in it: a ``__getattr__`` in the class body
+    would tell mypy that every attribute exists. A set slot is read as fast as any slot.
+    """
+    if name != "best_mask":
+        raise AttributeError(f"'Position' object has no attribute {name!r}")
+    mask = position.table.best_mask_of(position.code)
+    SETTERS.best_mask(position, mask)
+    return mask
+
+
+setattr(Position, "__getattr__", _best_mask_from_the_table)  # noqa: B010 - see the function's docstring
+
+
+def _refuse(self: Position, name: str, *value: Any) -> None:
+    raise FrozenInstanceError(f"cannot assign to {name!r}: a Position is immutable")
+
+
+# dataclass(frozen=True, slots=True) raises TypeError instead of FrozenInstanceError for
+# names that are not fields (a CPython quirk); refuse every assignment the same way.
+Position.__setattr__ = _refuse  # type: ignore[method-assign,assignment]
+Position.__delattr__ = _refuse  # type: ignore[method-assign,assignment]

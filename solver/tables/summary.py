@@ -1,0 +1,169 @@
+"""Counts over a whole table, all derived from its arrays.
+
+======================  =================================================================
+key                     meaning
+======================  =================================================================
+``game``                the game's name, e.g. ``3x3k3``
+``positions``           reachable positions, the empty and finished boards included
+``x_wins``/``draws``/   positions by their value for X under perfect play
+``o_wins``
+``side_to_move``        ``wins``/``draws``/``losses`` by ``result`` for the side to move
+                        (a finished board counts for the player who would move next)
+``terminal``            finished positions: ``positions``, ``x_wins``, ``o_wins``, ``draws``
+``unique_positions``    positions up to the board's symmetries (8 square, 4 rectangle)
+``games``               complete games (move sequences from the empty board to the end):
+                        ``total``, ``x_wins``, ``o_wins``, ``draws``
+``start``               the empty board's ``value`` (for X), ``result`` and ``plies``
+======================  =================================================================
+
+A compact table (past 16 cells, :func:`layered_stats`) counts layer by layer from each
+layer's histograms (:mod:`solver.storage.histograms`) and adds two keys: ``layers``, per layer
+``ply``, ``positions``, ``wins``, ``draws``, ``losses`` (for the side to move),
+``finished`` and ``unique`` (the same counts up to symmetry); and ``omitted``, why
+``games`` is None (it needs a path count per position, 8 bytes each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..encoding.layers import layers, mask_tables
+from ..rules.game import Game
+from ..rules.score import UNREACHABLE
+from ..storage.histograms import LayerCounts
+
+if TYPE_CHECKING:
+    from .position import Position
+
+
+def table_stats(game: Game, score: np.ndarray, start: Position) -> dict[str, Any]:
+    """The counts described in the module docstring, of a dense table.
+
+    :param score: the stored score of every code (int8, ``UNREACHABLE`` where no game reaches it).
+    :param start: the empty board's position.
+    """
+    tables = mask_tables(game)
+    score = np.asarray(score)
+    paths = np.zeros(game.codes, dtype=np.int64)
+    paths[0] = 1
+    totals = dict.fromkeys(("x_wins", "draws", "o_wins", "wins", "losses", "positions", "unique"), 0)
+    terminal = dict.fromkeys(("positions", "x_wins", "o_wins", "draws"), 0)
+    games = dict.fromkeys(("total", "x_wins", "o_wins", "draws"), 0)
+    permuters = _permuters(game)
+    for layer in layers(game, score != UNREACHABLE):
+        codes = layer.codes
+        s = score[codes]
+        x_to_move = layer.ply % 2 == 0
+        totals["positions"] += codes.size
+        totals["wins"] += int(np.count_nonzero(s > 0))
+        totals["losses"] += int(np.count_nonzero(s < 0))
+        totals["draws"] += int(np.count_nonzero(s == 0))
+        x_wins = int(np.count_nonzero(s > 0 if x_to_move else s < 0))
+        totals["x_wins"] += x_wins
+        totals["o_wins"] += codes.size - x_wins - int(np.count_nonzero(s == 0))
+        totals["unique"] += _count_canonical(codes, layer.x, layer.o, tables.base3, permuters)
+
+        won = tables.win[layer.mover] if layer.ply else np.zeros(codes.size, dtype=bool)
+        over = won | (layer.ply == game.cells)
+        winner = "x_wins" if layer.ply % 2 else "o_wins"
+        terminal["positions"] += int(np.count_nonzero(over))
+        terminal[winner] += int(np.count_nonzero(won))
+        terminal["draws"] += int(np.count_nonzero(over & ~won))
+        games[winner] += int(paths[codes[won]].sum())
+        games["draws"] += int(paths[codes[over & ~won]].sum())
+
+        playing = ~over
+        parents, occupied = codes[playing], (layer.x | layer.o)[playing]
+        piece = 1 if x_to_move else 2
+        for cell in range(game.cells):
+            free = (occupied >> cell) & 1 == 0
+            # One cell at a time: distinct parents give distinct children, so += is exact.
+            paths[parents[free] + piece * 3**cell] += paths[parents[free]]
+    games["total"] = games["x_wins"] + games["o_wins"] + games["draws"]
+    return summary(game, totals, terminal, start, unique=totals["unique"], games=games)
+
+
+def summary(
+    game: Game, totals: dict[str, int], terminal: dict[str, int], start: Position, *, unique: int | None, games: dict[str, int] | None
+) -> dict[str, Any]:
+    """The counts in the layout of the module docstring, for a dense or a compact table.
+
+    :param totals: ``positions``, ``x_wins``, ``draws``, ``o_wins``, ``wins``, ``losses``.
+    :param start: the empty board's position.
+    """
+    return {
+        "game": game.name,
+        "positions": totals["positions"],
+        "x_wins": totals["x_wins"],
+        "draws": totals["draws"],
+        "o_wins": totals["o_wins"],
+        "side_to_move": {"wins": totals["wins"], "draws": totals["draws"], "losses": totals["losses"]},
+        "terminal": terminal,
+        "unique_positions": unique,
+        "games": games,
+        "start": {"value": start.value, "result": start.result, "plies": start.plies},
+    }
+
+
+def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) -> dict[str, Any]:
+    """The counts described in the module docstring, of a compact table, from its layers' counts.
+
+    :param layers: every layer's counts, layer 0 first (:meth:`solver.tables.CompactTable.layer_counts`).
+    :param start: the empty board's position.
+    """
+    totals = dict.fromkeys(("positions", "x_wins", "draws", "o_wins", "wins", "losses"), 0)
+    terminal = dict.fromkeys(("positions", "x_wins", "o_wins", "draws"), 0)
+    for layer in layers:
+        every = layer.every
+        x_to_move = layer.ply % 2 == 0
+        totals["positions"] += every.positions
+        totals["wins"] += every.wins
+        totals["losses"] += every.losses
+        totals["draws"] += every.draws
+        totals["x_wins"] += every.wins if x_to_move else every.losses
+        totals["o_wins"] += every.losses if x_to_move else every.wins
+        full_draws = every.draws if layer.ply == game.cells else 0
+        terminal["positions"] += every.finished
+        terminal["o_wins" if x_to_move else "x_wins"] += every.finished - full_draws
+        terminal["draws"] += full_draws
+    unique = sum(layer.unique.positions for layer in layers)
+    return {
+        **summary(game, totals, terminal, start, unique=unique, games=None),
+        "omitted": {"games": "needs a path count per position (8 bytes each), which a compact table does not keep"},
+        "layers": [layer.to_json() for layer in layers],
+    }
+
+
+def _permuters(game: Game) -> list[list[np.ndarray]]:
+    """For each symmetry, byte tables that move a mask's bits: 8 cells per table."""
+    out = []
+    for perm in game.symmetries[1:]:
+        source_of = {src: dst for dst, src in enumerate(perm)}
+        chunks = []
+        for base in range(0, game.cells, 8):
+            byte = np.arange(256, dtype=np.int64)
+            table = np.zeros(256, dtype=np.int64)
+            for bit in range(min(8, game.cells - base)):
+                table |= ((byte >> bit) & 1) << source_of[base + bit]
+            chunks.append(table)
+        out.append(chunks)
+    return out
+
+
+def _permute(mask: np.ndarray, chunks: list[np.ndarray]) -> np.ndarray:
+    out: np.ndarray = chunks[0][mask & 255]
+    for index, table in enumerate(chunks[1:], start=1):
+        out |= table[(mask >> (8 * index)) & 255]
+    return out
+
+
+def _count_canonical(codes: np.ndarray, x: np.ndarray, o: np.ndarray, base3: np.ndarray, permuters: list[list[np.ndarray]]) -> int:
+    """How many boards are the smallest code among their symmetric images."""
+    canonical = np.ones(codes.size, dtype=bool)
+    for chunks in permuters:
+        image = base3[_permute(x, chunks)] + 2 * base3[_permute(o, chunks)]
+        canonical &= codes <= image
+    return int(np.count_nonzero(canonical))
