@@ -253,6 +253,17 @@ level 6 stores 0.36 to 0.40 bits at 65 MB/s and decodes a block in about 140 µs
 """
 
 
+def compressed_bound(block_bytes: int) -> int:
+    """The most bytes a block of ``block_bytes`` compresses to with any codec of :data:`CODECS`.
+
+    zstd's bound (``ZSTD_COMPRESSBOUND``) is the size plus 1/256 of it plus at most 64 bytes for
+    a block under 128 KiB; zlib's (``deflateBound``) less. A compressed block longer than this is
+    refused before its CRC is computed, so a forged offset table cannot make one block's check
+    read more than this.
+    """
+    return block_bytes + (block_bytes >> 7) + 1024
+
+
 def default_codec() -> str:
     """``"zstd"`` where it is installed, else the standard library's ``"zlib"``."""
     return "zstd" if CODECS["zstd"].available() else "zlib"
@@ -477,6 +488,8 @@ class BlockArray:
     :param name: what messages call the array (the file's path).
     :param error: makes the :class:`TableError` for a problem (default: ``"<name>: <problem>"``;
         a table file passes its own, which adds the rebuild command).
+    :param origin: where the region starts in its file: messages then name a block's bytes in the
+        file (None: in the region).
     :raises TableError: if the region is too short or the offset table is damaged.
     """
 
@@ -489,8 +502,10 @@ class BlockArray:
         name: str = "block array",
         error: Callable[[str], TableError] | None = None,
         cache_blocks: int = DEFAULT_CACHE_BLOCKS,
+        origin: int | None = None,
     ) -> None:
         self.encoding = encoding
+        self._origin = origin
         self.name = name
         self.size = encoding.size
         self.block_bytes = encoding.block_bytes
@@ -529,8 +544,11 @@ class BlockArray:
         else:
             lengths = np.diff(offsets)
             bad = bool(offsets[0] != 0 or offsets[-1] != self.encoding.data_bytes or lengths.min() <= 0)
+            bad = bad or bool(lengths.max() > compressed_bound(self.block_bytes))
         if bad:
-            raise self._error("the offset table of the compressed blocks is damaged (offsets out of order or out of range)")
+            start = self.encoding.data_bytes + (self._origin or 0)
+            where = f" (bytes {start:,} to {start + self._offsets.nbytes - 1:,} of the file)" if self._origin is not None else ""
+            raise self._error(f"the offset table of the compressed blocks{where} is damaged (offsets out of order or out of range)")
 
     # -- one block ----------------------------------------------------------------------
     def block(self, block: int) -> memoryview:
@@ -555,7 +573,8 @@ class BlockArray:
                 self._cache.popitem(last=False)
         return decoded
 
-    def _decode(self, block: int) -> bytes:
+    def _decode(self, block: int, check: Callable[[int, bytes], str | None] | None = None) -> bytes:
+        """One block checked (CRC, codec, digest, then ``check``, default :attr:`check`) and decoded."""
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
         packed = self._data[start:stop]
         if zlib.crc32(packed.data) != int(self._crcs[block]):
@@ -566,16 +585,20 @@ class BlockArray:
             raise self._error(f"{self._where(block)} cannot be decoded ({problem}): the file is damaged") from None
         if hashlib.sha256(decoded).digest() != self._digest(block):
             raise self._error(f"{self._where(block)} does not match its checksum: the file is damaged or forged")
-        if self.check is not None:
-            wrong = self.check(block << self._shift, decoded)
+        check = check or self.check
+        if check is not None:
+            wrong = check(block << self._shift, decoded)
             if wrong is not None:
-                raise self._error(f"{wrong}: the file is damaged or forged")
+                raise self._error(f"{wrong}, in {self._where(block)}: the file is damaged or forged")
         return decoded
 
     def _where(self, block: int) -> str:
-        """What a message calls a block: its number and its compressed bytes in the region."""
+        """What a message calls a block: its number and its compressed bytes (in the file when its origin is known), and its CRC's."""
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
-        return f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
+        if self._origin is None:
+            return f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
+        crc = self._origin + self.encoding.data_bytes + self._offsets.nbytes + _CRC.itemsize * block
+        return f"block {block} (bytes {self._origin + start:,} to {self._origin + stop - 1:,} of the file, its CRC at bytes {crc:,} to {crc + 3:,})"
 
     # -- items ------------------------------------------------------------------------------
     def __getitem__(self, index: int) -> int:
@@ -665,12 +688,13 @@ class BlockArray:
             start = block << self._shift
             out[start : start + len(data)] = np.frombuffer(data, dtype=np.int8)
 
-    def problems(self) -> list[str]:
-        """Check every block (CRC, codec, digest); the damaged ones, described (empty when all match)."""
+    def problems(self, *, check: Callable[[int, bytes], str | None] | None = None) -> list[str]:
+        """Check every block (CRC, codec, digest, then ``check``, default :attr:`check`); the damaged ones, described
+        (empty when all match)."""
         found = []
         for block in range(self.blocks):
             try:
-                self._decode(block)
+                self._decode(block, check)
             except TableError as error:
                 found.append(str(error))
         return found

@@ -82,9 +82,9 @@ import numpy as np
 
 from ..encoding.index import SCHEME, SCHEME_VERSION, layout
 from ..errors import TableError
-from ..rules.game import Game, parse_game
+from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..words import count
-from . import blockarray, trust
+from . import blockarray, plausible, trust
 from .blockarray import BlockArray, EncodedBlock, Encoding
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 
@@ -101,6 +101,8 @@ MIN_BLOCK_BYTES = 64 << 10
 MAX_BLOCKS = 1 << 16
 """Larger arrays get larger blocks, so the digests stay at most 2 MiB."""
 MAX_HEADER_BYTES = 1 << 20
+NOT_A_TABLE = "not a solved-tictactoe table (its first bytes are not a table's magic bytes): check the path; the file was left as it is"
+"""What opening a file that is no table says: no command that would write there (it may be a user's file)."""
 
 ENTRY = np.dtype([("best", "<u2"), ("ply", "u1"), ("score", "i1")])
 """One code's entry in a dense table: 4 bytes, so one memory access answers a look-up.
@@ -125,9 +127,10 @@ ArrayParts = np.ndarray | Iterable[np.ndarray]
 ``scores`` may be an iterator: streamed, never held in memory at once)."""
 
 
-def rebuild_command(game: Game, path: Path | str) -> str:
-    """The shell command that rebuilds the table file at ``path``."""
-    return f"solve build --game {game.name} --output {path}"
+def rebuild_command(game: Game, path: Path | str, *, force: bool = False) -> str:
+    """The shell command that rebuilds the table file at ``path`` (``force``: it holds a table of another game,
+    which ``solve build`` replaces only when told to)."""
+    return f"solve build --game {game.name} --output {path}{' --force' if force else ''}"
 
 
 def compact_meta(game: Game) -> dict[str, Any]:
@@ -556,8 +559,15 @@ class BlockGuard:
                 self.verify_block(block)
         self.done = True
 
-    def verify_block(self, block: int) -> None:
-        """Hash one block and compare it with its stored digest.
+    def where(self, block: int) -> str:
+        """What a message calls a block: its number, its array and its bytes in the file."""
+        size = self.file.header.block_bytes
+        start = self.spec.offset + block * size
+        stop = self.spec.offset + min(self.spec.nbytes, (block + 1) * size)
+        return f"block {block} of {self.spec.name!r} (bytes {start:,} to {stop - 1:,} of the file)"
+
+    def verify_block(self, block: int, check: Callable[[int, np.ndarray], str | None] | None = None) -> None:
+        """Hash one block and compare it with its stored digest, then check its values (``check``, default :attr:`check`).
 
         :raises TableError: naming the file, the array, the block and the rebuild command.
         """
@@ -565,15 +575,13 @@ class BlockGuard:
         data = self._raw[block * size : (block + 1) * size]
         want = self.file.digest(self.spec.first_block + block)
         if hashlib.sha256(data.data).digest() != want:
-            raise self.file.error(
-                f"block {block} of {self.spec.name!r} (bytes {block * size:,} to {block * size + data.size - 1:,} of the array) "
-                "does not match its checksum: the file is damaged"
-            )
-        if self.check is not None:
+            raise self.file.error(f"{self.where(block)} does not match its checksum: the file is damaged")
+        check = check or self.check
+        if check is not None:
             per = size // self.spec.dtype.itemsize
-            problem = self.check(block * per, self.file.array(self.spec.name).reshape(-1)[block * per : (block + 1) * per])
+            problem = check(block * per, self.file.array(self.spec.name).reshape(-1)[block * per : (block + 1) * per])
             if problem is not None:
-                raise self.file.error(f"{problem}: the file is damaged or forged")
+                raise self.file.error(f"{problem}, in {self.where(block)}: the file is damaged or forged")
         self.flags[block] = 1
         if block == self.count - 1 and all(self.flags):
             self.done = True
@@ -592,12 +600,12 @@ class BlockGuard:
             raise self.file.error(f"block {block} of {self.spec.name!r} does not match its checksum: the file is damaged")
         return data
 
-    def problems(self) -> list[str]:
-        """Verify every block; the damaged ones, described (empty when all match)."""
+    def problems(self, *, check: Callable[[int, np.ndarray], str | None] | None = None) -> list[str]:
+        """Verify every block (``check``: as :meth:`verify_block`'s); the damaged ones, described (empty when all match)."""
         found = []
         for block in range(self.count):
             try:
-                self.verify_block(block)
+                self.verify_block(block, check)
             except TableError as error:
                 found.append(str(error))
         self.done = not found
@@ -638,7 +646,7 @@ class TableFile:
                 raise self.error(f"array {name!r} is not compressed")
             first = spec.first_block
             found = self._compressed[name] = BlockArray(
-                self._arrays[name], spec.encoding, lambda block: self.digest(first + block), name=str(self.path), error=self.error
+                self._arrays[name], spec.encoding, lambda block: self.digest(first + block), name=str(self.path), error=self.error, origin=spec.offset
             )
         return found
 
@@ -678,14 +686,21 @@ class TableFile:
                 self.guard(spec.name).ensure_all()
 
     def problems(self) -> list[str]:
-        """Every damaged block of every array, described (empty when the file is whole)."""
+        """Every damaged block of every array, described with its place in the file (empty when the file is whole).
+
+        Every block is checked, whatever a look-up would read: a compressed one's CRC, its
+        decoding and its digest, a plain one's digest, then the values of each (scores impossible
+        where they are stored, :mod:`solver.storage.plausible`), even where the checksum ships.
+        """
         found = []
+        game = self.header.game
         for spec in self.header.arrays:
             if spec.encoding is None:
-                found += self.guard(spec.name).problems()
+                check = plausible.dense_check(game) if self.header.kind == "dense" else plausible.compact_check(game, layout(game).layer_offsets)
+                found += self.guard(spec.name).problems(check=check)
                 continue
             try:
-                found += self.compressed(spec.name).problems()
+                found += self.compressed(spec.name).problems(check=plausible.compact_check(game, layout(game).layer_offsets))
             except TableError as error:  # the offset table
                 found.append(str(error))
         return found
@@ -715,7 +730,9 @@ def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
 
 
 Fail = Callable[..., TableError]
-"""``fail(problem, found_game=None)``: the :class:`TableError` for a problem with the file being opened."""
+"""``fail(problem, found_game=None, table=True)``: the :class:`TableError` for a problem with the file being
+opened, with the command that rebuilds it (none when ``table`` is False: the file is no table, and a
+command that writes there would destroy it)."""
 
 
 def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True) -> TableFile:
@@ -730,7 +747,9 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
     """
     path = Path(path)
 
-    def fail(problem: str, found: Game | None = None) -> TableError:
+    def fail(problem: str, found: Game | None = None, *, table: bool = True) -> TableError:
+        if not table:
+            return TableError(f"{path}: {problem}")
         fix = rebuild_command(game or found or _game_from_name(path), path)
         return TableError(f"{path}: {problem}; rebuild it with: {fix}")
 
@@ -739,14 +758,31 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
         try:
             header, stored = _read_header(handle, size, fail)
             if game is not None and header.game != game:
-                raise fail(f"holds {header.game.name}, expected {game.name}", header.game)
-            handle.seek(header.digests_offset)
-            digests = handle.read(DIGEST_BYTES * header.digest_count)
+                raise TableError(
+                    f"{path}: holds {header.game.name}, expected {game.name}: open it as {header.game.name}, "
+                    f"or replace it with: {rebuild_command(game, path, force=True)}"
+                )
+            digests = _read_digests(handle, header, fail)
         except OSError as error:
             raise fail(f"cannot read ({error.strerror})") from None
         _check_root(header, digests, stored, fail)
         arrays = _map_arrays(handle, header)
     return TableFile(path, header, digests, arrays)
+
+
+def _read_digests(handle: IO[bytes], header: Header, fail: Fail) -> bytes:
+    """The block digests, read with the alignment bytes before them, which must be zeros (one read)."""
+    last = header.arrays[-1]
+    end = last.offset + last.stored_bytes
+    handle.seek(end)
+    tail = handle.read(header.end - end)
+    gap = header.digests_offset - end
+    if len(tail) < header.end - end:
+        raise fail(f"truncated while it was read ({end + len(tail):,} bytes, expected {header.end:,})", header.game)
+    if tail[:gap].strip(b"\0"):
+        at = end + next(i for i, byte in enumerate(tail[:gap]) if byte)
+        raise fail(f"byte {at:,}, in the alignment before the block digests, is not zero: the file is damaged", header.game)
+    return tail[gap:]
 
 
 def _open_regular(path: Path, follow_symlinks: bool, fail: Fail) -> tuple[int, int]:
@@ -764,15 +800,15 @@ def _open_regular(path: Path, follow_symlinks: bool, fail: Fail) -> tuple[int, i
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise fail(f"is {file_kind(info.st_mode)}, not a table file")
+        raise fail(f"is {file_kind(info.st_mode)}, not a table file", table=False)
     return fd, info.st_size
 
 
 def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
     """The magic bytes, the header (in its canonical bytes only) and the size the header promises."""
     head = handle.read(12)
-    if len(head) >= 8 and head[:8] != MAGIC:
-        raise fail("not a solved-tictactoe table (bad magic bytes)")
+    if head[:8] != MAGIC[: len(head[:8])]:
+        raise fail(NOT_A_TABLE, table=False)
     if len(head) < 12:
         raise fail(f"truncated ({count(size, 'byte')})")
     length = int.from_bytes(head[8:], "little")
@@ -782,6 +818,7 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
     if len(raw) < length:
         raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
     header, stored = _parse_header(raw, length, fail)
+    _check_layout(header, fail)
     if raw != _head(header, length)[12:]:
         raise fail(
             "the header is not in its canonical form (an extra key, a number written otherwise, "
@@ -790,6 +827,8 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
         )
     if header.end > size:
         raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
+    if header.end < size:
+        raise fail(f"{size:,} bytes, but a table ends at byte {header.end:,}: bytes were added after it, so the file is damaged", header.game)
     return header, stored
 
 
@@ -856,8 +895,8 @@ def _typed_header(data: dict[str, Any], game: Game, length: int, version: int) -
     specs, end = _array_specs(data["arrays"], block, 12 + length, version)
     digests = data["digests"]
     header = Header(kind, game, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]), version)
-    if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
-        raise ValueError("the digests do not follow the arrays")
+    if header.digests_offset != _align(end) or _int(digests["count"]) != header.digest_count:
+        raise ValueError(f"the digests do not follow the arrays (at byte {header.digests_offset}, expected {_align(end)})")
     _check_kind(header)
     return header
 
@@ -869,8 +908,8 @@ def _array_specs(items: Any, block: int, end: int, version: int) -> tuple[list[A
     for item in items:
         shape = tuple(_int(n) for n in item["shape"])
         spec = ArraySpec(str(item["name"]), _dtype(item["dtype"]), shape, _int(item["offset"]), _int(item["first_block"]), _encoding(item, version, shape))
-        if spec.offset < end or spec.offset % ALIGN:
-            raise ValueError(f"array {spec.name!r} starts at byte {spec.offset}, expected an aligned offset from {end}")
+        if spec.offset != _align(end):
+            raise ValueError(f"array {spec.name!r} starts at byte {spec.offset}, expected {_align(end)}")
         if spec.first_block != first:
             raise ValueError(f"array {spec.name!r} starts at digest {spec.first_block}, expected {first}")
         specs.append(spec)
@@ -911,18 +950,41 @@ def _dtype(text: Any) -> np.dtype[Any]:
 
 
 def _check_kind(header: Header) -> None:
-    """The arrays each kind must have."""
+    """The arrays each kind must have (their sizes: :func:`_check_layout`)."""
     names = [spec.name for spec in header.arrays]
     if header.format_version == COMPRESSED_VERSION:
         encodings = [spec.encoding.block_bytes for spec in header.arrays if spec.encoding is not None]
         if header.kind != "compact" or encodings != [header.block_bytes]:
             raise ValueError(f"format version {COMPRESSED_VERSION} holds a compact table whose scores are compressed in the file's blocks")
     if header.kind == "dense":
-        expected_shape = (header.game.codes,)
-        if names != ["entries"] or header.arrays[0].dtype != ENTRY or header.arrays[0].shape != expected_shape:
-            raise ValueError(f"a dense table holds entries {ENTRY}{list(expected_shape)}, found {names}")
+        if names != ["entries"] or header.arrays[0].dtype != ENTRY or len(header.arrays[0].shape) != 1:
+            raise ValueError(f"a dense table holds one 1-D array 'entries' of {ENTRY}, found {names}")
     elif names != ["scores"] or header.arrays[0].dtype != np.dtype("i1") or len(header.arrays[0].shape) != 1:
         raise ValueError(f"a compact table holds one 1-D int8 array 'scores', found {names}")
+
+
+def _check_layout(header: Header, fail: Fail) -> None:
+    """The sizes the header declares, against what a table of its game holds (known from the game alone).
+
+    Checked before anything the header declares is read: a forged count of items, blocks or
+    compressed bytes never makes opening read or hash more than the game's table would. A
+    dense table holds a game of at most :data:`solver.rules.game.DENSE_MAX_CELLS` cells (larger
+    ones are compact); its blocks are :func:`block_bytes_for` its entries; a compressed array's
+    blocks at most :func:`solver.storage.blockarray.compressed_bound` bytes each on average.
+    """
+    game, spec = header.game, header.arrays[0]
+    if header.kind == "dense" and game.cells > DENSE_MAX_CELLS:
+        raise fail(f"holds a dense table of {game.name}, {game.cells} cells: dense tables hold games of at most {DENSE_MAX_CELLS} cells, so the file is damaged or forged", game)
+    items = game.codes if header.kind == "dense" else layout(game).size
+    problem = None
+    if spec.shape != (items,):
+        problem = f"its {spec.name} declare {spec.shape[0]:,} items, and a {header.kind} {game.name} table holds {items:,}"
+    elif spec.encoding is None and header.block_bytes != block_bytes_for(spec.nbytes):
+        problem = f"it declares blocks of {header.block_bytes:,} bytes, and a {header.kind} {game.name} table's are {block_bytes_for(spec.nbytes):,}"
+    elif spec.encoding is not None and spec.encoding.data_bytes > spec.encoding.blocks * blockarray.compressed_bound(spec.encoding.block_bytes):
+        problem = f"it declares {spec.encoding.data_bytes:,} compressed bytes, more than its {spec.encoding.blocks:,} blocks can take"
+    if problem is not None:
+        raise fail(f"the header does not fit the game's layout: {problem}; the file is damaged or forged", game)
 
 
 def _game_from_name(path: Path) -> Game:
