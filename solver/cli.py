@@ -49,7 +49,7 @@ from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate
 from .store.locate import build_file, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
-from .store.make import BuildProgress, kind_for
+from .store.make import BuildProgress, Check, kind_for, proof
 from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis
@@ -375,11 +375,13 @@ def _ask_move(position: Position) -> Position | None:
     default=None,
     help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
 )
-def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None) -> None:
+@click.option("--force", is_flag=True, help="Replace the output even when it is not a table of this game (whatever it holds is lost).")
+def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, force: bool) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
     Games of more than 16 cells are built layer by layer in <output>.build; run the
-    same command again after an interruption and it resumes.
+    same command again after an interruption and it resumes. An output that exists and is
+    not a table of the game (a file of yours, a table of another game) is refused unless --force is given.
     """
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
@@ -392,7 +394,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
             check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
-    build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
+    build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
     if not options.quiet:
         size = path.stat().st_size
         click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)
@@ -420,9 +422,11 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     help=f"With --sample: boards per layer (with at most {MAX_EMPTY} empty cells) also solved by an independent minimax.",
 )
 def verify(options: TableOptions, path: Path | None, boards: int | None, seed: int, reference: int) -> None:
-    """Prove a table: header, checksums, and a fresh build compared code by code.
+    """Prove everything a table file says: its header, every block, every score, the counts it keeps.
 
-    A proved table of a game without a shipped checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
+    One line per part on stdout as it is done (what was checked), each problem on stderr
+    with the place in the file, then the verdict. A proved table of a game without a shipped
+    checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
     With --sample N, check a seeded sample of every layer instead: one line per layer, then the verdict (a sample is not a proof: nothing is trusted for it).
     """
     path = path or table_path(options.game, table_dir_=options.table_dir)
@@ -431,13 +435,18 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     if boards is not None:
         _verify_sample(table, path, boards, seed, reference)
         return
-    problems = table.verify()
+
+    def show(check: Check) -> None:
+        click.echo(f"{path}: {check.what}{': FAILED' if check.problems else ''}")
+        for problem in check.problems:
+            click.echo(problem if problem.startswith(f"{path}: ") else f"{path}: {problem}", err=True)
+
+    problems = [problem for check in proof(table, on_check=show) for problem in check.problems]
     if problems:
-        for problem in problems:
-            click.echo(f"{path}: {problem}", err=True)
+        click.echo(f"{path}: FAILED ({table.game.name}): {count(len(problems), 'problem')}", err=True)
         raise SystemExit(1)
     if expected_root(table.game, table.kind) is None:
-        trust.try_record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
+        trust.record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 

@@ -383,7 +383,7 @@ def test_build_then_verify(runner, tmp_path):
     assert path.read_bytes() == solver.store.locate.shipped_path(solver.Game()).read_bytes()
     verified = run(runner, "verify", "--table", str(path))
     assert verified.exit_code == 0, verified.stderr
-    assert verified.stdout.startswith(f"{path}: OK (3x3k3")
+    assert verified.stdout.splitlines()[-1].startswith(f"{path}: OK (3x3k3")
 
 
 def test_build_of_another_game_then_verify(runner, tmp_path):

@@ -597,8 +597,12 @@ class BlockArray:
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
         if self._origin is None:
             return f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
+        offsets = self._origin + self.encoding.data_bytes + _OFFSET.itemsize * block
         crc = self._origin + self.encoding.data_bytes + self._offsets.nbytes + _CRC.itemsize * block
-        return f"block {block} (bytes {self._origin + start:,} to {self._origin + stop - 1:,} of the file, its CRC at bytes {crc:,} to {crc + 3:,})"
+        return (
+            f"block {block} (bytes {self._origin + start:,} to {self._origin + stop - 1:,} of the file; "
+            f"its offsets at bytes {offsets:,} to {offsets + 15:,}, its CRC at bytes {crc:,} to {crc + 3:,})"
+        )
 
     # -- items ------------------------------------------------------------------------------
     def __getitem__(self, index: int) -> int:

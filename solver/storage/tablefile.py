@@ -828,7 +828,10 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
     if header.end > size:
         raise fail(f"truncated ({size} bytes, expected {header.end})", header.game)
     if header.end < size:
-        raise fail(f"{size:,} bytes, but a table ends at byte {header.end:,}: bytes were added after it, so the file is damaged", header.game)
+        raise fail(
+            f"{size:,} bytes, but its table ends at byte {header.end - 1:,}: bytes {header.end:,} to {size - 1:,} were added, so the file is damaged",
+            header.game,
+        )
     return header, stored
 
 
@@ -836,7 +839,12 @@ def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None
     """The root the header states must be the one its contents hash to, and the one the package expects."""
     root = root_of(header, digests)
     if root != stored:
-        raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
+        first = header.arrays[0].offset
+        raise fail(
+            f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged "
+            f"in its header (bytes 0 to {first - 1:,}) or its block digests (bytes {header.digests_offset:,} to {header.end - 1:,})",
+            header.game,
+        )
     expected = expected_root(header.game, header.kind)
     if expected is not None and root != expected and root not in earlier_roots(header.game, header.kind):
         raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
@@ -974,7 +982,11 @@ def _check_layout(header: Header, fail: Fail) -> None:
     """
     game, spec = header.game, header.arrays[0]
     if header.kind == "dense" and game.cells > DENSE_MAX_CELLS:
-        raise fail(f"holds a dense table of {game.name}, {game.cells} cells: dense tables hold games of at most {DENSE_MAX_CELLS} cells, so the file is damaged or forged", game)
+        raise fail(
+            f"holds a dense table of {game.name}, {game.cells} cells: dense tables hold games of at most {DENSE_MAX_CELLS} cells, "
+            "so the file is damaged or forged",
+            game,
+        )
     items = game.codes if header.kind == "dense" else layout(game).size
     problem = None
     if spec.shape != (items,):
@@ -993,6 +1005,38 @@ def _game_from_name(path: Path) -> Game:
         return parse_game(path.name.split(".")[0])
     except ValueError:
         return Game()
+
+
+def not_replaceable(path: str | os.PathLike[str], game: Game) -> str | None:
+    """Why a build of ``game``'s table should not replace ``path`` unless told to; None when it may.
+
+    It may replace nothing, an empty file, anything but a regular file (the writer refuses
+    those itself, saying what is there), and a table of ``game``, whole or damaged (a file
+    that starts like a table and whose header cannot be read is a damaged table: its rebuild
+    command replaces it). Not a file that does not start with the table's magic bytes (a
+    user's notes, ``/etc/passwd``), nor a table of another game.
+    """
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None  # nothing there, or something the writer refuses with its own words
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # before os.fdopen, which raises IsADirectoryError for a directory
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        head = handle.read(8)
+        if head != MAGIC[: len(head)]:
+            return f"{path}: is not a solved-tictactoe table (it does not start with a table's magic bytes)"
+        handle.seek(0)
+        try:
+            header, _ = _read_header(handle, info.st_size, lambda problem, found=None, **_: TableError(problem))
+        except (TableError, OSError):
+            return None
+    if header.game != game:
+        return f"{path}: holds the {header.game.name} table, not {game.name}'s"
+    return None
 
 
 def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> Header:

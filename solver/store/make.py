@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,12 @@ from ..retrograde.dense import Progress, build_arrays, build_steps
 from ..retrograde.layered import BuildDir, ChunkDone, build_layers, check_layers, plan_build
 from ..retrograde.layered import Progress as ChunkProgress
 from ..rules.game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
-from ..storage import tablefile
+from ..storage import tablefile, trust
 from ..storage.fsutil import directory_lock, empty_private_directory, refuse_non_regular, remove_dead_temporaries
+from ..storage.histograms import META_KEY, LayerCounts, histograms_from_meta, layer_histograms
 from ..tables import CompactTable, DenseTable, Kind, Table
 from ..words import count
+from .estimate import CONSENT_SECONDS, format_duration, proof_seconds
 
 BuildProgress = Callable[..., None]
 """Called with the work units just done, and for a compact build the layer (pieces) being solved."""
@@ -72,6 +75,7 @@ def build_file(
     jobs: int | None = None,
     scheduler: Any = None,
     notify: Callable[[str], None] | None = None,
+    force: bool = False,
 ) -> Path:
     """Build ``game``'s table of the kind :func:`kind_for` chooses and write it atomically to ``path``.
 
@@ -85,19 +89,28 @@ def build_file(
 
     :param jobs: worker processes for a compact build (default: every core).
     :param scheduler: a Dask scheduler address or client: build a compact table on that cluster.
+    :param force: replace ``path`` even when it holds something other than a table of ``game``
+        (:func:`solver.storage.tablefile.not_replaceable`); without it, that is refused before anything is built.
     :returns: the path written (or written meanwhile by the builder this one waited for).
-    :raises TableError: if ``path`` is not a regular file, its directory cannot be
-        written, the disk is full (naming the path and the bytes needed), the build
-        directory is not the user's alone, or the new table fails its check.
+    :raises TableError: if ``path`` is not a regular file, or not a table of ``game`` (without ``force``),
+        its directory cannot be written, the disk is full (naming the path and the bytes needed), the build
+        directory is not the user's alone, the table could not be recorded as trusted and takes long
+        to prove (:func:`_can_record`), or the new table fails its check.
     :raises solver.retrograde.layered.BuildError: if a compact build cannot fit (disk or memory, with the figures).
     """
     path = Path(path)
+    problem = None if force else tablefile.not_replaceable(path, game)
+    if problem is not None:
+        raise TableError(
+            f"{problem}; refusing to replace it: write the table elsewhere, or replace it with: {tablefile.rebuild_command(game, path, force=True)}"
+        )
     remove_dead_temporaries(path.parent)
     if kind_for(game) == "dense":
         with on_build(game, path, build_steps(game)) if on_build else nullcontext() as progress:
             table = build_table(game, progress=progress)
         return tablefile.write_table(path, kind=table.kind, game=game, arrays=table.file_arrays(), meta=table.file_meta(), verify=True)
     refuse_non_regular(path)  # before the build's minutes or hours, not after
+    record = _can_record(game, path)
     build_dir = path.with_name(path.name + ".build")
     before = _identity(path)
     with directory_lock(build_dir, on_wait=notify):
@@ -112,7 +125,36 @@ def build_file(
                 if progress is not None:
                     progress(done.work, done.ply)
 
-            return _build_compact(game, path, build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify)
+            return _build_compact(game, path, build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify, record=record)
+
+
+def _can_record(game: Game, path: Path) -> bool:
+    """Whether the compact table of ``game`` built into ``path`` can be recorded as trusted (:mod:`solver.storage.trust`),
+    checked before anything is built or written.
+
+    Nothing to record for a game whose checksum ships. When the registry cannot take the
+    table (a directory or another user's file under its name, a directory not writable), a
+    table proved in at most :data:`solver.store.estimate.CONSENT_SECONDS` is built all the same
+    (said once: it is proved again when opened); a longer one would be refused at every use
+    after hours of building, so the build is refused now.
+
+    :raises TableError: for a table that could not be recorded and takes long to prove.
+    """
+    if tablefile.expected_root(game, "compact") is not None:
+        return True
+    problem = trust.cannot_record(path.parent)
+    if problem is None:
+        return True
+    seconds = proof_seconds(game, "compact")
+    if seconds > CONSENT_SECONDS:
+        raise TableError(
+            f"{problem}; the {game.name} table built into {path} could not be recorded as trusted, and no checksum ships "
+            f"for it, so each use would have to prove it (about {format_duration(seconds)}): nothing was built"
+        )
+    trust.warn_unrecorded(
+        path.parent, problem, f"the {game.name} table is built but not recorded as trusted: it is proved again (about {format_duration(seconds)}) when opened"
+    )
+    return False
 
 
 def _identity(path: Path) -> tuple[int, ...] | None:
@@ -155,9 +197,10 @@ def build_compact(
     :raises TableError: if the new table fails its check (``output`` is then left as it was).
     """
     output = Path(output)
+    record = _can_record(game, output)
     directory = Path(build_dir) if build_dir is not None else output.with_name(output.name + ".build")
     with directory_lock(directory, on_wait=notify):
-        return _build_compact(game, output, directory, jobs=jobs, scheduler=scheduler, progress=progress, notify=notify, keep_layers=keep_layers)
+        return _build_compact(game, output, directory, jobs=jobs, scheduler=scheduler, progress=progress, notify=notify, keep_layers=keep_layers, record=record)
 
 
 def _build_compact(
@@ -170,8 +213,9 @@ def _build_compact(
     progress: ChunkProgress | None,
     notify: Callable[[str], None] | None,
     keep_layers: bool = False,
+    record: bool = True,
 ) -> Path:
-    """:func:`build_compact` with the build directory's lock held."""
+    """:func:`build_compact` with the build directory's lock held (``record``: as trusted, :func:`_can_record`)."""
     release = sealing.release(sealing.Compression.default(), check_resumed=tablefile.expected_root(game, "compact") is None)
     try:
         if scheduler is not None:
@@ -188,7 +232,7 @@ def _build_compact(
         ) from None
     resumed = f"; it resumed layers {_plies(built.resumed)} from {directory}, which are damaged or forged: delete {directory} and build again"
     try:
-        written = sealing.assemble(BuildDir(directory, game), output, verify=True)
+        written = sealing.assemble(BuildDir(directory, game), output, verify=True, built_here=record)
     except TableError as error:
         raise TableError(f"{error}{resumed if built.resumed else ''}") from None
     if not keep_layers:
@@ -216,27 +260,90 @@ def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.
     return sealing.write_layers(path, game, layers, verify=verify)
 
 
-def prove(table: Table) -> list[str]:
-    """Prove a table: its stored blocks checked, then every score re-derived from the rules and compared.
+@dataclass(frozen=True)
+class Check:
+    """One part of a proof (:func:`proof`): what was checked, in words, and the problems found (none: it holds)."""
 
-    A dense table is compared code by code with a fresh build (every damaged block is
-    reported too); a compact one has every layer re-derived from the stored next layer
-    (:func:`solver.retrograde.layered.check_layers`: a full build's work, without a second table).
+    what: str
+    problems: tuple[str, ...] = ()
 
-    :returns: the problems found (empty when the table is exact).
+
+MAX_LISTED = 5
+"""Damaged blocks a check lists one by one; the others are counted."""
+
+
+def proof(table: Table, *, on_check: Callable[[Check], None] | None = None) -> list[Check]:
+    """Prove everything a table says, part by part (``on_check`` is told each part as it is done).
+
+    1. **The file** (a table opened from one): its header, already checked against the game's
+       layout and its checksum when it was opened, and **every block**, whatever a look-up would
+       read: a compressed block's CRC, decoding and digest, a plain block's digest, and every
+       stored value possible where it is stored (:meth:`solver.storage.tablefile.TableFile.problems`).
+    2. **The scores**: a dense table compared code by code with a fresh build; a compact one has
+       every layer re-derived from the stored next layer and the rules
+       (:func:`solver.retrograde.layered.check_layers`: a full build's work, without a second table).
+    3. **The counts** a compact file's header keeps (each layer's histograms, what ``solve stats``
+       prints): recounted from the proved layers and compared.
+
+    :returns: every part, in order; the table is exact when none has a problem.
     """
+    checks: list[Check] = []
+
+    def done(check: Check) -> None:
+        checks.append(check)
+        if on_check is not None:
+            on_check(check)
+
+    if table.file is not None:
+        done(_header_check(table))
+        done(_blocks_check(table))
     if isinstance(table, DenseTable):
-        return _prove_dense(table)
+        done(_dense_scores_check(table))
+        return checks
     assert isinstance(table, CompactTable), f"no proof for a {type(table).__name__}"
-    try:
-        layers = [table.layer(ply) for ply in range(table.game.cells + 1)]
-    except TableError as error:
-        return [str(error)]
-    return check_layers(table.game, layers)
+    if any(check.problems for check in checks):
+        done(Check("scores and counts: not re-derived, the blocks they are read from are damaged"))
+        return checks
+    layers = [table.layer(ply) for ply in range(table.game.cells + 1)]
+    problems = check_layers(table.game, layers)
+    done(Check(f"scores: every board of the {count(len(layers), 'layer')} re-derived from its children and the rules", tuple(problems)))
+    if not problems:
+        done(_counts_check(table, layers))
+    return checks
 
 
-def _prove_dense(table: DenseTable) -> list[str]:
-    problems = [] if table.file is None else table.file.problems()
+def prove(table: Table) -> list[str]:
+    """Prove a table (:func:`proof`): the problems found, every part's (empty when the table is exact)."""
+    return [problem for check in proof(table) for problem in check.problems]
+
+
+def _header_check(table: Table) -> Check:
+    """What opening the file checked already (it is refused otherwise), said."""
+    assert table.file is not None
+    header = table.file.header
+    spec = header.arrays[0]
+    shipped = tablefile.expected_root(header.game, header.kind)
+    where = "the shipped one" if shipped is not None else f"none ships for {header.kind} {header.game.name} tables: what it holds is proved below"
+    encoding = f", {spec.encoding.codec} level {spec.encoding.level} (a note: no byte read depends on it)" if spec.encoding is not None else ""
+    return Check(
+        f"header: {header.kind} {header.game.name}, format {header.format_version}, {count(header.digest_count, 'block')}{encoding}; "
+        f"sizes and offsets as the game's layout requires, alignment zero, nothing after the end; sha256 {header.root}: {where}"
+    )
+
+
+def _blocks_check(table: Table) -> Check:
+    """Every block of the file, listed when damaged (the first :data:`MAX_LISTED`, the others counted)."""
+    assert table.file is not None
+    header = table.file.header
+    kinds = "CRC, decoding, digest" if header.arrays[0].encoding is not None else "digest"
+    problems = table.file.problems()
+    listed = problems[:MAX_LISTED] + ([f"{count(len(problems) - MAX_LISTED, 'more damaged block')}"] if len(problems) > MAX_LISTED else [])
+    return Check(f"blocks: all {header.digest_count:,} checked ({kinds}, every stored score possible where it is stored)", tuple(listed))
+
+
+def _dense_scores_check(table: DenseTable) -> Check:
+    """Every entry compared with a fresh build's."""
+    problems = []
     fresh = build_arrays(table.game)
     stored = table.stored_entries()
     for name, computed in zip(fresh._fields, fresh, strict=True):
@@ -248,4 +355,30 @@ def _prove_dense(table: DenseTable) -> list[str]:
                 f"{name} differs from a fresh build at {count(int(wrong.size), 'code')}, first at code {code} "
                 f"({_board.render(table.game, code)}): stored {mine[code]}, computed {computed[code]}"
             )
-    return problems
+    return Check(f"scores: all {table.game.codes:,} codes compared with a fresh build (score, pieces, best moves)", tuple(problems))
+
+
+def _counts_check(table: CompactTable, layers: Sequence[np.ndarray]) -> Check:
+    """The layer histograms the file's header keeps, against the proved layers' own."""
+    meta = table.file.header.meta if table.file is not None else {}
+    if META_KEY not in meta:
+        return Check("counts: none kept in the header (counted from the proved table when asked)")
+    try:
+        kept = histograms_from_meta(meta[META_KEY], layer_sizes=table.layout.layer_sizes)
+    except ValueError as error:
+        return Check("counts: the header's layer histograms", (f"meta {error}",))
+    for ply, layer in enumerate(layers):
+        found = layer_histograms(table.game, ply, layer)
+        if not np.array_equal(found, kept[ply]):
+            said, true = (LayerCounts.from_histograms(table.game, ply, hist) for hist in (kept[ply], found))
+            problem = f"the header's counts of layer {ply} ({_words(said)}) are not the table's ({_words(true)}): the file is damaged or forged"
+            return Check("counts: the header's layer histograms recounted from the proved layers", (problem,))
+    return Check(f"counts: the header's histograms of the {count(len(layers), 'layer')} recounted from the proved layers")
+
+
+def _words(counts: LayerCounts) -> str:
+    every, unique = counts.every, counts.unique
+    return (
+        f"{count(every.wins, 'win')}, {count(every.draws, 'draw')}, {count(every.losses, 'loss')}; up to symmetry "
+        f"{count(unique.wins, 'win')}, {count(unique.draws, 'draw')}, {count(unique.losses, 'loss')}"
+    )

@@ -35,7 +35,7 @@ PlayerSummary(player='O', moves=1, best=0, ok=0, mistakes=1, blunders=0)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -238,18 +238,14 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
         flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
         or text (``["1,1", "(0,0)"]``).
-    :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
-        naming the ply and the cell: unreadable, off the board, already taken (and by
-        which ply), or after the game ended.
+    :raises InvalidBoardError: for ``moves`` that is not a sequence (whatever object it is: a
+        0-d numpy array, an iterator that fails), or an illegal move, naming the ply and the
+        cell: unreadable, off the board, already taken (and by which ply), or after the game ended.
     """
-    if isinstance(moves, (str, bytes)) or not isinstance(moves, Iterable):
-        raise InvalidBoardError(
-            f"moves must be a sequence of moves, one per ply, found {type(moves).__name__} {quote(moves)}: e.g. [4, 0, 8] or [(1, 1), (0, 0), (2, 2)]"
-        )
     position = table.at(0)
     played: dict[int, int] = {}
     plies = []
-    for ply, spec in enumerate(moves, start=1):
+    for ply, spec in enumerate(_each_move(moves), start=1):
         cell = parse_move(spec, table.game, where=f"ply {ply}: ")
         _check_legal(position, cell, ply, played)
         move = position.move(cell)
@@ -258,6 +254,36 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
         played[cell] = ply
         position = after
     return GameAnalysis(table.game, tuple(plies), position)
+
+
+def _not_moves(moves: object, why: str = "") -> InvalidBoardError:
+    found = f"{type(moves).__name__} {quote(moves)}{why}"
+    return InvalidBoardError(f"moves must be a sequence of moves, one per ply, found {found}: e.g. [4, 0, 8] or [(1, 1), (0, 0), (2, 2)]")
+
+
+def _each_move(moves: object) -> Iterator[object]:
+    """The moves of ``moves`` one by one; :class:`InvalidBoardError` for anything that is not a sequence of them.
+
+    Text and bytes are refused (``"408"`` is no list of moves); anything else is iterated,
+    and an object that cannot be (``np.array(88)``: a 0-d array claims to be iterable and is
+    not), or whose iteration fails, is refused with what it is.
+    """
+    if isinstance(moves, (str, bytes)):
+        raise _not_moves(moves)
+    try:
+        iterator = iter(moves)  # type: ignore[call-overload]
+    except TypeError:
+        raise _not_moves(moves) from None
+    except Exception as error:  # noqa: BLE001 - any object's __iter__: its failure is the caller's bad input
+        raise _not_moves(moves, f" (iterating it failed: {type(error).__name__})") from error
+    while True:
+        try:
+            spec = next(iterator)
+        except StopIteration:
+            return
+        except Exception as error:  # noqa: BLE001 - as above, for each item
+            raise _not_moves(moves, f" (iterating it failed: {type(error).__name__})") from error
+        yield spec
 
 
 def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
