@@ -181,6 +181,27 @@ def test_analyze_of_something_that_is_no_sequence_of_moves_is_a_board_error(move
     refused(lambda: solver.analyze(moves), "moves must be a sequence of moves", "[4, 0, 8]")
 
 
+class _FailsToIterate:
+    def __iter__(self):
+        raise RuntimeError("no")
+
+
+def _fails_after_one():
+    yield 4
+    raise KeyError("gone")
+
+
+@pytest.mark.parametrize(
+    "moves",
+    [np.array(88), np.array(4.5), np.float64(4), _FailsToIterate(), _fails_after_one(), bytearray(b"40"), memoryview(b"40"), type, Ellipsis],
+    ids=["0-d int array", "0-d float array", "numpy float", "__iter__ raises", "iteration raises", "bytearray", "memoryview", "a class", "Ellipsis"],
+)
+def test_analyze_of_any_object_that_is_no_sequence_of_moves_is_a_board_error(moves):
+    """Finding 14 of issue 22: solver.analyze(np.array(88)) raised TypeError ("iteration over a 0-d array")."""
+    message = refused(lambda: solver.analyze(moves), "moves must be a sequence of moves")
+    assert type(moves).__name__ in message
+
+
 @pytest.mark.parametrize("move", [4.0, True, np.True_, None, "1,1,1", (1, 1, 1), (1.0, 1)])
 def test_position_play_of_an_unreadable_move_is_a_board_error(move):
     refused(lambda: solver.lookup(0).play(move), "cannot read move")

@@ -35,6 +35,7 @@ import solver.cli
 import solver.retrograde.layered
 import solver.storage.fsutil
 import solver.storage.tablefile
+import solver.store.locate
 import solver.store.make
 from solver.cli import main
 from solver.errors import TableError
@@ -454,3 +455,89 @@ def test_a_malformed_scheduler_address_is_refused_in_one_line_before_anything_is
     line = one_error_line(err)
     assert code == 1 and "invalid Dask scheduler address 'notaurl:::'" in line, line
     assert not (tmp_path / "tables" / "2x9k4.ttt.build").exists()
+
+
+# -- 6. the trust registry cannot be turned against its user (issue 22, finding 13) ----------------------------
+# 3x4k3 through the compact path stands in for 3x6k4: no compact checksum ships for it.
+
+
+def warnings_of(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("solve: warning:")]
+
+
+def test_a_build_beside_a_registry_that_is_a_directory_writes_its_table_warns_once_and_leaves_nothing_behind(compact_stand_in: None, tmp_path: Path) -> None:
+    """Finding 13: the build wrote its table, then failed ("3: Is a directory") and left its build directory."""
+    (tmp_path / "trusted.json").mkdir()
+    code, err = run("build", "-q", "--game", GAME, "--output", str(tmp_path / f"{GAME}.ttt"))
+    assert code == 0, err
+    (warning,) = warnings_of(err)
+    assert f"{tmp_path / 'trusted.json'}: is a directory" in warning and "not recorded as trusted" in warning, warning
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{GAME}.ttt", "trusted.json"]
+    solver.store.locate.forget()  # as a new process
+    code, err = run("lookup", "0", "--game", GAME, "--table-dir", str(tmp_path))
+    assert code == 0 and len(warnings_of(err)) == 1 and "is a directory" in err and "error" not in err, err
+
+
+def test_a_registry_that_is_a_directory_is_ignored_with_one_warning_and_the_table_proved(tmp_path: Path) -> None:
+    from solver.storage.trust import RegistryWarning
+
+    path = build_compact(parse_game(GAME), tmp_path / f"{GAME}.ttt", jobs=1)
+    (tmp_path / "trusted.json").unlink()
+    (tmp_path / "trusted.json").mkdir()
+    solver.store.locate.forget()
+    proofs: list[object] = []
+    real = solver.store.make.prove
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solver.store.make, "prove", lambda table: proofs.append(table) or real(table))
+        with pytest.warns(RegistryWarning, match="is a directory") as said:
+            assert open_file(path).lookup(0).result in ("win", "draw", "loss")
+            assert open_file(path).lookup(0).result in ("win", "draw", "loss")
+    assert len(said) == 1 and len(proofs) == 2
+    assert (tmp_path / "trusted.json").is_dir()
+
+
+def test_a_build_whose_table_could_not_be_recorded_and_takes_long_to_prove_is_refused_before_anything_is_written(
+    compact_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import solver.store.estimate
+
+    monkeypatch.setattr(solver.store.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
+    (tmp_path / "trusted.json").mkdir()
+    code, err = run("build", "-q", "--game", GAME, "--output", str(tmp_path / f"{GAME}.ttt"))
+    assert code == 1
+    line = one_error_line(err)
+    assert f"{tmp_path / 'trusted.json'}: is a directory" in line and "nothing was built" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trusted.json"], "no table and no build directory"
+
+
+def test_a_registry_planted_by_another_user_in_a_shared_directory_does_not_fail_the_build(
+    compact_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 13: in a sticky directory the victim cannot replace another user's trusted.json: the build exited 1 after writing
+    its table, and every later look-up re-ran the proof. The victim is posed here: the registry is owned by another user than "you"."""
+    import solver.storage.trust
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    planted = shared / "trusted.json"
+    planted.write_text(json.dumps({"version": 1, "tables": []}))
+    planted.chmod(0o644)
+    me = planted.stat().st_uid + 4242
+    monkeypatch.setattr(solver.storage.trust, "_uid", lambda: me)
+    code, err = run("build", "-q", "--game", GAME, "--output", str(shared / f"{GAME}.ttt"))
+    assert code == 0, err
+    (warning,) = warnings_of(err)
+    assert f"owned by user {planted.stat().st_uid}" in warning and "shared directory" in warning, warning
+    assert sorted(p.name for p in shared.iterdir()) == [f"{GAME}.ttt", "trusted.json"]
+    assert json.loads(planted.read_text()) == {"version": 1, "tables": []}
+
+
+def test_recording_in_a_registry_that_cannot_be_written_warns_and_never_raises(tmp_path: Path) -> None:
+    from solver.storage import trust
+
+    (tmp_path / "trusted.json").mkdir()
+    trust.forget_warnings()
+    with pytest.warns(trust.RegistryWarning, match="is a directory"):
+        assert trust.record(tmp_path, GAME, "compact", "0" * 64) is False
+    assert not trust.is_trusted(tmp_path, GAME, "compact", "0" * 64)

@@ -421,6 +421,63 @@ def test_verify_a_file_that_is_not_a_table_exits_1(runner, tmp_path):
     assert_one_error_line(run(runner, "verify", "--table", str(tmp_path / "missing.ttt")), 1, "no such table file")
 
 
+# -- no advice that destroys a file (issue 22, finding 16) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("what", ["notes", "passwd", "short"])
+def test_verify_of_a_file_that_is_no_table_says_so_and_suggests_no_command_that_writes_there(runner, tmp_path, what):
+    """Finding 16: `solve verify --table notes.txt` advised `solve build ... --output notes.txt`, which overwrote the notes."""
+    path = Path("/etc/passwd") if what == "passwd" else tmp_path / "notes.txt"
+    if what != "passwd":
+        path.write_text("my notes\n" if what == "notes" else "hi")
+    elif not path.is_file():
+        pytest.skip("no /etc/passwd here")
+    before = path.read_bytes()
+    line = assert_one_error_line(run(runner, "verify", "--table", str(path)), 1, str(path), "not a solved-tictactoe table")
+    assert "solve build" not in line and "--output" not in line and "rebuild" not in line, line
+    assert path.read_bytes() == before
+
+
+def test_build_refuses_to_replace_a_file_that_is_no_table_unless_forced(runner, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    line = assert_one_error_line(run(runner, "build", "-q", "--output", str(notes)), 1, str(notes), "is not a solved-tictactoe table", "--force")
+    assert "refusing to replace it" in line
+    assert notes.read_text() == "my notes\n" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert run(runner, "build", "-q", "--output", str(notes), "--force").exit_code == 0
+    assert solver.load_table(notes).game.name == "3x3k3"
+
+
+def test_build_refuses_to_replace_a_table_of_another_game_unless_forced_and_verify_says_how(runner, tmp_path):
+    path = build_table(game="2x2").save(tmp_path / "t.ttt")
+    before = path.read_bytes()
+    assert_one_error_line(run(runner, "build", "-q", "--output", str(path)), 1, str(path), "holds the 2x2k2 table, not 3x3k3's", "--force")
+    assert path.read_bytes() == before
+    advice = assert_one_error_line(run(runner, "verify", "--table", str(path), "--game", "3x3"), 1, "holds 2x2k2, expected 3x3k3")
+    command = advice.split("replace it with: ")[1].split()
+    assert command == ["solve", "build", "--game", "3x3k3", "--output", str(path), "--force"], advice
+    assert run(runner, *command[1:]).exit_code == 0
+    assert solver.load_table(path).game.name == "3x3k3"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped header byte", "empty"])
+def test_the_rebuild_command_verify_gives_for_a_damaged_table_rebuilds_it(runner, tmp_path, damage):
+    """The advice for a damaged table of the game works as given: no --force is needed to replace a table of the game."""
+    path = build_table(game="2x3").save(tmp_path / "2x3k2.ttt")
+    data = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(data[:-100])
+    elif damage == "flipped header byte":
+        path.write_bytes(data[:20] + bytes([data[20] ^ 0x01]) + data[21:])
+    else:
+        path.write_bytes(b"")
+    line = assert_one_error_line(run(runner, "verify", "--table", str(path), "--game", "2x3"), 1, str(path))
+    command = line.split("rebuild it with: ")[1].split()
+    assert command == ["solve", "build", "--game", "2x3k2", "--output", str(path)], line
+    assert run(runner, *command[1:], "-q").exit_code == 0
+    assert path.read_bytes() == data
+
+
 def test_build_to_an_unwritable_place_is_one_line_not_a_traceback(runner, tmp_path):
     """BUG: an OSError from writing the table (here: the parent 'directory' is a file) escapes the
     CLI's error handling; the real command prints a traceback."""

@@ -43,13 +43,19 @@ class RegistryWarning(UserWarning):
     """A registry that is not this user's alone (or is unreadable) was ignored, or a table could not be recorded in it."""
 
 
-_warned: set[tuple[Path, str]] = set()
-"""(registry, problem) said in this process: each once."""
+_warned: set[Path] = set()
+"""The registries whose problem was said in this process: one warning each (what follows from the
+problem, the table proved again and not recorded, is said in that one warning)."""
 
 
 def _uid() -> int:
     """The user a registry must belong to (a function, so tests can pose as another)."""
     return os.geteuid()
+
+
+def forget_warnings() -> None:
+    """Let every registry's problem be said again (:func:`solver.store.locate.forget`)."""
+    _warned.clear()
 
 
 def registry_path(directory: str | os.PathLike[str]) -> Path:
@@ -58,10 +64,10 @@ def registry_path(directory: str | os.PathLike[str]) -> Path:
 
 
 def _warn(path: Path, problem: str, consequence: str) -> None:
-    """Say ``problem`` with the registry at ``path`` once in this process (:class:`RegistryWarning`)."""
-    if (path, problem) in _warned:
+    """Say ``problem`` with the registry at ``path``, unless a problem with it was said in this process (:class:`RegistryWarning`)."""
+    if path in _warned:
         return
-    _warned.add((path, problem))
+    _warned.add(path)
     warnings.warn(f"{path}: {problem}; {consequence}", RegistryWarning, stacklevel=4)
 
 
@@ -78,7 +84,9 @@ def _not_mine(info: os.stat_result) -> str | None:
     return None
 
 
-_IGNORED = "ignored (no table is trusted from it: tables of games without a shipped checksum are proved again); remove it to fix this"
+_IGNORED = (
+    "ignored: no table is trusted from it or recorded in it, so tables of games without a shipped checksum are proved again when opened; remove it to fix this"
+)
 
 
 def _entries(directory: Path) -> list[dict[str, str]]:

@@ -373,5 +373,6 @@ def forget() -> None:
     processes, and after a table file may have changed)."""
     _open.clear()
     _explained.clear()
+    trust.forget_warnings()
     for hook in _on_forget:
         hook()

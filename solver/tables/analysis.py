@@ -264,11 +264,11 @@ def _not_moves(moves: object, why: str = "") -> InvalidBoardError:
 def _each_move(moves: object) -> Iterator[object]:
     """The moves of ``moves`` one by one; :class:`InvalidBoardError` for anything that is not a sequence of them.
 
-    Text and bytes are refused (``"408"`` is no list of moves); anything else is iterated,
+    Text and bytes of any kind are refused (``"408"`` is no list of moves); anything else is iterated,
     and an object that cannot be (``np.array(88)``: a 0-d array claims to be iterable and is
     not), or whose iteration fails, is refused with what it is.
     """
-    if isinstance(moves, (str, bytes)):
+    if isinstance(moves, (str, bytes, bytearray, memoryview)):
         raise _not_moves(moves)
     try:
         iterator = iter(moves)  # type: ignore[call-overload]
