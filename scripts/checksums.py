@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from solver import build_table  # noqa: E402
 from solver.rules.game import DENSE_MAX_CELLS, Game, parse_game  # noqa: E402
 
-TARGET = Path(__file__).resolve().parent.parent / "solver" / "checksums.py"
+TARGET = Path(__file__).resolve().parent.parent / "solver" / "storage" / "checksums.py"
 
 
 def every_game(max_cells: int = DENSE_MAX_CELLS) -> list[Game]:
