@@ -3,7 +3,7 @@
     python scripts/measure_codecs.py --build-dir DIR            # DIR: a finished layered build of the game
     python scripts/measure_codecs.py --build-dir DIR --game 4x5k4 --blocks 64 --seed 14 --wheels
 
-The build directory is the one :func:`solver.retrograde.layered.build_layers` writes (``layer-PP.i8``);
+The build directory is the one :func:`solver.retrograde.sweep.build_layers` writes (``layer-PP.i8``);
 if it has no finished build, the game is built there first (4x5k4: about 45 s and 742 MB).
 
 A random sample of ``--blocks`` aligned 256 KiB spans of the score array (all layers
@@ -48,7 +48,8 @@ import numpy as np  # noqa: E402
 from solver.encoding.board import masks, rule_violation  # noqa: E402
 from solver.encoding.index import layout  # noqa: E402
 from solver.encoding.symmetry import symmetries  # noqa: E402
-from solver.retrograde.layered import BuildDir, build_layers  # noqa: E402
+from solver.retrograde.builddir import BuildDir  # noqa: E402
+from solver.retrograde.sweep import build_layers  # noqa: E402
 from solver.rules.game import parse_game  # noqa: E402
 from solver.rules.score import UNREACHABLE, WIN  # noqa: E402
 from solver.storage.blockarray import BlockArray, write_blocks  # noqa: E402

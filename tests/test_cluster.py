@@ -10,8 +10,10 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the cluster build needs the [cluster] extra (Dask distributed)")
 
+from solver.retrograde.builddir import BuildDir  # noqa: E402
+from solver.retrograde.chunks import ChunkDone  # noqa: E402
 from solver.retrograde.cluster import build_on_cluster, scheduler_address  # noqa: E402
-from solver.retrograde.layered import BuildDir, ChunkDone, build_layers  # noqa: E402
+from solver.retrograde.sweep import build_layers  # noqa: E402
 from solver.rules.game import parse_game  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""Compact tables (solver/encoding/index.py, solver/retrograde/layered.py, solver/tables/compact.py): the layered build
+"""Compact tables (solver/encoding/index.py, solver/retrograde/, solver/tables/compact.py): the layered build
 gives the dense table's answers code by code, builds are deterministic and resumable, and the
 3x6k3 table (slow set) is checked against independent counts, the reference minimax and the
 parent/child rule."""
@@ -15,8 +15,12 @@ from reference import board_of, reference
 from solver import build_table
 from solver.encoding.board import rule_violation
 from solver.encoding.index import layout
-from solver.errors import TableError
-from solver.retrograde.layered import BuildDir, BuildError, ChunkDone, build_layers, check_layers, plan_build
+from solver.errors import BuildError, TableError
+from solver.retrograde.builddir import BuildDir
+from solver.retrograde.chunks import ChunkDone
+from solver.retrograde.plan import plan_build
+from solver.retrograde.proof import check_layers
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE
 from solver.store.locate import open_compact
@@ -153,14 +157,14 @@ def test_a_build_directory_of_another_game_is_refused(tmp_path: Path) -> None:
 def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    import solver.retrograde.layered
+    import solver.retrograde.plan
 
     usage = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage._replace(free=1000))
+    monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage._replace(free=1000))
     with pytest.raises(BuildError, match=r"needs 0\.00 GiB of disk .* only 0\.00 GiB is free"):
         build_layers(parse_game("3x3k3"), tmp_path, jobs=1)
-    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage)
-    monkeypatch.setattr(solver.retrograde.layered, "_available_memory", lambda: 10)
+    monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage)
+    monkeypatch.setattr(solver.retrograde.plan, "_available_memory", lambda: 10)
     with pytest.raises(BuildError, match="GiB of memory"):
         build_layers(parse_game("4x5k4"), tmp_path / "big", jobs=2)
     assert not list((tmp_path / "big").glob("layer-*")), "a refused build wrote a layer"
@@ -169,18 +173,19 @@ def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tm
 
 
 def test_the_memory_estimate_grows_with_every_worker(tmp_path: Path) -> None:
-    import solver.retrograde.layered as layered
+    from solver.retrograde.chunks import CHUNK_BOARDS
+    from solver.retrograde.plan import WORKING_BYTES_PER_BOARD, worker_bytes
 
     game = parse_game("4x5k4")
     one, four = (plan_build(game, tmp_path, jobs=jobs).memory_bytes for jobs in (1, 4))
-    assert four - one == 3 * layered.worker_bytes(game), (one, four)
-    assert layered.worker_bytes(game) > layered.CHUNK_BOARDS * layered.WORKING_BYTES_PER_BOARD, "the worker's tables are not counted"
+    assert four - one == 3 * worker_bytes(game), (one, four)
+    assert worker_bytes(game) > CHUNK_BOARDS * WORKING_BYTES_PER_BOARD, "the worker's tables are not counted"
 
 
 def test_a_retiring_build_needs_one_raw_layer_of_disk_and_spools_not_all(tmp_path: Path) -> None:
     """5x5k4: every layer raw is 151 GiB; retiring and spooling, the peak is the largest layer (layer 16, 22 GiB)
     with a spool and the retired layers, below the 45 GiB target and the 49 GiB of two raw layers."""
-    from solver.retrograde.layered import RETIRED_AT_MOST, SPOOLED_AT_MOST
+    from solver.retrograde.plan import RETIRED_AT_MOST, SPOOLED_AT_MOST
 
     game = parse_game("5x5k4")
     sizes = layout(game).layer_sizes
@@ -193,7 +198,7 @@ def test_a_retiring_build_needs_one_raw_layer_of_disk_and_spools_not_all(tmp_pat
 
 def test_a_resumed_retiring_build_counts_both_raw_layers_of_the_layer_it_resumes(tmp_path: Path) -> None:
     """A layer holding chunks of an earlier run is decoded while its child is still raw (to check it against it)."""
-    from solver.retrograde.layered import _retiring_peak
+    from solver.retrograde.plan import _retiring_peak
 
     sizes = layout(parse_game("5x5k4")).layer_sizes
     fresh, resumed = (_retiring_peak(sizes, 16, resumed=flag) for flag in (False, True))
@@ -202,11 +207,11 @@ def test_a_resumed_retiring_build_counts_both_raw_layers_of_the_layer_it_resumes
 
 def test_a_build_that_fits_with_one_worker_is_refused_with_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--jobs reaches the memory check: the estimate the sweep checks is the one for its workers."""
-    import solver.retrograde.layered as layered
+    import solver.retrograde.plan
 
     game = parse_game("3x3k3")
     one, two = (plan_build(game, tmp_path / "plan", jobs=jobs).memory_bytes for jobs in (1, 2))
-    monkeypatch.setattr(layered, "_available_memory", lambda: (one + two) // 2)
+    monkeypatch.setattr(solver.retrograde.plan, "_available_memory", lambda: (one + two) // 2)
     with pytest.raises(BuildError, match="GiB of memory.*use fewer --jobs"):
         build_layers(game, tmp_path / "two", jobs=2)
     assert build_layers(game, tmp_path / "one", jobs=1).solved[-1] == 0
@@ -395,9 +400,9 @@ def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path
 
 
 def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.retrograde.layered
+    import solver.retrograde.chunks
 
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", 500)  # many small chunks
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", 500)  # many small chunks
     game = parse_game("3x4k3")
     seen = []
 
@@ -427,7 +432,8 @@ def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_p
 def test_5x5k4_last_two_layers_match_the_reference_on_sampled_boards() -> None:
     # 25 cells: a 13-cell high half, masks up to bit 24. The full layer is solved whole, then
     # chunks of layer 24 from it; sampled boards are re-solved by the reference minimax.
-    from solver.retrograde.layered import chunks, solve_chunk
+    from solver.retrograde.chunks import chunks
+    from solver.retrograde.kernel import solve_chunk
 
     game = parse_game("5x5k4")
     index = layout(game)

@@ -14,7 +14,7 @@ from solver.encoding.board import rule_violation
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
 from solver.rules.base import INVALID
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE

@@ -22,7 +22,7 @@ import solver.tables.compact as compact
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import InvalidBoardError, TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
 from solver.rules.base import INVALID
 from solver.rules.bitboard import digit_chunks
 from solver.rules.game import parse_game

@@ -15,8 +15,8 @@ from solver.cli import main
 from solver.encoding.board import render
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
-from solver.retrograde.layered import build_layers
 from solver.retrograde.minimax import MAX_EMPTY, negamax_score
+from solver.retrograde.sweep import build_layers
 from solver.rules.base import IN_PLAY
 from solver.rules.game import Game, parse_game
 from solver.storage import checksums

@@ -14,10 +14,10 @@ read before the span of the table holding it was checked once in this process:
 spans of :data:`SPAN` boards, checked on first use.
 
 It answers only: building one is :mod:`solver.store.make`'s (the layered build of
-:mod:`solver.retrograde.layered`), opening one :mod:`solver.store.locate`'s.
+:mod:`solver.retrograde.sweep`), opening one :mod:`solver.store.locate`'s.
 
 >>> import tempfile
->>> from solver.retrograde.layered import build_layers
+>>> from solver.retrograde.sweep import build_layers
 >>> from solver.rules.game import Game
 >>> with tempfile.TemporaryDirectory() as directory:
 ...     table = CompactTable.from_layers(Game(), build_layers(Game(), directory, jobs=1).layers())
