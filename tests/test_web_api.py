@@ -432,7 +432,17 @@ def test_the_page_and_its_files_are_served_with_their_types_and_a_content_securi
 
 def test_the_games_list_names_each_served_game_and_how_to_serve_more(client: TestClient) -> None:
     listing = client.get("/api/v1/games").json()
-    assert listing["games"] == [{"name": "3x3k3", "rows": 3, "cols": 3, "k": 3, "cells": 9, "checksum": web.table_checksum(TABLE)}]
+    assert listing["games"] == [
+        {
+            "name": "3x3k3",
+            "rows": 3,
+            "cols": 3,
+            "k": 3,
+            "cells": 9,
+            "rule": {"suffix": "", "title": "normal play", "line_wins": True},
+            "checksum": web.table_checksum(TABLE),
+        }
+    ]
     assert listing["default"] == "3x3k3" and "solve serve --game" in listing["more"]
 
 
