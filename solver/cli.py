@@ -40,11 +40,12 @@ from .grading.grader import (
 from .grading.grader import grade as _grade
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
-from .present.describe import status_line
+from .present.charts import outcomes_svg
+from .present.describe import stats_text, status_line
 from .retrograde.minimax import MAX_EMPTY
 from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
-from .storage.fsutil import remove_dead_temporaries
+from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate
 from .store.locate import build_file, open_file, table_for, table_path
@@ -54,8 +55,8 @@ from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis
 from .tables.analysis import analyze as _analyze
-from .tables.position import Position, outcome_label, outcome_words
-from .words import count, signed
+from .tables.position import Position, outcome_label
+from .words import count
 
 
 class SolveGroup(click.Group):
@@ -220,53 +221,31 @@ def main() -> None:
 @main.command()
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def stats(options: TableOptions, as_json: bool) -> None:
-    """Count positions, results, symmetric classes and complete games."""
+@click.option(
+    "--svg",
+    "svg_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write a chart of the outcomes of each ply to FILE (SVG, self-contained).",
+)
+def stats(options: TableOptions, as_json: bool, svg_path: Path | None) -> None:
+    """Count positions, results, symmetric classes and complete games, in total and by ply."""
+    if svg_path is not None:
+        _check_writable(svg_path, "the chart")
     counts = options.table().stats()
-    if as_json:
-        click.echo(json.dumps(counts, indent=2))
-        return
-    side, term = counts["side_to_move"], counts["terminal"]
-    start = counts["start"]
-    rows = [
-        ("game", counts["game"]),
-        ("reachable positions", f"{counts['positions']:,}"),
-        ("  for X (perfect play)", _by_winner(counts["x_wins"], counts["draws"], counts["o_wins"])),
-        ("  for the side to move", _by_result(side)),
-        ("finished positions", f"{term['positions']:,} ({_by_winner(term['x_wins'], term['draws'], term['o_wins'], draws_last=True)})"),
-        ("up to symmetry", _counted(counts, "unique_positions", lambda n: f"{n:,}")),
-        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({_by_winner(g['x_wins'], g['draws'], g['o_wins'], draws_last=True)})")),
-        ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
-    ]
-    for layer in counts.get("layers", []):
-        unique = layer["unique"]
-        rows.append(
-            (
-                f"  layer {layer['ply']}",
-                f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, {layer['finished']:,} finished;"
-                f" up to symmetry {unique['positions']:,}: {_by_result(unique)}, {unique['finished']:,} finished",
-            )
-        )
-    width = max(len(label) for label, _ in rows)
-    for label, text in rows:
-        click.echo(f"{label.ljust(width)}  {text}")
+    if svg_path is not None:
+        write_atomic(svg_path, outcomes_svg(counts.by_ply(), game=counts["game"]).encode())
+    click.echo(json.dumps(counts, indent=2) if as_json else stats_text(counts))
+    if svg_path is not None and not options.quiet:
+        click.echo(f"chart of the outcomes by ply written to {svg_path}", err=True)
 
 
-def _by_winner(x_wins: int, draws: int, o_wins: int, *, draws_last: bool = False) -> str:
-    """``2,936 X wins, 1,068 draws, 1,474 O wins`` (``1 draw`` when there is one)."""
-    parts = [count(x_wins, "X win"), count(draws, "draw"), count(o_wins, "O win")]
-    return ", ".join([parts[0], parts[2], parts[1]] if draws_last else parts)
-
-
-def _by_result(counts: dict[str, int]) -> str:
-    """``2,836 wins, 1,068 draws, 1,574 losses`` from a dict with those keys."""
-    return ", ".join(count(counts[key], noun) for key, noun in (("wins", "win"), ("draws", "draw"), ("losses", "loss")))
-
-
-def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> str:
-    """A count as text, or why it was not counted (compact tables of big games)."""
-    value = counts.get(key)
-    return show(value) if value is not None else f"not counted: {counts.get('omitted', {}).get(key, 'unavailable')}"
+def _check_writable(path: Path, what: str) -> None:
+    """Refuse an output file whose directory is missing or read-only before any work (no directory is made for it)."""
+    directory = path.parent
+    if not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+        raise SolverError(f"cannot write {what} to {path}: {directory} is not a directory this user can write to")
 
 
 # -- lookup ---------------------------------------------------------------------

@@ -1,16 +1,18 @@
-"""Positions and analysed games draw themselves in Jupyter (solver/present/svg.py): checked by parsing what they render."""
+"""Positions, analysed games, a table's counts and a grade report draw themselves in Jupyter
+(solver/present/svg.py and charts.py): checked by parsing what they render."""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import asdict
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 import solver
-from solver.present import svg
+from solver.present import charts, svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 BOARDS = [
@@ -146,7 +148,7 @@ def test_jupyter_picks_the_html_repr_when_ipython_is_installed() -> None:
 @pytest.mark.parametrize("board", ["XO./.X./...", "XXX/OO./...", "XOX/XOO/OXX"])
 def test_pieces_are_drawn_in_the_page_colours_x_blue_and_o_red(board: str) -> None:
     position = solver.lookup(board)
-    page_css = (Path(svg.__file__).parent / "web" / "static" / "style.css").read_text()
+    page_css = (Path(svg.__file__).parent.parent / "web" / "static" / "style.css").read_text()
     for player, colour in svg.PIECE_COLOURS.items():
         assert f"--{player.lower()}: {colour};" in page_css, "the page and the notebook picture use one colour per piece"
     for cell, group in _cells(position).items():
@@ -163,3 +165,91 @@ def test_a_finished_board_has_no_move_legend_and_a_board_in_play_has_one() -> No
     for board in ("XXX/OO./...", "XOX/XOO/OXX"):  # X won; a draw on a full board
         html = solver.lookup(board)._repr_html_()
         assert legend not in html and "★" not in html and "best (row,col)" not in html, board
+
+
+# -- charts ---------------------------------------------------------------------------------------------
+def _svgs(html: str) -> list[ET.Element]:
+    """Every ``<svg>`` element of an HTML fragment, parsed as XML."""
+    return [ET.fromstring(markup) for markup in re.findall(r"<svg .*?</svg>", html, flags=re.S)]
+
+
+def _bars(root: ET.Element, kind: str) -> list[dict[str, str]]:
+    return [dict(rect.attrib) for rect in root.iter(f"{SVG}rect") if f"data-{kind}" in rect.attrib]
+
+
+def _assert_self_contained(markup: str) -> None:
+    lowered = markup.lower()
+    assert "<script" not in lowered and "<style" not in lowered and " id=" not in lowered and "on" + "click" not in lowered
+    assert re.findall(r"https?://[^\"' ]+", markup) == ["http://www.w3.org/2000/svg"] * markup.count("<svg ")
+    for root in _svgs(markup):
+        assert all("style" not in element.attrib for element in root.iter()), "attributes only: a page's CSP refuses style attributes"
+
+
+def test_counts_by_ply_are_the_positions_with_that_many_pieces_by_result() -> None:
+    """Counted again position by position: every reachable 3x3 board looked up, by pieces and result."""
+    table = solver.table_for("3x3k3")
+    expected: dict[int, dict[str, int]] = {}
+    for code in table.reachable_codes().tolist():
+        position = table.at(code)
+        ply = sum(piece is not None for piece in position.cells)
+        row = expected.setdefault(ply, dict.fromkeys(("positions", "wins", "draws", "losses", "finished"), 0))
+        row["positions"] += 1
+        row[{"win": "wins", "draw": "draws", "loss": "losses"}[position.result]] += 1
+        row["finished"] += position.is_over
+    counted = table.ply_counts()
+    assert [asdict(counts) for counts in counted] == [expected[ply] for ply in range(10)]
+    assert counted == table.stats().by_ply(), "the cheap count and the full stats agree"
+    assert [counts.positions for counts in counted] == [1, 9, 72, 252, 756, 1260, 1520, 1140, 390, 78]
+
+
+@pytest.mark.parametrize("game", ["3x3k3", "2x4k2", "3x4k3"])
+def test_the_stats_chart_draws_each_plys_shares_of_x_wins_draws_and_o_wins(game: str, table_dir: object) -> None:
+    stats = solver.table_for(game).stats()
+    html = stats._repr_html_()
+    assert html is not None
+    _assert_self_contained(html)
+    (root,) = _svgs(html)
+    assert root.attrib["aria-label"].startswith(f"{game}: ")
+    bars = _bars(root, "outcome")
+    layers = stats["layers"]
+    for layer in layers:
+        ply, mover_wins = layer["ply"], layer["ply"] % 2 == 0
+        expected = {
+            "x_wins": layer["wins"] if mover_wins else layer["losses"],
+            "draws": layer["draws"],
+            "o_wins": layer["losses"] if mover_wins else layer["wins"],
+        }
+        drawn = {bar["data-outcome"]: bar for bar in bars if int(bar["data-ply"]) == ply}
+        if not layer["positions"]:  # every game is over before this ply (2x4k2: from ply 6 on)
+            assert drawn == {}
+            continue
+        assert {key: int(drawn[key]["data-count"]) if key in drawn else 0 for key in expected} == expected, ply
+        shares = [bar for key, bar in drawn.items() if key != "positions"]
+        for bar in shares:  # each bar as tall as its share of the ply's positions
+            assert int(bar["data-of"]) == layer["positions"]
+            assert float(bar["height"]) == pytest.approx(charts.PLOT_HEIGHT * int(bar["data-count"]) / layer["positions"], abs=0.01)
+        assert sum(float(bar["height"]) for bar in shares) == pytest.approx(charts.PLOT_HEIGHT, abs=0.05), "the shares fill the bar"
+        tops = sorted(shares, key=lambda bar: float(bar["y"]))
+        assert [bar["data-outcome"] for bar in tops] == [key for key in ("x_wins", "draws", "o_wins") if key in drawn], "X's wins on top"
+        most = max(other["positions"] for other in layers)
+        assert float(drawn["positions"]["height"]) == pytest.approx(charts.POSITIONS_HEIGHT * layer["positions"] / most, abs=0.01)
+    assert "reachable positions" in html and f"{stats['positions']:,}" in html, "the totals solve stats prints"
+
+
+def test_solve_stats_svg_writes_the_chart_and_still_prints_the_text(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    chart = tmp_path / "outcomes.svg"
+    result = CliRunner().invoke(main, ["stats", "--svg", str(chart)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("game                    3x3k3\n") and "  layer 9" in result.stdout
+    written = chart.read_text()
+    _assert_self_contained(written)
+    assert written == charts.outcomes_svg(solver.table_for("3x3k3").ply_counts(), game="3x3k3")
+    for missing in (tmp_path / "missing" / "outcomes.svg", chart / "outcomes.svg"):  # no such directory; a file, not a directory
+        refused = CliRunner().invoke(main, ["stats", "--svg", str(missing)])
+        reason = f"{missing.parent} is not a directory this user can write to"
+        assert refused.exit_code == 1 and refused.stderr == f"solve: error: cannot write the chart to {missing}: {reason}\n"
+    assert not (tmp_path / "missing").exists()
