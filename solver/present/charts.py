@@ -94,7 +94,7 @@ class ValuePoint:
 
 
 def _open(width: float, height: float, title: str) -> list[str]:
-    width = max(width, LEFT + 7.2 * len(title))  # the heading fits (13 px bold, about 7 px a character)
+    width = max(width, LEFT + 8 * len(title))  # the heading fits (13 px bold: 7 to 8 px a character)
     return [
         (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
@@ -235,7 +235,7 @@ def faults_svg(rows: Sequence[PlyFaults], *, game: str) -> str:
     step = _step(len(rows))
     top = 40.0
     width, height = LEFT + step * max(len(rows), 1) + 12, top + PLOT_HEIGHT + 48
-    parts = _open(width, height, f"{game}: answers that were not best moves, by ply, of the positions graded there")
+    parts = _open(width, height, f"{game}: faults by ply, as shares of the positions graded there")
     parts += _y_axis(top, PLOT_HEIGHT, [(0, "0%"), (0.5, f"{50 * scale:g}%"), (1, f"{100 * scale:g}%")])
     for index, row in enumerate(rows):
         parts += _fault_bars(row, LEFT + index * step + 1, step - 2, top + PLOT_HEIGHT, scale)
@@ -279,7 +279,7 @@ def values_svg(points: Sequence[ValuePoint], *, game: str) -> str:
     step = _step(len(points))
     top = 40.0
     width, height = LEFT + step * max(len(points), 1) + 12, top + PLOT_HEIGHT + 48
-    parts = _open(width, height, f"{game}: the game's value for X after each ply, with best play from there")
+    parts = _open(width, height, f"{game}: the value for X after each ply, with best play from there")
     parts += _y_axis(top, PLOT_HEIGHT, [(0, "O wins"), (0.5, "draw"), (1, "X wins")])
     centres = [(LEFT + index * step + step / 2, value_y(point.value, top)) for index, point in enumerate(points)]
     if len(centres) > 1:
