@@ -539,7 +539,7 @@ def set_viewport(driver: WebDriver, width: int, height: int) -> None:
 
 
 def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], browser: WebDriver, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """docs/web.png is the desktop one (1280x800); the phone one (390x844) is for looking at."""
+    """docs/web.png is the desktop one (1280x800), the outcomes by ply open; the phone one (390x844) is for looking at."""
     artifacts = tmp_path_factory.mktemp("artifacts")
     try:
         for name, (width, height) in (("web.png", (1280, 800)), ("web-phone.png", (390, 844))):
@@ -548,6 +548,8 @@ def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], bro
             wait_for_board(driver, "XXO/.../...")
             wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 3)
             wait_for(driver, lambda d: d.find_element(By.ID, "last-move").get_attribute("data-verdict") == "blunder")
+            driver.find_element(By.CSS_SELECTOR, "#outcomes summary").click()  # the chart of the outcomes by ply, open
+            wait_for(driver, lambda d: chart_title(d).startswith("3x3k3"))
             driver.execute_script("document.activeElement && document.activeElement.blur()")
             shot = artifacts / name
             assert driver.save_screenshot(str(shot))
