@@ -233,14 +233,14 @@ class Prototype:
     def __init__(self, game_name: str, array: BlockArray) -> None:
         self.game = parse_game(game_name)
         self.index, self.sym, self.array = layout(self.game), symmetries(self.game), array
-        self.through = [[m for m in self.game.line_masks if m >> cell & 1] for cell in range(self.game.cells)]
+        self.through = [[m for m in self.game.rules.line_masks if m >> cell & 1] for cell in range(self.game.cells)]
 
     def score(self, code: int) -> int:
         """The score for the side to move (``UNREACHABLE`` if the rules say so)."""
         if rule_violation(self.game, code) is not None:
             return UNREACHABLE
         x, o = masks(self.game, code)
-        if self.game.has_line(x if x.bit_count() > o.bit_count() else o):  # the last mover won
+        if self.game.rules.has_line(x if x.bit_count() > o.bit_count() else o):  # the last mover won
             return -WIN
         if x | o == self.game.full_mask:
             return 0

@@ -25,13 +25,15 @@ from solver.tables import CompactTable
 
 # Every shape of up to 12 cells (rows <= cols) with a few k each: 1 to 12 cells, k = 1 to 4.
 SMALL = sorted({f"{r}x{c}k{k}" for r in range(1, 4) for c in range(r, 13) if r * c <= 12 for k in (1, 2, 3, 4, min(r, c), c) if k <= c})
+MISERE_SMALL = ["3x3k3-misere", "3x4k3-misere", "2x6k3-misere", "2x5k2-misere", "1x7k3-misere", "3x3k2-misere", "1x1k1-misere"]
+"""Misère play (a line loses) through the layered build: it must equal the dense build, which the reference checks."""
 
 
 def _compact(name: str, directory: Path, jobs: int = 1) -> CompactTable:
     return CompactTable.from_layers(parse_game(name), build_layers(parse_game(name), directory, jobs=jobs).layers(), prove=prove)
 
 
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", SMALL + MISERE_SMALL)
 def test_compact_build_equals_the_dense_table_code_by_code(name: str, tmp_path: Path) -> None:
     game = parse_game(name)
     compact = _compact(name, tmp_path)
@@ -54,7 +56,7 @@ def test_a_game_of_more_than_32_lines_builds_like_the_dense_table(tmp_path: Path
     # 3x5k2 has 38 lines: the build's line sets take two words, and a board's lines can
     # sit in both (the shared-cell rule must look at every word).
     game = parse_game("3x5k2")
-    assert len(game.line_masks) > 32
+    assert len(game.rules.line_masks) > 32
     compact = _compact(game.name, tmp_path)
     codes = layout(game).codes(0, layout(game).size)[0]
     assert np.array_equal(np.asarray(compact.scores), build_table(game=game).score[codes])
@@ -72,9 +74,10 @@ def test_positions_answer_like_the_dense_tables_positions(tmp_path: Path) -> Non
     assert compact.best_move("XX../O.O./....", game="3x4k3") == dense.best_move("XX../O.O./....", game="3x4k3")
 
 
-def test_stats_count_like_the_dense_table_and_per_layer(tmp_path: Path) -> None:
-    compact = _compact("3x4k3", tmp_path)
-    mine, theirs = compact.stats(), build_table(game="3x4k3").stats()
+@pytest.mark.parametrize("name", ["3x4k3", "3x4k3-misere"])
+def test_stats_count_like_the_dense_table_and_per_layer(name: str, tmp_path: Path) -> None:
+    compact = _compact(name, tmp_path)
+    mine, theirs = compact.stats(), build_table(game=name).stats()
     for key in ("positions", "x_wins", "draws", "o_wins", "side_to_move", "terminal", "unique_positions", "start"):
         assert mine[key] == theirs[key], key
     assert sum(layer["positions"] for layer in mine["layers"]) == mine["positions"]
@@ -322,19 +325,34 @@ def test_3x6k3_empty_board_is_a_first_player_win(table_3x6k3: CompactTable) -> N
 
 @pytest.mark.slow
 def test_3x6k3_sampled_positions_with_10_or_more_pieces_match_recursive_minimax(table_3x6k3: CompactTable) -> None:
-    game = parse_game("3x6k3")
+    _sampled_positions_match_recursive_minimax(table_3x6k3)
+
+
+@pytest.mark.slow
+def test_3x6k3_misere_sampled_positions_match_recursive_minimax_and_it_reaches_what_normal_play_reaches(tmp_path: Path) -> None:
+    """Misère 3x6k3 built by the layered build: sampled positions against the independent misère minimax,
+    and the reachable boards of every layer exactly normal play's (the game still ends at the first line)."""
+    table = _compact("3x6k3-misere", tmp_path)
+    _sampled_positions_match_recursive_minimax(table)
+    layers = [layer["positions"] for layer in table.stats()["layers"]]
+    assert layers == _forward_reachable_counts(parse_game("3x6k3"))
+
+
+def _sampled_positions_match_recursive_minimax(table: CompactTable) -> None:
+    """Positions with 10 or more pieces, 25 a layer, each solved again by the reference minimax."""
+    game = table.game
     index = layout(game)
     rng = np.random.default_rng(18)
-    ref = reference("3x6k3")
+    ref = reference(game.name)
     picked = 0
     for ply in range(10, 19):
         start = index.layer_offsets[ply]
         candidates = start + rng.integers(0, index.layer_sizes[ply], 400)
         codes = np.array([index.code_of_index(i) for i in candidates.tolist()])
-        scores = table_3x6k3.lookup_codes(codes, check=False)
+        scores = table.lookup_codes(codes, check=False)
         for code in codes[scores.score != UNREACHABLE][:25].tolist():
             board = board_of(code, game.cells)
-            position = table_3x6k3.at(code)
+            position = table.at(code)
             want = ref.solve(board)
             assert ({1: "win", 0: "draw", -1: "loss"}[want.result], want.plies) == (position.result, position.plies), position.board
             assert set(position.best_cells) == set(want.best), position.board

@@ -10,7 +10,7 @@ cells only:
 * **reachable** (closed form, exactly :func:`solver.encoding.board.rule_violation`'s rule):
   the player to move has no line (else the game went on after a win, or both have
   one); if the last mover has lines, they all share a cell (the winning move).
-* **finished**: the last mover has a line (score ``-WIN``: lost for the side to
+* **finished**: the last mover has a line (the rule's line score, ``-WIN``: lost for the side to
   move) or the board is full (``0``, a draw).
 * otherwise the score is ``sign(m) - m`` where ``m`` is the smallest score among
   the children (one per empty cell), read from layer ``p + 1``. A move in the low
@@ -79,7 +79,7 @@ from ..encoding.board import render
 from ..encoding.index import SCHEME, SCHEME_VERSION, Block, Layout, half, layout
 from ..errors import SolverError, quote
 from ..rules.game import Game, parse_game
-from ..rules.score import UNREACHABLE, WIN
+from ..rules.score import UNREACHABLE
 from ..storage.blockarray import Codec, codec_of, default_codec
 from ..storage.fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
 from ..words import count
@@ -172,12 +172,12 @@ _WORD = 32
 def _split_lines(game: Game) -> tuple[tuple[int, int, int], ...]:
     """Every line as (full mask, low-half mask, high-half mask shifted down)."""
     low = game.cells // 2
-    return tuple((line, line & ((1 << low) - 1), line >> low) for line in game.line_masks)
+    return tuple((line, line & ((1 << low) - 1), line >> low) for line in game.rules.line_masks)
 
 
 def _words(game: Game) -> int:
     """How many uint32 words a line set of the game takes."""
-    return max(1, -(-len(game.line_masks) // _WORD))
+    return max(1, -(-len(game.rules.line_masks) // _WORD))
 
 
 def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -220,7 +220,7 @@ def _common_tables(game: Game) -> np.ndarray:
     """The AND of the cell masks of the lines in each byte of a line set: ``[word, byte, value]``, int32 (-1: no line)."""
     tables = np.full((_words(game), 4, 256), -1, dtype=np.int32)
     values = np.arange(256)
-    for number, line in enumerate(game.line_masks):
+    for number, line in enumerate(game.rules.line_masks):
         word, bit = divmod(number, _WORD)
         tables[word, bit // 8, (values >> (bit % 8) & 1) == 1] &= line
     return tables
@@ -287,7 +287,7 @@ def _apply_rules(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols
         _mark_unshared(game, mover_sets, won, unreachable)
     rules = _scratch("rule table", shape, np.int8)
     rules.fill(RULES_FOLLOW)
-    _set_where(rules, won, -WIN)
+    _set_where(rules, won, game.rules.line_score)  # -WIN, or +WIN in misère play
     _set_where(rules, unreachable, UNREACHABLE)
     return rules
 
@@ -305,7 +305,7 @@ def _mark_unshared(game: Game, mover_sets: list[tuple[int, np.ndarray]], won: np
     tables = _common_tables(game)
     common = np.full(at.size, -1, dtype=np.int32)
     for word, sets in picked:
-        for byte in range(-(-min(_WORD, len(game.line_masks) - word * _WORD) // 8)):
+        for byte in range(-(-min(_WORD, len(game.rules.line_masks) - word * _WORD) // 8)):
             common &= tables[word, byte][(sets >> np.uint32(8 * byte)) & np.uint32(255)]
     unreachable.reshape(-1)[at[common == 0]] = True
 

@@ -52,8 +52,8 @@ from ..encoding.board import render
 from ..encoding.index import layout
 from ..encoding.symmetry import symmetries
 from ..retrograde.minimax import MAX_EMPTY, negamax_score
+from ..rules.base import IN_PLAY
 from ..rules.game import Game
-from ..rules.mnk import IN_PLAY, rules_of
 from ..rules.score import UNREACHABLE
 from ..tables import Table
 from ..words import count
@@ -118,7 +118,7 @@ class SampleReport:
 
 def _playable(game: Game, codes: np.ndarray, canonical: bool) -> np.ndarray:
     """The codes (legal piece counts) that are in play, and canonical if asked."""
-    keep = rules_of(game).statuses(codes) == IN_PLAY
+    keep = game.rules.statuses(codes) == IN_PLAY
     if canonical and keep.any():
         keep[keep] = symmetries(game).is_canonical(codes[keep])
     kept: np.ndarray = codes[keep]
