@@ -358,7 +358,7 @@ class _Api:
         return _cached(request, _dumps(analysis.to_dict()), etag)
 
     async def outcomes(self, request: Request) -> Response:
-        """The chart of the outcomes of each ply, counted once per game off the event loop (4x4k4: about a second)."""
+        """The chart of the outcomes of each ply, counted once per game (a pass over a dense table) off the event loop."""
         game = self._game(request)
         etag = game.etag("outcomes.svg")
         headers = {"etag": etag, "cache-control": CACHE_CONTROL}
