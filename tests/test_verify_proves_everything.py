@@ -25,7 +25,7 @@ from click.testing import CliRunner
 import solver
 from solver.cli import main
 from solver.errors import TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
 from solver.storage import blockarray, tablefile
 from solver.storage.stored import layer_histograms, stored_layers

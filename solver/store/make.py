@@ -6,7 +6,7 @@ kind           how it is built
 ``dense``      in memory in seconds (:mod:`solver.retrograde.dense`), games of up to
                16 cells; :func:`build_table` gives the table, :func:`build_file`
                writes it
-``compact``    layer by layer in a build directory (:mod:`solver.retrograde.layered`),
+``compact``    layer by layer in a build directory (:mod:`solver.retrograde.sweep`),
                with every core or on a Dask cluster (:mod:`solver.retrograde.cluster`),
                games of 17 to 25 cells; a killed build resumes. :func:`build_compact`
                writes the file
@@ -33,11 +33,15 @@ from typing import Any
 import numpy as np
 
 from ..encoding import board as _board
-from ..errors import TableError
+from ..errors import ResumedLayerWrong, TableError
 from ..retrograde import sealing
+from ..retrograde.builddir import BuildDir
+from ..retrograde.chunks import ChunkDone
+from ..retrograde.chunks import Progress as ChunkProgress
 from ..retrograde.dense import Progress, build_arrays, build_steps
-from ..retrograde.layered import BuildDir, ChunkDone, build_layers, check_layers, plan_build
-from ..retrograde.layered import Progress as ChunkProgress
+from ..retrograde.plan import plan_build
+from ..retrograde.proof import check_layers
+from ..retrograde.sweep import build_layers
 from ..rules.game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
 from ..storage import tablefile, trust
 from ..storage.fsutil import directory_lock, empty_private_directory, refuse_non_regular, remove_dead_temporaries
@@ -96,7 +100,7 @@ def build_file(
         its directory cannot be written, the disk is full (naming the path and the bytes needed), the build
         directory is not the user's alone, the table could not be recorded as trusted and takes long
         to prove (:func:`_can_record`), or the new table fails its check.
-    :raises solver.retrograde.layered.BuildError: if a compact build cannot fit (disk or memory, with the figures).
+    :raises solver.errors.BuildError: if a compact build cannot fit (disk or memory, with the figures).
     """
     path = Path(path)
     problem = None if force else tablefile.not_replaceable(path, game)
@@ -181,7 +185,7 @@ def build_compact(
 
     A killed build run again with the same ``build_dir`` resumes below its last finished
     layer (``notify`` says so). The disk and memory needed are checked before anything
-    is written (:class:`solver.retrograde.layered.BuildError` gives the figures). The build
+    is written (:class:`solver.errors.BuildError` gives the figures). The build
     directory is locked for the whole build (a second builder waits), and the file
     replaces ``output`` only once it has passed every check (see :func:`build_file`).
 
@@ -190,8 +194,8 @@ def build_compact(
         on a cluster, a directory every worker sees at the same path).
     :param jobs: local worker processes (default: every core); ignored with ``scheduler``.
     :param scheduler: a Dask scheduler address (``tcp://host:8786``) or client: build on that cluster.
-    :param progress: called after every chunk (:class:`solver.retrograde.layered.ChunkDone`; the
-        total work is :attr:`solver.retrograde.layered.BuildPlan.work` of :func:`solver.retrograde.layered.plan_build`).
+    :param progress: called after every chunk (:class:`solver.retrograde.chunks.ChunkDone`; the
+        total work is :attr:`solver.retrograde.plan.BuildPlan.work` of :func:`solver.retrograde.plan.plan_build`).
     :param keep_layers: keep the build directory after the file is written.
     :returns: the path written.
     :raises TableError: if the new table fails its check (``output`` is then left as it was).
@@ -224,7 +228,7 @@ def _build_compact(
             built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, release=release)
         else:
             built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, release=release)
-    except sealing.ResumedLayerWrong as error:
+    except ResumedLayerWrong as error:
         wrong = f"the {game.name} table just built is wrong ({error})"
         raise TableError(
             f"{output}: {wrong}; it was not written, and {output} was left as it was; "
@@ -281,7 +285,7 @@ def proof(table: Table, *, on_check: Callable[[Check], None] | None = None) -> l
        stored value possible where it is stored (:meth:`solver.storage.tablefile.TableFile.problems`).
     2. **The scores**: a dense table compared code by code with a fresh build; a compact one has
        every layer re-derived from the stored next layer and the rules
-       (:func:`solver.retrograde.layered.check_layers`: a full build's work, without a second table).
+       (:func:`solver.retrograde.proof.check_layers`: a full build's work, without a second table).
     3. **The counts** a compact file's header keeps (each layer's histograms, what ``solve stats``
        prints): recounted from the proved layers and compared.
 
