@@ -11,6 +11,8 @@
                             (a ``TableError``)
 ``CodecUnavailable``        a table compressed with a codec whose package is not installed
                             (a ``TableError``)
+``DiskFullError``           the disk filled up while a table or a build's layers were written:
+                            the path, what was needed and what is free (a ``TableError``)
 ``BuildError``              a compact build that cannot run: disk, memory, or a build directory
                             that is another game's or damaged
 ``ResumedLayerWrong``       a layer left by an earlier build run that disagrees with its children
@@ -74,6 +76,12 @@ class BuildNeedsConsent(TableError):
 
 class CodecUnavailable(TableError):
     """A table compressed with a codec whose package is not installed (the message says which)."""
+
+
+class DiskFullError(TableError):
+    """The disk filled up ("No space left on device", or a quota) while a table file or a build's layers were
+    written. The message names the path, what the write needed and what is free, and how to go on (a
+    compact build resumes from what it finished)."""
 
 
 class BuildError(SolverError):

@@ -400,11 +400,12 @@ def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_b
 
 def test_a_dense_table_that_fails_its_checksum_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "3x3k3.ttt"
-    path.write_bytes(b"the table already there")
+    there = solver.store.locate.shipped_path(parse_game("3x3k3")).read_bytes()  # the table already there
+    path.write_bytes(there)
     monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": "0" * 64)
     with pytest.raises(TableError, match=r"has checksum [0-9a-f]{64}, not the expected 0{64}; it was not written"):
         solver.store.make.build_file(parse_game("3x3k3"), path)
-    assert path.read_bytes() == b"the table already there"
+    assert path.read_bytes() == there
     assert sorted(p.name for p in tmp_path.iterdir()) == ["3x3k3.ttt"]
 
 
@@ -544,3 +545,58 @@ def test_recording_in_a_registry_that_cannot_be_written_warns_and_never_raises(t
     with pytest.warns(trust.RegistryWarning, match="is a directory"):
         assert trust.record(tmp_path, GAME, "compact", "0" * 64) is False
     assert not trust.is_trusted(tmp_path, GAME, "compact", "0" * 64)
+
+
+# -- 7. a disk that fills up says where, what was needed and what is free (issue 22, finding 15) ---------------
+
+
+def test_a_disk_that_fills_up_mid_build_names_the_path_what_was_needed_and_what_is_free_and_the_build_resumes(
+    compact_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 15: a build that ran out of disk said only "No space left on device"."""
+    import errno
+
+    import solver.retrograde.spool
+
+    real = os.pwrite
+    calls = []
+
+    def fills_up(fd: int, data: bytes, offset: int) -> int:
+        calls.append(offset)
+        if len(calls) > 20:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data, offset)
+
+    output = tmp_path / f"{GAME}.ttt"
+    with monkeypatch.context() as patch:
+        patch.setattr(solver.retrograde.spool.os, "pwrite", fills_up)
+        code, err = run("build", "-q", "--game", GAME, "--jobs", "1", "--output", str(output))
+    assert code == 1
+    line = one_error_line(err)
+    build_dir = tmp_path / f"{GAME}.ttt.build"
+    assert f"{build_dir}: the disk filled up while building the {GAME} table (No space left on device)" in line, line
+    assert re.search(r"it needs about [0-9.]+ (bytes|KiB|MiB) \([0-9,]+ bytes\), and .* has [0-9.]+ [KMGT]?i?B(ytes)? free", line), line
+    assert "run the same command again: it resumes" in line and build_dir.is_dir() and not output.exists()
+    solver.store.locate.forget()
+    code, err = run("build", "-q", "--game", GAME, "--jobs", "1", "--output", str(output))
+    assert code == 0, err
+    fresh = build_compact(parse_game(GAME), tmp_path / "fresh" / f"{GAME}.ttt", jobs=1)
+    assert output.read_bytes() == fresh.read_bytes()
+
+
+def test_a_disk_that_fills_up_while_the_table_is_written_names_the_path_what_was_needed_and_what_is_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    def no_room(*args: object) -> bytes:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(solver.storage.tablefile, "_head", no_room)
+    output = tmp_path / "3x3k3.ttt"
+    code, err = run("build", "-q", "--output", str(output))
+    assert code == 1
+    line = one_error_line(err)
+    assert f"{output}: the disk filled up while writing it (No space left on device): it needs about " in line, line
+    assert f"and {tmp_path} has " in line and " free; free space there and write it again" in line, line
+    assert list(tmp_path.iterdir()) == [], "no temporary file is left"

@@ -15,7 +15,9 @@ through this module, so the same rules hold everywhere.
   :func:`link_stays_inside`): only regular files are replaced; a symbolic link is
   followed only when it stays inside its own directory.
 * **Space** (:func:`check_space`): a write that cannot fit is refused before it
-  starts, with the figures.
+  starts, with the figures; one that fills the disk all the same (another program
+  took the room meanwhile) says the path, what it needed and what is free
+  (:func:`disk_full`), never only "No space left on device".
 * **Private directories** (:func:`private_directory`, :func:`open_private`,
   :func:`create_private`, :func:`directory_lock`): a compact build's directory is
   the builder's alone: created 0700, refused unless it is a real directory owned by
@@ -45,7 +47,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from ..errors import TableError
+from ..errors import DiskFullError, TableError
 
 
 def refuse_non_regular(path: Path) -> None:
@@ -84,6 +86,25 @@ def check_space(path: Path, needed: int) -> None:
         raise TableError(f"{path}: not enough disk space: the table needs {format_size(needed)} ({needed:,} bytes), {path.parent} has {format_size(free)} free")
 
 
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+"""The errors of a write that found no room: no space left on the device, or the user's quota reached."""
+
+
+def disk_full(path: Path, error: OSError, *, needed: int | None, doing: str, then: str) -> DiskFullError:
+    """The :class:`DiskFullError` of a write to ``path`` that found no room: the path, what was needed, what is free.
+
+    :param needed: bytes the write needed in all (None: not known); the free space is measured now.
+    :param doing: what was being written (``"writing the table"``); ``then``: what to do once space is freed.
+    """
+    try:
+        free: str = f"{format_size(shutil.disk_usage(_existing_parent(path)).free)} free"
+    except OSError:
+        free = "no free space measured"
+    need = f"it needs about {format_size(needed)} ({needed:,} bytes), and " if needed is not None else ""
+    where = path if path.is_dir() else path.parent
+    return DiskFullError(f"{path}: the disk filled up while {doing} ({error.strerror or error}): {need}{where} has {free}; free space there and {then}")
+
+
 def _existing_parent(path: Path) -> Path:
     parent = path.parent
     while not parent.exists() and parent != parent.parent:
@@ -108,7 +129,7 @@ def temp_name(path: Path) -> Path:
 
 
 @contextmanager
-def atomic_file(path: Path, *, mode: int = 0o644, check: Callable[[Path], None] | None = None) -> Iterator[IO[bytes]]:
+def atomic_file(path: Path, *, mode: int = 0o644, check: Callable[[Path], None] | None = None, needed: int | None = None) -> Iterator[IO[bytes]]:
     """A new file that replaces ``path`` when the block ends without error.
 
     The temporary file is created with ``O_EXCL | O_NOFOLLOW`` (a link planted
@@ -119,7 +140,8 @@ def atomic_file(path: Path, *, mode: int = 0o644, check: Callable[[Path], None] 
     :param check: called with the temporary file's path once it is written and synced,
         before the rename; whatever it raises leaves ``path`` as it was (and the
         temporary file removed).
-    :raises TableError: if the directory cannot be written or the disk fills up.
+    :param needed: the bytes the file will take (a disk that fills up says it, and what is free).
+    :raises TableError: if the directory cannot be written; :class:`~solver.errors.DiskFullError` if the disk fills up.
     """
     directory = path.parent
     try:
@@ -141,8 +163,8 @@ def atomic_file(path: Path, *, mode: int = 0o644, check: Callable[[Path], None] 
         os.replace(tmp, path)
     except OSError as error:
         tmp.unlink(missing_ok=True)
-        if error.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise TableError(f"{path}: the disk filled up while writing ({error.strerror}); free space in {directory} and build again") from None
+        if error.errno in DISK_FULL:
+            raise disk_full(path, error, needed=needed, doing="writing it", then="write it again (the old file, if any, was left as it was)") from None
         raise TableError(_cannot_write(directory, error)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -356,7 +356,7 @@ def write_table(
     header, length, parts = _plan(kind, game, arrays, meta)
     refuse_non_regular(path)
     check_space(path, header.end)
-    with atomic_file(path, check=_reads_back(path, game) if verify else None) as out:
+    with atomic_file(path, check=_reads_back(path, game) if verify else None, needed=header.end) as out:
         out.write(_head(header, length))
         digests = bytearray()
         for spec in header.arrays:
@@ -446,8 +446,9 @@ def write_compressed(
     offset = _align(12 + len(_dump({**_header_dict(placeholder), "root": placeholder.root})))
     length = offset - 12
     refuse_non_regular(path)
-    check_space(path, offset + size // 4 + DIGEST_BYTES * placeholder.digest_count)  # a compressed table is far smaller
-    with atomic_file(path, check=_reads_back(path, game) if verify else None) as out:
+    estimate = offset + size // 4 + DIGEST_BYTES * placeholder.digest_count  # a compressed table is far smaller
+    check_space(path, estimate)
+    with atomic_file(path, check=_reads_back(path, game) if verify else None, needed=estimate) as out:
         out.seek(offset)
         written = blockarray.write_encoded(out, blocks, codec=codec, level=level)
         if written.encoding.size != size:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..encoding import board as _board
-from ..errors import ResumedLayerWrong, TableError
+from ..errors import DiskFullError, ResumedLayerWrong, SolverError, TableError
 from ..retrograde import sealing
 from ..retrograde.builddir import BuildDir
 from ..retrograde.chunks import ChunkDone
@@ -44,7 +44,7 @@ from ..retrograde.proof import check_layers
 from ..retrograde.sweep import build_layers
 from ..rules.game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
 from ..storage import tablefile, trust
-from ..storage.fsutil import directory_lock, empty_private_directory, refuse_non_regular, remove_dead_temporaries
+from ..storage.fsutil import DISK_FULL, directory_lock, disk_full, empty_private_directory, refuse_non_regular, remove_dead_temporaries
 from ..storage.histograms import META_KEY, LayerCounts, histograms_from_meta, layer_histograms
 from ..tables import CompactTable, DenseTable, Kind, Table
 from ..words import count
@@ -219,7 +219,40 @@ def _build_compact(
     keep_layers: bool = False,
     record: bool = True,
 ) -> Path:
-    """:func:`build_compact` with the build directory's lock held (``record``: as trusted, :func:`_can_record`)."""
+    """:func:`build_compact` with the build directory's lock held (``record``: as trusted, :func:`_can_record`).
+
+    :raises DiskFullError: if the disk fills up on the way (naming the build directory, what the layers
+        left need and what is free; the build directory is kept, so the same command resumes).
+    """
+    try:
+        return _solve_and_seal(
+            game, output, directory, jobs=jobs, scheduler=scheduler, progress=progress, notify=notify, keep_layers=keep_layers, record=record
+        )
+    except OSError as error:
+        if error.errno not in DISK_FULL:
+            raise
+        try:
+            needed: int | None = plan_build(game, directory, check=False, retiring=True).disk_bytes
+        except (OSError, SolverError):
+            needed = None
+        raise disk_full(
+            directory, error, needed=needed, doing=f"building the {game.name} table", then=f"run the same command again: it resumes from what {directory} holds"
+        ) from None
+
+
+def _solve_and_seal(
+    game: Game,
+    output: Path,
+    directory: Path,
+    *,
+    jobs: int | None,
+    scheduler: Any,
+    progress: ChunkProgress | None,
+    notify: Callable[[str], None] | None,
+    keep_layers: bool,
+    record: bool,
+) -> Path:
+    """The layered build into ``directory`` (local or on a cluster), then the table file sealed from it."""
     release = sealing.release(sealing.Compression.default(), check_resumed=tablefile.expected_root(game, "compact") is None)
     try:
         if scheduler is not None:
@@ -237,6 +270,8 @@ def _build_compact(
     resumed = f"; it resumed layers {_plies(built.resumed)} from {directory}, which are damaged or forged: delete {directory} and build again"
     try:
         written = sealing.assemble(BuildDir(directory, game), output, verify=True, built_here=record)
+    except DiskFullError:
+        raise  # its own words: the path, what it needed, what is free
     except TableError as error:
         raise TableError(f"{error}{resumed if built.resumed else ''}") from None
     if not keep_layers:
