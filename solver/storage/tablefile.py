@@ -71,6 +71,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import math
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
@@ -170,7 +171,7 @@ class ArraySpec:
     @property
     def nbytes(self) -> int:
         """Size of the array in bytes (decoded)."""
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize  # Python ints: no numpy call on the open path (asked a dozen times)
 
     @property
     def stored_bytes(self) -> int:
