@@ -186,14 +186,26 @@ def test_a_truncated_region_is_refused(tmp_path: Path) -> None:
         open_region(tmp_path / "t", written, start)
 
 
+def _bomb_region(decoded: int) -> tuple[bytes, Encoding]:
+    """A region of one block that inflates to ``decoded`` bytes, far more than a block."""
+    bomb = codec_of("zlib").compress(bytes(decoded), 9)
+    region = bomb + np.array([0, len(bomb)], dtype="<u8").tobytes() + np.array([__import__("zlib").crc32(bomb)], dtype="<u4").tobytes()
+    return region, Encoding("zlib", 9, BLOCK, BLOCK, len(bomb))
+
+
 def test_a_block_never_decodes_past_its_size(tmp_path: Path) -> None:
     # A hostile file whose block inflates to far more than a block: refused, not decoded in full.
-    bomb = codec_of("zlib").compress(bytes(1 << 24), 9)
-    encoding = Encoding("zlib", 9, BLOCK, BLOCK, len(bomb))
-    region = bomb + np.array([0, len(bomb)], dtype="<u8").tobytes() + np.array([__import__("zlib").crc32(bomb)], dtype="<u4").tobytes()
+    region, encoding = _bomb_region(1 << 20)  # 1 KiB compressed: as long as a block may be
     read = BlockArray(region, encoding, lambda b: bytes(32), name="bomb")
     with pytest.raises(TableError, match="cannot be decoded"):
         read[0]
+
+
+def test_a_block_longer_than_any_block_compresses_to_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    # 16 KiB for a 4 KiB block: no codec writes that, and its CRC would be computed over all of it.
+    region, encoding = _bomb_region(1 << 24)
+    with pytest.raises(TableError, match="offset table"):
+        BlockArray(region, encoding, lambda b: bytes(32), name="bomb")
 
 
 def test_encoding_round_trips_through_its_header_entry_and_refuses_bad_fields() -> None:

@@ -544,7 +544,10 @@ class BlockArray:
         if bad:
             start = self.encoding.data_bytes + (self._origin or 0)
             where = f" (bytes {start:,} to {start + self._offsets.nbytes - 1:,} of the file)" if self._origin is not None else ""
-            raise self._error(f"the offset table of the compressed blocks{where} is damaged (offsets out of order or out of range)")
+            raise self._error(
+                f"the offset table of the compressed blocks{where} is damaged (offsets out of order or out of range, "
+                f"or a block longer than the {compressed_bound(self.block_bytes):,} bytes any block compresses to)"
+            )
 
     # -- one block ----------------------------------------------------------------------
     def block(self, block: int) -> memoryview:
