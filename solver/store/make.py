@@ -343,7 +343,11 @@ def proof(table: Table, *, on_check: Callable[[Check], None] | None = None) -> l
     if any(check.problems for check in checks):
         done(Check("scores and counts: not re-derived, the blocks they are read from are damaged"))
         return checks
-    layers = [table.layer(ply) for ply in range(table.game.cells + 1)]
+    try:
+        layers = [table.layer(ply) for ply in range(table.game.cells + 1)]
+    except TableError as error:  # a table whose blocks were not checked above (no file), or changed meanwhile
+        done(Check("scores: not re-derived, a block they are read from is damaged", (str(error),)))
+        return checks
     problems = check_layers(table.game, layers)
     done(Check(f"scores: every board of the {count(len(layers), 'layer')} re-derived from its children and the rules", tuple(problems)))
     if not problems:
