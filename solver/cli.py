@@ -38,6 +38,7 @@ from .grading.grader import (
     positions_to_grade,
 )
 from .grading.grader import grade as _grade
+from .grading.limits import DEFAULT_PROCESSES
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
 from .present.describe import status_line
@@ -561,15 +562,27 @@ a page or two for a person, where all of them can run to thousands of lines."""
     help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.",
 )
 @click.option(
-    "--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True, help="The player's memory limit in MiB (0: no limit)."
+    "--memory",
+    "memory_mb",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MEMORY_MB,
+    show_default=True,
+    help="The player's memory limit in MiB, its sandbox's /tmp and /dev/shm included (0: no limit).",
+)
+@click.option(
+    "--processes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_PROCESSES,
+    show_default=True,
+    help="The most processes and threads the player may have at once, its own included.",
 )
 @click.option(
     "--sandbox",
     type=click.Choice(["auto", "bwrap", "none"]),
     default="auto",
     show_default=True,
-    help="Contain the player with bubblewrap (bwrap): auto uses it where it works and otherwise says once what is "
-    "not contained; bwrap refuses to grade without it; none runs it as a plain process.",
+    help="Contain the player with bubblewrap (bwrap: it sees only Python, its own folder and a private /tmp): auto uses it "
+    "where it works and otherwise says so once; bwrap refuses to grade without it; none runs it as a plain process.",
 )
 @click.option(
     "--sample",
@@ -597,6 +610,7 @@ def grade(
     timeout: float,
     total_timeout: float,
     memory_mb: int,
+    processes: int,
     sandbox: str,
     sample: int | None,
     limit: int,
@@ -634,6 +648,7 @@ def grade(
         timeout=timeout,
         total_timeout=total_timeout or None,
         memory_mb=memory_mb or None,
+        processes=processes,
         sandbox=cast("Sandbox", sandbox),
     )  # the choices click checked
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)

@@ -665,6 +665,13 @@ class BlockArray:
             start = block << self._shift
             out[start : start + len(data)] = np.frombuffer(data, dtype=np.int8)
 
+    def verify_block(self, block: int) -> None:
+        """Check one block as the region holds it now (CRC, codec, digest), whatever the cache holds.
+
+        :raises TableError: if it is damaged.
+        """
+        self._decode(block)
+
     def problems(self) -> list[str]:
         """Check every block (CRC, codec, digest); the damaged ones, described (empty when all match)."""
         found = []
