@@ -27,8 +27,8 @@ import solver.grading.sandbox
 import solver.store.locate
 from solver.encoding.moves import parse_move
 from solver.errors import InvalidBoardError, OffBoardMoveError
-from solver.grading.player import MAX_LINE, call_shape
 from solver.grading.limits import Scratch
+from solver.grading.player import MAX_LINE, call_shape
 from solver.grading.sandbox import ENVIRONMENT, SandboxWarning, seccomp_filter
 
 PLAYERS = Path(__file__).parent / "players"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -425,16 +426,21 @@ def test_cli_numpy_and_flat_pass_those_board_forms(name, flag):
     assert data["errors"] == [] and data["positions"] == 4520
 
 
+def beside_perfect(path: Path, body: str) -> Path:
+    """A player file whose best moves come from a copy of ``tests/players/perfect.py`` beside it (the sandbox gives no ``solver``)."""
+    shutil.copy(PLAYERS / "perfect.py", path.parent)
+    path.write_text("from perfect import best_move\n" + body)
+    return path
+
+
 def test_cli_symbols_option_reaches_the_player(tmp_path):
-    path = tmp_path / "dashes.py"
-    path.write_text("import solver\ndef play(board):\n    assert all(c in 'xo-' for row in board for c in row)\n    return solver.best_move(board)\n")
+    path = beside_perfect(tmp_path / "dashes.py", "def play(board):\n    assert all(c in 'xo-' for row in board for c in row)\n    return best_move(board)\n")
     data = json.loads(run("grade", f"{path}:play", "--symbols", "x,o,-", "--json", "--side", "O").stdout)
     assert data["errors"] == [] and data["optimal"] == TRIED["O"]
 
 
 def test_cli_keeps_what_the_player_prints_out_of_stdout(tmp_path):
-    path = tmp_path / "chatty.py"
-    path.write_text("import solver\nprint('loaded')\ndef play(board):\n    print('thinking...')\n    return solver.best_move(board)\n")
+    path = beside_perfect(tmp_path / "chatty.py", "print('loaded')\ndef play(board):\n    print('thinking...')\n    return best_move(board)\n")
     result = run("grade", f"{path}:play", "--json", "--side", "O")
     assert json.loads(result.stdout)["optimal"] == TRIED["O"]
     assert "the player printed 2,098 lines" in result.stderr
@@ -685,7 +691,7 @@ def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
 
 
 # -- Ctrl-C and the progress bar ---------------------------------------------------------------
-SLOW_PLAYER = "import time, solver\ndef play(board):\n    time.sleep(0.01)\n    return solver.best_move(board)\n"
+SLOW_PLAYER = "import time\nfrom perfect import best_move\ndef play(board):\n    time.sleep(0.01)\n    return best_move(board)\n"
 
 
 @pytest.fixture
@@ -719,6 +725,7 @@ def start_grading(player: Path, cwd: Path, mark: str = "") -> subprocess.Popen[s
 def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
+    shutil.copy(PLAYERS / "perfect.py", path.parent)
     process = start_grading(path, tmp_path)
     time.sleep(3)
     process.send_signal(signal.SIGINT)
@@ -755,6 +762,7 @@ def wait_until_gone(mark: str, seconds: float = 10) -> list[int]:
 def test_ctrl_c_at_any_moment_ends_the_grading_and_leaves_no_process_behind(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
+    shutil.copy(PLAYERS / "perfect.py", path.parent)
     # from Python's start-up, through the table and the sandbox check, the player's start, to the calls
     for delay in (0.05, 0.3, 0.6, 1.0, 1.5, 2.5):
         mark = f"{os.getpid()}-{time.monotonic_ns()}"

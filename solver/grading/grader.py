@@ -567,7 +567,8 @@ def _player_process(
         raise PlayerError(f"processes must be at least 1 (the player's own), found {processes}")
     scratch = Scratch.of(memory_mb) if contained == "bwrap" else None
     limits = Limits.for_grading(memory_mb, total_timeout, processes=processes, scratch=scratch)
-    cgroup = PidCgroup.make(processes + SANDBOX_TASKS)
+    with interrupts_deferred():  # Ctrl-C meanwhile would leave a cgroup nothing removes
+        cgroup = PidCgroup.make(processes + SANDBOX_TASKS)
     if cgroup is None and os.geteuid() == 0:
         _say_once(
             "the player's processes are not bounded: no PID cgroup is writable here, and RLIMIT_NPROC does not bind root "

@@ -145,15 +145,18 @@ def find_options(start: Shape, first: Tried, run: Try, *, array: bool = False, f
 
 
 def options_text(start: Shape, end: Shape) -> str:
-    """The command-line options that turn ``start`` into ``end``, e.g. ``--turn max --returns value-move``."""
-    words = []
-    if end.turn != start.turn:
-        words.append("without --turn" if end.turn is None else f"--turn {end.turn}")
+    """The command-line options that turn ``start`` into ``end``, e.g. ``with --turn max --returns value-move`` or ``without --turn``."""
+    added = []
+    if end.turn is not None and end.turn != start.turn:
+        added.append(f"--turn {end.turn}")
     if end.returns != start.returns:
-        words.append(f"--returns {end.returns}")
+        added.append(f"--returns {end.returns}")
     if end.symbols != start.symbols:
-        words.append("--symbols " + shlex.quote(",".join("None" if s is None else str(s) for s in end.symbols)))
-    return " ".join(words)
+        added.append("--symbols " + shlex.quote(",".join("None" if s is None else str(s) for s in end.symbols)))
+    parts = [f"with {' '.join(added)}"] if added else []
+    if end.turn is None and start.turn is not None:
+        parts.append("without --turn")
+    return " and ".join(parts)
 
 
 def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, array: bool = False, flat: bool = False) -> str:
@@ -168,7 +171,7 @@ def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, 
     if not tried.works():
         kind, example = (tried.failing, tried.example) if tried.failing is not None else seen[-1]
         reasons = [_reason(k, e, name if i == 0 else "it", start) for i, (k, e) in enumerate(seen) if k != kind]
-        further = f" (with {fixed} it got that far)" if fixed else ""
+        further = f" (graded {fixed}, it got that far)" if fixed else ""
         return lead + "; ".join([*reasons, hint(kind, example, name)]) + further
     reasons = [_reason(kind, example, name if i == 0 else "it", start) for i, (kind, example) in enumerate(seen)]
-    return lead + "; ".join(reasons) + f": grade it with {fixed} (tried on them: its answers are then legal moves)"
+    return lead + "; ".join(reasons) + f": grade it {fixed} (tried on them: its answers are then legal moves)"

@@ -5,7 +5,7 @@ test players that play a best move on the positions they do not attack import th
 neighbour of theirs, instead. A best move is the table's: win fastest, lose slowest.
 """
 
-from functools import lru_cache
+from functools import cache
 
 K = 3
 
@@ -21,7 +21,7 @@ def _lines(rows, cols):
     return tuple(found)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _score(cells, rows, cols):
     """The mover's score: 1 + the empty cells left when it wins, minus that when it loses, 0 for a draw."""
     lines = _lines(rows, cols)
@@ -34,10 +34,15 @@ def _score(cells, rows, cols):
     return max(-_score(cells[:i] + (mover,) + cells[i + 1 :], rows, cols) for i in range(len(cells)) if cells[i] is None)
 
 
+def _cells(board):
+    """The board's cells as 'X', 'O' and None (either case; anything else is an empty cell)."""
+    return tuple({"X": "X", "x": "X", "O": "O", "o": "O"}.get(cell) if isinstance(cell, str) else None for row in board for cell in row)
+
+
 def best_move(board):
-    """A best move on a list of rows of 'X', 'O' and None, as ``(row, col)``."""
+    """A best move on a list of rows of 'X' and 'O' (either case) and anything else for empty, as ``(row, col)``."""
     rows, cols = len(board), len(board[0])
-    cells = tuple(cell for row in board for cell in row)
+    cells = _cells(board)
     mover = "X" if cells.count("X") == cells.count("O") else "O"
     moves = [i for i in range(len(cells)) if cells[i] is None]
     best = max(moves, key=lambda i: -_score(cells[:i] + (mover,) + cells[i + 1 :], rows, cols))
@@ -47,7 +52,7 @@ def best_move(board):
 def value(board):
     """The position's value for X: 1 a win, 0 a draw, -1 a loss."""
     rows, cols = len(board), len(board[0])
-    cells = tuple(cell for row in board for cell in row)
+    cells = _cells(board)
     score = _score(cells, rows, cols)
     mover_sign = 1 if cells.count("X") == cells.count("O") else -1
     return mover_sign * (score > 0) - mover_sign * (score < 0)
