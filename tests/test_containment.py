@@ -19,6 +19,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import solver
@@ -155,6 +156,23 @@ def test_a_player_rewriting_the_table_file_changes_no_verdict(own_3x4_table, mod
         assert where == [__file__], f"the warning points at {where}, not at grade()'s caller"
         with pytest.raises(solver.TableError, match="does not match its checksum"):
             solver.lookup(0, game="3x4")  # the table is reopened, and the damage refused
+
+
+def test_without_a_sandbox_damage_to_a_compact_table_is_reported_as_for_a_dense_one(tmp_path, monkeypatch):
+    from solver.store.locate import open_compact
+    from solver.store.make import build_compact
+
+    path = build_compact(solver.parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1)  # compressed blocks, as every compact table now
+    monkeypatch.setenv("HOSTILE_TABLE", str(path))
+    honest = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), table=open_compact(path), sample=300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tampered = solver.grade(f"{HOSTILE}:rewrites_the_table", table=open_compact(path), sample=300, sandbox="none")
+    assert tampered == honest and tampered.printed == 1  # it rewrote the file, and no verdict moved
+    changed = [str(w.message) for w in caught if "changed while the player ran" in str(w.message)]
+    assert len(changed) == 1 and str(path) in changed[0] and "the file is damaged" in changed[0], changed
+    with pytest.raises(solver.TableError, match="the file is damaged"):
+        open_compact(path).lookup_codes(np.array([0]))
 
 
 # -- problem 2: signals to the parent --------------------------------------------------------------

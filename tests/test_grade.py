@@ -565,6 +565,54 @@ def test_the_total_time_limit_reports_what_was_graded():
     assert report.positions == report.kept + len(report.lost) + len(report.errors)
 
 
+# -- the report survives the clock (issue 22, finding 7); a player that hangs (issue 24, point 8) --------
+@pytest.mark.parametrize("mode", ["auto", "none"])
+def test_the_total_time_limit_during_the_import_ends_in_the_report_marked_incomplete(tmp_path, mode):
+    path = tmp_path / "slow_import.py"
+    path.write_text("import time\ntime.sleep(60)\ndef play(board):\n    return 0\n")
+    started = time.perf_counter()
+    result = run("grade", f"{path}:play", "--json", "-q", "--total-timeout", "2", "--sandbox", mode)
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["complete"] is False and data["positions"] == 0 and data["planned"] == TRIED["both"]
+    assert data["stopped"] == "stopped: the total time limit of 2 s ran out while the player's file was being imported"
+    assert "took more than" not in result.stderr and f"grading {data['stopped']}: graded 0 of 4,520 positions" in result.stderr
+    assert time.perf_counter() - started < 20
+
+
+def test_the_total_time_limit_during_a_restart_ends_in_the_report_so_far(tmp_path):
+    marker = tmp_path / "imported-once"
+    path = tmp_path / "crashes_then_loads_slowly.py"
+    path.write_text(
+        f"import os, time\nif os.path.exists({str(marker)!r}):\n    time.sleep(60)  # every import after the first\n"
+        f"open({str(marker)!r}, 'w').close()\ndef play(board):\n    os._exit(1)\n"
+    )
+    result = run("grade", f"{path}:play", "--json", "-q", "--total-timeout", "6", "--sandbox", "none")  # the marker needs a shared /tmp
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["positions"] == 1 and data["crashes"] == 1 and not data["complete"]
+    assert data["stopped"] == "stopped: the total time limit of 6 s ran out while the player's process was being restarted"
+
+
+def test_a_player_that_times_out_on_three_calls_in_a_row_is_stopped_without_waiting_for_the_total_time():
+    started = time.perf_counter()
+    report = hostile("sleeps_always", timeout=0.5, total_timeout=600)
+    assert not report.complete and report.positions == 3 == len(report.timeouts)
+    assert report.stopped == "stopped after the player timed out on 3 calls in a row (--timeout 0.5 s each)"
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("isolated", [True, False], ids=["file", "function"])
+def test_every_option_a_function_of_another_shape_needs_is_named_at_once(isolated):
+    # seed 002 took three runs, one hint each: --turn max, then --returns value-move, then --symbols
+    spec = f"{PLAYERS / 'seed002_minimax.py'}:MINIMAX"
+    with pytest.raises(solver.PlayerError) as caught:
+        solver.grade(spec if isolated else solver.load_player(spec))
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("on the first 20 positions graded, TypeError: MINIMAX() missing 1 required positional")
+    assert message.count("grade it") == 1 and "grade it with --turn max --returns value-move --symbols 'x,o, ' (tried on 5 of them: 5 of 5" in message
+
+
 def test_answers_cross_as_plain_data_only(tmp_path):
     path = tmp_path / "lies.py"
     path.write_text(

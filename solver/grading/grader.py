@@ -732,6 +732,8 @@ class _Grading:
             return
         first = judge.tried()
         if first.failing is not None:
+            if self.process is not None:
+                self.process.close()  # it is still answering the rest of its batch: the trials start it afresh
             form = self.form
             start = Shape(form.turn, judge.returns, form.symbols)
             raise PlayerError(explain(start, first, self._trial, name=judge.name, positions=judge.graded, array=form.array, flat=form.flat))
@@ -743,7 +745,7 @@ class _Grading:
         try:
             form = replace(self.form, symbols=shape.symbols, turn=shape.turn)
         except PlayerError:  # symbols this board form cannot carry
-            return Tried(None, "", 0, 0)
+            return Tried(None, "", 0, 0, 0)
         if self.process is not None:
             replies = list(self.process.play([(p.cells, p.to_move or "X") for p in positions], deadline=self.deadline, form=form))
         else:
@@ -810,6 +812,8 @@ class _Judge:
     def _judge(self, position: Position, answer: Any, shown: str) -> None:
         if self.returns == "value-move":
             if not (isinstance(answer, list) and len(answer) == 2):
+                if not isinstance(answer, list):
+                    self._mismatch("move only", shown)
                 self._fail(position, "illegal", f"answer {shown} is not (value, move), as --returns value-move expects", shown)
                 return
             answer = answer[1]
@@ -841,7 +845,7 @@ class _Judge:
     def tried(self) -> Tried:
         """The calls so far, as :mod:`solver.grading.shapes` weighs them: the known way every one failed (if any), the legal answers."""
         failing = next((kind for kind, seen in self.mismatches.items() if seen == self.graded > 0), None)
-        return Tried(failing, self.examples.get(failing, "") if failing else "", self.kept + len(self.lost), self.kept)
+        return Tried(failing, self.examples.get(failing, "") if failing else "", self.graded, self.kept + len(self.lost), self.kept)
 
     def hints(self) -> tuple[str, ...]:
         """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""

@@ -45,17 +45,24 @@ class Tried:
 
     :param failing: the known way every call failed (:func:`hint`), or None.
     :param example: an answer (or exception) showing it.
-    :param answered: calls answered with a legal move; :param kept: of those, the ones that kept the result.
+    :param calls: the calls made.
+    :param answered: calls answered with a legal move.
+    :param kept: of those, the ones that kept the result.
     """
 
     failing: str | None
     example: str
+    calls: int
     answered: int
     kept: int
 
     def works(self) -> bool:
         """Whether the calls gave legal moves and no known failure."""
         return self.failing is None and self.answered > 0
+
+    def perfect(self) -> bool:
+        """Whether every call kept its result: no other shape can do better."""
+        return self.works() and self.kept == self.calls
 
 
 Try = Callable[[Shape], Tried | None]
@@ -71,6 +78,8 @@ def hint(kind: str, example: str, name: str) -> str:
         )
     if kind == "value-move":
         return f"{name} answered {example}, which looks like (value, move): grade it with --returns value-move"
+    if kind == "move only":
+        return f"{name} answered {example}, a move without a value: grade it without --returns value-move"
     if kind == "arguments: fewer":
         return f"{example}: {name} takes only the board: grade it without --turn"
     if kind == "arguments: more":
@@ -86,7 +95,9 @@ def _reason(kind: str, example: str, name: str, start: Shape) -> str:
     if kind == "no move":
         return f"{name} answered {example} (no move) on boards whose empty cells are {start.symbols[2]!r}"
     if kind == "value-move":
-        return f"it answered {example}, which looks like (value, move)"
+        return f"{name} answered {example}, which looks like (value, move)"
+    if kind == "move only":
+        return f"{name} answered {example}, a move without a value"
     if kind == "arguments: fewer":
         return f"{example}: it takes only the board"
     return f"{example}: it also takes whose turn it is"
@@ -100,48 +111,61 @@ def _candidates(kind: str, shape: Shape, *, array: bool, flat: bool) -> list[Sha
         return [replace(shape, turn=None)]
     if kind == "value-move" and shape.returns == "move":
         return [replace(shape, returns="value-move")]
+    if kind == "move only" and shape.returns == "value-move":
+        return [replace(shape, returns="move")]
     if kind == "no move" and not array:
         guesses = [s for s in SYMBOL_GUESSES if s != shape.symbols and (not flat or all(isinstance(c, str) and len(c) == 1 for c in s))]
         return [replace(shape, symbols=s) for s in guesses]
     return []
 
 
-def _rank(tried: Tried, kind: str) -> tuple[bool, bool, int, int]:
-    """Better first: it works, it fails another known way (a step on), more results kept, more legal answers."""
-    return (tried.works(), tried.failing not in (None, kind), tried.kept, tried.answered)
+def _rank(end: tuple[Shape, Tried, list[tuple[str, str]]]) -> tuple[bool, int, int, int]:
+    """Better first: it works, more results kept, more legal answers, more failures got past."""
+    _, tried, seen = end
+    return (tried.works(), tried.kept, tried.answered, len(seen))
+
+
+class _Search:
+    """Tries shapes from a failing one, following each failure to the options that could fix it (a small tree)."""
+
+    def __init__(self, run: Try, *, array: bool, flat: bool) -> None:
+        self.run, self.array, self.flat = run, array, flat
+        self.budget = MAX_TRIES
+        self.done = False
+        """True once a shape kept every result, or the time ran out: nothing more is tried."""
+
+    def ends(self, shape: Shape, tried: Tried, seen: list[tuple[str, str]]) -> list[tuple[Shape, Tried, list[tuple[str, str]]]]:
+        """Every shape reached from ``shape`` (whose calls gave ``tried``), with the failures met on the way there."""
+        if tried.failing is None:
+            self.done = self.done or tried.perfect()
+            return [(shape, tried, seen)]
+        kind = tried.failing
+        seen = [*seen, (kind, tried.example)]
+        found = [(shape, tried, seen)]
+        for candidate in _candidates(kind, shape, array=self.array, flat=self.flat):
+            if self.done or self.budget <= 0:
+                break
+            self.budget -= 1
+            outcome = self.run(candidate)
+            if outcome is None:
+                self.done = True
+            elif outcome.failing is None or outcome.failing != kind:
+                found += self.ends(candidate, outcome, seen)  # it works, or fails another known way: a step on
+        return found
 
 
 def find_options(start: Shape, first: Tried, run: Try, *, array: bool = False, flat: bool = False) -> tuple[Shape, Tried, list[tuple[str, str]]]:
-    """The shape that works, found step by step from ``start``, whose calls all failed as ``first`` says.
+    """The best shape reached from ``start``, whose calls all failed as ``first`` says.
 
-    At each step the shapes that could fix the failure are tried, and the best taken (:func:`_rank`);
-    a turn chosen on the way is weighed against the other turn once the rest works.
+    Each failure is followed to every option that could fix it, and each option to the next failure
+    (a function that takes whose turn it is may also return ``(value, move)`` and read other symbols);
+    wrong symbols or a wrong turn often give legal moves too, but keep fewer results, so the shape
+    that keeps the most is taken (:func:`_rank`). The search stops at a shape that keeps every
+    result, after :data:`MAX_TRIES` shapes, or when the time runs out.
 
-    :returns: the last shape reached, what its calls gave, and the ``(kind, example)`` of each failure met.
+    :returns: the shape, what its calls gave, and the ``(kind, example)`` of each failure met on the way to it.
     """
-    shape, tried, seen, budget = start, first, [], MAX_TRIES
-    while tried.failing is not None and budget > 0:
-        kind = tried.failing
-        seen.append((kind, tried.example))
-        best: tuple[Shape, Tried] | None = None
-        for candidate in _candidates(kind, shape, array=array, flat=flat)[:budget]:
-            budget -= 1
-            outcome = run(candidate)
-            if outcome is None:
-                return shape, tried, seen
-            if best is None or _rank(outcome, kind) > _rank(best[1], kind):
-                best = (candidate, outcome)
-            if outcome.works() and kind != "arguments: more":
-                break  # the first symbols that work: every guess after them is less likely
-        if best is None or _rank(best[1], kind)[:2] == (False, False):
-            return shape, tried, seen
-        shape, tried = best
-    if tried.works() and shape.turn is not None and shape.turn != start.turn and budget > 0:
-        other = replace(shape, turn="symbol" if shape.turn == "max" else "max")
-        outcome = run(other)
-        if outcome is not None and _rank(outcome, "") > _rank(tried, ""):
-            shape, tried = other, outcome
-    return shape, tried, seen
+    return max(_Search(run, array=array, flat=flat).ends(start, first, []), key=_rank)
 
 
 def options_text(start: Shape, end: Shape) -> str:
@@ -149,13 +173,17 @@ def options_text(start: Shape, end: Shape) -> str:
     added = []
     if end.turn is not None and end.turn != start.turn:
         added.append(f"--turn {end.turn}")
-    if end.returns != start.returns:
+    if end.returns != start.returns and end.returns != "move":
         added.append(f"--returns {end.returns}")
     if end.symbols != start.symbols:
         added.append("--symbols " + shlex.quote(",".join("None" if s is None else str(s) for s in end.symbols)))
     parts = [f"with {' '.join(added)}"] if added else []
-    if end.turn is None and start.turn is not None:
-        parts.append("without --turn")
+    removed = [
+        *(["--turn"] if end.turn is None and start.turn is not None else []),
+        *(["--returns value-move"] if end.returns != start.returns == "value-move" else []),
+    ]
+    if removed:
+        parts.append(f"without {' and '.join(removed)}")
     return " and ".join(parts)
 
 
@@ -174,4 +202,4 @@ def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, 
         further = f" (graded {fixed}, it got that far)" if fixed else ""
         return lead + "; ".join([*reasons, hint(kind, example, name)]) + further
     reasons = [_reason(kind, example, name if i == 0 else "it", start) for i, (kind, example) in enumerate(seen)]
-    return lead + "; ".join(reasons) + f": grade it {fixed} (tried on them: its answers are then legal moves)"
+    return lead + "; ".join(reasons) + f": grade it {fixed} (tried on {tried.calls} of them: {tried.kept} of {tried.calls} results kept)"
