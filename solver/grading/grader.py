@@ -53,11 +53,13 @@ and ``positions == kept + len(lost) + len(errors)``.
 
 **Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
 is imported and called in a separate process (:mod:`solver.grading.player`), inside
-a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`): it cannot hang,
+a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`: it sees Python, its
+own folder and a private ``/tmp``, nothing else), with its memory and processes bounded
+(:mod:`solver.grading.limits`): it cannot hang,
 kill or fool the grader, whose verdicts are computed here from the answers
 received as plain data, against scores copied out of the table and verified
 before the player starts (:mod:`solver.grading.answerkey`), so nothing the player does to the table
-file changes a verdict. Without a sandbox, a table file the player changed is reported with a
+file changes a verdict. Without a sandbox, a table file (dense or compact) the player changed is reported with a
 :class:`~solver.grading.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
 A function object runs in the caller's own process, without time limits. Calls are made in a fixed shuffled order, so that
 a progress bar's estimate of the time left is fair (the cost of a minimax call
@@ -514,41 +516,32 @@ def grade(
     :param sample: grade this many positions drawn at random (seeded, the same every run) instead of all of them;
         games of more than 16 cells are always sampled (:func:`positions_to_grade`).
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
-    :param total_timeout: seconds for the whole grading (``None``: no limit). Reaching it at any moment (the import, a restart,
-        a call) ends the grading with the report so far, marked incomplete (:attr:`GradeReport.stopped` says what ran out).
-    :param memory_mb: the player's memory in MiB (``None``: no limit): its address space, and in the sandbox its private
-        ``/tmp`` and ``/dev/shm`` too (:class:`solver.grading.limits.Scratch`), set soft and hard with limits on CPU time and
-        file size (:class:`solver.grading.limits.Limits`).
-    :param sandbox: how an isolated player is contained (:mod:`solver.grading.sandbox`): ``"auto"`` (bubblewrap where it works, else the
-        plain process with one :class:`~solver.grading.sandbox.SandboxWarning` saying what is not contained), ``"bwrap"`` (bubblewrap or
-        refuse) or ``"none"``.
-    :param processes: the player's processes and threads at most, its own included: a PID cgroup where one is writable, else
-        ``RLIMIT_NPROC`` (:mod:`solver.grading.limits`).
+    :param total_timeout: seconds for the whole grading (``None``: no limit); reached at any moment (the import, a restart, a
+        call), it ends the grading with the report so far (:attr:`GradeReport.stopped` says what ran out).
+    :param memory_mb: the player's memory in MiB (``None``: no limit): its address space and its sandbox's ``/tmp`` and ``/dev/shm``,
+        with CPU time and file size limits (:mod:`solver.grading.limits`).
+    :param sandbox: ``"auto"`` (bubblewrap where it works, else one :class:`~solver.grading.sandbox.SandboxWarning`), ``"bwrap"``
+        (bubblewrap or refuse) or ``"none"``: how an isolated player is contained (:mod:`solver.grading.sandbox`).
+    :param processes: the player's processes and threads at most, its own included (:mod:`solver.grading.limits`).
     :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way
         options fix (the message names every option found, by trying them); for ``sandbox="bwrap"`` where bubblewrap cannot run.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
 
-    A player that times out on :data:`TIMEOUTS_IN_A_ROW` calls in a row, or whose process dies on :data:`CRASHES_IN_A_ROW`,
-    is stopped and reported without waiting for the total time limit.
-    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised (module docstring: Isolation).
+    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised; a player that times out
+    on :data:`TIMEOUTS_IN_A_ROW` calls in a row, or dies on :data:`CRASHES_IN_A_ROW`, is stopped there (module docstring: Isolation).
     """
-    chosen, wanted = _side(side), _returns(returns)
     table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
-    positions = positions_to_grade(side=chosen, table=table, sample=sample)
-    judge = _Judge(table.game, chosen, len(positions), wanted, timeout, _player_name(player))
+    positions = positions_to_grade(side=side, table=table, sample=sample)
+    judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player))
     with _reported_on_ctrl_c(judge):  # the sandbox check and the answer key take a while: Ctrl-C there reports nothing graded
         contained = choose(sandbox) if isinstance(player, str) else "none"
         key = AnswerKey(table, positions)
-        deadline = None if total_timeout is None else time.monotonic() + total_timeout
-        grading = _Grading(judge, _shuffled(key.positions), form, deadline, total_timeout)
+        grading = _Grading(judge, _shuffled(key.positions), form, total_timeout)
         if not isinstance(player, str):
-            grading.function = player
-            return grading.run(progress)
-        grading.process = _player_process(
-            player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout, processes=processes
-        )
-        return grading.run(progress, unsandboxed=key if contained == "none" else None)
+            return grading.run(progress, function=player)
+        process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout, processes=processes)
+        return grading.run(progress, process=process, unsandboxed=key if contained == "none" else None)
 
 
 def _player_process(
@@ -645,23 +638,33 @@ class _Grading:
     (a function object, called in this process).
     """
 
-    def __init__(self, judge: _Judge, order: list[Position], form: BoardForm, deadline: float | None, total: float | None) -> None:
-        self.judge, self.order, self.form, self.deadline, self.total = judge, order, form, deadline, total
+    def __init__(self, judge: _Judge, order: list[Position], form: BoardForm, total: float | None) -> None:
+        """Start the clock: ``total`` seconds (None: no limit) from now."""
+        self.judge, self.order, self.form, self.total = judge, order, form, total
+        self.deadline = None if total is None else time.monotonic() + total
         self.process: PlayerProcess | None = None
         self.function: Callable[..., Any] | None = None
 
-    def run(self, progress: Progress | None, *, unsandboxed: AnswerKey | None = None) -> GradeReport:
+    def run(
+        self,
+        progress: Progress | None,
+        *,
+        process: PlayerProcess | None = None,
+        function: Callable[..., Any] | None = None,
+        unsandboxed: AnswerKey | None = None,
+    ) -> GradeReport:
         """Start the player's process (if isolated), judge each reply as it comes, and report; the process is closed whatever happens.
 
         Ctrl-C at any moment, the clean-up included, ends in :class:`GradingInterrupted`, and only
         once the player's process is killed and reaped (the clean-up defers it). The total time
         limit ends the grading with the report so far, whatever was under way (:attr:`GradeReport.stopped` says what).
 
+        :param process: the player's process (not started yet), or ``function``, the player called in this process.
         :param unsandboxed: the answer key of an isolated player that ran without a sandbox: its table file is checked afterwards.
         :raises GradingInterrupted: on Ctrl-C, with the partial report.
         :raises PlayerError: when the first calls all fail in a known way (the line names every option found to fix it).
         """
-        judge, process = self.judge, self.process
+        judge, self.process, self.function = self.judge, process, function
         with _reported_on_ctrl_c(judge, process):
             replies = self._isolated() if process is not None else self._in_process()
             try:

@@ -10,11 +10,12 @@ grader's own state (its table, its verdict function, its report):
   its standard output and error go nowhere, and what the player prints through
   ``print`` is counted, not shown;
 * it starts inside a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`:
-  its own PID namespace, a read-only file system without the table files, no
-  network); without one, a *shield* process stands between it and the grader,
-  so its ``os.getppid()`` is not the grader's pid;
+  an allow-list of read-only folders, its own user and PID namespaces, no network,
+  a fixed environment, and of this package only the modules it runs); without one,
+  a *shield* process stands between it and the grader, so its ``os.getppid()`` is
+  not the grader's pid; either way it starts in a PID cgroup where one is writable;
 * before the player's file is imported it sets soft and hard limits on itself
-  (:class:`solver.grading.sandbox.Limits`: memory, CPU time, file size, processes), and
+  (:class:`solver.grading.limits.Limits`: memory, CPU time, file size, processes), and
   it exits by itself if the grader dies;
 * every call has a time limit: a watchdog in the child (``SIGALRM``) stops a
   call that runs over and answers "timed out"; the parent waits a little longer
@@ -38,7 +39,8 @@ process.
 
 The protocol, parent to child: one JSON object with the settings, then one
 ``{"boards": [[index, cells, mover], ...]}`` per batch (``cells`` one character
-per cell, ``X``, ``O`` or ``.``). Child to parent: ``{"ready": printed}`` or
+per cell, ``X``, ``O`` or ``.``; a ``"form"`` beside them changes the board form
+from then on, for the grader's trials of other shapes). Child to parent: ``{"ready": printed}`` or
 ``{"load_error": message}``, then one :data:`Reply` per board.
 """
 
