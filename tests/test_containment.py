@@ -158,11 +158,18 @@ def test_a_player_rewriting_the_table_file_changes_no_verdict(own_3x4_table, mod
             solver.lookup(0, game="3x4")  # the table is reopened, and the damage refused
 
 
-def test_without_a_sandbox_damage_to_a_compact_table_is_reported_as_for_a_dense_one(tmp_path, monkeypatch):
-    from solver.store.locate import open_compact
+@pytest.fixture(scope="module")
+def compact_3x3k3(tmp_path_factory) -> Path:
+    """Tic-tac-toe as a compact table file (compressed blocks, as every compact table now), built once for the module."""
     from solver.store.make import build_compact
 
-    path = build_compact(solver.parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1)  # compressed blocks, as every compact table now
+    return build_compact(solver.parse_game("3x3k3"), tmp_path_factory.mktemp("compact") / "3x3k3.ttt", jobs=1)
+
+
+def test_without_a_sandbox_damage_to_a_compact_table_is_reported_as_for_a_dense_one(compact_3x3k3, tmp_path, monkeypatch):
+    from solver.store.locate import open_compact
+
+    path = Path(shutil.copy(compact_3x3k3, tmp_path / "3x3k3.ttt"))
     monkeypatch.setenv("HOSTILE_TABLE", str(path))
     honest = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), table=open_compact(path), sample=300)
     with warnings.catch_warnings(record=True) as caught:
@@ -455,13 +462,12 @@ def test_a_failed_call_is_told_by_the_signature_not_the_message():
     assert call_shape(lambda a, b, c: 0, ("b",)) == "other"
 
 
-def test_the_answer_key_copies_a_compact_table_file_as_well_as_a_dense_one(tmp_path):
+def test_the_answer_key_copies_a_compact_table_file_as_well_as_a_dense_one(compact_3x3k3):
     from solver.grading.answerkey import AnswerKey
     from solver.grading.grader import positions_to_grade
     from solver.store.locate import open_compact
-    from solver.store.make import build_compact
 
-    compact = open_compact(build_compact(solver.parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1))
+    compact = open_compact(compact_3x3k3)
     dense = solver.table_for()
     key = AnswerKey(compact, positions_to_grade(table=compact))
     assert len(key.positions) == 4520
