@@ -895,7 +895,8 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(
-        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ (API under /api/v1, OpenAPI at /api/v1/openapi.json, table files at /tables/). Ctrl-C stops."
+        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ "
+        "(API under /api/v1, OpenAPI at /api/v1/openapi.json, table files at /tables/). Ctrl-C stops."
     )
     if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)

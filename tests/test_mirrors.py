@@ -306,7 +306,8 @@ def test_solve_serve_offers_its_table_files_with_ranges_and_the_checksum_as_etag
     root = open_table(served_file).header.root
     client = TestClient(web.create_app([open_file(served_file, game=GAME)]))
     listing = client.get("/tables/").json()["tables"]
-    assert listing == [{"name": NAME, "game": "2x9k4", "kind": "compact", "bytes": len(data), "checksum": root, "shipped_checksum": True, "url": "/tables/" + NAME}]
+    entry = {"name": NAME, "game": "2x9k4", "kind": "compact", "bytes": len(data), "checksum": root, "shipped_checksum": True, "url": "/tables/" + NAME}
+    assert listing == [entry]
     whole = client.get("/tables/" + NAME)
     assert whole.status_code == 200 and whole.content == data and whole.headers["etag"] == f'"{root}"'
     part = client.get("/tables/" + NAME, headers={"Range": "bytes=100-199"})
