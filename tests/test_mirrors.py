@@ -326,3 +326,21 @@ def test_fetch_and_url_tables_work_against_solve_serve(served_file: Path, table_
         url_table = open_url_table(base + "tables/" + NAME, game=GAME)
         assert url_table.at(0).to_dict() == open_file(served_file).at(0).to_dict()
     assert fetched.installed and (table_dir / NAME).read_bytes() == served_file.read_bytes()
+
+
+# -- the manual ---------------------------------------------------------------------------------------
+def test_the_checksums_page_lists_every_shipped_checksum_as_the_script_writes_it() -> None:
+    """docs/checksums.md is written by scripts/checksums.py from the module, never by hand: it is what the
+    script writes today, and it holds every checksum the package ships (and no other)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("checksums_script", root / "scripts" / "checksums.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    page = (root / "docs" / "checksums.md").read_text(encoding="utf-8")
+    assert page == script.page_text(checksums.EXPECTED_ROOTS, checksums.EXPECTED_COMPACT_ROOTS, checksums.EARLIER_COMPACT_ROOTS)
+    listed = set(re.findall(r"^\| `(\w+)` \| `([0-9a-f]{64})` \|$", page, flags=re.M))
+    earlier = {(name, root) for name, roots in checksums.EARLIER_COMPACT_ROOTS.items() for root in roots}
+    assert listed == {*checksums.EXPECTED_ROOTS.items(), *checksums.EXPECTED_COMPACT_ROOTS.items(), *earlier}
