@@ -673,36 +673,48 @@ def _median_us(table: Table, codes: list[int]) -> float:
 
 
 def bench_url_table(path: Path) -> None:
-    """A compact table read at a URL (``solver.table_for(game, url=...)``) from ``solve serve`` over the loopback:
-    opening it, the first touch of a block (one Range request), a warm look-up, a block from the on-disk
-    cache in a new reader, a batch; beside the same look-ups on the local file."""
-    from solver.store.urltable import open_url_table
+    """A compact table read at a URL (``solver.table_for(game, url=...)``) over the loopback, from ``solve serve`` and
+    from a plain static file server (tests/range_server.py: the standard library's http.server with byte ranges):
+    opening it, the first touch of a block (one Range request), a warm look-up, a block from the on-disk cache in
+    a new reader, a batch; beside the same look-ups on the local file."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from range_server import serving  # type: ignore[import-not-found, unused-ignore]
 
     local = _open_compact(path)
     game = local.game.name
     codes = _fresh_blocks(local, 300, seed=24)
-    print(f"\n{game} at a URL, solve serve on 127.0.0.1 ({path.stat().st_size:,} bytes; load average before: {os.getloadavg()[0]:.2f})")
+    print(f"\n{game} at a URL over 127.0.0.1 ({path.stat().st_size:,} bytes; load average before: {os.getloadavg()[0]:.2f})")
+    report(f"{game} local file: first touch of a block (median of {len(codes)})", _median_us(_open_compact(path), codes), "us")
     process, url = _served(path)
+    try:
+        _url_figures(url, f"{game} from solve serve", local, codes)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    with serving({path.name: path.read_bytes()}) as server:
+        _url_figures(server.url + path.name, f"{game} from a static server", local, codes)
+    print(f"   (load average after: {os.getloadavg()[0]:.2f}; the machine may be shared)")
+
+
+def _url_figures(url: str, label: str, local: CompactTable, codes: list[int]) -> None:
+    from solver.store.urltable import open_url_table
+
     try:
         with tempfile.TemporaryDirectory() as cache:
             os.environ["SOLVED_TICTACTOE_CACHE_DIR"] = cache
             started = time.perf_counter()
             table = open_url_table(url, cache_bytes=1 << 30)
-            report(f"{game} URL table: open (header, digests, index)", (time.perf_counter() - started) * 1e3, "ms")
-            report(f"{game} URL table: first touch of a block (median of {len(codes)})", _median_us(table, codes), "us")
-            report(f"{game} URL table: warm look-up, block in memory", per_call(lambda: table.at(codes[-1]), number=2000) * 1e6, "us")
-            report(f"{game} local file: first touch of a block (median, same codes)", _median_us(_open_compact(path), codes), "us")
+            report(f"{label}: open (header, digests, index)", (time.perf_counter() - started) * 1e3, "ms")
+            report(f"{label}: first touch of a block (median)", _median_us(table, codes), "us")
+            report(f"{label}: warm look-up, block in memory", per_call(lambda: table.at(codes[-1]), number=2000) * 1e6, "us")
             again = open_url_table(url, cache_bytes=1 << 30)
-            report(f"{game} URL table: a new reader, block from the disk cache (median)", _median_us(again, codes), "us")
+            report(f"{label}: new reader, block from the disk cache", _median_us(again, codes), "us")
             batch = _batch_codes(local, 100_000)
             fresh = open_url_table(url, cache_bytes=0)
             seconds = per_call(lambda: fresh.lookup_codes(batch), number=1, repeat=1)
-            report(f"{game} URL table: lookup_codes of 100,000 codes, no cache", batch.size / seconds / 1e3, "k/s")
+            report(f"{label}: lookup_codes, 100,000 codes, no cache", batch.size / seconds / 1e3, "k/s")
     finally:
         os.environ.pop("SOLVED_TICTACTOE_CACHE_DIR", None)
-        process.terminate()
-        process.wait(timeout=30)
-    print(f"   (load average after: {os.getloadavg()[0]:.2f}; the machine may be shared)")
 
 
 def _batch_codes(table: CompactTable, count: int) -> np.ndarray:

@@ -30,9 +30,11 @@ fail a check are never used, and never kept.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import io
 import os
 import sqlite3
+import ssl
 import threading
 import time
 import urllib.error
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 from http.client import HTTPMessage
 from pathlib import Path
 from typing import IO, Any, cast
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import numpy as np
 
@@ -138,6 +140,9 @@ class HttpRange:
         self.ranges = True
         """Whether the server answers Range requests (False once it sent a whole file for one)."""
         self._opener = urllib.request.build_opener(_Redirects())
+        self._final: SplitResult | None = None
+        """Where the server last answered from (after redirects): later requests go there over a kept-alive connection."""
+        self._local = threading.local()
 
     def error(self, problem: str) -> TableError:
         """A :class:`TableError` naming the URL."""
@@ -158,10 +163,57 @@ class HttpRange:
             reason = getattr(error, "reason", None) or error
             raise self.error(f"cannot reach the server ({reason})") from None
         try:
-            return self._checked(response, start, stop)
+            found = self._checked(response, start, stop)
         except BaseException:
             response.close()
             raise
+        self._final = _direct(response.url)
+        return found
+
+    def _kept_alive(self, start: int, stop: int) -> _Answer | None:
+        """The answer over this thread's kept-alive connection to where the server last answered from, or None
+        (nowhere yet, or a redirect, an error status, a dropped connection: urllib then asks afresh, redirects and all).
+
+        urllib opens a connection (and a TLS session) per request; a table read block by block
+        sends one request per block, so the blocks go over one connection per thread instead.
+        """
+        target = self._final
+        if target is None:
+            return None
+        headers = {"Range": f"bytes={start}-{stop - 1}", "User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+        try:
+            connection = self._connection(target)
+            connection.request("GET", target.path + (f"?{target.query}" if target.query else ""), headers=headers)
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException):
+            self.drop_connection()
+            return None
+        if response.status not in (200, 206):
+            self.drop_connection()
+            return None
+        try:
+            return self._checked(response, start, stop)
+        except BaseException:
+            self.drop_connection()
+            raise
+
+    def _connection(self, target: SplitResult) -> http.client.HTTPConnection:
+        found: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        if found is None or getattr(self._local, "target", None) != target.netloc:
+            self.drop_connection()
+            if target.scheme == "https":
+                found = http.client.HTTPSConnection(target.netloc, timeout=self.timeout, context=ssl.create_default_context())
+            else:
+                found = http.client.HTTPConnection(target.netloc, timeout=self.timeout)
+            self._local.connection, self._local.target = found, target.netloc
+        return found
+
+    def drop_connection(self) -> None:
+        """Close this thread's kept-alive connection (the next request opens another)."""
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            connection.close()
 
     def _checked(self, response: Any, start: int, stop: int | None) -> _Answer:
         if response.status == 200 and start == 0:  # a server that ignores Range: the whole file
@@ -190,12 +242,19 @@ class HttpRange:
         :raises TableError: naming the URL, if the server cannot be reached, does not answer the
             range asked for, sends fewer bytes or takes longer than :data:`REQUEST_SECONDS`.
         """
-        answer = self._open(start, stop)
-        with answer.response as response:
-            end = min(answer.stop, stop)
-            if end < stop and not short:
-                raise self.error(f"the file ends at byte {answer.total:,}, before byte {stop:,} that a table needs")
-            return self._read_all(response, end - start, time.monotonic() + REQUEST_SECONDS)
+        answer = self._kept_alive(start, stop) or self._open(start, stop)
+        try:
+            with answer.response as response:
+                end = min(answer.stop, stop)
+                if end < stop and not short:
+                    raise self.error(f"the file ends at byte {answer.total:,}, before byte {stop:,} that a table needs")
+                found = self._read_all(response, end - start, time.monotonic() + REQUEST_SECONDS)
+                if answer.stop > end:  # the rest of a whole file sent for a range: the connection cannot be reused
+                    self.drop_connection()
+                return found
+        except BaseException:
+            self.drop_connection()
+            raise
 
     def _read_all(self, response: Any, length: int, deadline: float) -> bytes:
         parts, got = [], 0
@@ -232,6 +291,19 @@ class HttpRange:
                     raise self.error(f"the connection was cut at byte {got:,} of {stop:,}")
                 got += len(part)
                 yield part
+
+
+def _direct(url: str | None) -> SplitResult | None:
+    """``url`` split, when requests to it may go over a kept-alive connection of ours: http(s), no
+    credentials in it, and no proxy configured for its host (urllib keeps those cases)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or "@" in parts.netloc or not parts.hostname:
+        return None
+    if urllib.request.getproxies() and not urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return parts
 
 
 def _int_header(response: Any, name: str) -> int:
