@@ -291,8 +291,12 @@ def lookup(board: str, options: TableOptions, as_json: bool, source: str | None,
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
     """
-    table = options.table() if source is None else _table_at(source, options, checksum)
-    _, code = _board.parse_text(board, table.game)  # ASCII digits are a code, as over HTTP
+    if source is None:
+        _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+        table = options.table()
+    else:
+        table = _table_at(source, options, checksum)  # the table names the game when --game does not
+        _, code = _board.parse_text(board, table.game)
     position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
