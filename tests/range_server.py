@@ -41,6 +41,8 @@ class FileServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.files = files
         self.faults = Faults()
+        self.redirects: dict[str, str] = {}
+        """``/<path>`` -> the ``Location`` a request for it is sent to (302)."""
         self.lock = threading.Lock()
 
     @property
@@ -56,6 +58,12 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        if self.path in self.server.redirects:
+            self.send_response(302)
+            self.send_header("Location", self.server.redirects[self.path])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         data = self.server.files.get(self.path.lstrip("/"))
         faults = self.server.faults
         wanted = self.headers.get("Range", "")

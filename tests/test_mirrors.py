@@ -209,6 +209,31 @@ def test_only_http_urls_are_fetched(table_dir: Path) -> None:
         fetch_table(GAME, table_dir=table_dir)
 
 
+def test_redirects_are_followed_a_few_times_and_only_to_http(stand_in_table: bytes, table_dir: Path) -> None:
+    with serving({NAME: stand_in_table}) as server:
+        server.redirects = {"/release/2x9k4.ttt": "/" + NAME, "/file/2x9k4.ttt": "file:///etc/passwd", "/ftp/2x9k4.ttt": "ftp://127.0.0.1/2x9k4.ttt"}
+        server.redirects.update({f"/loop{i}/2x9k4.ttt": f"/loop{i + 1}/2x9k4.ttt" for i in range(10)})
+        fetched = fetch_table(GAME, url=server.url + "release/2x9k4.ttt", table_dir=table_dir)
+        for where in ("file", "ftp"):
+            with pytest.raises(TableError, match="is not allowed|not http or https"):
+                fetch_table(GAME, url=server.url + f"{where}/2x9k4.ttt", table_dir=table_dir / "b")
+        with pytest.raises(TableError, match="redirect"):
+            fetch_table(GAME, url=server.url + "loop0/2x9k4.ttt", table_dir=table_dir / "c")
+        assert sum(seen.startswith("bytes=0-") for seen in server.faults.ranges_seen) >= 1
+    assert fetched.installed and (table_dir / NAME).read_bytes() == stand_in_table
+    assert not (table_dir / "b").exists() or not any((table_dir / "b").iterdir())
+
+
+def test_a_dense_table_is_fetched_whole_not_read_at_a_url(table_dir: Path, tmp_path: Path) -> None:
+    small = parse_game("3x4k3")
+    path = solver.build_table(game=small).save(tmp_path / "3x4k3.ttt")
+    with serving({"3x4k3.ttt": path.read_bytes()}) as server:
+        fetched = fetch_table(small, url=server.url, table_dir=table_dir)
+        with pytest.raises(TableError, match="solve fetch --game 3x4k3"):
+            open_url_table(server.url + "3x4k3.ttt", game=small)
+    assert fetched.installed and (table_dir / "3x4k3.ttt").read_bytes() == path.read_bytes()
+
+
 def test_solve_fetch_uses_the_mirror_variable_and_says_what_it_did(stand_in_table: bytes, table_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with serving({NAME: stand_in_table}) as server:
         monkeypatch.setenv(MIRROR_ENV, server.url)

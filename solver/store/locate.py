@@ -21,6 +21,10 @@ A game's table is looked for, in order:
    :class:`solver.errors.BuildNeedsConsent` gives the estimate and the
    ``solve build`` command, and nothing is written.
 
+A table can also come from elsewhere: ``table_for(game, url=...)`` reads it from a web server
+block by block (:mod:`solver.store.urltable`), and ``solve fetch`` downloads it into the
+table directory (:mod:`solver.store.mirror`), where step 2 finds it.
+
 Building is :mod:`solver.store.make`'s: games of up to 16 cells get a dense table
 (:class:`solver.tables.DenseTable`, built in memory in seconds); larger ones, up to 25
 cells, a compact one (:class:`solver.tables.CompactTable`, built layer by layer in
