@@ -3,7 +3,8 @@
 Builds are deterministic, so these are the checksums every honest table file has.
 Run it after any change to the build or the file format:
 
-    python scripts/checksums.py                          # every dense table up to 16 cells (about 2 minutes)
+    python scripts/checksums.py                          # every dense table up to 16 cells, every rule (about 4 minutes)
+    python scripts/checksums.py --rule misere            # ... of one rule only (its name suffix; "" for normal play)
     python scripts/checksums.py --compact 3x6k3 4x5k4    # these compact tables (built in a scratch directory)
     python scripts/checksums.py --page                   # only the manual's list (docs/checksums.md), from the module
 
@@ -24,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver import build_table  # noqa: E402
+from solver.rules.catalog import RULES  # noqa: E402
 from solver.rules.game import DENSE_MAX_CELLS, Game, parse_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,10 +33,11 @@ TARGET = ROOT / "solver" / "storage" / "checksums.py"
 PAGE = ROOT / "docs" / "checksums.md"
 
 
-def every_game(max_cells: int = DENSE_MAX_CELLS) -> list[Game]:
-    """Every m,n,k game of up to ``max_cells`` cells, smallest first."""
+def every_game(max_cells: int = DENSE_MAX_CELLS, rules: tuple[str, ...] = tuple(RULES)) -> list[Game]:
+    """Every m,n,k game of up to ``max_cells`` cells under each of ``rules`` (name suffixes), smallest first, normal play first."""
     games = [
-        Game(rows, cols, k)
+        Game(rows, cols, k, rule)
+        for rule in rules
         for cells in range(1, max_cells + 1)
         for rows in range(1, cells + 1)
         if cells % rows == 0
@@ -123,6 +126,7 @@ def page_text(dense: dict[str, str], compact: dict[str, str], earlier: dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--compact", nargs="+", metavar="GAME", help="compute these compact tables' checksums instead")
+    parser.add_argument("--rule", action="append", choices=sorted(RULES), help="the dense tables of this rule only (repeatable)")
     parser.add_argument("--page", action="store_true", help="only write the manual's list of checksums from the module")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -148,8 +152,9 @@ def main() -> None:
             compact[game.name] = root
             print(f"{game.name:>8}  {compact[game.name]}", flush=True)
     else:
-        dense = {}
-        for game in every_game():
+        rules = tuple(args.rule) if args.rule else tuple(RULES)
+        dense = {name: root for name, root in dense.items() if parse_game(name).variant not in rules}
+        for game in every_game(rules=rules):
             dense[game.name] = build_table(game=game).sha256
             print(f"{game.name:>8}  {dense[game.name]}", flush=True)
     _write(dense, compact, earlier)
