@@ -45,12 +45,15 @@ from .retrograde.minimax import MAX_EMPTY
 from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
 from .storage.fsutil import remove_dead_temporaries, write_atomic
+from .storage.remote import is_url
 from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate
 from .store.locate import build_file, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, kind_for
+from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
+from .store.urltable import MIRROR_ENV, open_url_table
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis
 from .tables.analysis import analyze as _analyze
@@ -254,18 +257,41 @@ def _check_writable(path: Path, what: str) -> None:
 @click.argument("board")
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def lookup(board: str, options: TableOptions, as_json: bool) -> None:
+@click.option(
+    "--table",
+    "source",
+    default=None,
+    metavar="PATH|URL",
+    help="Read this table file, or the table at this http(s) URL block by block (each block fetched on first use, checked, cached).",
+)
+@click.option("--checksum", default=None, metavar="SHA256", help="With --table URL: the table's checksum, for a game without a shipped one.")
+def lookup(board: str, options: TableOptions, as_json: bool, source: str | None, checksum: str | None) -> None:
     """Solve BOARD: result, plies to the end, best moves, and every move's outcome.
 
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
     """
-    _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP
-    position = options.table().at(code)
+    if source is None:
+        _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+        table = options.table()
+    else:
+        table = _table_at(source, options, checksum)  # the table names the game when --game does not
+        _, code = _board.parse_text(board, table.game)
+    position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
         return
     click.echo(describe_position(position))
+
+
+def _table_at(source: str, options: TableOptions, checksum: str | None) -> Table:
+    """The table of ``--table``: a URL read block by block, or a file (of --game when given, else of the game it holds)."""
+    game = options.game if options.game_given else None
+    if is_url(source):
+        return open_url_table(source, game=game, checksum=checksum)
+    if checksum is not None:
+        raise click.UsageError("--checksum goes with --table URL: a file's checksum is checked against the shipped one, or proved")
+    return open_file(Path(source), game=game)
 
 
 def describe_position(position: Position) -> str:
@@ -436,6 +462,51 @@ def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: 
         click.echo(f"{path}: sample FAILED ({what}): {count(len(report.problems), 'problem')}", err=True)
         raise SystemExit(1)
     click.echo(f"{path}: sample OK ({what}); a sample, not a proof: 'solve verify' without --sample proves every board")
+
+
+# -- fetch ----------------------------------------------------------------------
+@main.command()
+@_game_option
+@click.option(
+    "--from",
+    "url",
+    default=None,
+    metavar="URL",
+    help=f"The table file's http(s) URL, or a directory's that holds <game>.ttt (default: ${MIRROR_ENV}).",
+)
+@click.option("--checksum", default=None, metavar="SHA256", help="The table's checksum, for a game without a shipped one (its publisher gives it).")
+@click.option("--replace", is_flag=True, help="Replace a different table file of the game already in the table directory (asked on a terminal).")
+def fetch(options: TableOptions, url: str | None, checksum: str | None, replace: bool) -> None:
+    """Download a table from a mirror, check every block against its checksum, install it.
+
+    Any web server that serves files will do: a static host, a bucket, a release page,
+    or another machine's 'solve serve' (its files are under /tables/). An interrupted
+    download is resumed by the same command; a mirror that sends wrong bytes is
+    refused, naming the block, and nothing is installed.
+    """
+    ask: bool | Callable[[Path, str], bool] = True if replace else (_ask_replace if _interactive() else False)
+    try:
+        fetched = fetch_table(options.game, url=url, table_dir=options.table_dir, checksum=checksum, replace=ask, meter=None if options.quiet else _meter)
+    except KeyboardInterrupt:
+        click.echo("solve: fetch interrupted: what was downloaded is kept; run the same command again to resume", err=True)
+        raise SystemExit(130) from None
+    if not fetched.installed:
+        click.echo(f"{fetched.path}: the {fetched.game.name} table is there already (sha256 {fetched.checksum}); nothing fetched")
+        return
+    resumed = f", resumed after {fetched.resumed_from:,} bytes" if fetched.resumed_from else ""
+    click.echo(f"Installed {fetched.path} ({fetched.size:,} bytes, sha256 {fetched.checksum}, every block checked) from {fetched.url}{resumed}")
+
+
+def _ask_replace(path: Path, checksum: str) -> bool:
+    shown = f"checksum {checksum}" if checksum else "not a readable table"
+    return click.confirm(f"{path} holds another table file ({shown}). Replace it?", default=False, err=True)
+
+
+@contextmanager
+def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A click progress bar on stderr (hidden off a terminal) for a download's bytes or a check's blocks."""
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
 
 
 # -- analyze and grade ------------------------------------------------------------
@@ -714,7 +785,8 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(
-        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ (API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops."
+        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ "
+        "(API under /api/v1, OpenAPI at /api/v1/openapi.json, table files at /tables/). Ctrl-C stops."
     )
     if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)

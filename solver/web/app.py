@@ -12,6 +12,8 @@ route                                       answer
 ``GET /api/v1/{game}/analyze?moves=M``      :meth:`GameAnalysis.to_dict` of :func:`solver.analyze`
 ``GET /api/v1/{game}/outcomes.svg``         a chart of the outcomes of each ply (:func:`solver.present.charts.outcomes_svg`)
 ``POST /api/v1/{game}/batch``               ``{"boards": [...]}`` -> ``{"results": [...]}``
+``GET /tables/``                            the table files offered for download (:mod:`solver.web.files`)
+``GET /tables/{game}.ttt``                  one table file, with byte ranges, its checksum as ETag
 ==========================================  =====================================================
 
 Nothing a request sends reaches the file system: the tables are opened before the
@@ -79,6 +81,7 @@ from ..store.locate import table_for
 from ..tables import Table
 from ..tables.analysis import analyze
 from .batch import answers
+from .files import TableFiles
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
@@ -206,6 +209,7 @@ def create_app(
     for table in tables:
         games.setdefault(table.game.name, served(table))
     api = _Api(games, table_dir, max_batches)
+    files = TableFiles(game.table for game in games.values())
     routes = [
         Route("/", api.page, methods=["GET"]),
         Route("/static/{name}", api.static, methods=["GET"]),
@@ -216,6 +220,8 @@ def create_app(
         Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
         Route("/api/v1/{game}/outcomes.svg", api.outcomes, methods=["GET"]),
         Route("/api/v1/{game}/batch", api.batch, methods=["POST"]),
+        Route("/tables/", files.index, methods=["GET"]),
+        Route("/tables/{name}", files.file, methods=["GET"]),
     ]
     handlers: Mapping[Any, Any] = {HTTPException: _http_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
