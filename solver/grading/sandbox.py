@@ -12,7 +12,7 @@ what                   how
 file system            a read-only root holding only ``/usr`` (the system's libraries and
                        tools), the Python interpreter and its standard library, the
                        environment's ``site-packages``, the player's file and its folder, and
-                       the three modules of this package the player's process runs
+                       the few modules of this package the player's process runs
                        (:data:`CHILD_MODULES`, at ``/grader``): no ``/etc``, ``/home``,
                        ``/root``, ``/run``, ``/var``, no checkout, no table; a table directory,
                        a package or a table inside one of those folders is covered by an empty
@@ -64,7 +64,7 @@ NOBODY = 65534
 """The user and group the player runs as inside the sandbox."""
 CHILD_ROOT = Path("/grader")
 """Where the sandbox puts :data:`CHILD_MODULES` (a folder of the sandbox only, on its ``PYTHONPATH``)."""
-CHILD_MODULES = ("errors.py", "grading/player.py", "grading/limits.py", "grading/sandbox.py")
+CHILD_MODULES = ("errors.py", "lifetime.py", "grading/player.py", "grading/limits.py", "grading/sandbox.py")
 """The modules of this package the player's process imports (``python -m solver.grading.player``), relative to
 the package: all it gets of it. ``solver`` is then a namespace package with these modules only."""
 ENVIRONMENT = {
