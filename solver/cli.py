@@ -24,7 +24,7 @@ from typing import Any, NoReturn, cast
 import click
 
 from .encoding import board as _board
-from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
+from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .grading.grader import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
@@ -46,7 +46,7 @@ from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
 from .storage.fsutil import remove_dead_temporaries
 from .storage.tablefile import expected_root
-from .store.estimate import BuildEstimate
+from .store.estimate import BuildEstimate, estimate, format_duration
 from .store.locate import build_file, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, kind_for
@@ -153,25 +153,19 @@ class TableOptions:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
 
     def _consent(self, cost: BuildEstimate) -> bool:
-        if not _interactive():
-            return False
-        return click.confirm(
-            f"The {cost.game.name} table is not built yet; building it takes {cost.describe()}. Build it now?",
-            default=False,
-            err=True,
-        )
+        return _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it")
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         """A progress bar for an explicit build (``solve build``), no first-use notice."""
-        with _progress_bar(game, work, quiet=self.quiet) as progress:
+        with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
     @contextmanager
     def _notice(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         if not self.quiet:
             click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
-        with _progress_bar(game, work, quiet=self.quiet) as progress:
+        with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
     def notify(self, message: str) -> None:
@@ -185,13 +179,107 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stderr.isatty()
 
 
+def _confirm_build(cost: BuildEstimate, what: str) -> bool:
+    """On a terminal, ``<what> takes <the estimate>. Build it now? [y/N]``: whether the person said yes (off one: False).
+
+    The one question before a long build, asked by a first-use build (``solve lookup``) and by ``solve build``.
+    """
+    if not _interactive():
+        return False
+    return click.confirm(f"{what} takes {cost.describe()}. Build it now?", default=False, err=True)
+
+
+def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool) -> None:
+    """Before ``solve build``: return at once with ``--yes`` or for a build of at most ten minutes
+    (:data:`solver.store.estimate.LONG_BUILD_SECONDS`); else show the estimate and ask.
+
+    :raises BuildNeedsConsent: for a no, or off a terminal (with the estimate and the ``--yes`` command).
+    """
+    if yes:
+        return
+    cost = estimate(game, path, jobs=jobs)
+    if not cost.is_long:
+        return
+    resuming = path.with_name(path.name + ".build").is_dir()
+    what = f"Finishing the {game.name} build begun in {path}.build" if resuming else f"Building the {game.name} table"
+    if _confirm_build(cost, what):
+        return
+    raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+
+
+@contextmanager
+def _resume_hint(game: Game, path: Path) -> Iterator[None]:
+    """Ctrl-C during a build: one line saying what was kept and how to go on, and exit status 130 (no "Aborted!")."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if kind_for(game) == "compact":
+            kept = f"the layers it finished are kept in {path}.build: run the same command again to resume from there"
+        else:
+            kept = "nothing was written (it takes seconds): run the same command again to build it"
+        click.echo(f"solve: the {game.name} build was interrupted (Ctrl-C); {kept}", err=True)
+        raise SystemExit(130) from None
+
+
+PROGRESS_LINE_SECONDS = 60.0
+"""Off a terminal (a log, a pipe, nohup), a build prints its progress as a line this often."""
+
+
+class _ProgressLines:
+    """A build's progress as a line on stderr every :data:`PROGRESS_LINE_SECONDS`: the layer being
+    solved, the share done, the rate and the time left (what a progress bar shows, for a log file).
+
+    The rate is in boards a second for a compact build, whose work units are its boards (plus a
+    small fixed cost a chunk, :data:`solver.retrograde.layered.CHUNK_COST`); the time left assumes
+    the rate so far.
+    """
+
+    def __init__(self, game: Game, work: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.game, self.work, self.clock = game, work, clock
+        self.started = self.shown = clock()
+        self.done = 0
+        self.layer: int | None = None
+
+    def __call__(self, units: int, layer: int | None = None) -> None:
+        """Count ``units`` done (in ``layer``), and print a line if the last one is a minute old."""
+        self.done += units
+        self.layer = self.layer if layer is None else layer
+        now = self.clock()
+        if now - self.shown >= PROGRESS_LINE_SECONDS:
+            self.shown = now
+            click.echo(self.line(now), err=True)
+
+    def line(self, now: float) -> str:
+        """``solving 5x5k4: layer 14/25, 43.1% done, 21.4 M boards/s, about 35 min left``."""
+        elapsed = max(now - self.started, 1e-9)
+        parts = [] if self.layer is None else [f"layer {self.layer}/{self.game.cells}"]
+        parts.append(f"{100 * self.done / max(self.work, 1):.1f}% done")
+        if self.layer is not None:
+            parts.append(f"{_rate(self.done / elapsed)} boards/s")
+        if self.done:
+            parts.append(f"about {format_duration(elapsed * (self.work - self.done) / self.done)} left")
+        return f"solving {self.game.name}: {', '.join(parts)}"
+
+
+def _rate(per_second: float) -> str:
+    """``21.4 M``, ``830 k``, ``75``: a rate to three figures."""
+    for scale, unit in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if per_second >= scale:
+            return f"{per_second / scale:.3g}{unit}"
+    return f"{per_second:.3g}"
+
+
 @contextmanager
 def _progress_bar(game: Game, work: int, *, quiet: bool) -> Iterator[BuildProgress | None]:
     """A click progress bar on stderr over a build's work units (a dense build: a step per ply
-    of each pass; a compact one: boards, labelled with the layer being solved). Click hides it
-    when stderr is not a terminal."""
+    of each pass; a compact one: boards, labelled with the layer being solved). Off a terminal,
+    where a bar cannot redraw, a line every minute instead (:class:`_ProgressLines`)."""
     if quiet:
         yield None
+        return
+    if not sys.stderr.isatty():
+        click.echo(f"solving {game.name} (a line every {format_duration(PROGRESS_LINE_SECONDS)}: layer, share done, rate, time left)", err=True)
+        yield _ProgressLines(game, work)
         return
 
     def layer_text(ply: int | None) -> str | None:
@@ -375,11 +463,15 @@ def _ask_move(position: Position) -> Position | None:
     default=None,
     help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
 )
-def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None) -> None:
+@click.option("--yes", "-y", is_flag=True, help="Start a build estimated at more than ten minutes without asking (off a terminal it is refused without --yes).")
+def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
-    Games of more than 16 cells are built layer by layer in <output>.build; run the
-    same command again after an interruption and it resumes.
+    A build estimated at more than ten minutes shows the estimate (time on this
+    machine's cores, disk, memory) and asks first; off a terminal it needs --yes,
+    and its progress is a line a minute. Games of more than 16 cells are built layer
+    by layer in <output>.build: after Ctrl-C or a crash, run the same command again
+    and it resumes.
     """
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
@@ -392,6 +484,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
             check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
+    _check_long_build(game, path, jobs=jobs, yes=yes)
     build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
     if not options.quiet:
         size = path.stat().st_size
