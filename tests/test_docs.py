@@ -133,6 +133,20 @@ def test_readme_is_a_front_door() -> None:
         assert f"(docs/{page.name})" in text, f"the README does not link {page.name}"
 
 
+def test_the_readme_and_the_manual_name_every_runtime_dependency() -> None:
+    """What ``pip install .`` brings (zstandard among them since issue 24) is said where a new user sets up."""
+    import tomllib
+
+    requirements = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [re.split(r"[<>=;\[ ]", requirement, maxsplit=1)[0] for requirement in requirements]
+    assert "zstandard" in names
+    setup = README.read_text(encoding="utf-8").split("## Set up", 1)[1].split("\n## ", 1)[0]
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    for name in names:
+        assert name in setup, f"the README's set-up does not name {name}"
+        assert name in index, f"docs/index.md does not name {name}"
+
+
 def test_every_page_is_in_the_site_navigation() -> None:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = re.findall(r"^\s+- [^:]+: (\S+\.md)$", config, flags=re.M)
