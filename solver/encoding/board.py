@@ -170,6 +170,18 @@ def shape_hint(rows: int, cols: int) -> str:
     return f"boards of 1 to {MAX_CELLS} cells are supported"
 
 
+def _batch_hint(shape: tuple[int, ...]) -> str:
+    """What to pass for a batch of boards of another game (as :func:`shape_hint` for one board): boards
+    ``(..., rows, cols)`` name their game; flat ones of n cells an example (``game='4x4k4'`` for 16)."""
+    if len(shape) >= 3 or (len(shape) == 2 and 1 <= shape[-2] * shape[-1] <= MAX_CELLS):
+        return f": {shape_hint(shape[-2], shape[-1])}"
+    cells = shape[-1]
+    side = int(cells**0.5)
+    if side * side == cells and 1 <= cells <= MAX_CELLS:
+        return f": for flat boards of {cells} cells pass their game, e.g. game='{side}x{side}k{side}' for a {side}x{side} board"
+    return f": for flat boards of {cells} cells pass their game as game='ROWSxCOLSkK'" if 1 <= cells <= MAX_CELLS else ""
+
+
 def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
     if rows == game.rows and cols == game.cols:
         return game
@@ -333,7 +345,7 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
     elif array.shape[-1] == game.cells:
         flat = array
     else:
-        raise InvalidBoardError(f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}")
+        raise InvalidBoardError(f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}{_batch_hint(array.shape)}")
     bad = (flat != 0) & (flat != 1) & (flat != -1)
     if bad.any():
         where = np.unravel_index(int(np.argmax(bad)), bad.shape)
