@@ -482,3 +482,14 @@ def test_install_hint_falls_back_to_the_directory_pip_recorded_then_to_the_check
     assert solver.extras.install_command("web").endswith(f" -m pip install '{source}[web]'")
     recorded = json.dumps({"url": "https://example.org/solved-tictactoe.whl", "archive_info": {}})
     assert solver.extras.install_command("web") == "pip install '.[web]' (run in the solved-tictactoe checkout)"
+
+
+# -- issue 24: the smaller slips ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [["lookup", "X.O/.X./..O", "--json"], ["stats", "--json"], ["analyze", "4", "0", "--json"]])
+def test_every_json_output_ends_with_one_newline(runner, args):
+    result = run(runner, *args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith("}\n") and not result.stdout.endswith("\n\n")
+    json.loads(result.stdout)

@@ -114,9 +114,8 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
         return _parse_array(board if isinstance(board, np.ma.MaskedArray) else np.asarray(board), expected)
     if isinstance(board, (list, tuple)):
         return _parse_sequence(board, expected)
-    raise InvalidBoardError(
-        f"cannot read a board from {type(board).__name__} {quote(board)}: expected an int code, a string, a list of rows, a flat list of cells or a numpy array"
-    )
+    found = "the board is None" if board is None else f"cannot read a board from {type(board).__name__} {quote(board)}"
+    raise InvalidBoardError(f"{found}: expected an int code, a string, a list of rows, a flat list of cells or a numpy array")
 
 
 def parse_text(text: str, game: Game | None = None) -> tuple[Game, int]:
