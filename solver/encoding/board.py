@@ -344,7 +344,8 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
     elif array.shape[-1] == game.cells:
         flat = array
     else:
-        raise InvalidBoardError(f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}{_batch_hint(array.shape)}")
+        fits = f"({game.rows}, {game.cols}) or ({game.cells},) for {game.name}"
+        raise InvalidBoardError(f"boards of shape {array.shape} do not end in {fits}{_batch_hint(array.shape)}")
     bad = (flat != 0) & (flat != 1) & (flat != -1)
     if bad.any():
         where = np.unravel_index(int(np.argmax(bad)), bad.shape)
