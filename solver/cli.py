@@ -277,8 +277,7 @@ def _progress_bar(game: Game, work: int, *, quiet: bool) -> Iterator[BuildProgre
     if quiet:
         yield None
         return
-    if not sys.stderr.isatty():
-        click.echo(f"solving {game.name} (a line every {format_duration(PROGRESS_LINE_SECONDS)}: layer, share done, rate, time left)", err=True)
+    if not sys.stderr.isatty():  # a build of seconds prints nothing; a long one a line a minute
         yield _ProgressLines(game, work)
         return
 

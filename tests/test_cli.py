@@ -493,3 +493,28 @@ def test_every_json_output_ends_with_one_newline(runner, args):
     assert result.exit_code == 0, result.output
     assert result.stdout.endswith("}\n") and not result.stdout.endswith("\n\n")
     json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("where", ["proc", "under a file"])
+@pytest.mark.parametrize("args", [["build", "--game", "3x4k3"], ["build", "--game", "1x17k3"]])
+def test_a_table_dir_that_cannot_be_created_is_said_so_not_as_the_free_space_of_another(runner, tmp_path, where, args):
+    """Issue 24: ``--table-dir /proc/nonexist`` reported "/proc/nonexist has 0 bytes free" (the free space of /proc)."""
+    if where == "proc":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("needs /proc")
+        directory = Path("/proc/nonexist")
+    else:
+        (tmp_path / "a-file").write_text("")
+        directory = tmp_path / "a-file" / "tables"
+    result = run(runner, *args, "--table-dir", str(directory))
+    line = assert_one_error_line(result, 1, f"cannot create the table directory {directory} (")
+    assert "free" not in line and "disk space" not in line
+
+
+def test_a_first_use_table_without_a_directory_says_the_directory_cannot_be_created(runner):
+    if not Path("/proc/self").is_dir():
+        pytest.skip("needs /proc")
+    result = run(runner, "lookup", "0", "--game", "3x4k3", "--table-dir", "/proc/nonexist")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[-1].startswith("solve: warning: cannot create the table directory /proc/nonexist (No such file or directory)")
+    assert "used from memory for this process only" in result.stderr and "bytes free" not in result.stderr
