@@ -526,11 +526,16 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     problems = table.verify()
     if problems:
         for problem in problems:
-            click.echo(f"{path}: {problem}", err=True)
+            click.echo(_about(path, problem), err=True)
         raise SystemExit(1)
     if expected_root(table.game, table.kind) is None:
         trust.try_record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
+
+
+def _about(path: Path, problem: str) -> str:
+    """``<path>: <problem>``, with the path once: a problem found in the file's blocks names it already."""
+    return problem if problem.startswith(f"{path}: ") else f"{path}: {problem}"
 
 
 def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int) -> None:
@@ -544,7 +549,7 @@ def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: 
     what = f"{table.game.name}, seed {seed}, {count(report.checked, 'board')} in {count(len(report.layers), 'layer')}, {report.seconds:.1f} s"
     if report.problems:
         for problem in report.problems:
-            click.echo(f"{path}: {problem}", err=True)
+            click.echo(_about(path, problem), err=True)
         click.echo(f"{path}: sample FAILED ({what}): {count(len(report.problems), 'problem')}", err=True)
         raise SystemExit(1)
     click.echo(f"{path}: sample OK ({what}); a sample, not a proof: 'solve verify' without --sample proves every board")

@@ -518,3 +518,18 @@ def test_a_first_use_table_without_a_directory_says_the_directory_cannot_be_crea
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[-1].startswith("solve: warning: cannot create the table directory /proc/nonexist (No such file or directory)")
     assert "used from memory for this process only" in result.stderr and "bytes free" not in result.stderr
+
+
+def test_verify_names_the_file_once_on_each_line_of_a_damaged_compact_table(runner, tmp_path):
+    """Issue 24: a damaged block read "t.ttt: t.ttt: block 152 ... does not match its CRC"."""
+    path = tmp_path / "1x17k3.ttt"
+    assert run(runner, "build", "--game", "1x17k3", "--output", str(path), "-j", "1", "-q").exit_code == 0
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    result = run(runner, "verify", "--table", str(path))
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines and all(line.startswith(f"{path}: ") and line.count(str(path)) <= 2 for line in lines), lines
+    assert all(f"{path}: {path}" not in line for line in lines), lines
+    assert any("block" in line for line in lines), lines
