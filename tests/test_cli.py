@@ -533,3 +533,15 @@ def test_verify_names_the_file_once_on_each_line_of_a_damaged_compact_table(runn
     assert lines and all(line.startswith(f"{path}: ") and line.count(str(path)) <= 2 for line in lines), lines
     assert all(f"{path}: {path}" not in line for line in lines), lines
     assert any("block" in line for line in lines), lines
+
+
+def test_a_board_typed_with_backslash_n_is_quoted_as_typed_and_told_how_to_separate_rows(runner):
+    """Issue 24: ``solve lookup "X.O\\n.X.\\n..O"`` (a shell passes a backslash and an n) was quoted ``'X.O\\\\n.X.\\\\n..O'``."""
+    typed = "X.O\\n.X.\\n..O"
+    line = assert_one_error_line(run(runner, "lookup", typed), 2, f"board string '{typed}' has 13 cells")
+    assert "\\\\" not in line, "a backslash is shown once"
+    assert line.endswith("a typed \\n is a backslash and an n, not a line break: separate the rows with '/'")
+    assert "\\\\" not in assert_one_error_line(run(runner, "lookup", "X.\\OX...O"), 2, "unknown symbol '\\' at row 0, col 2")
+    with pytest.raises(solver.InvalidBoardError, match="has rows of different lengths"):
+        solver.lookup("X.O\\n.X./..O")
+    assert solver.lookup("X.O\n.X.\n..O").code == solver.lookup("X.O/.X./..O").code, "a real line break separates rows"

@@ -187,10 +187,10 @@ def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
     raise InvalidBoardError(f"{what} is {rows}x{cols}, expected {game.rows}x{game.cols} for {game.name}: {shape_hint(rows, cols)}")
 
 
-def _flat_game(cells: int, game: Game, what: str) -> Game:
+def _flat_game(cells: int, game: Game, what: str, *, hint: str = "") -> Game:
     if cells != game.cells:
         raise InvalidBoardError(
-            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} (pass game= or --game for another board, or give the rows)"
+            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} (pass game= or --game for another board, or give the rows){hint}"
         )
     return game
 
@@ -201,7 +201,7 @@ def _parse_string(text: str, game: Game) -> tuple[Game, int]:
             spaced = _unspace(text)
             if spaced is not None and len(spaced) == 1 and len(spaced[0]) == game.cells:
                 return game, _to_code(game, spaced[0])
-            _flat_game(len(text), game, f"board string {quote(text)}")
+            _flat_game(len(text), game, f"board string {_quote_board(text)}", hint=_typed_break(text))
         return game, _to_code(game, text)
     if "\n" in text:
         text = text.strip("\n").replace("\r", "").replace("\n", "/")
@@ -227,9 +227,20 @@ def _parse_rows(text: str, rows: list[str], game: Game) -> tuple[Game, int]:
         width = len(rows[0])
         if any(len(row) != width for row in rows):
             lengths = ", ".join(str(len(row)) for row in rows[:12]) + (", ..." if len(rows) > 12 else "")
-            raise InvalidBoardError(f"board string {quote(text)} has rows of different lengths ({lengths})")
-    _shape_game(len(rows), len(rows[0]), game, f"board string {quote(text)}")
+            raise InvalidBoardError(f"board string {_quote_board(text)} has rows of different lengths ({lengths}){_typed_break(text)}")
+    _shape_game(len(rows), len(rows[0]), game, f"board string {_quote_board(text)}")
     return game, _to_code(game, "".join(rows))
+
+
+def _quote_board(text: str) -> str:
+    """A board string quoted for a message as it was typed: ``'X.O\\n.X.'`` shows one backslash, not
+    :func:`repr`'s two (real line breaks were made ``/`` already; other control characters stay escaped)."""
+    return quote(text).replace("\\\\", "\\")
+
+
+def _typed_break(text: str) -> str:
+    """For a board with a typed ``\\n`` (a backslash and an n, as ``"X.O\\n.X."`` in a shell passes it): how to separate rows."""
+    return "; a typed \\n is a backslash and an n, not a line break: separate the rows with '/'" if "\\n" in text else ""
 
 
 def _unspace(text: str) -> list[str] | None:
@@ -255,7 +266,7 @@ def _bad_symbol(game: Game, flat: str) -> int:
     for cell, char in enumerate(flat):
         if char not in "XxOo.-_ ":
             row, col = game.coords(cell)
-            raise InvalidBoardError(f"unknown symbol {char!r} at row {row}, col {col}: expected {_EXPECTED_SYMBOLS}")
+            raise InvalidBoardError(f"unknown symbol {_quote_board(char)} at row {row}, col {col}: expected {_EXPECTED_SYMBOLS}")
     raise InvalidBoardError(f"cannot read board string {quote(flat)}")  # pragma: no cover - every failure has a bad symbol
 
 
