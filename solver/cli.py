@@ -381,10 +381,11 @@ def describe_position(position: Position) -> str:
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
     heading = "moves" if not position.is_over else ""
-    lines = [f"{'board'.ljust(2 * game.cols + 3)}{heading}"]
     left = _board.draw(game, position.code)
+    column = max(len("board"), *(len(row) for row in left))  # a board narrower than its heading (1x1, 2x2) keeps the heading apart
+    lines = [f"{'board'.ljust(column)}    {heading}".rstrip()]
     right = _board.draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
-    lines += [f"{board}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
+    lines += [f"{board.ljust(column)}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
     lines += ["", status_line(position)]
     if not position.is_over:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)

@@ -545,3 +545,15 @@ def test_a_board_typed_with_backslash_n_is_quoted_as_typed_and_told_how_to_separ
     with pytest.raises(solver.InvalidBoardError, match="has rows of different lengths"):
         solver.lookup("X.O\\n.X./..O")
     assert solver.lookup("X.O\n.X.\n..O").code == solver.lookup("X.O/.X./..O").code, "a real line break separates rows"
+
+
+@pytest.mark.parametrize("game", ["1x1", "1x2", "2x2", "3x3", "3x4"])
+def test_lookup_draws_the_heading_apart_from_the_board_on_every_size(runner, game):
+    """Issue 24: ``--game 1x1`` printed "boardmoves"; each heading starts where its column does."""
+    result = run(runner, "lookup", "0", "--game", game, "-q")
+    assert result.exit_code == 0, result.output
+    heading, first = result.stdout.splitlines()[:2]
+    assert heading.startswith("board ") and heading.endswith(" moves"), heading
+    moves_at = heading.index("moves")
+    assert first[moves_at - 1] == " " and first[moves_at] in "WDL", (heading, first)
+    assert first[:moves_at].rstrip() == " ".join("." * solver.parse_game(game).cols)
