@@ -77,6 +77,13 @@ class SolveGroup(click.Group):
             click.echo(f"solve: error: {where}{error.strerror or error}", err=True)
             ctx.exit(1)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command's first sentence whole, wrapped (click cuts it to the terminal's width with ``...``)."""
+        commands = [(name, command) for name in self.list_commands(ctx) if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if commands:
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
+
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
     """Show a warning (such as a table kept in memory only) as one line on stderr."""
@@ -398,44 +405,86 @@ def describe_position(position: Position) -> str:
 # -- play -----------------------------------------------------------------------
 @main.command()
 @_game_option
-@click.option("--as", "human", type=click.Choice(["X", "O"], case_sensitive=False), default="X", show_default=True, help="Your side (X moves first).")
+@click.option(
+    "--as",
+    "human",
+    type=click.Choice(["X", "O"], case_sensitive=False),
+    metavar="[X|O]",
+    default="X",
+    show_default=True,
+    help="Your side (X moves first).",
+)
 @click.option("--seed", type=int, default=None, help="Seed for the computer's choice among equally good moves.")
 def play(options: TableOptions, human: str, seed: int | None) -> None:
-    """Play against the perfect player in the terminal."""
+    """Play against the perfect player in the terminal.
+
+    At the end: the result, how your moves compare with perfect play (the
+    verdicts of solve analyze) and the command that replays the game. Ctrl-D
+    leaves the game; Ctrl-C too, with exit status 130.
+    """
     human = human.upper()
     table = options.table()
-    game = table.game
-    rng = random.Random(seed)
-    position = table.at(0)
-    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
+    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{table.game.cells - 1}.")
+    try:
+        cells = _play_game(table, human, random.Random(seed))
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("\nGoodbye: the game is left unfinished (Ctrl-C).")
+        raise SystemExit(130) from None
+    if cells is None:
+        click.echo("\nEnd of input: the game is left unfinished.")
+        return
+    click.echo(describe_played(_analyze(cells, table=table), human))
+
+
+def _play_game(table: Table, human: str, rng: random.Random) -> list[int] | None:
+    """The moves of a game played to its end at the terminal (flat cells), or None if the input ended first."""
+    position, cells = table.at(0), []
     while not position.is_over:
         click.echo(_grid(position))
         if position.to_move == human:
-            answered = _ask_move(position)
-            if answered is None:
-                click.echo("\nEnd of input: the game is left unfinished.")
-                return
-            position = answered
+            cell = _ask_move(position)
+            if cell is None:
+                return None
+            cells.append(cell)
+            position = position.play(cell)
         else:
             cell = rng.choice(position.best_cells)
-            click.echo(f"I play {game.coords(cell)[0]},{game.coords(cell)[1]}.")
+            click.echo(f"I play {_rc(table.game, cell)}.")
+            cells.append(cell)
             position = position.play(cell)
     click.echo(_grid(position))
-    if position.winner is None:
-        click.echo("Draw.")
+    return cells
+
+
+def describe_played(analysis: GameAnalysis, human: str) -> str:
+    """The end of ``solve play``: who won in how many plies, the verdicts of the human's moves
+    (the first mistake or blunder with the best moves there), and the ``solve analyze`` command that replays it."""
+    final, plies = analysis.final, len(analysis.plies)
+    if final.winner is None:
+        lines = [f"Draw, after {count(plies, 'ply')}."]
     else:
-        click.echo("You win!" if position.winner == human else "I win.")
+        lines = [f"You win ({human}) in {count(plies, 'ply')}!" if final.winner == human else f"I win ({final.winner}) in {count(plies, 'ply')}."]
+    mine = analysis.summary(cast("Any", human))
+    verdicts = f"{mine.best} best, {mine.ok} ok, {count(mine.mistakes, 'mistake')}, {count(mine.blunders, 'blunder')}"
+    lines.append(f"Your {count(mine.moves, 'move')}: {verdicts}.")
+    slip = next((ply for ply in analysis.plies if ply.player == human and ply.verdict in ("mistake", "blunder")), None)
+    if slip is not None:
+        before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
+        lines.append(f"The first {slip.verdict}: ply {slip.ply}, {_rc(analysis.game, slip.cell)} ({before} -> {after}); best was {_best_text(slip)}.")
+    game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
+    lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, (ply.cell for ply in analysis.plies)))}{game}")
+    return "\n".join(lines)
 
 
 def _grid(position: Position) -> str:
     return "\n".join(_board.draw(position.game, position.code))
 
 
-def _ask_move(position: Position) -> Position | None:
-    """Prompt until the human gives a legal move; the position after it, or None at the end of input.
+def _ask_move(position: Position) -> int | None:
+    """Prompt until the human gives a legal move; its cell, or None at the end of input.
 
     The end of input (Ctrl-D, or a script's last line read) is a way to leave, not an
-    error; Ctrl-C still aborts as in every click program.
+    error; Ctrl-C raises :class:`click.Abort` (``solve play`` says goodbye).
     """
     while True:
         try:
@@ -445,7 +494,7 @@ def _ask_move(position: Position) -> Position | None:
                 return None
             raise
         try:
-            return position.play(text)  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
+            return position.move(text).cell  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
         except InvalidBoardError as error:
             click.echo(f"  {error}")
 
