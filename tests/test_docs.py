@@ -147,6 +147,41 @@ def test_the_readme_and_the_manual_name_every_runtime_dependency() -> None:
         assert name in index, f"docs/index.md does not name {name}"
 
 
+def test_the_grading_page_gives_the_signature_solver_grade_has() -> None:
+    """Issue 24: the page's ``solver.grade(...)`` lacked ``sample=`` and ``sandbox=``; it is checked against the function now."""
+    import inspect
+
+    import solver
+
+    text = " ".join((DOCS / "grading.md").read_text(encoding="utf-8").split())
+    written = re.search(r"`solver\.grade\((.*?)\)` returns", text)
+    assert written, "docs/grading.md no longer shows solver.grade's signature"
+    parameters = inspect.signature(solver.grade).parameters.values()
+    expected = ", ".join(["player", "*"] + [f"{p.name}={p.default!r}".replace("'", '"') for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY])
+    assert written[1] == expected
+
+
+def test_the_manual_names_no_version_after_the_one_it_documents() -> None:
+    """Issue 24: version 0.1.0's manual spoke of tables kept somewhere "before 0.2"."""
+    import tomllib
+
+    version = tuple(int(part) for part in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"].split("."))
+    for page in [README, *DOCS.glob("*.md")]:
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r"\b(?:before|since|until|version|release) (?:version |release )?v?(\d+\.\d+(?:\.\d+)?)\b(?! ?[A-Za-z%])", text):
+            named = tuple(int(part) for part in match[1].split("."))
+            assert named <= version, f"{page.name}: {match[0]!r} names a version after {'.'.join(map(str, version))}"
+
+
+def test_no_page_gives_a_table_file_the_size_of_the_raw_layers() -> None:
+    """Issue 24: "151 GiB for the table file" (5x5k4's raw layers) beside the 2.59 GB file it is."""
+    for page in [README, *DOCS.glob("*.md")]:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for sentence in re.split(r"(?<=[.;:])\s", text):
+            if "table file" in sentence:
+                assert "151 GiB" not in sentence.split("table file")[1][:40] and "151 GiB for the table" not in sentence, (page.name, sentence)
+
+
 def test_every_page_is_in_the_site_navigation() -> None:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = re.findall(r"^\s+- [^:]+: (\S+\.md)$", config, flags=re.M)
