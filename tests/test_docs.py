@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,47 @@ def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
             assert f'"{key}": {value}' in answer.text, (command, key, value)
             checked += 1
     assert checked >= 60
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The manual built as CI builds it (``mkdocs build --strict``), once for the tests that read the pages."""
+    pytest.importorskip("mkdocstrings_handlers.python", reason="needs the docs extra")
+    site = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    done = subprocess.run(
+        [str(mkdocs), "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "--site-dir", str(site)], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return site
+
+
+def test_the_api_reference_shows_no_sphinx_role_as_text_and_links_the_objects_it_renders(built_site: Path) -> None:
+    """Issue 24: the generated page showed 19 ``:meth:``, 32 ``:func:``, 13 ``:class:`` and 24 ``:mod:`` as text."""
+    page = (built_site / "api" / "index.html").read_text(encoding="utf-8")
+    raw = re.findall(r":(?:py:)?(?:func|meth|class|mod|data|attr|exc|obj|const):", page)
+    assert raw == [], f"{len(raw)} roles shown as text"
+    anchors = set(re.findall(r'id="(solver\.[\w.]+)"', page))
+    links = re.findall(r'<a class="autorefs autorefs-internal"[^>]* href="#(solver\.[\w.]+)"', page)
+    assert len(links) >= 30 and set(links) <= anchors, "each role naming a rendered object is a link to it"
+    assert 'href="#solver.table_for"' in page and 'href="#solver.Table.verify"' in page
+
+
+def test_sphinx_roles_become_optional_cross_references_named_as_the_manual_renders_them() -> None:
+    griffe = pytest.importorskip("griffe")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import griffe_roles
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    package = griffe.load("solver", search_paths=[str(ROOT)], extensions=griffe.load_extensions(griffe_roles.SphinxRoles))
+    table = package["tables.base.Table"]
+    resolve = griffe_roles.resolver(table, griffe_roles.public_names(package))
+    assert resolve("solver.tables.Table.verify") == "solver.Table.verify", "followed through the re-exports to the name the manual renders"
+    assert resolve("InvalidBoardError") == "solver.InvalidBoardError"
+    assert resolve("no_such_name") == "no_such_name", "kept: it stays code, never a broken link"
+    text = package["store.make"].docstring.value  # ":mod:`solver.retrograde.dense`", ":func:`kind_for`" in the source
+    assert ":mod:" not in text and ":func:" not in text
+    assert '<autoref identifier="solver.retrograde.dense" optional><code>solver.retrograde.dense</code></autoref>' in text
+    assert '<autoref identifier="solver.store.make.kind_for" optional><code>kind_for</code></autoref>' in text
