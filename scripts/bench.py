@@ -541,7 +541,8 @@ sys.path.insert(0, {root!r})
 import numpy as np
 from solver.rules.game import parse_game
 from solver.encoding.index import layout
-from solver.retrograde.layered import chunks, solve_chunk
+from solver.retrograde.chunks import chunks
+from solver.retrograde.kernel import solve_chunk
 game = parse_game("5x5k4")
 index = layout(game)
 rows = []
@@ -582,7 +583,7 @@ def bench_compact_sample(path: Path, game: str) -> None:
 def bench_5x5_chunks(tmp: Path) -> None:
     """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
     from solver.encoding.index import layout
-    from solver.retrograde.layered import CHUNK_BOARDS
+    from solver.retrograde.chunks import CHUNK_BOARDS
     from solver.rules.game import parse_game
 
     figures = run_tree([sys.executable, "-c", CHUNK_5X5.format(root=str(ROOT), tmp=str(tmp), plies=[6, 10, 13, 16, 20])])

@@ -3,7 +3,8 @@
 Builds are deterministic, so these are the checksums every honest table file has.
 Run it after any change to the build or the file format:
 
-    python scripts/checksums.py                          # every dense table up to 16 cells (about 2 minutes)
+    python scripts/checksums.py                          # every dense table up to 16 cells, every rule (about 4 minutes)
+    python scripts/checksums.py --rule misere            # ... of one rule only (its name suffix; "" for normal play)
     python scripts/checksums.py --compact 3x6k3 4x5k4    # these compact tables (built in a scratch directory)
 
 Each run keeps the entries it does not recompute.
@@ -21,15 +22,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver import build_table  # noqa: E402
+from solver.rules.catalog import RULES  # noqa: E402
 from solver.rules.game import DENSE_MAX_CELLS, Game, parse_game  # noqa: E402
 
-TARGET = Path(__file__).resolve().parent.parent / "solver" / "checksums.py"
+TARGET = Path(__file__).resolve().parent.parent / "solver" / "storage" / "checksums.py"
 
 
-def every_game(max_cells: int = DENSE_MAX_CELLS) -> list[Game]:
-    """Every m,n,k game of up to ``max_cells`` cells, smallest first."""
+def every_game(max_cells: int = DENSE_MAX_CELLS, rules: tuple[str, ...] = tuple(RULES)) -> list[Game]:
+    """Every m,n,k game of up to ``max_cells`` cells under each of ``rules`` (name suffixes), smallest first, normal play first."""
     games = [
-        Game(rows, cols, k)
+        Game(rows, cols, k, rule)
+        for rule in rules
         for cells in range(1, max_cells + 1)
         for rows in range(1, cells + 1)
         if cells % rows == 0
@@ -79,6 +82,7 @@ def _write(dense: dict[str, str], compact: dict[str, str], earlier: dict[str, tu
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--compact", nargs="+", metavar="GAME", help="compute these compact tables' checksums instead")
+    parser.add_argument("--rule", action="append", choices=sorted(RULES), help="the dense tables of this rule only (repeatable)")
     args = parser.parse_args()
     started = time.perf_counter()
     dense, compact, earlier = _current()
@@ -99,8 +103,9 @@ def main() -> None:
             compact[game.name] = root
             print(f"{game.name:>8}  {compact[game.name]}", flush=True)
     else:
-        dense = {}
-        for game in every_game():
+        rules = tuple(args.rule) if args.rule else tuple(RULES)
+        dense = {name: root for name, root in dense.items() if parse_game(name).variant not in rules}
+        for game in every_game(rules=rules):
             dense[game.name] = build_table(game=game).sha256
             print(f"{game.name:>8}  {dense[game.name]}", flush=True)
     _write(dense, compact, earlier)

@@ -132,7 +132,9 @@ TABLE_DIR_HELP = (
 
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    @click.option("--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK], e.g. 4x4 or 3x4k3.")
+    @click.option(
+        "--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3 or 3x3k3-misere (misère: a line loses)."
+    )
     @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
     @functools.wraps(function)

@@ -146,7 +146,7 @@ def test_jupyter_picks_the_html_repr_when_ipython_is_installed() -> None:
 @pytest.mark.parametrize("board", ["XO./.X./...", "XXX/OO./...", "XOX/XOO/OXX"])
 def test_pieces_are_drawn_in_the_page_colours_x_blue_and_o_red(board: str) -> None:
     position = solver.lookup(board)
-    page_css = (Path(svg.__file__).parent / "web" / "static" / "style.css").read_text()
+    page_css = (Path(svg.__file__).parents[1] / "web" / "static" / "style.css").read_text()
     for player, colour in svg.PIECE_COLOURS.items():
         assert f"--{player.lower()}: {colour};" in page_css, "the page and the notebook picture use one colour per piece"
     for cell, group in _cells(position).items():

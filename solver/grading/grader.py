@@ -88,8 +88,8 @@ import numpy as np
 
 from ..encoding.moves import expected_moves, parse_move
 from ..errors import InvalidBoardError, OffBoardMoveError, PlayerError, short
+from ..rules.base import IN_PLAY
 from ..rules.game import Game, parse_game
-from ..rules.score import UNREACHABLE, WIN
 from ..store import locate as store
 from ..store.locate import resolve_table
 from ..tables import Table
@@ -371,9 +371,8 @@ def positions_to_grade(
 
 def _playing(table: Table, codes: np.ndarray, chosen: Side) -> np.ndarray:
     """Which codes are reachable, unfinished positions with ``chosen`` to move (a bool mask)."""
-    scores = table.lookup_codes(codes, check=False)
-    ply = scores.ply.astype(np.int64)
-    playing = (scores.score != UNREACHABLE) & (scores.score != -WIN) & (ply < table.game.cells)
+    status, ply = table.game.rules.classify(codes)  # the rules say which boards are still in play
+    playing = status == IN_PLAY
     if chosen != "both":
         playing &= (ply % 2 == 0) == (chosen == "X")
     return np.asarray(playing)

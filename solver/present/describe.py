@@ -10,6 +10,8 @@ and the notebook pictures (:mod:`solver.present.svg`) show under a board.
 'X to move: a draw with best play, 9 plies to the end (value for X: 0).'
 >>> status_line(solver.lookup("XXX/OO./...")), status_line(solver.lookup("XOX/XOO/OXX"))
 ('Game over: X has won.', 'Game over: a draw.')
+>>> status_line(solver.lookup("XXX/OO./...", game="3x3k3-misere"))
+'Game over: X completed a line and lost.'
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def status_line(position: Position) -> str:
     """One sentence: who has won, or who is to move, what best play gives them
     (the result for the side to move, in plies to the end) and the value for X."""
     if position.is_over:
-        return f"Game over: {position.winner} has won." if position.winner else "Game over: a draw."
+        completer = position.line_completer
+        return f"Game over: {position.game.rules.end_words(completer)}." if completer else "Game over: a draw."
     if position.result == "draw":
         outcome = f"a draw with best play, {count(position.plies, 'ply')} to the end"
     else:

@@ -80,7 +80,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..errors import TableError
+from ..errors import CodecUnavailable, TableError
 
 DEFAULT_BLOCK_BYTES = 1 << 16
 """64 KiB: the first touch of a block costs a zstd decode (70 to 90 µs for a 5x5k4 block in play) and a
@@ -95,10 +95,6 @@ _CRC = np.dtype("<u4")
 
 
 # -- codecs -------------------------------------------------------------------------
-class CodecUnavailable(TableError):
-    """A table compressed with a codec whose package is not installed (the message says which)."""
-
-
 class _Zstandard:
     """zstd through the ``zstandard`` package (a dependency): each thread reuses its contexts.
 

@@ -27,7 +27,7 @@ through this module, so the same rules hold everywhere.
 Errors are :class:`solver.errors.TableError`, naming the path and what to do. What is
 not written here: the layers of a compact build, which its workers fill in place
 through memory maps of descriptors opened by :func:`open_private` and which are
-renamed into place once hashed (:mod:`solver.retrograde.layered`), and the build's
+renamed into place once hashed (:mod:`solver.retrograde.sweep`), and the build's
 journal, an append-only log whose torn or unreadable lines are skipped on resume.
 """
 

@@ -226,13 +226,22 @@ def _array_dict(spec: ArraySpec) -> dict[str, Any]:
     return found
 
 
+def _game_dict(game: Game) -> dict[str, Any]:
+    """The header's ``game``: its shape and name, and its rule's suffix when the rule is not normal play
+    (so that tables of normal play keep the bytes they had before rules had names)."""
+    found: dict[str, Any] = {"rows": game.rows, "cols": game.cols, "k": game.k, "name": game.name}
+    if game.variant:
+        found["variant"] = game.variant
+    return found
+
+
 def _header_dict(header: Header) -> dict[str, Any]:
     game = header.game
     return {
         "format": "solved-tictactoe table",
         "format_version": header.format_version,
         "kind": header.kind,
-        "game": {"rows": game.rows, "cols": game.cols, "k": game.k, "name": game.name},
+        "game": _game_dict(game),
         "meta": dict(header.meta),
         "encoding": ENCODING,
         "score": SCORE,
@@ -833,7 +842,10 @@ def _parse_header(raw: bytes, length: int, fail: Fail) -> tuple[Header, str]:
             raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION} or {COMPRESSED_VERSION}")
         version = FORMAT_VERSION if version == FORMAT_VERSION else COMPRESSED_VERSION  # 2.0 is written "2.0": not canonical
         spec = data["game"]
-        found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]))
+        variant = spec.get("variant", "")
+        if not isinstance(variant, str):
+            raise TypeError(f"the game's variant is a {type(variant).__name__}, expected a string")
+        found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]), variant)
         header = _typed_header(data, found, length, version)
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, TableError):

@@ -57,8 +57,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import BuildNeedsConsent, InvalidGameError, TableError
-from ..retrograde.layered import BuildError
+from ..errors import BuildError, BuildNeedsConsent, InvalidGameError, TableError
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside

@@ -66,9 +66,9 @@ def table_stats(game: Game, score: np.ndarray, start: Position) -> dict[str, Any
         totals["o_wins"] += codes.size - x_wins - int(np.count_nonzero(s == 0))
         totals["unique"] += _count_canonical(codes, layer.x, layer.o, tables.base3, permuters)
 
-        won = tables.win[layer.mover] if layer.ply else np.zeros(codes.size, dtype=bool)
+        won = game.rules.completes_line(layer.mover) if layer.ply else np.zeros(codes.size, dtype=bool)
         over = won | (layer.ply == game.cells)
-        winner = "x_wins" if layer.ply % 2 else "o_wins"
+        winner = "x_wins" if game.rules.line_winner("X" if layer.ply % 2 else "O") == "X" else "o_wins"
         terminal["positions"] += int(np.count_nonzero(over))
         terminal[winner] += int(np.count_nonzero(won))
         terminal["draws"] += int(np.count_nonzero(over & ~won))
@@ -127,7 +127,8 @@ def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) ->
         totals["o_wins"] += every.losses if x_to_move else every.wins
         full_draws = every.draws if layer.ply == game.cells else 0
         terminal["positions"] += every.finished
-        terminal["o_wins" if x_to_move else "x_wins"] += every.finished - full_draws
+        completer = "O" if x_to_move else "X"  # who made the last move, and so completed the line
+        terminal["x_wins" if game.rules.line_winner(completer) == "X" else "o_wins"] += every.finished - full_draws
         terminal["draws"] += full_draws
     unique = sum(layer.unique.positions for layer in layers)
     return {
@@ -140,7 +141,7 @@ def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) ->
 def _permuters(game: Game) -> list[list[np.ndarray]]:
     """For each symmetry, byte tables that move a mask's bits: 8 cells per table."""
     out = []
-    for perm in game.symmetries[1:]:
+    for perm in game.rules.symmetries[1:]:
         source_of = {src: dst for dst, src in enumerate(perm)}
         chunks = []
         for base in range(0, game.cells, 8):

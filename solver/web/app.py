@@ -561,7 +561,8 @@ def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], 
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "checksum": game.checksum}
+    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins}
+    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum}
 
 
 def _dumps(data: Any) -> bytes:

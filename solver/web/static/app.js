@@ -101,15 +101,19 @@
     return found;
   }
 
-  // Who won a finished position and with which cells: the API's winner, else whoever has a line.
+  // Who won a finished position (the API's winner), who completed a line and with which cells.
+  // In normal play they are the same player; in misère play the one who completed the line lost.
   function winningLine(p) {
     const cells = p.board.replace(/\//g, "").split("");
-    for (const player of p.winner ? [p.winner] : ["X", "O"]) {
+    for (const player of ["X", "O"]) {
       const line = lineCells(cells, player);
-      if (line.size) return { winner: player, cells: line };
+      if (line.size) return { winner: p.winner || player, completer: player, cells: line };
     }
-    return { winner: null, cells: new Set() };
+    return { winner: null, completer: null, cells: new Set() };
   }
+
+  // Whether completing a line wins (normal play) or loses (misère), as the listing of games says.
+  const lineWins = () => !info() || !info().rule || info().rule.line_wins;
 
   // "a win in 5 plies", "a draw", "a loss in 1 ply": a result for the mover in words.
   function outcomeWords(result, plies) {
@@ -254,11 +258,12 @@
     let text;
     let detail;
     if (isOver(p)) {
-      const { winner, cells } = winningLine(p);
+      const { winner, completer, cells } = winningLine(p);
       text = winner ? `${winner} won` : "Draw";
+      if (winner && !lineWins()) text += ` (${completer} completed a line and lost)`;
       if (state.mode !== "both") text += winner === state.mode ? ": you won" : winner ? ": the perfect player won" : ": you held the perfect player";
       const where = [...cells].sort((a, b) => a - b).map((cell) => coords(cell).join(",")).join(" ");
-      detail = winner ? `${info().k} in a row (row,col): ${where}` : "The board is full with no line.";
+      detail = winner ? `${lineWins() ? "" : "the losing line, "}${info().k} in a row (row,col): ${where}` : "The board is full with no line.";
       detail += ` · code ${p.code}`;
     } else {
       const outcome = p.result === "draw" ? "a draw" : `${p.result === "win" ? p.to_move : opponent(p.to_move)} wins`;
