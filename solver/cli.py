@@ -239,7 +239,7 @@ class _ProgressLines:
     solved, the share done, the rate and the time left (what a progress bar shows, for a log file).
 
     The rate is in boards a second for a compact build, whose work units are its boards (plus a
-    small fixed cost a chunk, :data:`solver.retrograde.layered.CHUNK_COST`); the time left assumes
+    small fixed cost a chunk, :data:`solver.retrograde.chunks.CHUNK_COST`); the time left assumes
     the rate so far.
     """
 
