@@ -28,10 +28,8 @@ from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, Play
 from .grading.grader import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
-    GradedMove,
     GradeReport,
     GradingInterrupted,
-    PlayerFailure,
     Returns,
     board_maker,
     parse_symbols,
@@ -40,11 +38,13 @@ from .grading.grader import (
 from .grading.grader import grade as _grade
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
-from .present.describe import status_line
+from .present.charts import outcomes_svg
+from .present.describe import stats_text, status_line
+from .present.report import GRADE_LIMIT, describe_report, rc
 from .retrograde.minimax import MAX_EMPTY
 from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
-from .storage.fsutil import remove_dead_temporaries
+from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate, estimate, format_duration
 from .store.locate import build_file, open_file, table_for, table_path
@@ -54,8 +54,8 @@ from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis
 from .tables.analysis import analyze as _analyze
-from .tables.position import Position, outcome_label, outcome_words
-from .words import count, signed
+from .tables.position import Position, outcome_label
+from .words import count
 
 
 class SolveGroup(click.Group):
@@ -316,53 +316,31 @@ def main() -> None:
 @main.command()
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def stats(options: TableOptions, as_json: bool) -> None:
-    """Count positions, results, symmetric classes and complete games."""
+@click.option(
+    "--svg",
+    "svg_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write a chart of the outcomes of each ply to FILE (SVG, self-contained).",
+)
+def stats(options: TableOptions, as_json: bool, svg_path: Path | None) -> None:
+    """Count positions, results, symmetric classes and complete games, in total and by ply."""
+    if svg_path is not None:
+        _check_writable(svg_path, "the chart")
     counts = options.table().stats()
-    if as_json:
-        click.echo(json.dumps(counts, indent=2))
-        return
-    side, term = counts["side_to_move"], counts["terminal"]
-    start = counts["start"]
-    rows = [
-        ("game", counts["game"]),
-        ("reachable positions", f"{counts['positions']:,}"),
-        ("  for X (perfect play)", _by_winner(counts["x_wins"], counts["draws"], counts["o_wins"])),
-        ("  for the side to move", _by_result(side)),
-        ("finished positions", f"{term['positions']:,} ({_by_winner(term['x_wins'], term['draws'], term['o_wins'], draws_last=True)})"),
-        ("up to symmetry", _counted(counts, "unique_positions", lambda n: f"{n:,}")),
-        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({_by_winner(g['x_wins'], g['draws'], g['o_wins'], draws_last=True)})")),
-        ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
-    ]
-    for layer in counts.get("layers", []):
-        unique = layer["unique"]
-        rows.append(
-            (
-                f"  layer {layer['ply']}",
-                f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, {layer['finished']:,} finished;"
-                f" up to symmetry {unique['positions']:,}: {_by_result(unique)}, {unique['finished']:,} finished",
-            )
-        )
-    width = max(len(label) for label, _ in rows)
-    for label, text in rows:
-        click.echo(f"{label.ljust(width)}  {text}")
+    if svg_path is not None:
+        write_atomic(svg_path, outcomes_svg(counts.by_ply(), game=counts["game"]).encode())
+    click.echo(json.dumps(counts, indent=2) if as_json else stats_text(counts))
+    if svg_path is not None and not options.quiet:
+        click.echo(f"chart of the outcomes by ply written to {svg_path}", err=True)
 
 
-def _by_winner(x_wins: int, draws: int, o_wins: int, *, draws_last: bool = False) -> str:
-    """``2,936 X wins, 1,068 draws, 1,474 O wins`` (``1 draw`` when there is one)."""
-    parts = [count(x_wins, "X win"), count(draws, "draw"), count(o_wins, "O win")]
-    return ", ".join([parts[0], parts[2], parts[1]] if draws_last else parts)
-
-
-def _by_result(counts: dict[str, int]) -> str:
-    """``2,836 wins, 1,068 draws, 1,574 losses`` from a dict with those keys."""
-    return ", ".join(count(counts[key], noun) for key, noun in (("wins", "win"), ("draws", "draw"), ("losses", "loss")))
-
-
-def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> str:
-    """A count as text, or why it was not counted (compact tables of big games)."""
-    value = counts.get(key)
-    return show(value) if value is not None else f"not counted: {counts.get('omitted', {}).get(key, 'unavailable')}"
+def _check_writable(path: Path, what: str) -> None:
+    """Refuse an output file whose directory is missing or read-only before any work (no directory is made for it)."""
+    directory = path.parent
+    if not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+        raise SolverError(f"cannot write {what} to {path}: {directory} is not a directory this user can write to")
 
 
 # -- lookup ---------------------------------------------------------------------
@@ -629,15 +607,10 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     click.echo(describe_analysis(analysis))
 
 
-def _rc(game: Game, cell: int) -> str:
-    row, col = game.coords(cell)
-    return f"{row},{col}"
-
-
 def _best_text(ply: PlyAnalysis) -> str:
     if len(ply.best_cells) == len(ply.before.moves) > 1:
         return "any"
-    return " ".join(_rc(ply.before.game, cell) for cell in ply.best_cells)
+    return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
 
 
 def describe_analysis(analysis: GameAnalysis) -> str:
@@ -649,7 +622,7 @@ def describe_analysis(analysis: GameAnalysis) -> str:
             (
                 str(ply.ply),
                 ply.player,
-                f"{_rc(game, ply.cell)} ({ply.cell})",
+                f"{rc(game, ply.cell)} ({ply.cell})",
                 _best_text(ply),
                 outcome_label(ply.result_before, ply.plies_before),
                 outcome_label(ply.result_after, ply.plies_after),
@@ -666,11 +639,6 @@ def describe_analysis(analysis: GameAnalysis) -> str:
         s = analysis.summary(player)
         lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
     return "\n".join(lines)
-
-
-GRADE_LIMIT = 20
-"""Boards (and error kinds) ``solve grade`` shows per section unless ``--limit`` says otherwise:
-a page or two for a person, where all of them can run to thousands of lines."""
 
 
 @main.command()
@@ -832,90 +800,6 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
     if not report.complete:
         click.echo(f"solve: grading {report.stopped}: graded {report.positions:,} of {count(report.planned, 'position')}", err=True)
         raise SystemExit(stopped or 1)
-
-
-def _percent(part: int, whole: int) -> str:
-    return f"({100 * part / whole:.1f}%)" if whole else ""
-
-
-def describe_report(report: GradeReport, player: str, *, limit: int = GRADE_LIMIT) -> str:
-    """The counts, then the lost and slower answers drawn as boards, then the errors grouped by message.
-
-    Each section shows its first ``limit`` boards or error kinds (0: all) and says how many more there are.
-
-    Nothing in it depends on timing, so the same player always prints the same report.
-    """
-    n = report.positions
-    sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
-    lines = [f"Graded {player} on {count(n, 'position')} of {report.game.name} ({sides} to move).", ""]
-    if not report.complete:
-        lines[-1:] = [f"Incomplete: graded {n:,} of {count(report.planned, 'position')} (taken in a shuffled order): grading {report.stopped}.", ""]
-    rows = [
-        ("positions tried", f"{n:,}", ""),
-        ("kept the result", f"{report.kept:,}", _percent(report.kept, n)),
-        ("optimal", f"{report.optimal:,}", _percent(report.optimal, n)),
-        ("threw the result away", f"{len(report.lost):,}", f"({count(report.mistakes, 'mistake')}, {count(report.blunders, 'blunder')})"),
-        ("raised an exception", f"{len(report.exceptions):,}", ""),
-        ("illegal answers", f"{len(report.illegal):,}", ""),
-    ]
-    if report.timeouts:
-        rows.append(("timed out", f"{len(report.timeouts):,}", ""))
-    if report.crashes:
-        rows.append(("ended its process", f"{len(report.crashes):,}", "(os._exit, a signal, or out of memory)"))
-    if report.mutated:
-        rows.append(("changed its board", f"{report.mutated:,}", "(harmless: every call gets a fresh board)"))
-    width = max(len(row[1]) for row in rows)
-    lines += [f"{label:<22}{count.rjust(width)}  {note}".rstrip() for label, count, note in rows]
-    lines += [f"hint: {hint}" for hint in report.hints]
-    for title, graded in (
-        ("Where the result was thrown away", report.lost),
-        ("Kept the result, but not the best score (a slower win or a faster loss)", report.slower),
-    ):
-        if graded:
-            lines += ["", f"{title}; ! the move played, * the best moves:"] + _graded_boards(graded, limit)
-    for title, failures in (
-        ("Exceptions", report.exceptions),
-        ("Illegal answers", report.illegal),
-        ("Timed out", report.timeouts),
-        ("Ended the player's process", report.crashes),
-    ):
-        if failures:
-            lines += ["", f"{title}:"] + _grouped(failures, limit)
-    return "\n".join(lines)
-
-
-def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
-    shown = graded if limit == 0 else graded[:limit]
-    lines = []
-    for item in shown:
-        p, move = item.position, item.move
-        best = " ".join(_rc(p.game, cell) for cell in p.best_cells)
-        lines.append(
-            f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
-            f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]"
-        )
-        marks = dict.fromkeys(p.best_cells, "*") | {move.cell: "!"}
-        lines += ["    " + row for row in _board.draw(p.game, p.code, marks=marks)]
-    if len(shown) < len(graded):
-        lines.append(f"  ... and {len(graded) - len(shown):,} more (--limit 0 shows all, --json lists them)")
-    return lines
-
-
-def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
-    groups: dict[str, list[PlayerFailure]] = {}
-    for failure in failures:
-        groups.setdefault(failure.message, []).append(failure)
-    ordered = sorted(groups.items(), key=lambda item: -len(item[1]))
-    shown = ordered if limit == 0 else ordered[:limit]
-    lines = []
-    for message, group in shown:
-        first = group[0]
-        answer = f", answer {first.answer}" if first.answer else ""
-        lines.append(f"  {len(group):>5,} x {message}  (first on {first.position.board}{answer})")
-    if len(shown) < len(ordered):
-        hidden = sum(len(group) for _, group in ordered[len(shown) :])
-        lines.append(f"  ... and {count(len(ordered) - len(shown), 'more kind')} ({count(hidden, 'call')}; --limit 0 shows all, --json lists them)")
-    return lines
 
 
 # -- serve ----------------------------------------------------------------------

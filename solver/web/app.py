@@ -10,6 +10,7 @@ route                                       answer
 ``GET /api/v1/{game}?board=B``              :meth:`Position.to_dict` with ``best_first=True``
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
 ``GET /api/v1/{game}/analyze?moves=M``      :meth:`GameAnalysis.to_dict` of :func:`solver.analyze`
+``GET /api/v1/{game}/outcomes.svg``         a chart of the outcomes of each ply (:func:`solver.present.charts.outcomes_svg`)
 ``POST /api/v1/{game}/batch``               ``{"boards": [...]}`` -> ``{"results": [...]}``
 ==========================================  =====================================================
 
@@ -70,6 +71,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..encoding.board import parse, parse_text
 from ..encoding.moves import parse_moves
 from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line, quote
+from ..present.charts import outcomes_svg
 from ..rules.game import DEFAULT_GAME, Game, parse_game
 from ..rules.score import UNREACHABLE
 from ..store.locate import table_dirs as _table_dirs
@@ -212,6 +214,7 @@ def create_app(
         Route("/api/v1/{game}", api.lookup, methods=["GET"]),
         Route("/api/v1/{game}/mainline", api.mainline, methods=["GET"]),
         Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
+        Route("/api/v1/{game}/outcomes.svg", api.outcomes, methods=["GET"]),
         Route("/api/v1/{game}/batch", api.batch, methods=["POST"]),
     ]
     handlers: Mapping[Any, Any] = {HTTPException: _http_error, Exception: _internal_error}
@@ -353,6 +356,16 @@ class _Api:
         except InvalidBoardError as error:
             raise HTTPException(400, one_line(error)) from None
         return _cached(request, _dumps(analysis.to_dict()), etag)
+
+    async def outcomes(self, request: Request) -> Response:
+        """The chart of the outcomes of each ply, counted once per game (a pass over a dense table) off the event loop."""
+        game = self._game(request)
+        etag = game.etag("outcomes.svg")
+        headers = {"etag": etag, "cache-control": CACHE_CONTROL}
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers=headers)
+        body = await anyio.to_thread.run_sync(outcomes_chart, game.table)
+        return Response(body, media_type="image/svg+xml", headers=headers)
 
     async def batch(self, request: Request) -> Response:
         game = self._game(request)
@@ -557,6 +570,12 @@ def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], 
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
     return Response((body if body is not None else make() if make else b"") + b"\n", media_type=_JSON, headers=headers)
+
+
+@lru_cache(maxsize=16)
+def outcomes_chart(table: Table) -> bytes:
+    """:func:`~solver.present.charts.outcomes_svg` of the table's counts by ply (:meth:`Table.ply_counts`), kept per table."""
+    return outcomes_svg(table.ply_counts(), game=table.game.name).encode()
 
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
