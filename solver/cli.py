@@ -429,7 +429,7 @@ def _play_game(table: Table, human: str, rng: random.Random) -> list[int] | None
             position = position.play(cell)
         else:
             cell = rng.choice(position.best_cells)
-            click.echo(f"I play {_rc(table.game, cell)}.")
+            click.echo(f"I play {rc(table.game, cell)}.")
             cells.append(cell)
             position = position.play(cell)
     click.echo(_grid(position))
@@ -450,7 +450,7 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     slip = next((ply for ply in analysis.plies if ply.player == human and ply.verdict in ("mistake", "blunder")), None)
     if slip is not None:
         before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
-        lines.append(f"The first {slip.verdict}: ply {slip.ply}, {_rc(analysis.game, slip.cell)} ({before} -> {after}); best was {_best_text(slip)}.")
+        lines.append(f"The first {slip.verdict}: ply {slip.ply}, {rc(analysis.game, slip.cell)} ({before} -> {after}); best was {_best_text(slip)}.")
     game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
     lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, (ply.cell for ply in analysis.plies)))}{game}")
     return "\n".join(lines)
