@@ -26,9 +26,9 @@ import numpy as np
 
 from ..encoding.index import Block, Layout, half, layout
 from ..rules.game import Game
+from ..scratch import _scratch
 from .chunkrules import RULES_FOLLOW, _rule_scores
 from .chunks import Chunk
-from .scratch import _scratch
 
 # -- solving one chunk -------------------------------------------------------------
 # Per chunk the work is whole-matrix numpy passes over rows x cols int8/uint32 arrays, with

@@ -55,6 +55,7 @@ from ..storage.tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .position import SETTERS, Position
 from .scores import Scores
+from .summary import TableStats
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -483,7 +484,7 @@ class CompactTable(Table):
         """Every layer's counts, of every reachable board and up to symmetry (:meth:`histograms`)."""
         return [LayerCounts.from_histograms(self.game, ply, hist) for ply, hist in enumerate(self.histograms())]
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> TableStats:
         """Counts per result, per layer, for the side to move and up to symmetry (:func:`solver.tables.summary.layered_stats`).
 
         ``games`` is None (``omitted`` says why); ``layers`` lists each layer's counts

@@ -365,7 +365,7 @@ class Position:
 
 
 PICTURES: dict[str, Callable[[Any], str]] = {}
-"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``).
+"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``, ``"stats html"``).
 
 The presentation layer fills it when the package is imported (:mod:`solver.present.notebook`), so the
 ``_repr_*_`` methods that Jupyter calls draw with it while this layer imports nothing above it.
