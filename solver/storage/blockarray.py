@@ -46,7 +46,10 @@ arrays); its digests go into the file's digest section at ``first_block`` as tod
 The root hashes the header *without* the fields that depend on the compressed bytes
 (the array's ``offset``, the encoding's ``codec``, ``level`` and ``data_bytes``,
 ``digests.offset``), so it is the checksum of the content. ``TableFile`` then opens such an array as a
-:class:`BlockArray` over a read-only memory map of the region, with ``digest=`` the
+:class:`BlockArray` over a :class:`FileRegion` of the file (read with ``os.pread``, not a
+memory map: a block is read once, then kept decoded, and a file truncated under a
+reader gives a short read, a :class:`TableError`, where a memory map would end the
+process with SIGBUS), with ``digest=`` the
 file's :meth:`~solver.storage.tablefile.TableFile.digest` shifted by ``first_block`` and
 ``error=`` :meth:`~solver.storage.tablefile.TableFile.error`, so messages name the file and
 the rebuild command.
@@ -67,6 +70,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import weakref
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -462,6 +466,44 @@ Digest = Callable[[int], bytes]
 """``digest(block)``: the stored SHA-256 of a block's decoded bytes."""
 
 
+class _Descriptor:
+    """An open file descriptor, closed when the object is garbage-collected."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        weakref.finalize(self, os.close, fd)
+
+
+class FileRegion:
+    """Bytes ``offset .. offset + size - 1`` of an open file, read with ``os.pread``: a region for :class:`BlockArray`.
+
+    Unlike a memory map, a file truncated under it cannot end the process (a map faults
+    with SIGBUS past the file's new end): a read past the end comes back short, which
+    :class:`BlockArray` refuses with :class:`TableError`. The region owns ``fd`` (shared
+    with its :meth:`part` regions): it is closed once none of them is in use.
+    """
+
+    def __init__(self, fd: int | _Descriptor, offset: int, size: int) -> None:
+        self._descriptor = fd if isinstance(fd, _Descriptor) else _Descriptor(fd)
+        self.fd = self._descriptor.fd
+        self.offset = offset
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def part(self, offset: int, size: int) -> FileRegion:
+        """Bytes ``offset .. offset + size - 1`` of this region, on the same descriptor."""
+        return FileRegion(self._descriptor, self.offset + offset, size)
+
+    def read(self, start: int, stop: int) -> bytes:
+        """Bytes ``start .. stop - 1`` of the region: fewer if the file now ends before ``stop``.
+
+        :raises OSError: if the file cannot be read.
+        """
+        return os.pread(self.fd, stop - start, self.offset + start)
+
+
 class BlockArray:
     """Random access to a region written by :func:`write_blocks`: an int8 array of ``size`` items.
 
@@ -472,7 +514,7 @@ class BlockArray:
     are kept (least recently used first out); :meth:`decode_all` decodes every block
     into one array, for batch work at memory speed.
 
-    :param region: the region's bytes (a read-only memory map of the file, or bytes).
+    :param region: the region: a :class:`FileRegion` of the table's file, or its bytes (any buffer).
     :param digest: the stored digest of a block (e.g. ``Written.digest`` or the file's).
     :param name: what messages call the array (the file's path).
     :param error: makes the :class:`TableError` for a problem (default: ``"<name>: <problem>"``;
@@ -503,13 +545,14 @@ class BlockArray:
         self._cache: OrderedDict[int, memoryview] = OrderedDict()
         self._cache_blocks = max(1, cache_blocks)
         self._lock = threading.Lock()
-        data = np.frombuffer(region, dtype=np.uint8) if not isinstance(region, np.ndarray) else region.reshape(-1).view(np.uint8)
-        self._data = data.view(np.ndarray)  # a plain view of a memory map: its items and slices cost a quarter
-        if self._data.size < encoding.region_bytes:
-            raise self._error(f"the compressed array is truncated ({self._data.size:,} bytes, expected {encoding.region_bytes:,})")
-        start = encoding.data_bytes
-        self._offsets = self._data[start : start + _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
-        self._crcs = self._data[start + self._offsets.nbytes : start + encoding.index_bytes].view(_CRC)
+        self._region: Callable[[int, int], bytes | memoryview] = region.read if isinstance(region, FileRegion) else _buffer_reader(region)
+        size = len(region) if isinstance(region, FileRegion) else len(memoryview(region).cast("B"))
+        raw = self._region(encoding.data_bytes, encoding.region_bytes) if size >= encoding.region_bytes else b""
+        if len(raw) != encoding.index_bytes:
+            raise self._error(f"the compressed array is truncated ({size:,} bytes, expected {encoding.region_bytes:,})")
+        index = np.frombuffer(raw, dtype=np.uint8)
+        self._offsets = index[: _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
+        self._crcs = index[self._offsets.nbytes :].view(_CRC)
         self._check_offsets()
         self._codec.require()
         self.check: Callable[[int, bytes], str | None] | None = None
@@ -557,11 +600,16 @@ class BlockArray:
 
     def _decode(self, block: int) -> bytes:
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
-        packed = self._data[start:stop]
-        if zlib.crc32(packed.data) != int(self._crcs[block]):
+        try:
+            packed = self._region(start, stop)
+        except OSError as error:
+            raise self._error(f"{self._where(block)} cannot be read ({error.strerror or error})") from None
+        if len(packed) != stop - start:
+            raise self._error(f"{self._where(block)} is past the end of the file: it was truncated after it was opened")
+        if zlib.crc32(packed) != int(self._crcs[block]):
             raise self._error(f"{self._where(block)} does not match its CRC: the file is damaged")
         try:
-            decoded = self._codec.decompress(packed.data, self.encoding.block_size(block))
+            decoded = self._codec.decompress(packed, self.encoding.block_size(block))
         except ValueError as problem:
             raise self._error(f"{self._where(block)} cannot be decoded ({problem}): the file is damaged") from None
         if hashlib.sha256(decoded).digest() != self._digest(block):
@@ -674,3 +722,13 @@ class BlockArray:
             except TableError as error:
                 found.append(str(error))
         return found
+
+
+def _buffer_reader(region: Any) -> Callable[[int, int], memoryview]:
+    """Reads ``start .. stop - 1`` of a buffer (bytes, a memory map, an array) without copying."""
+    data = region.reshape(-1).view(np.uint8).data if isinstance(region, np.ndarray) else memoryview(region).cast("B")
+
+    def read(start: int, stop: int) -> memoryview:
+        return data[start:stop]
+
+    return read
