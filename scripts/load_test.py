@@ -21,13 +21,16 @@ Starts its own server (``python -m solver.cli serve --port 0``, 127.0.0.1), then
    over 4 connections: its latency and 503s, and the server's memory (the largest
    process's RSS, and the total PSS over all its processes) sampled every 0.25 s;
 5. **flood** (issue 22, finding 11): for ``--flood-seconds``, ``--flood`` connections from one
-   address that never send a byte (each reopened when the server closes it), while a
-   client from another address makes look-ups, each on a new connection (as visitors
-   arriving do): how many were answered, refused (503) or failed.
+   address that never send a byte (each reopened 1 s after the server closes, refuses or
+   resets it; from a process of its own, so that they do not slow the measuring client),
+   while a client from another address makes look-ups, each on a new connection (as
+   visitors arriving do): how many were answered, refused (503) or failed.
 
-The bad clients connect from 127.0.0.1 (the slow heads and held connections), 127.0.0.3
-(the malformed requests) and the well-behaved ones from 127.0.0.2: the server bounds
-connections per client address, and all of 127.0.0.0/8 is the loopback interface on Linux.
+The server bounds connections per client address, and all of 127.0.0.0/8 is the loopback
+interface on Linux, so the clients come from several: the well-behaved ones from 127.0.0.2,
+the slow heads and the flood from 127.0.0.1, the malformed requests from 127.0.0.3, the
+pressure phase's held connections from 127.0.1.x (50 from each, under the cap) and its
+batch clients from 127.0.2.1.
 ``--nofile N`` starts the server with a hard open-file limit of N (finding 11's second
 half: a limit below the connection cap); what the server says at start-up is printed.
 
@@ -75,6 +78,10 @@ HONEST = "127.0.0.2"
 ODD = "127.0.0.3"
 """Where the malformed and half-closed requests come from."""
 PHASES = ("lookups", "batch", "abuse", "pressure", "flood")
+FLOOD_BACKOFF = 1.0
+"""Seconds a flooding connection waits before reopening, once the server closed, refused or reset it."""
+HELD_PER_ADDRESS = 50
+"""The pressure phase's held connections per client address (127.0.1.x): under the server's cap per address."""
 CLOSED_STATES = {7, 8}  # TCP_CLOSE (reset), TCP_CLOSE_WAIT (the server sent FIN): tcp_info's first byte
 URL = re.compile(r"at http://127\.0\.0\.1:(\d+)/ ")
 
@@ -461,7 +468,7 @@ class PressureClients:
         """A connection held open, reopened when the server closes it (an even ``index``: one answer, then a stray line break)."""
         while not self.stop.is_set():
             try:
-                reader, writer = await asyncio.open_connection(HOST, self.port)
+                reader, writer = await asyncio.open_connection(HOST, self.port, local_addr=(f"127.0.1.{index // HELD_PER_ADDRESS + 1}", 0))
             except OSError:
                 await asyncio.sleep(0.2)
                 continue
@@ -494,6 +501,7 @@ class PressureClients:
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the answer piles up at the server
             sock.setblocking(False)
+            sock.bind(("127.0.2.1", 0))
             try:
                 await loop.sock_connect(sock, (HOST, self.port))
                 await loop.sock_sendall(sock, self.body)
@@ -556,13 +564,16 @@ class Flood:
     refused: int = 0
     """Connections answered 503 at once."""
     closed: int = 0
-    """Connections the server closed (or reset) without an answer."""
+    """Connections the server closed without an answer (a silent one at its head deadline)."""
+    reset: int = 0
+    """Connections reset by the server (while connecting, or after)."""
     lookups: Lookups = field(default_factory=Lookups)
 
 
 @dataclass
 class Flooder:
-    """Connections from :data:`HOST` that never send a byte, each reopened 0.1 s after the server closes it, until ``stop``."""
+    """Connections from :data:`HOST` that never send a byte, each reopened :data:`FLOOD_BACKOFF` s after the server
+    closes, refuses or resets it (a client that holds what it can, not one that floods connection attempts)."""
 
     port: int
     out: Flood = field(default_factory=Flood)
@@ -574,7 +585,8 @@ class Flooder:
             try:
                 reader, writer = await asyncio.open_connection(HOST, self.port)
             except OSError:
-                await asyncio.sleep(0.1)
+                self.out.reset += 1
+                await asyncio.sleep(FLOOD_BACKOFF)
                 continue
             self.out.opened += 1
             self.open_now += 1
@@ -584,26 +596,43 @@ class Flooder:
             try:
                 await asyncio.wait({closing, stopped}, return_when=asyncio.FIRST_COMPLETED)
                 if closing.done():
-                    answer = b"" if closing.exception() is not None else closing.result()
-                    self.out.refused += answer.startswith(b"HTTP/1.1 503")
-                    self.out.closed += not answer.startswith(b"HTTP/1.1 503")
+                    answer = None if closing.exception() is not None else closing.result()
+                    self.out.reset += answer is None
+                    self.out.refused += answer is not None and answer.startswith(b"HTTP/1.1 503")
+                    self.out.closed += answer is not None and not answer.startswith(b"HTTP/1.1 503")
             finally:
                 closing.cancel()
                 stopped.cancel()
                 self.open_now -= 1
                 writer.close()
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(FLOOD_BACKOFF)
+
+
+def flood_worker(port: int, connections: int, seconds: float) -> None:
+    """The flooding client, in a process of its own (``--flood-worker``): its counts as one JSON line on stdout."""
+    flooder = Flooder(port)
+
+    async def go() -> None:
+        tasks = [asyncio.ensure_future(flooder.idle()) for _ in range(connections)]
+        await asyncio.sleep(seconds)
+        flooder.stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(go())
+    out = flooder.out
+    print(json.dumps({"opened": out.opened, "peak": out.peak, "refused": out.refused, "closed": out.closed, "reset": out.reset}))
 
 
 async def flood(port: int, game: str, expected: dict[int, bytes], *, seconds: float, connections: int) -> Flood:
-    """``connections`` silent connections from one address for ``seconds``, while another address looks up on new connections."""
-    flooder = Flooder(port)
-    tasks = [asyncio.ensure_future(flooder.idle()) for _ in range(connections)]
-    await asyncio.sleep(min(3.0, seconds / 4))  # let the connections pile up first
-    flooder.out.lookups = await lookups(port, game, expected, requests=10**7, connections=4, seconds=seconds, stop=flooder.stop, fresh=True)
-    flooder.stop.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    return flooder.out
+    """``connections`` silent connections from one address for ``seconds`` (their own process, so that the
+    measuring client is not slowed by them), while another address looks up on new connections."""
+    ramp = min(3.0, seconds / 4)  # let the connections pile up first
+    args = ["--flood-worker", str(port), "--flood", str(connections), "--flood-seconds", str(seconds + ramp + 1)]
+    child = await asyncio.create_subprocess_exec(sys.executable, __file__, *args, stdout=asyncio.subprocess.PIPE)
+    await asyncio.sleep(ramp)
+    honest = await lookups(port, game, expected, requests=10**7, connections=4, seconds=seconds, fresh=True)
+    counts, _ = await child.communicate()
+    return Flood(**json.loads(counts), lookups=honest)
 
 
 def flood_figures(flooded: Flood, args: argparse.Namespace) -> dict[str, Any]:
@@ -616,6 +645,7 @@ def flood_figures(flooded: Flood, args: argparse.Namespace) -> dict[str, Any]:
         "opened": flooded.opened,
         "refused_503": flooded.refused,
         "closed_by_server": flooded.closed,
+        "reset_by_server": flooded.reset,
         "lookups": len(honest.latencies) + len(honest.errors),
         "answered_right": len(honest.latencies) - len(honest.wrong),
         "lookup_503s": sum("HTTP 503" in w for w in honest.wrong),
@@ -662,7 +692,11 @@ def main() -> int:
     parser.add_argument("--nofile", type=int, default=0, help="start the server with this hard (and soft) open-file limit")
     parser.add_argument("--workers", type=int, default=1, help="solve serve --workers")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--flood-worker", type=int, default=0, help=argparse.SUPPRESS)  # the flood phase's own process: its port
     args = parser.parse_args()
+    if args.flood_worker:
+        flood_worker(args.flood_worker, args.flood, args.flood_seconds)
+        return 0
 
     table = solver.table_for(args.game)
     codes = table.reachable_codes()
@@ -892,8 +926,9 @@ def _print_pressure(squeeze: dict[str, Any]) -> None:
 
 def _print_flood(flooded: dict[str, Any]) -> None:
     print(
-        f"flood for {flooded['seconds']} s: {flooded['connections']:,} silent connections from 127.0.0.1 (peak {flooded['peak_open']:,} open, "
-        f"{flooded['opened']:,} opened, {flooded['refused_503']:,} refused with 503, {flooded['closed_by_server']:,} closed by the server)"
+        f"flood for {flooded['seconds']} s: {flooded['connections']:,} silent connections from 127.0.0.1, each reopened {FLOOD_BACKOFF:g} s "
+        f"after it ends (peak {flooded['peak_open']:,} open, {flooded['opened']:,} opened, {flooded['refused_503']:,} refused with 503, "
+        f"{flooded['closed_by_server']:,} closed by the server, {flooded['reset_by_server']:,} reset)"
     )
     print(
         f"  another address meanwhile, a new connection per look-up: {flooded['lookups']:,} look-ups, {flooded['answered_right']:,} answered right, "

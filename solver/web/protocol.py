@@ -24,11 +24,11 @@ whatever it sends or fails to read:
   with nothing to do;
 * **connections** (:class:`OpenConnections`): at most ``max_per_address`` open connections
   per client address (an IPv4 address, or an IPv6 address's /64, what one client usually
-  holds) and ``max_connections`` in all (per worker). When a cap is reached, the
-  connection idle longest (one waiting for its first request, or between requests) is
-  closed to make room: the address's own for the per-address cap, else one of the
-  address holding the most connections. Only when none is idle does the new connection
-  get ``503``; the connections already open are served as before. A refused connection
+  holds) and ``max_connections`` in all (per worker). Past its address's cap a new
+  connection gets ``503``. When the total is reached, the connection idle longest (one
+  waiting for its first request, or between requests) of the address holding the most
+  connections is closed to make room; only when none is idle does the new connection get
+  ``503``. A connection with a request under way is never closed for room. A refused connection
   is closed 1 s after its 503 (so that the client reads it rather than a reset); past
   ``max_refusing`` of those at once (:data:`MAX_REFUSING`, fewer under a low open-file
   limit), the next is reset at once, so refusals too hold a bounded number of file
@@ -102,9 +102,10 @@ HOOKS = {
 """What of uvicorn's ``HttpToolsProtocol`` the subclass relies on (checked by the tests)."""
 
 
-def _refusal(status: int, reason: str, message: str) -> bytes:
+def _refusal(status: int, reason: str, message: str, extra: str = "") -> bytes:
     body = json.dumps({"error": message}).encode()
-    return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
+    head = f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\nconnection: close\r\n{extra}\r\n"
+    return head.encode() + body
 
 
 def client_key(peer: Any) -> str:
@@ -142,8 +143,13 @@ class OpenConnections:
         """Refused connections left open for their 503 to be read."""
 
     def admit(self, connection: GuardedHttpToolsProtocol, address: str) -> str | None:
-        """Count ``connection`` in, closing an idle one first where a cap is reached; else why it is refused."""
-        if self.per_address and self.count.get(address, 0) >= self.per_address and not self._close_idle(address):
+        """Count ``connection`` in (closing an idle one first if the total is reached), or say why it is refused.
+
+        An address at its own cap is refused rather than having its idle connections closed:
+        closing them would let one client churn through connections as fast as it can open
+        them, every other client's connections waiting behind its in the accept queue.
+        """
+        if self.per_address and self.count.get(address, 0) >= self.per_address:
             return f"your address has {self.per_address:,} connections open here; reuse one or try again later"
         if len(self.live) >= self.total and not self._close_idle(max(self.idle, key=self.count.__getitem__, default=None)):
             return f"the server has {self.total:,} connections open; try again later"
@@ -235,7 +241,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         self._lingering = True
         self.open_connections.refusing += 1
-        self.transport.write(_refusal(503, "Service Unavailable", message))
+        self.transport.write(_refusal(503, "Service Unavailable", message, "retry-after: 1\r\n"))
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.loop.call_later(1.0, self.transport.close)  # closed once the client's request is read: no reset
