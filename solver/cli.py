@@ -28,10 +28,8 @@ from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverErro
 from .grading.grader import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
-    GradedMove,
     GradeReport,
     GradingInterrupted,
-    PlayerFailure,
     Returns,
     board_maker,
     parse_symbols,
@@ -40,22 +38,27 @@ from .grading.grader import (
 from .grading.grader import grade as _grade
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
-from .present.describe import status_line
+from .present.charts import outcomes_svg
+from .present.describe import stats_text, status_line
+from .present.report import GRADE_LIMIT, describe_report, rc
 from .retrograde.minimax import MAX_EMPTY
 from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
-from .storage.fsutil import remove_dead_temporaries
+from .storage.fsutil import remove_dead_temporaries, write_atomic
+from .storage.remote import is_url
 from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate
 from .store.locate import build_file, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, kind_for
+from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
+from .store.urltable import MIRROR_ENV, open_url_table
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis
 from .tables.analysis import analyze as _analyze
-from .tables.position import Position, outcome_label, outcome_words
-from .words import count, signed
+from .tables.position import Position, outcome_label
+from .words import count
 
 
 class SolveGroup(click.Group):
@@ -125,7 +128,9 @@ TABLE_DIR_HELP = (
 
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    @click.option("--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK], e.g. 4x4 or 3x4k3.")
+    @click.option(
+        "--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3 or 3x3k3-misere (misère: a line loses)."
+    )
     @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
     @functools.wraps(function)
@@ -220,53 +225,31 @@ def main() -> None:
 @main.command()
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def stats(options: TableOptions, as_json: bool) -> None:
-    """Count positions, results, symmetric classes and complete games."""
+@click.option(
+    "--svg",
+    "svg_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write a chart of the outcomes of each ply to FILE (SVG, self-contained).",
+)
+def stats(options: TableOptions, as_json: bool, svg_path: Path | None) -> None:
+    """Count positions, results, symmetric classes and complete games, in total and by ply."""
+    if svg_path is not None:
+        _check_writable(svg_path, "the chart")
     counts = options.table().stats()
-    if as_json:
-        click.echo(json.dumps(counts, indent=2))
-        return
-    side, term = counts["side_to_move"], counts["terminal"]
-    start = counts["start"]
-    rows = [
-        ("game", counts["game"]),
-        ("reachable positions", f"{counts['positions']:,}"),
-        ("  for X (perfect play)", _by_winner(counts["x_wins"], counts["draws"], counts["o_wins"])),
-        ("  for the side to move", _by_result(side)),
-        ("finished positions", f"{term['positions']:,} ({_by_winner(term['x_wins'], term['draws'], term['o_wins'], draws_last=True)})"),
-        ("up to symmetry", _counted(counts, "unique_positions", lambda n: f"{n:,}")),
-        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({_by_winner(g['x_wins'], g['draws'], g['o_wins'], draws_last=True)})")),
-        ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
-    ]
-    for layer in counts.get("layers", []):
-        unique = layer["unique"]
-        rows.append(
-            (
-                f"  layer {layer['ply']}",
-                f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, {layer['finished']:,} finished;"
-                f" up to symmetry {unique['positions']:,}: {_by_result(unique)}, {unique['finished']:,} finished",
-            )
-        )
-    width = max(len(label) for label, _ in rows)
-    for label, text in rows:
-        click.echo(f"{label.ljust(width)}  {text}")
+    if svg_path is not None:
+        write_atomic(svg_path, outcomes_svg(counts.by_ply(), game=counts["game"]).encode())
+    click.echo(json.dumps(counts, indent=2) if as_json else stats_text(counts))
+    if svg_path is not None and not options.quiet:
+        click.echo(f"chart of the outcomes by ply written to {svg_path}", err=True)
 
 
-def _by_winner(x_wins: int, draws: int, o_wins: int, *, draws_last: bool = False) -> str:
-    """``2,936 X wins, 1,068 draws, 1,474 O wins`` (``1 draw`` when there is one)."""
-    parts = [count(x_wins, "X win"), count(draws, "draw"), count(o_wins, "O win")]
-    return ", ".join([parts[0], parts[2], parts[1]] if draws_last else parts)
-
-
-def _by_result(counts: dict[str, int]) -> str:
-    """``2,836 wins, 1,068 draws, 1,574 losses`` from a dict with those keys."""
-    return ", ".join(count(counts[key], noun) for key, noun in (("wins", "win"), ("draws", "draw"), ("losses", "loss")))
-
-
-def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> str:
-    """A count as text, or why it was not counted (compact tables of big games)."""
-    value = counts.get(key)
-    return show(value) if value is not None else f"not counted: {counts.get('omitted', {}).get(key, 'unavailable')}"
+def _check_writable(path: Path, what: str) -> None:
+    """Refuse an output file whose directory is missing or read-only before any work (no directory is made for it)."""
+    directory = path.parent
+    if not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+        raise SolverError(f"cannot write {what} to {path}: {directory} is not a directory this user can write to")
 
 
 # -- lookup ---------------------------------------------------------------------
@@ -274,18 +257,41 @@ def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> st
 @click.argument("board")
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def lookup(board: str, options: TableOptions, as_json: bool) -> None:
+@click.option(
+    "--table",
+    "source",
+    default=None,
+    metavar="PATH|URL",
+    help="Read this table file, or the table at this http(s) URL block by block (each block fetched on first use, checked, cached).",
+)
+@click.option("--checksum", default=None, metavar="SHA256", help="With --table URL: the table's checksum, for a game without a shipped one.")
+def lookup(board: str, options: TableOptions, as_json: bool, source: str | None, checksum: str | None) -> None:
     """Solve BOARD: result, plies to the end, best moves, and every move's outcome.
 
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
     """
-    _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP
-    position = options.table().at(code)
+    if source is None:
+        _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+        table = options.table()
+    else:
+        table = _table_at(source, options, checksum)  # the table names the game when --game does not
+        _, code = _board.parse_text(board, table.game)
+    position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
         return
     click.echo(describe_position(position))
+
+
+def _table_at(source: str, options: TableOptions, checksum: str | None) -> Table:
+    """The table of ``--table``: a URL read block by block, or a file (of --game when given, else of the game it holds)."""
+    game = options.game if options.game_given else None
+    if is_url(source):
+        return open_url_table(source, game=game, checksum=checksum)
+    if checksum is not None:
+        raise click.UsageError("--checksum goes with --table URL: a file's checksum is checked against the shipped one, or proved")
+    return open_file(Path(source), game=game)
 
 
 def describe_position(position: Position) -> str:
@@ -458,6 +464,51 @@ def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: 
     click.echo(f"{path}: sample OK ({what}); a sample, not a proof: 'solve verify' without --sample proves every board")
 
 
+# -- fetch ----------------------------------------------------------------------
+@main.command()
+@_game_option
+@click.option(
+    "--from",
+    "url",
+    default=None,
+    metavar="URL",
+    help=f"The table file's http(s) URL, or a directory's that holds <game>.ttt (default: ${MIRROR_ENV}).",
+)
+@click.option("--checksum", default=None, metavar="SHA256", help="The table's checksum, for a game without a shipped one (its publisher gives it).")
+@click.option("--replace", is_flag=True, help="Replace a different table file of the game already in the table directory (asked on a terminal).")
+def fetch(options: TableOptions, url: str | None, checksum: str | None, replace: bool) -> None:
+    """Download a table from a mirror, check every block against its checksum, install it.
+
+    Any web server that serves files will do: a static host, a bucket, a release page,
+    or another machine's 'solve serve' (its files are under /tables/). An interrupted
+    download is resumed by the same command; a mirror that sends wrong bytes is
+    refused, naming the block, and nothing is installed.
+    """
+    ask: bool | Callable[[Path, str], bool] = True if replace else (_ask_replace if _interactive() else False)
+    try:
+        fetched = fetch_table(options.game, url=url, table_dir=options.table_dir, checksum=checksum, replace=ask, meter=None if options.quiet else _meter)
+    except KeyboardInterrupt:
+        click.echo("solve: fetch interrupted: what was downloaded is kept; run the same command again to resume", err=True)
+        raise SystemExit(130) from None
+    if not fetched.installed:
+        click.echo(f"{fetched.path}: the {fetched.game.name} table is there already (sha256 {fetched.checksum}); nothing fetched")
+        return
+    resumed = f", resumed after {fetched.resumed_from:,} bytes" if fetched.resumed_from else ""
+    click.echo(f"Installed {fetched.path} ({fetched.size:,} bytes, sha256 {fetched.checksum}, every block checked) from {fetched.url}{resumed}")
+
+
+def _ask_replace(path: Path, checksum: str) -> bool:
+    shown = f"checksum {checksum}" if checksum else "not a readable table"
+    return click.confirm(f"{path} holds another table file ({shown}). Replace it?", default=False, err=True)
+
+
+@contextmanager
+def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A click progress bar on stderr (hidden off a terminal) for a download's bytes or a check's blocks."""
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
+
+
 # -- analyze and grade ------------------------------------------------------------
 # Printing only: the logic is solver.tables.analysis.analyze and solver.grading.grader.grade.
 
@@ -480,15 +531,10 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     click.echo(describe_analysis(analysis))
 
 
-def _rc(game: Game, cell: int) -> str:
-    row, col = game.coords(cell)
-    return f"{row},{col}"
-
-
 def _best_text(ply: PlyAnalysis) -> str:
     if len(ply.best_cells) == len(ply.before.moves) > 1:
         return "any"
-    return " ".join(_rc(ply.before.game, cell) for cell in ply.best_cells)
+    return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
 
 
 def describe_analysis(analysis: GameAnalysis) -> str:
@@ -500,7 +546,7 @@ def describe_analysis(analysis: GameAnalysis) -> str:
             (
                 str(ply.ply),
                 ply.player,
-                f"{_rc(game, ply.cell)} ({ply.cell})",
+                f"{rc(game, ply.cell)} ({ply.cell})",
                 _best_text(ply),
                 outcome_label(ply.result_before, ply.plies_before),
                 outcome_label(ply.result_after, ply.plies_after),
@@ -517,11 +563,6 @@ def describe_analysis(analysis: GameAnalysis) -> str:
         s = analysis.summary(player)
         lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
     return "\n".join(lines)
-
-
-GRADE_LIMIT = 20
-"""Boards (and error kinds) ``solve grade`` shows per section unless ``--limit`` says otherwise:
-a page or two for a person, where all of them can run to thousands of lines."""
 
 
 @main.command()
@@ -685,90 +726,6 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
         raise SystemExit(stopped or 1)
 
 
-def _percent(part: int, whole: int) -> str:
-    return f"({100 * part / whole:.1f}%)" if whole else ""
-
-
-def describe_report(report: GradeReport, player: str, *, limit: int = GRADE_LIMIT) -> str:
-    """The counts, then the lost and slower answers drawn as boards, then the errors grouped by message.
-
-    Each section shows its first ``limit`` boards or error kinds (0: all) and says how many more there are.
-
-    Nothing in it depends on timing, so the same player always prints the same report.
-    """
-    n = report.positions
-    sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
-    lines = [f"Graded {player} on {count(n, 'position')} of {report.game.name} ({sides} to move).", ""]
-    if not report.complete:
-        lines[-1:] = [f"Incomplete: graded {n:,} of {count(report.planned, 'position')} (taken in a shuffled order): grading {report.stopped}.", ""]
-    rows = [
-        ("positions tried", f"{n:,}", ""),
-        ("kept the result", f"{report.kept:,}", _percent(report.kept, n)),
-        ("optimal", f"{report.optimal:,}", _percent(report.optimal, n)),
-        ("threw the result away", f"{len(report.lost):,}", f"({count(report.mistakes, 'mistake')}, {count(report.blunders, 'blunder')})"),
-        ("raised an exception", f"{len(report.exceptions):,}", ""),
-        ("illegal answers", f"{len(report.illegal):,}", ""),
-    ]
-    if report.timeouts:
-        rows.append(("timed out", f"{len(report.timeouts):,}", ""))
-    if report.crashes:
-        rows.append(("ended its process", f"{len(report.crashes):,}", "(os._exit, a signal, or out of memory)"))
-    if report.mutated:
-        rows.append(("changed its board", f"{report.mutated:,}", "(harmless: every call gets a fresh board)"))
-    width = max(len(row[1]) for row in rows)
-    lines += [f"{label:<22}{count.rjust(width)}  {note}".rstrip() for label, count, note in rows]
-    lines += [f"hint: {hint}" for hint in report.hints]
-    for title, graded in (
-        ("Where the result was thrown away", report.lost),
-        ("Kept the result, but not the best score (a slower win or a faster loss)", report.slower),
-    ):
-        if graded:
-            lines += ["", f"{title}; ! the move played, * the best moves:"] + _graded_boards(graded, limit)
-    for title, failures in (
-        ("Exceptions", report.exceptions),
-        ("Illegal answers", report.illegal),
-        ("Timed out", report.timeouts),
-        ("Ended the player's process", report.crashes),
-    ):
-        if failures:
-            lines += ["", f"{title}:"] + _grouped(failures, limit)
-    return "\n".join(lines)
-
-
-def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
-    shown = graded if limit == 0 else graded[:limit]
-    lines = []
-    for item in shown:
-        p, move = item.position, item.move
-        best = " ".join(_rc(p.game, cell) for cell in p.best_cells)
-        lines.append(
-            f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
-            f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]"
-        )
-        marks = dict.fromkeys(p.best_cells, "*") | {move.cell: "!"}
-        lines += ["    " + row for row in _board.draw(p.game, p.code, marks=marks)]
-    if len(shown) < len(graded):
-        lines.append(f"  ... and {len(graded) - len(shown):,} more (--limit 0 shows all, --json lists them)")
-    return lines
-
-
-def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
-    groups: dict[str, list[PlayerFailure]] = {}
-    for failure in failures:
-        groups.setdefault(failure.message, []).append(failure)
-    ordered = sorted(groups.items(), key=lambda item: -len(item[1]))
-    shown = ordered if limit == 0 else ordered[:limit]
-    lines = []
-    for message, group in shown:
-        first = group[0]
-        answer = f", answer {first.answer}" if first.answer else ""
-        lines.append(f"  {len(group):>5,} x {message}  (first on {first.position.board}{answer})")
-    if len(shown) < len(ordered):
-        hidden = sum(len(group) for _, group in ordered[len(shown) :])
-        lines.append(f"  ... and {count(len(ordered) - len(shown), 'more kind')} ({count(hidden, 'call')}; --limit 0 shows all, --json lists them)")
-    return lines
-
-
 # -- serve ----------------------------------------------------------------------
 # The HTTP API and the web page are solver.web (the [web] extra), imported only here.
 
@@ -840,7 +797,8 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(
-        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ (API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops."
+        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ "
+        "(API under /api/v1, OpenAPI at /api/v1/openapi.json, table files at /tables/). Ctrl-C stops."
     )
     if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)

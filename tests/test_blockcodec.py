@@ -224,7 +224,7 @@ def test_an_empty_array_is_a_region_of_no_blocks() -> None:
 
 def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     import solver.storage.blockarray as blockarray
-    from solver.storage.blockarray import CodecUnavailable
+    from solver.errors import CodecUnavailable
 
     out = io.BytesIO()
     written = write_blocks(out, [scores_like(5000)], codec="zlib", block_bytes=BLOCK)

@@ -14,9 +14,9 @@ from solver.encoding.board import rule_violation
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
+from solver.rules.base import INVALID
 from solver.rules.game import Game, parse_game
-from solver.rules.mnk import INVALID, rules_of
 from solver.rules.score import UNREACHABLE
 from solver.storage.tablefile import COMPRESSED_VERSION, open_table
 from solver.store.locate import open_compact
@@ -103,7 +103,7 @@ def test_a_seeded_sample_of_a_20_cell_table_answers_as_the_full_scores_do(name: 
 
 def test_the_rules_by_bit_masks_agree_with_rule_violation_on_every_3x4k3_code() -> None:
     game = parse_game("3x4k3")
-    rules = rules_of(game)
+    rules = game.rules
     codes = np.arange(game.codes)
     legal = layout(game).index_of(codes) >= 0
     statuses = rules.statuses(codes)

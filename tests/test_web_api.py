@@ -375,7 +375,14 @@ def test_any_web_page_may_call_the_api(client: TestClient) -> None:
 def test_the_openapi_document_describes_every_api_route(client: TestClient) -> None:
     document = client.get("/api/v1/openapi.json").json()
     assert document["openapi"].startswith("3.")
-    assert set(document["paths"]) == {"/api/v1/games", "/api/v1/{game}", "/api/v1/{game}/mainline", "/api/v1/{game}/analyze", "/api/v1/{game}/batch"}
+    assert set(document["paths"]) == {
+        "/api/v1/games",
+        "/api/v1/{game}",
+        "/api/v1/{game}/mainline",
+        "/api/v1/{game}/analyze",
+        "/api/v1/{game}/batch",
+        "/api/v1/{game}/outcomes.svg",
+    }
     batch = document["paths"]["/api/v1/{game}/batch"]["post"]
     assert batch["requestBody"]["content"]["application/json"]["schema"]["properties"]["boards"]["maxItems"] == web.MAX_BATCH
     schema = document["components"]["schemas"]["Position"]
@@ -432,7 +439,17 @@ def test_the_page_and_its_files_are_served_with_their_types_and_a_content_securi
 
 def test_the_games_list_names_each_served_game_and_how_to_serve_more(client: TestClient) -> None:
     listing = client.get("/api/v1/games").json()
-    assert listing["games"] == [{"name": "3x3k3", "rows": 3, "cols": 3, "k": 3, "cells": 9, "checksum": web.table_checksum(TABLE)}]
+    assert listing["games"] == [
+        {
+            "name": "3x3k3",
+            "rows": 3,
+            "cols": 3,
+            "k": 3,
+            "cells": 9,
+            "rule": {"suffix": "", "title": "normal play", "line_wins": True},
+            "checksum": web.table_checksum(TABLE),
+        }
+    ]
     assert listing["default"] == "3x3k3" and "solve serve --game" in listing["more"]
 
 
@@ -476,3 +493,26 @@ def test_solve_serve_builds_named_games_before_listening_and_serves_them(table_d
         with pytest.raises(urllib.error.HTTPError) as missing:
             urllib.request.urlopen(url + "api/v1/4x4k4")
         assert missing.value.code == 404
+
+
+def test_the_outcomes_chart_is_an_svg_of_the_tables_counts_by_ply_cached_like_the_answers(client: TestClient) -> None:
+    import xml.etree.ElementTree as ET
+
+    answer = client.get("/api/v1/3x3k3/outcomes.svg")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/svg+xml"
+    assert "<script" not in answer.text.lower() and " style=" not in answer.text, "the page's Content-Security-Policy lets it in"
+    root = ET.fromstring(answer.text)
+    drawn = {
+        (int(rect.attrib["data-ply"]), rect.attrib["data-outcome"]): int(rect.attrib["data-count"])
+        for rect in root.iter("{http://www.w3.org/2000/svg}rect")
+        if "data-outcome" in rect.attrib
+    }
+    for ply, counts in enumerate(TABLE.ply_counts()):
+        assert drawn[ply, "positions"] == counts.positions
+        assert drawn.get((ply, "draws"), 0) == counts.draws
+        assert drawn.get((ply, "x_wins" if ply % 2 == 0 else "o_wins"), 0) == counts.wins
+    etag = answer.headers["etag"]
+    assert web.table_checksum(TABLE)[:20] in etag
+    assert client.get("/api/v1/3x3k3/outcomes.svg", headers={"if-none-match": etag}).status_code == 304
+    missing = client.get("/api/v1/5x5k4/outcomes.svg")
+    assert missing.status_code == 404 and "solve build --game 5x5k4" in missing.json()["error"]

@@ -390,40 +390,13 @@ def render(game: Game, code: int, *, sep: str = "/") -> str:
     return sep.join(chars[r * game.cols : (r + 1) * game.cols] for r in range(game.rows))
 
 
-def _cells(game: Game, cells: Sequence[int]) -> str:
-    return ",".join(f"({r},{c})" for r, c in map(game.coords, cells))
-
-
 def rule_violation(game: Game, code: int) -> str | None:
-    """Why no legal game reaches this board, or None when one does.
+    """Why no legal game reaches this board, or None when one does: the game's rule says (:meth:`solver.rules.base.Rules.violation`).
 
     >>> rule_violation(DEFAULT_GAME, parse("XXX/OO./...")[1]) is None
     True
-    >>> rule_violation(DEFAULT_GAME, parse("XX./.../...")[1])
-    'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
     """
-    x, o = masks(game, code)
-    nx, no = x.bit_count(), o.bit_count()
-    if nx not in (no, no + 1):
-        return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
-    x_lines, o_lines = game.lines_in(x), game.lines_in(o)
-    if x_lines and o_lines:
-        return f"both players have a line: X at {_cells(game, x_lines[0])} and O at {_cells(game, o_lines[0])}"
-    for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
-        if not lines:
-            continue
-        if not moved_last:
-            return f"{player} has a line at {_cells(game, lines[0])} but {other} moved after it: the game went on after {player} won"
-        if not set(lines[0]).intersection(*lines[1:]):
-            named, common = [], set(lines[0])
-            for line in lines:  # name just enough lines to leave no common cell
-                named.append(line)
-                common &= set(line)
-                if not common:
-                    break
-            listed = " and ".join(_cells(game, line) for line in named)
-            return f"{player} has lines at {listed} with no cell common to all: {player} kept playing after winning"
-    return None
+    return game.rules.violation(code)
 
 
 def check_rules(game: Game, code: int) -> None:

@@ -73,16 +73,16 @@ import threading
 import weakref
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import IO, Any
+from typing import IO, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import TableError
+from ..errors import CodecUnavailable, TableError
 
 DEFAULT_BLOCK_BYTES = 1 << 16
 """64 KiB: the first touch of a block costs a zstd decode (70 to 90 µs for a 5x5k4 block in play) and a
@@ -97,10 +97,6 @@ _CRC = np.dtype("<u4")
 
 
 # -- codecs -------------------------------------------------------------------------
-class CodecUnavailable(TableError):
-    """A table compressed with a codec whose package is not installed (the message says which)."""
-
-
 class _Zstandard:
     """zstd through the ``zstandard`` package (the ``big`` extra): each thread reuses its contexts.
 
@@ -466,6 +462,56 @@ Digest = Callable[[int], bytes]
 """``digest(block)``: the stored SHA-256 of a block's decoded bytes."""
 
 
+PREFETCH_BLOCKS = 256
+"""Blocks a batch announces to a remote source at a time (:meth:`RegionSource.prefetch`)."""
+
+
+@runtime_checkable
+class RegionSource(Protocol):
+    """Where the bytes of a region come from: a :class:`BlockArray` checks them the same whatever the source.
+
+    The integrity checks are a stage of the reading pipeline, not of the source: a source only
+    hands over bytes (a memory map of a file, :class:`MappedRegion`; a server answering Range
+    requests, :class:`solver.storage.remote.RemoteRegion`), and every block passes its CRC, the
+    bounded decode and its digest before any of it is used.
+    """
+
+    size: int
+    """Bytes the source holds (at least the region's)."""
+    remote: bool
+    """Whether reading costs a round trip (then :meth:`prefetch` is worth calling)."""
+
+    def read(self, start: int, stop: int) -> Any:
+        """Bytes ``start .. stop - 1`` of the region (a bytes-like object)."""
+
+    def forget(self, start: int, stop: int) -> None:
+        """Those bytes failed their checks: a source that keeps copies drops its copy."""
+
+    def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Byte ranges about to be read (each a block), in region order: fetch them together if that helps."""
+
+
+class MappedRegion:
+    """A region in memory or memory-mapped: reading is slicing."""
+
+    remote = False
+
+    def __init__(self, region: Any) -> None:
+        data = np.frombuffer(region, dtype=np.uint8) if not isinstance(region, np.ndarray) else region.reshape(-1).view(np.uint8)
+        self._data = data.view(np.ndarray)  # a plain view of a memory map: its items and slices cost a quarter
+        self.size = int(self._data.size)
+
+    def read(self, start: int, stop: int) -> memoryview:
+        """Bytes ``start .. stop - 1`` (a view, no copy)."""
+        return self._data[start:stop].data
+
+    def forget(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to drop."""
+
+    def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Nothing to fetch."""
+
+
 class _Descriptor:
     """An open file descriptor, closed when the object is garbage-collected."""
 
@@ -475,13 +521,15 @@ class _Descriptor:
 
 
 class FileRegion:
-    """Bytes ``offset .. offset + size - 1`` of an open file, read with ``os.pread``: a region for :class:`BlockArray`.
+    """Bytes ``offset .. offset + size - 1`` of an open file, read with ``os.pread``: the source of a table file's region.
 
     Unlike a memory map, a file truncated under it cannot end the process (a map faults
     with SIGBUS past the file's new end): a read past the end comes back short, which
     :class:`BlockArray` refuses with :class:`TableError`. The region owns ``fd`` (shared
     with its :meth:`part` regions): it is closed once none of them is in use.
     """
+
+    remote = False
 
     def __init__(self, fd: int | _Descriptor, offset: int, size: int) -> None:
         self._descriptor = fd if isinstance(fd, _Descriptor) else _Descriptor(fd)
@@ -503,6 +551,12 @@ class FileRegion:
         """
         return os.pread(self.fd, stop - start, self.offset + start)
 
+    def forget(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to drop."""
+
+    def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Nothing to fetch ahead: each block is read once, then kept decoded."""
+
 
 class BlockArray:
     """Random access to a region written by :func:`write_blocks`: an int8 array of ``size`` items.
@@ -514,7 +568,8 @@ class BlockArray:
     are kept (least recently used first out); :meth:`decode_all` decodes every block
     into one array, for batch work at memory speed.
 
-    :param region: the region: a :class:`FileRegion` of the table's file, or its bytes (any buffer).
+    :param region: the region's bytes (bytes, a memory map), or a :class:`RegionSource` that
+        fetches them: a :class:`FileRegion` of a table file (``pread``), or a table at a URL.
     :param digest: the stored digest of a block (e.g. ``Written.digest`` or the file's).
     :param name: what messages call the array (the file's path).
     :param error: makes the :class:`TableError` for a problem (default: ``"<name>: <problem>"``;
@@ -545,14 +600,14 @@ class BlockArray:
         self._cache: OrderedDict[int, memoryview] = OrderedDict()
         self._cache_blocks = max(1, cache_blocks)
         self._lock = threading.Lock()
-        self._region: Callable[[int, int], bytes | memoryview] = region.read if isinstance(region, FileRegion) else _buffer_reader(region)
-        size = len(region) if isinstance(region, FileRegion) else len(memoryview(region).cast("B"))
-        raw = self._region(encoding.data_bytes, encoding.region_bytes) if size >= encoding.region_bytes else b""
+        self.source: RegionSource = region if isinstance(region, RegionSource) else MappedRegion(region)
+        self._read = self.source.read
+        raw = self.source.read(encoding.data_bytes, encoding.region_bytes) if self.source.size >= encoding.region_bytes else b""
         if len(raw) != encoding.index_bytes:
-            raise self._error(f"the compressed array is truncated ({size:,} bytes, expected {encoding.region_bytes:,})")
+            raise self._error(f"the compressed array is truncated ({self.source.size:,} bytes, expected {encoding.region_bytes:,})")
         index = np.frombuffer(raw, dtype=np.uint8)
         self._offsets = index[: _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
-        self._crcs = index[self._offsets.nbytes :].view(_CRC)
+        self._crcs = index[self._offsets.nbytes : encoding.index_bytes].view(_CRC)
         self._check_offsets()
         self._codec.require()
         self.check: Callable[[int, bytes], str | None] | None = None
@@ -599,13 +654,26 @@ class BlockArray:
         return decoded
 
     def _decode(self, block: int) -> bytes:
+        """Block ``block`` from the source, through every check: CRC, bounded decode, digest, values.
+
+        Whatever the source (a memory map, a server), the bytes pass the same checks; a block
+        that fails any is reported to the source (:meth:`RegionSource.forget`: a caching source
+        drops its copy) and raised.
+        """
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
         try:
-            packed = self._region(start, stop)
+            packed = self._read(start, stop)
         except OSError as error:
             raise self._error(f"{self._where(block)} cannot be read ({error.strerror or error})") from None
         if len(packed) != stop - start:
             raise self._error(f"{self._where(block)} is past the end of the file: it was truncated after it was opened")
+        try:
+            return self._checked_block(block, packed)
+        except TableError:
+            self.source.forget(start, stop)
+            raise
+
+    def _checked_block(self, block: int, packed: Any) -> bytes:
         if zlib.crc32(packed) != int(self._crcs[block]):
             raise self._error(f"{self._where(block)} does not match its CRC: the file is damaged")
         try:
@@ -619,6 +687,16 @@ class BlockArray:
             if wrong is not None:
                 raise self._error(f"{wrong}: the file is damaged or forged")
         return decoded
+
+    def _prefetch(self, blocks: Iterable[int]) -> None:
+        """Tell the source which blocks are about to be read (the ones not decoded already), so a
+        remote one can fetch them together; a memory map has nothing to do."""
+        if not self.source.remote:
+            return
+        cache = self._cache
+        spans = [(int(self._offsets[block]), int(self._offsets[block + 1])) for block in blocks if block not in cache]
+        if len(spans) > 1:
+            self.source.prefetch(spans)
 
     def _where(self, block: int) -> str:
         """What a message calls a block: its number and its compressed bytes in the region."""
@@ -676,8 +754,11 @@ class BlockArray:
         order = np.argsort(blocks, kind="stable")
         sorted_blocks = blocks[order]
         bounds = np.flatnonzero(np.diff(sorted_blocks)) + 1
-        for group in np.split(order, bounds):
-            if group.size:
+        groups = [group for group in np.split(order, bounds) if group.size]
+        for first in range(0, len(groups), PREFETCH_BLOCKS):
+            window = groups[first : first + PREFETCH_BLOCKS]
+            self._prefetch(int(blocks[group[0]]) for group in window)
+            for group in window:
                 block = int(blocks[group[0]])
                 out[group] = np.frombuffer(self.block(block), dtype=np.int8)[flat[group] & self._mask]
         return out.reshape(np.shape(indices))
@@ -708,10 +789,36 @@ class BlockArray:
     def _decode_into(self, out: np.ndarray, first: int, last: int) -> None:
         """Decode blocks ``first .. last - 1`` into their place in ``out`` (cached ones are copied)."""
         for block in range(first, last):
+            if (block - first) % PREFETCH_BLOCKS == 0:
+                self._prefetch(range(block, min(last, block + PREFETCH_BLOCKS)))
             cached = self._cache.get(block)
             data = cached if cached is not None else memoryview(self._decode(block)).cast("b")
             start = block << self._shift
             out[start : start + len(data)] = np.frombuffer(data, dtype=np.int8)
+
+    def verify(self, *, advance: Callable[[int], None] | None = None, threads: int | None = None) -> None:
+        """Check every block (CRC, codec, digest, values) without keeping them, on ``threads`` threads (default:
+        the cores, up to 8); ``advance`` is told how many blocks were checked, in block order.
+
+        :raises TableError: for the first damaged block in block order.
+        """
+        runs = [(first, min(self.blocks, first + PREFETCH_BLOCKS)) for first in range(0, self.blocks, PREFETCH_BLOCKS)]
+        threads = max(1, min(len(runs) or 1, threads if threads is not None else min(8, os.cpu_count() or 1)))
+        with ThreadPoolExecutor(threads, thread_name_prefix="solver-verify") as pool:
+            try:
+                for first, last in pool.map(self._check_run, runs):
+                    if advance is not None:
+                        advance(last - first)
+            except BaseException:
+                pool.shutdown(cancel_futures=True)  # the runs not started are not checked: the answer is known
+                raise
+
+    def _check_run(self, run: tuple[int, int]) -> tuple[int, int]:
+        first, last = run
+        self._prefetch(range(first, last))
+        for block in range(first, last):
+            self._decode(block)
+        return run
 
     def problems(self) -> list[str]:
         """Check every block (CRC, codec, digest); the damaged ones, described (empty when all match)."""
@@ -722,13 +829,3 @@ class BlockArray:
             except TableError as error:
                 found.append(str(error))
         return found
-
-
-def _buffer_reader(region: Any) -> Callable[[int, int], memoryview]:
-    """Reads ``start .. stop - 1`` of a buffer (bytes, a memory map, an array) without copying."""
-    data = region.reshape(-1).view(np.uint8).data if isinstance(region, np.ndarray) else memoryview(region).cast("B")
-
-    def read(start: int, stop: int) -> memoryview:
-        return data[start:stop]
-
-    return read

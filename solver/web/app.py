@@ -10,7 +10,10 @@ route                                       answer
 ``GET /api/v1/{game}?board=B``              :meth:`Position.to_dict` with ``best_first=True``
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
 ``GET /api/v1/{game}/analyze?moves=M``      :meth:`GameAnalysis.to_dict` of :func:`solver.analyze`
+``GET /api/v1/{game}/outcomes.svg``         a chart of the outcomes of each ply (:func:`solver.present.charts.outcomes_svg`)
 ``POST /api/v1/{game}/batch``               ``{"boards": [...]}`` -> ``{"results": [...]}``
+``GET /tables/``                            the table files offered for download (:mod:`solver.web.files`)
+``GET /tables/{game}.ttt``                  one table file, with byte ranges, its checksum as ETag
 ==========================================  =====================================================
 
 Nothing a request sends reaches the file system: the tables are opened before the
@@ -73,6 +76,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..encoding.board import parse, parse_text
 from ..encoding.moves import parse_moves
 from ..errors import InvalidBoardError, InvalidGameError, SolverError, TableError, one_line, quote
+from ..present.charts import outcomes_svg
 from ..rules.game import DEFAULT_GAME, Game, parse_game
 from ..rules.score import UNREACHABLE
 from ..store.locate import table_dirs as _table_dirs
@@ -80,6 +84,7 @@ from ..store.locate import table_for
 from ..tables import Table
 from ..tables.analysis import analyze
 from .batch import answers
+from .files import TableFiles
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
@@ -228,6 +233,7 @@ def create_app(
     for table in tables:
         games.setdefault(table.game.name, served(table))
     api = _Api(games, table_dir, max_batches)
+    files = TableFiles(game.table for game in games.values())
     routes = [
         Route("/", api.page, methods=["GET"]),
         Route("/static/{name}", api.static, methods=["GET"]),
@@ -236,7 +242,10 @@ def create_app(
         Route("/api/v1/{game}", api.lookup, methods=["GET"]),
         Route("/api/v1/{game}/mainline", api.mainline, methods=["GET"]),
         Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
+        Route("/api/v1/{game}/outcomes.svg", api.outcomes, methods=["GET"]),
         Route("/api/v1/{game}/batch", api.batch, methods=["POST"]),
+        Route("/tables/", files.index, methods=["GET"]),
+        Route("/tables/{name}", files.file, methods=["GET"]),
     ]
     handlers: Mapping[Any, Any] = {HTTPException: _http_error, TableError: _table_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
@@ -386,6 +395,16 @@ class _Api:
         except InvalidBoardError as error:
             raise HTTPException(400, one_line(error)) from None
         return _cached(request, _dumps(analysis.to_dict()), etag)
+
+    async def outcomes(self, request: Request) -> Response:
+        """The chart of the outcomes of each ply, counted once per game (a pass over a dense table) off the event loop."""
+        game = self._game(request)
+        etag = game.etag("outcomes.svg")
+        headers = {"etag": etag, "cache-control": CACHE_CONTROL}
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers=headers)
+        body = await anyio.to_thread.run_sync(outcomes_chart, game.table)
+        return Response(body, media_type="image/svg+xml", headers=headers)
 
     async def batch(self, request: Request) -> Response:
         game = self._game(request)
@@ -594,9 +613,16 @@ def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], 
     return Response(body if body is not None else make() if make else b"", media_type=_JSON, headers=headers)
 
 
+@lru_cache(maxsize=16)
+def outcomes_chart(table: Table) -> bytes:
+    """:func:`~solver.present.charts.outcomes_svg` of the table's counts by ply (:meth:`Table.ply_counts`), kept per table."""
+    return outcomes_svg(table.ply_counts(), game=table.game.name).encode()
+
+
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "checksum": game.checksum}
+    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins}
+    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum}
 
 
 def _dumps(data: Any) -> bytes:
