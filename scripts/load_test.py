@@ -202,7 +202,7 @@ class Plan:
 
     def record(self, code: int, started: float, status: int, body: bytes) -> None:
         self.out.latencies.append(time.perf_counter() - started)
-        if status != 200 or body != self.expected[code]:
+        if status != 200 or body != self.expected[code] + b"\n":  # every JSON body ends with a newline
             self.out.wrong.append(f"code {code}: HTTP {status} {body[:120]!r}")
 
     async def keep_alive(self) -> None:
@@ -281,7 +281,7 @@ async def batch(port: int, game: str, expected: dict[int, bytes], size: int, see
     rng = np.random.default_rng(seed)
     codes = rng.choice(np.array(list(expected)), size).tolist()
     request = batch_request(game, codes)
-    answer = b'{"results":[' + b",".join(expected[code] for code in codes) + b"]}"
+    answer = b'{"results":[' + b",".join(expected[code] for code in codes) + b"]}\n"
     reader, writer = await asyncio.open_connection(HOST, port, limit=1 << 20, local_addr=(HONEST, 0))
     try:
         started = time.perf_counter()
@@ -382,7 +382,7 @@ class BadClients:
             writer.write_eof()  # the client will send nothing more; the answer must still come
             try:
                 status, body = await asyncio.wait_for(exchange(reader, writer, b""), 5)
-                outcome = "200 right" if status == 200 and body == self.expected[first] else f"{status} wrong"
+                outcome = "200 right" if status == 200 and body == self.expected[first] + b"\n" else f"{status} wrong"
                 self.report.add("half-closed after the request", outcome)
             except (TimeoutError, ConnectionError, asyncio.IncompleteReadError) as error:
                 self.report.add("half-closed after the request", f"failed: {error!r}")

@@ -24,7 +24,7 @@ from typing import Any, NoReturn, cast
 import click
 
 from .encoding import board as _board
-from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
+from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .grading.grader import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
@@ -47,7 +47,7 @@ from .storage import trust
 from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
 from .storage.tablefile import expected_root
-from .store.estimate import BuildEstimate
+from .store.estimate import BuildEstimate, estimate, format_duration
 from .store.locate import build_file, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, kind_for
@@ -79,6 +79,13 @@ class SolveGroup(click.Group):
             where = f"{error.filename}: " if error.filename else ""
             click.echo(f"solve: error: {where}{error.strerror or error}", err=True)
             ctx.exit(1)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command's first sentence whole, wrapped (click cuts it to the terminal's width with ``...``)."""
+        commands = [(name, command) for name in self.list_commands(ctx) if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if commands:
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
 
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
@@ -158,25 +165,19 @@ class TableOptions:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
 
     def _consent(self, cost: BuildEstimate) -> bool:
-        if not _interactive():
-            return False
-        return click.confirm(
-            f"The {cost.game.name} table is not built yet; building it takes {cost.describe()}. Build it now?",
-            default=False,
-            err=True,
-        )
+        return _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it")
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         """A progress bar for an explicit build (``solve build``), no first-use notice."""
-        with _progress_bar(game, work, quiet=self.quiet) as progress:
+        with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
     @contextmanager
     def _notice(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         if not self.quiet:
             click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
-        with _progress_bar(game, work, quiet=self.quiet) as progress:
+        with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
     def notify(self, message: str) -> None:
@@ -190,13 +191,106 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stderr.isatty()
 
 
+def _confirm_build(cost: BuildEstimate, what: str) -> bool:
+    """On a terminal, ``<what> takes <the estimate>. Build it now? [y/N]``: whether the person said yes (off one: False).
+
+    The one question before a long build, asked by a first-use build (``solve lookup``) and by ``solve build``.
+    """
+    if not _interactive():
+        return False
+    return click.confirm(f"{what} takes {cost.describe()}. Build it now?", default=False, err=True)
+
+
+def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool) -> None:
+    """Before ``solve build``: return at once with ``--yes`` or for a build of at most ten minutes
+    (:data:`solver.store.estimate.LONG_BUILD_SECONDS`); else show the estimate and ask.
+
+    :raises BuildNeedsConsent: for a no, or off a terminal (with the estimate and the ``--yes`` command).
+    """
+    if yes:
+        return
+    cost = estimate(game, path, jobs=jobs)
+    if not cost.is_long:
+        return
+    resuming = path.with_name(path.name + ".build").is_dir()
+    what = f"Finishing the {game.name} build begun in {path}.build" if resuming else f"Building the {game.name} table"
+    if _confirm_build(cost, what):
+        return
+    raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+
+
+@contextmanager
+def _resume_hint(game: Game, path: Path) -> Iterator[None]:
+    """Ctrl-C during a build: one line saying what was kept and how to go on, and exit status 130 (no "Aborted!")."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if kind_for(game) == "compact":
+            kept = f"the layers it finished are kept in {path}.build: run the same command again to resume from there"
+        else:
+            kept = "nothing was written (it takes seconds): run the same command again to build it"
+        click.echo(f"solve: the {game.name} build was interrupted (Ctrl-C); {kept}", err=True)
+        raise SystemExit(130) from None
+
+
+PROGRESS_LINE_SECONDS = 60.0
+"""Off a terminal (a log, a pipe, nohup), a build prints its progress as a line this often."""
+
+
+class _ProgressLines:
+    """A build's progress as a line on stderr every :data:`PROGRESS_LINE_SECONDS`: the layer being
+    solved, the share done, the rate and the time left (what a progress bar shows, for a log file).
+
+    The rate is in boards a second for a compact build, whose work units are its boards (plus a
+    small fixed cost a chunk, :data:`solver.retrograde.chunks.CHUNK_COST`); the time left assumes
+    the rate so far.
+    """
+
+    def __init__(self, game: Game, work: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.game, self.work, self.clock = game, work, clock
+        self.started = self.shown = clock()
+        self.done = 0
+        self.layer: int | None = None
+
+    def __call__(self, units: int, layer: int | None = None) -> None:
+        """Count ``units`` done (in ``layer``), and print a line if the last one is a minute old."""
+        self.done += units
+        self.layer = self.layer if layer is None else layer
+        now = self.clock()
+        if now - self.shown >= PROGRESS_LINE_SECONDS:
+            self.shown = now
+            click.echo(self.line(now), err=True)
+
+    def line(self, now: float) -> str:
+        """``solving 5x5k4: layer 14/25, 43.1% done, 21.4 M boards/s, about 35 min left``."""
+        elapsed = max(now - self.started, 1e-9)
+        parts = [] if self.layer is None else [f"layer {self.layer}/{self.game.cells}"]
+        parts.append(f"{100 * self.done / max(self.work, 1):.1f}% done")
+        if self.layer is not None:
+            parts.append(f"{_rate(self.done / elapsed)} boards/s")
+        if self.done:
+            parts.append(f"about {format_duration(elapsed * (self.work - self.done) / self.done)} left")
+        return f"solving {self.game.name}: {', '.join(parts)}"
+
+
+def _rate(per_second: float) -> str:
+    """``21.4 M``, ``830 k``, ``75``: a rate to three figures."""
+    for scale, unit in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if per_second >= scale:
+            return f"{per_second / scale:.3g}{unit}"
+    return f"{per_second:.3g}"
+
+
 @contextmanager
 def _progress_bar(game: Game, work: int, *, quiet: bool) -> Iterator[BuildProgress | None]:
     """A click progress bar on stderr over a build's work units (a dense build: a step per ply
-    of each pass; a compact one: boards, labelled with the layer being solved). Click hides it
-    when stderr is not a terminal."""
+    of each pass; a compact one: boards, labelled with the layer being solved). Off a terminal,
+    where a bar cannot redraw, a line every minute instead (:class:`_ProgressLines`)."""
     if quiet:
         yield None
+        return
+    if not sys.stderr.isatty():  # a build of seconds prints nothing; a long one a line a minute
+        yield _ProgressLines(game, work)
         return
 
     def layer_text(ply: int | None) -> str | None:
@@ -300,10 +394,11 @@ def describe_position(position: Position) -> str:
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
     heading = "moves" if not position.is_over else ""
-    lines = [f"{'board'.ljust(2 * game.cols + 3)}{heading}"]
     left = _board.draw(game, position.code)
+    column = max(len("board"), *(len(row) for row in left))  # a board narrower than its heading (1x1, 2x2) keeps the heading apart
+    lines = [f"{'board'.ljust(column)}    {heading}".rstrip()]
     right = _board.draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
-    lines += [f"{board}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
+    lines += [f"{board.ljust(column)}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
     lines += ["", status_line(position)]
     if not position.is_over:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
@@ -316,44 +411,86 @@ def describe_position(position: Position) -> str:
 # -- play -----------------------------------------------------------------------
 @main.command()
 @_game_option
-@click.option("--as", "human", type=click.Choice(["X", "O"], case_sensitive=False), default="X", show_default=True, help="Your side (X moves first).")
+@click.option(
+    "--as",
+    "human",
+    type=click.Choice(["X", "O"], case_sensitive=False),
+    metavar="[X|O]",
+    default="X",
+    show_default=True,
+    help="Your side (X moves first).",
+)
 @click.option("--seed", type=int, default=None, help="Seed for the computer's choice among equally good moves.")
 def play(options: TableOptions, human: str, seed: int | None) -> None:
-    """Play against the perfect player in the terminal."""
+    """Play against the perfect player in the terminal.
+
+    At the end: the result, how your moves compare with perfect play (the
+    verdicts of solve analyze) and the command that replays the game. Ctrl-D
+    leaves the game; Ctrl-C too, with exit status 130.
+    """
     human = human.upper()
     table = options.table()
-    game = table.game
-    rng = random.Random(seed)
-    position = table.at(0)
-    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
+    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{table.game.cells - 1}.")
+    try:
+        cells = _play_game(table, human, random.Random(seed))
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("\nGoodbye: the game is left unfinished (Ctrl-C).")
+        raise SystemExit(130) from None
+    if cells is None:
+        click.echo("\nEnd of input: the game is left unfinished.")
+        return
+    click.echo(describe_played(_analyze(cells, table=table), human))
+
+
+def _play_game(table: Table, human: str, rng: random.Random) -> list[int] | None:
+    """The moves of a game played to its end at the terminal (flat cells), or None if the input ended first."""
+    position, cells = table.at(0), []
     while not position.is_over:
         click.echo(_grid(position))
         if position.to_move == human:
-            answered = _ask_move(position)
-            if answered is None:
-                click.echo("\nEnd of input: the game is left unfinished.")
-                return
-            position = answered
+            cell = _ask_move(position)
+            if cell is None:
+                return None
+            cells.append(cell)
+            position = position.play(cell)
         else:
             cell = rng.choice(position.best_cells)
-            click.echo(f"I play {game.coords(cell)[0]},{game.coords(cell)[1]}.")
+            click.echo(f"I play {rc(table.game, cell)}.")
+            cells.append(cell)
             position = position.play(cell)
     click.echo(_grid(position))
-    if position.winner is None:
-        click.echo("Draw.")
+    return cells
+
+
+def describe_played(analysis: GameAnalysis, human: str) -> str:
+    """The end of ``solve play``: who won in how many plies, the verdicts of the human's moves
+    (the first mistake or blunder with the best moves there), and the ``solve analyze`` command that replays it."""
+    final, plies = analysis.final, len(analysis.plies)
+    if final.winner is None:
+        lines = [f"Draw, after {count(plies, 'ply')}."]
     else:
-        click.echo("You win!" if position.winner == human else "I win.")
+        lines = [f"You win ({human}) in {count(plies, 'ply')}!" if final.winner == human else f"I win ({final.winner}) in {count(plies, 'ply')}."]
+    mine = analysis.summary(cast("Any", human))
+    verdicts = f"{mine.best} best, {mine.ok} ok, {count(mine.mistakes, 'mistake')}, {count(mine.blunders, 'blunder')}"
+    lines.append(f"Your {count(mine.moves, 'move')}: {verdicts}.")
+    slip = next((ply for ply in analysis.plies if ply.player == human and ply.verdict in ("mistake", "blunder")), None)
+    if slip is not None:
+        before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
+        lines.append(f"The first {slip.verdict}: ply {slip.ply}, {rc(analysis.game, slip.cell)} ({before} -> {after}); best was {_best_text(slip)}.")
+    game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
+    lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, (ply.cell for ply in analysis.plies)))}{game}")
+    return "\n".join(lines)
 
 
 def _grid(position: Position) -> str:
     return "\n".join(_board.draw(position.game, position.code))
 
 
-def _ask_move(position: Position) -> Position | None:
-    """Prompt until the human gives a legal move; the position after it, or None at the end of input.
+def _ask_move(position: Position) -> int | None:
+    """Prompt until the human gives a legal move; its cell, or None at the end of input.
 
     The end of input (Ctrl-D, or a script's last line read) is a way to leave, not an
-    error; Ctrl-C still aborts as in every click program.
+    error; Ctrl-C raises :class:`click.Abort` (``solve play`` says goodbye).
     """
     while True:
         try:
@@ -363,7 +500,7 @@ def _ask_move(position: Position) -> Position | None:
                 return None
             raise
         try:
-            return position.play(text)  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
+            return position.move(text).cell  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
         except InvalidBoardError as error:
             click.echo(f"  {error}")
 
@@ -381,11 +518,15 @@ def _ask_move(position: Position) -> Position | None:
     default=None,
     help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
 )
-def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None) -> None:
+@click.option("--yes", "-y", is_flag=True, help="Start a build estimated at more than ten minutes without asking (off a terminal it is refused without --yes).")
+def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
-    Games of more than 16 cells are built layer by layer in <output>.build; run the
-    same command again after an interruption and it resumes.
+    A build estimated at more than ten minutes shows the estimate (time on this
+    machine's cores, disk, memory) and asks first; off a terminal it needs --yes,
+    and its progress is a line a minute. Games of more than 16 cells are built layer
+    by layer in <output>.build: after Ctrl-C or a crash, run the same command again
+    and it resumes.
     """
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
@@ -398,6 +539,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
             check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
+    _check_long_build(game, path, jobs=jobs, yes=yes)
     build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
     if not options.quiet:
         size = path.stat().st_size
@@ -440,11 +582,16 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     problems = table.verify()
     if problems:
         for problem in problems:
-            click.echo(f"{path}: {problem}", err=True)
+            click.echo(_about(path, problem), err=True)
         raise SystemExit(1)
     if expected_root(table.game, table.kind) is None:
         trust.try_record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
+
+
+def _about(path: Path, problem: str) -> str:
+    """``<path>: <problem>``, with the path once: a problem found in the file's blocks names it already."""
+    return problem if problem.startswith(f"{path}: ") else f"{path}: {problem}"
 
 
 def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int) -> None:
@@ -458,7 +605,7 @@ def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: 
     what = f"{table.game.name}, seed {seed}, {count(report.checked, 'board')} in {count(len(report.layers), 'layer')}, {report.seconds:.1f} s"
     if report.problems:
         for problem in report.problems:
-            click.echo(f"{path}: {problem}", err=True)
+            click.echo(_about(path, problem), err=True)
         click.echo(f"{path}: sample FAILED ({what}): {count(len(report.problems), 'problem')}", err=True)
         raise SystemExit(1)
     click.echo(f"{path}: sample OK ({what}); a sample, not a proof: 'solve verify' without --sample proves every board")

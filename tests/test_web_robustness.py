@@ -40,7 +40,7 @@ sock = web.bind("127.0.0.1", 0)
 print(sock.getsockname()[1], flush=True)
 web.serve([table_for("3x3k3")], sock=sock, head_seconds={HEAD_SECONDS})
 """
-ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode()
+ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode() + b"\n"  # every JSON body ends with a newline
 
 
 @pytest.fixture(scope="module")
@@ -238,14 +238,14 @@ def test_a_compact_table_truncated_under_the_server_gives_an_error_for_that_requ
     with running_server(served) as (url, process):
         early = codes[:5]
         for code in early:  # answered (and their blocks kept decoded) before the file is cut
-            assert fetch(f"{url}api/v1/2x9k4?board={code}") == (200, json.dumps(reference.at(code).to_dict(best_first=True)).encode())
+            assert fetch(f"{url}api/v1/2x9k4?board={code}") == (200, json.dumps(reference.at(code).to_dict(best_first=True)).encode() + b"\n")
         os.truncate(path, len(stand_in_table) // 2)  # in place: the server's descriptor sees it
         statuses = []
         for code in codes:
             status, body = fetch(f"{url}api/v1/2x9k4?board={code}")
             statuses.append(status)
             if status == 200:
-                assert body == json.dumps(reference.at(code).to_dict(best_first=True)).encode(), code
+                assert body == json.dumps(reference.at(code).to_dict(best_first=True)).encode() + b"\n", code
             else:
                 assert status == 500 and "file changed or was damaged" in json.loads(body)["error"], body[:300]
                 assert str(path).encode() not in body, "a client must not learn where the server keeps its files"
@@ -269,7 +269,7 @@ def test_a_dense_table_truncated_or_overwritten_under_the_server_is_still_answer
     reference = solver.load_table(path, verify=True)
     reachable = reference.reachable_codes()
     codes = [*reachable[:: max(1, len(reachable) // 200)].tolist(), int(reachable[-1])]  # spread over the whole file, the last one too
-    expected = {code: json.dumps(reference.at(code).to_dict(best_first=True)).encode() for code in codes}
+    expected = {code: json.dumps(reference.at(code).to_dict(best_first=True)).encode() + b"\n" for code in codes}
     size = path.stat().st_size
     with running_server(served) as (url, process):
         assert fetch(f"{url}api/v1/3x4k3?board={codes[0]}") == (200, expected[codes[0]])

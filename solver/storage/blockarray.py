@@ -69,6 +69,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
+import sys
 import threading
 import weakref
 import zlib
@@ -98,7 +100,7 @@ _CRC = np.dtype("<u4")
 
 # -- codecs -------------------------------------------------------------------------
 class _Zstandard:
-    """zstd through the ``zstandard`` package (the ``big`` extra): each thread reuses its contexts.
+    """zstd through the ``zstandard`` package (a dependency): each thread reuses its contexts.
 
     A decompression context made for every block cost about 15 µs of each first touch of a
     block here (``backports.zstd`` makes one per call); this one is made once per thread
@@ -155,8 +157,9 @@ _ZstdBackend = _Zstandard | _Stdlib
 
 @cache
 def _zstd() -> _ZstdBackend | None:
-    """The zstd implementation: the ``zstandard`` package where installed (the ``big`` extra, contexts
-    reused), else Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``, else None.
+    """The zstd implementation: the ``zstandard`` package (a dependency of the package, contexts
+    reused), else Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``, else None
+    (an environment that lost ``zstandard``).
 
     Both write the same bytes for the same block and level (the same libzstd; tested), so a
     table's file does not depend on which one built it. Looked up once per process: a failed
@@ -188,8 +191,9 @@ class Codec:
     levels: range
     package: str
     """The package this Python needs for it (empty: the standard library)."""
-    extra: str
-    """The optional extra of this project that brings :attr:`package`."""
+    requirement: str
+    """What ``pip install`` installs to bring :attr:`package` (a dependency of this package: only an environment
+    installed without its dependencies lacks it)."""
 
     def available(self) -> bool:
         """Whether this Python can encode and decode it."""
@@ -198,9 +202,8 @@ class Codec:
     def require(self) -> None:
         """Raise :class:`CodecUnavailable`, naming what to install, unless :meth:`available`."""
         if not self.available():
-            from ..extras import install_command
-
-            raise CodecUnavailable(f"the {self.name} codec needs {self.package}, which is not installed: {install_command(self.extra)}")
+            command = f"{shlex.quote(sys.executable)} -m pip install {shlex.quote(self.requirement)}"
+            raise CodecUnavailable(f"the {self.name} codec needs {self.package}, a dependency of solved-tictactoe that is not installed here: {command}")
 
     def compress(self, data: bytes | memoryview, level: int) -> bytes:
         """One block, compressed (deterministic for a given codec version)."""
@@ -240,7 +243,7 @@ class Codec:
 
 
 CODECS: Mapping[str, Codec] = {
-    "zstd": Codec("zstd", 9, range(1, 23), "zstandard (or Python 3.14's compression.zstd)", "big"),
+    "zstd": Codec("zstd", 9, range(1, 23), "zstandard (or Python 3.14's compression.zstd)", "zstandard>=0.23"),
     "zlib": Codec("zlib", 6, range(1, 10), "", ""),
 }
 """The codecs a region can be written with, by the name its :class:`Encoding` records.
@@ -248,14 +251,21 @@ CODECS: Mapping[str, Codec] = {
 Chosen by ``scripts/measure_codecs.py`` on the 4x5k4 scores with don't-care boards, 64 KiB
 blocks, one core: zstd level 9 stores 0.32 bits per board (25x) at about 115 MB/s and
 decodes a block in 30 to 70 µs; level 19 reaches 0.26 bits (31x) but compresses at
-4 MB/s, too slow for a 150 GiB build. zlib (the fallback without the ``big`` extra) at
-level 6 stores 0.36 to 0.40 bits at 65 MB/s and decodes a block in about 140 µs.
+4 MB/s, too slow for a 150 GiB build. zlib at level 6 stores 0.36 to 0.40 bits at 65 MB/s and
+decodes a block in about 140 µs: it is kept to read the files written before zstd became a
+dependency (an install without the ``big`` extra wrote them), never to write new ones.
 """
 
 
 def default_codec() -> str:
-    """``"zstd"`` where it is installed, else the standard library's ``"zlib"``."""
-    return "zstd" if CODECS["zstd"].available() else "zlib"
+    """The codec every new file is written with: ``"zstd"`` (``zstandard`` is a dependency), so
+    every install writes the same, smaller files; zlib only reads older ones.
+
+    :raises CodecUnavailable: in an environment without any zstd (installed without the package's
+        dependencies), with the ``pip install`` command; before a build starts, not after its hours.
+    """
+    CODECS["zstd"].require()
+    return "zstd"
 
 
 def codec_of(name: str) -> Codec:

@@ -76,19 +76,22 @@ def file_kind(mode: int) -> str:
 
 
 def check_space(path: Path, needed: int) -> None:
+    """Refuse a write of ``needed`` bytes to ``path`` that cannot fit in its directory, which is
+    created here if missing (the write would create it next): a directory that cannot be
+    created is said as such, not as the free space of the nearest one that exists (``/proc``: 0 bytes).
+
+    :raises TableError: naming the directory that cannot be created, or the bytes needed and free.
+    """
     try:
-        free = shutil.disk_usage(_existing_parent(path)).free
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TableError(_cannot_write(path.parent, error)) from None
+    try:
+        free = shutil.disk_usage(path.parent).free
     except OSError:
         return
     if free < needed:
         raise TableError(f"{path}: not enough disk space: the table needs {format_size(needed)} ({needed:,} bytes), {path.parent} has {format_size(free)} free")
-
-
-def _existing_parent(path: Path) -> Path:
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    return parent
 
 
 def format_size(nbytes: int) -> str:
@@ -164,7 +167,9 @@ def _sync_directory(directory: Path) -> None:
 
 
 def _cannot_write(directory: Path, error: OSError) -> str:
-    return f"cannot write tables into {directory} ({error.strerror or error}): make it a writable directory, or choose another table directory"
+    """``cannot create the table directory D (why)`` when it is missing, else ``cannot write tables into D (why)``, and what to do."""
+    what = f"cannot write tables into {directory}" if directory.is_dir() else f"cannot create the table directory {directory}"
+    return f"{what} ({error.strerror or error}): make it a writable directory, or choose another table directory"
 
 
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,9})\.[0-9a-f]{8}\.tmp")

@@ -330,7 +330,7 @@ class _Api:
         return _cached(request, self.listing, self.listing_etag)
 
     async def openapi(self, request: Request) -> Response:
-        return Response(self.openapi_json, media_type=_JSON, headers={"cache-control": "no-cache"})
+        return Response(self.openapi_json + b"\n", media_type=_JSON, headers={"cache-control": "no-cache"})
 
     def _game(self, request: Request) -> ServedGame:
         text = request.path_params["game"]
@@ -473,7 +473,7 @@ def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, byt
         elif type(board) is int:
             known = board if 0 <= board < table.game.codes else _read(table, board)
         else:
-            known = _dumps({"error": f"cannot read a board from {type(board).__name__}: expected a board string or an int code"})
+            known = _not_a_board(board)
         if type(known) is int:
             codes[index] = known
         else:
@@ -510,7 +510,7 @@ def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes
     for start in range(0, len(codes), BATCH_SLICE):
         piece = batch_slice(game, codes, errors, start, min(start + BATCH_SLICE, len(codes)), kept)
         yield piece if start == 0 else b"," + piece
-    yield b"]}"
+    yield b"]}\n"
 
 
 def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
@@ -575,6 +575,15 @@ class _BatchResponse(Response):
             self.done()
 
 
+def _not_a_board(board: Any) -> bytes:
+    """The error in a batch's results for a JSON value that is neither a board string nor an int code, named as JSON names it."""
+    if board is None or isinstance(board, (bool, float)):
+        found = json.dumps(board)  # null, true, false, 1.5
+    else:
+        found = "an array" if isinstance(board, list) else "an object"
+    return _dumps({"error": f"board is {found}: expected a board string (rows of X, O and '.', separated by '/') or an int code"})
+
+
 def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes:
     """A board's code, or the JSON ``{"error": message}`` saying why it cannot be read (or reached, with ``check``)."""
     try:
@@ -606,11 +615,14 @@ def _code(table: Table, text: str) -> int:
 
 
 def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], bytes] | None = None) -> Response:
-    """A JSON answer with its ETag and Cache-Control, or a 304 when the client has it already."""
+    """A JSON answer with its ETag and Cache-Control, or a 304 when the client has it already.
+
+    Every JSON body ends with a newline (as ``solve ... --json`` prints it), so ``curl`` leaves the prompt on a line of its own.
+    """
     headers = {"etag": etag, "cache-control": CACHE_CONTROL}
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
-    return Response(body if body is not None else make() if make else b"", media_type=_JSON, headers=headers)
+    return Response((body if body is not None else make() if make else b"") + b"\n", media_type=_JSON, headers=headers)
 
 
 @lru_cache(maxsize=16)
@@ -632,7 +644,7 @@ def _dumps(data: Any) -> bytes:
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
     if len(message) > MAX_MESSAGE_CHARS:
         message = f"{message[: MAX_MESSAGE_CHARS - 60]}... (cut: the message was {len(message):,} characters)"
-    return Response(_dumps({"error": message}), status_code=status, media_type=_JSON, headers=headers)
+    return Response(_dumps({"error": message}) + b"\n", status_code=status, media_type=_JSON, headers=headers)
 
 
 def _more(served: Sequence[str]) -> str:

@@ -103,7 +103,7 @@ HOOKS = {
 
 
 def _refusal(status: int, reason: str, message: str, extra: str = "") -> bytes:
-    body = json.dumps({"error": message}).encode()
+    body = json.dumps({"error": message}).encode() + b"\n"  # ends with a newline, as every JSON body here
     head = f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\nconnection: close\r\n{extra}\r\n"
     return head.encode() + body
 
