@@ -1,4 +1,4 @@
-"""`solve serve` bounded per client (issue 13, problems 5, 6 and 13; issue 22, finding 11): every connection
+"""`solve serve` bounded per client: every connection
 ends within a bounded time whatever it sends or fails to read, the connection and batch caps close an idle
 connection first and refuse the excess only, one client address cannot hold the others out, the open-file
 limit is raised and a low one said at start-up, a client that never reads its batch answer holds one slice
@@ -246,7 +246,7 @@ def test_a_connection_with_a_request_under_way_is_served_while_new_ones_get_503(
     time.sleep(SECONDS + 1)  # the unfinished heads end with 408 at their deadline
 
 
-# -- one client address cannot hold the others out (issue 22, finding 11) ------------------------
+# -- one client address cannot hold the others out ------------------------
 def test_many_idle_connections_from_one_address_do_not_lock_another_out(shared: tuple[int, int]) -> None:
     port = shared[0]
     flood = [connect(port, "127.0.0.1") for _ in range(MAX_CONNECTIONS * 4)]  # never send a byte
@@ -349,7 +349,7 @@ def test_batch_clients_that_never_read_hold_little_memory_the_excess_gets_503_an
             sock.close()
 
 
-# -- the open-file limit (issue 22, finding 11) ------------------------------------------------
+# -- the open-file limit ------------------------------------------------
 @pytest.mark.parametrize(("soft", "hard", "workers"), [(150, 260, 1), (40, 40, 2)])
 def test_the_open_file_limit_is_raised_to_the_hard_one_and_one_too_low_is_said_once_at_start_up(tmp_path: Path, soft: int, hard: int, workers: int) -> None:
     import resource
