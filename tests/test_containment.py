@@ -365,6 +365,22 @@ def test_a_sandboxed_player_forks_no_more_than_its_processes_even_as_root(tmp_pa
     assert leftover == [], "the grading's PID cgroups are removed"
 
 
+def test_a_pid_cgroup_left_by_a_killed_grader_is_removed_by_the_next_grading():
+    from solver.grading.limits import PidCgroup, _own_pid_cgroups
+
+    parents = [parent for parent in _own_pid_cgroups() if os.access(parent, os.W_OK)]
+    if not parents:
+        pytest.skip("no PID cgroup is writable here")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # reaped: its pid is gone, as a grader's killed by SIGKILL
+    stale = parents[0] / f"solved-tictactoe-{gone.pid}-0"
+    stale.mkdir()
+    made = PidCgroup.make(8)
+    assert made is not None and not stale.exists()
+    made.remove()
+    assert not made.path.exists()
+
+
 def test_a_sandboxed_players_environment_is_the_fixed_one(tmp_path, monkeypatch):
     need_bwrap()
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")

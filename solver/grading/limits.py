@@ -166,7 +166,8 @@ class PidCgroup:
     def make(cls, tasks: int) -> PidCgroup | None:
         """A new cgroup allowing ``tasks`` processes and threads at once, or None where none is writable here."""
         for parent in _own_pid_cgroups():
-            path = parent / f"solved-tictactoe-{os.getpid()}-{next(_made)}"
+            _remove_dead(parent)
+            path = parent / f"{_PREFIX}{os.getpid()}-{next(_made)}"
             try:
                 path.mkdir()
             except OSError:
@@ -211,6 +212,19 @@ class PidCgroup:
         self.kill()
         with contextlib.suppress(OSError):
             self.path.rmdir()
+
+
+_PREFIX = "solved-tictactoe-"
+
+
+def _remove_dead(parent: Path) -> None:
+    """Remove the cgroups of graders that died without removing theirs (killed): empty ones whose grader's pid is gone."""
+    for stale in parent.glob(f"{_PREFIX}*-*"):
+        pid = stale.name.removeprefix(_PREFIX).split("-")[0]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        with contextlib.suppress(OSError):
+            stale.rmdir()
 
 
 def _own_pid_cgroups() -> list[Path]:
