@@ -2,8 +2,10 @@
 
     python scripts/bench.py            # everything (about two minutes on 2 cores)
     python scripts/bench.py --quick    # 3x3 only
+    python scripts/bench.py --grader   # only the sandbox's cost per start of a player's process
     python scripts/bench.py --json bench.json
     python scripts/bench.py --compact-lookups 4x5k4.ttt   # only the compact look-ups, on a built table
+    python scripts/bench.py --url-table 4x5k4.ttt         # only a table at a URL: solve serve on the loopback
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -154,6 +156,57 @@ def bench_tictactoe() -> None:
     report("3x3k3 table file (shipped)", (ROOT / "data" / "3x3k3.ttt").stat().st_size / 1e3, "KB")
     report("  ratio baseline / lookup(int)", plain / t_int, "x")
     bench_batch(table, "3x3k3", target=300)
+
+
+def bench_grader(starts: int = 10) -> None:
+    """The sandbox's cost per start of a player's process: a trivial player's process started and loaded, with
+    bubblewrap and without, in turn (so a drift of the machine's speed touches both alike); medians."""
+    from solver.grading.sandbox import bwrap_problem
+
+    print(f"\ngrader: starting a player's process (load average before: {os.getloadavg()[0]:.2f}; the machine may be shared)")
+    problem = bwrap_problem()
+    if problem is not None:
+        print(f"   (no sandbox here: {problem})")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trivial.py"
+        path.write_text("def play(board):\n    return 0\n")
+        sandboxed, plain = _player_starts(path, starts)
+        report(f"player's process start, sandboxed (median of {starts})", sandboxed, "s")
+        report(f"player's process start, no sandbox (median of {starts})", plain, "s")
+        report("  sandboxed less unsandboxed", sandboxed - plain, "s")
+        report(f"  bubblewrap alone (true, less true; median of {starts})", _bubblewrap_alone(path, starts), "s")
+    print(f"   (load average after: {os.getloadavg()[0]:.2f})")
+
+
+def _player_starts(path: Path, starts: int) -> tuple[float, float]:
+    """Median seconds to start and load the player ``path:play``, sandboxed and not (a first round, warming the caches, not counted)."""
+    from solver.grading.limits import Scratch
+    from solver.grading.player import BoardForm, PlayerProcess
+
+    seconds: dict[str, list[float]] = {"bwrap": [], "none": []}
+    for _ in range(starts + 1):
+        for mode in ("bwrap", "none"):
+            with PlayerProcess(f"{path}:play", BoardForm(3, 3), sandbox=mode, scratch=Scratch() if mode == "bwrap" else None) as process:
+                started = time.perf_counter()
+                process.start()
+                seconds[mode].append(time.perf_counter() - started)
+    return statistics.median(seconds["bwrap"][1:]), statistics.median(seconds["none"][1:])
+
+
+def _bubblewrap_alone(path: Path, starts: int) -> float:
+    """Median seconds of ``true`` in the player's sandbox less those of ``true`` itself."""
+    from solver.grading.limits import Scratch
+    from solver.grading.sandbox import Layout, bwrap_command
+
+    sandboxed = bwrap_command(["true"], Layout.for_player(path, hidden=()), scratch=Scratch(), seccomp_fd=None)
+    seconds: dict[str, list[float]] = {"bwrap": [], "none": []}
+    for _ in range(starts):
+        for mode, command in (("bwrap", sandboxed), ("none", ["true"])):
+            started = time.perf_counter()
+            subprocess.run(command, check=True, stdin=subprocess.DEVNULL, capture_output=True)
+            seconds[mode].append(time.perf_counter() - started)
+    return statistics.median(seconds["bwrap"]) - statistics.median(seconds["none"])
 
 
 def bench_batch(table: Table, name: str, *, target: float) -> None:
@@ -636,6 +689,94 @@ def bench_compact_lookups_only(path: Path) -> None:
     print(f"   (load average after: {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}; the machine may be shared)")
 
 
+def _served(path: Path) -> tuple[subprocess.Popen[str], str]:
+    """``solve serve`` of the table file at ``path`` (its directory as the table directory) on a free loopback port:
+    the process and the URL of the table file."""
+    env = {**os.environ, "SOLVED_TICTACTOE_DIR": str(path.parent)}
+    command = [sys.executable, "-m", "solver.cli", "serve", "--port", "0", "--quiet", "--table-dir", str(path.parent)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if " at http://" not in line:
+        process.kill()
+        raise SystemExit(f"solve serve did not start: {line!r}")
+    return process, line.split(" at ", 1)[1].split(" ", 1)[0] + "tables/" + path.name
+
+
+def _fresh_blocks(table: CompactTable, count: int, seed: int) -> list[int]:
+    """``count`` random reachable codes in play, each read from a different block (its canonical board's)."""
+    from solver.encoding.symmetry import symmetries
+
+    rng = np.random.default_rng(seed)
+    codes = table.layout.codes_at(rng.integers(0, table.layout.size, 200_000))
+    scores = table.lookup_codes(codes, check=False).score
+    playing = codes[(scores != -128) & (np.abs(scores.astype(np.int16)) != 100)]
+    blocks = table.layout.index_of(symmetries(table.game).canonical(playing)[0]) >> 16
+    chosen: list[int] = playing[np.unique(blocks, return_index=True)[1]].tolist()
+    return chosen[:count]
+
+
+def _median_us(table: Table, codes: list[int]) -> float:
+    times = []
+    for code in codes:
+        started = time.perf_counter()
+        table.at(code)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1e6
+
+
+def bench_url_table(path: Path) -> None:
+    """A compact table read at a URL (``solver.table_for(game, url=...)``) over the loopback, from ``solve serve`` and
+    from a plain static file server (tests/range_server.py: the standard library's http.server with byte ranges):
+    opening it, the first touch of a block (one Range request), a warm look-up, a block from the on-disk cache in
+    a new reader, a batch; beside the same look-ups on the local file."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from range_server import serving  # type: ignore[import-not-found, unused-ignore]
+
+    local = _open_compact(path)
+    game = local.game.name
+    codes = _fresh_blocks(local, 300, seed=24)
+    print(f"\n{game} at a URL over 127.0.0.1 ({path.stat().st_size:,} bytes; load average before: {os.getloadavg()[0]:.2f})")
+    report(f"{game} local file: first touch of a block (median of {len(codes)})", _median_us(_open_compact(path), codes), "us")
+    process, url = _served(path)
+    try:
+        _url_figures(url, f"{game} from solve serve", local, codes)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    with serving({path.name: path.read_bytes()}) as server:
+        _url_figures(server.url + path.name, f"{game} from a static server", local, codes)
+    print(f"   (load average after: {os.getloadavg()[0]:.2f}; the machine may be shared)")
+
+
+def _url_figures(url: str, label: str, local: CompactTable, codes: list[int]) -> None:
+    from solver.store.urltable import open_url_table
+
+    try:
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["SOLVED_TICTACTOE_CACHE_DIR"] = cache
+            started = time.perf_counter()
+            table = open_url_table(url, cache_bytes=1 << 30)
+            report(f"{label}: open (header, digests, index)", (time.perf_counter() - started) * 1e3, "ms")
+            report(f"{label}: first touch of a block (median)", _median_us(table, codes), "us")
+            report(f"{label}: warm look-up, block in memory", per_call(lambda: table.at(codes[-1]), number=2000) * 1e6, "us")
+            again = open_url_table(url, cache_bytes=1 << 30)
+            report(f"{label}: new reader, block from the disk cache", _median_us(again, codes), "us")
+            batch = _batch_codes(local, 100_000)
+            fresh = open_url_table(url, cache_bytes=0)
+            seconds = per_call(lambda: fresh.lookup_codes(batch), number=1, repeat=1)
+            report(f"{label}: lookup_codes, 100,000 codes, no cache", batch.size / seconds / 1e3, "k/s")
+    finally:
+        os.environ.pop("SOLVED_TICTACTOE_CACHE_DIR", None)
+
+
+def _batch_codes(table: CompactTable, count: int) -> np.ndarray:
+    rng = np.random.default_rng(46)
+    codes = table.layout.codes_at(rng.integers(0, table.layout.size, 4 * count))
+    found: np.ndarray = codes[table.lookup_codes(codes, check=False).score != -128][:count]
+    return found
+
+
 def bench_big_games(args: argparse.Namespace) -> None:
     """--big-build GAME: build a 24- or 25-cell game (minutes to hours) measured; --big-table PATH: look-ups on one built."""
     for game in args.big_build or []:
@@ -657,6 +798,7 @@ def bench_big_games(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3x3 only")
+    parser.add_argument("--grader", action="store_true", help="only the grader's figures: a player's process started with and without the sandbox")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     parser.add_argument("--compact", action="store_true", help="also compact tables: 4x5k4 build, resume, look-ups, 5x5k4 chunks (minutes)")
     parser.add_argument("--3x7k3", dest="big_3x7", action="store_true", help="with --compact, also build 3x7k3 (several minutes)")
@@ -667,6 +809,9 @@ def main() -> None:
         type=Path,
         help="only the compact look-up figures, on this table file (e.g. a 4x5k4.ttt that `solve build` wrote); no build, no other section",
     )
+    parser.add_argument(
+        "--url-table", metavar="TABLE", type=Path, help="only a compact table read at a URL, served by solve serve on the loopback, beside the local file"
+    )
     parser.add_argument("--big-build", action="append", choices=sorted(BIG_TARGETS), help="build this 24/25-cell game measured (hours; repeatable)")
     parser.add_argument("--big-resume", action="store_true", help="with --big-build, then kill a second build at 70 %% of the first's time and resume it")
     parser.add_argument("--big-table", action="append", type=Path, help="look-ups and the sample check on this built table file (repeatable)")
@@ -676,11 +821,16 @@ def main() -> None:
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
     if args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
+    elif args.grader:
+        bench_grader()
+    elif args.url_table:
+        bench_url_table(args.url_table)
     else:
         if not (args.big_build or args.big_table) or args.quick:
             bench_tictactoe()
         if not args.quick and not (args.big_build or args.big_table):
             bench_big()
+            bench_grader()
         if args.compact:
             bench_compact(args)
         if args.big_build or args.big_table:

@@ -316,6 +316,28 @@ def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(
         open_compact(other, game=game)
 
 
+def test_a_table_written_with_zlib_before_zstd_was_a_dependency_opens_with_the_same_checksum(tmp_path: Path) -> None:
+    """zlib stays the reader of older files: a 2x9k4 table written with zlib (a plain install before zstandard became a
+    dependency) opens against the shipped checksum and answers as the zstd one does; it is the larger of the two."""
+    from solver.storage import blockarray, tablefile
+    from solver.storage.stored import stored_layers
+
+    game = parse_game("2x9k4")
+    layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
+    new = write_compact(tmp_path / "new.ttt", game, layers)
+    newer = open_compact(new, game=game)
+    assert newer.file is not None and newer.file.header.arrays[0].encoding.codec == "zstd"
+    zlib = blockarray.codec_of("zlib")
+    blocks = blockarray.encode_blocks(stored_layers(game, layers), codec="zlib", level=zlib.default_level)
+    old = tablefile.write_compressed(tmp_path / "old.ttt", game, blocks, newer.file.header.meta, codec="zlib", level=zlib.default_level)
+    older = open_compact(old, game=game)
+    assert older.file is not None and older.file.header.arrays[0].encoding.codec == "zlib"
+    assert older.sha256 == newer.sha256 == tablefile.expected_root(game, "compact")
+    codes = np.random.default_rng(0).choice(newer.reachable_codes(), 20_000)
+    assert np.array_equal(older.lookup_codes(codes).score, newer.lookup_codes(codes).score)
+    assert old.stat().st_size > new.stat().st_size
+
+
 def test_opening_a_compressed_table_allocates_nothing_of_its_decoded_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Opening 5x5k4 (162 G boards) once asked numpy for 151 GiB of zeros it then threw away."""
     from solver.storage import tablefile

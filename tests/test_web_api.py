@@ -310,8 +310,40 @@ def test_batch_answers_each_board_in_order_with_an_error_for_that_board_alone(cl
         with pytest.raises(solver.InvalidBoardError) as raised:
             solver.lookup(boards[index])
         assert results[index] == {"error": " ".join(str(raised.value).split())}, boards[index]
-    for index in (5, 6, 7):
-        assert "cannot read a board" in results[index]["error"]
+    expected = "expected a board string (rows of X, O and '.', separated by '/') or an int code"
+    assert [results[index]["error"] for index in (5, 6, 7)] == [f"board is {found}: {expected}" for found in ("true", "null", "1.5")]
+
+
+def test_a_null_or_other_json_value_in_a_batch_is_named_as_json_names_it_not_as_python_does(client: TestClient) -> None:
+    """Issue 24: a ``null`` read "cannot read a board from NoneType"."""
+    results = client.post("/api/v1/3x3k3/batch", json={"boards": [None, False, [1, 2], {"b": 1}]}).json()["results"]
+    errors = [result["error"] for result in results]
+    assert [error.split(":")[0] for error in errors] == ["board is null", "board is false", "board is an array", "board is an object"]
+    assert not any("NoneType" in error or "dict" in error or "list" in error for error in errors), errors
+    with pytest.raises(solver.InvalidBoardError, match=r"^the board is None: expected an int code, a string"):
+        solver.lookup(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", "/api/v1/3x3k3/lookup?board=X..%2F...%2F...", None),
+        ("GET", "/api/v1/3x3k3/mainline?board=0", None),
+        ("GET", "/api/v1/3x3k3/analyze?moves=4+0", None),
+        ("GET", "/api/v1/games", None),
+        ("GET", "/api/v1/openapi.json", None),
+        ("GET", "/api/v1/3x3k3/lookup?board=XXXX", None),
+        ("GET", "/api/v1/9x9k3/lookup?board=0", None),
+        ("POST", "/api/v1/3x3k3/batch", {"boards": ["X../.../...", None]}),
+        ("POST", "/api/v1/3x3k3/batch", {"nope": 1}),
+    ],
+)
+def test_every_json_body_ends_with_one_newline_as_the_cli_prints_it(client: TestClient, method: str, path: str, body: Any) -> None:
+    """Issue 24: ``curl`` of any endpoint left the shell's prompt after the closing brace."""
+    answer = client.request(method, path, json=body)
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.content.endswith(b"}\n") and not answer.content.endswith(b"\n\n"), answer.content[-40:]
+    json.loads(answer.content)
 
 
 @pytest.mark.parametrize("body", [b"{", b"[1, 2]", b'{"boards": "XO./.X./..."}', b'{"board": []}', b"\xff\xfe", b"[" * 100_000])

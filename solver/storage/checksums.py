@@ -744,6 +744,10 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
     "5x5k4": "86d628be60e119927bc495e67da45eb1f9197f68fd098346b6fe7e97b85c4a05",
     "4x6k4": "05ae9aa4277089053a3d623b4bdfd3635cb60abb137386b1027f92273ffe2f98",
     "3x8k3": "2dfcab87b5fe84844ecc37f426df024ef0b00f4427989446ca5e13a85a0e2e70",
+    "2x9k4-misere": "354f3f1eb0045bc6fb6c496e6c446145061f39c467704d39b3fb847cff098954",
+    "3x6k3-misere": "27f6bb377a262ea5111ef4596af86c2322b0a16bd896669cb30dbdd131afc447",
+    "4x5k4-misere": "c360a2eaaf5829aaf737cc633da4debf07212f52bebd7cc972e7b4459184a7ef",
+    "3x7k3-misere": "0090861facd1d8c9e09f29771d3a8ea32153362c56bbfb2e3149e661eb3d126a",
 }
 """Compact tables of the games past 16 cells built and checked so far."""
 

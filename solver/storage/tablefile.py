@@ -86,7 +86,7 @@ from ..errors import TableError
 from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..words import count
 from . import blockarray, plausible, trust
-from .blockarray import BlockArray, EncodedBlock, Encoding
+from .blockarray import BlockArray, EncodedBlock, Encoding, FileRegion, RegionSource
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 
 MAGIC = b"SOLVTTT\n"
@@ -583,19 +583,52 @@ class BlockGuard:
         :raises TableError: naming the file, the array, the block and the rebuild command.
         """
         size = self.file.header.block_bytes
-        data = self._raw[block * size : (block + 1) * size]
-        want = self.file.digest(self.spec.first_block + block)
-        if hashlib.sha256(data.data).digest() != want:
+        self._verify(block, self._raw[block * size : (block + 1) * size], self.file.array(self.spec.name).reshape(-1), check)
+        self.flags[block] = 1
+        if block == self.count - 1 and all(self.flags):
+            self.done = True
+
+    def _verify(self, block: int, data: np.ndarray, items: np.ndarray, check: Callable[[int, np.ndarray], str | None] | None = None) -> None:
+        """Check one block's bytes ``data`` against its digest, then (``check``, default :attr:`check`) its values
+        among ``items`` (the whole array the bytes are part of).
+
+        :raises TableError: naming the file, the array, the block (its bytes in the file) and the rebuild command.
+        """
+        size = self.file.header.block_bytes
+        if hashlib.sha256(data.data).digest() != self.file.digest(self.spec.first_block + block):
             raise self.file.error(f"{self.where(block)} does not match its checksum: the file is damaged")
         check = check or self.check
         if check is not None:
             per = size // self.spec.dtype.itemsize
-            problem = check(block * per, self.file.array(self.spec.name).reshape(-1)[block * per : (block + 1) * per])
+            problem = check(block * per, items[block * per : (block + 1) * per])
             if problem is not None:
                 raise self.file.error(f"{problem}, in {self.where(block)}: the file is damaged or forged")
-        self.flags[block] = 1
-        if block == self.count - 1 and all(self.flags):
-            self.done = True
+
+    def verified_array(self) -> np.ndarray:
+        """The whole array in this process's own memory, each block checked in the copy (a server holds its tables so).
+
+        The bytes are read with ``pread``, not through the memory map: a file truncated meanwhile gives a
+        :class:`TableError`, not SIGBUS. Each block
+        is hashed (and :attr:`check`-ed) after it was copied, so no later write to the file reaches the copy.
+
+        :raises TableError: at the first block that cannot be read or does not match.
+        """
+        region = self.file.region(self.spec.name)
+        mapped = self.file.array(self.spec.name)
+        out = np.empty(mapped.shape, dtype=mapped.dtype)
+        raw = out.reshape(-1).view(np.uint8)
+        size = self.file.header.block_bytes
+        for block in range(self.count):
+            start, stop = block * size, min(raw.size, (block + 1) * size)
+            try:
+                data = region.read(start, stop)
+            except OSError as error:
+                raise self.file.error(f"block {block} of {self.spec.name!r} cannot be read ({error.strerror or error})") from None
+            if len(data) != stop - start:
+                raise self.file.error(f"block {block} of {self.spec.name!r} is past the end of the file: it was truncated after it was opened")
+            raw[start:stop] = np.frombuffer(data, dtype=np.uint8)
+            self._verify(block, raw[start:stop], out.reshape(-1))
+        return out
 
     def verified_copy(self, block: int) -> bytes:
         """A copy of block ``block`` in this process's own memory, hashed **after** copying.
@@ -634,14 +667,31 @@ class TableFile:
     path: Path
     header: Header
     _digests: bytes = field(repr=False)
-    _arrays: dict[str, np.ndarray] = field(repr=False)
+    _arrays: Mapping[str, np.ndarray | RegionSource] = field(repr=False)
     _guards: dict[str, BlockGuard] = field(default_factory=dict, repr=False)
     _compressed: dict[str, BlockArray] = field(default_factory=dict, repr=False)
+    where: str | None = None
+    """What messages call the file (default: its path; a table at a URL: the URL)."""
+    fix: str | None = None
+    """What a message says to do about a damaged file (default: the rebuild command)."""
+    _file: FileRegion | None = field(default=None, repr=False)
+    """The whole file on a descriptor of its own, read with ``pread``."""
 
     def array(self, name: str) -> np.ndarray:
-        """The array ``name``, memory-mapped read-only and **not yet verified** (a compressed
-        array's region: its compressed blocks, offsets and CRCs)."""
-        return self._arrays[name]
+        """The plain array ``name``, memory-mapped read-only and **not yet verified**.
+
+        :raises TableError: for a compressed array (read it with :meth:`compressed`).
+        """
+        found = self._arrays[name]
+        if not isinstance(found, np.ndarray):
+            raise self.error(f"array {name!r} is compressed")
+        return found
+
+    def region(self, name: str) -> FileRegion:
+        """The stored bytes of array ``name`` in the file, read with ``pread``."""
+        spec = self.header.spec(name)
+        assert self._file is not None, "open_table gives every table file its region"
+        return self._file.part(spec.offset, spec.stored_bytes)
 
     def compressed(self, name: str) -> BlockArray:
         """The compressed array ``name`` as a :class:`~solver.storage.blockarray.BlockArray` (one per array and
@@ -657,7 +707,12 @@ class TableFile:
                 raise self.error(f"array {name!r} is not compressed")
             first = spec.first_block
             found = self._compressed[name] = BlockArray(
-                self._arrays[name], spec.encoding, lambda block: self.digest(first + block), name=str(self.path), error=self.error, origin=spec.offset
+                self._arrays[name],
+                spec.encoding,
+                lambda block: self.digest(first + block),
+                name=self.where or str(self.path),
+                error=self.error,
+                origin=spec.offset,
             )
         return found
 
@@ -717,8 +772,9 @@ class TableFile:
         return found
 
     def error(self, problem: str) -> TableError:
-        """A :class:`TableError` naming this file, the problem and the rebuild command."""
-        return TableError(f"{self.path}: {problem}; rebuild it with: {rebuild_command(self.header.game, self.path)}")
+        """A :class:`TableError` naming this file, the problem and what to do (the rebuild command, unless :attr:`fix` says otherwise)."""
+        fix = self.fix or f"rebuild it with: {rebuild_command(self.header.game, self.path)}"
+        return TableError(f"{self.where or self.path}: {problem}; {fix}")
 
 
 def expected_root(game: Game, kind: str = "dense") -> str | None:
@@ -777,8 +833,9 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
         except OSError as error:
             raise fail(f"cannot read ({error.strerror})") from None
         _check_root(header, digests, stored, fail)
-        arrays = _map_arrays(handle, header)
-    return TableFile(path, header, digests, arrays)
+        whole = FileRegion(os.dup(handle.fileno()), 0, size)
+        arrays = _map_arrays(handle, header, whole)
+    return TableFile(path, header, digests, arrays, _file=whole)
 
 
 def _read_digests(handle: IO[bytes], header: Header, fail: Fail) -> bytes:
@@ -829,7 +886,7 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
     if len(raw) < length:
         raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
     header, stored = _parse_header(raw, length, fail)
-    _check_layout(header, fail)
+    _check_layout(header, length, fail)
     if raw != _head(header, length)[12:]:
         raise fail(
             "the header is not in its canonical form (an extra key, a number written otherwise, "
@@ -844,6 +901,42 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
             header.game,
         )
     return header, stored
+
+
+def read_head(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
+    """The checked header of a table file of ``size`` bytes read from ``handle`` at its start, and the root it states
+    (what :func:`open_table` reads first; a table at a URL reads it from the server's first bytes)."""
+    return _read_header(handle, size, fail)
+
+
+def check_root(header: Header, digests: bytes, stored: str, fail: Fail, *, expected: str | None = None) -> None:
+    """The root the header states must be the one its contents hash to, and ``expected`` (default:
+    the one the package ships for the game, :func:`expected_root`, or an earlier one)."""
+    if expected is None:
+        _check_root(header, digests, stored, fail)
+        return
+    root = root_of(header, digests)
+    if root != stored:
+        raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
+    if root != expected:
+        raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
+
+
+def placement_problem(header: Header, length: int) -> str | None:
+    """What is wrong with where a header puts its arrays and digests, or None when each follows the one
+    before as :func:`write_table` places them (a file's size then follows from its contents alone: the
+    offsets, unlike the contents, are not under the root checksum).
+
+    :param length: the header's length in bytes (bytes 8 to 11 of the file).
+    """
+    at = _align(12 + length)
+    for spec in header.arrays:
+        if spec.offset != at:
+            return f"array {spec.name!r} starts at byte {spec.offset:,}, where a table file puts it at {at:,}"
+        at = _align(spec.offset + spec.stored_bytes)
+    if header.digests_offset != at:
+        return f"the digests start at byte {header.digests_offset:,}, where a table file puts them at {at:,}"
+    return None
 
 
 def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None:
@@ -861,12 +954,14 @@ def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None
         raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
 
 
-def _map_arrays(handle: IO[bytes], header: Header) -> dict[str, np.ndarray]:
-    """Every array of the file, memory-mapped read-only (an empty one as an empty array)."""
-    arrays: dict[str, np.ndarray] = {
+def _map_arrays(handle: IO[bytes], header: Header, whole: FileRegion) -> dict[str, np.ndarray | RegionSource]:
+    """Every array of the file: a plain one memory-mapped read-only (an empty one as an empty array), a
+    compressed one as its part of ``whole`` (its blocks are read once each, with ``pread``: a file truncated
+    later gives a short read, not SIGBUS)."""
+    arrays: dict[str, np.ndarray | RegionSource] = {
         spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
         if spec.encoding is None
-        else np.memmap(handle, dtype=np.uint8, mode="r", offset=spec.offset, shape=(spec.stored_bytes,))
+        else whole.part(spec.offset, spec.stored_bytes)
         for spec in header.arrays
         if spec.stored_bytes
     }
@@ -917,8 +1012,8 @@ def _typed_header(data: dict[str, Any], game: Game, length: int, version: int) -
     specs, end = _array_specs(data["arrays"], block, 12 + length, version)
     digests = data["digests"]
     header = Header(kind, game, meta, tuple(specs), block, _int(digests["offset"]), str(data["root"]), version)
-    if header.digests_offset != _align(end) or _int(digests["count"]) != header.digest_count:
-        raise ValueError(f"the digests do not follow the arrays (at byte {header.digests_offset}, expected {_align(end)})")
+    if header.digests_offset < end or _int(digests["count"]) != header.digest_count:
+        raise ValueError("the digests do not follow the arrays")
     _check_kind(header)
     return header
 
@@ -930,8 +1025,8 @@ def _array_specs(items: Any, block: int, end: int, version: int) -> tuple[list[A
     for item in items:
         shape = tuple(_int(n) for n in item["shape"])
         spec = ArraySpec(str(item["name"]), _dtype(item["dtype"]), shape, _int(item["offset"]), _int(item["first_block"]), _encoding(item, version, shape))
-        if spec.offset != _align(end):
-            raise ValueError(f"array {spec.name!r} starts at byte {spec.offset}, expected {_align(end)}")
+        if spec.offset < end or spec.offset % ALIGN:
+            raise ValueError(f"array {spec.name!r} starts at byte {spec.offset}, expected an aligned offset from {end}")
         if spec.first_block != first:
             raise ValueError(f"array {spec.name!r} starts at digest {spec.first_block}, expected {first}")
         specs.append(spec)
@@ -985,14 +1080,15 @@ def _check_kind(header: Header) -> None:
         raise ValueError(f"a compact table holds one 1-D int8 array 'scores', found {names}")
 
 
-def _check_layout(header: Header, fail: Fail) -> None:
+def _check_layout(header: Header, length: int, fail: Fail) -> None:
     """The sizes the header declares, against what a table of its game holds (known from the game alone).
 
     Checked before anything the header declares is read: a forged count of items, blocks or
     compressed bytes never makes opening read or hash more than the game's table would. A
     dense table holds a game of at most :data:`solver.rules.game.DENSE_MAX_CELLS` cells (larger
     ones are compact); its blocks are :func:`block_bytes_for` its entries; a compressed array's
-    blocks at most :func:`solver.storage.blockarray.compressed_bound` bytes each on average.
+    blocks at most :func:`solver.storage.blockarray.compressed_bound` bytes each on average; and
+    each part starts where a table file puts it (:func:`placement_problem`).
     """
     game, spec = header.game, header.arrays[0]
     if header.kind == "dense" and game.cells > DENSE_MAX_CELLS:
@@ -1011,6 +1107,9 @@ def _check_layout(header: Header, fail: Fail) -> None:
         problem = f"it declares {spec.encoding.data_bytes:,} compressed bytes, more than its {spec.encoding.blocks:,} blocks can take"
     if problem is not None:
         raise fail(f"the header does not fit the game's layout: {problem}; the file is damaged or forged", game)
+    problem = placement_problem(header, length)
+    if problem is not None:
+        raise fail(f"not a table file as written ({problem}): the file is damaged or forged", game)
 
 
 def _game_from_name(path: Path) -> Game:

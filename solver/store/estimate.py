@@ -49,6 +49,9 @@ CONSENT_SECONDS = 60.0
 """A build estimated to take longer than this is not started unasked."""
 CONSENT_DISK_BYTES = 1 << 30
 """A build needing more disk than this (layers and table file) is not started unasked."""
+LONG_BUILD_SECONDS = 600.0
+"""``solve build`` of a game estimated to take longer than this shows the estimate and asks first
+(off a terminal it needs ``--yes``): ten minutes, past which a build started by mistake costs real time."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,11 @@ class BuildEstimate:
     def needs_consent(self) -> bool:
         """Whether the build is too long or too large to start without asking."""
         return self.seconds > CONSENT_SECONDS or self.disk_bytes > CONSENT_DISK_BYTES
+
+    @property
+    def is_long(self) -> bool:
+        """Whether even an explicit ``solve build`` asks first: more than :data:`LONG_BUILD_SECONDS`."""
+        return self.seconds > LONG_BUILD_SECONDS
 
     def describe(self) -> str:
         """``about 2 h 5 min on 2 cores, 301.7 GiB of disk and 49.1 GiB of memory``."""

@@ -103,11 +103,8 @@ def build_file(
     :raises solver.errors.BuildError: if a compact build cannot fit (disk or memory, with the figures).
     """
     path = Path(path)
-    problem = None if force else tablefile.not_replaceable(path, game)
-    if problem is not None:
-        raise TableError(
-            f"{problem}; refusing to replace it: write the table elsewhere, or replace it with: {tablefile.rebuild_command(game, path, force=True)}"
-        )
+    if not force:
+        refuse_replacing(game, path)
     remove_dead_temporaries(path.parent)
     if kind_for(game) == "dense":
         with on_build(game, path, build_steps(game)) if on_build else nullcontext() as progress:
@@ -130,6 +127,20 @@ def build_file(
                     progress(done.work, done.ply)
 
             return _build_compact(game, path, build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify, record=record)
+
+
+def refuse_replacing(game: Game, path: str | os.PathLike[str]) -> None:
+    """Refuse to build ``game``'s table over ``path`` when it holds something else than a table of ``game``
+    (:func:`solver.storage.tablefile.not_replaceable`: a file of the user's, a table of another game).
+
+    :raises TableError: naming the file, what it holds, and the command that replaces it all the same (``--force``).
+    """
+    path = Path(path)
+    problem = tablefile.not_replaceable(path, game)
+    if problem is not None:
+        raise TableError(
+            f"{problem}; refusing to replace it: write the table elsewhere, or replace it with: {tablefile.rebuild_command(game, path, force=True)}"
+        )
 
 
 def _can_record(game: Game, path: Path) -> bool:
