@@ -84,9 +84,7 @@ def _not_mine(info: os.stat_result) -> str | None:
     return None
 
 
-_IGNORED = (
-    "ignored: no table is trusted from it or recorded in it, so tables of games without a shipped checksum are proved again when opened; remove it to fix this"
-)
+_IGNORED = "ignored: no table is trusted from it, so tables of games without a shipped checksum are proved again when opened; remove it to fix this"
 
 
 def _entries(directory: Path) -> list[dict[str, str]]:
@@ -124,25 +122,25 @@ def is_trusted(directory: str | os.PathLike[str], game: str, kind: str, root: st
 
 
 def cannot_record(directory: str | os.PathLike[str]) -> str | None:
-    """Why a table could not be recorded in the registry of ``directory`` (None: it can).
+    """Why a table could not be recorded in the registry of ``directory`` (None: it can, or the directory
+    is not there yet: whatever writes the table makes it, or says why it cannot).
 
-    A missing registry needs a directory this user can write (or one still to be made); an
-    existing one must be a regular file that this user can replace: one of this user's, or
-    anything in a directory without the sticky bit that this user can write. What is said
-    names the registry and what to do.
+    The directory must be one this user can write, and an existing registry a regular file
+    that this user can replace: one of this user's, or any in a directory without the sticky
+    bit. What is said names the registry and what to do.
     """
     path = registry_path(directory)
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
+        info: os.stat_result | None = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
         info = None
     except OSError as error:
         return f"{path}: cannot be checked ({error.strerror})"
     if info is not None and not stat.S_ISREG(info.st_mode):
         return f"{path}: is {file_kind(info.st_mode)}, not a regular file; remove it, or keep tables in another directory"
     parent = Path(directory)
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
+    if not parent.is_dir():
+        return None
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"{path}: cannot be written, {parent} is not writable by you; keep tables in a directory of your own"
     if info is not None and info.st_uid != _uid() != 0 and os.stat(parent).st_mode & stat.S_ISVTX:
