@@ -161,6 +161,21 @@ class Rules:
                 found |= missing
         return found
 
+    def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
+        """:meth:`winning_cells` of many boards (uint32, flat): bit ``c`` set where the player holding
+        ``masks`` would complete a line by a move on empty cell ``c`` (one pass a line, as there)."""
+        held = np.ascontiguousarray(masks).astype(np.uint32).reshape(-1)
+        free = np.ascontiguousarray(empty).astype(np.uint32).reshape(-1)
+        found = np.zeros(held.size, dtype=np.uint32)
+        missing, other, one = np.empty_like(held), np.empty_like(held), np.empty(held.size, dtype=bool)
+        for line in self.line_masks:
+            np.bitwise_and(np.invert(held, out=missing), np.uint32(line), out=missing)
+            np.equal(np.bitwise_and(missing, np.subtract(missing, np.uint32(1), out=other), out=other), 0, out=one)
+            np.bitwise_and(missing, free, out=other)
+            np.logical_and(one, other, out=one)  # exactly one cell missing, and it is empty
+            np.bitwise_or(found, missing, out=found, where=one)
+        return found
+
     # -- many codes --------------------------------------------------------------------
     def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
         """The board words of many codes (int64, flat).
