@@ -4,6 +4,8 @@
     python scripts/bench.py --quick    # 3x3 only
     python scripts/bench.py --json bench.json
     python scripts/bench.py --compact-lookups 4x5k4.ttt   # only the compact look-ups, on a built table
+    python scripts/bench.py --batch 4x5k4.ttt --before ../before --before-python ../venv-before/bin/python
+                                       # batches (lookup_codes, .best), this code against a checkout of the code before
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -524,6 +526,132 @@ def bench_compact_in_memory(path: Path, game: str) -> None:
     report(f"{game} lookup_codes in memory, 10 M random reachable codes, best of 3", max(rates), "M/s", ">= 20 M/s", max(rates) >= 20)
 
 
+BATCH_CHILD = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])  # the checkout measured: this one, or the code before (--before)
+import numpy as np
+import solver
+
+table_dir, codes, sparse, few = sys.argv[2], np.load(sys.argv[3]), np.load(sys.argv[4]), int(sys.argv[5])
+full_best = sys.argv[6] == "yes"
+
+
+def fresh():
+    solver.forget()  # a table opened afresh: no block decoded, none cached
+    return solver.table_for("4x5k4", table_dir=table_dir, build=False)
+
+
+def timed(answer):
+    started = time.perf_counter()
+    answer()
+    return time.perf_counter() - started
+
+
+def counted(table, answer):
+    # seconds, and the blocks decoded, counted at the block array's decode (the same method before and after)
+    kind, seen = type(table.scores), []
+    decode = kind._decode
+    kind._decode = lambda self, block: seen.append(block) or decode(self, block)
+    try:
+        return timed(answer), len(seen)
+    finally:
+        kind._decode = decode
+
+
+out, holder = {"load": os.getloadavg()[0]}, {}
+table = fresh()
+out["few_lookup"], out["few_lookup_decodes"] = counted(table, lambda: holder.update(batch=table.lookup_codes(codes[:few])))
+out["few_best"], out["few_best_decodes"] = counted(table, lambda: holder["batch"].best)
+table = fresh()
+out["lookup"], out["lookup_decodes"] = counted(table, lambda: holder.update(batch=table.lookup_codes(codes)))
+if full_best:
+    out["best"], out["best_decodes"] = counted(table, lambda: holder["batch"].best)
+    out["plies"] = timed(lambda: (holder["batch"].plies, holder["batch"].value))
+table = fresh()
+out["sparse"], out["sparse_decodes"] = counted(table, lambda: table.lookup_codes(sparse))
+table = fresh()
+out["load_into_memory"] = timed(table.load_into_memory)
+out["memory_lookup"] = timed(lambda: holder.update(batch=table.lookup_codes(codes)))
+out["memory_best"] = timed(lambda: holder["batch"].best)
+out["memory_plies"] = timed(lambda: (holder["batch"].plies, holder["batch"].value))
+print(json.dumps(out))
+"""
+"""One side of :func:`bench_batch_answers`, in a process of its own, through the public API only (``solver.table_for``,
+``lookup_codes``, ``Scores``), so that the same text measures this checkout and the code before."""
+
+SPARSE_5X5K4 = 1_000_000 / 2_471_848
+"""Codes per block of a batch of 1 M codes on 5x5k4 (2,471,848 blocks of 64 KiB): the density the sparse 4x5k4 batch copies."""
+
+
+def _batch_codes(path: Path, tmp: Path) -> tuple[Path, Path, int]:
+    """1 M random reachable 4x5k4 codes, and a sparse batch (as many codes per block as 1 M on 5x5k4), saved for the children."""
+    table = _open_compact(path)
+    rng = np.random.default_rng(24)
+    drawn = table.layout.codes_at(rng.integers(0, table.layout.size, 1_400_000))
+    codes = drawn[table.lookup_codes(drawn, check=False).score != -128][:1_000_000]
+    blocks = -(-table.layout.size >> 16)
+    sparse = codes[-round(blocks * SPARSE_5X5K4) :]
+    np.save(tmp / "codes.npy", codes)
+    np.save(tmp / "sparse.npy", sparse)
+    return tmp / "codes.npy", tmp / "sparse.npy", blocks
+
+
+def _batch_side(python: str, checkout: Path, path: Path, codes: Path, sparse: Path, *, full_best: bool) -> dict[str, float]:
+    """One run of :data:`BATCH_CHILD` with ``python`` on ``checkout``."""
+    command = [python, "-c", BATCH_CHILD, str(checkout), str(path.parent), str(codes), str(sparse), "100000", "yes" if full_best else "no"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=checkout)
+    if done.returncode:
+        raise RuntimeError(f"the batch benchmark failed on {checkout}: {done.stderr.strip()[-2000:]}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> None:
+    """Issue 24, point 3: batches of 1 M random reachable 4x5k4 codes, ``lookup_codes`` then ``.best``, compressed and in
+    memory; with ``before``, the same process text run on that checkout too, alternated, two runs each."""
+    if path.name != "4x5k4.ttt":
+        raise SystemExit(f"--batch wants a 4x5k4.ttt (found {path.name}): its figures are quoted for 4x5k4")
+    with tempfile.TemporaryDirectory() as name:
+        codes, sparse, blocks = _batch_codes(path, Path(name))
+        sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
+        runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
+        for _ in range(2):
+            for side, python, checkout in sides:
+                print(f"   ({side}: {checkout}, load average {os.getloadavg()[0]:.2f})", flush=True)
+                runs[side].append(_batch_side(python, checkout, path, codes, sparse, full_best=side == "after"))
+    _report_batch_answers(runs, blocks)
+
+
+def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int) -> None:
+    """The figures of :func:`bench_batch_answers`: the best of the runs of each side (times: the smallest)."""
+    best = {side: {key: min(run[key] for run in found) for key in found[0]} for side, found in runs.items()}
+    after, before = best["after"], best.get("before")
+    loads = ", ".join(f"{side} {run['load']:.1f}" for side, found in runs.items() for run in found)
+    print(f"\n4x5k4 batches of random reachable codes ({blocks:,} blocks; load average at each run's start: {loads})")
+    for label, key, count in (("1 M codes", "lookup", 1e6), ("100,000 codes", "few_lookup", 1e5), ("sparse: 0.40 codes a block", "sparse", None)):
+        size = count or round(blocks * SPARSE_5X5K4)
+        for side, figures in best.items():
+            report(f"lookup_codes, {label}, compressed ({side})", size / figures[key] / 1e6, "M/s")
+            report(f"  blocks decoded ({side})", figures[f"{key}_decodes"], "blocks")
+        if before is not None:
+            report("  speed-up (after / before)", before[key] / after[key], "x")
+    report("best of 1 M codes, compressed (after)", after["best"], "s")
+    report("  its blocks decoded", after["best_decodes"], "blocks")
+    ratio = after["best"] / after["lookup"]
+    report("  .best / lookup_codes, compressed", ratio, "x", "<= 3", ratio <= 3)
+    for side, figures in best.items():
+        report(f"best of 100,000 codes, compressed ({side})", figures["few_best"], "s")
+        report(f"  blocks decoded ({side})", figures["few_best_decodes"], "blocks")
+    for side, figures in best.items():
+        ratio = figures["memory_best"] / figures["memory_lookup"]
+        rate = 1 / (figures["memory_lookup"] + figures["memory_best"] + figures["memory_plies"])
+        report(f"in memory ({side}): lookup_codes of 1 M", figures["memory_lookup"], "s")
+        report(f"  .best of them ({side})", figures["memory_best"], "s")
+        report(f"  .best / lookup_codes ({side})", ratio, "x", "<= 3" if side == "after" else "", ratio <= 3 if side == "after" else None)
+        ok = rate >= 1 if side == "after" else None
+        report(f"  score, best, value, plies of 1 M ({side})", rate, "M pos/s", ">= 1 M/s" if side == "after" else "", ok)
+
+
 def bench_compact_stats(path: Path, game: str) -> None:
     """``stats()`` counted by one pass over the compressed table (what a file without histograms in its meta costs)."""
     table = _open_compact(path)
@@ -669,11 +797,16 @@ def main() -> None:
     parser.add_argument("--big-build", action="append", choices=sorted(BIG_TARGETS), help="build this 24/25-cell game measured (hours; repeatable)")
     parser.add_argument("--big-resume", action="store_true", help="with --big-build, then kill a second build at 70 %% of the first's time and resume it")
     parser.add_argument("--big-table", action="append", type=Path, help="look-ups and the sample check on this built table file (repeatable)")
+    parser.add_argument("--batch", metavar="TABLE", type=Path, help="only the batch figures (lookup_codes, .best) on this 4x5k4.ttt")
+    parser.add_argument("--before", metavar="CHECKOUT", type=Path, help="with --batch, also measure the code of this checkout (the code before), alternated")
+    parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
     args = parser.parse_args()
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
-    if args.compact_lookups:
+    if args.batch:
+        bench_batch_answers(args.batch, args.before, args.before_python)
+    elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
     else:
         if not (args.big_build or args.big_table) or args.quick:

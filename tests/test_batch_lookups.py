@@ -200,3 +200,28 @@ def test_random_reachable_positions_of_4x5k4_answer_in_a_batch_as_alone(tmp_path
     codes = drawn[table.lookup_codes(drawn, check=False).score != UNREACHABLE][:20_000]
     _assert_batch_answers_as_one_by_one(table, codes)
     _assert_batch_answers_as_one_by_one(table.load_into_memory(), codes)
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "4x5k4", "5x5k4", "2x9k4", "3x7k1", "5x5k5", "4x4k2"])
+def test_the_winning_cells_of_many_boards_are_each_boards_own(name: str) -> None:
+    game = parse_game(name)
+    rules, rng = rules_of(game), np.random.default_rng(len(name))
+    held = rng.integers(0, 1 << game.cells, 3000) & rng.integers(0, 1 << game.cells, 3000)
+    other = rng.integers(0, 1 << game.cells, 3000) & ~held & game.full_mask
+    empty = game.full_mask & ~(held | other)
+    many = rules.winning_cells_many(held, empty).tolist()
+    assert many == [rules.winning_cells(h, e) for h, e in zip(held.tolist(), empty.tolist(), strict=True)]
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "4x5k4", "5x5k4"])  # 8 symmetries; 4 in uint32; 8 in int64 (25 cells)
+def test_the_canonical_children_of_many_boards_are_each_boards_own(name: str) -> None:
+    game = parse_game(name)
+    index = layout(game)
+    codes = index.codes_at(np.random.default_rng(3).integers(0, index.size, 400))
+    sym = symmetries(game)
+    for piece in (1, 2):
+        grid = sym.canonical_child_grid(codes, piece)
+        assert grid.shape == (game.cells, codes.size)
+        for column, code in enumerate(codes.tolist()):
+            empty = [cell for cell in range(game.cells) if (code // 3**cell) % 3 == 0]
+            assert grid[empty, column].tolist() == list(sym.canonical_child_codes(code, piece, empty)), (code, piece)

@@ -38,27 +38,31 @@ from ..rules.mnk import O_SHIFT, rules_of
 
 _ABOVE_EVERY_SCORE = np.int8(127)
 """What a taken cell reads as: above every score, so never a best move."""
+_CELL_BITS = (np.uint32(1) << np.arange(32, dtype=np.uint32))[:, None]
+"""``[cell, 0]``: the mask bit of each cell (``1 << cell``), as a column."""
 
 
 @dataclass(frozen=True, eq=False)
 class Children:
     """The children of some positions, to be read from the table (case 3 of the module docstring).
 
-    ``rows``: which of the positions given to :func:`plan` (int64); ``empty``: their empty
-    cells, ``(rows, cells)`` bool; ``index``: the table index of each child on an empty cell,
-    row by row, cell by cell (int64).
+    ``rows``: which of the positions given to :func:`plan` (int64); ``places``: where each child
+    on an empty cell is in a ``(cells, rows)`` grid, flat (cell by cell, then row by row; int64);
+    ``index``: the table index of each of those children, in that order (int64); ``cells``: the
+    board's cells.
     """
 
     rows: np.ndarray
-    empty: np.ndarray
+    places: np.ndarray
     index: np.ndarray
+    cells: int
 
 
 def plan(game: Game, codes: np.ndarray, pieces: np.ndarray) -> tuple[np.ndarray, list[Children]]:
     """The best-move masks of positions in play where no child need be read, and the children to read for the others.
 
     :param codes: positions in play (the rules say so and a game reaches them), int64, flat;
-        keep them to a few ``2**14`` (each has a row of ``cells`` children).
+        keep them to a few ``2**13`` (each has a row of ``cells`` children).
     :param pieces: the pieces on each board (uint8): X moves when even.
     :returns: the masks (uint32: the winning moves, or the last empty cell; 0 for the
         positions whose children must be read) and those children, X's moves and O's apart.
@@ -77,31 +81,19 @@ def plan(game: Game, codes: np.ndarray, pieces: np.ndarray) -> tuple[np.ndarray,
 
 
 def _children(game: Game, codes: np.ndarray, empty: np.ndarray, rows: np.ndarray, piece: int) -> Children:
-    """The children of ``codes[rows]`` with ``piece`` added on each empty cell."""
-    cells = _cell_grid(empty[rows], game.cells)
+    """The children of ``codes[rows]`` with ``piece`` added on each empty cell (index arrays, not boolean
+    masks: a mask that is half true at random costs ten times as much to apply)."""
+    places = np.flatnonzero((empty[rows] & _CELL_BITS[: game.cells]) != 0)
     canonical = symmetries(game).canonical_child_grid(codes[rows], piece)
-    return Children(rows, cells, layout(game).index_of(canonical[cells]))
+    return Children(rows, places, layout(game).index_of(np.take(canonical, places)), game.cells)
 
 
 def best_of(children: Children, scores: np.ndarray) -> np.ndarray:
     """The best-move masks of :class:`Children` from the scores read at ``children.index`` (int8, in
     that order): bit ``cell`` set for every move to the smallest child score (uint32, one per row)."""
-    grid = np.full(children.empty.shape, _ABOVE_EVERY_SCORE, dtype=np.int8)
-    grid[children.empty] = scores
-    return _cell_masks(grid == grid.min(axis=1, keepdims=True))
-
-
-def _cell_grid(masks: np.ndarray, cells: int) -> np.ndarray:
-    """Cell masks as ``(masks, cells)`` bool: entry ``[i, c]`` is bit ``c`` of ``masks[i]``."""
-    as_bytes = np.ascontiguousarray(masks, dtype="<u4").view(np.uint8).reshape(-1, 4)
-    grid: np.ndarray = np.unpackbits(as_bytes, axis=1, count=cells, bitorder="little").view(bool)
-    return grid
-
-
-def _cell_masks(grid: np.ndarray) -> np.ndarray:
-    """``(rows, cells)`` bool as cell masks (uint32): bit ``c`` set where ``grid[i, c]``."""
-    packed = np.zeros((grid.shape[0], 4), dtype=np.uint8)
-    bits = np.packbits(grid, axis=1, bitorder="little")
-    packed[:, : bits.shape[1]] = bits
-    masks: np.ndarray = packed.view("<u4").reshape(-1).astype(np.uint32, copy=False)
+    rows = children.rows.size
+    grid = np.full((children.cells, rows), _ABOVE_EVERY_SCORE, dtype=np.int8)
+    np.put(grid, children.places, scores)
+    best = (grid == grid.min(axis=0)).astype(np.uint32)
+    masks: np.ndarray = _CELL_BITS[: children.cells, 0] @ best  # the bits of each row's best cells, summed
     return masks
