@@ -534,6 +534,7 @@ import solver
 
 table_dir, codes, sparse, few = sys.argv[2], np.load(sys.argv[3]), np.load(sys.argv[4]), int(sys.argv[5])
 full_best = sys.argv[6] == "yes"
+out, holder = {"load": os.getloadavg()[0]}, {}
 
 
 def fresh():
@@ -541,39 +542,36 @@ def fresh():
     return solver.table_for("4x5k4", table_dir=table_dir, build=False)
 
 
-def timed(answer):
-    started = time.perf_counter()
-    answer()
-    return time.perf_counter() - started
-
-
-def counted(table, answer):
-    # seconds, and the blocks decoded, counted at the block array's decode (the same method before and after)
+def measure(key, table, answer):
+    # wall and CPU seconds (every thread's), and the blocks decoded, counted at the block array's decode
     kind, seen = type(table.scores), []
-    decode = kind._decode
-    kind._decode = lambda self, block: seen.append(block) or decode(self, block)
+    decode = getattr(kind, "_decode", None)
+    if decode is not None:
+        kind._decode = lambda self, block: seen.append(block) or decode(self, block)
+    wall, cpu = time.perf_counter(), time.process_time()
     try:
-        return timed(answer), len(seen)
+        answer()
     finally:
-        kind._decode = decode
+        out[key], out[key + "_cpu"] = time.perf_counter() - wall, time.process_time() - cpu
+        out[key + "_decodes"] = len(seen)
+        if decode is not None:
+            kind._decode = decode
 
 
-out, holder = {"load": os.getloadavg()[0]}, {}
 table = fresh()
-out["few_lookup"], out["few_lookup_decodes"] = counted(table, lambda: holder.update(batch=table.lookup_codes(codes[:few])))
-out["few_best"], out["few_best_decodes"] = counted(table, lambda: holder["batch"].best)
+measure("few_lookup", table, lambda: holder.update(batch=table.lookup_codes(codes[:few])))
+measure("few_best", table, lambda: holder["batch"].best)
 table = fresh()
-out["lookup"], out["lookup_decodes"] = counted(table, lambda: holder.update(batch=table.lookup_codes(codes)))
+measure("lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
 if full_best:
-    out["best"], out["best_decodes"] = counted(table, lambda: holder["batch"].best)
-    out["plies"] = timed(lambda: (holder["batch"].plies, holder["batch"].value))
+    measure("best", table, lambda: holder["batch"].best)
 table = fresh()
-out["sparse"], out["sparse_decodes"] = counted(table, lambda: table.lookup_codes(sparse))
+measure("sparse", table, lambda: table.lookup_codes(sparse))
 table = fresh()
-out["load_into_memory"] = timed(table.load_into_memory)
-out["memory_lookup"] = timed(lambda: holder.update(batch=table.lookup_codes(codes)))
-out["memory_best"] = timed(lambda: holder["batch"].best)
-out["memory_plies"] = timed(lambda: (holder["batch"].plies, holder["batch"].value))
+measure("load_into_memory", table, table.load_into_memory)
+measure("memory_lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
+measure("memory_best", table, lambda: holder["batch"].best)
+measure("memory_plies", table, lambda: (holder["batch"].plies, holder["batch"].value))
 print(json.dumps(out))
 """
 """One side of :func:`bench_batch_answers`, in a process of its own, through the public API only (``solver.table_for``,
@@ -606,6 +604,30 @@ def _batch_side(python: str, checkout: Path, path: Path, codes: Path, sparse: Pa
     return figures
 
 
+def bench_5x5k4_batch_decodes() -> None:
+    """The blocks a batch of 1 M random reachable 5x5k4 codes decodes, counted from the game's index and rules
+    alone (no table needed, none timed): the code before decoded the blocks of each part of a batch split over
+    threads (a part per 2**18 codes, up to one per core and 8), this code each block of the batch once."""
+    from solver.encoding.index import layout
+    from solver.encoding.symmetry import symmetries
+    from solver.rules.game import parse_game
+    from solver.rules.mnk import IN_PLAY, INVALID, rules_of
+
+    game = parse_game("5x5k4")
+    index, rules = layout(game), rules_of(game)
+    drawn = index.codes_at(np.random.default_rng(25).integers(0, index.size, 1_600_000))
+    codes = drawn[rules.statuses(drawn) != INVALID][:1_000_000]  # the rules' reachability is the table's
+    read = codes[rules.statuses(codes) == IN_PLAY]
+    blocks = index.index_of(symmetries(game).canonical_codes(read)) >> 16
+    once = np.unique(blocks).size
+    report(f"5x5k4: 1 M random reachable codes, {read.size:,} in play; blocks decoded once each (this code)", once, "blocks")
+    counts = [once]
+    for parts in (2, 4):
+        counts.append(sum(np.unique(part).size for part in np.array_split(blocks, parts)))
+        report(f"  the code before, split in {parts} parts ({parts if parts < 4 else '4 to 8'} cores)", counts[-1], "blocks")
+    print(f"   (exactly: {', '.join(f'{count:,}' for count in counts)} of {-(-index.size >> 16):,} blocks)")
+
+
 def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> None:
     """Issue 24, point 3: batches of 1 M random reachable 4x5k4 codes, ``lookup_codes`` then ``.best``, compressed and in
     memory; with ``before``, the same process text run on that checkout too, alternated, two runs each."""
@@ -620,36 +642,43 @@ def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> 
                 print(f"   ({side}: {checkout}, load average {os.getloadavg()[0]:.2f})", flush=True)
                 runs[side].append(_batch_side(python, checkout, path, codes, sparse, full_best=side == "after"))
     _report_batch_answers(runs, blocks)
+    bench_5x5k4_batch_decodes()
 
 
 def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int) -> None:
-    """The figures of :func:`bench_batch_answers`: the best of the runs of each side (times: the smallest)."""
-    best = {side: {key: min(run[key] for run in found) for key in found[0]} for side, found in runs.items()}
-    after, before = best["after"], best.get("before")
+    """The figures of :func:`bench_batch_answers`: per side, the run with the smallest time of each measure (its CPU
+    seconds, every thread's, beside it: on a shared machine the wall time grows with the load, the CPU time much less)."""
     loads = ", ".join(f"{side} {run['load']:.1f}" for side, found in runs.items() for run in found)
     print(f"\n4x5k4 batches of random reachable codes ({blocks:,} blocks; load average at each run's start: {loads})")
-    for label, key, count in (("1 M codes", "lookup", 1e6), ("100,000 codes", "few_lookup", 1e5), ("sparse: 0.40 codes a block", "sparse", None)):
-        size = count or round(blocks * SPARSE_5X5K4)
-        for side, figures in best.items():
-            report(f"lookup_codes, {label}, compressed ({side})", size / figures[key] / 1e6, "M/s")
-            report(f"  blocks decoded ({side})", figures[f"{key}_decodes"], "blocks")
-        if before is not None:
-            report("  speed-up (after / before)", before[key] / after[key], "x")
-    report("best of 1 M codes, compressed (after)", after["best"], "s")
-    report("  its blocks decoded", after["best_decodes"], "blocks")
-    ratio = after["best"] / after["lookup"]
+    best = {side: {key: min(found, key=lambda run: run[key]) for key in found[0] if not key.endswith(("_cpu", "_decodes"))} for side, found in runs.items()}
+
+    def line(name: str, side: str, key: str, size: float | None = None) -> float:
+        run = best[side][key]
+        value, unit = (size / run[key] / 1e6, "M/s") if size else (run[key], "s")
+        report(f"{name} ({side})", value, unit)
+        print(f"   ({run[key + '_cpu']:.2f} s of CPU, {run[key + '_decodes']:,.0f} blocks decoded)")
+        return float(run[key])
+
+    for label, key, size in (
+        ("1 M codes", "lookup", 1e6),
+        ("100,000 codes", "few_lookup", 1e5),
+        ("sparse, 0.40 codes a block", "sparse", blocks * SPARSE_5X5K4),
+    ):
+        seconds = {side: line(f"lookup_codes, {label}, compressed", side, key, round(size)) for side in best}
+        if "before" in seconds:
+            report("  speed-up (after / before)", seconds["before"] / seconds["after"], "x")
+    for side in best:
+        line(".best of those 100,000, compressed", side, "few_best")
+    ratio = line(".best of the 1 M, compressed", "after", "best") / best["after"]["lookup"]["lookup"]
     report("  .best / lookup_codes, compressed", ratio, "x", "<= 3", ratio <= 3)
-    for side, figures in best.items():
-        report(f"best of 100,000 codes, compressed ({side})", figures["few_best"], "s")
-        report(f"  blocks decoded ({side})", figures["few_best_decodes"], "blocks")
-    for side, figures in best.items():
-        ratio = figures["memory_best"] / figures["memory_lookup"]
-        rate = 1 / (figures["memory_lookup"] + figures["memory_best"] + figures["memory_plies"])
-        report(f"in memory ({side}): lookup_codes of 1 M", figures["memory_lookup"], "s")
-        report(f"  .best of them ({side})", figures["memory_best"], "s")
-        report(f"  .best / lookup_codes ({side})", ratio, "x", "<= 3" if side == "after" else "", ratio <= 3 if side == "after" else None)
-        ok = rate >= 1 if side == "after" else None
-        report(f"  score, best, value, plies of 1 M ({side})", rate, "M pos/s", ">= 1 M/s" if side == "after" else "", ok)
+    for side in best:
+        line("load_into_memory()", side, "load_into_memory")
+        lookup, found = line("lookup_codes, 1 M codes, in memory", side, "memory_lookup"), line("  .best of them", side, "memory_best")
+        plies = line("  .plies and .value of them", side, "memory_plies")
+        target = side == "after"
+        report(f"  .best / lookup_codes, in memory ({side})", found / lookup, "x", "<= 3" if target else "", found / lookup <= 3 if target else None)
+        rate = 1 / (lookup + found + plies)
+        report(f"  score, best, value, plies of 1 M, in memory ({side})", rate, "M pos/s", ">= 1 M/s" if target else "", rate >= 1 if target else None)
 
 
 def bench_compact_stats(path: Path, game: str) -> None:
