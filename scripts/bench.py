@@ -6,6 +6,7 @@
     python scripts/bench.py --compact-lookups 4x5k4.ttt   # only the compact look-ups, on a built table
     python scripts/bench.py --batch 4x5k4.ttt --before ../before --before-python ../venv-before/bin/python
                                        # batches (lookup_codes, .best), this code against a checkout of the code before
+    python scripts/bench.py --url-table 4x5k4.ttt         # only a table at a URL: solve serve on the loopback
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -581,7 +582,7 @@ SPARSE_5X5K4 = 1_000_000 / 2_471_848
 """Codes per block of a batch of 1 M codes on 5x5k4 (2,471,848 blocks of 64 KiB): the density the sparse 4x5k4 batch copies."""
 
 
-def _batch_codes(path: Path, tmp: Path) -> tuple[Path, Path, int]:
+def _saved_batch_codes(path: Path, tmp: Path) -> tuple[Path, Path, int]:
     """1 M random reachable 4x5k4 codes, and a sparse batch (as many codes per block as 1 M on 5x5k4), saved for the children."""
     table = _open_compact(path)
     rng = np.random.default_rng(24)
@@ -610,11 +611,11 @@ def bench_5x5k4_batch_decodes() -> None:
     threads (a part per 2**18 codes, up to one per core and 8), this code each block of the batch once."""
     from solver.encoding.index import layout
     from solver.encoding.symmetry import symmetries
+    from solver.rules.base import IN_PLAY, INVALID
     from solver.rules.game import parse_game
-    from solver.rules.mnk import IN_PLAY, INVALID, rules_of
 
     game = parse_game("5x5k4")
-    index, rules = layout(game), rules_of(game)
+    index, rules = layout(game), game.rules
     drawn = index.codes_at(np.random.default_rng(25).integers(0, index.size, 1_600_000))
     codes = drawn[rules.statuses(drawn) != INVALID][:1_000_000]  # the rules' reachability is the table's
     read = codes[rules.statuses(codes) == IN_PLAY]
@@ -634,7 +635,7 @@ def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> 
     if path.name != "4x5k4.ttt":
         raise SystemExit(f"--batch wants a 4x5k4.ttt (found {path.name}): its figures are quoted for 4x5k4")
     with tempfile.TemporaryDirectory() as name:
-        codes, sparse, blocks = _batch_codes(path, Path(name))
+        codes, sparse, blocks = _saved_batch_codes(path, Path(name))
         sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
         runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
         for _ in range(2):
@@ -698,7 +699,8 @@ sys.path.insert(0, {root!r})
 import numpy as np
 from solver.rules.game import parse_game
 from solver.encoding.index import layout
-from solver.retrograde.layered import chunks, solve_chunk
+from solver.retrograde.chunks import chunks
+from solver.retrograde.kernel import solve_chunk
 game = parse_game("5x5k4")
 index = layout(game)
 rows = []
@@ -739,7 +741,7 @@ def bench_compact_sample(path: Path, game: str) -> None:
 def bench_5x5_chunks(tmp: Path) -> None:
     """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
     from solver.encoding.index import layout
-    from solver.retrograde.layered import CHUNK_BOARDS
+    from solver.retrograde.chunks import CHUNK_BOARDS
     from solver.rules.game import parse_game
 
     figures = run_tree([sys.executable, "-c", CHUNK_5X5.format(root=str(ROOT), tmp=str(tmp), plies=[6, 10, 13, 16, 20])])
@@ -792,6 +794,94 @@ def bench_compact_lookups_only(path: Path) -> None:
     print(f"   (load average after: {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}; the machine may be shared)")
 
 
+def _served(path: Path) -> tuple[subprocess.Popen[str], str]:
+    """``solve serve`` of the table file at ``path`` (its directory as the table directory) on a free loopback port:
+    the process and the URL of the table file."""
+    env = {**os.environ, "SOLVED_TICTACTOE_DIR": str(path.parent)}
+    command = [sys.executable, "-m", "solver.cli", "serve", "--port", "0", "--quiet", "--table-dir", str(path.parent)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if " at http://" not in line:
+        process.kill()
+        raise SystemExit(f"solve serve did not start: {line!r}")
+    return process, line.split(" at ", 1)[1].split(" ", 1)[0] + "tables/" + path.name
+
+
+def _fresh_blocks(table: CompactTable, count: int, seed: int) -> list[int]:
+    """``count`` random reachable codes in play, each read from a different block (its canonical board's)."""
+    from solver.encoding.symmetry import symmetries
+
+    rng = np.random.default_rng(seed)
+    codes = table.layout.codes_at(rng.integers(0, table.layout.size, 200_000))
+    scores = table.lookup_codes(codes, check=False).score
+    playing = codes[(scores != -128) & (np.abs(scores.astype(np.int16)) != 100)]
+    blocks = table.layout.index_of(symmetries(table.game).canonical(playing)[0]) >> 16
+    chosen: list[int] = playing[np.unique(blocks, return_index=True)[1]].tolist()
+    return chosen[:count]
+
+
+def _median_us(table: Table, codes: list[int]) -> float:
+    times = []
+    for code in codes:
+        started = time.perf_counter()
+        table.at(code)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1e6
+
+
+def bench_url_table(path: Path) -> None:
+    """A compact table read at a URL (``solver.table_for(game, url=...)``) over the loopback, from ``solve serve`` and
+    from a plain static file server (tests/range_server.py: the standard library's http.server with byte ranges):
+    opening it, the first touch of a block (one Range request), a warm look-up, a block from the on-disk cache in
+    a new reader, a batch; beside the same look-ups on the local file."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from range_server import serving  # type: ignore[import-not-found, unused-ignore]
+
+    local = _open_compact(path)
+    game = local.game.name
+    codes = _fresh_blocks(local, 300, seed=24)
+    print(f"\n{game} at a URL over 127.0.0.1 ({path.stat().st_size:,} bytes; load average before: {os.getloadavg()[0]:.2f})")
+    report(f"{game} local file: first touch of a block (median of {len(codes)})", _median_us(_open_compact(path), codes), "us")
+    process, url = _served(path)
+    try:
+        _url_figures(url, f"{game} from solve serve", local, codes)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    with serving({path.name: path.read_bytes()}) as server:
+        _url_figures(server.url + path.name, f"{game} from a static server", local, codes)
+    print(f"   (load average after: {os.getloadavg()[0]:.2f}; the machine may be shared)")
+
+
+def _url_figures(url: str, label: str, local: CompactTable, codes: list[int]) -> None:
+    from solver.store.urltable import open_url_table
+
+    try:
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["SOLVED_TICTACTOE_CACHE_DIR"] = cache
+            started = time.perf_counter()
+            table = open_url_table(url, cache_bytes=1 << 30)
+            report(f"{label}: open (header, digests, index)", (time.perf_counter() - started) * 1e3, "ms")
+            report(f"{label}: first touch of a block (median)", _median_us(table, codes), "us")
+            report(f"{label}: warm look-up, block in memory", per_call(lambda: table.at(codes[-1]), number=2000) * 1e6, "us")
+            again = open_url_table(url, cache_bytes=1 << 30)
+            report(f"{label}: new reader, block from the disk cache", _median_us(again, codes), "us")
+            batch = _batch_codes(local, 100_000)
+            fresh = open_url_table(url, cache_bytes=0)
+            seconds = per_call(lambda: fresh.lookup_codes(batch), number=1, repeat=1)
+            report(f"{label}: lookup_codes, 100,000 codes, no cache", batch.size / seconds / 1e3, "k/s")
+    finally:
+        os.environ.pop("SOLVED_TICTACTOE_CACHE_DIR", None)
+
+
+def _batch_codes(table: CompactTable, count: int) -> np.ndarray:
+    rng = np.random.default_rng(46)
+    codes = table.layout.codes_at(rng.integers(0, table.layout.size, 4 * count))
+    found: np.ndarray = codes[table.lookup_codes(codes, check=False).score != -128][:count]
+    return found
+
+
 def bench_big_games(args: argparse.Namespace) -> None:
     """--big-build GAME: build a 24- or 25-cell game (minutes to hours) measured; --big-table PATH: look-ups on one built."""
     for game in args.big_build or []:
@@ -823,6 +913,9 @@ def main() -> None:
         type=Path,
         help="only the compact look-up figures, on this table file (e.g. a 4x5k4.ttt that `solve build` wrote); no build, no other section",
     )
+    parser.add_argument(
+        "--url-table", metavar="TABLE", type=Path, help="only a compact table read at a URL, served by solve serve on the loopback, beside the local file"
+    )
     parser.add_argument("--big-build", action="append", choices=sorted(BIG_TARGETS), help="build this 24/25-cell game measured (hours; repeatable)")
     parser.add_argument("--big-resume", action="store_true", help="with --big-build, then kill a second build at 70 %% of the first's time and resume it")
     parser.add_argument("--big-table", action="append", type=Path, help="look-ups and the sample check on this built table file (repeatable)")
@@ -837,6 +930,8 @@ def main() -> None:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
+    elif args.url_table:
+        bench_url_table(args.url_table)
     else:
         if not (args.big_build or args.big_table) or args.quick:
             bench_tictactoe()

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -34,19 +34,24 @@ import numpy as np
 DEFAULT_PLIES = {"4x5k4": [6, 9, 11, 13, 15, 17], "3x6k3": [6, 8, 10, 12, 14]}
 
 
-def load_solver(checkout: Path | None) -> tuple[ModuleType, ModuleType, ModuleType]:
-    """The game, index and layered-build modules of ``checkout`` (default: this script's checkout)."""
+def load_solver(checkout: Path | None) -> tuple[ModuleType, ModuleType, SimpleNamespace]:
+    """The game and index modules of ``checkout`` (default: this script's checkout), and its layered build's
+    ``chunks`` and ``solve_chunk`` (from solver/retrograde/chunks.py and kernel.py, or an older checkout's layered.py)."""
     root = checkout or Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root.resolve()))
     game = importlib.import_module("solver.rules.game")
     index = importlib.import_module("solver.encoding.index")
     try:
-        layered = importlib.import_module("solver.retrograde.layered")
+        kernel = importlib.import_module("solver.retrograde.kernel")
+        chunking = importlib.import_module("solver.retrograde.chunks")
     except ImportError:
-        layered = importlib.import_module("solver.layered")
-    if not str(Path(layered.__file__ or "").resolve()).startswith(str(root.resolve())):
-        raise SystemExit(f"imported {layered.__file__}, not the checkout {root}")
-    return game, index, layered
+        try:
+            kernel = chunking = importlib.import_module("solver.retrograde.layered")
+        except ImportError:
+            kernel = chunking = importlib.import_module("solver.layered")
+    if not str(Path(kernel.__file__ or "").resolve()).startswith(str(root.resolve())):
+        raise SystemExit(f"imported {kernel.__file__}, not the checkout {root}")
+    return game, index, SimpleNamespace(chunks=chunking.chunks, solve_chunk=kernel.solve_chunk, folder=Path(kernel.__file__ or "").parent)
 
 
 RANDOM_MAX = 1 << 28
@@ -77,7 +82,7 @@ def picked_chunks(all_chunks: list[Any], budget: int) -> list[Any]:
     return [all_chunks[number * len(all_chunks) // wanted] for number in range(wanted)]
 
 
-def time_layer(layered: ModuleType, game: Any, todo: list[Any], child: Any, repeat: int) -> tuple[int, list[float], list[float]]:
+def time_layer(layered: SimpleNamespace, game: Any, todo: list[Any], child: Any, repeat: int) -> tuple[int, list[float], list[float]]:
     """Boards of the chunks and the CPU and wall seconds of each of ``repeat`` runs over them."""
     layered.solve_chunk(game, todo[0], child)  # warm the index tables
     cpu, wall = [], []
@@ -91,7 +96,7 @@ def time_layer(layered: ModuleType, game: Any, todo: list[Any], child: Any, repe
     return boards, cpu, wall
 
 
-def measure(layered: ModuleType, game: Any, sizes: tuple[int, ...], args: argparse.Namespace, tmp: Path) -> None:
+def measure(layered: SimpleNamespace, game: Any, sizes: tuple[int, ...], args: argparse.Namespace, tmp: Path) -> None:
     """Time the chosen layers of one game: a line per layer (best and median of the runs) and a total of the bests."""
     plies = args.plies or DEFAULT_PLIES.get(game.name) or list(range(game.cells))
     total_boards, total_cpu, total_wall = 0, 0.0, 0.0
@@ -121,7 +126,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print cProfile's top lines")
     args = parser.parse_args()
     game_module, index_module, layered = load_solver(args.checkout)
-    print(f"solver from {Path(layered.__file__ or '').parent}")
+    print(f"solver from {layered.folder}")
     profiler = cProfile.Profile()
     if args.profile:
         profiler.enable()

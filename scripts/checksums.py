@@ -3,10 +3,14 @@
 Builds are deterministic, so these are the checksums every honest table file has.
 Run it after any change to the build or the file format:
 
-    python scripts/checksums.py                          # every dense table up to 16 cells (about 2 minutes)
+    python scripts/checksums.py                          # every dense table up to 16 cells, every rule (about 4 minutes)
+    python scripts/checksums.py --rule misere            # ... of one rule only (its name suffix; "" for normal play)
     python scripts/checksums.py --compact 3x6k3 4x5k4    # these compact tables (built in a scratch directory)
+    python scripts/checksums.py --page                   # only the manual's list (docs/checksums.md), from the module
 
-Each run keeps the entries it does not recompute.
+Each run keeps the entries it does not recompute, and writes the manual's list of every
+checksum (docs/checksums.md) from what it wrote: the page is never edited by hand, and
+tests/test_mirrors.py checks it against solver/storage/checksums.py.
 """
 
 from __future__ import annotations
@@ -21,15 +25,19 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver import build_table  # noqa: E402
+from solver.rules.catalog import RULES  # noqa: E402
 from solver.rules.game import DENSE_MAX_CELLS, Game, parse_game  # noqa: E402
 
-TARGET = Path(__file__).resolve().parent.parent / "solver" / "checksums.py"
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = ROOT / "solver" / "storage" / "checksums.py"
+PAGE = ROOT / "docs" / "checksums.md"
 
 
-def every_game(max_cells: int = DENSE_MAX_CELLS) -> list[Game]:
-    """Every m,n,k game of up to ``max_cells`` cells, smallest first."""
+def every_game(max_cells: int = DENSE_MAX_CELLS, rules: tuple[str, ...] = tuple(RULES)) -> list[Game]:
+    """Every m,n,k game of up to ``max_cells`` cells under each of ``rules`` (name suffixes), smallest first, normal play first."""
     games = [
-        Game(rows, cols, k)
+        Game(rows, cols, k, rule)
+        for rule in rules
         for cells in range(1, max_cells + 1)
         for rows in range(1, cells + 1)
         if cells % rows == 0
@@ -74,14 +82,59 @@ def _write(dense: dict[str, str], compact: dict[str, str], earlier: dict[str, tu
         "",
     ]
     TARGET.write_text("\n".join(lines))
+    PAGE.write_text(page_text(dense, compact, earlier), encoding="utf-8")
+
+
+def page_text(dense: dict[str, str], compact: dict[str, str], earlier: dict[str, tuple[str, ...]]) -> str:
+    """The manual's page listing every shipped checksum (Markdown), in the module's order."""
+
+    def rows(roots: dict[str, str]) -> list[str]:
+        return ["| game | checksum (SHA-256) |", "| --- | --- |", *(f"| `{name}` | `{root}` |" for name, root in roots.items())]
+
+    lines = [
+        "# Shipped checksums",
+        "",
+        "<!-- Written by scripts/checksums.py from solver/storage/checksums.py: do not edit by hand"
+        " (tests/test_mirrors.py checks this page against the module). -->",
+        "",
+        "Every table file's checksum is the root of [the table file](file-format.md#checksums): the SHA-256 of",
+        "its header and its block digests, which `solve verify` prints and `solve fetch` checks. Builds are",
+        "deterministic, so a table of one of these games has exactly this checksum wherever it was built;",
+        "the package refuses a file of these games with any other ([Mirrors](mirrors.md) for fetching one).",
+        "",
+        f"## Compact tables ({len(compact)} games past 16 cells)",
+        "",
+        *rows(compact),
+        "",
+        "Files of these games written before the layer histograms were kept in the header have an earlier",
+        "checksum, and still open:",
+        "",
+        "| game | earlier checksums |",
+        "| --- | --- |",
+        *(f"| `{name}` | {', '.join(f'`{root}`' for root in roots)} |" for name, roots in earlier.items()),
+        "",
+        f"## Dense tables ({len(dense)} games of up to 16 cells)",
+        "",
+        "Built here in seconds: `solve build --game G` gives the same file.",
+        "",
+        *rows(dense),
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--compact", nargs="+", metavar="GAME", help="compute these compact tables' checksums instead")
+    parser.add_argument("--rule", action="append", choices=sorted(RULES), help="the dense tables of this rule only (repeatable)")
+    parser.add_argument("--page", action="store_true", help="only write the manual's list of checksums from the module")
     args = parser.parse_args()
     started = time.perf_counter()
     dense, compact, earlier = _current()
+    if args.page:
+        PAGE.write_text(page_text(dense, compact, earlier), encoding="utf-8")
+        print(f"{len(dense)} dense and {len(compact)} compact checksums -> {PAGE}")
+        return
     if args.compact:
         from solver.storage import checksums
         from solver.store.locate import open_compact
@@ -99,8 +152,9 @@ def main() -> None:
             compact[game.name] = root
             print(f"{game.name:>8}  {compact[game.name]}", flush=True)
     else:
-        dense = {}
-        for game in every_game():
+        rules = tuple(args.rule) if args.rule else tuple(RULES)
+        dense = {name: root for name, root in dense.items() if parse_game(name).variant not in rules}
+        for game in every_game(rules=rules):
             dense[game.name] = build_table(game=game).sha256
             print(f"{game.name:>8}  {dense[game.name]}", flush=True)
     _write(dense, compact, earlier)

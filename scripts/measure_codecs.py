@@ -3,7 +3,7 @@
     python scripts/measure_codecs.py --build-dir DIR            # DIR: a finished layered build of the game
     python scripts/measure_codecs.py --build-dir DIR --game 4x5k4 --blocks 64 --seed 14 --wheels
 
-The build directory is the one :func:`solver.retrograde.layered.build_layers` writes (``layer-PP.i8``);
+The build directory is the one :func:`solver.retrograde.sweep.build_layers` writes (``layer-PP.i8``);
 if it has no finished build, the game is built there first (4x5k4: about 45 s and 742 MB).
 
 A random sample of ``--blocks`` aligned 256 KiB spans of the score array (all layers
@@ -48,7 +48,8 @@ import numpy as np  # noqa: E402
 from solver.encoding.board import masks, rule_violation  # noqa: E402
 from solver.encoding.index import layout  # noqa: E402
 from solver.encoding.symmetry import symmetries  # noqa: E402
-from solver.retrograde.layered import BuildDir, build_layers  # noqa: E402
+from solver.retrograde.builddir import BuildDir  # noqa: E402
+from solver.retrograde.sweep import build_layers  # noqa: E402
 from solver.rules.game import parse_game  # noqa: E402
 from solver.rules.score import UNREACHABLE, WIN  # noqa: E402
 from solver.storage.blockarray import BlockArray, write_blocks  # noqa: E402
@@ -233,14 +234,14 @@ class Prototype:
     def __init__(self, game_name: str, array: BlockArray) -> None:
         self.game = parse_game(game_name)
         self.index, self.sym, self.array = layout(self.game), symmetries(self.game), array
-        self.through = [[m for m in self.game.line_masks if m >> cell & 1] for cell in range(self.game.cells)]
+        self.through = [[m for m in self.game.rules.line_masks if m >> cell & 1] for cell in range(self.game.cells)]
 
     def score(self, code: int) -> int:
         """The score for the side to move (``UNREACHABLE`` if the rules say so)."""
         if rule_violation(self.game, code) is not None:
             return UNREACHABLE
         x, o = masks(self.game, code)
-        if self.game.has_line(x if x.bit_count() > o.bit_count() else o):  # the last mover won
+        if self.game.rules.has_line(x if x.bit_count() > o.bit_count() else o):  # the last mover won
             return -WIN
         if x | o == self.game.full_mask:
             return 0

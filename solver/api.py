@@ -149,19 +149,27 @@ def table_for(
     table_dir: str | os.PathLike[str] | None = None,
     build: bool | None = None,
     on_build: BuildHook | None = None,
+    url: str | None = None,
+    checksum: str | None = None,
 ) -> Table:
     """The table of ``game`` (default tic-tac-toe), opened once per process (:func:`solver.store.locate.table_for`).
+
+    ``table_for("5x5k4", url="https://host/tables/")`` reads the table where a server keeps it:
+    the header and digests once, then each block by an HTTP Range request on first touch,
+    checked as a local block is, kept in a bounded on-disk cache (:mod:`solver.store.urltable`).
 
     :param table_dir: where built tables are kept (see :mod:`solver.store.locate`).
     :param build: for a missing table: None (default) builds it only when that takes at most
         a minute and a GiB of disk (:mod:`solver.store.estimate`); True builds it whatever it costs;
         False never builds (a missing table is a :class:`TableError`).
     :param on_build: called around a build (the CLI shows a notice and a progress bar).
+    :param url: the URL of the table file, or of a directory of ``<game>.ttt`` files (``http`` or ``https``).
+    :param checksum: with ``url``, the table's checksum (SHA-256 in hex) for a game without a shipped one.
     :raises BuildNeedsConsent: for a missing table whose build needs ``build=True`` (the message
         gives the estimate and the ``solve build`` command; nothing is written).
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
-    return store.table_for(parse_game(game), table_dir=table_dir, build=build, on_build=on_build)
+    return store.table_for(parse_game(game), table_dir=table_dir, build=build, on_build=on_build, url=url, checksum=checksum)
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:

@@ -24,14 +24,12 @@ from typing import Any, NoReturn, cast
 import click
 
 from .encoding import board as _board
-from .errors import InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
+from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .grading.grader import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
-    GradedMove,
     GradeReport,
     GradingInterrupted,
-    PlayerFailure,
     Returns,
     board_maker,
     parse_symbols,
@@ -40,22 +38,27 @@ from .grading.grader import (
 from .grading.grader import grade as _grade
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
-from .present.describe import status_line
+from .present.charts import outcomes_svg
+from .present.describe import stats_text, status_line
+from .present.report import GRADE_LIMIT, describe_report, rc
 from .retrograde.minimax import MAX_EMPTY
 from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
-from .storage.fsutil import remove_dead_temporaries
+from .storage.fsutil import remove_dead_temporaries, write_atomic
+from .storage.remote import is_url
 from .storage.tablefile import expected_root
-from .store.estimate import BuildEstimate
+from .store.estimate import BuildEstimate, estimate, format_duration
 from .store.locate import build_file, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, kind_for
+from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
+from .store.urltable import MIRROR_ENV, open_url_table
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis
 from .tables.analysis import analyze as _analyze
-from .tables.position import Position, outcome_label, outcome_words
-from .words import count, signed
+from .tables.position import Position, outcome_label
+from .words import count
 
 
 class SolveGroup(click.Group):
@@ -76,6 +79,13 @@ class SolveGroup(click.Group):
             where = f"{error.filename}: " if error.filename else ""
             click.echo(f"solve: error: {where}{error.strerror or error}", err=True)
             ctx.exit(1)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command's first sentence whole, wrapped (click cuts it to the terminal's width with ``...``)."""
+        commands = [(name, command) for name in self.list_commands(ctx) if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if commands:
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
 
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
@@ -125,7 +135,9 @@ TABLE_DIR_HELP = (
 
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    @click.option("--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK], e.g. 4x4 or 3x4k3.")
+    @click.option(
+        "--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3 or 3x3k3-misere (misère: a line loses)."
+    )
     @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
     @functools.wraps(function)
@@ -153,25 +165,19 @@ class TableOptions:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
 
     def _consent(self, cost: BuildEstimate) -> bool:
-        if not _interactive():
-            return False
-        return click.confirm(
-            f"The {cost.game.name} table is not built yet; building it takes {cost.describe()}. Build it now?",
-            default=False,
-            err=True,
-        )
+        return _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it")
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         """A progress bar for an explicit build (``solve build``), no first-use notice."""
-        with _progress_bar(game, work, quiet=self.quiet) as progress:
+        with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
     @contextmanager
     def _notice(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         if not self.quiet:
             click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
-        with _progress_bar(game, work, quiet=self.quiet) as progress:
+        with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
     def notify(self, message: str) -> None:
@@ -185,13 +191,106 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stderr.isatty()
 
 
+def _confirm_build(cost: BuildEstimate, what: str) -> bool:
+    """On a terminal, ``<what> takes <the estimate>. Build it now? [y/N]``: whether the person said yes (off one: False).
+
+    The one question before a long build, asked by a first-use build (``solve lookup``) and by ``solve build``.
+    """
+    if not _interactive():
+        return False
+    return click.confirm(f"{what} takes {cost.describe()}. Build it now?", default=False, err=True)
+
+
+def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool) -> None:
+    """Before ``solve build``: return at once with ``--yes`` or for a build of at most ten minutes
+    (:data:`solver.store.estimate.LONG_BUILD_SECONDS`); else show the estimate and ask.
+
+    :raises BuildNeedsConsent: for a no, or off a terminal (with the estimate and the ``--yes`` command).
+    """
+    if yes:
+        return
+    cost = estimate(game, path, jobs=jobs)
+    if not cost.is_long:
+        return
+    resuming = path.with_name(path.name + ".build").is_dir()
+    what = f"Finishing the {game.name} build begun in {path}.build" if resuming else f"Building the {game.name} table"
+    if _confirm_build(cost, what):
+        return
+    raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+
+
+@contextmanager
+def _resume_hint(game: Game, path: Path) -> Iterator[None]:
+    """Ctrl-C during a build: one line saying what was kept and how to go on, and exit status 130 (no "Aborted!")."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if kind_for(game) == "compact":
+            kept = f"the layers it finished are kept in {path}.build: run the same command again to resume from there"
+        else:
+            kept = "nothing was written (it takes seconds): run the same command again to build it"
+        click.echo(f"solve: the {game.name} build was interrupted (Ctrl-C); {kept}", err=True)
+        raise SystemExit(130) from None
+
+
+PROGRESS_LINE_SECONDS = 60.0
+"""Off a terminal (a log, a pipe, nohup), a build prints its progress as a line this often."""
+
+
+class _ProgressLines:
+    """A build's progress as a line on stderr every :data:`PROGRESS_LINE_SECONDS`: the layer being
+    solved, the share done, the rate and the time left (what a progress bar shows, for a log file).
+
+    The rate is in boards a second for a compact build, whose work units are its boards (plus a
+    small fixed cost a chunk, :data:`solver.retrograde.chunks.CHUNK_COST`); the time left assumes
+    the rate so far.
+    """
+
+    def __init__(self, game: Game, work: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.game, self.work, self.clock = game, work, clock
+        self.started = self.shown = clock()
+        self.done = 0
+        self.layer: int | None = None
+
+    def __call__(self, units: int, layer: int | None = None) -> None:
+        """Count ``units`` done (in ``layer``), and print a line if the last one is a minute old."""
+        self.done += units
+        self.layer = self.layer if layer is None else layer
+        now = self.clock()
+        if now - self.shown >= PROGRESS_LINE_SECONDS:
+            self.shown = now
+            click.echo(self.line(now), err=True)
+
+    def line(self, now: float) -> str:
+        """``solving 5x5k4: layer 14/25, 43.1% done, 21.4 M boards/s, about 35 min left``."""
+        elapsed = max(now - self.started, 1e-9)
+        parts = [] if self.layer is None else [f"layer {self.layer}/{self.game.cells}"]
+        parts.append(f"{100 * self.done / max(self.work, 1):.1f}% done")
+        if self.layer is not None:
+            parts.append(f"{_rate(self.done / elapsed)} boards/s")
+        if self.done:
+            parts.append(f"about {format_duration(elapsed * (self.work - self.done) / self.done)} left")
+        return f"solving {self.game.name}: {', '.join(parts)}"
+
+
+def _rate(per_second: float) -> str:
+    """``21.4 M``, ``830 k``, ``75``: a rate to three figures."""
+    for scale, unit in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if per_second >= scale:
+            return f"{per_second / scale:.3g}{unit}"
+    return f"{per_second:.3g}"
+
+
 @contextmanager
 def _progress_bar(game: Game, work: int, *, quiet: bool) -> Iterator[BuildProgress | None]:
     """A click progress bar on stderr over a build's work units (a dense build: a step per ply
-    of each pass; a compact one: boards, labelled with the layer being solved). Click hides it
-    when stderr is not a terminal."""
+    of each pass; a compact one: boards, labelled with the layer being solved). Off a terminal,
+    where a bar cannot redraw, a line every minute instead (:class:`_ProgressLines`)."""
     if quiet:
         yield None
+        return
+    if not sys.stderr.isatty():  # a build of seconds prints nothing; a long one a line a minute
+        yield _ProgressLines(game, work)
         return
 
     def layer_text(ply: int | None) -> str | None:
@@ -220,53 +319,31 @@ def main() -> None:
 @main.command()
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def stats(options: TableOptions, as_json: bool) -> None:
-    """Count positions, results, symmetric classes and complete games."""
+@click.option(
+    "--svg",
+    "svg_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write a chart of the outcomes of each ply to FILE (SVG, self-contained).",
+)
+def stats(options: TableOptions, as_json: bool, svg_path: Path | None) -> None:
+    """Count positions, results, symmetric classes and complete games, in total and by ply."""
+    if svg_path is not None:
+        _check_writable(svg_path, "the chart")
     counts = options.table().stats()
-    if as_json:
-        click.echo(json.dumps(counts, indent=2))
-        return
-    side, term = counts["side_to_move"], counts["terminal"]
-    start = counts["start"]
-    rows = [
-        ("game", counts["game"]),
-        ("reachable positions", f"{counts['positions']:,}"),
-        ("  for X (perfect play)", _by_winner(counts["x_wins"], counts["draws"], counts["o_wins"])),
-        ("  for the side to move", _by_result(side)),
-        ("finished positions", f"{term['positions']:,} ({_by_winner(term['x_wins'], term['draws'], term['o_wins'], draws_last=True)})"),
-        ("up to symmetry", _counted(counts, "unique_positions", lambda n: f"{n:,}")),
-        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({_by_winner(g['x_wins'], g['draws'], g['o_wins'], draws_last=True)})")),
-        ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
-    ]
-    for layer in counts.get("layers", []):
-        unique = layer["unique"]
-        rows.append(
-            (
-                f"  layer {layer['ply']}",
-                f"{count(layer['positions'], 'position')}: {_by_result(layer)} for the side to move, {layer['finished']:,} finished;"
-                f" up to symmetry {unique['positions']:,}: {_by_result(unique)}, {unique['finished']:,} finished",
-            )
-        )
-    width = max(len(label) for label, _ in rows)
-    for label, text in rows:
-        click.echo(f"{label.ljust(width)}  {text}")
+    if svg_path is not None:
+        write_atomic(svg_path, outcomes_svg(counts.by_ply(), game=counts["game"]).encode())
+    click.echo(json.dumps(counts, indent=2) if as_json else stats_text(counts))
+    if svg_path is not None and not options.quiet:
+        click.echo(f"chart of the outcomes by ply written to {svg_path}", err=True)
 
 
-def _by_winner(x_wins: int, draws: int, o_wins: int, *, draws_last: bool = False) -> str:
-    """``2,936 X wins, 1,068 draws, 1,474 O wins`` (``1 draw`` when there is one)."""
-    parts = [count(x_wins, "X win"), count(draws, "draw"), count(o_wins, "O win")]
-    return ", ".join([parts[0], parts[2], parts[1]] if draws_last else parts)
-
-
-def _by_result(counts: dict[str, int]) -> str:
-    """``2,836 wins, 1,068 draws, 1,574 losses`` from a dict with those keys."""
-    return ", ".join(count(counts[key], noun) for key, noun in (("wins", "win"), ("draws", "draw"), ("losses", "loss")))
-
-
-def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> str:
-    """A count as text, or why it was not counted (compact tables of big games)."""
-    value = counts.get(key)
-    return show(value) if value is not None else f"not counted: {counts.get('omitted', {}).get(key, 'unavailable')}"
+def _check_writable(path: Path, what: str) -> None:
+    """Refuse an output file whose directory is missing or read-only before any work (no directory is made for it)."""
+    directory = path.parent
+    if not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+        raise SolverError(f"cannot write {what} to {path}: {directory} is not a directory this user can write to")
 
 
 # -- lookup ---------------------------------------------------------------------
@@ -274,18 +351,41 @@ def _counted(counts: dict[str, Any], key: str, show: Callable[[Any], str]) -> st
 @click.argument("board")
 @_game_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def lookup(board: str, options: TableOptions, as_json: bool) -> None:
+@click.option(
+    "--table",
+    "source",
+    default=None,
+    metavar="PATH|URL",
+    help="Read this table file, or the table at this http(s) URL block by block (each block fetched on first use, checked, cached).",
+)
+@click.option("--checksum", default=None, metavar="SHA256", help="With --table URL: the table's checksum, for a game without a shipped one.")
+def lookup(board: str, options: TableOptions, as_json: bool, source: str | None, checksum: str | None) -> None:
     """Solve BOARD: result, plies to the end, best moves, and every move's outcome.
 
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
     """
-    _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP
-    position = options.table().at(code)
+    if source is None:
+        _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+        table = options.table()
+    else:
+        table = _table_at(source, options, checksum)  # the table names the game when --game does not
+        _, code = _board.parse_text(board, table.game)
+    position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
         return
     click.echo(describe_position(position))
+
+
+def _table_at(source: str, options: TableOptions, checksum: str | None) -> Table:
+    """The table of ``--table``: a URL read block by block, or a file (of --game when given, else of the game it holds)."""
+    game = options.game if options.game_given else None
+    if is_url(source):
+        return open_url_table(source, game=game, checksum=checksum)
+    if checksum is not None:
+        raise click.UsageError("--checksum goes with --table URL: a file's checksum is checked against the shipped one, or proved")
+    return open_file(Path(source), game=game)
 
 
 def describe_position(position: Position) -> str:
@@ -294,10 +394,11 @@ def describe_position(position: Position) -> str:
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
     heading = "moves" if not position.is_over else ""
-    lines = [f"{'board'.ljust(2 * game.cols + 3)}{heading}"]
     left = _board.draw(game, position.code)
+    column = max(len("board"), *(len(row) for row in left))  # a board narrower than its heading (1x1, 2x2) keeps the heading apart
+    lines = [f"{'board'.ljust(column)}    {heading}".rstrip()]
     right = _board.draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
-    lines += [f"{board}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
+    lines += [f"{board.ljust(column)}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
     lines += ["", status_line(position)]
     if not position.is_over:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
@@ -310,44 +411,86 @@ def describe_position(position: Position) -> str:
 # -- play -----------------------------------------------------------------------
 @main.command()
 @_game_option
-@click.option("--as", "human", type=click.Choice(["X", "O"], case_sensitive=False), default="X", show_default=True, help="Your side (X moves first).")
+@click.option(
+    "--as",
+    "human",
+    type=click.Choice(["X", "O"], case_sensitive=False),
+    metavar="[X|O]",
+    default="X",
+    show_default=True,
+    help="Your side (X moves first).",
+)
 @click.option("--seed", type=int, default=None, help="Seed for the computer's choice among equally good moves.")
 def play(options: TableOptions, human: str, seed: int | None) -> None:
-    """Play against the perfect player in the terminal."""
+    """Play against the perfect player in the terminal.
+
+    At the end: the result, how your moves compare with perfect play (the
+    verdicts of solve analyze) and the command that replays the game. Ctrl-D
+    leaves the game; Ctrl-C too, with exit status 130.
+    """
     human = human.upper()
     table = options.table()
-    game = table.game
-    rng = random.Random(seed)
-    position = table.at(0)
-    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
+    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{table.game.cells - 1}.")
+    try:
+        cells = _play_game(table, human, random.Random(seed))
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("\nGoodbye: the game is left unfinished (Ctrl-C).")
+        raise SystemExit(130) from None
+    if cells is None:
+        click.echo("\nEnd of input: the game is left unfinished.")
+        return
+    click.echo(describe_played(_analyze(cells, table=table), human))
+
+
+def _play_game(table: Table, human: str, rng: random.Random) -> list[int] | None:
+    """The moves of a game played to its end at the terminal (flat cells), or None if the input ended first."""
+    position, cells = table.at(0), []
     while not position.is_over:
         click.echo(_grid(position))
         if position.to_move == human:
-            answered = _ask_move(position)
-            if answered is None:
-                click.echo("\nEnd of input: the game is left unfinished.")
-                return
-            position = answered
+            cell = _ask_move(position)
+            if cell is None:
+                return None
+            cells.append(cell)
+            position = position.play(cell)
         else:
             cell = rng.choice(position.best_cells)
-            click.echo(f"I play {game.coords(cell)[0]},{game.coords(cell)[1]}.")
+            click.echo(f"I play {rc(table.game, cell)}.")
+            cells.append(cell)
             position = position.play(cell)
     click.echo(_grid(position))
-    if position.winner is None:
-        click.echo("Draw.")
+    return cells
+
+
+def describe_played(analysis: GameAnalysis, human: str) -> str:
+    """The end of ``solve play``: who won in how many plies, the verdicts of the human's moves
+    (the first mistake or blunder with the best moves there), and the ``solve analyze`` command that replays it."""
+    final, plies = analysis.final, len(analysis.plies)
+    if final.winner is None:
+        lines = [f"Draw, after {count(plies, 'ply')}."]
     else:
-        click.echo("You win!" if position.winner == human else "I win.")
+        lines = [f"You win ({human}) in {count(plies, 'ply')}!" if final.winner == human else f"I win ({final.winner}) in {count(plies, 'ply')}."]
+    mine = analysis.summary(cast("Any", human))
+    verdicts = f"{mine.best} best, {mine.ok} ok, {count(mine.mistakes, 'mistake')}, {count(mine.blunders, 'blunder')}"
+    lines.append(f"Your {count(mine.moves, 'move')}: {verdicts}.")
+    slip = next((ply for ply in analysis.plies if ply.player == human and ply.verdict in ("mistake", "blunder")), None)
+    if slip is not None:
+        before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
+        lines.append(f"The first {slip.verdict}: ply {slip.ply}, {rc(analysis.game, slip.cell)} ({before} -> {after}); best was {_best_text(slip)}.")
+    game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
+    lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, (ply.cell for ply in analysis.plies)))}{game}")
+    return "\n".join(lines)
 
 
 def _grid(position: Position) -> str:
     return "\n".join(_board.draw(position.game, position.code))
 
 
-def _ask_move(position: Position) -> Position | None:
-    """Prompt until the human gives a legal move; the position after it, or None at the end of input.
+def _ask_move(position: Position) -> int | None:
+    """Prompt until the human gives a legal move; its cell, or None at the end of input.
 
     The end of input (Ctrl-D, or a script's last line read) is a way to leave, not an
-    error; Ctrl-C still aborts as in every click program.
+    error; Ctrl-C raises :class:`click.Abort` (``solve play`` says goodbye).
     """
     while True:
         try:
@@ -357,7 +500,7 @@ def _ask_move(position: Position) -> Position | None:
                 return None
             raise
         try:
-            return position.play(text)  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
+            return position.move(text).cell  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
         except InvalidBoardError as error:
             click.echo(f"  {error}")
 
@@ -375,11 +518,15 @@ def _ask_move(position: Position) -> Position | None:
     default=None,
     help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
 )
-def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None) -> None:
+@click.option("--yes", "-y", is_flag=True, help="Start a build estimated at more than ten minutes without asking (off a terminal it is refused without --yes).")
+def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
-    Games of more than 16 cells are built layer by layer in <output>.build; run the
-    same command again after an interruption and it resumes.
+    A build estimated at more than ten minutes shows the estimate (time on this
+    machine's cores, disk, memory) and asks first; off a terminal it needs --yes,
+    and its progress is a line a minute. Games of more than 16 cells are built layer
+    by layer in <output>.build: after Ctrl-C or a crash, run the same command again
+    and it resumes.
     """
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
@@ -392,6 +539,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
             check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
+    _check_long_build(game, path, jobs=jobs, yes=yes)
     build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
     if not options.quiet:
         size = path.stat().st_size
@@ -434,11 +582,16 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     problems = table.verify()
     if problems:
         for problem in problems:
-            click.echo(f"{path}: {problem}", err=True)
+            click.echo(_about(path, problem), err=True)
         raise SystemExit(1)
     if expected_root(table.game, table.kind) is None:
         trust.try_record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
+
+
+def _about(path: Path, problem: str) -> str:
+    """``<path>: <problem>``, with the path once: a problem found in the file's blocks names it already."""
+    return problem if problem.startswith(f"{path}: ") else f"{path}: {problem}"
 
 
 def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int) -> None:
@@ -452,10 +605,55 @@ def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: 
     what = f"{table.game.name}, seed {seed}, {count(report.checked, 'board')} in {count(len(report.layers), 'layer')}, {report.seconds:.1f} s"
     if report.problems:
         for problem in report.problems:
-            click.echo(f"{path}: {problem}", err=True)
+            click.echo(_about(path, problem), err=True)
         click.echo(f"{path}: sample FAILED ({what}): {count(len(report.problems), 'problem')}", err=True)
         raise SystemExit(1)
     click.echo(f"{path}: sample OK ({what}); a sample, not a proof: 'solve verify' without --sample proves every board")
+
+
+# -- fetch ----------------------------------------------------------------------
+@main.command()
+@_game_option
+@click.option(
+    "--from",
+    "url",
+    default=None,
+    metavar="URL",
+    help=f"The table file's http(s) URL, or a directory's that holds <game>.ttt (default: ${MIRROR_ENV}).",
+)
+@click.option("--checksum", default=None, metavar="SHA256", help="The table's checksum, for a game without a shipped one (its publisher gives it).")
+@click.option("--replace", is_flag=True, help="Replace a different table file of the game already in the table directory (asked on a terminal).")
+def fetch(options: TableOptions, url: str | None, checksum: str | None, replace: bool) -> None:
+    """Download a table from a mirror, check every block against its checksum, install it.
+
+    Any web server that serves files will do: a static host, a bucket, a release page,
+    or another machine's 'solve serve' (its files are under /tables/). An interrupted
+    download is resumed by the same command; a mirror that sends wrong bytes is
+    refused, naming the block, and nothing is installed.
+    """
+    ask: bool | Callable[[Path, str], bool] = True if replace else (_ask_replace if _interactive() else False)
+    try:
+        fetched = fetch_table(options.game, url=url, table_dir=options.table_dir, checksum=checksum, replace=ask, meter=None if options.quiet else _meter)
+    except KeyboardInterrupt:
+        click.echo("solve: fetch interrupted: what was downloaded is kept; run the same command again to resume", err=True)
+        raise SystemExit(130) from None
+    if not fetched.installed:
+        click.echo(f"{fetched.path}: the {fetched.game.name} table is there already (sha256 {fetched.checksum}); nothing fetched")
+        return
+    resumed = f", resumed after {fetched.resumed_from:,} bytes" if fetched.resumed_from else ""
+    click.echo(f"Installed {fetched.path} ({fetched.size:,} bytes, sha256 {fetched.checksum}, every block checked) from {fetched.url}{resumed}")
+
+
+def _ask_replace(path: Path, checksum: str) -> bool:
+    shown = f"checksum {checksum}" if checksum else "not a readable table"
+    return click.confirm(f"{path} holds another table file ({shown}). Replace it?", default=False, err=True)
+
+
+@contextmanager
+def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A click progress bar on stderr (hidden off a terminal) for a download's bytes or a check's blocks."""
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
 
 
 # -- analyze and grade ------------------------------------------------------------
@@ -480,15 +678,10 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     click.echo(describe_analysis(analysis))
 
 
-def _rc(game: Game, cell: int) -> str:
-    row, col = game.coords(cell)
-    return f"{row},{col}"
-
-
 def _best_text(ply: PlyAnalysis) -> str:
     if len(ply.best_cells) == len(ply.before.moves) > 1:
         return "any"
-    return " ".join(_rc(ply.before.game, cell) for cell in ply.best_cells)
+    return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
 
 
 def describe_analysis(analysis: GameAnalysis) -> str:
@@ -500,7 +693,7 @@ def describe_analysis(analysis: GameAnalysis) -> str:
             (
                 str(ply.ply),
                 ply.player,
-                f"{_rc(game, ply.cell)} ({ply.cell})",
+                f"{rc(game, ply.cell)} ({ply.cell})",
                 _best_text(ply),
                 outcome_label(ply.result_before, ply.plies_before),
                 outcome_label(ply.result_after, ply.plies_after),
@@ -517,11 +710,6 @@ def describe_analysis(analysis: GameAnalysis) -> str:
         s = analysis.summary(player)
         lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
     return "\n".join(lines)
-
-
-GRADE_LIMIT = 20
-"""Boards (and error kinds) ``solve grade`` shows per section unless ``--limit`` says otherwise:
-a page or two for a person, where all of them can run to thousands of lines."""
 
 
 @main.command()
@@ -685,90 +873,6 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
         raise SystemExit(stopped or 1)
 
 
-def _percent(part: int, whole: int) -> str:
-    return f"({100 * part / whole:.1f}%)" if whole else ""
-
-
-def describe_report(report: GradeReport, player: str, *, limit: int = GRADE_LIMIT) -> str:
-    """The counts, then the lost and slower answers drawn as boards, then the errors grouped by message.
-
-    Each section shows its first ``limit`` boards or error kinds (0: all) and says how many more there are.
-
-    Nothing in it depends on timing, so the same player always prints the same report.
-    """
-    n = report.positions
-    sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
-    lines = [f"Graded {player} on {count(n, 'position')} of {report.game.name} ({sides} to move).", ""]
-    if not report.complete:
-        lines[-1:] = [f"Incomplete: graded {n:,} of {count(report.planned, 'position')} (taken in a shuffled order): grading {report.stopped}.", ""]
-    rows = [
-        ("positions tried", f"{n:,}", ""),
-        ("kept the result", f"{report.kept:,}", _percent(report.kept, n)),
-        ("optimal", f"{report.optimal:,}", _percent(report.optimal, n)),
-        ("threw the result away", f"{len(report.lost):,}", f"({count(report.mistakes, 'mistake')}, {count(report.blunders, 'blunder')})"),
-        ("raised an exception", f"{len(report.exceptions):,}", ""),
-        ("illegal answers", f"{len(report.illegal):,}", ""),
-    ]
-    if report.timeouts:
-        rows.append(("timed out", f"{len(report.timeouts):,}", ""))
-    if report.crashes:
-        rows.append(("ended its process", f"{len(report.crashes):,}", "(os._exit, a signal, or out of memory)"))
-    if report.mutated:
-        rows.append(("changed its board", f"{report.mutated:,}", "(harmless: every call gets a fresh board)"))
-    width = max(len(row[1]) for row in rows)
-    lines += [f"{label:<22}{count.rjust(width)}  {note}".rstrip() for label, count, note in rows]
-    lines += [f"hint: {hint}" for hint in report.hints]
-    for title, graded in (
-        ("Where the result was thrown away", report.lost),
-        ("Kept the result, but not the best score (a slower win or a faster loss)", report.slower),
-    ):
-        if graded:
-            lines += ["", f"{title}; ! the move played, * the best moves:"] + _graded_boards(graded, limit)
-    for title, failures in (
-        ("Exceptions", report.exceptions),
-        ("Illegal answers", report.illegal),
-        ("Timed out", report.timeouts),
-        ("Ended the player's process", report.crashes),
-    ):
-        if failures:
-            lines += ["", f"{title}:"] + _grouped(failures, limit)
-    return "\n".join(lines)
-
-
-def _graded_boards(graded: tuple[GradedMove, ...], limit: int) -> list[str]:
-    shown = graded if limit == 0 else graded[:limit]
-    lines = []
-    for item in shown:
-        p, move = item.position, item.move
-        best = " ".join(_rc(p.game, cell) for cell in p.best_cells)
-        lines.append(
-            f"  {p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
-            f"played {_rc(p.game, move.cell)}, best {best}  [code {p.code}]"
-        )
-        marks = dict.fromkeys(p.best_cells, "*") | {move.cell: "!"}
-        lines += ["    " + row for row in _board.draw(p.game, p.code, marks=marks)]
-    if len(shown) < len(graded):
-        lines.append(f"  ... and {len(graded) - len(shown):,} more (--limit 0 shows all, --json lists them)")
-    return lines
-
-
-def _grouped(failures: tuple[PlayerFailure, ...], limit: int) -> list[str]:
-    groups: dict[str, list[PlayerFailure]] = {}
-    for failure in failures:
-        groups.setdefault(failure.message, []).append(failure)
-    ordered = sorted(groups.items(), key=lambda item: -len(item[1]))
-    shown = ordered if limit == 0 else ordered[:limit]
-    lines = []
-    for message, group in shown:
-        first = group[0]
-        answer = f", answer {first.answer}" if first.answer else ""
-        lines.append(f"  {len(group):>5,} x {message}  (first on {first.position.board}{answer})")
-    if len(shown) < len(ordered):
-        hidden = sum(len(group) for _, group in ordered[len(shown) :])
-        lines.append(f"  ... and {count(len(ordered) - len(shown), 'more kind')} ({count(hidden, 'call')}; --limit 0 shows all, --json lists them)")
-    return lines
-
-
 # -- serve ----------------------------------------------------------------------
 # The HTTP API and the web page are solver.web (the [web] extra), imported only here.
 
@@ -828,7 +932,8 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(
-        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ (API under /api/v1, OpenAPI at /api/v1/openapi.json). Ctrl-C stops."
+        f"Serving {', '.join(t.game.name for t in tables)} at http://{shown}:{bound_port}/ "
+        "(API under /api/v1, OpenAPI at /api/v1/openapi.json, table files at /tables/). Ctrl-C stops."
     )
     if not quiet and bound_host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(f"solve: warning: listening on {bound_host}: other machines can reach this server", err=True)

@@ -9,6 +9,12 @@
 ``TableError``              a table file that is missing, truncated, corrupt or stale
 ``BuildNeedsConsent``       a missing table whose build is too long or too large to start unasked
                             (a ``TableError``)
+``CodecUnavailable``        a table compressed with a codec whose package is not installed
+                            (a ``TableError``)
+``BuildError``              a compact build that cannot run: disk, memory, or a build directory
+                            that is another game's or damaged
+``ResumedLayerWrong``       a layer left by an earlier build run that disagrees with its children
+                            (a ``BuildError``)
 ==========================  ==============================================================
 
 Messages quote what they were given with :func:`quote`, which keeps any input to one short line;
@@ -64,6 +70,18 @@ class BuildNeedsConsent(TableError):
     def __init__(self, message: str, estimate: object = None) -> None:
         super().__init__(message)
         self.estimate = estimate
+
+
+class CodecUnavailable(TableError):
+    """A table compressed with a codec whose package is not installed (the message says which)."""
+
+
+class BuildError(SolverError):
+    """A compact build that cannot run: not enough disk or memory, or a build directory of another game."""
+
+
+class ResumedLayerWrong(BuildError):
+    """A layer an earlier run left in the build directory disagrees with its children: damaged or forged."""
 
 
 class _Quoter(reprlib.Repr):

@@ -274,7 +274,7 @@ def _observer_mark(own_mask: int, other_mask: int, agent: str | None) -> int:
     if other == own + 1:
         return 2  # O has just moved
     if own == other:
-        return 2 if DEFAULT_GAME.has_line(own_mask) else 1  # O has just won, else X to move
+        return 2 if DEFAULT_GAME.rules.has_line(own_mask) else 1  # O has just won, else X to move
     raise InvalidBoardError(
         f"impossible mark counts: {own} on plane 0 (the observing agent) and {other} on plane 1 (the opponent): "
         "expected equal counts or one more on either plane (player_1, X, moves first)"

@@ -68,7 +68,7 @@ def documented_stats_keys() -> tuple[set[str], dict[str, set[str]]]:
 @pytest.fixture(scope="session")
 def stand_in_layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray]:
     """Every board's score of 2x9k4, the build tests' stand-in game (18 cells: layered, built in seconds), raw."""
-    from solver.retrograde.layered import build_layers
+    from solver.retrograde.sweep import build_layers
     from solver.rules.game import parse_game
 
     built = build_layers(parse_game("2x9k4"), tmp_path_factory.mktemp("raw") / "build", jobs=1)

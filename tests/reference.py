@@ -1,4 +1,4 @@
-"""An independent reference solver for m,n,k games, to check the tables against.
+"""An independent reference solver for m,n,k games, in normal and misère play, to check the tables against.
 
 Nothing here imports :mod:`solver`: the lines, the winner check, the symmetries,
 the move generation and the minimax are written again from the rules, as plainly
@@ -15,7 +15,8 @@ as possible, so that a shared mistake is unlikely.
   when the winner wins as fast as possible and the loser holds out as long as
   possible. A draw lasts until the board is full (plies = empty cells). On a
   finished board ``plies`` is 0 and ``result`` is -1 if the last mover made a
-  line (the player "to move" has lost), 0 if the board is full.
+  line (the player "to move" has lost; +1 in misère play, where the one who makes a
+  line loses), 0 if the board is full.
 * ``best`` is the set of cells whose move reaches that outcome: the fastest
   win, the slowest loss, or any drawing move; empty on a finished board.
 * :meth:`Reference.value` is for **X**: 1 X wins, 0 draw, -1 O wins.
@@ -27,6 +28,9 @@ Solution(result=0, plies=9, best=frozenset({0, 1, 2, 3, 4, 5, 6, 7, 8}))
 Solution(result=1, plies=1, best=frozenset({2}))
 >>> len(ttt.reachable())
 5478
+>>> misere = Reference(3, 3, 3, misere=True).solve((1, 1, 0, 2, 2, 0, 0, 0, 0))  # misère: (0,2) loses at once
+>>> misere.result, misere.plies, sorted(misere.best)
+(0, 5, [6, 7, 8])
 """
 
 from __future__ import annotations
@@ -114,25 +118,27 @@ def show(board: Board, cols: int) -> str:
 
 @cache
 def reference(name: str) -> Reference:
-    """The shared :class:`Reference` of a game named ``RxCkK`` (one memo per game per process).
+    """The shared :class:`Reference` of a game named ``RxCkK`` or ``RxCkK-misere`` (one memo per game per process).
 
-    >>> reference("3x4k3").lines == winning_lines(3, 4, 3)
-    True
+    >>> reference("3x4k3").lines == winning_lines(3, 4, 3), reference("3x3k3-misere").misere
+    (True, True)
     """
-    match = re.fullmatch(r"(\d+)x(\d+)k(\d+)", name)
+    match = re.fullmatch(r"(\d+)x(\d+)k(\d+)(-misere)?", name)
     if match is None:
-        raise ValueError(f"expected a game name like '3x3k3', found {name!r}")
-    return Reference(*(int(part) for part in match.groups()))
+        raise ValueError(f"expected a game name like '3x3k3' or '3x3k3-misere', found {name!r}")
+    return Reference(int(match[1]), int(match[2]), int(match[3]), misere=bool(match[4]))
 
 
 class Reference:
-    """A rows x cols board, ``k`` in a row wins: plain memoised minimax and enumeration.
+    """A rows x cols board, ``k`` in a row wins (loses, with ``misere``): plain memoised minimax and enumeration.
 
     One instance keeps its memo for its lifetime, so sharing an instance shares the work.
     """
 
-    def __init__(self, rows: int, cols: int, k: int) -> None:
-        self.rows, self.cols, self.k = rows, cols, k
+    def __init__(self, rows: int, cols: int, k: int, *, misere: bool = False) -> None:
+        self.rows, self.cols, self.k, self.misere = rows, cols, k, misere
+        self.line_result = WIN if misere else LOSS
+        """The result, for the side to move, of a board whose last mover made a line."""
         self.cells = rows * cols
         self.lines = winning_lines(rows, cols, k)
         self.lines_through = tuple(tuple(line for line in self.lines if cell in line) for cell in range(self.cells))
@@ -144,8 +150,8 @@ class Reference:
 
     @property
     def name(self) -> str:
-        """The game's name, e.g. ``3x3k3``."""
-        return f"{self.rows}x{self.cols}k{self.k}"
+        """The game's name, e.g. ``3x3k3`` or ``3x3k3-misere``."""
+        return f"{self.rows}x{self.cols}k{self.k}" + ("-misere" if self.misere else "")
 
     # -- rules ------------------------------------------------------------------
     def winner(self, board: Board) -> int:
@@ -177,7 +183,7 @@ class Reference:
         """The outcome for the side to move under perfect play (module docstring)."""
         board = tuple(board)
         if self.winner(board):
-            return Solution(LOSS, 0, frozenset())
+            return Solution(self.line_result, 0, frozenset())
         if 0 not in board:
             return Solution(DRAW, 0, frozenset())
         result, plies, best = self._solve_open(board)
@@ -202,7 +208,7 @@ class Reference:
                 continue
             child = board[:cell] + (piece,) + board[cell + 1 :]
             if self._completes_line(child, cell, piece):
-                yield cell, (WIN, 1)
+                yield cell, (-self.line_result, 1)
             elif 0 not in child:
                 yield cell, (DRAW, 1)
             else:
@@ -289,7 +295,8 @@ class Reference:
             return known
         won = self.winner(board)
         if won:
-            answer = (1, 0, 0) if won == X else (0, 1, 0)
+            x_won = (won == X) != self.misere  # in misère play the line's owner lost
+            answer = (1, 0, 0) if x_won else (0, 1, 0)
         elif 0 not in board:
             answer = (0, 0, 1)
         else:

@@ -176,7 +176,7 @@ def test_cli_json_lists_plies_with_flat_moves_players_verdicts_and_best_moves():
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [(p["move"], p["player"], p["verdict"]) for p in data["plies"]] == [(4, "X", "best"), (1, "O", "mistake"), (0, "X", "best")]
-    assert data["plies"][1]["best_moves"] == [0, 2, 6, 8]
+    assert data["plies"][1]["best_moves"] == [[0, 0], [0, 2], [2, 0], [2, 2]] and data["plies"][1]["best_cells"] == [0, 2, 6, 8]
     assert data["summary"]["O"] == {"moves": 1, "best": 0, "ok": 0, "mistakes": 1, "blunders": 0}
     assert data["final"]["board"] == "XO./.X./..."
 
@@ -212,3 +212,12 @@ def test_ply_repr_names_the_mover_the_move_the_verdict_and_the_change():
     plies = analyze(ALL_KINDS + [5]).plies
     assert repr(plies[0]) == "<PlyAnalysis ply 1: X plays (1, 0): best, draw>"
     assert repr(plies[4]) == "<PlyAnalysis ply 5: X plays (1, 2): blunder, win in 1 ply -> loss in 4 plies>"
+
+
+def test_best_moves_are_row_col_pairs_and_best_cells_flat_in_analyze_and_lookup_json_alike():
+    """Issue 24: ``best_moves`` was ``[[r, c], ...]`` in ``lookup --json`` and flat cells in ``analyze --json``."""
+    analysis = json.loads(run("analyze", "4", "1", "--json").stdout)
+    for ply in analysis["plies"]:
+        position = json.loads(run("lookup", ply["board_before"], "--json").stdout)
+        assert ply["best_moves"] == position["best_moves"] and ply["best_cells"] == position["best_cells"], ply
+        assert all(isinstance(move, list) and len(move) == 2 for move in ply["best_moves"])

@@ -250,7 +250,7 @@ def test_a_ragged_batch_of_codes_is_one_invalid_board_error():
 
 @pytest.mark.parametrize("kind", ["dense", "compact"])
 def test_a_uint64_code_of_2_to_the_63_or_more_is_named_as_the_number_it_is(kind, tmp_path):
-    from solver.retrograde.layered import build_layers
+    from solver.retrograde.sweep import build_layers
     from solver.tables import CompactTable
 
     game = Game()

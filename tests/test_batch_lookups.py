@@ -19,9 +19,9 @@ import pytest
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
+from solver.rules.base import IN_PLAY
 from solver.rules.game import parse_game
-from solver.rules.mnk import IN_PLAY, rules_of
 from solver.rules.score import UNREACHABLE
 from solver.storage import blockarray
 from solver.storage.blockarray import BlockArray, write_blocks
@@ -59,25 +59,33 @@ def _reachable(game_name: str, layers: list[np.ndarray]) -> np.ndarray:
     return index.codes(0, index.size)[0][np.concatenate(layers) != UNREACHABLE]
 
 
-@pytest.fixture(scope="module")
-def tables_3x4k4(tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, dict[str, Callable[[], CompactTable]]]:
-    """Every reachable code of 3x4k4 and three ways to hold its table: compressed (several blocks), decoded into memory, plain layers."""
-    game = parse_game("3x4k4")
-    directory = tmp_path_factory.mktemp("3x4k4")
+@pytest.fixture(scope="module", params=["3x4k4", "3x4k4-misere"])
+def small_tables(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, dict[str, Callable[[], CompactTable]]]:
+    """Every reachable code of a 12-cell game (normal and misère play) and three ways to hold its table:
+    compressed (three blocks), decoded into memory, plain layers."""
+    name: str = request.param
+    game = parse_game(name)
+    directory = tmp_path_factory.mktemp(name)
     layers = [np.array(layer) for layer in build_layers(game, directory / "build", jobs=1).layers()]
-    path = write_compact(directory / "3x4k4.ttt", game, layers)
+    path = write_compact(directory / f"{name}.ttt", game, layers)
+
+    def compressed() -> CompactTable:
+        table = open_compact(path, game=game)
+        assert isinstance(table, CompactTable)
+        return table
+
     ways: dict[str, Callable[[], CompactTable]] = {
-        "compressed": lambda: open_compact(path, game=game),
-        "in memory": lambda: open_compact(path, game=game).load_into_memory(),
+        "compressed": compressed,
+        "in memory": lambda: compressed().load_into_memory(),
         "plain layers": lambda: CompactTable.from_layers(game, layers),
     }
-    return _reachable("3x4k4", layers), ways
+    return _reachable(name, layers), ways
 
 
 @pytest.mark.parametrize("way", ["compressed", "in memory", "plain layers"])
-def test_every_reachable_position_answers_in_a_batch_as_it_does_alone(tables_3x4k4, way: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_reachable_position_answers_in_a_batch_as_it_does_alone(small_tables, way: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(blockarray, "WAVE_BLOCKS", 1)  # one block a wave: the grouping by wave is exercised too
-    codes, ways = tables_3x4k4
+    codes, ways = small_tables
     table = ways[way]()
     assert table.layout.size > 1 << 16  # more than one block
     _assert_batch_answers_as_one_by_one(table, np.random.default_rng(5).permutation(codes))
@@ -132,7 +140,7 @@ def test_a_batch_decodes_each_block_it_touches_once(stand_in_file: Path, stand_i
     decoded = _count_decodes(table, monkeypatch)
     batch = table.lookup_codes(stand_in_codes)
     # the blocks of the canonical boards in play, found here by the scalar path
-    sym, rules = symmetries(table.game), rules_of(table.game)
+    sym, rules = symmetries(table.game), table.game.rules
     in_play = [code for code in stand_in_codes.tolist() if rules.status_of(code) == IN_PLAY]
     touched = {table.layout.index_of_code(sym.canonical_of(code)[0]) >> 16 for code in in_play}
     assert len(touched) > 4 * 32  # several waves
@@ -205,7 +213,7 @@ def test_random_reachable_positions_of_4x5k4_answer_in_a_batch_as_alone(tmp_path
 @pytest.mark.parametrize("name", ["3x3k3", "4x5k4", "5x5k4", "2x9k4", "3x7k1", "5x5k5", "4x4k2"])
 def test_the_winning_cells_of_many_boards_are_each_boards_own(name: str) -> None:
     game = parse_game(name)
-    rules, rng = rules_of(game), np.random.default_rng(len(name))
+    rules, rng = game.rules, np.random.default_rng(len(name))
     held = rng.integers(0, 1 << game.cells, 3000) & rng.integers(0, 1 << game.cells, 3000)
     other = rng.integers(0, 1 << game.cells, 3000) & ~held & game.full_mask
     empty = game.full_mask & ~(held | other)

@@ -211,8 +211,14 @@ def test_writing_refuses_a_part_that_is_not_int8() -> None:
         write_blocks(io.BytesIO(), [np.zeros(10, dtype=np.int16)], codec="zlib")
 
 
-def test_the_default_codec_is_zstd_when_installed() -> None:
-    assert default_codec() == ("zstd" if CODECS["zstd"].available() else "zlib")
+def test_every_new_file_is_written_with_zstd_because_zstandard_is_a_core_dependency() -> None:
+    """Issue 24: a plain ``pip install .`` wrote zlib files 12 % larger than the manual's; zstandard is a dependency now."""
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    assert any(requirement.startswith("zstandard") for requirement in project["dependencies"])
+    assert all(not requirement.startswith("zstandard") for extra in project["optional-dependencies"].values() for requirement in extra)
+    assert default_codec() == "zstd" and CODECS["zstd"].available()
 
 
 def test_an_empty_array_is_a_region_of_no_blocks() -> None:
@@ -224,16 +230,17 @@ def test_an_empty_array_is_a_region_of_no_blocks() -> None:
 
 def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     import solver.storage.blockarray as blockarray
-    from solver.storage.blockarray import CodecUnavailable
+    from solver.errors import CodecUnavailable
 
     out = io.BytesIO()
     written = write_blocks(out, [scores_like(5000)], codec="zlib", block_bytes=BLOCK)
     monkeypatch.setattr(blockarray, "_zstd", lambda: None)
-    assert default_codec() == "zlib", "without zstd, tables are written with the standard library's zlib"
+    with pytest.raises(CodecUnavailable, match=r"zstandard.* -m pip install 'zstandard>=0.23'$"):
+        default_codec()  # an environment installed without the dependencies writes nothing, rather than other files
     zstd_encoding = Encoding("zstd", 9, BLOCK, written.encoding.size, written.encoding.data_bytes)
-    with pytest.raises(CodecUnavailable, match=r"zstandard.*\[big\]"):
+    with pytest.raises(CodecUnavailable, match=r"zstandard.* -m pip install 'zstandard>=0.23'$"):
         BlockArray(out.getbuffer(), zstd_encoding, written.digest, name="t.ttt")
-    assert BlockArray(out.getbuffer(), written.encoding, written.digest)[0] == scores_like(5000)[0]
+    assert BlockArray(out.getbuffer(), written.encoding, written.digest)[0] == scores_like(5000)[0], "zlib still reads"
 
 
 def _backends() -> dict[str, object]:
@@ -292,7 +299,7 @@ def test_a_zstd_frame_that_declares_or_holds_more_than_its_block_is_refused(name
 
 def test_zstandard_decodes_on_many_threads_at_once(tmp_path: Path) -> None:
     if "zstandard" not in BACKENDS:
-        pytest.skip("needs the zstandard package (the big extra)")
+        pytest.skip("needs the zstandard package (a dependency)")
     array = scores_like(400_000)
     written, start = write_file(tmp_path / "t", [array], "zstd")
     read = open_region(tmp_path / "t", written, start)

@@ -245,7 +245,7 @@ def test_the_first_unknown_symbol_in_reading_order_is_named_for_every_form():
         (np.bool_(True), ["bool"]),
         (13222.0, ["float"]),
         (np.float64(0.0), ["float"]),
-        (None, ["NoneType"]),
+        (None, ["the board is None"]),
         (b"X.O.X...O", ["bytes"]),
         ({"X": 0}, ["dict"]),
         ({1, 2}, ["set"]),

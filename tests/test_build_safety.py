@@ -32,13 +32,16 @@ import pytest
 from click.testing import CliRunner
 
 import solver.cli
-import solver.retrograde.layered
+import solver.retrograde.chunks
+import solver.retrograde.sweep
 import solver.storage.fsutil
 import solver.storage.tablefile
 import solver.store.make
 from solver.cli import main
-from solver.errors import TableError
-from solver.retrograde.layered import BuildDir, BuildError, ChunkDone, build_layers
+from solver.errors import BuildError, TableError
+from solver.retrograde.builddir import BuildDir
+from solver.retrograde.chunks import ChunkDone
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
 from solver.store.locate import open_file
 from solver.store.make import build_compact
@@ -55,7 +58,7 @@ def compact_stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     """3x4k3 takes the compact path (the layered build, a build directory), in small chunks."""
     monkeypatch.setattr(solver.store.make, "kind_for", lambda game: "compact")
     monkeypatch.setattr(solver.cli, "kind_for", lambda game: "compact")
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     solver.forget()
 
 
@@ -133,7 +136,7 @@ def test_a_link_planted_while_the_build_runs_is_refused_when_reached_and_its_tar
 ) -> None:
     tables = tmp_path / "tables"
     directory = tables / f"{GAME}.ttt.build"
-    real = solver.retrograde.layered.run_chunks
+    real = solver.retrograde.spool.run_chunks
 
     def plants_a_link_during_layer_9(directory_: str, game: str, ply: int, *args: object, **kwargs: object) -> object:
         link = directory / name
@@ -142,7 +145,7 @@ def test_a_link_planted_while_the_build_runs_is_refused_when_reached_and_its_tar
             link.symlink_to(victim)  # after the directory was checked: only O_NOFOLLOW stands in the way
         return real(directory_, game, ply, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(solver.retrograde.layered, "run_chunks", plants_a_link_during_layer_9)
+    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", plants_a_link_during_layer_9)
     code, err = run("build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1")
     line = one_error_line(err)
     assert code == 1 and f"{directory / name}: is a symbolic link; refusing to follow it" in line, line
@@ -150,7 +153,7 @@ def test_a_link_planted_while_the_build_runs_is_refused_when_reached_and_its_tar
 
 
 def test_a_link_planted_as_a_finished_layer_is_refused_on_resume(tmp_path: Path, victim: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     build = killed_build(tmp_path / "build", 8)
     build.layer_path(11).unlink()
     build.layer_path(11).symlink_to(victim)
@@ -169,7 +172,7 @@ def test_a_link_planted_before_the_build_starts_is_refused_before_anything_is_wr
 
 
 def test_a_hard_link_planted_as_a_partial_layer_is_not_written_through(tmp_path: Path, victim: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     build = killed_build(tmp_path / "build", 8)
     build.partial_path(8).unlink()
     os.link(victim, build.partial_path(8))
@@ -219,16 +222,16 @@ def test_a_build_directory_that_is_a_link_is_refused(tmp_path: Path) -> None:
 # -- 2. two builders of one game ---------------------------------------------------------------
 STAND_IN = """
 import sys, time
-import solver.store.make, solver.cli, solver.retrograde.layered as layered
+import solver.store.make, solver.cli, solver.lifetime, solver.retrograde.chunks, solver.retrograde.spool
 {extra}
 solver.store.make.kind_for = solver.cli.kind_for = lambda game: "compact"
-layered.CHUNK_BOARDS = {chunks}
+solver.retrograde.chunks.CHUNK_BOARDS = {chunks}
 pause = float(sys.argv[1])
-real = layered.solve_chunk
+real = solver.retrograde.spool.solve_chunk
 def slow_solve_chunk(*args, **kwargs):
     time.sleep(pause)
     return real(*args, **kwargs)
-layered.solve_chunk = slow_solve_chunk
+solver.retrograde.spool.solve_chunk = slow_solve_chunk
 sys.argv[1:2] = []
 solver.cli.main(sys.argv[1:], prog_name="solve")
 """
@@ -323,7 +326,7 @@ def _gone(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to find the workers")
 @pytest.mark.parametrize("how", ["parent-death signal", "parent check alone"])
 def test_the_workers_of_a_build_killed_with_sigkill_die_and_release_its_output(how: str, tmp_path: Path) -> None:
-    no_prctl = "import types\ndef no_libc(*args, **kwargs):\n    raise OSError('no prctl here')\nlayered.ctypes = types.SimpleNamespace(CDLL=no_libc)"
+    no_prctl = "import types\ndef no_libc(*args, **kwargs):\n    raise OSError('no prctl here')\nsolver.lifetime.ctypes = types.SimpleNamespace(CDLL=no_libc)"
     script = STAND_IN.format(chunks=500, extra="" if how == "parent-death signal" else no_prctl)  # without: the polling thread alone
     build = subprocess.Popen(
         [sys.executable, "-c", script, "0.2", "build", "--game", GAME, "--table-dir", str(tmp_path), "--jobs", "2"],
@@ -383,7 +386,7 @@ def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_i
 
 
 def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_by_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)  # nothing ships
     output = tmp_path / f"{GAME}.ttt"
     output.write_bytes(b"the table already there")

@@ -288,6 +288,18 @@ def last_line(result) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
+def verdict_line(result) -> str:
+    """The first line of the summary ``solve play`` ends with: ``Draw, after 9 plies.``, ``I win (O) in 6 plies.``..."""
+    return result.stdout.strip().splitlines()[-4 if "The first " in result.stdout else -3]
+
+
+def played(result) -> list[int]:
+    """The game, from the summary's ``solve analyze`` command."""
+    line = last_line(result)
+    assert line.startswith("Replay it ply by ply: solve analyze "), result.stdout
+    return [int(cell) for cell in line.split("solve analyze ", 1)[1].split(" --game")[0].split()]
+
+
 def test_play_survives_garbage_taken_and_off_board_moves(runner):
     script = "garbage\n4\n4\n9\n3,3\n-1\n1.5\n" + EVERY_CELL
     result = run(runner, "play", "--seed", "3", input=script)
@@ -297,7 +309,7 @@ def test_play_survives_garbage_taken_and_off_board_moves(runner):
     assert "the cell is taken" in out
     assert "move '9' is off the board" in out and "move '3,3' is off the board" in out and "move '-1' is off the board" in out
     assert "cannot read move '1.5'" in out
-    assert last_line(result) in {"Draw.", "I win."}
+    assert re.fullmatch(r"(Draw, after 9 plies|I win \(O\) in [5-8] plies)\.", verdict_line(result)), out
     assert "Traceback" not in out + result.stderr
 
 
@@ -307,7 +319,7 @@ def test_play_as_o_lets_the_computer_open(runner):
     out = result.stdout
     assert out.index("I play") < out.index("your move")
     assert "You are O" in out
-    assert last_line(result) in {"Draw.", "I win."}
+    assert re.fullmatch(r"(Draw, after 9 plies|I win \(X\) in [5-9] plies)\.", verdict_line(result)), out
 
 
 def test_play_with_a_seed_is_deterministic(runner):
@@ -326,7 +338,8 @@ def test_play_ends_cleanly_with_exit_0_when_input_runs_out(runner, side, script)
     assert "Aborted" not in result.stdout + result.stderr and "Traceback" not in result.stdout + result.stderr
 
 
-def test_play_still_aborts_with_exit_1_on_ctrl_c(runner):
+def test_ctrl_c_in_play_says_goodbye_with_exit_130(runner):
+    """Issue 24: Ctrl-C printed click's "Aborted!" with exit status 1."""
     import io
 
     class CtrlC(io.RawIOBase):
@@ -337,14 +350,34 @@ def test_play_still_aborts_with_exit_1_on_ctrl_c(runner):
             raise KeyboardInterrupt
 
     result = runner.invoke(main, ["play"], input=io.BufferedReader(CtrlC()))
-    assert result.exit_code == 1 and "Aborted!" in result.stdout + result.stderr
-    assert "End of input" not in result.stdout
+    assert result.exit_code == 130
+    assert last_line(result) == "Goodbye: the game is left unfinished (Ctrl-C)."
+    assert "Aborted" not in result.stdout + result.stderr and "End of input" not in result.stdout and "Traceback" not in result.stdout
+
+
+def test_play_ends_with_the_result_your_verdicts_and_the_command_that_replays_it(runner):
+    """Issue 24: a game ended on "Draw." alone. The summary agrees with ``solve analyze`` of the same moves."""
+    result = run(runner, "play", "--seed", "2", input=EVERY_CELL)
+    assert result.exit_code == 0, result.stderr
+    cells = played(result)
+    analysis = solver.analyze(cells)
+    mine = analysis.summary("X")
+    lines = result.stdout.strip().splitlines()
+    winner = analysis.final.winner
+    assert winner == "O", "first free cell every turn loses to the perfect player"
+    assert lines[-4] == f"I win (O) in {len(cells)} plies."
+    assert lines[-3] == f"Your {mine.moves} moves: {mine.best} best, {mine.ok} ok, {mine.mistakes} mistake{'s' * (mine.mistakes != 1)}, " + (
+        f"{mine.blunders} blunder{'s' * (mine.blunders != 1)}."
+    )
+    slip = next(ply for ply in analysis.plies if ply.player == "X" and ply.verdict in ("mistake", "blunder"))
+    assert lines[-2].startswith(f"The first {slip.verdict}: ply {slip.ply}, {slip.move.row},{slip.move.col} (")
+    assert [ply.cell for ply in analysis.plies] == cells and analysis.final.is_over
 
 
 def test_play_on_2x2_the_computer_wins_as_x(runner, tmp_path):
     result = run(runner, "play", "--game", "2x2", "--as", "O", "-q", "--table-dir", str(tmp_path / "t"), input="0\n1\n2\n3\n" * 3)
     assert result.exit_code == 0, result.stderr
-    assert last_line(result) == "I win."
+    assert verdict_line(result) == "I win (X) in 3 plies." and last_line(result).endswith(" --game 2x2k2")
 
 
 @pytest.mark.parametrize("side", ["X", "O"])
@@ -370,7 +403,9 @@ def test_a_perfect_human_always_draws(runner, monkeypatch, side, seed):
     monkeypatch.setattr(click, "prompt", perfect)
     result = run(runner, "play", "--as", side, "--seed", str(seed))
     assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    assert last_line(result) == "Draw.", result.stdout
+    assert verdict_line(result) == "Draw, after 9 plies.", result.stdout
+    moves = 5 if side == "X" else 4
+    assert result.stdout.strip().splitlines()[-2] == f"Your {moves} moves: {moves} best, 0 ok, 0 mistakes, 0 blunders."
 
 
 # -- build and verify ------------------------------------------------------------------------------------------
@@ -482,3 +517,96 @@ def test_install_hint_falls_back_to_the_directory_pip_recorded_then_to_the_check
     assert solver.extras.install_command("web").endswith(f" -m pip install '{source}[web]'")
     recorded = json.dumps({"url": "https://example.org/solved-tictactoe.whl", "archive_info": {}})
     assert solver.extras.install_command("web") == "pip install '.[web]' (run in the solved-tictactoe checkout)"
+
+
+# -- issue 24: the smaller slips ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [["lookup", "X.O/.X./..O", "--json"], ["stats", "--json"], ["analyze", "4", "0", "--json"]])
+def test_every_json_output_ends_with_one_newline(runner, args):
+    result = run(runner, *args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith("}\n") and not result.stdout.endswith("\n\n")
+    json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("where", ["proc", "under a file"])
+@pytest.mark.parametrize("args", [["build", "--game", "3x4k3"], ["build", "--game", "1x17k3"]])
+def test_a_table_dir_that_cannot_be_created_is_said_so_not_as_the_free_space_of_another(runner, tmp_path, where, args):
+    """Issue 24: ``--table-dir /proc/nonexist`` reported "/proc/nonexist has 0 bytes free" (the free space of /proc)."""
+    if where == "proc":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("needs /proc")
+        directory = Path("/proc/nonexist")
+    else:
+        (tmp_path / "a-file").write_text("")
+        directory = tmp_path / "a-file" / "tables"
+    result = run(runner, *args, "--table-dir", str(directory))
+    line = assert_one_error_line(result, 1, f"cannot create the table directory {directory} (")
+    assert "free" not in line and "disk space" not in line
+
+
+def test_a_first_use_table_without_a_directory_says_the_directory_cannot_be_created(runner):
+    if not Path("/proc/self").is_dir():
+        pytest.skip("needs /proc")
+    result = run(runner, "lookup", "0", "--game", "3x4k3", "--table-dir", "/proc/nonexist")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[-1].startswith("solve: warning: cannot create the table directory /proc/nonexist (No such file or directory)")
+    assert "used from memory for this process only" in result.stderr and "bytes free" not in result.stderr
+
+
+def test_verify_names_the_file_once_on_each_line_of_a_damaged_compact_table(runner, tmp_path):
+    """Issue 24: a damaged block read "t.ttt: t.ttt: block 152 ... does not match its CRC"."""
+    path = tmp_path / "1x17k3.ttt"
+    assert run(runner, "build", "--game", "1x17k3", "--output", str(path), "-j", "1", "-q").exit_code == 0
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    result = run(runner, "verify", "--table", str(path))
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines and all(line.startswith(f"{path}: ") and line.count(str(path)) <= 2 for line in lines), lines
+    assert all(f"{path}: {path}" not in line for line in lines), lines
+    assert any("block" in line for line in lines), lines
+
+
+def test_a_board_typed_with_backslash_n_is_quoted_as_typed_and_told_how_to_separate_rows(runner):
+    """Issue 24: ``solve lookup "X.O\\n.X.\\n..O"`` (a shell passes a backslash and an n) was quoted ``'X.O\\\\n.X.\\\\n..O'``."""
+    typed = "X.O\\n.X.\\n..O"
+    line = assert_one_error_line(run(runner, "lookup", typed), 2, f"board string '{typed}' has 13 cells")
+    assert "\\\\" not in line, "a backslash is shown once"
+    assert line.endswith("a typed \\n is a backslash and an n, not a line break: separate the rows with '/'")
+    assert "\\\\" not in assert_one_error_line(run(runner, "lookup", "X.\\OX...O"), 2, "unknown symbol '\\' at row 0, col 2")
+    with pytest.raises(solver.InvalidBoardError, match="has rows of different lengths"):
+        solver.lookup("X.O\\n.X./..O")
+    assert solver.lookup("X.O\n.X.\n..O").code == solver.lookup("X.O/.X./..O").code, "a real line break separates rows"
+
+
+@pytest.mark.parametrize("game", ["1x1", "1x2", "2x2", "3x3", "3x4"])
+def test_lookup_draws_the_heading_apart_from_the_board_on_every_size(runner, game):
+    """Issue 24: ``--game 1x1`` printed "boardmoves"; each heading starts where its column does."""
+    result = run(runner, "lookup", "0", "--game", game, "-q")
+    assert result.exit_code == 0, result.output
+    heading, first = result.stdout.splitlines()[:2]
+    assert heading.startswith("board ") and heading.endswith(" moves"), heading
+    moves_at = heading.index("moves")
+    assert first[moves_at - 1] == " " and first[moves_at:].lstrip()[0] in "WDL", (heading, first)
+    assert first[:moves_at].rstrip() == " ".join("." * solver.parse_game(game).cols)
+
+
+def test_solve_help_shows_each_commands_summary_whole():
+    """Issue 24: ``solve --help`` cut summaries at the terminal's width ("Solve a game and write its table file (atomically,...")."""
+    result = CliRunner().invoke(main, ["--help"], terminal_width=80)
+    section = " ".join(result.stdout.split("Commands:", 1)[1].split())
+    assert "..." not in section
+    for name, command in main.commands.items():
+        first = " ".join((command.help or "").split("\n\n")[0].split())
+        sentence = first[: first.index(". ") + 1] if ". " in first else first
+        assert f"{name} {sentence}" in section, (name, sentence)
+
+
+def test_play_help_shows_the_sides_as_its_default_is_written():
+    """Issue 24: ``--as [x|o]`` beside ``[default: X]``."""
+    text = " ".join(CliRunner().invoke(main, ["play", "--help"]).stdout.split())
+    assert "--as [X|O] Your side (X moves first). [default: X]" in text
+    assert run(CliRunner(), "play", "--as", "o", "--seed", "1", input="").exit_code == 0, "either case is still accepted"

@@ -87,9 +87,10 @@ def test_jobs_and_scheduler_are_refused_for_a_dense_game(tmp_path: Path) -> None
 
 
 def test_an_interrupted_build_resumes_and_says_so(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.retrograde.layered
+    import solver.retrograde.spool
+    import solver.retrograde.sweep
 
-    real = solver.retrograde.layered.run_chunks
+    real = solver.retrograde.spool.run_chunks
     calls = {"n": 0}
 
     def dies_midway(*args, **kwargs):
@@ -98,7 +99,7 @@ def test_an_interrupted_build_resumes_and_says_so(built: Path, tmp_path: Path, m
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(solver.retrograde.layered, "run_chunks", dies_midway)
+    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", dies_midway)
     output = tmp_path / f"{GAME}.ttt"
     result = CliRunner().invoke(main, ["build", "--game", GAME, "--jobs", "1", "--output", str(output)])
     assert result.exit_code != 0 and not output.exists()

@@ -10,8 +10,10 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the cluster build needs the [cluster] extra (Dask distributed)")
 
+from solver.retrograde.builddir import BuildDir  # noqa: E402
+from solver.retrograde.chunks import ChunkDone  # noqa: E402
 from solver.retrograde.cluster import build_on_cluster, scheduler_address  # noqa: E402
-from solver.retrograde.layered import BuildDir, ChunkDone, build_layers  # noqa: E402
+from solver.retrograde.sweep import build_layers  # noqa: E402
 from solver.rules.game import parse_game  # noqa: E402
 
 
@@ -60,3 +62,11 @@ def test_a_cluster_build_of_3x6k3_is_byte_identical_to_the_local_build(client: o
     local = build_layers(parse_game("3x6k3"), tmp_path / "local", jobs=2)
     assert on_cluster.sha256 == local.sha256
     assert BuildDir(tmp_path / "cluster", on_cluster.game).finished(check=True) == local.sha256
+
+
+def test_a_cluster_build_of_a_misere_game_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
+    """The workers get the game by name, rule suffix included: misère play builds on the cluster as it does here."""
+    on_cluster = build_on_cluster(parse_game("3x4k3-misere"), tmp_path / "cluster", client)
+    local = build_layers(parse_game("3x4k3-misere"), tmp_path / "local", jobs=1)
+    assert on_cluster.game == parse_game("3x4k3-misere") and on_cluster.sha256 == local.sha256
+    assert on_cluster.sha256 != build_layers(parse_game("3x4k3"), tmp_path / "normal", jobs=1).sha256

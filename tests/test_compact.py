@@ -1,4 +1,4 @@
-"""Compact tables (solver/encoding/index.py, solver/retrograde/layered.py, solver/tables/compact.py): the layered build
+"""Compact tables (solver/encoding/index.py, solver/retrograde/, solver/tables/compact.py): the layered build
 gives the dense table's answers code by code, builds are deterministic and resumable, and the
 3x6k3 table (slow set) is checked against independent counts, the reference minimax and the
 parent/child rule."""
@@ -15,8 +15,12 @@ from reference import board_of, reference
 from solver import build_table
 from solver.encoding.board import rule_violation
 from solver.encoding.index import layout
-from solver.errors import TableError
-from solver.retrograde.layered import BuildDir, BuildError, ChunkDone, build_layers, check_layers, plan_build
+from solver.errors import BuildError, TableError
+from solver.retrograde.builddir import BuildDir
+from solver.retrograde.chunks import ChunkDone
+from solver.retrograde.plan import plan_build
+from solver.retrograde.proof import check_layers
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE
 from solver.store.locate import open_compact
@@ -25,13 +29,15 @@ from solver.tables import CompactTable
 
 # Every shape of up to 12 cells (rows <= cols) with a few k each: 1 to 12 cells, k = 1 to 4.
 SMALL = sorted({f"{r}x{c}k{k}" for r in range(1, 4) for c in range(r, 13) if r * c <= 12 for k in (1, 2, 3, 4, min(r, c), c) if k <= c})
+MISERE_SMALL = ["3x3k3-misere", "3x4k3-misere", "2x6k3-misere", "2x5k2-misere", "1x7k3-misere", "3x3k2-misere", "1x1k1-misere"]
+"""Misère play (a line loses) through the layered build: it must equal the dense build, which the reference checks."""
 
 
 def _compact(name: str, directory: Path, jobs: int = 1) -> CompactTable:
     return CompactTable.from_layers(parse_game(name), build_layers(parse_game(name), directory, jobs=jobs).layers(), prove=prove)
 
 
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", SMALL + MISERE_SMALL)
 def test_compact_build_equals_the_dense_table_code_by_code(name: str, tmp_path: Path) -> None:
     game = parse_game(name)
     compact = _compact(name, tmp_path)
@@ -54,7 +60,7 @@ def test_a_game_of_more_than_32_lines_builds_like_the_dense_table(tmp_path: Path
     # 3x5k2 has 38 lines: the build's line sets take two words, and a board's lines can
     # sit in both (the shared-cell rule must look at every word).
     game = parse_game("3x5k2")
-    assert len(game.line_masks) > 32
+    assert len(game.rules.line_masks) > 32
     compact = _compact(game.name, tmp_path)
     codes = layout(game).codes(0, layout(game).size)[0]
     assert np.array_equal(np.asarray(compact.scores), build_table(game=game).score[codes])
@@ -72,9 +78,10 @@ def test_positions_answer_like_the_dense_tables_positions(tmp_path: Path) -> Non
     assert compact.best_move("XX../O.O./....", game="3x4k3") == dense.best_move("XX../O.O./....", game="3x4k3")
 
 
-def test_stats_count_like_the_dense_table_and_per_layer(tmp_path: Path) -> None:
-    compact = _compact("3x4k3", tmp_path)
-    mine, theirs = compact.stats(), build_table(game="3x4k3").stats()
+@pytest.mark.parametrize("name", ["3x4k3", "3x4k3-misere"])
+def test_stats_count_like_the_dense_table_and_per_layer(name: str, tmp_path: Path) -> None:
+    compact = _compact(name, tmp_path)
+    mine, theirs = compact.stats(), build_table(game=name).stats()
     for key in ("positions", "x_wins", "draws", "o_wins", "side_to_move", "terminal", "unique_positions", "start"):
         assert mine[key] == theirs[key], key
     assert sum(layer["positions"] for layer in mine["layers"]) == mine["positions"]
@@ -150,14 +157,14 @@ def test_a_build_directory_of_another_game_is_refused(tmp_path: Path) -> None:
 def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    import solver.retrograde.layered
+    import solver.retrograde.plan
 
     usage = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage._replace(free=1000))
+    monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage._replace(free=1000))
     with pytest.raises(BuildError, match=r"needs 0\.00 GiB of disk .* only 0\.00 GiB is free"):
         build_layers(parse_game("3x3k3"), tmp_path, jobs=1)
-    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage)
-    monkeypatch.setattr(solver.retrograde.layered, "_available_memory", lambda: 10)
+    monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage)
+    monkeypatch.setattr(solver.retrograde.plan, "_available_memory", lambda: 10)
     with pytest.raises(BuildError, match="GiB of memory"):
         build_layers(parse_game("4x5k4"), tmp_path / "big", jobs=2)
     assert not list((tmp_path / "big").glob("layer-*")), "a refused build wrote a layer"
@@ -166,18 +173,19 @@ def test_a_build_that_cannot_fit_is_refused_before_it_starts_with_the_figures(tm
 
 
 def test_the_memory_estimate_grows_with_every_worker(tmp_path: Path) -> None:
-    import solver.retrograde.layered as layered
+    from solver.retrograde.chunks import CHUNK_BOARDS
+    from solver.retrograde.plan import WORKING_BYTES_PER_BOARD, worker_bytes
 
     game = parse_game("4x5k4")
     one, four = (plan_build(game, tmp_path, jobs=jobs).memory_bytes for jobs in (1, 4))
-    assert four - one == 3 * layered.worker_bytes(game), (one, four)
-    assert layered.worker_bytes(game) > layered.CHUNK_BOARDS * layered.WORKING_BYTES_PER_BOARD, "the worker's tables are not counted"
+    assert four - one == 3 * worker_bytes(game), (one, four)
+    assert worker_bytes(game) > CHUNK_BOARDS * WORKING_BYTES_PER_BOARD, "the worker's tables are not counted"
 
 
 def test_a_retiring_build_needs_one_raw_layer_of_disk_and_spools_not_all(tmp_path: Path) -> None:
     """5x5k4: every layer raw is 151 GiB; retiring and spooling, the peak is the largest layer (layer 16, 22 GiB)
     with a spool and the retired layers, below the 45 GiB target and the 49 GiB of two raw layers."""
-    from solver.retrograde.layered import RETIRED_AT_MOST, SPOOLED_AT_MOST
+    from solver.retrograde.plan import RETIRED_AT_MOST, SPOOLED_AT_MOST
 
     game = parse_game("5x5k4")
     sizes = layout(game).layer_sizes
@@ -190,7 +198,7 @@ def test_a_retiring_build_needs_one_raw_layer_of_disk_and_spools_not_all(tmp_pat
 
 def test_a_resumed_retiring_build_counts_both_raw_layers_of_the_layer_it_resumes(tmp_path: Path) -> None:
     """A layer holding chunks of an earlier run is decoded while its child is still raw (to check it against it)."""
-    from solver.retrograde.layered import _retiring_peak
+    from solver.retrograde.plan import _retiring_peak
 
     sizes = layout(parse_game("5x5k4")).layer_sizes
     fresh, resumed = (_retiring_peak(sizes, 16, resumed=flag) for flag in (False, True))
@@ -199,11 +207,11 @@ def test_a_resumed_retiring_build_counts_both_raw_layers_of_the_layer_it_resumes
 
 def test_a_build_that_fits_with_one_worker_is_refused_with_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--jobs reaches the memory check: the estimate the sweep checks is the one for its workers."""
-    import solver.retrograde.layered as layered
+    import solver.retrograde.plan
 
     game = parse_game("3x3k3")
     one, two = (plan_build(game, tmp_path / "plan", jobs=jobs).memory_bytes for jobs in (1, 2))
-    monkeypatch.setattr(layered, "_available_memory", lambda: (one + two) // 2)
+    monkeypatch.setattr(solver.retrograde.plan, "_available_memory", lambda: (one + two) // 2)
     with pytest.raises(BuildError, match="GiB of memory.*use fewer --jobs"):
         build_layers(game, tmp_path / "two", jobs=2)
     assert build_layers(game, tmp_path / "one", jobs=1).solved[-1] == 0
@@ -322,19 +330,34 @@ def test_3x6k3_empty_board_is_a_first_player_win(table_3x6k3: CompactTable) -> N
 
 @pytest.mark.slow
 def test_3x6k3_sampled_positions_with_10_or_more_pieces_match_recursive_minimax(table_3x6k3: CompactTable) -> None:
-    game = parse_game("3x6k3")
+    _sampled_positions_match_recursive_minimax(table_3x6k3)
+
+
+@pytest.mark.slow
+def test_3x6k3_misere_sampled_positions_match_recursive_minimax_and_it_reaches_what_normal_play_reaches(tmp_path: Path) -> None:
+    """Misère 3x6k3 built by the layered build: sampled positions against the independent misère minimax,
+    and the reachable boards of every layer exactly normal play's (the game still ends at the first line)."""
+    table = _compact("3x6k3-misere", tmp_path)
+    _sampled_positions_match_recursive_minimax(table)
+    layers = [layer["positions"] for layer in table.stats()["layers"]]
+    assert layers == _forward_reachable_counts(parse_game("3x6k3"))
+
+
+def _sampled_positions_match_recursive_minimax(table: CompactTable) -> None:
+    """Positions with 10 or more pieces, 25 a layer, each solved again by the reference minimax."""
+    game = table.game
     index = layout(game)
     rng = np.random.default_rng(18)
-    ref = reference("3x6k3")
+    ref = reference(game.name)
     picked = 0
     for ply in range(10, 19):
         start = index.layer_offsets[ply]
         candidates = start + rng.integers(0, index.layer_sizes[ply], 400)
         codes = np.array([index.code_of_index(i) for i in candidates.tolist()])
-        scores = table_3x6k3.lookup_codes(codes, check=False)
+        scores = table.lookup_codes(codes, check=False)
         for code in codes[scores.score != UNREACHABLE][:25].tolist():
             board = board_of(code, game.cells)
-            position = table_3x6k3.at(code)
+            position = table.at(code)
             want = ref.solve(board)
             assert ({1: "win", 0: "draw", -1: "loss"}[want.result], want.plies) == (position.result, position.plies), position.board
             assert set(position.best_cells) == set(want.best), position.board
@@ -377,9 +400,9 @@ def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path
 
 
 def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.retrograde.layered
+    import solver.retrograde.chunks
 
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", 500)  # many small chunks
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", 500)  # many small chunks
     game = parse_game("3x4k3")
     seen = []
 
@@ -409,7 +432,8 @@ def test_a_killed_layer_keeps_its_finished_chunks_and_redoes_a_damaged_one(tmp_p
 def test_5x5k4_last_two_layers_match_the_reference_on_sampled_boards() -> None:
     # 25 cells: a 13-cell high half, masks up to bit 24. The full layer is solved whole, then
     # chunks of layer 24 from it; sampled boards are re-solved by the reference minimax.
-    from solver.retrograde.layered import chunks, solve_chunk
+    from solver.retrograde.chunks import chunks
+    from solver.retrograde.kernel import solve_chunk
 
     game = parse_game("5x5k4")
     index = layout(game)

@@ -14,9 +14,9 @@ from solver.encoding.board import rule_violation
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
+from solver.rules.base import INVALID
 from solver.rules.game import Game, parse_game
-from solver.rules.mnk import INVALID, rules_of
 from solver.rules.score import UNREACHABLE
 from solver.storage.tablefile import COMPRESSED_VERSION, open_table
 from solver.store.locate import open_compact
@@ -103,7 +103,7 @@ def test_a_seeded_sample_of_a_20_cell_table_answers_as_the_full_scores_do(name: 
 
 def test_the_rules_by_bit_masks_agree_with_rule_violation_on_every_3x4k3_code() -> None:
     game = parse_game("3x4k3")
-    rules = rules_of(game)
+    rules = game.rules
     codes = np.arange(game.codes)
     legal = layout(game).index_of(codes) >= 0
     statuses = rules.statuses(codes)
@@ -314,6 +314,28 @@ def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(
     other = write(tmp_path / "other.ttt", {**tablefile.compact_meta(game), "note": "changed"})
     with pytest.raises(TableError, match="is not the expected"):
         open_compact(other, game=game)
+
+
+def test_a_table_written_with_zlib_before_zstd_was_a_dependency_opens_with_the_same_checksum(tmp_path: Path) -> None:
+    """zlib stays the reader of older files: a 2x9k4 table written with zlib (a plain install before zstandard became a
+    dependency) opens against the shipped checksum and answers as the zstd one does; it is the larger of the two."""
+    from solver.storage import blockarray, tablefile
+    from solver.storage.stored import stored_layers
+
+    game = parse_game("2x9k4")
+    layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
+    new = write_compact(tmp_path / "new.ttt", game, layers)
+    newer = open_compact(new, game=game)
+    assert newer.file is not None and newer.file.header.arrays[0].encoding.codec == "zstd"
+    zlib = blockarray.codec_of("zlib")
+    blocks = blockarray.encode_blocks(stored_layers(game, layers), codec="zlib", level=zlib.default_level)
+    old = tablefile.write_compressed(tmp_path / "old.ttt", game, blocks, newer.file.header.meta, codec="zlib", level=zlib.default_level)
+    older = open_compact(old, game=game)
+    assert older.file is not None and older.file.header.arrays[0].encoding.codec == "zlib"
+    assert older.sha256 == newer.sha256 == tablefile.expected_root(game, "compact")
+    codes = np.random.default_rng(0).choice(newer.reachable_codes(), 20_000)
+    assert np.array_equal(older.lookup_codes(codes).score, newer.lookup_codes(codes).score)
+    assert old.stat().st_size > new.stat().st_size
 
 
 def test_opening_a_compressed_table_allocates_nothing_of_its_decoded_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ from solver import build_table
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE, WIN
 from solver.storage import stored

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,55 @@ def test_readme_is_a_front_door() -> None:
         assert f"(docs/{page.name})" in text, f"the README does not link {page.name}"
 
 
+def test_the_readme_and_the_manual_name_every_runtime_dependency() -> None:
+    """What ``pip install .`` brings (zstandard among them since issue 24) is said where a new user sets up."""
+    import tomllib
+
+    requirements = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [re.split(r"[<>=;\[ ]", requirement, maxsplit=1)[0] for requirement in requirements]
+    assert "zstandard" in names
+    setup = README.read_text(encoding="utf-8").split("## Set up", 1)[1].split("\n## ", 1)[0]
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    for name in names:
+        assert name in setup, f"the README's set-up does not name {name}"
+        assert name in index, f"docs/index.md does not name {name}"
+
+
+def test_the_grading_page_gives_the_signature_solver_grade_has() -> None:
+    """Issue 24: the page's ``solver.grade(...)`` lacked ``sample=`` and ``sandbox=``; it is checked against the function now."""
+    import inspect
+
+    import solver
+
+    text = " ".join((DOCS / "grading.md").read_text(encoding="utf-8").split())
+    written = re.search(r"`solver\.grade\((.*?)\)` returns", text)
+    assert written, "docs/grading.md no longer shows solver.grade's signature"
+    parameters = inspect.signature(solver.grade).parameters.values()
+    expected = ", ".join(["player", "*"] + [f"{p.name}={p.default!r}".replace("'", '"') for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY])
+    assert written[1] == expected
+
+
+def test_the_manual_names_no_version_after_the_one_it_documents() -> None:
+    """Issue 24: version 0.1.0's manual spoke of tables kept somewhere "before 0.2"."""
+    import tomllib
+
+    version = tuple(int(part) for part in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"].split("."))
+    for page in [README, *DOCS.glob("*.md")]:
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r"\b(?:before|since|until|version|release) (?:version |release )?v?(\d+\.\d+(?:\.\d+)?)\b(?! ?[A-Za-z%])", text):
+            named = tuple(int(part) for part in match[1].split("."))
+            assert named <= version, f"{page.name}: {match[0]!r} names a version after {'.'.join(map(str, version))}"
+
+
+def test_no_page_gives_a_table_file_the_size_of_the_raw_layers() -> None:
+    """Issue 24: "151 GiB for the table file" (5x5k4's raw layers) beside the 2.59 GB file it is."""
+    for page in [README, *DOCS.glob("*.md")]:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for sentence in re.split(r"(?<=[.;:])\s", text):
+            if "table file" in sentence:
+                assert "151 GiB" not in sentence.split("table file")[1][:40] and "151 GiB for the table" not in sentence, (page.name, sentence)
+
+
 def test_every_page_is_in_the_site_navigation() -> None:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = re.findall(r"^\s+- [^:]+: (\S+\.md)$", config, flags=re.M)
@@ -244,3 +294,47 @@ def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
             assert f'"{key}": {value}' in answer.text, (command, key, value)
             checked += 1
     assert checked >= 60
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The manual built as CI builds it (``mkdocs build --strict``), once for the tests that read the pages."""
+    pytest.importorskip("mkdocstrings_handlers.python", reason="needs the docs extra")
+    site = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    done = subprocess.run(
+        [str(mkdocs), "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "--site-dir", str(site)], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return site
+
+
+def test_the_api_reference_shows_no_sphinx_role_as_text_and_links_the_objects_it_renders(built_site: Path) -> None:
+    """Issue 24: the generated page showed 19 ``:meth:``, 32 ``:func:``, 13 ``:class:`` and 24 ``:mod:`` as text."""
+    page = (built_site / "api" / "index.html").read_text(encoding="utf-8")
+    raw = re.findall(r":(?:py:)?(?:func|meth|class|mod|data|attr|exc|obj|const):", page)
+    assert raw == [], f"{len(raw)} roles shown as text"
+    anchors = set(re.findall(r'id="(solver\.[\w.]+)"', page))
+    links = re.findall(r'<a class="autorefs autorefs-internal"[^>]* href="#(solver\.[\w.]+)"', page)
+    assert len(links) >= 30 and set(links) <= anchors, "each role naming a rendered object is a link to it"
+    assert 'href="#solver.table_for"' in page and 'href="#solver.Table.verify"' in page
+
+
+def test_sphinx_roles_become_optional_cross_references_named_as_the_manual_renders_them() -> None:
+    griffe = pytest.importorskip("griffe")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import griffe_roles
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    package = griffe.load("solver", search_paths=[str(ROOT)], extensions=griffe.load_extensions(griffe_roles.SphinxRoles))
+    table = package["tables.base.Table"]
+    resolve = griffe_roles.resolver(table, griffe_roles.public_names(package))
+    assert resolve("solver.tables.Table.verify") == "solver.Table.verify", "followed through the re-exports to the name the manual renders"
+    assert resolve("InvalidBoardError") == "solver.InvalidBoardError"
+    assert resolve("no_such_name") == "no_such_name", "kept: it stays code, never a broken link"
+    text = package["store.make"].docstring.value  # ":mod:`solver.retrograde.dense`", ":func:`kind_for`" in the source
+    assert ":mod:" not in text and ":func:" not in text
+    assert '<autoref identifier="solver.retrograde.dense" optional><code>solver.retrograde.dense</code></autoref>' in text
+    assert '<autoref identifier="solver.store.make.kind_for" optional><code>kind_for</code></autoref>' in text

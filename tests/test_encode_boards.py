@@ -60,3 +60,17 @@ def test_other_games_take_their_own_shape() -> None:
 def test_bad_batches_name_the_board_and_cell(boards: np.ndarray, message: str) -> None:
     with pytest.raises(solver.InvalidBoardError, match=message):
         solver.encode_boards(boards)
+
+
+def test_boards_of_another_game_suggest_the_game_argument_as_lookup_does() -> None:
+    """Issue 24: ``encode_boards`` of 4x4 boards said only that the shape did not fit; ``lookup`` names ``game=``."""
+    four = np.zeros((2, 4, 4), dtype=int)
+    with pytest.raises(solver.InvalidBoardError) as batch:
+        solver.encode_boards(four)
+    with pytest.raises(solver.InvalidBoardError) as one:
+        solver.lookup(four[0])
+    hint = "for a 4x4 game pass game='4x4k4' (on the command line --game 4x4k4)"
+    assert str(batch.value).endswith(hint) and hint in str(one.value)
+    with pytest.raises(solver.InvalidBoardError, match=r"for flat boards of 16 cells pass their game, e\.g\. game='4x4k4'"):
+        solver.encode_boards(four.reshape(2, 16))
+    assert np.array_equal(solver.encode_boards(four, game="4x4k4"), [0, 0]), "and the game it names reads them"

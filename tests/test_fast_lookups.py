@@ -22,11 +22,10 @@ import solver.tables.compact as compact
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import InvalidBoardError, TableError
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
+from solver.rules.base import INVALID
 from solver.rules.bitboard import digit_chunks
 from solver.rules.game import parse_game
-from solver.rules.mnk import INVALID, rules_of
-from solver.rules.score import possible_scores
 from solver.storage.blockarray import CODECS, BlockArray, Encoding, write_blocks
 from solver.storage.plausible import compact_check, possible_bytes, score_mask
 from solver.storage.tablefile import open_table
@@ -78,7 +77,7 @@ def blocks_of_any_bytes(draw: st.DrawFn) -> tuple[str, list[int], int, bytes]:
     offsets = [0, *np.cumsum(sizes).tolist()]
     total = max(1, offsets[-1])
     first = draw(st.integers(0, total - 1))
-    possible = sorted({v & 0xFF for ply in range(game.cells + 1) for v in possible_scores(game.cells, game.k, ply)})
+    possible = sorted({v & 0xFF for ply in range(game.cells + 1) for v in game.rules.possible_scores(ply)})
     values = st.one_of(st.sampled_from(possible), st.integers(0, 255)) if draw(st.booleans()) else st.sampled_from(possible)
     data = bytes(draw(st.lists(values, max_size=max(0, offsets[-1] - first))))
     return name, offsets, first, data
@@ -100,7 +99,7 @@ def test_the_block_check_of_a_decoded_block_as_bytes_finds_what_an_item_by_item_
 def test_the_bytes_a_layer_can_hold_are_its_possible_scores(name: str) -> None:
     game = parse_game(name)
     for ply in range(game.cells + 1):
-        expected = sorted(v & 0xFF for v in possible_scores(game.cells, game.k, ply))
+        expected = sorted(v & 0xFF for v in game.rules.possible_scores(ply))
         assert list(possible_bytes(game, ply)) == expected, f"{name} layer {ply}"
         assert np.flatnonzero(score_mask(game)[ply]).tolist() == expected
 
@@ -170,7 +169,7 @@ def test_decoding_over_threads_refuses_the_first_damaged_block() -> None:
 # -- batch rules and canonical codes ------------------------------------------------------------------
 def test_the_batch_rules_agree_with_the_one_code_rules_on_every_3x4k3_code() -> None:
     game = parse_game("3x4k3")
-    rules, index = rules_of(game), layout(game)
+    rules, index = game.rules, layout(game)
     codes = np.arange(game.codes)
     status, pieces = rules.classify(codes)
     for code in codes.tolist():
@@ -184,7 +183,7 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_every_3x4k3_code() -> 
 @pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x7k3", "2x9k4", "5x5k5"])
 def test_the_batch_rules_agree_with_the_one_code_rules_on_late_boards_with_several_lines(name: str) -> None:
     game = parse_game(name)
-    rules, index = rules_of(game), layout(game)
+    rules, index = game.rules, layout(game)
     rng = np.random.default_rng(15)
     late = rng.integers(index.layer_offsets[game.cells - 8], index.size, 20_000)  # many boards with lines, some with several
     codes = np.concatenate([index.codes_at(late), rng.integers(0, game.codes, 5_000)])  # and any code, illegal counts too
@@ -203,7 +202,7 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_late_boards_with_sever
 @pytest.mark.parametrize("name", ["5x5k4", "3x3k3", "2x9k4", "5x5k5", "1x4k1"])
 def test_the_winning_cells_of_a_player_are_the_empty_cells_where_a_move_completes_a_line(name: str) -> None:
     game = parse_game(name)
-    rules = rules_of(game)
+    rules = game.rules
     rng = np.random.default_rng(16)
     for _ in range(2_000):
         cells = rng.permutation(game.cells)
@@ -212,14 +211,14 @@ def test_the_winning_cells_of_a_player_are_the_empty_cells_where_a_move_complete
         other = sum(1 << int(c) for c in cells[mover_cells : mover_cells + other_cells])
         empty = game.full_mask & ~(mover | other)
         expected = sum(
-            1 << c for c in range(game.cells) if empty >> c & 1 and any(line >> c & 1 and (mover | 1 << c) & line == line for line in game.line_masks)
+            1 << c for c in range(game.cells) if empty >> c & 1 and any(line >> c & 1 and (mover | 1 << c) & line == line for line in game.rules.line_masks)
         )
         assert rules.winning_cells(mover, empty) == expected, (name, bin(mover), bin(other))
 
 
 def _lines_held(game, word: int) -> int:
     x, o = word & 0xFFFFFFFF, word >> 32
-    return sum(1 for line in game.line_masks if x & line == line or o & line == line)
+    return sum(1 for line in game.rules.line_masks if x & line == line or o & line == line)
 
 
 @pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x6k3", "3x3k3", "2x9k4"])
@@ -244,7 +243,7 @@ def test_the_canonical_code_of_one_board_is_its_smallest_image_by_the_plain_refe
     codes = rng.integers(0, game.codes, 300).tolist() if game.codes > 300 else list(range(game.codes))
     for code in codes:
         cells = [(code // 3**cell) % 3 for cell in range(game.cells)]
-        images = [sum(cells[perm[cell]] * 3**cell for cell in range(game.cells)) for perm in game.symmetries]
+        images = [sum(cells[perm[cell]] * 3**cell for cell in range(game.cells)) for perm in game.rules.symmetries]
         assert sym.images_of(code) == images, code
         assert sym.canonical_of(code) == (min(images), images.index(min(images))), code
         for image in images:

@@ -1,4 +1,6 @@
-"""No look-up, command or request starts a long or large build unasked (issue 14, item 4).
+"""No look-up, command or request starts a long or large build unasked (issue 14, item 4); ``solve build``
+asks before a build of more than ten minutes, prints a line a minute off a terminal, and says how to resume
+after Ctrl-C (issue 24, item 4).
 
 A build estimated to take more than a minute or a GiB of disk (solver.store.estimate) is asked
 about on a terminal, refused elsewhere with the estimate and the ``solve build`` command,
@@ -180,8 +182,158 @@ def test_solve_serve_refuses_a_big_game_before_listening(table_dir, monkeypatch)
     assert _entries(table_dir) == []
 
 
-def test_solve_build_is_consent(tmp_path, monkeypatch):
-    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)
+def test_solve_build_of_a_short_build_is_consent(tmp_path, monkeypatch):
+    """A build of more than a minute but at most ten is not asked about by ``solve build`` (asked for by name)."""
+    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", parse_game("3x4k3").codes / 300)  # five minutes
+    assert estimate(parse_game("3x4k3"), tmp_path / "t.ttt").needs_consent
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt"), "-q"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "t.ttt").is_file()
+
+
+# -- solve build of a long build (issue 24, item 4) ---------------------------------------------------------
+
+
+def test_solve_build_of_a_long_build_off_a_terminal_is_refused_with_the_estimate_and_the_yes_option(tmp_path):
+    started = time.perf_counter()
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "5x5k4", "--output", str(tmp_path / "t.ttt")])
+    assert time.perf_counter() - started < 10
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("solve: error: building the 5x5k4 table takes about "), result.stderr
+    cost = estimate(parse_game("5x5k4"), tmp_path / "t.ttt")
+    assert cost.is_long and cost.describe() in lines[0], "the line shows the estimate: time on this machine's cores, disk, memory"
+    assert "--yes" in lines[0]
+    assert _entries(tmp_path) == []
+
+
+def test_solve_build_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", BIG, "--output", str(tmp_path / "t.ttt")], input="n\n")
+    assert result.exit_code == 1
+    assert f"Building the {BIG} table takes about " in result.stderr and "GiB of memory. Build it now? [y/N]" in result.stderr
+    assert "--yes" in result.stderr.splitlines()[-1]
+    assert _entries(tmp_path) == []
+
+
+def test_solve_build_on_a_terminal_builds_a_long_build_after_a_yes(tmp_path, monkeypatch):
+    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)  # 3x4k3 now "takes" six days
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt"), "-q"], input="y\n")
+    assert result.exit_code == 0, result.output
+    assert "Building the 3x4k3 table takes about 6 days" in result.stderr and (tmp_path / "t.ttt").is_file()
+
+
+def test_solve_build_with_yes_starts_a_long_build_without_asking(tmp_path, monkeypatch):
+    monkeypatch.setattr(solver.cli, "_interactive", lambda: pytest.fail("asked with --yes"))
+    monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt"), "-q", "--yes"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "t.ttt").is_file()
+
+
+def test_solve_build_asks_about_the_layers_left_when_it_resumes(tmp_path, monkeypatch):
+    """A half-done build is asked about as the rest of it: the estimate counts only the layers left."""
+    game, path = parse_game("1x17k3"), tmp_path / "t.ttt"
+    monkeypatch.setattr(solver.store.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
+    _interrupted_build(game, path, monkeypatch, at_layer=9)
+    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", game.name, "--output", str(path), "-j", "1"], input="n\n")
+    assert result.exit_code == 1
+    left = estimate(game, path, jobs=1)
+    assert left.seconds < estimate(game, tmp_path / "fresh.ttt", jobs=1).seconds
+    assert f"Finishing the 1x17k3 build begun in {path}.build takes {left.describe()}" in result.stderr
+
+
+def _interrupted_build(game, path, monkeypatch, *, at_layer):
+    """``solve build`` stopped by a Ctrl-C when it reaches ``at_layer`` (the progress callback raises it)."""
+
+    def interrupt(self, units, layer=None):
+        if layer == at_layer:
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(solver.cli._ProgressLines, "__call__", interrupt)
+        return CliRunner().invoke(solver.cli.main, ["build", "--game", game.name, "--output", str(path), "-j", "1", "--yes"])
+
+
+def test_ctrl_c_during_a_build_says_it_resumes_and_the_same_command_resumes(tmp_path, monkeypatch):
+    game, path = parse_game("1x17k3"), tmp_path / "t.ttt"
+    stopped = _interrupted_build(game, path, monkeypatch, at_layer=9)
+    assert stopped.exit_code == 130, stopped.output
+    assert "Aborted!" not in stopped.output and "Traceback" not in stopped.output
+    last = stopped.stderr.strip().splitlines()[-1]
+    kept = f"the layers it finished are kept in {path}.build: run the same command again to resume from there"
+    assert last == f"solve: the 1x17k3 build was interrupted (Ctrl-C); {kept}"
+    assert not path.exists() and list((tmp_path / "t.ttt.build").glob("layer-17*")), "the finished layers are kept"
+    again = CliRunner().invoke(solver.cli.main, ["build", "--game", game.name, "--output", str(path), "-j", "1", "--yes"])
+    assert again.exit_code == 0, again.output
+    assert f"resuming the 1x17k3 build in {path}.build: layers 17 to 10 are done" in again.stderr, again.stderr
+    assert solver.store.locate.open_file(path).verify() == []
+
+
+def test_ctrl_c_during_a_dense_build_says_nothing_was_written(tmp_path, monkeypatch):
+    def interrupt(self, units, layer=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solver.cli._ProgressLines, "__call__", interrupt)
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt")])
+    assert result.exit_code == 130 and "Aborted!" not in result.output
+    assert "solve: the 3x4k3 build was interrupted (Ctrl-C); nothing was written" in result.stderr
+    assert _entries(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_a_real_sigint_stops_a_compact_build_within_seconds_with_the_resume_line(tmp_path):
+    """SIGINT to the build's process (as Ctrl-C sends), with its pool of workers: exit 130 and the one line."""
+    import signal
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "solver.cli", "build", "--game", "4x5k4", "--output", str(tmp_path / "t.ttt"), "-j", "2"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(Path(solver.__file__).parents[1])})
+    time.sleep(5)
+    process.send_signal(signal.SIGINT)
+    try:
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1].startswith("solve: the 4x5k4 build was interrupted (Ctrl-C); the layers it finished are kept in "), stderr
+    assert "Traceback" not in stderr
+
+
+# -- progress off a terminal --------------------------------------------------------------------------------
+
+
+def test_off_a_terminal_a_build_prints_a_progress_line_every_minute(capsys):
+    now = [1000.0]
+    lines = solver.cli._ProgressLines(parse_game("5x5k4"), 1_000_000_000, clock=lambda: now[0])
+    lines(100_000_000, 25)
+    now[0] += 59
+    lines(100_000_000, 24)
+    assert capsys.readouterr().err == "", "no line before a minute has passed"
+    now[0] += 1
+    lines(50_000_000, 24)
+    assert capsys.readouterr().err == "solving 5x5k4: layer 24/25, 25.0% done, 4.17 M boards/s, about 3 min left\n"
+    now[0] += 30
+    lines(250_000_000, 23)
+    assert capsys.readouterr().err == ""
+    now[0] += 30
+    lines(0, None)
+    assert capsys.readouterr().err == "solving 5x5k4: layer 23/25, 50.0% done, 4.17 M boards/s, about 2 min left\n"
+
+
+def test_solve_build_off_a_terminal_prints_lines_not_a_bar(tmp_path, monkeypatch):
+    assert CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "s.ttt")]).stderr.startswith("Wrote "), (
+        "a build of seconds prints no progress"
+    )
+    monkeypatch.setattr(solver.cli, "PROGRESS_LINE_SECONDS", 0.0)  # a line at every chunk
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "1x17k3", "--output", str(tmp_path / "t.ttt"), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    progress = [line for line in lines if line.startswith("solving 1x17k3: layer ")]
+    assert len(progress) >= 18 and progress[0].startswith("solving 1x17k3: layer 17/17, "), lines
+    assert all(" boards/s" in line and "% done" in line and line.endswith(" left") for line in progress), progress
+    assert progress[-1].startswith("solving 1x17k3: layer 0/17, 100.0% done, ")
+    assert lines[-1].startswith(f"Wrote {tmp_path / 't.ttt'} (")

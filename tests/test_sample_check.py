@@ -15,11 +15,10 @@ from solver.cli import main
 from solver.encoding.board import render
 from solver.encoding.index import layout
 from solver.encoding.symmetry import symmetries
-from solver.retrograde.layered import build_layers
 from solver.retrograde.minimax import MAX_EMPTY, negamax_score
+from solver.retrograde.sweep import build_layers
+from solver.rules.base import IN_PLAY
 from solver.rules.game import Game, parse_game
-from solver.rules.mnk import IN_PLAY, rules_of
-from solver.rules.score import possible_scores
 from solver.storage import checksums
 from solver.store.locate import ENV_VAR, open_compact, open_file, table_path
 from solver.store.make import write_compact
@@ -45,7 +44,7 @@ def _planted(game: Game, layers: list[np.ndarray], code: int) -> tuple[list[np.n
     ply = index.layer_of(at)
     changed = [layer.copy() for layer in layers]
     old = int(changed[ply][at - index.layer_offsets[ply]])
-    new = 0 if old else min(score for score in possible_scores(game.cells, game.k, ply) if score > 0)
+    new = 0 if old else min(score for score in game.rules.possible_scores(ply) if score > 0)
     changed[ply][at - index.layer_offsets[ply]] = new
     return changed, new
 
@@ -56,7 +55,7 @@ def test_the_sample_is_distinct_canonical_boards_in_play_of_the_layer(ply: int) 
     game = parse_game("3x6k3")
     codes = sample_layer(game, ply, 3000, seed=5)
     assert codes.size == np.unique(codes).size
-    assert (rules_of(game).statuses(codes) == IN_PLAY).all()
+    assert (game.rules.statuses(codes) == IN_PLAY).all()
     assert symmetries(game).is_canonical(codes).all()
     index = layout(game)
     assert {index.layer_of(int(i)) for i in index.index_of(codes)} == {ply}
@@ -66,7 +65,7 @@ def test_a_layer_with_fewer_boards_than_asked_is_sampled_whole() -> None:
     game = parse_game("3x6k3")
     index = layout(game)
     every = index.codes(index.layer_offsets[3], index.layer_offsets[4])[0]
-    canonical_in_play = every[(rules_of(game).statuses(every) == IN_PLAY) & symmetries(game).is_canonical(every)]
+    canonical_in_play = every[(game.rules.statuses(every) == IN_PLAY) & symmetries(game).is_canonical(every)]
     assert np.array_equal(np.sort(sample_layer(game, 3, 10_000, seed=1)), np.sort(canonical_in_play))
 
 

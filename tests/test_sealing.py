@@ -10,12 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import solver.retrograde.layered
+import solver.retrograde.chunks
+import solver.retrograde.plan
 import solver.retrograde.sealing
+import solver.retrograde.sweep
 from solver.encoding.index import layout
-from solver.errors import TableError
-from solver.retrograde.layered import BuildDir, BuildError, ChunkDone, build_layers
+from solver.errors import BuildError, TableError
+from solver.retrograde.builddir import BuildDir
+from solver.retrograde.chunks import ChunkDone
 from solver.retrograde.sealing import BLOCK, Compression, Span, assemble, release
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
 from solver.storage.stored import stored_layers
 from solver.store.make import build_compact
@@ -59,7 +63,7 @@ def test_the_table_stores_what_the_layers_say(tmp_path: Path, stand_in_layers: l
 
 
 def test_no_more_than_one_finished_layer_is_raw_while_a_layer_is_solved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     game = parse_game(GAME)
     directory = tmp_path / "build"
     seen: list[tuple[int, list[str]]] = []
@@ -82,7 +86,7 @@ class Stop(Exception):
 def test_a_build_killed_in_any_layer_resumes_and_ends_with_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes, ply: int
 ) -> None:
-    monkeypatch.setattr(solver.retrograde.layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     game = parse_game(GAME)
     chunks = iter(range(10**9))
 
@@ -220,8 +224,8 @@ def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path
 
     game = parse_game(GAME)
     directory = tmp_path / "build"
-    solver.retrograde.layered.sweep(
-        game, directory, solver.retrograde.layered._in_process(game, directory), jobs=1, release=release(Compression.default()), mapper=mapper
+    solver.retrograde.sweep.sweep(
+        game, directory, solver.retrograde.sweep._in_process(game, directory), jobs=1, release=release(Compression.default()), mapper=mapper
     )
     assert sum(calls) > game.cells, "every whole block went through the mapper, one segment each"
     assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == stand_in_table
@@ -233,13 +237,13 @@ def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: P
     directory = tmp_path / "build"
     with pytest.raises(Stop):
         build_layers(game, directory, jobs=1, progress=lambda done: _raise_in(done, 9), release=release(Compression.default()))
-    peak = solver.retrograde.layered.plan_build(game, directory, jobs=1, retiring=True).disk_bytes
-    assert solver.retrograde.layered._allocated(directory) > 1
+    peak = solver.retrograde.plan.plan_build(game, directory, jobs=1, retiring=True).disk_bytes
+    assert solver.retrograde.plan._allocated(directory) > 1
     usage = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage._replace(free=peak - 1))
+    monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage._replace(free=peak - 1))
     build_layers(game, directory, jobs=1, release=release(Compression.default()))  # less free than the peak, more than still needed
-    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage)
+    monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage)
     assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == stand_in_table
-    monkeypatch.setattr(solver.retrograde.layered.shutil, "disk_usage", lambda _: usage._replace(free=0))
+    monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage._replace(free=0))
     with pytest.raises(BuildError, match=r"GiB of disk in .* beyond what it holds .* GiB there already\), but only 0\.00 GiB is free"):
         build_layers(game, tmp_path / "fresh", jobs=1, release=release(Compression.default()))

@@ -9,9 +9,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-import solver.retrograde.layered as layered
-from solver.retrograde.layered import BuildDir, BuildError, build_layers, spool_bytes, unspool
+import solver.retrograde.chunks
+import solver.retrograde.plan
+import solver.retrograde.sweep
+from solver.errors import BuildError
+from solver.retrograde.builddir import BuildDir
 from solver.retrograde.sealing import Compression, release
+from solver.retrograde.spool import spool_bytes, unspool
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
 from solver.store.make import build_compact
 
@@ -43,7 +48,7 @@ def test_a_spooled_chunk_decodes_to_its_scores_and_never_takes_more_than_its_own
 
 def test_a_layer_of_real_scores_spools_to_a_small_part_of_its_size(stand_in_layers: list[np.ndarray]) -> None:
     layer = max(stand_in_layers, key=len)
-    assert len(spool_bytes(layer)) * layered.SPOOLED_AT_MOST < layer.size
+    assert len(spool_bytes(layer)) * solver.retrograde.plan.SPOOLED_AT_MOST < layer.size
 
 
 def test_spooled_bytes_that_are_damaged_do_not_decode_to_the_scores() -> None:
@@ -55,17 +60,17 @@ def test_spooled_bytes_that_are_damaged_do_not_decode_to_the_scores() -> None:
 
 
 def test_a_retiring_build_never_holds_a_layer_and_its_child_raw_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     game = parse_game(GAME)
     directory = tmp_path / "build"
     seen: list[tuple[int, list[str]]] = []
-    real = layered.finish_layer
+    real = solver.retrograde.sweep.finish_layer
 
     def watch(build: BuildDir, ply: int) -> None:
         seen.append((ply, sorted(p.name for p in directory.glob("layer-*.i8"))))
         real(build, ply)
 
-    monkeypatch.setattr(layered, "finish_layer", watch)
+    monkeypatch.setattr(solver.retrograde.sweep, "finish_layer", watch)
     build_layers(game, directory, jobs=1, release=release(Compression.default()))
     assert [ply for ply, _ in seen] == list(range(game.cells, -1, -1))
     assert all(raw == [] for _, raw in seen), seen
@@ -74,17 +79,17 @@ def test_a_retiring_build_never_holds_a_layer_and_its_child_raw_together(tmp_pat
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/self/maps (Linux)")
 def test_no_retired_layer_stays_mapped_and_so_holds_its_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A deleted file's pages stay allocated while a map of it lives: the solving and sealing tasks map per task."""
-    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     directory = tmp_path / "build"
     held: list[tuple[int, list[str]]] = []
-    real = layered.finish_layer
+    real = solver.retrograde.sweep.finish_layer
 
     def watch(build: BuildDir, ply: int) -> None:
         maps = Path("/proc/self/maps").read_text().splitlines()
         held.append((ply, [line for line in maps if str(directory) in line]))
         real(build, ply)
 
-    monkeypatch.setattr(layered, "finish_layer", watch)
+    monkeypatch.setattr(solver.retrograde.sweep, "finish_layer", watch)
     build_layers(parse_game(GAME), directory, jobs=1, release=release(Compression.default()))
     assert len(held) == parse_game(GAME).cells + 1
     assert all(not lines for _, lines in held), held
@@ -92,7 +97,7 @@ def test_no_retired_layer_stays_mapped_and_so_holds_its_disk(tmp_path: Path, mon
 
 def _kill(where: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     """Patch the build to stop at ``where`` in layer :data:`KILLED`; returns what undoes the patch."""
-    finish, drop, decode = layered.finish_layer, layered._drop_spool, layered.unspool
+    finish, drop, decode = solver.retrograde.sweep.finish_layer, solver.retrograde.sweep._drop_spool, solver.retrograde.sweep.unspool
     decoding = []
 
     def finish_killed(build: BuildDir, ply: int) -> None:
@@ -115,12 +120,12 @@ def _kill(where: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
 
     patches: dict[str, Any] = {"finish_layer": finish_killed, "unspool": decode_killed, "_drop_spool": drop_killed}
     for name, value in patches.items():
-        monkeypatch.setattr(layered, name, value)
+        monkeypatch.setattr(solver.retrograde.sweep, name, value)
     originals = {"finish_layer": finish, "unspool": decode, "_drop_spool": drop}
 
     def undo() -> None:
         for name, value in originals.items():
-            monkeypatch.setattr(layered, name, value)
+            monkeypatch.setattr(solver.retrograde.sweep, name, value)
 
     return undo
 
@@ -132,26 +137,26 @@ WHERE = ["before the layer was decoded", "while the layer was decoded", "after t
 def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_again(
     where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
 ) -> None:
-    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     game = parse_game(GAME)
     undo = _kill(where, monkeypatch)
     with pytest.raises(Stop):
         build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
     undo()
     solved: list[int] = []
-    real = layered.run_chunks
+    real = solver.retrograde.sweep.run_chunks
 
     def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, int, int]]:
         solved.append(ply)
         return real(directory, name, ply, *args, **kwargs)
 
-    monkeypatch.setattr(layered, "run_chunks", counted)
+    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", counted)
     assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == stand_in_table
     assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"
 
 
 def test_a_spooled_layer_damaged_once_its_child_retired_says_to_start_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(layered, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     game = parse_game(GAME)
     undo = _kill("before the layer was decoded", monkeypatch)
     directory = tmp_path / "build"
@@ -179,4 +184,4 @@ def test_the_partial_file_of_a_layer_being_solved_holds_only_its_compressed_chun
     undo()
     partial = BuildDir(directory, game).partial_path(KILLED)
     size, allocated = partial.stat().st_size, partial.stat().st_blocks * 512
-    assert size > 1_000_000 and allocated * layered.SPOOLED_AT_MOST < size, (size, allocated)
+    assert size > 1_000_000 and allocated * solver.retrograde.plan.SPOOLED_AT_MOST < size, (size, allocated)

@@ -66,7 +66,7 @@ def test_reference_symmetries_are_the_whole_symmetry_group(name: str) -> None:
 def test_package_symmetries_are_the_reference_symmetries(name: str) -> None:
     # The package lists 8 maps for a square and 4 for a rectangle; on a 1-high board two of
     # those coincide. As sets they must be the board's symmetry group.
-    assert set(solver.parse_game(name).symmetries) == set(reference(name).symmetries())
+    assert set(solver.parse_game(name).rules.symmetries) == set(reference(name).symmetries())
 
 
 def _check_images(name: str, board: Board) -> None:

@@ -1,6 +1,6 @@
 """Symmetries acting on codes (solver.encoding.symmetry), checked against a digit-by-digit reference.
 
-The reference moves base-3 digits with ``Game.symmetries`` one cell at a time; the
+The reference moves base-3 digits with ``game.rules.symmetries`` one cell at a time; the
 module under test uses digit-chunk tables. Boards are random legal-count boards
 (X has as many pieces as O or one more) of square and non-square games up to 25 cells.
 """
@@ -48,7 +48,7 @@ def legal_boards(draw: st.DrawFn) -> tuple[Game, int]:
 def test_images_agree_with_the_digit_by_digit_reference(case: tuple[Game, int]) -> None:
     game, code = case
     sym = symmetries(game)
-    expected = [reference_image(game, code, perm) for perm in game.symmetries]
+    expected = [reference_image(game, code, perm) for perm in game.rules.symmetries]
     assert sym.images_of(code) == expected, render(game, code)
     for s, image in enumerate(expected):
         assert sym.image_of(code, s) == image
@@ -59,7 +59,7 @@ def test_images_agree_with_the_digit_by_digit_reference(case: tuple[Game, int]) 
 @given(legal_boards())
 def test_canonical_is_the_smallest_image_and_the_first_symmetry_giving_it(case: tuple[Game, int]) -> None:
     game, code = case
-    images = [reference_image(game, code, perm) for perm in game.symmetries]
+    images = [reference_image(game, code, perm) for perm in game.rules.symmetries]
     expected = (min(images), images.index(min(images)))
     assert symmetries(game).canonical_of(code) == expected, render(game, code)
     best, which = symmetries(game).canonical(np.array([code]))

@@ -12,7 +12,7 @@ import pytest
 
 import solver
 import solver.rules.game
-from solver.retrograde.layered import build_layers
+from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.store.make import prove
 from solver.tables import CompactTable, DenseTable, Scores, Table

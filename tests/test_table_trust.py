@@ -241,7 +241,7 @@ def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consiste
     agree with each other, and only the shipped checksum tells it from the real table."""
     import numpy as np
 
-    from solver.retrograde.layered import build_layers
+    from solver.retrograde.sweep import build_layers
     from solver.store.locate import open_compact
     from solver.store.make import write_compact
 
@@ -260,7 +260,7 @@ def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consiste
 
 
 def _compact_scores(game: str, tmp_path) -> np.ndarray:
-    from solver.retrograde.layered import build_layers
+    from solver.retrograde.sweep import build_layers
 
     built = build_layers(parse_game(game), tmp_path / f"{game}-layers.build", jobs=1)
     return np.concatenate([np.asarray(layer) for layer in built.layers()])

@@ -27,6 +27,9 @@ GAMES = ["2x2k2", "2x3k2", "2x3k3", "3x3k3", "3x3k2", "1x5k3", "2x4k3", "3x4k3",
 EDGE_GAMES = ["1x1k1", "2x2k1", "1x4k4", "3x1k2"]
 """Degenerate shapes: one cell, k = 1 (the first move wins), a single row or column."""
 
+MISERE_GAMES = ["3x3k3-misere", "3x4k3-misere", "4x3k3-misere", "2x6k3-misere", "3x3k2-misere", "2x2k2-misere", "1x5k3-misere", "1x1k1-misere"]
+"""Misère play (completing a line loses) of games the reference solves in seconds; 4x4k3-misere is in the slow set."""
+
 RESULT = {WIN: "win", 0: "draw", LOSS: "loss"}
 SHOWN = 5
 """How many wrong boards a failure message lists."""
@@ -96,7 +99,7 @@ def _assert_same(what: str, exp: Expected, got: np.ndarray, want: np.ndarray, *,
     assert wrong.size == 0, _mismatches(what, exp, wrong, got, want, masks=masks)
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
 def test_reachable_positions_are_exactly_those_a_forward_enumeration_finds(name: str) -> None:
     exp, table = expected(name), built(name)
     found = set(table.reachable_codes().tolist())
@@ -109,7 +112,7 @@ def test_reachable_positions_are_exactly_those_a_forward_enumeration_finds(name:
     )
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
 def test_every_other_code_reads_unreachable_with_no_best_move(name: str) -> None:
     exp, table = expected(name), built(name)
     score, best = np.asarray(table.score), np.asarray(table.best)
@@ -122,7 +125,7 @@ def test_every_other_code_reads_unreachable_with_no_best_move(name: str) -> None
     )
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
 def test_every_reachable_position_matches_recursive_minimax(name: str) -> None:
     exp, table = expected(name), built(name)
     got = table.lookup_codes(exp.codes)
@@ -175,7 +178,9 @@ def _check_position(exp: Expected, table: solver.Table, board: tuple[int, ...], 
     assert position.best_moves == tuple(divmod(cell, game.cols) for cell in sorted(solution.best)), shown
     assert position.is_over == over, f"{shown}: is_over {position.is_over}, expected {over}"
     assert position.to_move == (None if over else mover), f"{shown}: to_move {position.to_move}"
-    assert position.winner == (None if not winner else "XO"[winner - 1]), f"{shown}: winner {position.winner}"
+    won = None if not winner else "XO"[(winner - 1) ^ ref.misere]  # in misère play the line's owner lost
+    assert position.winner == won, f"{shown}: winner {position.winner}, minimax {won}"
+    assert position.line_completer == (None if not winner else "XO"[winner - 1]), f"{shown}: line completed by {position.line_completer}"
     if not moves:
         return
     outcomes = ref.move_outcomes(board)
@@ -191,7 +196,7 @@ def _check_position(exp: Expected, table: solver.Table, board: tuple[int, ...], 
         assert move.best == (move.cell in solution.best), f"{where}: best {move.best}"
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
 def test_sampled_positions_and_their_moves_match_recursive_minimax(name: str) -> None:
     exp, table = expected(name), built(name)
     rng = random.Random(f"positions of {name}")
@@ -223,3 +228,18 @@ def test_reference_finds_boards_backward_exactly_as_it_does_forward() -> None:
     forward = ref.reachable()
     backward = {board for board in (board_of(c, 9) for c in range(3**9)) if ref.is_reachable(board)}
     assert forward == backward
+
+
+@pytest.mark.parametrize("name", [name for name in MISERE_GAMES if name != "1x1k1-misere"])
+def test_misere_play_reaches_exactly_the_boards_normal_play_reaches(name: str) -> None:
+    """The game still ends at the first line, so the reachable boards are normal play's; only their values differ."""
+    normal = name.removesuffix("-misere")
+    misere_codes, normal_codes = built(name).reachable_codes(), built(normal).reachable_codes()
+    assert np.array_equal(np.sort(misere_codes), np.sort(normal_codes)), f"{name} and {normal} reach different boards"
+    assert not np.array_equal(expected(name).score, expected(normal).score), f"{name} scores its boards as {normal} does"
+
+
+@pytest.mark.slow
+def test_every_reachable_position_of_4x4k3_misere_matches_recursive_minimax() -> None:
+    """The largest misère game checked whole: 6,036,001 positions, each against the reference."""
+    test_every_reachable_position_matches_recursive_minimax("4x4k3-misere")

@@ -310,8 +310,40 @@ def test_batch_answers_each_board_in_order_with_an_error_for_that_board_alone(cl
         with pytest.raises(solver.InvalidBoardError) as raised:
             solver.lookup(boards[index])
         assert results[index] == {"error": " ".join(str(raised.value).split())}, boards[index]
-    for index in (5, 6, 7):
-        assert "cannot read a board" in results[index]["error"]
+    expected = "expected a board string (rows of X, O and '.', separated by '/') or an int code"
+    assert [results[index]["error"] for index in (5, 6, 7)] == [f"board is {found}: {expected}" for found in ("true", "null", "1.5")]
+
+
+def test_a_null_or_other_json_value_in_a_batch_is_named_as_json_names_it_not_as_python_does(client: TestClient) -> None:
+    """Issue 24: a ``null`` read "cannot read a board from NoneType"."""
+    results = client.post("/api/v1/3x3k3/batch", json={"boards": [None, False, [1, 2], {"b": 1}]}).json()["results"]
+    errors = [result["error"] for result in results]
+    assert [error.split(":")[0] for error in errors] == ["board is null", "board is false", "board is an array", "board is an object"]
+    assert not any("NoneType" in error or "dict" in error or "list" in error for error in errors), errors
+    with pytest.raises(solver.InvalidBoardError, match=r"^the board is None: expected an int code, a string"):
+        solver.lookup(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", "/api/v1/3x3k3/lookup?board=X..%2F...%2F...", None),
+        ("GET", "/api/v1/3x3k3/mainline?board=0", None),
+        ("GET", "/api/v1/3x3k3/analyze?moves=4+0", None),
+        ("GET", "/api/v1/games", None),
+        ("GET", "/api/v1/openapi.json", None),
+        ("GET", "/api/v1/3x3k3/lookup?board=XXXX", None),
+        ("GET", "/api/v1/9x9k3/lookup?board=0", None),
+        ("POST", "/api/v1/3x3k3/batch", {"boards": ["X../.../...", None]}),
+        ("POST", "/api/v1/3x3k3/batch", {"nope": 1}),
+    ],
+)
+def test_every_json_body_ends_with_one_newline_as_the_cli_prints_it(client: TestClient, method: str, path: str, body: Any) -> None:
+    """Issue 24: ``curl`` of any endpoint left the shell's prompt after the closing brace."""
+    answer = client.request(method, path, json=body)
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.content.endswith(b"}\n") and not answer.content.endswith(b"\n\n"), answer.content[-40:]
+    json.loads(answer.content)
 
 
 @pytest.mark.parametrize("body", [b"{", b"[1, 2]", b'{"boards": "XO./.X./..."}', b'{"board": []}', b"\xff\xfe", b"[" * 100_000])
@@ -375,7 +407,14 @@ def test_any_web_page_may_call_the_api(client: TestClient) -> None:
 def test_the_openapi_document_describes_every_api_route(client: TestClient) -> None:
     document = client.get("/api/v1/openapi.json").json()
     assert document["openapi"].startswith("3.")
-    assert set(document["paths"]) == {"/api/v1/games", "/api/v1/{game}", "/api/v1/{game}/mainline", "/api/v1/{game}/analyze", "/api/v1/{game}/batch"}
+    assert set(document["paths"]) == {
+        "/api/v1/games",
+        "/api/v1/{game}",
+        "/api/v1/{game}/mainline",
+        "/api/v1/{game}/analyze",
+        "/api/v1/{game}/batch",
+        "/api/v1/{game}/outcomes.svg",
+    }
     batch = document["paths"]["/api/v1/{game}/batch"]["post"]
     assert batch["requestBody"]["content"]["application/json"]["schema"]["properties"]["boards"]["maxItems"] == web.MAX_BATCH
     schema = document["components"]["schemas"]["Position"]
@@ -432,7 +471,17 @@ def test_the_page_and_its_files_are_served_with_their_types_and_a_content_securi
 
 def test_the_games_list_names_each_served_game_and_how_to_serve_more(client: TestClient) -> None:
     listing = client.get("/api/v1/games").json()
-    assert listing["games"] == [{"name": "3x3k3", "rows": 3, "cols": 3, "k": 3, "cells": 9, "checksum": web.table_checksum(TABLE)}]
+    assert listing["games"] == [
+        {
+            "name": "3x3k3",
+            "rows": 3,
+            "cols": 3,
+            "k": 3,
+            "cells": 9,
+            "rule": {"suffix": "", "title": "normal play", "line_wins": True},
+            "checksum": web.table_checksum(TABLE),
+        }
+    ]
     assert listing["default"] == "3x3k3" and "solve serve --game" in listing["more"]
 
 
@@ -476,3 +525,26 @@ def test_solve_serve_builds_named_games_before_listening_and_serves_them(table_d
         with pytest.raises(urllib.error.HTTPError) as missing:
             urllib.request.urlopen(url + "api/v1/4x4k4")
         assert missing.value.code == 404
+
+
+def test_the_outcomes_chart_is_an_svg_of_the_tables_counts_by_ply_cached_like_the_answers(client: TestClient) -> None:
+    import xml.etree.ElementTree as ET
+
+    answer = client.get("/api/v1/3x3k3/outcomes.svg")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/svg+xml"
+    assert "<script" not in answer.text.lower() and " style=" not in answer.text, "the page's Content-Security-Policy lets it in"
+    root = ET.fromstring(answer.text)
+    drawn = {
+        (int(rect.attrib["data-ply"]), rect.attrib["data-outcome"]): int(rect.attrib["data-count"])
+        for rect in root.iter("{http://www.w3.org/2000/svg}rect")
+        if "data-outcome" in rect.attrib
+    }
+    for ply, counts in enumerate(TABLE.ply_counts()):
+        assert drawn[ply, "positions"] == counts.positions
+        assert drawn.get((ply, "draws"), 0) == counts.draws
+        assert drawn.get((ply, "x_wins" if ply % 2 == 0 else "o_wins"), 0) == counts.wins
+    etag = answer.headers["etag"]
+    assert web.table_checksum(TABLE)[:20] in etag
+    assert client.get("/api/v1/3x3k3/outcomes.svg", headers={"if-none-match": etag}).status_code == 304
+    missing = client.get("/api/v1/5x5k4/outcomes.svg")
+    assert missing.status_code == 404 and "solve build --game 5x5k4" in missing.json()["error"]

@@ -182,7 +182,7 @@ def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page: C
     wait_for_board(driver, ".../.../...")
     assert errors_in_console(driver) == []
     assert driver.find_element(By.ID, "status").text == "X to move: a draw with best play"
-    assert driver.find_element(By.ID, "detail").text.startswith("in 9 plies · value for X: 0 · every move is best")
+    assert driver.find_element(By.ID, "detail").text == "in 9 plies · every move is best"
     assert_cells_match_lookup(driver, solver.lookup(0))
     served = [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "game")).options]
     assert served == ["3x3k3", *GAMES]
@@ -202,7 +202,7 @@ def test_clicking_cells_plays_moves_and_every_label_matches_lookup(page: Callabl
             assert status == f"{position.winner} won" and detail.startswith("3 in a row (row,col): 0,0 1,1 2,2")
         else:
             assert status == f"{position.to_move} to move: {expected_outcome(position)} with best play"
-            assert detail.startswith(f"in {position.plies} {'ply' if position.plies == 1 else 'plies'} · value for X: "), detail
+            assert detail.startswith(f"in {position.plies} {'ply' if position.plies == 1 else 'plies'} · "), detail
     assert position.winner == "X"
     cell(driver, 3).click()  # the game is over: nothing happens, and the page says why
     wait_for(driver, lambda d: d.find_element(By.ID, "notice").text.startswith("The game is over"))
@@ -288,8 +288,8 @@ def test_pasting_a_move_list_analyses_the_game_ply_by_ply(page: Callable[[str], 
     assert "O: 3 moves; best 1, ok 1, mistakes 1, blunders 0" in driver.find_element(By.ID, "summary").text
     box.clear()
     box.send_keys("4 4", Keys.ENTER)
-    wait_for(driver, lambda d: d.find_element(By.ID, "error").text)
-    assert driver.find_element(By.ID, "error").text.startswith("ply 2: O cannot play row 1, col 1")
+    wait_for(driver, lambda d: d.find_element(By.ID, "paste-error").text)
+    assert driver.find_element(By.ID, "paste-error").text.startswith("ply 2: O cannot play row 1, col 1")
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -390,11 +390,11 @@ def test_a_finished_game_marks_its_winning_line_and_drops_the_legend(
 @pytest.mark.parametrize(
     ("moves", "status", "detail"),
     [
-        ("", "X to move: a draw with best play", "in 9 plies · value for X: 0 · every move is best"),
-        ("4,1", "X to move: X wins with best play", "in 5 plies · value for X: +1 · best (row,col): "),
-        ("4,1,0", "O to move: X wins with best play", "in 4 plies · value for X: +1 · best (row,col): 2,2"),
-        ("0,3,1,4", "X to move: X wins with best play", "in 1 ply · value for X: +1 · best (row,col): 0,2"),
-        ("0,2,1", "O to move: O wins with best play", "in 5 plies · value for X: -1 · best (row,col): 1,2 2,2"),
+        ("", "X to move: a draw with best play", "in 9 plies · every move is best"),
+        ("4,1", "X to move: X wins with best play", "in 5 plies · best (row,col): "),
+        ("4,1,0", "O to move: X wins with best play", "in 4 plies · best (row,col): 2,2"),
+        ("0,3,1,4", "X to move: X wins with best play", "in 1 ply · best (row,col): 0,2"),
+        ("0,2,1", "O to move: O wins with best play", "in 5 plies · best (row,col): 1,2 2,2"),
     ],
 )
 def test_the_status_says_who_is_to_move_and_what_best_play_gives_in_plain_words(page: Callable[[str], WebDriver], moves: str, status: str, detail: str) -> None:
@@ -539,7 +539,7 @@ def set_viewport(driver: WebDriver, width: int, height: int) -> None:
 
 
 def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], browser: WebDriver, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """docs/web.png is the desktop one (1280x800); the phone one (390x844) is for looking at."""
+    """docs/web.png is the desktop one (1280x800), the outcomes by ply open; the phone one (390x844) is for looking at."""
     artifacts = tmp_path_factory.mktemp("artifacts")
     try:
         for name, (width, height) in (("web.png", (1280, 800)), ("web-phone.png", (390, 844))):
@@ -548,6 +548,8 @@ def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], bro
             wait_for_board(driver, "XXO/.../...")
             wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 3)
             wait_for(driver, lambda d: d.find_element(By.ID, "last-move").get_attribute("data-verdict") == "blunder")
+            driver.find_element(By.CSS_SELECTOR, "#outcomes summary").click()  # the chart of the outcomes by ply, open
+            wait_for(driver, lambda d: chart_title(d).startswith("3x3k3"))
             driver.execute_script("document.activeElement && document.activeElement.blur()")
             shot = artifacts / name
             assert driver.save_screenshot(str(shot))
@@ -559,3 +561,157 @@ def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], bro
     if os.environ.get("SOLVED_TICTACTOE_UPDATE_SCREENSHOT") == "1":
         (ROOT / "docs").mkdir(exist_ok=True)
         shutil.copyfile(artifacts / "web.png", ROOT / "docs" / "web.png")
+
+
+# -- issue 24: the page as a user expects it --------------------------------------------------------------
+def last_move(driver: WebDriver) -> str:
+    return str(driver.find_element(By.ID, "last-move").text)
+
+
+def test_choosing_another_side_never_relabels_the_moves_already_played(page: Callable[[str], WebDriver]) -> None:
+    """Who played a move is what happened, whatever side is chosen afterwards."""
+    driver = page("?game=3x3k3&play=X&moves=0,4,1,2,5,6")  # you played X; the perfect player won with O
+    wait_for_board(driver, "XXO/.OX/O..")
+    assert driver.find_element(By.ID, "status").text == "O won: the perfect player won"
+    assert last_move(driver).startswith("Your move: X at 1,2")
+    Select(driver.find_element(By.ID, "mode")).select_by_value("both")  # explore the finished game: it keeps its story
+    wait_for(driver, lambda d: "play" not in parse_qs(urlparse(d.current_url).query))
+    assert board_of(driver).get_attribute("data-board") == "XXO/.OX/O.."
+    assert driver.find_element(By.ID, "status").text == "O won: the perfect player won"
+    assert last_move(driver).startswith("Your move: X at 1,2")
+
+    driver = page("?game=3x3k3&play=X&moves=0,4,1,2,5,6")
+    wait_for_board(driver, "XXO/.OX/O..")
+    Select(driver.find_element(By.ID, "mode")).select_by_value("O")  # a side after a game: a new game with it
+    wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "1")  # the perfect player opens as X
+    assert driver.find_element(By.ID, "status").text == "O to move (you)"
+    assert last_move(driver).startswith("The perfect player: X at ")
+    assert "won" not in driver.find_element(By.ID, "status").text
+
+    driver = page("?game=3x3k3&play=X&moves=4,0")  # mid-game: you played X at 1,1, the perfect player O at 0,0
+    wait_for_board(driver, "O../.X./...")
+    Select(driver.find_element(By.ID, "mode")).select_by_value("O")  # hand X over: the perfect player moves X now
+    wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "3")
+    assert last_move(driver).startswith("Your move: X at 1,1"), "the move you played, not the perfect player's O"
+    assert errors_in_console(driver) == []
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_error_for_a_pasted_move_list_is_under_the_paste_box(page: Callable[[str], WebDriver], size: tuple[int, int]) -> None:
+    driver = page("?game=3x3k3")
+    set_viewport(driver, *size)
+    try:
+        driver = page("?game=3x3k3")
+        box = driver.find_element(By.ID, "paste")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        box.send_keys("4 4", Keys.ENTER)
+        wait_for(driver, lambda d: d.find_element(By.ID, "paste-error").text)
+        assert driver.find_element(By.ID, "paste-error").text.startswith("ply 2: O cannot play row 1, col 1")
+        assert driver.find_element(By.ID, "error").text == "", "not in the other column"
+        gap = driver.execute_script(
+            "const box = document.getElementById('paste').getBoundingClientRect(), error = document.getElementById('paste-error').getBoundingClientRect();"
+            "return [error.top - box.bottom, error.left - box.left]"
+        )
+        assert 0 <= gap[0] < 30 and abs(gap[1]) < 2, gap
+        assert visible_in_viewport(driver, "paste-error") and visible_in_viewport(driver, "paste")
+        box.clear()
+        box.send_keys("4 0", Keys.ENTER)  # a good list clears it
+        wait_for_board(driver, "O../.X./...")
+        assert driver.find_element(By.ID, "paste-error").text == ""
+    finally:
+        driver.set_window_size(1100, 820)
+
+
+def test_on_a_phone_the_board_is_centred_and_the_keyboard_line_hidden(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=3x3k3")
+    assert driver.find_element(By.ID, "keys").is_displayed(), "a desktop shows the keys"
+    set_viewport(driver, 390, 844)
+    try:
+        for query in ("?game=3x3k3&moves=4", "?game=2x4k2"):
+            driver = page(query)
+            margins = driver.execute_script(
+                "const r = document.getElementById('board').getBoundingClientRect();return [r.left, document.documentElement.clientWidth - r.right]"
+            )
+            assert margins[0] > 10 and abs(margins[0] - margins[1]) <= 1, (query, margins)
+            assert not driver.find_element(By.ID, "keys").is_displayed()
+    finally:
+        driver.set_window_size(1100, 820)
+
+
+def test_the_subtitle_says_whether_hints_are_on(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=3x3k3")
+    assert "Hints are on" in driver.find_element(By.ID, "tagline").text
+    driver = page("?game=3x3k3&play=X")
+    wait_for_board(driver, ".../.../...")
+    tagline = driver.find_element(By.ID, "tagline").text
+    assert "Hints are off" in tagline and "hints on" not in tagline.lower(), tagline
+    driver.find_element(By.CSS_SELECTOR, "label.switch").click()
+    wait_for(driver, lambda d: "Hints are on" in d.find_element(By.ID, "tagline").text)
+
+
+def test_undoing_to_the_empty_board_takes_the_undone_moves_out_of_the_list_and_the_summary(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=3x3k3&moves=4,0,8")
+    wait_for_board(driver, "O../.X./..X")
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 3)
+    summary = driver.find_element(By.ID, "summary")
+    assert summary.text.startswith("X: 2 moves; ") and "O: 1 move; " in summary.text
+    driver.find_element(By.ID, "undo").click()  # one undone: listed as a move to redo, but not in the summary
+    wait_for_board(driver, "O../.X./...")
+    assert summary.text.startswith("X: 1 move; best 1, ") and "O: 1 move; " in summary.text
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#plies li.future")) == 1
+    for board in (".../.X./...", ".../.../..."):
+        driver.find_element(By.TAG_NAME, "body").send_keys("u")
+        wait_for_board(driver, board)
+    assert driver.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]") == []
+    assert [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#plies li")] == ["No moves on the board: click a cell, or Redo."]
+    assert summary.text == "" and last_move(driver) == ""
+    driver.find_element(By.ID, "redo").click()  # the undone moves are still there to redo
+    wait_for_board(driver, ".../.X./...")
+    assert summary.text.startswith("X: 1 move; ") and "O: 0 moves" in summary.text
+
+
+def test_the_status_is_in_words_and_the_code_is_kept_for_developers(page: Callable[[str], WebDriver]) -> None:
+    for moves, board in (("0,2,1", "XXO/.../..."), ("0,3,1,4,2", "XXX/OO./...")):
+        driver = page(f"?game=3x3k3&moves={moves}")
+        wait_for_board(driver, board)
+        position = solver.lookup(board)
+        shown = " ".join(driver.find_element(By.ID, name).text for name in ("status", "detail", "last-move", "summary"))
+        assert "code" not in shown and "value for X" not in shown, shown
+        assert not driver.find_element(By.ID, "position-data").is_displayed(), "closed until a developer opens it"
+        driver.find_element(By.CSS_SELECTOR, "details.api summary").click()
+        data = driver.find_element(By.ID, "position-data").text
+        assert f"code {position.code} " in data and f"value for X {'+1' if position.value > 0 else position.value} " in data, data
+
+
+def chart_bars(driver: WebDriver) -> list[dict[str, Any]]:
+    return list(
+        driver.execute_script(
+            "return [...document.querySelectorAll('#outcomes-chart svg rect[data-outcome]')].map(r => ({ply: Number(r.dataset.ply),"
+            " outcome: r.dataset.outcome, count: Number(r.dataset.count), of: Number(r.dataset.of), height: Number(r.getAttribute('height'))}))"
+        )
+    )
+
+
+def chart_title(driver: WebDriver) -> str:
+    return str(driver.execute_script("const s = document.querySelector('#outcomes-chart svg'); return s ? s.getAttribute('aria-label') : ''"))
+
+
+def test_the_outcomes_of_each_ply_are_charted_from_the_tables_counts(page: Callable[[str], WebDriver], tables: Path) -> None:
+    driver = page("?game=3x3k3")
+    assert driver.find_elements(By.CSS_SELECTOR, "#outcomes-chart svg") == [], "drawn only when asked for"
+    driver.find_element(By.CSS_SELECTOR, "#outcomes summary").click()
+    for game in ("3x3k3", "2x4k2"):
+        if game != "3x3k3":
+            Select(driver.find_element(By.ID, "game")).select_by_value(game)
+        wait_for(driver, lambda d, game=game: chart_title(d).startswith(game))
+        counts = solver.table_for(game, table_dir=tables).ply_counts()
+        bars = chart_bars(driver)
+        shown = {(bar["ply"], bar["outcome"]): bar["count"] for bar in bars}
+        for ply, layer in enumerate(counts):
+            x_wins, o_wins = (layer.wins, layer.losses) if ply % 2 == 0 else (layer.losses, layer.wins)
+            expected = {"x_wins": x_wins, "draws": layer.draws, "o_wins": o_wins, "positions": layer.positions}
+            assert {key: shown.get((ply, key), 0) for key in expected} == expected, (game, ply)
+        for bar in bars:
+            if bar["outcome"] != "positions":
+                assert bar["height"] == pytest.approx(150 * bar["count"] / bar["of"], abs=0.01), bar
+    assert errors_in_console(driver) == [], "nothing the page's Content-Security-Policy refuses"

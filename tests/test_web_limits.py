@@ -39,7 +39,7 @@ print(sock.getsockname()[1], flush=True)
 web.serve([table_for("3x3k3")], sock=sock, head_seconds={SECONDS}, body_seconds={SECONDS}, write_seconds={SECONDS},
           max_connections={MAX_CONNECTIONS}, max_batches={MAX_BATCHES})
 """
-ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode()
+ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode() + b"\n"  # every JSON body ends with a newline
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +269,7 @@ def test_a_batch_answer_is_made_one_slice_at_a_time(monkeypatch: pytest.MonkeyPa
     next(chunks)
     assert len(made) == 1 and made[0] <= web_app.BATCH_SLICE  # only the first slice is made so far
     rest = b"".join(chunks)
-    assert len(made) == 4 and rest.endswith(b"]}")
+    assert len(made) == 4 and rest.endswith(b"]}\n")
 
 
 # -- the games list, the finished board ----------------------------------------------------

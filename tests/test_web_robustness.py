@@ -31,7 +31,7 @@ sock = web.bind("127.0.0.1", 0)
 print(sock.getsockname()[1], flush=True)
 web.serve([table_for("3x3k3")], sock=sock, head_seconds={HEAD_SECONDS})
 """
-ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode()
+ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode() + b"\n"  # every JSON body ends with a newline
 
 
 @pytest.fixture(scope="module")

@@ -114,9 +114,8 @@ def parse(board: Board, game: Game | str | None = None) -> tuple[Game, int]:
         return _parse_array(board if isinstance(board, np.ma.MaskedArray) else np.asarray(board), expected)
     if isinstance(board, (list, tuple)):
         return _parse_sequence(board, expected)
-    raise InvalidBoardError(
-        f"cannot read a board from {type(board).__name__} {quote(board)}: expected an int code, a string, a list of rows, a flat list of cells or a numpy array"
-    )
+    found = "the board is None" if board is None else f"cannot read a board from {type(board).__name__} {quote(board)}"
+    raise InvalidBoardError(f"{found}: expected an int code, a string, a list of rows, a flat list of cells or a numpy array")
 
 
 def parse_text(text: str, game: Game | None = None) -> tuple[Game, int]:
@@ -170,16 +169,28 @@ def shape_hint(rows: int, cols: int) -> str:
     return f"boards of 1 to {MAX_CELLS} cells are supported"
 
 
+def _batch_hint(shape: tuple[int, ...]) -> str:
+    """What to pass for a batch of boards of another game (as :func:`shape_hint` for one board): boards
+    ``(..., rows, cols)`` name their game; flat ones of n cells an example (``game='4x4k4'`` for 16)."""
+    if len(shape) >= 3 or (len(shape) == 2 and 1 <= shape[-2] * shape[-1] <= MAX_CELLS):
+        return f": {shape_hint(shape[-2], shape[-1])}"
+    cells = shape[-1]
+    side = int(cells**0.5)
+    if side * side == cells and 1 <= cells <= MAX_CELLS:
+        return f": for flat boards of {cells} cells pass their game, e.g. game='{side}x{side}k{side}' for a {side}x{side} board"
+    return f": for flat boards of {cells} cells pass their game as game='ROWSxCOLSkK'" if 1 <= cells <= MAX_CELLS else ""
+
+
 def _shape_game(rows: int, cols: int, game: Game, what: str) -> Game:
     if rows == game.rows and cols == game.cols:
         return game
     raise InvalidBoardError(f"{what} is {rows}x{cols}, expected {game.rows}x{game.cols} for {game.name}: {shape_hint(rows, cols)}")
 
 
-def _flat_game(cells: int, game: Game, what: str) -> Game:
+def _flat_game(cells: int, game: Game, what: str, *, hint: str = "") -> Game:
     if cells != game.cells:
         raise InvalidBoardError(
-            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} (pass game= or --game for another board, or give the rows)"
+            f"{what} has {count(cells, 'cell')}, expected {game.cells} for {game.name} (pass game= or --game for another board, or give the rows){hint}"
         )
     return game
 
@@ -190,7 +201,7 @@ def _parse_string(text: str, game: Game) -> tuple[Game, int]:
             spaced = _unspace(text)
             if spaced is not None and len(spaced) == 1 and len(spaced[0]) == game.cells:
                 return game, _to_code(game, spaced[0])
-            _flat_game(len(text), game, f"board string {quote(text)}")
+            _flat_game(len(text), game, f"board string {_quote_board(text)}", hint=_typed_break(text))
         return game, _to_code(game, text)
     if "\n" in text:
         text = text.strip("\n").replace("\r", "").replace("\n", "/")
@@ -216,9 +227,20 @@ def _parse_rows(text: str, rows: list[str], game: Game) -> tuple[Game, int]:
         width = len(rows[0])
         if any(len(row) != width for row in rows):
             lengths = ", ".join(str(len(row)) for row in rows[:12]) + (", ..." if len(rows) > 12 else "")
-            raise InvalidBoardError(f"board string {quote(text)} has rows of different lengths ({lengths})")
-    _shape_game(len(rows), len(rows[0]), game, f"board string {quote(text)}")
+            raise InvalidBoardError(f"board string {_quote_board(text)} has rows of different lengths ({lengths}){_typed_break(text)}")
+    _shape_game(len(rows), len(rows[0]), game, f"board string {_quote_board(text)}")
     return game, _to_code(game, "".join(rows))
+
+
+def _quote_board(text: str) -> str:
+    """A board string quoted for a message as it was typed: ``'X.O\\n.X.'`` shows one backslash, not
+    :func:`repr`'s two (real line breaks were made ``/`` already; other control characters stay escaped)."""
+    return quote(text).replace("\\\\", "\\")
+
+
+def _typed_break(text: str) -> str:
+    """For a board with a typed ``\\n`` (a backslash and an n, as ``"X.O\\n.X."`` in a shell passes it): how to separate rows."""
+    return "; a typed \\n is a backslash and an n, not a line break: separate the rows with '/'" if "\\n" in text else ""
 
 
 def _unspace(text: str) -> list[str] | None:
@@ -244,7 +266,7 @@ def _bad_symbol(game: Game, flat: str) -> int:
     for cell, char in enumerate(flat):
         if char not in "XxOo.-_ ":
             row, col = game.coords(cell)
-            raise InvalidBoardError(f"unknown symbol {char!r} at row {row}, col {col}: expected {_EXPECTED_SYMBOLS}")
+            raise InvalidBoardError(f"unknown symbol {_quote_board(char)} at row {row}, col {col}: expected {_EXPECTED_SYMBOLS}")
     raise InvalidBoardError(f"cannot read board string {quote(flat)}")  # pragma: no cover - every failure has a bad symbol
 
 
@@ -333,7 +355,8 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
     elif array.shape[-1] == game.cells:
         flat = array
     else:
-        raise InvalidBoardError(f"boards of shape {array.shape} do not end in ({game.rows}, {game.cols}) or ({game.cells},) for {game.name}")
+        fits = f"({game.rows}, {game.cols}) or ({game.cells},) for {game.name}"
+        raise InvalidBoardError(f"boards of shape {array.shape} do not end in {fits}{_batch_hint(array.shape)}")
     bad = (flat != 0) & (flat != 1) & (flat != -1)
     if bad.any():
         where = np.unravel_index(int(np.argmax(bad)), bad.shape)
@@ -390,40 +413,13 @@ def render(game: Game, code: int, *, sep: str = "/") -> str:
     return sep.join(chars[r * game.cols : (r + 1) * game.cols] for r in range(game.rows))
 
 
-def _cells(game: Game, cells: Sequence[int]) -> str:
-    return ",".join(f"({r},{c})" for r, c in map(game.coords, cells))
-
-
 def rule_violation(game: Game, code: int) -> str | None:
-    """Why no legal game reaches this board, or None when one does.
+    """Why no legal game reaches this board, or None when one does: the game's rule says (:meth:`solver.rules.base.Rules.violation`).
 
     >>> rule_violation(DEFAULT_GAME, parse("XXX/OO./...")[1]) is None
     True
-    >>> rule_violation(DEFAULT_GAME, parse("XX./.../...")[1])
-    'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
     """
-    x, o = masks(game, code)
-    nx, no = x.bit_count(), o.bit_count()
-    if nx not in (no, no + 1):
-        return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
-    x_lines, o_lines = game.lines_in(x), game.lines_in(o)
-    if x_lines and o_lines:
-        return f"both players have a line: X at {_cells(game, x_lines[0])} and O at {_cells(game, o_lines[0])}"
-    for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
-        if not lines:
-            continue
-        if not moved_last:
-            return f"{player} has a line at {_cells(game, lines[0])} but {other} moved after it: the game went on after {player} won"
-        if not set(lines[0]).intersection(*lines[1:]):
-            named, common = [], set(lines[0])
-            for line in lines:  # name just enough lines to leave no common cell
-                named.append(line)
-                common &= set(line)
-                if not common:
-                    break
-            listed = " and ".join(_cells(game, line) for line in named)
-            return f"{player} has lines at {listed} with no cell common to all: {player} kept playing after winning"
-    return None
+    return game.rules.violation(code)
 
 
 def check_rules(game: Game, code: int) -> None:

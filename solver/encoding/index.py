@@ -20,7 +20,7 @@ block ``(high group, low group)`` is a matrix of ``rows`` high half-boards by
     index = layer offset + block offset + high rank * cols + low rank
 
 A move in the low half keeps the row and one in the high half keeps the column,
-which is what lets :mod:`solver.retrograde.layered` read a board's children as whole rows or
+which is what lets :mod:`solver.retrograde.kernel` read a board's children as whole rows or
 whole columns of the next layer's blocks.
 
 Codes are the public base-3 codes (``cell = row * cols + col``, digit 0 empty,

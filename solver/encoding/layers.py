@@ -39,7 +39,6 @@ class MaskTables:
 
     base3: np.ndarray  #: int64, the code of a mask's cells holding digit 1
     popcount: np.ndarray  #: int8, pieces in the mask
-    win: np.ndarray  #: bool, the mask holds a line
 
 
 @cache
@@ -52,10 +51,7 @@ def mask_tables(game: Game) -> MaskTables:
         bit = (masks >> cell) & 1
         base3 += bit * 3**cell
         popcount += bit.astype(np.int8)
-    win = np.zeros(masks.size, dtype=bool)
-    for line in game.line_masks:
-        win |= (masks & line) == line
-    return MaskTables(base3, popcount, win)
+    return MaskTables(base3, popcount)
 
 
 @cache

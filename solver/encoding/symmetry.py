@@ -2,7 +2,7 @@
 
 A game has 8 symmetries on a square board and 4 on any other rectangle
 (:attr:`solver.rules.game.Game.symmetries`, identity first). Symmetry ``s`` is the cell
-permutation ``perm = game.symmetries[s]``: the **image** of a board under ``s`` has at
+permutation ``perm = game.rules.symmetries[s]``: the **image** of a board under ``s`` has at
 cell ``c`` what the board has at cell ``perm[c]``.
 
 **Canonical code.** The canonical code of a board is the *smallest* code among its
@@ -80,7 +80,7 @@ class Symmetries:
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.perms: tuple[tuple[int, ...], ...] = game.symmetries
+        self.perms: tuple[tuple[int, ...], ...] = game.rules.symmetries
         self.count = len(self.perms)
         inverses = [_inverse(perm) for perm in self.perms]
         self.inverse: tuple[int, ...] = tuple(self.perms.index(inv) for inv in inverses)

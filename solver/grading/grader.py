@@ -86,10 +86,13 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..encoding.board import digits
 from ..encoding.moves import expected_moves, parse_move
 from ..errors import InvalidBoardError, OffBoardMoveError, PlayerError, short
+from ..present.charts import PlyFaults
+from ..present.report import describe_report, report_html
+from ..rules.base import IN_PLAY
 from ..rules.game import Game, parse_game
-from ..rules.score import UNREACHABLE, WIN
 from ..store import locate as store
 from ..store.locate import resolve_table
 from ..tables import Table
@@ -229,6 +232,10 @@ class GradeReport:
     :param printed: lines the player printed (not shown).
     :param seconds: time spent inside the function, in total, as measured where it ran.
     :param slowest: the position of the slowest call, and :attr:`slowest_seconds` its time.
+    :param player: the function's name, as ``str(report)`` and the notebook picture name it.
+
+    ``str(report)`` is the text ``solve grade`` prints; in a notebook the report shows the same
+    counts, a chart of the faults by ply (:meth:`faults_by_ply`) and the boards.
     """
 
     game: Game
@@ -251,6 +258,32 @@ class GradeReport:
     seconds: float = field(compare=False)
     slowest: Position | None = field(compare=False)
     slowest_seconds: float = field(compare=False)
+    player: str = field(default="the player", compare=False)
+
+    def __str__(self) -> str:
+        """What ``solve grade`` prints (:func:`solver.present.report.describe_report`): the counts, the boards, the errors."""
+        return describe_report(self, self.player)
+
+    def _repr_html_(self) -> str:
+        """The report for Jupyter: the counts, the faults by ply as a chart, and the boards (:func:`solver.present.report.report_html`)."""
+        return report_html(self, self.player, self.faults_by_ply())
+
+    def faults_by_ply(self) -> list[PlyFaults]:
+        """The positions graded at each ply (pieces on the board) and the answers there that were
+        not best moves: slower, mistakes, blunders, and calls without a legal move. Plies with no
+        graded position are left out."""
+
+        def ply(code: int) -> int:
+            return sum(1 for digit in digits(self.game, code) if digit)
+
+        graded = Counter(ply(code) for code, _ in self.answers) + Counter(failure.position.pieces for failure in self.errors)
+        kinds = {
+            "slower": Counter(item.position.pieces for item in self.slower),
+            "mistakes": Counter(item.position.pieces for item in self.lost if item.verdict == "mistake"),
+            "blunders": Counter(item.position.pieces for item in self.lost if item.verdict == "blunder"),
+            "errors": Counter(failure.position.pieces for failure in self.errors),
+        }
+        return [PlyFaults(at, graded[at], **{kind: counted[at] for kind, counted in kinds.items()}) for at in sorted(graded)]
 
     def __repr__(self) -> str:
         """The counts in one line (the module docstring shows one); ``solve grade`` prints the boards."""
@@ -371,9 +404,8 @@ def positions_to_grade(
 
 def _playing(table: Table, codes: np.ndarray, chosen: Side) -> np.ndarray:
     """Which codes are reachable, unfinished positions with ``chosen`` to move (a bool mask)."""
-    scores = table.lookup_codes(codes, check=False)
-    ply = scores.ply.astype(np.int64)
-    playing = (scores.score != UNREACHABLE) & (scores.score != -WIN) & (ply < table.game.cells)
+    status, ply = table.game.rules.classify(codes)  # the rules say which boards are still in play
+    playing = status == IN_PLAY
     if chosen != "both":
         playing &= (ply % 2 == 0) == (chosen == "X")
     return np.asarray(playing)
@@ -806,4 +838,5 @@ class _Judge:
             seconds=self.seconds,
             slowest=self.slowest,
             slowest_seconds=self.slowest_seconds,
+            player=self.name,
         )

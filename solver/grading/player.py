@@ -64,6 +64,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import PlayerError, short
+from ..lifetime import die_with_parent
 from .sandbox import Limits, bwrap_command, python_paths
 
 Turn = Literal["symbol", "max"]
@@ -685,19 +686,15 @@ def _shield(fds: Sequence[int]) -> None:
             os.killpg(0, signal.SIGKILL)
 
 
+GRADER_POLL_SECONDS = 0.5
+"""How often the player's process checks that the process that started it is still there."""
+
+
 def _watch_parent() -> None:
-    """Exit when the process that started this one is gone (a daemon thread; not needed in a PID namespace)."""
+    """Exit (status 3) when the process that started this one is gone (a daemon thread; not needed in a PID namespace)."""
     parent = os.getppid()
-    if parent == 1:
-        return
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(3)
-
-    threading.Thread(target=watch, name="watch-grader", daemon=True).start()
+    if parent != 1:
+        die_with_parent(parent, signum=None, poll_seconds=GRADER_POLL_SECONDS, exit_code=3)
 
 
 def _on_alarm(signum: int, frame: Any) -> None:

@@ -1,5 +1,6 @@
 """The words for a position: the one status line that ``solve lookup``, ``solve analyze``
-and the notebook pictures (:mod:`solver.present.svg`) show under a board.
+and the notebook pictures (:mod:`solver.present.svg`) show under a board; and the lines of
+``solve stats`` (:func:`stats_text`), which a notebook shows beside its chart.
 
 >>> import solver
 >>> status_line(solver.lookup("XO./.X./..."))
@@ -10,12 +11,16 @@ and the notebook pictures (:mod:`solver.present.svg`) show under a board.
 'X to move: a draw with best play, 9 plies to the end (value for X: 0).'
 >>> status_line(solver.lookup("XXX/OO./...")), status_line(solver.lookup("XOX/XOO/OXX"))
 ('Game over: X has won.', 'Game over: a draw.')
+>>> status_line(solver.lookup("XXX/OO./...", game="3x3k3-misere"))
+'Game over: X completed a line and lost.'
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
+from ..tables.position import outcome_words
 from ..words import count, signed
 
 if TYPE_CHECKING:
@@ -30,9 +35,66 @@ def status_line(position: Position) -> str:
     """One sentence: who has won, or who is to move, what best play gives them
     (the result for the side to move, in plies to the end) and the value for X."""
     if position.is_over:
-        return f"Game over: {position.winner} has won." if position.winner else "Game over: a draw."
+        completer = position.line_completer
+        return f"Game over: {position.game.rules.end_words(completer)}." if completer else "Game over: a draw."
     if position.result == "draw":
         outcome = f"a draw with best play, {count(position.plies, 'ply')} to the end"
     else:
         outcome = f"a {position.result} in {count(position.plies, 'ply')} with best play"
     return f"{position.to_move} to move: {outcome} (value for X: {signed(position.value)})."
+
+
+# -- the counts of a table (solve stats) ---------------------------------------------------------------
+def by_winner(x_wins: int, draws: int, o_wins: int, *, draws_last: bool = False) -> str:
+    """``2,936 X wins, 1,068 draws, 1,474 O wins`` (``1 draw`` when there is one)."""
+    parts = [count(x_wins, "X win"), count(draws, "draw"), count(o_wins, "O win")]
+    return ", ".join([parts[0], parts[2], parts[1]] if draws_last else parts)
+
+
+def by_result(counts: Mapping[str, int]) -> str:
+    """``2,836 wins, 1,068 draws, 1,574 losses`` from a mapping with those keys."""
+    return ", ".join(count(counts[key], noun) for key, noun in (("wins", "win"), ("draws", "draw"), ("losses", "loss")))
+
+
+def _counted(counts: Mapping[str, Any], key: str, show: Callable[[Any], str]) -> str:
+    """A count as text, or why it was not counted (compact tables of big games)."""
+    value = counts.get(key)
+    return show(value) if value is not None else f"not counted: {counts.get('omitted', {}).get(key, 'unavailable')}"
+
+
+def stats_rows(counts: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The totals of :meth:`Table.stats <solver.tables.Table.stats>` as ``(label, text)`` rows, layers left out."""
+    side, term, start = counts["side_to_move"], counts["terminal"], counts["start"]
+    return [
+        ("game", counts["game"]),
+        ("reachable positions", f"{counts['positions']:,}"),
+        ("  for X (perfect play)", by_winner(counts["x_wins"], counts["draws"], counts["o_wins"])),
+        ("  for the side to move", by_result(side)),
+        ("finished positions", f"{term['positions']:,} ({by_winner(term['x_wins'], term['draws'], term['o_wins'], draws_last=True)})"),
+        ("up to symmetry", _counted(counts, "unique_positions", lambda n: f"{n:,}")),
+        ("complete games", _counted(counts, "games", lambda g: f"{g['total']:,} ({by_winner(g['x_wins'], g['draws'], g['o_wins'], draws_last=True)})")),
+        ("empty board", f"X to move: {outcome_words(start['result'], start['plies'])} (value for X: {signed(start['value'])})"),
+    ]
+
+
+def layer_rows(counts: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """One ``(label, text)`` row per layer of :meth:`Table.stats <solver.tables.Table.stats>`: its positions by
+    result for the side to move, the finished ones, and the same up to symmetry."""
+    rows = []
+    for layer in counts.get("layers", []):
+        unique = layer["unique"]
+        rows.append(
+            (
+                f"  layer {layer['ply']}",
+                f"{count(layer['positions'], 'position')}: {by_result(layer)} for the side to move, {layer['finished']:,} finished;"
+                f" up to symmetry {unique['positions']:,}: {by_result(unique)}, {unique['finished']:,} finished",
+            )
+        )
+    return rows
+
+
+def stats_text(counts: Mapping[str, Any]) -> str:
+    """What ``solve stats`` prints: the totals, then a line per layer (ply), labels aligned."""
+    rows = stats_rows(counts) + layer_rows(counts)
+    width = max(len(label) for label, _ in rows)
+    return "\n".join(f"{label.ljust(width)}  {text}" for label, text in rows)

@@ -17,7 +17,8 @@ label         colour       meaning for the side to move if it plays the cell
 ============  ===========  ===================================================
 
 The output uses inline attributes only: no ``<style>`` element (which would leak
-into the rest of a notebook page), no ``id`` (two pictures in one page cannot
+into the rest of a notebook page) and no ``style`` attribute in the SVG (a page's
+Content-Security-Policy may refuse it), no ``id`` (two pictures in one page cannot
 clash), no JavaScript and nothing fetched from the network.
 
 >>> import solver
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from ..rules.score import outcome_label
 from ..words import count
+from .charts import FONT, VERDICT_FILLS, ValuePoint, values_svg
 from .describe import VERBS as _VERBS
 from .describe import status_line as status_line  # re-exported: the one status line, under every picture
 
@@ -53,8 +55,9 @@ PIECE_COLOURS = {"X": "#0d47a1", "O": "#bf360c"}
 """Ink of the pieces: X blue, O red, as on the web page."""
 BEST_STROKE = "#1565c0"
 GRID_STROKE = "#90a4ae"
-VERDICT_COLOURS = {"best": "#1b5e20", "ok": "#33691e", "mistake": "#e65100", "blunder": "#b71c1c"}
-_FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif"
+VERDICT_COLOURS = VERDICT_FILLS
+"""The colour of each verdict (the analysis table, the value chart's points)."""
+_FONT = f"font-family:{FONT}"
 
 
 def move_phrase(player: str, move: Move) -> str:
@@ -84,7 +87,7 @@ def position_svg(position: Position, *, cell: int = 56, highlight: int | None = 
     parts = [
         (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-            f'role="img" aria-label="{escape(title)}" style="{_FONT}">'
+            f'role="img" aria-label="{escape(title)}" font-family="{escape(FONT)}">'
         ),
         f"<title>{escape(title)}</title>",
     ]
@@ -136,8 +139,30 @@ def position_html(position: Position) -> str:
     )
 
 
+def value_words(position: Position) -> str:
+    """What best play gives from ``position``, for the value chart: ``X wins with best play, 5 plies to the end``."""
+    if position.is_over:
+        return f"game over: {position.winner} has won" if position.winner else "game over: a draw"
+    if position.result == "draw":
+        return f"a draw with best play, {count(position.plies, 'ply')} to the end"
+    winner = "X" if position.value > 0 else "O"
+    return f"{winner} wins with best play, {count(position.plies, 'ply')} to the end"
+
+
+def value_points(analysis: GameAnalysis) -> list[ValuePoint]:
+    """The points of :func:`~solver.present.charts.values_svg`: the start, then the position after each ply."""
+    start = analysis.plies[0].before if analysis.plies else analysis.final
+    points = [ValuePoint(0, start.value, None, f"start: {value_words(start)}")]
+    for ply in analysis.plies:
+        where = f"{ply.move.row},{ply.move.col}"
+        text = f"ply {ply.ply}, {ply.player} at {where} ({ply.verdict}): {value_words(ply.after)}"
+        points.append(ValuePoint(ply.ply, ply.after.value, ply.verdict, text))
+    return points
+
+
 def analysis_html(analysis: GameAnalysis) -> str:
-    """An analysed game as HTML: a row per ply with its verdict, the final board, each player's summary."""
+    """An analysed game as HTML: a row per ply with its verdict, a chart of the value for X along the
+    plies (:func:`~solver.present.charts.values_svg`), the final board, each player's summary."""
     game = analysis.game
     cell_style = "padding:1px 8px;text-align:left"
     head = "".join(f'<th style="{cell_style}">{name}</th>' for name in ("ply", "player", "move", "best moves", "before", "after", "verdict"))
@@ -161,13 +186,14 @@ def analysis_html(analysis: GameAnalysis) -> str:
         moves = "1 move" if s.moves == 1 else f"{s.moves} moves"
         summary.append(f"{player}: {moves}; best {s.best}, ok {s.ok}, mistakes {s.mistakes}, blunders {s.blunders}")
     last = analysis.plies[-1].cell if analysis.plies else None
+    chart = values_svg(value_points(analysis), game=game.name) if rows else ""
     table = (
         (f'<table style="border-collapse:collapse;font-size:0.9em;margin-bottom:6px"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
         if rows
         else "<div>No moves played.</div>"
     )
     return (
-        f'<div style="{_FONT}">{table}<div style="display:flex;gap:12px;align-items:flex-start">'
+        f'<div style="{_FONT}">{table}{chart}<div style="display:flex;gap:12px;align-items:flex-start">'
         f"{position_svg(analysis.final, highlight=last)}"
         f'<div style="font-size:0.9em">{escape(status_line(analysis.final))}<br>{"<br>".join(escape(s) for s in summary)}'
         f'<br><span style="color:#546e7a">before/after: the mover\'s result under perfect play, in plies counted from '

@@ -3,12 +3,12 @@
 The sweep is bulk-synchronous (layer ``p`` reads only layer ``p + 1``), so a
 cluster needs no engine of its own beyond a task queue per layer: the client
 (:func:`build_on_cluster`) submits the chunks of layer ``p`` as tasks, each task
-(:func:`solver.retrograde.layered.run_chunks`) memory-maps layer ``p + 1`` read-only from the
+(:func:`solver.retrograde.spool.run_chunks`) memory-maps layer ``p + 1`` read-only from the
 **shared build directory** and writes its own slice of layer ``p``'s preallocated
 file, then flushes it. When every task of the layer has finished, the client hashes
 the layer, renames it into place and records it in the manifest, exactly as the
 local build does; so a killed cluster build resumes the same way (locally or on the
-cluster), and the bytes are identical to :func:`solver.retrograde.layered.build_layers`'s.
+cluster), and the bytes are identical to :func:`solver.retrograde.sweep.build_layers`'s.
 
 Requirements: the ``cluster`` extra (Dask distributed: ``pip install '.[cluster]'``
 in the checkout) on the client and every worker, and one directory that the client
@@ -25,9 +25,11 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import quote
+from ..errors import BuildError, quote
 from ..rules.game import Game
-from .layered import BuildError, BuildResult, Chunk, ChunkResult, Progress, Release, run_chunks, sweep
+from .chunks import Chunk, ChunkResult, Progress
+from .spool import run_chunks
+from .sweep import BuildResult, Release, sweep
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -101,11 +103,11 @@ def build_on_cluster(
 
     :param directory: the build directory, at the same path on the client and every worker.
     :param scheduler: the scheduler's address (``tcp://host:8786``) or a connected ``distributed.Client``.
-    :param progress: called in the client after every chunk (:class:`solver.retrograde.layered.ChunkDone`).
+    :param progress: called in the client after every chunk (:class:`solver.retrograde.chunks.ChunkDone`).
     :param notify: called with a line of text when the build resumes.
-    :param release: retires finished layers once nothing reads them raw (:data:`solver.retrograde.layered.Release`;
+    :param release: retires finished layers once nothing reads them raw (:data:`solver.retrograde.sweep.Release`;
         its work runs on the cluster's workers too).
-    :raises solver.retrograde.layered.BuildError: if the shared directory lacks the disk space (checked first).
+    :raises solver.errors.BuildError: if the shared directory lacks the disk space (checked first).
     """
     path = Path(directory).resolve()
     client, owned = _client(scheduler)

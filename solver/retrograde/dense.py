@@ -12,7 +12,7 @@ marked boards among those with the next ply's piece counts. So a board is
 reachable exactly when a legal game leads to it.
 
 **Backward** (:func:`build_arrays`): layers from the full board down to the
-empty one. Finished boards score 0 (draw) or ``-WIN`` (lost); any other board
+empty one. Finished boards score 0 (draw) or the rule's line score (``-WIN``: lost; ``+WIN`` in misère play); any other board
 takes, over its empty cells, the child with the smallest score, which is already
 in the dense score array (see :mod:`solver.rules.score`). The best-move mask keeps
 every cell whose child reaches that smallest score.
@@ -29,7 +29,7 @@ import numpy as np
 
 from ..encoding.layers import Layer, layer_of, mask_tables
 from ..rules.game import Game
-from ..rules.score import UNREACHABLE, WIN
+from ..rules.score import UNREACHABLE
 
 Progress = Callable[[int], None]
 """Called with the number of plies (layers) just finished."""
@@ -41,13 +41,13 @@ def _playing(game: Game, layer: Layer) -> np.ndarray:
         return np.zeros(layer.codes.size, dtype=bool)
     if layer.ply == 0:
         return np.ones(layer.codes.size, dtype=bool)
-    return np.asarray(~mask_tables(game).win[layer.mover])
+    return np.asarray(~game.rules.completes_line(layer.mover))
 
 
 def _children(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """For the j-th empty cell of every board, j = 0, 1, ...: (the cell's bit, the child's code)."""
     offset = mask_tables(game).base3 * (1 if ply % 2 == 0 else 2)
-    empty = game.full_mask & ~occupied
+    empty = game.rules.moves_many(occupied)
     for _ in range(game.cells - ply):
         bit = empty & -empty
         empty ^= bit
@@ -102,8 +102,8 @@ def build_arrays(game: Game, *, progress: Progress | None = None) -> Solution:
         solution.ply[layer.codes] = layer.ply
         playing = _playing(game, layer)
         over = ~playing
-        lost = mask_tables(game).win[layer.mover[over]] if layer.ply else np.zeros(0, dtype=bool)
-        score[layer.codes[over]] = np.where(lost, -WIN, 0)
+        line = game.rules.completes_line(layer.mover[over]) if layer.ply else np.zeros(0, dtype=bool)
+        score[layer.codes[over]] = np.where(line, game.rules.line_score, 0)
         if playing.any():
             _solve_playing(game, layer.ply, layer.codes[playing], (layer.x | layer.o)[playing], solution)
         if progress is not None:

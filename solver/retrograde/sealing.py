@@ -3,13 +3,13 @@
 A compact table file (format version 3, :mod:`solver.storage.tablefile`) stores one int8 array,
 the stored bytes of every layer (:mod:`solver.storage.stored`) one after the other, cut
 into blocks of :data:`~solver.storage.blockarray.DEFAULT_BLOCK_BYTES` that are compressed one
-by one (:mod:`solver.storage.blockarray`). The layered build (:mod:`solver.retrograde.layered`)
+by one (:mod:`solver.storage.blockarray`). The layered build (:mod:`solver.retrograde.sweep`)
 solves the layers from the full board down, and layer ``p + 1`` is read raw only
 while layer ``p`` is solved; then it is **sealed** here: its blocks are compressed (in
 pieces, on the build's workers) into three files of the build directory, and its raw
-file is deleted (:meth:`~solver.retrograde.layered.BuildDir.retire`). A 5x5k4 build so never
+file is deleted (:meth:`~solver.retrograde.builddir.BuildDir.retire`). A 5x5k4 build so never
 holds more than one large raw layer on disk (the layer being solved is spooled
-compressed, :func:`solver.retrograde.layered.spool_bytes`), and writing the table at
+compressed, :func:`solver.retrograde.spool.spool_bytes`), and writing the table at
 the end is a copy of compressed blocks (:func:`assemble`).
 
 =====================  ================================================================
@@ -44,13 +44,15 @@ from typing import Any
 import numpy as np
 
 from ..encoding.index import layout
-from ..errors import TableError
+from ..errors import BuildError, ResumedLayerWrong, TableError
 from ..rules.game import Game, parse_game
 from ..storage import tablefile
 from ..storage.blockarray import DEFAULT_BLOCK_BYTES, EncodedBlock, codec_of, default_codec, encode_block
 from ..storage.histograms import histograms
 from ..storage.stored import canonical_mask, fill_before, forward_fill, histograms_json, read_mask, stored_range
-from .layered import BuildDir, BuildError, Mapper, check_layers
+from .builddir import BuildDir
+from .proof import check_layers
+from .sweep import Mapper
 
 SEGMENT_BLOCKS = 256
 """Blocks a worker seals at once (16 MiB of scores): enough work to hide the task's cost, little to return."""
@@ -193,15 +195,11 @@ def _name(ply: int, suffix: str) -> str:
     return f"layer-{ply:02d}.{suffix}"
 
 
-class ResumedLayerWrong(BuildError):
-    """A layer an earlier run left in the build directory disagrees with its children: damaged or forged."""
-
-
 def release(codec: Compression, *, check_resumed: bool = False) -> Callable[[BuildDir, int, Mapper, Sequence[int]], None]:
-    """The ``release`` hook of :func:`solver.retrograde.layered.sweep`: seal every raw layer above ``below``, top first.
+    """The ``release`` hook of :func:`solver.retrograde.sweep.sweep`: seal every raw layer above ``below``, top first.
 
     :param check_resumed: before a layer left by an earlier run is sealed, or its raw
-        child is, re-derive it from that child (:func:`solver.retrograde.layered.check_layers`:
+        child is, re-derive it from that child (:func:`solver.retrograde.proof.check_layers`:
         exact, a sweep's work for that layer), for a game whose table has no shipped
         checksum. Only the top raw layer of a resumed build cannot be checked this way
         (its child is sealed already); a killed build leaves at most two raw layers.

@@ -1,18 +1,15 @@
-"""Whether a board is in play, finished or unreachable, from its bit masks: fast, one code or many.
+"""The m,n,k rule: ``rows`` x ``cols`` cells, ``k`` of one player's pieces in a row, column or
+diagonal end the game, and whoever completes that line wins; every empty cell is a move.
+
+This module is the rule, scalar and vectorised side by side: its lines and symmetries, the
+status of one board or of many (:mod:`solver.rules.base`: in play, a line completed, full,
+unreachable), the moves of a position, why a board cannot occur, and which scores a table
+may hold. Misère play (:mod:`solver.rules.misere`) keeps all of it but who wins a line.
 
 A compact table does not store the score of a finished or unreachable board (its bytes
 there are "don't care", :mod:`solver.tables.compact`): the rules give it, and this
-module decides it, agreeing with :func:`solver.encoding.board.rule_violation` on every board
+module decides it, agreeing with :meth:`MnkRules.violation` on every board
 with legal piece counts (tested on every code of several games).
-
-=================  ===========================================================================
-status             meaning (score for the side to move, :mod:`solver.rules.score`)
-=================  ===========================================================================
-:data:`IN_PLAY`    reachable, nobody has a line, empty cells left: the table stores its score
-:data:`LOST`       reachable and the player who moved last has a line: ``-WIN``
-:data:`DRAWN`      reachable, full, nobody has a line: 0
-:data:`INVALID`    no legal game reaches it: ``UNREACHABLE``
-=================  ===========================================================================
 
 **How it is fast.** X's and O's cells go in one 64-bit word (X in bits ``0 ..
 cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 digits
@@ -22,52 +19,57 @@ at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` 
 at each shift (two shifts for ``k = 4``), both players at once. A board with lines is
 judged by who has them (one player only), the piece counts (who moved last) and, only
 when that player has several, whether the lines share a cell. The batch methods cut codes
-into the same digit chunks as :mod:`solver.encoding.symmetry` (:func:`solver.encoding.board.code_chunks`),
+into the same digit chunks as :mod:`solver.encoding.symmetry` (:func:`solver.rules.bitboard.code_chunks`),
 so a batch look-up cuts them once for both.
 
-The piece counts are checked by :meth:`Rules.status_of` and the batch methods
-(:meth:`Rules.classify`, :meth:`Rules.statuses`): illegal counts are :data:`INVALID`.
+The piece counts are checked by :meth:`MnkRules.judge` and the batch methods
+(:meth:`MnkRules.classify`, :meth:`MnkRules.statuses`): illegal counts are :data:`INVALID`.
 
 >>> from solver.rules.game import Game
->>> rules = rules_of(Game())
+>>> rules = Game().rules
 >>> from solver.encoding.board import parse
 >>> [rules.status_of(parse(b)[1]) for b in ("X../.../...", "XXX/OO./...", "XXX/OOO/...", "XOX/XOO/OXX")]
 [0, 1, 3, 2]
+>>> rules.line_score, len(rules.lines), len(rules.symmetries)
+(-100, 8, 8)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import numpy as np
 
+from .base import DRAWN, IN_PLAY, INVALID, LINE, Rules
 from .bitboard import code_chunks, digit_chunks
 from .game import Game
 from .score import UNREACHABLE, WIN
 
-IN_PLAY = 0
-LOST = 1
-DRAWN = 2
-INVALID = 3
-STATUS_SCORE = (0, -WIN, 0, UNREACHABLE)
-"""The score the rules give each status (``STATUS_SCORE[status]``; in play: none, a table stores it)."""
 O_SHIFT = 32
 """O's cells start at this bit of a board word (boards of up to 32 cells)."""
 _LOW = (1 << O_SHIFT) - 1
 _STEP = 1 << 14
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+"""Row, column, diagonal, anti-diagonal: the directions a line runs in."""
+WIN_TABLE_CELLS = 20
+"""Boards of at most this many cells answer :meth:`MnkRules.completes_line` from a table over every mask (1 MiB at 20)."""
 
 
-class Rules:
-    """The status of boards of one game (module docstring). Get one with :func:`rules_of`."""
+class MnkRules(Rules):
+    """The m,n,k rule (module docstring). Get it from the game: ``game.rules``."""
+
+    suffix = ""
+    title = "normal play"
+    line_wins = True
 
     def __init__(self, game: Game) -> None:
         if game.cells > O_SHIFT:
             raise ValueError(f"{game.name} has {game.cells} cells: board words hold at most {O_SHIFT}")
-        self.game = game
+        super().__init__(game)
         self.chunks = code_chunks(game.cells)
         self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
-        """``3**width`` of each digit chunk (:func:`solver.encoding.board.code_chunks`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
+        """``3**width`` of each digit chunk (:func:`solver.rules.bitboard.code_chunks`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
         tables = []
         for first, width in self.chunks:
             patterns = np.arange(3**width, dtype=np.int64)
@@ -82,13 +84,125 @@ class Rules:
         self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
         """Per direction: where lines start, and the shifts that leave bit ``c`` set where ``k`` cells from ``c`` are one player's."""
         self.full = game.full_mask
-        self.line_masks = game.line_masks
-        self._line_array = np.array(game.line_masks, dtype=np.int64)
+        self._line_array = np.array(self.line_masks, dtype=np.int64)
+
+    # -- lines, symmetries, scores ------------------------------------------------------
+    @cached_property
+    def lines(self) -> tuple[tuple[int, ...], ...]:
+        """Every line: ``k`` cells in a row, column or diagonal (cell tuples, in a fixed order)."""
+        game, found = self.game, []
+        for dr, dc in _DIRECTIONS:
+            for r in range(game.rows):
+                for c in range(game.cols):
+                    end_r, end_c = r + dr * (game.k - 1), c + dc * (game.k - 1)
+                    if 0 <= end_r < game.rows and 0 <= end_c < game.cols:
+                        found.append(tuple(game.cell(r + dr * t, c + dc * t) for t in range(game.k)))
+        return tuple(found)
+
+    @cached_property
+    def line_masks(self) -> tuple[int, ...]:
+        """:attr:`lines` as bit masks."""
+        return tuple(sum(1 << cell for cell in line) for line in self.lines)
+
+    @cached_property
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """The board's symmetries as cell permutations, identity first: a square board has 8
+        (rotations and reflections), any other rectangle 4. ``perm[cell]`` is the cell whose
+        content moves to ``cell``."""
+        r, c, game = self.game.rows, self.game.cols, self.game
+        maps: list[Callable[[int, int], tuple[int, int]]] = [
+            lambda i, j: (i, j),
+            lambda i, j: (r - 1 - i, c - 1 - j),
+            lambda i, j: (i, c - 1 - j),
+            lambda i, j: (r - 1 - i, j),
+        ]
+        if r == c:
+            maps += [
+                lambda i, j: (j, i),
+                lambda i, j: (c - 1 - j, r - 1 - i),
+                lambda i, j: (j, r - 1 - i),
+                lambda i, j: (c - 1 - j, i),
+            ]
+        return tuple(tuple(game.cell(*f(*game.coords(cell))) for cell in range(game.cells)) for f in maps)
+
+    def possible_scores(self, ply: int) -> frozenset[int]:
+        """Every score a position with ``ply`` pieces can hold (:func:`solver.rules.score.possible_scores`)."""
+        return possible_scores(self.game.cells, self.game.k, ply, line_wins=self.line_wins)
+
+    def moves(self, x: int, o: int) -> int:
+        """Every empty cell (a bit each): in an m,n,k game any empty cell may be played."""
+        return self.full & ~(x | o)
+
+    def moves_many(self, occupied: np.ndarray) -> np.ndarray:
+        """:meth:`moves` of many boards: every empty cell."""
+        return np.asarray(self.full & ~occupied)
+
+    def violation(self, code: int) -> str | None:
+        """Why no legal game reaches this board, or None when one does.
+
+        >>> from solver.encoding.board import parse
+        >>> rules = Game().rules
+        >>> rules.violation(parse("XXX/OO./...")[1]) is None
+        True
+        >>> rules.violation(parse("XX./.../...")[1])
+        'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
+        """
+        word = self.word_of(code)
+        x, o = word & _LOW, word >> O_SHIFT
+        nx, no = x.bit_count(), o.bit_count()
+        if nx not in (no, no + 1):
+            return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
+        x_lines, o_lines = self.lines_in(x), self.lines_in(o)
+        if x_lines and o_lines:
+            return f"both players have a line: X at {self._cells(x_lines[0])} and O at {self._cells(o_lines[0])}"
+        for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
+            if lines:
+                return self._line_violation(player, other, lines, moved_last)
+        return None
+
+    def _line_violation(self, player: str, other: str, lines: list[tuple[int, ...]], moved_last: bool) -> str | None:
+        """Why a board where only ``player`` has lines cannot occur, or None when it can."""
+        if not moved_last:
+            ended = "won" if self.line_wins else "completed a line"
+            return f"{player} has a line at {self._cells(lines[0])} but {other} moved after it: the game went on after {player} {ended}"
+        if set(lines[0]).intersection(*lines[1:]):
+            return None
+        named, common = [], set(lines[0])
+        for line in lines:  # name just enough lines to leave no common cell
+            named.append(line)
+            common &= set(line)
+            if not common:
+                break
+        listed = " and ".join(self._cells(line) for line in named)
+        ending = "winning" if self.line_wins else "completing one"
+        return f"{player} has lines at {listed} with no cell common to all: {player} kept playing after {ending}"
+
+    def _cells(self, cells: Sequence[int]) -> str:
+        return ",".join(f"({r},{c})" for r, c in map(self.game.coords, cells))
+
+    def completes_line(self, masks: np.ndarray) -> np.ndarray:
+        """Whether each of many one-player cell masks holds a whole line (bool, shaped like ``masks``)."""
+        masks = np.asarray(masks)
+        if self.game.cells <= WIN_TABLE_CELLS:
+            return np.asarray(self.win_table[masks])
+        won = np.zeros(masks.shape, dtype=bool)
+        for line in self.line_masks:
+            won |= (masks & line) == line
+        return won
+
+    @cached_property
+    def win_table(self) -> np.ndarray:
+        """Whether each of the ``2**cells`` one-player masks holds a whole line (bool; boards up to :data:`WIN_TABLE_CELLS` cells)."""
+        masks = np.arange(1 << self.game.cells, dtype=np.int64)
+        win = np.zeros(masks.size, dtype=bool)
+        for line in self.line_masks:
+            win |= (masks & line) == line
+        return win
 
     def _direction_starts(self) -> tuple[tuple[int, int], ...]:
         """``(step, starts)`` per direction: ``starts`` has bit ``c`` (and ``c + 32``) for every cell a line starts at."""
         game, found = self.game, []
-        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for dr, dc in _DIRECTIONS:
             starts = 0
             for r in range(game.rows):
                 for c in range(game.cols):
@@ -146,7 +260,7 @@ class Rules:
         common = self.full
         for line in lines:
             common &= line
-        return LOST if moved_last and common else INVALID
+        return LINE if moved_last and common else INVALID
 
     def winning_cells(self, mask: int, empty: int) -> int:
         """The cells of ``empty`` where a player holding the cells ``mask`` would complete a line (a bit each).
@@ -283,11 +397,11 @@ class Rules:
         x_starts, o_starts = np.bitwise_count(won & _LOW), np.bitwise_count(won >> O_SHIFT)
         x_last = (nx == no + 1) & (o_starts == 0)
         o_last = (nx == no) & (x_starts == 0)
-        out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LOST, INVALID).astype(np.uint8)
+        out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LINE, INVALID).astype(np.uint8)
         several = np.flatnonzero((x_last & (x_starts > 1)) | (o_last & (o_starts > 1)))
         if several.size:
             winner = np.where(x_last[several], x[several], o[several])
-            out[several] = np.where(self._share_a_cell(winner), LOST, INVALID)
+            out[several] = np.where(self._share_a_cell(winner), LINE, INVALID)
         return out
 
     def _share_a_cell(self, cells: np.ndarray) -> np.ndarray:
@@ -302,7 +416,7 @@ class Rules:
 def _run_shifts(k: int, step: int) -> tuple[int, ...]:
     """The shifts (``run &= run >> shift``, in order) that turn a board word into the starts of runs of
     ``k`` cells ``step`` apart: the run doubles at each shift, then two overlapping runs cover ``k``
-    (as :meth:`Rules._lines` does for many words)."""
+    (as :meth:`MnkRules._lines` does for many words)."""
     shifts, length = [], 1
     while 2 * length <= k:
         shifts.append(length * step)
@@ -312,7 +426,27 @@ def _run_shifts(k: int, step: int) -> tuple[int, ...]:
     return tuple(shifts)
 
 
-@cache
-def rules_of(game: Game) -> Rules:
-    """The :class:`Rules` of a game (built once per process)."""
-    return Rules(game)
+def possible_scores(cells: int, k: int, ply: int, *, line_wins: bool = True) -> frozenset[int]:
+    """Every score a position with ``ply`` pieces on a board of ``cells`` cells (lines of ``k``) can hold.
+
+    In normal play (``line_wins``) a win in ``d`` plies needs ``d`` odd, at most the empty
+    cells, and the side to move holding ``k`` pieces by then; a loss in ``d`` plies (``d = 0``:
+    already lost) needs ``d`` even, at most the empty cells, and the other side holding ``k``
+    pieces by then. In misère play the one who completes a line loses, so the parities and the
+    players swap. A draw and :data:`UNREACHABLE` are always possible. Every other score is
+    impossible there (a stored 127, a win in more plies than cells left, a loss before the
+    line can be complete).
+
+    >>> sorted(possible_scores(9, 3, 4))  # X to move with 2 pieces each: win in 1, 3 or 5; loss in 2 or 4
+    [-128, -98, -96, 0, 95, 97, 99]
+    >>> sorted(possible_scores(9, 3, 4, line_wins=False))  # misère: X loses in 1, 3 or 5; wins in 2 or 4
+    [-128, -99, -97, -95, 0, 96, 98]
+    """
+    mover, other, left = ply // 2, ply - ply // 2, cells - ply
+    found = {UNREACHABLE, 0}
+    for d in range(left + 1):
+        if d % 2 and mover + (d + 1) // 2 >= k:  # the side to move completes a line on ply d
+            found.add(WIN - d if line_wins else d - WIN)
+        if d % 2 == 0 and other + d // 2 >= k:  # the other side completes one on ply d
+            found.add(d - WIN if line_wins else WIN - d)
+    return frozenset(found)

@@ -9,6 +9,7 @@ score                  meaning for the side to move
 ``100 - d`` (d >= 1)   win, the game ends ``d`` plies from now
 ``0``                  draw (the board fills up: plies = empty cells)
 ``-(100 - d)``         loss, the game ends ``d`` plies from now (``-100``: already lost)
+``100``                already won (misère: the other player completed a line)
 ``-128``               not a reachable position (:data:`UNREACHABLE`)
 =====================  ============================================================
 
@@ -84,26 +85,3 @@ def decode_many(scores: np.ndarray, empty: np.ndarray | int) -> tuple[np.ndarray
 def outcome_label(result: str, plies: int) -> str:
     """A short label: ``W3`` (win in 3 plies), ``D`` (draw), ``L6`` (loss in 6)."""
     return "D" if result == "draw" else f"{result[0].upper()}{plies}"
-
-
-def possible_scores(cells: int, k: int, ply: int) -> frozenset[int]:
-    """Every score a position with ``ply`` pieces on a board of ``cells`` cells (lines of ``k``) can hold.
-
-    A win in ``d`` plies needs ``d`` odd, at most the empty cells, and the side to move
-    holding ``k`` pieces by then; a loss in ``d`` plies (``d = 0``: already lost) needs
-    ``d`` even, at most the empty cells, and the other side holding ``k`` pieces by then.
-    A draw and :data:`UNREACHABLE` are always possible. Every other score is impossible
-    there (a stored 127, a win in more plies than cells left, a loss before the winner
-    can have a line).
-
-    >>> sorted(possible_scores(9, 3, 4))  # X to move with 2 pieces each: win in 1, 3 or 5; loss in 2 or 4
-    [-128, -98, -96, 0, 95, 97, 99]
-    """
-    mover, other, left = ply // 2, ply - ply // 2, cells - ply
-    found = {UNREACHABLE, 0}
-    for d in range(left + 1):
-        if d % 2 and mover + (d + 1) // 2 >= k:
-            found.add(WIN - d)
-        if d % 2 == 0 and other + d // 2 >= k:
-            found.add(d - WIN)
-    return frozenset(found)

@@ -66,19 +66,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
+import sys
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import IO, Any
+from typing import IO, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import TableError
+from ..errors import CodecUnavailable, TableError
 
 DEFAULT_BLOCK_BYTES = 1 << 16
 """64 KiB: the first touch of a block costs a zstd decode (70 to 90 µs for a 5x5k4 block in play) and a
@@ -99,12 +101,8 @@ _CRC = np.dtype("<u4")
 
 
 # -- codecs -------------------------------------------------------------------------
-class CodecUnavailable(TableError):
-    """A table compressed with a codec whose package is not installed (the message says which)."""
-
-
 class _Zstandard:
-    """zstd through the ``zstandard`` package (the ``big`` extra): each thread reuses its contexts.
+    """zstd through the ``zstandard`` package (a dependency): each thread reuses its contexts.
 
     A decompression context made for every block cost about 15 µs of each first touch of a
     block here (``backports.zstd`` makes one per call); this one is made once per thread
@@ -161,8 +159,9 @@ _ZstdBackend = _Zstandard | _Stdlib
 
 @cache
 def _zstd() -> _ZstdBackend | None:
-    """The zstd implementation: the ``zstandard`` package where installed (the ``big`` extra, contexts
-    reused), else Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``, else None.
+    """The zstd implementation: the ``zstandard`` package (a dependency of the package, contexts
+    reused), else Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``, else None
+    (an environment that lost ``zstandard``).
 
     Both write the same bytes for the same block and level (the same libzstd; tested), so a
     table's file does not depend on which one built it. Looked up once per process: a failed
@@ -194,8 +193,9 @@ class Codec:
     levels: range
     package: str
     """The package this Python needs for it (empty: the standard library)."""
-    extra: str
-    """The optional extra of this project that brings :attr:`package`."""
+    requirement: str
+    """What ``pip install`` installs to bring :attr:`package` (a dependency of this package: only an environment
+    installed without its dependencies lacks it)."""
 
     def available(self) -> bool:
         """Whether this Python can encode and decode it."""
@@ -204,9 +204,8 @@ class Codec:
     def require(self) -> None:
         """Raise :class:`CodecUnavailable`, naming what to install, unless :meth:`available`."""
         if not self.available():
-            from ..extras import install_command
-
-            raise CodecUnavailable(f"the {self.name} codec needs {self.package}, which is not installed: {install_command(self.extra)}")
+            command = f"{shlex.quote(sys.executable)} -m pip install {shlex.quote(self.requirement)}"
+            raise CodecUnavailable(f"the {self.name} codec needs {self.package}, a dependency of solved-tictactoe that is not installed here: {command}")
 
     def compress(self, data: bytes | memoryview, level: int) -> bytes:
         """One block, compressed (deterministic for a given codec version)."""
@@ -246,7 +245,7 @@ class Codec:
 
 
 CODECS: Mapping[str, Codec] = {
-    "zstd": Codec("zstd", 9, range(1, 23), "zstandard (or Python 3.14's compression.zstd)", "big"),
+    "zstd": Codec("zstd", 9, range(1, 23), "zstandard (or Python 3.14's compression.zstd)", "zstandard>=0.23"),
     "zlib": Codec("zlib", 6, range(1, 10), "", ""),
 }
 """The codecs a region can be written with, by the name its :class:`Encoding` records.
@@ -254,14 +253,21 @@ CODECS: Mapping[str, Codec] = {
 Chosen by ``scripts/measure_codecs.py`` on the 4x5k4 scores with don't-care boards, 64 KiB
 blocks, one core: zstd level 9 stores 0.32 bits per board (25x) at about 115 MB/s and
 decodes a block in 30 to 70 µs; level 19 reaches 0.26 bits (31x) but compresses at
-4 MB/s, too slow for a 150 GiB build. zlib (the fallback without the ``big`` extra) at
-level 6 stores 0.36 to 0.40 bits at 65 MB/s and decodes a block in about 140 µs.
+4 MB/s, too slow for a 150 GiB build. zlib at level 6 stores 0.36 to 0.40 bits at 65 MB/s and
+decodes a block in about 140 µs: it is kept to read the files written before zstd became a
+dependency (an install without the ``big`` extra wrote them), never to write new ones.
 """
 
 
 def default_codec() -> str:
-    """``"zstd"`` where it is installed, else the standard library's ``"zlib"``."""
-    return "zstd" if CODECS["zstd"].available() else "zlib"
+    """The codec every new file is written with: ``"zstd"`` (``zstandard`` is a dependency), so
+    every install writes the same, smaller files; zlib only reads older ones.
+
+    :raises CodecUnavailable: in an environment without any zstd (installed without the package's
+        dependencies), with the ``pip install`` command; before a build starts, not after its hours.
+    """
+    CODECS["zstd"].require()
+    return "zstd"
 
 
 def codec_of(name: str) -> Codec:
@@ -468,6 +474,56 @@ Digest = Callable[[int], bytes]
 """``digest(block)``: the stored SHA-256 of a block's decoded bytes."""
 
 
+PREFETCH_BLOCKS = 256
+"""Blocks a batch announces to a remote source at a time (:meth:`RegionSource.prefetch`)."""
+
+
+@runtime_checkable
+class RegionSource(Protocol):
+    """Where the bytes of a region come from: a :class:`BlockArray` checks them the same whatever the source.
+
+    The integrity checks are a stage of the reading pipeline, not of the source: a source only
+    hands over bytes (a memory map of a file, :class:`MappedRegion`; a server answering Range
+    requests, :class:`solver.storage.remote.RemoteRegion`), and every block passes its CRC, the
+    bounded decode and its digest before any of it is used.
+    """
+
+    size: int
+    """Bytes the source holds (at least the region's)."""
+    remote: bool
+    """Whether reading costs a round trip (then :meth:`prefetch` is worth calling)."""
+
+    def read(self, start: int, stop: int) -> Any:
+        """Bytes ``start .. stop - 1`` of the region (a bytes-like object)."""
+
+    def forget(self, start: int, stop: int) -> None:
+        """Those bytes failed their checks: a source that keeps copies drops its copy."""
+
+    def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Byte ranges about to be read (each a block), in region order: fetch them together if that helps."""
+
+
+class MappedRegion:
+    """A region in memory or memory-mapped: reading is slicing."""
+
+    remote = False
+
+    def __init__(self, region: Any) -> None:
+        data = np.frombuffer(region, dtype=np.uint8) if not isinstance(region, np.ndarray) else region.reshape(-1).view(np.uint8)
+        self._data = data.view(np.ndarray)  # a plain view of a memory map: its items and slices cost a quarter
+        self.size = int(self._data.size)
+
+    def read(self, start: int, stop: int) -> memoryview:
+        """Bytes ``start .. stop - 1`` (a view, no copy)."""
+        return self._data[start:stop].data
+
+    def forget(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to drop."""
+
+    def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Nothing to fetch."""
+
+
 class BlockArray:
     """Random access to a region written by :func:`write_blocks`: an int8 array of ``size`` items.
 
@@ -478,7 +534,8 @@ class BlockArray:
     are kept (least recently used first out); :meth:`decode_all` decodes every block
     into one array, for batch work at memory speed.
 
-    :param region: the region's bytes (a read-only memory map of the file, or bytes).
+    :param region: the region's bytes (a read-only memory map of the file, or bytes), or a
+        :class:`RegionSource` that fetches them (a table at a URL).
     :param digest: the stored digest of a block (e.g. ``Written.digest`` or the file's).
     :param name: what messages call the array (the file's path).
     :param error: makes the :class:`TableError` for a problem (default: ``"<name>: <problem>"``;
@@ -510,13 +567,13 @@ class BlockArray:
         self._cache_blocks = max(1, cache_blocks)
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
-        data = np.frombuffer(region, dtype=np.uint8) if not isinstance(region, np.ndarray) else region.reshape(-1).view(np.uint8)
-        self._data = data.view(np.ndarray)  # a plain view of a memory map: its items and slices cost a quarter
-        if self._data.size < encoding.region_bytes:
-            raise self._error(f"the compressed array is truncated ({self._data.size:,} bytes, expected {encoding.region_bytes:,})")
-        start = encoding.data_bytes
-        self._offsets = self._data[start : start + _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
-        self._crcs = self._data[start + self._offsets.nbytes : start + encoding.index_bytes].view(_CRC)
+        self.source: RegionSource = region if isinstance(region, RegionSource) else MappedRegion(region)
+        self._read = self.source.read
+        if self.source.size < encoding.region_bytes:
+            raise self._error(f"the compressed array is truncated ({self.source.size:,} bytes, expected {encoding.region_bytes:,})")
+        index = np.frombuffer(self.source.read(encoding.data_bytes, encoding.region_bytes), dtype=np.uint8)
+        self._offsets = index[: _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
+        self._crcs = index[self._offsets.nbytes : encoding.index_bytes].view(_CRC)
         self._check_offsets()
         self._codec.require()
         self.check: Callable[[int, bytes], str | None] | None = None
@@ -563,12 +620,25 @@ class BlockArray:
         return decoded
 
     def _decode(self, block: int) -> bytes:
+        """Block ``block`` from the source, through every check: CRC, bounded decode, digest, values.
+
+        Whatever the source (a memory map, a server), the bytes pass the same checks; a block
+        that fails any is reported to the source (:meth:`RegionSource.forget`: a caching source
+        drops its copy) and raised.
+        """
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
-        packed = self._data[start:stop]
-        if zlib.crc32(packed.data) != int(self._crcs[block]):
+        packed = self._read(start, stop)
+        try:
+            return self._checked_block(block, packed)
+        except TableError:
+            self.source.forget(start, stop)
+            raise
+
+    def _checked_block(self, block: int, packed: Any) -> bytes:
+        if zlib.crc32(packed) != int(self._crcs[block]):
             raise self._error(f"{self._where(block)} does not match its CRC: the file is damaged")
         try:
-            decoded = self._codec.decompress(packed.data, self.encoding.block_size(block))
+            decoded = self._codec.decompress(packed, self.encoding.block_size(block))
         except ValueError as problem:
             raise self._error(f"{self._where(block)} cannot be decoded ({problem}): the file is damaged") from None
         if hashlib.sha256(decoded).digest() != self._digest(block):
@@ -578,6 +648,16 @@ class BlockArray:
             if wrong is not None:
                 raise self._error(f"{wrong}: the file is damaged or forged")
         return decoded
+
+    def _prefetch(self, blocks: Iterable[int]) -> None:
+        """Tell the source which blocks are about to be read (the ones not decoded already), so a
+        remote one can fetch them together; a memory map has nothing to do."""
+        if not self.source.remote:
+            return
+        cache = self._cache
+        spans = [(int(self._offsets[block]), int(self._offsets[block + 1])) for block in blocks if block not in cache]
+        if len(spans) > 1:
+            self.source.prefetch(spans)
 
     def _where(self, block: int) -> str:
         """What a message calls a block: its number and its compressed bytes in the region."""
@@ -691,6 +771,7 @@ class BlockArray:
         last block leaves the rest of its slot unset), decoded by one thread per core."""
         out = np.empty(blocks.size << self._shift, dtype=np.int8)
         keep = blocks.size <= self._cache_blocks
+        self._prefetch(blocks.tolist())  # a remote source fetches them together
         threads = min(_DECODE_THREADS, blocks.size)
         if threads <= 1:
             self._decode_run(out, blocks.tolist(), 0, keep)
@@ -745,10 +826,36 @@ class BlockArray:
     def _decode_into(self, out: np.ndarray, first: int, last: int) -> None:
         """Decode blocks ``first .. last - 1`` into their place in ``out`` (cached ones are copied)."""
         for block in range(first, last):
+            if (block - first) % PREFETCH_BLOCKS == 0:
+                self._prefetch(range(block, min(last, block + PREFETCH_BLOCKS)))
             cached = self._cache.get(block)
             data = cached if cached is not None else memoryview(self._decode(block)).cast("b")
             start = block << self._shift
             out[start : start + len(data)] = np.frombuffer(data, dtype=np.int8)
+
+    def verify(self, *, advance: Callable[[int], None] | None = None, threads: int | None = None) -> None:
+        """Check every block (CRC, codec, digest, values) without keeping them, on ``threads`` threads (default:
+        the cores, up to 8); ``advance`` is told how many blocks were checked, in block order.
+
+        :raises TableError: for the first damaged block in block order.
+        """
+        runs = [(first, min(self.blocks, first + PREFETCH_BLOCKS)) for first in range(0, self.blocks, PREFETCH_BLOCKS)]
+        threads = max(1, min(len(runs) or 1, threads if threads is not None else min(8, os.cpu_count() or 1)))
+        with ThreadPoolExecutor(threads, thread_name_prefix="solver-verify") as pool:
+            try:
+                for first, last in pool.map(self._check_run, runs):
+                    if advance is not None:
+                        advance(last - first)
+            except BaseException:
+                pool.shutdown(cancel_futures=True)  # the runs not started are not checked: the answer is known
+                raise
+
+    def _check_run(self, run: tuple[int, int]) -> tuple[int, int]:
+        first, last = run
+        self._prefetch(range(first, last))
+        for block in range(first, last):
+            self._decode(block)
+        return run
 
     def problems(self) -> list[str]:
         """Check every block (CRC, codec, digest); the damaged ones, described (empty when all match)."""

@@ -27,7 +27,7 @@ through this module, so the same rules hold everywhere.
 Errors are :class:`solver.errors.TableError`, naming the path and what to do. What is
 not written here: the layers of a compact build, which its workers fill in place
 through memory maps of descriptors opened by :func:`open_private` and which are
-renamed into place once hashed (:mod:`solver.retrograde.layered`), and the build's
+renamed into place once hashed (:mod:`solver.retrograde.sweep`), and the build's
 journal, an append-only log whose torn or unreadable lines are skipped on resume.
 """
 
@@ -76,19 +76,22 @@ def file_kind(mode: int) -> str:
 
 
 def check_space(path: Path, needed: int) -> None:
+    """Refuse a write of ``needed`` bytes to ``path`` that cannot fit in its directory, which is
+    created here if missing (the write would create it next): a directory that cannot be
+    created is said as such, not as the free space of the nearest one that exists (``/proc``: 0 bytes).
+
+    :raises TableError: naming the directory that cannot be created, or the bytes needed and free.
+    """
     try:
-        free = shutil.disk_usage(_existing_parent(path)).free
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TableError(_cannot_write(path.parent, error)) from None
+    try:
+        free = shutil.disk_usage(path.parent).free
     except OSError:
         return
     if free < needed:
         raise TableError(f"{path}: not enough disk space: the table needs {format_size(needed)} ({needed:,} bytes), {path.parent} has {format_size(free)} free")
-
-
-def _existing_parent(path: Path) -> Path:
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    return parent
 
 
 def format_size(nbytes: int) -> str:
@@ -164,7 +167,9 @@ def _sync_directory(directory: Path) -> None:
 
 
 def _cannot_write(directory: Path, error: OSError) -> str:
-    return f"cannot write tables into {directory} ({error.strerror or error}): make it a writable directory, or choose another table directory"
+    """``cannot create the table directory D (why)`` when it is missing, else ``cannot write tables into D (why)``, and what to do."""
+    what = f"cannot write tables into {directory}" if directory.is_dir() else f"cannot create the table directory {directory}"
+    return f"{what} ({error.strerror or error}): make it a writable directory, or choose another table directory"
 
 
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,9})\.[0-9a-f]{8}\.tmp")
@@ -448,3 +453,80 @@ def _remove_if_only_lock(directory: Path) -> None:
             directory.rmdir()
     except OSError:
         pass  # gone already, or not empty after all: left for the next build
+
+
+# -- downloads ---------------------------------------------------------------------
+PARTIAL_SUFFIX = ".part"
+
+
+def partial_name(path: Path) -> Path:
+    """Where a download of ``path`` is written until it is checked: ``.<name>.part`` beside it."""
+    return path.with_name(f".{path.name}{PARTIAL_SUFFIX}")
+
+
+def open_partial(path: Path) -> int:
+    """A download's partial file, for reading and writing: created 0600 if missing, never through a link,
+    refused unless it is a regular file of this user with one link, and locked (one download at a time).
+
+    :raises TableError: naming the file and what is wrong (another download holds it, a link, ...).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise TableError(f"{path}: is a symbolic link; refusing to download through it: remove it") from None
+        raise TableError(_cannot_write(path.parent, error)) from None
+    info = os.fstat(fd)
+    problem = (
+        f"is {file_kind(info.st_mode)}"
+        if not stat.S_ISREG(info.st_mode)
+        else f"is owned by user {info.st_uid}, not by you"
+        if info.st_uid != _my_uid()
+        else f"has {info.st_nlink} hard links"
+        if info.st_nlink != 1
+        else None
+    )
+    try:
+        if problem is not None:
+            raise TableError(f"{path}: {problem}; refusing to download into it: remove it")
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise TableError(f"{path}: another download of this table is running; wait for it to finish") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def install_file(source: Path, target: Path, *, replace: bool) -> None:
+    """Move a checked file into place atomically: never over an existing file unless ``replace`` (and then only a regular file).
+
+    :raises TableError: if ``target`` exists and ``replace`` is False, or the move fails.
+    """
+    try:
+        if replace:
+            refuse_non_regular(target)
+            os.replace(source, target)
+        else:
+            _link_new(source, target)
+    except FileExistsError:
+        raise TableError(f"{target}: exists; it was not replaced") from None
+    except OSError as error:
+        raise TableError(_cannot_write(target.parent, error)) from None
+    _sync_directory(target.parent)
+
+
+def _link_new(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target``, failing if ``target`` exists (a hard link then an unlink: no window in which it is overwritten)."""
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: the check and the rename are not one step there
+        if os.path.lexists(target):
+            raise FileExistsError(target) from None
+        os.rename(source, target)
+        return
+    source.unlink()

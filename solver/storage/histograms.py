@@ -6,7 +6,8 @@ row :data:`ALL` counts every board of the layer by its score (the int8 score of
 :data:`CANONICAL` counts only the **canonical** boards (the smallest code among the
 board's images, :mod:`solver.encoding.symmetry`): each class of boards equal up to the board's
 symmetries once. The scores are the layered build's: ``UNREACHABLE`` (-128) for a board
-no game reaches, ``-WIN`` for a finished board lost for the side to move, 0 for a full
+no game reaches, the rule's :attr:`~solver.rules.base.Rules.line_score` for a finished board
+with a line (``-WIN`` lost for the side to move; ``+WIN`` won, in misère play), 0 for a full
 board drawn. :class:`LayerCounts` reads the counts off them.
 
 A build that has each layer's scores and canonical mask at hand computes the histograms
@@ -44,8 +45,8 @@ import numpy as np
 
 from ..encoding.index import Block, layout
 from ..encoding.symmetry import symmetries
+from ..rules.base import IN_PLAY
 from ..rules.game import Game
-from ..rules.mnk import IN_PLAY, STATUS_SCORE, rules_of
 from ..rules.score import WIN
 
 ALL = 0
@@ -60,7 +61,6 @@ SHAPE = (2, 256)
 """The shape of one layer's histograms."""
 _CHUNK = 1 << 18
 """Boards per step: the temporaries of a step stay in the CPU caches (measured fastest here)."""
-_STATUS_SCORES = np.array(STATUS_SCORE, dtype=np.int8)
 
 
 # -- histograms ------------------------------------------------------------------------------------
@@ -98,8 +98,8 @@ def _by_score(row: np.ndarray) -> np.ndarray:
 class Counts:
     """Reachable boards of one layer, by their ``result`` for the side to move.
 
-    ``finished``: those where the game is over (lost for the side to move, or a full board drawn);
-    they count among ``losses`` or ``draws`` too.
+    ``finished``: those where the game is over (a line completed: lost for the side to move, or
+    won in misère play; or a full board drawn); they count among ``losses``, ``wins`` or ``draws`` too.
     """
 
     positions: int
@@ -115,8 +115,8 @@ class Counts:
         wins = int(by_score[129:].sum())
         losses = int(by_score[1:128].sum())  # -127 .. -1; -128 is unreachable
         draws = int(by_score[128])
-        lost_now = int(by_score[128 - WIN])
-        return cls(wins + draws + losses, wins, draws, losses, lost_now + (draws if full else 0))
+        decided = int(by_score[128 - WIN] + by_score[128 + WIN])  # a line completed: -WIN, or +WIN in misère play
+        return cls(wins + draws + losses, wins, draws, losses, decided + (draws if full else 0))
 
 
 @dataclass(frozen=True)
@@ -292,12 +292,13 @@ def stored_histograms(game: Game, ply: int, read: Callable[[int, int], np.ndarra
     board through it), so each canonical board counts once in row :data:`CANONICAL` and
     once per board of its class (``count / boards fixed``, orbit and stabiliser) in
     row :data:`ALL`. Its score is the stored byte when it is in play, else the rules'
-    (:data:`solver.rules.mnk.STATUS_SCORE`); no other board is looked at.
+    (:attr:`solver.rules.base.Rules.status_scores`); no other board is looked at.
 
     :param read: ``read(start, stop)``: the stored bytes of the layer's boards ``start .. stop - 1``
         (layer-local indices, int8).
     """
-    rules, count = rules_of(game), symmetries(game).count
+    rules, count = game.rules, symmetries(game).count
+    status_scores = np.array(rules.status_scores, dtype=np.int8)
     by_fixed = np.zeros(256 * (count + 1), dtype=np.int64)  # bin score | boards fixed << 8
     for block in layout(game).blocks[ply]:
         grid = _Grid(game, block)
@@ -306,7 +307,7 @@ def stored_histograms(game: Game, ply: int, read: Callable[[int, int], np.ndarra
             stored = read(block.start + r0 * block.cols, block.start + r1 * block.cols)[found]
             rows, cols = grid.row_col(r0, found)
             status = rules.statuses_of_words(grid.high_words[rows] | grid.low_words[cols])
-            score = np.where(status == IN_PLAY, stored, _STATUS_SCORES[status]).view(np.uint8)
+            score = np.where(status == IN_PLAY, stored, status_scores[status]).view(np.uint8)
             by_fixed += np.bincount(score | grid.fixed(rows, cols) << 8, minlength=by_fixed.size)
     per_fixed = by_fixed.reshape(count + 1, 256)
     sizes = np.array([count // fixed if fixed else 0 for fixed in range(count + 1)], dtype=np.int64)

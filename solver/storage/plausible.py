@@ -3,7 +3,7 @@
 A block whose hash matches its digest can still hold a forged score when the whole file
 was forged (a game without a shipped checksum). Besides the full consistency pass
 (:func:`solver.store.make.prove`), every block of such a table is checked, when first
-verified, for scores no position of its layer can have (:func:`solver.rules.score.possible_scores`:
+verified, for scores no position of its layer can have (:meth:`solver.rules.base.Rules.possible_scores`:
 a win in more plies than cells left, a stored 127, a loss before the winner can hold a
 line). A table whose checksum ships skips it (:attr:`solver.storage.tablefile.TableFile.pinned`).
 """
@@ -17,7 +17,6 @@ from functools import cache
 import numpy as np
 
 from ..rules.game import Game
-from ..rules.score import possible_scores
 
 BlockCheck = Callable[[int, np.ndarray], "str | None"]
 """``check(first_item, items)``: a problem with a verified block's values, or None (:class:`solver.storage.tablefile.BlockGuard`)."""
@@ -31,7 +30,7 @@ def score_mask(game: Game) -> np.ndarray:
     """``mask[ply, score & 0xFF]``: whether a position with ``ply`` pieces can hold ``score`` (bool, ``cells + 1`` x 256)."""
     mask = np.zeros((game.cells + 1, 256), dtype=bool)
     for ply in range(game.cells + 1):
-        mask[ply, [score & 0xFF for score in possible_scores(game.cells, game.k, ply)]] = True
+        mask[ply, [score & 0xFF for score in game.rules.possible_scores(ply)]] = True
     mask.setflags(write=False)
     return mask
 

@@ -30,7 +30,7 @@ import numpy as np
 from ..encoding.index import layout
 from ..encoding.symmetry import symmetries
 from ..rules.game import Game
-from ..rules.score import UNREACHABLE, WIN
+from ..rules.score import UNREACHABLE
 from .histograms import SHAPE, histograms, histograms_to_meta
 
 FILL_CHUNK = 1 << 22
@@ -89,7 +89,7 @@ def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: n
         return np.zeros(part.size, dtype=bool)
     keep = canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
     keep &= part != UNREACHABLE
-    keep &= part != -WIN
+    keep &= part != game.rules.line_score  # a line completed: the rule scores it, the table need not
     return keep
 
 

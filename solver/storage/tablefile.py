@@ -226,13 +226,22 @@ def _array_dict(spec: ArraySpec) -> dict[str, Any]:
     return found
 
 
+def _game_dict(game: Game) -> dict[str, Any]:
+    """The header's ``game``: its shape and name, and its rule's suffix when the rule is not normal play
+    (so that tables of normal play keep the bytes they had before rules had names)."""
+    found: dict[str, Any] = {"rows": game.rows, "cols": game.cols, "k": game.k, "name": game.name}
+    if game.variant:
+        found["variant"] = game.variant
+    return found
+
+
 def _header_dict(header: Header) -> dict[str, Any]:
     game = header.game
     return {
         "format": "solved-tictactoe table",
         "format_version": header.format_version,
         "kind": header.kind,
-        "game": {"rows": game.rows, "cols": game.cols, "k": game.k, "name": game.name},
+        "game": _game_dict(game),
         "meta": dict(header.meta),
         "encoding": ENCODING,
         "score": SCORE,
@@ -618,6 +627,10 @@ class TableFile:
     _arrays: dict[str, np.ndarray] = field(repr=False)
     _guards: dict[str, BlockGuard] = field(default_factory=dict, repr=False)
     _compressed: dict[str, BlockArray] = field(default_factory=dict, repr=False)
+    where: str | None = None
+    """What messages call the file (default: its path; a table at a URL: the URL)."""
+    fix: str | None = None
+    """What a message says to do about a damaged file (default: the rebuild command)."""
 
     def array(self, name: str) -> np.ndarray:
         """The array ``name``, memory-mapped read-only and **not yet verified** (a compressed
@@ -638,7 +651,7 @@ class TableFile:
                 raise self.error(f"array {name!r} is not compressed")
             first = spec.first_block
             found = self._compressed[name] = BlockArray(
-                self._arrays[name], spec.encoding, lambda block: self.digest(first + block), name=str(self.path), error=self.error
+                self._arrays[name], spec.encoding, lambda block: self.digest(first + block), name=self.where or str(self.path), error=self.error
             )
         return found
 
@@ -691,8 +704,9 @@ class TableFile:
         return found
 
     def error(self, problem: str) -> TableError:
-        """A :class:`TableError` naming this file, the problem and the rebuild command."""
-        return TableError(f"{self.path}: {problem}; rebuild it with: {rebuild_command(self.header.game, self.path)}")
+        """A :class:`TableError` naming this file, the problem and what to do (the rebuild command, unless :attr:`fix` says otherwise)."""
+        fix = self.fix or f"rebuild it with: {rebuild_command(self.header.game, self.path)}"
+        return TableError(f"{self.where or self.path}: {problem}; {fix}")
 
 
 def expected_root(game: Game, kind: str = "dense") -> str | None:
@@ -793,6 +807,42 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
     return header, stored
 
 
+def read_head(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
+    """The checked header of a table file of ``size`` bytes read from ``handle`` at its start, and the root it states
+    (what :func:`open_table` reads first; a table at a URL reads it from the server's first bytes)."""
+    return _read_header(handle, size, fail)
+
+
+def check_root(header: Header, digests: bytes, stored: str, fail: Fail, *, expected: str | None = None) -> None:
+    """The root the header states must be the one its contents hash to, and ``expected`` (default:
+    the one the package ships for the game, :func:`expected_root`, or an earlier one)."""
+    if expected is None:
+        _check_root(header, digests, stored, fail)
+        return
+    root = root_of(header, digests)
+    if root != stored:
+        raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
+    if root != expected:
+        raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
+
+
+def placement_problem(header: Header, length: int) -> str | None:
+    """What is wrong with where a header puts its arrays and digests, or None when each follows the one
+    before as :func:`write_table` places them (a file's size then follows from its contents alone: the
+    offsets, unlike the contents, are not under the root checksum).
+
+    :param length: the header's length in bytes (bytes 8 to 11 of the file).
+    """
+    at = _align(12 + length)
+    for spec in header.arrays:
+        if spec.offset != at:
+            return f"array {spec.name!r} starts at byte {spec.offset:,}, where a table file puts it at {at:,}"
+        at = _align(spec.offset + spec.stored_bytes)
+    if header.digests_offset != at:
+        return f"the digests start at byte {header.digests_offset:,}, where a table file puts them at {at:,}"
+    return None
+
+
 def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None:
     """The root the header states must be the one its contents hash to, and the one the package expects."""
     root = root_of(header, digests)
@@ -833,7 +883,10 @@ def _parse_header(raw: bytes, length: int, fail: Fail) -> tuple[Header, str]:
             raise fail(f"format version {str(version)[:20]}, expected {FORMAT_VERSION} or {COMPRESSED_VERSION}")
         version = FORMAT_VERSION if version == FORMAT_VERSION else COMPRESSED_VERSION  # 2.0 is written "2.0": not canonical
         spec = data["game"]
-        found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]))
+        variant = spec.get("variant", "")
+        if not isinstance(variant, str):
+            raise TypeError(f"the game's variant is a {type(variant).__name__}, expected a string")
+        found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]), variant)
         header = _typed_header(data, found, length, version)
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, TableError):

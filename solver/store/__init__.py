@@ -1,1 +1,1 @@
-"""Where tables come from: found on disk, built on first use, written, estimated, sample-checked."""
+"""Where tables come from: found on disk, built on first use, fetched from a mirror or read at a URL, written, estimated, sample-checked."""

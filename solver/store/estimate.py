@@ -3,7 +3,7 @@
 A look-up, a ``solve`` command or a server never starts a build that needs consent
 (:attr:`BuildEstimate.needs_consent`: more than :data:`CONSENT_SECONDS` or
 :data:`CONSENT_DISK_BYTES`) without asking; ``solve build`` is consent. The time is the
-work of the layers left (:func:`solver.retrograde.layered.plan_build`) over the throughput
+work of the layers left (:func:`solver.retrograde.plan.plan_build`) over the throughput
 measured on this project's build machine, per core; disk and memory are the build
 plan's figures (the layers and the table file; two adjacent layers and the workers' chunks).
 """
@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..encoding.index import layout
-from ..retrograde.layered import layer_work, plan_build
+from ..retrograde.chunks import layer_work
+from ..retrograde.plan import plan_build
 from ..rules.game import DENSE_MAX_CELLS, Game
 from ..storage.fsutil import format_size
 
 WORK_PER_SECOND_PER_CORE = 32.0e6
-"""Compact-build work units (:class:`solver.retrograde.layered.ChunkDone`) solved per second by one core.
+"""Compact-build work units (:class:`solver.retrograde.chunks.ChunkDone`) solved per second by one core.
 
 Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about 6 from other
 jobs), ``solver.store.make.build_compact(game, path, jobs=1)`` with the vectorised sweep kernel:
@@ -36,7 +37,7 @@ SEAL_WORK_PER_BOARD = 0.6
 """Sealing a finished layer (its stored bytes and zstd blocks, :mod:`solver.retrograde.sealing`) costs about 0.6 work
 units a board: measured 19 ns a board on one core, against 31 ns a work unit of the sweep."""
 SPOOL_WORK_PER_BOARD = 0.3
-"""Spooling the layer being solved (:func:`solver.retrograde.layered.spool_bytes`) and decoding it once solved costs
+"""Spooling the layer being solved (:func:`solver.retrograde.spool.spool_bytes`) and decoding it once solved costs
 about 0.3 work units a board: measured on 4x6k4's layer 16 (zstd level 1, 8.6x) under load 3.8, 2.6 ns a board
 to compress in the workers and 2.8 ns to decode in the build's process on one core (so twice its share with
 two jobs), against 31 ns a work unit."""
@@ -48,6 +49,9 @@ CONSENT_SECONDS = 60.0
 """A build estimated to take longer than this is not started unasked."""
 CONSENT_DISK_BYTES = 1 << 30
 """A build needing more disk than this (layers and table file) is not started unasked."""
+LONG_BUILD_SECONDS = 600.0
+"""``solve build`` of a game estimated to take longer than this shows the estimate and asks first
+(off a terminal it needs ``--yes``): ten minutes, past which a build started by mistake costs real time."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,11 @@ class BuildEstimate:
     def needs_consent(self) -> bool:
         """Whether the build is too long or too large to start without asking."""
         return self.seconds > CONSENT_SECONDS or self.disk_bytes > CONSENT_DISK_BYTES
+
+    @property
+    def is_long(self) -> bool:
+        """Whether even an explicit ``solve build`` asks first: more than :data:`LONG_BUILD_SECONDS`."""
+        return self.seconds > LONG_BUILD_SECONDS
 
     def describe(self) -> str:
         """``about 2 h 5 min on 2 cores, 301.7 GiB of disk and 49.1 GiB of memory``."""

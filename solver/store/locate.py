@@ -21,6 +21,10 @@ A game's table is looked for, in order:
    :class:`solver.errors.BuildNeedsConsent` gives the estimate and the
    ``solve build`` command, and nothing is written.
 
+A table can also come from elsewhere: ``table_for(game, url=...)`` reads it from a web server
+block by block (:mod:`solver.store.urltable`), and ``solve fetch`` downloads it into the
+table directory (:mod:`solver.store.mirror`), where step 2 finds it.
+
 Building is :mod:`solver.store.make`'s: games of up to 16 cells get a dense table
 (:class:`solver.tables.DenseTable`, built in memory in seconds); larger ones, up to 25
 cells, a compact one (:class:`solver.tables.CompactTable`, built layer by layer in
@@ -57,8 +61,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import BuildNeedsConsent, InvalidGameError, TableError
-from ..retrograde.layered import BuildError
+from ..errors import BuildError, BuildNeedsConsent, InvalidGameError, TableError
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside
@@ -67,12 +70,14 @@ from ..tables import DenseTable, Table, from_file
 from . import make as builder
 from .estimate import CONSENT_SECONDS, BuildEstimate, estimate, format_duration, proof_seconds
 from .make import BuildHook
+from .urltable import open_url_table, table_url
 
 ENV_VAR = "SOLVED_TICTACTOE_DIR"
 APP_NAME = "solved-tictactoe"
 SHIPPED = ("3x3k3",)
 
-_open: dict[tuple[Game, Path | None], Table] = {}
+_open: dict[tuple[Game, Path | str | None], Table] = {}
+"""Open tables by game and table directory (a :class:`Path`, or None for the default), or URL (a str)."""
 
 Consent = Callable[[BuildEstimate], bool]
 """Asked before a build that needs consent (:attr:`solver.store.estimate.BuildEstimate.needs_consent`): True starts it."""
@@ -180,6 +185,8 @@ def table_for(
     on_build: BuildHook | None = None,
     consent: Consent | None = None,
     notify: Callable[[str], None] | None = None,
+    url: str | None = None,
+    checksum: str | None = None,
 ) -> Table:
     """The table of ``game`` (default tic-tac-toe), opened once per process.
 
@@ -190,10 +197,20 @@ def table_for(
     :param on_build: called before a build (the CLI shows a notice and a progress bar).
     :param notify: told what a build finds (another process building the same game: this one waits).
     :param consent: asked with the estimate before a build that needs consent.
+    :param url: read the table from this URL instead, block by block as look-ups touch them (a
+        compressed table's file, or a directory holding ``<game>.ttt``: :mod:`solver.store.urltable`);
+        nothing is built or written but the bounded cache of fetched blocks.
+    :param checksum: with ``url``, the table's checksum when none ships for the game.
     :raises BuildNeedsConsent: for a missing table whose build needs consent that was not given
         (the message gives the estimate and the ``solve build`` command; nothing is written).
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
+    if url is not None:
+        address = table_url(game, url)
+        found = _open.get((game, address))
+        if found is None:
+            found = _open[(game, address)] = open_url_table(address, game=game, checksum=checksum)
+        return found
     key = (game, None if table_dir is None else Path(table_dir))
     table = _open.get(key)
     if table is None:

@@ -6,7 +6,7 @@ kind           how it is built
 ``dense``      in memory in seconds (:mod:`solver.retrograde.dense`), games of up to
                16 cells; :func:`build_table` gives the table, :func:`build_file`
                writes it
-``compact``    layer by layer in a build directory (:mod:`solver.retrograde.layered`),
+``compact``    layer by layer in a build directory (:mod:`solver.retrograde.sweep`),
                with every core or on a Dask cluster (:mod:`solver.retrograde.cluster`),
                games of 17 to 25 cells; a killed build resumes. :func:`build_compact`
                writes the file
@@ -32,11 +32,15 @@ from typing import Any
 import numpy as np
 
 from ..encoding import board as _board
-from ..errors import TableError
+from ..errors import ResumedLayerWrong, TableError
 from ..retrograde import sealing
+from ..retrograde.builddir import BuildDir
+from ..retrograde.chunks import ChunkDone
+from ..retrograde.chunks import Progress as ChunkProgress
 from ..retrograde.dense import Progress, build_arrays, build_steps
-from ..retrograde.layered import BuildDir, ChunkDone, build_layers, check_layers, plan_build
-from ..retrograde.layered import Progress as ChunkProgress
+from ..retrograde.plan import plan_build
+from ..retrograde.proof import check_layers
+from ..retrograde.sweep import build_layers
 from ..rules.game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
 from ..storage import tablefile
 from ..storage.fsutil import directory_lock, empty_private_directory, refuse_non_regular, remove_dead_temporaries
@@ -89,7 +93,7 @@ def build_file(
     :raises TableError: if ``path`` is not a regular file, its directory cannot be
         written, the disk is full (naming the path and the bytes needed), the build
         directory is not the user's alone, or the new table fails its check.
-    :raises solver.retrograde.layered.BuildError: if a compact build cannot fit (disk or memory, with the figures).
+    :raises solver.errors.BuildError: if a compact build cannot fit (disk or memory, with the figures).
     """
     path = Path(path)
     remove_dead_temporaries(path.parent)
@@ -139,7 +143,7 @@ def build_compact(
 
     A killed build run again with the same ``build_dir`` resumes below its last finished
     layer (``notify`` says so). The disk and memory needed are checked before anything
-    is written (:class:`solver.retrograde.layered.BuildError` gives the figures). The build
+    is written (:class:`solver.errors.BuildError` gives the figures). The build
     directory is locked for the whole build (a second builder waits), and the file
     replaces ``output`` only once it has passed every check (see :func:`build_file`).
 
@@ -148,8 +152,8 @@ def build_compact(
         on a cluster, a directory every worker sees at the same path).
     :param jobs: local worker processes (default: every core); ignored with ``scheduler``.
     :param scheduler: a Dask scheduler address (``tcp://host:8786``) or client: build on that cluster.
-    :param progress: called after every chunk (:class:`solver.retrograde.layered.ChunkDone`; the
-        total work is :attr:`solver.retrograde.layered.BuildPlan.work` of :func:`solver.retrograde.layered.plan_build`).
+    :param progress: called after every chunk (:class:`solver.retrograde.chunks.ChunkDone`; the
+        total work is :attr:`solver.retrograde.plan.BuildPlan.work` of :func:`solver.retrograde.plan.plan_build`).
     :param keep_layers: keep the build directory after the file is written.
     :returns: the path written.
     :raises TableError: if the new table fails its check (``output`` is then left as it was).
@@ -180,7 +184,7 @@ def _build_compact(
             built = build_on_cluster(game, directory, scheduler, progress=progress, notify=notify, release=release)
         else:
             built = build_layers(game, directory, jobs=jobs, progress=progress, notify=notify, release=release)
-    except sealing.ResumedLayerWrong as error:
+    except ResumedLayerWrong as error:
         wrong = f"the {game.name} table just built is wrong ({error})"
         raise TableError(
             f"{output}: {wrong}; it was not written, and {output} was left as it was; "
@@ -221,7 +225,7 @@ def prove(table: Table) -> list[str]:
 
     A dense table is compared code by code with a fresh build (every damaged block is
     reported too); a compact one has every layer re-derived from the stored next layer
-    (:func:`solver.retrograde.layered.check_layers`: a full build's work, without a second table).
+    (:func:`solver.retrograde.proof.check_layers`: a full build's work, without a second table).
 
     :returns: the problems found (empty when the table is exact).
     """

@@ -17,7 +17,7 @@ layer instead (layer ``p``: the boards with ``p`` pieces):
    best of its children's scores *read from the same table*: ``sign(m) - m`` for the
    smallest child score ``m`` (:mod:`solver.rules.score`; a child whose mover made a line is
    ``-100`` and a full child without a line ``0``, by the rules), as the build computes
-   it (:mod:`solver.retrograde.layered`). Vectorised: the children of a whole batch are read
+   it (:mod:`solver.retrograde.sweep`). Vectorised: the children of a whole batch are read
    with one :meth:`~solver.tables.Table.lookup_codes`.
 3. **An independent reference.** Up to ``reference`` sampled boards per layer with at
    most ``max_empty`` empty cells are also solved by :func:`solver.retrograde.minimax.negamax_score`
@@ -29,7 +29,7 @@ finds a damaged or forged block where it reads one (:class:`~solver.errors.Table
 as every look-up does), and each wrong score it samples, naming the board.
 
 >>> import tempfile
->>> from solver.retrograde.layered import build_layers
+>>> from solver.retrograde.sweep import build_layers
 >>> from solver.rules.game import parse_game
 >>> from solver.tables import CompactTable
 >>> game = parse_game("3x3k3")
@@ -52,8 +52,8 @@ from ..encoding.board import render
 from ..encoding.index import layout
 from ..encoding.symmetry import symmetries
 from ..retrograde.minimax import MAX_EMPTY, negamax_score
+from ..rules.base import IN_PLAY
 from ..rules.game import Game
-from ..rules.mnk import IN_PLAY, rules_of
 from ..rules.score import UNREACHABLE
 from ..tables import Table
 from ..words import count
@@ -118,7 +118,7 @@ class SampleReport:
 
 def _playable(game: Game, codes: np.ndarray, canonical: bool) -> np.ndarray:
     """The codes (legal piece counts) that are in play, and canonical if asked."""
-    keep = rules_of(game).statuses(codes) == IN_PLAY
+    keep = game.rules.statuses(codes) == IN_PLAY
     if canonical and keep.any():
         keep[keep] = symmetries(game).is_canonical(codes[keep])
     kept: np.ndarray = codes[keep]

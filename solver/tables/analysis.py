@@ -106,6 +106,11 @@ class PlyAnalysis:
         return self.before.best_cells
 
     @property
+    def best_moves(self) -> tuple[tuple[int, int], ...]:
+        """The best moves there, as ``(row, col)`` pairs (as :attr:`solver.tables.position.Position.best_moves`)."""
+        return self.before.best_moves
+
+    @property
     def result_before(self) -> Result:
         """The mover's result before the move, under perfect play."""
         return self.before.result
@@ -126,7 +131,8 @@ class PlyAnalysis:
         return self.move.plies
 
     def to_dict(self) -> dict[str, Any]:
-        """The ply as JSON-ready data; moves are flat cell indices."""
+        """The ply as JSON-ready data: the move as a flat cell (``move``) and its ``row`` and ``col``; the best
+        moves as ``[row, col]`` pairs (``best_moves``) and flat cells (``best_cells``), as a position's are."""
         return {
             "ply": self.ply,
             "player": self.player,
@@ -135,7 +141,8 @@ class PlyAnalysis:
             "col": self.move.col,
             "board_before": self.before.board,
             "board_after": self.after.board,
-            "best_moves": list(self.best_cells),
+            "best_moves": [list(move) for move in self.best_moves],
+            "best_cells": list(self.best_cells),
             "result_before": self.result_before,
             "plies_before": self.plies_before,
             "result_after": self.result_after,

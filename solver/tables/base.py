@@ -51,9 +51,11 @@ from ..errors import InvalidBoardError, TableError
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile
+from ..storage.histograms import Counts
 from ..storage.tablefile import TableFile, rebuild_command
 from .position import Position
 from .scores import Scores
+from .summary import TableStats
 
 Kind = Literal["dense", "compact"]
 
@@ -202,8 +204,13 @@ class Table(ABC):
         """
 
     @abstractmethod
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> TableStats:
         """Counts over the table (the keys of :mod:`solver.tables.summary`)."""
+
+    def ply_counts(self) -> list[Counts]:
+        """The reachable positions of each ply (ply 0 first) by result for the side to move: the
+        ``layers`` of :meth:`stats`, which a kind may count more cheaply (a dense table does)."""
+        return self.stats().by_ply()
 
     # -- trust ---------------------------------------------------------------------------
     @abstractmethod

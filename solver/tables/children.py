@@ -3,12 +3,14 @@
 A position's best moves are the moves whose child has the smallest score
 (:mod:`solver.rules.score`). :meth:`solver.tables.compact.CompactTable.best_mask_of` finds them
 for one position; this module does the same for a batch, vectorised over positions, in
-three cases:
+the same three cases:
 
-1. the moves that complete a line (:meth:`solver.rules.mnk.Rules.winning_cells_many`) win
-   now: they are the best moves, and no child is read;
-2. on the last empty cell, the move draws: it is the best move;
-3. else every child is in play, and its score is read at its canonical board
+1. the moves that complete a line (:meth:`solver.rules.base.Rules.winning_cells_many`) end
+   the game at once: where that wins (:attr:`solver.rules.base.Rules.line_wins`), or where
+   every move does, they are the best moves, and no child is read;
+2. on the last empty cell, the move ends the game: it is the best move;
+3. else every other child is in play (in misère play the moves that complete a line lose
+   at once, so they are the worst), and its score is read at its canonical board
    (:meth:`solver.encoding.symmetry.Symmetries.canonical_child_grid`: from the position's own
    images, a sum and a minimum per symmetry); the moves to the smallest score are the best.
 
@@ -34,7 +36,7 @@ import numpy as np
 from ..encoding.index import layout
 from ..encoding.symmetry import symmetries
 from ..rules.game import Game
-from ..rules.mnk import O_SHIFT, rules_of
+from ..rules.mnk import O_SHIFT
 
 _ABOVE_EVERY_SCORE = np.int8(127)
 """What a taken cell reads as: above every score, so never a best move."""
@@ -64,26 +66,31 @@ def plan(game: Game, codes: np.ndarray, pieces: np.ndarray) -> tuple[np.ndarray,
     :param codes: positions in play (the rules say so and a game reaches them), int64, flat;
         keep them to a few ``2**13`` (each has a row of ``cells`` children).
     :param pieces: the pieces on each board (uint8): X moves when even.
-    :returns: the masks (uint32: the winning moves, or the last empty cell; 0 for the
-        positions whose children must be read) and those children, X's moves and O's apart.
+    :returns: the masks (uint32: the moves that complete a line where that wins, or where every
+        move does; else the last empty cell; 0 for the positions whose children must be read)
+        and those children, X's moves and O's apart (in misère play, the moves that complete a
+        line lose at once: they are read only when no other move is left).
     """
-    rules = rules_of(game)
+    rules = game.rules
     words = rules.words(codes)
     x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT).astype(np.uint32)
     x_moves = pieces % 2 == 0
     empty = np.uint32(game.full_mask) & ~(x | o)
-    masks = rules.winning_cells_many(np.where(x_moves, x, o), empty)
-    last = (masks == 0) & (pieces == game.cells - 1)
+    completing = rules.winning_cells_many(np.where(x_moves, x, o), empty)
+    others = empty & ~completing
+    settled = (completing != 0) & (rules.line_wins | (others == 0))
+    masks = np.where(settled, completing, np.uint32(0))
+    last = ~settled & (pieces == game.cells - 1)
     masks[last] = empty[last]
-    read = masks == 0
-    children = [_children(game, codes, empty, np.flatnonzero(read & (x_moves == (piece == 1))), piece) for piece in (1, 2)]
+    read = ~settled & ~last
+    children = [_children(game, codes, others, np.flatnonzero(read & (x_moves == (piece == 1))), piece) for piece in (1, 2)]
     return masks, [found for found in children if found.rows.size]
 
 
-def _children(game: Game, codes: np.ndarray, empty: np.ndarray, rows: np.ndarray, piece: int) -> Children:
-    """The children of ``codes[rows]`` with ``piece`` added on each empty cell (index arrays, not boolean
-    masks: a mask that is half true at random costs ten times as much to apply)."""
-    places = np.flatnonzero((empty[rows] & _CELL_BITS[: game.cells]) != 0)
+def _children(game: Game, codes: np.ndarray, cells: np.ndarray, rows: np.ndarray, piece: int) -> Children:
+    """The children of ``codes[rows]`` with ``piece`` added on each of their ``cells`` (masks; index arrays,
+    not boolean masks: a mask that is half true at random costs ten times as much to apply)."""
+    places = np.flatnonzero((cells[rows] & _CELL_BITS[: game.cells]) != 0)
     canonical = symmetries(game).canonical_child_grid(codes[rows], piece)
     return Children(rows, places, layout(game).index_of(np.take(canonical, places)), game.cells)
 

@@ -14,10 +14,10 @@ read before the span of the table holding it was checked once in this process:
 spans of :data:`SPAN` boards, checked on first use.
 
 It answers only: building one is :mod:`solver.store.make`'s (the layered build of
-:mod:`solver.retrograde.layered`), opening one :mod:`solver.store.locate`'s.
+:mod:`solver.retrograde.sweep`), opening one :mod:`solver.store.locate`'s.
 
 >>> import tempfile
->>> from solver.retrograde.layered import build_layers
+>>> from solver.retrograde.sweep import build_layers
 >>> from solver.rules.game import Game
 >>> with tempfile.TemporaryDirectory() as directory:
 ...     table = CompactTable.from_layers(Game(), build_layers(Game(), directory, jobs=1).layers())
@@ -41,9 +41,9 @@ import numpy as np
 from ..encoding.index import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
+from ..rules.base import IN_PLAY
 from ..rules.bitboard import digit_chunks
 from ..rules.game import Game
-from ..rules.mnk import IN_PLAY, STATUS_SCORE, rules_of
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile
 from ..storage.blockarray import BlockArray
@@ -56,6 +56,7 @@ from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
 from .position import SETTERS, Position
 from .scores import Scores
+from .summary import TableStats
 
 SPAN_BITS = 20
 SPAN = 1 << SPAN_BITS
@@ -78,7 +79,6 @@ _WORKERS = max(1, min(8, os.cpu_count() or 1))
 _new = object.__new__
 _set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
 
-_STATUS_SCORES = np.array(STATUS_SCORE, dtype=np.int8)
 _FILL_CHUNK = 1 << 22
 
 _T = TypeVar("_T")
@@ -126,7 +126,9 @@ class CompactTable(Table):
         self._codes = self.game.codes
         self._index = self.layout.index_of_code
         self._sym = symmetries(self.game)
-        self._rules = rules_of(self.game)
+        self._rules = self.game.rules
+        self._status_scores = np.array(self._rules.status_scores, dtype=np.int8)
+        """The score the rule gives each status (:attr:`solver.rules.base.Rules.status_scores`)."""
         self._pool: ThreadPoolExecutor | None = None
         self._verify = verify
         self._blocks: BlockArray | None = None
@@ -262,7 +264,7 @@ class CompactTable(Table):
         """
         status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
         if status != IN_PLAY:
-            return STATUS_SCORE[status]
+            return self._rules.status_scores[status]
         return self._stored(self._index(self._sym.canonical_code_of(code)))
 
     def at(self, code: int) -> Position:
@@ -276,7 +278,7 @@ class CompactTable(Table):
         if status == IN_PLAY:
             score = self._stored(self._index(self._sym.canonical_code_of(code)))
         else:
-            score = STATUS_SCORE[status]
+            score = self._rules.status_scores[status]
         if score == UNREACHABLE:
             self._refuse(code)
         position = _new(Position)
@@ -290,9 +292,10 @@ class CompactTable(Table):
     def best_mask_of(self, code: int) -> int:
         """Bit ``cell`` set for every best move of a reachable code (0 when the game is over or no game reaches it).
 
-        The moves whose child has the smallest score (:mod:`solver.rules.score`): the moves that
-        complete a line win now (the children need not be read); on the last empty cell a
-        move draws; else the children are read at their canonical boards
+        The moves whose child has the smallest score (:mod:`solver.rules.score`): where completing a
+        line wins (:attr:`solver.rules.base.Rules.line_wins`), the moves that complete one are best
+        (the children need not be read); where it loses, they are the worst unless every move
+        completes one; on the last empty cell a move ends the game; else the children are read at their canonical boards
         (:meth:`solver.encoding.symmetry.Symmetries.canonical_child_codes`). Plain ints throughout:
         a position has at most ``cells`` children, too few for numpy's per-call cost.
         """
@@ -305,10 +308,13 @@ class CompactTable(Table):
         x, o = word & 0xFFFFFFFF, word >> 32
         piece, mover = (1, x) if pieces % 2 == 0 else (2, o)
         empty = self.game.full_mask & ~(x | o)
-        wins = self._rules.winning_cells(mover, empty)
-        if wins or pieces + 1 == self.game.cells:
-            return wins or empty
-        cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
+        completing = self._rules.winning_cells(mover, empty)
+        others = empty & ~completing
+        if completing and (self._rules.line_wins or not others):
+            return completing
+        if pieces + 1 == self.game.cells:
+            return empty
+        cells = [cell for cell in range(self.game.cells) if others >> cell & 1]
         children = self._stored_items(list(map(self._index, self._sym.canonical_child_codes(code, piece, cells))))
         lowest = min(children)
         return sum(1 << cell for cell, child in zip(cells, children, strict=True) if child == lowest)
@@ -329,7 +335,7 @@ class CompactTable(Table):
         patterns = digit_chunks(codes, self._sym.moduli)
         status, pieces = self._rules.classify(codes, patterns)
         canonical = self._sym.canonical_codes(codes, patterns)
-        return self.layout.index_of(canonical), status == IN_PLAY, np.take(_STATUS_SCORES, status), pieces
+        return self.layout.index_of(canonical), status == IN_PLAY, np.take(self._status_scores, status), pieces
 
     def scores_of(self, codes: np.ndarray) -> np.ndarray:
         """The score of many codes in range (int8, flat), as :meth:`score_of` gives them.
@@ -530,7 +536,7 @@ class CompactTable(Table):
         """Every layer's counts, of every reachable board and up to symmetry (:meth:`histograms`)."""
         return [LayerCounts.from_histograms(self.game, ply, hist) for ply, hist in enumerate(self.histograms())]
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> TableStats:
         """Counts per result, per layer, for the side to move and up to symmetry (:func:`solver.tables.summary.layered_stats`).
 
         ``games`` is None (``omitted`` says why); ``layers`` lists each layer's counts

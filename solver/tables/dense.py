@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,11 +25,13 @@ from ..errors import TableError
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile
+from ..storage.histograms import Counts
 from ..storage.plausible import dense_check
 from ..storage.tablefile import ENTRY, BlockGuard, TableFile
 from .base import Kind, Prover, Table
 from .position import SETTERS, Position
 from .scores import Scores
+from .summary import TableStats
 
 _new = object.__new__
 _set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table = SETTERS
@@ -205,11 +207,17 @@ class DenseTable(Table):
         """Every reachable code, ascending."""
         return np.flatnonzero(self.score != UNREACHABLE)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> TableStats:
         """Counts over the table (see :func:`solver.tables.summary.table_stats`)."""
         from .summary import table_stats
 
         return table_stats(self.game, self.score, self.at(0))
+
+    def ply_counts(self) -> list[Counts]:
+        """The positions of each ply by result for the side to move (:func:`solver.tables.summary.counts_by_ply`)."""
+        from .summary import counts_by_ply
+
+        return counts_by_ply(self.game, self.score)
 
     # -- trust ------------------------------------------------------------------
     def _verify_block_of(self, code: int) -> None:

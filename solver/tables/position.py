@@ -22,8 +22,8 @@ from ..encoding import board as _board
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError
 from ..rules.game import Game
-from ..rules.score import WIN, decode, outcome_label, parent_score
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
+from ..rules.score import decode, outcome_label, parent_score
 from ..words import count, signed
 
 if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
@@ -45,7 +45,11 @@ def result_phrase(position: Position) -> str:
     """Who is to move and their result, in words (a position's ``repr`` without the board):
     ``'O to move: loss in 4 plies (value for X: +1)'``, ``'game over: X won'``, ``'game over: a draw'``."""
     if position.is_over:
-        return f"game over: {position.winner} won" if position.winner else "game over: a draw"
+        completer = position.line_completer
+        if completer is None:
+            return "game over: a draw"
+        rules = position.game.rules
+        return f"game over: {position.winner} won" if rules.line_wins else f"game over: {position.winner} won ({rules.end_words(completer)})"
     return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {signed(position.value)})"
 
 
@@ -190,8 +194,16 @@ class Position:
 
     @property
     def winner(self) -> Player | None:
-        """Who has won already (None while playing and for a drawn full board)."""
-        if self.best_mask or self.score != -WIN:
+        """Who has won already (None while playing and for a drawn full board): on a finished board the
+        score says it for the side to move (already lost, or already won as in misère play)."""
+        if not self.is_over or self.score == 0:
+            return None
+        return self._next if self.score > 0 else ("O" if self._next == "X" else "X")
+
+    @property
+    def line_completer(self) -> Player | None:
+        """Who completed a line and so ended the game (the last mover; None while playing and for a drawn full board)."""
+        if not self.is_over or self.score == 0:
             return None
         return "O" if self._next == "X" else "X"
 
@@ -353,7 +365,7 @@ class Position:
 
 
 PICTURES: dict[str, Callable[[Any], str]] = {}
-"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``).
+"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``, ``"stats html"``).
 
 The presentation layer fills it when the package is imported (:mod:`solver.present.notebook`), so the
 ``_repr_*_`` methods that Jupyter calls draw with it while this layer imports nothing above it.

@@ -14,13 +14,18 @@ key                     meaning
 ``games``               complete games (move sequences from the empty board to the end):
                         ``total``, ``x_wins``, ``o_wins``, ``draws``
 ``start``               the empty board's ``value`` (for X), ``result`` and ``plies``
+``layers``              per layer (ply 0 first): ``ply``, ``positions``, ``wins``, ``draws``,
+                        ``losses`` (for the side to move), ``finished`` and ``unique`` (the
+                        same counts up to symmetry)
 ======================  =================================================================
 
 A compact table (past 16 cells, :func:`layered_stats`) counts layer by layer from each
-layer's histograms (:mod:`solver.storage.histograms`) and adds two keys: ``layers``, per layer
-``ply``, ``positions``, ``wins``, ``draws``, ``losses`` (for the side to move),
-``finished`` and ``unique`` (the same counts up to symmetry); and ``omitted``, why
-``games`` is None (it needs a path count per position, 8 bytes each).
+layer's histograms (:mod:`solver.storage.histograms`) and adds ``omitted``: why ``games``
+is None (it needs a path count per position, 8 bytes each).
+
+The counts come as a :class:`TableStats`, a dict that a notebook draws as a chart of the
+outcomes of each ply (:func:`solver.present.charts.outcomes_svg`). The counts by ply alone,
+without the symmetric classes and the games, are cheaper: :func:`counts_by_ply`.
 """
 
 from __future__ import annotations
@@ -33,13 +38,43 @@ import numpy as np
 from ..encoding.layers import layers, mask_tables
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
-from ..storage.histograms import LayerCounts
+from ..storage.histograms import Counts, LayerCounts, histograms
+from .position import draw_picture
 
 if TYPE_CHECKING:
     from .position import Position
 
 
-def table_stats(game: Game, score: np.ndarray, start: Position) -> dict[str, Any]:
+class TableStats(dict[str, Any]):
+    """The counts of a table (the keys in the module docstring): a plain dict to code and to JSON,
+    that a notebook shows as a table of the totals and a chart of the outcomes of each ply."""
+
+    def by_ply(self) -> list[Counts]:
+        """The reachable positions of each ply (ply 0 first) by result for the side to move."""
+        fields = ("positions", "wins", "draws", "losses", "finished")
+        return [Counts(*(int(layer[name]) for name in fields)) for layer in self["layers"]]
+
+    def _repr_html_(self) -> str | None:
+        """The totals and the chart, drawn by the picture registered for them (:mod:`solver.present.notebook`)."""
+        return draw_picture("stats html", self)
+
+
+def counts_by_ply(game: Game, score: np.ndarray) -> list[Counts]:
+    """The reachable positions of each ply (ply 0 first) of a dense table, by result for the side
+    to move: a pass over the layers with a histogram each, without the symmetric classes and the
+    games that :func:`table_stats` also counts (no symmetric images, no path counts).
+
+    :param score: the stored score of every code (int8, ``UNREACHABLE`` where no game reaches it).
+    """
+    score = np.asarray(score)
+    found = []
+    for layer in layers(game, score != UNREACHABLE):
+        row = np.bincount(score[layer.codes].view(np.uint8), minlength=256)
+        found.append(Counts.from_row(row, full=layer.ply == game.cells))
+    return found
+
+
+def table_stats(game: Game, score: np.ndarray, start: Position) -> TableStats:
     """The counts described in the module docstring, of a dense table.
 
     :param score: the stored score of every code (int8, ``UNREACHABLE`` where no game reaches it).
@@ -53,6 +88,7 @@ def table_stats(game: Game, score: np.ndarray, start: Position) -> dict[str, Any
     terminal = dict.fromkeys(("positions", "x_wins", "o_wins", "draws"), 0)
     games = dict.fromkeys(("total", "x_wins", "o_wins", "draws"), 0)
     permuters = _permuters(game)
+    per_layer = []
     for layer in layers(game, score != UNREACHABLE):
         codes = layer.codes
         s = score[codes]
@@ -64,11 +100,13 @@ def table_stats(game: Game, score: np.ndarray, start: Position) -> dict[str, Any
         x_wins = int(np.count_nonzero(s > 0 if x_to_move else s < 0))
         totals["x_wins"] += x_wins
         totals["o_wins"] += codes.size - x_wins - int(np.count_nonzero(s == 0))
-        totals["unique"] += _count_canonical(codes, layer.x, layer.o, tables.base3, permuters)
+        canonical = _canonical(codes, layer.x, layer.o, tables.base3, permuters)
+        totals["unique"] += int(np.count_nonzero(canonical))
+        per_layer.append(LayerCounts.from_histograms(game, layer.ply, histograms(s, canonical)))
 
-        won = tables.win[layer.mover] if layer.ply else np.zeros(codes.size, dtype=bool)
+        won = game.rules.completes_line(layer.mover) if layer.ply else np.zeros(codes.size, dtype=bool)
         over = won | (layer.ply == game.cells)
-        winner = "x_wins" if layer.ply % 2 else "o_wins"
+        winner = "x_wins" if game.rules.line_winner("X" if layer.ply % 2 else "O") == "X" else "o_wins"
         terminal["positions"] += int(np.count_nonzero(over))
         terminal[winner] += int(np.count_nonzero(won))
         terminal["draws"] += int(np.count_nonzero(over & ~won))
@@ -83,7 +121,8 @@ def table_stats(game: Game, score: np.ndarray, start: Position) -> dict[str, Any
             # One cell at a time: distinct parents give distinct children, so += is exact.
             paths[parents[free] + piece * 3**cell] += paths[parents[free]]
     games["total"] = games["x_wins"] + games["o_wins"] + games["draws"]
-    return summary(game, totals, terminal, start, unique=totals["unique"], games=games)
+    counted = summary(game, totals, terminal, start, unique=totals["unique"], games=games)
+    return TableStats(counted, layers=[layer.to_json() for layer in per_layer])
 
 
 def summary(
@@ -108,7 +147,7 @@ def summary(
     }
 
 
-def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) -> dict[str, Any]:
+def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) -> TableStats:
     """The counts described in the module docstring, of a compact table, from its layers' counts.
 
     :param layers: every layer's counts, layer 0 first (:meth:`solver.tables.CompactTable.layer_counts`).
@@ -127,20 +166,21 @@ def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) ->
         totals["o_wins"] += every.losses if x_to_move else every.wins
         full_draws = every.draws if layer.ply == game.cells else 0
         terminal["positions"] += every.finished
-        terminal["o_wins" if x_to_move else "x_wins"] += every.finished - full_draws
+        completer = "O" if x_to_move else "X"  # who made the last move, and so completed the line
+        terminal["x_wins" if game.rules.line_winner(completer) == "X" else "o_wins"] += every.finished - full_draws
         terminal["draws"] += full_draws
     unique = sum(layer.unique.positions for layer in layers)
-    return {
-        **summary(game, totals, terminal, start, unique=unique, games=None),
-        "omitted": {"games": "needs a path count per position (8 bytes each), which a compact table does not keep"},
-        "layers": [layer.to_json() for layer in layers],
-    }
+    return TableStats(
+        summary(game, totals, terminal, start, unique=unique, games=None),
+        omitted={"games": "needs a path count per position (8 bytes each), which a compact table does not keep"},
+        layers=[layer.to_json() for layer in layers],
+    )
 
 
 def _permuters(game: Game) -> list[list[np.ndarray]]:
     """For each symmetry, byte tables that move a mask's bits: 8 cells per table."""
     out = []
-    for perm in game.symmetries[1:]:
+    for perm in game.rules.symmetries[1:]:
         source_of = {src: dst for dst, src in enumerate(perm)}
         chunks = []
         for base in range(0, game.cells, 8):
@@ -160,10 +200,10 @@ def _permute(mask: np.ndarray, chunks: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _count_canonical(codes: np.ndarray, x: np.ndarray, o: np.ndarray, base3: np.ndarray, permuters: list[list[np.ndarray]]) -> int:
-    """How many boards are the smallest code among their symmetric images."""
+def _canonical(codes: np.ndarray, x: np.ndarray, o: np.ndarray, base3: np.ndarray, permuters: list[list[np.ndarray]]) -> np.ndarray:
+    """Which boards are the smallest code among their symmetric images."""
     canonical = np.ones(codes.size, dtype=bool)
     for chunks in permuters:
         image = base3[_permute(x, chunks)] + 2 * base3[_permute(o, chunks)]
         canonical &= codes <= image
-    return int(np.count_nonzero(canonical))
+    return canonical

@@ -10,7 +10,10 @@ route                                       answer
 ``GET /api/v1/{game}?board=B``              :meth:`Position.to_dict` with ``best_first=True``
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
 ``GET /api/v1/{game}/analyze?moves=M``      :meth:`GameAnalysis.to_dict` of :func:`solver.analyze`
+``GET /api/v1/{game}/outcomes.svg``         a chart of the outcomes of each ply (:func:`solver.present.charts.outcomes_svg`)
 ``POST /api/v1/{game}/batch``               ``{"boards": [...]}`` -> ``{"results": [...]}``
+``GET /tables/``                            the table files offered for download (:mod:`solver.web.files`)
+``GET /tables/{game}.ttt``                  one table file, with byte ranges, its checksum as ETag
 ==========================================  =====================================================
 
 Nothing a request sends reaches the file system: the tables are opened before the
@@ -70,6 +73,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..encoding.board import parse, parse_text
 from ..encoding.moves import parse_moves
 from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line, quote
+from ..present.charts import outcomes_svg
 from ..rules.game import DEFAULT_GAME, Game, parse_game
 from ..rules.score import UNREACHABLE
 from ..store.locate import table_dirs as _table_dirs
@@ -77,6 +81,7 @@ from ..store.locate import table_for
 from ..tables import Table
 from ..tables.analysis import analyze
 from .batch import answers
+from .files import TableFiles
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
@@ -204,6 +209,7 @@ def create_app(
     for table in tables:
         games.setdefault(table.game.name, served(table))
     api = _Api(games, table_dir, max_batches)
+    files = TableFiles(game.table for game in games.values())
     routes = [
         Route("/", api.page, methods=["GET"]),
         Route("/static/{name}", api.static, methods=["GET"]),
@@ -212,7 +218,10 @@ def create_app(
         Route("/api/v1/{game}", api.lookup, methods=["GET"]),
         Route("/api/v1/{game}/mainline", api.mainline, methods=["GET"]),
         Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
+        Route("/api/v1/{game}/outcomes.svg", api.outcomes, methods=["GET"]),
         Route("/api/v1/{game}/batch", api.batch, methods=["POST"]),
+        Route("/tables/", files.index, methods=["GET"]),
+        Route("/tables/{name}", files.file, methods=["GET"]),
     ]
     handlers: Mapping[Any, Any] = {HTTPException: _http_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
@@ -288,7 +297,7 @@ class _Api:
         return _cached(request, self.listing, self.listing_etag)
 
     async def openapi(self, request: Request) -> Response:
-        return Response(self.openapi_json, media_type=_JSON, headers={"cache-control": "no-cache"})
+        return Response(self.openapi_json + b"\n", media_type=_JSON, headers={"cache-control": "no-cache"})
 
     def _game(self, request: Request) -> ServedGame:
         text = request.path_params["game"]
@@ -353,6 +362,16 @@ class _Api:
         except InvalidBoardError as error:
             raise HTTPException(400, one_line(error)) from None
         return _cached(request, _dumps(analysis.to_dict()), etag)
+
+    async def outcomes(self, request: Request) -> Response:
+        """The chart of the outcomes of each ply, counted once per game (a pass over a dense table) off the event loop."""
+        game = self._game(request)
+        etag = game.etag("outcomes.svg")
+        headers = {"etag": etag, "cache-control": CACHE_CONTROL}
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers=headers)
+        body = await anyio.to_thread.run_sync(outcomes_chart, game.table)
+        return Response(body, media_type="image/svg+xml", headers=headers)
 
     async def batch(self, request: Request) -> Response:
         game = self._game(request)
@@ -421,7 +440,7 @@ def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, byt
         elif type(board) is int:
             known = board if 0 <= board < table.game.codes else _read(table, board)
         else:
-            known = _dumps({"error": f"cannot read a board from {type(board).__name__}: expected a board string or an int code"})
+            known = _not_a_board(board)
         if type(known) is int:
             codes[index] = known
         else:
@@ -458,7 +477,7 @@ def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes
     for start in range(0, len(codes), BATCH_SLICE):
         piece = batch_slice(game, codes, errors, start, min(start + BATCH_SLICE, len(codes)), kept)
         yield piece if start == 0 else b"," + piece
-    yield b"]}"
+    yield b"]}\n"
 
 
 def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
@@ -511,6 +530,15 @@ class _BatchResponse(Response):
             self.done()
 
 
+def _not_a_board(board: Any) -> bytes:
+    """The error in a batch's results for a JSON value that is neither a board string nor an int code, named as JSON names it."""
+    if board is None or isinstance(board, (bool, float)):
+        found = json.dumps(board)  # null, true, false, 1.5
+    else:
+        found = "an array" if isinstance(board, list) else "an object"
+    return _dumps({"error": f"board is {found}: expected a board string (rows of X, O and '.', separated by '/') or an int code"})
+
+
 def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes:
     """A board's code, or the JSON ``{"error": message}`` saying why it cannot be read (or reached, with ``check``)."""
     try:
@@ -540,16 +568,26 @@ def _code(table: Table, text: str) -> int:
 
 
 def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], bytes] | None = None) -> Response:
-    """A JSON answer with its ETag and Cache-Control, or a 304 when the client has it already."""
+    """A JSON answer with its ETag and Cache-Control, or a 304 when the client has it already.
+
+    Every JSON body ends with a newline (as ``solve ... --json`` prints it), so ``curl`` leaves the prompt on a line of its own.
+    """
     headers = {"etag": etag, "cache-control": CACHE_CONTROL}
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
-    return Response(body if body is not None else make() if make else b"", media_type=_JSON, headers=headers)
+    return Response((body if body is not None else make() if make else b"") + b"\n", media_type=_JSON, headers=headers)
+
+
+@lru_cache(maxsize=16)
+def outcomes_chart(table: Table) -> bytes:
+    """:func:`~solver.present.charts.outcomes_svg` of the table's counts by ply (:meth:`Table.ply_counts`), kept per table."""
+    return outcomes_svg(table.ply_counts(), game=table.game.name).encode()
 
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "checksum": game.checksum}
+    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins}
+    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum}
 
 
 def _dumps(data: Any) -> bytes:
@@ -559,7 +597,7 @@ def _dumps(data: Any) -> bytes:
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
     if len(message) > MAX_MESSAGE_CHARS:
         message = f"{message[: MAX_MESSAGE_CHARS - 60]}... (cut: the message was {len(message):,} characters)"
-    return Response(_dumps({"error": message}), status_code=status, media_type=_JSON, headers=headers)
+    return Response(_dumps({"error": message}) + b"\n", status_code=status, media_type=_JSON, headers=headers)
 
 
 def _more(served: Sequence[str]) -> str:

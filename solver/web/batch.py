@@ -140,7 +140,13 @@ def _board_texts(game: Game, digits: np.ndarray) -> list[str]:
 
 
 def _state_texts(score: np.ndarray, x_next: np.ndarray, playing: np.ndarray) -> list[str]:
-    """Each position's ``"over"`` field and then ``"to_move"`` (play goes on) or ``"winner"`` (it is over)."""
-    over = np.where(score == -WIN, np.where(x_next, '"over": true, "winner": "O"', '"over": true, "winner": "X"'), '"over": true, "winner": null')
+    """Each position's ``"over"`` field and then ``"to_move"`` (play goes on) or ``"winner"`` (it is over).
+
+    Whether play goes on is the rules' (``playing``: a position with a best move); who won a finished
+    board is the sign of its score for the side to move (already lost: the last mover won; already
+    won, as in misère play: the side to move did; 0: a draw)."""
+    x_won = np.where(score < 0, ~x_next, x_next)
+    winner = np.where(x_won, '"over": true, "winner": "X"', '"over": true, "winner": "O"')
+    over = np.where(score == 0, '"over": true, "winner": null', winner)
     state: list[str] = np.where(playing, np.where(x_next, '"over": false, "to_move": "X"', '"over": false, "to_move": "O"'), over).tolist()
     return state

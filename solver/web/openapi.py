@@ -157,6 +157,16 @@ def _paths(games: list[str], *, max_batch: int, max_body: int) -> dict[str, Any]
             }
         },
         "/api/v1/{game}/batch": {"post": _batch(game, errors["404"], max_batch=max_batch, max_body=max_body)},
+        "/api/v1/{game}/outcomes.svg": {
+            "get": {
+                "summary": "A chart of the outcomes of each ply: the positions with that many pieces by their result with best play (SVG, no script)",
+                "parameters": [game],
+                "responses": {
+                    "200": {"description": "the chart", "content": {"image/svg+xml": {"schema": {"type": "string"}}}, "headers": cached},
+                    "404": errors["404"],
+                },
+            }
+        },
     }
 
 

@@ -77,7 +77,7 @@ HOOKS = {
 
 
 def _refusal(status: int, reason: str, message: str) -> bytes:
-    body = json.dumps({"error": message}).encode()
+    body = json.dumps({"error": message}).encode() + b"\n"  # ends with a newline, as every JSON body here
     return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
 
 

@@ -11,7 +11,6 @@ Each worker ends when the parent does (Linux's parent-death signal).
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import sys
@@ -19,7 +18,7 @@ import traceback
 from collections.abc import Callable
 from types import FrameType
 
-_PR_SET_PDEATHSIG = 1
+from ..lifetime import die_with_parent
 
 
 class WorkerError(RuntimeError):
@@ -70,7 +69,7 @@ def _worker(number: int, run: Callable[[int], None]) -> None:
     parent = os.getppid()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _die_with(parent)
+    die_with_parent(parent, signum=signal.SIGTERM, poll_seconds=None)  # SIGTERM: the worker stops as when asked
     code = 0
     try:
         run(number)
@@ -81,18 +80,6 @@ def _worker(number: int, run: Callable[[int], None]) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-
-
-def _die_with(parent: int) -> None:
-    """Have the kernel send SIGTERM to this process when ``parent`` dies (Linux); exit now if it has already."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def _signal_all(children: dict[int, int], signum: int) -> None:

@@ -9,6 +9,10 @@
 // Hints (each empty cell's outcome, the best moves, the result in the status) are on by default when
 // exploring and off against the perfect player; the switch changes them until the mode changes.
 //
+// Who played each move is recorded when it is played (you, the perfect player, or "" exploring), so
+// choosing another side never relabels the moves already on the board; choosing a side when the game
+// is over starts a new game with it.
+//
 // A finished position: the API says `"over": true` (newer servers) or `"to_move": null` (older
 // ones); both are read the same way.
 "use strict";
@@ -20,7 +24,7 @@
   const DIRECTIONS = [[0, 1], [1, 0], [1, 1], [1, -1]];
 
   const state = {
-    games: [], more: "", game: null, start: "", moves: [], cursor: 0, mode: "both",
+    games: [], more: "", game: null, start: "", moves: [], by: [], cursor: 0, mode: "both",
     hints: null,  // null: the mode's default (on exploring, off against the perfect player)
     position: null, analysis: null, token: 0, focus: 0,
   };
@@ -101,15 +105,19 @@
     return found;
   }
 
-  // Who won a finished position and with which cells: the API's winner, else whoever has a line.
+  // Who won a finished position (the API's winner), who completed a line and with which cells.
+  // In normal play they are the same player; in misère play the one who completed the line lost.
   function winningLine(p) {
     const cells = p.board.replace(/\//g, "").split("");
-    for (const player of p.winner ? [p.winner] : ["X", "O"]) {
+    for (const player of ["X", "O"]) {
       const line = lineCells(cells, player);
-      if (line.size) return { winner: player, cells: line };
+      if (line.size) return { winner: p.winner || player, completer: player, cells: line };
     }
-    return { winner: null, cells: new Set() };
+    return { winner: null, completer: null, cells: new Set() };
   }
+
+  // Whether completing a line wins (normal play) or loses (misère), as the listing of games says.
+  const lineWins = () => !info() || !info().rule || info().rule.line_wins;
 
   // "a win in 5 plies", "a draw", "a loss in 1 ply": a result for the mover in words.
   function outcomeWords(result, plies) {
@@ -130,6 +138,7 @@
       showError(error.message);
       if (state.cursor > 0) {           // a move list that cannot be played: keep what can
         state.moves = state.moves.slice(0, state.cursor - 1);
+        state.by = state.by.slice(0, state.moves.length);
         state.cursor = state.moves.length;
         refreshAnalysis();
         update();
@@ -246,44 +255,59 @@
     return element;
   }
 
-  // The status in plain words ("X to move: a draw with best play", "X won") and a detail line
-  // (the plies, the value for X, the best moves; or the winning line).
+  // The status in plain words ("X to move: a draw with best play", "X won") and a detail line in
+  // words (the plies, the best moves; or the winning line). The code and the value for X are for
+  // developers: they are in the "For developers" details.
   function renderStatus() {
     const p = state.position;
     const hints = hintsOn();
     let text;
     let detail;
     if (isOver(p)) {
-      const { winner, cells } = winningLine(p);
+      const { winner, completer, cells } = winningLine(p);
       text = winner ? `${winner} won` : "Draw";
-      if (state.mode !== "both") text += winner === state.mode ? ": you won" : winner ? ": the perfect player won" : ": you held the perfect player";
+      if (winner && !lineWins()) text += ` (${completer} completed a line and lost)`;
+      const you = yourSide();
+      if (you) text += winner === you ? ": you won" : winner ? ": the perfect player won" : ": you held the perfect player";
       const where = [...cells].sort((a, b) => a - b).map((cell) => coords(cell).join(",")).join(" ");
-      detail = winner ? `${info().k} in a row (row,col): ${where}` : "The board is full with no line.";
-      detail += ` · code ${p.code}`;
+      detail = winner ? `${lineWins() ? "" : "the losing line, "}${info().k} in a row (row,col): ${where}` : "The board is full with no line.";
     } else {
       const outcome = p.result === "draw" ? "a draw" : `${p.result === "win" ? p.to_move : opponent(p.to_move)} wins`;
       text = `${p.to_move} to move${state.mode === p.to_move ? " (you)" : ""}`;
       if (hints) text += `: ${outcome} with best play`;
       if (state.mode !== "both" && state.mode !== p.to_move) text = `${p.to_move} to move: the perfect player is thinking…`;
-      const value = p.value > 0 ? "+1" : String(p.value);
       const best = p.best_moves.length === p.moves.length
         ? "every move is best"
         : `best (row,col): ${p.best_moves.map(([r, c]) => `${r},${c}`).join("  ")}`;
-      detail = hints
-        ? `in ${p.plies} ${plural(p.plies)} · value for X: ${value} · ${best} · code ${p.code}`
-        : `Hints are off · code ${p.code}`;
+      detail = hints ? `in ${p.plies} ${plural(p.plies)} · ${best}` : "Hints are off.";
     }
     $("#status").textContent = text;
     $("#detail").textContent = detail;
     $("#legend").hidden = !hints || isOver(p);
     $("#hints").checked = hints;
+    $("#tagline").textContent = hints
+      ? "Every position solved. Hints are on: each empty cell shows what playing there leads to under perfect play."
+      : "Every position solved. Hints are off: Show hints marks what playing each empty cell leads to under perfect play.";
+    const value = p.value > 0 ? "+1" : String(p.value);
+    $("#position-data").textContent = `This position: code ${p.code} in the ${p.game || state.game} table, value for X ${value} `
+      + "(+1 X wins, 0 a draw, -1 O wins with best play), board " + p.board + ".";
+  }
+
+  // The side you played in the game on the board: that of your last move, or null when the perfect
+  // player made none of its moves (exploring).
+  function yourSide() {
+    const by = state.by.slice(0, state.cursor);
+    if (!by.includes("perfect")) return null;
+    const last = by.lastIndexOf("you");
+    return last < 0 ? opponent(sideToMoveAt(by.lastIndexOf("perfect"))) : sideToMoveAt(last);
   }
 
   function renderPlies() {
     const list = $("#plies");
     list.replaceChildren();
     const analysed = state.analysis && !state.start && sameMoves(state.analysis.moves, state.moves) ? state.analysis : null;
-    state.moves.forEach((cell, index) => {
+    const listed = state.cursor > 0 ? state.moves : [];  // undone to the empty board: nothing is listed
+    listed.forEach((cell, index) => {
       const ply = index + 1;
       const item = document.createElement("li");
       if (ply === state.cursor) item.setAttribute("aria-current", "step");
@@ -313,37 +337,47 @@
       }
       list.append(item);
     });
-    if (!state.moves.length) {
+    if (!listed.length) {
       const item = document.createElement("li");
-      item.textContent = "No moves yet: click a cell.";
+      item.textContent = state.moves.length ? "No moves on the board: click a cell, or Redo." : "No moves yet: click a cell.";
       list.append(item);
     }
     renderLastMove(analysed);
     const summary = $("#summary");
-    if (analysed && state.moves.length) {
+    if (analysed && state.cursor) {
       summary.textContent = ["X", "O"].map((player) => {
-        const s = analysed.summary[player];
-        return `${player}: ${s.moves} ${s.moves === 1 ? "move" : "moves"}; best ${s.best}, ok ${s.ok}, mistakes ${s.mistakes}, blunders ${s.blunders}`;
+        const s = tally(analysed.plies.slice(0, state.cursor), player);
+        return `${player}: ${s.moves} ${s.moves === 1 ? "move" : "moves"}; best ${s.best}, ok ${s.ok}, mistakes ${s.mistake}, blunders ${s.blunder}`;
       }).join(" · ");
     } else {
-      summary.textContent = state.start && state.moves.length ? "Verdicts need a game played from the empty board." : "";
+      summary.textContent = state.start && state.cursor ? "Verdicts need a game played from the empty board." : "";
     }
   }
 
+  // A player's verdicts over the plies on the board (the analysis covers undone moves too).
+  function tally(plies, player) {
+    const counts = { moves: 0, best: 0, ok: 0, mistake: 0, blunder: 0 };
+    for (const judged of plies) {
+      if (judged.player !== player) continue;
+      counts.moves += 1;
+      counts[judged.verdict] += 1;
+    }
+    return counts;
+  }
+
   // The last move's verdict, above the board (on a phone too). Against the perfect player: your last move.
+  // Who played a move is what was recorded when it was played, whatever the side chosen now.
   function renderLastMove(analysed) {
     const element = $("#last-move");
-    let index = state.cursor - 1;
-    if (state.mode !== "both") {
-      while (index >= 0 && sideToMoveAt(index) !== state.mode) index -= 1;
-      if (index < 0) index = state.cursor - 1;
-    }
+    const played = state.by.slice(0, state.cursor);
+    let index = played.includes("perfect") ? played.lastIndexOf("you") : -1;
+    if (index < 0) index = state.cursor - 1;
     element.className = "last-move";
     delete element.dataset.verdict;
     if (index < 0) { element.textContent = ""; return; }
     const player = sideToMoveAt(index);
     const [row, col] = coords(state.moves[index]);
-    const who = state.mode === "both" ? "Last move" : player === state.mode ? "Your move" : "The perfect player";
+    const who = { you: "Your move", perfect: "The perfect player" }[state.by[index]] || "Last move";
     let text = `${who}: ${player} at ${row},${col}`;
     const judged = analysed && analysed.plies[index];
     if (judged) {
@@ -388,7 +422,7 @@
     if (!p) return;
     const why = refusal(p, cell);
     if (why) { notify(why); return; }
-    play(cell);
+    play(cell, state.mode === "both" ? "" : "you");
   }
 
   // Why a click on `cell` does nothing, in a few words; "" when it plays.
@@ -407,10 +441,12 @@
     if (message) setTimeout(() => { notice.textContent = message; }, 20);
   }
 
-  function play(cell) {
+  // Play `cell` after the moves on the board; `by` records who played it ("you", "perfect" or "" exploring).
+  function play(cell, by) {
     showError("");
     notify("");
     state.moves = state.moves.slice(0, state.cursor).concat([cell]);
+    state.by = state.by.slice(0, state.cursor).concat([by]);
     state.cursor = state.moves.length;
     refreshAnalysis();
     update();
@@ -422,7 +458,7 @@
     setTimeout(() => {
       if (token !== state.token) return;
       const best = p.best_cells;
-      play(best[Math.floor(Math.random() * best.length)]);
+      play(best[Math.floor(Math.random() * best.length)], "perfect");
     }, 350);
   }
 
@@ -450,6 +486,7 @@
   function reset() {
     state.start = "";
     state.moves = [];
+    state.by = [];
     state.cursor = 0;
     state.analysis = null;
     showError("");
@@ -459,6 +496,7 @@
 
   function showError(message) {
     $("#error").textContent = message;
+    if (!message) $("#paste-error").textContent = "";
   }
 
   // -- the URL ---------------------------------------------------------------------
@@ -504,6 +542,7 @@
       const ok = cells.every((cell) => Number.isInteger(cell) && cell >= 0 && cell < info().cells);
       if (ok) {
         state.moves = cells;
+        state.by = cells.map((_, index) => (state.mode === "both" ? "" : sideToMoveAt(index) === state.mode ? "you" : "perfect"));
         state.cursor = cells.length;
       } else {
         showError(`The moves in the link cannot be read: ${moves}`);
@@ -536,19 +575,42 @@
     else if (event.key === "n") reset();
   }
 
+  // A pasted game is explored (both sides yours); its error shows under the paste box, where the eyes are.
   async function onPaste(event) {
     event.preventDefault();
     const text = $("#paste").value.trim();
+    $("#paste-error").textContent = "";
     try {
       const analysis = await api(`/api/v1/${encodeURIComponent(state.game)}/analyze?moves=${encodeURIComponent(text)}`);
       state.start = "";
       state.moves = analysis.moves;
+      state.by = analysis.moves.map(() => "");
       state.cursor = analysis.moves.length;
       state.analysis = analysis;
       showError("");
       update();
     } catch (error) {
-      showError(error.message);
+      $("#paste-error").textContent = error.message;
+    }
+  }
+
+  // The outcomes of each ply of the game, drawn by the server (GET /api/v1/{game}/outcomes.svg), shown
+  // when its details are open. The SVG is parsed as XML and adopted: nothing in it runs.
+  async function renderOutcomes() {
+    const box = $("#outcomes-chart");
+    if (!$("#outcomes").open || box.dataset.game === state.game) return;
+    const game = state.game;
+    box.dataset.game = game;
+    box.textContent = "Counting…";
+    try {
+      const response = await fetch(`/api/v1/${encodeURIComponent(game)}/outcomes.svg`);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const picture = new DOMParser().parseFromString(await response.text(), "image/svg+xml").documentElement;
+      if (game !== state.game) return;
+      box.replaceChildren(document.importNode(picture, true));
+    } catch (error) {
+      delete box.dataset.game;
+      box.textContent = `The chart cannot be drawn: ${error.message}`;
     }
   }
 
@@ -569,7 +631,13 @@
     $("#reset").addEventListener("click", reset);
     $("#share").addEventListener("click", onShare);
     $("#paste-form").addEventListener("submit", onPaste);
-    $("#mode").addEventListener("change", (event) => { state.mode = event.target.value; state.hints = null; update(); });
+    $("#mode").addEventListener("change", (event) => {
+      state.mode = event.target.value;
+      state.hints = null;
+      if (state.mode !== "both" && state.position && isOver(state.position)) reset();  // a side for the next game
+      else update();
+    });
+    $("#outcomes").addEventListener("toggle", renderOutcomes);
     $("#hints").addEventListener("change", (event) => {
       state.hints = event.target.checked;
       if (state.position) { render(); writeUrl(); }
@@ -578,6 +646,7 @@
       state.game = event.target.value;
       $("#paste").placeholder = info().cells > 9 ? "5 0 10  or  1,1 0,0 2,2" : "4 0 8  or  1,1 0,0 2,2";
       reset();
+      renderOutcomes();
     });
     let listing;
     try {

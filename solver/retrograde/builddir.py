@@ -1,0 +1,238 @@
+"""The build directory of a layered build: its files, and the manifest of its finished and retired layers.
+
+Each finished layer is a raw int8 file ``layer-PP.i8`` (in layer-local index order) with
+its size and SHA-256 in ``manifest.json``; the layer being solved is spooled into
+``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
+The manifest is replaced atomically by :func:`solver.storage.fsutil.write_atomic`, the one
+atomic writer.
+
+The directory is the builder's alone: created 0700 and refused unless it is this
+user's and writable by nobody else; every file in it is opened with ``O_NOFOLLOW``
+(``O_EXCL`` where new) and must be a regular file of this user, so a link planted as
+a layer, a partial layer or a journal is refused and nothing outside the directory is
+ever written (:func:`solver.storage.fsutil.open_private`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..encoding.index import SCHEME, SCHEME_VERSION, layout
+from ..errors import BuildError, quote
+from ..rules.game import Game
+from ..storage.fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
+
+MANIFEST = "manifest.json"
+
+
+# -- the build directory -----------------------------------------------------------
+MAX_MANIFEST_BYTES = 1 << 20
+"""A manifest larger than this is no build's (a real one holds at most 26 short entries and their retired files)."""
+_LAYER_KEY = re.compile(r"[0-9]{1,2}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_RETIRED_FILE = re.compile(r"layer-[0-9]{2}\.[a-z]{1,12}")
+
+
+@dataclass(frozen=True)
+class BuildDir:
+    """A build directory: finished layers, their checksums, and the layer being solved.
+
+    The directory is the builder's alone (:func:`solver.storage.fsutil.private_directory`:
+    0700, owned by this user); every file in it is opened through :meth:`open`
+    (``O_NOFOLLOW``, regular files of this user only), so a link planted in it is
+    refused, never followed.
+    """
+
+    path: Path
+    game: Game
+
+    def layer_path(self, ply: int) -> Path:
+        """The finished file of layer ``ply``."""
+        return self.path / f"layer-{ply:02d}.i8"
+
+    def partial_path(self, ply: int) -> Path:
+        """The file of layer ``ply`` while it is being solved."""
+        return self.path / f"layer-{ply:02d}.i8.partial"
+
+    def journal_path(self, ply: int) -> Path:
+        """The journal of layer ``ply`` while it is being solved: one ``start crc32`` line per finished chunk."""
+        return self.path / f"layer-{ply:02d}.journal"
+
+    def prepare(self) -> None:
+        """Create the directory (0700), or check that an existing one is this user's alone and holds only regular files.
+
+        :raises TableError: naming what was found (another owner, a link, a FIFO...).
+        """
+        private_directory(self.path)
+        remove_dead_temporaries(self.path)  # a manifest's temporary file left by a killed build
+
+    def open(self, path: Path, flags: int) -> int:
+        """A descriptor of the file ``path`` of this directory (:func:`solver.storage.fsutil.open_private`: no link followed)."""
+        return open_private(self.path, path.name, flags)
+
+    def create(self, path: Path, flags: int = os.O_RDWR) -> int:
+        """A new, empty file ``path`` in this directory (``O_EXCL``; a stale regular file is replaced, a link refused)."""
+        return create_private(self.path, path.name, flags)
+
+    def map(self, path: Path, size: int, *, writable: bool = False) -> np.ndarray:
+        """The ``size`` int8 scores of the file ``path``, memory-mapped from a descriptor opened by :meth:`open`."""
+        if size == 0:
+            return np.zeros(0, dtype=np.int8)
+        fd = self.open(path, os.O_RDWR if writable else os.O_RDONLY)
+        with os.fdopen(fd, "r+b" if writable else "rb") as handle:
+            found = os.fstat(fd).st_size
+            if found < size:
+                raise BuildError(f"{path}: {found:,} bytes, expected {size:,}; delete the build directory {self.path} to start again")
+            return np.memmap(handle, dtype=np.int8, mode="r+" if writable else "r", shape=(size,))
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest (an empty one for a new directory).
+
+        :raises BuildError: if it is not a build manifest, or belongs to another game or index scheme.
+        """
+        path = self.path / MANIFEST
+        try:
+            fd = self.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            return {"game": self.game.name, "scheme": SCHEME, "scheme_version": SCHEME_VERSION, "layers": {}}
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(MAX_MANIFEST_BYTES + 1)
+        return _parse_manifest(path, raw, self.game)
+
+    def finished(self, *, check: bool = True) -> dict[int, str]:
+        """The finished layers and their SHA-256, after checking each file's size (and hash, with ``check``).
+
+        A layer is finished when its raw file is there, or when it was retired (:meth:`retire`)
+        and every file it was retired into is there (with ``check``, with its recorded
+        SHA-256). A layer whose files are missing or wrong is dropped, with every layer above
+        it kept only if contiguous from the full board down.
+        """
+        sizes = layout(self.game).layer_sizes
+        manifest = self.manifest()
+        recorded = {int(ply): entry["sha256"] for ply, entry in manifest["layers"].items()}
+        retired = {int(ply): entry for ply, entry in manifest.get("retired", {}).items()}
+        good: dict[int, str] = {}
+        for ply in range(self.game.cells, -1, -1):
+            if ply not in recorded:
+                break
+            if ply in retired:
+                if not all(self._holds(name, digest, check) for name, digest in retired[ply]["files"].items()):
+                    break
+            elif not self._holds(self.layer_path(ply).name, recorded[ply], check, sizes[ply]):
+                break
+            good[ply] = recorded[ply]
+        return good
+
+    def _holds(self, name: str, digest: str, check: bool, size: int | None = None) -> bool:
+        """Whether the file ``name`` of this directory is there (of ``size`` bytes) and, with ``check``, hashes to ``digest``."""
+        try:
+            fd = self.open(self.path / name, os.O_RDONLY)
+        except FileNotFoundError:
+            return False
+        with os.fdopen(fd, "rb") as handle:
+            if size is not None and os.fstat(fd).st_size != size:
+                return False
+            return not check or hashlib.file_digest(handle, "sha256").hexdigest() == digest
+
+    def record(self, ply: int, digest: str) -> None:
+        """Add a finished layer to the manifest (atomically)."""
+        data = self.manifest()
+        data["layers"][str(ply)] = {"size": layout(self.game).layer_sizes[ply], "sha256": digest}
+        write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+
+    def retired(self) -> dict[int, dict[str, Any]]:
+        """The retired layers: for each, ``files`` (name: SHA-256) and the caller's ``info``."""
+        return {int(ply): entry for ply, entry in self.manifest().get("retired", {}).items()}
+
+    def retire(self, ply: int, files: dict[str, str], info: dict[str, Any]) -> None:
+        """Record that finished layer ``ply`` now lives in ``files`` of this directory (name: SHA-256), then delete its raw file.
+
+        What the files hold is the caller's business (a table's compressed blocks); the
+        layer stays finished for :meth:`finished` as long as they are there and match.
+
+        :param info: a small JSON object recorded with the files (at most a few KiB).
+        """
+        for name in files:
+            if not _RETIRED_FILE.fullmatch(name):
+                raise ValueError(f"a retired layer's file is named layer-PP.<suffix>, found {name!r}")
+        data = self.manifest()
+        data.setdefault("retired", {})[str(ply)] = {"files": dict(files), "info": info}
+        write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+        self.layer_path(ply).unlink(missing_ok=True)
+
+    def raw_layers(self) -> list[int]:
+        """The finished layers whose raw file is still here, not retired (full board first)."""
+        retired = self.retired()
+        return [ply for ply in self.finished(check=False) if ply not in retired]
+
+    def layers(self) -> list[np.ndarray]:
+        """Every finished layer as a read-only memory map, layer 0 first (for the table file)."""
+        return [self.map(self.layer_path(ply), layout(self.game).layer_sizes[ply]) for ply in range(self.game.cells + 1)]
+
+
+def _plain(value: object) -> str:
+    """A short name or number as it is, anything else quoted and cut short (:func:`solver.errors.quote`)."""
+    text = str(value)
+    return text if isinstance(value, (str, int)) and len(text) <= 40 and text.isprintable() else quote(value)
+
+
+def _parse_manifest(path: Path, raw: bytes, game: Game) -> dict[str, Any]:
+    """The manifest's JSON, every field checked.
+
+    :raises BuildError: naming the file, what is wrong and the way out (delete the build directory).
+    """
+
+    def bad(problem: str) -> BuildError:
+        return BuildError(f"{path}: {problem}; delete the build directory {path.parent} to start again")
+
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise bad(f"larger than {MAX_MANIFEST_BYTES:,} bytes, not a build manifest")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as error:
+        raise bad(f"unreadable ({type(error).__name__}: {str(error)[:80]})") from None
+    if not isinstance(data, dict):
+        raise bad(f"holds a JSON {type(data).__name__}, expected an object")
+    found = (data.get("game"), data.get("scheme"), data.get("scheme_version"))
+    if found != (game.name, SCHEME, SCHEME_VERSION):
+        raise BuildError(
+            f"{path.parent} holds a build of {_plain(found[0])} ({_plain(found[1])} v{_plain(found[2])}), "
+            f"expected {game.name} ({SCHEME} v{SCHEME_VERSION}); use another directory"
+        )
+    layers = data.get("layers")
+    if not isinstance(layers, dict):
+        raise bad(f'"layers" is {quote(layers)}, expected an object of finished layers')
+    sizes = layout(game).layer_sizes
+    for key, entry in layers.items():
+        ply = int(key) if _LAYER_KEY.fullmatch(key) else None
+        if ply is None or ply > game.cells:
+            raise bad(f"names layer {quote(key)}, expected a number from 0 to {game.cells}")
+        if not isinstance(entry, dict) or entry.get("size") != sizes[ply] or not _SHA256.fullmatch(str(entry.get("sha256"))):
+            raise bad(f"layer {ply} is recorded as {quote(entry)}, expected its size {sizes[ply]} and a SHA-256")
+    _check_retired(data.get("retired", {}), layers, bad)
+    return data
+
+
+def _check_retired(retired: Any, layers: dict[str, Any], bad: Callable[[str], BuildError]) -> None:
+    """Every retired layer is a finished one, with files named ``layer-PP.<suffix>`` and a SHA-256 each."""
+    if not isinstance(retired, dict):
+        raise bad(f'"retired" is {quote(retired)}, expected an object of retired layers')
+    for key, entry in retired.items():
+        if key not in layers:
+            raise bad(f"retires layer {quote(key)}, which is not a finished layer")
+        files = entry.get("files") if isinstance(entry, dict) else None
+        if (
+            not isinstance(files, dict)
+            or not isinstance(entry.get("info"), dict)
+            or not all(isinstance(name, str) and _RETIRED_FILE.fullmatch(name) and _SHA256.fullmatch(str(digest)) for name, digest in files.items())
+        ):
+            raise bad(f"retired layer {key} is recorded as {quote(entry)}, expected its files (layer-PP.<suffix>: SHA-256) and info")

@@ -1,0 +1,72 @@
+"""What the rules of the game say of every board of a chunk: unreachable, finished (the last mover completed a line), or to be solved.
+
+The rule itself is the game's (:mod:`solver.rules.halves`: line sets of half-boards, combined
+by one outer AND); this module feeds it the chunk's half-boards from the index, grouped into
+classes so that the rule runs once per pair of classes, and spreads the answer to the boards.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..encoding.index import Block, layout
+from ..rules.game import Game
+from ..rules.halves import RULES_FOLLOW as RULES_FOLLOW  # re-exported for the kernel
+from ..rules.halves import grid_scores, half_line_sets
+from ..scratch import _scratch
+from .chunks import Chunk
+
+
+def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """X's and O's line sets in one half, for every half-board of a group (``a`` X, ``b`` O), in rank order.
+
+    Each is ``(words, boards)`` uint32 (line ``i`` is bit ``i % 32`` of word ``i // 32``): the
+    lines whose cells in this half all hold the player's stones (a line with no cell here
+    counts). A board has a line of a player exactly where its two half-boards' sets share a bit.
+    """
+    index = layout(game)
+    part = index.high if high else index.low
+    group = part.group(a, b)
+    return half_line_sets(game, part.x[group], high=high), half_line_sets(game, part.o[group], high=high)
+
+
+@lru_cache(maxsize=1024)
+def _line_classes(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The half-boards of a group sorted into classes by their X and O line sets (:func:`_half_lines`).
+
+    Returns the class of each half-board (intp, in rank order), and X's and O's line sets of
+    each class (``(words, classes)`` uint32). The rules see a board only through its two
+    half-boards' classes: a group of 4x5k4's 4200 half-boards has 211 classes, 5x5k4's
+    biggest (90,090) 3,921.
+    """
+    x_sets, o_sets = _half_lines(game, high, a, b)
+    classes, of_board = np.unique(np.concatenate([x_sets, o_sets]).T, axis=0, return_inverse=True)
+    words = x_sets.shape[0]
+    return of_board.reshape(-1).astype(np.intp), np.ascontiguousarray(classes[:, :words].T), np.ascontiguousarray(classes[:, words:].T)
+
+
+def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
+    """What the rules say of every board of a chunk (int8, rows x cols): ``UNREACHABLE``, the rule's
+    line score (the last mover completed a line), or :data:`RULES_FOLLOW`.
+
+    The rules are applied once per pair of a high-half class and a low-half class present in
+    the chunk (:func:`_line_classes`) and spread to the boards by a row gather (a copy per
+    row) and a column gather; where classes do not save at least half the work, to every
+    board directly.
+    """
+    r0, r1 = chunk.row_start, chunk.row_stop
+    row_class, high_x, high_o = _line_classes(game, True, block.hx, block.ho)
+    col_class, low_x, low_o = _line_classes(game, False, block.lx, block.lo)
+    rows = row_class[r0:r1]
+    shape = (r1 - r0, block.cols)
+    present = np.zeros(high_x.shape[1], dtype=np.intp)
+    present[rows] = 1
+    used = np.flatnonzero(present)
+    if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
+        return grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]))
+    table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o))
+    present[used] = np.arange(used.size)  # now: a present class's row in the table
+    spread = np.take(table, present[rows], axis=0, out=_scratch("spread", (shape[0], table.shape[1]), np.int8), mode="clip")
+    return np.take(spread, col_class, axis=1, out=_scratch("rules", shape, np.int8), mode="clip")

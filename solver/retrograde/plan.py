@@ -1,0 +1,129 @@
+"""Planning a layered build: the layers left, and the disk and memory it needs (refused with the figures if they are not there)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..encoding.index import layout
+from ..errors import BuildError
+from ..rules.game import Game
+from .builddir import BuildDir
+from .chunks import CHUNK_BOARDS, layer_work
+
+WORKING_BYTES_PER_BOARD = 32
+"""Working memory of a chunk per board: the kernel's reused arrays (measured: at most 30 bytes a board, 2x9k2) and the scores."""
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """What a build will do: the layers left and the resources it needs (bytes)."""
+
+    game: Game
+    todo: tuple[int, ...]
+    """Layers to solve, in order (the full board first)."""
+    resumed_below: int | None
+    """The lowest finished layer found in the directory, if any."""
+    work: int
+    """Work units of the layers left (see :class:`solver.retrograde.chunks.ChunkDone`)."""
+    disk_bytes: int
+    """Disk still to be written at the peak: the layers left (or, retiring, see :func:`plan_build`)."""
+    memory_bytes: int
+    """Peak memory the build needs for itself: every worker's chunk and index tables (:func:`worker_bytes`).
+
+    The layers are read and written through memory maps: file pages that the kernel
+    keeps while memory is free and drops when not, so they are not counted (a build
+    whose two largest layers fit in memory runs faster; 5x5k4's do not: 49 GiB)."""
+
+
+RETIRED_AT_MOST = 16
+"""A retired layer's files take at most ``1 / 16`` of its raw bytes (a table's compressed blocks: measured 24x to 337x)."""
+SPOOLED_AT_MOST = 4
+"""A spooled layer (:func:`solver.retrograde.spool.spool_bytes`) takes at most ``1 / 4`` of its raw bytes (measured: see docs/performance.md)."""
+
+
+def _retiring_peak(sizes: Sequence[int], ply: int, *, resumed: bool) -> int:
+    """Disk at the peak of layer ``ply`` in a retiring build: the most of (while it is solved) its raw child,
+    its spool and the retired layers above, and (while it is finished) its raw bytes, its spool and the
+    retired layers from its child up; a resumed layer is finished before its child retires (both raw)."""
+    spool, above = sizes[ply] // SPOOLED_AT_MOST, sum(sizes[ply + 2 :]) // RETIRED_AT_MOST
+    child = sizes[ply + 1] if ply + 1 < len(sizes) else 0
+    if resumed:
+        return child + sizes[ply] + spool + above
+    return max(child + spool, sizes[ply] + spool + child // RETIRED_AT_MOST) + above
+
+
+def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, check: bool = True, retiring: bool = False) -> BuildPlan:
+    """The :class:`BuildPlan` of a build directory (finished layers are checked by size and hash).
+
+    :param retiring: the build retires each finished layer once nothing reads it raw (a
+        ``release`` hook of :func:`solver.retrograde.sweep.sweep`): the disk needed is then about the largest raw
+        layer left, its spool and the retired files, not every layer (:func:`_retiring_peak`).
+    """
+    build = BuildDir(Path(directory), game)
+    done = build.finished(check=check) if build.path.is_dir() else {}
+    todo = tuple(p for p in range(game.cells, -1, -1) if p not in done)
+    sizes = layout(game).layer_sizes
+
+    disk = sum(sizes[p] for p in todo)
+    if retiring:
+        disk = max(max((_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) for p in todo), default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
+    return BuildPlan(game, todo, min(done) if done else None, sum(layer_work(game, p) for p in todo), disk, jobs * worker_bytes(game))
+
+
+TABLE_BYTES_PER_HIGH_BOARD = 1024
+"""A worker's index and move tables per half-board of the high half (all ``3 ** high cells``): measured
+1.77 GB at the peak of a 5x5k4 worker (13 high cells, 1.6 M half-boards), with its chunk."""
+
+
+def worker_bytes(game: Game) -> int:
+    """Peak memory of one build worker: its chunk's working arrays and the game's index and move tables."""
+    return CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + TABLE_BYTES_PER_HIGH_BOARD * int(3 ** (game.cells - game.cells // 2))
+
+
+def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, check_memory: bool = True) -> None:
+    """Refuse a build that cannot fit, with the figures.
+
+    :param extra_disk: more bytes the caller will write afterwards (the table file).
+    :param check_memory: compare the memory needed with this machine's (not for a cluster's client).
+    :raises BuildError: if the free disk or the available memory is too small.
+    """
+    free = shutil.disk_usage(directory).free
+    present = _allocated(directory)  # a resumed build's files count towards its peak already
+    need = max(0, plan.disk_bytes + extra_disk - present)
+    if need > free:
+        raise BuildError(
+            f"building {plan.game.name} needs {need / 2**30:.2f} GiB of disk in {directory} beyond what it holds "
+            f"({plan.disk_bytes / 2**30:.2f} GiB of layers + {extra_disk / 2**30:.2f} GiB for the table file, "
+            f"{present / 2**30:.2f} GiB there already), "
+            f"but only {free / 2**30:.2f} GiB is free"
+        )
+    available = _available_memory() if check_memory else None
+    if available is not None and plan.memory_bytes > available:
+        raise BuildError(
+            f"building {plan.game.name} needs about {plan.memory_bytes / 2**30:.2f} GiB of memory "
+            f"({worker_bytes(plan.game) / 2**30:.2f} GiB for each worker's chunk and tables), "
+            f"but only {available / 2**30:.2f} GiB is available; use fewer --jobs or a bigger machine"
+        )
+
+
+def _allocated(directory: Path) -> int:
+    """Bytes the files of a build directory hold on disk (a partial layer only what was written)."""
+    try:
+        return sum(entry.stat(follow_symlinks=False).st_blocks * 512 for entry in os.scandir(directory) if entry.is_file(follow_symlinks=False))
+    except OSError:
+        return 0
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None

@@ -1,0 +1,49 @@
+"""The proof of a compact table: every board's score recomputed from its stored children, layer by layer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ..encoding.board import render
+from ..encoding.index import layout
+from ..rules.game import Game
+from ..words import count
+from .chunks import chunks
+from .kernel import solve_chunk
+
+
+def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, plies: Iterable[int] | None = None) -> list[str]:
+    """Parent/child consistency of a whole table, layer by layer (vectorised).
+
+    Every board's stored score is recomputed from the *stored* scores of its
+    children (and the reachability rule) and compared. Together with the full
+    layer (which has no children) this proves the table by induction, without a
+    second table in memory.
+
+    :param layers: every layer's int8 scores, layer 0 first.
+    :param plies: check only these layers, each against its stored children (default: every layer).
+    :returns: up to ``limit`` problems, each naming the board (empty when consistent).
+    """
+    index = layout(game)
+    problems: list[str] = []
+    if [len(layer) for layer in layers] != list(index.layer_sizes):
+        return [f"layer sizes {[len(layer) for layer in layers]} do not fit {game.name}: expected {list(index.layer_sizes)}"]
+    for ply in sorted(set(range(game.cells + 1) if plies is None else plies), reverse=True):
+        child = None if ply == game.cells else layers[ply + 1]
+        for chunk in chunks(game, ply):
+            stored = np.asarray(layers[ply][chunk.start : chunk.stop])
+            wrong = np.flatnonzero(stored != solve_chunk(game, chunk, child))
+            if wrong.size:
+                at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
+                code = index.code_of_index(at)
+                expected = solve_chunk(game, chunk, child)[int(wrong[0])]
+                disagree = "disagrees with its" if wrong.size == 1 else "disagree with their"
+                problems.append(
+                    f"layer {ply}: {count(int(wrong.size), 'board')} {disagree} children, first {render(game, code)} "
+                    f"(code {code}): stored {int(stored[wrong[0]])}, expected {int(expected)}"
+                )
+                if len(problems) >= limit:
+                    return problems
+    return problems

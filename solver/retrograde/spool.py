@@ -1,0 +1,85 @@
+"""The worker's side of the layered build: a task solves chunks and spools them into the layer's partial file.
+
+A chunk is spooled compressed (zstd or zlib at level 1, :func:`spool_bytes`) at its own
+offset of ``layer-PP.i8.partial``, a sparse file of the layer's size; the sweep journals
+its CRC-32 and length (:mod:`solver.retrograde.sweep`) and decodes it (:func:`unspool`)
+when the layer is finished.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from ..encoding.index import layout
+from ..rules.game import parse_game
+from ..storage.blockarray import Codec, codec_of, default_codec
+from .builddir import BuildDir
+from .chunks import Chunk, ChunkResult
+from .kernel import solve_chunk
+
+
+def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[ChunkResult]:
+    """Solve chunks of layer ``ply`` of the build in ``directory`` and spool them into its partial file.
+
+    Runs in a worker (a local process or a Dask worker), so the game travels by its
+    name (the task's arguments are sent to the worker): it memory-maps layer
+    ``ply + 1`` read-only and opens the partial file of layer ``ply`` (both without
+    following links, :meth:`solver.retrograde.builddir.BuildDir.open`), and writes each chunk compressed at the
+    chunk's own offset (:func:`spool_bytes`). Returns, per chunk, its first index, its
+    boards, the CRC-32 of its scores and how many bytes it takes in the partial file
+    (for the layer's journal).
+
+    :param flush: write the chunks to the file before returning (for a shared file
+        system seen by other machines; on one machine the page cache is shared).
+    """
+    game = parse_game(game_name)
+    build = BuildDir(Path(directory), game)
+    sizes = layout(game).layer_sizes
+    # opened per task, not kept: a map kept by a worker would hold the child's disk after it retires
+    child = None if ply == game.cells else build.map(build.layer_path(ply + 1), sizes[ply + 1])
+    fd = build.open(build.partial_path(ply), os.O_WRONLY)
+    done = []
+    try:
+        for chunk in todo:
+            scores = solve_chunk(game, chunk, child)
+            data = spool_bytes(scores)
+            os.pwrite(fd, data, chunk.start)
+            done.append((chunk.start, chunk.boards, zlib.crc32(scores.data), len(data)))
+        if flush:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    return done
+
+
+SPOOL_LEVEL = 1
+"""The compression level of the layer being solved: the fastest (it is read once, when the layer is finished)."""
+
+
+def spool_bytes(scores: np.ndarray) -> bytes:
+    """A chunk's scores as they are spooled: compressed (the default codec of :mod:`solver.storage.blockarray`, at
+    :data:`SPOOL_LEVEL`) when that is shorter, else raw; so they always fit in the chunk's own bytes."""
+    packed = spool_codec().compress(scores.data, SPOOL_LEVEL)
+    return packed if len(packed) < scores.size else scores.tobytes()
+
+
+def unspool(data: bytes, boards: int) -> bytes | None:
+    """The scores of a spooled chunk of ``boards`` boards (:func:`spool_bytes`), or None if they cannot be decoded."""
+    if len(data) == boards:
+        return data
+    try:
+        return spool_codec().decompress(data, boards)
+    except ValueError:
+        return None
+
+
+@cache
+def spool_codec() -> Codec:
+    """The codec of the spooled chunks (zstd where installed, else zlib)."""
+    return codec_of(default_codec())

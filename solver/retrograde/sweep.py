@@ -1,0 +1,360 @@
+"""The layered build of compact tables: one score byte per legal-count board, layer by layer, backward.
+
+Boards are numbered by :mod:`solver.encoding.index` (layer ``p`` holds the boards with ``p``
+pieces, X ``ceil(p/2)`` and O ``floor(p/2)``). Layer ``p`` is solved from layer
+``p + 1`` only, from the full board down to the empty one, in bounded chunks
+(:mod:`solver.retrograde.chunks`), each solved by :func:`solver.retrograde.kernel.solve_chunk`.
+
+**On disk** (a *build directory*, :mod:`solver.retrograde.builddir`): each finished layer is
+a raw int8 file ``layer-PP.i8``. The layer being solved is **spooled** into
+``layer-PP.i8.partial``, in which every worker writes each chunk compressed at the chunk's
+own offset (:mod:`solver.retrograde.spool`), and a journal line ``start crc32 bytes`` per
+chunk once it is written. So while layer ``p`` is solved only its child ``p + 1`` is raw on
+disk; then (:func:`finish_layer`) the chunks are decoded into ``layer-PP.i8``, checked
+against their CRC-32 and hashed. A build that retires its layers (a ``release`` hook,
+:mod:`solver.retrograde.sealing`) retires ``p + 1`` before ``p`` is decoded, so it never
+holds two large raw layers at once. A build run again on the same directory checks the
+finished layers and resumes below the last one, keeping every journaled chunk whose bytes
+still decode to their CRC-32. The bytes do not depend on the number of workers or their
+order. Pool workers die with the build's process
+(:func:`solver.lifetime.die_with_parent`), even when it is killed with SIGKILL.
+
+>>> import tempfile
+>>> from solver.rules.game import Game
+>>> with tempfile.TemporaryDirectory() as directory:
+...     done = build_layers(Game(3, 3, 3), directory, jobs=1)
+...     scores = np.fromfile(done.layer_path(0), dtype=np.int8)
+>>> int(scores[0])          # the empty board: a draw
+0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_all_start_methods, get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..encoding.index import layout
+from ..errors import BuildError
+from ..lifetime import die_with_parent
+from ..rules.game import Game
+from ..words import count
+from .builddir import BuildDir
+from .chunks import CHUNK_COST, Chunk, ChunkDone, ChunkResult, Progress, chunks
+from .plan import check_resources, plan_build
+from .spool import run_chunks, unspool
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A finished build directory and what the run did."""
+
+    game: Game
+    path: Path
+    resumed_below: int | None
+    """The lowest layer already finished when this run started (None: a fresh build)."""
+    solved: tuple[int, ...]
+    """The layers this run solved."""
+    sha256: dict[int, str] = field(repr=False)
+    """Every layer's SHA-256."""
+    resumed: tuple[int, ...] = ()
+    """The layers holding bytes from an earlier run: those finished before, and a layer
+    whose journaled chunks were kept (what a consistency check of a resumed build covers)."""
+
+    def layer_path(self, ply: int) -> Path:
+        """The file of layer ``ply``."""
+        return BuildDir(self.path, self.game).layer_path(ply)
+
+    def layers(self) -> list[np.ndarray]:
+        """Every layer as a read-only memory map, layer 0 first."""
+        return BuildDir(self.path, self.game).layers()
+
+
+Dispatch = Callable[[int, list[list[Chunk]]], Iterator[list[ChunkResult]]]
+"""Runs the chunk groups of a layer (somewhere) and yields each group's results as they finish."""
+
+Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]
+"""Runs a module-level function over items on the build's workers and yields the results in order (like :func:`map`)."""
+
+Release = Callable[[BuildDir, int, Mapper, Sequence[int]], None]
+"""Called as ``release(build, below, mapper, resumed)`` when no finished layer above ``below`` will be read
+raw again (after each layer, and at the start of a resumed build; ``below = -1`` at the end): it may
+:meth:`solver.retrograde.builddir.BuildDir.retire` them, using ``mapper`` to spread its work over the build's workers.
+``resumed`` lists the layers so far that hold bytes of an earlier run (:attr:`BuildResult.resumed`)."""
+
+
+def sweep(
+    game: Game,
+    directory: str | os.PathLike[str],
+    dispatch: Dispatch,
+    *,
+    jobs: int,
+    progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
+    extra_disk: int = 0,
+    check_memory: bool = True,
+    release: Release | None = None,
+    mapper: Mapper = map,
+) -> BuildResult:
+    """The layer sweep shared by the local and the cluster builds (see the module docstring).
+
+    :param dispatch: runs a layer's chunk groups and yields each group's :data:`solver.retrograde.chunks.ChunkResult` list.
+    :param jobs: how many workers run chunks (for the memory estimate and the batching).
+    :param release: retires the finished layers nothing reads raw any more (:data:`Release`).
+    :param mapper: given to ``release``: runs its work on the build's workers.
+    :raises TableError: if the directory is not this user's alone, or a file in it is a link
+        or not a regular file (nothing outside the directory is ever written).
+    """
+    path = Path(directory)
+    build = BuildDir(path, game)
+    build.prepare()
+    plan = plan_build(game, path, jobs=jobs, retiring=release is not None)
+    check_resources(plan, path, extra_disk=extra_disk, check_memory=check_memory)
+    if notify is not None and plan.resumed_below is not None:
+        left = f"solving layers {plan.todo[0]} to 0" if plan.todo else "nothing left to solve"
+        notify(f"resuming the {game.name} build in {path}: layers {game.cells} to {plan.resumed_below} are done, {left}")
+    resumed = [ply for ply in range(game.cells, -1, -1) if ply not in plan.todo]
+    for ply in resumed:
+        _drop_spool(build, ply)  # a build killed between recording a layer and deleting its spool
+    if release is not None and plan.resumed_below is not None:
+        release(build, plan.resumed_below, mapper, resumed)  # a build killed while it retired a layer
+    for ply in plan.todo:
+        kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify)
+        if kept:
+            resumed.append(ply)
+        # a layer holding an earlier run's chunks is finished while its raw child is still there to check it against
+        early = release is None or kept
+        if early:
+            finish_layer(build, ply)
+        if release is not None:
+            release(build, ply, mapper, resumed)
+            if not early:
+                finish_layer(build, ply)
+    if release is not None:
+        release(build, -1, mapper, resumed)
+    return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
+
+
+def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, progress: Progress | None, notify: Callable[[str], None] | None) -> bool:
+    """Solve layer ``ply`` into its partial file, chunk by chunk, resuming its journaled chunks. Returns whether
+    chunks of an earlier run were kept. The layer is finished (made raw) by :func:`finish_layer`.
+
+    :raises BuildError: if chunks are left to solve but the layer above, which they read, is retired.
+    """
+    layer_chunks = chunks(build.game, ply)
+    fd, finished = _open_partial(build, ply, layer_chunks, notify)
+    try:
+        todo = [chunk for chunk in layer_chunks if chunk.start not in finished]
+        if todo and ply < build.game.cells and ply + 1 in build.retired():
+            raise BuildError(
+                f"layer {ply} of the {build.game.name} build in {build.path} is missing or damaged, and cannot be solved again: "
+                f"layer {ply + 1}, which it reads, is retired (its raw scores are gone); delete {build.path} and build again"
+            )
+        if progress is not None:
+            for chunk in layer_chunks:
+                if chunk.start in finished:
+                    progress(ChunkDone(ply, chunk.boards, chunk.boards + CHUNK_COST))
+        with os.fdopen(build.open(build.journal_path(ply), os.O_WRONLY | os.O_APPEND), "ab") as log:
+            for done in dispatch(ply, _groups(todo, jobs)):
+                # after the worker wrote them: a killed build keeps these chunks (their CRC is checked on resume)
+                log.write("".join(f"{start} {crc} {stored}\n" for start, _, crc, stored in done).encode())
+                log.flush()
+                if progress is not None:
+                    for _, boards, _, _ in done:
+                        progress(ChunkDone(ply, boards, boards + CHUNK_COST))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return bool(finished)
+
+
+def finish_layer(build: BuildDir, ply: int) -> None:
+    """Make the solved layer ``ply`` raw: its spooled chunks decoded in order into ``layer-PP.i8`` (each checked
+    against its journaled CRC-32), hashed, recorded in the manifest; then its partial file and journal go.
+
+    A build killed here resumes here: the partial file and the journal are kept until the layer is recorded.
+
+    :raises BuildError: if a chunk cannot be read back (the partial file was damaged after it was journaled).
+    """
+    layer_chunks = chunks(build.game, ply)
+    spool = build.open(build.partial_path(ply), os.O_RDONLY)
+    try:
+        stored = _journal(build, ply, layer_chunks)[0]
+        digest = hashlib.sha256()
+        expanding = build.path / f"{build.layer_path(ply).name}.expanding"
+        with os.fdopen(build.create(expanding, os.O_WRONLY), "wb") as out:
+            for chunk in layer_chunks:
+                crc, length = stored.get(chunk.start, (None, 0))
+                scores = unspool(os.pread(spool, length, chunk.start), chunk.boards) if crc is not None else None
+                if scores is None or zlib.crc32(scores) != crc:
+                    raise BuildError(
+                        f"{build.partial_path(ply)}: the chunk at {chunk.start:,} does not read back as it was written; "
+                        f"delete the build directory {build.path} and build again"
+                    )
+                digest.update(scores)
+                out.write(scores)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(expanding, build.layer_path(ply))
+    finally:
+        os.close(spool)
+    build.record(ply, digest.hexdigest())
+    _drop_spool(build, ply)
+
+
+def _drop_spool(build: BuildDir, ply: int) -> None:
+    for path in (build.partial_path(ply), build.journal_path(ply)):
+        path.unlink(missing_ok=True)
+
+
+def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: Callable[[str], None] | None) -> tuple[int, set[int]]:
+    """The partial file of layer ``ply`` (a descriptor) and the chunks an earlier run finished in it.
+
+    With none, the partial file and the journal are created afresh (``O_EXCL``), the
+    partial file at the layer's size: a sparse file in which every chunk is spooled at
+    its own offset (:func:`solver.retrograde.spool.spool_bytes`), so only the compressed chunks take disk.
+    """
+    size = layout(build.game).layer_sizes[ply]
+    fd, finished, skipped = _journaled_chunks(build, ply, size, layer_chunks)
+    if fd is not None and finished:
+        if notify is not None:
+            unread = f"; {count(skipped, 'unreadable journal line')} {'was' if skipped == 1 else 'were'} skipped" if skipped else ""
+            were = "was" if len(finished) == 1 else "were"
+            notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks {were} finished before (checked by their CRC-32){unread}")
+        return fd, finished
+    if fd is not None:
+        os.close(fd)
+    fd = build.create(build.partial_path(ply))
+    try:
+        os.ftruncate(fd, size)
+        os.close(build.create(build.journal_path(ply), os.O_WRONLY))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, set()
+
+
+_JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9]{1,10}) ([0-9]{1,15})")
+"""A journal line: a chunk's first index in its layer, the CRC-32 of its scores and its spooled bytes, in decimal ASCII."""
+JOURNAL_BYTES_PER_CHUNK = 64
+"""Journal bytes read per chunk of the layer (a line takes at most 43), beyond :data:`JOURNAL_SLACK_BYTES`."""
+JOURNAL_SLACK_BYTES = 1 << 20
+"""Journal bytes read beyond the chunks' share: room for lines repeated by several resumed runs, or damage."""
+
+
+def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict[int, tuple[int, int]], int]:
+    """The journal of layer ``ply``: per chunk (by first index) the CRC-32 of its scores and its spooled bytes,
+    and how many lines could not be read.
+
+    A journal is read up to :data:`JOURNAL_BYTES_PER_CHUNK` bytes per chunk plus
+    :data:`JOURNAL_SLACK_BYTES` (what lies beyond is solved again); a line that is not
+    three decimal numbers (a torn last line, random bytes), or names no chunk, or more
+    bytes than the chunk's, is skipped, and its chunk solved again.
+    """
+    with os.fdopen(build.open(build.journal_path(ply), os.O_RDONLY), "rb") as handle:
+        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(layer_chunks) + JOURNAL_SLACK_BYTES).split(b"\n")
+    bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
+    recorded = {}
+    skipped = 0
+    for number, line in enumerate(lines):
+        match = _JOURNAL_LINE.fullmatch(line)
+        if match and bounds.get(int(match[1]), -1) >= int(match[3]) > 0:
+            recorded[int(match[1])] = (int(match[2]), int(match[3]))
+        elif line and number < len(lines) - 1:  # the last line: torn by a kill
+            skipped += 1
+    return recorded, skipped
+
+
+def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, set[int], int]:
+    """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index)
+    in its journal whose spooled bytes still decode to the CRC-32 recorded, and how many journal lines could
+    not be read (:func:`_journal`)."""
+    try:
+        fd = build.open(build.partial_path(ply), os.O_RDWR)
+    except FileNotFoundError:
+        return None, set(), 0
+    try:
+        if os.fstat(fd).st_size != size:
+            return fd, set(), 0
+        recorded, skipped = _journal(build, ply, layer_chunks)
+    except FileNotFoundError:
+        return fd, set(), 0
+    except BaseException:
+        os.close(fd)
+        raise
+    bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
+    good = set()
+    for start, (crc, length) in recorded.items():
+        scores = unspool(os.pread(fd, length, start), bounds[start])
+        if scores is not None and zlib.crc32(scores) == crc:
+            good.add(start)
+    return fd, good, skipped
+
+
+def _groups(todo: list[Chunk], jobs: int) -> list[list[Chunk]]:
+    """Chunks batched so each worker gets several tasks (load balance) but few tiny ones."""
+    per_task = max(1, len(todo) // (8 * jobs))
+    return [todo[i : i + per_task] for i in range(0, len(todo), per_task)]
+
+
+def build_layers(
+    game: Game,
+    directory: str | os.PathLike[str],
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
+    extra_disk: int = 0,
+    release: Release | None = None,
+) -> BuildResult:
+    """Solve a game into a build directory with ``jobs`` local worker processes; resume if it is half done.
+
+    :param jobs: worker processes (default: every core; 1 solves in this process).
+    :param progress: called after every chunk (:class:`solver.retrograde.chunks.ChunkDone`).
+    :param notify: called with a line of text when the build resumes (what was found).
+    :param extra_disk: bytes the caller will write after the build (the table file), counted in the disk check.
+    :param release: retires finished layers once nothing reads them raw (:data:`Release`; run with the pool's workers).
+    :raises BuildError: if the disk or the memory is too small (checked before anything is written).
+    """
+    jobs = jobs or os.cpu_count() or 1
+    options: dict[str, Any] = {"progress": progress, "notify": notify, "extra_disk": extra_disk, "release": release}
+    if jobs == 1:
+        return sweep(game, directory, _in_process(game, Path(directory)), jobs=1, **options)
+    # fork: workers inherit the index tables and need no `if __name__ == "__main__"` guard in the caller.
+    method = "fork" if "fork" in get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(jobs, mp_context=get_context(method), initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        dispatch = _on_executor(pool, game, Path(directory))
+        return sweep(game, directory, dispatch, jobs=jobs, mapper=pool.map, **options)
+
+
+def _in_process(game: Game, path: Path) -> Dispatch:
+    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
+        for group in groups:
+            yield run_chunks(str(path), game.name, ply, group)
+
+    return dispatch
+
+
+def _on_executor(pool: Executor, game: Game, path: Path) -> Dispatch:
+    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
+        from concurrent.futures import as_completed
+
+        futures = [pool.submit(run_chunks, str(path), game.name, ply, group) for group in groups]
+        for future in as_completed(futures):
+            yield future.result()
+
+    return dispatch
+
+
+def iter_layers(result: BuildResult) -> Iterable[np.ndarray]:
+    """The layers of a finished build, layer 0 first, as read-only memory maps."""
+    return result.layers()

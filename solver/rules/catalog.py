@@ -1,0 +1,49 @@
+"""The catalog of rules: which rule a name suffix means.
+
+A game's name is ``RxCkK`` for normal play and ``RxCkK-SUFFIX`` for another rule
+(:mod:`solver.rules.game`). Adding a rule is a module of this package and a line here.
+
+>>> sorted(RULES)
+['', 'misere']
+>>> canonical_variant("Misère")
+'misere'
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidGameError, quote
+from .base import Rules
+from .misere import MisereRules
+from .mnk import MnkRules
+
+if TYPE_CHECKING:
+    from .game import Game
+
+RULES: dict[str, type[Rules]] = {rule.suffix: rule for rule in (MnkRules, MisereRules)}
+"""Every rule by its name suffix."""
+ALIASES = {"misère": "misere"}
+"""Other spellings of a suffix."""
+
+
+def canonical_variant(variant: str) -> str:
+    """The suffix of a rule as names spell it (``"misère"`` -> ``"misere"``).
+
+    :raises InvalidGameError: for a suffix no rule has, listing those that exist.
+    """
+    if not isinstance(variant, str):
+        raise InvalidGameError(f"a game's rule is a name suffix like 'misere', found {type(variant).__name__} {quote(variant)}")
+    name = variant.strip().lower()
+    name = ALIASES.get(name, name)
+    if name not in RULES:
+        known = ", ".join(repr(suffix) for suffix in sorted(RULES) if suffix)
+        raise InvalidGameError(f"no rule is named {quote(variant)}: the suffixes are {known} (none for normal play)")
+    return name
+
+
+@cache
+def rules_for(game: Game) -> Rules:
+    """The rule object of a game (one per game and process)."""
+    return RULES[game.variant](game)

@@ -1,0 +1,668 @@
+"""Table files on a server: bytes fetched by HTTP Range requests, checked exactly as a file's are.
+
+Any server that serves files answers (a static host, a bucket, a release page, another
+machine's ``solve serve``): nothing is asked of it but ``GET`` with a ``Range`` header.
+Two uses, both of :mod:`solver.store.mirror`:
+
+* **Reading a table at a URL** (:func:`open_url`): the header, the digests and (for a
+  compressed table) the offset table and CRCs are read once; the root checksum is recomputed
+  from them and compared with the expected one (shipped with the package, or given) before
+  anything is used. The compressed blocks are then a :class:`RemoteRegion`, a
+  :class:`~solver.storage.blockarray.RegionSource` of the block array: a block is fetched by a
+  Range request the first time a look-up touches it, and goes through the same checks as a
+  block of a local file (CRC, bounded decode, SHA-256 against its digest). Fetched blocks are
+  kept in a bounded on-disk cache (:class:`BlockCache`), so a later process does not fetch
+  them again; what the cache holds is checked again on every read, like a file.
+* **Downloading one** (:func:`read_remote_head` then :meth:`HttpRange.stream`): the same
+  head, checked the same way before a byte of the body is fetched.
+
+**What a hostile server can do is bounded.** Only ``http`` and ``https`` URLs, at most
+:data:`MAX_REDIRECTS` redirects (to ``http`` or ``https`` only), :data:`TIMEOUT` seconds per
+network operation and :data:`REQUEST_SECONDS` per block request; a header of at most
+:data:`~solver.storage.tablefile.MAX_HEADER_BYTES`, whose sizes must be those a table of the
+game has (the contents are pinned by the expected checksum, the placement must be the one a
+table file uses, and the compressed size at most :func:`max_data_bytes`) before anything else is
+fetched; every answer must be a ``206`` whose ``Content-Range`` is the range asked for of a
+file of the size the header gives, and no more bytes are read than were asked for. Bytes that
+fail a check are never used, and never kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import io
+import os
+import sqlite3
+import ssl
+import threading
+import time
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from http.client import HTTPMessage
+from pathlib import Path
+from typing import IO, Any, cast
+from urllib.parse import SplitResult, urlsplit
+
+import numpy as np
+
+from ..errors import TableError
+from ..rules.game import Game
+from . import tablefile
+from .blockarray import Encoding
+from .tablefile import DIGEST_BYTES, Header, TableFile
+
+TIMEOUT = 30.0
+"""Seconds a connection, or any one read from it, may take."""
+REQUEST_SECONDS = 120.0
+"""Seconds one block request may take in all (a server sending a byte now and then is cut off)."""
+MAX_REDIRECTS = 5
+FIRST_BYTES = 64 << 10
+"""Bytes asked for first: the magic, the header's length and, in every table so far, the whole header."""
+CHUNK = 1 << 20
+"""Bytes read from a response at a time."""
+RUN_BYTES = 1 << 20
+"""Most bytes one request fetches for a batch's neighbouring blocks (:meth:`RemoteRegion.prefetch`)."""
+RUN_GAP = 16 << 10
+"""Blocks this close are fetched in one request (the bytes between are read and dropped)."""
+FETCH_THREADS = 4
+"""Requests a batch has in flight at once."""
+DEFAULT_CACHE_BYTES = 1 << 30
+"""The on-disk cache of blocks fetched from servers: 1 GiB (5x5k4 stores about 1 KiB per block in play)."""
+CACHE_ENV = "SOLVED_TICTACTOE_CACHE_DIR"
+"""Where the on-disk cache lives, when set (default: the platform's user cache directory)."""
+USER_AGENT = "solved-tictactoe (table reader)"
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is an ``http`` or ``https`` URL with a host.
+
+    :raises TableError: for any other (a file path, ``ftp:``, ``file:``...).
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise TableError(f"{url}: not an http or https URL; tables are fetched from web servers only")
+    return url
+
+
+def is_url(text: str) -> bool:
+    """Whether ``text`` names a table by URL (``http://`` or ``https://``) rather than by path."""
+    return text.lower().startswith(("http://", "https://"))
+
+
+def max_data_bytes(encoding: Encoding) -> int:
+    """The most compressed bytes a region of ``encoding``'s blocks can hold: zstd's and zlib's worst case
+    (incompressible data) is a block and a 128th, plus a frame; anything more is not a table."""
+    return encoding.blocks * (encoding.block_bytes + encoding.block_bytes // 128 + 1024)
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """urllib's redirects, at most :data:`MAX_REDIRECTS`, to ``http`` and ``https`` only."""
+
+    max_redirections = MAX_REDIRECTS
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str, headers: HTTPMessage, newurl: str
+    ) -> urllib.request.Request | None:
+        if urlsplit(newurl).scheme not in ("http", "https"):
+            raise urllib.error.HTTPError(newurl, code, "a redirect to a URL that is not http or https, refused", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A response to a Range request, checked: where its bytes start, and the whole file's size."""
+
+    response: Any
+    start: int
+    stop: int
+    total: int
+    etag: str | None
+
+
+class HttpRange:
+    """Range requests for one URL, each answer checked (status, ``Content-Range``, the file's size and ETag).
+
+    :param url: an ``http`` or ``https`` URL.
+    :raises TableError: for any other URL.
+    """
+
+    def __init__(self, url: str, *, timeout: float = TIMEOUT) -> None:
+        self.url = check_url(url)
+        self.timeout = timeout
+        self.total: int | None = None
+        """The file's size, from the first answer (every later one must agree)."""
+        self.etag: str | None = None
+        self.ranges = True
+        """Whether the server answers Range requests (False once it sent a whole file for one)."""
+        self._opener = urllib.request.build_opener(_Redirects())
+        self._final: SplitResult | None = None
+        """Where the server last answered from (after redirects): later requests go there over a kept-alive connection."""
+        self._local = threading.local()
+
+    def error(self, problem: str) -> TableError:
+        """A :class:`TableError` naming the URL."""
+        return TableError(f"{self.url}: {problem}")
+
+    def _open(self, start: int, stop: int | None) -> _Answer:
+        """Ask for bytes ``start .. stop - 1`` (``stop`` None: to the end)."""
+        wanted = f"bytes={start}-" + ("" if stop is None else str(stop - 1))
+        request = urllib.request.Request(self.url, headers={"Range": wanted, "User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
+        try:
+            response = self._opener.open(request, timeout=self.timeout)
+        except urllib.error.HTTPError as error:
+            error.close()
+            if error.code == 416:
+                raise self.error(f"the server has no bytes from {start:,} (416 Range Not Satisfiable): the file is shorter than a table") from None
+            raise self.error(f"the server answered {error.code} {error.reason}") from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", None) or error
+            raise self.error(f"cannot reach the server ({reason})") from None
+        try:
+            found = self._checked(response, start, stop)
+        except BaseException:
+            response.close()
+            raise
+        self._final = _direct(response.url)
+        return found
+
+    def _kept_alive(self, start: int, stop: int) -> _Answer | None:
+        """The answer over this thread's kept-alive connection to where the server last answered from, or None
+        (nowhere yet, or a redirect, an error status, a dropped connection: urllib then asks afresh, redirects and all).
+
+        urllib opens a connection (and a TLS session) per request; a table read block by block
+        sends one request per block, so the blocks go over one connection per thread instead.
+        """
+        target = self._final
+        if target is None:
+            return None
+        headers = {"Range": f"bytes={start}-{stop - 1}", "User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+        try:
+            connection = self._connection(target)
+            connection.request("GET", target.path + (f"?{target.query}" if target.query else ""), headers=headers)
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException):
+            self.drop_connection()
+            return None
+        if response.status not in (200, 206):
+            self.drop_connection()
+            return None
+        try:
+            return self._checked(response, start, stop)
+        except BaseException:
+            self.drop_connection()
+            raise
+
+    def _connection(self, target: SplitResult) -> http.client.HTTPConnection:
+        found: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        if found is None or getattr(self._local, "target", None) != target.netloc:
+            self.drop_connection()
+            if target.scheme == "https":
+                found = http.client.HTTPSConnection(target.netloc, timeout=self.timeout, context=ssl.create_default_context())
+            else:
+                found = http.client.HTTPConnection(target.netloc, timeout=self.timeout)
+            self._local.connection, self._local.target = found, target.netloc
+        return found
+
+    def drop_connection(self) -> None:
+        """Close this thread's kept-alive connection (the next request opens another)."""
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            connection.close()
+
+    def _checked(self, response: Any, start: int, stop: int | None) -> _Answer:
+        if response.status == 200 and start == 0:  # a server that ignores Range: the whole file
+            total = _int_header(response, "Content-Length")
+            self.ranges = False
+            return self._agreed(_Answer(response, 0, total, total, response.headers.get("ETag")))
+        if response.status != 206:
+            raise self.error(f"the server answered {response.status} to a Range request: it must serve byte ranges (206 Partial Content)")
+        first, last, total = _content_range(response.headers.get("Content-Range"))
+        if first != start or last < first or (stop is not None and last >= stop) or last >= total or total is None:
+            asked = "the end" if stop is None else f"{stop - 1:,}"
+            raise self.error(f"the server sent bytes {response.headers.get('Content-Range')!s:.60} when asked for bytes {start:,} to {asked}")
+        return self._agreed(_Answer(response, first, last + 1, total, response.headers.get("ETag")))
+
+    def _agreed(self, answer: _Answer) -> _Answer:
+        """The answer, if it is of the same file as the first one (size and ETag)."""
+        if self.total is None:
+            self.total, self.etag = answer.total, answer.etag
+        elif answer.total != self.total or (self.etag is not None and answer.etag is not None and answer.etag != self.etag):
+            raise self.error(f"the file changed on the server while it was read (it had {self.total:,} bytes, ETag {self.etag}); try again")
+        return answer
+
+    def get(self, start: int, stop: int, *, short: bool = False) -> bytes:
+        """Bytes ``start .. stop - 1`` of the file, exactly (``short``: fewer when the file ends before ``stop``).
+
+        :raises TableError: naming the URL, if the server cannot be reached, does not answer the
+            range asked for, sends fewer bytes or takes longer than :data:`REQUEST_SECONDS`.
+        """
+        answer = self._kept_alive(start, stop) or self._open(start, stop)
+        try:
+            with answer.response as response:
+                end = min(answer.stop, stop)
+                if end < stop and not short:
+                    raise self.error(f"the file ends at byte {answer.total:,}, before byte {stop:,} that a table needs")
+                found = self._read_all(response, end - start, time.monotonic() + REQUEST_SECONDS)
+                if answer.stop > end:  # the rest of a whole file sent for a range: the connection cannot be reused
+                    self.drop_connection()
+                return found
+        except BaseException:
+            self.drop_connection()
+            raise
+
+    def _read_all(self, response: Any, length: int, deadline: float) -> bytes:
+        parts, got = [], 0
+        while got < length:
+            try:
+                part = response.read(min(CHUNK, length - got))
+            except (OSError, ValueError) as error:
+                raise self.error(f"the connection was cut after {got:,} of {length:,} bytes ({error})") from None
+            if not part:
+                raise self.error(f"the connection was cut after {got:,} of {length:,} bytes")
+            parts.append(part)
+            got += len(part)
+            if time.monotonic() > deadline:
+                raise self.error(f"the server took over {REQUEST_SECONDS:.0f} s to send {length:,} bytes")
+        return b"".join(parts)
+
+    def stream(self, start: int, stop: int) -> Iterator[bytes]:
+        """Bytes ``start .. stop - 1`` of the file, in chunks of at most :data:`CHUNK` (a download; a server that
+        ignores the range is accepted when it sends the whole file from byte 0).
+
+        :raises TableError: as :meth:`get`, except that there is no deadline but each read's :data:`TIMEOUT`.
+        """
+        answer = self._open(start, None)
+        with answer.response as response:
+            if answer.total != stop:
+                raise self.error(f"the file has {answer.total:,} bytes, its header says {stop:,}")
+            got = answer.start
+            while got < stop:
+                try:
+                    part = response.read(min(CHUNK, stop - got))
+                except (OSError, ValueError) as error:
+                    raise self.error(f"the connection was cut at byte {got:,} of {stop:,} ({error})") from None
+                if not part:
+                    raise self.error(f"the connection was cut at byte {got:,} of {stop:,}")
+                got += len(part)
+                yield part
+
+
+def _direct(url: str | None) -> SplitResult | None:
+    """``url`` split, when requests to it may go over a kept-alive connection of ours: http(s), no
+    credentials in it, and no proxy configured for its host (urllib keeps those cases)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or "@" in parts.netloc or not parts.hostname:
+        return None
+    if urllib.request.getproxies() and not urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return parts
+
+
+def _int_header(response: Any, name: str) -> int:
+    text = response.headers.get(name)
+    if text is None or not text.isdigit():
+        raise TableError(f"{response.url}: the server sent no {name}")
+    return int(text)
+
+
+def _content_range(text: str | None) -> tuple[int, int, int]:
+    """``first, last, total`` of ``bytes first-last/total`` (-1s when malformed, so no range matches)."""
+    try:
+        unit, _, rest = (text or "").partition(" ")
+        span, _, total = rest.partition("/")
+        first, _, last = span.partition("-")
+        if unit.lower() == "bytes" and first.isdigit() and last.isdigit() and total.isdigit():
+            return int(first), int(last), int(total)
+    except ValueError:
+        pass
+    return -1, -2, -1
+
+
+# -- the head: header, digests, index -----------------------------------------------------------
+@dataclass(frozen=True)
+class RemoteHead:
+    """What is read of a table file at a URL before its blocks: checked against the expected checksum."""
+
+    header: Header
+    head: bytes
+    """The file's first bytes, up to its first array (magic, header length, header)."""
+    digests: bytes
+    index: bytes
+    """A compressed table's offset table and CRCs (empty for a plain one)."""
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes."""
+        return self.header.end
+
+
+@dataclass(frozen=True)
+class RemoteHeader:
+    """The header of a table file at a URL, checked: the game, the expected checksum and the sizes."""
+
+    header: Header
+    head: bytes
+    """The file's first bytes, up to its first array (magic, header length, header)."""
+    stated: str
+    """The root the header states (checked against the digests by :func:`check_digests`)."""
+    expected: str
+    """The checksum the table must have."""
+
+
+def read_remote_header(http: HttpRange, *, game: Game | None, expected: Callable[[Header], str | None]) -> RemoteHeader:
+    """Read and check the header of the table file at ``http.url`` (one request, two for a header over
+    :data:`FIRST_BYTES`): before anything else is fetched, it must be a table of ``game`` with an expected
+    checksum, and the sizes it gives must be those of such a table (:func:`_check_sizes`).
+
+    :param game: the game the file must hold (None: whatever it holds).
+    :param expected: the checksum the table must have, given its header (None: refuse it).
+    :raises TableError: naming the URL.
+    """
+    first = http.get(0, FIRST_BYTES, short=True)
+    assert http.total is not None
+    length = int.from_bytes(first[8:12], "little") if len(first) >= 12 else 0
+    if 12 + length > len(first) and length <= tablefile.MAX_HEADER_BYTES:
+        first += http.get(len(first), 12 + length)
+    fail = _failing(http.url)
+    header, stored = tablefile.read_head(io.BytesIO(first), http.total, fail)
+    if game is not None and header.game != game:
+        raise fail(f"holds {header.game.name}, expected {game.name}")
+    root = expected(header)
+    if root is None:
+        raise fail(f"no checksum ships for {header.kind} {header.game.name} tables: give the one its publisher gives (--checksum SHA256)")
+    _check_sizes(header, length, http.total, fail)
+    return RemoteHeader(header, first[: 12 + length], stored, root)
+
+
+def read_remote_head(http: HttpRange, *, game: Game | None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> RemoteHead:
+    """Read and check the head of the table file at ``http.url``: header and sizes (:func:`read_remote_header`),
+    then the digests and index, whose root must be the expected checksum.
+
+    :param cache: where a head read before is kept (it is checked again all the same).
+    :raises TableError: naming the URL, for a file that is not a table of ``game``, has no expected
+        checksum, sizes a table of its game cannot have, or does not hash to the expected checksum,
+        or a server that does not answer Range requests.
+    """
+    found = read_remote_header(http, game=game, expected=expected)
+    if not http.ranges:
+        raise http.error("the server does not answer Range requests: a table is read from it only whole: fetch it with solve fetch --from URL")
+    return check_digests(http, found, cache)
+
+
+def check_digests(http: HttpRange, found: RemoteHeader, cache: BlockCache | None = None) -> RemoteHead:
+    """The digests and index of a checked header's table, fetched (or read from ``cache``), their root checked.
+
+    :raises TableError: naming the URL, if they do not hash to the expected checksum.
+    """
+    header = found.header
+    digests, index = _digests_and_index(http, header, found.head, cache)
+    tablefile.check_root(header, digests, found.stated, _failing(http.url), expected=found.expected)
+    if cache is not None:
+        cache.put_head(found.head, digests + index)
+    return RemoteHead(header, found.head, digests, index)
+
+
+def _failing(url: str) -> tablefile.Fail:
+    def fail(problem: str, found: Game | None = None) -> TableError:
+        return TableError(f"{url}: {problem}; nothing was used from it")
+
+    return fail
+
+
+def _check_sizes(header: Header, length: int, size: int, fail: tablefile.Fail) -> None:
+    """The sizes the header gives must be those of a table of its game, placed as a table file places them."""
+    problem = tablefile.placement_problem(header, length)
+    for spec in header.arrays:
+        if spec.encoding is not None and spec.encoding.data_bytes > max_data_bytes(spec.encoding):
+            problem = f"{spec.encoding.data_bytes:,} compressed bytes, more than {spec.encoding.blocks:,} blocks can hold"
+    if problem is None and header.end != size:
+        problem = f"the file has {size:,} bytes, its header says {header.end:,}"
+    if problem is not None:
+        raise fail(f"not a table file as written ({problem})", header.game)
+
+
+def _digests_and_index(http: HttpRange, header: Header, head: bytes, cache: BlockCache | None) -> tuple[bytes, bytes]:
+    """The digests and the compressed array's offset table and CRCs: from the cache when a head with the same
+    bytes was read before (checked all the same by the caller), else from the server."""
+    spec = header.arrays[0]
+    index_bytes = spec.encoding.index_bytes if spec.encoding is not None else 0
+    digest_bytes = DIGEST_BYTES * header.digest_count
+    kept = cache.head(head) if cache is not None else None
+    if kept is not None and len(kept) == digest_bytes + index_bytes:
+        return kept[:digest_bytes], kept[digest_bytes:]
+    digests = http.get(header.digests_offset, header.end)
+    if spec.encoding is None:
+        return digests, b""
+    start = spec.offset + spec.encoding.data_bytes
+    return digests, http.get(start, start + index_bytes)
+
+
+# -- the on-disk cache ----------------------------------------------------------------------------
+def default_cache_path() -> Path:
+    """The cache's file: ``$SOLVED_TICTACTOE_CACHE_DIR``, else the user cache directory (``platformdirs``), ``url-blocks.sqlite3``."""
+    directory = os.environ.get(CACHE_ENV)
+    if not directory:
+        import platformdirs
+
+        directory = platformdirs.user_cache_dir("solved-tictactoe", appauthor=False)
+    return Path(directory) / "url-blocks.sqlite3"
+
+
+class BlockCache:
+    """Bytes fetched from servers, kept on disk in an SQLite file of at most ``max_bytes`` (least recently used out).
+
+    Holds compressed blocks (keyed by the table's layout, :attr:`RemoteRegion.key`, and their
+    offset) and the heads of tables (keyed by the SHA-256 of their first bytes). Nothing is
+    trusted for being here: blocks go through the block array's checks on every read, heads
+    through the root checksum. A cache that cannot be opened is not used (every block is then
+    fetched), and the bound is kept by every writer: after a write that passes it, the least
+    recently used rows are removed, blocks before heads, until the file is back under 90 %.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        self.path = Path(path) if path is not None else default_cache_path()
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=OFF")  # a cache: whatever survives a crash is checked on read
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS pieces (key TEXT NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (key, start))"
+        )
+        self.bytes = self._count()
+
+    def _count(self) -> int:
+        (found,) = self._db.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM pieces").fetchone()
+        return int(found)
+
+    def get(self, key: str, start: int) -> bytes | None:
+        """The bytes kept for ``key`` at ``start``, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT data FROM pieces WHERE key = ? AND start = ?", (key, start)).fetchone()
+            if row is None:
+                return None
+            self._db.execute("UPDATE pieces SET used = ? WHERE key = ? AND start = ?", (time.time_ns(), key, start))
+        return bytes(row[0])
+
+    def put(self, key: str, start: int, data: bytes) -> None:
+        """Keep ``data`` for ``key`` at ``start`` (nothing larger than a tenth of the bound is kept)."""
+        if len(data) > self.max_bytes // 10 and start >= 0:
+            return
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO pieces VALUES (?, ?, ?, ?)", (key, start, data, time.time_ns()))
+            self.bytes += len(data)
+            if self.bytes > self.max_bytes:
+                self._evict()
+
+    def drop(self, key: str, start: int) -> None:
+        """Forget what is kept for ``key`` at ``start`` (bytes that failed their checks)."""
+        with self._lock:
+            self._db.execute("DELETE FROM pieces WHERE key = ? AND start = ?", (key, start))
+
+    def head(self, head: bytes) -> bytes | None:
+        """The digests and index kept for the table whose first bytes are ``head``."""
+        return self.get(_head_key(head), -1)
+
+    def put_head(self, head: bytes, data: bytes) -> None:
+        """Keep a table's digests and index (when they take at most half the bound)."""
+        if len(data) <= self.max_bytes // 2:
+            self.put(_head_key(head), -1, data)
+
+    def _evict(self) -> None:
+        self.bytes = self._count()
+        while self.bytes > self.max_bytes * 9 // 10:
+            self._db.execute("DELETE FROM pieces WHERE rowid IN (SELECT rowid FROM pieces ORDER BY start < 0, used LIMIT 256)")
+            self.bytes = self._count()
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+
+def _head_key(head: bytes) -> str:
+    return "head:" + hashlib.sha256(head).hexdigest()
+
+
+def open_cache(max_bytes: int | None = None) -> BlockCache | None:
+    """The default :class:`BlockCache`, or None (every block fetched) when its directory cannot be written."""
+    try:
+        return BlockCache(max_bytes=DEFAULT_CACHE_BYTES if max_bytes is None else max_bytes)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+# -- the blocks ----------------------------------------------------------------------------------
+class RemoteRegion:
+    """The compressed region of a table at a URL, as a :class:`~solver.storage.blockarray.RegionSource`.
+
+    A block's bytes come from the in-process staging of a batch (:meth:`prefetch`), else the
+    on-disk cache (its CRC checked first: a damaged copy is fetched again), else one Range
+    request. The offset table and CRCs were read with the head. Every block then passes the
+    block array's checks; bytes that fail them are dropped from the cache (:meth:`forget`).
+    """
+
+    remote = True
+
+    def __init__(self, http: HttpRange, remote: RemoteHead, cache: BlockCache | None) -> None:
+        spec = remote.header.arrays[0]
+        assert spec.encoding is not None
+        self.http = http
+        self.encoding = spec.encoding
+        self.offset = spec.offset
+        self.size = spec.encoding.region_bytes
+        self.index = remote.index
+        self.key = hashlib.sha256(remote.header.root.encode() + remote.index).hexdigest()
+        """Names the compressed bytes: the content's root and the layout of its blocks."""
+        self.cache = cache
+        self._offsets = np.frombuffer(remote.index, dtype="<u8", count=spec.encoding.blocks + 1)
+        self._crcs = np.frombuffer(remote.index, dtype="<u4", offset=self._offsets.nbytes)
+        self._staged: dict[int, bytes] = {}
+        self._lock = threading.Lock()
+        self.fetched = 0
+        """Requests sent for blocks (for figures and tests)."""
+
+    def read(self, start: int, stop: int) -> bytes:
+        """Bytes ``start .. stop - 1`` of the region: a block, or the offset table and CRCs."""
+        if start >= self.encoding.data_bytes:
+            base = self.encoding.data_bytes
+            return self.index[start - base : stop - base]
+        with self._lock:
+            staged = self._staged.pop(start, None)
+        if staged is not None and len(staged) == stop - start:
+            return staged
+        kept = self._cached(start, stop)
+        return kept if kept is not None else self._fetch(start, stop)
+
+    def _crc_matches(self, start: int, data: bytes) -> bool:
+        """Whether ``data`` is the block at ``start`` as the offset table and CRCs describe it."""
+        block = int(np.searchsorted(self._offsets, start))
+        if block >= len(self._crcs) or int(self._offsets[block]) != start or int(self._offsets[block + 1]) - start != len(data):
+            return False
+        return zlib.crc32(data) == int(self._crcs[block])
+
+    def _cached(self, start: int, stop: int) -> bytes | None:
+        """The cache's copy of the block at ``start``, if it is whole (its CRC matches)."""
+        kept = self.cache.get(self.key, start) if self.cache is not None else None
+        return kept if kept is not None and len(kept) == stop - start and self._crc_matches(start, kept) else None
+
+    def _fetch(self, start: int, stop: int) -> bytes:
+        data = self.http.get(self.offset + start, self.offset + stop)
+        self.fetched += 1
+        self._keep(start, data)
+        return data
+
+    def _keep(self, start: int, data: bytes) -> None:
+        """Cache a block whose CRC matches (the rest of its checks are made on every read)."""
+        if self.cache is not None and self._crc_matches(start, data):
+            self.cache.put(self.key, start, data)
+
+    def forget(self, start: int, stop: int) -> None:
+        """Drop the cached copy of bytes that failed their checks."""
+        if self.cache is not None:
+            self.cache.drop(self.key, start)
+
+    def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Fetch the blocks at ``spans`` that are not cached, neighbours together (:data:`RUN_GAP`,
+        :data:`RUN_BYTES`), :data:`FETCH_THREADS` requests at a time; they wait in memory for their read."""
+        missing = []
+        for start, stop in sorted(spans):
+            kept = self._cached(start, stop)
+            if kept is None:
+                missing.append((start, stop))
+                continue
+            with self._lock:
+                self._staged[start] = kept
+        runs: list[list[tuple[int, int]]] = []
+        for span in missing:
+            if runs and span[0] - runs[-1][-1][1] <= RUN_GAP and span[1] - runs[-1][0][0] <= RUN_BYTES:
+                runs[-1].append(span)
+            else:
+                runs.append([span])
+        if len(runs) == 1:
+            self._fetch_run(runs[0])
+        elif runs:
+            with ThreadPoolExecutor(min(FETCH_THREADS, len(runs)), thread_name_prefix="solver-fetch") as pool:
+                list(pool.map(self._fetch_run, runs))
+
+    def _fetch_run(self, run: list[tuple[int, int]]) -> None:
+        first = run[0][0]
+        data = self.http.get(self.offset + first, self.offset + run[-1][1])
+        self.fetched += 1
+        for start, stop in run:
+            piece = data[start - first : stop - first]
+            self._keep(start, piece)
+            with self._lock:
+                self._staged[start] = piece
+
+
+def open_url(url: str, *, game: Game | None = None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> TableFile:
+    """Open the compressed table file at ``url`` for reading block by block (see the module docstring).
+
+    :param game: the game the file must hold (None: the one its header names).
+    :param expected: the checksum the table must have, given its header (None refuses it).
+    :param cache: where fetched blocks are kept (None: nowhere, every first touch is a request).
+    :raises TableError: naming the URL, for an unreachable server, a file that is not the expected
+        table, or a plain (dense) table: those are fetched whole (``solve fetch``).
+    """
+    http = HttpRange(url)
+    remote = read_remote_head(http, game=game, expected=expected, cache=cache)
+    header = remote.header
+    if header.arrays[0].encoding is None:
+        raise TableError(
+            f"{url}: holds a {header.kind} {header.game.name} table stored plain, read only from a file: fetch it with: "
+            f"solve fetch --game {header.game.name} --from {url}"
+        )
+    region = RemoteRegion(http, remote, cache)
+    fix = "the server sends bytes that are not the table's: nothing was used from them; try another mirror"
+    arrays = cast(dict[str, np.ndarray], {"scores": region})  # a source where a file has its memory map: BlockArray takes either
+    return TableFile(Path(header.game.name + ".ttt"), header, remote.digests, arrays, where=url, fix=fix)

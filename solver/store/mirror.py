@@ -1,0 +1,196 @@
+"""Fetching a table file from a mirror: download, resume, check every block, install where look-ups find it.
+
+``solve fetch --game G [--from URL]`` (:func:`fetch_table`). The URL and the checksum
+are :mod:`solver.store.urltable`'s (a file or a directory of ``<game>.ttt`` files;
+``$SOLVED_TICTACTOE_MIRROR``; the shipped checksum, or ``--checksum``). In order:
+
+1. the table directory's file is checked first: one with the expected checksum is
+   already the table (nothing is fetched); another one is replaced only when asked
+   (``replace``), never silently;
+2. the header is fetched and checked (:func:`solver.storage.remote.read_remote_header`):
+   the game, an expected checksum, sizes that a table of the game has; then, from a
+   server that answers Range requests, the digests, whose root must be the expected
+   checksum, all before the body is fetched;
+3. the body is written into a private partial file beside the table
+   (:func:`solver.storage.fsutil.partial_name`, ``.<game>.ttt.part``, 0600, locked): a
+   download that is cut or interrupted keeps what it got, and the same command resumes
+   from there with a Range request (a partial whose header is not the server's starts over);
+4. the downloaded file is opened as a table file and **every block** is checked against
+   its digest (:meth:`solver.storage.blockarray.BlockArray.verify`: CRC, bounded decode,
+   SHA-256): a mirror that sent wrong bytes is refused naming the block, the partial file
+   is removed and nothing is installed;
+5. the file is moved into the table directory atomically
+   (:func:`solver.storage.fsutil.install_file`), where :func:`solver.store.locate.table_for`
+   finds it. A table of a game without a shipped checksum is recorded as trusted
+   (:mod:`solver.storage.trust`): the user vouched for its checksum.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import TableError
+from ..rules.game import Game
+from ..storage import trust
+from ..storage.fsutil import check_space, format_size, install_file, open_partial, partial_name
+from ..storage.remote import HttpRange, RemoteHeader, check_digests, read_remote_header
+from ..storage.tablefile import TableFile, expected_root, open_table
+from .locate import forget, shipped_path, table_path
+from .make import kind_for
+from .urltable import expected_checksum, expects, table_url
+
+Meter = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]
+"""``meter(label, total)``: a context whose value is told each step done (bytes downloaded, blocks checked)."""
+Ask = Callable[[Path, str], bool]
+"""``ask(path, checksum)``: whether to replace the table file at ``path``, whose checksum is given ("" if unreadable)."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What :func:`fetch_table` did."""
+
+    game: Game
+    path: Path
+    """Where the table now is."""
+    checksum: str
+    size: int
+    """Bytes of the table file."""
+    downloaded: int
+    """Bytes fetched by this call (0: the table was there already)."""
+    resumed_from: int
+    """Bytes an earlier, interrupted download had kept (0: a fresh download)."""
+    url: str
+
+    @property
+    def installed(self) -> bool:
+        """Whether this call installed the file (False: the table was there already)."""
+        return self.downloaded > 0 or self.resumed_from > 0
+
+
+@contextlib.contextmanager
+def _no_meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    yield lambda done: None
+
+
+def fetch_table(
+    game: Game,
+    *,
+    url: str | None = None,
+    table_dir: str | os.PathLike[str] | None = None,
+    checksum: str | None = None,
+    replace: bool | Ask = False,
+    meter: Meter | None = None,
+) -> Fetched:
+    """Download ``game``'s table from a mirror into the table directory (see the module docstring).
+
+    :param url: the table file's URL, or a directory's (default: ``$SOLVED_TICTACTOE_MIRROR``).
+    :param checksum: the table's checksum, for a game without a shipped one.
+    :param replace: whether a different table file already in place may be replaced (a callable is asked).
+    :param meter: shows the download's and the check's progress (the CLI's progress bars).
+    :raises TableError: for no URL, no checksum, an unreachable or wrong mirror (nothing installed), a
+        file in place not to be replaced, or a cut download (what was fetched is kept for the next try).
+    """
+    if shipped_path(game) is not None:
+        raise TableError(f"the {game.name} table ships with the package: there is nothing to fetch")
+    kind = kind_for(game)
+    expected = expected_checksum(game, kind, checksum)
+    source = table_url(game, url)
+    target = table_path(game, table_dir_=table_dir)
+    found = _installed_checksum(target, game)
+    if found == expected:
+        return Fetched(game, target, expected, target.stat().st_size, 0, 0, source)
+    if found is not None and not (replace(target, found) if callable(replace) else replace):
+        shown = f"checksum {found}" if found else "not a readable table"
+        raise TableError(f"{target}: a {game.name} table file is there already ({shown}); it is not replaced unless asked (--replace)")
+    http = HttpRange(source)
+    header = read_remote_header(http, game=game, expected=expects(game, checksum))
+    if http.ranges:
+        check_digests(http, header)  # a wrong table is refused before its body is fetched
+    fetched = _download(http, header, target, found is not None, meter or _no_meter)
+    if expected_root(game, kind) is None:
+        trust.record(target.parent, game.name, kind, expected)
+    forget()
+    return fetched
+
+
+def _installed_checksum(target: Path, game: Game) -> str | None:
+    """The checksum of the table file at ``target``; ``""`` for a file there that is no readable table; None for none."""
+    if not os.path.lexists(target):
+        return None
+    try:
+        return open_table(target, game=game, follow_symlinks=False).header.root
+    except TableError:
+        return ""
+
+
+def _download(http: HttpRange, found: RemoteHeader, target: Path, replace: bool, meter: Meter) -> Fetched:
+    """Download into the partial file (resuming it), check every block, install."""
+    partial = partial_name(target)
+    size = found.header.end
+    fd = open_partial(partial)
+    try:
+        kept = _resume_point(fd, found.head, size) if http.ranges else 0
+        os.ftruncate(fd, kept)
+        check_space(partial, size - kept)
+        with meter(f"fetching {found.header.game.name}", size) as advance:
+            advance(kept)
+            _write_body(http, fd, kept, size, partial, advance)
+        os.fsync(fd)
+        _check_every_block(partial, found, http.url, meter)
+        os.fchmod(fd, 0o644)
+        install_file(partial, target, replace=replace)
+    finally:
+        os.close(fd)
+    return Fetched(found.header.game, target, found.expected, size, size - kept, kept, http.url)
+
+
+def _resume_point(fd: int, head: bytes, size: int) -> int:
+    """How many bytes of an earlier download to keep: all it has when it begins with the server's header, else none."""
+    have = os.fstat(fd).st_size
+    if have > size or have < len(head) or os.pread(fd, len(head), 0) != head:
+        return 0
+    return have
+
+
+def _write_body(http: HttpRange, fd: int, start: int, size: int, partial: Path, advance: Callable[[int], None]) -> None:
+    """Bytes ``start`` to the end, appended to the partial file; a cut connection keeps what came."""
+    at = start
+    try:
+        for chunk in http.stream(start, size):
+            os.pwrite(fd, chunk, at)
+            at += len(chunk)
+            advance(len(chunk))
+    except TableError as error:
+        raise TableError(f"{error}; {format_size(at)} of {format_size(size)} are kept in {partial}: run the same command again to resume") from None
+
+
+def _check_every_block(partial: Path, found: RemoteHeader, url: str, meter: Meter) -> None:
+    """Open the downloaded file and check its root and every block; on any failure remove it and say nothing was installed."""
+    fix = "nothing was installed, and the download was removed: try another mirror"
+    try:
+        try:
+            opened = open_table(partial, game=found.header.game, follow_symlinks=False)
+        except TableError as error:
+            raise TableError(f"{url}: the file downloaded is not the table ({error}); {fix}") from None
+        opened.where, opened.fix = url, f"the mirror sent bytes that are not the table's: {fix}"
+        if opened.header.root != found.expected:
+            raise opened.error(f"checksum {opened.header.root} is not the expected {found.expected}")
+        _verify(opened, meter)
+    except TableError:  # not on an interrupt: the download may be whole, and is checked again next time
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _verify(opened: TableFile, meter: Meter) -> None:
+    for spec in opened.header.arrays:
+        if spec.encoding is None:
+            opened.guard(spec.name).ensure_all()
+            continue
+        array = opened.compressed(spec.name)
+        with meter(f"checking {opened.header.game.name}", array.blocks) as advance:
+            array.verify(advance=advance)
