@@ -896,14 +896,26 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
     type=click.IntRange(1, 64),
     default=1,
     show_default=True,
-    help="Processes answering on the port (one per core; they share the memory-mapped tables).",
+    help="Processes answering on the port (one per core; they share the tables held in memory).",
 )
-def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int) -> None:
+@click.option(
+    "--connections-per-address",
+    "per_address",
+    type=click.IntRange(0, None),
+    default=64,  # solver.web.MAX_PER_ADDRESS (not imported here: the web extra may be missing)
+    show_default=True,
+    metavar="N",
+    help="Connections one client address may hold open at once, per worker (an idle one of its own is closed "
+    "to make room, else 503); 0 for no such cap, e.g. behind a reverse proxy, where every client has the proxy's address.",
+)
+def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int, per_address: int) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
 
     Serves tic-tac-toe, every table already in the table directory, and each
     --game (built before the server starts listening). A request never starts a
-    build. Ctrl-C (or SIGTERM) stops the server.
+    build. Ctrl-C (or SIGTERM) stops the server. The open-file limit is raised to
+    its hard limit; when that leaves room for fewer connections than the server
+    would hold, it says so once at start-up.
     """
     try:
         from . import web
@@ -914,7 +926,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         raise SystemExit(1) from None
     wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
     for table in wanted:
-        table.verify_blocks()  # every block checked before the server listens
+        web.hold(table)  # every block checked before the server listens, and no look-up left on a memory map
     names = dict.fromkeys([table.game for table in wanted] + [parse_game(None)])
     tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir)
     for game in web.discover_games(table_dir):
@@ -941,7 +953,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         click.echo("solve: error: --workers needs a system with fork (Linux, macOS)", err=True)
         raise SystemExit(1)
     try:
-        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers)
+        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers, max_per_address=per_address)
     except web.WorkerError as error:
         click.echo(f"solve: error: {error}", err=True)
         raise SystemExit(1) from None

@@ -230,7 +230,7 @@ def test_a_full_disk_is_refused_before_writing_with_the_space_needed(tmp_path, s
     assert list(tmp_path.iterdir()) == []
 
 
-# -- a symbolic link loop named like a table (issue 13, problem 12) ---------------------------------------
+# -- a symbolic link loop named like a table ---------------------------------------
 
 
 def test_a_symlink_loop_named_like_a_table_is_one_line_for_lookup(table_dir):

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# the parent starts the child, prints its pid and waits; the child asks to die with the parent and sleeps
+# the parent starts the child, prints its pid and waits; the child asks to die with the parent, says so and sleeps
 PARENT = """
 import subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-c", sys.argv[1]])
@@ -29,6 +29,7 @@ if {no_prctl}:
         raise OSError("no prctl here")
     solver.lifetime.ctypes = types.SimpleNamespace(CDLL=no_libc)
 solver.lifetime.die_with_parent(os.getppid(), {options})
+print("ready", flush=True)
 time.sleep(120)
 """
 SETTINGS = {
@@ -57,7 +58,7 @@ def test_a_child_ends_within_seconds_when_its_parent_is_killed_with_sigkill(who:
     try:
         assert parent.stdout is not None
         child = int(parent.stdout.readline())
-        time.sleep(1.0)  # the child has imported solver.lifetime and asked to die with the parent
+        assert parent.stdout.readline() == "ready\n"  # the child has asked to die with its parent
         assert not _gone(child), "the child ended while its parent lived"
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(10)

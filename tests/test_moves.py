@@ -1,5 +1,5 @@
 """One move parser (solver.encoding.moves) for the CLI, analyze, Position.play, the grader and interop;
-one board drawer (solver.encoding.board.draw); and the tests issue 7 point 7 says were missing:
+one board drawer (solver.encoding.board.draw); and the cases that had no test before:
 ``Table.lookup(board, game=other)`` and ``analyze`` swapping row and column."""
 
 from __future__ import annotations

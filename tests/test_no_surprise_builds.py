@@ -1,6 +1,6 @@
-"""No look-up, command or request starts a long or large build unasked (issue 14, item 4); ``solve build``
+"""No look-up, command or request starts a long or large build unasked; ``solve build``
 asks before a build of more than ten minutes, prints a line a minute off a terminal, and says how to resume
-after Ctrl-C (issue 24, item 4).
+after Ctrl-C.
 
 A build estimated to take more than a minute or a GiB of disk (solver.store.estimate) is asked
 about on a terminal, refused elsewhere with the estimate and the ``solve build`` command,
@@ -191,7 +191,7 @@ def test_solve_build_of_a_short_build_is_consent(tmp_path, monkeypatch):
     assert (tmp_path / "t.ttt").is_file()
 
 
-# -- solve build of a long build (issue 24, item 4) ---------------------------------------------------------
+# -- solve build of a long build ---------------------------------------------------------
 
 
 def test_solve_build_of_a_long_build_off_a_terminal_is_refused_with_the_estimate_and_the_yes_option(tmp_path):

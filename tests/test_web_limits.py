@@ -1,18 +1,22 @@
-"""`solve serve` bounded per client (issue 13, problems 5, 6 and 13): every connection ends within a bounded
-time whatever it sends or fails to read, the connection and batch caps refuse the excess only, a client that
-never reads its batch answer holds one slice of it, error messages do not echo long input, and caches are
-bounded. A real server on 127.0.0.1 with small limits; raw sockets."""
+"""`solve serve` bounded per client: every connection
+ends within a bounded time whatever it sends or fails to read, the connection and batch caps close an idle
+connection first and refuse the excess only, one client address cannot hold the others out, the open-file
+limit is raised and a low one said at start-up, a client that never reads its batch answer holds one slice
+of it, error messages do not echo long input, and caches are bounded. Real servers on 127.0.0.0/8 (all of
+it is the loopback interface on Linux, so 127.0.0.2 is another client address) with small limits; raw sockets."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -37,16 +41,21 @@ from solver import web, table_for
 sock = web.bind("127.0.0.1", 0)
 print(sock.getsockname()[1], flush=True)
 web.serve([table_for("3x3k3")], sock=sock, head_seconds={SECONDS}, body_seconds={SECONDS}, write_seconds={SECONDS},
-          max_connections={MAX_CONNECTIONS}, max_batches={MAX_BATCHES})
+          max_connections={MAX_CONNECTIONS}, max_per_address={{per_address}}, max_batches={MAX_BATCHES})
 """
+PER_ADDRESS = 4
 ANSWER_88 = json.dumps(solver.lookup(88).to_dict(best_first=True)).encode() + b"\n"  # every JSON body ends with a newline
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[int, int]]:
-    """The port and pid of a server with small limits."""
+@contextmanager
+def small_server(per_address: int) -> Iterator[tuple[int, int]]:
+    """The port and pid of a server with small limits and ``per_address`` connections per client address (0: no such cap)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        [sys.executable, "-c", SERVER.format(per_address=per_address)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert process.stdout is not None
     try:
@@ -56,6 +65,38 @@ def server() -> Iterator[tuple[int, int]]:
         assert process.wait(timeout=15) == 0
         assert process.stderr is not None
         assert "Traceback" not in process.stderr.read()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[int, int]]:
+    """The port and pid of a server with small limits and no cap per address (every client here is 127.0.0.1)."""
+    with small_server(0) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[tuple[int, int]]:
+    """The port and pid of a server with small limits and :data:`PER_ADDRESS` connections per client address."""
+    with small_server(PER_ADDRESS) as found:
+        yield found
+
+
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    """A connection to the test server from ``source`` (any address of 127.0.0.0/8)."""
+    return socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+
+
+def is_open(sock: socket.socket) -> bool:
+    """Whether the server has not closed ``sock`` (nothing read, nothing waited for)."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(1, socket.MSG_PEEK) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.setblocking(True)
 
 
 def request(path: str) -> bytes:
@@ -155,34 +196,124 @@ def test_a_client_that_never_reads_its_answer_is_dropped_and_its_buffer_freed(se
 
 
 # -- the caps refuse the excess only -------------------------------------------------------
-def test_held_connections_do_not_starve_a_client_and_the_excess_gets_503(server: tuple[int, int]) -> None:
+def test_past_the_cap_an_idle_connection_is_closed_first_then_the_excess_gets_503(server: tuple[int, int]) -> None:
     port = server[0]
-    well_behaved = socket.create_connection(("127.0.0.1", port), timeout=10)
-    look_up(well_behaved)
+    idle = connect(port)
+    look_up(idle)  # answered, then idle: the first to be closed when the cap is reached
     held = []
     try:
         statuses = []
-        for _ in range(MAX_CONNECTIONS * 2):  # each answered, then a stray line break: held until the deadline
-            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        for _ in range(MAX_CONNECTIONS * 2):  # each answered, then a stray line break: busy until the head deadline
+            sock = connect(port)
             held.append(sock)
             sock.sendall(request("/api/v1/3x3k3?board=0"))
             statuses.append(read_answer(sock)[0])
             sock.sendall(b"\r\n")
-        assert statuses.count(503) >= MAX_CONNECTIONS, statuses  # the excess is refused...
-        assert statuses.count(200) >= MAX_CONNECTIONS - 2, statuses
-        for _ in range(20):
-            look_up(well_behaved)  # ... while a connection already open is served as before
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as new:  # a new one is over the cap for now
+        assert statuses[:MAX_CONNECTIONS] == [200] * MAX_CONNECTIONS, statuses  # the last of them took the idle one's place...
+        assert statuses[MAX_CONNECTIONS:] == [503] * MAX_CONNECTIONS, statuses  # ... and with none idle, the excess is refused
+        time.sleep(0.3)
+        assert not is_open(idle), "the idle connection was not the one closed to make room"
+        assert all(is_open(sock) for sock, status in zip(held, statuses, strict=True) if status == 200), "a busy connection was closed"
+        with connect(port) as new:  # a new one is over the cap for now
             new.sendall(request("/api/v1/3x3k3?board=88"))
             status, body = read_answer(new)
             assert status == 503 and b"try again" in body
         time.sleep(SECONDS + 1)  # the held connections are closed at their deadline
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as new:
+        with connect(port) as new:
             look_up(new)
     finally:
-        well_behaved.close()
+        idle.close()
         for sock in held:
             sock.close()
+
+
+def test_a_connection_with_a_request_under_way_is_served_while_new_ones_get_503(server: tuple[int, int]) -> None:
+    port = server[0]
+    held = [connect(port) for _ in range(MAX_CONNECTIONS - 1)]
+    try:
+        for sock in held:
+            sock.sendall(b"GET /api/v1/3x3k3?board=88 HTTP/1.1\r\nHost: x\r\n")  # a head under way: busy, never closed for room
+        with connect(port) as last:
+            last.sendall(b"GET /api/v1/3x3k3?board=88 HTTP/1.1\r\n")
+            with connect(port) as new:
+                assert read_answer(new)[0] == 503
+            last.sendall(b"Host: x\r\n\r\n")  # its request completes: answered as before
+            assert read_answer(last) == (200, ANSWER_88)
+        assert all(is_open(sock) for sock in held)
+    finally:
+        for sock in held:
+            sock.close()
+    time.sleep(SECONDS + 1)  # the unfinished heads end with 408 at their deadline
+
+
+# -- one client address cannot hold the others out ------------------------
+def test_many_idle_connections_from_one_address_do_not_lock_another_out(shared: tuple[int, int]) -> None:
+    port = shared[0]
+    flood = [connect(port, "127.0.0.1") for _ in range(MAX_CONNECTIONS * 4)]  # never send a byte
+    try:
+        time.sleep(0.3)
+        told = [sock.recv(300) if _ready(sock) else b"" for sock in flood]
+        assert [answer[:12] for answer in told] == [b""] * PER_ADDRESS + [b"HTTP/1.1 503"] * (len(flood) - PER_ADDRESS), told
+        assert b"\r\nretry-after: 1\r\n" in told[-1] and b"your address has 4 connections open" in told[-1], told[-1]
+        assert all(is_open(sock) for sock in flood[:PER_ADDRESS])
+        for _ in range(MAX_CONNECTIONS * 2):  # another address: every look-up answered, each on a new connection
+            with connect(port, "127.0.0.2") as other:
+                look_up(other)
+    finally:
+        for sock in flood:
+            sock.close()
+
+
+def test_one_address_past_its_cap_with_requests_under_way_gets_503_and_another_is_answered(shared: tuple[int, int]) -> None:
+    port = shared[0]
+    busy = []
+    try:
+        statuses = []
+        for _ in range(PER_ADDRESS * 3):
+            sock = connect(port, "127.0.0.1")
+            busy.append(sock)
+            sock.sendall(b"GET /api/v1/3x3k3 HTTP/1.1\r\nHost: x\r\n")  # never finished: busy until the head deadline
+        time.sleep(0.3)
+        for sock in busy:
+            statuses.append(read_answer(sock)[0] if not is_open(sock) or _ready(sock) else None)
+        refused = statuses.count(503)
+        assert refused == PER_ADDRESS * 2 and statuses.count(None) == PER_ADDRESS, statuses
+        with connect(port, "127.0.0.2") as other:
+            look_up(other)
+    finally:
+        for sock in busy:
+            sock.close()
+    time.sleep(SECONDS + 1)
+
+
+def _ready(sock: socket.socket) -> bool:
+    """Whether the server has sent something on ``sock`` (peeked, not read)."""
+    sock.setblocking(False)
+    try:
+        return bool(sock.recv(1, socket.MSG_PEEK))
+    except BlockingIOError:
+        return False
+    finally:
+        sock.setblocking(True)
+
+
+def test_when_every_connection_is_taken_the_fullest_address_loses_its_longest_idle_connection(shared: tuple[int, int]) -> None:
+    port = shared[0]
+    holders = {"127.0.0.3": 4, "127.0.0.4": 3, "127.0.0.5": 3, "127.0.0.6": 2}  # 12: every connection taken, all idle
+    assert sum(holders.values()) == MAX_CONNECTIONS and max(holders.values()) <= PER_ADDRESS
+    idle = {address: [connect(port, address) for _ in range(count)] for address, count in holders.items()}
+    try:
+        time.sleep(0.3)
+        assert all(is_open(sock) for socks in idle.values() for sock in socks)
+        with connect(port, "127.0.0.2") as newcomer:
+            look_up(newcomer)
+        time.sleep(0.3)
+        closed = [(address, index) for address, socks in idle.items() for index, sock in enumerate(socks) if not is_open(sock)]
+        assert closed == [("127.0.0.3", 0)], closed
+    finally:
+        for socks in idle.values():
+            for sock in socks:
+                sock.close()
 
 
 def test_batch_clients_that_never_read_hold_little_memory_the_excess_gets_503_and_single_look_ups_go_on(server: tuple[int, int]) -> None:
@@ -216,6 +347,87 @@ def test_batch_clients_that_never_read_hold_little_memory_the_excess_gets_503_an
     finally:
         for sock in clients:
             sock.close()
+
+
+# -- the open-file limit ------------------------------------------------
+@pytest.mark.parametrize(("soft", "hard", "workers"), [(150, 260, 1), (40, 40, 2)])
+def test_the_open_file_limit_is_raised_to_the_hard_one_and_one_too_low_is_said_once_at_start_up(tmp_path: Path, soft: int, hard: int, workers: int) -> None:
+    import resource
+    import urllib.request
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "serve", "--port", "0", "--quiet", "--table-dir", str(tmp_path), "--workers", str(workers)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)),
+    )
+    assert process.stdout is not None and process.stderr is not None
+    try:
+        url = re.search(r"at (http://\S+/) ", process.stdout.readline())
+        assert url is not None, process.stderr.read()
+        with urllib.request.urlopen(url[1] + "api/v1/3x3k3?board=88", timeout=10) as answer:
+            assert answer.read() == ANSWER_88  # too few connections for a crowd, but it serves
+        limits = Path(f"/proc/{process.pid}/limits").read_text()
+        assert re.search(rf"Max open files\s+{hard}\s+{hard}\s", limits), limits  # the soft limit raised to the hard one
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=15)
+    stderr = process.stderr.read()
+    assert code == 0, stderr
+    said = [line for line in stderr.splitlines() if "open-file limit" in line]
+    assert len(said) == 1, said  # once, not once per worker
+    room = re.search(r"the open-file limit is ([\d,]+) \(its hard limit\): room for ([\d,]+) connections? at once", said[0])
+    assert room is not None and int(room[1].replace(",", "")) == hard, said[0]
+    connections = int(room[2].replace(",", ""))
+    assert 1 <= connections <= hard - 2 * (hard // 8), said[0]  # the spare descriptors and the refusals' share kept out
+    assert ("too few to serve" in said[0]) == (connections < web.protocol.MIN_CONNECTIONS), said[0]
+    assert "ulimit -Hn" in said[0] and said[0].startswith("solve: warning: ")
+
+
+def test_the_connection_cap_follows_the_open_file_limit_so_the_excess_gets_503_not_a_dead_accept(tmp_path: Path) -> None:
+    import resource
+
+    args = ["serve", "--port", "0", "--quiet", "--table-dir", str(tmp_path), "--connections-per-address", "0"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200)),
+    )
+    assert process.stdout is not None and process.stderr is not None
+    busy = []
+    try:
+        port = int(re.search(r":(\d+)/ ", process.stdout.readline())[1])  # type: ignore[index]
+        room = re.search(r"room for ([\d,]+) connections", process.stderr.readline())
+        assert room is not None
+        cap = int(room[1].replace(",", ""))
+        for _ in range(cap + 3):  # every one with a request under way: none can be closed to make room
+            sock = connect(port)
+            sock.sendall(b"GET /api/v1/3x3k3?board=88 HTTP/1.1\r\nHost: x\r\n")
+            busy.append(sock)
+        time.sleep(0.5)
+        told = [sock.recv(300) if _ready(sock) else b"" for sock in busy]
+        assert told[:cap] == [b""] * cap and all(answer.startswith(b"HTTP/1.1 503") for answer in told[cap:]), told[cap - 1 :]
+        assert f"the server has {cap:,} connections open".encode() in told[-1]
+        for sock in busy[:3]:  # three of them finish their request: answered
+            sock.sendall(b"\r\n")
+            assert read_answer(sock) == (200, ANSWER_88)
+    finally:
+        for sock in busy:
+            sock.close()
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=15)
+    stderr = process.stderr.read()
+    assert code == 0 and "Traceback" not in stderr and "accept" not in stderr, stderr[-2000:]
+
+
+def test_a_high_enough_open_file_limit_says_nothing() -> None:
+    budget = web.protocol.open_file_budget(16)
+    assert budget.connections == 16 and budget.warning() is None
 
 
 # -- messages and caches -------------------------------------------------------------------

@@ -89,8 +89,10 @@ def test_the_guard_arms_its_deadlines_through_uvicorns_hooks() -> None:
         transport = _Transport()
         guarded.connection_made(transport)
         assert guarded._timer is not None, "connection_made did not arm the head deadline"
+        assert guarded in guarded.open_connections.idle["127.0.0.1"], "a new connection is idle until its first byte"
         guarded.data_received(b"GET / HTTP/1.1\r\nHost: x")
         assert guarded._in_head and guarded._timer is not None, "on_message_begin was not called"
+        assert "127.0.0.1" not in guarded.open_connections.idle, "a connection sending a head is not idle"
         guarded.data_received(b"\r\n\r\n")
         assert not guarded._in_head and guarded._timer is None, "on_headers_complete/on_message_complete were not called"
         for name in protocol.HOOKS["cycle_attributes"]:
@@ -98,6 +100,7 @@ def test_the_guard_arms_its_deadlines_through_uvicorns_hooks() -> None:
         guarded.data_received(b"X" * (protocol.MAX_HEAD_BYTES + 1))
         assert transport.closed and b"HTTP/1.1 431" in transport.written
         guarded.connection_lost(None)
+        assert not guarded.open_connections.live and not guarded.open_connections.count, "a closed connection is still counted"
 
     asyncio.run(drive())
 
@@ -108,3 +111,29 @@ def test_each_protocol_class_keeps_its_own_bounds_and_connections() -> None:
     assert (small.head_seconds, small.max_connections) == (1, 2)
     assert (default.head_seconds, default.max_connections) == (protocol.HEAD_SECONDS, protocol.MAX_CONNECTIONS)
     assert small.live is not default.live, "two servers' protocol classes share one set of open connections"
+    assert small.open_connections is not default.open_connections
+    assert protocol.http_protocol(max_per_address=3).open_connections.per_address == 3
+
+
+@pytest.mark.parametrize(
+    ("peer", "key"),
+    [
+        (("203.0.113.7", 40000), "203.0.113.7"),
+        (("::ffff:203.0.113.7", 40000, 0, 0), "203.0.113.7"),  # an IPv4 client of a dual-stack socket
+        (("2001:db8:1:2:aaaa::1", 40000, 0, 0), "2001:db8:1:2::/64"),
+        (("2001:db8:1:2:ffff:ffff:ffff:ffff", 40000, 0, 0), "2001:db8:1:2::/64"),  # the same /64: the same client
+        (("2001:db8:1:3::1", 40000, 0, 0), "2001:db8:1:3::/64"),
+        (("fe80::1%eth0", 40000, 0, 2), "fe80::/64"),
+        ("", ""),  # a Unix socket
+        (None, ""),
+    ],
+)
+def test_connections_are_counted_per_ipv4_address_and_per_ipv6_slash_64(peer: object, key: str) -> None:
+    assert protocol.client_key(peer) == key
+
+
+def test_the_serve_commands_per_address_default_is_the_servers() -> None:
+    from solver.cli import serve
+
+    option = next(param for param in serve.params if param.name == "per_address")
+    assert option.default == protocol.MAX_PER_ADDRESS

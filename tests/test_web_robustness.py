@@ -1,22 +1,31 @@
 """`solve serve` under bad clients: malformed JSON, enormous query strings and headers, slow and
 half-closed connections, unknown paths and path traversal get their status codes, and the server
-keeps answering correctly (a real server on 127.0.0.1, raw sockets)."""
+keeps answering correctly (a real server on 127.0.0.1, raw sockets); and under a table file
+truncated or rewritten while it runs (issue 22, finding 12): an error for the requests that
+need the lost bytes, never a dead server."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
+import numpy as np
 import pytest
-from web_support import need_web
+from web_support import need_web, running_server
 
 import solver
+from solver.store.locate import open_compact
 
 _CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(solver.__file__))).encode()
 """Where the package lives: no answer may show it."""
@@ -183,3 +192,130 @@ def test_keep_alive_connections_answer_many_requests_in_a_row(port: int) -> None
                 head += stream.readline()
             length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
             assert json.loads(stream.read(length)) == solver.lookup(code).to_dict(best_first=True)
+
+
+# -- a table changed or truncated under the server (issue 22, finding 12) --------------------------
+def played_codes(table: solver.Table, games: int, seed: int) -> list[int]:
+    """The codes of every position in ``games`` random games of ``table``'s game, first moves first (in play only)."""
+    rng = random.Random(seed)
+    codes: dict[int, None] = {}
+    for _ in range(games):
+        position = table.at(0)
+        while not position.is_over:
+            codes[position.code] = None
+            position = position.play(rng.choice([cell for cell, piece in enumerate(position.cells) if piece is None]))
+    return list(codes)
+
+
+def fetch(url: str) -> tuple[int, bytes]:
+    """GET ``url``: its status and body, an error status included."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def post_json(url: str, data: object) -> tuple[int, bytes]:
+    """POST ``data`` as JSON to ``url``: its status and body, an error status included."""
+    request = urllib.request.Request(url, json.dumps(data).encode(), {"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_a_compact_table_truncated_under_the_server_gives_an_error_for_that_request_and_the_server_goes_on(tmp_path: Path, stand_in_table: bytes) -> None:
+    served = tmp_path / "served"
+    served.mkdir()
+    path = served / "2x9k4.ttt"
+    path.write_bytes(stand_in_table)
+    pristine = tmp_path / "pristine.ttt"
+    pristine.write_bytes(stand_in_table)
+    reference = open_compact(pristine)
+    codes = played_codes(reference, 300, seed=22)
+    with running_server(served) as (url, process):
+        early = codes[:5]
+        for code in early:  # answered (and their blocks kept decoded) before the file is cut
+            assert fetch(f"{url}api/v1/2x9k4?board={code}") == (200, json.dumps(reference.at(code).to_dict(best_first=True)).encode() + b"\n")
+        os.truncate(path, len(stand_in_table) // 2)  # in place: the server's descriptor sees it
+        statuses = []
+        for code in codes:
+            status, body = fetch(f"{url}api/v1/2x9k4?board={code}")
+            statuses.append(status)
+            if status == 200:
+                assert body == json.dumps(reference.at(code).to_dict(best_first=True)).encode() + b"\n", code
+            else:
+                assert status == 500 and "file changed or was damaged" in json.loads(body)["error"], body[:300]
+                assert str(path).encode() not in body, "a client must not learn where the server keeps its files"
+        assert statuses.count(500) > 0, "no request reached the cut part of the file"
+        assert all(statuses[codes.index(code)] == 200 for code in early)
+        status, body = post_json(f"{url}api/v1/2x9k4/batch", {"boards": codes})
+        assert status == 500 and "error" in json.loads(body)
+        assert fetch(f"{url}api/v1/3x3k3?board=88") == (200, ANSWER_88), "the server stopped answering"
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=15) == 0
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+    assert "Traceback" not in stderr and "past the end of the file" in stderr and str(path) in stderr, stderr[-2000:]
+
+
+def test_a_dense_table_truncated_or_overwritten_under_the_server_is_still_answered_from_its_copy(tmp_path: Path) -> None:
+    served = tmp_path / "served"
+    served.mkdir()
+    path = solver.build_table(game="3x4k3").save(served / "3x4k3.ttt")
+    reference = solver.load_table(path, verify=True)
+    reachable = reference.reachable_codes()
+    codes = [*reachable[:: max(1, len(reachable) // 200)].tolist(), int(reachable[-1])]  # spread over the whole file, the last one too
+    expected = {code: json.dumps(reference.at(code).to_dict(best_first=True)).encode() + b"\n" for code in codes}
+    size = path.stat().st_size
+    with running_server(served) as (url, process):
+        assert fetch(f"{url}api/v1/3x4k3?board={codes[0]}") == (200, expected[codes[0]])
+        os.truncate(path, 4096)  # in place: a memory map of it would fault (SIGBUS) past 4 KiB
+        for code in codes:
+            assert fetch(f"{url}api/v1/3x4k3?board={code}") == (200, expected[code]), code
+        path.write_bytes(bytes(size))  # the same file rewritten with zeros
+        for code in codes[::10]:
+            assert fetch(f"{url}api/v1/3x4k3?board={code}") == (200, expected[code]), code
+        assert process.poll() is None
+
+
+def write_plain_compact(path: Path, table: solver.Table) -> Path:
+    """``table`` written in the plain (uncompressed, format 2) compact layout of earlier releases."""
+    from solver.storage import tablefile
+
+    header, length, parts = tablefile._plan("compact", table.game, table.file_arrays(), table.file_meta())
+    with path.open("wb") as out:
+        digests = bytearray()
+        for spec in header.arrays:
+            out.seek(spec.offset)
+            digests += tablefile._write_blocks(out, parts[spec.name], header.block_bytes)
+        out.seek(header.digests_offset)
+        out.write(digests)
+        header = dataclasses.replace(header, root=tablefile.root_of(header, bytes(digests)))
+        out.seek(0)
+        out.write(tablefile._head(header, length))
+    return path
+
+
+def test_hold_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_afterwards_changes_nothing(
+    tmp_path: Path, stand_in_layers: list[np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solver import web
+    from solver.storage import tablefile
+    from solver.tables import CompactTable
+
+    game = solver.parse_game("2x9k4")
+    path = write_plain_compact(tmp_path / "2x9k4.ttt", CompactTable.from_layers(game, stand_in_layers))
+    monkeypatch.setattr(tablefile, "expected_root", lambda game, kind="dense": None)  # its checksum is the compressed file's
+    table = CompactTable.from_file(tablefile.open_table(path))
+    assert table.reads_memory_map
+    codes = played_codes(table, 50, seed=5)
+    expected = [table.at(code).to_dict(best_first=True) for code in codes]
+    assert web.hold(table) is table and not table.reads_memory_map
+    os.truncate(path, 4096)
+    assert [table.at(code).to_dict(best_first=True) for code in codes] == expected
+    dense = solver.load_table(solver.build_table(game="3x4k3").save(tmp_path / "3x4k3.ttt"))
+    assert dense.reads_memory_map and not web.hold(dense).reads_memory_map

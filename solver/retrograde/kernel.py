@@ -5,7 +5,7 @@ Per chunk:
 * **reachable** (closed form, exactly :func:`solver.encoding.board.rule_violation`'s rule):
   the player to move has no line (else the game went on after a win, or both have
   one); if the last mover has lines, they all share a cell (the winning move).
-* **finished**: the last mover has a line (score ``-WIN``: lost for the side to
+* **finished**: the last mover has a line (the rule's line score, ``-WIN``: lost for the side to
   move) or the board is full (``0``, a draw).
 * otherwise the score is ``sign(m) - m`` where ``m`` is the smallest score among
   the children (one per empty cell), read from layer ``p + 1``. A move in the low

@@ -46,7 +46,10 @@ arrays); its digests go into the file's digest section at ``first_block`` as tod
 The root hashes the header *without* the fields that depend on the compressed bytes
 (the array's ``offset``, the encoding's ``codec``, ``level`` and ``data_bytes``,
 ``digests.offset``), so it is the checksum of the content. ``TableFile`` then opens such an array as a
-:class:`BlockArray` over a read-only memory map of the region, with ``digest=`` the
+:class:`BlockArray` over a :class:`FileRegion` of the file (read with ``os.pread``, not a
+memory map: a block is read once, then kept decoded, and a file truncated under a
+reader gives a short read, a :class:`TableError`, where a memory map would end the
+process with SIGBUS), with ``digest=`` the
 file's :meth:`~solver.storage.tablefile.TableFile.digest` shifted by ``first_block`` and
 ``error=`` :meth:`~solver.storage.tablefile.TableFile.error`, so messages name the file and
 the rebuild command.
@@ -69,6 +72,7 @@ import os
 import shlex
 import sys
 import threading
+import weakref
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -524,6 +528,52 @@ class MappedRegion:
         """Nothing to fetch."""
 
 
+class _Descriptor:
+    """An open file descriptor, closed when the object is garbage-collected."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        weakref.finalize(self, os.close, fd)
+
+
+class FileRegion:
+    """Bytes ``offset .. offset + size - 1`` of an open file, read with ``os.pread``: the source of a table file's region.
+
+    Unlike a memory map, a file truncated under it cannot end the process (a map faults
+    with SIGBUS past the file's new end): a read past the end comes back short, which
+    :class:`BlockArray` refuses with :class:`TableError`. The region owns ``fd`` (shared
+    with its :meth:`part` regions): it is closed once none of them is in use.
+    """
+
+    remote = False
+
+    def __init__(self, fd: int | _Descriptor, offset: int, size: int) -> None:
+        self._descriptor = fd if isinstance(fd, _Descriptor) else _Descriptor(fd)
+        self.fd = self._descriptor.fd
+        self.offset = offset
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def part(self, offset: int, size: int) -> FileRegion:
+        """Bytes ``offset .. offset + size - 1`` of this region, on the same descriptor."""
+        return FileRegion(self._descriptor, self.offset + offset, size)
+
+    def read(self, start: int, stop: int) -> bytes:
+        """Bytes ``start .. stop - 1`` of the region: fewer if the file now ends before ``stop``.
+
+        :raises OSError: if the file cannot be read.
+        """
+        return os.pread(self.fd, stop - start, self.offset + start)
+
+    def forget(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to drop."""
+
+    def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Nothing to fetch ahead: each block is read once, then kept decoded."""
+
+
 class BlockArray:
     """Random access to a region written by :func:`write_blocks`: an int8 array of ``size`` items.
 
@@ -534,8 +584,8 @@ class BlockArray:
     are kept (least recently used first out); :meth:`decode_all` decodes every block
     into one array, for batch work at memory speed.
 
-    :param region: the region's bytes (a read-only memory map of the file, or bytes), or a
-        :class:`RegionSource` that fetches them (a table at a URL).
+    :param region: the region's bytes (bytes, a memory map), or a :class:`RegionSource` that
+        fetches them: a :class:`FileRegion` of a table file (``pread``), or a table at a URL.
     :param digest: the stored digest of a block (e.g. ``Written.digest`` or the file's).
     :param name: what messages call the array (the file's path).
     :param error: makes the :class:`TableError` for a problem (default: ``"<name>: <problem>"``;
@@ -569,9 +619,10 @@ class BlockArray:
         self._pool: ThreadPoolExecutor | None = None
         self.source: RegionSource = region if isinstance(region, RegionSource) else MappedRegion(region)
         self._read = self.source.read
-        if self.source.size < encoding.region_bytes:
+        raw = self.source.read(encoding.data_bytes, encoding.region_bytes) if self.source.size >= encoding.region_bytes else b""
+        if len(raw) != encoding.index_bytes:
             raise self._error(f"the compressed array is truncated ({self.source.size:,} bytes, expected {encoding.region_bytes:,})")
-        index = np.frombuffer(self.source.read(encoding.data_bytes, encoding.region_bytes), dtype=np.uint8)
+        index = np.frombuffer(raw, dtype=np.uint8)
         self._offsets = index[: _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
         self._crcs = index[self._offsets.nbytes : encoding.index_bytes].view(_CRC)
         self._check_offsets()
@@ -627,7 +678,12 @@ class BlockArray:
         drops its copy) and raised.
         """
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
-        packed = self._read(start, stop)
+        try:
+            packed = self._read(start, stop)
+        except OSError as error:
+            raise self._error(f"{self._where(block)} cannot be read ({error.strerror or error})") from None
+        if len(packed) != stop - start:
+            raise self._error(f"{self._where(block)} is past the end of the file: it was truncated after it was opened")
         try:
             return self._checked_block(block, packed)
         except TableError:

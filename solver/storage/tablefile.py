@@ -85,7 +85,7 @@ from ..errors import TableError
 from ..rules.game import Game, parse_game
 from ..words import count
 from . import blockarray, trust
-from .blockarray import BlockArray, EncodedBlock, Encoding
+from .blockarray import BlockArray, EncodedBlock, Encoding, FileRegion, RegionSource
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 
 MAGIC = b"SOLVTTT\n"
@@ -571,21 +571,54 @@ class BlockGuard:
         :raises TableError: naming the file, the array, the block and the rebuild command.
         """
         size = self.file.header.block_bytes
-        data = self._raw[block * size : (block + 1) * size]
-        want = self.file.digest(self.spec.first_block + block)
-        if hashlib.sha256(data.data).digest() != want:
+        self._verify(block, self._raw[block * size : (block + 1) * size], self.file.array(self.spec.name).reshape(-1))
+        self.flags[block] = 1
+        if block == self.count - 1 and all(self.flags):
+            self.done = True
+
+    def _verify(self, block: int, data: np.ndarray, items: np.ndarray) -> None:
+        """Check one block's bytes ``data`` against its digest, then (:attr:`check`) its values among ``items``
+        (the whole array the bytes are part of).
+
+        :raises TableError: naming the file, the array, the block and the rebuild command.
+        """
+        size = self.file.header.block_bytes
+        if hashlib.sha256(data.data).digest() != self.file.digest(self.spec.first_block + block):
             raise self.file.error(
                 f"block {block} of {self.spec.name!r} (bytes {block * size:,} to {block * size + data.size - 1:,} of the array) "
                 "does not match its checksum: the file is damaged"
             )
         if self.check is not None:
             per = size // self.spec.dtype.itemsize
-            problem = self.check(block * per, self.file.array(self.spec.name).reshape(-1)[block * per : (block + 1) * per])
+            problem = self.check(block * per, items[block * per : (block + 1) * per])
             if problem is not None:
                 raise self.file.error(f"{problem}: the file is damaged or forged")
-        self.flags[block] = 1
-        if block == self.count - 1 and all(self.flags):
-            self.done = True
+
+    def verified_array(self) -> np.ndarray:
+        """The whole array in this process's own memory, each block checked in the copy (a server holds its tables so).
+
+        The bytes are read with ``pread``, not through the memory map: a file truncated meanwhile gives a
+        :class:`TableError`, not SIGBUS. Each block
+        is hashed (and :attr:`check`-ed) after it was copied, so no later write to the file reaches the copy.
+
+        :raises TableError: at the first block that cannot be read or does not match.
+        """
+        region = self.file.region(self.spec.name)
+        mapped = self.file.array(self.spec.name)
+        out = np.empty(mapped.shape, dtype=mapped.dtype)
+        raw = out.reshape(-1).view(np.uint8)
+        size = self.file.header.block_bytes
+        for block in range(self.count):
+            start, stop = block * size, min(raw.size, (block + 1) * size)
+            try:
+                data = region.read(start, stop)
+            except OSError as error:
+                raise self.file.error(f"block {block} of {self.spec.name!r} cannot be read ({error.strerror or error})") from None
+            if len(data) != stop - start:
+                raise self.file.error(f"block {block} of {self.spec.name!r} is past the end of the file: it was truncated after it was opened")
+            raw[start:stop] = np.frombuffer(data, dtype=np.uint8)
+            self._verify(block, raw[start:stop], out.reshape(-1))
+        return out
 
     def verified_copy(self, block: int) -> bytes:
         """A copy of block ``block`` in this process's own memory, hashed **after** copying.
@@ -624,18 +657,31 @@ class TableFile:
     path: Path
     header: Header
     _digests: bytes = field(repr=False)
-    _arrays: dict[str, np.ndarray] = field(repr=False)
+    _arrays: Mapping[str, np.ndarray | RegionSource] = field(repr=False)
     _guards: dict[str, BlockGuard] = field(default_factory=dict, repr=False)
     _compressed: dict[str, BlockArray] = field(default_factory=dict, repr=False)
     where: str | None = None
     """What messages call the file (default: its path; a table at a URL: the URL)."""
     fix: str | None = None
     """What a message says to do about a damaged file (default: the rebuild command)."""
+    _file: FileRegion | None = field(default=None, repr=False)
+    """The whole file on a descriptor of its own, read with ``pread``."""
 
     def array(self, name: str) -> np.ndarray:
-        """The array ``name``, memory-mapped read-only and **not yet verified** (a compressed
-        array's region: its compressed blocks, offsets and CRCs)."""
-        return self._arrays[name]
+        """The plain array ``name``, memory-mapped read-only and **not yet verified**.
+
+        :raises TableError: for a compressed array (read it with :meth:`compressed`).
+        """
+        found = self._arrays[name]
+        if not isinstance(found, np.ndarray):
+            raise self.error(f"array {name!r} is compressed")
+        return found
+
+    def region(self, name: str) -> FileRegion:
+        """The stored bytes of array ``name`` in the file, read with ``pread``."""
+        spec = self.header.spec(name)
+        assert self._file is not None, "open_table gives every table file its region"
+        return self._file.part(spec.offset, spec.stored_bytes)
 
     def compressed(self, name: str) -> BlockArray:
         """The compressed array ``name`` as a :class:`~solver.storage.blockarray.BlockArray` (one per array and
@@ -759,8 +805,9 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
         except OSError as error:
             raise fail(f"cannot read ({error.strerror})") from None
         _check_root(header, digests, stored, fail)
-        arrays = _map_arrays(handle, header)
-    return TableFile(path, header, digests, arrays)
+        whole = FileRegion(os.dup(handle.fileno()), 0, size)
+        arrays = _map_arrays(handle, header, whole)
+    return TableFile(path, header, digests, arrays, _file=whole)
 
 
 def _open_regular(path: Path, follow_symlinks: bool, fail: Fail) -> tuple[int, int]:
@@ -853,12 +900,14 @@ def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None
         raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
 
 
-def _map_arrays(handle: IO[bytes], header: Header) -> dict[str, np.ndarray]:
-    """Every array of the file, memory-mapped read-only (an empty one as an empty array)."""
-    arrays: dict[str, np.ndarray] = {
+def _map_arrays(handle: IO[bytes], header: Header, whole: FileRegion) -> dict[str, np.ndarray | RegionSource]:
+    """Every array of the file: a plain one memory-mapped read-only (an empty one as an empty array), a
+    compressed one as its part of ``whole`` (its blocks are read once each, with ``pread``: a file truncated
+    later gives a short read, not SIGBUS)."""
+    arrays: dict[str, np.ndarray | RegionSource] = {
         spec.name: np.memmap(handle, dtype=spec.dtype, mode="r", offset=spec.offset, shape=spec.shape)
         if spec.encoding is None
-        else np.memmap(handle, dtype=np.uint8, mode="r", offset=spec.offset, shape=(spec.stored_bytes,))
+        else whole.part(spec.offset, spec.stored_bytes)
         for spec in header.arrays
         if spec.stored_bytes
     }

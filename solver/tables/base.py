@@ -220,6 +220,20 @@ class Table(ABC):
         :raises TableError: at the first damaged block.
         """
 
+    @property
+    @abstractmethod
+    def reads_memory_map(self) -> bool:
+        """Whether look-ups read the table's file through a memory map: a write to the file then reaches
+        them, and a truncation ends the process (SIGBUS) at the next read past the new end.
+        :meth:`load_into_memory` ends it; a long-lived server does so."""
+
+    @abstractmethod
+    def load_into_memory(self) -> Table:
+        """Hold the whole table in this process's memory now, every block checked; returns the table.
+
+        :raises TableError: at the first damaged block.
+        """
+
     def verify(self) -> list[str]:
         """Prove the table: every block against its checksum, then every score re-derived
         from the rules and compared (a full build's work, done by the table's ``prove``).

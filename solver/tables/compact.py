@@ -195,14 +195,25 @@ class CompactTable(Table):
         (:meth:`lookup_codes`, and ``solver.lookup_codes(codes, game="4x5k4")``, which uses
         the same table) then run at memory speed instead of decoding blocks; single look-ups
         no longer decode either. The blocks are decoded by ``threads`` threads (default: the
-        cores, up to 8; :meth:`solver.storage.blockarray.BlockArray.decode_all`). A table that is in
+        cores, up to 8; :meth:`solver.storage.blockarray.BlockArray.decode_all`). A plain file of
+        earlier releases is copied instead, each block checked in the copy
+        (:meth:`solver.storage.tablefile.BlockGuard.verified_array`). A table that is in
         memory already is left as it is. Returns the table.
 
         :raises TableError: at the first damaged block.
         """
         if self._blocks is not None:
             self._use(self._blocks.decode_all(threads=threads))
+        elif self.reads_memory_map and self.file is not None:  # a plain file: copied, each block checked in the copy
+            self._verify = None
+            self._use(self.file.guard("scores").verified_array())
         return self
+
+    @property
+    def reads_memory_map(self) -> bool:
+        """Whether look-ups read the file's memory map: a plain file of earlier releases (a compressed
+        one's blocks are read with ``pread``), until :meth:`load_into_memory`."""
+        return self._blocks is None and isinstance(self.scores, np.memmap)
 
     # -- trust ----------------------------------------------------------------------
     def _check_span(self, index: int) -> None:

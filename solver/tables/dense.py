@@ -96,16 +96,20 @@ class DenseTable(Table):
         self.path = path
         self.file = file
         self.prove = prove
-        self._entries = entries
         self._codes = game.codes
+        self._use(entries, None if file is None else file.guard("entries"))
+
+    def _use(self, entries: np.ndarray, guard: BlockGuard | None) -> None:
+        """Answer from ``entries`` from now on, each block verified by ``guard`` on first use (None: all verified)."""
+        self._entries = entries
         self._words = entries.view("<u4")
         raw = entries.view(np.uint8).data
         self._score_view = raw.cast("b")
         self._raw = raw
-        self._guard: BlockGuard | None = None if file is None else file.guard("entries")
-        self._verified = bytearray(b"\x01") if self._guard is None else self._guard.flags
-        self._shift = 62 if self._guard is None else self._guard.shift
-        self._pending = self._guard is not None and not self._guard.done
+        self._guard = guard
+        self._verified = bytearray(b"\x01") if guard is None else guard.flags
+        self._shift = 62 if guard is None else guard.shift
+        self._pending = guard is not None and not guard.done
         """Whether some block is not verified yet (once all are, a look-up skips the check)."""
 
     @classmethod
@@ -234,6 +238,25 @@ class DenseTable(Table):
         if self._guard is not None:
             self._guard.ensure_all()
             self._pending = False
+
+    @property
+    def reads_memory_map(self) -> bool:
+        """Whether look-ups read the file's memory map (until :meth:`load_into_memory`)."""
+        return isinstance(self._entries, np.memmap)
+
+    def load_into_memory(self) -> DenseTable:
+        """Copy the table into this process's memory now (4 bytes per code: 172 MB for 4x4k4), every block checked.
+
+        The file is read with ``pread`` and each block hashed after it was copied
+        (:meth:`solver.storage.tablefile.BlockGuard.verified_array`), so from then on no write to
+        the file, and no truncation, reaches a look-up. A table in memory already is left as it is.
+        Returns the table.
+
+        :raises TableError: at the first block that cannot be read or does not match.
+        """
+        if self._guard is not None and self.reads_memory_map:
+            self._use(self._guard.verified_array(), None)
+        return self
 
     def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
         """``entries``: every code's :data:`~solver.storage.tablefile.ENTRY` (verified)."""

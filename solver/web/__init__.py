@@ -22,10 +22,20 @@ from .app import (
     MAX_QUERY_BYTES,
     create_app,
     discover_games,
+    hold,
     open_tables,
     table_checksum,
 )
-from .protocol import BODY_SECONDS, HEAD_SECONDS, MAX_CONNECTIONS, MAX_HEAD_BYTES, WRITE_SECONDS, http_protocol
+from .protocol import (
+    BODY_SECONDS,
+    HEAD_SECONDS,
+    MAX_CONNECTIONS,
+    MAX_HEAD_BYTES,
+    MAX_PER_ADDRESS,
+    WRITE_SECONDS,
+    http_protocol,
+    open_file_budget,
+)
 from .workers import WorkerError, supervise
 
 __all__ = [
@@ -35,12 +45,14 @@ __all__ = [
     "MAX_BODY_BYTES",
     "MAX_CONNECTIONS",
     "MAX_HEAD_BYTES",
+    "MAX_PER_ADDRESS",
     "MAX_QUERY_BYTES",
     "WRITE_SECONDS",
     "WorkerError",
     "bind",
     "create_app",
     "discover_games",
+    "hold",
     "open_tables",
     "serve",
     "table_checksum",
@@ -80,6 +92,7 @@ def serve(
     body_seconds: float = BODY_SECONDS,
     write_seconds: float = WRITE_SECONDS,
     max_connections: int = MAX_CONNECTIONS,
+    max_per_address: int = MAX_PER_ADDRESS,
     max_batches: int = MAX_BATCHES,
     workers: int = 1,
 ) -> None:
@@ -91,7 +104,13 @@ def serve(
     :param head_seconds: how long a request's head may take to arrive (:mod:`solver.web.protocol`).
     :param body_seconds: how long a request's body may take to arrive after its head.
     :param write_seconds: how long an answer may wait for a client that reads nothing.
-    :param max_connections: connections open at once per worker (the next ones get 503).
+    :param max_connections: connections open at once per worker, or fewer if the open-file limit
+        leaves room for fewer (:func:`~solver.web.protocol.open_file_budget`: the soft limit is raised
+        to the hard one first, and a shortfall is said once on stderr). When it is reached, an idle
+        connection is closed to make room; the next ones get 503 only when none is idle.
+    :param max_per_address: connections open at once per worker from one client address
+        (:func:`~solver.web.protocol.client_key`), the same way; 0 for no such cap (behind a reverse
+        proxy every client has the proxy's address).
     :param max_batches: batch requests answered at once per worker (the next ones get 503).
     :param workers: processes accepting on the socket. With more than one, this process
         forks them after the tables are open (the memory-mapped tables are shared, not
@@ -99,14 +118,22 @@ def serve(
         each answer then carries ``X-Worker: <number>``. POSIX only.
     :raises WorkerError: if a worker dies on its own (the others are stopped first).
     """
+    for table in tables:  # open_tables and hold() did this already; a table opened otherwise is copied now
+        if table.reads_memory_map:
+            table.load_into_memory()
+    budget = open_file_budget(max_connections)  # per process; the workers inherit the limit
+    warning = budget.warning()
+    if warning is not None:
+        print(f"solve: warning: {warning}", file=sys.stderr)
     options = {
         "head_seconds": head_seconds,
         "body_seconds": body_seconds,
         "write_seconds": write_seconds,
-        "max_connections": max_connections,
+        "max_connections": budget.connections,
+        "max_per_address": max_per_address,
+        "max_refusing": budget.refusing,
         "max_batches": max_batches,
     }
-    _allow_open_files(max_connections + 256)  # per process
     if workers <= 1:
         _run(tables, sock, table_dir, options, worker=None)
         return
@@ -123,6 +150,8 @@ def _run(tables: Sequence[Table], sock: socket.socket, table_dir: str | os.PathL
         body_seconds=options["body_seconds"],
         write_seconds=options["write_seconds"],
         max_connections=int(options["max_connections"]),
+        max_per_address=int(options["max_per_address"]),
+        max_refusing=int(options["max_refusing"]),
     )
     if protocol == "h11" and worker in (None, 1):
         print(
@@ -147,18 +176,3 @@ def _run(tables: Sequence[Table], sock: socket.socket, table_dir: str | os.PathL
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         pass  # uvicorn raises Ctrl-C's signal again once its graceful shutdown is done: that is the clean stop
-
-
-def _allow_open_files(wanted: int) -> None:
-    """Raise the soft limit on open files towards ``wanted`` (up to the hard limit): each connection is one."""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not POSIX
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-        except (ValueError, OSError):
-            print(f"solve: warning: cannot raise the open-file limit from {soft} to {target}: connections past it are refused", file=sys.stderr)

@@ -30,9 +30,11 @@ Errors are JSON ``{"error": message}``: 400 for a bad board, move list or body (
 message is :class:`~solver.errors.InvalidBoardError`'s), 404 for an unknown game or
 path, 405 for a wrong method, 408 for a body slower than :data:`BODY_SECONDS`, 413 for a body over :data:`MAX_BODY_BYTES` or a batch
 over :data:`MAX_BATCH`, 414 for a query string over :data:`MAX_QUERY_BYTES`, 503 for a batch
-past :data:`MAX_BATCHES` at once. Never a traceback; a message quotes at most a few dozen
-characters of what was sent (:func:`solver.errors.quote`) and is at most
-:data:`MAX_MESSAGE_CHARS` long.
+past :data:`MAX_BATCHES` at once, 500 when the server's table cannot be read (its file was
+changed or truncated after the server started: :func:`hold`; the
+:class:`~solver.errors.TableError` is written once to the server's stderr, not sent). Never a
+traceback; a message quotes at most a few dozen characters of what was sent
+(:func:`solver.errors.quote`) and is at most :data:`MAX_MESSAGE_CHARS` long.
 
 A batch is answered off the event loop and in slices: its boards are read in a worker
 thread (at most :data:`BATCH_THREADS` at once, so single look-ups keep the loop), and the
@@ -52,6 +54,7 @@ import asyncio
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -72,7 +75,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..encoding.board import parse, parse_text
 from ..encoding.moves import parse_moves
-from ..errors import InvalidBoardError, InvalidGameError, SolverError, one_line, quote
+from ..errors import InvalidBoardError, InvalidGameError, SolverError, TableError, one_line, quote
 from ..present.charts import outcomes_svg
 from ..rules.game import DEFAULT_GAME, Game, parse_game
 from ..rules.score import UNREACHABLE
@@ -102,6 +105,8 @@ BATCH_KEPT = 8192
 5,478 positions once; a 4x4 batch of distinct positions keeps only the first ones)."""
 MAX_MESSAGE_CHARS = 400
 """Longest error message sent (a longer one is cut, saying how long it was)."""
+MAX_REPORTED = 100
+"""Distinct table errors written to stderr (each once); past these, nothing more is written."""
 MAX_QUERY_BYTES = 4096
 """Longest query string accepted (414 beyond); the longest board or move list needs a few dozen bytes."""
 CACHE_CONTROL = "public, max-age=86400"
@@ -177,17 +182,36 @@ def served(table: Table) -> ServedGame:
 
 
 def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None) -> list[Table]:
-    """The tables of ``games`` (never built here): each must be shipped or in the table directory.
-
-    Every block of every table is verified now, before the server listens: a damaged
-    file is refused at start-up, and the first requests do not pay for hashing.
+    """The tables of ``games`` (never built here), each :func:`hold`-ed: each must be shipped or in the table directory.
 
     :raises TableError: for a missing or broken table, naming the command that makes it.
     """
     tables = [table_for(parse_game(game), table_dir=table_dir, build=False) for game in games]
     for table in tables:
-        table.verify_blocks()
+        hold(table)
     return tables
+
+
+def hold(table: Table) -> Table:
+    """Ready ``table`` to be served for as long as the server runs; returns it.
+
+    Every block is verified now, before the server listens: a damaged file is refused at
+    start-up, and the first requests do not pay for hashing. And no look-up is left reading
+    a memory map of the file, which a later write to the file would reach and a truncation
+    would turn into SIGBUS, the end of the server: a table read through one (dense, or
+    compact in the plain format of earlier releases) is copied into the server's memory,
+    each block checked in the copy (:meth:`Table.load_into_memory`: 172 MB for 4x4k4). A
+    compressed compact table reads each block with ``pread`` when it first needs it, checking
+    it, so a file changed or truncated under the server gives that request a 500 and the
+    server goes on.
+
+    :raises TableError: for a damaged block.
+    """
+    if table.reads_memory_map:
+        table.load_into_memory()
+    else:
+        table.verify_blocks()
+    return table
 
 
 def create_app(
@@ -223,9 +247,10 @@ def create_app(
         Route("/tables/", files.index, methods=["GET"]),
         Route("/tables/{name}", files.file, methods=["GET"]),
     ]
-    handlers: Mapping[Any, Any] = {HTTPException: _http_error, Exception: _internal_error}
+    handlers: Mapping[Any, Any] = {HTTPException: _http_error, TableError: _table_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.games = games
+    app.state.report = api.report
     # The answers are public and the same for everyone: any web page may call the API (as the lichess tablebase allows).
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"], max_age=86400)
     app.add_middleware(_Guard, worker=worker)
@@ -274,6 +299,14 @@ class _Api:
         self.batches = 0  # batch requests being answered
         self.max_batches = max_batches
         self.limiter: anyio.CapacityLimiter | None = None  # made on first use, inside the worker's event loop
+        self.reported: set[str] = set()
+
+    def report(self, error: TableError) -> None:
+        """Tell the server's operator (stderr) that a table could not be read: each distinct error once, at most :data:`MAX_REPORTED`."""
+        message = one_line(error)
+        if message not in self.reported and len(self.reported) < MAX_REPORTED:
+            self.reported.add(message)
+            print(f"solve: error: a request could not be answered: {message}", file=sys.stderr, flush=True)
 
     # -- the page --------------------------------------------------------------
     async def page(self, request: Request) -> Response:
@@ -392,7 +425,7 @@ class _Api:
         except BaseException:
             self.batches -= 1
             raise
-        return _BatchResponse(game, codes, errors, self.limiter, self._batch_done)
+        return _BatchResponse(game, codes, errors, self.limiter, self._batch_done, self.report)
 
     def _batch_done(self) -> None:
         self.batches -= 1
@@ -494,16 +527,26 @@ def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
 class _BatchResponse(Response):
     """A batch answer streamed slice by slice, each slice made in a worker thread when the client has read the last.
 
-    ``done`` is called once the answer is sent or the client has gone, whatever happens.
+    ``done`` is called once the answer is sent or the client has gone, whatever happens. When the
+    table cannot be read mid-answer (its file changed under the server), ``report`` is told and the
+    answer is left unfinished (the connection is closed without the last chunk: the client sees it failed).
     """
 
     media_type = _JSON
 
-    def __init__(self, game: ServedGame, codes: np.ndarray, errors: dict[int, bytes], limiter: anyio.CapacityLimiter, done: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        game: ServedGame,
+        codes: np.ndarray,
+        errors: dict[int, bytes],
+        limiter: anyio.CapacityLimiter,
+        done: Callable[[], None],
+        report: Callable[[TableError], None],
+    ) -> None:
         super().__init__(headers={"cache-control": "no-store"}, media_type=_JSON)
         self.raw_headers = [(name, value) for name, value in self.raw_headers if name != b"content-length"]
         self.chunks = batch_chunks(game, codes, errors)
-        self.limiter, self.done = limiter, done
+        self.limiter, self.done, self.report = limiter, done, report
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         gone = asyncio.Event()
@@ -525,6 +568,8 @@ class _BatchResponse(Response):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             pass  # the client went away mid-answer
+        except TableError as error:
+            self.report(error)  # returning unfinished: uvicorn closes the connection
         finally:
             watcher.cancel()
             self.done()
@@ -543,6 +588,8 @@ def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes
     """A board's code, or the JSON ``{"error": message}`` saying why it cannot be read (or reached, with ``check``)."""
     try:
         return _code_of(table, board, check=check)
+    except TableError:
+        raise  # the server's table, not the board: the whole request fails (500)
     except SolverError as error:
         return _dumps({"error": one_line(error)})
 
@@ -614,6 +661,14 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     elif exc.status_code == 405 and message == "Method Not Allowed":
         message = f"{quote(request.method, 20)} is not allowed on {quote(request.url.path)}"
     return _error(exc.status_code, message, exc.headers)
+
+
+async def _table_error(request: Request, exc: Exception) -> Response:
+    """A table that cannot be read (changed or damaged after the server started): 500, the details to stderr only."""
+    assert isinstance(exc, TableError)
+    request.app.state.report(exc)
+    game = quote(str(request.path_params.get("game", "")), 20)
+    return _error(500, f"the server cannot read its table for {game}: the file changed or was damaged after the server started; its operator is told")
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
