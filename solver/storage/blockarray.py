@@ -772,6 +772,9 @@ class BlockArray:
         leaves the cache as it was (it would only churn it); a smaller one leaves its blocks
         there, as single look-ups do.
 
+        A remote source (a table at a URL) is told each wave's blocks before they are decoded,
+        so that it fetches them together.
+
         :raises IndexError: for an index out of range.
         :raises TableError: for the first damaged block (in block order).
         """
@@ -815,17 +818,20 @@ class BlockArray:
         ends = np.cumsum(np.bincount(waves, minlength=-(-touched.size // wave))).tolist()
         slots -= waves * np.int32(wave)  # now the block's place in its wave
         places = self._places(slots, flat, wave)
+        buffer = np.empty(wave << self._shift, dtype=np.int8)  # one for every wave: its pages are touched once
         start = 0
         for number, end in enumerate(ends):
             chosen = order[start:end]
-            decoded = self._decoded(touched[number * wave : (number + 1) * wave])
+            decoded = self._decoded(touched[number * wave : (number + 1) * wave], buffer)
             out[chosen] = np.take(decoded, np.take(places, chosen))
             start = end
 
-    def _decoded(self, blocks: np.ndarray) -> np.ndarray:
+    def _decoded(self, blocks: np.ndarray, buffer: np.ndarray | None = None) -> np.ndarray:
         """The decoded bytes of ``blocks`` (ascending), back to back, ``block_bytes`` apart (int8; a short
-        last block leaves the rest of its slot unset), decoded by one thread per core."""
-        out = np.empty(blocks.size << self._shift, dtype=np.int8)
+        last block leaves the rest of its slot unset), decoded by one thread per core, into the start
+        of ``buffer`` if given."""
+        size = blocks.size << self._shift
+        out = np.empty(size, dtype=np.int8) if buffer is None else buffer[:size]
         keep = blocks.size <= self._cache_blocks
         self._prefetch(blocks.tolist())  # a remote source fetches them together
         threads = min(_DECODE_THREADS, blocks.size)

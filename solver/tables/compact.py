@@ -71,7 +71,7 @@ _BEST_ROUND = 1 << 20
 """Positions whose children a compressed table reads at once (:meth:`CompactTable.best_masks`): their
 indices take 8 bytes a child and the read about 15 more (4x5k4: about 10 children a position,
 250 MB for a round); a larger batch is read round by round, each round decoding the blocks it touches once."""
-_BEST_STEP = 1 << 15
+_BEST_STEP = 1 << 14
 """Positions per step of a batch's best moves (``cells`` children each: the temporaries stay in the CPU caches)."""
 _WORKERS = max(1, min(8, os.cpu_count() or 1))
 """Threads a large batch is split over: the cores, up to 8."""
