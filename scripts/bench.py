@@ -46,6 +46,7 @@ from solver import (  # noqa: E402
 from solver.tables import CompactTable, Table  # noqa: E402
 
 if TYPE_CHECKING:
+    from solver.rules.game import Game
     from solver.tables.compact import CompactTable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -533,14 +534,14 @@ sys.path.insert(0, sys.argv[1])  # the checkout measured: this one, or the code 
 import numpy as np
 import solver
 
-table_dir, codes, sparse, few = sys.argv[2], np.load(sys.argv[3]), np.load(sys.argv[4]), int(sys.argv[5])
-full_best = sys.argv[6] == "yes"
+config = json.loads(sys.argv[2])
+codes, sparse, few = np.load(config["codes"]), np.load(config["sparse"]), config["few"]
 out, holder = {"load": os.getloadavg()[0]}, {}
 
 
 def fresh():
     solver.forget()  # a table opened afresh: no block decoded, none cached
-    return solver.table_for("4x5k4", table_dir=table_dir, build=False)
+    return solver.table_for(config["game"], table_dir=config["table_dir"], build=False)
 
 
 def measure(key, table, answer):
@@ -564,41 +565,56 @@ measure("few_lookup", table, lambda: holder.update(batch=table.lookup_codes(code
 measure("few_best", table, lambda: holder["batch"].best)
 table = fresh()
 measure("lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
-if full_best:
+if config["full_best"]:
     measure("best", table, lambda: holder["batch"].best)
-table = fresh()
-measure("sparse", table, lambda: table.lookup_codes(sparse))
-table = fresh()
-measure("load_into_memory", table, table.load_into_memory)
-measure("memory_lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
-measure("memory_best", table, lambda: holder["batch"].best)
-measure("memory_plies", table, lambda: (holder["batch"].plies, holder["batch"].value))
+if sparse.size:
+    table = fresh()
+    measure("sparse", table, lambda: table.lookup_codes(sparse))
+if config["memory"]:
+    table = fresh()
+    measure("load_into_memory", table, table.load_into_memory)
+    measure("memory_lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
+    measure("memory_best", table, lambda: holder["batch"].best)
+    measure("memory_plies", table, lambda: (holder["batch"].plies, holder["batch"].value))
 print(json.dumps(out))
 """
 """One side of :func:`bench_batch_answers`, in a process of its own, through the public API only (``solver.table_for``,
 ``lookup_codes``, ``Scores``), so that the same text measures this checkout and the code before."""
 
 SPARSE_5X5K4 = 1_000_000 / 2_471_848
-"""Codes per block of a batch of 1 M codes on 5x5k4 (2,471,848 blocks of 64 KiB): the density the sparse 4x5k4 batch copies."""
+"""Codes per block of a batch of 1 M codes on 5x5k4 (2,471,848 blocks of 64 KiB): the density the sparse batch copies."""
 
 
-def _saved_batch_codes(path: Path, tmp: Path) -> tuple[Path, Path, int]:
-    """1 M random reachable 4x5k4 codes, and a sparse batch (as many codes per block as 1 M on 5x5k4), saved for the children."""
+def _reachable_codes(game: Game, count: int, seed: int) -> np.ndarray:
+    """``count`` random reachable codes of ``game``, uniform over its reachable boards: legal-count boards drawn at
+    random, kept where the rules find them reachable (what a table's reachability is; no table read)."""
+    from solver.encoding.index import layout
+    from solver.rules.base import INVALID
+
+    index, rng, found = layout(game), np.random.default_rng(seed), np.zeros(0, dtype=np.int64)
+    while found.size < count:
+        drawn = index.codes_at(rng.integers(0, index.size, 2 * count))
+        found = np.concatenate([found, drawn[game.rules.statuses(drawn) != INVALID]])
+    return found[:count]
+
+
+def _batch_config(path: Path, tmp: Path) -> tuple[dict[str, Any], int]:
+    """What every side of :func:`bench_batch_answers` measures on the table at ``path``: 1 M random reachable codes,
+    a sparse batch (as many codes a block as 1 M on 5x5k4; none for 5x5k4 itself), saved for the children; and its blocks."""
     table = _open_compact(path)
-    rng = np.random.default_rng(24)
-    drawn = table.layout.codes_at(rng.integers(0, table.layout.size, 1_400_000))
-    codes = drawn[table.lookup_codes(drawn, check=False).score != -128][:1_000_000]
+    codes = _reachable_codes(table.game, 1_000_000, 24)
     blocks = -(-table.layout.size >> 16)
-    sparse = codes[-round(blocks * SPARSE_5X5K4) :]
+    big = table.layout.size > IN_MEMORY_AT_MOST
+    sparse = codes[: round(blocks * SPARSE_5X5K4)] if blocks * SPARSE_5X5K4 < 2e5 else codes[:0]
     np.save(tmp / "codes.npy", codes)
     np.save(tmp / "sparse.npy", sparse)
-    return tmp / "codes.npy", tmp / "sparse.npy", blocks
+    config = {"game": table.game.name, "table_dir": str(path.parent), "codes": str(tmp / "codes.npy"), "sparse": str(tmp / "sparse.npy")}
+    return {**config, "few": 10_000 if big else 100_000, "memory": not big}, blocks
 
 
-def _batch_side(python: str, checkout: Path, path: Path, codes: Path, sparse: Path, *, full_best: bool) -> dict[str, float]:
+def _batch_side(python: str, checkout: Path, config: dict[str, Any]) -> dict[str, float]:
     """One run of :data:`BATCH_CHILD` with ``python`` on ``checkout``."""
-    command = [python, "-c", BATCH_CHILD, str(checkout), str(path.parent), str(codes), str(sparse), "100000", "yes" if full_best else "no"]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=checkout)
+    done = subprocess.run([python, "-c", BATCH_CHILD, str(checkout), json.dumps(config)], capture_output=True, text=True, cwd=checkout)
     if done.returncode:
         raise RuntimeError(f"the batch benchmark failed on {checkout}: {done.stderr.strip()[-2000:]}")
     figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -630,28 +646,30 @@ def bench_5x5k4_batch_decodes() -> None:
 
 
 def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> None:
-    """Issue 24, point 3: batches of 1 M random reachable 4x5k4 codes, ``lookup_codes`` then ``.best``, compressed and in
-    memory; with ``before``, the same process text run on that checkout too, alternated, two runs each."""
-    if path.name != "4x5k4.ttt":
-        raise SystemExit(f"--batch wants a 4x5k4.ttt (found {path.name}): its figures are quoted for 4x5k4")
+    """Issue 24, point 3: a batch of 1 M random reachable codes on a compact table file, ``lookup_codes`` then ``.best``,
+    compressed and (a table that fits) in memory; with ``before``, the same process text run on that checkout too,
+    alternated, two runs each. The table's file must be ``<game>.ttt`` (the children open it by its game)."""
+    if path.name != f"{_open_compact(path).game.name}.ttt":
+        raise SystemExit(f"--batch wants the table file named after its game, <game>.ttt (found {path.name})")
     with tempfile.TemporaryDirectory() as name:
-        codes, sparse, blocks = _saved_batch_codes(path, Path(name))
+        config, blocks = _batch_config(path, Path(name))
         sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
         runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
         for _ in range(2):
             for side, python, checkout in sides:
                 print(f"   ({side}: {checkout}, load average {os.getloadavg()[0]:.2f})", flush=True)
-                runs[side].append(_batch_side(python, checkout, path, codes, sparse, full_best=side == "after"))
-    _report_batch_answers(runs, blocks)
+                runs[side].append(_batch_side(python, checkout, {**config, "full_best": side == "after"}))
+    _report_batch_answers(runs, blocks, config["game"])
     bench_5x5k4_batch_decodes()
 
 
-def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int) -> None:
+def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int, game: str) -> None:
     """The figures of :func:`bench_batch_answers`: per side, the run with the smallest time of each measure (its CPU
     seconds, every thread's, beside it: on a shared machine the wall time grows with the load, the CPU time much less)."""
     loads = ", ".join(f"{side} {run['load']:.1f}" for side, found in runs.items() for run in found)
-    print(f"\n4x5k4 batches of random reachable codes ({blocks:,} blocks; load average at each run's start: {loads})")
+    print(f"\n{game} batches of random reachable codes ({blocks:,} blocks; load average at each run's start: {loads})")
     best = {side: {key: min(found, key=lambda run: run[key]) for key in found[0] if not key.endswith(("_cpu", "_decodes"))} for side, found in runs.items()}
+    after = best["after"]
 
     def line(name: str, side: str, key: str, size: float | None = None) -> float:
         run = best[side][key]
@@ -660,26 +678,29 @@ def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int) 
         print(f"   ({run[key + '_cpu']:.2f} s of CPU, {run[key + '_decodes']:,.0f} blocks decoded)")
         return float(run[key])
 
-    for label, key, size in (
-        ("1 M codes", "lookup", 1e6),
-        ("100,000 codes", "few_lookup", 1e5),
-        ("sparse, 0.40 codes a block", "sparse", blocks * SPARSE_5X5K4),
-    ):
+    few = round(1e5 if "memory_lookup" in after else 1e4)
+    sizes = (("1 M codes", "lookup", 1e6), (f"{few:,} codes", "few_lookup", few), ("sparse, 0.40 codes a block", "sparse", blocks * SPARSE_5X5K4))
+    for label, key, size in (row for row in sizes if row[1] in after):
         seconds = {side: line(f"lookup_codes, {label}, compressed", side, key, round(size)) for side in best}
         if "before" in seconds:
             report("  speed-up (after / before)", seconds["before"] / seconds["after"], "x")
     for side in best:
-        line(".best of those 100,000, compressed", side, "few_best")
-    ratio = line(".best of the 1 M, compressed", "after", "best") / best["after"]["lookup"]["lookup"]
+        line(f".best of those {few:,}, compressed", side, "few_best")
+    ratio = line(".best of the 1 M, compressed", "after", "best") / after["lookup"]["lookup"]
     report("  .best / lookup_codes, compressed", ratio, "x", "<= 3", ratio <= 3)
-    for side in best:
-        line("load_into_memory()", side, "load_into_memory")
-        lookup, found = line("lookup_codes, 1 M codes, in memory", side, "memory_lookup"), line("  .best of them", side, "memory_best")
-        plies = line("  .plies and .value of them", side, "memory_plies")
-        target = side == "after"
-        report(f"  .best / lookup_codes, in memory ({side})", found / lookup, "x", "<= 3" if target else "", found / lookup <= 3 if target else None)
-        rate = 1 / (lookup + found + plies)
-        report(f"  score, best, value, plies of 1 M, in memory ({side})", rate, "M pos/s", ">= 1 M/s" if target else "", rate >= 1 if target else None)
+    for side in best if "memory_lookup" in after else ():
+        _report_in_memory(line, side)
+
+
+def _report_in_memory(line: Callable[[str, str, str], float], side: str) -> None:
+    """The in-memory figures of one side of :func:`bench_batch_answers` (``line`` reports one measure)."""
+    line("load_into_memory()", side, "load_into_memory")
+    lookup, found = line("lookup_codes, 1 M codes, in memory", side, "memory_lookup"), line("  .best of them", side, "memory_best")
+    plies = line("  .plies and .value of them", side, "memory_plies")
+    target = side == "after"
+    report(f"  .best / lookup_codes, in memory ({side})", found / lookup, "x", "<= 3" if target else "", found / lookup <= 3 if target else None)
+    rate = 1 / (lookup + found + plies)
+    report(f"  score, best, value, plies of 1 M, in memory ({side})", rate, "M pos/s", ">= 1 M/s" if target else "", rate >= 1 if target else None)
 
 
 def bench_compact_stats(path: Path, game: str) -> None:
@@ -919,7 +940,9 @@ def main() -> None:
     parser.add_argument("--big-build", action="append", choices=sorted(BIG_TARGETS), help="build this 24/25-cell game measured (hours; repeatable)")
     parser.add_argument("--big-resume", action="store_true", help="with --big-build, then kill a second build at 70 %% of the first's time and resume it")
     parser.add_argument("--big-table", action="append", type=Path, help="look-ups and the sample check on this built table file (repeatable)")
-    parser.add_argument("--batch", metavar="TABLE", type=Path, help="only the batch figures (lookup_codes, .best) on this 4x5k4.ttt")
+    parser.add_argument(
+        "--batch", metavar="TABLE", type=Path, help="only the batch figures (lookup_codes, .best) on this compact <game>.ttt (4x5k4 for the manual)"
+    )
     parser.add_argument("--before", metavar="CHECKOUT", type=Path, help="with --batch, also measure the code of this checkout (the code before), alternated")
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
     args = parser.parse_args()
