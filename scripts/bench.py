@@ -2,6 +2,7 @@
 
     python scripts/bench.py            # everything (about two minutes on 2 cores)
     python scripts/bench.py --quick    # 3x3 only
+    python scripts/bench.py --grader   # only the sandbox's cost per start of a player's process
     python scripts/bench.py --json bench.json
     python scripts/bench.py --compact-lookups 4x5k4.ttt   # only the compact look-ups, on a built table
     python scripts/bench.py --batch 4x5k4.ttt --before ../before --before-python ../venv-before/bin/python
@@ -158,6 +159,57 @@ def bench_tictactoe() -> None:
     report("3x3k3 table file (shipped)", (ROOT / "data" / "3x3k3.ttt").stat().st_size / 1e3, "KB")
     report("  ratio baseline / lookup(int)", plain / t_int, "x")
     bench_batch(table, "3x3k3", target=300)
+
+
+def bench_grader(starts: int = 10) -> None:
+    """The sandbox's cost per start of a player's process: a trivial player's process started and loaded, with
+    bubblewrap and without, in turn (so a drift of the machine's speed touches both alike); medians."""
+    from solver.grading.sandbox import bwrap_problem
+
+    print(f"\ngrader: starting a player's process (load average before: {os.getloadavg()[0]:.2f}; the machine may be shared)")
+    problem = bwrap_problem()
+    if problem is not None:
+        print(f"   (no sandbox here: {problem})")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trivial.py"
+        path.write_text("def play(board):\n    return 0\n")
+        sandboxed, plain = _player_starts(path, starts)
+        report(f"player's process start, sandboxed (median of {starts})", sandboxed, "s")
+        report(f"player's process start, no sandbox (median of {starts})", plain, "s")
+        report("  sandboxed less unsandboxed", sandboxed - plain, "s")
+        report(f"  bubblewrap alone (true, less true; median of {starts})", _bubblewrap_alone(path, starts), "s")
+    print(f"   (load average after: {os.getloadavg()[0]:.2f})")
+
+
+def _player_starts(path: Path, starts: int) -> tuple[float, float]:
+    """Median seconds to start and load the player ``path:play``, sandboxed and not (a first round, warming the caches, not counted)."""
+    from solver.grading.limits import Scratch
+    from solver.grading.player import BoardForm, PlayerProcess
+
+    seconds: dict[str, list[float]] = {"bwrap": [], "none": []}
+    for _ in range(starts + 1):
+        for mode in ("bwrap", "none"):
+            with PlayerProcess(f"{path}:play", BoardForm(3, 3), sandbox=mode, scratch=Scratch() if mode == "bwrap" else None) as process:
+                started = time.perf_counter()
+                process.start()
+                seconds[mode].append(time.perf_counter() - started)
+    return statistics.median(seconds["bwrap"][1:]), statistics.median(seconds["none"][1:])
+
+
+def _bubblewrap_alone(path: Path, starts: int) -> float:
+    """Median seconds of ``true`` in the player's sandbox less those of ``true`` itself."""
+    from solver.grading.limits import Scratch
+    from solver.grading.sandbox import Layout, bwrap_command
+
+    sandboxed = bwrap_command(["true"], Layout.for_player(path, hidden=()), scratch=Scratch(), seccomp_fd=None)
+    seconds: dict[str, list[float]] = {"bwrap": [], "none": []}
+    for _ in range(starts):
+        for mode, command in (("bwrap", sandboxed), ("none", ["true"])):
+            started = time.perf_counter()
+            subprocess.run(command, check=True, stdin=subprocess.DEVNULL, capture_output=True)
+            seconds[mode].append(time.perf_counter() - started)
+    return statistics.median(seconds["bwrap"]) - statistics.median(seconds["none"])
 
 
 def bench_batch(table: Table, name: str, *, target: float) -> None:
@@ -924,6 +976,7 @@ def bench_big_games(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3x3 only")
+    parser.add_argument("--grader", action="store_true", help="only the grader's figures: a player's process started with and without the sandbox")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     parser.add_argument("--compact", action="store_true", help="also compact tables: 4x5k4 build, resume, look-ups, 5x5k4 chunks (minutes)")
     parser.add_argument("--3x7k3", dest="big_3x7", action="store_true", help="with --compact, also build 3x7k3 (several minutes)")
@@ -953,6 +1006,8 @@ def main() -> None:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
+    elif args.grader:
+        bench_grader()
     elif args.url_table:
         bench_url_table(args.url_table)
     else:
@@ -960,6 +1015,7 @@ def main() -> None:
             bench_tictactoe()
         if not args.quick and not (args.big_build or args.big_table):
             bench_big()
+            bench_grader()
         if args.compact:
             bench_compact(args)
         if args.big_build or args.big_table:

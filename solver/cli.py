@@ -36,6 +36,7 @@ from .grading.grader import (
     positions_to_grade,
 )
 from .grading.grader import grade as _grade
+from .grading.limits import DEFAULT_PROCESSES
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
 from .present.charts import outcomes_svg
@@ -48,7 +49,7 @@ from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
 from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate, estimate, format_duration
-from .store.locate import build_file, open_file, table_for, table_path
+from .store.locate import build_and_open, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, kind_for
 from .store.mirror import fetch_table
@@ -540,7 +541,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
     _check_long_build(game, path, jobs=jobs, yes=yes)
-    build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
+    build_and_open(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify)
     if not options.quiet:
         size = path.stat().st_size
         click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)
@@ -749,15 +750,27 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     help="Seconds for the whole grading (0: no limit); the report covers what was graded by then.",
 )
 @click.option(
-    "--memory", "memory_mb", type=click.IntRange(min=0), default=DEFAULT_MEMORY_MB, show_default=True, help="The player's memory limit in MiB (0: no limit)."
+    "--memory",
+    "memory_mb",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MEMORY_MB,
+    show_default=True,
+    help="The player's memory limit in MiB, its sandbox's /tmp and /dev/shm included (0: no limit).",
+)
+@click.option(
+    "--processes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_PROCESSES,
+    show_default=True,
+    help="The most processes and threads the player may have at once, its own included.",
 )
 @click.option(
     "--sandbox",
     type=click.Choice(["auto", "bwrap", "none"]),
     default="auto",
     show_default=True,
-    help="Contain the player with bubblewrap (bwrap): auto uses it where it works and otherwise says once what is "
-    "not contained; bwrap refuses to grade without it; none runs it as a plain process.",
+    help="Contain the player with bubblewrap (bwrap: it sees only Python, its own folder and a private /tmp): auto uses it "
+    "where it works and otherwise says so once; bwrap refuses to grade without it; none runs it as a plain process.",
 )
 @click.option(
     "--sample",
@@ -785,6 +798,7 @@ def grade(
     timeout: float,
     total_timeout: float,
     memory_mb: int,
+    processes: int,
     sandbox: str,
     sample: int | None,
     limit: int,
@@ -822,6 +836,7 @@ def grade(
         timeout=timeout,
         total_timeout=total_timeout or None,
         memory_mb=memory_mb or None,
+        processes=processes,
         sandbox=cast("Sandbox", sandbox),
     )  # the choices click checked
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)

@@ -1,8 +1,9 @@
-"""Containment of a graded player (issue 13, problems 1-4 and 13; issue 12, items 4 and 5).
+"""Containment of a graded player (issue 13, problems 1-4 and 13; issue 12, items 4 and 5; issue 22, findings 3-8).
 
-The hostile players live in ``tests/players/hostile_players.py``. The tests marked
-``sandboxed`` need bubblewrap; they skip where it cannot run, unless
-``SOLVED_TICTACTOE_REQUIRE_SANDBOX=1`` (as ``.ci/run`` sets), which makes them fail.
+The hostile players live in ``tests/players/hostile_players.py``. The tests that need
+bubblewrap skip where it cannot run, unless ``SOLVED_TICTACTOE_REQUIRE_SANDBOX=1`` (as
+``.ci/run`` sets), which makes them fail. The probes of the sandbox (issue 22) attack from
+inside a player, as an attacker would, and must hold as root (CI runs as root).
 """
 
 from __future__ import annotations
@@ -10,21 +11,26 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
+import socket
 import subprocess
 import sys
 import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import solver
+import solver.grading.limits
 import solver.grading.sandbox
 import solver.store.locate
 from solver.encoding.moves import parse_move
 from solver.errors import InvalidBoardError, OffBoardMoveError
+from solver.grading.limits import Scratch
 from solver.grading.player import MAX_LINE, call_shape
-from solver.grading.sandbox import SandboxWarning
+from solver.grading.sandbox import ENVIRONMENT, SandboxWarning, seccomp_filter
 
 PLAYERS = Path(__file__).parent / "players"
 HOSTILE = PLAYERS / "hostile_players.py"
@@ -56,6 +62,23 @@ def hostile(name: str, **options) -> solver.GradeReport:
     return solver.grade(f"{HOSTILE}:{name}", side="O", **options)
 
 
+def attacker(folder: Path, **settings) -> Path:
+    """A copy of the hostile players (and their ``perfect`` neighbour) in ``folder``, told ``settings``
+    by ``hostile_settings.json`` beside them (the sandbox's environment is a fixed one)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("hostile_players.py", "perfect.py"):
+        shutil.copy(PLAYERS / name, folder / name)
+    (folder / "hostile_settings.json").write_text(json.dumps(settings))
+    return folder / "hostile_players.py"
+
+
+def probe(player: Path, name: str, **options):
+    """What the probe ``name`` of ``player`` found in the sandbox (it raises ``PROBE <json>`` on the centre position)."""
+    failure = centre_failure(solver.grade(f"{player}:{name}", side="O", sandbox="bwrap", **options))
+    assert failure.kind == "exception" and failure.message.startswith("RuntimeError: PROBE "), failure.message
+    return json.loads(failure.message.removeprefix("RuntimeError: PROBE ").rpartition(" (hostile_players.py, line")[0])
+
+
 def centre_failure(report: solver.GradeReport) -> solver.grading.grader.PlayerFailure:
     """The one failure of a report: on the position where X holds only the centre; every other answer optimal."""
     assert report.complete and report.positions == O_TO_MOVE
@@ -68,8 +91,9 @@ def centre_failure(report: solver.GradeReport) -> solver.grading.grader.PlayerFa
 def test_without_bwrap_auto_grades_unsandboxed_and_says_once_what_is_not_contained(monkeypatch):
     monkeypatch.setattr(solver.grading.sandbox, "bwrap_problem", lambda: "bwrap is not installed")
     monkeypatch.setattr(solver.grading.sandbox, "_warned", False)
-    with pytest.warns(SandboxWarning, match=r"without a sandbox \(bwrap is not installed\): .*signal the grader.*setsid"):
+    with pytest.warns(SandboxWarning, match=r"without a sandbox \(bwrap is not installed\): .*files.*apt-get install -y bubblewrap") as said:
         assert solver.grading.sandbox.choose("auto") == "none"
+    assert len(str(said[0].message)) < 160, "the warning is one short line (it was 450 characters)"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert solver.grading.sandbox.choose("auto") == "none"  # once per process
@@ -134,6 +158,30 @@ def test_a_player_rewriting_the_table_file_changes_no_verdict(own_3x4_table, mod
             solver.lookup(0, game="3x4")  # the table is reopened, and the damage refused
 
 
+@pytest.fixture(scope="module")
+def compact_3x3k3(tmp_path_factory) -> Path:
+    """Tic-tac-toe as a compact table file (compressed blocks, as every compact table now), built once for the module."""
+    from solver.store.make import build_compact
+
+    return build_compact(solver.parse_game("3x3k3"), tmp_path_factory.mktemp("compact") / "3x3k3.ttt", jobs=1)
+
+
+def test_without_a_sandbox_damage_to_a_compact_table_is_reported_as_for_a_dense_one(compact_3x3k3, tmp_path, monkeypatch):
+    from solver.store.locate import open_compact
+
+    path = Path(shutil.copy(compact_3x3k3, tmp_path / "3x3k3.ttt"))
+    monkeypatch.setenv("HOSTILE_TABLE", str(path))
+    honest = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), table=open_compact(path), sample=300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tampered = solver.grade(f"{HOSTILE}:rewrites_the_table", table=open_compact(path), sample=300, sandbox="none")
+    assert tampered == honest and tampered.printed == 1  # it rewrote the file, and no verdict moved
+    changed = [str(w.message) for w in caught if "changed while the player ran" in str(w.message)]
+    assert len(changed) == 1 and str(path) in changed[0] and "the file is damaged" in changed[0], changed
+    with pytest.raises(solver.TableError, match="the file is damaged"):
+        open_compact(path).lookup_codes(np.array([0]))
+
+
 # -- problem 2: signals to the parent --------------------------------------------------------------
 @pytest.mark.parametrize("mode", BOTH)
 @pytest.mark.parametrize("name", ["stops_the_parent", "kills_the_parent", "terminates_the_parent"])
@@ -177,10 +225,10 @@ def _sleepers(token: str) -> list[int]:
 
 
 @pytest.mark.parametrize(("name", "started"), [("daemonizes", 1), ("forks_twenty", 20)])
-def test_daemons_and_setsid_children_of_a_sandboxed_player_are_gone_after_grading(name, started, monkeypatch):
+def test_daemons_and_setsid_children_of_a_sandboxed_player_are_gone_after_grading(name, started, tmp_path):
     need_bwrap()
     token = f"{3000 + random.randrange(600)}.{random.randrange(10**6):06d}"
-    monkeypatch.setenv("HOSTILE_TOKEN", token)
+    player = attacker(tmp_path / "player", token=token)
     graded, seen = [], []
 
     def progress(step: int) -> None:
@@ -191,7 +239,7 @@ def test_daemons_and_setsid_children_of_a_sandboxed_player_are_gone_after_gradin
                 time.sleep(0.05)
             seen.append(len(_sleepers(token)))
 
-    report = hostile(name, progress=progress, sandbox="bwrap")
+    report = solver.grade(f"{player}:{name}", side="O", progress=progress, sandbox="bwrap")
     assert report.complete and report.optimal == O_TO_MOVE
     assert seen == [started], f"the player did not start its {started} processes: {seen}"
     deadline = time.monotonic() + 10
@@ -201,22 +249,16 @@ def test_daemons_and_setsid_children_of_a_sandboxed_player_are_gone_after_gradin
 
 
 # -- no network, no writes outside its /tmp -----------------------------------------------------------
-def test_a_sandboxed_player_reaches_no_network_and_writes_no_file(monkeypatch):
-    import socket
-
+def test_a_sandboxed_player_reaches_no_network_and_writes_no_file(tmp_path):
     need_bwrap()
-    escaped = HOSTILE.parent / ".escaped"
     with socket.create_server(("127.0.0.1", 0)) as server:
         server.setblocking(False)
-        monkeypatch.setenv("HOSTILE_PORT", str(server.getsockname()[1]))
-        report = hostile("reaches_out", sandbox="bwrap")
-        try:
-            assert report.complete and report.optimal == O_TO_MOVE
-            assert report.printed == 0 and not escaped.exists()
-            with pytest.raises(BlockingIOError):
-                server.accept()  # nobody connected
-        finally:
-            escaped.unlink(missing_ok=True)
+        player = attacker(tmp_path / "player", port=server.getsockname()[1])
+        report = solver.grade(f"{player}:reaches_out", side="O", sandbox="bwrap")
+        assert report.complete and report.optimal == O_TO_MOVE
+        assert report.printed == 0 and not (player.parent / ".escaped").exists()
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nobody connected
 
 
 # -- the limits, soft and hard ---------------------------------------------------------------------
@@ -234,11 +276,128 @@ def test_the_players_process_has_equal_soft_and_hard_limits_on_memory_cpu_file_s
     )
     report = solver.grade(f"{path}:report", sample=1, memory_mb=300, total_timeout=100, sandbox=mode)
     limits = {name: (int(soft), int(hard)) for name, soft, hard in re.findall(r"(\w+)=\((-?\d+), (-?\d+)\)", report.exceptions[0].message)}
-    assert limits["AS"] == (300 << 20, 300 << 20)
-    assert limits["CPU"] == (100 + solver.grading.sandbox.CPU_SLACK,) * 2
-    assert limits["FSIZE"] == (solver.grading.sandbox.FILE_MB << 20,) * 2
+    scratch = Scratch.of(300).total_mb if mode == "bwrap" else 0  # the sandbox's /tmp and /dev/shm come out of --memory
+    assert limits["AS"] == ((300 - scratch) << 20,) * 2
+    assert limits["CPU"] == (100 + solver.grading.limits.CPU_SLACK,) * 2
+    assert limits["FSIZE"] == (solver.grading.limits.FILE_MB << 20,) * 2
     assert limits["NPROC"][0] == limits["NPROC"][1] > 0
     assert limits["CORE"] == (0, 0)
+
+
+# -- issue 22: the sandbox as an allow-list, probed from inside a player -----------------------------
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def test_a_sandboxed_player_reads_no_secret_no_checkout_no_package_and_no_table(tmp_path):
+    need_bwrap()
+    folder = tmp_path / "player"
+    player_table = folder / "3x3k3.ttt"  # a table beside the player: its folder is given, the table is not
+    shipped = solver.store.locate.shipped_path(solver.parse_game("3x3k3"))
+    paths = [
+        "/etc/shadow",
+        "/etc/passwd",
+        "/root",
+        "/home",
+        "/run",
+        "/var/run",
+        "/var/tmp",
+        str(CHECKOUT / "pyproject.toml"),
+        str(CHECKOUT / "tests" / "test_containment.py"),
+        str(Path(solver.__file__)),  # the package: with it the player could look its answers up
+        str(Path(solver.__file__).parent / "api.py"),
+        str(shipped),
+        str(player_table),
+        str(solver.store.locate.table_dir()),
+        f"/proc/{os.getpid()}/environ",
+    ]
+    player = attacker(folder, paths=paths)
+    shutil.copy(shipped, player_table)
+    found = probe(player, "probe_reads", table=solver.load_table(player_table))
+    ways = {str(parent) for given in (sys.base_prefix, sys.prefix, folder) for parent in Path(given).parents}  # /root/.pyenv/...
+    reached = {path: outcome for path, outcome in zip(paths, found, strict=True) if outcome not in ("ENOENT", "EACCES", 0)}
+    assert {path: outcome for path, outcome in reached.items() if not (path in ways and outcome == 1)} == {}, f"the player read these: {reached}"
+
+
+def test_a_sandboxed_player_connects_to_no_unix_socket(tmp_path):
+    need_bwrap()
+    folder = tmp_path / "player"
+    folder.mkdir()
+    places = [Path(f"/tmp/hostile-{os.getpid()}-{random.randrange(10**9)}.sock"), Path(f"/var/tmp/hostile-{os.getpid()}-{random.randrange(10**9)}.sock")]
+    places.append(folder / "inside.sock")  # a socket file in a folder the player is given: refused by the seccomp filter
+    listeners = []
+    try:
+        for place in places:
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(str(place))
+            listener.listen(4)
+            listener.setblocking(False)
+            listeners.append(listener)
+        found = probe(attacker(folder, sockets=[str(place) for place in places]), "probe_unix_sockets")
+        for listener in listeners:
+            with pytest.raises(BlockingIOError):
+                listener.accept()  # nobody connected
+    finally:
+        for listener in listeners:
+            listener.close()
+        for place in places:
+            place.unlink(missing_ok=True)
+    assert "ok" not in found, found
+    if seccomp_filter() is not None:
+        assert found == ["EACCES"] * 3, "socket(AF_UNIX) is refused before any path is looked up"
+
+
+def test_a_sandboxed_players_tmp_and_dev_shm_count_against_its_memory(tmp_path):
+    need_bwrap()
+    folders = ["/dev/shm", "/tmp", "/dev", "/", "/var/tmp", str(tmp_path / "player")]
+    found = probe(attacker(tmp_path / "player", folders=folders, mib=300), "probe_fills", memory_mb=256)
+    written = dict(zip(folders, found, strict=True))
+    scratch = Scratch.of(256)
+    assert written["/dev/shm"] <= scratch.shm_mb and written["/tmp"] <= scratch.tmp_mb
+    assert 0 < written["/dev/shm"] + written["/tmp"] <= scratch.total_mb < 256
+    assert all(written[folder] == 0 for folder in folders[2:]), written
+
+
+def test_a_sandboxed_player_forks_no_more_than_its_processes_even_as_root(tmp_path):
+    need_bwrap()
+    started = probe(attacker(tmp_path / "player", children=60), "probe_forks", processes=8)
+    assert 0 < started < 8, f"{started} children with --processes 8 (its own process counts)"
+    leftover = [path for path in Path("/sys/fs/cgroup").glob(f"**/solved-tictactoe-{os.getpid()}-*") if path.is_dir()]
+    assert leftover == [], "the grading's PID cgroups are removed"
+
+
+def test_a_pid_cgroup_left_by_a_killed_grader_is_removed_by_the_next_grading():
+    from solver.grading.limits import PidCgroup, _own_pid_cgroups
+
+    parents = [parent for parent in _own_pid_cgroups() if os.access(parent, os.W_OK)]
+    if not parents:
+        pytest.skip("no PID cgroup is writable here")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # reaped: its pid is gone, as a grader's killed by SIGKILL
+    stale = parents[0] / f"solved-tictactoe-{gone.pid}-0"
+    stale.mkdir()
+    made = PidCgroup.make(8)
+    assert made is not None and not stale.exists()
+    made.remove()
+    assert not made.path.exists()
+
+
+def test_a_sandboxed_players_environment_is_the_fixed_one(tmp_path, monkeypatch):
+    need_bwrap()
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
+    environment = probe(attacker(tmp_path / "player"), "probe_environment")
+    assert environment.pop("PWD") == str(Path.cwd()) and environment.pop("PYTHONPATH").startswith("/grader")
+    assert environment == ENVIRONMENT
+
+
+def test_a_sandboxed_player_writes_nowhere_but_its_tmp_and_dev_shm(tmp_path):
+    import site
+
+    need_bwrap()
+    folder = tmp_path / "player"
+    paths = ["/tmp/x", "/dev/shm/x", "/x", "/usr/x", "/dev/x", "/grader/solver/x", str(folder / "x"), str(Path.cwd() / "x"), site.getsitepackages()[0] + "/x"]
+    found = probe(attacker(folder, paths=paths), "probe_writes")
+    assert dict(zip(paths, found, strict=True)) == {path: "ok" if path in paths[:2] else "EROFS" for path in paths}
+    assert not (folder / "x").exists() and not (Path.cwd() / "x").exists()
 
 
 # -- problem 4: the memory cap ---------------------------------------------------------------------
@@ -319,13 +478,12 @@ def test_a_failed_call_is_told_by_the_signature_not_the_message():
     assert call_shape(lambda a, b, c: 0, ("b",)) == "other"
 
 
-def test_the_answer_key_copies_a_compact_table_file_as_well_as_a_dense_one(tmp_path):
+def test_the_answer_key_copies_a_compact_table_file_as_well_as_a_dense_one(compact_3x3k3):
     from solver.grading.answerkey import AnswerKey
     from solver.grading.grader import positions_to_grade
     from solver.store.locate import open_compact
-    from solver.store.make import build_compact
 
-    compact = open_compact(build_compact(solver.parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1))
+    compact = open_compact(compact_3x3k3)
     dense = solver.table_for()
     key = AnswerKey(compact, positions_to_grade(table=compact))
     assert len(key.positions) == 4520

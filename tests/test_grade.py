@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -425,16 +426,21 @@ def test_cli_numpy_and_flat_pass_those_board_forms(name, flag):
     assert data["errors"] == [] and data["positions"] == 4520
 
 
+def beside_perfect(path: Path, body: str) -> Path:
+    """A player file whose best moves come from a copy of ``tests/players/perfect.py`` beside it (the sandbox gives no ``solver``)."""
+    shutil.copy(PLAYERS / "perfect.py", path.parent)
+    path.write_text("from perfect import best_move\n" + body)
+    return path
+
+
 def test_cli_symbols_option_reaches_the_player(tmp_path):
-    path = tmp_path / "dashes.py"
-    path.write_text("import solver\ndef play(board):\n    assert all(c in 'xo-' for row in board for c in row)\n    return solver.best_move(board)\n")
+    path = beside_perfect(tmp_path / "dashes.py", "def play(board):\n    assert all(c in 'xo-' for row in board for c in row)\n    return best_move(board)\n")
     data = json.loads(run("grade", f"{path}:play", "--symbols", "x,o,-", "--json", "--side", "O").stdout)
     assert data["errors"] == [] and data["optimal"] == TRIED["O"]
 
 
 def test_cli_keeps_what_the_player_prints_out_of_stdout(tmp_path):
-    path = tmp_path / "chatty.py"
-    path.write_text("import solver\nprint('loaded')\ndef play(board):\n    print('thinking...')\n    return solver.best_move(board)\n")
+    path = beside_perfect(tmp_path / "chatty.py", "print('loaded')\ndef play(board):\n    print('thinking...')\n    return best_move(board)\n")
     result = run("grade", f"{path}:play", "--json", "--side", "O")
     assert json.loads(result.stdout)["optimal"] == TRIED["O"]
     assert "the player printed 2,098 lines" in result.stderr
@@ -557,6 +563,54 @@ def test_the_total_time_limit_reports_what_was_graded():
     assert not report.complete and 0 < report.positions < report.planned == TRIED["O"]
     assert report.stopped.startswith("stopped at the total time limit")
     assert report.positions == report.kept + len(report.lost) + len(report.errors)
+
+
+# -- the report survives the clock (issue 22, finding 7); a player that hangs (issue 24, point 8) --------
+@pytest.mark.parametrize("mode", ["auto", "none"])
+def test_the_total_time_limit_during_the_import_ends_in_the_report_marked_incomplete(tmp_path, mode):
+    path = tmp_path / "slow_import.py"
+    path.write_text("import time\ntime.sleep(60)\ndef play(board):\n    return 0\n")
+    started = time.perf_counter()
+    result = run("grade", f"{path}:play", "--json", "-q", "--total-timeout", "2", "--sandbox", mode)
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["complete"] is False and data["positions"] == 0 and data["planned"] == TRIED["both"]
+    assert data["stopped"] == "stopped: the total time limit of 2 s ran out while the player's file was being imported"
+    assert "took more than" not in result.stderr and f"grading {data['stopped']}: graded 0 of 4,520 positions" in result.stderr
+    assert time.perf_counter() - started < 20
+
+
+def test_the_total_time_limit_during_a_restart_ends_in_the_report_so_far(tmp_path):
+    marker = tmp_path / "imported-once"
+    path = tmp_path / "crashes_then_loads_slowly.py"
+    path.write_text(
+        f"import os, time\nif os.path.exists({str(marker)!r}):\n    time.sleep(60)  # every import after the first\n"
+        f"open({str(marker)!r}, 'w').close()\ndef play(board):\n    os._exit(1)\n"
+    )
+    result = run("grade", f"{path}:play", "--json", "-q", "--total-timeout", "6", "--sandbox", "none")  # the marker needs a shared /tmp
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["positions"] == 1 and data["crashes"] == 1 and not data["complete"]
+    assert data["stopped"] == "stopped: the total time limit of 6 s ran out while the player's process was being restarted"
+
+
+def test_a_player_that_times_out_on_three_calls_in_a_row_is_stopped_without_waiting_for_the_total_time():
+    started = time.perf_counter()
+    report = hostile("sleeps_always", timeout=0.5, total_timeout=600)
+    assert not report.complete and report.positions == 3 == len(report.timeouts)
+    assert report.stopped == "stopped after the player timed out on 3 calls in a row (--timeout 0.5 s each)"
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("isolated", [True, False], ids=["file", "function"])
+def test_every_option_a_function_of_another_shape_needs_is_named_at_once(isolated):
+    # seed 002 took three runs, one hint each: --turn max, then --returns value-move, then --symbols
+    spec = f"{PLAYERS / 'seed002_minimax.py'}:MINIMAX"
+    with pytest.raises(solver.PlayerError) as caught:
+        solver.grade(spec if isolated else solver.load_player(spec))
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("on the first 20 positions graded, TypeError: MINIMAX() missing 1 required positional")
+    assert message.count("grade it") == 1 and "grade it with --turn max --returns value-move --symbols 'x,o, ' (tried on 5 of them: 5 of 5" in message
 
 
 def test_answers_cross_as_plain_data_only(tmp_path):
@@ -685,7 +739,7 @@ def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
 
 
 # -- Ctrl-C and the progress bar ---------------------------------------------------------------
-SLOW_PLAYER = "import time, solver\ndef play(board):\n    time.sleep(0.01)\n    return solver.best_move(board)\n"
+SLOW_PLAYER = "import time\nfrom perfect import best_move\ndef play(board):\n    time.sleep(0.01)\n    return best_move(board)\n"
 
 
 @pytest.fixture
@@ -719,6 +773,7 @@ def start_grading(player: Path, cwd: Path, mark: str = "") -> subprocess.Popen[s
 def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
+    shutil.copy(PLAYERS / "perfect.py", path.parent)
     process = start_grading(path, tmp_path)
     time.sleep(3)
     process.send_signal(signal.SIGINT)
@@ -755,6 +810,7 @@ def wait_until_gone(mark: str, seconds: float = 10) -> list[int]:
 def test_ctrl_c_at_any_moment_ends_the_grading_and_leaves_no_process_behind(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
+    shutil.copy(PLAYERS / "perfect.py", path.parent)
     # from Python's start-up, through the table and the sandbox check, the player's start, to the calls
     for delay in (0.05, 0.3, 0.6, 1.0, 1.5, 2.5):
         mark = f"{os.getpid()}-{time.monotonic_ns()}"

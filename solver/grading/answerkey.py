@@ -7,15 +7,18 @@ map would judge with the new bytes. :class:`AnswerKey` closes that door: before 
 player's process starts it copies, block by block, the bytes that hold the score of
 every position to be graded and of every move's result there into this process's
 own memory, and hashes each **copy** against the file's stored digest
-(:meth:`solver.storage.tablefile.BlockGuard.verified_copy`). Every verdict comes from
-those copies. :meth:`AnswerKey.damage` hashes the same blocks of the file again
-afterwards, to say whether the table was changed while the player ran.
+(:meth:`solver.storage.tablefile.BlockGuard.verified_copy`; a compressed block is decoded
+into this process's memory and hashed there). Every verdict comes from those copies.
+:meth:`AnswerKey.damage` checks the same blocks of the file again afterwards, dense and
+compact alike, and whether another file was put in its place, to say whether the table was
+changed while the player ran.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -23,9 +26,6 @@ from ..errors import TableError
 from ..rules.score import UNREACHABLE
 from ..tables import CompactTable, DenseTable, Table
 from ..tables.position import Position
-
-if TYPE_CHECKING:
-    from ..storage.tablefile import BlockGuard
 
 __all__ = ["AnswerKey"]
 
@@ -47,6 +47,7 @@ class AnswerKey:
         self.table = table
         self.game = table.game
         self._blocks: list[int] = []
+        self._identity = _identity(getattr(table, "file", None))
         parents = np.fromiter((p.code for p in positions), dtype=np.int64, count=len(positions))
         chunks = [parents[at : at + _CHUNK] for at in range(0, parents.size, _CHUNK)]
         self._codes: np.ndarray | None = None
@@ -81,11 +82,15 @@ class AnswerKey:
     def _copy(self, codes: np.ndarray) -> np.ndarray:
         """int8 scores of ``codes`` of a compact table, read from copies of its verified blocks (or, in memory, copied)."""
         file = getattr(self.table, "file", None)
-        if file is None or file.header.spec("scores").encoding is not None:
-            # built in this process: its arrays are this process's memory already; compressed: every
-            # block read is decoded into this process's memory and hashed there (solver.storage.blockarray)
+        if file is None:  # built in this process: its arrays are this process's memory already
             return np.array(self.table.lookup_codes(codes, check=False).score, dtype=np.int8).reshape(-1)
         items = cast(CompactTable, self.table).indices(codes)
+        encoding = file.header.spec("scores").encoding
+        if encoding is not None:
+            # compressed: every block read is decoded into this process's memory and hashed there (solver.storage.blockarray)
+            shift = encoding.block_bytes.bit_length() - 1
+            self._blocks = np.unique(items[items >= 0] >> shift).tolist()
+            return np.array(self.table.lookup_codes(codes, check=False).score, dtype=np.int8).reshape(-1)
         guard = file.guard("scores")
         out = np.full(codes.size, UNREACHABLE, dtype=np.int8)
         valid = np.flatnonzero(items >= 0)
@@ -146,17 +151,33 @@ class AnswerKey:
 
     # -- afterwards -------------------------------------------------------------------
     def damage(self) -> str | None:
-        """Hash the copied blocks of the file again: what is damaged now, or None (also for a table in memory)."""
+        """Check the copied blocks of the file again, and that the file at its path is still the one opened:
+        what is damaged now, or None (also for a table in memory)."""
         file = getattr(self.table, "file", None)
         if file is None:
             return None
-        guard: BlockGuard = file.guard("entries" if file.header.kind == "dense" else "scores")
+        name = "entries" if file.header.kind == "dense" else "scores"
+        check = file.compressed(name).verify_block if file.header.spec(name).encoding is not None else file.guard(name).verified_copy
         for block in self._blocks:
             try:
-                guard.verified_copy(block)
+                check(block)
             except TableError as error:
                 return str(error)
+        if _identity(file) != self._identity:
+            return f"{file.path}: another file was put in its place, or its size or times changed"
         return None
+
+
+def _identity(file: Any) -> tuple[int, ...] | None:
+    """What tells a file at a path from another or from itself rewritten: device, inode, size, and change time (the
+    change time cannot be set back by a process that is not root)."""
+    if file is None:
+        return None
+    try:
+        found = os.stat(file.path)
+    except OSError:
+        return (-1,)
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 def _children(game: Any, codes: np.ndarray) -> np.ndarray:

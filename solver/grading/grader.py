@@ -53,11 +53,13 @@ and ``positions == kept + len(lost) + len(errors)``.
 
 **Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
 is imported and called in a separate process (:mod:`solver.grading.player`), inside
-a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`): it cannot hang,
+a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`: it sees Python, its
+own folder and a private ``/tmp``, nothing else), with its memory and processes bounded
+(:mod:`solver.grading.limits`): it cannot hang,
 kill or fool the grader, whose verdicts are computed here from the answers
 received as plain data, against scores copied out of the table and verified
 before the player starts (:mod:`solver.grading.answerkey`), so nothing the player does to the table
-file changes a verdict. Without a sandbox, a table file the player changed is reported with a
+file changes a verdict. Without a sandbox, a table file (dense or compact) the player changed is reported with a
 :class:`~solver.grading.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
 A function object runs in the caller's own process, without time limits. Calls are made in a fixed shuffled order, so that
 a progress bar's estimate of the time left is fair (the cost of a minimax call
@@ -74,15 +76,16 @@ plies played, then code.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -100,6 +103,7 @@ from ..tables.analysis import Verdict, verdict
 from ..tables.position import Move, Position
 from ..words import count
 from .answerkey import AnswerKey
+from .limits import DEFAULT_PROCESSES, SANDBOX_TASKS, Limits, PidCgroup, Scratch
 from .player import (
     DEFAULT_MEMORY_MB,
     DEFAULT_SYMBOLS,
@@ -114,7 +118,8 @@ from .player import (
     interrupts_deferred,
     load_player,
 )
-from .sandbox import Limits, Sandbox, SandboxWarning, choose
+from .sandbox import Sandbox, SandboxWarning, choose
+from .shapes import Shape, Tried, explain, hint
 
 __all__ = [
     "DEFAULT_SYMBOLS",
@@ -151,6 +156,10 @@ CHUNK = 256
 """Boards sent to the player's process per message."""
 CRASHES_IN_A_ROW = 5
 """Grading stops when the player's process dies on this many calls in a row."""
+TIMEOUTS_IN_A_ROW = 3
+"""Grading stops when this many calls in a row time out (a player that hangs on every call)."""
+TRIAL = 5
+"""Positions each other shape is tried on when the first calls all fail in a known way (:mod:`solver.grading.shapes`)."""
 SHUFFLE_SEED = 0
 
 
@@ -522,6 +531,7 @@ def grade(
     total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
     sandbox: Sandbox = "auto",
+    processes: int = DEFAULT_PROCESSES,
 ) -> GradeReport:
     """Call the player on every position where ``side`` is to move and judge each answer.
 
@@ -538,41 +548,68 @@ def grade(
     :param sample: grade this many positions drawn at random (seeded, the same every run) instead of all of them;
         games of more than 16 cells are always sampled (:func:`positions_to_grade`).
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
-    :param total_timeout: seconds for the whole grading (``None``: no limit); the report then covers the positions graded and says it stopped.
-    :param memory_mb: the player's process address-space limit, in MiB (``None``: no limit), set soft and hard with limits on
-        CPU time, file size and processes (:class:`solver.grading.sandbox.Limits`).
-    :param sandbox: how an isolated player is contained (:mod:`solver.grading.sandbox`): ``"auto"`` (bubblewrap where it works, else the
-        plain process with one :class:`~solver.grading.sandbox.SandboxWarning` saying what is not contained), ``"bwrap"`` (bubblewrap or
-        refuse) or ``"none"``.
-    :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way an
-        option fixes (the message names it); for ``sandbox="bwrap"`` where bubblewrap cannot run.
+    :param total_timeout: seconds for the whole grading (``None``: no limit); reached at any moment (the import, a restart, a
+        call), it ends the grading with the report so far (:attr:`GradeReport.stopped` says what ran out).
+    :param memory_mb: the player's memory in MiB (``None``: no limit): its address space and its sandbox's ``/tmp`` and ``/dev/shm``,
+        with CPU time and file size limits (:mod:`solver.grading.limits`).
+    :param sandbox: ``"auto"`` (bubblewrap where it works, else one :class:`~solver.grading.sandbox.SandboxWarning`), ``"bwrap"``
+        (bubblewrap or refuse) or ``"none"``: how an isolated player is contained (:mod:`solver.grading.sandbox`).
+    :param processes: the player's processes and threads at most, its own included (:mod:`solver.grading.limits`).
+    :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way
+        options fix (the message names every option found, by trying them); for ``sandbox="bwrap"`` where bubblewrap cannot run.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
 
-    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised (module docstring: Isolation).
+    The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised; a player that times out
+    on :data:`TIMEOUTS_IN_A_ROW` calls in a row, or dies on :data:`CRASHES_IN_A_ROW`, is stopped there (module docstring: Isolation).
     """
-    chosen, wanted = _side(side), _returns(returns)
     table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
-    positions = positions_to_grade(side=chosen, table=table, sample=sample)
-    judge = _Judge(table.game, chosen, len(positions), wanted, timeout, _player_name(player))
+    positions = positions_to_grade(side=side, table=table, sample=sample)
+    judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player))
     with _reported_on_ctrl_c(judge):  # the sandbox check and the answer key take a while: Ctrl-C there reports nothing graded
         contained = choose(sandbox) if isinstance(player, str) else "none"
         key = AnswerKey(table, positions)
-        order = _shuffled(key.positions)
-        deadline = None if total_timeout is None else time.monotonic() + total_timeout
+        grading = _Grading(judge, _shuffled(key.positions), form, total_timeout)
         if not isinstance(player, str):
-            return _judge_all(judge, _in_process(Caller(player, form), order, deadline, total_timeout, judge), progress)
-        process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout)
-        unsandboxed = key if contained == "none" else None
-        return _judge_all(judge, _isolated(process, order, deadline, judge), progress, process=process, deadline=deadline, unsandboxed=unsandboxed)
+            return grading.run(progress, function=player)
+        process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout, processes=processes)
+        return grading.run(progress, process=process, unsandboxed=key if contained == "none" else None)
 
 
 def _player_process(
-    player: str, form: BoardForm, table: Table, contained: Literal["bwrap", "none"], *, timeout: float, memory_mb: int | None, total_timeout: float | None
+    player: str,
+    form: BoardForm,
+    table: Table,
+    contained: Literal["bwrap", "none"],
+    *,
+    timeout: float,
+    memory_mb: int | None,
+    total_timeout: float | None,
+    processes: int,
 ) -> PlayerProcess:
-    """The player's process, not started yet: its limits, its sandbox, and the table files it must not see."""
-    limits = Limits.for_grading(memory_mb, total_timeout)
-    return PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table))
+    """The player's process, not started yet: its limits, its sandbox, its PID cgroup, and the table files it must not see."""
+    if processes < 1:
+        raise PlayerError(f"processes must be at least 1 (the player's own), found {processes}")
+    scratch = Scratch.of(memory_mb) if contained == "bwrap" else None
+    limits = Limits.for_grading(memory_mb, total_timeout, processes=processes, scratch=scratch)
+    with interrupts_deferred():  # Ctrl-C meanwhile would leave a cgroup nothing removes
+        cgroup = PidCgroup.make(processes + SANDBOX_TASKS)
+    if cgroup is None and os.geteuid() == 0:
+        _say_once(
+            "the player's processes are not bounded: no PID cgroup is writable here, and RLIMIT_NPROC does not bind root "
+            "(grade as another user, or where /sys/fs/cgroup is writable)"
+        )
+    return PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table), scratch=scratch, cgroup=cgroup)
+
+
+_said: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    """One :class:`SandboxWarning` per process for ``message``."""
+    if message not in _said:
+        _said.add(message)
+        warnings.warn(message, SandboxWarning, stacklevel=4)
 
 
 @contextmanager
@@ -597,45 +634,6 @@ def _shuffled(positions: Sequence[Position]) -> list[Position]:
 def _player_name(player: str | Callable[..., Any]) -> str:
     """The player's name in hints: ``NAME`` of ``"FILE.py:NAME"``, or the function's name."""
     return player.rpartition(":")[2] if isinstance(player, str) else getattr(player, "__name__", "the function")
-
-
-def _judge_all(
-    judge: _Judge,
-    replies: Replies,
-    progress: Progress | None,
-    *,
-    process: PlayerProcess | None = None,
-    deadline: float | None = None,
-    unsandboxed: AnswerKey | None = None,
-) -> GradeReport:
-    """Start the player's process (if isolated), judge each reply as it comes, and report; the process is closed whatever happens.
-
-    Ctrl-C at any moment, the clean-up included, ends in :class:`GradingInterrupted`, and only
-    once the player's process is killed and reaped (the clean-up defers it).
-
-    :param unsandboxed: the answer key of an isolated player that ran without a sandbox: its table file is checked afterwards.
-    :raises GradingInterrupted: on Ctrl-C, with the partial report.
-    """
-    with _reported_on_ctrl_c(judge, process):
-        try:
-            if process is not None:
-                process.start(deadline)
-            if progress is not None:
-                progress(0)
-            for position, reply in replies:
-                judge.add(position, reply)
-                if progress is not None:
-                    progress(1)
-                judge.check_early()
-            judge.check_early(final=True)
-        finally:
-            with interrupts_deferred():
-                replies.close()
-                if process is not None:
-                    process.close()
-                    if unsandboxed is not None:
-                        _check_table(unsandboxed)
-        return judge.report(process)
 
 
 def _table_places(table: Table) -> list[Path]:
@@ -665,29 +663,134 @@ def _check_table(key: AnswerKey) -> None:
 Replies = Generator[tuple[Position, Reply], None, None]
 
 
-def _in_process(caller: Caller, order: Sequence[Position], deadline: float | None, total: float | None, judge: _Judge) -> Replies:
-    for position in order:
-        if deadline is not None and time.monotonic() >= deadline:
-            judge.stopped = f"stopped at the total time limit of {total:g} s"
-            return
-        yield position, caller.call(position.cells, position.to_move or "X")
+class _Grading:
+    """One grading under way: the judge, the positions in the order they are called, the time limit, and the player.
 
+    The player is either :attr:`process` (a file's function in its own process) or :attr:`function`
+    (a function object, called in this process).
+    """
 
-def _isolated(process: PlayerProcess, order: Sequence[Position], deadline: float | None, judge: _Judge) -> Replies:
-    dead_in_a_row = 0
-    for first in range(0, len(order), CHUNK):
-        chunk = order[first : first + CHUNK]
-        graded = 0
-        for position, reply in zip(chunk, process.play([(p.cells, p.to_move or "X") for p in chunk], deadline=deadline), strict=False):
-            graded += 1
-            dead_in_a_row = dead_in_a_row + 1 if "dead" in reply else 0
-            yield position, reply
-            if dead_in_a_row >= CRASHES_IN_A_ROW:
-                judge.stopped = f"stopped after the player's process died on {dead_in_a_row} calls in a row"
+    def __init__(self, judge: _Judge, order: list[Position], form: BoardForm, total: float | None) -> None:
+        """Start the clock: ``total`` seconds (None: no limit) from now."""
+        self.judge, self.order, self.form, self.total = judge, order, form, total
+        self.deadline = None if total is None else time.monotonic() + total
+        self.process: PlayerProcess | None = None
+        self.function: Callable[..., Any] | None = None
+
+    def run(
+        self,
+        progress: Progress | None,
+        *,
+        process: PlayerProcess | None = None,
+        function: Callable[..., Any] | None = None,
+        unsandboxed: AnswerKey | None = None,
+    ) -> GradeReport:
+        """Start the player's process (if isolated), judge each reply as it comes, and report; the process is closed whatever happens.
+
+        Ctrl-C at any moment, the clean-up included, ends in :class:`GradingInterrupted`, and only
+        once the player's process is killed and reaped (the clean-up defers it). The total time
+        limit ends the grading with the report so far, whatever was under way (:attr:`GradeReport.stopped` says what).
+
+        :param process: the player's process (not started yet), or ``function``, the player called in this process.
+        :param unsandboxed: the answer key of an isolated player that ran without a sandbox: its table file is checked afterwards.
+        :raises GradingInterrupted: on Ctrl-C, with the partial report.
+        :raises PlayerError: when the first calls all fail in a known way (the line names every option found to fix it).
+        """
+        judge, self.process, self.function = self.judge, process, function
+        with _reported_on_ctrl_c(judge, process):
+            replies = self._isolated() if process is not None else self._in_process()
+            try:
+                if process is not None and not process.start(self.deadline):
+                    judge.stopped = f"stopped: {self._limit()} ran out while the player's file was being imported"
+                    return judge.report(process)
+                if progress is not None:
+                    progress(0)
+                for position, reply in replies:
+                    judge.add(position, reply)
+                    if progress is not None:
+                        progress(1)
+                    self._check_shape()
+                self._check_shape(final=True)
+            finally:
+                with interrupts_deferred():
+                    replies.close()
+                    if process is not None:
+                        process.shutdown()
+                        if unsandboxed is not None:
+                            _check_table(unsandboxed)
+            return judge.report(process)
+
+    def _limit(self) -> str:
+        return "the total time limit" if self.total is None else f"the total time limit of {self.total:g} s"
+
+    def _in_process(self) -> Replies:
+        caller = Caller(cast(Callable[..., Any], self.function), self.form)
+        for position in self.order:
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.judge.stopped = f"stopped at {self._limit()}"
                 return
-        if graded < len(chunk):
-            judge.stopped = "stopped at the total time limit (--total-timeout)"
+            yield position, caller.call(position.cells, position.to_move or "X")
+
+    def _isolated(self) -> Replies:
+        process, judge = cast(PlayerProcess, self.process), self.judge
+        dead = late = 0
+        for first in range(0, len(self.order), CHUNK):
+            chunk = self.order[first : first + CHUNK]
+            graded = 0
+            for position, reply in zip(chunk, process.play([(p.cells, p.to_move or "X") for p in chunk], deadline=self.deadline), strict=False):
+                graded += 1
+                dead, late = (dead + 1 if "dead" in reply else 0), (late + 1 if "t" in reply else 0)
+                yield position, reply
+                if dead >= CRASHES_IN_A_ROW:
+                    judge.stopped = f"stopped after the player's process died on {dead} calls in a row"
+                    return
+                if late >= TIMEOUTS_IN_A_ROW:
+                    judge.stopped = f"stopped after the player timed out on {late} calls in a row (--timeout {process.timeout:g} s each)"
+                    return
+            if graded < len(chunk):
+                judge.stopped = self._ended(process)
+                return
+
+    def _ended(self, process: PlayerProcess) -> str:
+        """Why the player's process stopped answering before the chunk's end (:attr:`PlayerProcess.ended`)."""
+        if process.ended == "restart":
+            return f"stopped: {self._limit()} ran out while the player's process was being restarted"
+        if process.ended == "restart failed":
+            return f"stopped: the player's process could not be restarted: {process.ended_why}"
+        return f"stopped at {self._limit()}"
+
+    # functions of another shape
+    def _check_shape(self, *, final: bool = False) -> None:
+        """Stop with one line naming every option the function needs, when the first calls all failed in a known way."""
+        judge = self.judge
+        if not (judge.graded == EARLY or (final and 0 < judge.graded < EARLY)):
             return
+        first = judge.tried()
+        if first.failing is not None:
+            if self.process is not None:
+                self.process.close()  # it is still answering the rest of its batch: the trials start it afresh
+            form = self.form
+            start = Shape(form.turn, judge.returns, form.symbols)
+            raise PlayerError(explain(start, first, self._trial, name=judge.name, positions=judge.graded, array=form.array, flat=form.flat))
+
+    def _trial(self, shape: Shape) -> Tried | None:
+        """What the first :data:`TRIAL` positions give with another shape (None: the time ran out, or the process cannot restart)."""
+        positions = self.order[: min(TRIAL, self.judge.graded)]
+        judge = _Judge(self.judge.game, self.judge.side, len(positions), shape.returns, self.judge.timeout, self.judge.name)
+        try:
+            form = replace(self.form, symbols=shape.symbols, turn=shape.turn)
+        except PlayerError:  # symbols this board form cannot carry
+            return Tried(None, "", 0, 0, 0)
+        if self.process is not None:
+            replies = list(self.process.play([(p.cells, p.to_move or "X") for p in positions], deadline=self.deadline, form=form))
+        else:
+            caller = Caller(cast(Callable[..., Any], self.function), form)
+            replies = [caller.call(p.cells, p.to_move or "X") for p in positions]
+        if len(replies) < len(positions):
+            return None
+        for position, reply in zip(positions, replies, strict=True):
+            judge.add(position, reply)
+        return judge.tried()
 
 
 class _Judge:
@@ -744,6 +847,8 @@ class _Judge:
     def _judge(self, position: Position, answer: Any, shown: str) -> None:
         if self.returns == "value-move":
             if not (isinstance(answer, list) and len(answer) == 2):
+                if not isinstance(answer, list):
+                    self._mismatch("move only", shown)
                 self._fail(position, "illegal", f"answer {shown} is not (value, move), as --returns value-move expects", shown)
                 return
             answer = answer[1]
@@ -772,34 +877,14 @@ class _Judge:
         elif judged != "best":
             self.lost.append(GradedMove(position, move, judged))
 
-    def _hint(self, kind: str) -> str:
-        example = self.examples[kind]
-        if kind == "no move":
-            return (
-                f"{self.name} answered {example} (no move): it finds no empty cell, so the board's empty cells are probably "
-                "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'"
-            )
-        if kind == "value-move":
-            return f"{self.name} answered {example}, which looks like (value, move): grade it with --returns value-move"
-        if kind == "arguments: fewer":
-            return f"{example}: {self.name} takes only the board: grade it without --turn"
-        if kind == "arguments: more":
-            return (
-                f"{example}: {self.name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
-                "is to move) or --turn symbol (the mover's symbol)"
-            )
-        return f"{example}: {self.name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"
-
-    def check_early(self, *, final: bool = False) -> None:
-        """Stop with one line when the first calls all failed the same known way."""
-        if self.graded == EARLY or (final and 0 < self.graded < EARLY):
-            for kind, seen in self.mismatches.items():
-                if seen == self.graded:
-                    raise PlayerError(f"on the first {count(seen, 'position')} graded, {self._hint(kind)}")
+    def tried(self) -> Tried:
+        """The calls so far, as :mod:`solver.grading.shapes` weighs them: the known way every one failed (if any), the legal answers."""
+        failing = next((kind for kind, seen in self.mismatches.items() if seen == self.graded > 0), None)
+        return Tried(failing, self.examples.get(failing, "") if failing else "", self.graded, self.kept + len(self.lost), self.kept)
 
     def hints(self) -> tuple[str, ...]:
         """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""
-        found = [self._hint(kind) for kind, count in self.mismatches.items() if 2 * count >= self.graded > 0]
+        found = [hint(kind, self.examples[kind], self.name) for kind, count in self.mismatches.items() if 2 * count >= self.graded > 0]
         if self.side == "both" and min(self.tried_by_side["X"], self.tried_by_side["O"]) >= EARLY:
             lost = Counter(item.position.to_move for item in self.lost)
             rate = {s: lost[s] / self.tried_by_side[s] for s in ("X", "O")}

@@ -10,11 +10,12 @@ grader's own state (its table, its verdict function, its report):
   its standard output and error go nowhere, and what the player prints through
   ``print`` is counted, not shown;
 * it starts inside a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`:
-  its own PID namespace, a read-only file system without the table files, no
-  network); without one, a *shield* process stands between it and the grader,
-  so its ``os.getppid()`` is not the grader's pid;
+  an allow-list of read-only folders, its own user and PID namespaces, no network,
+  a fixed environment, and of this package only the modules it runs); without one,
+  a *shield* process stands between it and the grader, so its ``os.getppid()`` is
+  not the grader's pid; either way it starts in a PID cgroup where one is writable;
 * before the player's file is imported it sets soft and hard limits on itself
-  (:class:`solver.grading.sandbox.Limits`: memory, CPU time, file size, processes), and
+  (:class:`solver.grading.limits.Limits`: memory, CPU time, file size, processes), and
   it exits by itself if the grader dies;
 * every call has a time limit: a watchdog in the child (``SIGALRM``) stops a
   call that runs over and answers "timed out"; the parent waits a little longer
@@ -38,7 +39,8 @@ process.
 
 The protocol, parent to child: one JSON object with the settings, then one
 ``{"boards": [[index, cells, mover], ...]}`` per batch (``cells`` one character
-per cell, ``X``, ``O`` or ``.``). Child to parent: ``{"ready": printed}`` or
+per cell, ``X``, ``O`` or ``.``; a ``"form"`` beside them changes the board form
+from then on, for the grader's trials of other shapes). Child to parent: ``{"ready": printed}`` or
 ``{"load_error": message}``, then one :data:`Reply` per board.
 """
 
@@ -65,7 +67,8 @@ import numpy as np
 
 from ..errors import PlayerError, short
 from ..lifetime import die_with_parent
-from .sandbox import Limits, bwrap_command, python_paths
+from .limits import Limits, PidCgroup, Scratch
+from .sandbox import Layout, bwrap_command, environment, seccomp_filter
 
 Turn = Literal["symbol", "max"]
 """What a second argument tells the function: the mover's symbol, or ``True`` when X (the maximiser) moves."""
@@ -269,6 +272,11 @@ class BoardForm:
                 raise PlayerError(f"symbols must be strings, ints or None to be sent to the player's process, found {symbol!r}")
         return {"rows": self.rows, "cols": self.cols, "symbols": list(self.symbols), "array": self.array, "flat": self.flat, "turn": self.turn}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BoardForm:
+        """The form :meth:`to_json` gave."""
+        return cls(data["rows"], data["cols"], tuple(data["symbols"]), data["array"], data["flat"], data["turn"])
+
 
 def _same(given: Any, fresh: Any) -> bool:
     """Whether the board a call was given still equals a fresh one (False if it cannot tell)."""
@@ -362,10 +370,15 @@ class PlayerProcess:
     :param form: the board and call options.
     :param timeout: seconds per call.
     :param memory_mb: the child's address-space limit in MiB (``None``: no limit), when ``limits`` is not given.
-    :param limits: the child's resource limits, soft and hard (:class:`solver.grading.sandbox.Limits`).
+    :param limits: the child's resource limits, soft and hard (:class:`solver.grading.limits.Limits`).
     :param sandbox: ``"bwrap"`` to start the child in a bubblewrap sandbox (:mod:`solver.grading.sandbox`),
         ``"none"`` for a plain child process.
     :param hidden: folders and files the sandboxed child must not see (table directories and files).
+    :param scratch: the sizes of the sandbox's private ``/tmp`` and ``/dev/shm``.
+    :param cgroup: the PID cgroup every child joins (:class:`solver.grading.limits.PidCgroup`), or None; removed by :meth:`shutdown`.
+
+    :attr:`ended` says why :meth:`play` stopped before every board, or is None: the total time ran
+    out during a ``"call"`` or a ``"restart"``, or a ``"restart failed"`` (:attr:`ended_why` says why).
     """
 
     def __init__(
@@ -378,6 +391,8 @@ class PlayerProcess:
         limits: Limits | None = None,
         sandbox: Literal["bwrap", "none"] = "none",
         hidden: Sequence[Path] = (),
+        scratch: Scratch | None = None,
+        cgroup: PidCgroup | None = None,
     ) -> None:
         if not timeout or timeout <= 0:
             raise PlayerError(f"timeout must be a positive number of seconds, found {timeout!r}")
@@ -386,18 +401,24 @@ class PlayerProcess:
         self.settings = {"spec": spec, "form": form.to_json(), "timeout": timeout, "limits": limits.to_json(), "shield": sandbox == "none"}
         self.sandbox = sandbox
         self.hidden = tuple(hidden)
+        self.scratch = scratch or Scratch()
         self.timeout = timeout
         self.printed = 0
+        self.ended: Literal["call", "restart", "restart failed"] | None = None
+        self.ended_why = ""
+        self._cgroup = cgroup
+        self._layout: Layout | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._requests = -1
         self._replies = -1
         self._buffer = b""
 
     # starting and stopping
-    def start(self, deadline: float | None = None) -> None:
+    def start(self, deadline: float | None = None) -> bool:
         """Start a child and load the player in it.
 
-        :param deadline: a :func:`time.monotonic` time to give up by.
+        :param deadline: a :func:`time.monotonic` time to give up by (the grading's total time limit).
+        :returns: True once the player is loaded, False if ``deadline`` came first (the child is then stopped).
         :raises PlayerError: if the file cannot be loaded (the child's own message),
             takes too long to load or kills its process while loading.
         """
@@ -410,10 +431,13 @@ class PlayerProcess:
         reply = self._read(limit if deadline is None else min(limit, deadline))
         if isinstance(reply, dict) and _count(reply.get("ready")):
             self.printed += reply["ready"]
-            return
+            return True
         if isinstance(reply, dict) and isinstance(reply.get("load_error"), str):
             self.close()
             raise PlayerError(reply["load_error"][:2000])
+        if reply == "late" and deadline is not None and time.monotonic() >= deadline:
+            self.close()
+            return False
         if reply == "late":
             self.close()
             raise PlayerError(
@@ -421,21 +445,22 @@ class PlayerProcess:
                 "runs at import (a game loop?); keep it under if __name__ == '__main__':"
             )
         why = self._death()
+        self.close()
         raise PlayerError(f"{path}: importing it ended the player's process ({why})")
 
     def _spawn(self) -> None:
         """Start the child with its two pipes, and keep the handle and this side's ends (call with Ctrl-C deferred)."""
         requests_r, requests_w = os.pipe()
         replies_r, replies_w = os.pipe()
-        package_root = str(_HERE.parents[2])
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+        fds = [requests_r, replies_w]
         try:
+            command, env = self._command([sys.executable, "-m", "solver.grading.player", str(requests_r), str(replies_w)], fds)
             process = subprocess.Popen(
-                self._command([sys.executable, "-m", "solver.grading.player", str(requests_r), str(replies_w)]),
+                command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                pass_fds=(requests_r, replies_w),
+                pass_fds=fds,
                 env=env,
                 close_fds=True,
                 start_new_session=True,  # its own process group: processes the player forks die with it
@@ -445,51 +470,81 @@ class PlayerProcess:
             os.close(replies_r)
             raise
         finally:
-            os.close(requests_r)
-            os.close(replies_w)
+            for fd in fds:
+                os.close(fd)
         self._process, self._requests, self._replies, self._buffer = process, requests_w, replies_r, b""
 
-    def _command(self, command: list[str]) -> list[str]:
-        """The child's command line: as it is, or wrapped in the sandbox."""
+    def _command(self, command: list[str], fds: list[int]) -> tuple[list[str], dict[str, str]]:
+        """The child's command line and environment: as they are, or in the sandbox; in the PID cgroup when there is one.
+
+        :param fds: the descriptors the child gets; the seccomp program's is added to them.
+        """
         if self.sandbox != "bwrap":
-            return command
-        player_dir = Path(self.spec.rpartition(":")[0]).resolve().parent
-        needed = [*python_paths(), _HERE.parents[2]]
-        return bwrap_command(command, cwd=Path.cwd(), player_dir=player_dir, needed=needed, hidden=self.hidden)
+            package_root = str(_HERE.parents[2])
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+        else:
+            if self._layout is None:
+                self._layout = Layout.for_player(Path(self.spec.rpartition(":")[0]), hidden=self.hidden)
+            program = seccomp_filter()
+            seccomp = None
+            if program is not None:
+                seccomp, write = os.pipe()
+                fds.append(seccomp)
+                with os.fdopen(write, "wb") as out:
+                    out.write(program)  # a few hundred bytes: the pipe holds them until bubblewrap reads them
+            command = bwrap_command(command, self._layout, scratch=self.scratch, seccomp_fd=seccomp)
+            env = environment(self._layout)
+        return (command if self._cgroup is None else self._cgroup.wrap(command)), env
 
     def close(self) -> None:
-        """Kill the child (if any), reap it and close the pipes; a Ctrl-C meanwhile is raised once that is done."""
+        """Kill the child (if any) and every process in its cgroup, reap it and close the pipes; a Ctrl-C meanwhile is raised once that is done."""
         with interrupts_deferred():
             if self._process is not None:
                 _kill_group(self._process)
                 self._process.wait()
                 self._process = None
+                if self._cgroup is not None:
+                    self._cgroup.kill()
             for fd in (self._requests, self._replies):
                 if fd >= 0:
                     os.close(fd)
             self._requests = self._replies = -1
 
+    def shutdown(self) -> None:
+        """:meth:`close`, and remove the PID cgroup: the object is done with."""
+        self.close()
+        with interrupts_deferred():
+            if self._cgroup is not None:
+                self._cgroup.remove()
+                self._cgroup = None
+
     def __enter__(self) -> PlayerProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.shutdown()
 
     # calls
-    def play(self, boards: Sequence[tuple[Sequence[str | None], str]], *, deadline: float | None = None) -> Iterator[Reply]:
+    def play(self, boards: Sequence[tuple[Sequence[str | None], str]], *, deadline: float | None = None, form: BoardForm | None = None) -> Iterator[Reply]:
         """Ask for a move on each board, ``(cells, mover)``, in order: one reply each, as they come.
 
         A call that times out, kills the process or gets a reply that cannot be
         read yields ``{"t": ...}`` or ``{"dead": why}``; the child is then restarted
         and asked for the rest. Stops early (fewer replies) when ``deadline``
-        (:func:`time.monotonic`) passes.
+        (:func:`time.monotonic`) passes or a restart fails: :attr:`ended` says which.
+
+        :param form: call the player with this board form from now on (the grader tries other shapes with it).
         """
+        self.ended = None
         index = 0
         while index < len(boards):
-            if self._process is None:
-                self.start(deadline)
+            if self._process is None and not self._restart(deadline):
+                return
             batch = [[i, "".join(c or "." for c in cells), mover] for i, (cells, mover) in enumerate(boards[index:], start=index)]
-            if not self._send({"boards": batch}):
+            message: dict[str, Any] = {"boards": batch}
+            if form is not None:
+                message["form"] = form.to_json()
+            if not self._send(message):
                 yield {"dead": self._death(), "s": 0.0}
                 index += 1
                 self.close()
@@ -498,22 +553,36 @@ class PlayerProcess:
                 limit = time.monotonic() + self.timeout + GRACE
                 reply = self._read(limit if deadline is None else min(limit, deadline))
                 if reply == "late" and deadline is not None and time.monotonic() >= deadline:
+                    self.ended = "call"
                     self.close()
                     return
-                problem = _BROKEN.get(reply) if isinstance(reply, str) else _refused(reply, index)
-                if reply == "late":
-                    self.close()
-                    yield {"t": True, "s": self.timeout + GRACE, "killed": True}
-                elif reply == "eof" or problem or not isinstance(reply, dict):
-                    why = self._death() if reply == "eof" else f"the player's process {problem}"
-                    self.close()
-                    yield {"dead": why, "s": 0.0}
-                else:
-                    self.printed += reply.pop("p")
-                    yield reply
+                yield self._outcome(reply, index)
                 index += 1
                 if self._process is None:
                     break
+
+    def _restart(self, deadline: float | None) -> bool:
+        """Start the child again after a failed call: False (and :attr:`ended` set) if the time ran out or loading failed."""
+        try:
+            if self.start(deadline):
+                return True
+            self.ended = "restart"
+        except PlayerError as error:
+            self.ended, self.ended_why = "restart failed", str(error)
+        return False
+
+    def _outcome(self, reply: dict[str, Any] | Literal["late", "eof", "garbled", "long"], index: int) -> Reply:
+        """The reply to board ``index`` as the grader reads it; the child is closed after a time-out or a broken reply."""
+        problem = _BROKEN.get(reply) if isinstance(reply, str) else _refused(reply, index)
+        if reply == "late":
+            self.close()
+            return {"t": True, "s": self.timeout + GRACE, "killed": True}
+        if reply == "eof" or problem or not isinstance(reply, dict):
+            why = self._death() if reply == "eof" else f"the player's process {problem}"
+            self.close()
+            return {"dead": why, "s": 0.0}
+        self.printed += reply.pop("p")
+        return reply
 
     def _send(self, message: dict[str, Any]) -> bool:
         data = (json.dumps(message) + "\n").encode()
@@ -715,8 +784,7 @@ def main(argv: Sequence[str]) -> int:
     if settings["shield"]:
         _shield([requests.fileno(), replies.fileno()])
     _watch_parent()
-    form_data = settings["form"]
-    form = BoardForm(form_data["rows"], form_data["cols"], tuple(form_data["symbols"]), form_data["array"], form_data["flat"], form_data["turn"])
+    form = BoardForm.from_json(settings["form"])
     Limits(**settings["limits"]).apply()
     counter = _LineCounter()
     sys.stdout = sys.stderr = counter
@@ -729,7 +797,10 @@ def main(argv: Sequence[str]) -> int:
     caller = Caller(move_fn, form, timeout=float(settings["timeout"]))
     send({"ready": counter.lines})
     for line in requests:
-        for index, cells, mover in json.loads(line)["boards"]:
+        message = json.loads(line)
+        if "form" in message:
+            caller = Caller(move_fn, BoardForm.from_json(message["form"]), timeout=caller.timeout)
+        for index, cells, mover in message["boards"]:
             before = counter.lines
             reply = caller.call([None if c == "." else c for c in cells], mover)
             reply["i"], reply["p"] = index, counter.lines - before

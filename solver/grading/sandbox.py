@@ -1,85 +1,110 @@
-"""Containing a player's process: a bubblewrap sandbox, and hard resource limits.
+"""Containing a player's process: a bubblewrap sandbox built as an allow-list.
 
 The grader (:mod:`solver.grading.grader`) runs a player given as ``"FILE.py:NAME"`` in a
 process of its own (:mod:`solver.grading.player`). With ``sandbox="bwrap"`` (what
 ``"auto"`` picks wherever it works) that process starts inside `bubblewrap
-<https://github.com/containers/bubblewrap>`_ (``bwrap``, Debian's ``bubblewrap``,
-the tool Flatpak runs every app in):
+<https://github.com/containers/bubblewrap>`_ (``bwrap``, Debian's ``bubblewrap``, the tool
+Flatpak runs every app in), and sees only what it is given:
 
 =====================  ========================================================================
 what                   how
 =====================  ========================================================================
-processes              its own PID namespace: it sees only itself (its parent is the
-                       namespace's init, not the grader), cannot signal the grader, and every
-                       process it starts, ``setsid`` daemons included, is killed when the
-                       namespace's init ends: after each restart and when grading ends
-                       (``--unshare-pid --die-with-parent --new-session``)
-file system            every file read-only (``--ro-bind / /``); a private ``/tmp`` of
-                       :data:`TMP_MB` MiB; the table directory, the shipped table and the
-                       directory of the table being graded hidden under empty private
-                       directories; Python, its ``sys.path`` and the player's own folder
-                       read-only, and so is the working directory
-network, IPC, host     none: ``--unshare-all`` (network, IPC, UTS, user and cgroup namespaces)
-capabilities           all dropped (``--cap-drop ALL``), so even root cannot remount, raise a
-                       hard limit or leave the namespace
+file system            a read-only root holding only ``/usr`` (the system's libraries and
+                       tools), the Python interpreter and its standard library, the
+                       environment's ``site-packages``, the player's file and its folder, and
+                       the few modules of this package the player's process runs
+                       (:data:`CHILD_MODULES`, at ``/grader``): no ``/etc``, ``/home``,
+                       ``/root``, ``/run``, ``/var``, no checkout, no table; a table directory,
+                       a package or a table inside one of those folders is covered by an empty
+                       folder. Writable: a private ``/tmp`` and ``/dev/shm`` only, whose sizes
+                       count against ``--memory`` (:class:`solver.grading.limits.Scratch`)
+environment            a new one (:data:`ENVIRONMENT`: a fixed ``PATH``, ``HOME=/tmp``), nothing
+                       inherited
+user                   ``nobody`` (uid 65534) in a user namespace of its own, with no
+                       capability, and no way to make another namespace
+processes              its own PID namespace: it sees only itself, cannot signal the grader, and
+                       every process it starts, ``setsid`` daemons included, is killed with it;
+                       at most ``--processes`` at once (:mod:`solver.grading.limits`)
+network and IPC        none: its own network, IPC and UTS namespaces; on x86-64 and ARM64 a
+                       seccomp filter (:func:`seccomp_filter`) refuses unix-domain sockets (so
+                       no socket file of the host is reachable, even one inside an allowed
+                       folder) and the kernel keyrings
 =====================  ========================================================================
 
-Whatever the sandbox, the player's process sets soft **and** hard limits on
-itself before the player's file is imported (:class:`Limits`): address space
-(``--memory``), CPU seconds, the size of a file it writes, and the number of
-processes of its user (``RLIMIT_NPROC``; the kernel does not enforce that one for
-root, so the PID namespace, killed with the player, is the real bound there).
-
-Where bubblewrap is missing or cannot run (unprivileged user namespaces are
-disabled on some systems), ``"auto"`` grades with the process isolation alone and
-warns once (:class:`SandboxWarning`, one line on stderr from ``solve grade``)
-saying what is then not contained; ``"bwrap"`` refuses to grade instead.
+Where bubblewrap is missing or cannot run (unprivileged user namespaces are disabled on some
+systems), ``"auto"`` grades with the process isolation alone and warns once, in one line
+(:class:`SandboxWarning`, on stderr from ``solve grade``); ``"bwrap"`` refuses to grade instead.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import platform
 import shutil
+import site
+import struct
 import subprocess
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from ..errors import PlayerError
+from .limits import Scratch
 
 Sandbox = Literal["auto", "bwrap", "none"]
 """How the player's process is contained: bubblewrap if it works (``auto``), bubblewrap or refuse, or not at all."""
 SANDBOXES: tuple[Sandbox, ...] = ("auto", "bwrap", "none")
 
-TMP_MB = 64
-"""Size of the player's private ``/tmp`` (and of each empty directory put over a hidden one), in MiB."""
-FILE_MB = 64
-"""The largest file the player's process may write, in MiB (``RLIMIT_FSIZE``)."""
-EXTRA_PROCESSES = 64
-"""Processes and threads the player may start beyond those its user already runs (``RLIMIT_NPROC``)."""
-CPU_SLACK = 60
-"""CPU seconds the player's process gets beyond the grading's total time limit (``RLIMIT_CPU``)."""
-NO_TOTAL_CPU = 24 * 3600
-"""CPU seconds of the player's process when the grading has no total time limit."""
+NOBODY = 65534
+"""The user and group the player runs as inside the sandbox."""
+CHILD_ROOT = Path("/grader")
+"""Where the sandbox puts :data:`CHILD_MODULES` (a folder of the sandbox only, on its ``PYTHONPATH``)."""
+CHILD_MODULES = ("errors.py", "lifetime.py", "grading/player.py", "grading/limits.py", "grading/sandbox.py")
+"""The modules of this package the player's process imports (``python -m solver.grading.player``), relative to
+the package: all it gets of it. ``solver`` is then a namespace package with these modules only."""
+ENVIRONMENT = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+}
+"""The sandboxed player's whole environment, with ``PYTHONPATH`` (:data:`CHILD_ROOT`, then any folder of packages
+Python would not find by itself) and ``PWD`` (set by bubblewrap). Numeric libraries run one thread: threads count as processes."""
+UNSANDBOXED = "it can read and change your files and reach the network (apt-get install -y bubblewrap contains it)"
+"""What a player run without the sandbox can do, said once (:class:`SandboxWarning`)."""
 
-_FLAGS = ("--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session")
+_FLAGS = (
+    "--unshare-user",
+    "--uid",
+    str(NOBODY),
+    "--gid",
+    str(NOBODY),
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--cap-drop",
+    "ALL",
+    "--die-with-parent",
+    "--new-session",
+)
+_ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+"""Top-level folders of the host kept as they are (on most systems, links into ``/usr``)."""
+_COVER_BYTES = 4096
 _warned = False
 
 
 class SandboxWarning(UserWarning):
-    """The player runs without the sandbox: the warning says what is not contained."""
-
-
-NOT_CONTAINED = (
-    "it runs as this user, so it can read and write this user's files (table files included: the verdicts "
-    "still come from a private copy made before it starts, and a table it damaged is reported), signal the "
-    "grader if it finds its process, leave processes behind with setsid, and, run as root, raise its limits; "
-    "install bubblewrap (apt-get install bubblewrap) to contain it"
-)
+    """The player runs without the sandbox: the warning says what it can reach, and how to contain it."""
 
 
 # -- is bubblewrap there, and does it work? ---------------------------------------------
@@ -87,26 +112,47 @@ NOT_CONTAINED = (
 def bwrap_problem() -> str | None:
     """Why bubblewrap cannot sandbox a process here, or None when it can (tried once per process).
 
-    It is tried with the namespaces and the read-only root the grader uses, running
-    ``true``; it fails, for instance, where unprivileged user namespaces are disabled.
+    It is tried with the namespaces, the read-only root and the seccomp filter the grader
+    uses, running ``true``; it fails, for instance, where unprivileged user namespaces are disabled.
     """
     path = shutil.which("bwrap")
     if path is None:
         return "bwrap is not installed"
     try:
-        done = subprocess.run(
-            [path, *_FLAGS, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
+        done = _run_sandboxed(path, ["true"], with_seccomp=seccomp_filter() is not None)
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"{path} did not run: {error}"
     if done.returncode != 0:
         why = " ".join(done.stderr.decode(errors="replace").split())[:200] or f"exit status {done.returncode}"
         return f"{path} cannot create a sandbox here ({why})"
     return None
+
+
+def _run_sandboxed(path: str, command: list[str], *, with_seccomp: bool) -> subprocess.CompletedProcess[bytes]:
+    """``command`` in a sandbox with nothing but the system's folders (the check of :func:`bwrap_problem`)."""
+    args = [path, *_flags(), *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/"]
+    if not with_seccomp:
+        return subprocess.run([*args, "--", *command], stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False)
+    read, write = os.pipe()
+    try:
+        os.write(write, seccomp_filter() or b"")
+        os.close(write)
+        return subprocess.run(
+            [*args, "--seccomp", str(read), "--", *command], stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False, pass_fds=(read,)
+        )
+    finally:
+        os.close(read)
+
+
+@functools.cache
+def _flags() -> tuple[str, ...]:
+    """bubblewrap's flags: :data:`_FLAGS`, and ``--disable-userns`` where this bubblewrap has it (0.8 on)."""
+    path = shutil.which("bwrap") or "bwrap"
+    try:
+        helped = subprocess.run([path, "--help"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return _FLAGS
+    return (*_FLAGS, "--disable-userns") if b"--disable-userns" in helped.stdout + helped.stderr else _FLAGS
 
 
 def choose(sandbox: str) -> Literal["bwrap", "none"]:
@@ -123,36 +169,165 @@ def choose(sandbox: str) -> Literal["bwrap", "none"]:
     if problem is None:
         return "bwrap"
     if sandbox == "bwrap":
-        raise PlayerError(f"cannot sandbox the player: {problem}; install bubblewrap, or grade with --sandbox none")
+        raise PlayerError(f"cannot sandbox the player: {problem}; install bubblewrap (apt-get install -y bubblewrap), or grade with --sandbox none")
     if not _warned:
         _warned = True
-        warnings.warn(f"the player runs without a sandbox ({problem}): {NOT_CONTAINED}", SandboxWarning, stacklevel=3)
+        warnings.warn(f"the player runs without a sandbox ({problem}): {UNSANDBOXED}", SandboxWarning, stacklevel=3)
     return "none"
 
 
-# -- the bubblewrap command ---------------------------------------------------------------
-def bwrap_command(command: Sequence[str], *, cwd: Path, player_dir: Path, needed: Iterable[Path], hidden: Iterable[Path]) -> list[str]:
-    """``command`` wrapped in a bubblewrap sandbox (module docstring).
+# -- the seccomp filter ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Arch:
+    audit: int
+    """``AUDIT_ARCH_*``: what ``seccomp_data.arch`` says for this architecture's own system calls."""
+    socket: int
+    refused: tuple[int, ...]
+    """``add_key``, ``request_key``, ``keyctl``, ``unshare``, ``setns``: refused outright."""
+    clone: int
+    clone3: int
+    x32: bool = False
 
-    :param cwd: the working directory, kept readable (a player named by a relative path is found from it).
-    :param player_dir: the folder of the player's file, kept readable.
-    :param needed: folders import needs (Python's prefix, ``sys.path``, the package): kept readable
-        even when they lie under ``/tmp`` or a hidden folder.
-    :param hidden: folders and files the player must not see: each folder is covered by an
-        empty private one, unless a kept path lies inside it (then its table files are hidden one by one).
+
+_ARCHES = {
+    "x86_64": _Arch(audit=0xC000003E, socket=41, refused=(248, 249, 250, 272, 308), clone=56, clone3=435, x32=True),
+    "aarch64": _Arch(audit=0xC00000B7, socket=198, refused=(217, 218, 219, 97, 268), clone=220, clone3=435),
+}
+_LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_ALLOW = 0x7FFF0000
+_ERRNO = 0x00050000
+_AF_UNIX = 1
+_NEW_NAMESPACES = 0x7E020000
+"""``CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET``."""
+
+
+def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    """One classic BPF instruction (``struct sock_filter``), in this machine's byte order."""
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def _deny(number: int) -> bytes:
+    return _op(_RET, _ERRNO | number)
+
+
+def seccomp_filter(machine: str | None = None) -> bytes | None:
+    """The seccomp program of the sandbox (classic BPF, as bubblewrap's ``--seccomp`` reads it), or None for another architecture.
+
+    It refuses, with an error the player can catch: ``socket(AF_UNIX, ...)`` (``EACCES``);
+    the kernel keyrings, ``unshare`` and ``setns``, and ``clone`` asking for a new namespace
+    (``EPERM``); ``clone3``, whose flags a filter cannot read (``ENOSYS``: the C library falls
+    back to ``clone``); and every system call of another ABI (32-bit or x32: ``EPERM``).
+
+    :param machine: ``platform.machine()`` by default (``x86_64`` or ``aarch64``).
     """
-    path = shutil.which("bwrap") or "bwrap"
-    keep = _existing([cwd, player_dir, *needed])
-    args = [path, *_FLAGS, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
-    for folder in keep:
-        args += ["--ro-bind", str(folder), str(folder)]
-    for target in _existing(hidden):
-        args += _hide(target, keep)
-    return [*args, "--chdir", str(cwd), "--", *command]
+    arch = _ARCHES.get(machine or platform.machine())
+    if arch is None:
+        return None
+    program = [_op(_LD_W_ABS, 4), _op(_JEQ, arch.audit, jt=1), _deny(errno.EPERM), _op(_LD_W_ABS, 0)]
+    if arch.x32:
+        program += [_op(_JGE, 0x40000000, jf=1), _deny(errno.EPERM)]
+    for number in arch.refused:
+        program += [_op(_JEQ, number, jf=1), _deny(errno.EPERM)]
+    program += [_op(_JEQ, arch.clone3, jf=1), _deny(errno.ENOSYS)]
+    program += [_op(_JEQ, arch.clone, jf=3), _op(_LD_W_ABS, 16), _op(_JSET, _NEW_NAMESPACES, jf=1), _deny(errno.EPERM), _op(_LD_W_ABS, 0)]
+    program += [_op(_JEQ, arch.socket, jf=3), _op(_LD_W_ABS, 16), _op(_JEQ, _AF_UNIX, jf=1), _deny(errno.EACCES)]
+    program += [_op(_RET, _ALLOW)]
+    return b"".join(program)
+
+
+# -- what the sandbox holds ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Layout:
+    """The folders and files a sandboxed player's process is given, read-only, and those covered over.
+
+    :param binds: host paths bound read-only at the same place.
+    :param covers: folders inside ``binds`` hidden under an empty read-only folder (tables, this package).
+    :param blanked: files inside ``binds`` replaced by an empty one (tables in a folder that must stay).
+    :param modules: ``(host file, place in the sandbox)`` of :data:`CHILD_MODULES`.
+    :param python_path: the child's ``PYTHONPATH``.
+    :param cwd: the working directory (made, empty, when nothing bound holds it).
+    """
+
+    binds: tuple[Path, ...]
+    covers: tuple[Path, ...]
+    blanked: tuple[Path, ...]
+    modules: tuple[tuple[Path, Path], ...]
+    python_path: tuple[Path, ...]
+    cwd: Path
+
+    @classmethod
+    def for_player(cls, player_file: Path, *, hidden: Iterable[Path], cwd: Path | None = None) -> Layout:
+        """What the process running ``player_file`` is given, with ``hidden`` (table folders and files) covered.
+
+        :param player_file: the player's file; it and its folder are given (the folder, for its imports).
+        :param hidden: folders and files it must not see, covered where they lie inside something given.
+        """
+        here = Path(os.path.abspath(cwd or Path.cwd()))
+        folders = _existing([player_file.parent])
+        interpreter, told = _python_places()
+        binds = _outermost([*_existing(interpreter), *_existing(told), *folders])
+        covers, blanked = _covers(binds, [*hidden, *(folder / "solver" for folder in _existing(told) + folders + _site_dirs())], keep=folders)
+        package = Path(__file__).resolve().parents[1]
+        modules = tuple((package / name, CHILD_ROOT / "solver" / name) for name in CHILD_MODULES)
+        return cls(binds, covers, blanked, modules, (CHILD_ROOT, *told), here)
+
+    def arguments(self) -> list[str]:
+        """bubblewrap's arguments for the file system (after the flags, before the command)."""
+        args = [*_system_binds()]
+        for path in self.binds:
+            args += ["--ro-bind", str(path), str(path)]
+        for path in self.covers:
+            args += ["--size", str(_COVER_BYTES), "--tmpfs", str(path)]
+        for path in self.blanked:
+            args += ["--ro-bind", "/dev/null", str(path)]
+        for source, target in self.modules:
+            args += ["--ro-bind", str(source), str(target)]
+        if not any(_inside(self.cwd, path) for path in (*self.binds, *_SYSTEM)) or any(_inside(self.cwd, path) for path in self.covers):
+            args += ["--dir", str(self.cwd)]
+        for path in self.covers:
+            args += ["--remount-ro", str(path)]
+        return args
+
+
+_SYSTEM = (Path("/usr"),)
+
+
+@functools.cache
+def _system_binds() -> tuple[str, ...]:
+    """``/usr`` read-only, and the top-level folders that are links into it kept as links (or bound where they are folders)."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in _ROOT_LINKS:
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    return tuple(args)
+
+
+def _python_places() -> tuple[list[Path], list[Path]]:
+    """What the child's Python needs: its interpreter, standard library and ``site-packages`` (found by Python itself),
+    and the folders of packages it needs from elsewhere (numpy's, the user's ``site-packages``), to put on ``PYTHONPATH``."""
+    import numpy
+
+    interpreter = [Path(sys.base_prefix), Path(sys.base_exec_prefix), Path(sys.executable), Path(sys.prefix) / "pyvenv.cfg", *_site_dirs()]
+    told: list[Path] = []
+    user = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user is not None and user in sys.path:
+        told.append(Path(user))
+    numpy_root = Path(numpy.__file__).resolve().parents[1]
+    if not any(_inside(numpy_root, path) for path in [*interpreter, *told]):
+        told.append(numpy_root)
+    return interpreter, told
+
+
+def _site_dirs() -> list[Path]:
+    """The environment's ``site-packages`` folders (a virtual environment's own, or the system's)."""
+    return [Path(path) for path in site.getsitepackages()]
 
 
 def _existing(paths: Iterable[Path]) -> list[Path]:
-    """The paths that exist, absolute and without repeats, in order."""
+    """The paths that exist, absolute and without repeats, in order (both spellings of a path through a link)."""
     found: list[Path] = []
     for path in paths:
         for each in (Path(os.path.abspath(path)), Path(path).resolve()):
@@ -161,83 +336,53 @@ def _existing(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def _hide(target: Path, keep: Sequence[Path]) -> list[str]:
-    if target.is_dir() and not any(kept == target or target in kept.parents for kept in keep):
-        return ["--size", str(TMP_MB << 20), "--tmpfs", str(target)]
-    files = [target] if target.is_file() else sorted(target.glob("*.ttt*")) if target.is_dir() else []
-    return [arg for file in files if file.is_file() for arg in ("--ro-bind", "/dev/null", str(file))]
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
-def python_paths() -> list[Path]:
-    """The folders a Python child of this interpreter imports from: prefixes, the executable's folder, ``sys.path``."""
-    found = [Path(sys.prefix), Path(sys.exec_prefix), Path(sys.base_prefix), Path(sys.executable).parent]
-    found += [Path(entry) for entry in sys.path if entry and Path(entry).is_dir()]
-    return found
+def _outermost(paths: Sequence[Path]) -> tuple[Path, ...]:
+    """The paths not inside another of them, shortest first (a folder bound before anything inside it)."""
+    kept: list[Path] = []
+    for path in sorted(set(paths), key=lambda p: (len(p.parts), str(p))):
+        if not any(_inside(path, outer) for outer in kept):
+            kept.append(path)
+    return tuple(kept)
 
 
-# -- limits, set by the player's process on itself ------------------------------------------
-@dataclass(frozen=True)
-class Limits:
-    """Hard and soft resource limits of the player's process (``None``: unlimited).
+def _covers(binds: Sequence[Path], hidden: Iterable[Path], *, keep: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """The folders to cover and the table files to blank, of those ``hidden`` that lie inside something bound.
 
-    :param memory_mb: address space, in MiB (``RLIMIT_AS``).
-    :param cpu_seconds: CPU time of each process, in seconds (``RLIMIT_CPU``: ``SIGXCPU``, then killed).
-    :param file_mb: the largest file it may write, in MiB (``RLIMIT_FSIZE``).
-    :param processes: processes and threads its user may have at once (``RLIMIT_NPROC``; not enforced for root).
+    A folder is covered whole unless a folder in ``keep`` lies inside it (or is it): then only its table files are blanked.
     """
-
-    memory_mb: int | None
-    cpu_seconds: int | None
-    file_mb: int | None = FILE_MB
-    processes: int | None = None
-
-    @classmethod
-    def for_grading(cls, memory_mb: int | None, total_timeout: float | None) -> Limits:
-        """The limits of a grading: its memory cap, CPU time up to its total time limit, and a few processes."""
-        cpu = NO_TOTAL_CPU if total_timeout is None else int(total_timeout) + CPU_SLACK
-        return cls(memory_mb=memory_mb or None, cpu_seconds=cpu, processes=_user_processes() + EXTRA_PROCESSES)
-
-    def to_json(self) -> dict[str, Any]:
-        """The limits as plain data, for the player's process."""
-        return asdict(self)
-
-    def apply(self) -> None:
-        """Set every limit, soft and hard, on this process (a limit is never raised above the current hard one)."""
-        import resource
-
-        core = [(resource.RLIMIT_CORE, 0)]
-        wanted = [
-            (resource.RLIMIT_AS, _mib(self.memory_mb)),
-            (resource.RLIMIT_CPU, self.cpu_seconds),
-            (resource.RLIMIT_FSIZE, _mib(self.file_mb)),
-            (resource.RLIMIT_NPROC, self.processes),
-        ]
-        for which, value in [*core, *wanted]:
-            if value is None:
-                continue
-            _, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value))
+    covers: list[Path] = []
+    blanked: list[Path] = []
+    for target in _existing(hidden):
+        if not any(_inside(target, bound) for bound in binds):
+            continue
+        if target.is_dir() and not any(_inside(kept, target) for kept in keep):
+            covers.append(target)
+            continue
+        files = [target] if target.is_file() else sorted(target.glob("*.ttt*")) if target.is_dir() else []
+        blanked += [file for file in files if file.is_file()]
+    return _outermost(covers), tuple(dict.fromkeys(blanked))
 
 
-def _mib(megabytes: int | None) -> int | None:
-    return None if megabytes is None else megabytes << 20
+def bwrap_command(command: Sequence[str], layout: Layout, *, scratch: Scratch, seccomp_fd: int | None) -> list[str]:
+    """``command`` wrapped in a bubblewrap sandbox holding ``layout`` (module docstring).
+
+    :param scratch: the sizes of the private ``/tmp`` and ``/dev/shm``.
+    :param seccomp_fd: a descriptor to read the :func:`seccomp_filter` program from (passed to the child), or None.
+    """
+    path = shutil.which("bwrap") or "bwrap"
+    args = [path, *_flags(), "--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(scratch.shm_mb << 20), "--tmpfs", "/dev/shm", "--size", str(scratch.tmp_mb << 20), "--tmpfs", "/tmp"]
+    args += layout.arguments()
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return [*args, "--chdir", str(layout.cwd), "--", *command]
 
 
-def _user_processes() -> int:
-    """Tasks (processes and their threads, what ``RLIMIT_NPROC`` counts) this user runs now, from ``/proc`` (0 without it)."""
-    uid = os.getuid()
-    count = 0
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return 0
-    for entry in entries:
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    count += len(os.listdir(f"/proc/{entry}/task"))
-            except OSError:
-                continue
-    return count
+def environment(layout: Layout) -> dict[str, str]:
+    """The sandboxed child's whole environment: :data:`ENVIRONMENT` and its ``PYTHONPATH``."""
+    return {**ENVIRONMENT, "PYTHONPATH": os.pathsep.join(str(path) for path in layout.python_path)}

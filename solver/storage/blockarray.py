@@ -895,6 +895,13 @@ class BlockArray:
             start = block << self._shift
             out[start : start + len(data)] = np.frombuffer(data, dtype=np.int8)
 
+    def verify_block(self, block: int) -> None:
+        """Check one block as the region holds it now (CRC, codec, digest), whatever the cache holds.
+
+        :raises TableError: if it is damaged.
+        """
+        self._decode(block)
+
     def verify(self, *, advance: Callable[[int], None] | None = None, threads: int | None = None) -> None:
         """Check every block (CRC, codec, digest, values) without keeping them, on ``threads`` threads (default:
         the cores, up to 8); ``advance`` is told how many blocks were checked, in block order.

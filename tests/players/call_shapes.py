@@ -1,6 +1,6 @@
 """Move functions of other shapes than ``f(board) -> move``, graded with options, not wrappers."""
 
-import solver
+from perfect import best_move, value
 
 
 def with_symbol(board, me):
@@ -8,7 +8,7 @@ def with_symbol(board, me):
     pieces = sum(cell is not None for row in board for cell in row)
     if me != ("X" if pieces % 2 == 0 else "O"):
         raise ValueError(f"told {me!r} moves with {pieces} pieces on the board")
-    return solver.best_move(board)
+    return best_move(board)
 
 
 def with_is_max(board, is_max):
@@ -16,17 +16,17 @@ def with_is_max(board, is_max):
     pieces = sum(cell is not None for row in board for cell in row)
     if is_max is not (pieces % 2 == 0):
         raise ValueError(f"told is_max={is_max!r} with {pieces} pieces on the board")
-    return solver.best_move(board)
+    return best_move(board)
 
 
 def value_and_move(board):
     """``--returns value-move``: (value for X, [row, col])."""
-    return solver.lookup(board).value, list(solver.best_move(board))
+    return value(board), list(best_move(board))
 
 
 def flat_cell(board):
     """A flat cell index ``row * 3 + col``."""
-    row, col = solver.best_move(board)
+    row, col = best_move(board)
     return row * 3 + col
 
 
@@ -38,7 +38,7 @@ class Bot:
 
     def move(self, board):
         self.calls += 1
-        return solver.best_move(board)
+        return best_move(board)
 
 
 class NeedsArguments:
@@ -46,4 +46,4 @@ class NeedsArguments:
         self.depth = depth
 
     def move(self, board):
-        return solver.best_move(board)
+        return best_move(board)

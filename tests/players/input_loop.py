@@ -1,10 +1,10 @@
 """A notebook exported as it was: the game loop at the bottom asks for a move with input() at import."""
 
-import solver
+from perfect import best_move
 
 
 def ai(board):
-    return solver.best_move(board)
+    return best_move(board)
 
 
 board = [[None] * 3 for _ in range(3)]

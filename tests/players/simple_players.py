@@ -9,12 +9,12 @@ Each takes one board and returns a move; grade them with e.g.::
 
 import random
 
-import solver
+from perfect import best_move
 
 
 def perfect(board):
-    """The table's own choice: always a best move (as ``(row, col)``)."""
-    return solver.best_move(board)
+    """Always a best move (as ``(row, col)``), by the neighbour module ``perfect``."""
+    return best_move(board)
 
 
 def first_empty(board):
@@ -50,7 +50,7 @@ def raises_on_full_corners(board):
     """Raises ZeroDivisionError when all four corners are taken, else plays a best move."""
     if all(board[i][j] is not None for i in (0, 2) for j in (0, 2)):
         return 1 / 0
-    return solver.best_move(board)
+    return best_move(board)
 
 
 def garbage(board):
@@ -60,12 +60,12 @@ def garbage(board):
     answers = {1: taken, 2: 9, 3: None, 4: "centre", 5: (1.0, 1.0), 6: (True, False)}
     if pieces in answers:
         return answers[pieces]
-    return solver.best_move(board)
+    return best_move(board)
 
 
 def scribbler(board):
     """Plays a best move, then fills every empty cell of the board it was given with 'X'."""
-    move = solver.best_move(board)
+    move = best_move(board)
     for row in board:
         for j, cell in enumerate(row):
             if cell is None:

@@ -1,0 +1,205 @@
+"""Functions of another shape: every option they need, found by trying them, said in one line.
+
+When the first calls of a grading all fail the same known way (:func:`hint` names the ways),
+the grader does not stop at the first option that would help: it tries it on a few of those
+positions, then the next one the answers call for, and so on (:func:`find_options`), so one
+run names them all. Seed 002's ``MINIMAX(state, is_max) -> (value, [row, col])`` on boards of
+``"x"``, ``"o"`` and ``" "`` took three runs, one hint each (``--turn max``, then
+``--returns value-move``, then ``--symbols``); now the first run names the three.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+Turn = Literal["symbol", "max"]
+Returns = Literal["move", "value-move"]
+Symbols = tuple[Any, Any, Any]
+
+MAX_TRIES = 16
+"""The most shapes tried for one grading."""
+SYMBOL_GUESSES: tuple[Symbols, ...] = (
+    *((x, o, empty) for empty in (" ", "-", ".", "_", "") for x, o in (("X", "O"), ("x", "o"))),
+    (1, -1, 0),
+    (1, 2, 0),
+)
+"""Symbols tried for a function that finds no empty cell: the empty cell as a space, ``-``, ``.``, ``_`` or
+nothing, with X and O in either case; then ints."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The options that shape a call: whose turn is passed, what is returned, the board's symbols."""
+
+    turn: Turn | None
+    returns: Returns
+    symbols: Symbols
+
+
+@dataclass(frozen=True)
+class Tried:
+    """What a few calls of one shape gave.
+
+    :param failing: the known way every call failed (:func:`hint`), or None.
+    :param example: an answer (or exception) showing it.
+    :param calls: the calls made.
+    :param answered: calls answered with a legal move.
+    :param kept: of those, the ones that kept the result.
+    """
+
+    failing: str | None
+    example: str
+    calls: int
+    answered: int
+    kept: int
+
+    def works(self) -> bool:
+        """Whether the calls gave legal moves and no known failure."""
+        return self.failing is None and self.answered > 0
+
+    def perfect(self) -> bool:
+        """Whether every call kept its result: no other shape can do better."""
+        return self.works() and self.kept == self.calls
+
+
+Try = Callable[[Shape], Tried | None]
+"""Grades a few positions with a shape; None when the time ran out."""
+
+
+def hint(kind: str, example: str, name: str) -> str:
+    """The line for one known way of failing (``kind``), shown by ``example``, for the function ``name``."""
+    if kind == "no move":
+        return (
+            f"{name} answered {example} (no move): it finds no empty cell, so the board's empty cells are probably "
+            "not written the way it expects: give its symbols, e.g. --symbols 'X,O, ' or --symbols 'x,o,-'"
+        )
+    if kind == "value-move":
+        return f"{name} answered {example}, which looks like (value, move): grade it with --returns value-move"
+    if kind == "move only":
+        return f"{name} answered {example}, a move without a value: grade it without --returns value-move"
+    if kind == "arguments: fewer":
+        return f"{example}: {name} takes only the board: grade it without --turn"
+    if kind == "arguments: more":
+        return (
+            f"{example}: {name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
+            "is to move) or --turn symbol (the mover's symbol)"
+        )
+    return f"{example}: {name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"
+
+
+def _reason(kind: str, example: str, name: str, start: Shape) -> str:
+    """Why the calls failed, in a few words (the option comes at the end of the line)."""
+    if kind == "no move":
+        return f"{name} answered {example} (no move) on boards whose empty cells are {start.symbols[2]!r}"
+    if kind == "value-move":
+        return f"{name} answered {example}, which looks like (value, move)"
+    if kind == "move only":
+        return f"{name} answered {example}, a move without a value"
+    if kind == "arguments: fewer":
+        return f"{example}: it takes only the board"
+    return f"{example}: it also takes whose turn it is"
+
+
+def _candidates(kind: str, shape: Shape, *, array: bool, flat: bool) -> list[Shape]:
+    """The shapes that could fix ``kind``, most likely first."""
+    if kind == "arguments: more":
+        return [replace(shape, turn="max"), replace(shape, turn="symbol")]
+    if kind == "arguments: fewer":
+        return [replace(shape, turn=None)]
+    if kind == "value-move" and shape.returns == "move":
+        return [replace(shape, returns="value-move")]
+    if kind == "move only" and shape.returns == "value-move":
+        return [replace(shape, returns="move")]
+    if kind == "no move" and not array:
+        guesses = [s for s in SYMBOL_GUESSES if s != shape.symbols and (not flat or all(isinstance(c, str) and len(c) == 1 for c in s))]
+        return [replace(shape, symbols=s) for s in guesses]
+    return []
+
+
+def _rank(end: tuple[Shape, Tried, list[tuple[str, str]]]) -> tuple[bool, int, int, int]:
+    """Better first: it works, more results kept, more legal answers, more failures got past."""
+    _, tried, seen = end
+    return (tried.works(), tried.kept, tried.answered, len(seen))
+
+
+class _Search:
+    """Tries shapes from a failing one, following each failure to the options that could fix it (a small tree)."""
+
+    def __init__(self, run: Try, *, array: bool, flat: bool) -> None:
+        self.run, self.array, self.flat = run, array, flat
+        self.budget = MAX_TRIES
+        self.done = False
+        """True once a shape kept every result, or the time ran out: nothing more is tried."""
+
+    def ends(self, shape: Shape, tried: Tried, seen: list[tuple[str, str]]) -> list[tuple[Shape, Tried, list[tuple[str, str]]]]:
+        """Every shape reached from ``shape`` (whose calls gave ``tried``), with the failures met on the way there."""
+        if tried.failing is None:
+            self.done = self.done or tried.perfect()
+            return [(shape, tried, seen)]
+        kind = tried.failing
+        seen = [*seen, (kind, tried.example)]
+        found = [(shape, tried, seen)]
+        for candidate in _candidates(kind, shape, array=self.array, flat=self.flat):
+            if self.done or self.budget <= 0:
+                break
+            self.budget -= 1
+            outcome = self.run(candidate)
+            if outcome is None:
+                self.done = True
+            elif outcome.failing is None or outcome.failing != kind:
+                found += self.ends(candidate, outcome, seen)  # it works, or fails another known way: a step on
+        return found
+
+
+def find_options(start: Shape, first: Tried, run: Try, *, array: bool = False, flat: bool = False) -> tuple[Shape, Tried, list[tuple[str, str]]]:
+    """The best shape reached from ``start``, whose calls all failed as ``first`` says.
+
+    Each failure is followed to every option that could fix it, and each option to the next failure
+    (a function that takes whose turn it is may also return ``(value, move)`` and read other symbols);
+    wrong symbols or a wrong turn often give legal moves too, but keep fewer results, so the shape
+    that keeps the most is taken (:func:`_rank`). The search stops at a shape that keeps every
+    result, after :data:`MAX_TRIES` shapes, or when the time runs out.
+
+    :returns: the shape, what its calls gave, and the ``(kind, example)`` of each failure met on the way to it.
+    """
+    return max(_Search(run, array=array, flat=flat).ends(start, first, []), key=_rank)
+
+
+def options_text(start: Shape, end: Shape) -> str:
+    """The command-line options that turn ``start`` into ``end``, e.g. ``with --turn max --returns value-move`` or ``without --turn``."""
+    added = []
+    if end.turn is not None and end.turn != start.turn:
+        added.append(f"--turn {end.turn}")
+    if end.returns != start.returns and end.returns != "move":
+        added.append(f"--returns {end.returns}")
+    if end.symbols != start.symbols:
+        added.append("--symbols " + shlex.quote(",".join("None" if s is None else str(s) for s in end.symbols)))
+    parts = [f"with {' '.join(added)}"] if added else []
+    removed = [
+        *(["--turn"] if end.turn is None and start.turn is not None else []),
+        *(["--returns value-move"] if end.returns != start.returns == "value-move" else []),
+    ]
+    if removed:
+        parts.append(f"without {' and '.join(removed)}")
+    return " and ".join(parts)
+
+
+def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, array: bool = False, flat: bool = False) -> str:
+    """One line for a function whose first ``positions`` calls all failed as ``first`` says: every option it needs.
+
+    The options are tried (:func:`find_options`); the line names each failure met, then the options
+    that made the calls work, or, when none did, the hint for the failure that is left.
+    """
+    end, tried, seen = find_options(start, first, run, array=array, flat=flat)
+    lead = f"on the first {positions} {'position' if positions == 1 else 'positions'} graded, "
+    fixed = options_text(start, end)
+    if not tried.works():
+        kind, example = (tried.failing, tried.example) if tried.failing is not None else seen[-1]
+        reasons = [_reason(k, e, name if i == 0 else "it", start) for i, (k, e) in enumerate(seen) if k != kind]
+        further = f" (graded {fixed}, it got that far)" if fixed else ""
+        return lead + "; ".join([*reasons, hint(kind, example, name)]) + further
+    reasons = [_reason(kind, example, name if i == 0 else "it", start) for i, (kind, example) in enumerate(seen)]
+    return lead + "; ".join(reasons) + f": grade it {fixed} (tried on {tried.calls} of them: {tried.kept} of {tried.calls} results kept)"
