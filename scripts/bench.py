@@ -5,6 +5,8 @@
     python scripts/bench.py --grader   # only the sandbox's cost per start of a player's process
     python scripts/bench.py --json bench.json
     python scripts/bench.py --compact-lookups 4x5k4.ttt   # only the compact look-ups, on a built table
+    python scripts/bench.py --batch 4x5k4.ttt --before ../before --before-python ../venv-before/bin/python
+                                       # batches (lookup_codes, .best), this code against a checkout of the code before
     python scripts/bench.py --url-table 4x5k4.ttt         # only a table at a URL: solve serve on the loopback
 
 Measures and prints; asserts nothing. Latencies are the best of several
@@ -45,6 +47,7 @@ from solver import (  # noqa: E402
 from solver.tables import CompactTable, Table  # noqa: E402
 
 if TYPE_CHECKING:
+    from solver.rules.game import Game
     from solver.tables.compact import CompactTable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -577,6 +580,181 @@ def bench_compact_in_memory(path: Path, game: str) -> None:
     report(f"{game} lookup_codes in memory, 10 M random reachable codes, best of 3", max(rates), "M/s", ">= 20 M/s", max(rates) >= 20)
 
 
+BATCH_CHILD = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])  # the checkout measured: this one, or the code before (--before)
+import numpy as np
+import solver
+
+config = json.loads(sys.argv[2])
+codes, sparse, few = np.load(config["codes"]), np.load(config["sparse"]), config["few"]
+out, holder = {"load": os.getloadavg()[0]}, {}
+
+
+def fresh():
+    solver.forget()  # a table opened afresh: no block decoded, none cached
+    return solver.table_for(config["game"], table_dir=config["table_dir"], build=False)
+
+
+def measure(key, table, answer):
+    # wall and CPU seconds (every thread's), and the blocks decoded, counted at the block array's decode
+    kind, seen = type(table.scores), []
+    decode = getattr(kind, "_decode", None)
+    if decode is not None:
+        kind._decode = lambda self, block: seen.append(block) or decode(self, block)
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        answer()
+    finally:
+        out[key], out[key + "_cpu"] = time.perf_counter() - wall, time.process_time() - cpu
+        out[key + "_decodes"] = len(seen)
+        if decode is not None:
+            kind._decode = decode
+
+
+table = fresh()
+measure("few_lookup", table, lambda: holder.update(batch=table.lookup_codes(codes[:few])))
+measure("few_best", table, lambda: holder["batch"].best)
+table = fresh()
+measure("lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
+if config["full_best"]:
+    measure("best", table, lambda: holder["batch"].best)
+if sparse.size:
+    table = fresh()
+    measure("sparse", table, lambda: table.lookup_codes(sparse))
+if config["memory"]:
+    table = fresh()
+    measure("load_into_memory", table, table.load_into_memory)
+    measure("memory_lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
+    measure("memory_best", table, lambda: holder["batch"].best)
+    measure("memory_plies", table, lambda: (holder["batch"].plies, holder["batch"].value))
+print(json.dumps(out))
+"""
+"""One side of :func:`bench_batch_answers`, in a process of its own, through the public API only (``solver.table_for``,
+``lookup_codes``, ``Scores``), so that the same text measures this checkout and the code before."""
+
+SPARSE_5X5K4 = 1_000_000 / 2_471_848
+"""Codes per block of a batch of 1 M codes on 5x5k4 (2,471,848 blocks of 64 KiB): the density the sparse batch copies."""
+
+
+def _reachable_codes(game: Game, count: int, seed: int) -> np.ndarray:
+    """``count`` random reachable codes of ``game``, uniform over its reachable boards: legal-count boards drawn at
+    random, kept where the rules find them reachable (what a table's reachability is; no table read)."""
+    from solver.encoding.index import layout
+    from solver.rules.base import INVALID
+
+    index, rng, found = layout(game), np.random.default_rng(seed), np.zeros(0, dtype=np.int64)
+    while found.size < count:
+        drawn = index.codes_at(rng.integers(0, index.size, 2 * count))
+        found = np.concatenate([found, drawn[game.rules.statuses(drawn) != INVALID]])
+    return found[:count]
+
+
+def _batch_config(path: Path, tmp: Path) -> tuple[dict[str, Any], int]:
+    """What every side of :func:`bench_batch_answers` measures on the table at ``path``: 1 M random reachable codes,
+    a sparse batch (as many codes a block as 1 M on 5x5k4; none for 5x5k4 itself), saved for the children; and its blocks."""
+    table = _open_compact(path)
+    codes = _reachable_codes(table.game, 1_000_000, 24)
+    blocks = -(-table.layout.size >> 16)
+    big = table.layout.size > IN_MEMORY_AT_MOST
+    sparse = codes[: round(blocks * SPARSE_5X5K4)] if blocks * SPARSE_5X5K4 < 2e5 else codes[:0]
+    np.save(tmp / "codes.npy", codes)
+    np.save(tmp / "sparse.npy", sparse)
+    config = {"game": table.game.name, "table_dir": str(path.parent), "codes": str(tmp / "codes.npy"), "sparse": str(tmp / "sparse.npy")}
+    return {**config, "few": 10_000 if big else 100_000, "memory": not big}, blocks
+
+
+def _batch_side(python: str, checkout: Path, config: dict[str, Any]) -> dict[str, float]:
+    """One run of :data:`BATCH_CHILD` with ``python`` on ``checkout``."""
+    done = subprocess.run([python, "-c", BATCH_CHILD, str(checkout), json.dumps(config)], capture_output=True, text=True, cwd=checkout)
+    if done.returncode:
+        raise RuntimeError(f"the batch benchmark failed on {checkout}: {done.stderr.strip()[-2000:]}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def bench_5x5k4_batch_decodes() -> None:
+    """The blocks a batch of 1 M random reachable 5x5k4 codes decodes, counted from the game's index and rules
+    alone (no table needed, none timed): the code before decoded the blocks of each part of a batch split over
+    threads (a part per 2**18 codes, up to one per core and 8), this code each block of the batch once."""
+    from solver.encoding.index import layout
+    from solver.encoding.symmetry import symmetries
+    from solver.rules.base import IN_PLAY, INVALID
+    from solver.rules.game import parse_game
+
+    game = parse_game("5x5k4")
+    index, rules = layout(game), game.rules
+    drawn = index.codes_at(np.random.default_rng(25).integers(0, index.size, 1_600_000))
+    codes = drawn[rules.statuses(drawn) != INVALID][:1_000_000]  # the rules' reachability is the table's
+    read = codes[rules.statuses(codes) == IN_PLAY]
+    blocks = index.index_of(symmetries(game).canonical_codes(read)) >> 16
+    once = np.unique(blocks).size
+    report(f"5x5k4: 1 M random reachable codes, {read.size:,} in play; blocks decoded once each (this code)", once, "blocks")
+    counts = [once]
+    for parts in (2, 4):
+        counts.append(sum(np.unique(part).size for part in np.array_split(blocks, parts)))
+        report(f"  the code before, split in {parts} parts ({parts if parts < 4 else '4 to 8'} cores)", counts[-1], "blocks")
+    print(f"   (exactly: {', '.join(f'{count:,}' for count in counts)} of {-(-index.size >> 16):,} blocks)")
+
+
+def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> None:
+    """Issue 24, point 3: a batch of 1 M random reachable codes on a compact table file, ``lookup_codes`` then ``.best``,
+    compressed and (a table that fits) in memory; with ``before``, the same process text run on that checkout too,
+    alternated, two runs each. The table's file must be ``<game>.ttt`` (the children open it by its game)."""
+    if path.name != f"{_open_compact(path).game.name}.ttt":
+        raise SystemExit(f"--batch wants the table file named after its game, <game>.ttt (found {path.name})")
+    with tempfile.TemporaryDirectory() as name:
+        config, blocks = _batch_config(path, Path(name))
+        sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
+        runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
+        for _ in range(2):
+            for side, python, checkout in sides:
+                print(f"   ({side}: {checkout}, load average {os.getloadavg()[0]:.2f})", flush=True)
+                runs[side].append(_batch_side(python, checkout, {**config, "full_best": side == "after"}))
+    _report_batch_answers(runs, blocks, config["game"])
+    bench_5x5k4_batch_decodes()
+
+
+def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int, game: str) -> None:
+    """The figures of :func:`bench_batch_answers`: per side, the run with the smallest time of each measure (its CPU
+    seconds, every thread's, beside it: on a shared machine the wall time grows with the load, the CPU time much less)."""
+    loads = ", ".join(f"{side} {run['load']:.1f}" for side, found in runs.items() for run in found)
+    print(f"\n{game} batches of random reachable codes ({blocks:,} blocks; load average at each run's start: {loads})")
+    best = {side: {key: min(found, key=lambda run: run[key]) for key in found[0] if not key.endswith(("_cpu", "_decodes"))} for side, found in runs.items()}
+    after = best["after"]
+
+    def line(name: str, side: str, key: str, size: float | None = None) -> float:
+        run = best[side][key]
+        value, unit = (size / run[key] / 1e6, "M/s") if size else (run[key], "s")
+        report(f"{name} ({side})", value, unit)
+        print(f"   ({run[key + '_cpu']:.2f} s of CPU, {run[key + '_decodes']:,.0f} blocks decoded)")
+        return float(run[key])
+
+    few = round(1e5 if "memory_lookup" in after else 1e4)
+    sizes = (("1 M codes", "lookup", 1e6), (f"{few:,} codes", "few_lookup", few), ("sparse, 0.40 codes a block", "sparse", blocks * SPARSE_5X5K4))
+    for label, key, size in (row for row in sizes if row[1] in after):
+        seconds = {side: line(f"lookup_codes, {label}, compressed", side, key, round(size)) for side in best}
+        if "before" in seconds:
+            report("  speed-up (after / before)", seconds["before"] / seconds["after"], "x")
+    for side in best:
+        line(f".best of those {few:,}, compressed", side, "few_best")
+    ratio = line(".best of the 1 M, compressed", "after", "best") / after["lookup"]["lookup"]
+    report("  .best / lookup_codes, compressed", ratio, "x", "<= 3", ratio <= 3)
+    for side in best if "memory_lookup" in after else ():
+        _report_in_memory(line, side)
+
+
+def _report_in_memory(line: Callable[[str, str, str], float], side: str) -> None:
+    """The in-memory figures of one side of :func:`bench_batch_answers` (``line`` reports one measure)."""
+    line("load_into_memory()", side, "load_into_memory")
+    lookup, found = line("lookup_codes, 1 M codes, in memory", side, "memory_lookup"), line("  .best of them", side, "memory_best")
+    plies = line("  .plies and .value of them", side, "memory_plies")
+    target = side == "after"
+    report(f"  .best / lookup_codes, in memory ({side})", found / lookup, "x", "<= 3" if target else "", found / lookup <= 3 if target else None)
+    rate = 1 / (lookup + found + plies)
+    report(f"  score, best, value, plies of 1 M, in memory ({side})", rate, "M pos/s", ">= 1 M/s" if target else "", rate >= 1 if target else None)
+
+
 def bench_compact_stats(path: Path, game: str) -> None:
     """``stats()`` counted by one pass over the compressed table (what a file without histograms in its meta costs)."""
     table = _open_compact(path)
@@ -815,11 +993,18 @@ def main() -> None:
     parser.add_argument("--big-build", action="append", choices=sorted(BIG_TARGETS), help="build this 24/25-cell game measured (hours; repeatable)")
     parser.add_argument("--big-resume", action="store_true", help="with --big-build, then kill a second build at 70 %% of the first's time and resume it")
     parser.add_argument("--big-table", action="append", type=Path, help="look-ups and the sample check on this built table file (repeatable)")
+    parser.add_argument(
+        "--batch", metavar="TABLE", type=Path, help="only the batch figures (lookup_codes, .best) on this compact <game>.ttt (4x5k4 for the manual)"
+    )
+    parser.add_argument("--before", metavar="CHECKOUT", type=Path, help="with --batch, also measure the code of this checkout (the code before), alternated")
+    parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
     args = parser.parse_args()
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
-    if args.compact_lookups:
+    if args.batch:
+        bench_batch_answers(args.batch, args.before, args.before_python)
+    elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
     elif args.grader:
         bench_grader()

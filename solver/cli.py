@@ -49,7 +49,7 @@ from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
 from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate, estimate, format_duration
-from .store.locate import build_file, open_file, table_for, table_path
+from .store.locate import build_and_open, open_file, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, Check, kind_for, proof, refuse_replacing
 from .store.mirror import fetch_table
@@ -545,7 +545,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
     _check_long_build(game, path, jobs=jobs, yes=yes)
-    build_file(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
+    build_and_open(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
     if not options.quiet:
         size = path.stat().st_size
         click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)

@@ -404,7 +404,7 @@ def test_a_dense_table_that_fails_its_checksum_is_never_written(tmp_path: Path, 
     path.write_bytes(there)
     monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": "0" * 64)
     with pytest.raises(TableError, match=r"has checksum [0-9a-f]{64}, not the expected 0{64}; it was not written"):
-        solver.store.make.build_file(parse_game("3x3k3"), path)
+        solver.store.make.write_table_file(parse_game("3x3k3"), path)
     assert path.read_bytes() == there
     assert sorted(p.name for p in tmp_path.iterdir()) == ["3x3k3.ttt"]
 

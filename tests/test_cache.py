@@ -37,7 +37,7 @@ def forbid_building(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the table was rebuilt instead of being read from disk")
 
-    monkeypatch.setattr(solver.store.make, "build_file", refuse)
+    monkeypatch.setattr(solver.store.make, "write_table_file", refuse)
     monkeypatch.setattr(solver.store.make, "build_arrays", refuse)
     monkeypatch.setattr(solver.store.make, "build_table", refuse)
 
@@ -312,7 +312,7 @@ def _check_after_kill(directory: Path) -> str:
     else:
         outcome = "no table"
     # the killed writer's temporary file goes at the next build (or solve verify)
-    solver.store.locate.build_file(solver.parse_game("2x2"), directory / "2x2k2.ttt")
+    solver.store.locate.build_and_open(solver.parse_game("2x2"), directory / "2x2k2.ttt")
     assert sorted(p.name for p in directory.iterdir()) == sorted({"2x2k2.ttt", *(["4x4k3.ttt"] if final.exists() else [])})
     return outcome
 

@@ -126,7 +126,7 @@ def test_a_build_refused_for_want_of_disk_leaves_no_build_directory(tmp_path, mo
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(1 << 40, 1 << 40, 1000))
     with pytest.raises(solver.SolverError, match="GiB of disk"):
-        solver.store.locate.build_file(parse_game("1x17k3"), tmp_path / "1x17k3.ttt", jobs=1)
+        solver.store.locate.build_and_open(parse_game("1x17k3"), tmp_path / "1x17k3.ttt", jobs=1)
     assert _entries(tmp_path) == []
 
 

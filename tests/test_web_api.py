@@ -139,7 +139,7 @@ def test_a_game_not_served_is_404_naming_solve_build_and_builds_nothing(table_di
 
 
 def test_a_compact_table_past_16_cells_is_served_like_any_other(table_dir: Path) -> None:
-    table = solver.store.locate.build_file(solver.parse_game("2x9k4"), table_dir / "2x9k4.ttt")
+    table = solver.store.locate.build_and_open(solver.parse_game("2x9k4"), table_dir / "2x9k4.ttt")
     client = TestClient(web.create_app(web.open_tables(["2x9k4"], table_dir=table_dir)))
     board = "X........./.O.......".replace("./", "/")
     answer = client.get("/api/v1/2x9k4", params={"board": board}).json()

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from operator import add
+from typing import Any
 
 import numpy as np
 
@@ -301,6 +302,33 @@ class Symmetries:
             np.minimum(low, image, out=low)
         if low is not out:
             out[:] = low
+
+    def canonical_child_grid(self, codes: np.ndarray, piece: int) -> np.ndarray:
+        """The canonical code of each board with ``piece`` (1 X, 2 O) added at each cell, cell by cell:
+        shape ``(cells, codes)`` (row ``c``: every board with the piece on cell ``c``), uint32 where
+        every code fits (up to 20 cells), else int64; meaningless where the cell is taken.
+
+        :meth:`canonical_child_codes` for many boards: a child's image under ``s`` is its
+        parent's image plus ``piece * 3**(where s moves the cell)``, so each board's images are
+        computed once and a child costs a sum and a minimum per symmetry, on whole rows. Keep
+        ``codes`` to a few :data:`STEP` (the grid has ``cells`` entries a board).
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        patterns = self._patterns(flat)
+        every = self._tables32 if self._tables32 is not None else self._tables
+        kind: type[np.unsignedinteger[Any] | np.signedinteger[Any]] = np.uint32 if self._tables32 is not None else np.int64
+        steps = (piece * self._target_powers).astype(kind)[:, :, None]  # [s, cell, 1]
+        grid: np.ndarray = np.empty((self.game.cells, flat.size), dtype=kind)
+        child: np.ndarray = np.empty_like(grid)
+        image: np.ndarray = flat.astype(kind)  # the identity's image is the code itself
+        term: np.ndarray = np.empty(flat.size, dtype=kind)
+        np.add(image, steps[0], out=grid)
+        for s, tables in enumerate(every[1:], 1):
+            np.take(tables[0], patterns[0], out=image)
+            for table, pattern in zip(tables[1:], patterns[1:], strict=True):
+                image += np.take(table, pattern, out=term)
+            np.minimum(grid, np.add(image, steps[s], out=child), out=grid)
+        return grid
 
     def is_canonical(self, codes: np.ndarray) -> np.ndarray:
         """Whether each code is its own canonical code (bool, shaped like ``codes``)."""

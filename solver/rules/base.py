@@ -139,6 +139,10 @@ class Rules(ABC):
     def winning_cells(self, mask: int, empty: int) -> int:
         """The cells of ``empty`` where a player holding the cells ``mask`` would complete a line (a bit each)."""
 
+    @abstractmethod
+    def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
+        """:meth:`winning_cells` of many boards (uint32, flat), for a batch's best moves."""
+
     def status_of(self, code: int) -> int:
         """The status of one board code in range."""
         return self.judge(code)[0]
@@ -159,6 +163,10 @@ class Rules(ABC):
         return (Outcome.IN_PLAY, Outcome.IN_PLAY, Outcome.DRAWN, Outcome.INVALID)[status]
 
     # -- many boards ----------------------------------------------------------------
+    @abstractmethod
+    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
+        """The board words of many codes in range (int64, flat): :meth:`word_of` of each."""
+
     @abstractmethod
     def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(status, pieces)`` of many codes in range, uint8 each, flat (illegal piece counts: :data:`INVALID`, 0 pieces)."""

@@ -275,6 +275,31 @@ class MnkRules(Rules):
                 found |= missing
         return found
 
+    def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
+        """:meth:`winning_cells` of many boards (uint32, flat): bit ``c`` set where the player holding
+        ``masks`` would complete a line by a move on empty cell ``c``.
+
+        By shifts along each direction rather than line by line: with ``ahead[j]`` having bit ``p``
+        where the player holds the cell ``j`` steps after ``p`` (``masks >> j * step``), a move at
+        position ``t`` of a line starting at ``p`` completes it when every ``ahead[j]``, ``j != t``,
+        has bit ``p`` and a line fits at ``p``; the move's cell is ``p + t * step``.
+        """
+        held = np.ascontiguousarray(masks).astype(np.uint32).reshape(-1)
+        found = np.zeros(held.size, dtype=np.uint32)
+        line = np.empty_like(held)
+        k = self.game.k
+        for step, starts in self._directions:
+            ahead = [held] + [held >> np.uint32(j * step) for j in range(1, k)]
+            for t in range(k):
+                others = ahead[:t] + ahead[t + 1 :]
+                line.fill(starts & _LOW)  # where a line fits
+                for part in others:
+                    line &= part
+                line <<= np.uint32(t * step)
+                found |= line
+        found &= np.ascontiguousarray(empty).astype(np.uint32).reshape(-1)
+        return found
+
     # -- many codes --------------------------------------------------------------------
     def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
         """The board words of many codes (int64, flat).

@@ -93,6 +93,12 @@ it for a 6 % larger 5x5k4 file (measured on 20,000 of its blocks) and twice the 
 MAX_BLOCK_BYTES = 1 << 24
 DEFAULT_CACHE_BLOCKS = 64
 """Decoded blocks kept per array (64 KiB each: 4 MiB)."""
+WAVE_BLOCKS = 256
+"""Blocks a batch (:meth:`BlockArray.take`) holds decoded at a time: 16 MiB of 64 KiB blocks."""
+_MAX_WAVES = 1 << 16
+"""Waves of one batch at most (their numbers are sorted as 16-bit keys); past it the waves grow."""
+_DECODE_THREADS = max(1, min(8, os.cpu_count() or 1))
+"""Threads a batch's blocks are decoded by: the cores, up to 8."""
 DIGEST_BYTES = 32
 _OFFSET = np.dtype("<u8")
 _CRC = np.dtype("<u4")
@@ -625,6 +631,7 @@ class BlockArray:
         self._cache: OrderedDict[int, memoryview] = OrderedDict()
         self._cache_blocks = max(1, cache_blocks)
         self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
         self.source: RegionSource = region if isinstance(region, RegionSource) else MappedRegion(region)
         self._read = self.source.read
         raw = self.source.read(encoding.data_bytes, encoding.region_bytes) if self.source.size >= encoding.region_bytes else b""
@@ -785,23 +792,105 @@ class BlockArray:
         return out
 
     def take(self, indices: np.ndarray) -> np.ndarray:
-        """Items at many indices (int8, shaped like ``indices``), each touched block decoded once."""
+        """Items at many indices (int8, shaped like ``indices``): each block they touch decoded once.
+
+        The indices are grouped by block (no sort of the indices themselves: each gets its
+        block's rank among the blocks touched). The blocks are decoded :data:`WAVE_BLOCKS` at a
+        time (the memory a batch holds decoded: 16 MiB of 64 KiB blocks), each wave split
+        over one thread per core (the codec, the CRC and the hash release the GIL); blocks in the
+        cache are copied, not decoded. A batch that touches more blocks than the cache keeps
+        leaves the cache as it was (it would only churn it); a smaller one leaves its blocks
+        there, as single look-ups do.
+
+        A remote source (a table at a URL) is told each wave's blocks before they are decoded,
+        so that it fetches them together.
+
+        :raises IndexError: for an index out of range.
+        :raises TableError: for the first damaged block (in block order).
+        """
         flat = np.asarray(indices, dtype=np.int64).reshape(-1)
         if flat.size and (flat.min() < 0 or flat.max() >= self.size):
             raise IndexError(f"indices must be in 0..{self.size - 1}")
         out = np.empty(flat.size, dtype=np.int8)
-        blocks = flat >> self._shift
-        order = np.argsort(blocks, kind="stable")
-        sorted_blocks = blocks[order]
-        bounds = np.flatnonzero(np.diff(sorted_blocks)) + 1
-        groups = [group for group in np.split(order, bounds) if group.size]
-        for first in range(0, len(groups), PREFETCH_BLOCKS):
-            window = groups[first : first + PREFETCH_BLOCKS]
-            self._prefetch(int(blocks[group[0]]) for group in window)
-            for group in window:
-                block = int(blocks[group[0]])
-                out[group] = np.frombuffer(self.block(block), dtype=np.int8)[flat[group] & self._mask]
+        if flat.size:
+            touched, slots = self._touched(flat >> self._shift)
+            wave = max(WAVE_BLOCKS, -(-touched.size // _MAX_WAVES))
+            if touched.size <= wave:
+                np.take(self._decoded(touched), self._places(slots, flat, touched.size), out=out)
+            else:
+                self._take_in_waves(flat, touched, slots, wave, out)
         return out.reshape(np.shape(indices))
+
+    def _touched(self, blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks touched (ascending, unique) and, for each of ``blocks``, its rank among them (int32)."""
+        if blocks.size * 16 < self.blocks:  # few: a sort of them costs less than a pass over every block
+            touched, slots = np.unique(blocks, return_inverse=True)
+            return touched, slots.reshape(-1).astype(np.int32)
+        seen = np.zeros(self.blocks, dtype=bool)
+        seen[blocks] = True
+        rank = np.cumsum(seen, dtype=np.int32)
+        rank -= 1
+        return np.flatnonzero(seen), np.take(rank, blocks)
+
+    def _places(self, slots: np.ndarray, flat: np.ndarray, count: int) -> np.ndarray:
+        """Where each item is in ``count`` blocks decoded back to back (``slots``: its block's place among
+        them, int32, reused); int32 unless they hold 2 GiB or more."""
+        places = slots.astype(np.int64) if count << self._shift >= 1 << 31 else slots
+        places <<= self._shift
+        places |= (flat & self._mask).astype(places.dtype, copy=False)
+        return places
+
+    def _take_in_waves(self, flat: np.ndarray, touched: np.ndarray, slots: np.ndarray, wave: int, out: np.ndarray) -> None:
+        """:meth:`take` of indices touching more than ``wave`` blocks: the indices grouped by wave (a
+        radix sort of 16-bit wave numbers), each wave's blocks decoded, then its items gathered."""
+        waves = (slots // wave).astype(np.uint16)
+        order = np.argsort(waves, kind="stable")  # 16-bit keys: numpy's radix sort, linear
+        ends = np.cumsum(np.bincount(waves, minlength=-(-touched.size // wave))).tolist()
+        slots -= waves * np.int32(wave)  # now the block's place in its wave
+        places = self._places(slots, flat, wave)
+        buffer = np.empty(wave << self._shift, dtype=np.int8)  # one for every wave: its pages are touched once
+        start = 0
+        for number, end in enumerate(ends):
+            chosen = order[start:end]
+            decoded = self._decoded(touched[number * wave : (number + 1) * wave], buffer)
+            out[chosen] = np.take(decoded, np.take(places, chosen))
+            start = end
+
+    def _decoded(self, blocks: np.ndarray, buffer: np.ndarray | None = None) -> np.ndarray:
+        """The decoded bytes of ``blocks`` (ascending), back to back, ``block_bytes`` apart (int8; a short
+        last block leaves the rest of its slot unset), decoded by one thread per core, into the start
+        of ``buffer`` if given."""
+        size = blocks.size << self._shift
+        out = np.empty(size, dtype=np.int8) if buffer is None else buffer[:size]
+        keep = blocks.size <= self._cache_blocks
+        self._prefetch(blocks.tolist())  # a remote source fetches them together
+        threads = min(_DECODE_THREADS, blocks.size)
+        if threads <= 1:
+            self._decode_run(out, blocks.tolist(), 0, keep)
+            return out
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(_DECODE_THREADS, thread_name_prefix="solver-blocks")
+        step = -(-blocks.size // threads)
+        futures = [self._pool.submit(self._decode_run, out, blocks[a : a + step].tolist(), a, keep) for a in range(0, blocks.size, step)]
+        for future in futures:  # in block order: the first damaged block is the one raised
+            future.result()
+        return out
+
+    def _decode_run(self, out: np.ndarray, blocks: list[int], first_slot: int, keep: bool) -> None:
+        """Decode ``blocks`` into slots ``first_slot ..`` of ``out`` (cached ones copied); with ``keep``, cache them."""
+        for slot, block in enumerate(blocks, first_slot):
+            data = self._cache.get(block)
+            if data is None:
+                data = memoryview(self._decode(block)).cast("b")
+                if keep:
+                    with self._lock:
+                        self._cache[block] = data
+                        while len(self._cache) > self._cache_blocks:
+                            self._cache.popitem(last=False)
+            start = slot << self._shift
+            out[start : start + len(data)] = np.frombuffer(data, dtype=np.int8)
 
     def decode_all(self, *, threads: int | None = None) -> np.ndarray:
         """Every item in one int8 array (``size`` bytes of memory), each block checked as it is decoded.

@@ -318,8 +318,8 @@ def open_compact(path: str | os.PathLike[str], *, game: Game | None = None) -> T
     return table
 
 
-def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Table:
-    """Build ``game``'s table into ``path`` (:func:`solver.store.make.build_file`, same options) and open it
+def build_and_open(game: Game, path: str | os.PathLike[str], **options: Any) -> Table:
+    """Build ``game``'s table into ``path`` (:func:`solver.store.make.write_table_file`, same options) and open it
     from there, verified against the checksum the package expects.
 
     This is the one build path: :func:`table_for` uses it for a missing table, and so does ``solve build``.
@@ -328,7 +328,7 @@ def build_file(game: Game, path: str | os.PathLike[str], **options: Any) -> Tabl
     build_dir = Path(path).with_name(Path(path).name + ".build")
     fresh = not os.path.lexists(build_dir)
     try:
-        written = builder.build_file(game, path, **options)
+        written = builder.write_table_file(game, path, **options)
     except BuildError:
         if fresh and build_dir.is_dir() and not build_dir.is_symlink():
             shutil.rmtree(build_dir, ignore_errors=True)
@@ -351,7 +351,7 @@ def _find_or_build(
     if build is None:
         ask_consent(game, path, consent)
     try:
-        return build_file(game, path, on_build=on_build, notify=notify)
+        return build_and_open(game, path, on_build=on_build, notify=notify)
     except TableError as error:
         if path.exists() or builder.kind_for(game) != "dense":
             raise

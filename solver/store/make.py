@@ -4,7 +4,7 @@
 kind           how it is built
 =============  =================================================================
 ``dense``      in memory in seconds (:mod:`solver.retrograde.dense`), games of up to
-               16 cells; :func:`build_table` gives the table, :func:`build_file`
+               16 cells; :func:`build_table` gives the table, :func:`write_table_file`
                writes it
 ``compact``    layer by layer in a build directory (:mod:`solver.retrograde.sweep`),
                with every core or on a Dask cluster (:mod:`solver.retrograde.cluster`),
@@ -71,7 +71,7 @@ def build_table(game: Game = DEFAULT_GAME, *, progress: Progress | None = None) 
     return DenseTable(game, tablefile.dense_entries(*build_arrays(game, progress=progress)), prove=prove)
 
 
-def build_file(
+def write_table_file(
     game: Game,
     path: str | os.PathLike[str],
     *,
@@ -198,7 +198,7 @@ def build_compact(
     layer (``notify`` says so). The disk and memory needed are checked before anything
     is written (:class:`solver.errors.BuildError` gives the figures). The build
     directory is locked for the whole build (a second builder waits), and the file
-    replaces ``output`` only once it has passed every check (see :func:`build_file`).
+    replaces ``output`` only once it has passed every check (see :func:`write_table_file`).
 
     :param output: the table file to write (atomically).
     :param build_dir: where the layers go while building (default: ``<output>.build``;

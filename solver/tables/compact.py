@@ -34,7 +34,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -53,6 +53,7 @@ from ..storage.plausible import compact_check
 from ..storage.stored import layer_histograms, stored_layers
 from ..storage.tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
+from .children import Children, best_of, plan
 from .position import SETTERS, Position
 from .scores import Scores
 from .summary import TableStats
@@ -64,6 +65,14 @@ _BATCH = 1 << 16
 """Codes per step of a batch look-up (the temporaries stay in the CPU caches)."""
 _THREADS_FROM = 1 << 18
 """Batches of at least this many codes are split over threads (one part per this many codes)."""
+_BEST_THREADS_FROM = 1 << 14
+"""Best moves of at least this many positions are split over threads (a position costs about as much as its children's look-ups)."""
+_BEST_ROUND = 1 << 20
+"""Positions whose children a compressed table reads at once (:meth:`CompactTable.best_masks`): their
+indices take 8 bytes a child and the read about 15 more (4x5k4: about 10 children a position,
+250 MB for a round); a larger batch is read round by round, each round decoding the blocks it touches once."""
+_BEST_STEP = 1 << 14
+"""Positions per step of a batch's best moves (``cells`` children each: the temporaries stay in the CPU caches)."""
 _WORKERS = max(1, min(8, os.cpu_count() or 1))
 """Threads a large batch is split over: the cores, up to 8."""
 
@@ -71,6 +80,8 @@ _new = object.__new__
 _set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
 
 _FILL_CHUNK = 1 << 22
+
+_T = TypeVar("_T")
 
 VerifyItems = Callable[[int, int], None]
 """``verify(start, stop)``: check the stored bytes of boards ``start .. stop - 1``; raise :class:`TableError` if bad."""
@@ -337,14 +348,6 @@ class CompactTable(Table):
         canonical = self._sym.canonical_codes(codes, patterns)
         return self.layout.index_of(canonical), status == IN_PLAY, np.take(self._status_scores, status), pieces
 
-    def _read_or_ruled(self, read: np.ndarray, ruled: np.ndarray) -> np.ndarray:
-        """The stored byte where ``read >= 0``, else ``ruled`` (one read for the whole batch: each block decoded once)."""
-        playing = read >= 0
-        if not playing.any():
-            return ruled
-        scores: np.ndarray = np.where(playing, self._take(np.maximum(read, 0)), ruled)
-        return scores
-
     def scores_of(self, codes: np.ndarray) -> np.ndarray:
         """The score of many codes in range (int8, flat), as :meth:`score_of` gives them.
 
@@ -352,42 +355,58 @@ class CompactTable(Table):
         """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         scores = np.empty(flat.size, dtype=np.int8)
-        if not self._gather(flat, np.empty(flat.size, dtype=np.uint8), scores):
+        if not self._gather(flat, np.empty(flat.size, dtype=np.uint8), scores, np.empty(flat.size, dtype=bool)):
             raise IndexError(f"codes must be in 0..{self._codes - 1}")
         return scores
 
-    def _gather(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray) -> bool:
-        """Pieces and scores of a batch, split over :data:`_WORKERS` threads when it is large (numpy
-        releases the GIL); whether every code was in range."""
-        parts = min(_WORKERS, -(-codes.size // _THREADS_FROM))
+    def _in_parts(self, size: int, per_part: int, work: Callable[[int, int], _T]) -> list[_T]:
+        """``work(a, b)`` over parts of ``0 .. size - 1`` of at least ``per_part`` items, on up to
+        :data:`_WORKERS` threads (numpy, the codecs and the hashes release the GIL); every part
+        finishes before the results are returned, in order."""
+        parts = min(_WORKERS, -(-size // per_part))
         if parts <= 1:
-            return self._gather_part(codes, pieces, scores)
+            return [work(0, size)]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="solver-compact")
-        size = -(-codes.size // parts // _BATCH) * _BATCH
-        bounds = [(a, min(codes.size, a + size)) for a in range(0, codes.size, size)]
-        futures = [self._pool.submit(self._gather_part, codes[a:b], pieces[a:b], scores[a:b]) for a, b in bounds]
-        results = [future.result() for future in futures]  # every part finishes before the arrays are used
-        return all(results)
+        step = -(-size // parts // _BATCH) * _BATCH
+        futures = [self._pool.submit(work, a, min(size, a + step)) for a in range(0, size, step)]
+        return [future.result() for future in futures]
 
-    def _gather_part(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray) -> bool:
-        """Pieces and scores of one part of a batch, classified step by step so the temporaries stay
-        in cache (read step by step from memory; from blocks, read at once so each block is decoded
-        once); whether every code was in range."""
-        limit, in_memory = self._codes, self._blocks is None
-        read = np.empty(0 if in_memory else codes.size, dtype=np.int64)
-        ruled = np.empty(0 if in_memory else codes.size, dtype=np.int8)
+    def _gather(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray, playing: np.ndarray) -> bool:
+        """Pieces, scores and whether the rules put each code in play (``playing``), for a batch in
+        parts over threads when it is large; whether every code was in range.
+
+        In memory, each step is read right after it is classified (the temporaries stay in
+        cache); from blocks, the canonical boards of the whole batch are read at once, after
+        every part is classified, so that each block is decoded once (on one thread per core:
+        :meth:`solver.storage.blockarray.BlockArray.take`).
+        """
+        read = None if self._blocks is None else np.empty(codes.size, dtype=np.int64)
+
+        def part(a: int, b: int) -> bool:
+            return self._gather_part(codes[a:b], pieces[a:b], scores[a:b], playing[a:b], None if read is None else read[a:b])
+
+        if not all(self._in_parts(codes.size, _THREADS_FROM, part)):
+            return False
+        if read is not None:
+            chosen = np.flatnonzero(playing)
+            scores[chosen] = self._take(read[chosen])
+        return True
+
+    def _gather_part(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray, playing: np.ndarray, read: np.ndarray | None) -> bool:
+        """One part of :meth:`_gather`, classified step by step: the scores read (in memory) or the
+        rules' scores and the indices to read (``read``, from blocks); whether every code was in range."""
+        limit = self._codes
         for a in range(0, codes.size, _BATCH):
             step = codes[a : a + _BATCH]
             if step.size and (step.min() < 0 or step.max() >= limit):
                 return False
-            index, playing, step_ruled, pieces[a : a + _BATCH] = self._classify(step)
-            if in_memory:  # board 0 (the empty board) is read where nothing is: one pass fewer than a filter
-                scores[a : a + _BATCH] = np.where(playing, self._take(np.where(playing, index, 0)), step_ruled)
+            index, play, ruled, pieces[a : a + _BATCH] = self._classify(step)
+            playing[a : a + _BATCH] = play
+            if read is None:  # board 0 (the empty board) is read where nothing is: one pass fewer than a filter
+                scores[a : a + _BATCH] = np.where(play, self._take(np.where(play, index, 0)), ruled)
             else:
-                read[a : a + _BATCH], ruled[a : a + _BATCH] = np.where(playing, index, -1), step_ruled
-        if not in_memory:
-            scores[:] = self._read_or_ruled(read, ruled)
+                read[a : a + _BATCH], scores[a : a + _BATCH] = index, ruled
         return True
 
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
@@ -396,40 +415,73 @@ class CompactTable(Table):
         Each code is answered through the rules and its canonical board, vectorised, in
         steps of :data:`_BATCH` codes; batches of :data:`_THREADS_FROM` codes or more are
         split over up to :data:`_WORKERS` threads (numpy releases the GIL). A compressed
-        table decodes the blocks a batch touches; for large batches call
-        :meth:`load_into_memory` once first, e.g. ``solver.table_for("4x5k4").load_into_memory()``
-        (``solver.lookup_codes(codes, game="4x5k4")`` then answers from memory too: it uses
-        the same table), which makes them run at memory speed.
+        table decodes each block the batch touches once, on one thread per core; a batch
+        that touches most blocks runs faster after :meth:`load_into_memory`, e.g.
+        ``solver.table_for("4x5k4").load_into_memory()`` (``solver.lookup_codes(codes,
+        game="4x5k4")`` then answers from memory too: it uses the same table).
+
+        ``best``, when first read, is :meth:`best_masks` of the batch: vectorised, every child
+        of the batch read at once.
         """
         codes = self._integer_codes(codes)
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         pieces = np.empty(flat.size, dtype=np.uint8)
         scores = np.empty(flat.size, dtype=np.int8)
-        if not self._gather(flat, pieces, scores):
+        playing = np.empty(flat.size, dtype=bool)
+        if not self._gather(flat, pieces, scores, playing):
             self._explain_bad_code(flat, check)
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
         score = scores.reshape(codes.shape)
         ply = pieces.reshape(codes.shape)
-        return Scores(self.game, score, ply, lambda: self.best_masks(flat, pieces, scores).reshape(score.shape))
+        return Scores(self.game, score, ply, lambda: self.best_masks(flat, pieces, playing & (scores != UNREACHABLE)).reshape(score.shape))
 
-    def best_masks(self, codes: np.ndarray, ply: np.ndarray, score: np.ndarray) -> np.ndarray:
-        """Best-move masks of many boards (uint32, vectorised over boards, a loop over cells)."""
-        lowest = np.full(codes.size, 127, dtype=np.int8)
-        mask = np.zeros(codes.size, dtype=np.uint32)
-        piece = np.where(ply % 2 == 0, 1, 2).astype(np.int64)
-        playing = self._rules.statuses(codes) == IN_PLAY
-        for cell in range(self.game.cells):
-            power = 3**cell
-            empty = playing & ((codes // power) % 3 == 0)
-            if not empty.any():
-                continue
-            child_score = np.where(empty, self.scores_of(np.where(empty, codes + piece * power, 0)), 127).astype(np.int8)
-            better = child_score < lowest
-            same = (child_score == lowest) & empty
-            mask = np.where(better, np.uint32(1 << cell), np.where(same, mask | np.uint32(1 << cell), mask))
-            lowest = np.minimum(lowest, child_score)
-        return mask
+    def best_masks(self, codes: np.ndarray, pieces: np.ndarray, playing: np.ndarray) -> np.ndarray:
+        """Best-move masks of many codes (uint32, flat), each :meth:`best_mask_of` the code, vectorised.
+
+        :param codes: codes in range (int64, flat).
+        :param pieces: the pieces on each board (uint8), as a batch look-up found them.
+        :param playing: where the rules put the code in play and a game reaches it (bool); 0 elsewhere.
+
+        The positions are split over threads (:mod:`solver.tables.children`: the winning moves,
+        else the children read at their canonical boards). In memory, each step's children are
+        read as they are found; from blocks, the children of up to :data:`_BEST_ROUND` positions
+        are read at once, so that each block they touch is decoded once (a batch of more
+        positions reads them round by round, to bound the memory).
+        """
+        out = np.zeros(codes.size, dtype=np.uint32)
+        todo = np.flatnonzero(playing)
+        for a in range(0, todo.size, _BEST_ROUND):
+            self._best_round(codes, pieces, todo[a : a + _BEST_ROUND], out)
+        return out
+
+    def _best_round(self, codes: np.ndarray, pieces: np.ndarray, todo: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`best_masks` of the codes at ``todo`` (at most :data:`_BEST_ROUND`), into ``out``."""
+        in_memory = self._blocks is None
+
+        def part(a: int, b: int) -> list[tuple[np.ndarray, Children]]:
+            return self._best_part(codes, pieces, todo[a:b], out, read_now=in_memory)
+
+        pending = [item for found in self._in_parts(todo.size, _BEST_THREADS_FROM, part) for item in found]
+        if pending:  # from blocks: every child of the round read at once, each block decoded once
+            scores = self._take(np.concatenate([children.index for _, children in pending]))
+            ends = np.cumsum([children.index.size for _, children in pending]).tolist()
+            for (rows, children), start, end in zip(pending, [0, *ends], ends, strict=False):
+                out[rows] = best_of(children, scores[start:end])
+
+    def _best_part(self, codes: np.ndarray, pieces: np.ndarray, todo: np.ndarray, out: np.ndarray, *, read_now: bool) -> list[tuple[np.ndarray, Children]]:
+        """:meth:`best_masks` of the codes at ``todo``, step by step, into ``out``; with ``read_now``
+        the children are read at once, else they are returned (with the rows of ``out`` they answer)."""
+        pending = []
+        for a in range(0, todo.size, _BEST_STEP):
+            rows = todo[a : a + _BEST_STEP]
+            out[rows], found = plan(self.game, codes[rows], pieces[rows])
+            for children in found:
+                if read_now:
+                    out[rows[children.rows]] = best_of(children, self._take(children.index))
+                else:
+                    pending.append((rows[children.rows], children))
+        return pending
 
     # -- counts and proofs ---------------------------------------------------------------------
     def layer(self, ply: int) -> np.ndarray:

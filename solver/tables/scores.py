@@ -31,9 +31,11 @@ class Scores:
     =============  ===============================================================
 
     A dense table hands over every column at once (views of its entries); a compact
-    table computes ``ply`` and ``best`` when first read (``best`` probes every child:
-    about ``cells`` times the cost of the look-up itself). Either way each column is
-    computed at most once. Frozen: its attributes cannot be replaced.
+    table hands over ``score`` and ``ply`` and computes ``best`` when first read, for the
+    whole batch at once (:meth:`solver.tables.compact.CompactTable.best_masks`: vectorised,
+    every child read in one pass, so a compressed table decodes each block once; about
+    two to three times the cost of the look-up itself). Either way each column is computed
+    at most once, the derived ones too. Frozen: its attributes cannot be replaced.
 
     :param ply_source: ``ply``, or the function that computes it when first read.
     :param best_source: ``best``, likewise.
@@ -59,13 +61,13 @@ class Scores:
         """bool: whether a legal game reaches each code (all True when looked up with ``check=True``)."""
         return np.asarray(self.score != UNREACHABLE)
 
-    @property
+    @cached_property
     def value(self) -> np.ndarray:
         """The value for X (int8: 1 X wins, 0 draw, -1 O wins)."""
         sign = np.sign(self.score)
         return np.asarray(np.where(self.ply % 2 == 0, sign, -sign), dtype=np.int8)
 
-    @property
+    @cached_property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
         return decode_many(self.score, self.game.cells - self.ply.astype(np.int16))[1]
