@@ -1,4 +1,4 @@
-"""Batches at memory speed (issue 24, point 3): a compact table's batch look-up answers every column
+"""Batches at memory speed: a compact table's batch look-up answers every column
 (``score``, ``ply``, ``best``, ``value``, ``plies``) as one look-up at a time does, from a compressed
 file, from memory and from plain layers; and a batch decodes each block it touches once.
 

@@ -1,8 +1,8 @@
-"""Containment of a graded player (issue 13, problems 1-4 and 13; issue 12, items 4 and 5; issue 22, findings 3-8).
+"""Containment of a graded player.
 
 The hostile players live in ``tests/players/hostile_players.py``. The tests that need
 bubblewrap skip where it cannot run, unless ``SOLVED_TICTACTOE_REQUIRE_SANDBOX=1`` (as
-``.ci/run`` sets), which makes them fail. The probes of the sandbox (issue 22) attack from
+``.ci/run`` sets), which makes them fail. The probes of the sandbox attack from
 inside a player, as an attacker would, and must hold as root (CI runs as root).
 """
 
@@ -284,7 +284,7 @@ def test_the_players_process_has_equal_soft_and_hard_limits_on_memory_cpu_file_s
     assert limits["CORE"] == (0, 0)
 
 
-# -- issue 22: the sandbox as an allow-list, probed from inside a player -----------------------------
+# -- the sandbox as an allow-list, probed from inside a player -----------------------------
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 
@@ -411,7 +411,7 @@ def test_a_player_cannot_lift_its_memory_cap(mode):
     assert failure.message.startswith("MemoryError") or "killed" in failure.message
 
 
-# -- the protocol: replies the player forges on the reply pipe (issue 12 item 5, issue 13 problem 13) --
+# -- the protocol: replies the player forges on the reply pipe --
 def test_a_reply_for_another_board_is_refused():
     failure = centre_failure(hostile("forges_a_reply_index", sandbox="none", timeout=5))
     assert failure.kind == "crash"
@@ -454,7 +454,7 @@ def test_every_number_from_the_players_process_is_checked(reply):
     assert _refused({"i": 0, "a": 1, "s": 0.5, "m": 1, "p": 3}, 0) is None
 
 
-# -- decisions by exception types, not message text (issue 12 item 4) -------------------------------
+# -- decisions by exception types, not message text -------------------------------
 def test_an_off_board_move_is_its_own_exception_type():
     with pytest.raises(OffBoardMoveError):
         parse_move((3, 0))

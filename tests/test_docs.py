@@ -135,7 +135,7 @@ def test_readme_is_a_front_door() -> None:
 
 
 def test_the_readme_and_the_manual_name_every_runtime_dependency() -> None:
-    """What ``pip install .`` brings (zstandard among them since issue 24) is said where a new user sets up."""
+    """What ``pip install .`` brings (zstandard among them) is said where a new user sets up."""
     import tomllib
 
     requirements = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]

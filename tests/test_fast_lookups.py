@@ -1,4 +1,4 @@
-"""The fast paths of compact look-ups (issue 14's look-up targets) answer exactly as the simple ones.
+"""The fast paths of compact look-ups (the look-up targets of Performance) answer exactly as the simple ones.
 
 Each fast path is checked against a slower reference that it replaced or that states the
 rule plainly: the block check (on arrays and on the bytes of a decoded block) against an item-by-item check, the batch rules

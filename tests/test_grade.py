@@ -565,7 +565,7 @@ def test_the_total_time_limit_reports_what_was_graded():
     assert report.positions == report.kept + len(report.lost) + len(report.errors)
 
 
-# -- the report survives the clock (issue 22, finding 7); a player that hangs (issue 24, point 8) --------
+# -- the report survives the clock; a player that hangs --------
 @pytest.mark.parametrize("mode", ["auto", "none"])
 def test_the_total_time_limit_during_the_import_ends_in_the_report_marked_incomplete(tmp_path, mode):
     path = tmp_path / "slow_import.py"

@@ -161,7 +161,7 @@ def test_a_forged_self_consistent_table_is_refused_naming_both_checksums(tmp_pat
 
 
 def test_a_forged_dense_table_of_a_game_without_a_shipped_checksum_is_proved_and_refused(tmp_path, tictactoe, monkeypatch):
-    """Without an expected checksum, a self-consistent forgery is proved before its first answer (issue 13, 8):
+    """Without an expected checksum, a self-consistent forgery is proved before its first answer:
     a plausible forged score (X wins in 5) is refuted by the consistency pass, an impossible one (X wins
     in 1 on the empty board) by the block check."""
     monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
@@ -254,7 +254,7 @@ def test_a_compact_table_with_a_changed_score_is_refused_even_when_self_consiste
         open_compact(path)
 
 
-# -- games without a shipped checksum: built here, or proved (issue 13, problem 8) -----------------------
+# -- games without a shipped checksum: built here, or proved -----------------------
 # A compact table of a small game stands in for 3x6k4: no checksum ships for compact 2x4k3 or 3x3k3,
 # and they build in milliseconds.
 
@@ -411,7 +411,7 @@ def test_every_score_of_a_real_compact_table_is_possible_for_its_layer(tmp_path)
         assert compact_check(parse_game(game), layout(parse_game(game)).layer_offsets)(0, _compact_scores(game, tmp_path)) is None
 
 
-# -- the header is what the checksum covers, byte for byte (issue 13, problem 13) ------------------------
+# -- the header is what the checksum covers, byte for byte ------------------------
 
 
 @pytest.mark.parametrize(
@@ -433,7 +433,7 @@ def test_a_header_that_is_not_the_canonical_bytes_is_refused(tmp_path, old, new)
 
 
 def test_a_forged_3x6k4_table_answering_x_wins_in_3_on_the_empty_board_is_refused(tmp_path):
-    """The case of issue 13 itself: no checksum ships for 3x6k4; the forged scores' every checksum is right."""
+    """The forgery that was once believed: no checksum ships for 3x6k4; the forged scores' every checksum is right."""
     from solver.encoding.index import layout
 
     scores = np.zeros(layout(parse_game("3x6k4")).size, dtype=np.int8)

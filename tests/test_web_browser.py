@@ -563,7 +563,7 @@ def test_screenshots_of_the_page_are_saved(page: Callable[[str], WebDriver], bro
         shutil.copyfile(artifacts / "web.png", ROOT / "docs" / "web.png")
 
 
-# -- issue 24: the page as a user expects it --------------------------------------------------------------
+# -- the page as a user expects it --------------------------------------------------------------
 def last_move(driver: WebDriver) -> str:
     return str(driver.find_element(By.ID, "last-move").text)
 

@@ -1,7 +1,7 @@
 """`solve serve` under bad clients: malformed JSON, enormous query strings and headers, slow and
 half-closed connections, unknown paths and path traversal get their status codes, and the server
 keeps answering correctly (a real server on 127.0.0.1, raw sockets); and under a table file
-truncated or rewritten while it runs (issue 22, finding 12): an error for the requests that
+truncated or rewritten while it runs: an error for the requests that
 need the lost bytes, never a dead server."""
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def test_keep_alive_connections_answer_many_requests_in_a_row(port: int) -> None
             assert json.loads(stream.read(length)) == solver.lookup(code).to_dict(best_first=True)
 
 
-# -- a table changed or truncated under the server (issue 22, finding 12) --------------------------
+# -- a table changed or truncated under the server --------------------------
 def played_codes(table: solver.Table, games: int, seed: int) -> list[int]:
     """The codes of every position in ``games`` random games of ``table``'s game, first moves first (in play only)."""
     rng = random.Random(seed)
