@@ -197,7 +197,7 @@ def _fails_after_one():
     ids=["0-d int array", "0-d float array", "numpy float", "__iter__ raises", "iteration raises", "bytearray", "memoryview", "a class", "Ellipsis"],
 )
 def test_analyze_of_any_object_that_is_no_sequence_of_moves_is_a_board_error(moves):
-    """Finding 14 of issue 22: solver.analyze(np.array(88)) raised TypeError ("iteration over a 0-d array")."""
+    """A 0-d array claims to be iterable and is not; an iteration that raises is the caller's bad input too."""
     message = refused(lambda: solver.analyze(moves), "moves must be a sequence of moves")
     assert type(moves).__name__ in message
 

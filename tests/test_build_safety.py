@@ -461,7 +461,7 @@ def test_a_malformed_scheduler_address_is_refused_in_one_line_before_anything_is
     assert not (tmp_path / "tables" / "2x9k4.ttt.build").exists()
 
 
-# -- 6. the trust registry cannot be turned against its user (issue 22, finding 13) ----------------------------
+# -- 6. the trust registry cannot be turned against its user --------------------------------------------------
 # 3x4k3 through the compact path stands in for 3x6k4: no compact checksum ships for it.
 
 
@@ -470,7 +470,7 @@ def warnings_of(stderr: str) -> list[str]:
 
 
 def test_a_build_beside_a_registry_that_is_a_directory_writes_its_table_warns_once_and_leaves_nothing_behind(compact_stand_in: None, tmp_path: Path) -> None:
-    """Finding 13: the build wrote its table, then failed ("3: Is a directory") and left its build directory."""
+    """The table is written and kept, the build exits 0 with one warning, and no build directory is left."""
     (tmp_path / "trusted.json").mkdir()
     code, err = run("build", "-q", "--game", GAME, "--output", str(tmp_path / f"{GAME}.ttt"))
     assert code == 0, err
@@ -517,8 +517,8 @@ def test_a_build_whose_table_could_not_be_recorded_and_takes_long_to_prove_is_re
 def test_a_registry_planted_by_another_user_in_a_shared_directory_does_not_fail_the_build(
     compact_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Finding 13: in a sticky directory the victim cannot replace another user's trusted.json: the build exited 1 after writing
-    its table, and every later look-up re-ran the proof. The victim is posed here: the registry is owned by another user than "you"."""
+    """In a sticky directory the victim cannot replace another user's trusted.json: the build says so once and writes its
+    table, and the planted registry is left as it was. The victim is posed here: the registry is owned by another user than "you"."""
     import solver.storage.trust
 
     shared = tmp_path / "shared"
@@ -547,13 +547,13 @@ def test_recording_in_a_registry_that_cannot_be_written_warns_and_never_raises(t
     assert not trust.is_trusted(tmp_path, GAME, "compact", "0" * 64)
 
 
-# -- 7. a disk that fills up says where, what was needed and what is free (issue 22, finding 15) ---------------
+# -- 7. a disk that fills up says where, what was needed and what is free --------------------------------------
 
 
 def test_a_disk_that_fills_up_mid_build_names_the_path_what_was_needed_and_what_is_free_and_the_build_resumes(
     compact_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Finding 15: a build that ran out of disk said only "No space left on device"."""
+    """Not only "No space left on device": the build directory, the disk the layers left need, the space free; then it resumes."""
     import errno
 
     import solver.retrograde.spool

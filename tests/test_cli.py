@@ -456,12 +456,12 @@ def test_verify_a_file_that_is_not_a_table_exits_1(runner, tmp_path):
     assert_one_error_line(run(runner, "verify", "--table", str(tmp_path / "missing.ttt")), 1, "no such table file")
 
 
-# -- no advice that destroys a file (issue 22, finding 16) ----------------------------------------------------
+# -- no advice that destroys a file ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("what", ["notes", "passwd", "short"])
 def test_verify_of_a_file_that_is_no_table_says_so_and_suggests_no_command_that_writes_there(runner, tmp_path, what):
-    """Finding 16: `solve verify --table notes.txt` advised `solve build ... --output notes.txt`, which overwrote the notes."""
+    """Following the advice for a file that is no table must never overwrite it: there is none that writes there."""
     path = Path("/etc/passwd") if what == "passwd" else tmp_path / "notes.txt"
     if what != "passwd":
         path.write_text("my notes\n" if what == "notes" else "hi")

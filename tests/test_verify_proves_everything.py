@@ -1,4 +1,4 @@
-"""``solve verify`` proves everything a table file says, and a forged file is believed for nothing (issue 22, findings 1 and 2).
+"""``solve verify`` proves everything a table file says, and a forged file is believed for nothing.
 
 * the counts a compact file keeps in its header (each layer's histograms, what ``solve stats``
   prints) are recounted from the proved layers: a forged file of a game without a shipped
@@ -66,7 +66,7 @@ def forged_counts(path: Path, layers: list[np.ndarray]) -> tuple[Path, str, str]
 
 
 def test_a_table_with_forged_layer_counts_is_refused_before_its_first_answer_and_never_trusted(tmp_path: Path, unpinned_layers: list[np.ndarray]) -> None:
-    """Finding 1: such a 3x6k4 passed the proof, was recorded in trusted.json, and `solve stats` printed its counts."""
+    """Real scores with forged counts: the proof recounts the counts, so the table answers nothing, not even `stats`, and is not recorded."""
     path, _, _ = forged_counts(tmp_path / f"{UNPINNED}.ttt", unpinned_layers)
     with pytest.raises(TableError) as caught:
         open_file(path).stats()
@@ -137,7 +137,7 @@ def _where_in(path: Path) -> dict[str, int]:
 
 
 def test_verify_fails_a_table_whose_last_block_fails_its_crc_naming_the_block(pinned: Path) -> None:
-    """Finding 2: `solve verify` said OK for this 2x9k4 file: the proof read only the blocks a look-up reads."""
+    """A block no look-up reads is checked all the same, and named by its bytes in the file."""
     at = _where_in(pinned)["the last block"]
     data = bytearray(pinned.read_bytes())
     data[at] ^= 0x10
