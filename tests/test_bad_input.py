@@ -1,4 +1,4 @@
-"""Every bad input observed in issue 7, point 5, is one clear line: an InvalidBoardError or
+"""Every bad input seen in use is one clear line: an InvalidBoardError or
 InvalidGameError (a ``ValueError``) in Python, one ``solve: error:`` line and exit status 2 on
 the command line. Never a traceback, a TypeError, a RecursionError or a wrong reading.
 
@@ -253,7 +253,7 @@ def test_a_move_of_three_numbers_is_unreadable_not_off_the_board(runner):
     refused(lambda: solver.analyze([4, "1,1,1"]), "ply 2: cannot read move '1,1,1'")
 
 
-# -- issue 13, problems 12 and 13 -----------------------------------------------------------------------
+# -- unusual arrays and numbers as boards and codes -----------------------------------------------------------------------
 
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")

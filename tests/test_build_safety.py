@@ -1,4 +1,4 @@
-"""A compact build's directory is the builder's alone (issue 13, problems 7, 9, 10, 11 and the build parts of 12).
+"""A compact build's directory is the builder's alone.
 
 * a link planted in the build directory (a partial layer, a layer not yet started, a journal)
   is refused, never followed: the file it points to is unchanged and the build stops with one line;

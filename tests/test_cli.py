@@ -576,7 +576,7 @@ def test_install_hint_falls_back_to_the_directory_pip_recorded_then_to_the_check
     assert solver.extras.install_command("web") == "pip install '.[web]' (run in the solved-tictactoe checkout)"
 
 
-# -- issue 24: the smaller slips ------------------------------------------------------------------------------
+# -- the smaller messages a new user meets ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("args", [["lookup", "X.O/.X./..O", "--json"], ["stats", "--json"], ["analyze", "4", "0", "--json"]])
