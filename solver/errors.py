@@ -1,4 +1,4 @@
-"""The exception hierarchy: every error the package raises on purpose.
+"""The exception hierarchy: every error the package raises on purpose, and the warnings it gives.
 
 ==========================  ==============================================================
 ``SolverError``             base class of everything below
@@ -159,3 +159,25 @@ def short(value: object, limit: int = 60) -> str:
         text = f"<{type(value).__name__}>"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- not errors: what the package tells its user and how its workers end ------------------------------
+class WorkerError(RuntimeError):
+    """A worker process exited without being asked to."""
+
+
+class RegistryWarning(UserWarning):
+    """A registry that is not this user's alone (or is unreadable) was ignored, or a table could not be recorded in it."""
+
+
+class SandboxWarning(UserWarning):
+    """The player runs without the sandbox: the warning says what it can reach, and how to contain it."""
+
+
+class TableWarning(UserWarning):
+    """A table was built but could not be kept: it lives in memory for this process only."""
+
+
+class OldTableDirWarning(UserWarning):
+    """A table was found in the directory earlier versions used: it is used from there, and
+    the message says where new tables go and the command that moves the old ones."""

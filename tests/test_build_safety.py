@@ -483,7 +483,7 @@ def test_a_build_beside_a_registry_that_is_a_directory_writes_its_table_warns_on
 
 
 def test_a_registry_that_is_a_directory_is_ignored_with_one_warning_and_the_table_proved(tmp_path: Path) -> None:
-    from solver.storage.trust import RegistryWarning
+    from solver.errors import RegistryWarning
 
     path = build_compact(parse_game(GAME), tmp_path / f"{GAME}.ttt", jobs=1)
     (tmp_path / "trusted.json").unlink()
@@ -542,7 +542,7 @@ def test_recording_in_a_registry_that_cannot_be_written_warns_and_never_raises(t
 
     (tmp_path / "trusted.json").mkdir()
     trust.forget_warnings()
-    with pytest.warns(trust.RegistryWarning, match="is a directory"):
+    with pytest.warns(solver.errors.RegistryWarning, match="is a directory"):
         assert trust.record(tmp_path, GAME, "compact", "0" * 64) is False
     assert not trust.is_trusted(tmp_path, GAME, "compact", "0" * 64)
 

@@ -123,7 +123,7 @@ def test_tables_in_the_old_directory_are_used_and_the_move_explained_once(home, 
     for game in ("2x2", "2x3"):
         build_table(game=solver.parse_game(game)).save(old / f"{solver.parse_game(game).name}.ttt")
     forbid_building(monkeypatch)
-    with pytest.warns(solver.store.locate.OldTableDirWarning) as caught:
+    with pytest.warns(solver.errors.OldTableDirWarning) as caught:
         first = solver.table_for("2x2")
         second = solver.table_for("2x3")
     assert first.path == old / "2x2k2.ttt" and second.path == old / "2x3k2.ttt"

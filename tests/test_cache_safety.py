@@ -182,7 +182,7 @@ def test_an_environment_variable_naming_a_file_builds_in_memory_with_one_warning
             warnings.simplefilter("always")
             assert solver.lookup("X../.O.", game="2x3").result in {"win", "draw", "loss"}
             solver.lookup("X../...", game="2x3")
-        assert len(caught) == 1 and issubclass(caught[0].category, solver.store.locate.TableWarning)
+        assert len(caught) == 1 and issubclass(caught[0].category, solver.errors.TableWarning)
         text = str(caught[0].message)
         assert str(not_a_dir) in text and "choose another table directory" in text and ".tmp" not in text
         assert not_a_dir.read_text() == "oops"

@@ -27,10 +27,10 @@ import solver.grading.limits
 import solver.grading.sandbox
 import solver.store.locate
 from solver.encoding.moves import parse_move
-from solver.errors import InvalidBoardError, OffBoardMoveError
+from solver.errors import InvalidBoardError, OffBoardMoveError, SandboxWarning
 from solver.grading.limits import Scratch
 from solver.grading.player import MAX_LINE, call_shape
-from solver.grading.sandbox import ENVIRONMENT, SandboxWarning, seccomp_filter
+from solver.grading.sandbox import ENVIRONMENT, seccomp_filter
 
 PLAYERS = Path(__file__).parent / "players"
 HOSTILE = PLAYERS / "hostile_players.py"

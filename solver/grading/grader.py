@@ -60,7 +60,7 @@ kill or fool the grader, whose verdicts are computed here from the answers
 received as plain data, against scores copied out of the table and verified
 before the player starts (:mod:`solver.grading.answerkey`), so nothing the player does to the table
 file changes a verdict. Without a sandbox, a table file (dense or compact) the player changed is reported with a
-:class:`~solver.grading.sandbox.SandboxWarning` afterwards (and reopened, so refused, on next use).
+:class:`~solver.errors.SandboxWarning` afterwards (and reopened, so refused, on next use).
 A function object runs in the caller's own process, without time limits. Calls are made in a fixed shuffled order, so that
 a progress bar's estimate of the time left is fair (the cost of a minimax call
 falls steeply with the pieces on the board); the report lists positions by
@@ -91,7 +91,7 @@ import numpy as np
 
 from ..encoding.board import digits
 from ..encoding.moves import expected_moves, parse_move
-from ..errors import InvalidBoardError, OffBoardMoveError, PlayerError, short
+from ..errors import InvalidBoardError, OffBoardMoveError, PlayerError, SandboxWarning, short
 from ..present.charts import PlyFaults
 from ..present.report import describe_report, report_html
 from ..rules.base import IN_PLAY
@@ -118,7 +118,7 @@ from .player import (
     interrupts_deferred,
     load_player,
 )
-from .sandbox import Sandbox, SandboxWarning, choose
+from .sandbox import Sandbox, choose
 from .shapes import Shape, Tried, explain, hint
 
 __all__ = [
@@ -552,7 +552,7 @@ def grade(
         call), it ends the grading with the report so far (:attr:`GradeReport.stopped` says what ran out).
     :param memory_mb: the player's memory in MiB (``None``: no limit): its address space and its sandbox's ``/tmp`` and ``/dev/shm``,
         with CPU time and file size limits (:mod:`solver.grading.limits`).
-    :param sandbox: ``"auto"`` (bubblewrap where it works, else one :class:`~solver.grading.sandbox.SandboxWarning`), ``"bwrap"``
+    :param sandbox: ``"auto"`` (bubblewrap where it works, else one :class:`~solver.errors.SandboxWarning`), ``"bwrap"``
         (bubblewrap or refuse) or ``"none"``: how an isolated player is contained (:mod:`solver.grading.sandbox`).
     :param processes: the player's processes and threads at most, its own included (:mod:`solver.grading.limits`).
     :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way

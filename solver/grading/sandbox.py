@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..errors import PlayerError
+from ..errors import PlayerError, SandboxWarning
 from .limits import Scratch
 
 Sandbox = Literal["auto", "bwrap", "none"]
@@ -101,10 +101,6 @@ _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 """Top-level folders of the host kept as they are (on most systems, links into ``/usr``)."""
 _COVER_BYTES = 4096
 _warned = False
-
-
-class SandboxWarning(UserWarning):
-    """The player runs without the sandbox: the warning says what it can reach, and how to contain it."""
 
 
 # -- is bubblewrap there, and does it work? ---------------------------------------------

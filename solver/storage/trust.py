@@ -30,17 +30,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..errors import TableError
+from ..errors import RegistryWarning, TableError
 from .fsutil import file_kind, write_atomic
 
 REGISTRY = "trusted.json"
 MAX_BYTES = 1 << 20
 """A larger registry is not read (about 7,000 tables)."""
 _VERSION = 1
-
-
-class RegistryWarning(UserWarning):
-    """A registry that is not this user's alone (or is unreadable) was ignored, or a table could not be recorded in it."""
 
 
 _warned: set[Path] = set()

@@ -61,7 +61,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import BuildError, BuildNeedsConsent, InvalidGameError, TableError
+from ..errors import BuildError, BuildNeedsConsent, InvalidGameError, OldTableDirWarning, TableError, TableWarning
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside
@@ -81,15 +81,6 @@ _open: dict[tuple[Game, Path | str | None], Table] = {}
 
 Consent = Callable[[BuildEstimate], bool]
 """Asked before a build that needs consent (:attr:`solver.store.estimate.BuildEstimate.needs_consent`): True starts it."""
-
-
-class TableWarning(UserWarning):
-    """A table was built but could not be kept: it lives in memory for this process only."""
-
-
-class OldTableDirWarning(UserWarning):
-    """A table was found in the directory earlier versions used: it is used from there, and
-    the message says where new tables go and the command that moves the old ones."""
 
 
 _explained: set[Path] = set()

@@ -14,6 +14,7 @@ import socket
 import sys
 from collections.abc import Sequence
 
+from ..errors import WorkerError
 from ..tables import Table
 from .app import (
     MAX_BATCH,
@@ -36,7 +37,7 @@ from .protocol import (
     http_protocol,
     open_file_budget,
 )
-from .workers import WorkerError, supervise
+from .workers import supervise
 
 __all__ = [
     "HEAD_SECONDS",

@@ -18,11 +18,8 @@ import traceback
 from collections.abc import Callable
 from types import FrameType
 
+from ..errors import WorkerError
 from ..lifetime import die_with_parent
-
-
-class WorkerError(RuntimeError):
-    """A worker process exited without being asked to."""
 
 
 def supervise(count: int, run: Callable[[int], None]) -> None:
