@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from procfs import gone
 
 import solver.cli
 import solver.retrograde.chunks
@@ -316,14 +317,6 @@ def _children(pid: int) -> set[int]:
         return set()
 
 
-def _gone(pid: int) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return True
-    return fields[0] in ("Z", "X")  # a zombie has ended; only its exit status waits for a reaper
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to find the workers")
 @pytest.mark.parametrize("how", ["parent-death signal", "parent check alone"])
 def test_the_workers_of_a_build_killed_with_sigkill_die_and_release_its_output(how: str, tmp_path: Path) -> None:
@@ -344,7 +337,7 @@ def test_the_workers_of_a_build_killed_with_sigkill_die_and_release_its_output(h
         finished = threading.Event()
         threading.Thread(target=lambda: (build.stdout.read(), finished.set()), daemon=True).start()  # type: ignore[union-attr]
         assert finished.wait(10), "the build's standard output is still held open 10 s after SIGKILL"
-        wait_for(lambda: all(_gone(pid) for pid in workers), 10, f"workers {sorted(workers)} to end")
+        wait_for(lambda: all(gone(pid) for pid in workers), 10, f"workers {sorted(workers)} to end")
     finally:
         for pid in _children(build.pid) | {build.pid}:
             try:

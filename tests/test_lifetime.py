@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procfs import gone
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,14 +41,6 @@ SETTINGS = {
 }
 
 
-def _gone(pid: int) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return True
-    return fields[0] in ("Z", "X")  # a zombie has ended; only its exit status waits for a reaper
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see the child")
 @pytest.mark.parametrize("who", SETTINGS)
 def test_a_child_ends_within_seconds_when_its_parent_is_killed_with_sigkill(who: str) -> None:
@@ -59,13 +52,13 @@ def test_a_child_ends_within_seconds_when_its_parent_is_killed_with_sigkill(who:
         assert parent.stdout is not None
         child = int(parent.stdout.readline())
         assert parent.stdout.readline() == "ready\n"  # the child has asked to die with its parent
-        assert not _gone(child), "the child ended while its parent lived"
+        assert not gone(child), "the child ended while its parent lived"
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(10)
         deadline = time.monotonic() + 10
-        while not _gone(child) and time.monotonic() < deadline:
+        while not gone(child) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _gone(child), f"{who}: the child outlived its parent by 10 s"
+        assert gone(child), f"{who}: the child outlived its parent by 10 s"
     finally:
         for pid in (parent.pid, child):
             if pid:
