@@ -116,3 +116,21 @@ def test_the_http_api_serves_a_misere_game_and_lists_its_rule(table_dir: Path) -
     assert (answer["over"], answer["winner"]) == (True, "O")
     batch = client.post(f"/api/v1/{MISERE}/batch", json={"boards": ["XXX/OO./...", "XX./OO./..."]}).json()["results"]
     assert batch[0]["winner"] == "O" and batch[1]["result"] == "draw"
+
+
+@pytest.mark.parametrize(
+    ("board", "normal", "misere"),
+    [
+        ("XXX/OO./...", "X_WON", "O_WON"),
+        ("OOO/XX./X..", "O_WON", "X_WON"),
+        ("XOX/XOO/OXX", "DRAWN", "DRAWN"),
+        ("X../.../...", "IN_PLAY", "IN_PLAY"),
+        ("XX./.../...", "INVALID", "INVALID"),
+    ],
+)
+def test_the_outcome_of_a_board_names_the_winner_the_rule_gives(board: str, normal: str, misere: str) -> None:
+    from solver.rules.base import Outcome
+
+    code = solver.encode(board)
+    assert solver.parse_game("3x3k3").rules.outcome(code) is Outcome[normal]
+    assert solver.parse_game(MISERE).rules.outcome(code) is Outcome[misere]
