@@ -171,6 +171,7 @@ def test_without_a_sandbox_damage_to_a_compact_table_is_reported_as_for_a_dense_
 
     path = Path(shutil.copy(compact_3x3k3, tmp_path / "3x3k3.ttt"))
     monkeypatch.setenv("HOSTILE_TABLE", str(path))
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "no tables"))  # the player rewrites every table it finds: only this one
     honest = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), table=open_compact(path), sample=300)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -13,8 +13,8 @@ which calls :func:`faults_svg` with its own counts.
 
 >>> from solver.storage.histograms import Counts
 >>> svg = outcomes_svg([Counts(1, 0, 1, 0, 0), Counts(9, 0, 9, 0, 0)], game="3x3k3")
->>> svg.startswith("<svg") and svg.count("data-outcome=") == 2
-True
+>>> svg.startswith("<svg"), svg.count('data-outcome="draws"'), svg.count('data-outcome="positions"')
+(True, 2, 2)
 """
 
 from __future__ import annotations
