@@ -49,6 +49,18 @@ class InvalidGameError(SolverError, ValueError):
     """A game specification such as ``"5x5k4"`` that is malformed or too large."""
 
 
+class GameTooLargeError(InvalidGameError):
+    """A game that can be named but not played or built on this machine (Connect Four: 42 cells).
+
+    The message gives what building its table would cost (time, disk, memory) and the cluster command.
+    """
+
+
+class InvalidMoveError(InvalidBoardError):
+    """A move that is on the board but not legal there: a taken cell, or under gravity a cell that is not the
+    lowest empty one of its column (the message says where the piece would land)."""
+
+
 class PlayerError(SolverError, ValueError):
     """A player that cannot be loaded or graded as asked: a missing file or
     function, or options that do not fit (symbols, side, board form)."""

@@ -13,7 +13,7 @@ reachable exactly when a legal game leads to it.
 
 **Backward** (:func:`build_arrays`): layers from the full board down to the
 empty one. Finished boards score 0 (draw) or the rule's line score (``-WIN``: lost; ``+WIN`` in misère play); any other board
-takes, over its empty cells, the child with the smallest score, which is already
+takes, over its moves (its empty cells; under gravity the lowest empty cell of each column), the child with the smallest score, which is already
 in the dense score array (see :mod:`solver.rules.score`). The best-move mask keeps
 every cell whose child reaches that smallest score.
 
@@ -45,12 +45,16 @@ def _playing(game: Game, layer: Layer) -> np.ndarray:
 
 
 def _children(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """For the j-th empty cell of every board, j = 0, 1, ...: (the cell's bit, the child's code)."""
+    """For the j-th move of every board, j = 0, 1, ... (in cell order): (the cell's bit, the child's code).
+
+    Under gravity boards have different numbers of moves: a board with fewer than ``j + 1``
+    has bit 0 there, and its own code as the "child" (:func:`_solve_playing` ignores it).
+    """
     offset = mask_tables(game).base3 * (1 if ply % 2 == 0 else 2)
-    empty = game.rules.moves_many(occupied)
-    for _ in range(game.cells - ply):
-        bit = empty & -empty
-        empty ^= bit
+    moves = game.rules.moves_many(occupied)
+    while moves.size and moves.any():
+        bit = moves & -moves
+        moves ^= bit
         yield bit, codes + offset[bit]
 
 
@@ -114,15 +118,14 @@ def build_arrays(game: Game, *, progress: Progress | None = None) -> Solution:
 def _solve_playing(game: Game, ply: int, codes: np.ndarray, occupied: np.ndarray, solution: Solution) -> None:
     """Score boards that are not over from their children's scores (already known)."""
     score = solution.score
-    moves = game.cells - ply
-    child_scores = np.empty((moves, codes.size), dtype=np.int8)
-    move_bits = np.empty((moves, codes.size), dtype=np.uint16)
-    for j, (bit, child) in enumerate(_children(game, ply, codes, occupied)):
-        move_bits[j] = bit
-        child_scores[j] = score[child]
-    lowest = child_scores.min(axis=0)
+    child_scores, move_bits = [], []
+    for bit, child in _children(game, ply, codes, occupied):
+        move_bits.append(bit.astype(np.uint16))
+        child_scores.append(np.where(bit != 0, score[child], np.int8(127)))  # no j-th move: never the smallest
+    grid = np.stack(child_scores)
+    lowest = grid.min(axis=0)
     mask = np.zeros(codes.size, dtype=np.uint16)
-    for j in range(moves):
-        mask |= np.where(child_scores[j] == lowest, move_bits[j], 0)
+    for bits, scores in zip(move_bits, grid, strict=True):
+        mask |= np.where(scores == lowest, bits, 0)
     score[codes] = np.sign(lowest) - lowest
     solution.best[codes] = mask

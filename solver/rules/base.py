@@ -69,6 +69,12 @@ class Rules(ABC):
     """The rule in a few words, for people: ``"normal play"``, ``"misère"``."""
     line_wins: ClassVar[bool]
     """Whether completing a line wins (normal play) or loses (misère)."""
+    drops: ClassVar[bool] = False
+    """Whether a piece drops to the lowest empty cell of its column (gravity): a move is then a column."""
+    status_is_exact: ClassVar[bool] = True
+    """Whether :meth:`judge` and :meth:`classify` tell every unreachable board. When False (gravity), a board
+    they call in play, finished or drawn may still be one no game reaches; the table says so
+    (``UNREACHABLE``), so a table stores a byte for every board they do not call :data:`INVALID`."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -150,6 +156,11 @@ class Rules(ABC):
     @abstractmethod
     def moves(self, x: int, o: int) -> int:
         """The cells the side to move may play on a board in play (X's and O's cells as masks), a bit each."""
+
+    def landing(self, taken: int, col: int) -> int | None:
+        """The cell a move in column ``col`` takes (``taken``: the occupied cells), or None if it has none
+        (gravity: the lowest empty cell; on a board without gravity a column is not a move)."""
+        return None
 
     @abstractmethod
     def violation(self, code: int) -> str | None:

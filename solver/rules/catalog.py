@@ -4,7 +4,7 @@ A game's name is ``RxCkK`` for normal play and ``RxCkK-SUFFIX`` for another rule
 (:mod:`solver.rules.game`). Adding a rule is a module of this package and a line here.
 
 >>> sorted(RULES)
-['', 'misere']
+['', 'gravity', 'gravity-misere', 'misere']
 >>> canonical_variant("Misère")
 'misere'
 """
@@ -14,17 +14,18 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidGameError, quote
+from ..errors import GameTooLargeError, InvalidGameError, quote
 from .base import Rules
+from .gravity import GravityMisereRules, GravityRules
 from .misere import MisereRules
 from .mnk import MnkRules
 
 if TYPE_CHECKING:
     from .game import Game
 
-RULES: dict[str, type[Rules]] = {rule.suffix: rule for rule in (MnkRules, MisereRules)}
+RULES: dict[str, type[Rules]] = {rule.suffix: rule for rule in (MnkRules, MisereRules, GravityRules, GravityMisereRules)}
 """Every rule by its name suffix."""
-ALIASES = {"misère": "misere"}
+ALIASES = {"misère": "misere", "gravity-misère": "gravity-misere", "misere-gravity": "gravity-misere", "misère-gravity": "gravity-misere"}
 """Other spellings of a suffix."""
 
 
@@ -45,5 +46,16 @@ def canonical_variant(variant: str) -> str:
 
 @cache
 def rules_for(game: Game) -> Rules:
-    """The rule object of a game (one per game and process)."""
+    """The rule object of a game (one per game and process).
+
+    :raises GameTooLargeError: for a board past :data:`solver.rules.game.WORD_CELLS` cells (Connect Four's 42):
+        named, but played nowhere here (``solve build --game G`` says what its table would cost).
+    """
+    from .game import WORD_CELLS
+
+    if game.cells > WORD_CELLS:
+        raise GameTooLargeError(
+            f"{game.name} has {game.cells} cells: this machine plays boards of at most {WORD_CELLS} cells; "
+            f"'solve build --game {game.name}' gives what its table would cost and the cluster command"
+        )
     return RULES[game.variant](game)

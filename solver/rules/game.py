@@ -34,7 +34,17 @@ if TYPE_CHECKING:
     from .base import Rules
 
 MAX_CELLS = 25
-"""Largest board supported: 3**25 codes (int64), compact tables (:mod:`solver.encoding.index`)."""
+"""Largest m,n,k board supported: 3**25 codes (int64), compact tables (:mod:`solver.encoding.index`)."""
+
+GRAVITY_MAX_CELLS = 64
+"""Largest gravity board a name may give (Connect Four has 42 cells): those past :data:`WORD_CELLS` are named,
+and refused with an estimate where a table is needed (:mod:`solver.store.estimate`)."""
+
+WORD_CELLS = 32
+"""Largest board the rules play on: X's and O's cells in one 64-bit word (:mod:`solver.rules.mnk`)."""
+
+ALIASES = {"connect4": "6x7k4-gravity", "connect-four": "6x7k4-gravity", "connectfour": "6x7k4-gravity"}
+"""Games known by a name of their own: Connect Four is ``6x7k4-gravity`` (6 rows, 7 columns)."""
 
 DENSE_MAX_CELLS = 16
 """Largest board of the dense format: 3**16 codes of 4 bytes, best moves in a 16-bit mask."""
@@ -67,13 +77,14 @@ class Game:
                 object.__setattr__(self, name, int(value))  # numpy ints: equal games hash alike
         if self.rows < 1 or self.cols < 1:
             raise InvalidGameError(f"a board needs at least one row and one column (found {self.rows}x{self.cols})")
-        if self.rows * self.cols > MAX_CELLS:
-            raise InvalidGameError(f"{self.rows}x{self.cols} has {self.rows * self.cols} cells; at most {MAX_CELLS} are supported")
-        if not 1 <= self.k <= max(self.rows, self.cols):
-            raise InvalidGameError(f"k={self.k} does not fit a {self.rows}x{self.cols} board (expected 1 to {max(self.rows, self.cols)})")
         from .catalog import canonical_variant  # the catalog lists the rules, which know games
 
         object.__setattr__(self, "variant", canonical_variant(self.variant))
+        limit = GRAVITY_MAX_CELLS if self.variant.startswith("gravity") else MAX_CELLS
+        if self.rows * self.cols > limit:
+            raise InvalidGameError(f"{self.rows}x{self.cols} has {self.rows * self.cols} cells; at most {limit} are supported")
+        if not 1 <= self.k <= max(self.rows, self.cols):
+            raise InvalidGameError(f"k={self.k} does not fit a {self.rows}x{self.cols} board (expected 1 to {max(self.rows, self.cols)})")
 
     def __repr__(self) -> str:
         variant = f", variant={self.variant!r}" if self.variant else ""
@@ -139,9 +150,9 @@ def parse_game(spec: str | Game | None) -> Game:
     game = _PARSED.get(spec)
     if game is not None:
         return game
-    match = _NAME.fullmatch(spec.strip().lower())
+    match = _NAME.fullmatch(ALIASES.get(spec.strip().lower(), spec.strip().lower()))
     if match is None:
-        expected = "ROWSxCOLS or ROWSxCOLSkK, e.g. '3x3k3' or '4x4', with a rule's suffix if any ('3x3k3-misere')"
+        expected = "ROWSxCOLS or ROWSxCOLSkK, e.g. '3x3k3' or '4x4', with a rule's suffix if any ('3x3k3-misere', '6x7k4-gravity'), or 'connect4'"
         raise InvalidGameError(f"malformed game name {quote(spec)}: expected {expected}")
     rows, cols = int(match[1]), int(match[2])
     k = int(match[3]) if match[3] else min(rows, cols)
