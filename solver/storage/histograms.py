@@ -228,7 +228,7 @@ class _Grid:
     def __init__(self, game: Game, block: Block) -> None:
         index, sym = layout(game), symmetries(game)
         gh, gl = index.high.group(block.hx, block.ho), index.low.group(block.lx, block.lo)
-        rows = index.high.codes[gh] * 3**index.low_cells
+        rows = index.high.codes[gh] * index.radix
         cols = index.low.codes[gl]
         self.block, self.count = block, sym.count
         # a board high + low is canonical when high - image(high) <= image(low) - low for every symmetry
@@ -239,7 +239,7 @@ class _Grid:
         """Rows holding a board that some symmetry but the identity maps to itself (few: no other needs a look)."""
         for row_gap, col_gap in zip(self.row_gap, self.col_gap, strict=True):
             self.may_fix |= np.isin(row_gap, col_gap)
-        shift = index.low_cells
+        shift = index.shift
         self.high_words = (index.high.x[gh].astype(np.int64) << shift) | (index.high.o[gh].astype(np.int64) << (shift + 32))
         self.low_words = index.low.x[gl].astype(np.int64) | (index.low.o[gl].astype(np.int64) << 32)
 

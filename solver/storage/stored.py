@@ -70,7 +70,7 @@ def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:
         r0, r1 = (first - block.start) // block.cols, -(-(last - block.start) // block.cols)
         high = index.high.codes[index.high.group(block.hx, block.ho)][r0:r1]
         low = index.low.codes[index.low.group(block.lx, block.lo)]
-        grid = sym.is_canonical_grid(high, low, index.low_cells).reshape(-1)
+        grid = sym.is_canonical_grid(high, low, index.radix).reshape(-1)
         skip = first - block.start - r0 * block.cols
         parts.append(grid[skip : skip + last - first])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
