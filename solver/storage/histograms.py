@@ -45,7 +45,6 @@ import numpy as np
 
 from ..encoding.index import Block, layout
 from ..encoding.symmetry import symmetries
-from ..rules.base import IN_PLAY
 from ..rules.game import Game
 from ..rules.score import WIN
 
@@ -299,6 +298,7 @@ def stored_histograms(game: Game, ply: int, read: Callable[[int, int], np.ndarra
     """
     rules, count = game.rules, symmetries(game).count
     status_scores = np.array(rules.status_scores, dtype=np.int8)
+    reads = np.array(rules.table_reads, dtype=bool)
     by_fixed = np.zeros(256 * (count + 1), dtype=np.int64)  # bin score | boards fixed << 8
     for block in layout(game).blocks[ply]:
         grid = _Grid(game, block)
@@ -307,7 +307,7 @@ def stored_histograms(game: Game, ply: int, read: Callable[[int, int], np.ndarra
             stored = read(block.start + r0 * block.cols, block.start + r1 * block.cols)[found]
             rows, cols = grid.row_col(r0, found)
             status = rules.statuses_of_words(grid.high_words[rows] | grid.low_words[cols])
-            score = np.where(status == IN_PLAY, stored, status_scores[status]).view(np.uint8)
+            score = np.where(reads[status], stored, status_scores[status]).view(np.uint8)
             by_fixed += np.bincount(score | grid.fixed(rows, cols) << 8, minlength=by_fixed.size)
     per_fixed = by_fixed.reshape(count + 1, 256)
     sizes = np.array([count // fixed if fixed else 0 for fixed in range(count + 1)], dtype=np.int64)
