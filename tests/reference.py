@@ -36,7 +36,9 @@ Solution(result=1, plies=1, best=frozenset({2}))
 empty cell of its column, so a cell is a move only if it is empty and on the
 bottom row or right above a piece (:meth:`Reference.moves`). Lines end the game as
 above, in normal or misère play; ``best`` is still a set of cells, the landing
-cells; the only symmetry is the left-right mirror.
+cells; the only symmetry is the left-right mirror. :func:`reachable_counts` counts
+the reachable boards ply by ply with a second search that shares nothing with the
+minimax.
 
 >>> c4 = Reference(4, 4, 4, gravity=True)
 >>> c4.solve((0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 2, 2, 2))  # ..../X.../X.../XOOO: X drops a fourth on column 0
@@ -44,7 +46,10 @@ Solution(result=1, plies=1, best=frozenset({0}))
 >>> start = Reference(3, 3, 3, gravity=True).solve(EMPTY_3X3)  # 3x3k3-gravity: only the bottom row is open
 >>> start.result, start.plies, sorted(start.best)
 (0, 9, [6, 7, 8])
->>> len(c4.reachable())  # 4x4k4-gravity
+>>> counts = reachable_counts(4, 4, 4)  # 4x4k4-gravity: boards by pieces on them
+>>> counts
+[1, 4, 16, 52, 160, 436, 1128, 2512, 5084, 9276, 14788, 21720, 26698, 28922, 24912, 18076, 7244]
+>>> sum(counts)
 161029
 """
 
@@ -414,6 +419,106 @@ class Reference:
         """How many boards are left when symmetric images count once."""
         perms = self.symmetries()
         return len({min(self.image(board, p) for p in perms) for board in boards})
+
+
+# -- a second enumeration, apart from the minimax ------------------------------------
+# reachable_counts() shares nothing with Reference: a board is a pair of bit masks, the lines are found
+# again another way (line_masks), and the moves come from bit operations, so that the per-ply counts of
+# the two searches agreeing says something about both.
+
+
+def line_masks(rows: int, cols: int, k: int) -> tuple[int, ...]:
+    """Every line of ``k`` cells as a bit mask (bit ``i`` = cell ``i``), smallest first.
+
+    Found from each start cell and each of the four directions (right, down, down-right, down-left)
+    whose ``k``-th cell is still on the board: a second derivation, apart from :func:`winning_lines`.
+
+    >>> [bin(mask) for mask in line_masks(2, 2, 2)]
+    ['0b11', '0b101', '0b110', '0b1001', '0b1010', '0b1100']
+    """
+    masks = set()
+    for row in range(rows):
+        for col in range(cols):
+            for down, right in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                if 0 <= row + (k - 1) * down < rows and 0 <= col + (k - 1) * right < cols:
+                    masks.add(sum(1 << ((row + t * down) * cols + col + t * right) for t in range(k)))
+    return tuple(sorted(masks))
+
+
+def reachable_counts(rows: int, cols: int, k: int, *, gravity: bool = True, plies: int | None = None) -> list[int]:
+    """How many boards legal games reach with 0, 1, 2, ... pieces on them: breadth-first, one set a ply.
+
+    ``counts[n]`` is the number of distinct boards after ``n`` plies (X first, turns alternating; with
+    ``gravity`` each piece on the lowest empty cell of its column), stopping each game at its first
+    line of ``k``: a board with a line is counted but not extended. Misère play reaches the same boards
+    (only who the line's owner is changes). ``plies`` stops after that many plies (the list is then
+    ``plies + 1`` long); otherwise the list runs to the last ply any game reaches.
+
+    A board is the integer ``X's cells | O's cells << rows * cols`` (bit ``i`` = cell ``i``); each ply
+    keeps the boards still open and those just ended by a line in two sets, so a board is counted once
+    however many games reach it.
+
+    >>> reachable_counts(2, 2, 2)
+    [1, 2, 4, 6]
+    >>> reachable_counts(2, 2, 2, gravity=False)
+    [1, 4, 12, 12]
+    """
+    cells = rows * cols
+    moves = _Moves(rows, cols, k, gravity=gravity)
+    last = cells if plies is None else min(plies, cells)
+    still_open = {0}
+    counts = [1]
+    for ply in range(last):
+        # The mover's cells are the low half of a board's bits when X moves (even plies), the high half when O does.
+        shift = 0 if ply % 2 == 0 else cells
+        still_open, ended = _next_ply(still_open, moves, shift, lines_possible=ply // 2 + 1 >= k)
+        if not still_open and not ended:
+            break
+        counts.append(len(still_open) + len(ended))
+    return counts
+
+
+class _Moves:
+    """The moves of each shape of board (which cells are taken), found by bit operations and kept."""
+
+    def __init__(self, rows: int, cols: int, k: int, *, gravity: bool) -> None:
+        self.cells, self.cols, self.gravity = rows * cols, cols, gravity
+        self.board_mask = (1 << self.cells) - 1
+        self.bottom_row = sum(1 << ((rows - 1) * cols + col) for col in range(cols))
+        self.lines_through = [tuple(mask for mask in line_masks(rows, cols, k) if mask >> cell & 1) for cell in range(self.cells)]
+        self._known: dict[int, tuple[tuple[int, tuple[int, ...]], ...]] = {}
+
+    def of(self, board: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """``(bit of the cell, lines through it)`` for every move on ``board`` (an integer as in :func:`reachable_counts`)."""
+        taken = (board | board >> self.cells) & self.board_mask
+        known = self._known.get(taken)
+        if known is None:
+            # Free: empty, and with gravity on the bottom row or right above a taken cell (cell i + cols is below i).
+            free = self.board_mask & ~taken & (((taken >> self.cols) | self.bottom_row) if self.gravity else self.board_mask)
+            known = self._known[taken] = tuple((1 << cell, self.lines_through[cell]) for cell in range(self.cells) if free >> cell & 1)
+        return known
+
+
+def _next_ply(boards: set[int], moves: _Moves, shift: int, *, lines_possible: bool) -> tuple[set[int], set[int]]:
+    """The boards one move after ``boards`` (the mover's cells at bit ``shift`` up): ``(still open, ended by a line)``.
+
+    ``lines_possible`` is False while the mover has too few pieces for a line (then none is looked for).
+    """
+    still_open: set[int] = set()
+    ended: set[int] = set()
+    for board in boards:
+        mine = board >> shift & moves.board_mask
+        for bit, lines in moves.of(board):
+            child = board | bit << shift
+            placed = mine | bit
+            # A plain loop, not any(): this is the innermost step, run for every move of every board.
+            for line in lines if lines_possible else ():
+                if placed & line == line:
+                    ended.add(child)
+                    break
+            else:
+                still_open.add(child)
+    return still_open, ended
 
 
 if __name__ == "__main__":  # pragma: no cover - a quick look from the shell
