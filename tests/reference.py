@@ -38,7 +38,8 @@ bottom row or right above a piece (:meth:`Reference.moves`). Lines end the game 
 above, in normal or misère play; ``best`` is still a set of cells, the landing
 cells; the only symmetry is the left-right mirror. :func:`reachable_counts` counts
 the reachable boards ply by ply with a second search that shares nothing with the
-minimax.
+minimax, and :func:`stacking_order` says whether an alternating order builds a
+board's column stacks at all (lines ignored).
 
 >>> c4 = Reference(4, 4, 4, gravity=True)
 >>> c4.solve((0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 2, 2, 2))  # ..../X.../X.../XOOO: X drops a fourth on column 0
@@ -519,6 +520,61 @@ def _next_ply(boards: set[int], moves: _Moves, shift: int, *, lines_possible: bo
             else:
                 still_open.add(child)
     return still_open, ended
+
+
+# -- stacking columns, lines ignored ----------------------------------------------------
+
+
+def stacking_order(board: Board, rows: int, cols: int) -> tuple[int, ...] | None:
+    """Columns, in dropping order, that build exactly ``board``'s column stacks, X first and turns alternating.
+
+    Lines are ignored (a line on the way does not stop the stacking). None when no order does: a piece
+    floats over an empty cell, the piece counts are not X's = O's or O's + 1, or every order fails.
+    Exhaustive depth-first search over the height vector (pieces dropped so far into each column), with
+    a memo of the height vectors from which no order finishes.
+
+    >>> stacking_order((2, 0, 1, 0), 2, 2)         # O./X.: X drops into column 0, then O on it
+    (0, 0)
+    >>> stacking_order((1, 0, 2, 0), 2, 2) is None  # X./O.: O would have to drop first
+    True
+    """
+    stacks = []
+    for col in range(cols):
+        column = [board[row * cols + col] for row in reversed(range(rows))]  # bottom first
+        height = next((row for row, digit in enumerate(column) if digit == 0), rows)
+        if any(column[height:]):
+            return None  # a piece over an empty cell
+        stacks.append(column[:height])
+    if board.count(X) - board.count(O) not in (0, 1):
+        return None
+    target = tuple(len(stack) for stack in stacks)
+    dead: set[tuple[int, ...]] = set()
+    order: list[int] = []
+
+    def finish(heights: tuple[int, ...]) -> bool:
+        """Whether an order from ``heights`` builds the target (it is appended to ``order``)."""
+        if heights == target:
+            return True
+        if heights in dead:
+            return False
+        piece = X if sum(heights) % 2 == 0 else O
+        for col in range(cols):
+            height = heights[col]
+            if height < target[col] and stacks[col][height] == piece:
+                order.append(col)
+                if finish(heights[:col] + (height + 1,) + heights[col + 1 :]):
+                    return True
+                order.pop()
+        dead.add(heights)
+        return False
+
+    return tuple(order) if finish((0,) * cols) else None
+
+
+def can_stack(board: Board, rows: int, cols: int) -> bool:
+    """Whether some alternating order, X first, drops exactly ``board``'s column stacks (lines ignored):
+    :func:`stacking_order` found one."""
+    return stacking_order(board, rows, cols) is not None
 
 
 if __name__ == "__main__":  # pragma: no cover - a quick look from the shell
