@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import NamedTuple
 
@@ -386,7 +386,7 @@ class Reference:
         """
         rows, cols = self.rows, self.cols
 
-        def perm(move) -> tuple[int, ...]:
+        def perm(move: Callable[[int, int], int]) -> tuple[int, ...]:
             return tuple(move(cell // cols, cell % cols) for cell in range(self.cells))
 
         upside_down = perm(lambda r, c: (rows - 1 - r) * cols + c)
