@@ -803,7 +803,7 @@ def test_gravity_hints_are_above_each_column_with_the_best_starred_and_off_again
     assert errors_in_console(driver) == []
 
 
-def test_gravity_a_game_to_the_end_marks_the_winning_four(page: Callable[[str], WebDriver], tables: Path) -> None:
+def test_gravity_a_game_to_the_end_marks_the_winning_four(page: Callable[[str], WebDriver], tables: Path, tmp_path: Path) -> None:
     driver = page(f"?game={GRAVITY}")
     position = gravity_table(tables).at(0)
     for col in (0, 1, 1, 2, 2, 3, 2, 3, 3, 0, 3):  # X builds the rising diagonal 3,0 2,1 1,2 0,3, the last on top of column 3
@@ -823,6 +823,7 @@ def test_gravity_a_game_to_the_end_marks_the_winning_four(page: Callable[[str], 
     assert sorted(marked) == [3, 6, 9, 12]
     assert all("in the winning line" in cell(driver, index).get_attribute("aria-label") for index in marked)
     assert all(head["full"] and head["disabled"] == "true" for head in column_heads(driver))
+    driver.save_screenshot(str(tmp_path / "web-gravity-won.png"))
     cell(driver, 0).click()
     wait_for(driver, lambda d: d.find_element(By.ID, "notice").text.startswith("The game is over"))
     assert errors_in_console(driver) == []
