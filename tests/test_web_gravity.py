@@ -10,7 +10,9 @@ look-ups' bytes.
 from __future__ import annotations
 
 import json
+import random
 import warnings
+from pathlib import Path
 
 import pytest
 from web_support import need_web
@@ -170,3 +172,29 @@ def test_the_openapi_document_describes_best_columns_and_the_rule(client: TestCl
     rule = schemas["Games"]["properties"]["games"]["items"]["properties"]["rule"]
     assert set(rule["required"]) == set(client.get("/api/v1/games").json()["games"][0]["rule"]) == {"suffix", "title", "line_wins", "drops"}
     assert "3x4k3-gravity" in document["paths"]["/api/v1/{game}"]["get"]["parameters"][0]["schema"]["enum"]
+
+
+def test_a_compact_gravity_table_past_16_cells_is_served_with_the_same_answers(table_dir: Path) -> None:
+    table = solver.table_for("2x9k4-gravity", table_dir=table_dir, build=True)
+    assert isinstance(table, solver.CompactTable)
+    client = TestClient(web.create_app(web.open_tables(["2x9k4-gravity"], table_dir=table_dir)))
+    rng = random.Random(5)
+    boards = []
+    for _ in range(40):  # random games of up to 12 plies, each move a column
+        position = table.at(0)
+        for _ in range(rng.randint(0, 12)):
+            if position.is_over:
+                break
+            position = position.play(rng.choice(position_dict(position)["moves"])["cell"])
+        boards.append(position.board)
+    results = client.post("/api/v1/2x9k4-gravity/batch", json={"boards": boards}).json()["results"]
+    for board, result in zip(boards, results, strict=True):
+        position = table.lookup(board)
+        x, o = masks(table.game, board)
+        assert result == client.get("/api/v1/2x9k4-gravity", params={"board": board}).json() == position_dict(position), board
+        assert sorted(move["cell"] for move in result["moves"]) == ([] if position.is_over else sorted(_bits(table.game.rules.moves(x, o)))), board
+        assert result["best_columns"] == sorted(cell % 9 for cell in position.best_cells)
+
+
+def _bits(mask: int) -> list[int]:
+    return [cell for cell in range(mask.bit_length()) if mask >> cell & 1]
