@@ -778,6 +778,8 @@ def test_gravity_a_click_on_any_cell_of_a_column_drops_the_piece_to_the_lowest_e
     assert board_of(driver).get_attribute("data-ply") == "5"
     wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 5)  # the game analysed ply by ply
     assert [li.text.split()[2:4] for li in driver.find_elements(By.CSS_SELECTOR, "#plies li")] == [["col", str(c)] for c in (1, 1, 1, 3, 1)]
+    cell(driver, 0).send_keys(Keys.ENTER)  # the keyboard drops too: Enter on a cell plays its column
+    wait_for_board(driver, position.play(12).board)
     assert errors_in_console(driver) == []
 
 

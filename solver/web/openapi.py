@@ -16,7 +16,7 @@ _MOVE = {
     "properties": {
         "cell": {"type": "integer", "description": "flat index row * cols + col"},
         "row": {"type": "integer"},
-        "col": {"type": "integer"},
+        "col": {"type": "integer", "description": "under gravity, the column the piece is dropped in (row: where it lands)"},
         "value": {"type": "integer", "enum": [1, 0, -1], "description": "the game's value for X after the move"},
         "result": {
             "type": "string",
