@@ -125,8 +125,8 @@ def test_a_board_with_a_floating_piece_is_400_saying_which(client: TestClient, b
 @pytest.mark.parametrize(
     ("moves", "message"),
     [
-        ("1", "ply 1: X cannot play row 0, col 1 (cell 1): a piece dropped in column 1 lands on row 2, col 1 (cell 7)"),
-        ("6 0", "ply 2: O cannot play row 0, col 0 (cell 0): a piece dropped in column 0 lands on row 1, col 0 (cell 3)"),
+        ("0,1", "ply 1: X cannot play row 0, col 1 (cell 1): a piece dropped in column 1 lands on row 2, col 1 (cell 7)"),
+        ("2,0 0,0", "ply 2: O cannot play row 0, col 0 (cell 0): a piece dropped in column 0 lands on row 1, col 0 (cell 3)"),
         ("2,0;1,1", "ply 2: O cannot play row 1, col 1 (cell 4): a piece dropped in column 1 lands on row 2, col 1 (cell 7)"),
     ],
 )
@@ -137,15 +137,15 @@ def test_a_move_that_is_not_a_landing_cell_is_400_saying_where_the_piece_would_l
 
 
 def test_a_move_after_the_game_ended_or_on_a_taken_cell_keeps_the_analysis_message(client: TestClient) -> None:
-    ended = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "6 7 3 4 0 1"})  # X fills column 0 at ply 5
+    ended = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "2,0 2,1 1,0 1,1 0,0 0,1"})  # X fills column 0 at ply 5
     assert ended.status_code == 400 and "the game ended at ply 5" in ended.json()["error"]
-    taken = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "6 6"})
+    taken = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "2,0 2,0"})
     assert taken.status_code == 400 and "ply 2" in taken.json()["error"] and "took it at ply 1" in taken.json()["error"]
 
 
 def test_a_gravity_game_is_analysed_ply_by_ply(client: TestClient, tables: dict[str, solver.Table]) -> None:
-    moves = [9, 10, 5, 11, 1]  # 3x4: X 2,1, O 2,2, X 1,1, O 2,3, X 0,1: three in column 1
-    answer = client.get("/api/v1/3x4k3-gravity/analyze", params={"moves": " ".join(map(str, moves))})
+    moves = [9, 10, 5, 11, 1]  # 3x4: X 2,1, O 2,2, X 1,1, O 2,3, X 0,1: three in column 1 (sent as row,col: a move list's plainest form here)
+    answer = client.get("/api/v1/3x4k3-gravity/analyze", params={"moves": "2,1;2,2;1,1;2,3;0,1"})
     assert answer.status_code == 200, answer.text
     data = answer.json()
     assert data == analyze(moves, table=tables["3x4k3-gravity"]).to_dict()
