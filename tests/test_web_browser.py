@@ -783,6 +783,16 @@ def test_gravity_a_click_on_any_cell_of_a_column_drops_the_piece_to_the_lowest_e
     assert errors_in_console(driver) == []
 
 
+def test_gravity_a_link_may_name_the_game_as_the_server_reads_names(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=4x4-gravity&moves=13")  # k is the board's smaller side, as on the command line
+    wait_for_board(driver, "..../..../..../.X..")
+    assert Select(driver.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == GRAVITY
+    assert parse_qs(urlparse(driver.current_url).query)["game"] == [GRAVITY]
+    driver = page("?game=connect4")  # 6x7k4-gravity: not served here, and the page says so
+    wait_for(driver, lambda d: d.find_element(By.ID, "error").text.startswith("The game connect4 is not served here."))
+    assert errors_in_console(driver) == [] or all("404" in entry["message"] for entry in errors_in_console(driver))
+
+
 def test_gravity_hints_are_above_each_column_with_the_best_starred_and_off_against_the_perfect_player(page: Callable[[str], WebDriver], tables: Path) -> None:
     driver = page(f"?game={GRAVITY}&moves=13,12,9,15,8,5,11")  # O to move: a draw, two wins and a loss to choose from
     position = gravity_table(tables).lookup(".... .O.. XX.X OX.O".replace(" ", "/"))

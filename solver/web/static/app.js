@@ -654,13 +654,24 @@
     $("#api-example").textContent = example;
   }
 
+  // The served game another name means ("connect4", "4x4-gravity"), as the server reads game names; undefined if none.
+  async function servedAs(name) {
+    try {
+      const p = await api(`/api/v1/${encodeURIComponent(name)}?board=0`);
+      return state.games.find((game) => game.name === p.game);
+    } catch (_) {
+      return undefined;
+    }
+  }
+
   async function readUrl() {
     const params = new URLSearchParams(location.search);
     const wanted = params.get("game");
     const served = state.games.map((game) => game.name);
     state.game = served[0];
     if (wanted) {
-      const match = state.games.find((game) => game.name === wanted || game.name === `${wanted}k${Math.min(...wanted.split("x").map(Number))}`);
+      const match = state.games.find((game) => game.name === wanted || game.name === `${wanted}k${Math.min(...wanted.split("x").map(Number))}`)
+        || await servedAs(wanted);
       if (match) state.game = match.name;
       else showError(`The game ${wanted} is not served here. ${state.more}`);
     }
