@@ -48,12 +48,14 @@ GAMES = ("2x4k2", "3x4k3")
 """Served besides tic-tac-toe: other board shapes, small enough to build in milliseconds."""
 GRAVITY = "4x4k4-gravity"
 """Served too: a gravity game (a piece drops to the lowest empty cell of its column), built in seconds."""
+WIDE = "2x7k4-gravity"
+"""Served too: a board as wide as Connect Four's (seven columns), built in a second."""
 
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("tables")
-    for game in (*GAMES, GRAVITY):
+    for game in (*GAMES, WIDE, GRAVITY):
         solver.table_for(game, table_dir=directory)
     return directory
 
@@ -188,7 +190,7 @@ def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page: C
     assert driver.find_element(By.ID, "detail").text == "in 9 plies · every move is best"
     assert_cells_match_lookup(driver, solver.lookup(0))
     served = [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "game")).options]
-    assert served == ["3x3k3", *GAMES, GRAVITY]
+    assert served == ["3x3k3", *GAMES, WIDE, GRAVITY]
     assert "solve serve --game" in driver.find_element(By.ID, "more").text
 
 
@@ -884,3 +886,25 @@ def test_screenshots_of_a_gravity_game_are_saved(page: Callable[[str], WebDriver
     if os.environ.get("SOLVED_TICTACTOE_UPDATE_SCREENSHOT") == "1":
         (ROOT / "docs").mkdir(exist_ok=True)
         shutil.copyfile(artifacts / "web-gravity.png", ROOT / "docs" / "web-gravity.png")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_gravity_a_seven_column_board_fits_beside_the_moves_and_on_a_phone(page: Callable[[str], WebDriver], size: tuple[int, int]) -> None:
+    driver = page("?game=3x3k3")
+    set_viewport(driver, *size)
+    try:
+        driver = page(f"?game={WIDE}&moves=10,11,3")
+        wait_for(driver, lambda d: len(column_heads(d)) == 7 and column_heads(d)[0]["label"] == "D")
+        boxes = driver.execute_script(
+            "const box = (id) => document.getElementById(id).getBoundingClientRect().toJSON();"
+            "return {board: box('board'), heads: box('columns'), side: document.querySelector('.side').getBoundingClientRect().toJSON(),"
+            " width: document.documentElement.clientWidth, overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth}"
+        )
+        assert boxes["overflow"] <= 0 and boxes["board"]["right"] <= boxes["width"], boxes
+        assert abs(boxes["heads"]["right"] - boxes["board"]["right"]) < 1, boxes
+        if size[0] > 640:  # side by side: the board stays on its side of the page
+            assert boxes["board"]["right"] <= boxes["side"]["left"], boxes
+        else:
+            assert abs(boxes["board"]["left"] - (boxes["width"] - boxes["board"]["right"])) <= 1, boxes
+    finally:
+        driver.set_window_size(1100, 820)
