@@ -1,0 +1,135 @@
+"""The gravity index and build: the column index numbers every board without a floating piece once, the layered
+build walks the games forward and resumes like any build, and a game past this machine (Connect Four) is refused at
+once with the estimate and the cluster command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.encoding.columns import layer_slots
+from solver.encoding.index import layout
+from solver.errors import GameTooLargeError
+from solver.retrograde.builddir import BuildDir
+from solver.retrograde.chunks import ChunkDone
+from solver.retrograde.dense import build_arrays
+from solver.retrograde.sweep import build_layers
+from solver.rules.game import parse_game
+from solver.rules.score import UNREACHABLE
+from solver.store.estimate import beyond_machine, estimate
+
+
+@pytest.mark.parametrize("name", ["3x4k3-gravity", "4x3k3-gravity", "4x4k4-gravity", "2x5k3-gravity"])
+def test_the_column_index_numbers_every_board_without_a_floating_piece_once(name: str) -> None:
+    game = parse_game(name)
+    index = layout(game)
+    every = np.arange(index.size)
+    codes = index.codes_at(every)
+    assert np.array_equal(index.index_of(codes), every), "index -> code -> index is the identity"
+    assert index.layer_sizes == tuple(layer_slots(game.rows, game.cols)), "the layers have the slots counted without building"
+    floating = game.rules.floating  # type: ignore[attr-defined]
+    words = game.rules.words(np.arange(game.codes))
+    taken = (words & 0xFFFFFFFF) | (words >> 32)
+    settled = np.array([not floating(int(t)) for t in taken])
+    counts_legal = np.bitwise_count(words & 0xFFFFFFFF).astype(int) - np.bitwise_count(words >> 32).astype(int)
+    numbered = settled & ((counts_legal == 0) | (counts_legal == 1))
+    indices = index.index_of(np.arange(game.codes))
+    assert np.array_equal(indices >= 0, numbered), "exactly the settled boards with legal counts have an index"
+    one_by_one = [index.index_of_code(int(code)) for code in range(0, game.codes, 7)]
+    assert one_by_one == [max(-1, int(i)) for i in indices[::7]], "one code at a time, the same (-1: none)"
+
+
+@pytest.mark.parametrize("name", ["3x4k3-gravity", "4x4k4-gravity", "4x4k3-gravity-misere"])
+def test_the_layered_gravity_build_gives_every_board_the_dense_builds_score(name: str, tmp_path: Path) -> None:
+    """The forward pass marks unreachable exactly the boards the dense build's forward walk never reaches."""
+    game = parse_game(name)
+    layers = np.concatenate([np.asarray(layer) for layer in build_layers(game, tmp_path / "build", jobs=2).layers()])
+    dense = build_arrays(game).score
+    codes = layout(game).codes_at(np.arange(layout(game).size))
+    wrong = np.flatnonzero(layers != dense[codes])
+    assert not wrong.size, f"{wrong.size} boards differ, first code {codes[wrong[0]]}: layered {layers[wrong[0]]}, dense {dense[codes[wrong[0]]]}"
+    assert int((layers != UNREACHABLE).sum()) == int((dense != UNREACHABLE).sum())
+
+
+def test_a_gravity_build_interrupted_in_its_forward_pass_starts_it_again_and_gives_the_same_bytes(tmp_path: Path) -> None:
+    game = parse_game("4x4k4-gravity")
+
+    def stop_in_the_forward_pass(done: ChunkDone) -> None:
+        if done.forward and done.ply == 9:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_layers(game, tmp_path / "build", jobs=1, progress=stop_in_the_forward_pass)
+    assert not BuildDir(tmp_path / "build", game).has_reach(), "a forward pass cut short is not recorded"
+    resumed = build_layers(game, tmp_path / "build", jobs=1)
+    fresh = build_layers(game, tmp_path / "fresh", jobs=1)
+    assert resumed.sha256 == fresh.sha256
+    assert (tmp_path / "build" / "reach.bits").read_bytes() == (tmp_path / "fresh" / "reach.bits").read_bytes()
+
+
+def test_a_gravity_build_interrupted_in_its_sweep_keeps_the_forward_pass_and_resumes_below_the_last_layer(tmp_path: Path) -> None:
+    game = parse_game("4x4k4-gravity")
+    forward: list[int] = []
+
+    def stop_in_layer_5(done: ChunkDone) -> None:
+        if done.forward:
+            forward.append(done.ply)
+        elif done.ply == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_layers(game, tmp_path / "build", jobs=1, progress=stop_in_layer_5)
+    assert forward == list(range(17)), "the forward pass reports every layer, the empty board first"
+    assert BuildDir(tmp_path / "build", game).has_reach()
+    forward.clear()
+    resumed = build_layers(game, tmp_path / "build", jobs=1, progress=lambda done: forward.append(done.ply) if done.forward else None)
+    assert not forward, "the forward pass kept is not run again"
+    assert resumed.resumed_below == 6 and resumed.solved == (5, 4, 3, 2, 1, 0)
+    assert resumed.sha256 == build_layers(game, tmp_path / "fresh", jobs=1).sha256
+
+
+def test_damaged_reach_bits_are_found_again_before_the_build_goes_on(tmp_path: Path) -> None:
+    game = parse_game("3x4k3-gravity")
+    first = build_layers(game, tmp_path / "build", jobs=1)
+    bits = tmp_path / "build" / "reach.bits"
+    data = bytearray(bits.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bits.write_bytes(bytes(data))
+    assert not BuildDir(tmp_path / "build", game).has_reach()
+    (tmp_path / "build" / "layer-00.i8").unlink()  # a layer to solve again, from the forward pass found again
+    again = build_layers(game, tmp_path / "build", jobs=1)
+    assert again.solved == (0,) and again.sha256 == first.sha256
+
+
+def test_connect_four_is_refused_at_once_with_the_estimate_and_the_cluster_command(tmp_path: Path) -> None:
+    game = parse_game("connect4")
+    cost = estimate(game, tmp_path / "6x7k4-gravity.ttt")
+    said = beyond_machine(game, cost, tmp_path)
+    assert said is not None
+    assert "4,531,985,219,092 positions" in said and "on 2 cores" not in said or "cores" in said
+    assert "of disk" in said and "of memory" in said and "--scheduler tcp://HOST:8786" in said
+    result = CliRunner().invoke(main, ["build", "--game", "connect4", "--table-dir", str(tmp_path)])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert result.output.count("\n") == 1 and "does not fit this machine" in result.output, result.output
+    assert not list(tmp_path.iterdir()), "nothing is written"
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--table-dir", str(tmp_path), "......./......./......./......./......./...X..."])
+    assert result.exit_code != 0 and "does not fit this machine" in result.output and result.output.count("\n") == 1
+
+
+def test_connect_four_is_a_game_the_rules_name_but_do_not_play_here() -> None:
+    game = parse_game("Connect4")
+    assert game.name == "6x7k4-gravity" and (game.rows, game.cols, game.k) == (6, 7, 4)
+    with pytest.raises(GameTooLargeError, match="42 cells"):
+        _ = game.rules
+    assert sum(layer_slots(6, 7)) > 4_531_985_219_092, "the index has a slot for every reachable position"
+
+
+def test_a_gravity_game_that_fits_is_not_refused(tmp_path: Path) -> None:
+    game = parse_game("5x6k4-gravity")
+    cost = estimate(game, tmp_path / "5x6k4-gravity.ttt")
+    assert beyond_machine(game, cost, tmp_path) is None
+    assert cost.disk_bytes > sum(layer_slots(5, 6)) // 8, "the reach bits are counted"
