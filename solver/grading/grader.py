@@ -31,6 +31,9 @@ option                          the call
 
 An answer (the move) may be ``(row, col)``, ``[row, col]``, a flat cell index
 ``row * cols + col`` or any other form :func:`solver.encoding.moves.parse_move` reads.
+Under gravity (``4x4k4-gravity``, Connect Four's family) an answer is a column (``2``), or
+the ``(row, col)`` of the cell a piece dropped there lands on; any other cell is an
+illegal answer, whose message says where the piece would land (:mod:`solver.tables.drops`).
 Each answer falls in exactly one bucket:
 
 ==============  =================================================================
@@ -89,9 +92,9 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from ..encoding.board import digits
+from ..encoding.board import digits, masks
 from ..encoding.moves import expected_moves, parse_move
-from ..errors import InvalidBoardError, OffBoardMoveError, PlayerError, SandboxWarning, short
+from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, short
 from ..present.charts import PlyFaults
 from ..present.report import describe_report, report_html
 from ..rules.base import IN_PLAY
@@ -100,6 +103,7 @@ from ..store import locate as store
 from ..store.locate import resolve_table
 from ..tables import Table
 from ..tables.analysis import Verdict, verdict
+from ..tables.drops import expected_drops, landing_cell, read_drop
 from ..tables.position import Move, Position
 from ..words import count
 from .answerkey import AnswerKey
@@ -179,7 +183,7 @@ class GradedMove:
     verdict: Verdict
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data; moves are flat cell indices."""
+        """JSON-ready data; moves are flat cell indices (under gravity too: the cells the pieces land on)."""
         p = self.position
         return {
             "code": p.code,
@@ -491,11 +495,15 @@ def board_maker(game: Game, *, symbols: Symbols = DEFAULT_SYMBOLS, array: bool =
 # -- the answers ---------------------------------------------------------------------
 def answer_cell(answer: Any, position: Position, *, shown: str | None = None) -> int:
     """The flat cell of an answer, read by :func:`solver.encoding.moves.parse_move`, that is empty in ``position``.
+    Under gravity an answer is a column, or the ``(row, col)`` of the cell a piece dropped there lands on
+    (:mod:`solver.tables.drops`).
 
     :param shown: how the answer reads in a message (default its ``repr``).
     :raises ValueError: saying why the answer is not a legal move there.
     """
     game = position.game
+    if game.rules.drops:
+        return _drop_answer(answer, position, shown)
     try:
         cell = parse_move(answer, game)
     except OffBoardMoveError as why:
@@ -507,6 +515,27 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
         row, col = game.coords(cell)
         raise ValueError(f"cell ({row}, {col}) is taken by {piece}")
     return cell
+
+
+def _drop_answer(answer: Any, position: Position, shown: str | None) -> int:
+    """:func:`answer_cell` under gravity: the cell a column's piece lands on, or a ``(row, col)`` that is that cell."""
+    game = position.game
+    try:
+        drop = read_drop(answer, game)
+    except OffBoardMoveError as why:
+        raise ValueError(str(why)) from None
+    except InvalidBoardError:
+        raise ValueError(f"answer {shown or short(answer)} is not a move: {expected_drops(game)}") from None
+    x, o = masks(game, position.code)
+    try:
+        return landing_cell(drop, game, x | o)
+    except InvalidMoveError as why:
+        raise ValueError(str(why)) from None
+
+
+def expected_answers(game: Game) -> str:
+    """What an answer may be on ``game``, for messages: a cell or row,col, or under gravity a column."""
+    return expected_drops(game) if game.rules.drops else expected_moves(game)
 
 
 def _is_number(value: Any) -> bool:
@@ -831,7 +860,7 @@ class _Judge:
                 self._mismatch(f"arguments: {reply['call']}", message)
             self._fail(position, "exception", message)
         elif "o" in reply:
-            self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_moves(self.game)}", str(reply.get("r", ""))[:80])
+            self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_answers(self.game)}", str(reply.get("r", ""))[:80])
         elif "a" in reply:
             self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or short(reply["a"]))
         else:
@@ -868,7 +897,7 @@ class _Judge:
             self._fail(position, "illegal", str(why), shown)
             return
         self.answers.append((position.code, cell))
-        move = position.move(cell)
+        move = next(move for move in position.moves if move.cell == cell)
         judged = verdict(position, move)
         self.kept += judged in ("best", "ok")
         self.optimal += judged == "best"
