@@ -251,7 +251,8 @@ def check_layer(
             found, lines = _reachability_problems(table, ply, batch, scores, max(0, limit - len(problems)))
             wrong.update(found.tolist())
             problems += lines
-            batch, scores = batch[scores != UNREACHABLE], scores[scores != UNREACHABLE]
+            keep = (scores != UNREACHABLE) & ~np.isin(batch, found)  # a board wrongly marked is reported once
+            batch, scores = batch[keep], scores[keep]
         found, lines = _consistency_problems(table, ply, batch, scores, max(0, limit - len(problems)))
         wrong.update(found.tolist())
         problems += lines
