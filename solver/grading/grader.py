@@ -538,6 +538,17 @@ def expected_answers(game: Game) -> str:
     return expected_drops(game) if game.rules.drops else expected_moves(game)
 
 
+def _looks_like_value_move(answer: Any, game: Game) -> bool:
+    """Whether an answer that is no legal move looks like ``(value, move)``: a number, then a move that
+    is no number, or a float first; under gravity also a number, then a column (``(1, 3)``: not row 1)."""
+    if not (isinstance(answer, list) and len(answer) == 2 and _is_number(answer[0])):
+        return False
+    value, move = answer
+    if isinstance(move, list) or move is None or isinstance(value, float):
+        return True
+    return game.rules.drops and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -886,13 +897,7 @@ class _Judge:
         except ValueError as why:
             if answer in (None, [], "", [None, None]):
                 self._mismatch("no move", shown)
-            elif (
-                self.returns == "move"
-                and isinstance(answer, list)
-                and len(answer) == 2
-                and _is_number(answer[0])
-                and (isinstance(answer[1], list) or answer[1] is None or isinstance(answer[0], float))
-            ):
+            elif self.returns == "move" and _looks_like_value_move(answer, self.game):
                 self._mismatch("value-move", shown)
             self._fail(position, "illegal", str(why), shown)
             return

@@ -110,3 +110,12 @@ def shortsighted(board, player):
 def top_cell(board, player):
     """The top cell of the best column: not where the piece lands (an illegal answer under gravity)."""
     return 0, choose(board, player)[1]
+
+
+def connect_value(board, player):
+    """``(value, column)``, as minimax functions often return: grade it with ``--returns value-move``."""
+    row, col = choose(board, player)
+    grid = [list(r) for r in board]
+    grid[row][col] = player
+    won = wins(grid, player, row, col)
+    return (1 if won else 0), col
