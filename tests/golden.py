@@ -58,3 +58,23 @@ START_VALUE = {
     # ... and k = 4 is a draw on boards up to 5x5, so 4,4,4 is a draw.
     "4x4k4": 0,
 }
+
+# -- Connect Four and its family (gravity: a piece drops to the lowest empty cell of its column) --
+# Names are rows x columns, as everywhere here: Connect Four is 6 rows of 7 columns, "6x7k4-gravity".
+
+# Legal 6x7 Connect Four positions after n plies, n = 0..9 (the first ten terms; the sequence runs to
+# n = 42): OEIS A212693, "Number of legal 7 X 6 Connect-Four positions after n plies" (John Tromp, 2012),
+# https://oeis.org/A212693. "Legal" is what "reachable" means here: a game stops at its first four in a
+# row (such a board is counted, not extended).
+CONNECT_FOUR_POSITIONS_BY_PLY = (1, 7, 49, 238, 1_120, 4_263, 16_422, 54_859, 184_275, 558_186)
+
+# Complete games (move sequences until four in a row or a full board) of Connect Four on a board
+# n + 1 columns wide and n rows high, n = 1..4: OEIS A342329, "Number of different games of Connect
+# Four on an (n+1) X n board" (Robin Jehn, 2021), https://oeis.org/A342329. On 1x2 and 2x3 no four
+# fits, so every game is a draw (2 and 90 = 6! / 2!^3 orders).
+CONNECT_FOUR_GAMES = {
+    "1x2k4-gravity": 2,
+    "2x3k4-gravity": 90,
+    "3x4k4-gravity": 356_232,
+    "4x5k4-gravity": 152_505_051_772,
+}

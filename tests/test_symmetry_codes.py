@@ -191,7 +191,7 @@ def test_the_canonical_test_of_a_block_grid_matches_the_test_of_each_board(name:
     rng = np.random.default_rng(3)
     high = rng.integers(0, 3**index.high_cells, 60)
     low = rng.integers(0, 3**index.low_cells, 70)
-    grid = sym.is_canonical_grid(high, low, index.low_cells)
+    grid = sym.is_canonical_grid(high, low, index.radix)
     codes = high[:, None] * index.radix + low[None, :]
     assert grid.shape == (60, 70)
     assert np.array_equal(grid, sym.is_canonical(codes))

@@ -52,8 +52,9 @@ SCHEME = "split-half-mixed-radix"
 SCHEME_VERSION = 1
 """Bumped whenever the numbering changes (a table is only read with the index that wrote it)."""
 
-_GROUP_BITS = 8
-"""A half's packed entry is ``rank << 8 | group``: groups fit in 8 bits (at most 14 * 14)."""
+_GROUP_BITS = 10
+"""A half's packed entry is ``rank << 10 | group``: groups fit in 10 bits (at most 17 * 17: a gravity half of
+16 cells), ranks in the 21 bits left (a group has at most 923,521 half-boards: 4x7's high half)."""
 _GROUP_MASK = (1 << _GROUP_BITS) - 1
 _FEW = 256
 """Below this many codes, :meth:`Layout.index_of` takes the path of fewer numpy calls (each costs about a microsecond)."""
@@ -82,11 +83,14 @@ class Half:
 
     cells: int
     packed: np.ndarray
-    """int32 per half code: ``rank << 8 | group``."""
+    """int32 per half key (here the half code; under gravity :mod:`solver.encoding.columns`): ``rank << 10 | group``
+    (a key no half-board has: the group of ``cells`` X and ``cells`` O, which no block has)."""
     codes: tuple[np.ndarray, ...]
-    """Per group id: the half codes of the group, ascending (int64; empty for impossible ids)."""
+    """Per group id: the half codes of the group, ascending (int64; empty for impossible ids): what the half
+    adds to a board's code (the low half's code, or the high half's times :attr:`Layout.radix`)."""
     x: tuple[np.ndarray, ...]
-    """Per group id: X's cells of each half-board, as bit masks over the half's cells (int32)."""
+    """Per group id: X's cells of each half-board, as bit masks (int32 over the half's cells; int64 over the
+    board's cells under gravity): a board's X cells are ``high.x << Layout.shift | low.x``."""
     o: tuple[np.ndarray, ...]
     """Per group id: O's cells, likewise."""
 
@@ -146,6 +150,15 @@ def half(cells: int) -> Half:
     )
 
 
+def _cells_of(part: Half) -> int:
+    """The cells some half-board of ``part`` holds a piece on (its cells, where its masks are a board's)."""
+    found = 0
+    for x, o in zip(part.x, part.o, strict=True):
+        if x.size:
+            found |= int(np.bitwise_or.reduce(x | o))
+    return found
+
+
 @dataclass(frozen=True)
 class Block:
     """One (high group, low group) block of a layer: ``rows * cols`` boards, row by row.
@@ -182,47 +195,37 @@ class Layout:
     indices are the global ones minus the layer's offset.
     """
 
-    def __init__(self, game: Game) -> None:
+    scheme = SCHEME
+    """The name of the numbering, stored with every compact table."""
+    scheme_version = SCHEME_VERSION
+    """Bumped whenever the numbering changes (a table is only read with the index that wrote it)."""
+
+    def __init__(self, game: Game, *, low: Half | None = None, high: Half | None = None, radix: int | None = None, shift: int | None = None) -> None:
         self.game = game
         self.cells = game.cells
-        self.low_cells = game.cells // 2
+        self.low_cells = game.cells // 2 if low is None else low.cells
         self.high_cells = game.cells - self.low_cells
-        self.low = half(self.low_cells)
-        self.high = half(self.high_cells)
-        self.radix = 3**self.low_cells
-        """``3 ** low_cells``: ``code = high code * radix + low code``."""
+        self.low = half(self.low_cells) if low is None else low
+        self.high = half(self.high_cells) if high is None else high
+        self.radix = 3**self.low_cells if radix is None else radix
+        """What a high half's code is multiplied by in a board's code: ``code = high code * radix + low code``."""
+        self.shift = self.low_cells if shift is None else shift
+        """Where a high half's cell masks start in a board's: ``x = high x << shift | low x``."""
+        self.low_mask = (1 << self.low_cells) - 1 if shift is None else _cells_of(self.low)
+        """The low half's cells, as a board's mask."""
         blocks: list[tuple[Block, ...]] = []
         offsets = [0]
         ngl = self.low.groups
         base = np.full(self.high.groups * ngl, _NO_BLOCK, dtype=np.int64)
         cols = np.zeros(self.high.groups * ngl, dtype=np.int64)
         for ply in range(self.cells + 1):
-            nx, no = (ply + 1) // 2, ply // 2
-            found = []
-            start = 0
-            for hx in range(min(nx, self.high_cells) + 1):
-                for ho in range(min(no, self.high_cells - hx) + 1):
-                    lx, lo = nx - hx, no - ho
-                    if lx < 0 or lo < 0 or lx + lo > self.low_cells:
-                        continue
-                    block = Block(
-                        ply,
-                        hx,
-                        ho,
-                        lx,
-                        lo,
-                        start,
-                        group_size(self.high_cells, hx, ho),
-                        group_size(self.low_cells, lx, lo),
-                    )
-                    flat = self.high.group(hx, ho) * ngl + self.low.group(lx, lo)
-                    base[flat] = offsets[-1] + start
-                    cols[flat] = block.cols
-                    found.append(block)
-                    start = block.stop
-            assert start == layer_size(self.cells, ply)
+            found = self._layer_blocks(ply)
+            for block in found:
+                flat = self.high.group(block.hx, block.ho) * ngl + self.low.group(block.lx, block.lo)
+                base[flat] = offsets[-1] + block.start
+                cols[flat] = block.cols
             blocks.append(tuple(found))
-            offsets.append(offsets[-1] + start)
+            offsets.append(offsets[-1] + (found[-1].stop if found else 0))
         self.blocks: tuple[tuple[Block, ...], ...] = tuple(blocks)
         """Per layer, its blocks in index order."""
         self.layer_offsets: tuple[int, ...] = tuple(offsets)
@@ -230,12 +233,28 @@ class Layout:
         self.layer_sizes: tuple[int, ...] = tuple(b - a for a, b in pairwise(offsets))
         """Boards per layer."""
         self.size: int = offsets[-1]
-        """Legal-count boards of all layers: the length of a compact table."""
+        """Boards of all layers: the length of a compact table."""
         self._base = base
         self._cols = cols
         self._base_list: list[int] = base.tolist()
         self._cols_list: list[int] = cols.tolist()
         self._ngl = ngl
+
+    def _layer_blocks(self, ply: int) -> list[Block]:
+        """The blocks of layer ``ply``: one per split of its X and O pieces between the halves that both halves have."""
+        nx, no = (ply + 1) // 2, ply // 2
+        found: list[Block] = []
+        start = 0
+        for hx in range(min(nx, self.high_cells) + 1):
+            for ho in range(min(no, self.high_cells - hx) + 1):
+                lx, lo = nx - hx, no - ho
+                if lx < 0 or lo < 0 or lx + lo > self.low_cells:
+                    continue
+                rows, cols = self.high.codes[self.high.group(hx, ho)].size, self.low.codes[self.low.group(lx, lo)].size
+                if rows and cols:
+                    found.append(Block(ply, hx, ho, lx, lo, start, rows, cols))
+                    start += rows * cols
+        return found
 
     def __repr__(self) -> str:
         return f"<Layout {self.game.name}: {self.size:,} boards in {self.cells + 1} layers>"
@@ -248,12 +267,21 @@ class Layout:
         return None
 
     # -- code -> index ---------------------------------------------------------
+    def keys_of(self, code: int) -> tuple[int, int]:
+        """The keys of a code's high and low halves in :attr:`Half.packed` (here the halves' codes)."""
+        return divmod(code, self.radix)
+
+    def keys(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`keys_of` of many codes (int64)."""
+        high = codes // self.radix  # floor division by a constant, then a product: faster than divmod
+        return high, codes - high * self.radix
+
     def index_of_code(self, code: int) -> int:
-        """The global index of one code, or -1 if its piece counts are not legal.
+        """The global index of one code, or -1 if its piece counts are not legal (or it has no index).
 
         Plain Python ints and a few list look-ups (about a microsecond).
         """
-        high, low = divmod(code, self.radix)
+        high, low = self.keys_of(code)
         pl: int = self.low.packed_list[low]
         ph: int = self.high.packed_list[high]
         flat = (ph & _GROUP_MASK) * self._ngl + (pl & _GROUP_MASK)
@@ -270,13 +298,12 @@ class Layout:
         """
         codes = np.asarray(codes, dtype=np.int64)
         if codes.size < _FEW:  # a few codes (a position's children): fewer numpy calls win
-            high, low = np.divmod(codes, self.radix)
+            high, low = self.keys(codes)
             pl, ph = self.low.packed[low], self.high.packed[high]
             flat = (ph & _GROUP_MASK).astype(np.intp) * self._ngl + (pl & _GROUP_MASK)
             few: np.ndarray = self._base[flat] + (ph >> _GROUP_BITS) * self._cols[flat] + (pl >> _GROUP_BITS)
             return few
-        high = codes // self.radix  # floor division by a constant, then a product: faster than divmod
-        low = codes - high * self.radix
+        high, low = self.keys(codes)
         pl = np.take(self.low.packed, low)
         ph = np.take(self.high.packed, high)
         flat = (ph & _GROUP_MASK) * self._ngl  # int32 throughout: a group pair fits
@@ -303,7 +330,7 @@ class Layout:
         hc = self.high.codes[gh][row_start:row_stop]
         lc = self.low.codes[gl]
         codes = (hc[:, None] * self.radix + lc[None, :]).ravel()
-        shift = self.low_cells
+        shift = self.shift
         x = ((self.high.x[gh][row_start:row_stop].astype(np.int64)[:, None] << shift) | self.low.x[gl][None, :]).ravel()
         o = ((self.high.o[gh][row_start:row_stop].astype(np.int64)[:, None] << shift) | self.low.o[gl][None, :]).ravel()
         return codes, x, o
@@ -371,5 +398,10 @@ class Layout:
 
 @cache
 def layout(game: Game) -> Layout:
-    """The :class:`Layout` of a game (built once per process; the halves are shared by games)."""
+    """The :class:`Layout` of a game (built once per process; the halves are shared by games): under gravity
+    the column halves of :mod:`solver.encoding.columns`."""
+    if game.rules.drops:
+        from .columns import ColumnLayout  # a layout of the same shape, built from the columns' stacks
+
+        return ColumnLayout(game)
     return Layout(game)

@@ -346,16 +346,17 @@ class Symmetries:
                 keep &= step <= image
         return out.reshape(np.shape(codes))
 
-    def is_canonical_grid(self, high: np.ndarray, low: np.ndarray, low_cells: int) -> np.ndarray:
-        """Whether each board ``high[r] * 3**low_cells + low[c]`` is canonical: bool, ``(rows, cols)``.
+    def is_canonical_grid(self, high: np.ndarray, low: np.ndarray, radix: int) -> np.ndarray:
+        """Whether each board ``high[r] * radix + low[c]`` is canonical: bool, ``(rows, cols)``.
 
-        The shape of a block of :mod:`solver.encoding.index` (high half-boards by low half-boards).
-        An image is digit-wise linear, ``image(h * 3**low_cells + l) = image(h * 3**low_cells)
-        + image(l)``, so a board is canonical under ``s`` when
-        ``h * 3**low_cells - image(h * 3**low_cells) <= image(l) - l``: one comparison of a
+        The shape of a block of :mod:`solver.encoding.index` (high half-boards by low half-boards;
+        ``radix`` is the layout's: ``3**low_cells``, or 1 where the halves' codes are already
+        where the board has them). An image is digit-wise linear, ``image(h * radix + l) =
+        image(h * radix) + image(l)``, so a board is canonical under ``s`` when
+        ``h * radix - image(h * radix) <= image(l) - l``: one comparison of a
         row value with a column value per board and symmetry, no table look-up per board.
         """
-        rows = np.asarray(high, dtype=np.int64).reshape(-1) * 3**low_cells
+        rows = np.asarray(high, dtype=np.int64).reshape(-1) * radix
         cols = np.asarray(low, dtype=np.int64).reshape(-1)
         keep = np.ones((rows.size, cols.size), dtype=bool)
         for s in range(1, self.count):

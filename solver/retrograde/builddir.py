@@ -1,7 +1,9 @@
 """The build directory of a layered build: its files, and the manifest of its finished and retired layers.
 
 Each finished layer is a raw int8 file ``layer-PP.i8`` (in layer-local index order) with
-its size and SHA-256 in ``manifest.json``; the layer being solved is spooled into
+its size and SHA-256 in ``manifest.json``; a gravity build keeps which boards a game reaches,
+one bit a board, every layer from a byte boundary, in ``reach.bits`` (its SHA-256 in the
+manifest's ``reach``: :mod:`solver.retrograde.drops`); the layer being solved is spooled into
 ``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
 The manifest is replaced atomically by :func:`solver.storage.fsutil.write_atomic`, the one
 atomic writer.
@@ -26,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import SCHEME, SCHEME_VERSION, layout
+from ..encoding.index import layout
 from ..errors import BuildError, quote
 from ..rules.game import Game
 from ..storage.fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
@@ -67,6 +69,42 @@ class BuildDir:
         """The journal of layer ``ply`` while it is being solved: one ``start crc32`` line per finished chunk."""
         return self.path / f"layer-{ply:02d}.journal"
 
+    def reach_path(self) -> Path:
+        """The file of which boards a game reaches (gravity builds: :mod:`solver.retrograde.drops`)."""
+        return self.path / "reach.bits"
+
+    def reach_offsets(self) -> list[int]:
+        """Where each layer's bits start in :meth:`reach_path` (bytes; the last entry: the file's size)."""
+        offsets = [0]
+        for size in layout(self.game).layer_sizes:
+            offsets.append(offsets[-1] + -(-size // 8))
+        return offsets
+
+    def has_reach(self, *, check: bool = True) -> bool:
+        """Whether :meth:`reach_path` is there, of its size, recorded, and (with ``check``) hashes as recorded."""
+        digest = self.manifest().get("reach")
+        return isinstance(digest, str) and self._holds(self.reach_path().name, digest, check, self.reach_offsets()[-1])
+
+    def record_reach(self, digest: str) -> None:
+        """Record the SHA-256 of a complete :meth:`reach_path` in the manifest (atomically)."""
+        data = self.manifest()
+        data["reach"] = digest
+        write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+
+    def reached(self, ply: int, start: int, stop: int) -> np.ndarray:
+        """Which boards ``start .. stop - 1`` of layer ``ply`` a game reaches (bool), read from :meth:`reach_path`."""
+        first = self.reach_offsets()[ply] + start // 8
+        length = -(-stop // 8) - start // 8
+        fd = self.open(self.reach_path(), os.O_RDONLY)
+        try:
+            data = os.pread(fd, length, first)
+        finally:
+            os.close(fd)
+        if len(data) != length:
+            raise BuildError(f"{self.reach_path()}: cut short; delete the build directory {self.path} to start again")
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8))
+        return bits[start % 8 : start % 8 + stop - start].astype(bool)
+
     def prepare(self) -> None:
         """Create the directory (0700), or check that an existing one is this user's alone and holds only regular files.
 
@@ -103,7 +141,7 @@ class BuildDir:
         try:
             fd = self.open(path, os.O_RDONLY)
         except FileNotFoundError:
-            return {"game": self.game.name, "scheme": SCHEME, "scheme_version": SCHEME_VERSION, "layers": {}}
+            return {"game": self.game.name, "scheme": layout(self.game).scheme, "scheme_version": layout(self.game).scheme_version, "layers": {}}
         with os.fdopen(fd, "rb") as handle:
             raw = handle.read(MAX_MANIFEST_BYTES + 1)
         return _parse_manifest(path, raw, self.game)
@@ -203,10 +241,11 @@ def _parse_manifest(path: Path, raw: bytes, game: Game) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise bad(f"holds a JSON {type(data).__name__}, expected an object")
     found = (data.get("game"), data.get("scheme"), data.get("scheme_version"))
-    if found != (game.name, SCHEME, SCHEME_VERSION):
+    index = layout(game)
+    if found != (game.name, index.scheme, index.scheme_version):
         raise BuildError(
             f"{path.parent} holds a build of {_plain(found[0])} ({_plain(found[1])} v{_plain(found[2])}), "
-            f"expected {game.name} ({SCHEME} v{SCHEME_VERSION}); use another directory"
+            f"expected {game.name} ({index.scheme} v{index.scheme_version}); use another directory"
         )
     layers = data.get("layers")
     if not isinstance(layers, dict):
@@ -219,6 +258,8 @@ def _parse_manifest(path: Path, raw: bytes, game: Game) -> dict[str, Any]:
         if not isinstance(entry, dict) or entry.get("size") != sizes[ply] or not _SHA256.fullmatch(str(entry.get("sha256"))):
             raise bad(f"layer {ply} is recorded as {quote(entry)}, expected its size {sizes[ply]} and a SHA-256")
     _check_retired(data.get("retired", {}), layers, bad)
+    if "reach" in data and not _SHA256.fullmatch(str(data["reach"])):
+        raise bad(f'"reach" is {quote(data["reach"])}, expected the SHA-256 of reach.bits')
     return data
 
 

@@ -29,7 +29,8 @@ def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.
     index = layout(game)
     part = index.high if high else index.low
     group = part.group(a, b)
-    return half_line_sets(game, part.x[group], high=high), half_line_sets(game, part.o[group], high=high)
+    split = {"low_mask": index.low_mask, "shift": index.shift}
+    return half_line_sets(game, part.x[group], high=high, **split), half_line_sets(game, part.o[group], high=high, **split)
 
 
 @lru_cache(maxsize=1024)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..encoding.index import layout
 from ..rules.game import Game
 from ..words import count
 from .chunks import chunks
+from .drops import reach_layers, unpack
 from .kernel import solve_chunk
 
 
@@ -18,7 +20,8 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, pl
     """Parent/child consistency of a whole table, layer by layer (vectorised).
 
     Every board's stored score is recomputed from the *stored* scores of its
-    children (and the reachability rule) and compared. Together with the full
+    children (and the reachability rule; under gravity, which boards a game reaches is found
+    again forward from the empty board, :mod:`solver.retrograde.drops`) and compared. Together with the full
     layer (which has no children) this proves the table by induction, without a
     second table in memory.
 
@@ -30,15 +33,17 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, pl
     problems: list[str] = []
     if [len(layer) for layer in layers] != list(index.layer_sizes):
         return [f"layer sizes {[len(layer) for layer in layers]} do not fit {game.name}: expected {list(index.layer_sizes)}"]
+    reach = dict(reach_layers(game, jobs=os.cpu_count() or 1)) if game.rules.drops else {}  # gravity: found again, forward
     for ply in sorted(set(range(game.cells + 1) if plies is None else plies), reverse=True):
         child = None if ply == game.cells else layers[ply + 1]
         for chunk in chunks(game, ply):
             stored = np.asarray(layers[ply][chunk.start : chunk.stop])
-            wrong = np.flatnonzero(stored != solve_chunk(game, chunk, child))
+            reached = unpack(reach[ply], chunk.start, chunk.stop) if reach else None
+            wrong = np.flatnonzero(stored != solve_chunk(game, chunk, child, reached))
             if wrong.size:
                 at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
                 code = index.code_of_index(at)
-                expected = solve_chunk(game, chunk, child)[int(wrong[0])]
+                expected = solve_chunk(game, chunk, child, reached)[int(wrong[0])]
                 disagree = "disagrees with its" if wrong.size == 1 else "disagree with their"
                 problems.append(
                     f"layer {ply}: {count(int(wrong.size), 'board')} {disagree} children, first {render(game, code)} "

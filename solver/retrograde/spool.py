@@ -47,7 +47,8 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
     done = []
     try:
         for chunk in todo:
-            scores = solve_chunk(game, chunk, child)
+            reached = build.reached(ply, chunk.start, chunk.stop) if game.rules.drops else None
+            scores = solve_chunk(game, chunk, child, reached)
             data = spool_bytes(scores)
             os.pwrite(fd, data, chunk.start)
             done.append((chunk.start, chunk.boards, zlib.crc32(scores.data), len(data)))

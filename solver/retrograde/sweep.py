@@ -127,6 +127,10 @@ def sweep(
         _drop_spool(build, ply)  # a build killed between recording a layer and deleting its spool
     if release is not None and plan.resumed_below is not None:
         release(build, plan.resumed_below, mapper, resumed)  # a build killed while it retired a layer
+    if game.rules.drops and plan.todo:
+        from .drops import write_reach  # gravity: which boards a game reaches, found forward before the sweep
+
+        write_reach(build, jobs=jobs)
     for ply in plan.todo:
         kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify)
         if kept:

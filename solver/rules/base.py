@@ -93,6 +93,12 @@ class Rules(ABC):
         """The score each status gives (``status_scores[status]``; in play: 0, the table stores the real one)."""
         return (0, self.line_score, 0, UNREACHABLE)
 
+    @property
+    def table_reads(self) -> tuple[bool, bool, bool, bool]:
+        """Whether a look-up reads the table's byte for a board of each status (``table_reads[status]``): in play
+        only where the status is exact, else every status but :data:`INVALID` (the byte may say ``UNREACHABLE``)."""
+        return (True, not self.status_is_exact, not self.status_is_exact, False)
+
     def line_winner(self, completer: str) -> str:
         """Who wins when ``completer`` (``"X"`` or ``"O"``) completes a line."""
         return completer if self.line_wins else ("O" if completer == "X" else "X")

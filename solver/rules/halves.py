@@ -32,10 +32,9 @@ RULES_FOLLOW = -1
 
 
 @cache
-def _split_lines(game: Game) -> tuple[tuple[int, int, int], ...]:
-    """Every line as (full mask, low-half mask, high-half mask shifted down)."""
-    low = game.cells // 2
-    return tuple((line, line & ((1 << low) - 1), line >> low) for line in game.rules.line_masks)
+def _split_lines(game: Game, low_mask: int, shift: int) -> tuple[tuple[int, int, int], ...]:
+    """Every line as (full mask, its cells in the low half, its cells in the high half shifted down by ``shift``)."""
+    return tuple((line, line & low_mask, (line & ~low_mask) >> shift) for line in game.rules.line_masks)
 
 
 def _words(game: Game) -> int:
@@ -48,14 +47,19 @@ def words(game: Game) -> int:
     return max(1, -(-len(game.rules.line_masks) // _WORD))
 
 
-def half_line_sets(game: Game, stones: np.ndarray, *, high: bool) -> np.ndarray:
+def half_line_sets(game: Game, stones: np.ndarray, *, high: bool, low_mask: int | None = None, shift: int | None = None) -> np.ndarray:
     """The line sets of many half-boards' stones of one player (``(words, boards)`` uint32, module docstring).
 
     :param stones: the player's cells in each half-board (the low half's cells from bit 0; the high
-        half's shifted down by the low half's size, as :mod:`solver.encoding.index` keeps them).
+        half's shifted down by ``shift``, as :mod:`solver.encoding.index` keeps them).
+    :param low_mask: the low half's cells (default: the first ``cells // 2``, and ``shift`` their number;
+        a gravity layout's halves are columns, with ``shift`` 0).
     """
+    if low_mask is None:
+        low_mask = (1 << (game.cells // 2)) - 1
+        shift = game.cells // 2
     sets = np.zeros((words(game), stones.size), dtype=np.uint32)
-    for number, (_, line_low, line_high) in enumerate(_split_lines(game)):
+    for number, (_, line_low, line_high) in enumerate(_split_lines(game, low_mask, shift or 0)):
         mask = line_high if high else line_low
         sets[number // _WORD] |= ((stones & mask) == mask).astype(np.uint32) << np.uint32(number % _WORD)
     return sets

@@ -45,7 +45,6 @@ import numpy as np
 
 from ..encoding.index import Block, layout
 from ..encoding.symmetry import symmetries
-from ..rules.base import IN_PLAY
 from ..rules.game import Game
 from ..rules.score import WIN
 
@@ -228,7 +227,7 @@ class _Grid:
     def __init__(self, game: Game, block: Block) -> None:
         index, sym = layout(game), symmetries(game)
         gh, gl = index.high.group(block.hx, block.ho), index.low.group(block.lx, block.lo)
-        rows = index.high.codes[gh] * 3**index.low_cells
+        rows = index.high.codes[gh] * index.radix
         cols = index.low.codes[gl]
         self.block, self.count = block, sym.count
         # a board high + low is canonical when high - image(high) <= image(low) - low for every symmetry
@@ -239,7 +238,7 @@ class _Grid:
         """Rows holding a board that some symmetry but the identity maps to itself (few: no other needs a look)."""
         for row_gap, col_gap in zip(self.row_gap, self.col_gap, strict=True):
             self.may_fix |= np.isin(row_gap, col_gap)
-        shift = index.low_cells
+        shift = index.shift
         self.high_words = (index.high.x[gh].astype(np.int64) << shift) | (index.high.o[gh].astype(np.int64) << (shift + 32))
         self.low_words = index.low.x[gl].astype(np.int64) | (index.low.o[gl].astype(np.int64) << 32)
 
@@ -299,6 +298,7 @@ def stored_histograms(game: Game, ply: int, read: Callable[[int, int], np.ndarra
     """
     rules, count = game.rules, symmetries(game).count
     status_scores = np.array(rules.status_scores, dtype=np.int8)
+    reads = np.array(rules.table_reads, dtype=bool)
     by_fixed = np.zeros(256 * (count + 1), dtype=np.int64)  # bin score | boards fixed << 8
     for block in layout(game).blocks[ply]:
         grid = _Grid(game, block)
@@ -307,7 +307,7 @@ def stored_histograms(game: Game, ply: int, read: Callable[[int, int], np.ndarra
             stored = read(block.start + r0 * block.cols, block.start + r1 * block.cols)[found]
             rows, cols = grid.row_col(r0, found)
             status = rules.statuses_of_words(grid.high_words[rows] | grid.low_words[cols])
-            score = np.where(status == IN_PLAY, stored, status_scores[status]).view(np.uint8)
+            score = np.where(reads[status], stored, status_scores[status]).view(np.uint8)
             by_fixed += np.bincount(score | grid.fixed(rows, cols) << 8, minlength=by_fixed.size)
     per_fixed = by_fixed.reshape(count + 1, 256)
     sizes = np.array([count // fixed if fixed else 0 for fixed in range(count + 1)], dtype=np.int64)

@@ -9,6 +9,13 @@ its first board read hold that board's score; a layer with no board read, its fi
 board's score), so long runs of one value compress well and every stored byte is a
 score some board of its layer has (:func:`solver.storage.plausible.compact_check`).
 
+Under gravity the rules cannot tell every board no game reaches
+(:attr:`solver.rules.base.Rules.status_is_exact`: the order of the moves matters), so a
+look-up reads the byte of every canonical board the rules do not refuse, finished ones
+and those no game reaches (``UNREACHABLE``) too: every canonical board is read, in every
+layer. The others are filled as above (measured on 5x5k4-gravity: 9,585,568 bytes, against
+16,012,128 with every board's own score).
+
 The stored bytes of a layer depend only on that layer's scores, and any range of a
 layer can be computed on its own (:func:`stored_range`, given the fill value
 :func:`fill_before` finds), so a build compresses a layer in parallel pieces and
@@ -70,7 +77,7 @@ def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:
         r0, r1 = (first - block.start) // block.cols, -(-(last - block.start) // block.cols)
         high = index.high.codes[index.high.group(block.hx, block.ho)][r0:r1]
         low = index.low.codes[index.low.group(block.lx, block.lo)]
-        grid = sym.is_canonical_grid(high, low, index.low_cells).reshape(-1)
+        grid = sym.is_canonical_grid(high, low, index.radix).reshape(-1)
         skip = first - block.start - r0 * block.cols
         parts.append(grid[skip : skip + last - first])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
@@ -80,11 +87,15 @@ def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: n
     """Whether each board of ``scores`` (layer ``ply``'s boards from ``start`` on) is read by a look-up: bool.
 
     Read: canonical and in play (not unreachable, not finished). No board of the full
-    layer is read (every full board is finished).
+    layer is read (every full board is finished). Where the rules cannot tell every
+    unreachable board (:attr:`solver.rules.base.Rules.status_is_exact`: gravity), every
+    canonical board is read: see the module docstring.
 
     :param canonical: :func:`canonical_mask` of the same boards, if already known.
     """
     part = np.asarray(scores)
+    if not game.rules.status_is_exact:  # gravity: every canonical board is read (module docstring)
+        return canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
     if ply == game.cells:
         return np.zeros(part.size, dtype=bool)
     keep = canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()

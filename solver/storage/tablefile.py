@@ -81,7 +81,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..encoding.index import SCHEME, SCHEME_VERSION, layout
+from ..encoding.index import layout
 from ..errors import TableError
 from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..words import count
@@ -138,8 +138,8 @@ def compact_meta(game: Game) -> dict[str, Any]:
     """What a compact table file records about its layout in ``meta``: the index scheme and the layer offsets."""
     index = layout(game)
     return {
-        "index": SCHEME,
-        "index_version": SCHEME_VERSION,
+        "index": index.scheme,
+        "index_version": index.scheme_version,
         "layer_offsets": list(index.layer_offsets[:-1]),
         "layer_sizes": list(index.layer_sizes),
         "score": "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss, -128 unreachable",

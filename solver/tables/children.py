@@ -75,7 +75,7 @@ def plan(game: Game, codes: np.ndarray, pieces: np.ndarray) -> tuple[np.ndarray,
     words = rules.words(codes)
     x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT).astype(np.uint32)
     x_moves = pieces % 2 == 0
-    empty = np.uint32(game.full_mask) & ~(x | o)
+    empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column
     completing = rules.winning_cells_many(np.where(x_moves, x, o), empty)
     others = empty & ~completing
     settled = (completing != 0) & (rules.line_wins | (others == 0))

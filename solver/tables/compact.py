@@ -129,6 +129,8 @@ class CompactTable(Table):
         self._rules = self.game.rules
         self._status_scores = np.array(self._rules.status_scores, dtype=np.int8)
         """The score the rule gives each status (:attr:`solver.rules.base.Rules.status_scores`)."""
+        self._reads = np.array(self._rules.table_reads, dtype=bool)
+        """Whether a look-up reads the stored byte of a board of each status (:attr:`solver.rules.base.Rules.table_reads`)."""
         self._pool: ThreadPoolExecutor | None = None
         self._verify = verify
         self._blocks: BlockArray | None = None
@@ -274,7 +276,7 @@ class CompactTable(Table):
         others read at their canonical board (:mod:`solver.encoding.symmetry`).
         """
         status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
-        if status != IN_PLAY:
+        if not self._reads[status]:
             return self._rules.status_scores[status]
         return self._stored(self._index(self._sym.canonical_code_of(code)))
 
@@ -286,7 +288,7 @@ class CompactTable(Table):
         if not 0 <= code < self._codes:
             self._refuse(code)
         status, pieces = self._rules.judge(code)  # impossible piece counts: INVALID
-        if status == IN_PLAY:
+        if self._reads[status]:
             score = self._stored(self._index(self._sym.canonical_code_of(code)))
         else:
             score = self._rules.status_scores[status]
@@ -314,11 +316,11 @@ class CompactTable(Table):
             return 0
         word = self._rules.word_of(code)
         status, pieces = self._rules.judge_word(word)  # illegal piece counts: INVALID
-        if status != IN_PLAY:
+        if status != IN_PLAY or (not self._rules.status_is_exact and self.score_of(code) == UNREACHABLE):
             return 0
         x, o = word & 0xFFFFFFFF, word >> 32
         piece, mover = (1, x) if pieces % 2 == 0 else (2, o)
-        empty = self.game.full_mask & ~(x | o)
+        empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         completing = self._rules.winning_cells(mover, empty)
         others = empty & ~completing
         if completing and (self._rules.line_wins or not others):
@@ -339,14 +341,15 @@ class CompactTable(Table):
             out[a : a + _BATCH] = self.layout.index_of(flat[a : a + _BATCH])
         return out
 
-    def _classify(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _classify(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For codes in range: the index of each code's canonical board, whether it is read there
-        (in play), the score the rules give the others (int8), and the pieces on each board (uint8,
-        0 for illegal counts). The rules and the symmetries share the codes' digit chunks."""
+        (:attr:`solver.rules.base.Rules.table_reads`), the score the rules give the others (int8), the
+        pieces on each board (uint8, 0 for illegal counts), and whether the rules put it in play.
+        The rules and the symmetries share the codes' digit chunks."""
         patterns = digit_chunks(codes, self._sym.moduli)
         status, pieces = self._rules.classify(codes, patterns)
         canonical = self._sym.canonical_codes(codes, patterns)
-        return self.layout.index_of(canonical), status == IN_PLAY, np.take(self._status_scores, status), pieces
+        return self.layout.index_of(canonical), np.take(self._reads, status), np.take(self._status_scores, status), pieces, status == IN_PLAY
 
     def scores_of(self, codes: np.ndarray) -> np.ndarray:
         """The score of many codes in range (int8, flat), as :meth:`score_of` gives them.
@@ -389,24 +392,23 @@ class CompactTable(Table):
         if not all(self._in_parts(codes.size, _THREADS_FROM, part)):
             return False
         if read is not None:
-            chosen = np.flatnonzero(playing)
+            chosen = np.flatnonzero(read >= 0)
             scores[chosen] = self._take(read[chosen])
         return True
 
     def _gather_part(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray, playing: np.ndarray, read: np.ndarray | None) -> bool:
         """One part of :meth:`_gather`, classified step by step: the scores read (in memory) or the
-        rules' scores and the indices to read (``read``, from blocks); whether every code was in range."""
+        rules' scores and the indices to read (``read``, from blocks: -1 where none is); whether every code was in range."""
         limit = self._codes
         for a in range(0, codes.size, _BATCH):
             step = codes[a : a + _BATCH]
             if step.size and (step.min() < 0 or step.max() >= limit):
                 return False
-            index, play, ruled, pieces[a : a + _BATCH] = self._classify(step)
-            playing[a : a + _BATCH] = play
+            index, reads, ruled, pieces[a : a + _BATCH], playing[a : a + _BATCH] = self._classify(step)
             if read is None:  # board 0 (the empty board) is read where nothing is: one pass fewer than a filter
-                scores[a : a + _BATCH] = np.where(play, self._take(np.where(play, index, 0)), ruled)
+                scores[a : a + _BATCH] = np.where(reads, self._take(np.where(reads, index, 0)), ruled)
             else:
-                read[a : a + _BATCH], scores[a : a + _BATCH] = index, ruled
+                read[a : a + _BATCH], scores[a : a + _BATCH] = np.where(reads, index, -1), ruled
         return True
 
     def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:

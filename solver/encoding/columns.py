@@ -1,0 +1,207 @@
+"""The compact index of gravity games: a height per column and a colour per piece, split into two halves of columns.
+
+Under gravity (:mod:`solver.rules.gravity`) a column is a stack: its height ``h`` and the
+colours of its ``h`` pieces, bottom first, one of ``2**(rows + 1) - 1`` **column states**
+(number ``2**h - 1 + colours``, bit ``j`` of ``colours`` set where the piece at height ``j`` is
+X). A board with no floating piece is one column state a column, so numbering them needs
+far fewer slots than base-3 codes: 9.9e9 for 5x6 against ``3**30 = 2.1e14``.
+
+The columns are split into a **low** half (columns ``0 .. cols // 2 - 1``) and a **high**
+half (the rest). A half-board is one state per column of its half, numbered in mixed radix
+(its **key**), and ranked as :mod:`solver.encoding.index` ranks a half of cells: by its X and O
+counts (its group) and its code within the group. A layer is then laid out exactly as
+there, block by block, so the layered build, its files and the compact tables use it
+unchanged; what differs is how a code finds its halves' keys (:meth:`ColumnLayout.keys`)
+and that a half's code and cell masks are already where the board has them
+(``radix = 1``, ``shift = 0``). A move changes one column, so it keeps the other half's rank:
+a move in the low half keeps the row of a block, one in the high half its column.
+
+A code with a floating piece has no index (a negative one, as illegal counts).
+
+>>> from solver.rules.game import parse_game
+>>> index = layout(parse_game("4x4k4-gravity"))
+>>> index.size, index.layer_sizes[:4]
+(201755, (1, 4, 20, 60))
+>>> index.index_of_code(0), index.index_of_code(3**15) >= 0, index.index_of_code(3**3) < 0  # X at (0,3) floats
+(0, True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ..rules.game import Game
+from .index import _GROUP_BITS, Half, Layout
+
+SCHEME = "column-halves"
+"""The name of this index, stored with every compact gravity table."""
+SCHEME_VERSION = 1
+"""Bumped whenever the numbering changes."""
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnHalf(Half):
+    """The half-boards of some adjacent columns, ranked within their (X count, O count) groups (:class:`Half`),
+    keyed by their column states in mixed radix (module docstring)."""
+
+    rows: int
+    first: int
+    """The half's first column."""
+    columns: int
+    """How many columns the half has."""
+    states: tuple[np.ndarray, ...]
+    """Per group id: the key of each half-board of the group, in rank order (int64)."""
+
+    @property
+    def radix(self) -> int:
+        """Column states a column has: ``2 ** (rows + 1) - 1`` (the mixed radix of a key)."""
+        return (1 << (self.rows + 1)) - 1
+
+
+def column_states(rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(heights, colours)`` of every column state of ``rows`` cells, in state order (module docstring)."""
+    heights = np.concatenate([np.full(1 << h, h) for h in range(rows + 1)]).astype(np.int64)
+    colours = np.concatenate([np.arange(1 << h) for h in range(rows + 1)]).astype(np.int64)
+    return heights, colours
+
+
+@cache
+def column_half(game: Game, first: int, columns: int) -> ColumnHalf:
+    """The :class:`ColumnHalf` of columns ``first .. first + columns - 1`` of a gravity game (built once)."""
+    rows, cols = game.rows, game.cols
+    heights, colours = column_states(rows)
+    radix = heights.size
+    key = np.zeros(1, dtype=np.int64)
+    code, x, o, nx, no = (np.zeros(1, dtype=np.int64) for _ in range(5))
+    for j in range(columns):
+        c = first + j
+        c_code, c_x, c_o = np.zeros(radix, np.int64), np.zeros(radix, np.int64), np.zeros(radix, np.int64)
+        for level in range(rows):  # height ``level`` is row ``rows - 1 - level``
+            cell = (rows - 1 - level) * cols + c
+            there = heights > level
+            is_x = there & ((colours >> level) & 1 == 1)
+            is_o = there & ~is_x
+            c_code += np.where(is_x, 3**cell, np.where(is_o, 2 * 3**cell, 0))
+            c_x |= is_x.astype(np.int64) << cell
+            c_o |= is_o.astype(np.int64) << cell
+        c_nx = np.bitwise_count(c_x).astype(np.int64)
+        key = (key[:, None] + np.arange(radix, dtype=np.int64)[None, :] * radix**j).ravel()
+        code = (code[:, None] + c_code[None, :]).ravel()
+        x = (x[:, None] | c_x[None, :]).ravel()
+        o = (o[:, None] | c_o[None, :]).ravel()
+        nx = (nx[:, None] + c_nx[None, :]).ravel()
+        no = (no[:, None] + (heights - c_nx)[None, :]).ravel()
+    cells = rows * columns
+    group = nx * (cells + 1) + no
+    order = np.lexsort((code, group))  # by group, then ascending code
+    groups = (cells + 1) ** 2
+    starts = np.searchsorted(group[order], np.arange(groups + 1))
+    rank = np.empty(key.size, dtype=np.int64)
+    rank[order] = np.arange(key.size) - starts[group[order]]
+    packed = np.empty(key.size + 1, dtype=np.int32)  # keys are 0 .. radix**columns - 1 in key order; one more: no half-board
+    packed[key] = ((rank << _GROUP_BITS) | group).astype(np.int32)
+    packed[-1] = groups - 1  # cells X and cells O: a group no block has, so the board's index is negative
+    members = [order[starts[g] : starts[g + 1]] for g in range(groups)]
+    return ColumnHalf(
+        cells,
+        packed,
+        tuple(code[m] for m in members),
+        tuple(x[m] for m in members),
+        tuple(o[m] for m in members),
+        rows,
+        first,
+        columns,
+        tuple(key[m] for m in members),
+    )
+
+
+class ColumnLayout(Layout):
+    """The index of a gravity game (module docstring): :class:`solver.encoding.index.Layout` over column halves."""
+
+    scheme = SCHEME
+    scheme_version = SCHEME_VERSION
+
+    def __init__(self, game: Game) -> None:
+        split = game.cols // 2
+        low, high = column_half(game, 0, split), column_half(game, split, game.cols - split)
+        rows, cols = game.rows, game.cols
+        states = (1 << (rows + 1)) - 1
+        self._state_of_column = _state_of_column_value(rows)
+        """Per base-3 value of a column (digit of height ``j`` times ``3**j``): its state, or -1 if a piece floats."""
+        self._row_tables = [_row_to_columns(rows, cols, r) for r in range(rows)]
+        self._row_radix = 3**cols
+        self._states = states
+        super().__init__(game, low=low, high=high, radix=1, shift=0)
+
+    def __repr__(self) -> str:
+        return f"<ColumnLayout {self.game.name}: {self.size:,} boards in {self.cells + 1} layers>"
+
+    def _column_values(self, codes: np.ndarray) -> np.ndarray:
+        """The base-3 value of each column of many codes (``(cols, n)`` int64, height ``j``'s digit times ``3**j``)."""
+        rest = np.asarray(codes, dtype=np.int64)
+        transposed = np.zeros(rest.shape, dtype=np.int64)
+        for table in self._row_tables:  # the top row first: the lowest digits of a code
+            quotient = rest // self._row_radix
+            transposed += np.take(table, rest - quotient * self._row_radix)
+            rest = quotient
+        place = 3**self.game.rows
+        out = np.empty((self.game.cols, *transposed.shape), dtype=np.int64)
+        for c in range(self.game.cols):
+            quotient = transposed // place
+            out[c] = transposed - quotient * place
+            transposed = quotient
+        return out
+
+    def _half_keys(self, values: np.ndarray, half: Half) -> np.ndarray:
+        assert isinstance(half, ColumnHalf)
+        key = np.zeros(values.shape[1:], dtype=np.int64)
+        bad = np.zeros(values.shape[1:], dtype=bool)
+        for j in range(half.columns):
+            state = np.take(self._state_of_column, values[half.first + j])
+            bad |= state < 0
+            key += state * self._states**j
+        key[bad] = half.packed.size - 1  # the key of no half-board
+        return key
+
+    def keys(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The keys of many codes' high and low halves (int64; a floating piece: the key of no half-board)."""
+        values = self._column_values(codes)
+        return self._half_keys(values, self.high), self._half_keys(values, self.low)
+
+    def keys_of(self, code: int) -> tuple[int, int]:
+        """:meth:`keys` of one code."""
+        high, low = self.keys(np.array([code], dtype=np.int64))
+        return int(high[0]), int(low[0])
+
+
+def _state_of_column_value(rows: int) -> np.ndarray:
+    """Per base-3 value of a column (height ``j``'s digit times ``3**j``): its column state, or -1 if a piece floats."""
+    heights, colours = column_states(rows)
+    out = np.full(3**rows, -1, dtype=np.int64)
+    values = np.zeros(heights.size, dtype=np.int64)
+    for level in range(rows):
+        there = heights > level
+        values += np.where(there, np.where((colours >> level) & 1 == 1, 1, 2), 0) * 3**level
+    out[values] = np.arange(heights.size)
+    return out
+
+
+def _row_to_columns(rows: int, cols: int, row: int) -> np.ndarray:
+    """Per base-3 pattern of row ``row``'s cells: what they add to the board's columns' values, column ``c`` at ``(3**rows)**c``."""
+    patterns = np.arange(3**cols, dtype=np.int64)
+    out = np.zeros(patterns.size, dtype=np.int64)
+    level = rows - 1 - row
+    for c in range(cols):
+        digit = (patterns // 3**c) % 3
+        out += digit * 3**level * (3**rows) ** c
+    return out
+
+
+def layout(game: Game) -> Layout:
+    """The index of a game (:func:`solver.encoding.index.layout`), for the doctest above."""
+    from .index import layout as of
+
+    return of(game)

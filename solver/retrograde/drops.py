@@ -1,0 +1,263 @@
+"""The layered build under gravity: which boards a game reaches (forward), and a chunk's scores (backward).
+
+A gravity layout (:mod:`solver.encoding.columns`) has the blocks of every layout, and a move
+changes one column: a drop in the low half keeps a block's row, one in the high half its
+column, as :mod:`solver.retrograde.kernel` relies on. Two things differ from the m,n,k kernel:
+
+* **Moves per half-board differ** (a full column has none), so each column of a half is
+  one gather, and a half-board with no move there reads a pad: ``+127`` for the smallest
+  child (never the smallest), 0 for "a parent reaches it" (never true).
+* **Reachability is not a closed form** (:mod:`solver.rules.gravity`: the order of the
+  moves matters), so it is found **forward**, layer by layer from the empty board
+  (:func:`reach_layers`): a board of layer ``p`` is reached when lifting the top piece of
+  some column, of the last mover's colour, leaves a board of layer ``p - 1`` that is reached
+  and in play (no line; the rules of :mod:`solver.retrograde.chunkrules` say which). The
+  backward pass (:func:`solve_chunk`) then marks every board not reached ``UNREACHABLE``.
+
+Both run over the same chunks as the m,n,k build; the forward pass keeps one bit a board
+(:func:`pack` / :func:`unpack`), written to the build directory before the sweep starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
+import numpy as np
+
+from ..encoding.columns import ColumnHalf, ColumnLayout
+from ..encoding.index import Block, layout
+from ..rules.game import Game
+from ..rules.score import UNREACHABLE
+from ..scratch import _scratch
+from .builddir import BuildDir
+from .chunkrules import RULES_FOLLOW, _rule_scores
+from .chunks import Chunk, chunks
+
+_PAD_SMALLEST = np.int8(127)
+"""What a missing move reads as in the backward pass: above every score, so never the smallest child."""
+
+
+def _layout(game: Game) -> ColumnLayout:
+    index = layout(game)
+    assert isinstance(index, ColumnLayout), f"{game.name} is not a gravity game"
+    return index
+
+
+def _columns_of(part: ColumnHalf, keys: np.ndarray) -> tuple[list[np.ndarray], list[np.int64]]:
+    """Per column of the half: the state of each half-board's column and the key's place value of that column."""
+    states: list[np.ndarray] = []
+    places: list[np.int64] = []
+    rest = keys
+    for j in range(part.columns):
+        quotient = rest // part.radix
+        states.append(rest - quotient * part.radix)
+        places.append(np.int64(part.radix**j))
+        rest = quotient
+    return states, places
+
+
+def _height_colours(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A column state's height and colours (bit ``j``: the piece at height ``j`` is X)."""
+    height = (np.log2(state + 1)).astype(np.int64)  # exact: state + 1 lies in [2**h, 2**(h+1))
+    height -= (1 << height) > state + 1  # guard the float rounding either way
+    height += (1 << (height + 1)) <= state + 1
+    return height, state - ((1 << height) - 1)
+
+
+@lru_cache(maxsize=1024)
+def drop_targets(game: Game, high: bool, a: int, b: int, piece: int) -> np.ndarray:
+    """The children of every half-board of a group (``a`` X, ``b`` O) by a drop of ``piece`` (1 X, 2 O) in each of its
+    columns: ``(columns, boards)`` intp, the child's rank in its group, or -1 where the column is full."""
+    index = _layout(game)
+    part = index.high if high else index.low
+    assert isinstance(part, ColumnHalf)
+    keys = part.states[part.group(a, b)]
+    out = np.full((part.columns, keys.size), -1, dtype=np.intp)
+    for j, (state, place) in enumerate(zip(*_columns_of(part, keys), strict=True)):
+        height, colours = _height_colours(state)
+        room = height < part.rows
+        new = (1 << (height + 1)) - 1 + (colours | ((piece == 1) << height))
+        child = keys + (new - state) * place
+        out[j, room] = (part.packed[child[room]] >> 10).astype(np.intp)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def lift_targets(game: Game, high: bool, a: int, b: int, piece: int) -> np.ndarray:
+    """The parents of every half-board of a group by lifting the top piece of each column where it is ``piece``:
+    ``(columns, boards)`` intp, the parent's rank in its group, or -1 where that column's top is not ``piece``."""
+    index = _layout(game)
+    part = index.high if high else index.low
+    assert isinstance(part, ColumnHalf)
+    keys = part.states[part.group(a, b)]
+    out = np.full((part.columns, keys.size), -1, dtype=np.intp)
+    for j, (state, place) in enumerate(zip(*_columns_of(part, keys), strict=True)):
+        height, colours = _height_colours(state)
+        top_is_x = (colours >> np.maximum(height - 1, 0)) & 1 == 1
+        ok = (height > 0) & (top_is_x == (piece == 1))
+        new = (1 << np.maximum(height - 1, 0)) - 1 + (colours & ~(1 << np.maximum(height - 1, 0)))
+        parent = keys + (new - state) * place
+        out[j, ok] = (part.packed[parent[ok]] >> 10).astype(np.intp)
+    return out
+
+
+def _block(game: Game, ply: int, hx: int, ho: int) -> Block:
+    block = layout(game).block_of(ply, hx, ho)
+    assert block is not None, f"layer {ply} of {game.name} has no block with {hx} X and {ho} O in the high half"
+    return block
+
+
+def _gather(
+    source: np.ndarray, targets: np.ndarray, axis: int, pad: np.int8 | np.uint8, out: np.ndarray, combine: Callable[..., np.ndarray], first: bool
+) -> bool:
+    """Combine ``np.take(source, targets, axis)`` into ``out`` (the pad where a target is -1); whether ``out`` is now set."""
+    missing = targets < 0
+    gathered = _scratch(f"gathered {axis}", out.shape, out.dtype.type)
+    np.take(source, np.where(missing, 0, targets), axis=axis, out=gathered, mode="clip")
+    if missing.any():
+        if axis == 0:
+            gathered[missing] = pad
+        else:
+            gathered[:, missing] = pad
+    if first:
+        np.copyto(out, gathered)
+    else:
+        combine(out, gathered, out=out)
+    return True
+
+
+def _over_moves(
+    game: Game,
+    chunk: Chunk,
+    block: Block,
+    layer: np.ndarray,
+    *,
+    other_ply: int,
+    step: int,
+    piece: int,
+    targets: Callable[[Game, bool, int, int, int], np.ndarray],
+    pad: np.int8 | np.uint8,
+    combine: Callable[..., np.ndarray],
+    out: np.ndarray,
+) -> bool:
+    """Combine over every move (``step = +1``: drops into layer ``ply + 1``) or every lift (``step = -1``: into
+    ``ply - 1``) of a chunk's boards the other layer's values (``layer``, layer-local order); whether any was read."""
+    r0, r1 = chunk.row_start, chunk.row_stop
+    first = True
+    dx, do = (step, 0) if piece == 1 else (0, step)
+    low = [columns for columns in targets(game, False, block.lx, block.lo, piece) if columns.max(initial=-1) >= 0]
+    if low:  # a move in the low half: same row of the other block, another column
+        other = _block(game, other_ply, block.hx, block.ho)
+        panel = layer[other.start : other.stop].reshape(other.rows, other.cols)[r0:r1]
+        for columns in low:
+            first = not _gather(panel, columns, 1, pad, out, combine, first) and first
+    high = [rows[r0:r1] for rows in targets(game, True, block.hx, block.ho, piece) if rows[r0:r1].max(initial=-1) >= 0]
+    if high:  # a move in the high half: same column of the other block, another row
+        other = _block(game, other_ply, block.hx + dx, block.ho + do)
+        rows_of = layer[other.start : other.stop].reshape(other.rows, other.cols)
+        for rows in high:
+            first = not _gather(rows_of, rows, 0, pad, out, combine, first) and first
+    return not first
+
+
+def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray) -> np.ndarray:
+    """The scores of one chunk of a gravity layer (int8, flat, index order), from the next layer's scores and which
+    of the chunk's boards a game reaches (``reached``: bool, flat, from :func:`reach_layers`)."""
+    index = layout(game)
+    block = index.blocks[chunk.ply][chunk.block]
+    shape = (chunk.row_stop - chunk.row_start, block.cols)
+    rules = _rule_scores(game, chunk, block)
+    scores = _scratch("gravity scores", shape, np.int8)
+    if chunk.ply == game.cells:
+        scores.fill(0)
+    else:
+        assert child_layer is not None
+        smallest = _scratch("gravity smallest", shape, np.int8)
+        piece = 1 if chunk.ply % 2 == 0 else 2
+        kwargs = {"other_ply": chunk.ply + 1, "step": 1, "piece": piece, "targets": drop_targets, "pad": _PAD_SMALLEST}
+        if not _over_moves(game, chunk, block, child_layer, combine=np.minimum, out=smallest, **kwargs):  # type: ignore[arg-type]
+            smallest.fill(_PAD_SMALLEST)  # no board of the chunk has a move: all full, ruled below
+        np.sign(smallest, out=scores)
+        np.subtract(scores, smallest, out=scores)
+    decided = rules != RULES_FOLLOW
+    np.copyto(scores, rules, where=decided)
+    out = scores.reshape(-1).copy()
+    out[~reached] = UNREACHABLE
+    return out
+
+
+def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Which boards of a chunk a game reaches, and which of those are in play (bool each, flat, index order).
+
+    :param parent_playing: layer ``ply - 1``'s boards reached and in play (uint8 0 or 1, layer-local order;
+        None for layer 0, the empty board).
+    """
+    index = layout(game)
+    block = index.blocks[chunk.ply][chunk.block]
+    shape = (chunk.row_stop - chunk.row_start, block.cols)
+    if chunk.ply == 0:
+        reached = np.ones(shape, dtype=np.uint8)
+    else:
+        assert parent_playing is not None
+        reached = np.zeros(shape, dtype=np.uint8)
+        piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
+        kwargs = {"other_ply": chunk.ply - 1, "step": -1, "piece": piece, "targets": lift_targets, "pad": np.uint8(0)}
+        _over_moves(game, chunk, block, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
+    flat = reached.reshape(-1).astype(bool)
+    if chunk.ply == game.cells:
+        return flat, np.zeros(flat.size, dtype=bool)
+    rules = _rule_scores(game, chunk, block)
+    return flat, flat & (rules.reshape(-1) == RULES_FOLLOW)
+
+
+def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray]]:
+    """Which boards of each layer a game reaches, layer 0 first: ``(ply, packed bits)`` (:func:`pack`), each layer
+    from the one before (module docstring), its chunks on ``jobs`` threads (numpy releases the GIL)."""
+    sizes = layout(game).layer_sizes
+    playing: np.ndarray | None = None
+    with ThreadPoolExecutor(max(1, jobs), thread_name_prefix="solver-reach") as pool:
+        for ply in range(game.cells + 1):
+            reached = np.zeros(sizes[ply], dtype=bool)
+            now = np.zeros(sizes[ply], dtype=np.uint8)
+
+            def one(chunk: Chunk, parent: np.ndarray | None = playing, reached: np.ndarray = reached, now: np.ndarray = now) -> None:
+                found, live = reach_chunk(game, chunk, parent)
+                reached[chunk.start : chunk.stop] = found
+                now[chunk.start : chunk.stop] = live
+
+            list(pool.map(one, chunks(game, ply)))
+            playing = now
+            yield ply, pack(reached)
+
+
+def write_reach(build: BuildDir, *, jobs: int = 1) -> None:
+    """Find which boards of every layer a game reaches (:func:`reach_layers`) and keep them in the build directory
+    (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once complete), unless they are there already."""
+    if build.has_reach():
+        return
+    temporary = build.path / "reach.bits.partial"
+    digest = hashlib.sha256()
+    with os.fdopen(build.create(temporary, os.O_WRONLY), "wb") as out:
+        for _, bits in reach_layers(build.game, jobs=jobs):
+            digest.update(bits.data)
+            out.write(bits.data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, build.reach_path())
+    build.record_reach(digest.hexdigest())
+
+
+def pack(reached: np.ndarray) -> np.ndarray:
+    """One bit a board (``np.packbits``, big-endian within a byte)."""
+    return np.packbits(reached)
+
+
+def unpack(bits: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Boards ``start .. stop - 1`` of a packed layer (bool)."""
+    first = start // 8
+    part = np.unpackbits(np.asarray(bits[first : -(-stop // 8)]))
+    return part[start - 8 * first : stop - 8 * first].astype(bool)
