@@ -82,6 +82,7 @@ def test_the_top_cell_of_a_column_is_an_illegal_answer_saying_where_the_piece_la
     assert "is not playable: a piece dropped in column" in first.message or "is taken: a piece dropped in column" in first.message
     assert all(" lands on (" in failure.message or "is full" in failure.message for failure in report.illegal)
     assert report.positions == report.kept + len(report.illegal)
+    assert any("which is not where a piece lands: if it is (value, column)" in hint for hint in report.hints), report.hints
 
 
 def test_a_value_column_function_graded_without_options_is_told_every_option_it_needs():
@@ -112,6 +113,15 @@ def test_the_student_player_is_graded_inside_the_sandbox():
         pytest.skip(problem)
     report = solver.grade(f"{STUDENT}:connect", game=GAME, turn="symbol", sandbox="bwrap", side="O")
     assert report.optimal == report.positions == in_play("O")
+
+
+def test_a_compact_gravity_table_is_graded_on_a_sample_of_reachable_positions_only():
+    table = solver.table_for("3x6k3-gravity")  # 18 cells: compact, a few seconds to build
+    assert table.kind == "compact"
+    report = solver.grade(f"{STUDENT}:connect", table=table, turn="symbol", sample=200)
+    assert report.positions == 200 and report.optimal == 200, report
+    codes = np.array([code for code, _ in report.answers])
+    assert np.all(table.lookup_codes(codes, check=False).reachable), "every position graded is one a game reaches"
 
 
 # -- the command line ------------------------------------------------------------------------------------

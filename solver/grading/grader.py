@@ -430,7 +430,10 @@ def _sampled_codes(table: Table, chosen: Side, count: int, seed: int) -> np.ndar
     found: np.ndarray = np.zeros(0, dtype=np.int64)
     for _ in range(1000):
         codes = rng.integers(0, table.game.codes, size=max(4 * count, 1 << 16), dtype=np.int64)
-        found = np.unique(np.concatenate([found, codes[_playing(table, codes, chosen)]]))
+        codes = codes[_playing(table, codes, chosen)]
+        if not table.game.rules.status_is_exact:  # gravity: the rules call some boards in play that no game reaches; the table knows
+            codes = codes[np.asarray(table.lookup_codes(codes, check=False).reachable).reshape(-1)]
+        found = np.unique(np.concatenate([found, codes]))
         if found.size >= count:
             return np.sort(rng.choice(found, count, replace=False))
     return found
@@ -538,15 +541,18 @@ def expected_answers(game: Game) -> str:
     return expected_drops(game) if game.rules.drops else expected_moves(game)
 
 
-def _looks_like_value_move(answer: Any, game: Game) -> bool:
-    """Whether an answer that is no legal move looks like ``(value, move)``: a number, then a move that
-    is no number, or a float first; under gravity also a number, then a column (``(1, 3)``: not row 1)."""
+def _value_move_kind(answer: Any, game: Game) -> str | None:
+    """Whether an answer that is no legal move looks like ``(value, move)``: ``"value-move"`` for a number, then
+    a move that is no number, or a float first; under gravity ``"value-column"`` for two ints that may be a value
+    and a column or a row and a column (:func:`solver.grading.shapes.hint`); else None."""
     if not (isinstance(answer, list) and len(answer) == 2 and _is_number(answer[0])):
-        return False
+        return None
     value, move = answer
     if isinstance(move, list) or move is None or isinstance(value, float):
-        return True
-    return game.rules.drops and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols
+        return "value-move"
+    if game.rules.drops and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
+        return "value-column"
+    return None
 
 
 def _is_number(value: Any) -> bool:
@@ -897,8 +903,8 @@ class _Judge:
         except ValueError as why:
             if answer in (None, [], "", [None, None]):
                 self._mismatch("no move", shown)
-            elif self.returns == "move" and _looks_like_value_move(answer, self.game):
-                self._mismatch("value-move", shown)
+            elif self.returns == "move" and (looks := _value_move_kind(answer, self.game)) is not None:
+                self._mismatch(looks, shown)
             self._fail(position, "illegal", str(why), shown)
             return
         self.answers.append((position.code, cell))
