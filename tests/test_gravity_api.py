@@ -210,3 +210,17 @@ def test_analyze_names_the_ply_and_where_the_piece_would_land(moves: list[object
 
 def test_analyze_of_mnk_games_still_reads_cells() -> None:
     assert solver.analyze([4, 0, 8]).cells == (4, 0, 8) == solver.analyze([4, 0, 8]).moves
+
+
+# -- notebook pictures -------------------------------------------------------------------------------------
+def test_the_notebook_picture_labels_only_landing_cells_and_names_the_best_columns() -> None:
+    import re
+
+    from solver.present.svg import analysis_html, position_html
+
+    html = position_html(solver.lookup(WIN_AT_2, game=GAME))
+    labelled = {tuple(map(int, found)) for found in re.findall(r'aria-label="row (\d), column (\d): X (?:wins|draws|loses)', html)}
+    assert labelled == {(0, 0), (1, 1), (2, 2), (1, 3)}
+    assert "best columns: 2 · " in html
+    table = analysis_html(solver.analyze([1, 1], game=GAME))
+    assert "<th" in table and ">column<" in table and ">1 (2,1)<" in table
