@@ -138,7 +138,7 @@ TABLE_DIR_HELP = (
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @click.option(
-        "--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3 or 3x3k3-misere (misère: a line loses)."
+        "--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3, 3x3k3-misere (misère: a line loses) or 4x4k4-gravity (a piece drops: a move is a column)."
     )
     @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
