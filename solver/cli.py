@@ -56,9 +56,8 @@ from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .store.urltable import MIRROR_ENV, open_url_table
 from .tables import Table
-from .tables.analysis import GameAnalysis, PlyAnalysis
+from .tables.analysis import GameAnalysis, PlyAnalysis, move_code
 from .tables.analysis import analyze as _analyze
-from .tables.analysis import move_code
 from .tables.position import Position, outcome_label
 from .words import count
 
@@ -138,7 +137,11 @@ TABLE_DIR_HELP = (
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @click.option(
-        "--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3, 3x3k3-misere (misère: a line loses) or 4x4k4-gravity (a piece drops: a move is a column)."
+        "--game",
+        "-g",
+        default="3x3k3",
+        show_default=True,
+        help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3, 3x3k3-misere (misère: a line loses) or 4x4k4-gravity (pieces drop: a move is a column).",
     )
     @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")

@@ -207,7 +207,8 @@ def _reachability_problems(table: Table, ply: int, codes: np.ndarray, stored: np
     the sampled boards whose stored reachability the rule's exact :meth:`~solver.rules.base.Rules.violation` contradicts
     (codes), and up to ``limit`` lines naming them."""
     rules = table.game.rules
-    wrong, problems = [], []
+    wrong: list[int] = []
+    problems: list[str] = []
     for code, score in zip(codes.tolist(), stored.tolist(), strict=True):
         why = rules.violation(code)
         if (why is None) != (score != UNREACHABLE):

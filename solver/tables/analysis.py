@@ -39,12 +39,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
+from ..encoding.board import masks
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError, quote
 from ..rules.game import Game
 from ..words import count
 from .base import Table
-from .drops import read_drop
+from .drops import landing_cell, read_drop
 from .position import Move, Player, Position, Result, draw_picture, outcome_words, result_phrase
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
@@ -319,7 +320,8 @@ def _each_move(moves: object) -> Iterator[object]:
 
 def move_code(position: Position, cell: int) -> int:
     """The code after the side to move plays ``cell`` (a legal move of ``position``)."""
-    return position.code + (1 if position.pieces % 2 == 0 else 2) * 3**cell
+    piece: int = 1 if position.pieces % 2 == 0 else 2
+    return position.code + piece * int(3**cell)
 
 
 def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
@@ -340,8 +342,9 @@ def _ended(position: Position, ply: int, where: str) -> NoReturn:
 
 def _drop_cell(position: Position, spec: object, ply: int) -> int:
     """The cell a move under gravity takes (:mod:`solver.tables.drops`), naming the ply when it is refused."""
-    game = position.game
-    drop = read_drop(spec, game, where=f"ply {ply}: ")
+    game, where = position.game, f"ply {ply}: "
+    drop = read_drop(spec, game, where=where)
     if position.is_over:
         _ended(position, ply, f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})")
-    return position.cell_of(spec, where=f"ply {ply}: ")
+    x, o = masks(game, position.code)
+    return landing_cell(drop, game, x | o, where=where, on=f" on {position.board}")

@@ -62,10 +62,7 @@ class Drop(NamedTuple):
 
 def expected_drops(game: Game) -> str:
     """What a move under gravity may be, for error messages."""
-    return (
-        f"expected a column 0-{game.cols - 1}, or row,col (row 0-{game.rows - 1}, col 0-{game.cols - 1}) "
-        "naming the lowest empty cell of its column"
-    )
+    return f"expected a column 0-{game.cols - 1}, or row,col (row 0-{game.rows - 1}, col 0-{game.cols - 1}) naming the lowest empty cell of its column"
 
 
 def read_drop(move: Any, game: Game, *, where: str = "") -> Drop:

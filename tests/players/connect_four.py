@@ -18,7 +18,7 @@ throws results away); ``top_cell`` answers the top cell of the best column inste
 the piece lands on (an illegal answer under gravity).
 """
 
-from functools import lru_cache
+from functools import cache
 
 K = 3
 
@@ -50,7 +50,7 @@ def wins(board, player, row, col):
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def value(state, player, depth):
     """The value of ``state`` (a tuple of rows) for ``player`` to move: more than 0 a win (sooner is more),
     less than 0 a loss (later is less), 0 a draw; looks ``depth`` plies ahead (None: to the end)."""
