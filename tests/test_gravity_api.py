@@ -224,3 +224,8 @@ def test_the_notebook_picture_labels_only_landing_cells_and_names_the_best_colum
     assert "best columns: 2 · " in html
     table = analysis_html(solver.analyze([1, 1], game=GAME))
     assert "<th" in table and ">column<" in table and ">1 (2,1)<" in table
+
+
+def test_invalid_move_error_is_public_and_an_invalid_board_error() -> None:
+    assert "InvalidMoveError" in solver.__all__
+    assert issubclass(solver.InvalidMoveError, solver.InvalidBoardError) and issubclass(solver.InvalidMoveError, ValueError)
