@@ -509,7 +509,8 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
             best = f"column{'s' if ' ' in best else ''} {best}"
         lines.append(f"The first {slip.verdict}: ply {slip.ply}, {move_words(analysis.game, slip.cell)} ({before} -> {after}); best was {best}.")
     game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
-    lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, analysis.moves))}{game}")
+    moves = analysis.columns if analysis.game.rules.drops else analysis.cells
+    lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, moves))}{game}")
     return "\n".join(lines)
 
 

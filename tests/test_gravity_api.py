@@ -73,10 +73,11 @@ def test_no_empty_cell_above_the_landing_cells_gets_a_score_in_to_dict() -> None
     assert all(move["plies"] > 0 for move in data["moves"])
 
 
-def test_best_moves_are_columns_in_json_and_best_cells_stay_cells() -> None:
-    data = solver.lookup(WIN_AT_2, game=GAME).to_dict()
-    assert data["best_moves"] == [2] and data["best_cells"] == [10]
-    assert solver.lookup("X../.../...").to_dict()["best_moves"] == [[1, 1]], "m,n,k JSON keeps [row, col] pairs"
+def test_json_gives_the_best_columns_after_the_best_cells_and_mnk_json_is_unchanged() -> None:
+    data = solver.lookup("..../..../.X..", game=GAME).to_dict()
+    assert (data["best_moves"], data["best_cells"], data["best_columns"]) == ([[2, 0], [2, 2], [2, 3]], [8, 10, 11], [0, 2, 3])
+    assert list(data).index("best_columns") == list(data).index("best_cells") + 1
+    assert "best_columns" not in solver.lookup("X../.../...").to_dict(), "m,n,k JSON is unchanged"
 
 
 def test_best_move_is_a_column_under_gravity_and_a_row_col_pair_elsewhere() -> None:
@@ -172,7 +173,7 @@ def test_lookup_codes_refuses_a_floating_piece_and_says_why_or_answers_it_unreac
 # -- analyze -------------------------------------------------------------------------------------------------
 def test_analyze_reads_columns_and_judges_every_ply() -> None:
     game = solver.analyze([1, 1, 0, 1], game=GAME)
-    assert game.moves == (1, 1, 0, 1)
+    assert game.columns == (1, 1, 0, 1)
     assert game.cells == (9, 5, 8, 1)
     assert [ply.player for ply in game.plies] == ["X", "O", "X", "O"]
     assert game.plies[0].verdict == "best"
@@ -184,12 +185,13 @@ def test_analyze_accepts_landing_cells_as_row_col_and_mixes_them_with_columns() 
     assert solver.analyze([(2, 1), "1", "2,0"], game=GAME).cells == solver.analyze([1, 1, 0], game=GAME).cells
 
 
-def test_analyze_json_gives_moves_as_columns_and_the_landing_cell() -> None:
+def test_analyze_json_adds_the_columns_played_and_each_plys_best_columns() -> None:
     data = solver.analyze([1, 1], game=GAME).to_dict()
-    assert data["moves"] == [1, 1]
+    assert (data["moves"], data["columns"]) == ([9, 5], [1, 1])
     first = data["plies"][0]
-    assert (first["move"], first["cell"], first["row"], first["col"]) == (1, 9, 2, 1)
-    assert first["best_moves"] == [1, 2] and first["best_cells"] == [9, 10]
+    assert (first["move"], first["row"], first["col"]) == (9, 2, 1)
+    assert (first["best_moves"], first["best_cells"], first["best_columns"]) == ([[2, 1], [2, 2]], [9, 10], [1, 2])
+    assert "columns" not in solver.analyze([4]).to_dict() and "best_columns" not in solver.analyze([4]).to_dict()["plies"][0]
 
 
 @pytest.mark.parametrize(
@@ -209,7 +211,8 @@ def test_analyze_names_the_ply_and_where_the_piece_would_land(moves: list[object
 
 
 def test_analyze_of_mnk_games_still_reads_cells() -> None:
-    assert solver.analyze([4, 0, 8]).cells == (4, 0, 8) == solver.analyze([4, 0, 8]).moves
+    assert solver.analyze([4, 0, 8]).cells == (4, 0, 8)
+    assert solver.analyze(["1,1", (0, 0)]).cells == (4, 0)
 
 
 # -- notebook pictures -------------------------------------------------------------------------------------

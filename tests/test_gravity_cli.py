@@ -64,15 +64,16 @@ def test_lookup_of_a_finished_gravity_board_shows_the_board_and_the_end(runner):
     assert "Game over: X has won." in lines and not any(line.startswith("Best moves") for line in lines)
 
 
-def test_lookup_json_gives_best_moves_as_columns_and_moves_only_where_a_piece_lands(runner):
+def test_lookup_json_gives_the_best_columns_and_moves_only_where_a_piece_lands(runner):
     data = json.loads(run(runner, "lookup", "--game", GAME, "-q", "--json", "..../O.../XX.O").stdout)
-    assert data["best_moves"] == [2] and data["best_cells"] == [10]
+    assert (data["best_moves"], data["best_cells"], data["best_columns"]) == ([[2, 2]], [10], [2])
     assert sorted(move["col"] for move in data["moves"]) == [0, 1, 2, 3]
     assert {(move["row"], move["col"]) for move in data["moves"]} == {(0, 0), (1, 1), (2, 2), (1, 3)}
 
 
-def test_lookup_json_of_an_mnk_game_keeps_row_col_pairs(runner):
-    assert json.loads(run(runner, "lookup", "--json", "XX./OO./...").stdout)["best_moves"] == [[0, 2]]
+def test_lookup_json_of_an_mnk_game_is_unchanged(runner):
+    data = json.loads(run(runner, "lookup", "--json", "XX./OO./...").stdout)
+    assert data["best_moves"] == [[0, 2]] and "best_columns" not in data
 
 
 # -- analyze ------------------------------------------------------------------------------------
@@ -92,9 +93,10 @@ def test_analyze_refuses_a_cell_a_piece_does_not_land_on_saying_where_it_lands(r
     assert result.stderr.strip() == "solve: error: ply 2: (0,1) is not playable on ..../..../X...: a piece dropped in column 1 lands on (2,1)"
 
 
-def test_analyze_json_lists_the_moves_as_columns(runner):
+def test_analyze_json_lists_the_columns_played_beside_the_cells(runner):
     data = json.loads(run(runner, "analyze", "--game", GAME, "-q", "--json", "1", "1").stdout)
-    assert data["moves"] == [1, 1] and [ply["move"] for ply in data["plies"]] == [1, 1] and [ply["cell"] for ply in data["plies"]] == [9, 5]
+    assert (data["moves"], data["columns"]) == ([9, 5], [1, 1])
+    assert [ply["col"] for ply in data["plies"]] == [1, 1] and data["plies"][1]["best_columns"] == [0, 2, 3]
 
 
 # -- play ---------------------------------------------------------------------------------------

@@ -137,20 +137,20 @@ class PlyAnalysis:
         """The ply as JSON-ready data: the move as a flat cell (``move``) and its ``row`` and ``col``; the best
         moves as ``[row, col]`` pairs (``best_moves``) and flat cells (``best_cells``), as a position's are.
 
-        Under gravity a move is a column: ``move`` is the column, ``cell`` (there only) the flat cell the piece
-        landed on, and ``best_moves`` the best columns."""
-        drops = self.before.game.rules.drops
-        where: dict[str, Any] = {"move": self.move.col, "cell": self.cell} if drops else {"move": self.cell}
+        Under gravity, where a move is a column, also the best columns (``best_columns``, after ``best_cells``,
+        as a position's); the column played is ``col``."""
+        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.drops else {}
         return {
             "ply": self.ply,
             "player": self.player,
-            **where,
+            "move": self.cell,
             "row": self.move.row,
             "col": self.move.col,
             "board_before": self.before.board,
             "board_after": self.after.board,
-            "best_moves": list(self.before.best_columns) if drops else [list(move) for move in self.best_moves],
+            "best_moves": [list(move) for move in self.best_moves],
             "best_cells": list(self.best_cells),
+            **columns,
             "result_before": self.result_before,
             "plies_before": self.plies_before,
             "result_after": self.result_after,
@@ -187,7 +187,7 @@ class PlayerSummary:
 class GameAnalysis:
     """A game replayed from the empty board, every ply judged (see :func:`analyze`).
 
-    Its ``repr`` is one line: the moves (:attr:`moves`: flat cells, or columns under gravity), each
+    Its ``repr`` is one line: the moves (flat cells, or :attr:`columns` under gravity), each
     player's verdicts, and the final board with its result (module docstring).
     """
 
@@ -197,7 +197,7 @@ class GameAnalysis:
 
     def __repr__(self) -> str:
         players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
-        played = f"{list(self.moves)} {players}" if self.plies else "no moves"
+        played = f"{list(self.columns if self.game.rules.drops else self.cells)} {players}" if self.plies else "no moves"
         return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
 
     @property
@@ -206,16 +206,15 @@ class GameAnalysis:
         return tuple(ply.cell for ply in self.plies)
 
     @property
-    def moves(self) -> tuple[int, ...]:
-        """The moves played as :func:`analyze` reads them back: flat cells, or under gravity columns.
+    def columns(self) -> tuple[int, ...]:
+        """The columns of the moves played: under gravity, the moves as :func:`analyze` reads them back.
 
         >>> import solver
-        >>> solver.analyze([0, 1, 1], game="4x4k4-gravity").moves
-        (0, 1, 1)
+        >>> game = solver.analyze([0, 1, 1], game="4x4k4-gravity")
+        >>> game.columns, game.cells
+        ((0, 1, 1), (12, 13, 9))
         """
-        if self.game.rules.drops:
-            return tuple(ply.move.col for ply in self.plies)
-        return self.cells
+        return tuple(ply.move.col for ply in self.plies)
 
     def summary(self, player: Player) -> PlayerSummary:
         """Moves, best moves, ok moves, mistakes and blunders of ``'X'`` or ``'O'``."""
@@ -230,7 +229,8 @@ class GameAnalysis:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The analysis as JSON-ready data (``plies``, ``final``, ``summary``).
+        """The analysis as JSON-ready data (``moves`` as flat cells, ``plies``, ``final``, ``summary``; under
+        gravity also ``columns``, the columns played, after ``moves``).
 
         ``final`` is the last position in :meth:`Position.to_dict`'s words: ``"over": false``
         with ``to_move`` and ``result``, or ``"over": true`` with ``winner``.
@@ -242,7 +242,8 @@ class GameAnalysis:
         final = self.final
         return {
             "game": self.game.name,
-            "moves": list(self.moves),
+            "moves": list(self.cells),
+            **({"columns": list(self.columns)} if self.game.rules.drops else {}),
             "plies": [ply.to_dict() for ply in self.plies],
             "final": {key: value for key, value in final.to_dict().items() if key in _FINAL_KEYS},
             "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},

@@ -362,8 +362,9 @@ class Position:
         ``winner`` (``"X"``, ``"O"``, or None for a draw), with neither ``to_move`` nor
         ``result`` (nobody is to move). ``value`` is always for X; each move's
         ``result`` is for the player making it (the mover). Under gravity a move is a column:
-        ``best_moves`` lists the best columns (``[2, 3]``, not ``[row, col]`` pairs) and ``moves``
-        holds one entry a column that has room, its ``row`` and ``col`` the cell the piece lands on.
+        ``best_columns`` (after ``best_cells``, gravity games only) lists the best columns, and
+        ``moves`` holds one entry a column that has room, its ``row`` and ``col`` the cell the piece
+        lands on (what the HTTP API answers too, :mod:`solver.web.batch`).
 
         :param best_first: order ``moves`` best first, as the lichess tablebase does:
             wins fastest first, then draws, then losses slowest first, ties in cell
@@ -389,8 +390,9 @@ class Position:
             **head,
             "plies": self.plies,
             "score": self.score,
-            "best_moves": list(self.best_columns) if self.game.rules.drops else [list(m) for m in self.best_moves],
+            "best_moves": [list(m) for m in self.best_moves],
             "best_cells": list(self.best_cells),
+            **({"best_columns": list(self.best_columns)} if self.game.rules.drops else {}),
             "moves": self._move_dicts(best_first),
         }
 
