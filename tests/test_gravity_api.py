@@ -198,7 +198,8 @@ def test_analyze_json_adds_the_columns_played_and_each_plys_best_columns() -> No
     ("moves", "message"),
     [
         ([0, 0, 0, 0], "ply 4: column 0 is full on X.../O.../X...: the columns with room are 1, 2 and 3"),
-        ([0, (2, 0)], "ply 2: (2,0) is taken on ..../..../X...: a piece dropped in column 0 lands on (1,0)"),
+        ([0, (2, 0)], "ply 2: O cannot play row 2, col 0 (cell 8): X took it at ply 1; a piece dropped in column 0 lands on (1,0)"),
+        ([0, 0, 0, (0, 0)], "ply 4: O cannot play row 0, col 0 (cell 0): X took it at ply 3; column 0 is full"),
         ([0, (0, 1)], "ply 2: (0,1) is not playable on ..../..../X...: a piece dropped in column 1 lands on (2,1)"),
         ([0, 4], "ply 2: column 4 is off the board"),
         ([0, 1, 0, 1, 0, 1], "ply 6: cannot play column 1: the game ended at ply 5 (X won)"),

@@ -277,7 +277,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     plies = []
     for ply, spec in enumerate(_each_move(moves), start=1):
         if table.game.rules.drops:
-            cell = _drop_cell(position, spec, ply)
+            cell = _drop_cell(position, spec, ply, played)
         else:
             cell = parse_move(spec, table.game, where=f"ply {ply}: ")
             _check_legal(position, cell, ply, played)
@@ -341,11 +341,19 @@ def _ended(position: Position, ply: int, where: str) -> NoReturn:
     raise InvalidMoveError(f"ply {ply}: cannot play {where}: the game ended at ply {ply - 1} ({ended}) on {position.board}")
 
 
-def _drop_cell(position: Position, spec: object, ply: int) -> int:
-    """The cell a move under gravity takes (:mod:`solver.tables.drops`), naming the ply when it is refused."""
+def _drop_cell(position: Position, spec: object, ply: int, played: dict[int, int]) -> int:
+    """The cell a move under gravity takes (:mod:`solver.tables.drops`), naming the ply when it is refused
+    (and for a taken cell, as :func:`_check_legal` does, who took it)."""
     game, where = position.game, f"ply {ply}: "
     drop = read_drop(spec, game, where=where)
     if position.is_over:
         _ended(position, ply, f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})")
     x, o = masks(game, position.code)
+    if drop.cell is not None and drop.cell in played:
+        try:
+            _check_legal(position, drop.cell, ply, played)
+        except InvalidMoveError as taken:
+            lands = game.rules.landing(x | o, drop.col)
+            room = f"column {drop.col} is full" if lands is None else f"a piece dropped in column {drop.col} lands on ({lands // game.cols},{drop.col})"
+            raise InvalidMoveError(f"{taken}; {room}") from None
     return landing_cell(drop, game, x | o, where=where, on=f" on {position.board}")
