@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .api import __version__, analyze, best_move, build_table, encode, forget, get, load_table, lookup, lookup_codes, table_for
 from .encoding.board import Board, encode_boards, parse
-from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError
+from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, InvalidMoveError, PlayerError, SolverError, TableError
 from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
 from .present import notebook as _notebook  # noqa: F401  (registers the notebook pictures)
 from .rules.game import Game, parse_game
@@ -41,6 +41,7 @@ __all__ = [
     "GradingInterrupted",
     "InvalidBoardError",
     "InvalidGameError",
+    "InvalidMoveError",
     "Move",
     "PlayerError",
     "PlayerFailure",

@@ -101,8 +101,14 @@ def get(board: Board, default: Any = None, *, game: Game | str | None = None) ->
         return default
 
 
-def best_move(board: Board, *, game: Game | str | None = None) -> tuple[int, int]:
-    """One best move as ``(row, col)``: the first best move in cell order.
+def best_move(board: Board, *, game: Game | str | None = None) -> tuple[int, int] | int:
+    """One best move as ``(row, col)``: the first best move in cell order. Under gravity (``-gravity``
+    games, Connect Four's family) a move is a column: the lowest-numbered best column, an ``int``.
+
+    >>> best_move("XX./OO./...")
+    (0, 2)
+    >>> best_move("..../..../OOO./XXX.", game="4x4k4-gravity")  # X completes the bottom row
+    3
 
     :raises InvalidBoardError: for an invalid board, or when the game is over.
     """

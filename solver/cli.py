@@ -40,7 +40,7 @@ from .grading.limits import DEFAULT_PROCESSES
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
 from .present.charts import outcomes_svg
-from .present.describe import stats_text, status_line
+from .present.describe import column_board, move_words, stats_text, status_line
 from .present.report import GRADE_LIMIT, describe_report, rc
 from .retrograde.minimax import MAX_EMPTY
 from .rules.game import DENSE_MAX_CELLS, Game, parse_game
@@ -56,7 +56,7 @@ from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .store.urltable import MIRROR_ENV, open_url_table
 from .tables import Table
-from .tables.analysis import GameAnalysis, PlyAnalysis
+from .tables.analysis import GameAnalysis, PlyAnalysis, move_code
 from .tables.analysis import analyze as _analyze
 from .tables.position import Position, outcome_label
 from .words import count
@@ -137,7 +137,11 @@ TABLE_DIR_HELP = (
 
 def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @click.option(
-        "--game", "-g", default="3x3k3", show_default=True, help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3 or 3x3k3-misere (misère: a line loses)."
+        "--game",
+        "-g",
+        default="3x3k3",
+        show_default=True,
+        help="The game, ROWSxCOLS[kK][-RULE], e.g. 4x4, 3x4k3, 3x3k3-misere (misère: a line loses) or 4x4k4-gravity (pieces drop: a move is a column).",
     )
     @click.option("--table-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=TABLE_DIR_HELP)
     @click.option("--quiet", "-q", is_flag=True, help="No notice or progress bar when a table is built.")
@@ -395,8 +399,11 @@ def _table_at(source: str, options: TableOptions, checksum: str | None) -> Table
 
 
 def describe_position(position: Position) -> str:
-    """The board beside a grid of move outcomes, then the verdict in words."""
+    """The board beside a grid of move outcomes, then the verdict in words (under gravity: the board with
+    the outcome of dropping a piece above each column, :func:`describe_drops`)."""
     game = position.game
+    if game.rules.drops:
+        return describe_drops(position)
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
     heading = "moves" if not position.is_over else ""
@@ -410,6 +417,19 @@ def describe_position(position: Position) -> str:
         best = ", ".join(f"({r},{c})" for r, c in position.best_moves)
         lines.append(f"Best moves (row,col): {best}")
         lines.append("Moves: W<n> win, D draw, L<n> loss in n plies for the mover; * marks the best.")
+    lines.append(f"code {position.code} ({game.name})")
+    return "\n".join(lines)
+
+
+def describe_drops(position: Position) -> str:
+    """``solve lookup`` under gravity: above each column the outcome of dropping a piece there (nothing
+    for a full column), the board, the column numbers, then the verdict and the best columns."""
+    game = position.game
+    labels = {move.col: move.label + ("*" if move.best else "") for move in position.moves}
+    lines = [*column_board(position, labels), "", status_line(position)]
+    if not position.is_over:
+        lines.append(f"Best moves (columns): {', '.join(map(str, position.best_columns))}")
+        lines.append("Above each column, dropping a piece there: W<n> win, D draw, L<n> loss in n plies for the mover; * marks the best.")
     lines.append(f"code {position.code} ({game.name})")
     return "\n".join(lines)
 
@@ -436,7 +456,11 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     """
     human = human.upper()
     table = options.table()
-    click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{table.game.cells - 1}.")
+    game = table.game
+    if game.rules.drops:
+        click.echo(f"You are {human}. Enter a column 0-{game.cols - 1}: your piece drops to its lowest empty cell.")
+    else:
+        click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
     try:
         cells = _play_game(table, human, random.Random(seed))
     except (KeyboardInterrupt, click.Abort):
@@ -445,7 +469,7 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     if cells is None:
         click.echo("\nEnd of input: the game is left unfinished.")
         return
-    click.echo(describe_played(_analyze(cells, table=table), human))
+    click.echo(describe_played(_analyze([game.coords(cell) for cell in cells], table=table), human))
 
 
 def _play_game(table: Table, human: str, rng: random.Random) -> list[int] | None:
@@ -457,13 +481,11 @@ def _play_game(table: Table, human: str, rng: random.Random) -> list[int] | None
             cell = _ask_move(position)
             if cell is None:
                 return None
-            cells.append(cell)
-            position = position.play(cell)
         else:
             cell = rng.choice(position.best_cells)
-            click.echo(f"I play {rc(table.game, cell)}.")
-            cells.append(cell)
-            position = position.play(cell)
+            click.echo(f"I play {move_words(table.game, cell)}.")
+        cells.append(cell)
+        position = table.at(move_code(position, cell))
     click.echo(_grid(position))
     return cells
 
@@ -482,13 +504,20 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     slip = next((ply for ply in analysis.plies if ply.player == human and ply.verdict in ("mistake", "blunder")), None)
     if slip is not None:
         before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
-        lines.append(f"The first {slip.verdict}: ply {slip.ply}, {rc(analysis.game, slip.cell)} ({before} -> {after}); best was {_best_text(slip)}.")
+        best = _best_text(slip)
+        if analysis.game.rules.drops and best != "any":
+            best = f"column{'s' if ' ' in best else ''} {best}"
+        lines.append(f"The first {slip.verdict}: ply {slip.ply}, {move_words(analysis.game, slip.cell)} ({before} -> {after}); best was {best}.")
     game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
-    lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, (ply.cell for ply in analysis.plies)))}{game}")
+    moves = analysis.columns if analysis.game.rules.drops else analysis.cells
+    lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, moves))}{game}")
     return "\n".join(lines)
 
 
 def _grid(position: Position) -> str:
+    """The board; under gravity with the column numbers under it (a move is a column)."""
+    if position.game.rules.drops:
+        return "\n".join(column_board(position))
     return "\n".join(_board.draw(position.game, position.code))
 
 
@@ -506,7 +535,7 @@ def _ask_move(position: Position) -> int | None:
                 return None
             raise
         try:
-            return position.move(text).cell  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]
+            return position.cell_of(text)  # any move solver.encoding.moves reads: 4, 1,1, (1,1), [1, 1]; under gravity a column
         except InvalidBoardError as error:
             click.echo(f"  {error}")
 
@@ -688,6 +717,8 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     MOVES is the game so far, one move per ply from the empty board, as flat
     cells (solve analyze 4 0 8), row,col pairs (solve analyze 1,1 0,0 2,2) or
     the (row,col) form solve lookup prints (solve analyze "(1,1)" "(0,0)").
+    Under gravity (--game 4x4k4-gravity) a move is a column, numbered from 0 at
+    the left (solve analyze --game 4x4k4-gravity 0 1 1 2).
     """
     analysis = _analyze(moves, table=options.table())
     if as_json:
@@ -699,19 +730,28 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
 def _best_text(ply: PlyAnalysis) -> str:
     if len(ply.best_cells) == len(ply.before.moves) > 1:
         return "any"
+    if ply.before.game.rules.drops:
+        return " ".join(map(str, ply.before.best_columns))
     return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
+
+
+def _move_text(game: Game, cell: int) -> str:
+    """The move column of ``solve analyze``: ``1,1 (4)`` (row,col and flat cell), under gravity ``2 (3,2)`` (column, and the cell it landed on)."""
+    row, col = game.coords(cell)
+    return f"{col} ({row},{col})" if game.rules.drops else f"{row},{col} ({cell})"
 
 
 def describe_analysis(analysis: GameAnalysis) -> str:
     """A table of the plies, the final board, and each player's summary."""
     game = analysis.game
-    rows = [("ply", "player", "move", "best moves", "before", "after", "verdict")]
+    drops = game.rules.drops
+    rows = [("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")]
     for ply in analysis.plies:
         rows.append(
             (
                 str(ply.ply),
                 ply.player,
-                f"{rc(game, ply.cell)} ({ply.cell})",
+                _move_text(game, ply.cell),
                 _best_text(ply),
                 outcome_label(ply.result_before, ply.plies_before),
                 outcome_label(ply.result_after, ply.plies_after),

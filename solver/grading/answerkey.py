@@ -181,8 +181,14 @@ def _identity(file: Any) -> tuple[int, ...] | None:
 
 
 def _children(game: Any, codes: np.ndarray) -> np.ndarray:
-    """The code one move after each of ``codes`` in each cell, shape ``(codes, cells)``; -1 where the cell is taken."""
-    digits = (codes[:, None] // 3 ** np.arange(game.cells, dtype=np.int64)) % 3
+    """The code one move after each of ``codes`` in each cell, shape ``(codes, cells)``; -1 where the cell is no
+    move (taken; under gravity, also an empty cell that is not the lowest of its column)."""
+    cells = np.arange(game.cells, dtype=np.int64)
+    digits = (codes[:, None] // 3**cells) % 3
     piece = np.where((digits != 0).sum(axis=1) % 2 == 0, 1, 2)
-    children = codes[:, None] + piece[:, None] * 3 ** np.arange(game.cells, dtype=np.int64)
-    return np.where(digits == 0, children, -1)
+    children = codes[:, None] + piece[:, None] * 3**cells
+    playable = digits == 0
+    if game.rules.drops:
+        occupied = ((digits != 0).astype(np.int64) << cells).sum(axis=1)
+        playable &= (game.rules.moves_many(occupied)[:, None] >> cells) & 1 == 1
+    return np.where(playable, children, -1)

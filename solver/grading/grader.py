@@ -31,6 +31,9 @@ option                          the call
 
 An answer (the move) may be ``(row, col)``, ``[row, col]``, a flat cell index
 ``row * cols + col`` or any other form :func:`solver.encoding.moves.parse_move` reads.
+Under gravity (``4x4k4-gravity``, Connect Four's family) an answer is a column (``2``), or
+the ``(row, col)`` of the cell a piece dropped there lands on; any other cell is an
+illegal answer, whose message says where the piece would land (:mod:`solver.tables.drops`).
 Each answer falls in exactly one bucket:
 
 ==============  =================================================================
@@ -89,9 +92,9 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from ..encoding.board import digits
+from ..encoding.board import digits, masks
 from ..encoding.moves import expected_moves, parse_move
-from ..errors import InvalidBoardError, OffBoardMoveError, PlayerError, SandboxWarning, short
+from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, short
 from ..present.charts import PlyFaults
 from ..present.report import describe_report, report_html
 from ..rules.base import IN_PLAY
@@ -100,6 +103,7 @@ from ..store import locate as store
 from ..store.locate import resolve_table
 from ..tables import Table
 from ..tables.analysis import Verdict, verdict
+from ..tables.drops import expected_drops, landing_cell, read_drop
 from ..tables.position import Move, Position
 from ..words import count
 from .answerkey import AnswerKey
@@ -179,7 +183,7 @@ class GradedMove:
     verdict: Verdict
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data; moves are flat cell indices."""
+        """JSON-ready data; moves are flat cell indices (under gravity too: the cells the pieces land on)."""
         p = self.position
         return {
             "code": p.code,
@@ -426,7 +430,10 @@ def _sampled_codes(table: Table, chosen: Side, count: int, seed: int) -> np.ndar
     found: np.ndarray = np.zeros(0, dtype=np.int64)
     for _ in range(1000):
         codes = rng.integers(0, table.game.codes, size=max(4 * count, 1 << 16), dtype=np.int64)
-        found = np.unique(np.concatenate([found, codes[_playing(table, codes, chosen)]]))
+        codes = codes[_playing(table, codes, chosen)]
+        if not table.game.rules.status_is_exact:  # gravity: the rules call some boards in play that no game reaches; the table knows
+            codes = codes[np.asarray(table.lookup_codes(codes, check=False).reachable).reshape(-1)]
+        found = np.unique(np.concatenate([found, codes]))
         if found.size >= count:
             return np.sort(rng.choice(found, count, replace=False))
     return found
@@ -491,11 +498,15 @@ def board_maker(game: Game, *, symbols: Symbols = DEFAULT_SYMBOLS, array: bool =
 # -- the answers ---------------------------------------------------------------------
 def answer_cell(answer: Any, position: Position, *, shown: str | None = None) -> int:
     """The flat cell of an answer, read by :func:`solver.encoding.moves.parse_move`, that is empty in ``position``.
+    Under gravity an answer is a column, or the ``(row, col)`` of the cell a piece dropped there lands on
+    (:mod:`solver.tables.drops`).
 
     :param shown: how the answer reads in a message (default its ``repr``).
     :raises ValueError: saying why the answer is not a legal move there.
     """
     game = position.game
+    if game.rules.drops:
+        return _drop_answer(answer, position, shown)
     try:
         cell = parse_move(answer, game)
     except OffBoardMoveError as why:
@@ -507,6 +518,41 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
         row, col = game.coords(cell)
         raise ValueError(f"cell ({row}, {col}) is taken by {piece}")
     return cell
+
+
+def _drop_answer(answer: Any, position: Position, shown: str | None) -> int:
+    """:func:`answer_cell` under gravity: the cell a column's piece lands on, or a ``(row, col)`` that is that cell."""
+    game = position.game
+    try:
+        drop = read_drop(answer, game)
+    except OffBoardMoveError as why:
+        raise ValueError(str(why)) from None
+    except InvalidBoardError:
+        raise ValueError(f"answer {shown or short(answer)} is not a move: {expected_drops(game)}") from None
+    x, o = masks(game, position.code)
+    try:
+        return landing_cell(drop, game, x | o)
+    except InvalidMoveError as why:
+        raise ValueError(str(why)) from None
+
+
+def expected_answers(game: Game) -> str:
+    """What an answer may be on ``game``, for messages: a cell or row,col, or under gravity a column."""
+    return expected_drops(game) if game.rules.drops else expected_moves(game)
+
+
+def _value_move_kind(answer: Any, game: Game) -> str | None:
+    """Whether an answer that is no legal move looks like ``(value, move)``: ``"value-move"`` for a number, then
+    a move that is no number, or a float first; under gravity ``"value-column"`` for two ints that may be a value
+    and a column or a row and a column (:func:`solver.grading.shapes.hint`); else None."""
+    if not (isinstance(answer, list) and len(answer) == 2 and _is_number(answer[0])):
+        return None
+    value, move = answer
+    if isinstance(move, list) or move is None or isinstance(value, float):
+        return "value-move"
+    if game.rules.drops and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
+        return "value-column"
+    return None
 
 
 def _is_number(value: Any) -> bool:
@@ -831,7 +877,7 @@ class _Judge:
                 self._mismatch(f"arguments: {reply['call']}", message)
             self._fail(position, "exception", message)
         elif "o" in reply:
-            self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_moves(self.game)}", str(reply.get("r", ""))[:80])
+            self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_answers(self.game)}", str(reply.get("r", ""))[:80])
         elif "a" in reply:
             self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or short(reply["a"]))
         else:
@@ -857,18 +903,12 @@ class _Judge:
         except ValueError as why:
             if answer in (None, [], "", [None, None]):
                 self._mismatch("no move", shown)
-            elif (
-                self.returns == "move"
-                and isinstance(answer, list)
-                and len(answer) == 2
-                and _is_number(answer[0])
-                and (isinstance(answer[1], list) or answer[1] is None or isinstance(answer[0], float))
-            ):
-                self._mismatch("value-move", shown)
+            elif self.returns == "move" and (looks := _value_move_kind(answer, self.game)) is not None:
+                self._mismatch(looks, shown)
             self._fail(position, "illegal", str(why), shown)
             return
         self.answers.append((position.code, cell))
-        move = position.move(cell)
+        move = next(move for move in position.moves if move.cell == cell)
         judged = verdict(position, move)
         self.kept += judged in ("best", "ok")
         self.optimal += judged == "best"

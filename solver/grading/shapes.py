@@ -78,6 +78,11 @@ def hint(kind: str, example: str, name: str) -> str:
         )
     if kind == "value-move":
         return f"{name} answered {example}, which looks like (value, move): grade it with --returns value-move"
+    if kind == "value-column":
+        return (
+            f"{name} answered {example}, which is not where a piece lands: if it is (value, column), grade it with "
+            "--returns value-move; if it is (row, col), the row must be the lowest empty one of the column (or answer the column alone)"
+        )
     if kind == "move only":
         return f"{name} answered {example}, a move without a value: grade it without --returns value-move"
     if kind == "arguments: fewer":
@@ -96,6 +101,8 @@ def _reason(kind: str, example: str, name: str, start: Shape) -> str:
         return f"{name} answered {example} (no move) on boards whose empty cells are {start.symbols[2]!r}"
     if kind == "value-move":
         return f"{name} answered {example}, which looks like (value, move)"
+    if kind == "value-column":
+        return f"{name} answered {example}, which is not where a piece lands but may be (value, column)"
     if kind == "move only":
         return f"{name} answered {example}, a move without a value"
     if kind == "arguments: fewer":
@@ -109,7 +116,7 @@ def _candidates(kind: str, shape: Shape, *, array: bool, flat: bool) -> list[Sha
         return [replace(shape, turn="max"), replace(shape, turn="symbol")]
     if kind == "arguments: fewer":
         return [replace(shape, turn=None)]
-    if kind == "value-move" and shape.returns == "move":
+    if kind in ("value-move", "value-column") and shape.returns == "move":
         return [replace(shape, returns="value-move")]
     if kind == "move only" and shape.returns == "value-move":
         return [replace(shape, returns="move")]

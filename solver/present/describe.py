@@ -20,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..encoding import board as _board
 from ..tables.position import outcome_words
 from ..words import count, signed
 
 if TYPE_CHECKING:
+    from ..rules.game import Game
     from ..tables.position import Position
 
 
@@ -42,6 +44,35 @@ def status_line(position: Position) -> str:
     else:
         outcome = f"a {position.result} in {count(position.plies, 'ply')} with best play"
     return f"{position.to_move} to move: {outcome} (value for X: {signed(position.value)})."
+
+
+# -- a board under gravity -----------------------------------------------------------------------------
+def column_board(position: Position, above: Mapping[int, str] | None = None) -> list[str]:
+    """A board under gravity, where a move is a column: each column's text ``above`` it (by column: an
+    outcome such as ``D*``; none for a full column), the rows, and the column numbers under them.
+
+    >>> import solver
+    >>> print("\\n".join(column_board(solver.lookup("..../..../..../X...", game="4x4k4-gravity"), {0: "D*", 1: "L4"})))
+    D* L4
+     .  .  .  .
+     .  .  .  .
+     .  .  .  .
+     X  .  .  .
+     0  1  2  3
+    """
+    game = position.game
+    shown = dict(above or {})
+    width = max([1, len(str(game.cols - 1)), *(len(text) for text in shown.values())])
+    lines = [" ".join(shown.get(col, "").rjust(width) for col in range(game.cols)).rstrip()] if shown else []
+    lines += _board.draw(game, position.code, width=width)
+    lines.append(" ".join(str(col).rjust(width) for col in range(game.cols)))
+    return lines
+
+
+def move_words(game: Game, cell: int) -> str:
+    """A move in words: ``1,2`` (row, col), or under gravity ``column 2``."""
+    row, col = game.coords(cell)
+    return f"column {col}" if game.rules.drops else f"{row},{col}"
 
 
 # -- the counts of a table (solve stats) ---------------------------------------------------------------

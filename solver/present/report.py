@@ -170,12 +170,16 @@ def describe_report(report: ReportView, player: str, *, limit: int = GRADE_LIMIT
 
 
 def graded_line(item: GradedView) -> str:
-    """``X to move, W5 -> L6 (blunder): played 0,1, best 1,2 2,2  [code 21]``."""
+    """``X to move, W5 -> L6 (blunder): played 0,1, best 1,2 2,2  [code 21]``; under gravity, where a
+    move is a column, ``played column 0, best 2 3``."""
     p, move = item.position, item.move
-    best = " ".join(rc(p.game, cell) for cell in p.best_cells)
+    if p.game.rules.drops:
+        played, best = f"column {move.col}", " ".join(map(str, p.best_columns))
+    else:
+        played, best = rc(p.game, move.cell), " ".join(rc(p.game, cell) for cell in p.best_cells)
     return (
         f"{p.to_move} to move, {outcome_label(p.result, p.plies)} -> {outcome_label(move.result, move.plies)} ({item.verdict}): "
-        f"played {rc(p.game, move.cell)}, best {best}  [code {p.code}]"
+        f"played {played}, best {best}  [code {p.code}]"
     )
 
 

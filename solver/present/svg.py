@@ -128,8 +128,12 @@ def position_html(position: Position) -> str:
 
     A finished board has no moves to explain, so it has no legend.
     """
-    best = " ".join(f"({r},{c})" for r, c in position.best_moves)
-    details = f"best (row,col): {best} · " if best else ""
+    if position.game.rules.drops:  # a move is a column
+        best = " ".join(map(str, position.best_columns))
+        details = f"best columns: {best} · " if best else ""
+    else:
+        best = " ".join(f"({r},{c})" for r, c in position.best_moves)
+        details = f"best (row,col): {best} · " if best else ""
     legend = "" if position.is_over else " · W<i>n</i> win, D draw, L<i>n</i> loss in <i>n</i> plies for the mover; ★ best"
     return (
         f'<div style="display:inline-block;{_FONT}">{position_svg(position)}'
@@ -154,7 +158,7 @@ def value_points(analysis: GameAnalysis) -> list[ValuePoint]:
     start = analysis.plies[0].before if analysis.plies else analysis.final
     points = [ValuePoint(0, start.value, None, f"start: {value_words(start)}")]
     for ply in analysis.plies:
-        where = f"{ply.move.row},{ply.move.col}"
+        where = f"column {ply.move.col}" if ply.before.game.rules.drops else f"{ply.move.row},{ply.move.col}"
         text = f"ply {ply.ply}, {ply.player} at {where} ({ply.verdict}): {value_words(ply.after)}"
         points.append(ValuePoint(ply.ply, ply.after.value, ply.verdict, text))
     return points
@@ -165,15 +169,22 @@ def analysis_html(analysis: GameAnalysis) -> str:
     plies (:func:`~solver.present.charts.values_svg`), the final board, each player's summary."""
     game = analysis.game
     cell_style = "padding:1px 8px;text-align:left"
-    head = "".join(f'<th style="{cell_style}">{name}</th>' for name in ("ply", "player", "move", "best moves", "before", "after", "verdict"))
+    drops = game.rules.drops  # a move is a column: shown with the cell it landed on
+    names = ("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")
+    head = "".join(f'<th style="{cell_style}">{name}</th>' for name in names)
     rows = []
     for ply in analysis.plies:
-        best = " ".join(f"{r},{c}" for r, c in (game.coords(cell) for cell in ply.best_cells))
+        if drops:
+            best = " ".join(map(str, ply.before.best_columns))
+            move = f"{ply.move.col} ({ply.move.row},{ply.move.col})"
+        else:
+            best = " ".join(f"{r},{c}" for r, c in (game.coords(cell) for cell in ply.best_cells))
+            move = f"{ply.move.row},{ply.move.col} ({ply.cell})"
         colour = VERDICT_COLOURS[ply.verdict]
         values = (
             str(ply.ply),
             ply.player,
-            f"{ply.move.row},{ply.move.col} ({ply.cell})",
+            move,
             best,
             outcome_label(ply.result_before, ply.plies_before),
             outcome_label(ply.result_after, ply.plies_after),

@@ -24,6 +24,13 @@ layer instead (layer ``p``: the boards with ``p`` pieces):
    (a plain recursive negamax from the rules, which shares no code with the tables or the
    build) and must get the same score.
 
+Under a rule whose status does not tell every unreachable board (gravity, where the
+order of the moves is the table's to say: :attr:`solver.rules.base.Rules.status_is_exact`),
+the boards sampled are those the rules call in play, and each one's stored reachability
+(``UNREACHABLE`` or a score) is checked first against the rule's exact
+:meth:`~solver.rules.base.Rules.violation`; steps 2 and 3 then check the reachable ones,
+whose children are the cells a piece lands on.
+
 A sample is not a proof: a wrong score at a board the sample misses goes unseen. It
 finds a damaged or forged block where it reads one (:class:`~solver.errors.TableError`,
 as every look-up does), and each wrong score it samples, naming the board.
@@ -170,8 +177,12 @@ def expected_scores(table: Table, codes: np.ndarray, ply: int) -> tuple[np.ndarr
         (int16, one per board; ``m`` is ``UNREACHABLE`` where a child in play reads as unreachable).
     """
     game = table.game
-    powers = 3 ** np.arange(game.cells, dtype=np.int64)
+    cells = np.arange(game.cells, dtype=np.int64)
+    powers = 3**cells
     empty = (codes[:, None] // powers) % 3 == 0
+    if game.rules.drops:  # a move is the lowest empty cell of a column
+        occupied = ((~empty).astype(np.int64) << cells).sum(axis=1)
+        empty &= (game.rules.moves_many(occupied)[:, None] >> cells) & 1 == 1
     children = codes[:, None] + (1 if ply % 2 == 0 else 2) * powers
     scores = np.full(children.shape, _NO_CHILD, dtype=np.int16)
     scores[empty] = table.lookup_codes(children[empty], check=False).score
@@ -189,6 +200,23 @@ def _consistency_problems(table: Table, ply: int, codes: np.ndarray, stored: np.
         why = "a child in play reads as unreachable" if best == UNREACHABLE else f"its best child scores {best}"
         problems.append(f"layer {ply}: {render(table.game, code)} (code {code}) stores {int(stored[at])}, but {why}, so it should be {int(expected[at])}")
     return codes[wrong], problems
+
+
+def _reachability_problems(table: Table, ply: int, codes: np.ndarray, stored: np.ndarray, limit: int) -> tuple[np.ndarray, list[str]]:
+    """For a rule whose status does not tell every unreachable board (gravity: :attr:`solver.rules.base.Rules.status_is_exact`):
+    the sampled boards whose stored reachability the rule's exact :meth:`~solver.rules.base.Rules.violation` contradicts
+    (codes), and up to ``limit`` lines naming them."""
+    rules = table.game.rules
+    wrong: list[int] = []
+    problems: list[str] = []
+    for code, score in zip(codes.tolist(), stored.tolist(), strict=True):
+        why = rules.violation(code)
+        if (why is None) != (score != UNREACHABLE):
+            wrong.append(code)
+            if len(problems) < limit:
+                said = f"no game reaches it ({why})" if why is not None else "a game reaches it"
+                problems.append(f"layer {ply}: {render(table.game, code)} (code {code}) stores {score}, but {said}")
+    return np.array(wrong, dtype=np.int64), problems
 
 
 def _reference_problems(table: Table, ply: int, codes: np.ndarray, stored: np.ndarray, max_empty: int) -> tuple[set[int], list[str]]:
@@ -219,13 +247,21 @@ def check_layer(
     for a in range(0, codes.size, _BATCH):
         batch = codes[a : a + _BATCH]
         stored[a : a + _BATCH] = table.lookup_codes(batch, check=False).score
-        found, lines = _consistency_problems(table, ply, batch, stored[a : a + _BATCH], max(0, limit - len(problems)))
+        scores = stored[a : a + _BATCH]
+        if not table.game.rules.status_is_exact:  # boards in play by the rules, some of them unreachable: the table says which
+            found, lines = _reachability_problems(table, ply, batch, scores, max(0, limit - len(problems)))
+            wrong.update(found.tolist())
+            problems += lines
+            keep = (scores != UNREACHABLE) & ~np.isin(batch, found)  # a board wrongly marked is reported once
+            batch, scores = batch[keep], scores[keep]
+        found, lines = _consistency_problems(table, ply, batch, scores, max(0, limit - len(problems)))
         wrong.update(found.tolist())
         problems += lines
     if len(wrong) > len(problems):
         problems.append(f"layer {ply}: {count(len(wrong), 'sampled board')} of {codes.size:,} disagree with their children ({len(problems)} listed)")
-    solved = codes[:reference] if table.game.cells - ply <= max_empty else codes[:0]
-    bad, lines = _reference_problems(table, ply, solved, stored[: solved.size], max_empty)
+    reached = stored != UNREACHABLE  # all of them, where the rules' status is exact
+    solved = codes[reached][:reference] if table.game.cells - ply <= max_empty else codes[:0]
+    bad, lines = _reference_problems(table, ply, solved, stored[reached][: solved.size], max_empty)
     layer = LayerCheck(ply, int(codes.size), int(solved.size), len(wrong | bad), time.perf_counter() - started)
     return layer, problems + lines
 

@@ -37,13 +37,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
+from ..encoding.board import masks
 from ..encoding.moves import MoveSpec, parse_move
-from ..errors import InvalidBoardError, quote
+from ..errors import InvalidBoardError, InvalidMoveError, quote
 from ..rules.game import Game
 from ..words import count
 from .base import Table
+from .drops import landing_cell, read_drop
 from .position import Move, Player, Position, Result, draw_picture, outcome_words, result_phrase
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
@@ -93,7 +95,8 @@ class PlyAnalysis:
         before = "draw" if self.result_before == "draw" else outcome_words(self.result_before, self.plies_before)
         after = "draw" if self.result_after == "draw" else outcome_words(self.result_after, self.plies_after)
         change = before if before == after else f"{before} -> {after}"
-        return f"<PlyAnalysis ply {self.ply}: {self.player} plays ({self.move.row}, {self.move.col}): {self.verdict}, {change}>"
+        where = f"column {self.move.col}" if self.before.game.rules.drops else f"({self.move.row}, {self.move.col})"
+        return f"<PlyAnalysis ply {self.ply}: {self.player} plays {where}: {self.verdict}, {change}>"
 
     @property
     def cell(self) -> int:
@@ -132,7 +135,11 @@ class PlyAnalysis:
 
     def to_dict(self) -> dict[str, Any]:
         """The ply as JSON-ready data: the move as a flat cell (``move``) and its ``row`` and ``col``; the best
-        moves as ``[row, col]`` pairs (``best_moves``) and flat cells (``best_cells``), as a position's are."""
+        moves as ``[row, col]`` pairs (``best_moves``) and flat cells (``best_cells``), as a position's are.
+
+        Under gravity, where a move is a column, also the best columns (``best_columns``, after ``best_cells``,
+        as a position's); the column played is ``col``."""
+        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.drops else {}
         return {
             "ply": self.ply,
             "player": self.player,
@@ -143,6 +150,7 @@ class PlyAnalysis:
             "board_after": self.after.board,
             "best_moves": [list(move) for move in self.best_moves],
             "best_cells": list(self.best_cells),
+            **columns,
             "result_before": self.result_before,
             "plies_before": self.plies_before,
             "result_after": self.result_after,
@@ -179,8 +187,8 @@ class PlayerSummary:
 class GameAnalysis:
     """A game replayed from the empty board, every ply judged (see :func:`analyze`).
 
-    Its ``repr`` is one line: the moves as flat cells, each player's verdicts, and the
-    final board with its result (module docstring).
+    Its ``repr`` is one line: the moves (flat cells, or :attr:`columns` under gravity), each
+    player's verdicts, and the final board with its result (module docstring).
     """
 
     game: Game
@@ -189,13 +197,24 @@ class GameAnalysis:
 
     def __repr__(self) -> str:
         players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
-        played = f"{list(self.cells)} {players}" if self.plies else "no moves"
+        played = f"{list(self.columns if self.game.rules.drops else self.cells)} {players}" if self.plies else "no moves"
         return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
 
     @property
     def cells(self) -> tuple[int, ...]:
         """The moves played, as flat cell indices."""
         return tuple(ply.cell for ply in self.plies)
+
+    @property
+    def columns(self) -> tuple[int, ...]:
+        """The columns of the moves played: under gravity, the moves as :func:`analyze` reads them back.
+
+        >>> import solver
+        >>> game = solver.analyze([0, 1, 1], game="4x4k4-gravity")
+        >>> game.columns, game.cells
+        ((0, 1, 1), (12, 13, 9))
+        """
+        return tuple(ply.move.col for ply in self.plies)
 
     def summary(self, player: Player) -> PlayerSummary:
         """Moves, best moves, ok moves, mistakes and blunders of ``'X'`` or ``'O'``."""
@@ -210,7 +229,8 @@ class GameAnalysis:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The analysis as JSON-ready data (``plies``, ``final``, ``summary``).
+        """The analysis as JSON-ready data (``moves`` as flat cells, ``plies``, ``final``, ``summary``; under
+        gravity also ``columns``, the columns played, after ``moves``).
 
         ``final`` is the last position in :meth:`Position.to_dict`'s words: ``"over": false``
         with ``to_move`` and ``result``, or ``"over": true`` with ``winner``.
@@ -223,6 +243,7 @@ class GameAnalysis:
         return {
             "game": self.game.name,
             "moves": list(self.cells),
+            **({"columns": list(self.columns)} if self.game.rules.drops else {}),
             "plies": [ply.to_dict() for ply in self.plies],
             "final": {key: value for key, value in final.to_dict().items() if key in _FINAL_KEYS},
             "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
@@ -244,19 +265,24 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
 
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
         flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
-        or text (``["1,1", "(0,0)"]``).
+        or text (``["1,1", "(0,0)"]``). Under gravity a move is a column (``[3, 3, 2]``), or the
+        ``(row, col)`` of the cell the piece lands on (:mod:`solver.tables.drops`).
     :raises InvalidBoardError: for ``moves`` that is not a sequence (whatever object it is: a
-        0-d numpy array, an iterator that fails), or an illegal move, naming the ply and the
-        cell: unreadable, off the board, already taken (and by which ply), or after the game ended.
+        0-d numpy array, an iterator that fails), or an unreadable or off-board move.
+    :raises InvalidMoveError: for an illegal move, naming the ply and the cell: already taken (and by
+        which ply), after the game ended, or under gravity a full column or a cell the piece does not land on.
     """
     position = table.at(0)
     played: dict[int, int] = {}
     plies = []
     for ply, spec in enumerate(_each_move(moves), start=1):
-        cell = parse_move(spec, table.game, where=f"ply {ply}: ")
-        _check_legal(position, cell, ply, played)
-        move = position.move(cell)
-        after = position.play(cell)
+        if table.game.rules.drops:
+            cell = _drop_cell(position, spec, ply, played)
+        else:
+            cell = parse_move(spec, table.game, where=f"ply {ply}: ")
+            _check_legal(position, cell, ply, played)
+        move = next(move for move in position.moves if move.cell == cell)
+        after = position.table.at(move_code(position, cell))
         plies.append(PlyAnalysis(ply, position.to_move, move, position, after, verdict(position, move)))  # type: ignore[arg-type]
         played[cell] = ply
         position = after
@@ -293,13 +319,41 @@ def _each_move(moves: object) -> Iterator[object]:
         yield spec
 
 
+def move_code(position: Position, cell: int) -> int:
+    """The code after the side to move plays ``cell`` (a legal move of ``position``)."""
+    piece: int = 1 if position.pieces % 2 == 0 else 2
+    return position.code + piece * int(3**cell)
+
+
 def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
     row, col = position.game.coords(cell)
     where = f"row {row}, col {col} (cell {cell})"
     if position.is_over:
-        ended = f"{position.winner} won" if position.winner else "a draw"
-        raise InvalidBoardError(f"ply {ply}: cannot play {where}: the game ended at ply {ply - 1} ({ended}) on {position.board}")
+        _ended(position, ply, where)
     if cell in played:
         taken = played[cell]
         owner = "X" if taken % 2 else "O"
-        raise InvalidBoardError(f"ply {ply}: {position.to_move} cannot play {where}: {owner} took it at ply {taken}")
+        raise InvalidMoveError(f"ply {ply}: {position.to_move} cannot play {where}: {owner} took it at ply {taken}")
+
+
+def _ended(position: Position, ply: int, where: str) -> NoReturn:
+    ended = f"{position.winner} won" if position.winner else "a draw"
+    raise InvalidMoveError(f"ply {ply}: cannot play {where}: the game ended at ply {ply - 1} ({ended}) on {position.board}")
+
+
+def _drop_cell(position: Position, spec: object, ply: int, played: dict[int, int]) -> int:
+    """The cell a move under gravity takes (:mod:`solver.tables.drops`), naming the ply when it is refused
+    (and for a taken cell, as :func:`_check_legal` does, who took it)."""
+    game, where = position.game, f"ply {ply}: "
+    drop = read_drop(spec, game, where=where)
+    if position.is_over:
+        _ended(position, ply, f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})")
+    x, o = masks(game, position.code)
+    if drop.cell is not None and drop.cell in played:
+        try:
+            _check_legal(position, drop.cell, ply, played)
+        except InvalidMoveError as taken:
+            lands = game.rules.landing(x | o, drop.col)
+            room = f"column {drop.col} is full" if lands is None else f"a piece dropped in column {drop.col} lands on ({lands // game.cols},{drop.col})"
+            raise InvalidMoveError(f"{taken}; {room}") from None
+    return landing_cell(drop, game, x | o, where=where, on=f" on {position.board}")

@@ -131,8 +131,9 @@ class Table(ABC):
         except InvalidBoardError:
             return default
 
-    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int]:
-        """One best move as ``(row, col)``: the first in cell order (deterministic).
+    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int] | int:
+        """One best move as ``(row, col)``: the first in cell order (deterministic). Under gravity a move is
+        a column: the lowest-numbered best column, an ``int``.
 
         :raises InvalidBoardError: for an invalid board or a finished game.
         """
@@ -140,6 +141,8 @@ class Table(ABC):
         mask = position.best_mask
         if not mask:
             raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
+        if self.game.rules.drops:
+            return position.best_columns[0]
         return self.game.coords((mask & -mask).bit_length() - 1)
 
     def _refuse(self, code: int) -> NoReturn:

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..encoding import board as _board
 from ..encoding.moves import MoveSpec, parse_move
-from ..errors import InvalidBoardError
+from ..errors import InvalidMoveError
 from ..rules.game import Game
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
 from ..rules.score import decode, outcome_label, parent_score
 from ..words import count, signed
+from .drops import landing_cell, read_drop
 
 if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
     from .base import Table
@@ -103,10 +104,13 @@ class MoveList(tuple[Move, ...]):
 
     player: Player | None
     """Who makes these moves (``None`` when the game is over)."""
+    drops: bool
+    """Whether a move is a column (gravity): the ``repr`` then names columns."""
 
-    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None) -> MoveList:
+    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None, *, drops: bool = False) -> MoveList:
         self = super().__new__(cls, moves)
         self.player = player
+        self.drops = drops
         return self
 
     def __repr__(self) -> str:
@@ -119,7 +123,10 @@ class MoveList(tuple[Move, ...]):
         for moves in groups.values():
             first = moves[0]
             outcome = "draw" if first.result == "draw" else outcome_words(first.result, first.plies)
-            cells = ", ".join(f"({move.row}, {move.col})" for move in moves)
+            if self.drops:
+                cells = f"column{'s' if len(moves) > 1 else ''} {', '.join(str(col) for col in sorted(move.col for move in moves))}"
+            else:
+                cells = ", ".join(f"({move.row}, {move.col})" for move in moves)
             parts.append(f"{outcome}{' (best)' if first.best else ''} at {cells}")
         return f"<MoveList for {self.player}: {'; '.join(parts)}>"
 
@@ -231,20 +238,41 @@ class Position:
 
     @property
     def best_moves(self) -> tuple[tuple[int, int], ...]:
-        """The best moves as ``(row, col)``, in cell order; empty when over."""
+        """The best moves as ``(row, col)``, in cell order; empty when over (under gravity: the cells the pieces land on)."""
         return tuple(self.game.coords(cell) for cell in self.best_cells)
 
     @property
+    def best_columns(self) -> tuple[int, ...]:
+        """The columns of the best moves, ascending, each once; empty when over. Under gravity these are the
+        best moves themselves (a move is a column):
+
+        >>> import solver
+        >>> solver.lookup("..../..../..../X...", game="4x4k4-gravity").best_columns
+        (0, 1, 2, 3)
+        """
+        return tuple(sorted({cell % self.game.cols for cell in self.best_cells}))
+
+    @property
+    def playable(self) -> int:
+        """The cells the side to move may play, a bit each (0 when over): every empty cell, or under
+        gravity the lowest empty cell of each column that has room (:meth:`solver.rules.base.Rules.moves`)."""
+        if self.is_over:
+            return 0
+        x, o = _board.masks(self.game, self.code)
+        return self.game.rules.moves(x, o)
+
+    @property
     def moves(self) -> MoveList:
-        """The outcome of every legal move, in cell order; empty when over."""
+        """The outcome of every legal move, in cell order; empty when over (under gravity one a column that has room)."""
         if self.is_over:
             return MoveList()
         empty = self.game.cells - self.pieces
         piece = 1 if self._next == "X" else 2
         sign = 1 if piece == 1 else -1
+        playable = self.playable
         out = []
-        for cell, digit in enumerate(_board.digits(self.game, self.code)):
-            if digit:
+        for cell in range(self.game.cells):
+            if not playable >> cell & 1:
                 continue
             score = parent_score(self.table.score_of(self.code + piece * 3**cell))
             result, plies = decode(score, empty)
@@ -260,35 +288,70 @@ class Position:
                     best=bool(self.best_mask >> cell & 1),
                 )
             )
-        return MoveList(out, self._next)
+        return MoveList(out, self._next, drops=self.game.rules.drops)
+
+    def cell_of(self, move: MoveSpec, *, where: str = "") -> int:
+        """The cell a move takes here, checked to be legal: any form of :mod:`solver.encoding.moves` (a flat
+        cell, ``(row, col)``, text), or under gravity a column or the ``(row, col)`` of the cell a piece
+        dropped there lands on (:mod:`solver.tables.drops`).
+
+        >>> import solver
+        >>> p = solver.lookup("..../..../..../X...", game="4x4k4-gravity")
+        >>> p.cell_of(0), p.cell_of("3,1"), p.game.coords(p.cell_of(0))
+        (8, 13, (2, 0))
+        >>> p.cell_of((3, 0))
+        Traceback (most recent call last):
+        ...
+        solver.errors.InvalidMoveError: (3,0) is taken on ..../..../..../X...: a piece dropped in column 0 lands on (2,0)
+
+        :param where: put before every message, e.g. ``"ply 3: "``.
+        :raises InvalidBoardError: if the move cannot be read or is off the board.
+        :raises InvalidMoveError: if it is not legal here: the cell is taken, the game is over, or
+            under gravity the column is full or the cell is not where the piece would land.
+        """
+        game = self.game
+        if game.rules.drops:
+            drop = read_drop(move, game, where=where)
+            if self.is_over:
+                shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
+                raise InvalidMoveError(f"{where}cannot play {shown} on {self.board}: the game is over")
+            x, o = _board.masks(game, self.code)
+            return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
+        cell = parse_move(move, game, where=where)
+        if self.is_over or self.cells[cell] is not None:
+            row, col = game.coords(cell)
+            reason = "the game is over" if self.is_over else "the cell is taken"
+            raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")
+        return cell
 
     def move(self, cell: MoveSpec) -> Move:
-        """The outcome of playing in ``cell``: a flat index, ``(row, col)`` or text (:mod:`solver.encoding.moves`).
+        """The outcome of a move: a flat index, ``(row, col)`` or text (:mod:`solver.encoding.moves`); under
+        gravity a column, or the ``(row, col)`` of the cell the piece lands on (:meth:`cell_of`).
 
-        :raises InvalidBoardError: if the move cannot be read, is off the board or the cell is not empty.
+        :raises InvalidBoardError: if the move cannot be read or is off the board.
+        :raises InvalidMoveError: if it is not legal here (:meth:`cell_of`).
         """
-        cell = parse_move(cell, self.game)
-        for move in self.moves:
-            if move.cell == cell:
-                return move
-        row, col = self.game.coords(cell)
-        reason = "the game is over" if self.is_over else "the cell is taken"
-        raise InvalidBoardError(f"cannot play row {row}, col {col} on {self.board}: {reason}")
+        found = self.cell_of(cell)
+        return next(move for move in self.moves if move.cell == found)
 
     def play(self, cell: MoveSpec) -> Position:
-        """The position after the side to move plays in ``cell``: a flat index, ``(row, col)``
-        or text such as ``"1,1"`` (:mod:`solver.encoding.moves`).
+        """The position after the side to move plays ``cell``: a flat index, ``(row, col)``
+        or text such as ``"1,1"`` (:mod:`solver.encoding.moves`); under gravity a column, or the
+        ``(row, col)`` of the cell the piece lands on (:meth:`cell_of`).
 
         >>> import solver
         >>> solver.lookup(0).play(4).board
         '.../.X./...'
+        >>> solver.lookup(0, game="4x4k4-gravity").play(2).play(2).board
+        '..../..../..O./..X.'
 
-        :raises InvalidBoardError: if the move cannot be read, is off the board or not empty,
-            or the game is over.
+        :raises InvalidBoardError: if the move cannot be read or is off the board.
+        :raises InvalidMoveError: if it is not legal here: a taken cell, the game over, or under gravity
+            a full column or a cell that is not where the piece would land.
         """
-        cell = self.move(cell).cell  # raises for an illegal move
+        found = self.cell_of(cell)
         piece = 1 if self._next == "X" else 2
-        return self.table.at(self.code + piece * 3**cell)
+        return self.table.at(self.code + piece * 3**found)
 
     def to_dict(self, *, best_first: bool = False) -> dict[str, Any]:
         """Everything about the position as JSON-ready data: what ``solve lookup --json``
@@ -298,7 +361,10 @@ class Position:
         side to move). A finished board says so instead: ``"over": true`` and
         ``winner`` (``"X"``, ``"O"``, or None for a draw), with neither ``to_move`` nor
         ``result`` (nobody is to move). ``value`` is always for X; each move's
-        ``result`` is for the player making it (the mover).
+        ``result`` is for the player making it (the mover). Under gravity a move is a column:
+        ``best_columns`` (after ``best_cells``, gravity games only) lists the best columns, and
+        ``moves`` holds one entry a column that has room, its ``row`` and ``col`` the cell the piece
+        lands on (what the HTTP API answers too, :mod:`solver.web.batch`).
 
         :param best_first: order ``moves`` best first, as the lichess tablebase does:
             wins fastest first, then draws, then losses slowest first, ties in cell
@@ -326,6 +392,7 @@ class Position:
             "score": self.score,
             "best_moves": [list(m) for m in self.best_moves],
             "best_cells": list(self.best_cells),
+            **({"best_columns": list(self.best_columns)} if self.game.rules.drops else {}),
             "moves": self._move_dicts(best_first),
         }
 
@@ -340,9 +407,15 @@ class Position:
         sign = 1 if piece == 1 else -1
         score_of = self.table.score_of
         scored = []
-        for cell, digit in enumerate(_board.digits(self.game, code)):
-            if not digit:
-                scored.append((parent_score(score_of(code + piece * 3**cell)), cell))
+        if self.game.rules.drops:  # only where a piece lands
+            playable = self.playable
+            for cell in range(self.game.cells):
+                if playable >> cell & 1:
+                    scored.append((parent_score(score_of(code + piece * 3**cell)), cell))
+        else:
+            for cell, digit in enumerate(_board.digits(self.game, code)):
+                if not digit:
+                    scored.append((parent_score(score_of(code + piece * 3**cell)), cell))
         if best_first:
             scored.sort(key=lambda item: (-item[0], item[1]))
         out = []

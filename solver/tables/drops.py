@@ -1,0 +1,126 @@
+"""Moves under gravity: a column, or the ``(row, col)`` of the cell a piece dropped there lands on.
+
+Under gravity (:attr:`solver.rules.base.Rules.drops`, Connect Four's family) a move is a
+column: the piece falls to the lowest empty cell of it. So where a move of an m,n,k game is
+a cell (:mod:`solver.encoding.moves`), a move of a gravity game is read here, against the
+board it is played on:
+
+=========================================  =================================================
+form                                       the move, on ``4x4k4-gravity``
+=========================================  =================================================
+a column: ``2``, ``np.int64(2)``, ``"2"``  the lowest empty cell of column 2
+a ``(row, col)`` pair in any form of       that cell, when it is the lowest empty cell of its
+:func:`~solver.encoding.moves.parse_move`  column (``(3, 2)`` on the empty board)
+(``(3, 2)``, ``[3, 2]``, ``"3,2"``)
+=========================================  =================================================
+
+Rows and columns are numbered from 0, as everywhere (boards are written top row first, so the
+bottom row is ``rows - 1``); a bare number is a column, never a flat cell. Refused:
+
+* what :func:`~solver.encoding.moves.parse_move` refuses, and a column off the board, as
+  :class:`~solver.errors.InvalidBoardError` (:class:`~solver.errors.OffBoardMoveError`), the
+  message saying what a move under gravity is;
+* a full column, and a pair that is not where the piece would land (a taken cell, or a cell
+  with an empty one below it), as :class:`~solver.errors.InvalidMoveError`, saying where it lands.
+
+>>> from solver.rules.game import parse_game
+>>> game = parse_game("4x4k4-gravity")
+>>> read_drop("2", game), read_drop((3, 1), game)
+(Drop(col=2, cell=None), Drop(col=1, cell=13))
+>>> landing_cell(read_drop(2, game), game, taken=0)
+14
+>>> landing_cell(read_drop("0,3", game), game, taken=0)
+Traceback (most recent call last):
+...
+solver.errors.InvalidMoveError: (0,3) is not playable: a piece dropped in column 3 lands on (3,3)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..encoding.moves import expected_moves, parse_move
+from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, quote
+from ..rules.game import Game
+
+__all__ = ["Drop", "expected_drops", "landing_cell", "read_drop"]
+
+_COLUMN = re.compile(r"\s*-?[0-9]+\s*", re.ASCII)
+_MAX_DIGITS = 9
+"""Longer numbers are off every board (as in :mod:`solver.encoding.moves`)."""
+
+
+class Drop(NamedTuple):
+    """A move under gravity as it was written: its column, and the cell it named (None for a bare column)."""
+
+    col: int
+    cell: int | None
+
+
+def expected_drops(game: Game) -> str:
+    """What a move under gravity may be, for error messages."""
+    return f"expected a column 0-{game.cols - 1}, or row,col (row 0-{game.rows - 1}, col 0-{game.cols - 1}) naming the lowest empty cell of its column"
+
+
+def read_drop(move: Any, game: Game, *, where: str = "") -> Drop:
+    """The column of a move under gravity, and the cell it names if it is a ``(row, col)`` pair (module docstring).
+
+    Not checked against a board: :func:`landing_cell` does that.
+
+    :param where: put before every message, e.g. ``"ply 3: "``.
+    :raises InvalidBoardError: for a move that cannot be read, or off the board (:class:`~solver.errors.OffBoardMoveError`).
+    """
+    if isinstance(move, np.ndarray) and move.ndim == 0:
+        move = move.item()
+    if isinstance(move, (int, np.integer)) and not isinstance(move, (bool, np.bool_)):
+        return Drop(_column(int(move), game, where, f"column {int(move)}"), None)
+    if isinstance(move, str) and _COLUMN.fullmatch(move):
+        digits = move.strip()
+        if len(digits.lstrip("-")) > _MAX_DIGITS:
+            raise OffBoardMoveError(f"{where}move {quote(move)} is off the board: {expected_drops(game)}")
+        return Drop(_column(int(digits), game, where, f"column {digits}"), None)
+    try:  # what is left parse_move reads only as a (row, col) pair, or refuses
+        cell = parse_move(move, game, where=where)
+    except InvalidBoardError as error:  # the same words, with what a move is under gravity
+        raise type(error)(str(error).replace(expected_moves(game), expected_drops(game))) from None
+    return Drop(cell % game.cols, cell)
+
+
+def _column(col: int, game: Game, where: str, shown: str) -> int:
+    if 0 <= col < game.cols:
+        return col
+    raise OffBoardMoveError(f"{where}{shown} is off the board: {expected_drops(game)}")
+
+
+def landing_cell(drop: Drop, game: Game, taken: int, *, where: str = "", on: str = "") -> int:
+    """The cell ``drop`` takes on a board whose occupied cells are ``taken`` (a bit each).
+
+    :param on: the board in words for messages, e.g. ``" on ..../X..."``.
+    :raises InvalidMoveError: for a full column, or a cell that is not the lowest empty one of its column,
+        saying where a piece dropped in that column lands.
+    """
+    lands = game.rules.landing(taken, drop.col)
+    if drop.cell is None:
+        if lands is None:
+            raise InvalidMoveError(f"{where}column {drop.col} is full{on}: {_open_columns(game, taken)}")
+        return lands
+    if drop.cell == lands:
+        return lands
+    row, col = game.coords(drop.cell)
+    what = "is taken" if taken >> drop.cell & 1 else "is not playable"
+    if lands is None:
+        raise InvalidMoveError(f"{where}({row},{col}) {what}{on}: column {col} is full; {_open_columns(game, taken)}")
+    low = game.coords(lands)[0]
+    raise InvalidMoveError(f"{where}({row},{col}) {what}{on}: a piece dropped in column {col} lands on ({low},{col})")
+
+
+def _open_columns(game: Game, taken: int) -> str:
+    """``the columns with room are 0, 1 and 3``, or that none has."""
+    free = [col for col in range(game.cols) if game.rules.landing(taken, col) is not None]
+    if not free:
+        return "no column has room"
+    listed = ", ".join(map(str, free[:-1])) + (" and " if len(free) > 1 else "") + str(free[-1])
+    return f"the column{'s' if len(free) > 1 else ''} with room {'are' if len(free) > 1 else 'is'} {listed}"
