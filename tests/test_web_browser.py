@@ -764,7 +764,7 @@ def test_gravity_a_click_on_any_cell_of_a_column_drops_the_piece_to_the_lowest_e
     wait_for_board(driver, position.board)
     for clicked, landed in ((1, 13), (5, 9), (13, 5), (15, 15)):  # the top of column 1, then lower cells of it, pieces too
         cell(driver, clicked).click()
-        position = position.play(landed)
+        position = position.play(position.game.coords(landed))
         wait_for_board(driver, position.board)
         assert_heads_match_lookup(driver, position)
     assert position.board == "..../.X../.O../.X.O"
@@ -781,7 +781,7 @@ def test_gravity_a_click_on_any_cell_of_a_column_drops_the_piece_to_the_lowest_e
     wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 5)  # the game analysed ply by ply
     assert [li.text.split()[2:4] for li in driver.find_elements(By.CSS_SELECTOR, "#plies li")] == [["col", str(c)] for c in (1, 1, 1, 3, 1)]
     cell(driver, 0).send_keys(Keys.ENTER)  # the keyboard drops too: Enter on a cell plays its column
-    wait_for_board(driver, position.play(12).board)
+    wait_for_board(driver, position.play(position.game.coords(12)).board)
     assert errors_in_console(driver) == []
 
 
@@ -828,7 +828,7 @@ def test_gravity_a_game_to_the_end_marks_the_winning_four(page: Callable[[str], 
             o |= (piece == "O") << index
         landed = position.game.rules.landing(x | o, col)
         assert landed is not None
-        position = position.play(landed)
+        position = position.play(position.game.coords(landed))
         wait_for_board(driver, position.board)
     assert position.is_over and position.winner == "X"
     assert driver.find_element(By.ID, "status").text == "X won"

@@ -78,7 +78,7 @@ def test_every_position_lists_only_landing_cells_as_moves_and_its_best_moves_as_
         for move in result["moves"]:
             assert move["col"] == move["cell"] % table.game.cols and rules.landing(x | o, move["col"]) == move["cell"]
             assert move["best"] == (move["cell"] in position.best_cells)
-            child = position.play(move["cell"])  # reachable: its score is the table's
+            child = position.play(table.game.coords(move["cell"]))  # reachable: its score is the table's
             assert move["value"] == child.value, f"{move} on {position.board}"
         assert result == position_dict(position)
 
@@ -148,7 +148,7 @@ def test_a_gravity_game_is_analysed_ply_by_ply(client: TestClient, tables: dict[
     answer = client.get("/api/v1/3x4k3-gravity/analyze", params={"moves": "2,1;2,2;1,1;2,3;0,1"})
     assert answer.status_code == 200, answer.text
     data = answer.json()
-    assert data == analyze(moves, table=tables["3x4k3-gravity"]).to_dict()
+    assert data == analyze([tables["3x4k3-gravity"].game.coords(cell) for cell in moves], table=tables["3x4k3-gravity"]).to_dict()
     assert data["moves"] == moves and data["final"]["board"] == ".X../.X../.XOO" and data["final"]["winner"] == "X"
     assert [ply["col"] for ply in data["plies"]] == [1, 2, 1, 3, 1]
 
@@ -160,7 +160,7 @@ def test_the_mainline_drops_every_piece_on_its_column(client: TestClient, tables
     for step in data["mainline"]:
         x, o = masks(table.game, position.board)
         assert table.game.rules.landing(x | o, step["col"]) == step["cell"] and step["cell"] in position.best_cells
-        position = position.play(step["cell"])
+        position = position.play((step["row"], step["col"]))
         assert step["board"] == position.board
     assert position.is_over and data["final"] == position.board and data["winner"] == position.winner == "X"
 
@@ -185,7 +185,7 @@ def test_a_compact_gravity_table_past_16_cells_is_served_with_the_same_answers(t
         for _ in range(rng.randint(0, 12)):
             if position.is_over:
                 break
-            position = position.play(rng.choice(position_dict(position)["moves"])["cell"])
+            position = position.play(position.game.coords(rng.choice(position_dict(position)["moves"])["cell"]))
         boards.append(position.board)
     results = client.post("/api/v1/2x9k4-gravity/batch", json={"boards": boards}).json()["results"]
     for board, result in zip(boards, results, strict=True):

@@ -366,8 +366,8 @@ class _Api:
             while not position.is_over:
                 cell = position.best_cells[0]
                 player = position.to_move
-                position = position.play(cell)
                 row, col = game.table.game.coords(cell)
+                position = position.play((row, col))  # a (row, col) pair is the same cell under every rule (a bare number is a column under gravity)
                 line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col, "board": position.board})
             state = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move, "result": start.result}
             return _dumps(
@@ -392,7 +392,9 @@ class _Api:
             cells = parse_moves(request.query_params.get("moves", ""), game.table.game)
             etag = game.etag("a" + ".".join(map(str, cells)))
             check_drops(cells, game.table)
-            analysis = analyze(cells, table=game.table)
+            analysis = analyze(
+                [game.table.game.coords(cell) for cell in cells], table=game.table
+            )  # cells as (row, col): a bare number is a column under gravity
         except InvalidBoardError as error:
             raise HTTPException(400, one_line(error)) from None
         return _cached(request, _dumps(analysis.to_dict()), etag)
@@ -449,7 +451,7 @@ def check_drops(cells: Sequence[int], table: Table) -> None:
         if occupied & bit:
             return
         if not game.rules.moves(*taken) & bit:
-            if analyze(cells[: ply - 1], table=table).final.is_over:
+            if analyze([game.coords(before) for before in cells[: ply - 1]], table=table).final.is_over:
                 return  # refused for the game's end
             row, col = game.coords(cell)
             land = game.rules.landing(occupied, col)
