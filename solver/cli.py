@@ -49,7 +49,7 @@ from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
 from .storage.tablefile import expected_root
 from .store.estimate import BuildEstimate, estimate, format_duration
-from .store.locate import build_and_open, open_file, table_for, table_path
+from .store.locate import build_and_open, open_file, refuse_beyond_machine, table_for, table_path
 from .store.locate import table_dir as _table_dir
 from .store.make import BuildProgress, Check, kind_for, proof, refuse_replacing
 from .store.mirror import fetch_table
@@ -251,9 +251,9 @@ class _ProgressLines:
         self.game, self.work, self.clock = game, work, clock
         self.started = self.shown = clock()
         self.done = 0
-        self.layer: int | None = None
+        self.layer: int | str | None = None
 
-    def __call__(self, units: int, layer: int | None = None) -> None:
+    def __call__(self, units: int, layer: int | str | None = None) -> None:
         """Count ``units`` done (in ``layer``), and print a line if the last one is a minute old."""
         self.done += units
         self.layer = self.layer if layer is None else layer
@@ -265,13 +265,18 @@ class _ProgressLines:
     def line(self, now: float) -> str:
         """``solving 5x5k4: layer 14/25, 43.1% done, 21.4 M boards/s, about 35 min left``."""
         elapsed = max(now - self.started, 1e-9)
-        parts = [] if self.layer is None else [f"layer {self.layer}/{self.game.cells}"]
+        parts = [] if self.layer is None else [_layer_text(self.layer, self.game)]
         parts.append(f"{100 * self.done / max(self.work, 1):.1f}% done")
         if self.layer is not None:
             parts.append(f"{_rate(self.done / elapsed)} boards/s")
         if self.done:
             parts.append(f"about {format_duration(elapsed * (self.work - self.done) / self.done)} left")
         return f"solving {self.game.name}: {', '.join(parts)}"
+
+
+def _layer_text(layer: int | str, game: Game) -> str:
+    """``layer 14/25``, or the label a stage gave (a gravity build's forward pass: ``reachable positions, layer 3/28``)."""
+    return layer if isinstance(layer, str) else f"layer {layer}/{game.cells}"
 
 
 def _rate(per_second: float) -> str:
@@ -294,12 +299,12 @@ def _progress_bar(game: Game, work: int, *, quiet: bool) -> Iterator[BuildProgre
         yield _ProgressLines(game, work)
         return
 
-    def layer_text(ply: int | None) -> str | None:
-        return None if ply is None else f"layer {ply}/{game.cells}"
+    def layer_text(ply: int | str | None) -> str | None:
+        return None if ply is None else _layer_text(ply, game)
 
     with click.progressbar(length=work, label=f"solving {game.name}", file=sys.stderr, item_show_func=layer_text) as bar:
 
-        def advance(units: int, layer: int | None = None) -> None:
+        def advance(units: int, layer: int | str | None = None) -> None:
             bar.update(units, layer)
 
         yield advance
@@ -542,6 +547,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
             check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
+    refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
     _check_long_build(game, path, jobs=jobs, yes=yes)

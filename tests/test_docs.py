@@ -262,7 +262,7 @@ SHOWN_PAIR = re.compile(r'"(\w+)": ("(?:[^"\\]|\\.)*"|-?\d+|true|false|null|\[[-
 
 
 def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
-    """Each `curl` of docs/http.md, sent to the app `solve serve` runs (tic-tac-toe served): the
+    """Each `curl` of docs/http.md, sent to the app `solve serve` runs (tic-tac-toe served; 3x3k3-gravity too for its examples): the
     status it shows, and every `"key": value` it shows (the answers are cut with `...` on the
     page) is in the answer as written."""
     from web_support import need_web
@@ -278,6 +278,7 @@ def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
         from starlette.testclient import TestClient
 
         client = TestClient(web.create_app([solver.table_for("3x3k3")]))
+        gravity = TestClient(web.create_app([solver.table_for("3x3k3"), solver.table_for("3x3k3-gravity")]))  # its examples alone
     examples = HTTP_EXAMPLE.findall((DOCS / "http.md").read_text(encoding="utf-8"))
     assert len(examples) >= 5
     checked = 0
@@ -287,7 +288,8 @@ def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
         url = next(arg for arg in args if arg.startswith("http://127.0.0.1:8000/"))
         headers = {"content-type": "application/json"} if "-d" in args else {}
         body = args[args.index("-d") + 1] if "-d" in args else None
-        answer = client.request(method, url.removeprefix("http://127.0.0.1:8000"), content=body, headers=headers)
+        served = gravity if "-gravity" in url else client
+        answer = served.request(method, url.removeprefix("http://127.0.0.1:8000"), content=body, headers=headers)
         status = re.match(r"HTTP/1\.1 (\d+)", shown)
         assert answer.status_code == (int(status[1]) if status else 200), (command, answer.text)
         for key, value in SHOWN_PAIR.findall(shown):

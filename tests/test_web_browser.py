@@ -4,7 +4,8 @@ against a `solve serve` started here on a free 127.0.0.1 port.
 Skipped with the reason when Chromium, chromedriver or the web extra is missing (CI sets
 ``SOLVED_TICTACTOE_REQUIRE_WEB=1`` and installs them, so there they run). The screenshot is
 saved under the test's temporary directory; ``SOLVED_TICTACTOE_UPDATE_SCREENSHOT=1`` also
-copies the desktop one (a 1280x800 viewport) to ``docs/web.png`` (the README's picture).
+copies the desktop ones (a 1280x800 viewport) to ``docs/web.png`` (the README's picture) and
+``docs/web-gravity.png`` (a gravity game, in docs/http.md).
 """
 
 from __future__ import annotations
@@ -45,12 +46,16 @@ if not (CHROMIUM and CHROMEDRIVER):
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("2x4k2", "3x4k3")
 """Served besides tic-tac-toe: other board shapes, small enough to build in milliseconds."""
+GRAVITY = "4x4k4-gravity"
+"""Served too: a gravity game (a piece drops to the lowest empty cell of its column), built in seconds."""
+WIDE = "2x7k4-gravity"
+"""Served too: a board as wide as Connect Four's (seven columns), built in a second."""
 
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("tables")
-    for game in GAMES:
+    for game in (*GAMES, WIDE, GRAVITY):
         solver.table_for(game, table_dir=directory)
     return directory
 
@@ -185,7 +190,7 @@ def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page: C
     assert driver.find_element(By.ID, "detail").text == "in 9 plies · every move is best"
     assert_cells_match_lookup(driver, solver.lookup(0))
     served = [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "game")).options]
-    assert served == ["3x3k3", *GAMES]
+    assert served == ["3x3k3", *GAMES, WIDE, GRAVITY]
     assert "solve serve --game" in driver.find_element(By.ID, "more").text
 
 
@@ -715,3 +720,191 @@ def test_the_outcomes_of_each_ply_are_charted_from_the_tables_counts(page: Calla
             if bar["outcome"] != "positions":
                 assert bar["height"] == pytest.approx(150 * bar["count"] / bar["of"], abs=0.01), bar
     assert errors_in_console(driver) == [], "nothing the page's Content-Security-Policy refuses"
+
+
+# -- gravity: a click drops a piece in its column ---------------------------------------------
+def gravity_table(tables: Path) -> solver.Table:
+    return solver.table_for(GRAVITY, table_dir=tables)
+
+
+def column_heads(driver: WebDriver) -> list[dict[str, Any]]:
+    """The heads above the columns: each one's column, label, classes, accessible name and box."""
+    return list(
+        driver.execute_script(
+            "return [...document.querySelectorAll('#columns button[data-col]')].map(b => ({col: Number(b.dataset.col),"
+            " label: b.dataset.label || null, best: b.classList.contains('best'), full: b.classList.contains('full'), text: b.textContent,"
+            " name: b.getAttribute('aria-label'), box: b.getBoundingClientRect().toJSON(), disabled: b.getAttribute('aria-disabled')}))"
+        )
+    )
+
+
+def assert_heads_match_lookup(driver: WebDriver, position: solver.Position) -> None:
+    """Each column's head shows what dropping there gives (the API's move of that column), best starred; no cell shows a hint."""
+    from solver.web.batch import position_dict
+
+    moves = {move["col"]: move for move in position_dict(position)["moves"]}
+    heads = column_heads(driver)
+    assert [head["col"] for head in heads] == list(range(position.game.cols))
+    for head in heads:
+        move = moves.get(head["col"])
+        if move is None:
+            assert head["full"] and head["label"] is None, head
+            continue
+        label = "D" if move["result"] == "draw" else f"{move['result'][0].upper()}{move['plies']}"
+        verb = {"win": "wins", "draw": "draws", "loss": "loses"}[move["result"]]
+        assert head["label"] == label and label in head["text"], (position.board, head)
+        assert head["name"].startswith(f"column {head['col']}: {position.to_move} {verb}"), head
+        assert head["best"] == move["best"] == ("★" in head["text"]) == ("best move" in head["name"]), (position.board, head)
+    assert driver.find_elements(By.CSS_SELECTOR, "#board .label, #board .star") == [], "under gravity the hints are above the columns"
+
+
+def test_gravity_a_click_on_any_cell_of_a_column_drops_the_piece_to_the_lowest_empty_cell(page: Callable[[str], WebDriver], tables: Path) -> None:
+    driver = page(f"?game={GRAVITY}")
+    position = gravity_table(tables).at(0)
+    wait_for_board(driver, position.board)
+    for clicked, landed in ((1, 13), (5, 9), (13, 5), (15, 15)):  # the top of column 1, then lower cells of it, pieces too
+        cell(driver, clicked).click()
+        position = position.play(landed)
+        wait_for_board(driver, position.board)
+        assert_heads_match_lookup(driver, position)
+    assert position.board == "..../.X../.O../.X.O"
+    assert parse_qs(urlparse(driver.current_url).query)["moves"] == ["13,9,5,15"], "the landing cells are the moves"
+    assert last_move(driver).startswith("Last move: O in col 3")
+    driver.find_element(By.CSS_SELECTOR, '#columns button[data-col="1"]').click()  # a head drops too
+    position = position.play(1)
+    wait_for_board(driver, position.board)
+    landing = driver.execute_script("return [...document.querySelectorAll('#board .cell.landing')].map(b => Number(b.dataset.cell))")
+    assert sorted(landing) == [11, 12, 14], "each open column's landing cell is ringed; column 1 is full"
+    cell(driver, 9).click()  # column 1 is full: nothing happens, and the page says why
+    wait_for(driver, lambda d: d.find_element(By.ID, "notice").text == "That column is full.")
+    assert board_of(driver).get_attribute("data-ply") == "5"
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 5)  # the game analysed ply by ply
+    assert [li.text.split()[2:4] for li in driver.find_elements(By.CSS_SELECTOR, "#plies li")] == [["col", str(c)] for c in (1, 1, 1, 3, 1)]
+    cell(driver, 0).send_keys(Keys.ENTER)  # the keyboard drops too: Enter on a cell plays its column
+    wait_for_board(driver, position.play(12).board)
+    assert errors_in_console(driver) == []
+
+
+def test_gravity_a_link_may_name_the_game_as_the_server_reads_names(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=4x4-gravity&moves=13")  # k is the board's smaller side, as on the command line
+    wait_for_board(driver, "..../..../..../.X..")
+    assert Select(driver.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == GRAVITY
+    assert parse_qs(urlparse(driver.current_url).query)["game"] == [GRAVITY]
+    driver = page("?game=connect4")  # 6x7k4-gravity: not served here, and the page says so
+    wait_for(driver, lambda d: d.find_element(By.ID, "error").text.startswith("The game connect4 is not served here."))
+    assert errors_in_console(driver) == [] or all("404" in entry["message"] for entry in errors_in_console(driver))
+
+
+def test_gravity_hints_are_above_each_column_with_the_best_starred_and_off_against_the_perfect_player(page: Callable[[str], WebDriver], tables: Path) -> None:
+    driver = page(f"?game={GRAVITY}&moves=13,12,9,15,8,5,11")  # O to move: a draw, two wins and a loss to choose from
+    position = gravity_table(tables).lookup(".... .O.. XX.X OX.O".replace(" ", "/"))
+    wait_for_board(driver, position.board)
+    assert_heads_match_lookup(driver, position)
+    assert [head["label"] for head in column_heads(driver)] == ["D", "W9", "L2", "W9"]
+    heads = column_heads(driver)
+    cells = driver.execute_script("return [...document.querySelectorAll('#board button')].slice(0, 4).map(b => b.getBoundingClientRect().toJSON())")
+    for head, top in zip(heads, cells, strict=True):  # each head right above its column, as wide
+        assert 0 <= top["top"] - head["box"]["bottom"] < 12 and abs(head["box"]["left"] - top["left"]) < 1 and abs(head["box"]["width"] - top["width"]) < 1
+    assert driver.find_element(By.ID, "detail").text == "in 9 plies · best columns: 1 3"
+    assert "each column shows what dropping a piece there leads to" in driver.find_element(By.ID, "tagline").text
+
+    driver = page(f"?game={GRAVITY}&play=O")  # the perfect player drops X first; hints are off: arrows, no labels
+    wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "1")
+    first = int(parse_qs(urlparse(driver.current_url).query)["moves"][0])
+    assert first in gravity_table(tables).at(0).best_cells and first >= 12, "on the bottom row"
+    heads = column_heads(driver)
+    assert all(head["label"] is None and head["text"] == "▼" and head["name"].endswith("drop O here") for head in heads), heads
+    assert errors_in_console(driver) == []
+
+
+def test_gravity_a_game_to_the_end_marks_the_winning_four(page: Callable[[str], WebDriver], tables: Path, tmp_path: Path) -> None:
+    driver = page(f"?game={GRAVITY}")
+    position = gravity_table(tables).at(0)
+    for col in (0, 1, 1, 2, 2, 3, 2, 3, 3, 0, 3):  # X builds the rising diagonal 3,0 2,1 1,2 0,3, the last on top of column 3
+        driver.find_element(By.CSS_SELECTOR, f'#columns button[data-col="{col}"]').click()
+        x = o = 0
+        for index, piece in enumerate(position.cells):
+            x |= (piece == "X") << index
+            o |= (piece == "O") << index
+        landed = position.game.rules.landing(x | o, col)
+        assert landed is not None
+        position = position.play(landed)
+        wait_for_board(driver, position.board)
+    assert position.is_over and position.winner == "X"
+    assert driver.find_element(By.ID, "status").text == "X won"
+    assert driver.find_element(By.ID, "detail").text == "4 in a row (row,col): 0,3 1,2 2,1 3,0"
+    marked = driver.execute_script("return [...document.querySelectorAll('#board .cell.in-line')].map(b => Number(b.dataset.cell))")
+    assert sorted(marked) == [3, 6, 9, 12]
+    assert all("in the winning line" in cell(driver, index).get_attribute("aria-label") for index in marked)
+    assert all(head["full"] and head["disabled"] == "true" for head in column_heads(driver))
+    driver.save_screenshot(str(tmp_path / "web-gravity-won.png"))
+    cell(driver, 0).click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "notice").text.startswith("The game is over"))
+    assert errors_in_console(driver) == []
+
+
+def test_gravity_on_a_phone_the_board_and_its_column_heads_fit_centred(page: Callable[[str], WebDriver], tmp_path: Path) -> None:
+    driver = page("?game=3x3k3")
+    set_viewport(driver, 390, 844)
+    try:
+        driver = page(f"?game={GRAVITY}&moves=13,12,9,15,8,5,11")
+        wait_for(driver, lambda d: column_heads(d)[0]["label"] == "D")
+        fits = driver.execute_script(
+            "const b = document.getElementById('board').getBoundingClientRect(), h = document.getElementById('columns').getBoundingClientRect(),"
+            " width = document.documentElement.clientWidth;"
+            "return {board: [b.left, width - b.right], heads: [h.left, width - h.right, b.top - h.bottom],"
+            " overflow: document.documentElement.scrollWidth - width}"
+        )
+        assert fits["overflow"] <= 0, fits
+        assert fits["board"][0] > 10 and abs(fits["board"][0] - fits["board"][1]) <= 1, fits
+        assert abs(fits["heads"][0] - fits["board"][0]) < 1 and 0 <= fits["heads"][2] < 12, fits
+        assert visible_in_viewport(driver, "columns") and visible_in_viewport(driver, "board")
+        cell(driver, 2).click()  # a tap on a column drops there too
+        wait_for_board(driver, "..../.O../XX.X/OXOO")  # O lands on the bottom of column 2
+        driver.save_screenshot(str(tmp_path / "web-gravity-phone.png"))
+    finally:
+        driver.set_window_size(1100, 820)
+
+
+def test_screenshots_of_a_gravity_game_are_saved(page: Callable[[str], WebDriver], browser: WebDriver, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """docs/web-gravity.png is the desktop one (1280x800): O to move on 4x4k4-gravity, hints above the columns; the phone one (390x844) is for looking at."""
+    artifacts = tmp_path_factory.mktemp("artifacts")
+    try:
+        for name, (width, height) in (("web-gravity.png", (1280, 800)), ("web-gravity-phone.png", (390, 844))):
+            set_viewport(page(""), width, height)
+            driver = page(f"?game={GRAVITY}&moves=13,12,9,15,8,5,11")  # O to move: a draw, two wins and a loss to choose from
+            wait_for_board(driver, "..../.O../XX.X/OX.O")
+            wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 7)
+            wait_for(driver, lambda d: column_heads(d)[0]["label"] == "D")
+            driver.execute_script("document.activeElement && document.activeElement.blur()")
+            shot = artifacts / name
+            assert driver.save_screenshot(str(shot))
+            assert shot.stat().st_size > 10_000 and int.from_bytes(shot.read_bytes()[16:20], "big") == width
+            print(f"screenshot: {shot}")
+    finally:
+        browser.set_window_size(1100, 820)
+    if os.environ.get("SOLVED_TICTACTOE_UPDATE_SCREENSHOT") == "1":
+        (ROOT / "docs").mkdir(exist_ok=True)
+        shutil.copyfile(artifacts / "web-gravity.png", ROOT / "docs" / "web-gravity.png")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_gravity_a_seven_column_board_fits_beside_the_moves_and_on_a_phone(page: Callable[[str], WebDriver], size: tuple[int, int]) -> None:
+    driver = page("?game=3x3k3")
+    set_viewport(driver, *size)
+    try:
+        driver = page(f"?game={WIDE}&moves=10,11,3")
+        wait_for(driver, lambda d: len(column_heads(d)) == 7 and column_heads(d)[0]["label"] == "D")
+        boxes = driver.execute_script(
+            "const box = (id) => document.getElementById(id).getBoundingClientRect().toJSON();"
+            "return {board: box('board'), heads: box('columns'), side: document.querySelector('.side').getBoundingClientRect().toJSON(),"
+            " width: document.documentElement.clientWidth, overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth}"
+        )
+        assert boxes["overflow"] <= 0 and boxes["board"]["right"] <= boxes["width"], boxes
+        assert abs(boxes["heads"]["right"] - boxes["board"]["right"]) < 1, boxes
+        if size[0] > 640:  # side by side: the board stays on its side of the page
+            assert boxes["board"]["right"] <= boxes["side"]["left"], boxes
+        else:
+            assert abs(boxes["board"]["left"] - (boxes["width"] - boxes["board"]["right"])) <= 1, boxes
+    finally:
+        driver.set_window_size(1100, 820)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from math import comb
 
 import numpy as np
 
@@ -198,6 +199,26 @@ def _row_to_columns(rows: int, cols: int, row: int) -> np.ndarray:
         digit = (patterns // 3**c) % 3
         out += digit * 3**level * (3**rows) ** c
     return out
+
+
+def layer_slots(rows: int, cols: int) -> list[int]:
+    """The boards of each layer of the gravity index of a ``rows`` x ``cols`` board, counted, not built: a layer of
+    ``p`` pieces has a slot per way of stacking ``p`` pieces (at most ``rows`` a column) times ``C(p, ceil(p/2))``
+    colourings. For boards too large to index here (Connect Four), the estimate's figures.
+
+    >>> sum(layer_slots(6, 7))  # Connect Four: 7.1e13 slots for 4,531,985,219,092 reachable positions
+    70728639995483
+    >>> layer_slots(4, 4) == list(layout(Game(4, 4, 4, "gravity")).layer_sizes)
+    True
+    """
+    stackings = [1]  # coefficients of (1 + x + ... + x**rows) ** cols: the ways to stack p pieces
+    for _ in range(cols):
+        grown = [0] * (len(stackings) + rows)
+        for p, ways in enumerate(stackings):
+            for h in range(rows + 1):
+                grown[p + h] += ways
+        stackings = grown
+    return [ways * comb(p, (p + 1) // 2) for p, ways in enumerate(stackings)]
 
 
 def layout(game: Game) -> Layout:

@@ -65,9 +65,10 @@ def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
     present = np.zeros(high_x.shape[1], dtype=np.intp)
     present[rows] = 1
     used = np.flatnonzero(present)
+    shared = game.rules.status_is_exact  # gravity: which boards a game reaches is found forward (solver.retrograde.drops)
     if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
-        return grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]))
-    table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o))
+        return grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
+    table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)
     present[used] = np.arange(used.size)  # now: a present class's row in the table
     spread = np.take(table, present[rows], axis=0, out=_scratch("spread", (shape[0], table.shape[1]), np.int8), mode="clip")
     return np.take(spread, col_class, axis=1, out=_scratch("rules", shape, np.int8), mode="clip")

@@ -47,6 +47,9 @@ class ChunkDone:
     ply: int
     boards: int
     work: int
+    forward: bool = False
+    """Whether this was the forward pass that finds which boards a game reaches (gravity,
+    :mod:`solver.retrograde.drops`: it costs about what solving them does, and counts in the work alike)."""
 
 
 Progress = Callable[[ChunkDone], None]

@@ -35,7 +35,7 @@ from ..rules.score import UNREACHABLE
 from ..scratch import _scratch
 from .builddir import BuildDir
 from .chunkrules import RULES_FOLLOW, _rule_scores
-from .chunks import Chunk, chunks
+from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
 
 _PAD_SMALLEST = np.int8(127)
 """What a missing move reads as in the backward pass: above every score, so never the smallest child."""
@@ -234,17 +234,23 @@ def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray
             yield ply, pack(reached)
 
 
-def write_reach(build: BuildDir, *, jobs: int = 1) -> None:
+def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = None) -> None:
     """Find which boards of every layer a game reaches (:func:`reach_layers`) and keep them in the build directory
-    (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once complete), unless they are there already."""
+    (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once complete), unless they are there already.
+
+    :param progress: called after each layer (:class:`solver.retrograde.chunks.ChunkDone`, ``forward`` set).
+    """
     if build.has_reach():
         return
     temporary = build.path / "reach.bits.partial"
     digest = hashlib.sha256()
+    sizes = layout(build.game).layer_sizes
     with os.fdopen(build.create(temporary, os.O_WRONLY), "wb") as out:
-        for _, bits in reach_layers(build.game, jobs=jobs):
+        for ply, bits in reach_layers(build.game, jobs=jobs):
             digest.update(bits.data)
             out.write(bits.data)
+            if progress is not None:
+                progress(ChunkDone(ply, sizes[ply], layer_work(build.game, ply), forward=True))
         out.flush()
         os.fsync(out.fileno())
     os.replace(temporary, build.reach_path())

@@ -71,17 +71,31 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
     disk = sum(sizes[p] for p in todo)
     if retiring:
         disk = max(max((_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) for p in todo), default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
-    return BuildPlan(game, todo, min(done) if done else None, sum(layer_work(game, p) for p in todo), disk, jobs * worker_bytes(game))
+    work = sum(layer_work(game, p) for p in todo)
+    memory = jobs * worker_bytes(game)
+    if game.rules.drops and todo:  # gravity: the forward pass first, unless a killed build kept it
+        kept = build.path.is_dir() and build.has_reach(check=False)
+        work += 0 if kept else sum(layer_work(game, p) for p in range(game.cells + 1))
+        disk += 0 if kept else sum(-(-size // 8) for size in sizes)  # reach.bits: a bit a board
+        memory = max(memory, REACH_BYTES_PER_BOARD * max(sizes))
+    return BuildPlan(game, todo, min(done) if done else None, work, disk, memory)
+
+
+REACH_BYTES_PER_BOARD = 3
+"""The forward pass of a gravity build holds a byte a board of the layer it finds and of the one before, and
+a flag a board of the first (:func:`solver.retrograde.drops.reach_layers`)."""
 
 
 TABLE_BYTES_PER_HIGH_BOARD = 1024
-"""A worker's index and move tables per half-board of the high half (all ``3 ** high cells``): measured
+"""A worker's index and move tables per half-board of the high half (all ``3 ** high cells``; under gravity its
+column states, :mod:`solver.encoding.columns`): measured
 1.77 GB at the peak of a 5x5k4 worker (13 high cells, 1.6 M half-boards), with its chunk."""
 
 
 def worker_bytes(game: Game) -> int:
     """Peak memory of one build worker: its chunk's working arrays and the game's index and move tables."""
-    return CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + TABLE_BYTES_PER_HIGH_BOARD * int(3 ** (game.cells - game.cells // 2))
+    high_boards = int(layout(game).high.packed.size)  # every half-board of the high half: 3**cells, or its column states
+    return CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + TABLE_BYTES_PER_HIGH_BOARD * high_boards
 
 
 def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, check_memory: bool = True) -> None:

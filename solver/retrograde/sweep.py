@@ -130,7 +130,7 @@ def sweep(
     if game.rules.drops and plan.todo:
         from .drops import write_reach  # gravity: which boards a game reaches, found forward before the sweep
 
-        write_reach(build, jobs=jobs)
+        write_reach(build, jobs=jobs, progress=progress)
     for ply in plan.todo:
         kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify)
         if kept:

@@ -81,11 +81,15 @@ def _may_meet(rows: np.ndarray, cols: np.ndarray) -> bool:
     return int(np.bitwise_or.reduce(rows)) & int(np.bitwise_or.reduce(cols)) != 0
 
 
-def grid_scores(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+def grid_scores(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols: tuple[np.ndarray, np.ndarray], *, shared: bool = True) -> np.ndarray:
     """The rules for every pair of a row's and a column's X and O line sets (``(words, n)`` each): int8, scratch.
 
     ``UNREACHABLE`` if the side to move has a line, or the last mover's lines share no cell; the
     rule's line score if the last mover has a line; else :data:`RULES_FOLLOW` (module docstring).
+
+    :param shared: whether to look for lines that share no cell. Without (gravity, whose build finds
+        the boards a game reaches forward, and a reached board's lines all hold its last move), a board
+        whose last mover has a line takes the line score.
     """
     x_moved_last = ply % 2 == 1
     mover, to_move = ((rows[0], cols[0]), (rows[1], cols[1])) if x_moved_last else ((rows[1], cols[1]), (rows[0], cols[0]))
@@ -104,7 +108,7 @@ def grid_scores(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols:
             lines = np.bitwise_and(high[:, None], low[None, :], out=_scratch(f"lines{word}", shape, np.uint32))
             won |= np.not_equal(lines, 0, out=flag)
             mover_sets.append((word, lines))
-    if mover_sets:
+    if mover_sets and shared:
         _mark_unshared(game, mover_sets, won, unreachable)
     rules = _scratch("rule table", shape, np.int8)
     rules.fill(RULES_FOLLOW)

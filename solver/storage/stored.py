@@ -52,13 +52,10 @@ def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarra
     >>> forward_fill(np.array([5, 6, 7, 8], dtype=np.int8), np.array([False, True, False, True]), 0).tolist()
     [0, 6, 6, 8]
     """
-    at = np.flatnonzero(keep)
-    out = np.empty(values.size, dtype=np.int8)
-    if not at.size:
-        out.fill(before)
-        return out
-    out[: at[0]] = before
-    out[at[0] :] = np.repeat(np.asarray(values)[at], np.diff(at, append=values.size))
+    last = np.where(keep, np.arange(values.size), -1)  # each board: the last kept board up to it (-1: none yet)
+    np.maximum.accumulate(last, out=last)
+    out = np.take(np.asarray(values, dtype=np.int8), last, mode="clip")
+    out[last < 0] = before
     return out
 
 

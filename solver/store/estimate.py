@@ -11,13 +11,15 @@ plan's figures (the layers and the table file; two adjacent layers and the worke
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..encoding.columns import layer_slots
 from ..encoding.index import layout
 from ..retrograde.chunks import layer_work
-from ..retrograde.plan import plan_build
-from ..rules.game import DENSE_MAX_CELLS, Game
+from ..retrograde.plan import REACH_BYTES_PER_BOARD, SPOOLED_AT_MOST, plan_build
+from ..rules.game import DENSE_MAX_CELLS, WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
 WORK_PER_SECOND_PER_CORE = 32.0e6
@@ -103,6 +105,8 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
 
     :param jobs: worker processes (default: every core).
     """
+    if game.cells > WORD_CELLS:
+        return paper_estimate(game, jobs=jobs)
     if game.cells <= DENSE_MAX_CELLS:
         codes = game.codes
         return BuildEstimate(game, codes / DENSE_CODES_PER_SECOND, codes * 4, codes * DENSE_BYTES_PER_CODE, 1)
@@ -111,6 +115,65 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
     plan = plan_build(game, target.with_name(target.name + ".build"), jobs=jobs, check=False, retiring=True)
     sealing = (SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD) * sum(layout(game).layer_sizes[ply] for ply in plan.todo)
     return BuildEstimate(game, (plan.work + sealing) / (WORK_PER_SECOND_PER_CORE * jobs), plan.disk_bytes, plan.memory_bytes, jobs)
+
+
+def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
+    """What building a gravity game too large for this machine's index would cost here (Connect Four), from the
+    sizes of its layers counted (:func:`solver.encoding.columns.layer_slots`) and the figures measured on the
+    boards that fit: both passes at :data:`WORK_PER_SECOND_PER_CORE`, the disk of a retiring build
+    (two raw layers, the spool, the reach bits and the table), the memory of the forward pass."""
+    jobs = jobs or os.cpu_count() or 1
+    sizes = layer_slots(game.rows, game.cols)
+    total, largest = sum(sizes), max(sizes)
+    work = total * (2 + SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD)
+    disk = 2 * largest + largest // SPOOLED_AT_MOST + total // 8 + 2 * total // COMPRESSION_AT_LEAST
+    memory = REACH_BYTES_PER_BOARD * largest
+    return BuildEstimate(game, work / (WORK_PER_SECOND_PER_CORE * jobs), disk, memory, jobs)
+
+
+def beyond_machine(game: Game, cost: BuildEstimate, directory: str | os.PathLike[str]) -> str | None:
+    """Why this machine cannot build ``game``'s table at all, in words with the estimate and the cluster command,
+    or None when it can: a board past :data:`solver.rules.game.WORD_CELLS` cells, or more memory than the machine
+    has, or more disk than ``directory``'s file system holds in all."""
+    total_memory = _total_memory()
+    disk = _disk_size(directory)
+    why = []
+    if total_memory is not None and cost.memory_bytes > total_memory:
+        why.append(f"{format_size(total_memory)} of memory")
+    if disk is not None and cost.disk_bytes > disk:
+        why.append(f"a file system of {format_size(disk)} at {directory}")
+    if game.cells > WORD_CELLS:
+        why.append(f"rules that play on boards of at most {WORD_CELLS} cells (this one has {game.cells})")
+    if not why:
+        return None
+    known = f" ({KNOWN_POSITIONS[game.name]:,} positions)" if game.name in KNOWN_POSITIONS else ""
+    return (
+        f"{game.name}{known} does not fit this machine: building its table would take {cost.describe()}, "
+        f"and this machine has {' and '.join(why)}. On a Dask cluster: solve build --game {game.name} --scheduler tcp://HOST:8786 "
+        f"(the manual's 'Connect Four on a cluster' in docs/big-games.md says what that needs first and what it would cost)"
+    )
+
+
+KNOWN_POSITIONS = {"6x7k4-gravity": 4_531_985_219_092}
+"""Published reachable positions of games too large to build here: Connect Four's (John Tromp; Edelkamp and
+Kissmann; OEIS A212693)."""
+
+
+def _total_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return None
+
+
+def _disk_size(directory: str | os.PathLike[str]) -> int | None:
+    path = Path(directory)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).total
+    except OSError:
+        return None
 
 
 def proof_seconds(game: Game, kind: str) -> float:

@@ -61,14 +61,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import BuildError, BuildNeedsConsent, InvalidGameError, OldTableDirWarning, TableError, TableWarning
+from ..errors import BuildError, BuildNeedsConsent, GameTooLargeError, InvalidGameError, OldTableDirWarning, TableError, TableWarning
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside
 from ..storage.tablefile import expected_root, open_table, rebuild_command
 from ..tables import DenseTable, Table, from_file
 from . import make as builder
-from .estimate import CONSENT_SECONDS, BuildEstimate, estimate, format_duration, proof_seconds
+from .estimate import CONSENT_SECONDS, BuildEstimate, beyond_machine, estimate, format_duration, proof_seconds
 from .make import BuildHook
 from .urltable import open_url_table, table_url
 
@@ -351,12 +351,24 @@ def _find_or_build(
         return table
 
 
+def refuse_beyond_machine(game: Game, path: str | os.PathLike[str]) -> BuildEstimate:
+    """The estimate of building ``game``'s table into ``path``, unless this machine cannot build it at all.
+
+    :raises GameTooLargeError: for a game past this machine (Connect Four), with the estimate and the cluster command.
+    """
+    cost = estimate(game, path)
+    problem = beyond_machine(game, cost, Path(path).parent)
+    if problem is not None:
+        raise GameTooLargeError(problem)
+    return cost
+
+
 def ask_consent(game: Game, path: Path, consent: Consent | None) -> None:
     """Return if building ``game``'s table into ``path`` needs no consent or ``consent`` gives it.
 
     :raises BuildNeedsConsent: otherwise, with the estimate and the ``solve build`` command.
     """
-    cost = estimate(game, path)
+    cost = refuse_beyond_machine(game, path)
     if not cost.needs_consent or (consent is not None and consent(cost)):
         return
     raise BuildNeedsConsent(

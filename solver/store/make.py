@@ -123,8 +123,8 @@ def write_table_file(
         with on_build(game, path, work) if on_build else nullcontext() as progress:
 
             def report(done: ChunkDone) -> None:
-                if progress is not None:
-                    progress(done.work, done.ply)
+                if progress is not None:  # the forward pass of a gravity build, then the layers solved backward
+                    progress(done.work, f"reachable positions, layer {done.ply}/{game.cells}" if done.forward else done.ply)
 
             return _build_compact(game, path, build_dir, jobs=jobs, scheduler=scheduler, progress=report, notify=notify, record=record)
 

@@ -7,7 +7,7 @@ route                                       answer
 ``GET /static/{name}``                      the page's CSS and JavaScript (a fixed list of files)
 ``GET /api/v1/games``                       the games served, with their table checksums
 ``GET /api/v1/openapi.json``                the OpenAPI 3.1 description of this API
-``GET /api/v1/{game}?board=B``              :meth:`Position.to_dict` with ``best_first=True``
+``GET /api/v1/{game}?board=B``              :func:`solver.web.batch.position_dict`: :meth:`Position.to_dict` with ``best_first=True``
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
 ``GET /api/v1/{game}/analyze?moves=M``      :meth:`GameAnalysis.to_dict` of :func:`solver.analyze`
 ``GET /api/v1/{game}/outcomes.svg``         a chart of the outcomes of each ply (:func:`solver.present.charts.outcomes_svg`)
@@ -83,7 +83,7 @@ from ..store.locate import table_dirs as _table_dirs
 from ..store.locate import table_for
 from ..tables import Table
 from ..tables.analysis import analyze
-from .batch import answers
+from .batch import answers, position_dict
 from .files import TableFiles
 from .openapi import openapi_document
 
@@ -158,7 +158,7 @@ class ServedGame:
     table: Table
     checksum: str
     answer: Callable[[int], bytes]
-    """The JSON bytes of :meth:`Position.to_dict` (``best_first=True``) of a reachable code, cached."""
+    """The JSON bytes of :func:`~solver.web.batch.position_dict` of a reachable code, cached."""
 
     @property
     def name(self) -> str:
@@ -176,7 +176,7 @@ def served(table: Table) -> ServedGame:
 
     @lru_cache(maxsize=CACHED_POSITIONS)
     def answer(code: int) -> bytes:
-        return _dumps(at(code).to_dict(best_first=True))
+        return _dumps(position_dict(at(code)))
 
     return ServedGame(table, table_checksum(table), answer)
 
@@ -391,6 +391,7 @@ class _Api:
         try:
             cells = parse_moves(request.query_params.get("moves", ""), game.table.game)
             etag = game.etag("a" + ".".join(map(str, cells)))
+            check_drops(cells, game.table)
             analysis = analyze(cells, table=game.table)
         except InvalidBoardError as error:
             raise HTTPException(400, one_line(error)) from None
@@ -429,6 +430,34 @@ class _Api:
 
     def _batch_done(self) -> None:
         self.batches -= 1
+
+
+def check_drops(cells: Sequence[int], table: Table) -> None:
+    """Under gravity, refuse the first move that is not the lowest empty cell of its column, saying where the piece would land.
+
+    A move on a taken cell, or after the game ended, is left to :func:`solver.tables.analysis.analyze`,
+    which names the ply that took the cell or ended the game (the moves before the refused one are analysed first).
+
+    :raises InvalidBoardError: ``ply 2: O cannot play row 0, col 1 (cell 1): a piece dropped in column 1 lands on row 2, col 1 (cell 7)``.
+    """
+    game = table.game
+    if not game.rules.drops:
+        return
+    taken = [0, 0]  # X's cells, O's cells
+    for ply, cell in enumerate(cells, start=1):
+        bit, occupied = 1 << cell, taken[0] | taken[1]
+        if occupied & bit:
+            return
+        if not game.rules.moves(*taken) & bit:
+            if analyze(cells[: ply - 1], table=table).final.is_over:
+                return  # refused for the game's end
+            row, col = game.coords(cell)
+            land = game.rules.landing(occupied, col)
+            assert land is not None  # the cell is empty: its column has room
+            player, below = "X" if ply % 2 else "O", game.coords(land)[0]
+            lands = f"a piece dropped in column {col} lands on row {below}, col {col} (cell {land})"
+            raise InvalidBoardError(f"ply {ply}: {player} cannot play row {row}, col {col} (cell {cell}): {lands}")
+        taken[(ply - 1) % 2] |= bit
 
 
 async def _body(request: Request) -> bytes | None:
@@ -633,7 +662,7 @@ def outcomes_chart(table: Table) -> bytes:
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins}
+    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.drops}
     return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum}
 
 

@@ -1,7 +1,10 @@
-"""The batch endpoint's answers, vectorised: ``Position.to_dict(best_first=True)`` as JSON for many codes at once.
+"""What the API answers for a position (:func:`position_dict`), and the batch endpoint's answers, vectorised: the same JSON for many codes at once.
 
-One position's answer is ``json.dumps(position.to_dict(best_first=True))`` (what the
-single look-up serves). Made that way, 100,000 distinct 4x4 positions take seconds of
+One position's answer is ``json.dumps(position_dict(position))`` (what the single look-up
+serves): :meth:`Position.to_dict` with ``best_first=True``, and under gravity
+(:attr:`Rules.drops <solver.rules.base.Rules.drops>`) the moves the rule allows only (the
+landing cell of each column that is not full) and ``best_columns``, the best moves as
+columns. Made that way, 100,000 distinct 4x4 positions take seconds of
 Python; here the table is read for all of them at once (:meth:`Table.lookup_codes` on
 the codes and on every child), the moves are ordered with one sort, and each answer is
 put together from pre-made pieces of text. The result is the same bytes:
@@ -12,16 +15,43 @@ others, so the two cannot drift apart unnoticed.
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 
 from ..rules.game import Game
 from ..rules.score import RESULTS, WIN, decode, decode_many
 from ..tables import Table
+from ..tables.position import Position
 
 BEST_TEXTS_CACHED = 4096
 """Best-move texts kept (one per distinct best-move mask, ~100 bytes each): a game past
 16 cells has up to 2**cells masks, so the cache is bounded (least recently used out)."""
+
+
+def position_dict(position: Position) -> dict[str, Any]:
+    """What ``GET /api/v1/{game}?board=B`` answers: :meth:`Position.to_dict` with ``best_first=True``,
+    and under gravity only the moves the rule allows and, after ``best_cells``, ``best_columns``
+    (the best moves as columns, in column order: under gravity a move is a column).
+
+    >>> import solver
+    >>> answer = position_dict(solver.lookup(".../.../X..", game="3x3k3-gravity"))
+    >>> answer["best_cells"], answer["best_columns"], [move["cell"] for move in answer["moves"]]
+    ([8], [2], [8, 3, 7])
+    """
+    data = position.to_dict(best_first=True)
+    game = position.game
+    if not game.rules.drops:
+        return data
+    x = sum(1 << cell for cell, piece in enumerate(position.cells) if piece == "X")
+    o = sum(1 << cell for cell, piece in enumerate(position.cells) if piece == "O")
+    playable = game.rules.moves(x, o)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        out[key] = [move for move in value if playable >> move["cell"] & 1] if key == "moves" else value
+        if key == "best_cells":
+            out["best_columns"] = sorted({cell % game.cols for cell in value})
+    return out
 
 
 @cache
@@ -53,18 +83,22 @@ def _cell_texts(game: Game) -> tuple[str, ...]:
 
 @lru_cache(maxsize=BEST_TEXTS_CACHED)
 def _best_texts(game: Game, mask: int) -> str:
-    """``"best_moves": [...], "best_cells": [...]`` of a best-move mask (its set bits only are visited)."""
+    """``"best_moves": [...], "best_cells": [...]`` of a best-move mask (its set bits only are visited),
+    and ``"best_columns": [...]`` under gravity."""
     cells = []
     while mask:
         low = mask & -mask
         cells.append(low.bit_length() - 1)
         mask ^= low
     moves = _cell_texts(game)
-    return f'"best_moves": [{", ".join([moves[cell] for cell in cells])}], "best_cells": [{", ".join(map(str, cells))}]'
+    text = f'"best_moves": [{", ".join([moves[cell] for cell in cells])}], "best_cells": [{", ".join(map(str, cells))}]'
+    if game.rules.drops:
+        text += f', "best_columns": [{", ".join(map(str, sorted({cell % game.cols for cell in cells})))}]'
+    return text
 
 
 def answers(table: Table, codes: np.ndarray) -> list[bytes]:
-    """``json.dumps(table.at(code).to_dict(best_first=True)).encode()`` for each code (all reachable)."""
+    """``json.dumps(position_dict(table.at(code))).encode()`` for each code (all reachable)."""
     game = table.game
     codes = np.asarray(codes, dtype=np.int64)
     if codes.size == 0:
@@ -100,7 +134,8 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
 
 
 def _move_lists(table: Table, codes: np.ndarray, digits: np.ndarray, pieces: np.ndarray, best: np.ndarray) -> list[str]:
-    """Each position's moves as the inside of its JSON ``"moves"`` list: every open cell, best first.
+    """Each position's moves as the inside of its JSON ``"moves"`` list: every cell the rule lets the side
+    to move play (every empty cell; under gravity the landing cell of each column), best first.
 
     A move's score for the mover comes from its child's score (one :meth:`Table.lookup_codes`
     over every child); the moves are ordered with one sort.
@@ -109,12 +144,14 @@ def _move_lists(table: Table, codes: np.ndarray, digits: np.ndarray, pieces: np.
     powers = 3 ** np.arange(game.cells, dtype=np.int64)
     x_next = pieces % 2 == 0
     empty = game.cells - pieces
-    open_ = (digits == 0) & (best != 0)[:, None]
+    cells = np.arange(game.cells, dtype=np.int64)
+    occupied = ((digits != 0).astype(np.int64) << cells).sum(axis=1)
+    playable = (np.asarray(game.rules.moves_many(occupied), dtype=np.int64)[:, None] >> cells) & 1
+    open_ = (playable != 0) & (best != 0)[:, None]
     piece = np.where(x_next, 1, 2)
     children = np.where(open_, codes[:, None] + piece[:, None] * powers, 0)
     child = table.lookup_codes(children, check=False).score.astype(np.int64)
     move_score = np.sign(child) - child
-    cells = np.arange(game.cells, dtype=np.int64)
     order = np.argsort(np.where(open_, -move_score, 1000) * 32 + cells, axis=1)
     decided, drawn = _move_texts(game)
     mover = np.where(x_next, 0, 1)[:, None]

@@ -8,14 +8,15 @@ from ..api import __version__
 
 _MOVE = {
     "type": "object",
-    "description": "The outcome of playing one empty cell. `result` and `plies` are for the player making the move "
+    "description": "The outcome of playing one empty cell (under gravity, the lowest empty cell of a column: "
+    "`moves` lists only those, one a column that is not full). `result` and `plies` are for the player making the move "
     "(the side to move now). The lichess tablebase API gives each move's category from the other side "
     '(the side to move after the move): a move whose `result` is "win" here is "loss" there, '
     '"draw" is "draw", "loss" here is "win" there.',
     "properties": {
         "cell": {"type": "integer", "description": "flat index row * cols + col"},
         "row": {"type": "integer"},
-        "col": {"type": "integer"},
+        "col": {"type": "integer", "description": "under gravity, the column the piece is dropped in (row: where it lands)"},
         "value": {"type": "integer", "enum": [1, 0, -1], "description": "the game's value for X after the move"},
         "result": {
             "type": "string",
@@ -47,6 +48,12 @@ _POSITION = {
         "score": {"type": "integer", "description": "100-d win in d plies, 0 draw, -(100-d) loss in d plies"},
         "best_moves": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}, "description": "[row, col]"},
         "best_cells": {"type": "array", "items": {"type": "integer"}},
+        "best_columns": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "only under gravity (games named ...-gravity, whose rule has `drops`): the columns of the best moves, "
+            "in column order (a move is a column; the piece lands on the lowest empty cell of it, the cell in `best_cells`)",
+        },
         "moves": {"type": "array", "items": {"$ref": "#/components/schemas/Move"}},
     },
     "required": ["game", "code", "board", "over", "value", "plies", "score", "best_moves", "best_cells", "moves"],
@@ -63,6 +70,22 @@ _MOVES = (
     "bracketed). A comma never separates moves: `1,1` is row 1, col 1 (cell 4), and `4,0,8` is refused. "
     "Default: no moves (the empty board)."
 )
+
+_RULE = {
+    "type": "object",
+    "description": "how the game is played",
+    "properties": {
+        "suffix": {"type": "string", "description": 'the suffix of the game\'s name: "" (normal play), "misere", "gravity", "gravity-misere"'},
+        "title": {"type": "string", "description": "the rule in a few words"},
+        "line_wins": {"type": "boolean", "description": "completing a line wins (false: misère, it loses)"},
+        "drops": {
+            "type": "boolean",
+            "description": "gravity: a piece drops to the lowest empty cell of its column, so a move is a column "
+            "(positions then carry `best_columns`, and a move elsewhere is refused saying where the piece would land)",
+        },
+    },
+    "required": ["suffix", "title", "line_wins", "drops"],
+}
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
 
@@ -95,7 +118,11 @@ _MOVES_PARAMETER = {
 }
 
 _ERRORS = {
-    "400": _json(_ref("Error"), "the board or move list cannot be read or cannot occur (InvalidBoardError's message)"),
+    "400": _json(
+        _ref("Error"),
+        "the board or move list cannot be read or cannot occur (InvalidBoardError's message; under gravity "
+        "a move that is not the lowest empty cell of its column, naming the cell the piece would land on)",
+    ),
     "404": _json(_ref("Error"), "the game is not served: the message names the `solve build` command"),
     "414": _json(_ref("Error"), "the query string is too long"),
 }
@@ -115,7 +142,7 @@ def openapi_document(games: list[str], *, max_batch: int, max_body: int) -> dict
         "info": {
             "title": "solved-tictactoe",
             "version": __version__,
-            "description": "Exact answers for tic-tac-toe and m,n,k games: every position's value, plies to the "
+            "description": "Exact answers for tic-tac-toe and m,n,k games (normal, misère and gravity play): every position's value, plies to the "
             "end under perfect play and best moves. Served by `solve serve`.",
         },
         "paths": _paths(games, max_batch=max_batch, max_body=max_body),
@@ -219,6 +246,7 @@ def _schemas() -> dict[str, Any]:
                             "cols": {"type": "integer"},
                             "k": {"type": "integer"},
                             "cells": {"type": "integer"},
+                            "rule": _RULE,
                             "checksum": {"type": "string"},
                         },
                     },

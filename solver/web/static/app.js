@@ -15,6 +15,11 @@
 //
 // A finished position: the API says `"over": true` (newer servers) or `"to_move": null` (older
 // ones); both are read the same way.
+//
+// Gravity (a game whose rule has `drops`: Connect Four's family): a move is a column and the piece lands
+// on the lowest empty cell of it. A click on any cell of a column, or on the column's head above the
+// board, plays that column's landing cell (the API lists only those as moves); the hints are on the
+// heads, one a column, not in the cells. Moves are still recorded as cells (the landing cells).
 "use strict";
 
 (() => {
@@ -27,6 +32,7 @@
     games: [], more: "", game: null, start: "", moves: [], by: [], cursor: 0, mode: "both",
     hints: null,  // null: the mode's default (on exploring, off against the perfect player)
     position: null, analysis: null, token: 0, focus: 0,
+    dropped: -1,  // gravity: the cell just played, whose piece is shown falling once
   };
   const positions = new Map();
 
@@ -55,6 +61,10 @@
   const opponent = (player) => (player === "X" ? "O" : "X");
   const label = (move) => (move.result === "draw" ? "D" : `${move.result[0].toUpperCase()}${move.plies}`);
   const coords = (cell) => [Math.floor(cell / info().cols), cell % info().cols];
+  // Whether pieces drop (gravity), as the listing of games says.
+  const drops = () => Boolean(info() && info().rule && info().rule.drops);
+  // How a move is named: "0,1" (row,col), or under gravity "col 1".
+  const moveName = (cell) => (drops() ? `col ${coords(cell)[1]}` : coords(cell).join(","));
 
   // -- the board as cells ------------------------------------------------------
   function startCells() {
@@ -172,8 +182,10 @@
     const game = info();
     const p = state.position;
     const board = $("#board");
-    board.style.setProperty("--cols", game.cols);
-    board.style.setProperty("--rows", game.rows);
+    const gravity = drops();
+    const wrap = $("#board-wrap");
+    wrap.style.setProperty("--cols", game.cols);
+    wrap.style.setProperty("--rows", gravity ? game.rows + 0.6 : game.rows);  // under gravity the column heads take a row too
     if (board.children.length !== game.cells || board.dataset.game !== game.name) {
       const buttons = [];
       for (let cell = 0; cell < game.cells; cell += 1) {
@@ -181,12 +193,17 @@
         button.type = "button";
         button.dataset.cell = String(cell);
         button.addEventListener("click", () => onCell(cell));
+        button.addEventListener("mouseenter", () => aim(cell % game.cols));
+        button.addEventListener("mouseleave", () => aim(-1));
         buttons.push(button);
       }
       board.replaceChildren(...buttons);
       board.dataset.game = game.name;
       state.focus = Math.min(state.focus, game.cells - 1);
     }
+    board.setAttribute("aria-label", gravity
+      ? "Board: arrow keys move between cells, Enter or Space drops a piece in the cell's column"
+      : "Board: arrow keys move between cells, Enter or Space plays");
     const cells = p.board.replace(/\//g, "").split("");
     const over = isOver(p);
     const moves = new Map(over ? [] : p.moves.map((move) => [move.cell, move]));
@@ -194,6 +211,7 @@
     const last = state.cursor > 0 ? state.moves[state.cursor - 1] : -1;
     const playable = humanToMove();
     const hints = hintsOn();
+    const open = new Set(over ? [] : p.moves.map((move) => move.col));  // gravity: the columns not full
     for (const button of board.children) {
       const cell = Number(button.dataset.cell);
       const [row, col] = coords(cell);
@@ -201,8 +219,16 @@
       const where = `row ${row}, column ${col}`;
       button.className = "cell";
       button.replaceChildren();
+      button.style.removeProperty("--fall");
       delete button.dataset.label;
-      if (cells[cell] !== ".") {
+      if (gravity) {
+        renderDropCell(button, cells[cell], move, { where, col, over, hints, line });
+        button.setAttribute("aria-disabled", playable && open.has(col) ? "false" : "true");
+        if (cell === state.dropped && cell === last) {
+          button.classList.add("dropped");  // the piece falls from the column's head to its cell
+          button.style.setProperty("--fall", String(row + 1));
+        }
+      } else if (cells[cell] !== ".") {
         button.classList.add(`piece-${cells[cell]}`);
         button.append(span("piece", cells[cell]));
         let name = `${where}: ${cells[cell]}`;
@@ -223,12 +249,99 @@
       if (cell === last) button.classList.add("last");
       button.tabIndex = cell === state.focus ? 0 : -1;
     }
+    state.dropped = -1;
+    renderColumns(p, over, playable, hints);
     board.classList.toggle("over", over);
     board.classList.toggle("hints", hints);
+    board.classList.toggle("drops", gravity);
     board.dataset.board = p.board;
     board.dataset.toMove = over ? "" : p.to_move || "";
     board.dataset.winner = line.winner || "";
     board.dataset.ply = String(state.cursor);
+  }
+
+  // A cell under gravity: a piece, the ringed cell a piece dropped in its column lands on (tinted with
+  // the outcome when hints are on), or an empty cell above it. The hints themselves are on the column heads.
+  function renderDropCell(button, piece, move, { where, col, over, hints, line }) {
+    if (piece !== ".") {
+      button.classList.add(`piece-${piece}`);
+      button.append(span("piece", piece));
+      const inLine = line.cells.has(Number(button.dataset.cell));
+      if (inLine) button.classList.add("in-line");
+      button.setAttribute("aria-label", `${where}: ${piece}${inLine ? ", in the winning line" : ""}`);
+      return;
+    }
+    button.classList.add("empty");
+    let name = `${where}: empty`;
+    if (over) name += ", the game is over";
+    else if (move) {
+      button.classList.add("landing");
+      if (hints) button.classList.add(move.result);
+      name += `, a piece dropped in column ${col} lands here`;
+    } else name += `, a piece dropped in column ${col} falls further`;
+    button.setAttribute("aria-label", name);
+  }
+
+  // Gravity: a head above each column, saying what dropping a piece there leads to for the side to
+  // move (W3, D, L4; the best outlined and starred) when hints are on, an arrow when they are off,
+  // nothing on a full column. A click drops the piece, as a click on any cell of the column does.
+  function renderColumns(p, over, playable, hints) {
+    const game = info();
+    const heads = $("#columns");
+    heads.hidden = !drops();
+    if (!drops()) { heads.replaceChildren(); delete heads.dataset.game; return; }
+    if (heads.children.length !== game.cols || heads.dataset.game !== game.name) {
+      const buttons = [];
+      for (let col = 0; col < game.cols; col += 1) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.dataset.col = String(col);
+        button.addEventListener("click", () => onColumn(col));
+        button.addEventListener("mouseenter", () => aim(col));
+        button.addEventListener("mouseleave", () => aim(-1));
+        buttons.push(button);
+      }
+      heads.replaceChildren(...buttons);
+      heads.dataset.game = game.name;
+    }
+    const byColumn = new Map(over ? [] : p.moves.map((move) => [move.col, move]));
+    for (const button of heads.children) {
+      const col = Number(button.dataset.col);
+      const move = byColumn.get(col);
+      button.className = "column";
+      button.replaceChildren();
+      delete button.dataset.label;
+      let name = `column ${col}: `;
+      if (!move) {
+        button.classList.add("full");
+        name += over ? "the game is over" : "full";
+      } else if (hints) {
+        const text = label(move);
+        button.classList.add(move.result);
+        button.dataset.label = text;
+        button.append(span("label", text));
+        name += `${p.to_move} ${VERBS[move.result]}`;
+        if (move.result !== "draw") name += ` in ${move.plies} ${plural(move.plies)}`;
+        if (move.best) {
+          button.classList.add("best");
+          button.append(span("star", "★"));
+          name += ", best move";
+        }
+      } else {
+        button.append(span("arrow", "▼"));
+        name += `drop ${p.to_move} here`;
+      }
+      button.setAttribute("aria-label", name);
+      button.setAttribute("aria-disabled", move && playable ? "false" : "true");
+    }
+  }
+
+  // Gravity: the column under the pointer, its head and its empty cells shaded (-1: none).
+  function aim(col) {
+    if (!drops()) return;
+    const cols = info().cols;
+    for (const button of $("#board").children) button.classList.toggle("aim", Number(button.dataset.cell) % cols === col);
+    for (const button of $("#columns").children) button.classList.toggle("aim", Number(button.dataset.col) === col);
   }
 
   // An empty cell with its hint: the outcome label small in a corner, a star on a best move.
@@ -276,21 +389,30 @@
       text = `${p.to_move} to move${state.mode === p.to_move ? " (you)" : ""}`;
       if (hints) text += `: ${outcome} with best play`;
       if (state.mode !== "both" && state.mode !== p.to_move) text = `${p.to_move} to move: the perfect player is thinking…`;
-      const best = p.best_moves.length === p.moves.length
-        ? "every move is best"
-        : `best (row,col): ${p.best_moves.map(([r, c]) => `${r},${c}`).join("  ")}`;
+      const best = bestWords(p);
       detail = hints ? `in ${p.plies} ${plural(p.plies)} · ${best}` : "Hints are off.";
     }
     $("#status").textContent = text;
     $("#detail").textContent = detail;
     $("#legend").hidden = !hints || isOver(p);
     $("#hints").checked = hints;
+    const where = drops() ? ["each column shows what dropping a piece there", "dropping a piece in each column"] : ["each empty cell shows what playing there", "playing each empty cell"];
     $("#tagline").textContent = hints
-      ? "Every position solved. Hints are on: each empty cell shows what playing there leads to under perfect play."
-      : "Every position solved. Hints are off: Show hints marks what playing each empty cell leads to under perfect play.";
+      ? `Every position solved. Hints are on: ${where[0]} leads to under perfect play.`
+      : `Every position solved. Hints are off: Show hints marks what ${where[1]} leads to under perfect play.`;
+    $("#hints-help").textContent = drops()
+      ? "Above each column, what dropping a piece there leads to; the best columns are starred."
+      : "Each empty cell shows what playing there leads to, and the best moves are starred.";
     const value = p.value > 0 ? "+1" : String(p.value);
     $("#position-data").textContent = `This position: code ${p.code} in the ${p.game || state.game} table, value for X ${value} `
       + "(+1 X wins, 0 a draw, -1 O wins with best play), board " + p.board + ".";
+  }
+
+  // The best moves in words: "every move is best", "best (row,col): 0,0  2,2", under gravity "best columns: 1  2".
+  function bestWords(p) {
+    if (p.best_moves.length === p.moves.length) return drops() ? "every column is best" : "every move is best";
+    if (drops()) return `best columns: ${(p.best_columns || p.best_moves.map(([, c]) => c)).join("  ")}`;
+    return `best (row,col): ${p.best_moves.map(([r, c]) => `${r},${c}`).join("  ")}`;
   }
 
   // The side you played in the game on the board: that of your last move, or null when the perfect
@@ -316,8 +438,10 @@
       const player = sideToMoveAt(index);
       const button = document.createElement("button");
       button.type = "button";
-      button.textContent = `${ply}. ${player} ${row},${col}`;
-      button.setAttribute("aria-label", `go to ply ${ply}: ${player} at row ${row}, column ${col}`);
+      button.textContent = `${ply}. ${player} ${moveName(cell)}`;
+      button.setAttribute("aria-label", drops()
+        ? `go to ply ${ply}: ${player} in column ${col}, landing on row ${row}`
+        : `go to ply ${ply}: ${player} at row ${row}, column ${col}`);
       button.addEventListener("click", () => { state.cursor = ply; update(); });
       item.append(button);
       if (analysed) {
@@ -339,7 +463,8 @@
     });
     if (!listed.length) {
       const item = document.createElement("li");
-      item.textContent = state.moves.length ? "No moves on the board: click a cell, or Redo." : "No moves yet: click a cell.";
+      const what = drops() ? "a column" : "a cell";
+      item.textContent = state.moves.length ? `No moves on the board: click ${what}, or Redo.` : `No moves yet: click ${what}.`;
       list.append(item);
     }
     renderLastMove(analysed);
@@ -376,9 +501,8 @@
     delete element.dataset.verdict;
     if (index < 0) { element.textContent = ""; return; }
     const player = sideToMoveAt(index);
-    const [row, col] = coords(state.moves[index]);
     const who = { you: "Your move", perfect: "The perfect player" }[state.by[index]] || "Last move";
-    let text = `${who}: ${player} at ${row},${col}`;
+    let text = `${who}: ${player} ${drops() ? "in" : "at"} ${moveName(state.moves[index])}`;
     const judged = analysed && analysed.plies[index];
     if (judged) {
       text += `, ${VERDICTS[judged.verdict]}`;
@@ -405,7 +529,9 @@
     const moves = state.moves.slice();
     const game = state.game;
     try {
-      const analysis = await api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${moves.join("+")}`);  // "4+0+8": cells separated by spaces
+      // "4+0+8": cells separated by spaces; under gravity "2,0;2,1" (row,col pairs: read as cells whatever a bare number means there)
+      const list = drops() ? encodeURIComponent(moves.map((cell) => coords(cell).join(",")).join(";")) : moves.join("+");
+      const analysis = await api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${list}`);
       if (game === state.game && sameMoves(moves, state.moves)) {
         state.analysis = analysis;
         if (state.position) renderPlies();
@@ -418,11 +544,25 @@
   // -- playing -------------------------------------------------------------------
   function onCell(cell) {
     state.focus = cell;
+    if (drops()) { onColumn(cell % info().cols); return; }
     const p = state.position;
     if (!p) return;
     const why = refusal(p, cell);
     if (why) { notify(why); return; }
     play(cell, state.mode === "both" ? "" : "you");
+  }
+
+  // Gravity: drop a piece in column `col`; it lands on the column's lowest empty cell (the API's move for that column).
+  function onColumn(col) {
+    const p = state.position;
+    if (!p) return;
+    const move = isOver(p) ? null : p.moves.find((m) => m.col === col);
+    let why = "";
+    if (isOver(p)) why = "The game is over: New game starts again, Undo takes a move back.";
+    else if (!humanToMove()) why = "Wait: the perfect player is moving.";
+    else if (!move) why = "That column is full.";
+    if (why) { notify(why); return; }
+    play(move.cell, state.mode === "both" ? "" : "you");
   }
 
   // Why a click on `cell` does nothing, in a few words; "" when it plays.
@@ -448,6 +588,7 @@
     state.moves = state.moves.slice(0, state.cursor).concat([cell]);
     state.by = state.by.slice(0, state.cursor).concat([by]);
     state.cursor = state.moves.length;
+    state.dropped = cell;
     refreshAnalysis();
     update();
   }
@@ -513,13 +654,24 @@
     $("#api-example").textContent = example;
   }
 
+  // The served game another name means ("connect4", "4x4-gravity"), as the server reads game names; undefined if none.
+  async function servedAs(name) {
+    try {
+      const p = await api(`/api/v1/${encodeURIComponent(name)}?board=0`);
+      return state.games.find((game) => game.name === p.game);
+    } catch (_) {
+      return undefined;
+    }
+  }
+
   async function readUrl() {
     const params = new URLSearchParams(location.search);
     const wanted = params.get("game");
     const served = state.games.map((game) => game.name);
     state.game = served[0];
     if (wanted) {
-      const match = state.games.find((game) => game.name === wanted || game.name === `${wanted}k${Math.min(...wanted.split("x").map(Number))}`);
+      const match = state.games.find((game) => game.name === wanted || game.name === `${wanted}k${Math.min(...wanted.split("x").map(Number))}`)
+        || await servedAs(wanted);
       if (match) state.game = match.name;
       else showError(`The game ${wanted} is not served here. ${state.more}`);
     }
@@ -614,6 +766,15 @@
     }
   }
 
+  // An example move list for the paste box, of the game shown (row,col pairs under gravity: the bottom row first).
+  function setPlaceholder() {
+    const game = info();
+    const bottom = game.rows - 1;
+    $("#paste").placeholder = drops()
+      ? `${bottom},0 ${bottom},${Math.min(1, game.cols - 1)}${bottom ? ` ${bottom - 1},0` : ""}  (row,col)`
+      : game.cells > 9 ? "5 0 10  or  1,1 0,0 2,2" : "4 0 8  or  1,1 0,0 2,2";
+  }
+
   async function onShare() {
     try {
       await navigator.clipboard.writeText(location.href);
@@ -644,7 +805,7 @@
     });
     $("#game").addEventListener("change", (event) => {
       state.game = event.target.value;
-      $("#paste").placeholder = info().cells > 9 ? "5 0 10  or  1,1 0,0 2,2" : "4 0 8  or  1,1 0,0 2,2";
+      setPlaceholder();
       reset();
       renderOutcomes();
     });
@@ -663,11 +824,13 @@
     for (const game of state.games) {
       const option = document.createElement("option");
       option.value = game.name;
-      option.textContent = `${game.name} (${game.rows}×${game.cols}, ${game.k} in a row)`;
+      const rule = game.rule && game.rule.suffix ? `, ${game.rule.title}` : "";  // "gravity", "misère"
+      option.textContent = `${game.name} (${game.rows}×${game.cols}, ${game.k} in a row${rule})`;
       select.append(option);
     }
     await readUrl();
     select.value = state.game;
+    setPlaceholder();
     $("#mode").value = state.mode;
     refreshAnalysis();
     update();
