@@ -5,8 +5,9 @@ board, its breadth-first :func:`reachable_counts` counts the boards per ply with
 backward :meth:`Reference.is_reachable` unplays the top pieces. Here the package's tables must agree:
 
 1. every reachable position of the small gravity games, normal and misère, from the dense table and
-   from a compact (layered) build of the same game: result, plies, best moves (cells), the moves
-   themselves; the reachable codes; every other code refused;
+   from a compact (layered) build of the same game: result, plies, best moves (cells), the outcome
+   of each landing cell; the reachable codes; every other code refused. (``Position.moves`` lists
+   the cells no piece can reach too: two strict xfail tests say so until it is fixed);
 2. the positions per ply a table counts (``stats()``, ``ply_counts()``, ``solve stats``) against
    :func:`reachable_counts`, up to 4x5k4-gravity (3,945,711 positions);
 3. random reachable positions of bigger boards, with at most 12 empty cells, against the minimax;
@@ -96,11 +97,8 @@ class Expected:
         return shown(self.ref, code_)
 
 
-@cache
-def expected(name: str) -> Expected:
-    """Solve every reachable board of ``name`` with the reference (once per process)."""
-    ref = reference(name)
-    boards = sorted(ref.reachable(), key=code)
+def solved(ref: Reference, boards: list[Board]) -> Expected:
+    """The reference's answers for ``boards`` (reachable boards of its game)."""
     solutions = [ref.solve(board) for board in boards]
     result = np.array([s.result for s in solutions], dtype=np.int64)
     plies = np.array([s.plies for s in solutions], dtype=np.int64)
@@ -114,6 +112,13 @@ def expected(name: str) -> Expected:
         # The documented score (solver/rules/score.py): 100 - d for a win in d plies, 0 a draw, -(100 - d) a loss.
         score=np.where(result == WIN, 100 - plies, np.where(result == LOSS, plies - 100, 0)),
     )
+
+
+@cache
+def expected(name: str) -> Expected:
+    """Solve every reachable board of ``name`` with the reference, in code order (once per process)."""
+    ref = reference(name)
+    return solved(ref, sorted(ref.reachable(), key=code))
 
 
 def shown(ref: Reference, code_: int) -> str:
@@ -412,7 +417,7 @@ def test_a_compact_gravity_file_counts_the_positions_per_layer_the_forward_enume
 
 # -- 3. sampled positions of the bigger boards ----------------------------------------------------
 
-SAMPLED = 60
+SAMPLED = 150
 """Random positions per bigger game."""
 
 MOST_EMPTY = 12
@@ -445,16 +450,7 @@ def random_positions(ref: Reference, seed: str, count: int) -> list[Board]:
 def test_random_positions_of_bigger_gravity_boards_match_the_minimax(name: str, compact_file: Callable[[str], Path]) -> None:
     ref = reference(name)
     boards = random_positions(ref, name, SAMPLED)
-    solutions = [ref.solve(board) for board in boards]
-    exp = Expected(
-        ref=ref,
-        boards=boards,
-        codes=np.array([code(board) for board in boards], dtype=np.int64),
-        result=np.array([s.result for s in solutions], dtype=np.int64),
-        plies=np.array([s.plies for s in solutions], dtype=np.int64),
-        best=np.array([sum(1 << cell for cell in s.best) for s in solutions], dtype=np.int64),
-        score=np.zeros(len(boards), dtype=np.int64),  # not compared: check_position reads result and plies
-    )
+    exp = solved(ref, boards)
     table = opened(compact_file(name))
     for index in range(len(boards)):
         check_position(exp, table, index)
@@ -462,6 +458,7 @@ def test_random_positions_of_bigger_gravity_boards_match_the_minimax(name: str, 
     assert_same("the result (batch)", ref, exp.codes, np.sign(got.score), exp.result)
     assert_same("the plies (batch)", ref, exp.codes, got.plies, exp.plies)
     assert_same("the best cells (batch)", ref, exp.codes, got.best, exp.best, masks=True)
+    assert_same("the score (batch)", ref, exp.codes, got.score, exp.score)
 
 
 # -- 4. the rule's violation and classify ---------------------------------------------------------
@@ -552,9 +549,10 @@ def test_a_batch_lookup_of_a_compact_gravity_table_answers_as_one_lookup_at_a_ti
     if way == "in memory":
         table = table.load_into_memory()
     reachable = table.reachable_codes()
-    finished = reachable[np.isin(table.lookup_codes(reachable).score, [-100, 100])]
+    some = np.random.default_rng(10).choice(reachable, 20_000)
+    finished = some[np.isin(table.lookup_codes(some).score, [-100, 100])]  # a line on the board: no best move
     assert finished.size, f"{name}: no finished board found"
-    codes = np.concatenate([batch_codes(reachable, 11), finished[:: max(1, finished.size // 200)]])
+    codes = np.concatenate([batch_codes(reachable, 11), finished[:200]])
     assert_batch_as_alone(name, opened(compact_file(name)) if way == "compressed file" else table, codes)
 
 
