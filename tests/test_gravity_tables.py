@@ -255,6 +255,12 @@ def check_position(exp: Expected, table: Table, index: int) -> None:
     assert set(position.best_cells) == set(cells_of(exp.best[index])), f"{where}: best cells {position.best_cells}, reference {cells_of(exp.best[index])}"
     assert position.best_moves == tuple(divmod(cell, ref.cols) for cell in cells_of(exp.best[index])), f"{where}: best moves {position.best_moves}"
     assert position.is_over == ref.is_over(board), f"{where}: is_over {position.is_over}"
+    line = ref.winner(board)  # 1 or 2: who holds a line (only the last mover can)
+    winner = None if not line else "XO"[(line - 1) ^ ref.misere]  # in misère play the line's owner lost
+    assert (position.winner, position.line_completer) == (winner, "XO"[line - 1] if line else None), (
+        f"{where}: winner {position.winner}, line by {position.line_completer}; reference {winner}"
+    )
+    assert position.to_move == (None if ref.is_over(board) else "XO"[ref.to_move(board) - 1]), f"{where}: to move {position.to_move}"
     # Each landing cell's move (Position.moves also lists the cells a piece cannot reach: see the xfail tests below).
     moves = {move.cell: move for move in position.moves}
     for cell, (mover_result, plies) in ref.move_outcomes(board).items():
