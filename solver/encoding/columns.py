@@ -136,6 +136,10 @@ class ColumnLayout(Layout):
         self._row_radix = 3**cols
         self._states = states
         super().__init__(game, low=low, high=high, radix=1, shift=0)
+        self._rules = game.rules
+        self._row_keys = tuple((_row_keys(game, r, low), _row_keys(game, r, high)) for r in range(rows))
+        """Per row: what each pattern of the row's cells (a bit a column) adds to the low and the high half's key."""
+        self._no_keys = (high.packed.size - 1, low.packed.size - 1)
 
     def __repr__(self) -> str:
         return f"<ColumnLayout {self.game.name}: {self.size:,} boards in {self.cells + 1} layers>"
@@ -173,9 +177,36 @@ class ColumnLayout(Layout):
         return self._half_keys(values, self.high), self._half_keys(values, self.low)
 
     def keys_of(self, code: int) -> tuple[int, int]:
-        """:meth:`keys` of one code."""
-        high, low = self.keys(np.array([code], dtype=np.int64))
-        return int(high[0]), int(low[0])
+        """:meth:`keys` of one code, in plain ints (a few microseconds).
+
+        Where no piece floats, a column's state ``2**h - 1 + colours`` is the sum over its
+        heights ``j`` of ``2**j`` for a piece there and ``2**j`` more for an X, so a key is a
+        sum of one table entry per row for the occupied cells and one for X's.
+        """
+        word = self._rules.word_of(code)
+        x, taken = word & _LOW, (word & _LOW) | (word >> 32)
+        if self._rules.floating(taken):  # type: ignore[attr-defined]
+            return self._no_keys
+        cols, mask = self.game.cols, (1 << self.game.cols) - 1
+        high = low = 0
+        for r, (low_keys, high_keys) in enumerate(self._row_keys):
+            row_taken, row_x = taken >> (r * cols) & mask, x >> (r * cols) & mask
+            low += low_keys[row_taken] + low_keys[row_x]
+            high += high_keys[row_taken] + high_keys[row_x]
+        return high, low
+
+
+_LOW = (1 << 32) - 1
+
+
+def _row_keys(game: Game, row: int, part: ColumnHalf) -> list[int]:
+    """Per pattern of row ``row``'s cells (bit ``c``: column ``c``): ``2**height`` times the key's place value of each
+    of ``part``'s columns in the pattern (:meth:`ColumnLayout.keys_of`)."""
+    level = game.rows - 1 - row
+    return [
+        sum((1 << level) * part.radix ** (c - part.first) for c in range(part.first, part.first + part.columns) if pattern >> c & 1)
+        for pattern in range(1 << game.cols)
+    ]
 
 
 def _state_of_column_value(rows: int) -> np.ndarray:
