@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import solver
+from solver.encoding.drops import Drop, landing_cell, read_drop
 from solver.errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError
 from solver.rules.game import parse_game
-from solver.tables.drops import Drop, landing_cell, read_drop
 
 GAME = "3x4k3-gravity"  # 3 rows, 4 columns: 531,441 codes, built in about a second
 WIN_AT_2 = "..../O.../XX.O"  # X to move: column 2 completes the bottom row

@@ -33,7 +33,7 @@ An answer (the move) may be ``(row, col)``, ``[row, col]``, a flat cell index
 ``row * cols + col`` or any other form :func:`solver.encoding.moves.parse_move` reads.
 Under gravity (``4x4k4-gravity``, Connect Four's family) an answer is a column (``2``), or
 the ``(row, col)`` of the cell a piece dropped there lands on; any other cell is an
-illegal answer, whose message says where the piece would land (:mod:`solver.tables.drops`).
+illegal answer, whose message says where the piece would land (:mod:`solver.encoding.drops`).
 Each answer falls in exactly one bucket:
 
 ==============  =================================================================
@@ -93,6 +93,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from ..encoding.board import digits, masks
+from ..encoding.drops import expected_drops, landing_cell, read_drop
 from ..encoding.moves import expected_moves, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, short
 from ..present.charts import PlyFaults
@@ -103,7 +104,6 @@ from ..store import locate as store
 from ..store.locate import resolve_table
 from ..tables import Table
 from ..tables.analysis import Verdict, verdict
-from ..tables.drops import expected_drops, landing_cell, read_drop
 from ..tables.position import Move, Position
 from ..words import count
 from .answerkey import AnswerKey
@@ -499,7 +499,7 @@ def board_maker(game: Game, *, symbols: Symbols = DEFAULT_SYMBOLS, array: bool =
 def answer_cell(answer: Any, position: Position, *, shown: str | None = None) -> int:
     """The flat cell of an answer, read by :func:`solver.encoding.moves.parse_move`, that is empty in ``position``.
     Under gravity an answer is a column, or the ``(row, col)`` of the cell a piece dropped there lands on
-    (:mod:`solver.tables.drops`).
+    (:mod:`solver.encoding.drops`).
 
     :param shown: how the answer reads in a message (default its ``repr``).
     :raises ValueError: saying why the answer is not a legal move there.

@@ -3,7 +3,7 @@
 Each finished layer is a raw int8 file ``layer-PP.i8`` (in layer-local index order) with
 its size and SHA-256 in ``manifest.json``; a gravity build keeps which boards a game reaches,
 one bit a board, every layer from a byte boundary, in ``reach.bits`` (its SHA-256 in the
-manifest's ``reach``: :mod:`solver.retrograde.drops`); the layer being solved is spooled into
+manifest's ``reach``: :mod:`solver.retrograde.gravity`); the layer being solved is spooled into
 ``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
 The manifest is replaced atomically by :func:`solver.storage.fsutil.write_atomic`, the one
 atomic writer.
@@ -70,7 +70,7 @@ class BuildDir:
         return self.path / f"layer-{ply:02d}.journal"
 
     def reach_path(self) -> Path:
-        """The file of which boards a game reaches (gravity builds: :mod:`solver.retrograde.drops`)."""
+        """The file of which boards a game reaches (gravity builds: :mod:`solver.retrograde.gravity`)."""
         return self.path / "reach.bits"
 
     def reach_offsets(self) -> list[int]:

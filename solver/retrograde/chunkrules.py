@@ -65,7 +65,7 @@ def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
     present = np.zeros(high_x.shape[1], dtype=np.intp)
     present[rows] = 1
     used = np.flatnonzero(present)
-    shared = game.rules.status_is_exact  # gravity: which boards a game reaches is found forward (solver.retrograde.drops)
+    shared = game.rules.status_is_exact  # gravity: which boards a game reaches is found forward (solver.retrograde.gravity)
     if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
         return grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
     table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)

@@ -49,7 +49,7 @@ class ChunkDone:
     work: int
     forward: bool = False
     """Whether this was the forward pass that finds which boards a game reaches (gravity,
-    :mod:`solver.retrograde.drops`: it costs about what solving them does, and counts in the work alike)."""
+    :mod:`solver.retrograde.gravity`: it costs about what solving them does, and counts in the work alike)."""
 
 
 Progress = Callable[[ChunkDone], None]

@@ -49,13 +49,13 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
     :param child_layer: layer ``chunk.ply + 1``'s int8 scores in layer-local index order
         (None for the full-board layer, which has no children).
     :param reached: under gravity, which of the chunk's boards a game reaches (bool, flat:
-        :mod:`solver.retrograde.drops`, whose kernel solves the chunk).
+        :mod:`solver.retrograde.gravity`, whose kernel solves the chunk).
     """
     if game.rules.drops:
-        from . import drops  # gravity: moves are columns, reachability found forward
+        from . import gravity  # gravity: moves are columns, reachability found forward
 
         assert reached is not None, "a gravity chunk is solved knowing which of its boards a game reaches"
-        return drops.solve_chunk(game, chunk, child_layer, reached)
+        return gravity.solve_chunk(game, chunk, child_layer, reached)
     index = layout(game)
     block = index.blocks[chunk.ply][chunk.block]
     shape = (chunk.row_stop - chunk.row_start, block.cols)

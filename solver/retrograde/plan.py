@@ -83,7 +83,7 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
 
 REACH_BYTES_PER_BOARD = 3
 """The forward pass of a gravity build holds a byte a board of the layer it finds and of the one before, and
-a flag a board of the first (:func:`solver.retrograde.drops.reach_layers`)."""
+a flag a board of the first (:func:`solver.retrograde.gravity.reach_layers`)."""
 
 
 TABLE_BYTES_PER_HIGH_BOARD = 1024

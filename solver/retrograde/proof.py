@@ -12,7 +12,7 @@ from ..encoding.index import layout
 from ..rules.game import Game
 from ..words import count
 from .chunks import chunks
-from .drops import reach_layers, unpack
+from .gravity import reach_layers, unpack
 from .kernel import solve_chunk
 
 
@@ -21,7 +21,7 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, pl
 
     Every board's stored score is recomputed from the *stored* scores of its
     children (and the reachability rule; under gravity, which boards a game reaches is found
-    again forward from the empty board, :mod:`solver.retrograde.drops`) and compared. Together with the full
+    again forward from the empty board, :mod:`solver.retrograde.gravity`) and compared. Together with the full
     layer (which has no children) this proves the table by induction, without a
     second table in memory.
 

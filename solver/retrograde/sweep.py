@@ -128,7 +128,7 @@ def sweep(
     if release is not None and plan.resumed_below is not None:
         release(build, plan.resumed_below, mapper, resumed)  # a build killed while it retired a layer
     if game.rules.drops and plan.todo:
-        from .drops import write_reach  # gravity: which boards a game reaches, found forward before the sweep
+        from .gravity import write_reach  # gravity: which boards a game reaches, found forward before the sweep
 
         write_reach(build, jobs=jobs, progress=progress)
     for ply in plan.todo:

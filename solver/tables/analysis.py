@@ -40,12 +40,12 @@ from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
 from ..encoding.board import masks
+from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError, quote
 from ..rules.game import Game
 from ..words import count
 from .base import Table
-from .drops import landing_cell, read_drop
 from .position import Move, Player, Position, Result, draw_picture, outcome_words, result_phrase
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
@@ -266,7 +266,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
         flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
         or text (``["1,1", "(0,0)"]``). Under gravity a move is a column (``[3, 3, 2]``), or the
-        ``(row, col)`` of the cell the piece lands on (:mod:`solver.tables.drops`).
+        ``(row, col)`` of the cell the piece lands on (:mod:`solver.encoding.drops`).
     :raises InvalidBoardError: for ``moves`` that is not a sequence (whatever object it is: a
         0-d numpy array, an iterator that fails), or an unreadable or off-board move.
     :raises InvalidMoveError: for an illegal move, naming the ply and the cell: already taken (and by
@@ -342,7 +342,7 @@ def _ended(position: Position, ply: int, where: str) -> NoReturn:
 
 
 def _drop_cell(position: Position, spec: object, ply: int, played: dict[int, int]) -> int:
-    """The cell a move under gravity takes (:mod:`solver.tables.drops`), naming the ply when it is refused
+    """The cell a move under gravity takes (:mod:`solver.encoding.drops`), naming the ply when it is refused
     (and for a taken cell, as :func:`_check_legal` does, who took it)."""
     game, where = position.game, f"ply {ply}: "
     drop = read_drop(spec, game, where=where)

@@ -19,13 +19,13 @@ from dataclasses import FrozenInstanceError, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..encoding import board as _board
+from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidMoveError
 from ..rules.game import Game
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
 from ..rules.score import decode, outcome_label, parent_score
 from ..words import count, signed
-from .drops import landing_cell, read_drop
 
 if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
     from .base import Table
@@ -293,7 +293,7 @@ class Position:
     def cell_of(self, move: MoveSpec, *, where: str = "") -> int:
         """The cell a move takes here, checked to be legal: any form of :mod:`solver.encoding.moves` (a flat
         cell, ``(row, col)``, text), or under gravity a column or the ``(row, col)`` of the cell a piece
-        dropped there lands on (:mod:`solver.tables.drops`).
+        dropped there lands on (:mod:`solver.encoding.drops`).
 
         >>> import solver
         >>> p = solver.lookup("..../..../..../X...", game="4x4k4-gravity")

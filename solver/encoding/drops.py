@@ -42,9 +42,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..encoding.moves import expected_moves, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, quote
 from ..rules.game import Game
+from .moves import expected_moves, parse_move
 
 __all__ = ["Drop", "expected_drops", "landing_cell", "read_drop"]
 
