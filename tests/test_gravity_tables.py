@@ -6,8 +6,8 @@ backward :meth:`Reference.is_reachable` unplays the top pieces. Here the package
 
 1. every reachable position of the small gravity games, normal and misère, from the dense table and
    from a compact (layered) build of the same game: result, plies, best moves (cells), the outcome
-   of each landing cell; the reachable codes; every other code refused. (``Position.moves`` lists
-   the cells no piece can reach too: two strict xfail tests say so until it is fixed);
+   of each landing cell; the reachable codes; every other code refused; a position's moves are
+   its landing cells only, and a cell no piece can reach is refused as a move;
 2. the positions per ply a table counts (``stats()``, ``ply_counts()``, ``solve stats``) against
    :func:`reachable_counts`, up to 4x5k4-gravity (3,945,711 positions);
 3. random reachable positions of bigger boards, with at most 12 empty cells, against the minimax;
@@ -37,7 +37,7 @@ from reference import LOSS, WIN, Board, Reference, board_of, code, reachable_cou
 
 import solver
 from solver.cli import main
-from solver.errors import InvalidBoardError
+from solver.errors import InvalidBoardError, InvalidMoveError
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
 from solver.rules.game import parse_game
@@ -261,7 +261,7 @@ def check_position(exp: Expected, table: Table, index: int) -> None:
         f"{where}: winner {position.winner}, line by {position.line_completer}; reference {winner}"
     )
     assert position.to_move == (None if ref.is_over(board) else "XO"[ref.to_move(board) - 1]), f"{where}: to move {position.to_move}"
-    # Each landing cell's move (Position.moves also lists the cells a piece cannot reach: see the xfail tests below).
+    # Each landing cell's move.
     moves = {move.cell: move for move in position.moves}
     for cell, (mover_result, plies) in ref.move_outcomes(board).items():
         want = RESULT[mover_result]
@@ -282,14 +282,6 @@ def test_gravity_positions_looked_up_one_at_a_time_and_their_moves_match_the_min
         check_position(exp, table, index)
 
 
-FLOATING_MOVES = (
-    "Position.moves (solver/tables/position.py) lists every empty cell as a move, gravity or not: on a gravity board "
-    "the cells a piece cannot reach are listed too, each read from the UNREACHABLE byte of a board with a floating piece, "
-    "as 'win in -27 plies' (score 127; `solve lookup --game 3x3k3-gravity` prints W-27 on them), and Position.move() accepts them"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=FLOATING_MOVES)
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", ["3x3k3-gravity", "3x3k3-gravity-misere"])
 def test_the_moves_of_a_gravity_position_are_only_its_landing_cells(name: str, kind: str, table_of: Callable[[str, str], Table]) -> None:
@@ -302,14 +294,14 @@ def test_the_moves_of_a_gravity_position_are_only_its_landing_cells(name: str, k
     assert not wrong, f"{name} ({kind}): {len(wrong)} of {len(exp.boards)} positions list other moves:\n  " + "\n  ".join(wrong[:SHOWN])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=FLOATING_MOVES)
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_move_on_a_cell_no_piece_can_reach_is_refused(kind: str, table_of: Callable[[str, str], Table]) -> None:
-    # On the empty 3x3 board only the bottom row (cells 6, 7, 8) takes a piece: cell 0 would float.
+    # On the empty 3x3 board only the bottom row (cells 6, 7, 8) takes a piece: cell (0,0) would float.
     position = table_of("3x3k3-gravity", kind).lookup(0)
     try:
-        move = position.move(0)
-    except InvalidBoardError:
+        move = position.move((0, 0))
+    except InvalidMoveError as error:
+        assert "lands on (2,0)" in str(error), str(error)
         return
     raise AssertionError(f"{shown(reference('3x3k3-gravity'), 0)}: the move on cell 0 was answered: {move.result} in {move.plies} plies (score {move.score})")
 

@@ -111,7 +111,7 @@ def test_the_http_api_serves_a_misere_game_and_lists_its_rule(table_dir: Path) -
 
     client = TestClient(web.create_app([solver.table_for(MISERE)]))
     listing = client.get("/api/v1/games").json()["games"]
-    assert listing[0]["name"] == MISERE and listing[0]["rule"] == {"suffix": "misere", "title": "misère", "line_wins": False}
+    assert listing[0]["name"] == MISERE and listing[0]["rule"] == {"suffix": "misere", "title": "misère", "line_wins": False, "drops": False}
     answer = client.get("/api/v1/3x3k3-misère", params={"board": "XXX/OO./..."}).json()
     assert (answer["over"], answer["winner"]) == (True, "O")
     batch = client.post(f"/api/v1/{MISERE}/batch", json={"boards": ["XXX/OO./...", "XX./OO./..."]}).json()["results"]

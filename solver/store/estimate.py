@@ -171,9 +171,10 @@ def _disk_size(directory: str | os.PathLike[str]) -> int | None:
     while not path.exists() and path != path.parent:
         path = path.parent
     try:
-        return shutil.disk_usage(path).total
+        total = shutil.disk_usage(path).total
     except OSError:
         return None
+    return total or None  # /proc and the like: no disk to speak of, so nothing to compare (the writer says why it fails)
 
 
 def proof_seconds(game: Game, kind: str) -> float:
