@@ -125,9 +125,9 @@ def test_a_board_with_a_floating_piece_is_400_saying_which(client: TestClient, b
 @pytest.mark.parametrize(
     ("moves", "message"),
     [
-        ("0,1", "ply 1: X cannot play row 0, col 1 (cell 1): a piece dropped in column 1 lands on row 2, col 1 (cell 7)"),
-        ("2,0 0,0", "ply 2: O cannot play row 0, col 0 (cell 0): a piece dropped in column 0 lands on row 1, col 0 (cell 3)"),
-        ("2,0;1,1", "ply 2: O cannot play row 1, col 1 (cell 4): a piece dropped in column 1 lands on row 2, col 1 (cell 7)"),
+        ("0,1", "ply 1: (0,1) is not playable on .../.../...: a piece dropped in column 1 lands on (2,1)"),
+        ("2,0 0,0", "ply 2: (0,0) is not playable on .../.../X..: a piece dropped in column 0 lands on (1,0)"),
+        ("2,0;1,1", "ply 2: (1,1) is not playable on .../.../X..: a piece dropped in column 1 lands on (2,1)"),
     ],
 )
 def test_a_move_that_is_not_a_landing_cell_is_400_saying_where_the_piece_would_land(client: TestClient, moves: str, message: str) -> None:

@@ -391,7 +391,6 @@ class _Api:
         try:
             cells = parse_moves(request.query_params.get("moves", ""), game.table.game)
             etag = game.etag("a" + ".".join(map(str, cells)))
-            check_drops(cells, game.table)
             analysis = analyze(
                 [game.table.game.coords(cell) for cell in cells], table=game.table
             )  # cells as (row, col): a bare number is a column under gravity
@@ -432,34 +431,6 @@ class _Api:
 
     def _batch_done(self) -> None:
         self.batches -= 1
-
-
-def check_drops(cells: Sequence[int], table: Table) -> None:
-    """Under gravity, refuse the first move that is not the lowest empty cell of its column, saying where the piece would land.
-
-    A move on a taken cell, or after the game ended, is left to :func:`solver.tables.analysis.analyze`,
-    which names the ply that took the cell or ended the game (the moves before the refused one are analysed first).
-
-    :raises InvalidBoardError: ``ply 2: O cannot play row 0, col 1 (cell 1): a piece dropped in column 1 lands on row 2, col 1 (cell 7)``.
-    """
-    game = table.game
-    if not game.rules.drops:
-        return
-    taken = [0, 0]  # X's cells, O's cells
-    for ply, cell in enumerate(cells, start=1):
-        bit, occupied = 1 << cell, taken[0] | taken[1]
-        if occupied & bit:
-            return
-        if not game.rules.moves(*taken) & bit:
-            if analyze([game.coords(before) for before in cells[: ply - 1]], table=table).final.is_over:
-                return  # refused for the game's end
-            row, col = game.coords(cell)
-            land = game.rules.landing(occupied, col)
-            assert land is not None  # the cell is empty: its column has room
-            player, below = "X" if ply % 2 else "O", game.coords(land)[0]
-            lands = f"a piece dropped in column {col} lands on row {below}, col {col} (cell {land})"
-            raise InvalidBoardError(f"ply {ply}: {player} cannot play row {row}, col {col} (cell {cell}): {lands}")
-        taken[(ply - 1) % 2] |= bit
 
 
 async def _body(request: Request) -> bytes | None:
