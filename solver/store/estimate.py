@@ -29,6 +29,11 @@ Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about
 jobs), ``solver.store.make.build_compact(game, path, jobs=1)`` with the vectorised sweep kernel:
 3x6k3 94.3 M units in 2.9 s (32.6 M/s), 2x9k4 94.3 M units in 2.4 s (39.8 M/s); the slower
 figure is kept, so estimates err long."""
+GRAVITY_WORK_PER_SECOND_PER_CORE = 17.0e6
+"""The same for gravity games (:mod:`solver.retrograde.gravity`: a forward pass, then chunks of a gather a column, and
+every canonical board's byte sealed). Measured 2026-11-27 on the same machine: 5x6k4-gravity, 28.8 G work units
+(forward pass, sweep and sealing) in 857 s on 2 cores at load average 8 to 10 (other builds and test runs beside it):
+16.8 M a second a core; kept as 17 M, so estimates err long on a quiet machine."""
 DENSE_CODES_PER_SECOND = 11.0e6
 """Base-3 codes a dense build solves per second (one process): 4x4k4's 43.0 M codes in 3.9 s,
 same machine and day."""
@@ -114,13 +119,18 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
     target = Path(path)
     plan = plan_build(game, target.with_name(target.name + ".build"), jobs=jobs, check=False, retiring=True)
     sealing = (SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD) * sum(layout(game).layer_sizes[ply] for ply in plan.todo)
-    return BuildEstimate(game, (plan.work + sealing) / (WORK_PER_SECOND_PER_CORE * jobs), plan.disk_bytes, plan.memory_bytes, jobs)
+    return BuildEstimate(game, (plan.work + sealing) / (_rate(game) * jobs), plan.disk_bytes, plan.memory_bytes, jobs)
+
+
+def _rate(game: Game) -> float:
+    """Work units a core solves per second for this game's kind of build."""
+    return GRAVITY_WORK_PER_SECOND_PER_CORE if game.variant.startswith("gravity") else WORK_PER_SECOND_PER_CORE
 
 
 def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
     """What building a gravity game too large for this machine's index would cost here (Connect Four), from the
     sizes of its layers counted (:func:`solver.encoding.columns.layer_slots`) and the figures measured on the
-    boards that fit: both passes at :data:`WORK_PER_SECOND_PER_CORE`, the disk of a retiring build
+    boards that fit: both passes at :data:`GRAVITY_WORK_PER_SECOND_PER_CORE`, the disk of a retiring build
     (two raw layers, the spool, the reach bits and the table), the memory of the forward pass."""
     jobs = jobs or os.cpu_count() or 1
     sizes = layer_slots(game.rows, game.cols)
@@ -128,7 +138,7 @@ def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
     work = total * (2 + SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD)
     disk = 2 * largest + largest // SPOOLED_AT_MOST + total // 8 + 2 * total // COMPRESSION_AT_LEAST
     memory = REACH_BYTES_PER_BOARD * largest
-    return BuildEstimate(game, work / (WORK_PER_SECOND_PER_CORE * jobs), disk, memory, jobs)
+    return BuildEstimate(game, work / (_rate(game) * jobs), disk, memory, jobs)
 
 
 def beyond_machine(game: Game, cost: BuildEstimate, directory: str | os.PathLike[str]) -> str | None:
