@@ -1,4 +1,4 @@
-"""solved-tictactoe: exact, instant answers for tic-tac-toe and m,n,k games up to 25 cells.
+"""solved-tictactoe: exact, instant answers for tic-tac-toe, m,n,k games up to 25 cells and gravity games up to 30.
 
 >>> import solver
 >>> p = solver.lookup("X.O/.X./..O")

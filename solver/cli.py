@@ -317,7 +317,7 @@ def _progress_bar(game: Game, work: int, *, quiet: bool) -> Iterator[BuildProgre
 @click.group(cls=SolveGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="solved-tictactoe")
 def main() -> None:
-    """Exact answers for tic-tac-toe and m,n,k games up to 25 cells.
+    """Exact answers for tic-tac-toe, m,n,k games up to 25 cells, and gravity games (Connect Four's family) up to 30.
 
     Boards are written one character per cell, rows separated by '/':
     X, O, and '.', '-', '_' or space for empty (e.g. "X.O/.X./..O"), or given
