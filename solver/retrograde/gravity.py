@@ -68,41 +68,45 @@ def _height_colours(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return height, state - ((1 << height) - 1)
 
 
-@lru_cache(maxsize=1024)
-def drop_targets(game: Game, high: bool, a: int, b: int, piece: int) -> np.ndarray:
-    """The children of every half-board of a group (``a`` X, ``b`` O) by a drop of ``piece`` (1 X, 2 O) in each of its
-    columns: ``(columns, boards)`` intp, the child's rank in its group, or -1 where the column is full."""
-    index = _layout(game)
-    part = index.high if high else index.low
+Move = Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]]
+"""What a move does to a column: ``(where it can, the new state)`` from the column's heights, colours and rows."""
+
+
+def _targets(game: Game, high: bool, a: int, b: int, move: Move) -> np.ndarray:
+    """Per column of a half, the rank of each half-board of a group (``a`` X, ``b`` O) after ``move`` in that column
+    (``(columns, boards)`` intp, -1 where the move cannot be made there)."""
+    part = _layout(game).high if high else _layout(game).low
     assert isinstance(part, ColumnHalf)
     keys = part.states[part.group(a, b)]
     out = np.full((part.columns, keys.size), -1, dtype=np.intp)
     for j, (state, place) in enumerate(zip(*_columns_of(part, keys), strict=True)):
-        height, colours = _height_colours(state)
-        room = height < part.rows
-        new = (1 << (height + 1)) - 1 + (colours | ((piece == 1) << height))
-        child = keys + (new - state) * place
-        out[j, room] = (part.packed[child[room]] >> 10).astype(np.intp)
+        can, new = move(*_height_colours(state), part.rows)
+        out[j, can] = (part.packed[(keys + (new - state) * place)[can]] >> 10).astype(np.intp)
     return out
+
+
+@lru_cache(maxsize=1024)
+def drop_targets(game: Game, high: bool, a: int, b: int, piece: int) -> np.ndarray:
+    """The children of every half-board of a group (``a`` X, ``b`` O) by a drop of ``piece`` (1 X, 2 O) in each of its
+    columns: ``(columns, boards)`` intp, the child's rank in its group, or -1 where the column is full."""
+
+    def drop(height: np.ndarray, colours: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        return height < rows, (1 << (height + 1)) - 1 + (colours | ((piece == 1) << height))
+
+    return _targets(game, high, a, b, drop)
 
 
 @lru_cache(maxsize=1024)
 def lift_targets(game: Game, high: bool, a: int, b: int, piece: int) -> np.ndarray:
     """The parents of every half-board of a group by lifting the top piece of each column where it is ``piece``:
     ``(columns, boards)`` intp, the parent's rank in its group, or -1 where that column's top is not ``piece``."""
-    index = _layout(game)
-    part = index.high if high else index.low
-    assert isinstance(part, ColumnHalf)
-    keys = part.states[part.group(a, b)]
-    out = np.full((part.columns, keys.size), -1, dtype=np.intp)
-    for j, (state, place) in enumerate(zip(*_columns_of(part, keys), strict=True)):
-        height, colours = _height_colours(state)
-        top_is_x = (colours >> np.maximum(height - 1, 0)) & 1 == 1
-        ok = (height > 0) & (top_is_x == (piece == 1))
-        new = (1 << np.maximum(height - 1, 0)) - 1 + (colours & ~(1 << np.maximum(height - 1, 0)))
-        parent = keys + (new - state) * place
-        out[j, ok] = (part.packed[parent[ok]] >> 10).astype(np.intp)
-    return out
+
+    def lift(height: np.ndarray, colours: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        top = np.maximum(height - 1, 0)
+        is_x = (colours >> top) & 1 == 1
+        return (height > 0) & (is_x == (piece == 1)), (1 << top) - 1 + (colours & ~(1 << top))
+
+    return _targets(game, high, a, b, lift)
 
 
 def _block(game: Game, ply: int, hx: int, ho: int) -> Block:
