@@ -463,14 +463,38 @@ GRAVITY_GAMES = (
 """The gravity games ``--gravity`` builds (seconds each), k = 4 and k = 3 for the small ones."""
 
 
+def _lookup_figures(table: Table) -> tuple[float, float]:
+    """A warm look-up with best moves of a random reachable position (µs), and a batch of random reachable codes (M/s)."""
+    rng = np.random.default_rng(23)
+    if isinstance(table, CompactTable):
+        drawn = table.layout.codes_at(rng.integers(0, table.layout.size, 400_000))
+        codes = drawn[table.lookup_codes(drawn, check=False).score != -128]
+    else:
+        codes = rng.choice(table.reachable_codes(), 400_000)
+    ones = [int(code) for code in codes[:200]]
+    warm = [table.at(code).best_moves for code in ones]  # the blocks these touch are decoded once
+    assert len(warm) == len(ones)
+    one = per_call(lambda: [table.at(code).best_moves for code in ones], number=1, repeat=5) / len(ones)
+    batch = codes.size / per_call(lambda: table.lookup_codes(codes), number=1, repeat=3) / 1e6
+    return one * 1e6, batch
+
+
 def bench_gravity(tmp: Path, games: Sequence[str] = GRAVITY_GAMES) -> None:
     """Build each gravity game from scratch in a child process (``solve build``): reachable positions, value for the
-    first player and plies, build time, peak memory and disk, file size and bits per reachable position."""
+    first player and plies, build time, peak memory and disk, file size and bits per reachable position; then a warm
+    look-up with best moves (µs) and a batch of random reachable codes (M/s), 3x3k3's shipped table first as the
+    baseline of the same run."""
+    from solver.encoding.columns import layer_slots
     from solver.rules.game import parse_game
     from solver.store.locate import open_file
 
     print(f"\ngravity builds, {os.cpu_count()} jobs (load average before: {os.getloadavg()[0]:.2f})")
-    print(f"{'game':<16} {'positions':>15} {'value':>14} {'build s':>8} {'peak MB':>8} {'disk MB':>8} {'file bytes':>12} {'bits/pos':>8}")
+    one, batch = _lookup_figures(solver.table_for("3x3k3"))
+    print(f"(baseline, the shipped 3x3k3 table: a look-up with best moves {one:.1f} µs, a batch {batch:.1f} M codes/s)")
+    print(
+        f"{'game':<16} {'slots':>15} {'positions':>15} {'value':>14} {'build s':>8} {'peak MB':>8} {'disk MB':>8} "
+        f"{'file bytes':>12} {'bits/pos':>8} {'look-up µs':>10} {'batch M/s':>9}"
+    )
     for name in games:
         output = tmp / f"{name}.ttt"
         output.unlink(missing_ok=True)
@@ -482,9 +506,11 @@ def bench_gravity(tmp: Path, games: Sequence[str] = GRAVITY_GAMES) -> None:
         value = {1: "X wins", 0: "draw", -1: "O wins"}[root.value]
         size = output.stat().st_size
         positions = int(stats["positions"])
+        slots = sum(layer_slots(table.game.rows, table.game.cols))
+        one, batch = _lookup_figures(table)
         print(
-            f"{name:<16} {positions:>15,} {value + ' in ' + str(root.plies):>14} {figures['wall']:>8.1f} {figures['anonymous_mb']:>8.0f} "
-            f"{figures['disk_gib'] * 1024:>8.0f} {size:>12,} {8 * size / positions:>8.3f}",
+            f"{name:<16} {slots:>15,} {positions:>15,} {value + ' in ' + str(root.plies):>14} {figures['wall']:>8.1f} "
+            f"{figures['anonymous_mb']:>8.0f} {figures['disk_gib'] * 1024:>8.0f} {size:>12,} {8 * size / positions:>8.3f} {one:>10.1f} {batch:>9.2f}",
             flush=True,
         )
         report(f"build {name}, wall", figures["wall"], "s")

@@ -575,7 +575,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
         if scheduler is not None:
             check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
-        raise click.UsageError(f"--jobs and --scheduler are for games of more than {DENSE_MAX_CELLS} cells; {game.name} builds in seconds")
+        raise click.UsageError(f"--jobs and --scheduler are for games with compact tables (more than {DENSE_MAX_CELLS} cells); {game.name} builds in seconds")
     refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about

@@ -102,7 +102,7 @@ from ..rules.base import IN_PLAY
 from ..rules.game import Game, parse_game
 from ..store import locate as store
 from ..store.locate import resolve_table
-from ..tables import Table
+from ..tables import CompactTable, Table
 from ..tables.analysis import Verdict, verdict
 from ..tables.position import Move, Position
 from ..words import count
@@ -389,7 +389,8 @@ def positions_to_grade(
     :param sample: grade only this many, drawn uniformly at random among them (seeded by
         ``seed``: the same positions every run). A table that cannot list every position
         (:attr:`solver.tables.Table.lists_positions`: a compact one, games of more than 16
-        cells) is always sampled, :data:`DEFAULT_SAMPLE` positions unless told otherwise.
+        cells) is sampled, :data:`DEFAULT_SAMPLE` positions unless told otherwise, unless it has
+        at most :data:`LISTED_BOARDS` boards (small gravity games): then every position is graded.
 
     On tic-tac-toe: 4,520 positions, 2,423 with X to move and 2,097 with O.
 
@@ -402,7 +403,7 @@ def positions_to_grade(
     table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     if sample is not None and sample < 1:
         raise PlayerError(f"a sample needs at least one position, found {sample}")
-    if not table.lists_positions:
+    if not (table.lists_positions or _few_boards(table)):
         codes = _sampled_codes(table, chosen, sample or DEFAULT_SAMPLE, seed)
     else:
         codes = table.reachable_codes()
@@ -424,12 +425,27 @@ def _playing(table: Table, codes: np.ndarray, chosen: Side) -> np.ndarray:
     return np.asarray(playing)
 
 
+LISTED_BOARDS = 1 << 22
+"""A compact table of at most this many boards (4x4k4-gravity's 201,755; 3x5k3-gravity's) is graded on every position,
+as a dense one is: listing them takes a pass over its layers (under a second)."""
+
+
+def _few_boards(table: Table) -> bool:
+    """Whether a compact table is small enough to grade every position (:data:`LISTED_BOARDS`)."""
+    return isinstance(table, CompactTable) and table.layout.size <= LISTED_BOARDS
+
+
 def _sampled_codes(table: Table, chosen: Side, count: int, seed: int) -> np.ndarray:
-    """``count`` distinct positions drawn uniformly from a big table (rejection sampling over codes)."""
+    """``count`` distinct positions drawn uniformly from a big table (rejection sampling over the boards of its index,
+    each board once: legal counts, and under gravity no floating piece; over codes for any other table)."""
     rng = np.random.default_rng(seed)
     found: np.ndarray = np.zeros(0, dtype=np.int64)
     for _ in range(1000):
-        codes = rng.integers(0, table.game.codes, size=max(4 * count, 1 << 16), dtype=np.int64)
+        size = max(4 * count, 1 << 16)
+        if isinstance(table, CompactTable):
+            codes = table.layout.codes_at(rng.integers(0, table.layout.size, size=size, dtype=np.int64))
+        else:
+            codes = rng.integers(0, table.game.codes, size=size, dtype=np.int64)
         codes = codes[_playing(table, codes, chosen)]
         if not table.game.rules.status_is_exact:  # gravity: the rules call some boards in play that no game reaches; the table knows
             codes = codes[np.asarray(table.lookup_codes(codes, check=False).reachable).reshape(-1)]

@@ -49,6 +49,10 @@ ALIASES = {"connect4": "6x7k4-gravity", "connect-four": "6x7k4-gravity", "connec
 DENSE_MAX_CELLS = 16
 """Largest board of the dense format: 3**16 codes of 4 bytes, best moves in a 16-bit mask."""
 
+GRAVITY_DENSE_MAX_CELLS = 12
+"""Largest gravity board given a dense table: a gravity game reaches few of its codes (4x4k4-gravity 161,029 of
+43 M), so past 12 cells (2 MiB of dense entries) its compact table is far smaller (4x4: 172 MB dense)."""
+
 _NAME = re.compile(r"([0-9]{1,6})x([0-9]{1,6})(?:k([0-9]{1,6}))?(?:-(.{1,40}))?")
 _PARSED: dict[str, Game] = {}
 """Games by the name they were asked for, so a name is parsed once per process."""
@@ -107,6 +111,11 @@ class Game:
     def cells(self) -> int:
         """Number of cells."""
         return self.rows * self.cols
+
+    @property
+    def dense(self) -> bool:
+        """Whether the game gets a dense table: up to :data:`DENSE_MAX_CELLS` cells (gravity: :data:`GRAVITY_DENSE_MAX_CELLS`)."""
+        return self.cells <= (GRAVITY_DENSE_MAX_CELLS if self.variant.startswith("gravity") else DENSE_MAX_CELLS)
 
     @cached_property
     def codes(self) -> int:

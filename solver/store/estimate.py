@@ -19,7 +19,7 @@ from ..encoding.columns import layer_slots
 from ..encoding.index import layout
 from ..retrograde.chunks import layer_work
 from ..retrograde.plan import REACH_BYTES_PER_BOARD, SPOOLED_AT_MOST, plan_build
-from ..rules.game import DENSE_MAX_CELLS, WORD_CELLS, Game
+from ..rules.game import WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
 WORK_PER_SECOND_PER_CORE = 32.0e6
@@ -112,7 +112,7 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
     """
     if game.cells > WORD_CELLS:
         return paper_estimate(game, jobs=jobs)
-    if game.cells <= DENSE_MAX_CELLS:
+    if game.dense:
         codes = game.codes
         return BuildEstimate(game, codes / DENSE_CODES_PER_SECOND, codes * 4, codes * DENSE_BYTES_PER_CODE, 1)
     jobs = jobs or os.cpu_count() or 1

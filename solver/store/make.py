@@ -42,7 +42,7 @@ from ..retrograde.dense import Progress, build_arrays, build_steps
 from ..retrograde.plan import plan_build
 from ..retrograde.proof import check_layers
 from ..retrograde.sweep import build_layers
-from ..rules.game import DEFAULT_GAME, DENSE_MAX_CELLS, Game
+from ..rules.game import DEFAULT_GAME, Game
 from ..storage import tablefile, trust
 from ..storage.fsutil import DISK_FULL, directory_lock, disk_full, empty_private_directory, refuse_non_regular, remove_dead_temporaries
 from ..storage.histograms import META_KEY, LayerCounts, histograms_from_meta, layer_histograms
@@ -59,8 +59,9 @@ yields a :data:`BuildProgress` callback or None."""
 
 
 def kind_for(game: Game) -> Kind:
-    """The kind of table ``game`` gets: dense up to :data:`solver.rules.game.DENSE_MAX_CELLS` cells, compact past them."""
-    return "dense" if game.cells <= DENSE_MAX_CELLS else "compact"
+    """The kind of table ``game`` gets: dense up to :data:`solver.rules.game.DENSE_MAX_CELLS` cells (gravity:
+    :data:`solver.rules.game.GRAVITY_DENSE_MAX_CELLS`), compact past them (:attr:`solver.rules.game.Game.dense`)."""
+    return "dense" if game.dense else "compact"
 
 
 def build_table(game: Game = DEFAULT_GAME, *, progress: Progress | None = None) -> DenseTable:
