@@ -294,7 +294,7 @@ def test_pasting_a_move_list_analyses_the_game_ply_by_ply(page: Callable[[str], 
     box.clear()
     box.send_keys("4 4", Keys.ENTER)
     wait_for(driver, lambda d: d.find_element(By.ID, "paste-error").text)
-    assert driver.find_element(By.ID, "paste-error").text.startswith("ply 2: (1,1) is not playable")
+    assert driver.find_element(By.ID, "paste-error").text.startswith("ply 2: O cannot play row 1, col 1")
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -611,7 +611,7 @@ def test_the_error_for_a_pasted_move_list_is_under_the_paste_box(page: Callable[
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
         box.send_keys("4 4", Keys.ENTER)
         wait_for(driver, lambda d: d.find_element(By.ID, "paste-error").text)
-        assert driver.find_element(By.ID, "paste-error").text.startswith("ply 2: (1,1) is not playable")
+        assert driver.find_element(By.ID, "paste-error").text.startswith("ply 2: O cannot play row 1, col 1")
         assert driver.find_element(By.ID, "error").text == "", "not in the other column"
         gap = driver.execute_script(
             "const box = document.getElementById('paste').getBoundingClientRect(), error = document.getElementById('paste-error').getBoundingClientRect();"
