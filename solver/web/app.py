@@ -369,7 +369,8 @@ class _Api:
                 row, col = game.table.game.coords(cell)
                 position = position.play((row, col))  # a (row, col) pair is the same cell under every rule (a bare number is a column under gravity)
                 line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col, "board": position.board})
-            state = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move, "result": start.result}
+            state: dict[str, Any] = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move}
+            state["result"] = start.result  # on a finished board too: for the player who would move next, as Position.result
             return _dumps(
                 {
                     "game": game.name,
