@@ -95,7 +95,7 @@ import numpy as np
 from ..encoding.board import digits, masks
 from ..encoding.drops import expected_drops, landing_cell, read_drop
 from ..encoding.moves import expected_moves, parse_move
-from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, short
+from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, printable, short
 from ..present.charts import PlyFaults
 from ..present.report import describe_report, report_html
 from ..rules.base import IN_PLAY
@@ -900,11 +900,12 @@ class _Judge:
             self._fail(position, "crash", "the player's process sent a reply that cannot be read")
 
     def _fail(self, position: Position, kind: FailureKind, message: str, answer: str = "") -> None:
-        self.failures[kind].append(PlayerFailure(position, kind, message, answer))
+        """Record a call without a legal move; the player's text in it is escaped here, whatever sent it (:func:`~solver.errors.printable`)."""
+        self.failures[kind].append(PlayerFailure(position, kind, printable(message), printable(answer)))
 
     def _mismatch(self, kind: str, example: str) -> None:
         self.mismatches[kind] += 1
-        self.examples.setdefault(kind, example)
+        self.examples.setdefault(kind, printable(example))
 
     def _judge(self, position: Position, answer: Any, shown: str) -> None:
         if self.returns == "value-move":

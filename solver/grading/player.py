@@ -65,7 +65,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import PlayerError, short
+from ..errors import PlayerError, printable, short
 from ..lifetime import die_with_parent
 from .limits import Limits, PidCgroup, Scratch
 from .sandbox import Layout, bwrap_command, environment, seccomp_filter
@@ -162,7 +162,8 @@ def _instance(cls: type, path: Path) -> Any:
 
 
 def describe_exception(error: BaseException) -> str:
-    """``"Type: message (file.py, line N)"``, naming the innermost frame that raised outside the grader.
+    """``"Type: message (file.py, line N)"``, naming the innermost frame that raised outside the grader,
+    on one line with every control character escaped (:func:`solver.errors.printable`).
 
     An error raised by the call itself (such as a ``TypeError`` about the number of
     arguments) names no frame: it is not in the player's code.
@@ -171,7 +172,7 @@ def describe_exception(error: BaseException) -> str:
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if Path(frame.filename).resolve() != _HERE]
     if frames:
         text += f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})"
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))
 
 
 def _raised_by_the_call(error: BaseException) -> bool:
@@ -434,7 +435,7 @@ class PlayerProcess:
             return True
         if isinstance(reply, dict) and isinstance(reply.get("load_error"), str):
             self.close()
-            raise PlayerError(reply["load_error"][:2000])
+            raise PlayerError(printable(reply["load_error"][:2000]))  # the player's process may send any text
         if reply == "late" and deadline is not None and time.monotonic() >= deadline:
             self.close()
             return False
