@@ -108,3 +108,27 @@ def test_an_import_error_with_control_characters_is_one_escaped_line_on_stderr(t
         with pytest.raises(solver.PlayerError) as caught:
             solver.grade(f"{path}:play", sample=3, sandbox=sandbox)
         assert unsafe(str(caught.value)) == []
+
+
+FORGER = f'''
+import json, os, signal, sys
+
+def forges(board):
+    """Writes its own reply, with a raw message, straight to the reply pipe (bypassing the grader's code in its process), then dies."""
+    frame = sys._getframe(1)
+    while "index" not in frame.f_locals:
+        frame = frame.f_back
+    reply = {{"i": frame.f_locals["index"], "x": {HOSTILE_TEXT!r}, "call": False, "s": 0.0, "m": 0, "p": 0}}
+    os.write(int(sys.argv[2]), (json.dumps(reply) + "\\n").encode())
+    os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_a_reply_forged_in_the_players_process_is_escaped_by_the_grader(tmp_path: Path, sandbox: str):
+    path = tmp_path / "forger.py"
+    path.write_text(FORGER)
+    report = solver.grade(f"{path}:forges", sample=2, sandbox=sandbox, total_timeout=60)
+    assert report.exceptions, report
+    assert report.exceptions[0].message.startswith("\\x1b[2J"), report.exceptions[0].message
+    assert unsafe(str(report)) == [] and [item for item in strings(report.to_dict()) if unsafe(item)] == []
