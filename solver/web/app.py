@@ -491,7 +491,7 @@ def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, byt
 
 
 def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes], start: int, stop: int, kept: dict[int, bytes]) -> bytes:
-    """The results of boards ``start`` to ``stop`` of a batch, comma-separated JSON objects.
+    """The results of boards ``start`` to ``stop`` of a batch, JSON objects separated by ``", "`` (as ``json.dumps`` separates them).
 
     The slice's distinct positions not in ``kept`` are made together
     (:func:`solver.web.batch.answers`, the same bytes as the single look-up) and added to
@@ -503,18 +503,18 @@ def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]
     made = dict(zip(missing, answers(game.table, np.array(missing, dtype=np.int64)), strict=True))
     for code in missing[: max(0, BATCH_KEPT - len(kept))]:
         kept[code] = made[code]
-    return b",".join(
+    return b", ".join(
         [errors[index] if index in errors else kept.get(code) or made[code] for index, code in zip(range(start, stop), codes[start:stop].tolist(), strict=True)]
     )
 
 
 def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]) -> Iterator[bytes]:
     """``{"results": [...]}`` in pieces, :data:`BATCH_SLICE` results each (what :class:`_BatchResponse` streams)."""
-    yield b'{"results":['
+    yield b'{"results": ['
     kept: dict[int, bytes] = {}
     for start in range(0, len(codes), BATCH_SLICE):
         piece = batch_slice(game, codes, errors, start, min(start + BATCH_SLICE, len(codes)), kept)
-        yield piece if start == 0 else b"," + piece
+        yield piece if start == 0 else b", " + piece
     yield b"]}\n"
 
 
