@@ -69,8 +69,9 @@ def shell_sessions() -> list[tuple[str, list[tuple[str, str]]]]:
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_python_examples_run_as_shown(page: Path, table_dir: Path) -> None:
-    """Every ``>>>`` example of the page, run as a doctest in a namespace of its own."""
-    results = doctest.testfile(str(page), module_relative=False, globs={}, optionflags=doctest.NORMALIZE_WHITESPACE, encoding="utf-8")
+    """Every ``>>>`` example of the page, run as a doctest in a namespace of its own, its output compared
+    character for character (numpy's spacing too: a reader copies it and compares)."""
+    results = doctest.testfile(str(page), module_relative=False, globs={}, optionflags=0, encoding="utf-8")
     assert results.failed == 0
 
 
