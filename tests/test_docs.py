@@ -367,3 +367,31 @@ def test_sphinx_roles_become_optional_cross_references_named_as_the_manual_rende
     assert ":mod:" not in text and ":func:" not in text
     assert '<autoref identifier="solver.retrograde.dense" optional><code>solver.retrograde.dense</code></autoref>' in text
     assert '<autoref identifier="solver.store.make.kind_for" optional><code>kind_for</code></autoref>' in text
+
+
+def test_the_index_table_of_pages_lists_every_page_of_the_manual() -> None:
+    """A new reader finds every page from the index: Rules, Mirrors and Checksums were missing."""
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    table = index.split("## The manual", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| \[[^\]]+\]\(([\w-]+\.md)[#\w-]*\) \|", table, flags=re.M))
+    assert listed == {page.name for page in DOCS.glob("*.md")} - {"index.md"}
+
+
+def test_the_rules_page_is_named_for_what_it_covers_in_the_readme_and_the_menu() -> None:
+    """It covers normal, misère and gravity play; the README and the site's menu called it "normal and misère"."""
+    title = (DOCS / "rules.md").read_text(encoding="utf-8").splitlines()[0]
+    nav = re.search(r"^\s+- ([^:\n]+(?::[^:\n]+)?): rules\.md$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), flags=re.M)
+    readme = re.search(r"\[([^\]]+)\]\(docs/rules\.md\):", README.read_text(encoding="utf-8"))
+    index = re.search(r"^\| \[([^\]]+)\]\(rules\.md\) \| ([^|]+) \|", (DOCS / "index.md").read_text(encoding="utf-8"), flags=re.M)
+    assert nav and readme and index
+    for named in (title, nav[1], readme[1], index[1] + " " + index[2]):
+        assert all(rule in named for rule in ("normal", "misère", "gravity")), named
+
+
+def test_the_browser_packages_are_installed_as_a_new_machine_needs() -> None:
+    """``apt-get install`` without ``update`` fails on a fresh machine, without ``sudo`` as a user, and without ``-y`` it asks."""
+    command = "`sudo apt-get update && sudo apt-get install -y chromium chromium-driver`"
+    for page in (README, DOCS / "index.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert command in text, page_id(page)
+        assert text.count("chromium-driver") == text.count(command), page_id(page)
