@@ -927,9 +927,10 @@ def test_the_page_fits_a_phone_with_every_served_game_chosen(page: Callable[[str
         assert len(games) == 7
         for game in games:
             Select(driver.find_element(By.ID, "game")).select_by_value(game)
-            wait_for(driver, lambda d, game=game: board_of(d).get_attribute("data-game") == game and d.execute_script("return document.body.dataset.busy === undefined"))
+            wait_for(driver, lambda d, game=game: board_of(d).get_attribute("data-game") == game and not d.execute_script("return document.body.dataset.busy"))
             sizes = driver.execute_script(
-                "return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth, menu: document.getElementById('game').getBoundingClientRect().right}"
+                "return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth,"
+                " menu: document.getElementById('game').getBoundingClientRect().right}"
             )
             assert sizes["scroll"] <= sizes["inner"] and sizes["menu"] <= sizes["inner"], (game, sizes)
     finally:
@@ -972,7 +973,8 @@ def test_on_a_phone_the_buttons_are_centred_under_the_centred_board(page: Callab
         boxes = driver.execute_script(
             "const board = document.getElementById('board').getBoundingClientRect(), width = document.documentElement.clientWidth;"
             "const buttons = [...document.querySelectorAll('.buttons button')].map(b => b.getBoundingClientRect());"
-            "return {board: [board.left, width - board.right], buttons: [Math.min(...buttons.map(b => b.left)), width - Math.max(...buttons.map(b => b.right))],"
+            "return {board: [board.left, width - board.right],"
+            " buttons: [Math.min(...buttons.map(b => b.left)), width - Math.max(...buttons.map(b => b.right))],"
             " tops: [...new Set(buttons.map(b => Math.round(b.top)))]}"
         )
         assert abs(boxes["board"][0] - boxes["board"][1]) <= 1, boxes
@@ -983,7 +985,8 @@ def test_on_a_phone_the_buttons_are_centred_under_the_centred_board(page: Callab
 
 
 def pieces_opacity(driver: WebDriver, piece: str) -> list[float]:
-    return [float(value) for value in driver.execute_script(f"return [...document.querySelectorAll('#board .piece-{piece} .piece')].map(p => getComputedStyle(p).opacity)")]
+    script = f"return [...document.querySelectorAll('#board .piece-{piece} .piece')].map(p => getComputedStyle(p).opacity)"
+    return [float(value) for value in driver.execute_script(script)]
 
 
 @pytest.mark.parametrize(
@@ -1082,7 +1085,8 @@ def test_a_tapped_cell_is_not_left_shaded_on_a_touch_screen(page: Callable[[str]
         browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
         wait_for_board(driver, "..../..../..../.X..")
         shaded = driver.execute_script(
-            "return [...document.querySelectorAll('#board .cell, #columns .column')].filter(b => getComputedStyle(b).filter !== 'none' || b.classList.contains('aim'))"
+            "return [...document.querySelectorAll('#board .cell, #columns .column')]"
+            ".filter(b => getComputedStyle(b).filter !== 'none' || b.classList.contains('aim'))"
             ".map(b => b.dataset.cell ?? 'head ' + b.dataset.col)"
         )
         assert shaded == [], "nothing stays shaded after a tap"
