@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,12 @@ class Faults:
     """Send byte ``flip`` of the file changed (xor 0xFF), in every answer that covers it."""
     no_ranges: bool = False
     """Ignore Range headers: send the whole file with 200, as a plain ``python -m http.server`` does."""
+    trickle: str | None = None
+    """Send the bytes of any answer to a Range header this pattern matches (``re.fullmatch``) one at a time (a slow mirror)."""
+    trickle_pause: float = 0.05
+    """Seconds between those bytes."""
+    trickle_for: float = 12.0
+    """Seconds a trickle lasts at most (then the connection is closed): a client without deadlines still ends."""
     ranges_seen: list[str] = field(default_factory=list)
     """Every Range header received (``""`` for none), in order."""
 
@@ -102,6 +109,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Accept-Ranges", "bytes")
         self.end_headers()
+        if faults.trickle is not None and re.fullmatch(faults.trickle, self.headers.get("Range", "")):
+            self.close_connection = True
+            until = time.monotonic() + faults.trickle_for
+            for byte in bytes(body):
+                if time.monotonic() > until:
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(faults.trickle_pause)
+            return
         cut = faults.cut_at
         if cut is not None and start <= cut < start + len(body):
             faults.cut_at = None

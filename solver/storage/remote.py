@@ -50,16 +50,17 @@ from urllib.parse import SplitResult, urlsplit
 
 import numpy as np
 
-from ..errors import TableError
+from ..errors import InvalidArgumentError, TableError, quote
 from ..rules.game import Game
 from . import tablefile
 from .blockarray import Encoding
+from .pace import Limits, Pace, TooSlow, pace_connection, paced_opener
 from .tablefile import DIGEST_BYTES, Header, TableFile
 
 TIMEOUT = 30.0
-"""Seconds a connection, or any one read from it, may take."""
-REQUEST_SECONDS = 120.0
-"""Seconds one block request may take in all (a server sending a byte now and then is cut off)."""
+"""Seconds a connection may take to open (each read is bounded by its :class:`~solver.storage.pace.Pace`)."""
+REQUEST_SECONDS = Limits().request_seconds
+"""Seconds one block request may take in all, by default (:attr:`solver.storage.pace.Limits.request_seconds`)."""
 MAX_REDIRECTS = 5
 FIRST_BYTES = 64 << 10
 """Bytes asked for first: the magic, the header's length and, in every table so far, the whole header."""
@@ -78,15 +79,43 @@ CACHE_ENV = "SOLVED_TICTACTOE_CACHE_DIR"
 USER_AGENT = "solved-tictactoe (table reader)"
 
 
-def check_url(url: str) -> str:
-    """``url`` if it is an ``http`` or ``https`` URL with a host.
+def check_url(url: object, *, name: str = "URL") -> str:
+    """``url`` if it is an ``http`` or ``https`` URL with a host that can be asked for.
 
-    :raises TableError: for any other (a file path, ``ftp:``, ``file:``...).
+    :param name: what the message calls it (``--from``, ``$SOLVED_TICTACTOE_MIRROR``).
+    :raises InvalidArgumentError: if it is not a str.
+    :raises TableError: for any other URL (a file path, ``ftp:``, a space or a line break in it,
+        a malformed host or port...), one line naming it.
     """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise TableError(f"{url}: not an http or https URL; tables are fetched from web servers only")
+    if not isinstance(url, str):
+        raise InvalidArgumentError(f"{name} must be an http or https URL (a str), not {type(url).__name__} {quote(url)}")
+    problem = url_problem(url)
+    if problem is not None:
+        raise TableError(f"{name} {quote(url, 100)}: {problem}")
     return url
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with ``url`` as the address of a table (None: nothing)."""
+    if not url.isascii():
+        return "has characters that are not ASCII: give it percent-encoded, and a host name in its xn-- form"
+    if any(char <= " " or char == "\x7f" for char in url):
+        return "has a space or a control character (a line break, a tab...): percent-encode it"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        return f"cannot be read as a URL ({error})"
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return "not an http or https URL; tables are fetched from web servers only"
+    host = parts.hostname or ""
+    if not host or (port is None and parts.netloc.endswith(":")):
+        return "names no host" if not host else "has an empty port"
+    if ":" not in host:  # a name or IPv4 address (an IPv6 one was checked by urlsplit)
+        labels = host.removesuffix(".").split(".")
+        if len(host) > 253 or any(not 0 < len(label) <= 63 for label in labels):
+            return "has a host name that is not valid (at most 253 characters, in dot-separated labels of 1 to 63)"
+    return None
 
 
 def is_url(text: str) -> bool:
@@ -110,6 +139,9 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
     ) -> urllib.request.Request | None:
         if urlsplit(newurl).scheme not in ("http", "https"):
             raise urllib.error.HTTPError(newurl, code, "a redirect to a URL that is not http or https, refused", headers, fp)
+        problem = url_problem(newurl)
+        if problem is not None:
+            raise urllib.error.HTTPError(newurl, code, f"a redirect to {quote(newurl)}, which {problem}, refused", headers, fp)
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
@@ -125,21 +157,23 @@ class _Answer:
 
 
 class HttpRange:
-    """Range requests for one URL, each answer checked (status, ``Content-Range``, the file's size and ETag).
+    """Range requests for one URL, each answer checked (status, ``Content-Range``, the file's size and ETag),
+    each read within the deadlines of :mod:`solver.storage.pace`.
 
     :param url: an ``http`` or ``https`` URL.
-    :raises TableError: for any other URL.
+    :param limits: the deadlines (default: :meth:`Limits.from_environment`).
+    :raises TableError: for any other URL, or a deadline variable that is not a positive number.
     """
 
-    def __init__(self, url: str, *, timeout: float = TIMEOUT) -> None:
+    def __init__(self, url: str, *, timeout: float = TIMEOUT, limits: Limits | None = None) -> None:
         self.url = check_url(url)
-        self.timeout = timeout
+        self.limits = limits if limits is not None else Limits.from_environment()
+        self.timeout = min(timeout, self.limits.head_seconds)
         self.total: int | None = None
         """The file's size, from the first answer (every later one must agree)."""
         self.etag: str | None = None
         self.ranges = True
         """Whether the server answers Range requests (False once it sent a whole file for one)."""
-        self._opener = urllib.request.build_opener(_Redirects())
         self._final: SplitResult | None = None
         """Where the server last answered from (after redirects): later requests go there over a kept-alive connection."""
         self._local = threading.local()
@@ -148,21 +182,27 @@ class HttpRange:
         """A :class:`TableError` naming the URL."""
         return TableError(f"{self.url}: {problem}")
 
-    def _open(self, start: int, stop: int | None) -> _Answer:
+    def _open(self, start: int, stop: int | None, pace: Pace) -> _Answer:
         """Ask for bytes ``start .. stop - 1`` (``stop`` None: to the end)."""
         wanted = f"bytes={start}-" + ("" if stop is None else str(stop - 1))
         request = urllib.request.Request(self.url, headers={"Range": wanted, "User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
         try:
-            response = self._opener.open(request, timeout=self.timeout)
+            response = paced_opener(pace, _Redirects()).open(request, timeout=self.timeout)
         except urllib.error.HTTPError as error:
             error.close()
             if error.code == 416:
-                raise self.error(f"the server has no bytes from {start:,} (416 Range Not Satisfiable): the file is shorter than a table") from None
-            raise self.error(f"the server answered {error.code} {error.reason}") from None
+                total = _content_range(f"bytes 0-0/{(error.headers.get('Content-Range') or '').rpartition('/')[2]}")[2]
+                raise RangeNotSatisfiable(self.url, start, total) from None
+            raise self.error(f"the server answered {error.code} {quote(error.reason, 80)}") from None
+        except TooSlow as error:
+            raise self.error(str(error)) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", None) or error
-            raise self.error(f"cannot reach the server ({reason})") from None
+            raise self.error(f"cannot reach the server ({_said(str(reason))})") from None
+        except (http.client.HTTPException, ValueError) as error:
+            raise self.error(_malformed(error)) from None
         try:
+            pace.body()
             found = self._checked(response, start, stop)
         except BaseException:
             response.close()
@@ -170,7 +210,7 @@ class HttpRange:
         self._final = _direct(response.url)
         return found
 
-    def _kept_alive(self, start: int, stop: int) -> _Answer | None:
+    def _kept_alive(self, start: int, stop: int, pace: Pace) -> _Answer | None:
         """The answer over this thread's kept-alive connection to where the server last answered from, or None
         (nowhere yet, or a redirect, an error status, a dropped connection: urllib then asks afresh, redirects and all).
 
@@ -183,15 +223,22 @@ class HttpRange:
         headers = {"Range": f"bytes={start}-{stop - 1}", "User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
         try:
             connection = self._connection(target)
+            pace_connection(connection, pace)
+            if connection.sock is not None:
+                connection.sock.settimeout(self.timeout)  # a read left it at what its pace had left
             connection.request("GET", target.path + (f"?{target.query}" if target.query else ""), headers=headers)
             response = connection.getresponse()
-        except (OSError, http.client.HTTPException):
+        except TooSlow as error:
+            self.drop_connection()
+            raise self.error(str(error)) from None
+        except (OSError, http.client.HTTPException, ValueError):
             self.drop_connection()
             return None
         if response.status not in (200, 206):
             self.drop_connection()
             return None
         try:
+            pace.body()
             return self._checked(response, start, stop)
         except BaseException:
             self.drop_connection()
@@ -217,7 +264,7 @@ class HttpRange:
 
     def _checked(self, response: Any, start: int, stop: int | None) -> _Answer:
         if response.status == 200 and start == 0:  # a server that ignores Range: the whole file
-            total = _int_header(response, "Content-Length")
+            total = _int_header(response, "Content-Length", self.url)
             self.ranges = False
             return self._agreed(_Answer(response, 0, total, total, response.headers.get("ETag")))
         if response.status != 206:
@@ -225,7 +272,7 @@ class HttpRange:
         first, last, total = _content_range(response.headers.get("Content-Range"))
         if first != start or last < first or (stop is not None and last >= stop) or last >= total or total is None:
             asked = "the end" if stop is None else f"{stop - 1:,}"
-            raise self.error(f"the server sent bytes {response.headers.get('Content-Range')!s:.60} when asked for bytes {start:,} to {asked}")
+            raise self.error(f"the server sent bytes {quote(response.headers.get('Content-Range'))} when asked for bytes {start:,} to {asked}")
         return self._agreed(_Answer(response, first, last + 1, total, response.headers.get("ETag")))
 
     def _agreed(self, answer: _Answer) -> _Answer:
@@ -233,22 +280,24 @@ class HttpRange:
         if self.total is None:
             self.total, self.etag = answer.total, answer.etag
         elif answer.total != self.total or (self.etag is not None and answer.etag is not None and answer.etag != self.etag):
-            raise self.error(f"the file changed on the server while it was read (it had {self.total:,} bytes, ETag {self.etag}); try again")
+            raise self.error(f"the file changed on the server while it was read (it had {self.total:,} bytes, ETag {quote(self.etag)}); try again")
         return answer
 
     def get(self, start: int, stop: int, *, short: bool = False) -> bytes:
         """Bytes ``start .. stop - 1`` of the file, exactly (``short``: fewer when the file ends before ``stop``).
 
         :raises TableError: naming the URL, if the server cannot be reached, does not answer the
-            range asked for, sends fewer bytes or takes longer than :data:`REQUEST_SECONDS`.
+            range asked for, sends fewer bytes, or misses a deadline (:mod:`solver.storage.pace`:
+            the head, the rate, :attr:`Limits.request_seconds` in all).
         """
-        answer = self._kept_alive(start, stop) or self._open(start, stop)
+        pace = Pace(self.limits, deadline=time.monotonic() + self.limits.request_seconds)
+        answer = self._kept_alive(start, stop, pace) or self._open(start, stop, pace)
         try:
             with answer.response as response:
                 end = min(answer.stop, stop)
                 if end < stop and not short:
                     raise self.error(f"the file ends at byte {answer.total:,}, before byte {stop:,} that a table needs")
-                found = self._read_all(response, end - start, time.monotonic() + REQUEST_SECONDS)
+                found = self._read_all(response, end - start)
                 if answer.stop > end:  # the rest of a whole file sent for a range: the connection cannot be reused
                     self.drop_connection()
                 return found
@@ -256,41 +305,70 @@ class HttpRange:
             self.drop_connection()
             raise
 
-    def _read_all(self, response: Any, length: int, deadline: float) -> bytes:
+    def _read_all(self, response: Any, length: int) -> bytes:
         parts, got = [], 0
         while got < length:
-            try:
-                part = response.read(min(CHUNK, length - got))
-            except (OSError, ValueError) as error:
-                raise self.error(f"the connection was cut after {got:,} of {length:,} bytes ({error})") from None
-            if not part:
-                raise self.error(f"the connection was cut after {got:,} of {length:,} bytes")
+            part = self._read(response, min(CHUNK, length - got), f"after {got:,} of {length:,} bytes")
             parts.append(part)
             got += len(part)
-            if time.monotonic() > deadline:
-                raise self.error(f"the server took over {REQUEST_SECONDS:.0f} s to send {length:,} bytes")
         return b"".join(parts)
+
+    def _read(self, response: Any, size: int, where: str) -> bytes:
+        """Up to ``size`` bytes of the body (at least one), read within its pace.
+
+        :raises TableError: naming the URL and ``where`` the body was, for a cut connection, a malformed
+            body or a server too slow.
+        """
+        try:
+            part: bytes = response.read(size)
+        except TooSlow as error:
+            raise self.error(f"{error}, {where}") from None
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            raise self.error(f"the connection was cut {where} ({_malformed(error)})") from None
+        if not part:
+            raise self.error(f"the connection was cut {where}")
+        return part
 
     def stream(self, start: int, stop: int) -> Iterator[bytes]:
         """Bytes ``start .. stop - 1`` of the file, in chunks of at most :data:`CHUNK` (a download; a server that
-        ignores the range is accepted when it sends the whole file from byte 0).
+        ignores the range is accepted when it sends the whole file from byte 0). Nothing, when ``start`` is
+        ``stop`` and the server says so (``416`` for a file of ``stop`` bytes).
 
-        :raises TableError: as :meth:`get`, except that there is no deadline but each read's :data:`TIMEOUT`.
+        :raises TableError: as :meth:`get`, except that there is no deadline in all, only the head's and the rate.
         """
-        answer = self._open(start, None)
+        try:
+            answer = self._open(start, None, Pace(self.limits))
+        except RangeNotSatisfiable as error:
+            if error.total == start == stop:
+                return
+            raise
         with answer.response as response:
             if answer.total != stop:
                 raise self.error(f"the file has {answer.total:,} bytes, its header says {stop:,}")
             got = answer.start
             while got < stop:
-                try:
-                    part = response.read(min(CHUNK, stop - got))
-                except (OSError, ValueError) as error:
-                    raise self.error(f"the connection was cut at byte {got:,} of {stop:,} ({error})") from None
-                if not part:
-                    raise self.error(f"the connection was cut at byte {got:,} of {stop:,}")
+                part = self._read(response, min(CHUNK, stop - got), f"at byte {got:,} of {stop:,}")
                 got += len(part)
                 yield part
+
+
+class RangeNotSatisfiable(TableError):
+    """A ``416``: the server has no bytes from ``start`` (its file has ``total`` bytes, -1: not said)."""
+
+    def __init__(self, url: str, start: int, total: int) -> None:
+        super().__init__(f"{url}: the server has no bytes from {start:,} (416 Range Not Satisfiable): the file is shorter than a table")
+        self.start, self.total = start, total
+
+
+def _malformed(error: BaseException) -> str:
+    """What a malformed answer was, in one short line."""
+    return f"a malformed HTTP answer: {type(error).__name__}: {_said(str(error))}"
+
+
+def _said(text: str, limit: int = 120) -> str:
+    """``text`` as one short line of printable ASCII (what a server said may hold anything)."""
+    shown = text.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 def _direct(url: str | None) -> SplitResult | None:
@@ -306,10 +384,10 @@ def _direct(url: str | None) -> SplitResult | None:
     return parts
 
 
-def _int_header(response: Any, name: str) -> int:
+def _int_header(response: Any, name: str, url: str) -> int:
     text = response.headers.get(name)
-    if text is None or not text.isdigit():
-        raise TableError(f"{response.url}: the server sent no {name}")
+    if text is None or not text.isascii() or not text.isdigit():
+        raise TableError(f"{url}: the server sent no {name}")
     return int(text)
 
 
@@ -319,7 +397,7 @@ def _content_range(text: str | None) -> tuple[int, int, int]:
         unit, _, rest = (text or "").partition(" ")
         span, _, total = rest.partition("/")
         first, _, last = span.partition("-")
-        if unit.lower() == "bytes" and first.isdigit() and last.isdigit() and total.isdigit():
+        if unit.lower() == "bytes" and all(part.isascii() and part.isdigit() for part in (first, last, total)):
             return int(first), int(last), int(total)
     except ValueError:
         pass
