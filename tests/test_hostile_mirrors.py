@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hostile_server import answering
@@ -274,3 +276,95 @@ def test_a_disk_that_fills_during_a_download_names_the_path_and_the_figures(stan
     assert f"{table_dir} has " in message and " free" in message and "run the same command again to resume" in message
     errors = [line for line in result.output.splitlines() if line.startswith("solve: error: ")]
     assert result.exit_code == 1 and len(errors) == 1 and str(partial) in errors[0] and "Traceback" not in result.output
+
+
+# -- 2. nothing cached from a source before it is verified; a bad entry is named and discarded -----------------------
+def _zeroed_crcs(data: bytes) -> bytes:
+    from test_mirrors import open_table_bytes
+
+    spec = open_table_bytes(data).arrays[0]
+    assert spec.encoding is not None
+    crcs = spec.offset + spec.encoding.data_bytes + 8 * (spec.encoding.blocks + 1)
+    return data[:crcs] + bytes(4 * spec.encoding.blocks) + data[crcs + 4 * spec.encoding.blocks :]
+
+
+def _heads_kept(cache_dir: Path) -> int:
+    with sqlite3.connect(cache_dir / "url-blocks.sqlite3") as db:
+        return int(db.execute("SELECT COUNT(*) FROM pieces WHERE start < 0").fetchone()[0])
+
+
+def test_a_hostile_mirror_leaves_nothing_in_the_cache_that_breaks_an_honest_one(stand_in_table: bytes, private_cache: Path) -> None:
+    """A mirror that sends zeroed CRCs (the root covers the digests, not the offset table and CRCs) is refused
+    naming it; nothing of its head is kept, and the honest mirror then answers (before: it was blamed)."""
+    with serving({NAME: _zeroed_crcs(stand_in_table)}) as hostile, serving({NAME: stand_in_table}) as honest:
+        bad = open_url_table(hostile.url + NAME, game=GAME)
+        with pytest.raises(TableError) as refused:
+            bad.scores.block(3)
+        assert _one_line(refused.value).startswith(f"{hostile.url}{NAME}: block 3 ")
+        assert _heads_kept(private_cache) == 0
+        good = open_url_table(honest.url + NAME, game=GAME)
+        assert good.scores.block(3) is not None
+        assert np.array_equal(good.scores.decode_all(), open_url_table(honest.url + NAME, game=GAME).scores.decode_all())
+    assert _heads_kept(private_cache) == 1  # the honest head, kept once a block passed against it
+
+
+def test_a_damaged_cache_entry_is_named_discarded_and_fetched_afresh(stand_in_table: bytes, private_cache: Path) -> None:
+    with serving({NAME: stand_in_table}) as server:
+        url = server.url + NAME
+        first = open_url_table(url, game=GAME)
+        first.scores.block(0)
+        assert _heads_kept(private_cache) == 1
+        with sqlite3.connect(private_cache / "url-blocks.sqlite3") as db:
+            (kept,) = db.execute("SELECT data FROM pieces WHERE start < 0").fetchone()
+            crcs = 4 * first.scores.blocks
+            db.execute("UPDATE pieces SET data = ? WHERE start < 0", (kept[:-crcs] + bytes(crcs),))
+        second = open_url_table(url, game=GAME)
+        with pytest.raises(TableError) as refused:
+            second.scores.block(7)
+        message = _one_line(refused.value)
+        assert message.startswith(f"{url}: block 7 ") and f"the block cache ({private_cache / 'url-blocks.sqlite3'})" in message
+        assert "that entry was discarded" in message and _heads_kept(private_cache) == 0
+        third = open_url_table(url, game=GAME)
+        assert third.scores.block(7) is not None
+
+
+# -- 5. eviction in time proportional to what it evicts ---------------------------------------------------------------
+def test_the_cache_keeps_a_running_total_that_counts_a_replaced_row_once(tmp_path: Path) -> None:
+    cache = remote.BlockCache(tmp_path / "c.sqlite3", max_bytes=1 << 20)
+    cache.put("k", 0, b"a" * 1000)
+    cache.put("k", 0, b"b" * 1000)  # the same row again: no new bytes
+    assert cache.bytes == 1000
+    cache.put("k", 0, b"c" * 400)
+    assert cache.bytes == 400
+    other = remote.BlockCache(tmp_path / "c.sqlite3", max_bytes=1 << 20)  # another process's view of the same file
+    other.put("k", 1, b"d" * 100)
+    cache.drop("k", 0)
+    assert cache.bytes == other.bytes == 100 and cache.scanned == cache.evicted == 0
+
+
+def test_eviction_reads_only_about_the_rows_it_removes_and_a_hit_never_evicts(tmp_path: Path) -> None:
+    cache = remote.BlockCache(tmp_path / "c.sqlite3", max_bytes=100_000)
+    for start in range(99):
+        cache.put("k", start, bytes(1000))
+    for start in range(99):
+        assert cache.get("k", start) is not None  # hits, oldest first: they only mark their rows used
+    assert cache.bytes == 99_000 and cache.scanned == cache.evicted == 0
+    cache.put("k", 1000, bytes(2000))  # 101,000 bytes: back to 90,000, the 11 least recently used out
+    assert cache.evicted == 11 and cache.scanned <= cache.evicted + cache.EVICT_BATCH and cache.bytes == 90_000
+    assert all(cache.get("k", start) is None for start in range(11)) and cache.get("k", 11) is not None
+    with sqlite3.connect(tmp_path / "c.sqlite3") as db:
+        plan = " ".join(row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + cache.EVICT_QUERY, (cache.EVICT_BATCH,)))
+    assert "pieces_by_use" in plan and "TEMP B-TREE" not in plan  # walked by the index, never sorted whole
+
+
+def test_a_look_up_served_from_the_cache_starts_no_eviction(stand_in_table: bytes, tmp_path: Path) -> None:
+    from solver.store.urltable import expects
+
+    cache = remote.BlockCache(tmp_path / "c.sqlite3", max_bytes=64 << 20)
+    with serving({NAME: stand_in_table}) as server:
+        first = remote.open_url(server.url + NAME, game=GAME, expected=expects(GAME, None), cache=cache)
+        every = first.compressed("scores").decode_all()
+        cache.max_bytes = cache.bytes  # full to the byte: one new byte would evict
+        again = remote.open_url(server.url + NAME, game=GAME, expected=expects(GAME, None), cache=cache)
+        assert np.array_equal(again.compressed("scores").decode_all(), every)
+    assert cache.evicted == cache.scanned == 0 and cache.bytes == cache.max_bytes

@@ -29,6 +29,7 @@ fail a check are never used, and never kept.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import http.client
 import io
@@ -415,6 +416,8 @@ class RemoteHead:
     digests: bytes
     index: bytes
     """A compressed table's offset table and CRCs (empty for a plain one)."""
+    from_cache: bool = False
+    """Whether the digests and index were read from the block cache (else from the server)."""
 
     @property
     def size(self) -> int:
@@ -478,14 +481,15 @@ def read_remote_head(http: HttpRange, *, game: Game | None, expected: Callable[[
 def check_digests(http: HttpRange, found: RemoteHeader, cache: BlockCache | None = None) -> RemoteHead:
     """The digests and index of a checked header's table, fetched (or read from ``cache``), their root checked.
 
+    Nothing is written to the cache here: the root covers the digests, not the offset table and CRCs,
+    so :class:`RemoteRegion` keeps them only once a block has passed every check against them.
+
     :raises TableError: naming the URL, if they do not hash to the expected checksum.
     """
     header = found.header
-    digests, index = _digests_and_index(http, header, found.head, cache)
+    digests, index, cached = _digests_and_index(http, header, found.head, cache)
     tablefile.check_root(header, digests, found.stated, _failing(http.url), expected=found.expected)
-    if cache is not None:
-        cache.put_head(found.head, digests + index)
-    return RemoteHead(header, found.head, digests, index)
+    return RemoteHead(header, found.head, digests, index, cached)
 
 
 def _failing(url: str) -> tablefile.Fail:
@@ -507,20 +511,21 @@ def _check_sizes(header: Header, length: int, size: int, fail: tablefile.Fail) -
         raise fail(f"not a table file as written ({problem})", header.game)
 
 
-def _digests_and_index(http: HttpRange, header: Header, head: bytes, cache: BlockCache | None) -> tuple[bytes, bytes]:
-    """The digests and the compressed array's offset table and CRCs: from the cache when a head with the same
-    bytes was read before (checked all the same by the caller), else from the server."""
+def _digests_and_index(http: HttpRange, header: Header, head: bytes, cache: BlockCache | None) -> tuple[bytes, bytes, bool]:
+    """The digests and the compressed array's offset table and CRCs, and whether they came from the cache:
+    from there when this URL's table with the same first bytes was read before (and a block passed against
+    them), else from the server."""
     spec = header.arrays[0]
     index_bytes = spec.encoding.index_bytes if spec.encoding is not None else 0
     digest_bytes = DIGEST_BYTES * header.digest_count
-    kept = cache.head(head) if cache is not None else None
+    kept = cache.head(head, http.url) if cache is not None else None
     if kept is not None and len(kept) == digest_bytes + index_bytes:
-        return kept[:digest_bytes], kept[digest_bytes:]
+        return kept[:digest_bytes], kept[digest_bytes:], True
     digests = http.get(header.digests_offset, header.end)
     if spec.encoding is None:
-        return digests, b""
+        return digests, b"", False
     start = spec.offset + spec.encoding.data_bytes
-    return digests, http.get(start, start + index_bytes)
+    return digests, http.get(start, start + index_bytes), False
 
 
 # -- the on-disk cache ----------------------------------------------------------------------------
@@ -538,12 +543,23 @@ class BlockCache:
     """Bytes fetched from servers, kept on disk in an SQLite file of at most ``max_bytes`` (least recently used out).
 
     Holds compressed blocks (keyed by the table's layout, :attr:`RemoteRegion.key`, and their
-    offset) and the heads of tables (keyed by the SHA-256 of their first bytes). Nothing is
-    trusted for being here: blocks go through the block array's checks on every read, heads
-    through the root checksum. A cache that cannot be opened is not used (every block is then
-    fetched), and the bound is kept by every writer: after a write that passes it, the least
-    recently used rows are removed, blocks before heads, until the file is back under 90 %.
+    offset) and the heads of tables (keyed by the SHA-256 of their first bytes and the URL they came
+    from: one mirror's entry is never another's). Only bytes that passed every check are written
+    (:meth:`RemoteRegion.passed`), and nothing is trusted for being here: blocks go through the block
+    array's checks on every read, heads through the root checksum and the blocks' checks; an entry
+    that fails is discarded. A cache that cannot be opened is not used (every block is then fetched).
+
+    The bound is kept by every writer in time proportional to what it evicts: the total is kept in
+    the file by triggers (a replaced row counts its new length less its old one), so a write reads
+    one row to know it, and eviction walks an index of the rows by last use (blocks before heads),
+    removing the oldest until the file is back under 90 %. A look-up served from the cache only
+    marks its row used: it never evicts.
     """
+
+    EVICT_BATCH = 32
+    """Rows eviction reads at a time (it stops as soon as enough bytes are freed)."""
+    EVICT_QUERY = "SELECT rowid, LENGTH(data) FROM pieces ORDER BY (start < 0), used LIMIT ?"
+    """The least recently used rows, blocks before heads: read through the index ``pieces_by_use``, never sorted whole."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
@@ -553,17 +569,44 @@ class BlockCache:
         self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=OFF")  # a cache: whatever survives a crash is checked on read
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS pieces (key TEXT NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (key, start))"
-        )
-        self.bytes = self._count()
+        self._schema()
+        self.scanned = 0
+        """Rows eviction has read (for tests: proportional to the rows it removed)."""
+        self.evicted = 0
+        """Rows eviction has removed."""
 
-    def _count(self) -> int:
-        (found,) = self._db.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM pieces").fetchone()
-        return int(found)
+    def _schema(self) -> None:
+        """The tables, the index by last use and the running total (counted once, for a cache an earlier version wrote)."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS pieces "
+                "(key TEXT NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (key, start))"
+            )
+            db.execute("CREATE INDEX IF NOT EXISTS pieces_by_use ON pieces ((start < 0), used)")
+            db.execute("CREATE TABLE IF NOT EXISTS total (id INTEGER PRIMARY KEY CHECK (id = 0), bytes INTEGER NOT NULL)")
+            db.execute("INSERT OR IGNORE INTO total SELECT 0, COALESCE(SUM(LENGTH(data)), 0) FROM pieces WHERE NOT EXISTS (SELECT 1 FROM total)")
+            for name, event, change in (
+                ("added", "INSERT", "LENGTH(NEW.data)"),
+                ("removed", "DELETE", "-LENGTH(OLD.data)"),
+                ("replaced", "UPDATE OF data", "LENGTH(NEW.data) - LENGTH(OLD.data)"),
+            ):
+                update = f"UPDATE total SET bytes = bytes + {change} WHERE id = 0"
+                db.execute(f"CREATE TRIGGER IF NOT EXISTS pieces_{name} AFTER {event} ON pieces BEGIN {update}; END")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
-    def get(self, key: str, start: int) -> bytes | None:
-        """The bytes kept for ``key`` at ``start``, or None."""
+    @property
+    def bytes(self) -> int:
+        """Bytes the cache holds (the running total: one row read)."""
+        row = self._db.execute("SELECT bytes FROM total WHERE id = 0").fetchone()
+        return int(row[0]) if row is not None else 0
+
+    def get(self, key: str, start: int) -> builtins.bytes | None:
+        """The bytes kept for ``key`` at ``start``, or None (a hit marks the row used, nothing more)."""
         with self._lock:
             row = self._db.execute("SELECT data FROM pieces WHERE key = ? AND start = ?", (key, start)).fetchone()
             if row is None:
@@ -571,13 +614,15 @@ class BlockCache:
             self._db.execute("UPDATE pieces SET used = ? WHERE key = ? AND start = ?", (time.time_ns(), key, start))
         return bytes(row[0])
 
-    def put(self, key: str, start: int, data: bytes) -> None:
+    def put(self, key: str, start: int, data: builtins.bytes) -> None:
         """Keep ``data`` for ``key`` at ``start`` (nothing larger than a tenth of the bound is kept)."""
         if len(data) > self.max_bytes // 10 and start >= 0:
             return
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO pieces VALUES (?, ?, ?, ?)", (key, start, data, time.time_ns()))
-            self.bytes += len(data)
+            self._db.execute(
+                "INSERT INTO pieces VALUES (?, ?, ?, ?) ON CONFLICT (key, start) DO UPDATE SET data = excluded.data, used = excluded.used",
+                (key, start, data, time.time_ns()),
+            )
             if self.bytes > self.max_bytes:
                 self._evict()
 
@@ -586,20 +631,35 @@ class BlockCache:
         with self._lock:
             self._db.execute("DELETE FROM pieces WHERE key = ? AND start = ?", (key, start))
 
-    def head(self, head: bytes) -> bytes | None:
-        """The digests and index kept for the table whose first bytes are ``head``."""
-        return self.get(_head_key(head), -1)
+    def head(self, head: builtins.bytes, url: str) -> builtins.bytes | None:
+        """The digests and index kept for the table at ``url`` whose first bytes are ``head``."""
+        return self.get(_head_key(head, url), -1)
 
-    def put_head(self, head: bytes, data: bytes) -> None:
-        """Keep a table's digests and index (when they take at most half the bound)."""
+    def put_head(self, head: builtins.bytes, url: str, data: builtins.bytes) -> None:
+        """Keep a table's digests and index, as read from ``url`` (when they take at most half the bound)."""
         if len(data) <= self.max_bytes // 2:
-            self.put(_head_key(head), -1, data)
+            self.put(_head_key(head, url), -1, data)
+
+    def drop_head(self, head: builtins.bytes, url: str) -> None:
+        """Forget the digests and index kept for the table at ``url`` (they failed a block's checks)."""
+        self.drop(_head_key(head, url), -1)
 
     def _evict(self) -> None:
-        self.bytes = self._count()
-        while self.bytes > self.max_bytes * 9 // 10:
-            self._db.execute("DELETE FROM pieces WHERE rowid IN (SELECT rowid FROM pieces ORDER BY start < 0, used LIMIT 256)")
-            self.bytes = self._count()
+        """Remove the least recently used rows (blocks before heads) until the cache is under 90 % of its bound."""
+        excess = self.bytes - self.max_bytes * 9 // 10
+        while excess > 0:
+            rows = self._db.execute(self.EVICT_QUERY, (self.EVICT_BATCH,)).fetchall()
+            if not rows:
+                return
+            chosen = []
+            for rowid, length in rows:
+                chosen.append((rowid,))
+                excess -= length
+                if excess <= 0:
+                    break
+            self.scanned += len(rows)
+            self._db.executemany("DELETE FROM pieces WHERE rowid = ?", chosen)
+            self.evicted += len(chosen)
 
     def close(self) -> None:
         """Close the database."""
@@ -607,8 +667,8 @@ class BlockCache:
             self._db.close()
 
 
-def _head_key(head: bytes) -> str:
-    return "head:" + hashlib.sha256(head).hexdigest()
+def _head_key(head: bytes, url: str) -> str:
+    return "head:" + hashlib.sha256(head + b"\0" + url.encode()).hexdigest()
 
 
 def open_cache(max_bytes: int | None = None) -> BlockCache | None:
@@ -626,7 +686,10 @@ class RemoteRegion:
     A block's bytes come from the in-process staging of a batch (:meth:`prefetch`), else the
     on-disk cache (its CRC checked first: a damaged copy is fetched again), else one Range
     request. The offset table and CRCs were read with the head. Every block then passes the
-    block array's checks; bytes that fail them are dropped from the cache (:meth:`forget`).
+    block array's checks; only then is it written to the cache, and with the first block that
+    passes, the head (:meth:`passed`). Bytes that fail are dropped from the cache (:meth:`forget`),
+    and so are the digests and index when they came from there: the error then names the cache
+    entry, not the server.
     """
 
     remote = True
@@ -642,9 +705,16 @@ class RemoteRegion:
         self.key = hashlib.sha256(remote.header.root.encode() + remote.index).hexdigest()
         """Names the compressed bytes: the content's root and the layout of its blocks."""
         self.cache = cache
+        self._head = remote
+        self._head_unsaved = not remote.from_cache
+        """Whether the head is still to be written to the cache (once a block passes against it)."""
         self._offsets = np.frombuffer(remote.index, dtype="<u8", count=spec.encoding.blocks + 1)
         self._crcs = np.frombuffer(remote.index, dtype="<u4", offset=self._offsets.nbytes)
-        self._staged: dict[int, bytes] = {}
+        self._staged: dict[int, tuple[bytes, bool]] = {}
+        self._fresh: dict[int, bytes] = {}
+        """Blocks fetched and handed over, not yet checked: written to the cache once they pass."""
+        self._from_cache: set[int] = set()
+        """Blocks handed over from the cache, not yet checked."""
         self._lock = threading.Lock()
         self.fetched = 0
         """Requests sent for blocks (for figures and tests)."""
@@ -656,10 +726,20 @@ class RemoteRegion:
             return self.index[start - base : stop - base]
         with self._lock:
             staged = self._staged.pop(start, None)
-        if staged is not None and len(staged) == stop - start:
-            return staged
+        if staged is not None and len(staged[0]) == stop - start:
+            return self._handed(start, *staged)
         kept = self._cached(start, stop)
-        return kept if kept is not None else self._fetch(start, stop)
+        if kept is not None:
+            return self._handed(start, kept, True)
+        return self._handed(start, self._fetch(start, stop), False)
+
+    def _handed(self, start: int, data: bytes, cached: bool) -> bytes:
+        with self._lock:
+            if cached:
+                self._from_cache.add(start)
+            else:
+                self._fresh[start] = data
+        return data
 
     def _crc_matches(self, start: int, data: bytes) -> bool:
         """Whether ``data`` is the block at ``start`` as the offset table and CRCs describe it."""
@@ -676,18 +756,47 @@ class RemoteRegion:
     def _fetch(self, start: int, stop: int) -> bytes:
         data = self.http.get(self.offset + start, self.offset + stop)
         self.fetched += 1
-        self._keep(start, data)
         return data
 
-    def _keep(self, start: int, data: bytes) -> None:
-        """Cache a block whose CRC matches (the rest of its checks are made on every read)."""
-        if self.cache is not None and self._crc_matches(start, data):
+    def passed(self, start: int, stop: int) -> None:
+        """The block at ``start`` passed every check: keep it in the cache if it was fetched, and the head with the first."""
+        with self._lock:
+            data = self._fresh.pop(start, None)
+            self._from_cache.discard(start)
+            save_head, self._head_unsaved = self._head_unsaved, False
+        if self.cache is None:
+            return
+        if data is not None:
             self.cache.put(self.key, start, data)
+        if save_head:
+            self.cache.put_head(self._head.head, self.http.url, self._head.digests + self._head.index)
 
     def forget(self, start: int, stop: int) -> None:
-        """Drop the cached copy of bytes that failed their checks."""
-        if self.cache is not None:
-            self.cache.drop(self.key, start)
+        """The block at ``start`` failed its checks: drop it (and a head read from the cache) from the cache.
+
+        :raises TableError: naming the cache, when the block or the offset table and CRCs came from there
+            (else the block array's error, which names the server, stands).
+        """
+        with self._lock:
+            self._fresh.pop(start, None)
+            cached = start in self._from_cache
+            self._from_cache.discard(start)
+        if self.cache is None:
+            return
+        self.cache.drop(self.key, start)
+        block = int(np.searchsorted(self._offsets, start))
+        if cached:
+            raise TableError(
+                f"{self.http.url}: the copy of block {block} kept in the block cache ({self.cache.path}) fails its check: "
+                "it was discarded; read it again to fetch it afresh"
+            )
+        if self._head.from_cache:
+            self.cache.drop_head(self._head.head, self.http.url)
+            raise TableError(
+                f"{self.http.url}: block {block} as the server sent it does not fit the offset table and CRCs kept for this URL in "
+                f"the block cache ({self.cache.path}): that entry was discarded; open the table again to fetch them afresh "
+                "(if this happens again, the server sends bytes that are not the table's: try another mirror)"
+            )
 
     def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
         """Fetch the blocks at ``spans`` that are not cached, neighbours together (:data:`RUN_GAP`,
@@ -699,7 +808,7 @@ class RemoteRegion:
                 missing.append((start, stop))
                 continue
             with self._lock:
-                self._staged[start] = kept
+                self._staged[start] = (kept, True)
         runs: list[list[tuple[int, int]]] = []
         for span in missing:
             if runs and span[0] - runs[-1][-1][1] <= RUN_GAP and span[1] - runs[-1][0][0] <= RUN_BYTES:
@@ -717,10 +826,8 @@ class RemoteRegion:
         data = self.http.get(self.offset + first, self.offset + run[-1][1])
         self.fetched += 1
         for start, stop in run:
-            piece = data[start - first : stop - first]
-            self._keep(start, piece)
             with self._lock:
-                self._staged[start] = piece
+                self._staged[start] = (data[start - first : stop - first], False)
 
 
 def open_url(url: str, *, game: Game | None = None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> TableFile:
