@@ -115,8 +115,11 @@ class _Handler(BaseHTTPRequestHandler):
             for byte in bytes(body):
                 if time.monotonic() > until:
                     return
-                self.wfile.write(bytes([byte]))
-                self.wfile.flush()
+                try:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                except OSError:  # the client cut it off: what a trickle is for
+                    return
                 time.sleep(faults.trickle_pause)
             return
         cut = faults.cut_at

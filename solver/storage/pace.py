@@ -219,10 +219,16 @@ def paced_opener(pace: Pace, redirects: urllib.request.HTTPRedirectHandler) -> u
         def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             return self.do_open(http_connection, req)
 
-    context = ssl.create_default_context()
+    context = _tls_context()
 
     class Secure(urllib.request.HTTPSHandler):
         def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             return self.do_open(https_connection, req, context=context)
 
     return urllib.request.build_opener(redirects, Plain(), Secure(context=context))
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The default TLS context (certificates verified), made once: loading the system's certificates costs milliseconds."""
+    return ssl.create_default_context()

@@ -16,15 +16,18 @@ Two uses, both of :mod:`solver.store.mirror`:
 * **Downloading one** (:func:`read_remote_head` then :meth:`HttpRange.stream`): the same
   head, checked the same way before a byte of the body is fetched.
 
-**What a hostile server can do is bounded.** Only ``http`` and ``https`` URLs, at most
-:data:`MAX_REDIRECTS` redirects (to ``http`` or ``https`` only), :data:`TIMEOUT` seconds per
-network operation and :data:`REQUEST_SECONDS` per block request; a header of at most
+**What a hostile server can do is bounded.** Only ``http`` and ``https`` URLs that can be
+asked for (:func:`url_problem`: no space, control character or non-ASCII character, a valid host
+and port), at most :data:`MAX_REDIRECTS` redirects (to such URLs only), every read within the
+deadlines of :mod:`solver.storage.pace` (the response head, the body's minimum rate, a block
+request in all); a malformed answer is a :class:`TableError` naming the URL; a header of at most
 :data:`~solver.storage.tablefile.MAX_HEADER_BYTES`, whose sizes must be those a table of the
 game has (the contents are pinned by the expected checksum, the placement must be the one a
 table file uses, and the compressed size at most :func:`max_data_bytes`) before anything else is
 fetched; every answer must be a ``206`` whose ``Content-Range`` is the range asked for of a
 file of the size the header gives, and no more bytes are read than were asked for. Bytes that
-fail a check are never used, and never kept.
+fail a check are never used, and never kept: nothing is written to the cache before it has
+passed (:meth:`RemoteRegion.passed`).
 """
 
 from __future__ import annotations
