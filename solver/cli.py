@@ -678,7 +678,9 @@ def fetch(options: TableOptions, url: str | None, checksum: str | None, replace:
     download is resumed by the same command; a mirror that sends wrong bytes is
     refused, naming the block, and nothing is installed. A table already in place is
     checked block by block first: a damaged one is fetched again and replaced once the
-    new one has passed.
+    new one has passed. A server that stalls is cut off: the head within 30 s, the body
+    at 1,024 bytes a second or more (SOLVED_TICTACTOE_HTTP_HEAD_SECONDS,
+    SOLVED_TICTACTOE_HTTP_SPEED_LIMIT and SOLVED_TICTACTOE_HTTP_SPEED_TIME change them).
     """
     ask: bool | Callable[[Path, str], bool] = True if replace else (_ask_replace if _interactive() else False)
     try:

@@ -368,3 +368,12 @@ def test_a_look_up_served_from_the_cache_starts_no_eviction(stand_in_table: byte
         again = remote.open_url(server.url + NAME, game=GAME, expected=expects(GAME, None), cache=cache)
         assert np.array_equal(again.compressed("scores").decode_all(), every)
     assert cache.evicted == cache.scanned == 0 and cache.bytes == cache.max_bytes
+
+
+def test_a_slow_server_above_the_minimum_rate_is_not_cut_off() -> None:
+    """The rate is an average over each span: a server sending 20 bytes a second passes a 5 bytes a second minimum."""
+    data = bytes(range(40))
+    with serving({"small.bin": data}) as server:
+        server.faults.trickle = r"bytes=0-"
+        http = remote.HttpRange(server.url + "small.bin", limits=pace.Limits(head_seconds=1, speed_limit=5, speed_time=0.5))
+        assert b"".join(http.stream(0, len(data))) == data
