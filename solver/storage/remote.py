@@ -107,14 +107,14 @@ def url_problem(url: str) -> str | None:
         return "has a space or a control character (a line break, a tab...): percent-encode it"
     try:
         parts = urlsplit(url)
-        port = parts.port
+        parts.port  # noqa: B018 - raises for a port that is not a number from 0 to 65535
     except ValueError as error:
         return f"cannot be read as a URL ({error})"
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return "not an http or https URL; tables are fetched from web servers only"
     host = parts.hostname or ""
-    if not host or (port is None and parts.netloc.endswith(":")):
-        return "names no host" if not host else "has an empty port"
+    if not host:
+        return "names no host"
     if ":" not in host:  # a name or IPv4 address (an IPv6 one was checked by urlsplit)
         labels = host.removesuffix(".").split(".")
         if len(host) > 253 or any(not 0 < len(label) <= 63 for label in labels):

@@ -37,7 +37,7 @@ def table_url(game: Game, url: str | None = None) -> str:
     :raises TableError: if no URL is given or set, or it is not an http or https URL (the message names ``url``
         or the variable).
     """
-    if url is not None:
+    if url is not None and (url or not isinstance(url, str)):  # "" is no URL: the variable's is used, as for None
         base = remote.check_url(url, name="url")
     else:
         base = os.environ.get(MIRROR_ENV, "")
