@@ -9,12 +9,14 @@ change one byte of the file as it is sent, or ignore ranges altogether.
 from __future__ import annotations
 
 import re
+import ssl
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 _RANGE = re.compile(r"bytes=(\d+)-(\d*)")
 
@@ -51,11 +53,13 @@ class FileServer(ThreadingHTTPServer):
         self.redirects: dict[str, str] = {}
         """``/<path>`` -> the ``Location`` a request for it is sent to (302)."""
         self.lock = threading.Lock()
+        self.scheme = "http"
 
     @property
     def url(self) -> str:
         """The base URL, ending with ``/``."""
-        return f"http://127.0.0.1:{self.server_address[1]}/"
+        host = "localhost" if self.scheme == "https" else "127.0.0.1"  # the name the test certificate is for
+        return f"{self.scheme}://{host}:{self.server_address[1]}/"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -133,9 +137,14 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving(files: dict[str, bytes]) -> Iterator[FileServer]:
-    """A :class:`FileServer` running in a thread for the block's duration."""
+def serving(files: dict[str, bytes], *, tls: tuple[Path, Path] | None = None) -> Iterator[FileServer]:
+    """A :class:`FileServer` running in a thread for the block's duration (``tls``: over HTTPS with this certificate and key)."""
     server = FileServer(files)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.scheme = "https"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -76,9 +76,12 @@ def test_a_status_line_sent_a_byte_at_a_time_is_cut_off_at_the_head_deadline(sho
         with pytest.raises(TableError) as refused:
             fetch_table(GAME, url=url, table_dir=table_dir)
         took = time.monotonic() - began
+        result = CliRunner().invoke(main, ["fetch", "--game", "2x9k4", "--from", url, "--table-dir", str(table_dir)])
     message = _one_line(refused.value)
     assert message.startswith(url + NAME + ": ") and "no complete response head within 1 s" in message and pace.HEAD_ENV in message
     assert took < CUT_OFF_WITHIN
+    assert result.exit_code == 1 and result.output.startswith(f"solve: error: {url}{NAME}: the server sent no complete response head within 1 s (")
+    assert result.output.count("\n") == 1
 
 
 def test_a_download_that_trickles_is_cut_off_below_the_minimum_rate_and_keeps_what_came(short_deadlines: None, stand_in_table: bytes, table_dir: Path) -> None:
@@ -377,3 +380,40 @@ def test_a_slow_server_above_the_minimum_rate_is_not_cut_off() -> None:
         server.faults.trickle = r"bytes=0-"
         http = remote.HttpRange(server.url + "small.bin", limits=pace.Limits(head_seconds=1, speed_limit=5, speed_time=0.5))
         assert b"".join(http.stream(0, len(data))) == data
+
+
+# -- over HTTPS: the same deadlines inside TLS reads ------------------------------------------------------------------
+@pytest.fixture
+def certificate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A self-signed certificate for localhost, trusted by the client for the test (openssl makes it)."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: no certificate to serve HTTPS with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1"]
+        + ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    monkeypatch.setattr(pace, "tls_context", lambda: ssl.create_default_context(cafile=str(cert)))
+    return cert, key
+
+
+def test_over_https_a_table_is_fetched_and_read_and_a_trickle_is_cut_off(
+    certificate: tuple[Path, Path], short_deadlines: None, stand_in_table: bytes, table_dir: Path
+) -> None:
+    with serving({NAME: stand_in_table}, tls=certificate) as server:
+        assert server.url.startswith("https://")
+        fetched = fetch_table(GAME, url=server.url, table_dir=table_dir)
+        table = open_url_table(server.url + NAME, game=GAME)
+        assert table.scores.block(3) is not None and table.scores.block(4) is not None  # the second over the kept-alive connection
+        server.faults.trickle = _block_range(stand_in_table, 5)
+        with pytest.raises(TableError) as refused:
+            table.scores.block(5)
+    assert fetched.installed and (table_dir / NAME).read_bytes() == stand_in_table
+    assert _one_line(refused.value).startswith(f"{server.url}{NAME}: the server sent ") and "minimum rate" in _one_line(refused.value)

@@ -219,7 +219,7 @@ def paced_opener(pace: Pace, redirects: urllib.request.HTTPRedirectHandler) -> u
         def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             return self.do_open(http_connection, req)
 
-    context = _tls_context()
+    context = tls_context()
 
     class Secure(urllib.request.HTTPSHandler):
         def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
@@ -229,6 +229,6 @@ def paced_opener(pace: Pace, redirects: urllib.request.HTTPRedirectHandler) -> u
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """The default TLS context (certificates verified), made once: loading the system's certificates costs milliseconds."""
     return ssl.create_default_context()

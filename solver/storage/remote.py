@@ -38,7 +38,6 @@ import http.client
 import io
 import os
 import sqlite3
-import ssl
 import threading
 import time
 import urllib.error
@@ -56,7 +55,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError, TableError, quote
 from ..rules.game import Game
-from . import tablefile
+from . import pace, tablefile
 from .blockarray import Encoding
 from .pace import Limits, Pace, TooSlow, pace_connection, paced_opener
 from .tablefile import DIGEST_BYTES, Header, TableFile
@@ -253,7 +252,7 @@ class HttpRange:
         if found is None or getattr(self._local, "target", None) != target.netloc:
             self.drop_connection()
             if target.scheme == "https":
-                found = http.client.HTTPSConnection(target.netloc, timeout=self.timeout, context=ssl.create_default_context())
+                found = http.client.HTTPSConnection(target.netloc, timeout=self.timeout, context=pace.tls_context())
             else:
                 found = http.client.HTTPConnection(target.netloc, timeout=self.timeout)
             self._local.connection, self._local.target = found, target.netloc
