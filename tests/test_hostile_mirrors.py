@@ -181,6 +181,7 @@ WRONG_TYPES = {
     "fetch_table(table_dir=5)": (lambda: fetch_table(GAME, url="http://127.0.0.1:9/", table_dir=5), "table_dir"),
     "fetch_table(url=b'...')": (lambda: fetch_table(GAME, url=b"http://127.0.0.1:9/"), "url"),
     "open_url_table(url=None)": (lambda: open_url_table(None), "url"),
+    "fetch_table(game=5)": (lambda: fetch_table(5, url="http://127.0.0.1:9/"), "game"),
 }
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DiskFullError, InvalidArgumentError, TableError, quote
-from ..rules.game import Game
+from ..rules.game import Game, parse_game
 from ..storage import trust
 from ..storage.fsutil import DISK_FULL, check_space, disk_full, format_size, install_file, open_partial, partial_name
 from ..storage.remote import HttpRange, RemoteHeader, check_digests, read_remote_header
@@ -85,7 +85,7 @@ def _no_meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
 
 
 def fetch_table(
-    game: Game,
+    game: Game | str,
     *,
     url: str | None = None,
     table_dir: str | os.PathLike[str] | None = None,
@@ -93,15 +93,21 @@ def fetch_table(
     replace: bool | Ask = False,
     meter: Meter | None = None,
 ) -> Fetched:
-    """Download ``game``'s table from a mirror into the table directory (see the module docstring).
+    """Download ``game``'s table (a :class:`Game` or its name) from a mirror into the table directory (see the module docstring).
 
     :param url: the table file's URL, or a directory's (default: ``$SOLVED_TICTACTOE_MIRROR``).
     :param checksum: the table's checksum, for a game without a shipped one.
     :param replace: whether a different table file already in place may be replaced (a callable is asked).
     :param meter: shows the download's and the check's progress (the CLI's progress bars).
-    :raises TableError: for no URL, no checksum, an unreachable or wrong mirror (nothing installed), a
-        file in place not to be replaced, or a cut download (what was fetched is kept for the next try).
+    :raises InvalidArgumentError: for an argument of the wrong type (naming it).
+    :raises TableError: for no URL, no checksum, an unreachable, too slow or wrong mirror (nothing installed), a
+        file in place not to be replaced, or a cut download (what was fetched is kept for the next try);
+        :class:`~solver.errors.DiskFullError` for a disk that fills up (the path, what was needed, what is free).
     """
+    if isinstance(game, str):
+        game = parse_game(game)
+    elif not isinstance(game, Game):
+        raise InvalidArgumentError(f"game must be a Game or a game's name such as '5x5k4', not {type(game).__name__} {quote(game)}")
     if table_dir is not None and not isinstance(table_dir, (str, os.PathLike)):
         raise InvalidArgumentError(f"table_dir must be a directory's path (a str or os.PathLike), not {type(table_dir).__name__} {quote(table_dir)}")
     check_checksum_type(checksum)
