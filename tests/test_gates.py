@@ -84,3 +84,26 @@ def test_the_gate_measures_functions_methods_and_nested_functions_from_def_to_la
     assert found["outer.inner"] == (12, 60)  # exactly at the limit: allowed
     assert found["outer"] == (11, 62)  # over it
     assert [name for name, (_, lines) in found.items() if lines > MAX_LINES] == ["outer"]
+
+
+def fixtures_that_make_a_cli_runner(source: str) -> list[str]:
+    """The names of the pytest fixtures in ``source`` whose body calls ``CliRunner(...)``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        decorated = any("fixture" in ast.unparse(decorator) for decorator in node.decorator_list)
+        calls = any(isinstance(call, ast.Call) and ast.unparse(call.func).endswith("CliRunner") for call in ast.walk(node))
+        if decorated and calls:
+            found.append(node.name)
+    return found
+
+
+def test_the_cli_runner_fixture_is_written_once_in_conftest() -> None:
+    tests = ROOT / "tests"
+    copies = {
+        path.relative_to(ROOT).as_posix(): names
+        for path in sorted(tests.glob("*.py"))
+        if (names := fixtures_that_make_a_cli_runner(path.read_text(encoding="utf-8")))
+    }
+    assert copies == {"tests/conftest.py": ["runner"]}, f"a CLI test takes the ``runner`` fixture of tests/conftest.py: {copies}"
