@@ -435,7 +435,8 @@ class CompactTable(Table):
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
         score = scores.reshape(codes.shape)
-        return Scores(self.game, score, pieces.reshape(codes.shape), lambda: self.best_masks(flat, pieces, playing & (scores != UNREACHABLE)).reshape(score.shape))
+        on_board = pieces.reshape(codes.shape)
+        return Scores(self.game, score, on_board, lambda: self.best_masks(flat, pieces, playing & (scores != UNREACHABLE)).reshape(score.shape))
 
     def best_masks(self, codes: np.ndarray, pieces: np.ndarray, playing: np.ndarray) -> np.ndarray:
         """Best-move masks of many codes (uint32, flat), each :meth:`best_mask_of` the code, vectorised.
