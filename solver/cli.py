@@ -576,7 +576,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
             check_address(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games with compact tables (more than {DENSE_MAX_CELLS} cells); {game.name} builds in seconds")
-    refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
+    refuse_beyond_machine(game, path)  # past this machine's memory, disk or rules' words (Connect Four): refused at once, with the estimate
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
     _check_long_build(game, path, jobs=jobs, yes=yes)

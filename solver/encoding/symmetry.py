@@ -1,9 +1,10 @@
 """The board's symmetries acting on base-3 codes: images, the canonical code, and the way back.
 
-A game has 8 symmetries on a square board and 4 on any other rectangle
-(:attr:`solver.rules.game.Game.symmetries`, identity first). Symmetry ``s`` is the cell
-permutation ``perm = game.rules.symmetries[s]``: the **image** of a board under ``s`` has at
-cell ``c`` what the board has at cell ``perm[c]``.
+A game's symmetries are its rule's (``game.rules.symmetries``, identity first): 8 on a square
+board and 4 on any other rectangle where a piece goes on any empty cell, 2 (the identity and the
+left-right mirror) under gravity. Symmetry ``s`` is the cell permutation
+``perm = game.rules.symmetries[s]``: the **image** of a board under ``s`` has at cell ``c`` what
+the board has at cell ``perm[c]``.
 
 **Canonical code.** The canonical code of a board is the *smallest* code among its
 images, and its symmetry is the *smallest* ``s`` whose image is that code (so a
@@ -23,7 +24,9 @@ temporaries stay in the CPU caches; one code takes plain Python ints and
 memoryview look-ups (no numpy scalars). Best-move masks use byte tables
 (8 cells per table). ``scripts/bench_symmetry.py`` prints the costs.
 
->>> from solver.rules.game import Game
+>>> from solver.rules.game import Game, parse_game
+>>> [symmetries(parse_game(name)).count for name in ("3x3k3", "3x4k3", "4x4k4-gravity")]
+[8, 4, 2]
 >>> sym = symmetries(Game(3, 3, 3))
 >>> sym.count
 8
