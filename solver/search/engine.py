@@ -38,7 +38,7 @@ from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, Sea
 from ..rules.game import Game
 from ..rules.score import WIN, Result, decode
 from .book import Book
-from .negamax import NODES, NO_MOVE, STOP, solve, solve_moves
+from .negamax import NO_MOVE, NODES, STOP, solve, solve_moves
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, position_of
 from .transposition import new_table
