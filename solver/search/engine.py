@@ -54,6 +54,10 @@ PROGRESS_SECONDS = 0.5
 POLL_SECONDS = 0.02
 """How long the caller waits in one join of the worker thread: the delay of Ctrl-C and of the budget."""
 
+INLINE_EMPTY = 14
+"""Positions with at most this many empty cells are searched in the caller's thread: milliseconds at most (Pons'
+"easy" sets), where starting a worker thread would cost more than the search."""
+
 Progress = Callable[[int, float], None]
 """A progress hook: called with the nodes searched so far and the seconds elapsed."""
 
@@ -193,11 +197,14 @@ class Engine:
         return MoveValue(column, cell_of(self.game, landing.bit_length() - 1), byte, result, plies)
 
     def _run(self, kernel: Callable[..., Any], where: Position, budget: float | None, progress: Progress | None) -> Any:
-        """Run a kernel on a position in a worker thread, waiting in short joins (module docstring)."""
+        """Run a kernel on a position in a worker thread, waiting in short joins (module docstring); a position with
+        at most :data:`INLINE_EMPTY` empty cells and no budget or progress hook is searched at once, in this thread."""
         with self._lock:
             control = self._control
             control[:] = 0
             args = (np.uint64(where.pos), np.uint64(where.mask), self._geo, self._table, self._book, control, self._scratch)
+            if budget is None and progress is None and self.game.cells - where.pieces <= INLINE_EMPTY:
+                return kernel(*args)
             box: list[Any] = []
             worker = threading.Thread(target=lambda: box.append(kernel(*args)), name="solver-search", daemon=True)
             start = time.monotonic()

@@ -111,7 +111,7 @@ def position_of(game: Game, board: Board) -> Position:
         raise InvalidBoardError(f"{shown} has {nx} X and {no} O: X moves first, so X has as many pieces as O or one more")
     xb, ob = _to_bits(game, x), _to_bits(game, o)
     _check_stacked(game, shown, xb | ob)
-    _check_goes_on(game, shown, xb, ob)
+    _check_goes_on(game, code, xb, ob)
     if stacking_order(game.rows, game.cols, x, o) is None:
         raise InvalidBoardError(f"{shown} is not a reachable position: no order of moves stacks these columns, X first and in turn")
     mover = xb if nx == no else ob
@@ -128,53 +128,73 @@ def _check_stacked(game: Game, shown: str, mask: int) -> None:
         )
 
 
-def _check_goes_on(game: Game, shown: str, xb: int, ob: int) -> None:
+def _check_goes_on(game: Game, code: int, xb: int, ob: int) -> None:
     geo = geometry_of(game)
     for who, bits in (("X", xb), ("O", ob)):
         if has_line(np.uint64(bits), geo):
-            raise InvalidBoardError(f"{shown}: the game is over, {who} has a line of {game.k}: the engine searches positions of a game that goes on")
+            raise InvalidBoardError(f"{render(game, code)}: the game is over, {who} has a line of {game.k}: nothing is left to search")
     if (xb | ob).bit_count() == game.cells:
-        raise InvalidBoardError(f"{shown}: the board is full, the game is over (a draw): the engine searches positions of a game that goes on")
+        raise InvalidBoardError(f"{render(game, code)}: the board is full, the game is over (a draw): nothing is left to search")
 
 
 def from_moves(game: Game, moves: Moves) -> Position:
     """The position after a move string: ``"4453"`` (columns 1 to ``cols``, first move first) or ``[4, 4, 5, 3]``.
 
-    :raises InvalidBoardError: for a column that is not a number from 1 to ``cols``, a full column, or a move
-        played after the game ended; each names the move (its number in the string) and the column.
+    The moves are played on the bitboards, so the position is reachable by construction.
+
+    :raises InvalidBoardError: for a column that is not a number from 1 to ``cols``, a full column, a move
+        played after the game ended, or a string whose last move ends the game; each names the move (its number
+        in the string) and the column.
     """
     columns = _columns(game, moves)
-    x = o = 0
-    heights = [0] * game.cols
+    pos, mask = _play(game, moves, columns)
+    if len(columns) > 1 and has_line(np.uint64(pos), geometry_of(game)):
+        _play(game, moves, columns, check=True)  # names the move that ended the game
+    where = Position(pos, mask, len(columns), _code(game, pos, mask, len(columns)))
+    _check_goes_on(game, where.code, pos, mask ^ pos)
+    return where
+
+
+def _play(game: Game, moves: Moves, columns: list[int], *, check: bool = False) -> tuple[int, int]:
+    """``(pos, mask)`` after the columns; ``check``: raise at a move that follows a line (a line stays on the board)."""
+    geo = geometry_of(game)
+    stride = game.rows + 1
+    pos = mask = 0
     for number, col in enumerate(columns, start=1):
-        if heights[col] == game.rows:
+        move = (mask + (1 << col * stride)) & (((1 << game.rows) - 1) << col * stride)
+        if not move:
             raise InvalidBoardError(f"move {number} of {quote(moves)} is in column {col + 1}, which is full")
-        cell = game.cell(game.rows - 1 - heights[col], col)
-        heights[col] += 1
-        if number % 2:
-            x |= 1 << cell
-        else:
-            o |= 1 << cell
-        if number < len(columns) and _lined(game, x if number % 2 else o):
+        pos, mask = pos ^ mask, mask | move
+        if check and number < len(columns) and has_line(np.uint64(mask ^ pos), geo):
             raise InvalidBoardError(f"move {number} of {quote(moves)} completes a line: the game is over, and {len(columns) - number} more moves follow it")
-    code = sum(3**cell for cell in range(game.cells) if x >> cell & 1) + sum(2 * 3**cell for cell in range(game.cells) if o >> cell & 1)
-    return position_of(game, code)
+    return pos, mask
 
 
-def _lined(game: Game, cells: int) -> bool:
-    return bool(has_line(np.uint64(_to_bits(game, cells)), geometry_of(game)))
+def _code(game: Game, pos: int, mask: int, pieces: int) -> int:
+    """The base-3 code of bitboards (``pos`` the side to move's pieces)."""
+    mover, other = (1, 2) if pieces % 2 == 0 else (2, 1)
+    return sum((mover if pos >> bit & 1 else other) * power for bit, power in _powers(game) if mask >> bit & 1)
+
+
+@cache
+def _powers(game: Game) -> tuple[tuple[int, int], ...]:
+    """Each bitboard bit with ``3 ** cell`` of its cell."""
+    return tuple((bit_of(game, cell), 3**cell) for cell in range(game.cells))
 
 
 def _columns(game: Game, moves: Moves) -> list[int]:
     if isinstance(moves, str):
         if game.cols > 9:
             raise InvalidBoardError(f"{game.name} has {game.cols} columns: write its moves as a list of numbers, not a string")
-        items: Sequence[object] = [int(ch) if ch.isdigit() else ch for ch in moves.strip()]
+        text = moves.strip()
+        if text.isdigit() and "0" not in text and max(text) <= str(game.cols):
+            return [ord(ch) - ord("1") for ch in text]
+        items: Sequence[object] = [int(ch) if ch.isdigit() else ch for ch in text]
     else:
         items = list(moves)
     columns = []
     for number, item in enumerate(items, start=1):
-        if isinstance(item, bool) or not isinstance(item, int | np.integer) or not 1 <= int(item) <= game.cols:
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer)) or not 1 <= int(item) <= game.cols:
             raise InvalidBoardError(f"move {number} of {quote(moves)} is {quote(item)}: a move is a column from 1 to {game.cols}")
         columns.append(int(item) - 1)
     return columns

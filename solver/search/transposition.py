@@ -52,8 +52,14 @@ def entries_for(size_bytes: int) -> int:
 
 
 def new_table(size_bytes: int) -> np.ndarray:
-    """An empty table of at most ``size_bytes`` (rounded down to a power of two, at least :data:`MIN_BYTES`)."""
-    return np.zeros(entries_for(size_bytes), dtype=np.uint64)
+    """An empty table of at most ``size_bytes`` (rounded down to a power of two, at least :data:`MIN_BYTES`).
+
+    Its memory is written once here (about 20 ms for 128 MiB), so that the searches do not pay a page fault
+    at each first touch of a page (a first search would be many times slower than the next).
+    """
+    table = np.empty(entries_for(size_bytes), dtype=np.uint64)
+    table.fill(0)
+    return table
 
 
 @njit(cache=True, nogil=True)
