@@ -151,7 +151,8 @@ def from_moves(game: Game, moves: Moves) -> Position:
     if len(columns) > 1 and has_line(np.uint64(pos), geometry_of(game)):
         _play(game, moves, columns, check=True)  # names the move that ended the game
     where = Position(pos, mask, len(columns), _code(game, pos, mask, len(columns)))
-    _check_goes_on(game, where.code, pos, mask ^ pos)
+    x, o = (pos, mask ^ pos) if len(columns) % 2 == 0 else (mask ^ pos, pos)
+    _check_goes_on(game, where.code, x, o)
     return where
 
 
