@@ -226,6 +226,22 @@ def code_of_key(game: Game, key: int) -> int:
     return code
 
 
+def position_of_key(game: Game, key: int) -> Position:
+    """The position a key names (a key from :func:`solver.search.book.positions`: trusted, not checked again).
+
+    >>> game = engine_game("connect4")
+    >>> position_of_key(game, key_of(game, from_moves(game, "44"))) == from_moves(game, "44")
+    True
+    """
+    stride = game.rows + 1
+    mask = 0
+    for c in range(game.cols):
+        mask |= ((1 << _height(key >> (c * stride) & ((1 << stride) - 1))) - 1) << (c * stride)
+    pos = key - mask - int(geometry_of(game)[G_BOTTOM])
+    pieces = mask.bit_count()
+    return Position(pos, mask, pieces, _code(game, pos, mask, pieces))
+
+
 def _height(field: int) -> int:
     return field.bit_length() - 1
 
