@@ -1014,7 +1014,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         raise SystemExit(1) from None
     wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
     for table in wanted:
-        web.hold(table)  # every block checked before the server listens, and no look-up left on a memory map
+        web.prepare_to_serve(table)  # every block checked before the server listens, and no look-up left on a memory map
     names = dict.fromkeys([table.game for table in wanted] + [parse_game(None)])
     tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir)
     for game in web.discover_games(table_dir):

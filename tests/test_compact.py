@@ -88,6 +88,7 @@ def test_stats_count_like_the_dense_table_and_per_layer(name: str, tmp_path: Pat
     assert mine["games"] is None and "games" in mine["omitted"]
 
 
+@pytest.mark.slow
 def test_4x4k4_compact_table_equals_the_dense_one_and_its_empty_board_is_a_draw(tmp_path: Path) -> None:
     compact = _compact("4x4k4", tmp_path, jobs=2)
     dense = build_table(game="4x4k4")

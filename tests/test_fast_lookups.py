@@ -24,7 +24,7 @@ from solver.encoding.symmetry import symmetries
 from solver.errors import InvalidBoardError, TableError
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import INVALID
-from solver.rules.bitboard import digit_chunks
+from solver.rules.bitboard import digit_fields
 from solver.rules.game import parse_game
 from solver.storage.blockarray import CODECS, BlockArray, Encoding, write_blocks
 from solver.storage.plausible import compact_check, possible_bytes, score_mask
@@ -188,7 +188,7 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_late_boards_with_sever
     late = rng.integers(index.layer_offsets[game.cells - 8], index.size, 20_000)  # many boards with lines, some with several
     codes = np.concatenate([index.codes_at(late), rng.integers(0, game.codes, 5_000)])  # and any code, illegal counts too
     status, pieces = rules.classify(codes)
-    patterns = digit_chunks(codes, rules.moduli)
+    patterns = digit_fields(codes, rules.moduli)
     assert np.array_equal(rules.classify(codes, patterns)[0], status)
     for code, found, count in zip(codes.tolist(), status.tolist(), pieces.tolist(), strict=True):
         at = index.index_of_code(code)
@@ -228,7 +228,7 @@ def test_canonical_codes_are_the_smallest_image_with_or_without_given_chunks(nam
     codes = layout(game).codes_at(np.random.default_rng(16).integers(0, layout(game).size, 3_000))
     smallest = np.array([min(sym.images_of(code)) for code in codes.tolist()])
     assert np.array_equal(sym.canonical_codes(codes), smallest)
-    assert np.array_equal(sym.canonical_codes(codes, digit_chunks(codes, sym.moduli)), smallest)
+    assert np.array_equal(sym.canonical_codes(codes, digit_fields(codes, sym.moduli)), smallest)
     assert np.array_equal(sym.canonical(codes)[0], smallest)
     assert [sym.canonical_code_of(code) for code in codes.tolist()] == smallest.tolist()
 

@@ -107,3 +107,28 @@ def test_the_cli_runner_fixture_is_written_once_in_conftest() -> None:
         if (names := fixtures_that_make_a_cli_runner(path.read_text(encoding="utf-8")))
     }
     assert copies == {"tests/conftest.py": ["runner"]}, f"a CLI test takes the ``runner`` fixture of tests/conftest.py: {copies}"
+
+
+def private_names_imported(source: str) -> list[str]:
+    """``module import _name`` for every private name ``source`` imports from another module."""
+    return [
+        f"{'.' * node.level}{node.module or ''} import {alias.name}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_no_module_of_the_package_imports_a_private_name_of_another() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}: from {name}"
+        for path in sorted((ROOT / "solver").rglob("*.py"))
+        for name in private_names_imported(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "a name another module needs is public (no leading underscore), or moves to where it is used:\n" + "\n".join(found)
+
+
+def test_the_private_import_check_sees_relative_and_absolute_imports() -> None:
+    source = "from .scratch import _scratch, public\nfrom solver.x import _y\nfrom . import __version__\n"
+    assert private_names_imported(source) == [".scratch import _scratch", "solver.x import _y"]

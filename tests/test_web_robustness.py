@@ -300,7 +300,7 @@ def write_plain_compact(path: Path, table: solver.Table) -> Path:
     return path
 
 
-def test_hold_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_afterwards_changes_nothing(
+def test_prepare_to_serve_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_afterwards_changes_nothing(
     tmp_path: Path, stand_in_layers: list[np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from solver import web
@@ -314,8 +314,8 @@ def test_hold_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_
     assert table.reads_memory_map
     codes = played_codes(table, 50, seed=5)
     expected = [table.at(code).to_dict(best_first=True) for code in codes]
-    assert web.hold(table) is table and not table.reads_memory_map
+    assert web.prepare_to_serve(table) is table and not table.reads_memory_map
     os.truncate(path, 4096)
     assert [table.at(code).to_dict(best_first=True) for code in codes] == expected
     dense = solver.load_table(solver.build_table(game="3x4k3").save(tmp_path / "3x4k3.ttt"))
-    assert dense.reads_memory_map and not web.hold(dense).reads_memory_map
+    assert dense.reads_memory_map and not web.prepare_to_serve(dense).reads_memory_map

@@ -8,5 +8,5 @@
 - :mod:`solver.rules.misere`: misère play (a line of ``k`` loses)
 - :mod:`solver.rules.catalog`: which rule a name suffix means
 - :mod:`solver.rules.score`: a position's outcome and distance in one signed byte
-- :mod:`solver.rules.bitboard`: codes cut into digit chunks, as the rules and symmetries read them
+- :mod:`solver.rules.bitboard`: codes cut into digit fields, as the rules and symmetries read them
 """

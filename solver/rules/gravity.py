@@ -47,7 +47,7 @@ import numpy as np
 
 from .base import INVALID, LINE
 from .game import Game
-from .mnk import _LOW, O_SHIFT, MnkRules
+from .mnk import O_SHIFT, X_MASK, MnkRules
 
 
 class GravityRules(MnkRules):
@@ -104,7 +104,7 @@ class GravityRules(MnkRules):
     def judge_word(self, word: int) -> tuple[int, int]:
         """:meth:`solver.rules.mnk.MnkRules.judge_word`, with a floating piece :data:`INVALID` and the winning
         move on top of its column (see the module docstring: the order of the moves is the table's to say)."""
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         if self.floating(x | o):
             return INVALID, (x | o).bit_count()
         return super().judge_word(word)
@@ -123,7 +123,7 @@ class GravityRules(MnkRules):
     def violation(self, code: int) -> str | None:
         """Why no legal game reaches this board, or None when one does: exact (module docstring), by a search on the error path."""
         word = self.word_of(code)
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         floating = self.floating(x | o)
         if floating:
             cell = floating.bit_length() - 1
@@ -156,7 +156,7 @@ class GravityRules(MnkRules):
     # -- many boards -----------------------------------------------------------------------
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
         super()._classify_step(word, status, pieces)
-        taken = (word & _LOW) | (word >> O_SHIFT)
+        taken = (word & X_MASK) | (word >> O_SHIFT)
         floating = np.flatnonzero(taken & ~self.bottom & ~(taken >> self.game.cols) & self.full)
         if floating.size:
             status[floating] = INVALID

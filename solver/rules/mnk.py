@@ -12,14 +12,14 @@ module decides it, agreeing with :meth:`MnkRules.violation` on every board
 with legal piece counts (tested on every code of several games).
 
 **How it is fast.** X's and O's cells go in one 64-bit word (X in bits ``0 ..
-cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 digits
+cells - 1``, O from bit 32), read from per-field tables over the code's base-3 digits
 (as :mod:`solver.encoding.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
 at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
 ``c`` is a start whose line fits on the board: four directions, the run of cells doubled
 at each shift (two shifts for ``k = 4``), both players at once. A board with lines is
 judged by who has them (one player only), the piece counts (who moved last) and, only
 when that player has several, whether the lines share a cell. The batch methods cut codes
-into the same digit chunks as :mod:`solver.encoding.symmetry` (:func:`solver.rules.bitboard.code_chunks`),
+into the same digit fields as :mod:`solver.encoding.symmetry` (:func:`solver.rules.bitboard.code_fields`),
 so a batch look-up cuts them once for both.
 
 The piece counts are checked by :meth:`MnkRules.judge` and the batch methods
@@ -42,13 +42,13 @@ from functools import cached_property
 import numpy as np
 
 from .base import DRAWN, IN_PLAY, INVALID, LINE, Rules
-from .bitboard import code_chunks, digit_chunks
+from .bitboard import code_fields, digit_fields
 from .game import Game
 from .score import UNREACHABLE, WIN
 
 O_SHIFT = 32
 """O's cells start at this bit of a board word (boards of up to 32 cells)."""
-_LOW = (1 << O_SHIFT) - 1
+X_MASK = (1 << O_SHIFT) - 1
 _STEP = 1 << 14
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 """Row, column, diagonal, anti-diagonal: the directions a line runs in."""
@@ -67,11 +67,11 @@ class MnkRules(Rules):
         if game.cells > O_SHIFT:
             raise ValueError(f"{game.name} has {game.cells} cells: board words hold at most {O_SHIFT}")
         super().__init__(game)
-        self.chunks = code_chunks(game.cells)
-        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
-        """``3**width`` of each digit chunk (:func:`solver.rules.bitboard.code_chunks`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
+        self.fields = code_fields(game.cells)
+        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.fields)
+        """``3**width`` of each digit field (:func:`solver.rules.bitboard.code_fields`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
         tables = []
-        for first, width in self.chunks:
+        for first, width in self.fields:
             patterns = np.arange(3**width, dtype=np.int64)
             word = np.zeros(patterns.size, dtype=np.int64)
             for i in range(width):
@@ -148,7 +148,7 @@ class MnkRules(Rules):
         'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
         """
         word = self.word_of(code)
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         nx, no = x.bit_count(), o.bit_count()
         if nx not in (no, no + 1):
             return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
@@ -237,7 +237,7 @@ class MnkRules(Rules):
 
     def judge_word(self, word: int) -> tuple[int, int]:
         """:meth:`judge` of a board word (:meth:`word_of`), for a caller that needs the word too."""
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         nx, no = x.bit_count(), o.bit_count()
         if nx != no and nx != no + 1:
             return INVALID, nx + no
@@ -292,7 +292,7 @@ class MnkRules(Rules):
             ahead = [held] + [held >> np.uint32(j * step) for j in range(1, k)]
             for t in range(k):
                 others = ahead[:t] + ahead[t + 1 :]
-                line.fill(starts & _LOW)  # where a line fits
+                line.fill(starts & X_MASK)  # where a line fits
                 for part in others:
                     line &= part
                 line <<= np.uint32(t * step)
@@ -304,7 +304,7 @@ class MnkRules(Rules):
     def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
         """The board words of many codes (int64, flat).
 
-        :param patterns: the codes' digit chunks if the caller has them already (as for
+        :param patterns: the codes' digit fields if the caller has them already (as for
             :meth:`classify`); the codes are then done in one step.
         """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
@@ -313,7 +313,7 @@ class MnkRules(Rules):
             self._words_step(patterns, out)
             return out
         for a in range(0, flat.size, _STEP):
-            self._words_step(digit_chunks(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
+            self._words_step(digit_fields(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
         return out
 
     def _words_step(self, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
@@ -344,8 +344,8 @@ class MnkRules(Rules):
         besides the table's bytes. The piece counts are checked here: a code with illegal counts
         (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
 
-        :param patterns: the codes' digit chunks if the caller has them already
-            (:func:`solver.encoding.board.digit_chunks` of ``codes`` and :attr:`moduli`); the codes are then done in one step
+        :param patterns: the codes' digit fields if the caller has them already
+            (:func:`solver.encoding.board.digit_fields` of ``codes`` and :attr:`moduli`); the codes are then done in one step
             (keep them to a few ``2**14`` so the temporaries stay in cache).
         """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
@@ -359,7 +359,7 @@ class MnkRules(Rules):
         return status, pieces
 
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         nx, no = np.bitwise_count(x), np.bitwise_count(o)
         np.add(nx, no, out=pieces)
         np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
@@ -394,7 +394,7 @@ class MnkRules(Rules):
         turn: invalid. One player with several lines: lost only if they share a cell (the
         last move made them all), decided by :meth:`_share_a_cell`.
         """
-        x_starts, o_starts = np.bitwise_count(won & _LOW), np.bitwise_count(won >> O_SHIFT)
+        x_starts, o_starts = np.bitwise_count(won & X_MASK), np.bitwise_count(won >> O_SHIFT)
         x_last = (nx == no + 1) & (o_starts == 0)
         o_last = (nx == no) & (x_starts == 0)
         out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LINE, INVALID).astype(np.uint8)

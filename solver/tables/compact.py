@@ -42,7 +42,7 @@ from ..encoding.index import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
 from ..rules.base import IN_PLAY
-from ..rules.bitboard import digit_chunks
+from ..rules.bitboard import digit_fields
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile
@@ -54,7 +54,7 @@ from ..storage.stored import layer_histograms, stored_layers
 from ..storage.tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
-from .position import SETTERS, Position
+from .position import POSITION_SETTERS, Position
 from .scores import Scores
 from .summary import TableStats
 
@@ -77,9 +77,9 @@ _WORKERS = max(1, min(8, os.cpu_count() or 1))
 """Threads a large batch is split over: the cores, up to 8."""
 
 _new = object.__new__
-_set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
+_set_game, _set_code, _set_score, _, _set_pieces, _set_table = POSITION_SETTERS  # best_mask is left unset: asked for when read
 
-_FILL_CHUNK = 1 << 22
+_FILL_STEP = 1 << 22
 
 _T = TypeVar("_T")
 
@@ -136,9 +136,9 @@ class CompactTable(Table):
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
         """Whether every board's score is stored (else only canonical boards in play are read)."""
-        self._use(scores)
+        self._answer_from(scores)
 
-    def _use(self, scores: np.ndarray | BlockArray) -> None:
+    def _answer_from(self, scores: np.ndarray | BlockArray) -> None:
         """Read from ``scores`` from now on."""
         self.scores = scores
         if isinstance(scores, BlockArray):
@@ -205,10 +205,10 @@ class CompactTable(Table):
         :raises TableError: at the first damaged block.
         """
         if self._blocks is not None:
-            self._use(self._blocks.decode_all(threads=threads))
+            self._answer_from(self._blocks.decode_all(threads=threads))
         elif self.reads_memory_map and self.file is not None:  # a plain file: copied, each block checked in the copy
             self._verify = None
-            self._use(self.file.guard("scores").verified_array())
+            self._answer_from(self.file.guard("scores").verified_array())
         return self
 
     @property
@@ -345,8 +345,8 @@ class CompactTable(Table):
         """For codes in range: the index of each code's canonical board, whether it is read there
         (:attr:`solver.rules.base.Rules.table_reads`), the score the rules give the others (int8), the
         pieces on each board (uint8, 0 for illegal counts), and whether the rules put it in play.
-        The rules and the symmetries share the codes' digit chunks."""
-        patterns = digit_chunks(codes, self._sym.moduli)
+        The rules and the symmetries share the codes' digit fields."""
+        patterns = digit_fields(codes, self._sym.moduli)
         status, pieces = self._rules.classify(codes, patterns)
         canonical = self._sym.canonical_codes(codes, patterns)
         return self.layout.index_of(canonical), np.take(self._reads, status), np.take(self._status_scores, status), pieces, status == IN_PLAY
@@ -502,8 +502,8 @@ class CompactTable(Table):
             view: np.ndarray = self.scores[start:stop]
             return view
         out = np.empty(stop - start, dtype=np.int8)
-        for a in range(start, stop, _FILL_CHUNK):
-            b = min(stop, a + _FILL_CHUNK)
+        for a in range(start, stop, _FILL_STEP):
+            b = min(stop, a + _FILL_STEP)
             codes = self.layout.codes(a, b)[0]
             out[a - start : b - start] = self.scores_of(codes)
         return out

@@ -463,7 +463,7 @@ class Setters(NamedTuple):
     table: Any
 
 
-SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
+POSITION_SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
 
 
 def _best_mask_from_the_table(position: Position, name: str) -> int:
@@ -476,7 +476,7 @@ def _best_mask_from_the_table(position: Position, name: str) -> int:
     if name != "best_mask":
         raise AttributeError(f"'Position' object has no attribute {name!r}")
     mask = position.table.best_mask_of(position.code)
-    SETTERS.best_mask(position, mask)
+    POSITION_SETTERS.best_mask(position, mask)
     return mask
 
 
