@@ -319,3 +319,11 @@ def test_prepare_to_serve_leaves_no_table_reading_a_memory_map_and_a_plain_compa
     assert [table.at(code).to_dict(best_first=True) for code in codes] == expected
     dense = solver.load_table(solver.build_table(game="3x4k3").save(tmp_path / "3x4k3.ttt"))
     assert dense.reads_memory_map and not web.prepare_to_serve(dense).reads_memory_map
+
+
+def test_the_old_name_hold_still_prepares_a_table_and_says_it_is_deprecated(tmp_path: Path) -> None:
+    from solver import web
+
+    dense = solver.load_table(solver.build_table(game="2x3").save(tmp_path / "2x3k2.ttt"))
+    with pytest.warns(DeprecationWarning, match="prepare_to_serve"):
+        assert web.hold(dense) is dense and not dense.reads_memory_map
