@@ -122,6 +122,14 @@ class AnswerKey:
             raise KeyError(f"code {code} is not in the answer key")
         return int(self._scores[at])
 
+    def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]:
+        """The scores of a bound position's moves, from the copies (:meth:`solver.tables.Table.move_scores` over :meth:`score_of`)."""
+        return Table.move_scores(cast(Table, self), position)
+
+    def best_move_at(self, position: Position) -> tuple[int, int] | int:
+        """A bound position's best move, from its mask (:meth:`solver.tables.Table.best_move_at`)."""
+        return Table.best_move_at(cast(Table, self), position)
+
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         if self._codes is None:
             found: np.ndarray = self._scores[codes]
@@ -142,7 +150,7 @@ class AnswerKey:
         """``position`` with its score and best moves from the copies, bound to this key."""
         if not mask:
             raise TableError(f"{self.table.path or 'table'}: code {position.code} has no move reaching its score: the table is damaged")
-        return Position(game=self.game, code=position.code, score=score, best_mask=mask, pieces=position.pieces, table=cast(Table, self))
+        return Position(game=self.game, code=position.code, score=score, best_mask=mask, pieces=position.pieces, over=position.over, table=cast(Table, self))
 
     # -- what a user of a report may still ask ------------------------------------------------
     def at(self, code: int) -> Position:
