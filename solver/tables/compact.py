@@ -132,6 +132,8 @@ class CompactTable(Table):
         self._reads = np.array(self._rules.table_reads, dtype=bool)
         """Whether a look-up reads the stored byte of a board of each status (:attr:`solver.rules.base.Rules.table_reads`)."""
         self._pool: ThreadPoolExecutor | None = None
+        self._last_word = (-1, 0)
+        """The code :meth:`at` last answered and its board word (:meth:`solver.rules.base.Rules.word_of`)."""
         self._verify = verify
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
@@ -287,7 +289,9 @@ class CompactTable(Table):
         """
         if not 0 <= code < self._codes:
             self._refuse(code)
-        status, pieces = self._rules.judge(code)  # impossible piece counts: INVALID
+        word = self._rules.word_of(code)
+        status, pieces = self._rules.judge_word(word)  # impossible piece counts: INVALID
+        self._last_word = (code, word)  # what a question about this position asks next: its moves (thread-safe: one tuple)
         if self._reads[status]:
             score = self._stored(self._index(self._sym.canonical_code_of(code)))
         else:
@@ -323,9 +327,10 @@ class CompactTable(Table):
         score for the mover is the position's score; children are read one by one until it is found."""
         _, _, empty, completing = self._moves_of(position)
         cols, rules = self.game.cols, self._rules
-        if completing and rules.line_wins:
-            first = min(range(self.game.cells), key=lambda cell: (not completing >> cell & 1, cell % cols if rules.drops else cell))
-            return first % cols if rules.drops else self.game.coords(first)
+        if completing and rules.line_wins:  # a move that completes a line wins at once
+            if rules.drops:
+                return min(cell % cols for cell in range(self.game.cells) if completing >> cell & 1)
+            return self.game.coords((completing & -completing).bit_length() - 1)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
         if rules.drops:
             cells.sort(key=lambda cell: cell % cols)
@@ -344,7 +349,9 @@ class CompactTable(Table):
 
     def _moves_of(self, position: Position) -> tuple[int, int, int, int]:
         """X's cells, O's cells, the cells the side to move may play and those of them that complete a line."""
-        word = self._rules.word_of(position.code)
+        code, word = self._last_word
+        if code != position.code:
+            word = self._rules.word_of(position.code)
         x, o = word & 0xFFFFFFFF, word >> 32
         empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         return x, o, empty, self._rules.winning_cells(o if position.pieces % 2 else x, empty)
