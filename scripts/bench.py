@@ -1145,7 +1145,8 @@ def bench_big_games(args: argparse.Namespace) -> None:
         bench_compact_sample(path, game)
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
+    """The command line of the benchmark: which sections to run, on which tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3x3 only")
     parser.add_argument("--grader", action="store_true", help="only the grader's figures: a player's process started with and without the sandbox")
@@ -1180,6 +1181,11 @@ def main() -> None:
         "--before", metavar="CHECKOUT", type=Path, help="with --batch or --positions, also measure the code of this checkout (the code before), alternated"
     )
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
+    return parser
+
+
+def main() -> None:
+    parser = _parser()
     args = parser.parse_args()
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")

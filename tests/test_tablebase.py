@@ -158,7 +158,7 @@ def test_best_move_is_one_look_up_and_agrees_with_the_dense_table(compact_and_de
     assert looked_up == len(codes), "a best move looked its position up twice"
     finished = next(int(code) for code in compact.layout.codes_at(np.arange(compact.layout.size)) if compact.game.rules.status_of(int(code)) != IN_PLAY)
     with pytest.raises(solver.InvalidBoardError, match="the game is over"):
-        at(finished).best_move
+        _ = at(finished).best_move
 
 
 def test_best_moves_and_moves_share_one_read_of_the_children(compact_and_dense: tuple[CompactTable, Table], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -150,7 +150,7 @@ class AnswerKey:
         """``position`` with its score and best moves from the copies, bound to this key."""
         if not mask:
             raise TableError(f"{self.table.path or 'table'}: code {position.code} has no move reaching its score: the table is damaged")
-        return Position(game=self.game, code=position.code, score=score, best_mask=mask, pieces=position.pieces, over=position.over, table=cast(Table, self))
+        return Position(game=self.game, code=position.code, score=score, best_mask=mask, pieces=position.pieces, table=cast(Table, self))
 
     # -- what a user of a report may still ask ------------------------------------------------
     def at(self, code: int) -> Position:

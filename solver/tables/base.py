@@ -124,7 +124,7 @@ class Table(ABC):
     def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]:
         """``(cell, score for the mover)`` of every legal move of a position this table looked up, in cell
         order (empty when the game is over): its children read once (:attr:`Position.move_scores` keeps them)."""
-        if position.over:
+        if position.is_over:
             return ()
         piece = 1 if position.pieces % 2 == 0 else 2
         code, playable, score_of = position.code, position.playable, self.score_of

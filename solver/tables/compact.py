@@ -77,7 +77,7 @@ _WORKERS = max(1, min(8, os.cpu_count() or 1))
 """Threads a large batch is split over: the cores, up to 8."""
 
 _new = object.__new__
-_set_game, _set_code, _set_score, _, _set_pieces, _set_over, _set_table, _ = SETTERS  # best_mask and scored are left unset: asked for when read
+_set_game, _set_code, _set_score, _, _set_pieces, _set_table, _ = SETTERS  # best_mask and scored are left unset: asked for when read
 
 _FILL_CHUNK = 1 << 22
 
@@ -303,14 +303,13 @@ class CompactTable(Table):
         _set_code(position, code)
         _set_score(position, score)
         _set_pieces(position, pieces)
-        _set_over(position, status != IN_PLAY)
         _set_table(position, self)
         return position
 
     def best_mask_at(self, position: Position) -> int:
         """:meth:`best_mask_of` a position this table looked up: its status and reachability are known, and
         the children read here are kept as its :attr:`~Position.move_scores` (:attr:`Position.moves` reads none again)."""
-        if position.over:
+        if position.is_over:
             return 0
         x, o, empty, completing = self._moves_of(position)
         others = empty & ~completing
@@ -362,7 +361,7 @@ class CompactTable(Table):
         Where the rules tell every board's status, a move that completes a line or fills the board is scored by
         them and only the others are read; else (gravity) every child is read, at its canonical board.
         """
-        if position.over:
+        if position.is_over:
             return ()
         _, _, empty, completing = self._moves_of(position)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]

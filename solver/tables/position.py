@@ -23,8 +23,8 @@ from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError
 from ..rules.game import Game
+from ..rules.score import WIN, decode, outcome_label
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
-from ..rules.score import decode, outcome_label
 from ..words import count, signed
 
 if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
@@ -33,6 +33,9 @@ if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: th
 __all__ = ["Move", "Player", "Position", "Result", "outcome_label", "outcome_words", "result_phrase"]
 
 Player = Literal["X", "O"]
+
+_FINISHED = (WIN, -WIN)
+"""The scores of a board where a line ended the game: already won (misère) or already lost."""
 
 
 def outcome_words(result: str, plies: int) -> str:
@@ -143,8 +146,6 @@ class Position:
         the first time it is read, and the answer is kept (compact tables find best
         moves from the children, :mod:`solver.tables.compact`).
     :param pieces: pieces on the board: the number of plies played.
-    :param over: whether the game has ended (a line, or a full board), as the look-up found it: asking
-        :attr:`is_over` or :attr:`to_move` reads no child.
     :param scored: ``(cell, score for the mover)`` of every legal move, in cell order: one read of the
         children, made when :attr:`moves`, :meth:`to_dict` or (on a compact table) :attr:`best_mask` first
         needs it, and kept (``table.move_scores(position)``). None, or unset, until then.
@@ -170,7 +171,6 @@ class Position:
     score: int
     best_mask: int
     pieces: int
-    over: bool
     table: Table = field(repr=False, compare=False)
     scored: tuple[tuple[int, int], ...] | None = field(default=None, repr=False, compare=False)
 
@@ -194,13 +194,14 @@ class Position:
     # -- the game state ----------------------------------------------------
     @property
     def is_over(self) -> bool:
-        """Whether the game has ended (a line, or a full board): known from the look-up, no child read."""
-        return self.over
+        """Whether the game has ended (a line, or a full board): known from the look-up's score and pieces, no
+        child read (a finished board scores ``WIN`` or ``-WIN``, a full one has every cell: :mod:`solver.rules.score`)."""
+        return self.score in _FINISHED or self.pieces == self.game.cells
 
     @property
     def to_move(self) -> Player | None:
         """``'X'`` or ``'O'``; None when the game is over."""
-        return None if self.over else self._next
+        return None if self.is_over else self._next
 
     @property
     def _next(self) -> Player:
@@ -270,7 +271,7 @@ class Position:
 
         :raises InvalidBoardError: when the game is over.
         """
-        if self.over:
+        if self.is_over:
             raise InvalidBoardError(f"the game is over on {self.board}: there is no move to make")
         return self.table.best_move_at(self)
 
@@ -288,7 +289,7 @@ class Position:
     def playable(self) -> int:
         """The cells the side to move may play, a bit each (0 when over): every empty cell, or under
         gravity the lowest empty cell of each column that has room (:meth:`solver.rules.base.Rules.moves`)."""
-        if self.over:
+        if self.is_over:
             return 0
         x, o = _board.masks(self.game, self.code)
         return self.game.rules.moves(x, o)
@@ -296,7 +297,7 @@ class Position:
     @property
     def moves(self) -> MoveList:
         """The outcome of every legal move, in cell order; empty when over (under gravity one a column that has room)."""
-        if self.over:
+        if self.is_over:
             return MoveList()
         empty = self.game.cells - self.pieces
         sign = 1 if self._next == "X" else -1
@@ -426,7 +427,7 @@ class Position:
     def _move_dicts(self, best_first: bool) -> list[dict[str, Any]]:
         """``moves`` of :meth:`to_dict`: the fields of :attr:`moves`, without building
         :class:`Move` objects (this is the HTTP API's hot path)."""
-        if self.over:
+        if self.is_over:
             return []
         cols, best_mask = self.game.cols, self.best_mask
         empty = self.game.cells - self.pieces
@@ -476,7 +477,6 @@ class Setters(NamedTuple):
     score: Any
     best_mask: Any
     pieces: Any
-    over: Any
     table: Any
     scored: Any
 
