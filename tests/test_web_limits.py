@@ -477,7 +477,7 @@ def test_a_batch_answer_is_made_one_slice_at_a_time(monkeypatch: pytest.MonkeyPa
     served = web_app.served(solver.table_for())
     codes = solver.table_for().reachable_codes()
     chunks = web_app.batch_chunks(served, np.resize(codes, web_app.BATCH_SLICE * 4), {})
-    assert next(chunks) == b'{"results":[' and made == []
+    assert next(chunks) == b'{"results": [' and made == []
     next(chunks)
     assert len(made) == 1 and made[0] <= web_app.BATCH_SLICE  # only the first slice is made so far
     rest = b"".join(chunks)
