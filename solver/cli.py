@@ -835,6 +835,14 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     "where it works and otherwise says so once; bwrap refuses to grade without it; none runs it as a plain process.",
 )
 @click.option(
+    "--support",
+    "support",
+    multiple=True,
+    metavar="FILE",
+    help="A file the player's file needs beside it (a course module it imports, a data file it reads); repeat for each. "
+    "Each graded file is otherwise alone in its folder: it sees no other file of the folder it is in.",
+)
+@click.option(
     "--sample",
     type=click.IntRange(min=1),
     default=None,
@@ -862,6 +870,7 @@ def grade(
     memory_mb: int,
     processes: int,
     sandbox: str,
+    support: tuple[str, ...],
     sample: int | None,
     limit: int,
     as_json: bool,
@@ -872,7 +881,8 @@ def grade(
     and returns (row, col), [row, col] or a flat cell index; Class.method
     names a method of Class(). The file is imported and called in a separate
     process, with standard input closed and a time limit per call, inside a
-    bubblewrap sandbox where one works (--sandbox). Each answer
+    bubblewrap sandbox where one works (--sandbox), alone in a folder of its
+    own with the --support files. Each answer
     is kept (keeps the result for the mover), optimal (a best move), lost
     (throws the result away), an exception, illegal, timed out or crashed.
     Ctrl-C prints the report so far.
@@ -900,6 +910,7 @@ def grade(
         memory_mb=memory_mb or None,
         processes=processes,
         sandbox=cast("Sandbox", sandbox),
+        support=support,
     )  # the choices click checked
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
