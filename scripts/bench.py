@@ -8,6 +8,9 @@
     python scripts/bench.py --batch 4x5k4.ttt --before ../before --before-python ../venv-before/bin/python
                                        # batches (lookup_codes, .best), this code against a checkout of the code before
     python scripts/bench.py --url-table 4x5k4.ttt         # only a table at a URL: solve serve on the loopback
+    python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
+    python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
+    python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -1145,6 +1148,13 @@ def bench_big_games(args: argparse.Namespace) -> None:
         bench_compact_sample(path, game)
 
 
+def add_connect4_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the Connect Four section (scripts/bench_connect4.py)."""
+    parser.add_argument("--connect4", action="store_true", help="only the Connect Four engine: Pons' six sets (the slow ones sampled), against a plain negamax")
+    parser.add_argument("--connect4-all", action="store_true", help="with every position of Pons' six sets, and the empty board from scratch (an hour)")
+    parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
+
+
 def _parser() -> argparse.ArgumentParser:
     """The command line of the benchmark: which sections to run, on which tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -1184,13 +1194,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main() -> None:
-    parser = _parser()
-    args = parser.parse_args()
-    machine = platform.processor() or platform.platform()
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
-    print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
-    if args.batch:
+def _one_section(args: argparse.Namespace) -> bool:
+    """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
+    if args.connect4 or args.connect4_all or args.connect4_empty:
+        from bench_connect4 import bench_connect4
+
+        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty)
+    elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.positions is not None:
         bench_position_costs(Path(args.positions) if args.positions else None, args.before, args.before_python)
@@ -1203,15 +1213,32 @@ def main() -> None:
     elif args.gravity:
         bench_gravity(Path(args.compact_dir or tempfile.mkdtemp()))
     else:
-        if not (args.big_build or args.big_table) or args.quick:
-            bench_tictactoe()
-        if not args.quick and not (args.big_build or args.big_table):
-            bench_big()
-            bench_grader()
-        if args.compact:
-            bench_compact(args)
-        if args.big_build or args.big_table:
-            bench_big_games(args)
+        return False
+    return True
+
+
+def _default_sections(args: argparse.Namespace) -> None:
+    """The sections run when no option asks for one alone: 3x3, the big dense tables, the grader; compact and big games on request."""
+    if not (args.big_build or args.big_table) or args.quick:
+        bench_tictactoe()
+    if not args.quick and not (args.big_build or args.big_table):
+        bench_big()
+        bench_grader()
+    if args.compact:
+        bench_compact(args)
+    if args.big_build or args.big_table:
+        bench_big_games(args)
+
+
+def main() -> None:
+    parser = _parser()
+    add_connect4_options(parser)
+    args = parser.parse_args()
+    machine = platform.processor() or platform.platform()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
+    print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
+    if not _one_section(args):
+        _default_sections(args)
     missed = [r["name"] for r in RESULTS if r["status"] == "MISSED"]
     print(f"\n{len(RESULTS)} figures; targets missed: {', '.join(missed) if missed else 'none'}")
     if args.json:
