@@ -303,6 +303,39 @@ def test_a_real_sigint_stops_a_compact_build_within_seconds_with_the_resume_line
     assert "Traceback" not in stderr
 
 
+def test_ctrl_c_at_a_terminal_stops_a_build_and_its_workers_with_one_line_and_no_traceback(tmp_path):
+    """Ctrl-C at a terminal reaches the whole foreground process group, the pool's workers too: they must leave it
+    to the build, which says how to resume (before, 2 tries in 6 printed workers' KeyboardInterrupt tracebacks, and
+    one hung). A few tries, each stopped once the build has written its first layer."""
+    import signal
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "PYTHONPATH": str(Path(solver.__file__).parents[1])}
+    for attempt in range(4):
+        output = tmp_path / f"try{attempt}" / "t.ttt"
+        output.parent.mkdir()
+        command = [sys.executable, "-m", "solver.cli", "build", "--game", "2x9k4", "--output", str(output), "-j", "2", "-q"]
+        process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=environment, start_new_session=True)
+        try:
+            begun = time.monotonic()
+            while not list(output.parent.glob("t.ttt.build/layer-*")) and process.poll() is None and time.monotonic() - begun < 120:
+                time.sleep(0.02)
+            time.sleep(0.1 * attempt)  # at different moments of the layers
+            os.killpg(process.pid, signal.SIGINT)  # what a terminal does: the build and its workers
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+        if process.returncode == 0:
+            continue  # finished before the signal came: nothing to see on this try
+        assert process.returncode == 130, stderr
+        kept = f"the layers it finished are kept in {output}.build: run the same command again to resume from there"
+        assert stderr.strip().splitlines() == [f"solve: the 2x9k4 build was interrupted (Ctrl-C); {kept}"], stderr
+
+
 # -- progress off a terminal --------------------------------------------------------------------------------
 
 
