@@ -47,7 +47,7 @@ from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
 from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
-from .storage.tablefile import expected_root
+from .storage.tablefile import expected_root, rebuild_command
 from .store.estimate import BuildEstimate, estimate, format_duration
 from .store.locate import build_and_open, open_file, refuse_beyond_machine, table_for, table_path
 from .store.locate import table_dir as _table_dir
@@ -73,6 +73,9 @@ class SolveGroup(click.Group):
         except (InvalidBoardError, InvalidGameError, PlayerError) as error:
             click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(2)
+        except BuildDeclined as declined:
+            click.echo(f"solve: {declined}", err=True)
+            ctx.exit(1)
         except (TableError, SolverError) as error:
             click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(1)
@@ -87,6 +90,11 @@ class SolveGroup(click.Group):
         if commands:
             with formatter.section("Commands"):
                 formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
+
+
+class BuildDeclined(Exception):
+    """The person answered no to a build's question: not an error, but the command could not do its work
+    (exit status 1, one calm line: what was not built and the command that builds it later)."""
 
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
@@ -170,7 +178,12 @@ class TableOptions:
         return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
 
     def _consent(self, cost: BuildEstimate) -> bool:
-        return _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it")
+        if not _interactive():
+            return False  # refused with the estimate and the command that builds it
+        if _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it"):
+            return True
+        path = table_path(cost.game, table_dir_=self.table_dir)
+        raise BuildDeclined(f"the {cost.game.name} table was not built (you answered no); build it later with: {_build_command(cost, path)}")
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
@@ -181,7 +194,8 @@ class TableOptions:
     @contextmanager
     def _notice(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         if not self.quiet:
-            click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
+            kept = f"it will be kept in {path}" if _can_keep(path) else "it is kept in memory (see below)"
+            click.echo(f"Building the {game.name} table (first use, {_duration(estimate(game, path))}); {kept}", err=True)
         with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
@@ -189,6 +203,26 @@ class TableOptions:
         """Say what a build found (e.g. that it resumes), unless quiet."""
         if not self.quiet:
             click.echo(message, err=True)
+
+
+def _can_keep(path: Path) -> bool:
+    """Whether a table can be written at ``path``: its directory exists, or can be made now, and this user may write in it
+    (checked before the first-use notice promises where the table will be kept)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _duration(cost: BuildEstimate) -> str:
+    """``about 16 s on 1 core``: the time part of an estimate."""
+    return f"about {format_duration(cost.seconds)} on {count(cost.jobs, 'core')}"
+
+
+def _build_command(cost: BuildEstimate, path: Path) -> str:
+    """The ``solve build`` command for ``path``, with ``--yes`` when the build is long enough for ``solve build`` to ask."""
+    return rebuild_command(cost.game, path) + (" --yes" if cost.is_long else "")
 
 
 def _interactive() -> bool:
@@ -206,22 +240,42 @@ def _confirm_build(cost: BuildEstimate, what: str) -> bool:
     return click.confirm(f"{what} takes {cost.describe()}. Build it now?", default=False, err=True)
 
 
-def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool) -> None:
-    """Before ``solve build``: return at once with ``--yes`` or for a build of at most ten minutes
-    (:data:`solver.store.estimate.LONG_BUILD_SECONDS`); else show the estimate and ask.
+def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool, quiet: bool) -> None:
+    """Before ``solve build``: say what is built and how long it should take (unless ``quiet``); for a build of more
+    than ten minutes (:data:`solver.store.estimate.LONG_BUILD_SECONDS`) without ``--yes``, ask instead.
 
-    :raises BuildNeedsConsent: for a no, or off a terminal (with the estimate and the ``--yes`` command).
+    :raises BuildDeclined: for a no.
+    :raises BuildNeedsConsent: off a terminal (with the estimate and the ``--yes`` command).
     """
-    if yes:
-        return
     cost = estimate(game, path, jobs=jobs)
-    if not cost.is_long:
-        return
     resuming = path.with_name(path.name + ".build").is_dir()
     what = f"Finishing the {game.name} build begun in {path}.build" if resuming else f"Building the {game.name} table"
-    if _confirm_build(cost, what):
+    if yes or not cost.is_long:
+        if not quiet and _can_keep(path):  # else the builder says at once why it cannot write there
+            click.echo(f"{what}{'' if resuming else f' into {path}'}: {cost.describe()}", err=True)
         return
-    raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+    if not _interactive():
+        raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+    if not _confirm_build(cost, what):
+        raise BuildDeclined(f"the {game.name} table was not built (you answered no); nothing was written: build it later with the same command and --yes")
+
+
+def _there_already(game: Game, path: Path, *, quiet: bool) -> bool:
+    """Whether ``path`` holds ``game``'s table, whole: opened as any use opens it (its checksum, or this user's trust),
+    and every block checked. Said in one line on stdout; a table there that does not verify is said on stderr and built again."""
+    if not path.is_file():
+        return False
+    try:
+        table = open_file(path, game=game)
+        problems = table.file.problems() if table.file is not None else []
+    except TableError as error:
+        problems = [one_line(error)]
+    if problems:
+        if not quiet:
+            click.echo(f"{path} does not verify ({problems[0]}); building it again", err=True)
+        return False
+    click.echo(f"{path}: the {game.name} table is there already and every block checks (sha256 {table.sha256}); nothing built (--force builds it again)")
+    return True
 
 
 @contextmanager
@@ -554,16 +608,23 @@ def _ask_move(position: Position) -> int | None:
     help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
 )
 @click.option("--yes", "-y", is_flag=True, help="Start a build estimated at more than ten minutes without asking (off a terminal it is refused without --yes).")
-@click.option("--force", is_flag=True, help="Replace the output even when it is not a table of this game (whatever it holds is lost).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Build even when the output already holds the game's table, whole; replace it even when it is not a table of this game (whatever it holds is lost).",
+)
 def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool, force: bool) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
     A build estimated at more than ten minutes shows the estimate (time on this
-    machine's cores, disk, memory) and asks first; off a terminal it needs --yes,
-    and its progress is a line a minute. Games of more than 16 cells are built layer
+    machine's cores, disk, memory) and asks first; off a terminal it needs --yes.
+    Any other starts with a line giving the estimate; its progress is a bar on a
+    terminal, else a line a minute. Games of more than 16 cells are built layer
     by layer in <output>.build: after Ctrl-C or a crash, run the same command again
-    and it resumes. An output that exists and is not a table of the game (a file of
-    yours, a table of another game) is refused unless --force is given.
+    and it resumes. An output that already holds the game's table, whole, is kept
+    (one line says so); --force builds it again. An output that exists and is not a
+    table of the game (a file of yours, a table of another game) is refused unless
+    --force is given.
     """
     game = options.game
     path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
@@ -579,7 +640,9 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
-    _check_long_build(game, path, jobs=jobs, yes=yes)
+        if _there_already(game, path, quiet=options.quiet):
+            return
+    _check_long_build(game, path, jobs=jobs, yes=yes, quiet=options.quiet)
     build_and_open(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
     if not options.quiet:
         size = path.stat().st_size
