@@ -39,9 +39,12 @@ from .grading.grader import grade as _grade
 from .grading.limits import DEFAULT_PROCESSES
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
+from .present.analysis import analysis_text as describe_analysis
+from .present.analysis import best_text as _best_text
+from .present.analysis import grid_text as _grid
 from .present.charts import outcomes_svg
 from .present.describe import column_board, move_words, stats_text, status_line
-from .present.report import GRADE_LIMIT, describe_report, rc
+from .present.report import GRADE_LIMIT, describe_report
 from .retrograde.minimax import MAX_EMPTY
 from .rules.game import DENSE_MAX_CELLS, Game, parse_game
 from .storage import trust
@@ -56,10 +59,10 @@ from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
 from .store.urltable import MIRROR_ENV, open_url_table
 from .tables import Table
-from .tables.analysis import GameAnalysis, PlyAnalysis, move_code
+from .tables.analysis import GameAnalysis, move_code
 from .tables.analysis import analyze as _analyze
 from .tables.position import Position, outcome_label
-from .words import count
+from .words import count, percent
 
 
 class SolveGroup(click.Group):
@@ -568,13 +571,6 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     return "\n".join(lines)
 
 
-def _grid(position: Position) -> str:
-    """The board; under gravity with the column numbers under it (a move is a column)."""
-    if position.game.rules.drops:
-        return "\n".join(column_board(position))
-    return "\n".join(_board.draw(position.game, position.code))
-
-
 def _ask_move(position: Position) -> int | None:
     """Prompt until the human gives a legal move; its cell, or None at the end of input.
 
@@ -761,9 +757,30 @@ def _ask_replace(path: Path, checksum: str) -> bool:
 
 @contextmanager
 def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A click progress bar on stderr (hidden off a terminal) for a download's bytes or a check's blocks."""
+    """A click progress bar on stderr for a download's bytes or a check's blocks; off a terminal, where click would
+    print the label as a line, a line a minute only (a fetch of seconds prints nothing but its result)."""
+    if not sys.stderr.isatty():
+        yield _MinuteLines(label, total)
+        return
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         yield bar.update
+
+
+class _MinuteLines:
+    """Progress off a terminal: ``<label>: 45.0% done, about 2 min left`` on stderr once a minute (:data:`PROGRESS_LINE_SECONDS`)."""
+
+    def __init__(self, label: str, total: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label, self.total, self.clock = label, total, clock
+        self.started = self.shown = clock()
+        self.done = 0
+
+    def __call__(self, units: int) -> None:
+        self.done += units
+        now = self.clock()
+        if now - self.shown >= PROGRESS_LINE_SECONDS and self.done:
+            self.shown = now
+            left = (now - self.started) * max(self.total - self.done, 0) / self.done
+            click.echo(f"{self.label}: {percent(self.done, max(self.total, 1))} done, about {format_duration(left)} left", err=True)
 
 
 # -- analyze and grade ------------------------------------------------------------
@@ -788,49 +805,6 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
         click.echo(json.dumps(analysis.to_dict(), indent=2))
         return
     click.echo(describe_analysis(analysis))
-
-
-def _best_text(ply: PlyAnalysis) -> str:
-    if len(ply.best_cells) == len(ply.before.moves) > 1:
-        return "any"
-    if ply.before.game.rules.drops:
-        return " ".join(map(str, ply.before.best_columns))
-    return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
-
-
-def _move_text(game: Game, cell: int) -> str:
-    """The move column of ``solve analyze``: ``1,1 (4)`` (row,col and flat cell), under gravity ``2 (3,2)`` (column, and the cell it landed on)."""
-    row, col = game.coords(cell)
-    return f"{col} ({row},{col})" if game.rules.drops else f"{row},{col} ({cell})"
-
-
-def describe_analysis(analysis: GameAnalysis) -> str:
-    """A table of the plies, the final board, and each player's summary."""
-    game = analysis.game
-    drops = game.rules.drops
-    rows = [("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")]
-    for ply in analysis.plies:
-        rows.append(
-            (
-                str(ply.ply),
-                ply.player,
-                _move_text(game, ply.cell),
-                _best_text(ply),
-                outcome_label(ply.result_before, ply.plies_before),
-                outcome_label(ply.result_after, ply.plies_after),
-                ply.verdict,
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
-    lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
-    lines.append("in n plies counted from before the move.")
-    lines += ["", _grid(analysis.final), status_line(analysis.final), ""]
-    lines.append("player  moves  best  ok  mistakes  blunders")
-    for player in ("X", "O"):
-        s = analysis.summary(player)
-        lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
-    return "\n".join(lines)
 
 
 @main.command()

@@ -105,7 +105,7 @@ from ..store.locate import resolve_table
 from ..tables import CompactTable, Table
 from ..tables.analysis import Verdict, verdict
 from ..tables.position import Move, Position
-from ..words import count
+from ..words import count, percent
 from .answerkey import AnswerKey
 from .limits import DEFAULT_PROCESSES, SANDBOX_TASKS, Limits, PidCgroup, Scratch
 from .player import (
@@ -302,7 +302,7 @@ class GradeReport:
         """The counts in one line (the module docstring shows one); ``solve grade`` prints the boards."""
         sides = {"both": "X and O", "X": "X", "O": "O"}[self.side]
         done = f"{self.positions:,}" if self.complete else f"incomplete: {self.stopped}, {self.positions:,} of {self.planned:,}"
-        kept = f"{self.kept:,} kept" + (f" ({100 * self.kept / self.positions:.1f}%)" if self.positions else "")
+        kept = f"{self.kept:,} kept" + (f" ({percent(self.kept, self.positions)})" if self.positions else "")
         lost = f"{len(self.lost):,} thrown away" + (f" ({count(self.mistakes, 'mistake')}, {count(self.blunders, 'blunder')})" if self.lost else "")
         failed = [
             count(len(items), noun)
@@ -587,7 +587,7 @@ def grade(
     side: Side | str = "both",
     game: Game | str | None = None,
     table: Table | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = None,
     sample: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
@@ -606,7 +606,7 @@ def grade(
     :param side: ``'X'``, ``'O'`` or ``'both'``: whose positions are tried.
     :param game: e.g. ``"3x4"``; default tic-tac-toe.
     :param table: the table to use (default :func:`solver.table_for` of ``game``).
-    :param progress: called with 0 once the player is loaded, then with 1 after each position graded.
+    :param progress: called with 0 once the player is loaded, then with 1 after each position graded (None or False: not called).
     :param sample: grade this many positions drawn at random (seeded, the same every run) instead of all of them;
         games of more than 16 cells are always sampled (:func:`positions_to_grade`).
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
@@ -624,7 +624,7 @@ def grade(
     The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised; a player that times out
     on :data:`TIMEOUTS_IN_A_ROW` calls in a row, or dies on :data:`CRASHES_IN_A_ROW`, is stopped there (module docstring: Isolation).
     """
-    table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
+    table, progress = resolve_table(None if game is None else parse_game(game), table), _progress_callback(progress)  # a public function: parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
     positions = positions_to_grade(side=side, table=table, sample=sample)
     judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player))
@@ -636,6 +636,21 @@ def grade(
             return grading.run(progress, function=player)
         process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout, processes=processes)
         return grading.run(progress, process=process, unsandboxed=key if contained == "none" else None)
+
+
+def _progress_callback(progress: Progress | bool | None) -> Progress | None:
+    """``progress=`` as given: a function, or None or False for none.
+
+    :raises TypeError: for anything else (``True`` too: the grader draws no bar of its own), saying what it takes.
+    """
+    if progress is None or progress is False:
+        return None
+    if progress is True or not callable(progress):
+        raise TypeError(
+            f"progress takes a function, called with 0 once the player is loaded and then with 1 after each position graded "
+            f"(or None or False for no progress), not {progress!r}; solve grade draws a progress bar with it"
+        )
+    return progress
 
 
 def _player_process(

@@ -1,0 +1,74 @@
+"""What a new user reads in their first hour (issue 31, points 5 and 7): shares that do not round a miss away,
+``solver.grade(progress=False)``, ``str()`` of a game analysis, and ``solve fetch`` off a terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from range_server import serving
+
+import solver
+from solver.cli import main
+from solver.words import percent
+
+
+def test_a_share_that_is_not_all_never_reads_100_percent_nor_one_above_none_0_percent():
+    assert [percent(4519, 4520), percent(4520, 4520), percent(1, 4520), percent(0, 4520), percent(2651, 4520)] == [
+        "99.98%",
+        "100.0%",
+        "0.02%",
+        "0.0%",
+        "58.7%",
+    ]
+
+
+def test_a_report_with_one_result_thrown_away_does_not_say_all_were_kept():
+    """Before, 4,519 of 4,520 kept printed as ``kept (100.0%)``."""
+    corner = [["X", None, None], [None, None, None], [None, None, None]]
+
+    def almost_perfect(board):
+        return (0, 1) if board == corner else solver.best_move(board)  # O must take the centre there
+
+    report = solver.grade(almost_perfect, side="O")
+    assert report.kept == report.positions - 1
+    kept = next(line for line in str(report).splitlines() if line.startswith("kept the result"))
+    assert kept.endswith("(99.95%)") and "100.0%" not in kept, kept
+    assert "kept (99.95%)" in repr(report)
+
+
+def test_solver_grade_takes_progress_false_and_says_what_progress_takes():
+    report = solver.grade(solver.best_move, side="O", progress=False, sample=20)
+    assert report.positions == 20
+    with pytest.raises(TypeError, match=r"progress takes a function, called with 0 once the player is loaded .* not True"):
+        solver.grade(solver.best_move, side="O", progress=True, sample=20)
+
+
+def test_str_of_a_game_analysis_is_the_table_solve_analyze_prints_and_repr_stays_one_line():
+    analysis = solver.analyze([4, 0, 8])
+    printed = CliRunner().invoke(main, ["analyze", "4", "0", "8"])
+    assert printed.exit_code == 0, printed.output
+    assert str(analysis) + "\n" == printed.stdout
+    assert str(analysis).splitlines()[0].split() == ["ply", "player", "move", "best", "moves", "before", "after", "verdict"]
+    assert repr(analysis).startswith("<GameAnalysis 3x3k3 [4, 0, 8]") and "\n" not in repr(analysis)
+
+
+def test_solve_fetch_off_a_terminal_prints_its_result_only(table_dir: Path, tmp_path: Path):
+    """docs/mirrors.md: off a terminal, only the last line (before, click printed 'fetching ...' and 'checking ...' labels)."""
+    path = solver.build_table(game=solver.rules.game.parse_game("3x4k3")).save(tmp_path / "3x4k3.ttt")
+    with serving({"3x4k3.ttt": path.read_bytes()}) as server:
+        result = CliRunner().invoke(main, ["fetch", "--game", "3x4k3", "--from", server.url, "--table-dir", str(table_dir)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "", result.stderr
+    assert result.stdout.startswith(f"Installed {table_dir / '3x4k3.ttt'} (") and result.stdout.count("\n") == 1
+
+
+def test_off_a_terminal_a_long_download_prints_a_line_a_minute(capsys):
+    now = [0.0]
+    lines = solver.cli._MinuteLines("fetching 4x5k4", 1000, clock=lambda: now[0])
+    lines(100)
+    assert capsys.readouterr().err == ""
+    now[0] += 60
+    lines(150)
+    assert capsys.readouterr().err == "fetching 4x5k4: 25.0% done, about 3 min left\n"
