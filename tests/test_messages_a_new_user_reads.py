@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,31 @@ def test_off_a_terminal_a_long_download_prints_a_line_a_minute(capsys):
     now[0] += 60
     lines(150)
     assert capsys.readouterr().err == "fetching 4x5k4: 25.0% done, about 3 min left\n"
+
+
+# -- functions that take a course's object: the hint names the adapter, and the adapter grades ----------------------------
+PLAYERS = Path(__file__).parent / "players"
+
+
+@pytest.mark.parametrize(
+    "function, attribute, adapter, options",
+    [
+        ("seed003_adapter.py:MinimaxPlayer.move", "board", "seed 003's MinimaxPlayer.move(self, game, state)", ["--numpy", "--turn", "symbol"]),
+        ("seed001_adapter.py:iterative_minimax", "next_player", "seed 001's iterative_minimax(state)", ["--symbols", "x,o,-", "--turn", "symbol"]),
+    ],
+)
+def test_a_function_that_takes_a_state_object_gets_the_adapter_that_fits_and_the_adapter_grades(function, attribute, adapter, options):
+    """Seed 003's player class and seed 001's State function (their code kept in tests/players/): before, the hint was
+    --turn, which led to 4,520 AttributeErrors and no further hint (seed 001 got no hint at all)."""
+    result = CliRunner().invoke(main, ["grade", str(PLAYERS / function), "--sample", "20", "-q"])
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert line.count("\n") == 0 and line.startswith("solve: error: on the first 20 positions graded, "), line
+    assert f"reads .{attribute} of what it is given, so it takes an object of its course" in line, line
+    assert f"as docs/grading.md (Functions of other shapes) does for {adapter}" in line, line
+    command = line.rpartition("then grade that function: ")[2]
+    assert shlex.split(command) == ["solve", "grade", "FILE.py:move", *options], command
+    adapted = str(PLAYERS / function.partition(":")[0]) + ":move"
+    graded = CliRunner().invoke(main, ["grade", adapted, *options, "--sample", "20", "-q"])
+    assert graded.exit_code == 0, graded.output  # graded: its verdicts are its own (seed 003's minimax misses wins)
+    assert "positions tried       20\n" in graded.stdout and "raised an exception    0\nillegal answers        0\n" in graded.stdout, graded.stdout

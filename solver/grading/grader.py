@@ -123,7 +123,7 @@ from .player import (
     load_player,
 )
 from .sandbox import Sandbox, choose
-from .shapes import Shape, Tried, explain, hint
+from .shapes import Shape, Tried, explain, hint, state_attribute
 
 __all__ = [
     "DEFAULT_SYMBOLS",
@@ -906,6 +906,8 @@ class _Judge:
             message = str(reply["x"])[:500]
             if reply.get("call"):
                 self._mismatch(f"arguments: {reply['call']}", message)
+            elif state_attribute(message) is not None:
+                self._mismatch("state object", message)
             self._fail(position, "exception", message)
         elif "o" in reply:
             self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_answers(self.game)}", str(reply.get("r", ""))[:80])
