@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -101,3 +102,29 @@ def test_a_function_that_takes_a_state_object_gets_the_adapter_that_fits_and_the
     graded = CliRunner().invoke(main, ["grade", adapted, *options, "--sample", "20", "-q"])
     assert graded.exit_code == 0, graded.output  # graded: its verdicts are its own (seed 003's minimax misses wins)
     assert "positions tried       20\n" in graded.stdout and "raised an exception    0\nillegal answers        0\n" in graded.stdout, graded.stdout
+
+
+# -- time-outs on the first plies say which --timeout would do --------------------------------------------------------------
+def _timed_out(board: str) -> solver.PlayerFailure:
+    return solver.PlayerFailure(solver.lookup(board), "timeout", "timed out: no answer within 30 s", "")
+
+
+def test_the_timeout_hint_extrapolates_a_plain_minimaxs_time_to_the_emptier_boards():
+    from solver.grading.grader import timeout_hint
+
+    game = solver.rules.game.parse_game("3x3k3")
+    line = timeout_hint("minimax", game, [_timed_out("..." * 3)], {7: 0.5, 5: 0.01}, 30.0)
+    assert line is not None and "minimax timed out on 1 call (--timeout 30 s), on a board with 9 empty cells, the first plies" in line
+    assert line.endswith("grade it with --timeout 60 (about 36 s a call there), or memoise it"), line  # 0.5 s x 8 x 9
+    assert timeout_hint("minimax", game, [_timed_out("X.O/.X./...")], {7: 0.5}, 30.0) is None, "a time-out where fuller boards finished"
+    assert timeout_hint("minimax", game, [], {7: 0.5}, 30.0) is None
+
+
+def test_a_player_that_times_out_on_the_first_plies_is_told_which_timeout_would_do():
+    """Before, the report of a plain minimax timed out on the empty board said nothing about --timeout."""
+    result = CliRunner().invoke(main, ["grade", str(PLAYERS / "slow_early.py:first_empty_slowly"), "--side", "X", "--timeout", "0.5", "--limit", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "timed out                 1\n" in result.stdout, result.stdout
+    hint = next((line for line in result.stdout.splitlines() if line.startswith("hint: first_empty_slowly timed out on 1 call")), None)
+    assert hint is not None and "on a board with 9 empty cells, the first plies" in hint, result.stdout
+    assert float(re.search(r"grade it with --timeout (\d+) ", hint).group(1)) > 0.5, hint

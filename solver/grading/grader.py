@@ -79,6 +79,7 @@ plies played, then code.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import time
@@ -870,6 +871,36 @@ class _Grading:
         return judge.tried()
 
 
+def timeout_hint(name: str, game: Game, timeouts: Sequence[PlayerFailure], slowest_by_empty: dict[int, float], timeout: float) -> str | None:
+    """For a function that timed out only on the boards with the most empty cells (the first plies, where a plain
+    minimax searches the whole game tree): the ``--timeout`` that would let it finish there, else None.
+
+    The time there is extrapolated from its slowest finished call with the most empty cells, ``e0`` of them: a plain
+    minimax's time grows about as the number of empty cells' factorial, so each empty cell more than ``e0``
+    multiplies it by that number of cells (a board with 9 empty costs about 72 times one with 7); the option asked
+    for is half as much again, rounded up.
+    """
+    if not timeouts or not slowest_by_empty:
+        return None
+    empties = [game.cells - failure.position.pieces for failure in timeouts]
+    most, e0 = max(empties), max(slowest_by_empty)
+    if min(empties) < e0:
+        return None  # it also timed out where calls on fuller boards finished: not the first plies' cost
+    seconds = max(slowest_by_empty[e0] * math.prod(range(e0 + 1, most + 1)), 2 * timeout if most == e0 else 0.0)
+    wanted = math.ceil(1.5 * seconds) if seconds < 10 else 10 * math.ceil(0.15 * seconds)
+    return (
+        f"{name} timed out on {count(len(timeouts), 'call')} (--timeout {timeout:g} s), {'on a board' if len(timeouts) == 1 else 'all on boards'} "
+        f"with {_plural_empty(min(empties), most)}, "
+        f"the first plies, where a plain minimax searches the whole game tree; its slowest call with {count(e0, 'empty cell')} took "
+        f"{slowest_by_empty[e0]:.2f} s, and each empty cell more multiplies that by about their number: "
+        f"grade it with --timeout {max(wanted, math.ceil(timeout) + 1)} (about {seconds:.0f} s a call there), or memoise it"
+    )
+
+
+def _plural_empty(fewest: int, most: int) -> str:
+    return count(most, "empty cell") if fewest == most else f"{fewest} to {most} empty cells"
+
+
 class _Judge:
     """Judges replies (plain data) against the table, and keeps the counts and the hints."""
 
@@ -886,6 +917,8 @@ class _Judge:
         self.mismatches: Counter[str] = Counter()
         self.examples: dict[str, str] = {}
         self.tried_by_side: Counter[str] = Counter()
+        self.slowest_by_empty: dict[int, float] = {}
+        """The slowest finished call at each number of empty cells (seconds), for the hint after time-outs."""
 
     def add(self, position: Position, reply: Reply) -> None:
         """Judge one call."""
@@ -912,6 +945,8 @@ class _Judge:
         elif "o" in reply:
             self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_answers(self.game)}", str(reply.get("r", ""))[:80])
         elif "a" in reply:
+            empty = self.game.cells - position.pieces
+            self.slowest_by_empty[empty] = max(spent, self.slowest_by_empty.get(empty, 0.0))
             self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or short(reply["a"]))
         else:
             self._fail(position, "crash", "the player's process sent a reply that cannot be read")
@@ -958,6 +993,7 @@ class _Judge:
     def hints(self) -> tuple[str, ...]:
         """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""
         found = [hint(kind, self.examples[kind], self.name) for kind, count in self.mismatches.items() if 2 * count >= self.graded > 0]
+        found += [line for line in [timeout_hint(self.name, self.game, self.failures["timeout"], self.slowest_by_empty, self.timeout)] if line]
         if self.side == "both" and min(self.tried_by_side["X"], self.tried_by_side["O"]) >= EARLY:
             lost = Counter(item.position.to_move for item in self.lost)
             rate = {s: lost[s] / self.tried_by_side[s] for s in ("X", "O")}
