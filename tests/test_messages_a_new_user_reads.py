@@ -81,16 +81,23 @@ PLAYERS = Path(__file__).parent / "players"
 
 
 @pytest.mark.parametrize(
-    "function, attribute, adapter, options",
+    "function, attribute, adapter, options, support",
     [
-        ("seed003_adapter.py:MinimaxPlayer.move", "board", "seed 003's MinimaxPlayer.move(self, game, state)", ["--numpy", "--turn", "symbol"]),
-        ("seed001_adapter.py:iterative_minimax", "next_player", "seed 001's iterative_minimax(state)", ["--symbols", "x,o,-", "--turn", "symbol"]),
+        (
+            "seed003_adapter.py:MinimaxPlayer.move",
+            "board",
+            "seed 003's MinimaxPlayer.move(self, game, state)",
+            ["--numpy", "--turn", "symbol"],
+            ["tictactoe.py"],
+        ),
+        ("seed001_adapter.py:iterative_minimax", "next_player", "seed 001's iterative_minimax(state)", ["--symbols", "x,o,-", "--turn", "symbol"], []),
     ],
 )
-def test_a_function_that_takes_a_state_object_gets_the_adapter_that_fits_and_the_adapter_grades(function, attribute, adapter, options):
+def test_a_function_that_takes_a_state_object_gets_the_adapter_that_fits_and_the_adapter_grades(function, attribute, adapter, options, support):
     """Seed 003's player class and seed 001's State function (their code kept in tests/players/): before, the hint was
     --turn, which led to 4,520 AttributeErrors and no further hint (seed 001 got no hint at all)."""
-    result = CliRunner().invoke(main, ["grade", str(PLAYERS / function), "--sample", "20", "-q"])
+    supported = [option for name in support for option in ("--support", str(PLAYERS / name))]  # the course's module it imports
+    result = CliRunner().invoke(main, ["grade", str(PLAYERS / function), *supported, "--sample", "20", "-q"])
     assert result.exit_code == 2, result.output
     line = result.stderr.strip()
     assert line.count("\n") == 0 and line.startswith("solve: error: on the first 20 positions graded, "), line
@@ -99,7 +106,7 @@ def test_a_function_that_takes_a_state_object_gets_the_adapter_that_fits_and_the
     command = line.rpartition("then grade that function: ")[2]
     assert shlex.split(command) == ["solve", "grade", "FILE.py:move", *options], command
     adapted = str(PLAYERS / function.partition(":")[0]) + ":move"
-    graded = CliRunner().invoke(main, ["grade", adapted, *options, "--sample", "20", "-q"])
+    graded = CliRunner().invoke(main, ["grade", adapted, *options, *supported, "--sample", "20", "-q"])
     assert graded.exit_code == 0, graded.output  # graded: its verdicts are its own (seed 003's minimax misses wins)
     assert "positions tried       20\n" in graded.stdout and "raised an exception    0\nillegal answers        0\n" in graded.stdout, graded.stdout
 
