@@ -455,7 +455,8 @@ class Position:
 
 
 PICTURES: dict[str, Callable[[Any], str]] = {}
-"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``, ``"stats html"``).
+"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``, ``"stats html"``),
+and how ``str()`` writes a game analysis (``"analysis text"``).
 
 The presentation layer fills it when the package is imported (:mod:`solver.present.notebook`), so the
 ``_repr_*_`` methods that Jupyter calls draw with it while this layer imports nothing above it.
