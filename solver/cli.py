@@ -402,7 +402,7 @@ def describe_position(position: Position) -> str:
     """The board beside a grid of move outcomes, then the verdict in words (under gravity: the board with
     the outcome of dropping a piece above each column, :func:`describe_drops`)."""
     game = position.game
-    if game.rules.drops:
+    if game.rules.move.form == "column":
         return describe_drops(position)
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
@@ -457,7 +457,7 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     human = human.upper()
     table = options.table()
     game = table.game
-    if game.rules.drops:
+    if game.rules.move.form == "column":
         click.echo(f"You are {human}. Enter a column 0-{game.cols - 1}: your piece drops to its lowest empty cell.")
     else:
         click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
@@ -505,18 +505,18 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     if slip is not None:
         before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
         best = _best_text(slip)
-        if analysis.game.rules.drops and best != "any":
+        if analysis.game.rules.move.form == "column" and best != "any":
             best = f"column{'s' if ' ' in best else ''} {best}"
         lines.append(f"The first {slip.verdict}: ply {slip.ply}, {move_words(analysis.game, slip.cell)} ({before} -> {after}); best was {best}.")
     game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
-    moves = analysis.columns if analysis.game.rules.drops else analysis.cells
+    moves = analysis.columns if analysis.game.rules.move.form == "column" else analysis.cells
     lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, moves))}{game}")
     return "\n".join(lines)
 
 
 def _grid(position: Position) -> str:
     """The board; under gravity with the column numbers under it (a move is a column)."""
-    if position.game.rules.drops:
+    if position.game.rules.move.form == "column":
         return "\n".join(column_board(position))
     return "\n".join(_board.draw(position.game, position.code))
 
@@ -730,7 +730,7 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
 def _best_text(ply: PlyAnalysis) -> str:
     if len(ply.best_cells) == len(ply.before.moves) > 1:
         return "any"
-    if ply.before.game.rules.drops:
+    if ply.before.game.rules.move.form == "column":
         return " ".join(map(str, ply.before.best_columns))
     return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
 
@@ -738,13 +738,13 @@ def _best_text(ply: PlyAnalysis) -> str:
 def _move_text(game: Game, cell: int) -> str:
     """The move column of ``solve analyze``: ``1,1 (4)`` (row,col and flat cell), under gravity ``2 (3,2)`` (column, and the cell it landed on)."""
     row, col = game.coords(cell)
-    return f"{col} ({row},{col})" if game.rules.drops else f"{row},{col} ({cell})"
+    return f"{col} ({row},{col})" if game.rules.move.form == "column" else f"{row},{col} ({cell})"
 
 
 def describe_analysis(analysis: GameAnalysis) -> str:
     """A table of the plies, the final board, and each player's summary."""
     game = analysis.game
-    drops = game.rules.drops
+    drops = game.rules.move.form == "column"
     rows = [("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")]
     for ply in analysis.plies:
         rows.append(

@@ -394,14 +394,3 @@ class Layout:
                 code: int = int(self.high.codes[gh][row]) * self.radix + int(self.low.codes[gl][col])
                 return code
         raise AssertionError("an index inside a layer lies in none of its blocks")  # pragma: no cover
-
-
-@cache
-def layout(game: Game) -> Layout:
-    """The :class:`Layout` of a game (built once per process; the halves are shared by games): under gravity
-    the column halves of :mod:`solver.encoding.columns`."""
-    if game.rules.drops:
-        from .columns import ColumnLayout  # a layout of the same shape, built from the columns' stacks
-
-        return ColumnLayout(game)
-    return Layout(game)

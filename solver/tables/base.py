@@ -46,12 +46,12 @@ from typing import Any, ClassVar, Literal, NoReturn
 
 import numpy as np
 
+from ..contents.histograms import Counts
 from ..encoding import board as _board
 from ..errors import InvalidBoardError, TableError
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile
-from ..storage.histograms import Counts
 from ..storage.tablefile import TableFile, rebuild_command
 from .position import Position
 from .scores import Scores
@@ -141,7 +141,7 @@ class Table(ABC):
         mask = position.best_mask
         if not mask:
             raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
-        if self.game.rules.drops:
+        if self.game.rules.move.form == "column":
             return position.best_columns[0]
         return self.game.coords((mask & -mask).bit_length() - 1)
 

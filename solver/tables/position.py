@@ -16,19 +16,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import FrozenInstanceError, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Protocol
 
 from ..encoding import board as _board
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidMoveError
+from ..rules.base import LINE
 from ..rules.game import Game
+from ..rules.parts import MoveForm
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
 from ..rules.score import decode, outcome_label, parent_score
 from ..words import count, signed
 
-if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
-    from .base import Table
+
+class Source(Protocol):
+    """What a position asks of the table it was looked up in (:class:`solver.tables.Table` is one): a protocol,
+    so that this module does not import the tables, which make positions."""
+
+    def at(self, code: int) -> Position: ...
+    def score_of(self, code: int) -> int: ...
+    def best_mask_of(self, code: int) -> int: ...
+    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int] | int: ...
+
 
 __all__ = ["Move", "Player", "Position", "Result", "outcome_label", "outcome_words", "result_phrase"]
 
@@ -104,13 +114,13 @@ class MoveList(tuple[Move, ...]):
 
     player: Player | None
     """Who makes these moves (``None`` when the game is over)."""
-    drops: bool
-    """Whether a move is a column (gravity): the ``repr`` then names columns."""
+    form: MoveForm
+    """How a move is written (:attr:`solver.rules.parts.MoveRule.form`): a column under gravity, and the ``repr`` names columns."""
 
-    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None, *, drops: bool = False) -> MoveList:
+    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None, *, form: MoveForm = "cell") -> MoveList:
         self = super().__new__(cls, moves)
         self.player = player
-        self.drops = drops
+        self.form = form
         return self
 
     def __repr__(self) -> str:
@@ -123,7 +133,7 @@ class MoveList(tuple[Move, ...]):
         for moves in groups.values():
             first = moves[0]
             outcome = "draw" if first.result == "draw" else outcome_words(first.result, first.plies)
-            if self.drops:
+            if self.form == "column":
                 cells = f"column{'s' if len(moves) > 1 else ''} {', '.join(str(col) for col in sorted(move.col for move in moves))}"
             else:
                 cells = ", ".join(f"({move.row}, {move.col})" for move in moves)
@@ -165,7 +175,7 @@ class Position:
     score: int
     best_mask: int
     pieces: int
-    table: Table = field(repr=False, compare=False)
+    table: Source = field(repr=False, compare=False)
 
     def __repr__(self) -> str:
         return f"<Position {self.game.name} {self.board} {result_phrase(self)}>"
@@ -209,8 +219,8 @@ class Position:
 
     @property
     def line_completer(self) -> Player | None:
-        """Who completed a line and so ended the game (the last mover; None while playing and for a drawn full board)."""
-        if not self.is_over or self.score == 0:
+        """Who completed a line and so ended the game (the last mover; None while playing and for a full board without a line)."""
+        if not self.is_over or self.score == 0 or self.game.rules.status_of(self.code) != LINE:
             return None
         return "O" if self._next == "X" else "X"
 
@@ -288,7 +298,7 @@ class Position:
                     best=bool(self.best_mask >> cell & 1),
                 )
             )
-        return MoveList(out, self._next, drops=self.game.rules.drops)
+        return MoveList(out, self._next, form=self.game.rules.move.form)
 
     def cell_of(self, move: MoveSpec, *, where: str = "") -> int:
         """The cell a move takes here, checked to be legal: any form of :mod:`solver.encoding.moves` (a flat
@@ -310,7 +320,7 @@ class Position:
             under gravity the column is full or the cell is not where the piece would land.
         """
         game = self.game
-        if game.rules.drops:
+        if game.rules.move.form == "column":
             drop = read_drop(move, game, where=where)
             if self.is_over:
                 shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
@@ -318,9 +328,9 @@ class Position:
             x, o = _board.masks(game, self.code)
             return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
         cell = parse_move(move, game, where=where)
-        if self.is_over or self.cells[cell] is not None:
+        reason = game.rules.illegal_move(self.code, cell)
+        if reason is not None:
             row, col = game.coords(cell)
-            reason = "the game is over" if self.is_over else "the cell is taken"
             raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")
         return cell
 
@@ -392,7 +402,7 @@ class Position:
             "score": self.score,
             "best_moves": [list(m) for m in self.best_moves],
             "best_cells": list(self.best_cells),
-            **({"best_columns": list(self.best_columns)} if self.game.rules.drops else {}),
+            **({"best_columns": list(self.best_columns)} if self.game.rules.move.form == "column" else {}),
             "moves": self._move_dicts(best_first),
         }
 
@@ -407,7 +417,7 @@ class Position:
         sign = 1 if piece == 1 else -1
         score_of = self.table.score_of
         scored = []
-        if self.game.rules.drops:  # only where a piece lands
+        if self.game.rules.move.form == "column":  # only where a piece lands
             playable = self.playable
             for cell in range(self.game.cells):
                 if playable >> cell & 1:

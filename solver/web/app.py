@@ -635,7 +635,7 @@ def outcomes_chart(table: Table) -> bytes:
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.drops}
+    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.move.form == "column"}
     return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum}
 
 
