@@ -676,7 +676,11 @@ def fetch(options: TableOptions, url: str | None, checksum: str | None, replace:
     Any web server that serves files will do: a static host, a bucket, a release page,
     or another machine's 'solve serve' (its files are under /tables/). An interrupted
     download is resumed by the same command; a mirror that sends wrong bytes is
-    refused, naming the block, and nothing is installed.
+    refused, naming the block, and nothing is installed. A table already in place is
+    checked block by block first: a damaged one is fetched again and replaced once the
+    new one has passed. A server that stalls is cut off: the head within 30 s, the body
+    at 1,024 bytes a second or more (SOLVED_TICTACTOE_HTTP_HEAD_SECONDS,
+    SOLVED_TICTACTOE_HTTP_SPEED_LIMIT and SOLVED_TICTACTOE_HTTP_SPEED_TIME change them).
     """
     ask: bool | Callable[[Path, str], bool] = True if replace else (_ask_replace if _interactive() else False)
     try:
@@ -688,7 +692,8 @@ def fetch(options: TableOptions, url: str | None, checksum: str | None, replace:
         click.echo(f"{fetched.path}: the {fetched.game.name} table is there already (sha256 {fetched.checksum}); nothing fetched")
         return
     resumed = f", resumed after {fetched.resumed_from:,} bytes" if fetched.resumed_from else ""
-    click.echo(f"Installed {fetched.path} ({fetched.size:,} bytes, sha256 {fetched.checksum}, every block checked) from {fetched.url}{resumed}")
+    verb, damage = ("Repaired", f"; the file there had failed its check: {one_line(fetched.repaired)}") if fetched.repaired else ("Installed", "")
+    click.echo(f"{verb} {fetched.path} ({fetched.size:,} bytes, sha256 {fetched.checksum}, every block checked) from {fetched.url}{resumed}{damage}")
 
 
 def _ask_replace(path: Path, checksum: str) -> bool:

@@ -5,6 +5,8 @@
 ``InvalidBoardError``       a board that cannot be read or cannot occur (a ``ValueError``)
 ``OffBoardMoveError``       a move that was read but lies off the board (an ``InvalidBoardError``)
 ``InvalidGameError``        a game name or size that is not supported (a ``ValueError``)
+``InvalidArgumentError``    an argument of the wrong type (``url=123``, ``table_dir=5``): the message names
+                            it (a ``TypeError``)
 ``PlayerError``             a move function that cannot be loaded or graded as asked (a ``ValueError``)
 ``TableError``              a table file that is missing, truncated, corrupt or stale
 ``BuildNeedsConsent``       a missing table whose build is too long or too large to start unasked
@@ -59,6 +61,11 @@ class GameTooLargeError(InvalidGameError):
 class InvalidMoveError(InvalidBoardError):
     """A move that is on the board but not legal there: a taken cell, or under gravity a cell that is not the
     lowest empty one of its column (the message says where the piece would land)."""
+
+
+class InvalidArgumentError(SolverError, TypeError):
+    """An argument of a type the function does not take (``table_for(url=123)``): the message names the
+    argument, what it must be and what was given."""
 
 
 class PlayerError(SolverError, ValueError):
