@@ -37,6 +37,7 @@ def test_tictactoe_under_armageddon_is_o_s_win_in_nine_plies(table_dir: Path) ->
     full = solver.lookup("XOX/XOO/OXX", game="3x3k3-armageddon")  # full, no line: O to move has won
     assert full.is_over and full.result == "win" and full.plies == 0
     assert full.game.rules.outcome(full.code).value == "O won"
+    assert "game over: O won (a full board is O's win)" in repr(full) and full.winner == "O" and full.line_completer is None
     assert solver.lookup(".../.../...").value == 0, "normal play is still a draw"
 
 

@@ -190,6 +190,8 @@ def _check_position(exp: Expected, table: solver.Table, board: tuple[int, ...], 
     assert position.is_over == over, f"{shown}: is_over {position.is_over}, expected {over}"
     assert position.to_move == (None if over else mover), f"{shown}: to_move {position.to_move}"
     won = None if not winner else "XO"[(winner - 1) ^ ref.misere]  # in misère play the line's owner lost
+    if not winner and 0 not in board and ref.full_result(1) != 0:  # armageddon: a full board is O's win
+        won = "O"
     assert position.winner == won, f"{shown}: winner {position.winner}, minimax {won}"
     assert position.line_completer == (None if not winner else "XO"[winner - 1]), f"{shown}: line completed by {position.line_completer}"
     if not moves:

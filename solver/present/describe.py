@@ -38,7 +38,8 @@ def status_line(position: Position) -> str:
     (the result for the side to move, in plies to the end) and the value for X."""
     if position.is_over:
         completer = position.line_completer
-        return f"Game over: {position.game.rules.end_words(completer)}." if completer else "Game over: a draw."
+        rules = position.game.rules
+        return f"Game over: {rules.end_words(completer)}." if completer else f"Game over: {rules.scoring.full_words()}."
     if position.result == "draw":
         outcome = f"a draw with best play, {count(position.plies, 'ply')} to the end"
     else:

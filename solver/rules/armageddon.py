@@ -36,6 +36,10 @@ class Armageddon(Scoring):
         """O: a full board without a line is O's win."""
         return "O"
 
+    def full_words(self) -> str:
+        """``"O won (a full board is O's win)"``."""
+        return "O won (a full board is O's win)"
+
     def possible_scores(self, ply: int) -> frozenset[int]:
         """The scores of normal play, and O's win when the board fills, ``cells - ply`` plies from now (0, a draw,
         stays possible as a byte: a table's don't-care bytes may hold it)."""

@@ -175,6 +175,10 @@ class Scoring(ABC):
         """Who wins on a full board without a line (``"X"``, ``"O"``), or None: a draw."""
         return None
 
+    def full_words(self) -> str:
+        """The end of a game on a full board without a line, in words: ``"a draw"``."""
+        return "a draw"
+
     def possible_scores(self, ply: int) -> frozenset[int]:
         """Every score a position with ``ply`` pieces can hold under this scoring (any other is a damaged table).
 

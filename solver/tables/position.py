@@ -57,9 +57,9 @@ def result_phrase(position: Position) -> str:
     ``'O to move: loss in 4 plies (value for X: +1)'``, ``'game over: X won'``, ``'game over: a draw'``."""
     if position.is_over:
         completer = position.line_completer
-        if completer is None:
-            return "game over: a draw"
         rules = position.game.rules
+        if completer is None:
+            return f"game over: {rules.scoring.full_words()}"
         return f"game over: {position.winner} won" if rules.line_wins else f"game over: {position.winner} won ({rules.end_words(completer)})"
     return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {signed(position.value)})"
 
