@@ -19,6 +19,7 @@ a move in the low half keeps the row of a block, one in the high half its column
 A code with a floating piece has no index (a negative one, as illegal counts).
 
 >>> from solver.rules.game import parse_game
+>>> from solver.encoding.layouts import layout
 >>> index = layout(parse_game("4x4k4-gravity"))
 >>> index.size, index.layer_sizes[:4]
 (201755, (1, 4, 20, 60))

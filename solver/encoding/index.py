@@ -27,6 +27,7 @@ Codes are the public base-3 codes (``cell = row * cols + col``, digit 0 empty,
 1 X, 2 O, ``code = sum(digit * 3**cell)``), int64 in arrays (``3**25 < 2**40``).
 
 >>> from solver.rules.game import Game
+>>> from solver.encoding.layouts import layout
 >>> index = layout(Game(3, 3, 3))
 >>> index.size, index.layer_sizes[:4]
 (6046, (1, 9, 72, 252))
