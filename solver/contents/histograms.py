@@ -43,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import Tile, layout
+from ..encoding.index import Tile
+from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..rules.game import Game
 from ..rules.score import WIN
@@ -222,7 +223,7 @@ def _layer(key: str, entry: Any) -> np.ndarray:
 # -- scanning a layer ------------------------------------------------------------------------------
 class _Grid:
     """One tile of a layer (high half-boards by low half-boards, :mod:`solver.encoding.index`): which boards
-    are canonical, how many symmetries fix each, and the boards' words (:mod:`solver.rules.mnk`)."""
+    are canonical, how many symmetries fix each, and the boards' words (:mod:`solver.rules.base`)."""
 
     def __init__(self, game: Game, tile: Tile) -> None:
         index, sym = layout(game), symmetries(game)
