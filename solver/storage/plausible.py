@@ -16,10 +16,12 @@ from functools import cache
 
 import numpy as np
 
+from ..encoding.index import layout
 from ..rules.game import Game
 
 BlockCheck = Callable[[int, np.ndarray], "str | None"]
-"""``check(first_item, items)``: a problem with a verified block's values, or None (:class:`solver.storage.tablefile.BlockGuard`)."""
+"""``check(first_item, items)``: a problem with a block's values, or None: the ``values`` stage's callable
+(:data:`solver.storage.integrity.ValuesCheck`)."""
 CompactCheck = Callable[[int, "np.ndarray | bytes"], "str | None"]
 """A :data:`BlockCheck` that also takes the items as the bytes of int8 values (a decoded block of
 :class:`solver.storage.blockarray.BlockArray`, checked without a copy)."""
@@ -101,3 +103,8 @@ def dense_check(game: Game) -> BlockCheck:
         return _problem(game, f"code {first + at:,}", int(ply[at]), int(items["score"][at]))
 
     return check
+
+
+def table_check(game: Game, kind: str) -> BlockCheck | CompactCheck:
+    """The values check of a table of ``game`` of this kind (``"dense"`` or ``"compact"``)."""
+    return dense_check(game) if kind == "dense" else compact_check(game, layout(game).layer_offsets)
