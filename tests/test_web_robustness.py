@@ -284,7 +284,7 @@ def test_a_dense_table_truncated_or_overwritten_under_the_server_is_still_answer
 
 def write_plain_compact(path: Path, table: solver.Table) -> Path:
     """``table`` written in the plain (uncompressed, format 2) compact layout of earlier releases."""
-    from solver.storage import tablefile, trust
+    from solver.storage import tablefile
 
     header, length, parts = tablefile._plan("compact", table.game, table.file_arrays(), table.file_meta())
     with path.open("wb") as out:
