@@ -53,9 +53,12 @@ the package ships the expected root of every game of up to 16 cells
 (:mod:`solver.storage.checksums`). On open, the header is checked, the root recomputed
 from the header and the digests (kilobytes, not the arrays) and compared with the
 expected one (the header's bytes must be exactly the canonical serialisation
-the root covers, so ``"format_version": 2.0`` or an extra key is refused); a block's bytes are hashed the first time a look-up touches it in
-this process (:class:`BlockGuard`), so no answer comes from unverified bytes and
-opening stays cheap. What is not guaranteed: a file changed on disk by another
+the root covers, so ``"format_version": 2.0`` or an extra key is refused; which roots are
+expected is the policy's, :mod:`solver.storage.trust`); a block passes the checks the header
+declares (:attr:`Header.stages`, :mod:`solver.storage.integrity`: its digest, and its CRC and
+decoding when compressed, and its values) the first time a look-up touches it in this process
+(:class:`BlockGuard`, :class:`~solver.storage.blockarray.BlockArray`), so no answer comes from
+unverified bytes and opening stays cheap; :meth:`TableFile.verified` says which blocks passed. What is not guaranteed: a file changed on disk by another
 program *after* its blocks were verified in a running process.
 
 Files are written atomically (:func:`write_table`, through
