@@ -211,3 +211,22 @@ def test_a_block_cache_can_ask_the_stage_whether_a_blocks_bytes_pass_before_keep
     broken[15] ^= 0x01  # the top byte of the second offset: far past the end
     with pytest.raises(solver.TableError, match="the offset table of the compressed blocks is damaged"):
         blockarray.region_checks(encoding, bytes(broken), written.digest)
+
+
+def test_a_source_that_checks_blocks_itself_shares_its_stage_with_the_table_so_one_record_says_what_passed(
+    tmp_path: Path, tictactoe_layers: list[np.ndarray]
+) -> None:
+    """A URL table's region makes its stage from the head before any block (to check each block before caching it);
+    the table file's array then uses that stage, not a second one."""
+    opened = tablefile.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers))
+    spec = opened.header.spec("scores")
+    assert spec.encoding is not None
+    source = opened.region("scores")
+    index = source.read(spec.encoding.data_bytes, spec.encoding.region_bytes)
+    source.checks = blockarray.region_checks(spec.encoding, index, lambda block: opened.digest(spec.first_block + block), name="source")  # type: ignore[attr-defined]
+    opened._arrays = {"scores": source}
+    table = CompactTable.from_file(opened)
+    assert opened.compressed("scores").checks is source.checks and opened.verified("scores") is source.checks.verified  # type: ignore[attr-defined]
+    assert source.checks.values is not None, "the table's values check is declared on the shared stage too"  # type: ignore[attr-defined]
+    table.lookup(0)
+    assert source.checks.verified.passed >= 1  # type: ignore[attr-defined]

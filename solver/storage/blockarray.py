@@ -519,6 +519,12 @@ class RegionSource(Protocol):
         """Byte ranges about to be read (each a block), in region order: fetch them together if that helps."""
 
 
+SHARED_CHECKS = "checks"
+"""The attribute a source that keeps copies of blocks may hold its stage in (:func:`region_checks`, made from the
+head it read): it asks ``checks.passes(block, packed)`` before it keeps a block, and a table file's array then
+shares that stage (:meth:`solver.storage.tablefile.TableFile.compressed`), so one record says which blocks passed."""
+
+
 class MappedRegion:
     """A region in memory or memory-mapped: reading is slicing."""
 
@@ -688,6 +694,8 @@ class BlockArray:
     :param origin: where the region starts in its file: messages then name a block's bytes in the
         file (None: in the region).
     :param values: the ``values`` stage's callable (:data:`solver.storage.integrity.ValuesCheck`; None: left out).
+    :param checks: the region's stage made already (:func:`region_checks`; a source that checks blocks before it
+        keeps them holds one): shared, so that one record says which blocks passed. Default: made here.
     :raises TableError: if the region is too short or the offset table is damaged.
     """
 
@@ -702,6 +710,7 @@ class BlockArray:
         cache_blocks: int = DEFAULT_CACHE_BLOCKS,
         origin: int | None = None,
         values: ValuesCheck | None = None,
+        checks: BlockChecks | None = None,
     ) -> None:
         self.encoding = encoding
         self._origin = origin
@@ -722,7 +731,11 @@ class BlockArray:
         raw = self.source.read(encoding.data_bytes, encoding.region_bytes) if self.source.size >= encoding.region_bytes else b""
         if len(raw) != encoding.index_bytes:
             raise self._error(f"the compressed array is truncated ({self.source.size:,} bytes, expected {encoding.region_bytes:,})")
-        self.checks = region_checks(encoding, raw, digest, error=self._error, origin=origin, values=values)
+        if checks is None:
+            checks = region_checks(encoding, raw, digest, error=self._error, origin=origin, values=values)
+        elif len(checks.verified) != encoding.blocks:
+            raise ValueError(f"the stage given checks {len(checks.verified):,} blocks, the array has {encoding.blocks:,}")
+        self.checks = checks
         """The stage every block passes before any of it is used (:mod:`solver.storage.integrity`)."""
         self._offsets = _offsets_of(encoding, raw)
         self._codec.require()
