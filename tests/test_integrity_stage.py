@@ -213,20 +213,32 @@ def test_a_block_cache_can_ask_the_stage_whether_a_blocks_bytes_pass_before_keep
         blockarray.region_checks(encoding, bytes(broken), written.digest)
 
 
-def test_a_source_that_checks_blocks_itself_shares_its_stage_with_the_table_so_one_record_says_what_passed(
-    tmp_path: Path, tictactoe_layers: list[np.ndarray]
-) -> None:
-    """A URL table's region makes its stage from the head before any block (to check each block before caching it);
-    the table file's array then uses that stage, not a second one."""
-    opened = tablefile.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers))
-    spec = opened.header.spec("scores")
-    assert spec.encoding is not None
-    source = opened.region("scores")
-    index = source.read(spec.encoding.data_bytes, spec.encoding.region_bytes)
-    source.checks = blockarray.region_checks(spec.encoding, index, lambda block: opened.digest(spec.first_block + block), name="source")  # type: ignore[attr-defined]
-    opened._arrays = {"scores": source}
-    table = CompactTable.from_file(opened)
-    assert opened.compressed("scores").checks is source.checks and opened.verified("scores") is source.checks.verified  # type: ignore[attr-defined]
-    assert source.checks.values is not None, "the table's values check is declared on the shared stage too"  # type: ignore[attr-defined]
-    table.lookup(0)
-    assert source.checks.verified.passed >= 1  # type: ignore[attr-defined]
+class _Keeping(blockarray.MappedRegion):
+    """A source that records what it is told: which blocks it may keep, which it must drop."""
+
+    def __init__(self, region: bytes) -> None:
+        super().__init__(region)
+        self.kept: list[int] = []
+        self.dropped: list[int] = []
+
+    def passed(self, start: int, stop: int) -> None:
+        self.kept.append(start)
+
+    def forget(self, start: int, stop: int) -> None:
+        self.dropped.append(start)
+
+
+def test_a_caching_source_is_told_to_keep_a_block_only_after_it_passed_every_stage() -> None:
+    """What a URL table's block cache relies on (solver/storage/remote.py keeps a block on passed() only)."""
+    scores = np.repeat(np.arange(-3, 4, dtype=np.int8), 30_000)
+    out = io.BytesIO()
+    written = blockarray.write_blocks(out, [scores], codec="zlib", block_bytes=1 << 16)
+    region = bytearray(out.getvalue())
+    offsets = np.frombuffer(bytes(region[written.encoding.data_bytes :]), dtype="<u8", count=written.encoding.blocks + 1)
+    region[int(offsets[2]) + 5] ^= 1  # block 2 damaged
+    source = _Keeping(bytes(region))
+    array = blockarray.BlockArray(source, written.encoding, written.digest, name="cached")
+    assert array[0] == -3 and source.kept == [0] and array.checks.verified.flags[0] == 1
+    with pytest.raises(solver.TableError, match="cached: block 2 .* does not match its CRC"):
+        array.block(2)
+    assert source.kept == [0] and source.dropped == [int(offsets[2])] and 2 not in array.checks.verified

@@ -513,16 +513,14 @@ class RegionSource(Protocol):
         """Bytes ``start .. stop - 1`` of the region (a bytes-like object)."""
 
     def forget(self, start: int, stop: int) -> None:
-        """Those bytes failed their checks: a source that keeps copies drops its copy."""
+        """Those bytes failed their checks: a source that keeps copies drops its copy (and may raise a
+        :class:`TableError` that names better where they came from: a cache rather than a server)."""
+
+    def passed(self, start: int, stop: int) -> None:
+        """Those bytes passed every check: a source that keeps copies may keep them now."""
 
     def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
         """Byte ranges about to be read (each a block), in region order: fetch them together if that helps."""
-
-
-SHARED_CHECKS = "checks"
-"""The attribute a source that keeps copies of blocks may hold its stage in (:func:`region_checks`, made from the
-head it read): it asks ``checks.passes(block, packed)`` before it keeps a block, and a table file's array then
-shares that stage (:meth:`solver.storage.tablefile.TableFile.compressed`), so one record says which blocks passed."""
 
 
 class MappedRegion:
@@ -541,6 +539,9 @@ class MappedRegion:
 
     def forget(self, start: int, stop: int) -> None:
         """Nothing kept: nothing to drop."""
+
+    def passed(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to keep."""
 
     def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
         """Nothing to fetch."""
@@ -587,6 +588,9 @@ class FileRegion:
 
     def forget(self, start: int, stop: int) -> None:
         """Nothing kept: nothing to drop."""
+
+    def passed(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to keep."""
 
     def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
         """Nothing to fetch ahead: each block is read once, then kept decoded."""
@@ -694,8 +698,6 @@ class BlockArray:
     :param origin: where the region starts in its file: messages then name a block's bytes in the
         file (None: in the region).
     :param values: the ``values`` stage's callable (:data:`solver.storage.integrity.ValuesCheck`; None: left out).
-    :param checks: the region's stage made already (:func:`region_checks`; a source that checks blocks before it
-        keeps them holds one): shared, so that one record says which blocks passed. Default: made here.
     :raises TableError: if the region is too short or the offset table is damaged.
     """
 
@@ -710,7 +712,6 @@ class BlockArray:
         cache_blocks: int = DEFAULT_CACHE_BLOCKS,
         origin: int | None = None,
         values: ValuesCheck | None = None,
-        checks: BlockChecks | None = None,
     ) -> None:
         self.encoding = encoding
         self._origin = origin
@@ -731,11 +732,7 @@ class BlockArray:
         raw = self.source.read(encoding.data_bytes, encoding.region_bytes) if self.source.size >= encoding.region_bytes else b""
         if len(raw) != encoding.index_bytes:
             raise self._error(f"the compressed array is truncated ({self.source.size:,} bytes, expected {encoding.region_bytes:,})")
-        if checks is None:
-            checks = region_checks(encoding, raw, digest, error=self._error, origin=origin, values=values)
-        elif len(checks.verified) != encoding.blocks:
-            raise ValueError(f"the stage given checks {len(checks.verified):,} blocks, the array has {encoding.blocks:,}")
-        self.checks = checks
+        self.checks = region_checks(encoding, raw, digest, error=self._error, origin=origin, values=values)
         """The stage every block passes before any of it is used (:mod:`solver.storage.integrity`)."""
         self._offsets = _offsets_of(encoding, raw)
         self._codec.require()
@@ -775,7 +772,8 @@ class BlockArray:
 
         Whatever the source (a memory map, a server), the bytes pass the same checks; a block
         that fails any is reported to the source (:meth:`RegionSource.forget`: a caching source
-        drops its copy) and raised.
+        drops its copy) and raised, one that passes them all too (:meth:`RegionSource.passed`: a
+        caching source keeps it only then).
         """
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
         try:
@@ -785,10 +783,12 @@ class BlockArray:
         if len(packed) != stop - start:
             raise self._error(f"{self.checks.where(block)} is past the end of the file: it was truncated after it was opened")
         try:
-            return self.checks.packed(block, packed, values=check)
+            decoded = self.checks.packed(block, packed, values=check)
         except TableError:
             self.source.forget(start, stop)
             raise
+        self.source.passed(start, stop)
+        return decoded
 
     def _prefetch(self, blocks: Iterable[int]) -> None:
         """Tell the source which blocks are about to be read (the ones not decoded already), so a

@@ -33,9 +33,10 @@ decoded copy is then what is read), and marked too. The table classes read the s
 :class:`Verified` (a dense table's look-up tests its flag), never a copy of it.
 
 **A source that keeps copies** (the block cache of a table at a URL) keeps a block only after it
-passed: :func:`solver.storage.blockarray.region_checks` makes the stage of a compressed region from
-the bytes a server's head gives (its encoding, offset table and CRCs, and digests), and
-:meth:`BlockChecks.passes` tells whether a block's compressed bytes pass every stage.
+passed every stage: the block array tells it so (:meth:`solver.storage.blockarray.RegionSource.passed`,
+after :meth:`BlockChecks.packed`). A reader holding a block's bytes outside a block array asks
+:meth:`BlockChecks.passes` of the region's stage (:func:`solver.storage.blockarray.region_checks`, made
+from the bytes a server's head gives: its encoding, offset table and CRCs, and digests).
 """
 
 from __future__ import annotations

@@ -750,20 +750,14 @@ class TableFile:
             if spec.encoding is None:
                 raise self.error(f"array {name!r} is not compressed")
             first = spec.first_block
-            source = self._arrays[name]
-            shared = getattr(source, blockarray.SHARED_CHECKS, None)  # a caching source's stage: one record of verified
-            shared = shared if isinstance(shared, BlockChecks) else None
-            if shared is not None and self._values is not None:
-                shared.declare_values(self._values)
             found = self._compressed[name] = BlockArray(
-                source,
+                self._arrays[name],
                 spec.encoding,
                 lambda block: self.digest(first + block),
                 name=self.where or str(self.path),
                 error=self.error,
                 origin=spec.offset,
                 values=self._values,
-                checks=shared,
             )
             self._checks[name] = found.checks
         return found
