@@ -21,7 +21,7 @@ and that root against the checksum the package ships or the table is trusted by
 (:mod:`solver.storage.trust`, the policy): a block that passes ``sha256`` is the byte for byte
 block of the table the root names. ``values`` is the plausibility stage: storage knows bytes,
 not rules, so it takes a callable (:data:`ValuesCheck`) from the layer that knows the rules
-(:mod:`solver.storage.plausible`'s checks, which the table classes declare with
+(:mod:`solver.contents.plausible`'s checks, which the table classes declare with
 :meth:`solver.storage.tablefile.TableFile.declare_values`); the policy leaves it out where the
 table's checksum ships (its bytes are then those of a proved build).
 

@@ -84,11 +84,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import TableError
 from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..words import count
-from . import blockarray, plausible, trust
+from . import blockarray, trust
 from .blockarray import BlockArray, EncodedBlock, Encoding, FileRegion, RegionSource
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 from .integrity import BlockChecks, ValuesCheck, Verified, declared_stages
@@ -724,7 +724,7 @@ class TableFile:
 
     def declare_values(self, check: ValuesCheck | None) -> None:
         """The ``values`` stage's callable for every array of the file (a table class declares its rules'
-        plausibility check, :mod:`solver.storage.plausible`, before any block is read; None: left out, as
+        plausibility check, :mod:`solver.contents.plausible`, before any block is read; None: left out, as
         :func:`solver.storage.trust.checks_values` says for a table whose checksum ships)."""
         self._values = check
         for checks in self._checks.values():
@@ -800,22 +800,21 @@ class TableFile:
             else:
                 self.guard(spec.name).ensure_all()
 
-    def problems(self, values: ValuesCheck | None = None) -> list[str]:
+    def problems(self, check: ValuesCheck | None = None) -> list[str]:
         """Every damaged block of every array, described with its place in the file (empty when the file is whole).
 
         Every block passes every stage, whatever a look-up would read: a compressed one's CRC, its
-        decoding and its digest, a plain one's digest, then the values of each, even where the
-        checksum ships: with ``values``, else the rules' plausibility check (:mod:`solver.storage.plausible`).
+        decoding and its digest, a plain one's digest, then the values of each with ``check``
+        (``check(first item, items)``: scores impossible where they are stored, which the layer above
+        the bytes knows, :func:`solver.contents.plausible.value_check`), even where the checksum ships.
         """
-        if values is None:
-            values = plausible.table_check(self.header.game, self.header.kind)
         found = []
         for spec in self.header.arrays:
             if spec.encoding is None:
-                found += self.guard(spec.name).problems(check=values)
+                found += self.guard(spec.name).problems(check=check)
                 continue
             try:
-                found += self.compressed(spec.name).problems(check=values)
+                found += self.compressed(spec.name).problems(check=check)
             except TableError as error:  # the offset table
                 found.append(str(error))
         return found

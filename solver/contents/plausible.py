@@ -16,12 +16,11 @@ from functools import cache
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..rules.game import Game
 
 BlockCheck = Callable[[int, np.ndarray], "str | None"]
-"""``check(first_item, items)``: a problem with a block's values, or None: the ``values`` stage's callable
-(:data:`solver.storage.integrity.ValuesCheck`)."""
+"""``check(first_item, items)``: a problem with a verified block's values, or None (:class:`solver.storage.tablefile.BlockGuard`)."""
 CompactCheck = Callable[[int, "np.ndarray | bytes"], "str | None"]
 """A :data:`BlockCheck` that also takes the items as the bytes of int8 values (a decoded block of
 :class:`solver.storage.blockarray.BlockArray`, checked without a copy)."""
@@ -87,6 +86,14 @@ def _first_problem(game: Game, first: int, ply: int, a: int, part: np.ndarray) -
     return _problem(game, f"board {at:,} (layer {ply})", ply, int(part[at - first - a]))
 
 
+def value_check(game: Game, kind: str) -> CompactCheck:
+    """The check of a table's stored values for a file of ``kind`` (``"dense"`` or ``"compact"``):
+    :func:`dense_check` or :func:`compact_check` (what :meth:`solver.storage.tablefile.TableFile.problems` is given)."""
+    if kind == "dense":
+        return dense_check(game)  # type: ignore[return-value]
+    return compact_check(game, layout(game).layer_offsets)
+
+
 def dense_check(game: Game) -> BlockCheck:
     """The check of a dense table's blocks of :data:`solver.storage.tablefile.ENTRY` records (each stores its pieces)."""
     mask = score_mask(game)
@@ -103,8 +110,3 @@ def dense_check(game: Game) -> BlockCheck:
         return _problem(game, f"code {first + at:,}", int(ply[at]), int(items["score"][at]))
 
     return check
-
-
-def table_check(game: Game, kind: str) -> BlockCheck | CompactCheck:
-    """The values check of a table of ``game`` of this kind (``"dense"`` or ``"compact"``)."""
-    return dense_check(game) if kind == "dense" else compact_check(game, layout(game).layer_offsets)
