@@ -11,6 +11,7 @@
     python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
+    python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -1056,6 +1057,9 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--connect4", action="store_true", help="only the Connect Four engine: Pons' six sets (the slow ones sampled), against a plain negamax")
     parser.add_argument("--connect4-all", action="store_true", help="with every position of Pons' six sets, and the empty board from scratch (an hour)")
     parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
+    parser.add_argument(
+        "--connect4-book", metavar="BOOK", type=Path, help="only the opening book: its build's figures, the empty board from it, Pons' sets with it"
+    )
 
 
 def main() -> None:
@@ -1089,10 +1093,10 @@ def main() -> None:
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
-    if args.connect4 or args.connect4_all or args.connect4_empty:
+    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book:
         from bench_connect4 import bench_connect4
 
-        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty)
+        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty, book=args.connect4_book)
     elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.compact_lookups:

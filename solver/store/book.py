@@ -269,6 +269,12 @@ Runner = Callable[[Path, Game, Sequence[int], int], Iterator[tuple[int, float]]]
 
 
 def _local_runner(jobs: int, table_bytes: int) -> Runner:
+    """A pool of ``jobs`` processes, one engine each; one job runs the chunks in this process."""
+
+    def inline(directory: Path, game: Game, todo: Sequence[int], chunk: int) -> Iterator[tuple[int, float]]:
+        for index in todo:
+            yield run_chunk(str(directory), game.name, index, chunk, table_bytes)
+
     def run(directory: Path, game: Game, todo: Sequence[int], chunk: int) -> Iterator[tuple[int, float]]:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -281,7 +287,7 @@ def _local_runner(jobs: int, table_bytes: int) -> Runner:
                     future.cancel()
                 raise
 
-    return run
+    return inline if jobs == 1 else run
 
 
 def _cluster_runner(scheduler: Any, table_bytes: int) -> Runner:
