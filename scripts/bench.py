@@ -12,6 +12,7 @@
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
+    python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -1060,6 +1061,9 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--connect4-book", metavar="BOOK", type=Path, help="only the opening book: its build's figures, the empty board from it, Pons' sets with it"
     )
+    parser.add_argument(
+        "--connect4-book-cost", metavar="N", type=int, help="only what a book of each depth costs: the search of N sampled positions of plies 4 to 8 (an hour)"
+    )
 
 
 def main() -> None:
@@ -1093,10 +1097,11 @@ def main() -> None:
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
-    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book:
+    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost:
         from bench_connect4 import bench_connect4
 
-        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty, book=args.connect4_book)
+        options = {"book": args.connect4_book, "book_cost": args.connect4_book_cost}
+        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty, **options)
     elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.compact_lookups:

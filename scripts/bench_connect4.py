@@ -50,11 +50,13 @@ EMPTY_TARGET = 3 * 58.6
 Report = Callable[..., None]
 
 
-def bench_connect4(report: Report, *, every: bool, only_empty: bool, book: Path | None = None) -> None:
+def bench_connect4(report: Report, *, every: bool, only_empty: bool, book: Path | None = None, book_cost: int | None = None) -> None:
     """Print the figures (module docstring); ``every``: all positions of every set and the empty board; ``book``: the
     book's figures, the empty board from it and Pons' sets with it, instead."""
     print(f"\nConnect Four engine (load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; the machine may be shared)")
-    if book is not None:
+    if book_cost is not None:
+        bench_book_cost(report, book_cost)
+    elif book is not None:
         bench_book(report, book, every=every)
     elif not only_empty:
         if not PONS.is_dir():
@@ -101,6 +103,31 @@ def bench_book(report: Report, path: Path, *, every: bool) -> None:
     if PONS.is_dir():
         for name, file, sample, target in SETS:
             _bench_set(report, engine, f"{name} with the book", file, None if every else sample, target, baseline=False)
+
+
+def bench_book_cost(report: Report, sample: int, plies: tuple[int, ...] = (4, 5, 6, 7, 8)) -> None:
+    """What a book of each depth would cost: the CPU seconds of the engine (a fresh 256 MiB table each, no book) on a
+    seeded sample of each ply's positions, times the positions of the ply (only the deepest ply of a book is
+    searched), on one core and on this machine's cores: how the book's depth was chosen."""
+    from solver.search import code_of_key, positions
+    from solver.store.book import TABLE_BYTES
+
+    engine = Engine("connect4", table_bytes=TABLE_BYTES)
+    engine.score(moves="4455")
+    rng = np.random.default_rng(2026)
+    for ply, keys in positions(engine.game, max(plies)):
+        if ply not in plies:
+            continue
+        times = []
+        for key in rng.choice(keys, size=min(sample, keys.size), replace=False):
+            engine.clear()
+            start = time.process_time()
+            engine.score(code_of_key(engine.game, int(key)))
+            times.append(time.process_time() - start)
+        mean = float(np.mean(times))
+        report(f"C4 book cost: ply {ply}, CPU a position (mean of {len(times)}, slowest {max(times):.1f} s)", mean, "s")
+        cores = os.cpu_count() or 1
+        report(f"C4 book cost: depth {ply}, {keys.size:,} positions searched, on {cores} cores", mean * keys.size / cores / 3600, "h")
 
 
 def _read(file: str, sample: int | None) -> list[tuple[str, int]]:

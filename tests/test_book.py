@@ -263,6 +263,17 @@ def test_the_engine_answers_every_position_the_same_with_and_without_the_book(bo
     assert booked.solve(0).score == book.probe(int(positions(game, 0).__next__()[1][0]))
 
 
+def test_the_engine_answers_a_position_the_book_holds_from_the_book_without_searching() -> None:
+    """The root is read before any search: the empty board of Connect Four (minutes of search) answered at once."""
+    game = engine_game("connect4")
+    levels = [keys for _, keys in positions(game, 1)]
+    keys = np.sort(np.concatenate(levels))
+    scores = np.where(keys == levels[0][0], 59, 0).astype(np.int8)
+    booked = Engine(game, table_bytes=TABLE_BYTES, book=ArrayBook(game, 1, keys, scores))
+    assert booked.score(moves="") == 59
+    assert booked.score(moves="4") == 0  # what the book says (this one is made up: the engine trusts its book)
+
+
 def _pons(name: str, count: int) -> list[tuple[str, int]]:
     path = DATA / "pons_tests" / name
     if not path.is_file():

@@ -70,12 +70,12 @@ killed build loses little and a cluster's workers share the work evenly."""
 TABLE_BYTES = 256 << 20
 """Each build process's transposition table (256 MiB; its entries help the next positions of the chunk)."""
 
-DEFAULT_DEPTH = {"6x7k4-gravity": 6}
+DEFAULT_DEPTH = {"6x7k4-gravity": 5}
 """The depth of the book ``solve build`` makes, by game (chosen by measurement: docs/connect4.md); other
 games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
 
-SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 25.0, 5: 10.0, 6: 4.0, 7: 2.0, 8: 1.0}}
+SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 11.6, 5: 8.0, 6: 5.4, 7: 2.0, 8: 1.0}}
 """CPU seconds the engine takes for one position of the deepest ply, by game and ply (means over seeded samples,
 measured 2026-11-28 on the project's 2-core machine under load, a fresh 256 MiB table each: docs/connect4.md).
 A game or ply not listed: :data:`SMALL_SECONDS_PER_POSITION`."""
