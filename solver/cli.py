@@ -776,7 +776,11 @@ def fetch(options: TableOptions, url: str | None, checksum: str | None, replace:
     Any web server that serves files will do: a static host, a bucket, a release page,
     or another machine's 'solve serve' (its files are under /tables/). An interrupted
     download is resumed by the same command; a mirror that sends wrong bytes is
-    refused, naming the block, and nothing is installed.
+    refused, naming the block, and nothing is installed. A table already in place is
+    checked block by block first: a damaged one is fetched again and replaced once the
+    new one has passed. A server that stalls is cut off: the head within 30 s, the body
+    at 1,024 bytes a second or more (SOLVED_TICTACTOE_HTTP_HEAD_SECONDS,
+    SOLVED_TICTACTOE_HTTP_SPEED_LIMIT and SOLVED_TICTACTOE_HTTP_SPEED_TIME change them).
     """
     ask: bool | Callable[[Path, str], bool] = True if replace else (_ask_replace if _interactive() else False)
     try:
@@ -788,7 +792,8 @@ def fetch(options: TableOptions, url: str | None, checksum: str | None, replace:
         click.echo(f"{fetched.path}: the {fetched.game.name} table is there already (sha256 {fetched.checksum}); nothing fetched")
         return
     resumed = f", resumed after {fetched.resumed_from:,} bytes" if fetched.resumed_from else ""
-    click.echo(f"Installed {fetched.path} ({fetched.size:,} bytes, sha256 {fetched.checksum}, every block checked) from {fetched.url}{resumed}")
+    verb, damage = ("Repaired", f"; the file there had failed its check: {one_line(fetched.repaired)}") if fetched.repaired else ("Installed", "")
+    click.echo(f"{verb} {fetched.path} ({fetched.size:,} bytes, sha256 {fetched.checksum}, every block checked) from {fetched.url}{resumed}{damage}")
 
 
 def _ask_replace(path: Path, checksum: str) -> bool:
@@ -930,6 +935,14 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     "where it works and otherwise says so once; bwrap refuses to grade without it; none runs it as a plain process.",
 )
 @click.option(
+    "--support",
+    "support",
+    multiple=True,
+    metavar="FILE",
+    help="A file the player's file needs beside it (a course module it imports, a data file it reads); repeat for each. "
+    "Each graded file is otherwise alone in its folder: it sees no other file of the folder it is in.",
+)
+@click.option(
     "--sample",
     type=click.IntRange(min=1),
     default=None,
@@ -957,6 +970,7 @@ def grade(
     memory_mb: int,
     processes: int,
     sandbox: str,
+    support: tuple[str, ...],
     sample: int | None,
     limit: int,
     as_json: bool,
@@ -967,7 +981,8 @@ def grade(
     and returns (row, col), [row, col] or a flat cell index; Class.method
     names a method of Class(). The file is imported and called in a separate
     process, with standard input closed and a time limit per call, inside a
-    bubblewrap sandbox where one works (--sandbox). Each answer
+    bubblewrap sandbox where one works (--sandbox), alone in a folder of its
+    own with the --support files. Each answer
     is kept (keeps the result for the mover), optimal (a best move), lost
     (throws the result away), an exception, illegal, timed out or crashed.
     Ctrl-C prints the report so far.
@@ -995,6 +1010,7 @@ def grade(
         memory_mb=memory_mb or None,
         processes=processes,
         sandbox=cast("Sandbox", sandbox),
+        support=support,
     )  # the choices click checked
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)

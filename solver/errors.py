@@ -5,6 +5,8 @@
 ``InvalidBoardError``       a board that cannot be read or cannot occur (a ``ValueError``)
 ``OffBoardMoveError``       a move that was read but lies off the board (an ``InvalidBoardError``)
 ``InvalidGameError``        a game name or size that is not supported (a ``ValueError``)
+``InvalidArgumentError``    an argument of the wrong type (``url=123``, ``table_dir=5``): the message names
+                            it (a ``TypeError``)
 ``PlayerError``             a move function that cannot be loaded or graded as asked (a ``ValueError``)
 ``TableError``              a table file that is missing, truncated, corrupt or stale
 ``BuildNeedsConsent``       a missing table whose build is too long or too large to start unasked
@@ -63,6 +65,11 @@ class GameTooLargeError(InvalidGameError):
 class InvalidMoveError(InvalidBoardError):
     """A move that is on the board but not legal there: a taken cell, or under gravity a cell that is not the
     lowest empty one of its column (the message says where the piece would land)."""
+
+
+class InvalidArgumentError(SolverError, TypeError):
+    """An argument of a type the function does not take (``table_for(url=123)``): the message names the
+    argument, what it must be and what was given."""
 
 
 class PlayerError(SolverError, ValueError):
@@ -171,10 +178,45 @@ def one_line(error: BaseException | str) -> str:
     Line breaks (and the spaces around them) become one space; every other space is kept,
     so input quoted in the message is shown faithfully.
 
+    Any other character a terminal would act on is escaped (:func:`printable`).
+
     >>> one_line(ValueError("cannot read board 'X  O':\\n  expected 9 cells"))
     "cannot read board 'X  O': expected 9 cells"
     """
-    return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    return printable(" ".join(line.strip() for line in str(error).splitlines() if line.strip()))
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable escaped as Python writes it in a string
+    literal (``\\x1b``, ``\\u202e``): how a player's text (an exception's message, a type's name, an
+    answer's ``repr``) reaches a grading report, so that nothing a student wrote can clear the
+    teacher's screen, set the window's title, colour the report, reorder it (bidi overrides) or
+    forge a line of it.
+
+    Printable is Python's :meth:`str.isprintable` (what ``repr`` escapes by): the C0 and C1 controls,
+    ESC and DEL, line breaks and tabs, format characters such as the bidi overrides and zero-width
+    marks, separators other than the space, surrogates and unassigned code points are escaped;
+    letters, marks, digits, punctuation, symbols and the space are kept. Escaping twice changes
+    nothing more (the escapes are printable).
+
+    >>> printable("raised \\x1b[2J\\u202eevil\\n")
+    'raised \\\\x1b[2J\\\\u202eevil\\\\n'
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escaped(char) for char in text)
+
+
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(char: str) -> str:
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def short(value: object, limit: int = 60) -> str:
@@ -190,7 +232,7 @@ def short(value: object, limit: int = 60) -> str:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a user object whose __repr__ fails
         text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
+    text = printable(" ".join(str(text).split()))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -9,11 +9,14 @@ change one byte of the file as it is sent, or ignore ranges altogether.
 from __future__ import annotations
 
 import re
+import ssl
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 _RANGE = re.compile(r"bytes=(\d+)-(\d*)")
 
@@ -28,6 +31,12 @@ class Faults:
     """Send byte ``flip`` of the file changed (xor 0xFF), in every answer that covers it."""
     no_ranges: bool = False
     """Ignore Range headers: send the whole file with 200, as a plain ``python -m http.server`` does."""
+    trickle: str | None = None
+    """Send the bytes of any answer to a Range header this pattern matches (``re.fullmatch``) one at a time (a slow mirror)."""
+    trickle_pause: float = 0.05
+    """Seconds between those bytes."""
+    trickle_for: float = 12.0
+    """Seconds a trickle lasts at most (then the connection is closed): a client without deadlines still ends."""
     ranges_seen: list[str] = field(default_factory=list)
     """Every Range header received (``""`` for none), in order."""
 
@@ -44,11 +53,13 @@ class FileServer(ThreadingHTTPServer):
         self.redirects: dict[str, str] = {}
         """``/<path>`` -> the ``Location`` a request for it is sent to (302)."""
         self.lock = threading.Lock()
+        self.scheme = "http"
 
     @property
     def url(self) -> str:
         """The base URL, ending with ``/``."""
-        return f"http://127.0.0.1:{self.server_address[1]}/"
+        host = "localhost" if self.scheme == "https" else "127.0.0.1"  # the name the test certificate is for
+        return f"{self.scheme}://{host}:{self.server_address[1]}/"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -102,6 +113,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Accept-Ranges", "bytes")
         self.end_headers()
+        if faults.trickle is not None and re.fullmatch(faults.trickle, self.headers.get("Range", "")):
+            self.close_connection = True
+            until = time.monotonic() + faults.trickle_for
+            for byte in bytes(body):
+                if time.monotonic() > until:
+                    return
+                try:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                except OSError:  # the client cut it off: what a trickle is for
+                    return
+                time.sleep(faults.trickle_pause)
+            return
         cut = faults.cut_at
         if cut is not None and start <= cut < start + len(body):
             faults.cut_at = None
@@ -113,9 +137,14 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving(files: dict[str, bytes]) -> Iterator[FileServer]:
-    """A :class:`FileServer` running in a thread for the block's duration."""
+def serving(files: dict[str, bytes], *, tls: tuple[Path, Path] | None = None) -> Iterator[FileServer]:
+    """A :class:`FileServer` running in a thread for the block's duration (``tls``: over HTTPS with this certificate and key)."""
     server = FileServer(files)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.scheme = "https"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -69,8 +69,9 @@ def shell_sessions() -> list[tuple[str, list[tuple[str, str]]]]:
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_python_examples_run_as_shown(page: Path, table_dir: Path) -> None:
-    """Every ``>>>`` example of the page, run as a doctest in a namespace of its own."""
-    results = doctest.testfile(str(page), module_relative=False, globs={}, optionflags=doctest.NORMALIZE_WHITESPACE, encoding="utf-8")
+    """Every ``>>>`` example of the page, run as a doctest in a namespace of its own, its output compared
+    character for character (numpy's spacing too: a reader copies it and compares)."""
+    results = doctest.testfile(str(page), module_relative=False, globs={}, optionflags=0, encoding="utf-8")
     assert results.failed == 0
 
 
@@ -146,6 +147,11 @@ def test_the_readme_and_the_manual_name_every_runtime_dependency() -> None:
     for name in names:
         assert name in setup, f"the README's set-up does not name {name}"
         assert name in index, f"docs/index.md does not name {name}"
+    for page in PAGES:  # and a page that lists the core's dependencies lists them all
+        sentences = " ".join(page.read_text(encoding="utf-8").split()).split(". ")
+        for sentence in [sentence for sentence in sentences if re.search(r"\b(?:only|core|runtime) dependencies", sentence, flags=re.I)]:
+            missing = [name for name in names if name not in sentence]
+            assert not missing, f"{page_id(page)} lists the core dependencies without {missing}: {sentence.strip()}"
 
 
 def test_the_grading_page_gives_the_signature_solver_grade_has() -> None:
@@ -259,12 +265,27 @@ def test_shell_sessions_run_as_written_in_a_new_shell(tmp_path: Path) -> None:
 
 HTTP_EXAMPLE = re.compile(r"```sh\n(curl .*?)```\s*```text\n(.*?)```", re.S)
 SHOWN_PAIR = re.compile(r'"(\w+)": ("(?:[^"\\]|\\.)*"|-?\d+|true|false|null|\[[-\d, ]*\])')
+SERVE_COMMAND = re.compile(r"`solve serve((?: --game [\w-]+)+)`")
+
+
+def served_for_examples(text: str) -> list[tuple[str, str, list[str]]]:
+    """Each `curl` example of a page with its answer and the games the page says to serve for it: those of the
+    last `solve serve --game G` written (in backquotes) in its section before it, and tic-tac-toe, which
+    `solve serve` always serves. A reader who starts the server as the page says gets the answers it shows."""
+    found = []
+    for section in re.split(r"^## ", text, flags=re.M):
+        for example in HTTP_EXAMPLE.finditer(section):
+            commands = SERVE_COMMAND.findall(section[: example.start()])
+            games = commands[-1].split("--game")[1:] if commands else []
+            found.append((example[1], example[2], ["3x3k3", *(game.strip() for game in games)]))
+    return found
 
 
 def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
-    """Each `curl` of docs/http.md, sent to the app `solve serve` runs (tic-tac-toe served; 3x3k3-gravity too for its examples): the
-    status it shows, and every `"key": value` it shows (the answers are cut with `...` on the
-    page) is in the answer as written."""
+    """Each `curl` of docs/http.md, sent to the app `solve serve` runs when started as the page says
+    (:func:`served_for_examples`): the status it shows, and every `"key": value` it shows (the answers
+    are cut with `...` on the page) is in the answer as written. An example answered 404 asks for a
+    game that no table can be made of, so it is a 404 whatever tables a reader has."""
     from web_support import need_web
 
     need_web()
@@ -272,26 +293,32 @@ def test_http_examples_answer_what_the_page_shows(table_dir: Path) -> None:
 
     import solver
     from solver import web
+    from solver.rules.game import parse_game
 
     with warnings.catch_warnings():  # Starlette 1.x suggests httpx2 for its test client; httpx works the same
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
 
-        client = TestClient(web.create_app([solver.table_for("3x3k3")]))
-        gravity = TestClient(web.create_app([solver.table_for("3x3k3"), solver.table_for("3x3k3-gravity")]))  # its examples alone
-    examples = HTTP_EXAMPLE.findall((DOCS / "http.md").read_text(encoding="utf-8"))
+        clients = {}
+        for _, _, games in served_for_examples((DOCS / "http.md").read_text(encoding="utf-8")):
+            if tuple(games) not in clients:
+                clients[tuple(games)] = TestClient(web.create_app([solver.table_for(game) for game in games]))
+    examples = served_for_examples((DOCS / "http.md").read_text(encoding="utf-8"))
     assert len(examples) >= 5
     checked = 0
-    for command, shown in examples:
+    for command, shown, games in examples:
         args = shlex.split(command.replace("\\\n", " "))
         method = args[args.index("-X") + 1] if "-X" in args else "GET"
         url = next(arg for arg in args if arg.startswith("http://127.0.0.1:8000/"))
         headers = {"content-type": "application/json"} if "-d" in args else {}
         body = args[args.index("-d") + 1] if "-d" in args else None
-        served = gravity if "-gravity" in url else client
-        answer = served.request(method, url.removeprefix("http://127.0.0.1:8000"), content=body, headers=headers)
+        answer = clients[tuple(games)].request(method, url.removeprefix("http://127.0.0.1:8000"), content=body, headers=headers)
         status = re.match(r"HTTP/1\.1 (\d+)", shown)
-        assert answer.status_code == (int(status[1]) if status else 200), (command, answer.text)
+        assert answer.status_code == (int(status[1]) if status else 200), (command, games, answer.text)
+        if answer.status_code == 404 and url.startswith("http://127.0.0.1:8000/api/v1/"):
+            game = url.removeprefix("http://127.0.0.1:8000/api/v1/").split("/")[0].split("?")[0]
+            with pytest.raises(ValueError):
+                parse_game(game)  # no table of it can exist: the example holds whatever a reader has built
         for key, value in SHOWN_PAIR.findall(shown):
             assert f'"{key}": {value}' in answer.text, (command, key, value)
             checked += 1
@@ -340,3 +367,31 @@ def test_sphinx_roles_become_optional_cross_references_named_as_the_manual_rende
     assert ":mod:" not in text and ":func:" not in text
     assert '<autoref identifier="solver.retrograde.dense" optional><code>solver.retrograde.dense</code></autoref>' in text
     assert '<autoref identifier="solver.store.make.kind_for" optional><code>kind_for</code></autoref>' in text
+
+
+def test_the_index_table_of_pages_lists_every_page_of_the_manual() -> None:
+    """A new reader finds every page from the index: Rules, Mirrors and Checksums were missing."""
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    table = index.split("## The manual", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| \[[^\]]+\]\(([\w-]+\.md)[#\w-]*\) \|", table, flags=re.M))
+    assert listed == {page.name for page in DOCS.glob("*.md")} - {"index.md"}
+
+
+def test_the_rules_page_is_named_for_what_it_covers_in_the_readme_and_the_menu() -> None:
+    """It covers normal, misère and gravity play; the README and the site's menu called it "normal and misère"."""
+    title = (DOCS / "rules.md").read_text(encoding="utf-8").splitlines()[0]
+    nav = re.search(r"^\s+- ([^:\n]+(?::[^:\n]+)?): rules\.md$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), flags=re.M)
+    readme = re.search(r"\[([^\]]+)\]\(docs/rules\.md\):", README.read_text(encoding="utf-8"))
+    index = re.search(r"^\| \[([^\]]+)\]\(rules\.md\) \| ([^|]+) \|", (DOCS / "index.md").read_text(encoding="utf-8"), flags=re.M)
+    assert nav and readme and index
+    for named in (title, nav[1], readme[1], index[1] + " " + index[2]):
+        assert all(rule in named for rule in ("normal", "misère", "gravity")), named
+
+
+def test_the_browser_packages_are_installed_as_a_new_machine_needs() -> None:
+    """``apt-get install`` without ``update`` fails on a fresh machine, without ``sudo`` as a user, and without ``-y`` it asks."""
+    command = "`sudo apt-get update && sudo apt-get install -y chromium chromium-driver`"
+    for page in (README, DOCS / "index.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert command in text, page_id(page)
+        assert text.count("chromium-driver") == text.count(command), page_id(page)

@@ -176,7 +176,7 @@ def test_mainline_plays_a_best_move_every_ply_to_the_end(client: TestClient, boa
     data = client.get("/api/v1/3x3k3/mainline", params={"board": board}).json()
     position = solver.lookup(board)
     assert (data["board"], data["over"], data["plies"], data["value"]) == (position.board, position.is_over, position.plies, position.value)
-    assert data.get("result") == (None if position.is_over else position.result)
+    assert data["result"] == position.result
     assert data.get("to_move") == position.to_move
     assert len(data["mainline"]) == position.plies or position.result == "draw"
     for step in data["mainline"]:
@@ -548,3 +548,24 @@ def test_the_outcomes_chart_is_an_svg_of_the_tables_counts_by_ply_cached_like_th
     assert client.get("/api/v1/3x3k3/outcomes.svg", headers={"if-none-match": etag}).status_code == 304
     missing = client.get("/api/v1/5x5k4/outcomes.svg")
     assert missing.status_code == 404 and "solve build --game 5x5k4" in missing.json()["error"]
+
+
+def test_every_json_answer_is_spaced_as_the_docs_show_it(client: TestClient) -> None:
+    """One spacing for every endpoint, batches too (``{"results": [{...}, {...}]}``, as docs/http.md shows):
+    each body is ``json.dumps`` of itself with its default separators, and a newline."""
+    requests = [
+        ("GET", "/api/v1/games", None),
+        ("GET", "/api/v1/3x3k3?board=88", None),
+        ("GET", "/api/v1/3x3k3/mainline?board=88", None),
+        ("GET", "/api/v1/3x3k3/analyze?moves=4+0", None),
+        ("POST", "/api/v1/3x3k3/batch", {"boards": ["XX./OO./...", 13222, "XX./.../...", None]}),
+        ("GET", "/api/v1/3x3k3?board=XX./.../...", None),
+        ("GET", "/api/v1/chess", None),
+        ("GET", "/tables/", None),
+    ]
+    for method, path, body in requests:
+        answer = client.request(method, path, json=body)
+        text = answer.text
+        assert text == json.dumps(json.loads(text)) + "\n", (path, text[:200])
+    batch = client.post("/api/v1/3x3k3/batch", json={"boards": [0, 88]}).text
+    assert batch.startswith('{"results": [{"game": "3x3k3", ') and '}, {"game": "3x3k3", ' in batch

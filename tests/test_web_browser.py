@@ -50,12 +50,14 @@ GRAVITY = "4x4k4-gravity"
 """Served too: a gravity game (a piece drops to the lowest empty cell of its column), built in seconds."""
 WIDE = "2x7k4-gravity"
 """Served too: a board as wide as Connect Four's (seven columns), built in a second."""
+MISERE = ("3x3k3-misere", "3x3k3-gravity-misere")
+"""Served too: misère play (whoever completes a line loses), with and without gravity; the longest names in the menu."""
 
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("tables")
-    for game in (*GAMES, WIDE, GRAVITY):
+    for game in (*GAMES, WIDE, GRAVITY, *MISERE):
         solver.table_for(game, table_dir=directory)
     return directory
 
@@ -190,7 +192,7 @@ def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page: C
     assert driver.find_element(By.ID, "detail").text == "in 9 plies · every move is best"
     assert_cells_match_lookup(driver, solver.lookup(0))
     served = [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "game")).options]
-    assert served == ["3x3k3", *GAMES, WIDE, GRAVITY]
+    assert sorted(served) == sorted(["3x3k3", *GAMES, WIDE, GRAVITY, *MISERE])
     assert "solve serve --game" in driver.find_element(By.ID, "more").text
 
 
@@ -768,7 +770,7 @@ def test_gravity_a_click_on_any_cell_of_a_column_drops_the_piece_to_the_lowest_e
         wait_for_board(driver, position.board)
         assert_heads_match_lookup(driver, position)
     assert position.board == "..../.X../.O../.X.O"
-    assert parse_qs(urlparse(driver.current_url).query)["moves"] == ["13,9,5,15"], "the landing cells are the moves"
+    assert parse_qs(urlparse(driver.current_url).query)["moves"] == ["1,1,1,3"], "the link holds the columns, as solve analyze reads them"
     assert last_move(driver).startswith("Last move: O in col 3")
     driver.find_element(By.CSS_SELECTOR, '#columns button[data-col="1"]').click()  # a head drops too
     position = position.play(1)
@@ -786,7 +788,7 @@ def test_gravity_a_click_on_any_cell_of_a_column_drops_the_piece_to_the_lowest_e
 
 
 def test_gravity_a_link_may_name_the_game_as_the_server_reads_names(page: Callable[[str], WebDriver]) -> None:
-    driver = page("?game=4x4-gravity&moves=13")  # k is the board's smaller side, as on the command line
+    driver = page("?game=4x4-gravity&moves=1")  # k is the board's smaller side, as on the command line; a move is a column
     wait_for_board(driver, "..../..../..../.X..")
     assert Select(driver.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == GRAVITY
     assert parse_qs(urlparse(driver.current_url).query)["game"] == [GRAVITY]
@@ -796,7 +798,7 @@ def test_gravity_a_link_may_name_the_game_as_the_server_reads_names(page: Callab
 
 
 def test_gravity_hints_are_above_each_column_with_the_best_starred_and_off_against_the_perfect_player(page: Callable[[str], WebDriver], tables: Path) -> None:
-    driver = page(f"?game={GRAVITY}&moves=13,12,9,15,8,5,11")  # O to move: a draw, two wins and a loss to choose from
+    driver = page(f"?game={GRAVITY}&moves=1,0,1,3,0,1,3")  # O to move: a draw, two wins and a loss to choose from
     position = gravity_table(tables).lookup(".... .O.. XX.X OX.O".replace(" ", "/"))
     wait_for_board(driver, position.board)
     assert_heads_match_lookup(driver, position)
@@ -811,7 +813,7 @@ def test_gravity_hints_are_above_each_column_with_the_best_starred_and_off_again
     driver = page(f"?game={GRAVITY}&play=O")  # the perfect player drops X first; hints are off: arrows, no labels
     wait_for(driver, lambda d: board_of(d).get_attribute("data-ply") == "1")
     first = int(parse_qs(urlparse(driver.current_url).query)["moves"][0])
-    assert first in gravity_table(tables).at(0).best_cells and first >= 12, "on the bottom row"
+    assert 0 <= first < 4 and 12 + first in gravity_table(tables).at(0).best_cells, "a column, the piece on the bottom row"
     heads = column_heads(driver)
     assert all(head["label"] is None and head["text"] == "▼" and head["name"].endswith("drop O here") for head in heads), heads
     assert errors_in_console(driver) == []
@@ -847,7 +849,7 @@ def test_gravity_on_a_phone_the_board_and_its_column_heads_fit_centred(page: Cal
     driver = page("?game=3x3k3")
     set_viewport(driver, 390, 844)
     try:
-        driver = page(f"?game={GRAVITY}&moves=13,12,9,15,8,5,11")
+        driver = page(f"?game={GRAVITY}&moves=1,0,1,3,0,1,3")
         wait_for(driver, lambda d: column_heads(d)[0]["label"] == "D")
         fits = driver.execute_script(
             "const b = document.getElementById('board').getBoundingClientRect(), h = document.getElementById('columns').getBoundingClientRect(),"
@@ -872,7 +874,7 @@ def test_screenshots_of_a_gravity_game_are_saved(page: Callable[[str], WebDriver
     try:
         for name, (width, height) in (("web-gravity.png", (1280, 800)), ("web-gravity-phone.png", (390, 844))):
             set_viewport(page(""), width, height)
-            driver = page(f"?game={GRAVITY}&moves=13,12,9,15,8,5,11")  # O to move: a draw, two wins and a loss to choose from
+            driver = page(f"?game={GRAVITY}&moves=1,0,1,3,0,1,3")  # O to move: a draw, two wins and a loss to choose from
             wait_for_board(driver, "..../.O../XX.X/OX.O")
             wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 7)
             wait_for(driver, lambda d: column_heads(d)[0]["label"] == "D")
@@ -893,7 +895,7 @@ def test_gravity_a_seven_column_board_fits_beside_the_moves_and_on_a_phone(page:
     driver = page("?game=3x3k3")
     set_viewport(driver, *size)
     try:
-        driver = page(f"?game={WIDE}&moves=10,11,3")
+        driver = page(f"?game={WIDE}&moves=3,4,3")
         wait_for(driver, lambda d: len(column_heads(d)) == 7 and column_heads(d)[0]["label"] == "D")
         boxes = driver.execute_script(
             "const box = (id) => document.getElementById(id).getBoundingClientRect().toJSON();"
@@ -908,3 +910,186 @@ def test_gravity_a_seven_column_board_fits_beside_the_moves_and_on_a_phone(page:
             assert abs(boxes["board"]["left"] - (boxes["width"] - boxes["board"]["right"])) <= 1, boxes
     finally:
         driver.set_window_size(1100, 820)
+
+
+# -- issue 31: one move language under gravity, the page on a phone, misère results --------------------------------
+def served_games(driver: WebDriver) -> list[str]:
+    return [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "game")).options]
+
+
+def test_the_page_fits_a_phone_with_every_served_game_chosen(page: Callable[[str], WebDriver]) -> None:
+    """The menu's longest name (3x3k3-gravity-misere ...) made the page 424 px wide on a 390 px phone."""
+    driver = page("?game=3x3k3")
+    set_viewport(driver, 390, 844)
+    try:
+        driver = page("?game=3x3k3")
+        games = served_games(driver)
+        assert len(games) == 7
+        for game in games:
+            Select(driver.find_element(By.ID, "game")).select_by_value(game)
+            wait_for(driver, lambda d, game=game: board_of(d).get_attribute("data-game") == game and not d.execute_script("return document.body.dataset.busy"))
+            sizes = driver.execute_script(
+                "return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth,"
+                " menu: document.getElementById('game').getBoundingClientRect().right}"
+            )
+            assert sizes["scroll"] <= sizes["inner"] and sizes["menu"] <= sizes["inner"], (game, sizes)
+    finally:
+        driver.set_window_size(1100, 820)
+
+
+def test_the_game_menu_is_grouped_by_rule_and_sorted_by_size(page: Callable[[str], WebDriver]) -> None:
+    driver = page("?game=3x3k3")
+    groups = driver.execute_script(
+        "return [...document.querySelectorAll('#game optgroup')].map(g => [g.label, [...g.querySelectorAll('option')].map(o => o.value)])"
+    )
+    assert groups == [
+        ["Normal play", ["2x4k2", "3x3k3", "3x4k3"]],
+        ["Misère", ["3x3k3-misere"]],
+        ["Gravity", [WIDE, GRAVITY]],
+        ["Gravity, misère", ["3x3k3-gravity-misere"]],
+    ]
+    assert Select(driver.find_element(By.ID, "game")).first_selected_option.text == "3x3k3 (3×3, 3 in a row)"
+
+
+@pytest.mark.parametrize(
+    ("game", "title"),
+    [("3x3k3", "Solved tic-tac-toe"), ("3x3k3-misere", "Solved misère tic-tac-toe"), (GRAVITY, f"Solved {GRAVITY}"), ("3x4k3", "Solved 3x4k3")],
+)
+def test_the_title_names_the_game_the_page_plays(page: Callable[[str], WebDriver], game: str, title: str) -> None:
+    driver = page(f"?game={game}")
+    assert driver.find_element(By.TAG_NAME, "h1").text == title
+    assert driver.title == title
+    Select(driver.find_element(By.ID, "game")).select_by_value("3x3k3" if game != "3x3k3" else GRAVITY)  # and it follows the menu
+    wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "h1").text != title)
+    assert driver.title == driver.find_element(By.TAG_NAME, "h1").text
+
+
+@pytest.mark.parametrize("game", ["3x3k3", GRAVITY])
+def test_on_a_phone_the_buttons_are_centred_under_the_centred_board(page: Callable[[str], WebDriver], game: str) -> None:
+    driver = page("?game=3x3k3")
+    set_viewport(driver, 390, 844)
+    try:
+        driver = page(f"?game={game}&moves=1")
+        boxes = driver.execute_script(
+            "const board = document.getElementById('board').getBoundingClientRect(), width = document.documentElement.clientWidth;"
+            "const buttons = [...document.querySelectorAll('.buttons button')].map(b => b.getBoundingClientRect());"
+            "return {board: [board.left, width - board.right],"
+            " buttons: [Math.min(...buttons.map(b => b.left)), width - Math.max(...buttons.map(b => b.right))],"
+            " tops: [...new Set(buttons.map(b => Math.round(b.top)))]}"
+        )
+        assert abs(boxes["board"][0] - boxes["board"][1]) <= 1, boxes
+        assert abs(boxes["buttons"][0] - boxes["buttons"][1]) <= 1, boxes
+        assert len(boxes["tops"]) == 1, f"the four buttons on one line: {boxes}"
+    finally:
+        driver.set_window_size(1100, 820)
+
+
+def pieces_opacity(driver: WebDriver, piece: str) -> list[float]:
+    script = f"return [...document.querySelectorAll('#board .piece-{piece} .piece')].map(p => getComputedStyle(p).opacity)"
+    return [float(value) for value in driver.execute_script(script)]
+
+
+@pytest.mark.parametrize(
+    ("query", "board", "winner", "kind", "line", "detail"),
+    [
+        (
+            "?game=3x3k3-misere&moves=1,4,2,5,3,7,6,8,0",  # X's last move completes a row and a column at once: X loses
+            "XXX/XOO/XOO",
+            "O",
+            "losing",
+            {0, 1, 2, 3, 6},
+            "the losing lines, 3 in a row each (row,col): 0,0 0,1 0,2 and 0,0 1,0 2,0",
+        ),
+        ("?game=3x3k3-gravity-misere&moves=0,1,0,1,2,2,0", "X../XOO/XOX", "O", "losing", {0, 3, 6}, "the losing line, 3 in a row (row,col): 0,0 1,0 2,0"),
+        (
+            "?game=3x3k3&moves=1,4,2,5,3,7,6,8,0",  # the same game in normal play: X wins with two lines
+            "XXX/XOO/XOO",
+            "X",
+            "winning",
+            {0, 1, 2, 3, 6},
+            "the winning lines, 3 in a row each (row,col): 0,0 0,1 0,2 and 0,0 1,0 2,0",
+        ),
+    ],
+)
+def test_a_finished_game_draws_the_winner_plain_and_a_misere_line_as_the_losers(
+    page: Callable[[str], WebDriver], query: str, board: str, winner: str, kind: str, line: set[int], detail: str
+) -> None:
+    """A finished misère game looked as if X won: the loser's line bold, the winner's pieces faded, and "3 in a row" listed 5 cells."""
+    driver = page(query)
+    wait_for_board(driver, board)
+    assert board_of(driver).get_attribute("data-winner") == winner and board_of(driver).get_attribute("data-line") == kind
+    marked = driver.execute_script("return [...document.querySelectorAll('#board .in-line')].map(b => Number(b.dataset.cell))")
+    struck = driver.execute_script("return [...document.querySelectorAll('#board .lost-line')].map(b => Number(b.dataset.cell))")
+    assert (set(marked), set(struck)) == ((line, set()) if kind == "winning" else (set(), line))
+    for index in line:
+        assert cell(driver, index).get_attribute("aria-label").endswith(f"in the {kind} line")
+    loser = {"X": "O", "O": "X"}[winner]
+    assert all(value == 1 for value in pieces_opacity(driver, winner)), "the winner's pieces are plain"
+    assert all(value < 1 for value in pieces_opacity(driver, loser)), "the loser's fade"
+    assert driver.find_element(By.ID, "detail").text == detail
+    assert driver.find_element(By.ID, "status").text.startswith(f"{winner} won")
+    assert errors_in_console(driver) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "board", "error"),
+    [
+        ("?game=3x3k3&moves=4,4", ".../.X./...", "The moves in the link cannot be played: ply 2: O cannot play row 1, col 1 (cell 4): X took it at ply 1"),
+        ("?game=3x3k3&moves=4,0,9", "O../.X./...", "The moves in the link cannot be played: ply 3: move '9' is off the board"),
+        (f"?game={GRAVITY}&moves=1,1,1,1,1", ".O../.X../.O../.X..", "The moves in the link cannot be played: ply 5: column 1 is full"),
+    ],
+)
+def test_a_link_whose_moves_cannot_be_played_says_why_in_the_move_readers_words(page: Callable[[str], WebDriver], query: str, board: str, error: str) -> None:
+    """?moves=4,4 said "impossible piece counts"; now the server's move reader says which move, and the moves before it are kept."""
+    driver = page(query)
+    wait_for_board(driver, board)
+    wait_for(driver, lambda d: d.find_element(By.ID, "error").text)
+    shown = driver.find_element(By.ID, "error").text
+    assert shown.startswith(error) and "impossible piece counts" not in shown, shown
+
+
+def test_gravity_the_paste_box_and_the_link_take_columns_as_solve_analyze_does(page: Callable[[str], WebDriver], tables: Path) -> None:
+    driver = page(f"?game={GRAVITY}")
+    box = driver.find_element(By.ID, "paste")
+    assert "(columns)" in box.get_attribute("placeholder")
+    box.send_keys("1 1 0", Keys.ENTER)
+    expected = solver.analyze(["1", "1", "0"], table=gravity_table(tables))
+    wait_for_board(driver, expected.final.board)
+    assert expected.final.board == "..../..../.O../XX.."
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plies li[data-verdict]")) == 3)
+    assert [li.get_attribute("data-verdict") for li in driver.find_elements(By.CSS_SELECTOR, "#plies li")] == [ply.verdict for ply in expected.plies]
+    assert parse_qs(urlparse(driver.current_url).query)["moves"] == ["1,1,0"]
+    assert driver.find_element(By.ID, "paste-error").text == ""
+    driver = page(f"?game={GRAVITY}&moves=1,1,0")  # the link reads the same columns
+    wait_for_board(driver, expected.final.board)
+    assert errors_in_console(driver) == []
+
+
+def test_a_tapped_cell_is_not_left_shaded_on_a_touch_screen(page: Callable[[str], WebDriver], browser: WebDriver) -> None:
+    """On a phone the last tapped cell stayed shaded (a :hover style sticks after a tap): hover styles apply only where a pointer hovers."""
+    driver = page(f"?game={GRAVITY}")
+    outside = driver.execute_script(
+        "const out = [];"
+        "for (const sheet of document.styleSheets) for (const rule of sheet.cssRules) {"
+        "  if (rule.selectorText && rule.selectorText.includes(':hover')) out.push(rule.selectorText); }"
+        "return out;"
+    )
+    assert outside == [], "every :hover rule is inside @media (hover: hover)"
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "hover", "value": "none"}, {"name": "pointer", "value": "coarse"}]})
+    try:
+        driver = page(f"?game={GRAVITY}")
+        box = driver.execute_script("return document.querySelector('#board [data-cell=\"5\"]').getBoundingClientRect().toJSON()")
+        point = {"x": box["left"] + box["width"] / 2, "y": box["top"] + box["height"] / 2}
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        wait_for_board(driver, "..../..../..../.X..")
+        shaded = driver.execute_script(
+            "return [...document.querySelectorAll('#board .cell, #columns .column')]"
+            ".filter(b => getComputedStyle(b).filter !== 'none' || b.classList.contains('aim'))"
+            ".map(b => b.dataset.cell ?? 'head ' + b.dataset.col)"
+        )
+        assert shaded == [], "nothing stays shaded after a tap"
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})

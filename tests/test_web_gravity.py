@@ -198,3 +198,31 @@ def test_a_compact_gravity_table_past_16_cells_is_served_with_the_same_answers(t
 
 def _bits(mask: int) -> list[int]:
     return [cell for cell in range(mask.bit_length()) if mask >> cell & 1]
+
+
+@pytest.mark.parametrize(("game", "moves"), [("3x3k3-gravity", "2 2"), ("3x3k3-gravity", "1;1;0"), ("3x4k3-gravity", "1 2 1 3 1"), ("3x3k3-gravity", "2,2 1")])
+def test_a_bare_number_is_a_column_over_http_as_on_the_command_line(client: TestClient, tables: dict[str, solver.Table], game: str, moves: str) -> None:
+    """One move language under gravity: ``analyze?moves=2+2`` drops twice in column 2, as ``solve analyze --game G 2 2`` does
+    (each move read by solver.encoding.drops, as the command line reads its arguments); a row,col pair is the cell the piece lands on."""
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    answer = client.get(f"/api/v1/{game}/analyze", params={"moves": moves})
+    assert answer.status_code == 200, answer.text
+    args = moves.replace(";", " ").split()
+    assert answer.json() == analyze(args, table=tables[game]).to_dict()
+    cli = CliRunner().invoke(main, ["analyze", "--game", game, "--json", *args], env={"SOLVED_TICTACTOE_DIR": str(tables[game].path.parent)})
+    assert cli.exit_code == 0, cli.output
+    assert json.loads(cli.stdout) == answer.json()
+    bare = [int(arg) for arg in args if "," not in arg]
+    assert [ply["col"] for ply in answer.json()["plies"] if "," not in args[ply["ply"] - 1]] == bare
+
+
+def test_a_column_past_the_board_or_full_is_400_in_the_words_of_the_command_line(client: TestClient) -> None:
+    off = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "1 7"})
+    assert off.status_code == 400 and off.json()["error"].startswith("ply 2: column 7 is off the board: expected a column 0-2"), off.text
+    full = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "1 1 1 1"})
+    assert full.status_code == 400 and full.json()["error"].startswith("ply 4: column 1 is full on "), full.text
+    joined = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "1,1,0"})
+    assert joined.status_code == 400 and "moves are separated by spaces or ';'" in joined.json()["error"], joined.text

@@ -28,6 +28,9 @@ if it were one argument of ``solve analyze``. So ``4 0 8`` and ``4;0;8`` are thr
 ``1,1 0,0`` and ``(1,1);(0,0)`` two row,col moves, and ``1,1`` alone is row 1, col 1
 (cell 4), as everywhere else. A move with a space inside is bracketed: ``(1, 1) (0, 0)``.
 Commas never separate moves: ``4,0,8`` is refused, saying how to write it.
+Under gravity (:mod:`solver.encoding.drops`) the same list is split the same way
+(:func:`split_moves`) and each move is read as a move under gravity: ``2 2`` is column 2
+twice, ``2,0;1,0`` two ``(row, col)`` landing cells.
 
 >>> parse_move("(2,2)"), parse_move([0, 1]), parse_move(4)
 (8, 1, 4)
@@ -42,7 +45,7 @@ solver.errors.InvalidBoardError: cannot read move '1,1,1': expected a cell 0-8 o
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,7 +54,7 @@ from ..errors import InvalidBoardError, OffBoardMoveError
 from ..rules.game import DEFAULT_GAME, Game, parse_game
 from .board import quote
 
-__all__ = ["MoveSpec", "expected_moves", "parse_move", "parse_moves"]
+__all__ = ["MoveSpec", "expected_moves", "parse_move", "parse_moves", "split_moves"]
 
 MoveSpec = int | tuple[int, int] | Sequence[int] | str
 """A move: a cell index ``row * cols + col``, a ``(row, col)`` pair, or either written as text."""
@@ -141,9 +144,40 @@ def _off_board(shown: str, game: Game, where: str) -> int:
     raise OffBoardMoveError(f"{where}{shown} is off the board: {expected_moves(game)}")
 
 
+def split_moves(text: str, game: Game | str | None = None) -> list[str]:
+    """The moves of a list written as one text (module docstring), each as it was written: one
+    argument of ``solve analyze``, for :func:`parse_move` or, under gravity,
+    :func:`solver.encoding.drops.read_drop` (through :func:`solver.tables.analysis.analyze`) to read.
+
+    >>> split_moves("2 2;(1, 0)")
+    ['2', '2', '(1, 0)']
+
+    :param game: the game the moves are on; default tic-tac-toe.
+    :raises InvalidBoardError: for a move that is numbers joined by commas (``4,0,8``: moves are
+        separated by spaces or ``;``), naming its ply, or for more moves than cells (the list is
+        not read further).
+    """
+    return list(_each_move(text, parse_game(game)))
+
+
+def _each_move(text: str, game: Game) -> Iterator[str]:
+    """The moves of ``text`` one by one (:func:`split_moves`), so a reader refuses a bad one before the rest is split."""
+    for ply, item in enumerate(_LIST_ITEM.finditer(text), start=1):
+        if ply > game.cells:
+            raise InvalidBoardError(f"more than {game.cells} moves given: a {game.name} game has at most {game.cells} plies")
+        move = item[0]
+        if _CELL_LIST.fullmatch(move):
+            raise InvalidBoardError(
+                f"ply {ply}: cannot read move {quote(move)}: moves are separated by spaces or ';' "
+                f"({move.replace(',', ' ')} or {move.replace(',', ';')}), and a,b is one move, row a, col b"
+            )
+        yield move
+
+
 def parse_moves(text: str, game: Game | str | None = None) -> list[int]:
     """The cells of a list of moves written as one text (module docstring): ``"4 0 8"``,
-    ``"1,1;0,0;2,2"``, ``"(1, 1) (0, 0)"``.
+    ``"1,1;0,0;2,2"``, ``"(1, 1) (0, 0)"``. Not for gravity games, where a bare number is a
+    column: their moves are :func:`split_moves` read one by one against the board.
 
     Whether the moves can be played in turn is the game's to say (:func:`solver.analyze`).
 
@@ -155,15 +189,7 @@ def parse_moves(text: str, game: Game | str | None = None) -> list[int]:
     """
     board = parse_game(game)
     cells = []
-    for ply, item in enumerate(_LIST_ITEM.finditer(text), start=1):
-        if ply > board.cells:
-            raise InvalidBoardError(f"more than {board.cells} moves given: a {board.name} game has at most {board.cells} plies")
-        move = item[0]
-        if _CELL_LIST.fullmatch(move):
-            raise InvalidBoardError(
-                f"ply {ply}: cannot read move {quote(move)}: moves are separated by spaces or ';' "
-                f"({move.replace(',', ' ')} or {move.replace(',', ';')}), and a,b is one move, row a, col b"
-            )
+    for ply, move in enumerate(_each_move(text, board), start=1):
         try:
             cells.append(parse_move(move, board, where=f"ply {ply}: "))
         except InvalidBoardError as error:

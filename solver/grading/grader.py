@@ -57,7 +57,8 @@ and ``positions == kept + len(lost) + len(errors)``.
 **Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
 is imported and called in a separate process (:mod:`solver.grading.player`), inside
 a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`: it sees Python, its
-own folder and a private ``/tmp``, nothing else), with its memory and processes bounded
+file alone in a folder of its own with the ``support`` files named, and a private ``/tmp``,
+nothing else: not the other students' files beside it), in a fixed environment, with its memory and processes bounded
 (:mod:`solver.grading.limits`): it cannot hang,
 kill or fool the grader, whose verdicts are computed here from the answers
 received as plain data, against scores copied out of the table and verified
@@ -95,7 +96,7 @@ import numpy as np
 from ..encoding.board import digits, masks
 from ..encoding.drops import expected_drops, landing_cell, read_drop
 from ..encoding.moves import expected_moves, parse_move
-from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, short
+from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, printable, short
 from ..present.charts import PlyFaults
 from ..present.report import describe_report, report_html
 from ..rules.base import IN_PLAY
@@ -122,7 +123,7 @@ from .player import (
     interrupts_deferred,
     load_player,
 )
-from .sandbox import Sandbox, choose
+from .sandbox import Sandbox, choose, player_files
 from .shapes import Shape, Tried, explain, hint
 
 __all__ = [
@@ -594,6 +595,7 @@ def grade(
     memory_mb: int | None = DEFAULT_MEMORY_MB,
     sandbox: Sandbox = "auto",
     processes: int = DEFAULT_PROCESSES,
+    support: Sequence[str | os.PathLike[str]] = (),
 ) -> GradeReport:
     """Call the player on every position where ``side`` is to move and judge each answer.
 
@@ -612,11 +614,10 @@ def grade(
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
     :param total_timeout: seconds for the whole grading (``None``: no limit); reached at any moment (the import, a restart, a
         call), it ends the grading with the report so far (:attr:`GradeReport.stopped` says what ran out).
-    :param memory_mb: the player's memory in MiB (``None``: no limit): its address space and its sandbox's ``/tmp`` and ``/dev/shm``,
-        with CPU time and file size limits (:mod:`solver.grading.limits`).
-    :param sandbox: ``"auto"`` (bubblewrap where it works, else one :class:`~solver.errors.SandboxWarning`), ``"bwrap"``
-        (bubblewrap or refuse) or ``"none"``: how an isolated player is contained (:mod:`solver.grading.sandbox`).
+    :param memory_mb: the player's memory in MiB (``None``: no limit), its sandbox's ``/tmp`` and ``/dev/shm`` included (:mod:`solver.grading.limits`).
+    :param sandbox: ``"auto"`` (bubblewrap where it works, else a warning), ``"bwrap"`` or ``"none"`` (:mod:`solver.grading.sandbox`).
     :param processes: the player's processes and threads at most, its own included (:mod:`solver.grading.limits`).
+    :param support: files a ``"FILE.py:NAME"`` player gets beside it, alone in its folder, e.g. a module it imports (module docstring: Isolation).
     :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way
         options fix (the message names every option found, by trying them); for ``sandbox="bwrap"`` where bubblewrap cannot run.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
@@ -634,7 +635,7 @@ def grade(
         grading = _Grading(judge, _shuffled(key.positions), form, total_timeout)
         if not isinstance(player, str):
             return grading.run(progress, function=player)
-        process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout, processes=processes)
+        process = _player_process(player, form, table, contained, timeout, memory_mb, total_timeout, processes, support)
         return grading.run(progress, process=process, unsandboxed=key if contained == "none" else None)
 
 
@@ -643,15 +644,16 @@ def _player_process(
     form: BoardForm,
     table: Table,
     contained: Literal["bwrap", "none"],
-    *,
     timeout: float,
     memory_mb: int | None,
     total_timeout: float | None,
     processes: int,
+    support: Sequence[str | os.PathLike[str]],
 ) -> PlayerProcess:
     """The player's process, not started yet: its limits, its sandbox, its PID cgroup, and the table files it must not see."""
     if processes < 1:
         raise PlayerError(f"processes must be at least 1 (the player's own), found {processes}")
+    player_files(Path(player.rpartition(":")[0]), [Path(path) for path in support], hidden=_table_places(table))  # before a cgroup is made
     scratch = Scratch.of(memory_mb) if contained == "bwrap" else None
     limits = Limits.for_grading(memory_mb, total_timeout, processes=processes, scratch=scratch)
     with interrupts_deferred():  # Ctrl-C meanwhile would leave a cgroup nothing removes
@@ -661,7 +663,9 @@ def _player_process(
             "the player's processes are not bounded: no PID cgroup is writable here, and RLIMIT_NPROC does not bind root "
             "(grade as another user, or where /sys/fs/cgroup is writable)"
         )
-    return PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table), scratch=scratch, cgroup=cgroup)
+    return PlayerProcess(
+        player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table), scratch=scratch, cgroup=cgroup, support=support
+    )
 
 
 _said: set[str] = set()
@@ -900,11 +904,12 @@ class _Judge:
             self._fail(position, "crash", "the player's process sent a reply that cannot be read")
 
     def _fail(self, position: Position, kind: FailureKind, message: str, answer: str = "") -> None:
-        self.failures[kind].append(PlayerFailure(position, kind, message, answer))
+        """Record a call without a legal move; the player's text in it is escaped here, whatever sent it (:func:`~solver.errors.printable`)."""
+        self.failures[kind].append(PlayerFailure(position, kind, printable(message), printable(answer)))
 
     def _mismatch(self, kind: str, example: str) -> None:
         self.mismatches[kind] += 1
-        self.examples.setdefault(kind, example)
+        self.examples.setdefault(kind, printable(example))
 
     def _judge(self, position: Position, answer: Any, shown: str) -> None:
         if self.returns == "value-move":

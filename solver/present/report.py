@@ -15,6 +15,7 @@ from html import escape
 from typing import Protocol
 
 from ..encoding import board as _board
+from ..errors import printable
 from ..rules.game import Game
 from ..rules.score import outcome_label
 from ..tables.position import Move, Position
@@ -153,7 +154,8 @@ def describe_report(report: ReportView, player: str, *, limit: int = GRADE_LIMIT
 
     Each section shows its first ``limit`` boards or error kinds (0: all) and says how many more there are.
 
-    Nothing in it depends on timing, so the same player always prints the same report.
+    Nothing in it depends on timing, so the same player always prints the same report, and every
+    character a terminal would act on is escaped (:func:`solver.errors.printable`).
     """
     lines = [*heading(report, player), ""]
     rows = count_rows(report)
@@ -166,7 +168,7 @@ def describe_report(report: ReportView, player: str, *, limit: int = GRADE_LIMIT
     for title, failures in _failure_sections(report):
         if failures:
             lines += ["", f"{title}:"] + _grouped(failures, limit)
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # the player's text (messages, names, answers) shown, never acted on
 
 
 def graded_line(item: GradedView) -> str:

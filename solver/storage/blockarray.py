@@ -512,7 +512,11 @@ class RegionSource(Protocol):
         """Bytes ``start .. stop - 1`` of the region (a bytes-like object)."""
 
     def forget(self, start: int, stop: int) -> None:
-        """Those bytes failed their checks: a source that keeps copies drops its copy."""
+        """Those bytes failed their checks: a source that keeps copies drops its copy (and may raise a
+        :class:`TableError` that names better where they came from: a cache rather than a server)."""
+
+    def passed(self, start: int, stop: int) -> None:
+        """Those bytes passed every check: a source that keeps copies may keep them now."""
 
     def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
         """Byte ranges about to be read (each a block), in region order: fetch them together if that helps."""
@@ -534,6 +538,9 @@ class MappedRegion:
 
     def forget(self, start: int, stop: int) -> None:
         """Nothing kept: nothing to drop."""
+
+    def passed(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to keep."""
 
     def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
         """Nothing to fetch."""
@@ -580,6 +587,9 @@ class FileRegion:
 
     def forget(self, start: int, stop: int) -> None:
         """Nothing kept: nothing to drop."""
+
+    def passed(self, start: int, stop: int) -> None:
+        """Nothing kept: nothing to keep."""
 
     def prefetch(self, spans: Sequence[tuple[int, int]]) -> None:
         """Nothing to fetch ahead: each block is read once, then kept decoded."""
@@ -707,10 +717,12 @@ class BlockArray:
         if len(packed) != stop - start:
             raise self._error(f"{self._where(block)} is past the end of the file: it was truncated after it was opened")
         try:
-            return self._checked_block(block, packed, check)
+            decoded = self._checked_block(block, packed, check)
         except TableError:
             self.source.forget(start, stop)
             raise
+        self.source.passed(start, stop)
+        return decoded
 
     def _checked_block(self, block: int, packed: Any, check: Callable[[int, bytes], str | None] | None) -> bytes:
         if zlib.crc32(packed) != int(self._crcs[block]):

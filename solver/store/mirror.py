@@ -4,9 +4,11 @@
 are :mod:`solver.store.urltable`'s (a file or a directory of ``<game>.ttt`` files;
 ``$SOLVED_TICTACTOE_MIRROR``; the shipped checksum, or ``--checksum``). In order:
 
-1. the table directory's file is checked first: one with the expected checksum is
-   already the table (nothing is fetched); another one is replaced only when asked
-   (``replace``), never silently;
+1. the table directory's file is checked first: one with the expected checksum whose every
+   block passes its check is already the table (nothing is fetched); one with the expected
+   checksum that fails the check is damaged, and is **repaired**: downloaded afresh and
+   replaced once the new file has passed (step 4); another table is replaced only when asked
+   (``replace``), never silently, and also only after the new file has passed;
 2. the header is fetched and checked (:func:`solver.storage.remote.read_remote_header`):
    the game, an expected checksum, sizes that a table of the game has; then, from a
    server that answers Range requests, the digests, whose root must be the expected
@@ -14,7 +16,9 @@ are :mod:`solver.store.urltable`'s (a file or a directory of ``<game>.ttt`` file
 3. the body is written into a private partial file beside the table
    (:func:`solver.storage.fsutil.partial_name`, ``.<game>.ttt.part``, 0600, locked): a
    download that is cut or interrupted keeps what it got, and the same command resumes
-   from there with a Range request (a partial whose header is not the server's starts over);
+   from there with a Range request (a partial whose header is not the server's starts over;
+   a partial that is already whole, say after a Ctrl-C during its check, goes straight to
+   the check). A disk that fills up says the path, what was needed and what is free;
 4. the downloaded file is opened as a table file and **every block** is checked against
    its digest (:meth:`solver.storage.blockarray.BlockArray.verify`: CRC, bounded decode,
    SHA-256): a mirror that sent wrong bytes is refused naming the block, the partial file
@@ -28,22 +32,23 @@ are :mod:`solver.store.urltable`'s (a file or a directory of ``<game>.ttt`` file
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import TableError
-from ..rules.game import Game
+from ..errors import DiskFullError, InvalidArgumentError, TableError, quote
+from ..rules.game import Game, parse_game
 from ..storage import trust
-from ..storage.fsutil import check_space, format_size, install_file, open_partial, partial_name
+from ..storage.fsutil import DISK_FULL, check_space, disk_full, format_size, install_file, open_partial, partial_name
 from ..storage.remote import HttpRange, RemoteHeader, check_digests, read_remote_header
 from ..storage.tablefile import TableFile, expected_root, open_table
 from .book import book_game
 from .locate import forget, shipped_path, table_path
 from .make import kind_for
-from .urltable import expected_checksum, expects, table_url
+from .urltable import check_checksum_type, expected_checksum, expects, table_url
 
 Meter = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]
 """``meter(label, total)``: a context whose value is told each step done (bytes downloaded, blocks checked)."""
@@ -66,6 +71,8 @@ class Fetched:
     resumed_from: int
     """Bytes an earlier, interrupted download had kept (0: a fresh download)."""
     url: str
+    repaired: str | None = None
+    """What was wrong with the table file that was there with the expected checksum (None: nothing was)."""
 
     @property
     def installed(self) -> bool:
@@ -79,7 +86,7 @@ def _no_meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
 
 
 def fetch_table(
-    game: Game,
+    game: Game | str,
     *,
     url: str | None = None,
     table_dir: str | os.PathLike[str] | None = None,
@@ -87,15 +94,24 @@ def fetch_table(
     replace: bool | Ask = False,
     meter: Meter | None = None,
 ) -> Fetched:
-    """Download ``game``'s table from a mirror into the table directory (see the module docstring).
+    """Download ``game``'s table (a :class:`Game` or its name) from a mirror into the table directory (see the module docstring).
 
     :param url: the table file's URL, or a directory's (default: ``$SOLVED_TICTACTOE_MIRROR``).
     :param checksum: the table's checksum, for a game without a shipped one.
     :param replace: whether a different table file already in place may be replaced (a callable is asked).
     :param meter: shows the download's and the check's progress (the CLI's progress bars).
-    :raises TableError: for no URL, no checksum, an unreachable or wrong mirror (nothing installed), a
-        file in place not to be replaced, or a cut download (what was fetched is kept for the next try).
+    :raises InvalidArgumentError: for an argument of the wrong type (naming it).
+    :raises TableError: for no URL, no checksum, an unreachable, too slow or wrong mirror (nothing installed), a
+        file in place not to be replaced, or a cut download (what was fetched is kept for the next try);
+        :class:`~solver.errors.DiskFullError` for a disk that fills up (the path, what was needed, what is free).
     """
+    if isinstance(game, str):
+        game = parse_game(game)
+    elif not isinstance(game, Game):
+        raise InvalidArgumentError(f"game must be a Game or a game's name such as '5x5k4', not {type(game).__name__} {quote(game)}")
+    if table_dir is not None and not isinstance(table_dir, (str, os.PathLike)):
+        raise InvalidArgumentError(f"table_dir must be a directory's path (a str or os.PathLike), not {type(table_dir).__name__} {quote(table_dir)}")
+    check_checksum_type(checksum)
     if shipped_path(game) is not None:
         raise TableError(f"the {game.name} table ships with the package: there is nothing to fetch")
     kind = "book" if book_game(game) else kind_for(game)  # Connect Four's table file is its opening book
@@ -103,9 +119,10 @@ def fetch_table(
     source = table_url(game, url)
     target = table_path(game, table_dir_=table_dir)
     found = _installed_checksum(target, game)
-    if found == expected:
+    damage = _damage(target, game, meter or _no_meter) if found == expected else None
+    if found == expected and damage is None:
         return Fetched(game, target, expected, target.stat().st_size, 0, 0, source)
-    if found is not None and not (replace(target, found) if callable(replace) else replace):
+    if found is not None and damage is None and not (replace(target, found) if callable(replace) else replace):
         shown = f"checksum {found}" if found else "not a readable table"
         raise TableError(f"{target}: a {game.name} table file is there already ({shown}); it is not replaced unless asked (--replace)")
     http = HttpRange(source)
@@ -116,7 +133,18 @@ def fetch_table(
     if expected_root(game, kind) is None:
         trust.record(target.parent, game.name, kind, expected)
     forget()
-    return fetched
+    return dataclasses.replace(fetched, repaired=damage)
+
+
+def _damage(target: Path, game: Game, meter: Meter) -> str | None:
+    """What is wrong with the table file at ``target``, whose header has the expected checksum: every block is
+    checked as ``solve verify`` does (None: nothing; it is the table)."""
+    try:
+        opened = open_table(target, game=game, follow_symlinks=False)
+        _verify(opened, meter)
+    except TableError as error:
+        return str(error)
+    return None
 
 
 def _installed_checksum(target: Path, game: Game) -> str | None:
@@ -137,17 +165,32 @@ def _download(http: HttpRange, found: RemoteHeader, target: Path, replace: bool,
     try:
         kept = _resume_point(fd, found.head, size) if http.ranges else 0
         os.ftruncate(fd, kept)
-        check_space(partial, size - kept)
         with meter(f"fetching {found.header.game.name}", size) as advance:
             advance(kept)
-            _write_body(http, fd, kept, size, partial, advance)
-        os.fsync(fd)
+            if kept < size:  # a partial already whole (a check interrupted) goes straight to its check
+                check_space(partial, size - kept)
+                _write_body(http, fd, kept, size, partial, advance)
+        _synced(fd, partial, size)
         _check_every_block(partial, found, http.url, meter)
         os.fchmod(fd, 0o644)
         install_file(partial, target, replace=replace)
     finally:
         os.close(fd)
     return Fetched(found.header.game, target, found.expected, size, size - kept, kept, http.url)
+
+
+def _synced(fd: int, partial: Path, size: int) -> None:
+    """The partial file synced to disk (a disk that fills up on the way says so, with the figures)."""
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno in DISK_FULL:
+            raise _disk_full(partial, error, size) from None
+        raise
+
+
+def _disk_full(partial: Path, error: OSError, needed: int) -> TableError:
+    return disk_full(partial, error, needed=needed, doing="downloading the table", then="run the same command again to resume (what came is kept)")
 
 
 def _resume_point(fd: int, head: bytes, size: int) -> int:
@@ -163,9 +206,16 @@ def _write_body(http: HttpRange, fd: int, start: int, size: int, partial: Path, 
     at = start
     try:
         for chunk in http.stream(start, size):
-            os.pwrite(fd, chunk, at)
+            try:
+                os.pwrite(fd, chunk, at)
+            except OSError as error:
+                if error.errno in DISK_FULL:
+                    raise _disk_full(partial, error, size - at) from None
+                raise
             at += len(chunk)
             advance(len(chunk))
+    except DiskFullError:
+        raise
     except TableError as error:
         raise TableError(f"{error}; {format_size(at)} of {format_size(size)} are kept in {partial}: run the same command again to resume") from None
 

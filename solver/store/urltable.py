@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ..errors import TableError
+from ..errors import InvalidArgumentError, TableError, quote
 from ..rules.game import Game
 from ..storage import remote
 from ..storage.tablefile import Header, expected_root
@@ -33,12 +33,17 @@ def table_url(game: Game, url: str | None = None) -> str:
     """The URL of ``game``'s table file: ``url`` (or ``$SOLVED_TICTACTOE_MIRROR``) as is when it names a
     ``.ttt`` file, else with ``<game>.ttt`` added as a file of that directory.
 
-    :raises TableError: if no URL is given or set, or it is not an http or https URL.
+    :raises InvalidArgumentError: if ``url`` is not a str.
+    :raises TableError: if no URL is given or set, or it is not an http or https URL (the message names ``url``
+        or the variable).
     """
-    base = url or os.environ.get(MIRROR_ENV, "")
-    if not base:
-        raise TableError(f"no URL to fetch the {game.name} table from: give one with --from URL, or set ${MIRROR_ENV} to a mirror's address")
-    remote.check_url(base)
+    if url is not None and (url or not isinstance(url, str)):  # "" is no URL: the variable's is used, as for None
+        base = remote.check_url(url, name="url")
+    else:
+        base = os.environ.get(MIRROR_ENV, "")
+        if not base:
+            raise TableError(f"no URL to fetch the {game.name} table from: give one with --from URL, or set ${MIRROR_ENV} to a mirror's address")
+        remote.check_url(base, name=f"${MIRROR_ENV}")
     path = base.split("?", 1)[0].split("#", 1)[0]
     if path.endswith(".ttt"):
         return base
@@ -50,6 +55,7 @@ def expected_checksum(game: Game, kind: str, checksum: str | None) -> str:
 
     :raises TableError: when neither exists, or ``checksum`` is not a SHA-256 in hex or differs from the shipped one.
     """
+    check_checksum_type(checksum)
     shipped = expected_root(game, kind)
     given = checksum.strip().lower() if checksum else None
     if given is not None and (len(given) != 64 or any(c not in "0123456789abcdef" for c in given)):
@@ -63,6 +69,15 @@ def expected_checksum(game: Game, kind: str, checksum: str | None) -> str:
             "checksum is known: give the one its publisher gives (--checksum SHA256, checksum=)"
         )
     return found
+
+
+def check_checksum_type(checksum: object) -> None:
+    """Refuse a checksum that is not a str (or None).
+
+    :raises InvalidArgumentError: naming the argument.
+    """
+    if checksum is not None and not isinstance(checksum, str):
+        raise InvalidArgumentError(f"checksum must be a SHA-256 in hexadecimal (a str), not {type(checksum).__name__} {quote(checksum)}")
 
 
 def expects(game: Game | None, checksum: str | None) -> Callable[[Header], str | None]:
@@ -86,6 +101,8 @@ def open_url_table(url: str, *, game: Game | None = None, checksum: str | None =
     :raises TableError: naming the URL: unreachable, not a table of ``game``, no known checksum, or a
         checksum that is not the expected one (nothing is used from it).
     """
+    remote.check_url(url, name="url")
+    check_checksum_type(checksum)
     cache = None if cache_bytes == 0 else remote.open_cache(cache_bytes)
     opened = remote.open_url(url, game=game, expected=expects(game, checksum), cache=cache)
     return from_file(opened, prove=builder.prove)

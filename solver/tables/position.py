@@ -357,10 +357,11 @@ class Position:
         """Everything about the position as JSON-ready data: what ``solve lookup --json``
         prints and what the HTTP API (``solve serve``) answers, from this one function.
 
-        While the game goes on: ``"over": false``, ``to_move`` and ``result`` (for the
-        side to move). A finished board says so instead: ``"over": true`` and
-        ``winner`` (``"X"``, ``"O"``, or None for a draw), with neither ``to_move`` nor
-        ``result`` (nobody is to move). ``value`` is always for X; each move's
+        While the game goes on: ``"over": false`` and ``to_move``. A finished board says so
+        instead: ``"over": true`` and ``winner`` (``"X"``, ``"O"``, or None for a draw), with no
+        ``to_move``. ``result`` is :attr:`result` on every board: for the side to move, and on a
+        finished board for the player who would have been next (the module docstring), so a won
+        game reads ``"loss"``. ``value`` is always for X; each move's
         ``result`` is for the player making it (the mover). Under gravity a move is a column:
         ``best_columns`` (after ``best_cells``, gravity games only) lists the best columns, and
         ``moves`` holds one entry a column that has room, its ``row`` and ``col`` the cell the piece
@@ -375,8 +376,8 @@ class Position:
         >>> d["over"], d["result"], d["plies"], d["best_cells"], [(m["cell"], m["result"], m["plies"]) for m in d["moves"][:2]]
         (False, 'loss', 4, [8], [(8, 'loss', 4), (2, 'loss', 2)])
         >>> d = solver.lookup("XXX/OO./...").to_dict()
-        >>> d["over"], d["winner"], "to_move" in d, "result" in d
-        (True, 'X', False, False)
+        >>> d["over"], d["winner"], "to_move" in d, d["result"]
+        (True, 'X', False, 'loss')
         """
         head: dict[str, Any] = {"game": self.game.name, "code": self.code, "board": self.board}
         if self.is_over:
@@ -384,8 +385,7 @@ class Position:
         else:
             head.update(over=False, to_move=self.to_move)
         head["value"] = self.value
-        if not self.is_over:
-            head["result"] = self.result
+        head["result"] = self.result
         return {
             **head,
             "plies": self.plies,

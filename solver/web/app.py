@@ -22,8 +22,9 @@ read from the package once, into memory, from a fixed list. A request never star
 a table build; a game that is not served is a 404 naming ``solve build``.
 
 A ``board`` (query or batch string) is read by :func:`solver.encoding.board.parse_text` and a
-``moves`` list by :func:`solver.encoding.moves.parse_moves` (moves separated by spaces or ``;``,
-each read as ``solve analyze`` reads one argument): the command line's readings, so the
+``moves`` list by :func:`solver.encoding.moves.split_moves` (moves separated by spaces or ``;``)
+with each move read as ``solve analyze`` reads one argument (:func:`~solver.encoding.moves.parse_moves`;
+under gravity a bare number is a column, :mod:`solver.encoding.drops`): the command line's readings, so the
 same text means the same position or game over HTTP as in a terminal.
 
 Errors are JSON ``{"error": message}``: 400 for a bad board, move list or body (the
@@ -74,7 +75,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..encoding.board import parse, parse_text
-from ..encoding.moves import parse_moves
+from ..encoding.moves import parse_moves, split_moves
 from ..errors import InvalidBoardError, InvalidGameError, SolverError, TableError, one_line, quote
 from ..present.charts import outcomes_svg
 from ..rules.game import DEFAULT_GAME, Game, parse_game
@@ -84,7 +85,7 @@ from ..store.locate import table_for
 from ..tables import Table
 from ..tables.analysis import analyze
 from .batch import answers, position_dict
-from .files import TableFiles
+from .files import TableFiles, none_match
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
@@ -321,7 +322,7 @@ class _Api:
     def _file(self, request: Request, name: str) -> Response:
         data, kind = self.files[name]
         headers = {"etag": self.file_etags[name], "cache-control": "no-cache"}
-        if request.headers.get("if-none-match") == headers["etag"]:
+        if none_match(request.headers.get("if-none-match"), headers["etag"]):
             return Response(status_code=304, headers=headers)
         return Response(data, media_type=kind, headers=headers)
 
@@ -369,7 +370,8 @@ class _Api:
                 row, col = game.table.game.coords(cell)
                 position = position.play((row, col))  # a (row, col) pair is the same cell under every rule (a bare number is a column under gravity)
                 line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col, "board": position.board})
-            state = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move, "result": start.result}
+            state: dict[str, Any] = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move}
+            state["result"] = start.result  # on a finished board too: for the player who would move next, as Position.result
             return _dumps(
                 {
                     "game": game.name,
@@ -388,22 +390,24 @@ class _Api:
 
     async def analyze(self, request: Request) -> Response:
         game = self._game(request)
+        rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
-            cells = parse_moves(request.query_params.get("moves", ""), game.table.game)
-            etag = game.etag("a" + ".".join(map(str, cells)))
-            analysis = analyze(
-                [game.table.game.coords(cell) for cell in cells], table=game.table
-            )  # cells as (row, col): a bare number is a column under gravity
+            if rules.drops:  # each move read as `solve analyze` reads one argument: a bare number is a column
+                analysis = analyze(split_moves(text, game.table.game), table=game.table)
+                cells = list(analysis.cells)
+            else:
+                cells = parse_moves(text, game.table.game)
+                analysis = analyze(cells, table=game.table)
         except InvalidBoardError as error:
             raise HTTPException(400, one_line(error)) from None
-        return _cached(request, _dumps(analysis.to_dict()), etag)
+        return _cached(request, _dumps(analysis.to_dict()), game.etag("a" + ".".join(map(str, cells))))
 
     async def outcomes(self, request: Request) -> Response:
         """The chart of the outcomes of each ply, counted once per game (a pass over a dense table) off the event loop."""
         game = self._game(request)
         etag = game.etag("outcomes.svg")
         headers = {"etag": etag, "cache-control": CACHE_CONTROL}
-        if request.headers.get("if-none-match") == etag:
+        if none_match(request.headers.get("if-none-match"), etag):
             return Response(status_code=304, headers=headers)
         body = await anyio.to_thread.run_sync(outcomes_chart, game.table)
         return Response(body, media_type="image/svg+xml", headers=headers)
@@ -488,7 +492,7 @@ def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, byt
 
 
 def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes], start: int, stop: int, kept: dict[int, bytes]) -> bytes:
-    """The results of boards ``start`` to ``stop`` of a batch, comma-separated JSON objects.
+    """The results of boards ``start`` to ``stop`` of a batch, JSON objects separated by ``", "`` (as ``json.dumps`` separates them).
 
     The slice's distinct positions not in ``kept`` are made together
     (:func:`solver.web.batch.answers`, the same bytes as the single look-up) and added to
@@ -500,18 +504,18 @@ def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]
     made = dict(zip(missing, answers(game.table, np.array(missing, dtype=np.int64)), strict=True))
     for code in missing[: max(0, BATCH_KEPT - len(kept))]:
         kept[code] = made[code]
-    return b",".join(
+    return b", ".join(
         [errors[index] if index in errors else kept.get(code) or made[code] for index, code in zip(range(start, stop), codes[start:stop].tolist(), strict=True)]
     )
 
 
 def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]) -> Iterator[bytes]:
     """``{"results": [...]}`` in pieces, :data:`BATCH_SLICE` results each (what :class:`_BatchResponse` streams)."""
-    yield b'{"results":['
+    yield b'{"results": ['
     kept: dict[int, bytes] = {}
     for start in range(0, len(codes), BATCH_SLICE):
         piece = batch_slice(game, codes, errors, start, min(start + BATCH_SLICE, len(codes)), kept)
-        yield piece if start == 0 else b"," + piece
+        yield piece if start == 0 else b", " + piece
     yield b"]}\n"
 
 
@@ -622,7 +626,7 @@ def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], 
     Every JSON body ends with a newline (as ``solve ... --json`` prints it), so ``curl`` leaves the prompt on a line of its own.
     """
     headers = {"etag": etag, "cache-control": CACHE_CONTROL}
-    if request.headers.get("if-none-match") == etag:
+    if none_match(request.headers.get("if-none-match"), etag):  # *, lists and weak tags, as RFC 9110 reads them
         return Response(status_code=304, headers=headers)
     return Response((body if body is not None else make() if make else b"") + b"\n", media_type=_JSON, headers=headers)
 

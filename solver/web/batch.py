@@ -116,13 +116,12 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     sign, decoded = decode_many(score, game.cells - pieces)
     value = np.where(x_next, sign, -sign).tolist()
     plies = decoded.tolist()
-    results = sign.tolist()
-    said = np.where(playing, 1, 0).tolist()  # a finished board has no result: nobody is to move
+    results = sign.tolist()  # on a finished board too: for the player who would move next (solver.tables.position)
     head = f'{{"game": "{game.name}", "code": '
     best_texts: dict[int, str] = {}
     out = []
     for index, (code, s, mask, result) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), results, strict=True)):
-        result_text = f'"result": "{RESULTS[result]}", ' if said[index] else ""
+        result_text = f'"result": "{RESULTS[result]}", '
         best_text = best_texts.get(mask)
         if best_text is None:
             best_text = best_texts[mask] = _best_texts(game, mask)

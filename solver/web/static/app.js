@@ -3,8 +3,11 @@
 //
 // State: the game, a start board (empty unless the URL names one), the moves played from it and a
 // cursor (how many of them are on the board; undo and redo move the cursor). The URL holds
-// ?game=...&moves=4,0,8 (and &board=... for another start, &play=X or O against the perfect player,
-// &hints=on or off when the hints switch differs from its default), so a link restores the position.
+// ?game=...&moves=4,0,8 (under gravity the columns: &moves=1,1,3; and &board=... for another start,
+// &play=X or O against the perfect player, &hints=on or off when the hints switch differs from its
+// default), so a link restores the position. A link's moves are read by the server's move reader
+// (the API's analyze, as `solve analyze` reads its arguments), so a move that cannot be played is
+// refused in its words ("ply 2: O cannot play row 1, col 1 (cell 4): X took it at ply 1").
 //
 // Hints (each empty cell's outcome, the best moves, the result in the status) are on by default when
 // exploring and off against the perfect player; the switch changes them until the mode changes.
@@ -19,7 +22,9 @@
 // Gravity (a game whose rule has `drops`: Connect Four's family): a move is a column and the piece lands
 // on the lowest empty cell of it. A click on any cell of a column, or on the column's head above the
 // board, plays that column's landing cell (the API lists only those as moves); the hints are on the
-// heads, one a column, not in the cells. Moves are still recorded as cells (the landing cells).
+// heads, one a column, not in the cells. Moves are recorded as cells (the landing cells) and written as
+// columns wherever a person reads or writes them (the list of moves, the URL, the paste box), as everywhere:
+// under gravity a bare number is a column.
 "use strict";
 
 (() => {
@@ -95,35 +100,35 @@
     return pieces % 2 === 0 ? "X" : "O";
   }
 
-  // The cells of every k-in-a-row of `player` on `cells` (a finished game's winning line or lines).
-  function lineCells(cells, player) {
+  // The lines of `player` on `cells`: each a run of k or more of its pieces in a row, column or diagonal,
+  // as far as it goes (a run of four on a k=3 board is one line of four, not two of three), its cells in order.
+  function lines(cells, player) {
     const { rows, cols, k } = info();
-    const found = new Set();
+    const found = [];
+    const mine = (r, c) => r >= 0 && r < rows && c >= 0 && c < cols && cells[r * cols + c] === player;
     for (let r = 0; r < rows; r += 1) {
       for (let c = 0; c < cols; c += 1) {
         for (const [dr, dc] of DIRECTIONS) {
+          if (!mine(r, c) || mine(r - dr, c - dc)) continue;  // a run starts here only
           const run = [];
-          for (let i = 0; i < k; i += 1) {
-            const [rr, cc] = [r + dr * i, c + dc * i];
-            if (rr < 0 || rr >= rows || cc < 0 || cc >= cols || cells[rr * cols + cc] !== player) break;
-            run.push(rr * cols + cc);
-          }
-          if (run.length === k) run.forEach((cell) => found.add(cell));
+          for (let [rr, cc] = [r, c]; mine(rr, cc); rr += dr, cc += dc) run.push(rr * cols + cc);
+          if (run.length >= k) found.push(run.sort((a, b) => a - b));
         }
       }
     }
     return found;
   }
 
-  // Who won a finished position (the API's winner), who completed a line and with which cells.
-  // In normal play they are the same player; in misère play the one who completed the line lost.
-  function winningLine(p) {
+  // Who won a finished position (the API's winner), who completed a line and its lines (usually one; two
+  // when the last move completed two at once), with their cells. In normal play the winner completed the
+  // line; in misère play the one who completed it lost.
+  function finishedLines(p) {
     const cells = p.board.replace(/\//g, "").split("");
     for (const player of ["X", "O"]) {
-      const line = lineCells(cells, player);
-      if (line.size) return { winner: p.winner || player, completer: player, cells: line };
+      const found = lines(cells, player);
+      if (found.length) return { winner: p.winner || player, completer: player, lines: found, cells: new Set(found.flat()) };
     }
-    return { winner: null, completer: null, cells: new Set() };
+    return { winner: null, completer: null, lines: [], cells: new Set() };
   }
 
   // Whether completing a line wins (normal play) or loses (misère), as the listing of games says.
@@ -193,8 +198,7 @@
         button.type = "button";
         button.dataset.cell = String(cell);
         button.addEventListener("click", () => onCell(cell));
-        button.addEventListener("mouseenter", () => aim(cell % game.cols));
-        button.addEventListener("mouseleave", () => aim(-1));
+        pointing(button, () => aim(cell % game.cols));
         buttons.push(button);
       }
       board.replaceChildren(...buttons);
@@ -207,7 +211,7 @@
     const cells = p.board.replace(/\//g, "").split("");
     const over = isOver(p);
     const moves = new Map(over ? [] : p.moves.map((move) => [move.cell, move]));
-    const line = over ? winningLine(p) : { winner: null, cells: new Set() };
+    const line = over ? finishedLines(p) : { winner: null, completer: null, cells: new Set() };
     const last = state.cursor > 0 ? state.moves[state.cursor - 1] : -1;
     const playable = humanToMove();
     const hints = hintsOn();
@@ -231,12 +235,7 @@
       } else if (cells[cell] !== ".") {
         button.classList.add(`piece-${cells[cell]}`);
         button.append(span("piece", cells[cell]));
-        let name = `${where}: ${cells[cell]}`;
-        if (line.cells.has(cell)) {
-          button.classList.add("in-line");
-          name += ", in the winning line";
-        }
-        button.setAttribute("aria-label", name);
+        button.setAttribute("aria-label", `${where}: ${cells[cell]}${markLine(button, cells[cell], line)}`);
         button.setAttribute("aria-disabled", "true");
       } else if (move && hints) {
         renderHint(button, move, `${where}: ${p.to_move}`);
@@ -257,7 +256,20 @@
     board.dataset.board = p.board;
     board.dataset.toMove = over ? "" : p.to_move || "";
     board.dataset.winner = line.winner || "";
+    board.dataset.line = !line.completer ? "" : line.completer === line.winner ? "winning" : "losing";
     board.dataset.ply = String(state.cursor);
+  }
+
+  // A piece of a finished game: the winner's pieces stay plain and the loser's fade; a completed line is
+  // marked as what it is: the winning line (normal play: "in-line", bold) or, in misère play, the losing
+  // line ("lost-line", dashed: its player lost). Returns the words for the cell's accessible name.
+  function markLine(button, piece, line) {
+    if (!line.completer) return "";
+    if (piece !== line.winner) button.classList.add("loser");
+    if (!line.cells.has(Number(button.dataset.cell))) return "";
+    const winning = line.completer === line.winner;
+    button.classList.add(winning ? "in-line" : "lost-line");
+    return winning ? ", in the winning line" : ", in the losing line";
   }
 
   // A cell under gravity: a piece, the ringed cell a piece dropped in its column lands on (tinted with
@@ -266,9 +278,7 @@
     if (piece !== ".") {
       button.classList.add(`piece-${piece}`);
       button.append(span("piece", piece));
-      const inLine = line.cells.has(Number(button.dataset.cell));
-      if (inLine) button.classList.add("in-line");
-      button.setAttribute("aria-label", `${where}: ${piece}${inLine ? ", in the winning line" : ""}`);
+      button.setAttribute("aria-label", `${where}: ${piece}${markLine(button, piece, line)}`);
       return;
     }
     button.classList.add("empty");
@@ -297,8 +307,7 @@
         button.type = "button";
         button.dataset.col = String(col);
         button.addEventListener("click", () => onColumn(col));
-        button.addEventListener("mouseenter", () => aim(col));
-        button.addEventListener("mouseleave", () => aim(-1));
+        pointing(button, () => aim(col));
         buttons.push(button);
       }
       heads.replaceChildren(...buttons);
@@ -334,6 +343,13 @@
       button.setAttribute("aria-label", name);
       button.setAttribute("aria-disabled", move && playable ? "false" : "true");
     }
+  }
+
+  // A mouse over `button` aims (shades its column); leaving, nothing is aimed. A finger does not: a tap
+  // would leave the column shaded after the move (a phone has no pointer to move away).
+  function pointing(button, onEnter) {
+    button.addEventListener("pointerenter", (event) => { if (event.pointerType === "mouse") onEnter(); });
+    button.addEventListener("pointerleave", () => aim(-1));
   }
 
   // Gravity: the column under the pointer, its head and its empty cells shaded (-1: none).
@@ -377,13 +393,12 @@
     let text;
     let detail;
     if (isOver(p)) {
-      const { winner, completer, cells } = winningLine(p);
+      const { winner, completer, lines: found } = finishedLines(p);
       text = winner ? `${winner} won` : "Draw";
       if (winner && !lineWins()) text += ` (${completer} completed a line and lost)`;
       const you = yourSide();
       if (you) text += winner === you ? ": you won" : winner ? ": the perfect player won" : ": you held the perfect player";
-      const where = [...cells].sort((a, b) => a - b).map((cell) => coords(cell).join(",")).join(" ");
-      detail = winner ? `${lineWins() ? "" : "the losing line, "}${info().k} in a row (row,col): ${where}` : "The board is full with no line.";
+      detail = winner ? lineWords(found) : "The board is full with no line.";
     } else {
       const outcome = p.result === "draw" ? "a draw" : `${p.result === "win" ? p.to_move : opponent(p.to_move)} wins`;
       text = `${p.to_move} to move${state.mode === p.to_move ? " (you)" : ""}`;
@@ -406,6 +421,15 @@
     const value = p.value > 0 ? "+1" : String(p.value);
     $("#position-data").textContent = `This position: code ${p.code} in the ${p.game || state.game} table, value for X ${value} `
       + "(+1 X wins, 0 a draw, -1 O wins with best play), board " + p.board + ".";
+  }
+
+  // A finished game's line or lines in words, each listing exactly its cells: "3 in a row (row,col): 0,0 1,1 2,2",
+  // in misère play "the losing line, ...", two at once "the winning lines, 3 in a row each (row,col): 0,0 0,1 0,2 and 0,0 1,0 2,0".
+  function lineWords(found) {
+    const lengths = [...new Set(found.map((line) => line.length))].join(" and ");
+    const where = found.map((line) => line.map((cell) => coords(cell).join(",")).join(" ")).join(" and ");
+    if (found.length === 1) return `${lineWins() ? "" : "the losing line, "}${lengths} in a row (row,col): ${where}`;
+    return `the ${lineWins() ? "winning" : "losing"} lines, ${lengths} in a row each (row,col): ${where}`;
   }
 
   // The best moves in words: "every move is best", "best (row,col): 0,0  2,2", under gravity "best columns: 1  2".
@@ -522,6 +546,12 @@
     return `${before} became ${after}`;
   }
 
+  // Moves as a person writes them: cells, or under gravity columns (a bare number is a column there).
+  const written = (cells) => (drops() ? cells.map((cell) => cell % info().cols) : cells);
+
+  // The API's analysis of a move list ("4+0+8", under gravity the columns "1+1+3"): every ply judged, and the cells played.
+  const analyzeMoves = (game, moves) => api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${moves.map(encodeURIComponent).join("+")}`);
+
   const sameMoves = (a, b) => a.length === b.length && a.every((cell, i) => cell === b[i]);
 
   async function refreshAnalysis() {
@@ -529,9 +559,7 @@
     const moves = state.moves.slice();
     const game = state.game;
     try {
-      // "4+0+8": cells separated by spaces; under gravity "2,0;2,1" (row,col pairs: read as cells whatever a bare number means there)
-      const list = drops() ? encodeURIComponent(moves.map((cell) => coords(cell).join(",")).join(";")) : moves.join("+");
-      const analysis = await api(`/api/v1/${encodeURIComponent(game)}/analyze?moves=${list}`);
+      const analysis = await analyzeMoves(game, written(moves));
       if (game === state.game && sameMoves(moves, state.moves)) {
         state.analysis = analysis;
         if (state.position) renderPlies();
@@ -645,7 +673,7 @@
     const params = new URLSearchParams();
     params.set("game", state.game);
     if (state.start) params.set("board", state.start);
-    if (state.cursor) params.set("moves", state.moves.slice(0, state.cursor).join(","));
+    if (state.cursor) params.set("moves", written(state.moves.slice(0, state.cursor)).join(","));
     if (state.mode !== "both") params.set("play", state.mode);
     if (state.hints !== null && state.hints !== (state.mode === "both")) params.set("hints", state.hints ? "on" : "off");
     const url = `${location.pathname}?${params.toString().replace(/%2F/g, "/").replace(/%2C/g, ",")}`;
@@ -690,16 +718,50 @@
     }
     const moves = params.get("moves");
     if (moves) {
-      const cells = moves.split(/[,\s]+/).filter(Boolean).map(Number);
-      const ok = cells.every((cell) => Number.isInteger(cell) && cell >= 0 && cell < info().cells);
-      if (ok) {
-        state.moves = cells;
-        state.by = cells.map((_, index) => (state.mode === "both" ? "" : sideToMoveAt(index) === state.mode ? "you" : "perfect"));
-        state.cursor = cells.length;
-      } else {
-        showError(`The moves in the link cannot be read: ${moves}`);
-      }
+      const cells = await linkMoves(moves.split(/[,\s]+/).filter(Boolean));
+      state.moves = cells;
+      state.by = cells.map((_, index) => (state.mode === "both" ? "" : sideToMoveAt(index) === state.mode ? "you" : "perfect"));
+      state.cursor = cells.length;
     }
+  }
+
+  // The cells of a link's moves (cells, or under gravity columns), read by the server: from the empty board
+  // the API's analyze reads them as `solve analyze` does; from a start board each is found among the moves
+  // the API lists. A move that cannot be played is refused in those words, and the moves before it are kept.
+  async function linkMoves(moves) {
+    try {
+      if (!state.start) {
+        const analysis = await analyzeMoves(state.game, moves);
+        state.analysis = analysis;
+        return analysis.moves;
+      }
+      return await movesFrom(state.start, moves);
+    } catch (error) {
+      showError(`The moves in the link cannot be played: ${error.message}`);
+      const refused = /^ply (\d+):/.exec(error.message);
+      return refused && Number(refused[1]) > 1 ? linkMoves(moves.slice(0, Number(refused[1]) - 1)) : [];
+    }
+  }
+
+  // The cells of `moves` played in turn from `board`, each one of the moves the API lists there.
+  async function movesFrom(board, moves) {
+    const cells = board.replace(/\//g, "").split("");
+    const played = [];
+    let pieces = cells.filter((c) => c !== ".").length;
+    for (const [index, text] of moves.entries()) {
+      const p = await lookup(boardText(cells));
+      const wanted = Number(text);
+      const move = isOver(p) ? null : p.moves.find((m) => (drops() ? m.col : m.cell) === wanted);
+      if (!move) {
+        const what = drops() ? `column ${text}` : `cell ${text}`;
+        const why = isOver(p) ? "the game is over" : /^[0-9]+$/.test(text) && wanted < (drops() ? info().cols : info().cells) ? (drops() ? "is full" : "is taken") : "is not on the board";
+        throw new Error(`ply ${index + 1}: ${isOver(p) ? `cannot play ${what}: ${why}` : `${what} ${why}`} on ${p.board}`);
+      }
+      cells[move.cell] = pieces % 2 === 0 ? "X" : "O";
+      pieces += 1;
+      played.push(move.cell);
+    }
+    return played;
   }
 
   // -- wiring -----------------------------------------------------------------------
@@ -766,13 +828,47 @@
     }
   }
 
-  // An example move list for the paste box, of the game shown (row,col pairs under gravity: the bottom row first).
+  // An example move list for the paste box, of the game shown (under gravity the columns, as `solve analyze` reads them).
   function setPlaceholder() {
     const game = info();
-    const bottom = game.rows - 1;
     $("#paste").placeholder = drops()
-      ? `${bottom},0 ${bottom},${Math.min(1, game.cols - 1)}${bottom ? ` ${bottom - 1},0` : ""}  (row,col)`
+      ? `${Math.min(1, game.cols - 1)} ${Math.min(1, game.cols - 1)} 0  (columns)`
       : game.cells > 9 ? "5 0 10  or  1,1 0,0 2,2" : "4 0 8  or  1,1 0,0 2,2";
+  }
+
+  // What the page is called: the game it plays ("Solved tic-tac-toe", "Solved Connect Four", "Solved 4x4k4-gravity").
+  function setTitle() {
+    const game = info();
+    const names = { "3x3k3": "tic-tac-toe", "3x3k3-misere": "misère tic-tac-toe", "6x7k4-gravity": "Connect Four", "6x7k4-gravity-misere": "misère Connect Four" };
+    const title = `Solved ${names[game.name] || game.name}`;
+    $("#title").textContent = title;
+    document.title = title;
+  }
+
+  // The games by rule (normal play, misère, gravity, gravity misère), each rule's by board size (cells, then
+  // rows, then k). The listing's order is the server's (its first game is the page's default).
+  function byRule(games) {
+    const rank = (game) => [game.rule && game.rule.drops ? 1 : 0, game.rule && !game.rule.line_wins ? 1 : 0, game.cells, game.rows, game.k];
+    const order = (a, b) => rank(a).reduce((found, value, i) => found || value - rank(b)[i], 0) || a.name.localeCompare(b.name);
+    return [...games].sort(order);
+  }
+
+  // The games in the menu, in groups by rule (byRule).
+  function gameMenu(games) {
+    const groups = new Map();
+    for (const game of byRule(games)) {
+      const title = game.rule && game.rule.title ? game.rule.title : "normal play";
+      if (!groups.has(title)) {
+        const group = document.createElement("optgroup");
+        group.label = title.charAt(0).toUpperCase() + title.slice(1);
+        groups.set(title, group);
+      }
+      const option = document.createElement("option");
+      option.value = game.name;
+      option.textContent = `${game.name} (${game.rows}×${game.cols}, ${game.k} in a row)`;
+      groups.get(title).append(option);
+    }
+    return [...groups.values()];
   }
 
   async function onShare() {
@@ -806,6 +902,7 @@
     $("#game").addEventListener("change", (event) => {
       state.game = event.target.value;
       setPlaceholder();
+      setTitle();
       reset();
       renderOutcomes();
     });
@@ -819,18 +916,13 @@
     }
     state.games = listing.games;
     state.more = listing.more;
-    $("#more").textContent = `Serving ${state.games.map((game) => game.name).join(", ")}. ${listing.more}.`;
+    $("#more").textContent = `Serving ${byRule(state.games).map((game) => game.name).join(", ")}. ${listing.more}.`;
     const select = $("#game");
-    for (const game of state.games) {
-      const option = document.createElement("option");
-      option.value = game.name;
-      const rule = game.rule && game.rule.suffix ? `, ${game.rule.title}` : "";  // "gravity", "misère"
-      option.textContent = `${game.name} (${game.rows}×${game.cols}, ${game.k} in a row${rule})`;
-      select.append(option);
-    }
+    select.replaceChildren(...gameMenu(state.games));
     await readUrl();
     select.value = state.game;
     setPlaceholder();
+    setTitle();
     $("#mode").value = state.mode;
     refreshAnalysis();
     update();
