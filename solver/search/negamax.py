@@ -54,9 +54,10 @@ STOP, NODES = 0, 1
 NO_MOVE = -128
 """A full column's entry in :func:`solve_moves`."""
 
-ETC_MIN_EMPTY = 99
-"""Enhanced transposition cut-offs are tried only with at least this many empty cells (probing every
-child costs more than it saves near the end)."""
+ETC_MIN_EMPTY = 16
+"""Enhanced transposition cut-offs are tried only with at least this many empty cells: near the end probing every
+child costs more than it saves (at 12, Pons' End-Easy set ran five times slower); at 16, 12 positions of Begin-Medium
+searched 16 % fewer nodes than without (20: 10 %, 26: 3 %)."""
 
 
 @njit(cache=True, nogil=True)

@@ -151,7 +151,8 @@ def from_moves(game: Game, moves: Moves) -> Position:
     if len(columns) > 1 and has_line(np.uint64(pos), geometry_of(game)):
         _play(game, moves, columns, check=True)  # names the move that ended the game
     where = Position(pos, mask, len(columns), _code(game, pos, mask, len(columns)))
-    _check_goes_on(game, where.code, pos, mask ^ pos)
+    x, o = (pos, mask ^ pos) if len(columns) % 2 == 0 else (mask ^ pos, pos)
+    _check_goes_on(game, where.code, x, o)
     return where
 
 
@@ -223,6 +224,22 @@ def code_of_key(game: Game, key: int) -> int:
             digit = (1 if mover else 2) if pieces % 2 == 0 else (2 if mover else 1)
             code += digit * 3 ** game.cell(game.rows - 1 - h, c)
     return code
+
+
+def position_of_key(game: Game, key: int) -> Position:
+    """The position a key names (a key from :func:`solver.search.book.positions`: trusted, not checked again).
+
+    >>> game = engine_game("connect4")
+    >>> position_of_key(game, key_of(game, from_moves(game, "44"))) == from_moves(game, "44")
+    True
+    """
+    stride = game.rows + 1
+    mask = 0
+    for c in range(game.cols):
+        mask |= ((1 << _height(key >> (c * stride) & ((1 << stride) - 1))) - 1) << (c * stride)
+    pos = key - mask - int(geometry_of(game)[G_BOTTOM])
+    pieces = mask.bit_count()
+    return Position(pos, mask, pieces, _code(game, pos, mask, pieces))
 
 
 def _height(field: int) -> int:
