@@ -56,7 +56,7 @@ from ..rules.game import WORD_CELLS, Game
 from ..search.book import derive_all as derive_book
 from ..search.book import open_book, positions, write_book
 from ..search.engine import Engine
-from ..search.position import code_of_key, engine_game
+from ..search.position import engine_game, position_of_key
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
 from .estimate import BuildEstimate, format_duration
 
@@ -256,7 +256,7 @@ def run_chunk(directory: str, game_name: str, index: int, chunk: int = CHUNK_POS
     keys = _load_keys(where)[index * chunk : (index + 1) * chunk]
     engine = _engine(game, table_bytes)
     start = time.process_time()
-    scores = np.array([engine.score(code_of_key(game, int(key))) for key in keys], dtype=np.int8)
+    scores = np.array([engine.score(position_of_key(game, int(key))) for key in keys], dtype=np.int8)
     seconds = time.process_time() - start
     payload = int(keys.size).to_bytes(4, "little") + scores.tobytes() + np.array([seconds], dtype="<f8").tobytes()
     _write(where / chunk_name(index), _sealed(payload))
@@ -478,7 +478,7 @@ def verify_book(
     for at in picked.tolist():
         key = int(levels[-1][at])
         clock = time.process_time()
-        found = engine.score(code_of_key(book.game, key))
+        found = engine.score(position_of_key(book.game, key))
         if on_entry is not None:
             on_entry(key, int(stored[-1][at]), found, time.process_time() - clock)
         if found != int(stored[-1][at]):
