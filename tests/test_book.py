@@ -214,7 +214,7 @@ def test_a_build_directory_of_another_book_is_refused(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def client() -> Iterator[object]:
     distributed = pytest.importorskip("distributed", reason="the cluster build needs the [cluster] extra (Dask distributed)")
-    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=2, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=2, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as connected:
             yield connected
 
