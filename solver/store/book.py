@@ -75,10 +75,12 @@ DEFAULT_DEPTH = {"6x7k4-gravity": 5}
 games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
 
-SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 11.6, 5: 8.0, 6: 5.4, 7: 2.0, 8: 1.0}}
+SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 13.7, 5: 6.9, 6: 5.4, 7: 6.5}}
 """CPU seconds the engine takes for one position of the deepest ply, by game and ply (means over seeded samples,
-measured 2026-11-28 on the project's 2-core machine under load, a fresh 256 MiB table each: docs/connect4.md).
-A game or ply not listed: :data:`SMALL_SECONDS_PER_POSITION`."""
+measured 2026-11-28 on the project's 2-core machine under a load average of 13 to 23, a fresh 128 MiB table each,
+3 to 7 positions a ply: docs/connect4.md).
+A ply not listed takes the nearest listed ply's figure (shallower positions cost more: an estimate of ply 2 errs short);
+a game not listed: :data:`SMALL_SECONDS_PER_POSITION`."""
 SMALL_SECONDS_PER_POSITION = 0.01
 
 Progress = Callable[[int, int], None]
@@ -147,7 +149,8 @@ def estimate_book(game: Game, path: Path, *, depth: int | None = None, jobs: int
     chunks = -(-counts[-1] // CHUNK_POSITIONS)
     done = len(_done_chunks(path.with_name(path.name + ".build"), chunks))
     left = max(0, counts[-1] - done * CHUNK_POSITIONS)
-    rate = SECONDS_PER_POSITION.get(game.name, {}).get(depth, SMALL_SECONDS_PER_POSITION)
+    measured = SECONDS_PER_POSITION.get(game.name, {})
+    rate = measured[min(measured, key=lambda ply: abs(ply - depth))] if measured else SMALL_SECONDS_PER_POSITION
     return BuildEstimate(game, left * rate / min(jobs, max(1, chunks - done)), 9 * sum(counts), jobs * TABLE_BYTES + 32 * sum(counts), jobs)
 
 
