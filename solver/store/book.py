@@ -4,8 +4,9 @@ A book (:mod:`solver.search.book`) holds every position of a gravity game up to 
 its exact score. Only the deepest ply is searched, by the engine (:class:`solver.search.engine.Engine`);
 every shallower ply is derived from the one below it (:func:`solver.search.book.derive_all`). The
 search is the cost, so it runs in **chunks**: the deepest ply's sorted canonical keys cut into runs of
-:data:`CHUNK_POSITIONS`, chunk ``i`` the keys ``i * CHUNK_POSITIONS`` to ``(i + 1) * CHUNK_POSITIONS - 1``
-(fixed by the game and the depth alone, so a resumed build cuts them the same way).
+:data:`CHUNK_POSITIONS` (or ``chunk``), chunk ``i`` the keys ``i * chunk`` to ``(i + 1) * chunk - 1``
+(fixed by the game, the depth and the chunk size, which ``plan.json`` records, so a resumed build cuts them
+the same way).
 
 **The build directory** ``<book>.build`` beside the book file holds, each file written atomically
 (:func:`solver.storage.fsutil.atomic_file`) and none of them pickled:
@@ -19,6 +20,7 @@ file                 content
 ``chunk-NNNNNN.bin`` a chunk's results: :data:`MAGIC`, the SHA-256 of the rest, the count
                      (``uint32``), the score bytes (``int8``), the CPU seconds the search took
                      (``float64``), little-endian
+``wall.txt``         the wall seconds of the runs stopped so far (for the figures)
 ===================  ==============================================================================
 
 A chunk file whose digest or size is wrong is removed and searched again (the build says so). A build
@@ -26,7 +28,8 @@ killed at any moment keeps every chunk it finished, and the same command resumes
 is exact, the chunks give the same bytes in any order, on any machine, and the book file is the same
 bytes as a build that was never stopped. Chunks run in a pool of processes, one engine each
 (:func:`build_book`), or as tasks of a Dask cluster that see the build directory at the same path
-(``scheduler``: :mod:`solver.retrograde.cluster`'s client); each task writes its own chunk file.
+(``scheduler``: :mod:`solver.retrograde.cluster`'s client); each task writes its own chunk file. To stop a
+build in the background, signal its process group (``kill -- -PGID``): the pool's processes go with it.
 
 When every chunk is there, the book file is written (:func:`solver.search.book.write_book`), the
 build's figures beside it (``<book>.figures.json``: depth, positions, chunks, the search's CPU
