@@ -78,10 +78,10 @@ DEFAULT_DEPTH = {"6x7k4-gravity": 5}
 games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
 
-SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 13.7, 5: 6.9, 6: 5.4, 7: 6.5}}
+SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 1.7}}
 """CPU seconds the engine takes for one position of the deepest ply, by game and ply (means over seeded samples,
 measured 2026-11-28 on the project's 2-core machine under a load average of 13 to 23, a fresh 128 MiB table each,
-3 to 7 positions a ply: docs/connect4.md).
+3 to 8 positions a ply: docs/connect4.md).
 A ply not listed takes the nearest listed ply's figure (shallower positions cost more: an estimate of ply 2 errs short);
 a game not listed: :data:`SMALL_SECONDS_PER_POSITION`."""
 SMALL_SECONDS_PER_POSITION = 0.01
