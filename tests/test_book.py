@@ -362,3 +362,29 @@ def test_solve_fetch_connect4_installs_a_book_from_a_mirror_checking_every_block
             fetch_table(game, url=server.url, table_dir=tmp_path / "other", checksum=checksum)
     assert not (tmp_path / "other" / "6x7k4-gravity.ttt").exists()
     assert parse_game("connect4") == game
+
+
+class _FirstMoves:
+    """Stands in for the engine on Connect Four's ply 1 (minutes of search each): the scores Böck's ply-8 results
+    derive (test_boecks_ply_8_results_derive_connect4s_root_a_first_player_win_on_ply_41), by the column played."""
+
+    SCORES = {1: 61, 2: 59, 3: 0, 4: -60}
+
+    def score(self, where: object) -> int:
+        game = engine_game("connect4")
+        for column, value in self.SCORES.items():
+            if key_of(game, where) == key_of(game, from_moves(game, str(column))):
+                return value
+        raise AssertionError(where)
+
+
+def test_solve_build_connect4_writes_the_book_from_its_chunks_and_its_root_is_a_win_on_ply_41(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.store.book as builder
+
+    monkeypatch.setattr(builder, "_engine", lambda game, table_bytes: _FirstMoves())
+    result = CliRunner().invoke(main, ["build", "--game", "connect4", "--depth", "1", "--jobs", "1", "--yes", "--table-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "Wrote" in result.output and "depth 1, 5 positions (4 searched)" in result.output
+    book = open_book(tmp_path / "6x7k4-gravity.ttt", "connect4")
+    assert Engine("connect4", table_bytes=TABLE_BYTES, book=book).score(moves="") == 100 - 41
+    assert not (tmp_path / "6x7k4-gravity.ttt.build").exists()
