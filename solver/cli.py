@@ -23,6 +23,7 @@ from typing import Any, NoReturn, cast
 
 import click
 
+from .api import MIRROR_ENV, Tablebase, default_tablebase, parse_game
 from .encoding import board as _board
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .grading.grader import (
@@ -39,30 +40,28 @@ from .grading.grader import grade as _grade
 from .grading.limits import DEFAULT_PROCESSES
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
+from .present.analysis import analysis_text as describe_analysis
+from .present.analysis import best_text as _best_text
+from .present.analysis import grid_text as _grid
 from .present.charts import outcomes_svg
 from .present.describe import column_board, move_words, stats_text, status_line
-from .present.report import GRADE_LIMIT, describe_report, rc
-from .retrograde.minimax import MAX_EMPTY
-from .rules.game import DENSE_MAX_CELLS, Game, parse_game
-from .storage import trust
+from .present.report import GRADE_LIMIT, describe_report
+from .rules.game import DENSE_MAX_CELLS, Game
 from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
-from .storage.tablefile import expected_root
+from .storage.tablefile import rebuild_command
 from .store.book import DEFAULT_SAMPLE as DEFAULT_BOOK_SAMPLE
 from .store.book import book_game, build_book, default_depth, estimate_book, verify_book
 from .store.book import describe as describe_book
-from .store.estimate import BuildEstimate, estimate, format_duration
-from .store.locate import build_and_open, open_file, refuse_beyond_machine, table_for, table_path
-from .store.locate import table_dir as _table_dir
-from .store.make import BuildProgress, Check, kind_for, proof, refuse_replacing
+from .store.estimate import BuildEstimate, estimate, format_duration, refuse_beyond_machine
+from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, refuse_replacing
 from .store.mirror import fetch_table
-from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
-from .store.urltable import MIRROR_ENV, open_url_table
+from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
 from .tables import Table
-from .tables.analysis import GameAnalysis, PlyAnalysis, move_code
+from .tables.analysis import GameAnalysis, move_code
 from .tables.analysis import analyze as _analyze
 from .tables.position import Position, outcome_label
-from .words import count
+from .words import count, percent
 
 
 class SolveGroup(click.Group):
@@ -76,6 +75,9 @@ class SolveGroup(click.Group):
         except (InvalidBoardError, InvalidGameError, PlayerError) as error:
             click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(2)
+        except BuildDeclined as declined:
+            click.echo(f"solve: {declined}", err=True)
+            ctx.exit(1)
         except (TableError, SolverError) as error:
             click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(1)
@@ -90,6 +92,11 @@ class SolveGroup(click.Group):
         if commands:
             with formatter.section("Commands"):
                 formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
+
+
+class BuildDeclined(Exception):
+    """The person answered no to a build's question: not an error, but the command could not do its work
+    (exit status 1, one calm line: what was not built and the command that builds it later)."""
 
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
@@ -151,16 +158,26 @@ def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(function)
     def wrapper(*args: Any, game: str, table_dir: Path | None, quiet: bool, **kwargs: Any) -> Any:
         given = click.get_current_context().get_parameter_source("game") is not click.core.ParameterSource.DEFAULT
-        options = TableOptions(parse_game(game), table_dir, quiet, game_given=given)
+        options = TableOptions(parse_game(game), table_dir, quiet, game_given=given, tablebase=_tablebase())
         return function(*args, options=options, **kwargs)
 
     return wrapper
 
 
-class TableOptions:
-    """The options every command shares, and how they open a table."""
+def _tablebase() -> Tablebase:
+    """The Tablebase the command answers from: the one given as click's ``obj`` (``main.main(args, obj=Tablebase(...))``),
+    else the default one (:func:`solver.api.default_tablebase`)."""
+    context = click.get_current_context(silent=True)
+    found = None if context is None else context.find_object(Tablebase)
+    return found if found is not None else default_tablebase()
 
-    def __init__(self, game: Game, table_dir: Path | None, quiet: bool, *, game_given: bool = True) -> None:
+
+class TableOptions:
+    """The options every command shares, and how they open a table (through a :class:`~solver.api.Tablebase`)."""
+
+    def __init__(self, game: Game, table_dir: Path | None, quiet: bool, *, game_given: bool = True, tablebase: Tablebase | None = None) -> None:
+        self.tablebase = tablebase or default_tablebase()
+        """Where every table of the command comes from."""
         self.game = game
         self.game_given = game_given
         """Whether --game was on the command line (``solve verify --table`` then checks the file holds it)."""
@@ -170,10 +187,15 @@ class TableOptions:
     def table(self) -> Table:
         """The game's table; a missing one is built, asking first (on a terminal) when the build
         takes more than a minute or a GiB of disk, refused with the estimate elsewhere."""
-        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+        return self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
 
     def _consent(self, cost: BuildEstimate) -> bool:
-        return _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it")
+        if not _interactive():
+            return False  # refused with the estimate and the command that builds it
+        if _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it"):
+            return True
+        path = self.tablebase.path_of(cost.game, table_dir=self.table_dir)
+        raise BuildDeclined(f"the {cost.game.name} table was not built (you answered no); build it later with: {_build_command(cost, path)}")
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
@@ -184,7 +206,8 @@ class TableOptions:
     @contextmanager
     def _notice(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         if not self.quiet:
-            click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
+            kept = f"it will be kept in {path}" if _can_keep(path) else "it is kept in memory (see below)"
+            click.echo(f"Building the {game.name} table (first use, {_duration(estimate(game, path))}); {kept}", err=True)
         with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
@@ -192,6 +215,26 @@ class TableOptions:
         """Say what a build found (e.g. that it resumes), unless quiet."""
         if not self.quiet:
             click.echo(message, err=True)
+
+
+def _can_keep(path: Path) -> bool:
+    """Whether a table can be written at ``path``: its directory exists, or can be made now, and this user may write in it
+    (checked before the first-use notice promises where the table will be kept)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _duration(cost: BuildEstimate) -> str:
+    """``about 16 s on 1 core``: the time part of an estimate."""
+    return f"about {format_duration(cost.seconds)} on {count(cost.jobs, 'core')}"
+
+
+def _build_command(cost: BuildEstimate, path: Path) -> str:
+    """The ``solve build`` command for ``path``, with ``--yes`` when the build is long enough for ``solve build`` to ask."""
+    return rebuild_command(cost.game, path) + (" --yes" if cost.is_long else "")
 
 
 def _interactive() -> bool:
@@ -209,22 +252,42 @@ def _confirm_build(cost: BuildEstimate, what: str) -> bool:
     return click.confirm(f"{what} takes {cost.describe()}. Build it now?", default=False, err=True)
 
 
-def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool) -> None:
-    """Before ``solve build``: return at once with ``--yes`` or for a build of at most ten minutes
-    (:data:`solver.store.estimate.LONG_BUILD_SECONDS`); else show the estimate and ask.
+def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool, quiet: bool) -> None:
+    """Before ``solve build``: say what is built and how long it should take (unless ``quiet``); for a build of more
+    than ten minutes (:data:`solver.store.estimate.LONG_BUILD_SECONDS`) without ``--yes``, ask instead.
 
-    :raises BuildNeedsConsent: for a no, or off a terminal (with the estimate and the ``--yes`` command).
+    :raises BuildDeclined: for a no.
+    :raises BuildNeedsConsent: off a terminal (with the estimate and the ``--yes`` command).
     """
-    if yes:
-        return
     cost = estimate(game, path, jobs=jobs)
-    if not cost.is_long:
-        return
     resuming = path.with_name(path.name + ".build").is_dir()
     what = f"Finishing the {game.name} build begun in {path}.build" if resuming else f"Building the {game.name} table"
-    if _confirm_build(cost, what):
+    if yes or not cost.is_long:
+        if not quiet and _can_keep(path):  # else the builder says at once why it cannot write there
+            click.echo(f"{what}{'' if resuming else f' into {path}'}: {cost.describe()}", err=True)
         return
-    raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+    if not _interactive():
+        raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+    if not _confirm_build(cost, what):
+        raise BuildDeclined(f"the {game.name} table was not built (you answered no); nothing was written: build it later with the same command and --yes")
+
+
+def _there_already(tablebase: Tablebase, game: Game, path: Path, *, quiet: bool) -> bool:
+    """Whether ``path`` holds ``game``'s table, whole: opened as any use opens it (its checksum, or this user's trust),
+    and every block checked. Said in one line on stdout; a table there that does not verify is said on stderr and built again."""
+    if not path.is_file():
+        return False
+    try:
+        table = tablebase.open_file(path, game=game)
+        problems = table.file.problems() if table.file is not None else []
+    except TableError as error:
+        problems = [one_line(error)]
+    if problems:
+        if not quiet:
+            click.echo(f"{path} does not verify ({problems[0]}); building it again", err=True)
+        return False
+    click.echo(f"{path}: the {game.name} table is there already and every block checks (sha256 {table.sha256}); nothing built (--force builds it again)")
+    return True
 
 
 @contextmanager
@@ -395,10 +458,10 @@ def _table_at(source: str, options: TableOptions, checksum: str | None) -> Table
     """The table of ``--table``: a URL read block by block, or a file (of --game when given, else of the game it holds)."""
     game = options.game if options.game_given else None
     if is_url(source):
-        return open_url_table(source, game=game, checksum=checksum)
+        return options.tablebase.open_url(source, game=game, checksum=checksum)
     if checksum is not None:
         raise click.UsageError("--checksum goes with --table URL: a file's checksum is checked against the shipped one, or proved")
-    return open_file(Path(source), game=game)
+    return options.tablebase.open_file(Path(source), game=game)
 
 
 def describe_position(position: Position) -> str:
@@ -517,13 +580,6 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     return "\n".join(lines)
 
 
-def _grid(position: Position) -> str:
-    """The board; under gravity with the column numbers under it (a move is a column)."""
-    if position.game.rules.drops:
-        return "\n".join(column_board(position))
-    return "\n".join(_board.draw(position.game, position.code))
-
-
 def _ask_move(position: Position) -> int | None:
     """Prompt until the human gives a legal move; its cell, or None at the end of input.
 
@@ -557,20 +613,27 @@ def _ask_move(position: Position) -> int | None:
     help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
 )
 @click.option("--yes", "-y", is_flag=True, help="Start a build estimated at more than ten minutes without asking (off a terminal it is refused without --yes).")
-@click.option("--force", is_flag=True, help="Replace the output even when it is not a table of this game (whatever it holds is lost).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Build even when the output already holds the game's table, whole; replace it even when it is not a table of this game (whatever it holds is lost).",
+)
 @click.option("--depth", type=click.IntRange(min=0), default=None, help="Connect Four: the opening book's depth in plies (default: the shipped book's).")
 def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool, force: bool, depth: int | None) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
     A build estimated at more than ten minutes shows the estimate (time on this
-    machine's cores, disk, memory) and asks first; off a terminal it needs --yes,
-    and its progress is a line a minute. Games of more than 16 cells are built layer
+    machine's cores, disk, memory) and asks first; off a terminal it needs --yes.
+    Any other starts with a line giving the estimate; its progress is a bar on a
+    terminal, else a line a minute. Games of more than 16 cells are built layer
     by layer in <output>.build: after Ctrl-C or a crash, run the same command again
-    and it resumes. An output that exists and is not a table of the game (a file of
-    yours, a table of another game) is refused unless --force is given.
+    and it resumes. An output that already holds the game's table, whole, is kept
+    (one line says so); --force builds it again. An output that exists and is not a
+    table of the game (a file of yours, a table of another game) is refused unless
+    --force is given.
     """
     game = options.game
-    path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
+    path = output or options.tablebase.table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
     if book_game(game):
         _build_book(options, path, depth=depth, jobs=jobs, scheduler=scheduler, yes=yes, force=force)
@@ -578,18 +641,16 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     if depth is not None:
         raise click.UsageError(f"--depth is the depth of Connect Four's opening book; {game.name} has a table")
     if kind_for(game) == "compact":
-        from .retrograde.cluster import check_address, scheduler_address
-
-        scheduler = scheduler_address(scheduler)
-        if scheduler is not None:
-            check_address(scheduler)  # a malformed address is refused before anything is built
+        scheduler = cluster_scheduler(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games with compact tables (more than {DENSE_MAX_CELLS} cells); {game.name} builds in seconds")
     refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
-    _check_long_build(game, path, jobs=jobs, yes=yes)
-    build_and_open(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
+        if _there_already(options.tablebase, game, path, quiet=options.quiet):
+            return
+    _check_long_build(game, path, jobs=jobs, yes=yes, quiet=options.quiet)
+    options.tablebase.build(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
     if not options.quiet:
         size = path.stat().st_size
         click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)
@@ -598,11 +659,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
 def _build_book(options: TableOptions, path: Path, *, depth: int | None, jobs: int | None, scheduler: str | None, yes: bool, force: bool) -> None:
     """``solve build`` of a game answered by the engine: its opening book (:mod:`solver.store.book`), the estimate first."""
     game = options.game
-    from .retrograde.cluster import check_address, scheduler_address
-
-    scheduler = scheduler_address(scheduler)
-    if scheduler is not None:
-        check_address(scheduler)
+    scheduler = cluster_scheduler(scheduler)  # a malformed address is refused before anything is built
     if not force:
         refuse_replacing(game, path)
     cost = estimate_book(game, path, depth=depth, jobs=jobs)
@@ -692,12 +749,12 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
     With --sample N, check a seeded sample of every layer instead: one line per layer, then the verdict (a sample is not a proof: nothing is trusted for it).
     """
-    path = path or table_path(options.game, table_dir_=options.table_dir)
+    path = path or options.tablebase.path_of(options.game, table_dir=options.table_dir)
     if book_game(options.game):
         _verify_book(path, options.game, boards, seed, every)
         return
     remove_dead_temporaries(path.parent)
-    table = open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
+    table = options.tablebase.open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     if boards is not None:
         _verify_sample(table, path, boards, seed, reference)
         return
@@ -711,8 +768,7 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     if problems:
         click.echo(f"{path}: FAILED ({table.game.name}): {count(len(problems), 'problem')}", err=True)
         raise SystemExit(1)
-    if expected_root(table.game, table.kind) is None:
-        trust.record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
+    options.tablebase.record_proof(table)  # proved: trusted from now on when no checksum ships for it
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 
@@ -803,9 +859,30 @@ def _ask_replace(path: Path, checksum: str) -> bool:
 
 @contextmanager
 def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A click progress bar on stderr (hidden off a terminal) for a download's bytes or a check's blocks."""
+    """A click progress bar on stderr for a download's bytes or a check's blocks; off a terminal, where click would
+    print the label as a line, a line a minute only (a fetch of seconds prints nothing but its result)."""
+    if not sys.stderr.isatty():
+        yield _MinuteLines(label, total)
+        return
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         yield bar.update
+
+
+class _MinuteLines:
+    """Progress off a terminal: ``<label>: 45.0% done, about 2 min left`` on stderr once a minute (:data:`PROGRESS_LINE_SECONDS`)."""
+
+    def __init__(self, label: str, total: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label, self.total, self.clock = label, total, clock
+        self.started = self.shown = clock()
+        self.done = 0
+
+    def __call__(self, units: int) -> None:
+        self.done += units
+        now = self.clock()
+        if now - self.shown >= PROGRESS_LINE_SECONDS and self.done:
+            self.shown = now
+            left = (now - self.started) * max(self.total - self.done, 0) / self.done
+            click.echo(f"{self.label}: {percent(self.done, max(self.total, 1))} done, about {format_duration(left)} left", err=True)
 
 
 # -- analyze and grade ------------------------------------------------------------
@@ -830,49 +907,6 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
         click.echo(json.dumps(analysis.to_dict(), indent=2))
         return
     click.echo(describe_analysis(analysis))
-
-
-def _best_text(ply: PlyAnalysis) -> str:
-    if len(ply.best_cells) == len(ply.before.moves) > 1:
-        return "any"
-    if ply.before.game.rules.drops:
-        return " ".join(map(str, ply.before.best_columns))
-    return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
-
-
-def _move_text(game: Game, cell: int) -> str:
-    """The move column of ``solve analyze``: ``1,1 (4)`` (row,col and flat cell), under gravity ``2 (3,2)`` (column, and the cell it landed on)."""
-    row, col = game.coords(cell)
-    return f"{col} ({row},{col})" if game.rules.drops else f"{row},{col} ({cell})"
-
-
-def describe_analysis(analysis: GameAnalysis) -> str:
-    """A table of the plies, the final board, and each player's summary."""
-    game = analysis.game
-    drops = game.rules.drops
-    rows = [("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")]
-    for ply in analysis.plies:
-        rows.append(
-            (
-                str(ply.ply),
-                ply.player,
-                _move_text(game, ply.cell),
-                _best_text(ply),
-                outcome_label(ply.result_before, ply.plies_before),
-                outcome_label(ply.result_after, ply.plies_after),
-                ply.verdict,
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
-    lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
-    lines.append("in n plies counted from before the move.")
-    lines += ["", _grid(analysis.final), status_line(analysis.final), ""]
-    lines.append("player  moves  best  ok  mistakes  blunders")
-    for player in ("X", "O"):
-        s = analysis.summary(player)
-        lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
-    return "\n".join(lines)
 
 
 @main.command()
@@ -1112,15 +1146,16 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
 
         click.echo(f"solve: error: solve serve needs the web extra ({error.name or error} is missing): install it with {install_command('web')}", err=True)
         raise SystemExit(1) from None
-    wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
+    tablebase = _tablebase()
+    wanted = [TableOptions(parse_game(name), table_dir, quiet, tablebase=tablebase).table() for name in games]  # builds happen here
     for table in wanted:
         web.hold(table)  # every block checked before the server listens, and no look-up left on a memory map
     names = dict.fromkeys([table.game for table in wanted] + [parse_game(None)])
-    tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir)
-    for game in web.discover_games(table_dir):
+    tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir, tablebase=tablebase)
+    for game in web.discover_games(table_dir, tablebase=tablebase):
         if game not in names:
             try:
-                tables += web.open_tables([game], table_dir=table_dir)
+                tables += web.open_tables([game], table_dir=table_dir, tablebase=tablebase)
             except TableError as error:
                 click.echo(f"solve: warning: not serving {game.name}: {one_line(error)}", err=True)
             names[game] = None

@@ -19,7 +19,7 @@ from ..errors import printable
 from ..rules.game import Game
 from ..rules.score import outcome_label
 from ..tables.position import Move, Position
-from ..words import count
+from ..words import count, percent
 from .charts import FONT, PlyFaults, faults_svg
 from .svg import position_svg
 
@@ -100,7 +100,7 @@ def rc(game: Game, cell: int) -> str:
 
 
 def _percent(part: int, whole: int) -> str:
-    return f"({100 * part / whole:.1f}%)" if whole else ""
+    return f"({percent(part, whole)})" if whole else ""
 
 
 def heading(report: ReportView, player: str) -> list[str]:

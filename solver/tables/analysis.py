@@ -195,6 +195,11 @@ class GameAnalysis:
     plies: tuple[PlyAnalysis, ...]
     final: Position
 
+    def __str__(self) -> str:
+        """The table of plies ``solve analyze`` prints, the final board and each player's summary (drawn by
+        :mod:`solver.present.analysis`, registered when :mod:`solver` is imported; else the ``repr``)."""
+        return draw_picture("analysis text", self) or repr(self)
+
     def __repr__(self) -> str:
         players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
         played = f"{list(self.columns if self.game.rules.drops else self.cells)} {players}" if self.plies else "no moves"
