@@ -414,7 +414,7 @@ def test_solve_build_of_a_gravity_game_starts_with_a_line_giving_its_estimate(tm
     def stand_in(*args, **kwargs):
         raise solver.errors.SolverError("stood in for the build")
 
-    monkeypatch.setattr(solver.cli, "build_and_open", stand_in)
+    monkeypatch.setattr(solver.api.Tablebase, "build", stand_in)
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "4x7k4-gravity", "--output", str(path), "-j", "2"])
     cost = estimate(parse_game("4x7k4-gravity"), path, jobs=2)
     assert not cost.is_long, "asked about otherwise"
