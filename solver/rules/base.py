@@ -30,7 +30,7 @@ move (:mod:`solver.rules.score`), is the rule's too: :attr:`Rules.status_scores`
 :class:`Outcome` of a board names the winner directly.
 
 **How it is fast.** X's and O's cells go in one 64-bit word (X in bits ``0 ..
-cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 digits
+cells - 1``, O from bit 32), read from per-field tables over the code's base-3 digits
 (as :mod:`solver.encoding.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
 at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
 ``c`` is a start whose line fits on the board: four directions, the run of cells doubled
@@ -109,11 +109,11 @@ class Rules:
         """The move rule: where a piece may go (:class:`solver.rules.parts.MoveRule`)."""
         self.scoring = scoring
         """The scoring: what a finished board scores (:class:`solver.rules.parts.Scoring`)."""
-        self.chunks = code_fields(game.cells)
-        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
+        self.fields = code_fields(game.cells)
+        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.fields)
         """``3**width`` of each digit field (:func:`solver.rules.bitboard.code_fields`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
         tables = []
-        for first, width in self.chunks:
+        for first, width in self.fields:
             patterns = np.arange(3**width, dtype=np.int64)
             word = np.zeros(patterns.size, dtype=np.int64)
             for i in range(width):
