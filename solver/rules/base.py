@@ -185,8 +185,9 @@ class Rules(ABC):
         """The board words of many codes in range (int64, flat): :meth:`word_of` of each."""
 
     @abstractmethod
-    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``(status, pieces)`` of many codes in range, uint8 each, flat (illegal piece counts: :data:`INVALID`, 0 pieces)."""
+    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None, words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, pieces)`` of many codes in range, uint8 each, flat (illegal piece counts: :data:`INVALID`, 0 pieces);
+        ``words``: their board words (:meth:`words`) if the caller has them already."""
 
     @abstractmethod
     def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
