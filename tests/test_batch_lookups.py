@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from solver.encoding import symmetry as symmetry_module
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.encoding.symmetry import Symmetries, symmetries
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
-from solver.rules import mnk
+from solver.rules import base as rules_base
 from solver.rules.base import IN_PLAY
 from solver.rules.bitboard import digit_chunks
 from solver.rules.game import parse_game
@@ -105,9 +105,9 @@ def _count_word_and_image_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, int
 
         return counted
 
-    for module in (compact, mnk, symmetry_module):
+    for module in (compact, rules_base, symmetry_module):
         monkeypatch.setattr(module, "digit_chunks", counting("digit chunks", digit_chunks))
-    monkeypatch.setattr(mnk.MnkRules, "words", counting("words", mnk.MnkRules.words))
+    monkeypatch.setattr(rules_base.Rules, "words", counting("words", rules_base.Rules.words))
     monkeypatch.setattr(Symmetries, "_patterns", counting("images", Symmetries._patterns))
     return calls
 

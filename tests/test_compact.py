@@ -14,7 +14,7 @@ from reference import board_of, reference
 
 from solver import build_table
 from solver.encoding.board import rule_violation
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.errors import BuildError, TableError
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone

@@ -14,14 +14,14 @@ import solver.retrograde.chunks
 import solver.retrograde.plan
 import solver.retrograde.sealing
 import solver.retrograde.sweep
-from solver.encoding.index import layout
+from solver.contents.stored import stored_layers
+from solver.encoding.layouts import layout
 from solver.errors import BuildError, TableError
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone
 from solver.retrograde.sealing import BLOCK, Compression, Span, assemble, release
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
-from solver.storage.stored import stored_layers
 from solver.store.make import build_compact
 
 GAME = "2x9k4"

@@ -19,7 +19,7 @@ from ..errors import printable
 from ..rules.game import Game
 from ..rules.score import outcome_label
 from ..tables.position import Move, Position
-from ..words import count
+from ..words import count, percent
 from .charts import FONT, PlyFaults, faults_svg
 from .svg import position_svg
 
@@ -100,7 +100,7 @@ def rc(game: Game, cell: int) -> str:
 
 
 def _percent(part: int, whole: int) -> str:
-    return f"({100 * part / whole:.1f}%)" if whole else ""
+    return f"({percent(part, whole)})" if whole else ""
 
 
 def heading(report: ReportView, player: str) -> list[str]:
@@ -175,7 +175,7 @@ def graded_line(item: GradedView) -> str:
     """``X to move, W5 -> L6 (blunder): played 0,1, best 1,2 2,2  [code 21]``; under gravity, where a
     move is a column, ``played column 0, best 2 3``."""
     p, move = item.position, item.move
-    if p.game.rules.drops:
+    if p.game.rules.move.form == "column":
         played, best = f"column {move.col}", " ".join(map(str, p.best_columns))
     else:
         played, best = rc(p.game, move.cell), " ".join(rc(p.game, cell) for cell in p.best_cells)

@@ -81,11 +81,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import TableError
 from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..words import count
-from . import blockarray, plausible, trust
+from . import blockarray, trust
 from .blockarray import BlockArray, EncodedBlock, Encoding, FileRegion, RegionSource
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
 
@@ -729,7 +729,7 @@ class TableFile:
 
         Opening matched the file's root against it, so a block whose SHA-256 matches its
         digest holds exactly the bytes of the build that was checked before its checksum
-        shipped: the values check of :mod:`solver.storage.plausible` is needed only when this
+        shipped: the values check of :mod:`solver.contents.plausible` is needed only when this
         is False (a game without a shipped checksum, where the file itself may be forged).
         """
         return expected_root(self.header.game, self.header.kind) is not None
@@ -751,22 +751,21 @@ class TableFile:
             else:
                 self.guard(spec.name).ensure_all()
 
-    def problems(self) -> list[str]:
+    def problems(self, check: Callable[[int, Any], str | None] | None = None) -> list[str]:
         """Every damaged block of every array, described with its place in the file (empty when the file is whole).
 
         Every block is checked, whatever a look-up would read: a compressed one's CRC, its
-        decoding and its digest, a plain one's digest, then the values of each (scores impossible
-        where they are stored, :mod:`solver.storage.plausible`), even where the checksum ships.
+        decoding and its digest, a plain one's digest, then the values of each with ``check``
+        (``check(first item, items)``: scores impossible where they are stored, which the layer above
+        the bytes knows, :func:`solver.contents.plausible.value_check`), even where the checksum ships.
         """
         found = []
-        game = self.header.game
         for spec in self.header.arrays:
             if spec.encoding is None:
-                check = plausible.dense_check(game) if self.header.kind == "dense" else plausible.compact_check(game, layout(game).layer_offsets)
                 found += self.guard(spec.name).problems(check=check)
                 continue
             try:
-                found += self.compressed(spec.name).problems(check=plausible.compact_check(game, layout(game).layer_offsets))
+                found += self.compressed(spec.name).problems(check=check)
             except TableError as error:  # the offset table
                 found.append(str(error))
         return found

@@ -298,7 +298,7 @@ def ask_consent(game: Game, path: Path, consent: Consent | None) -> None:
         return
     raise BuildNeedsConsent(
         f"the {game.name} table is not built yet, and building it would take {cost.describe()}; "
-        f"it is not started without consent: build it with: {rebuild_command(game, path)}",
+        f"it is not started without consent: build it with: {rebuild_command(game, path)}{' --yes' if cost.is_long else ''}",
         cost,
     )
 

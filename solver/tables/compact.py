@@ -38,7 +38,11 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
+from ..contents.histograms import layer_histograms as scan_layer
+from ..contents.plausible import compact_check
+from ..contents.stored import layer_histograms, stored_layers
+from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
 from ..rules.base import IN_PLAY
@@ -47,10 +51,6 @@ from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile
 from ..storage.blockarray import BlockArray
-from ..storage.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
-from ..storage.histograms import layer_histograms as scan_layer
-from ..storage.plausible import compact_check
-from ..storage.stored import layer_histograms, stored_layers
 from ..storage.tablefile import TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
@@ -117,7 +117,7 @@ VerifyItems = Callable[[int, int], None]
 class CompactTable(Table):
     """A solved game in the compact layout (module docstring).
 
-    :param scores: int8, one per board of :func:`solver.encoding.index.layout`, all layers
+    :param scores: int8, one per board of :func:`solver.encoding.layouts.layout`, all layers
         concatenated: an array holding every board's score (a build's layers, or a
         plain file of earlier releases), or the :class:`~solver.storage.blockarray.BlockArray`
         of a compressed file, whose bytes are read only at canonical boards in play.
@@ -192,7 +192,7 @@ class CompactTable(Table):
         """The table of an open compact table file (layout checked now, blocks verified on first use).
 
         Every block is checked against its digest when first read; the scores in it are also
-        checked against what its layers can hold (:func:`~solver.storage.plausible.compact_check`)
+        checked against what its layers can hold (:func:`~solver.contents.plausible.compact_check`)
         unless the file's checksum ships with the package (:attr:`TableFile.pinned`: then the
         digests prove the bytes are those of the checked build).
 
@@ -301,7 +301,7 @@ class CompactTable(Table):
     def score_of(self, code: int) -> int:
         """The score of a code (``UNREACHABLE`` if no game reaches it or its counts are illegal).
 
-        Finished and unreachable boards are scored by the rules (:mod:`solver.rules.mnk`), the
+        Finished and unreachable boards are scored by the rules (:mod:`solver.rules.base`), the
         others read at their canonical board (:mod:`solver.encoding.symmetry`).
         """
         status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
@@ -354,11 +354,11 @@ class CompactTable(Table):
         _, _, empty, completing = self._moves_of(position)
         cols, rules = self.game.cols, self._rules
         if completing and rules.line_wins:  # a move that completes a line wins at once
-            if rules.drops:
+            if rules.move.form == "column":
                 return min(cell % cols for cell in range(self.game.cells) if completing >> cell & 1)
             return self.game.coords((completing & -completing).bit_length() - 1)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
-        if rules.drops:
+        if rules.move.form == "column":
             cells.sort(key=lambda cell: cell % cols)
         full, piece, wanted = position.pieces + 1 == self.game.cells, 1 if position.pieces % 2 == 0 else 2, position.score
         children = self._sym.canonical_child_codes(position.code, piece, cells)
@@ -370,7 +370,7 @@ class CompactTable(Table):
             else:
                 child = self._stored(self._index(child_code))
             if (child > 0) - (child < 0) - child == wanted:  # parent_score: the move keeps the position's score
-                return cell % cols if rules.drops else self.game.coords(cell)
+                return cell % cols if rules.move.form == "column" else self.game.coords(cell)
         raise TableError(f"{self.path or 'table'}: code {position.code} has no move reaching its score; rebuild it with: {self.rebuild_command}")
 
     def _moves_of(self, position: Position) -> tuple[int, int, int, int]:
@@ -633,12 +633,12 @@ class CompactTable(Table):
         return out
 
     def histograms(self, *, from_meta: bool = True) -> list[np.ndarray]:
-        """Every layer's histograms (:mod:`solver.storage.histograms`: every board's score, the canonical boards').
+        """Every layer's histograms (:mod:`solver.contents.histograms`: every board's score, the canonical boards').
 
         Read from the file's meta when its build kept them there (``meta["layer_histograms"]``),
         else counted in one pass over each layer: a table holding every board's score is
         counted as it is, a compressed one at its canonical boards only (what a look-up
-        reads, :func:`solver.storage.histograms.stored_histograms`; ``scripts/bench.py --compact`` prints
+        reads, :func:`solver.contents.histograms.stored_histograms`; ``scripts/bench.py --compact`` prints
         its speed).
 
         :param from_meta: with False, counted by the pass even when the meta has them.
@@ -677,7 +677,7 @@ class CompactTable(Table):
         """Counts per result, per layer, for the side to move and up to symmetry (:func:`solver.tables.summary.layered_stats`).
 
         ``games`` is None (``omitted`` says why); ``layers`` lists each layer's counts
-        (:meth:`solver.storage.histograms.LayerCounts.to_json`).
+        (:meth:`solver.contents.histograms.LayerCounts.to_json`).
         """
         from .summary import layered_stats
 
@@ -704,7 +704,7 @@ class CompactTable(Table):
 
     def file_meta(self) -> Mapping[str, Any]:
         """The index scheme, the layer offsets (:func:`solver.storage.tablefile.compact_meta`) and each layer's histograms
-        (:func:`solver.storage.stored.layer_histograms`): the file's own, for a table read from a file."""
+        (:func:`solver.contents.stored.layer_histograms`): the file's own, for a table read from a file."""
         if self.file is not None and "layer_histograms" in self.file.header.meta:
             return self.file.header.meta
         return {**compact_meta(self.game), "layer_histograms": layer_histograms(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)])}

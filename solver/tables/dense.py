@@ -21,12 +21,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..contents.histograms import Counts
+from ..contents.plausible import dense_check
 from ..errors import TableError
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile
-from ..storage.histograms import Counts
-from ..storage.plausible import dense_check
 from ..storage.tablefile import ENTRY, BlockGuard, TableFile
 from .base import Kind, Prover, Table
 from .position import SETTERS, Position
