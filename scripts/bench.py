@@ -707,7 +707,7 @@ if config["memory"]:
     measure("memory_best", table, lambda: holder["batch"].best)
     measure("memory_plies", table, lambda: (holder["batch"].plies, holder["batch"].value))
     from solver.tables import compact
-    if hasattr(compact, "KEEP_FOR_BEST"):  # the same without .best reusing the look-up's words and images
+    if hasattr(compact, "KEEP_FOR_BEST"):  # the same without .best reusing the look-up's board words
         for keep, suffix in ((False, "_unkept"), (True, "_kept")):
             compact.KEEP_FOR_BEST = keep
             measure("memory_lookup" + suffix, table, lambda: holder.update(batch=table.lookup_codes(codes)))
@@ -935,8 +935,8 @@ def _report_in_memory(line: Callable[[str, str, str], float], side: str, keys: s
     rate = 1 / (lookup + found + plies)
     report(f"  score, best, value, plies of 1 M, in memory ({side})", rate, "M pos/s", ">= 1 M/s" if target else "", rate >= 1 if target else None)
     if "memory_best_unkept" in keys:  # solver.tables.compact.KEEP_FOR_BEST: on, off, on again, in the same process
-        for suffix, what in (("_kept", "reused"), ("_unkept", "computed again")):
-            line(f"lookup_codes, 1 M codes, in memory, words and images {what} by .best", side, "memory_lookup" + suffix)
+        for suffix, what in (("_kept", "kept for"), ("_unkept", "computed again by")):
+            line(f"lookup_codes, 1 M codes, in memory, board words {what} .best", side, "memory_lookup" + suffix)
             line("  .best of them", side, "memory_best" + suffix)
 
 

@@ -76,12 +76,16 @@ _BEST_STEP = 1 << 14
 _WORKERS = max(1, min(8, os.cpu_count() or 1))
 """Threads a large batch is split over: the cores, up to 8."""
 KEEP_FOR_BEST = True
-"""Whether a batch look-up of at most :data:`_BEST_ROUND` codes keeps what it computed of them for their best
-moves (``Scores.best``), until ``.best`` is read: the board words (8 bytes a code) and, up to 20 cells, the
-images under each symmetry but the identity (4 bytes a code each: 12 on a rectangle, 28 on a square;
-:attr:`solver.encoding.symmetry.Symmetries.keeps_images`), at most 36 MB for a batch. ``.best`` then computes
-neither again; False (or a larger batch) computes them again when ``.best`` is read (``scripts/bench.py
---batch`` measures both)."""
+"""Whether a batch look-up of at most :data:`_BEST_ROUND` codes keeps its codes' board words for their best
+moves (``Scores.best``) until ``.best`` is read (8 bytes a code, 8 MB for a batch of 1 M): ``.best`` then
+computes none again. False (or a larger batch) computes them again when ``.best`` is read
+(``scripts/bench.py --batch`` measures both)."""
+KEEP_IMAGES = False
+"""With :data:`KEEP_FOR_BEST`, whether the images under each symmetry but the identity are kept too (up to 20
+cells: 4 bytes a code each, 12 on a rectangle, 28 on a square; :attr:`solver.encoding.symmetry.Symmetries.keeps_images`).
+Off: measured on 2x9k4 (100,000 codes, CPU time, a loaded machine), keeping them made the look-up about
+1 ms slower (its images written to memory rather than one buffer in cache) and ``.best`` no faster, since
+``.best`` computes images only for the positions whose children it reads."""
 
 _new = object.__new__
 _set_game, _set_code, _set_score, _, _set_pieces, _set_table, _ = SETTERS  # best_mask and scored are left unset: asked for when read
@@ -530,15 +534,15 @@ class CompactTable(Table):
         game="4x5k4")`` then answers from memory too: it uses the same table).
 
         ``best``, when first read, is :meth:`best_masks` of the batch: vectorised, every child
-        of the batch read at once, from the board words and images the look-up computed
-        (kept until then: :data:`KEEP_FOR_BEST`).
+        of the batch read at once, from the board words the look-up computed (kept until
+        then: :data:`KEEP_FOR_BEST`).
         """
         codes = self._integer_codes(codes)
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         pieces = np.empty(flat.size, dtype=np.uint8)
         scores = np.empty(flat.size, dtype=np.int8)
         playing = np.empty(flat.size, dtype=bool)
-        kept = [_Kept(flat.size, images=self._sym.keeps_images) if KEEP_FOR_BEST and flat.size <= _BEST_ROUND else None]
+        kept = [_Kept(flat.size, images=KEEP_IMAGES and self._sym.keeps_images) if KEEP_FOR_BEST and flat.size <= _BEST_ROUND else None]
         if not self._gather(flat, pieces, scores, playing, kept[0]):
             self._explain_bad_code(flat, check)
         if check and flat.size and scores.min() == UNREACHABLE:
