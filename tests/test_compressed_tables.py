@@ -272,11 +272,11 @@ def test_the_values_check_runs_exactly_where_no_checksum_ships(tmp_path: Path, m
     monkeypatch.delitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", raising=False)
     unpinned = open_compact(path)
     assert isinstance(unpinned, CompactTable) and unpinned.file is not None and not unpinned.file.pinned
-    assert unpinned.file.compressed("scores").check is not None
+    assert unpinned.file.compressed("scores").checks.values is not None
     monkeypatch.setitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", unpinned.sha256)
     pinned = open_compact(path)
     assert isinstance(pinned, CompactTable) and pinned.file is not None and pinned.file.pinned
-    assert pinned.file.compressed("scores").check is None
+    assert pinned.file.compressed("scores").checks.values is None
     codes = pinned.reachable_codes()
     assert np.array_equal(pinned.lookup_codes(codes).score, unpinned.lookup_codes(codes).score)
 

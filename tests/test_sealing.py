@@ -188,7 +188,7 @@ def test_a_retired_file_name_outside_the_pattern_is_refused(sealed: Path, tmp_pa
 
 def test_a_resumed_raw_layer_is_checked_against_its_raw_child_before_it_is_sealed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A game without a shipped checksum: a layer an earlier run left is re-derived before it is sealed."""
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)
     game = parse_game(GAME)
     directory = tmp_path / "build"
     with pytest.raises(Stop):

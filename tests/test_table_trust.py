@@ -15,6 +15,7 @@ import pytest
 
 import solver
 import solver.storage.tablefile
+import solver.storage.trust
 import solver.store.locate
 import solver.tables.dense
 from solver import build_table, load_table
@@ -164,8 +165,7 @@ def test_a_forged_dense_table_of_a_game_without_a_shipped_checksum_is_proved_and
     """Without an expected checksum, a self-consistent forgery is proved before its first answer:
     a plausible forged score (X wins in 5) is refuted by the consistency pass, an impossible one (X wins
     in 1 on the empty board) by the block check."""
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
-    monkeypatch.setattr(solver.store.locate, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)
     path = tictactoe.save(tmp_path / "3x3k3.ttt")
     _forge(path, 0, 95)
     with pytest.raises(solver.TableError, match="this user did not build this one, and it is wrong: .*differs from a fresh build"):

@@ -60,6 +60,11 @@ def move_rule_of(variant: str) -> type[MoveRule]:
     return RULES[variant][0]
 
 
+def scoring_of(variant: str) -> type[Scoring]:
+    """The scoring a (canonical) suffix names: its constants hold before a game exists (as :func:`move_rule_of`)."""
+    return RULES[variant][1]
+
+
 @cache
 def rules_for(game: Shape) -> Rules:
     """The rule object of a game (one per game and process): its board, move rule and scoring composed.

@@ -29,8 +29,8 @@ import numpy as np
 
 from ..errors import InvalidGameError, quote
 from .base import Rules
-from .catalog import WORD_CELLS, canonical_variant, move_rule_of, rules_for
-from .parts import MoveRule
+from .catalog import WORD_CELLS, canonical_variant, move_rule_of, rules_for, scoring_of
+from .parts import MoveRule, Scoring
 from .placement import Placement
 
 __all__ = ["ALIASES", "DEFAULT_GAME", "DENSE_MAX_CELLS", "MAX_CELLS", "WORD_CELLS", "Game", "parse_game"]
@@ -102,6 +102,11 @@ class Game:
         """The type of the game's move rule: its constants (size limits, :attr:`~solver.rules.parts.MoveRule.forward_pass`)
         hold for boards too large for a rule object (Connect Four is named, and estimated, but played nowhere here)."""
         return move_rule_of(self.variant)
+
+    @property
+    def scoring(self) -> type[Scoring]:
+        """The type of the game's scoring (normal, misère, ...): like :attr:`move_rule`, it holds for any board size."""
+        return scoring_of(self.variant)
 
     @property
     def cells(self) -> int:

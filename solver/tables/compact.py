@@ -9,9 +9,10 @@ position's best moves and every move's outcome come from its children's scores
 (at most ``cells`` probes), computed only when first asked for
 (:attr:`solver.tables.position.Position.best_mask`).
 
-**Trust.** With a ``verify`` hook (the table file's ``verify_items``), no byte is
-read before the span of the table holding it was checked once in this process:
-spans of :data:`SPAN` boards, checked on first use.
+**Trust.** A table read from a file answers only from blocks that passed their stage
+(:mod:`solver.storage.integrity`): a compressed file's blocks whenever they are decoded, a plain
+file's (``guard``, :class:`solver.storage.tablefile.BlockGuard`) once, on first use; which
+blocks passed is the file's record (:class:`solver.storage.integrity.Verified`), not the table's.
 
 It answers only: building one is :mod:`solver.store.make`'s (the layered build of
 :mod:`solver.retrograde.sweep`), opening one :mod:`solver.store.locate`'s.
@@ -49,18 +50,15 @@ from ..rules.base import IN_PLAY
 from ..rules.bitboard import digit_chunks
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
-from ..storage import tablefile
+from ..storage import tablefile, trust
 from ..storage.blockarray import BlockArray
-from ..storage.tablefile import TableFile, compact_meta
+from ..storage.tablefile import BlockGuard, TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
 from .position import SETTERS, Position
 from .scores import Scores
 from .summary import TableStats
 
-SPAN_BITS = 20
-SPAN = 1 << SPAN_BITS
-"""Boards per verified span: a span's bytes are checked once, on first use."""
 _BATCH = 1 << 16
 """Codes per step of a batch look-up (the temporaries stay in the CPU caches)."""
 _THREADS_FROM = 1 << 18
@@ -114,9 +112,6 @@ _T = TypeVar("_T")
 _Words = tuple[np.ndarray | None, np.ndarray | None]
 """A batch's board words and images, where its look-up kept them (:meth:`CompactTable.best_masks`)."""
 
-VerifyItems = Callable[[int, int], None]
-"""``verify(start, stop)``: check the stored bytes of boards ``start .. stop - 1``; raise :class:`TableError` if bad."""
-
 
 class CompactTable(Table):
     """A solved game in the compact layout (module docstring).
@@ -125,8 +120,8 @@ class CompactTable(Table):
         concatenated: an array holding every board's score (a build's layers, or a
         plain file of earlier releases), or the :class:`~solver.storage.blockarray.BlockArray`
         of a compressed file, whose bytes are read only at canonical boards in play.
-    :param verify: checks stored boards ``start .. stop - 1`` of an array (raises :class:`TableError`);
-        called once per span of :data:`SPAN` boards before any byte of it is used.
+    :param guard: passes the blocks of a plain file's array through their stage before any byte of
+        them is read (None: the scores are trusted as they are: a build's, or decoded and checked).
     :param prove: what :meth:`verify` calls (:data:`solver.tables.base.Prover`).
     """
 
@@ -140,7 +135,7 @@ class CompactTable(Table):
         scores: np.ndarray | BlockArray,
         *,
         path: Path | None = None,
-        verify: VerifyItems | None = None,
+        guard: BlockGuard | None = None,
         file: TableFile | None = None,
         prove: Prover | None = None,
     ) -> None:
@@ -165,7 +160,7 @@ class CompactTable(Table):
         self._pool: ThreadPoolExecutor | None = None
         self._last_word = (-1, 0)
         """The code :meth:`at` last answered and its board word (:meth:`solver.rules.base.Rules.word_of`)."""
-        self._verify = verify
+        self._guard = guard
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
         """Whether every board's score is stored (else only canonical boards in play are read)."""
@@ -177,14 +172,11 @@ class CompactTable(Table):
         if isinstance(scores, BlockArray):
             self._blocks = scores
             self._read: Callable[[int], int] = scores.__getitem__
-            self._checked = bytearray(0)
-            self._all_checked = True  # the block array checks every block it decodes
+            self._guard = None  # the block array passes every block it decodes through the stage
             return
         self._blocks = None
         view = memoryview(scores.data if isinstance(scores, np.ndarray) else scores).cast("B").cast("b")
         self._read = view.__getitem__
-        self._checked = bytearray(-(-self.layout.size // SPAN) if self._verify is not None else 0)
-        self._all_checked = self._verify is None
 
     @classmethod
     def from_layers(cls, game: Game, layers: Sequence[np.ndarray], **options: Any) -> CompactTable:
@@ -210,14 +202,11 @@ class CompactTable(Table):
         for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
-        check = None if table_file.pinned else compact_check(header.game, layout(header.game).layer_offsets)
+        game = header.game
+        table_file.declare_values(compact_check(game, layout(game).layer_offsets) if trust.checks_values(game, "compact") else None)
         if header.spec("scores").encoding is not None:
-            array = table_file.compressed("scores")
-            array.check = check
-            return cls(header.game, array, path=table_file.path, file=table_file, prove=prove)
-        guard = table_file.guard("scores")
-        guard.check = check
-        return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
+            return cls(game, table_file.compressed("scores"), path=table_file.path, file=table_file, prove=prove)
+        return cls(game, table_file.array("scores"), path=table_file.path, guard=table_file.guard("scores"), file=table_file, prove=prove)
 
     def __repr__(self) -> str:
         return f"<CompactTable {self.game.name} from {self.path or 'memory'}>"
@@ -240,8 +229,8 @@ class CompactTable(Table):
         if self._blocks is not None:
             self._use(self._blocks.decode_all(threads=threads))
         elif self.reads_memory_map and self.file is not None:  # a plain file: copied, each block checked in the copy
-            self._verify = None
             self._use(self.file.guard("scores").verified_array())
+            self._guard = None
         return self
 
     @property
@@ -251,14 +240,6 @@ class CompactTable(Table):
         return self._blocks is None and isinstance(self.scores, np.memmap)
 
     # -- trust ----------------------------------------------------------------------
-    def _check_span(self, index: int) -> None:
-        span = index >> SPAN_BITS
-        if not self._checked[span]:
-            assert self._verify is not None
-            self._verify(span << SPAN_BITS, min(self.layout.size, (span + 1) << SPAN_BITS))
-            self._checked[span] = 1
-            self._all_checked = all(self._checked)
-
     def verify_blocks(self) -> None:
         """Verify every stored block now rather than on first use (a long-lived server does).
 
@@ -268,23 +249,14 @@ class CompactTable(Table):
             problems = self._blocks.problems()
             if problems:
                 raise TableError(problems[0])
-            return
-        for span in range(len(self._checked)):
-            self._check_span(span << SPAN_BITS)
-        self._all_checked = True
-
-    def _check_indices(self, indices: np.ndarray) -> None:
-        if self._all_checked or not indices.size:
-            return
-        touched = np.zeros(len(self._checked), dtype=bool)
-        touched[indices[indices >= 0] >> SPAN_BITS] = True
-        for span in np.flatnonzero(touched).tolist():
-            self._check_span(span << SPAN_BITS)
+        elif self._guard is not None:
+            self._guard.ensure_all()
 
     def _stored(self, index: int) -> int:
-        """The stored byte at ``index`` (checked)."""
-        if not self._all_checked:
-            self._check_span(index)
+        """The stored byte at ``index`` (from a block that passed its stage)."""
+        guard = self._guard
+        if guard is not None and not guard.verified.flags[index >> guard.shift]:
+            guard.verify_block(index >> guard.shift)
         return self._read(index)
 
     def _stored_items(self, indices: list[int]) -> list[int]:
@@ -297,7 +269,8 @@ class CompactTable(Table):
         """The stored bytes at many indices in range (int8, checked)."""
         if self._blocks is not None:
             return self._blocks.take(indices)
-        self._check_indices(indices)
+        if self._guard is not None:
+            self._guard.ensure_items(indices[indices >= 0])
         assert isinstance(self.scores, np.ndarray)
         return np.take(self.scores, indices)
 
@@ -624,9 +597,8 @@ class CompactTable(Table):
         start, stop = self.layout.layer_offsets[ply], self.layout.layer_offsets[ply + 1]
         if self.complete:
             assert isinstance(self.scores, np.ndarray)
-            if not self._all_checked:
-                for span in range(start >> SPAN_BITS, -(-stop >> SPAN_BITS)):
-                    self._check_span(span << SPAN_BITS)
+            if self._guard is not None:
+                self._guard.ensure_range(start, stop)
             view: np.ndarray = self.scores[start:stop]
             return view
         out = np.empty(stop - start, dtype=np.int8)
@@ -666,8 +638,8 @@ class CompactTable(Table):
             if self._blocks is not None:
                 return self._blocks.read(offset + start, offset + stop)
             assert isinstance(self.scores, np.ndarray)
-            self._check_indices(np.arange(offset + start, offset + stop, SPAN))
-            self._check_indices(np.array([offset + stop - 1]))
+            if self._guard is not None:
+                self._guard.ensure_range(offset + start, offset + stop)
             part: np.ndarray = self.scores[offset + start : offset + stop]
             return part
 
