@@ -708,6 +708,12 @@ if config["memory"]:
     measure("memory_lookup", table, lambda: holder.update(batch=table.lookup_codes(codes)))
     measure("memory_best", table, lambda: holder["batch"].best)
     measure("memory_plies", table, lambda: (holder["batch"].plies, holder["batch"].value))
+    from solver.tables import compact
+    if hasattr(compact, "KEEP_FOR_BEST"):  # the same without .best reusing the look-up's board words
+        for keep, suffix in ((False, "_unkept"), (True, "_kept")):
+            compact.KEEP_FOR_BEST = keep
+            measure("memory_lookup" + suffix, table, lambda: holder.update(batch=table.lookup_codes(codes)))
+            measure("memory_best" + suffix, table, lambda: holder["batch"].best)
 print(json.dumps(out))
 """
 """One side of :func:`bench_batch_answers`, in a process of its own, through the public API only (``solver.table_for``,
@@ -918,11 +924,11 @@ def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int, 
     ratio = line(".best of the 1 M, compressed", "after", "best") / after["lookup"]["lookup"]
     report("  .best / lookup_codes, compressed", ratio, "x", "<= 3", ratio <= 3)
     for side in best if "memory_lookup" in after else ():
-        _report_in_memory(line, side)
+        _report_in_memory(line, side, set(best[side]))
 
 
-def _report_in_memory(line: Callable[[str, str, str], float], side: str) -> None:
-    """The in-memory figures of one side of :func:`bench_batch_answers` (``line`` reports one measure)."""
+def _report_in_memory(line: Callable[[str, str, str], float], side: str, keys: set[str]) -> None:
+    """The in-memory figures of one side of :func:`bench_batch_answers` (``line`` reports one measure; ``keys``: the measures of that side)."""
     line("load_into_memory()", side, "load_into_memory")
     lookup, found = line("lookup_codes, 1 M codes, in memory", side, "memory_lookup"), line("  .best of them", side, "memory_best")
     plies = line("  .plies and .value of them", side, "memory_plies")
@@ -930,6 +936,10 @@ def _report_in_memory(line: Callable[[str, str, str], float], side: str) -> None
     report(f"  .best / lookup_codes, in memory ({side})", found / lookup, "x", "<= 3" if target else "", found / lookup <= 3 if target else None)
     rate = 1 / (lookup + found + plies)
     report(f"  score, best, value, plies of 1 M, in memory ({side})", rate, "M pos/s", ">= 1 M/s" if target else "", rate >= 1 if target else None)
+    if "memory_best_unkept" in keys:  # solver.tables.compact.KEEP_FOR_BEST: on, off, on again, in the same process
+        for suffix, what in (("_kept", "kept for"), ("_unkept", "computed again by")):
+            line(f"lookup_codes, 1 M codes, in memory, board words {what} .best", side, "memory_lookup" + suffix)
+            line("  .best of them", side, "memory_best" + suffix)
 
 
 def bench_compact_stats(path: Path, game: str) -> None:

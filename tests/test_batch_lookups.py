@@ -16,18 +16,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from solver.encoding import symmetry as symmetry_module
 from solver.encoding.layouts import layout
-from solver.encoding.symmetry import symmetries
+from solver.encoding.symmetry import Symmetries, symmetries
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
+from solver.rules import base as rules_base
 from solver.rules.base import IN_PLAY
+from solver.rules.bitboard import digit_fields
 from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE
 from solver.storage import blockarray
 from solver.storage.blockarray import BlockArray, write_blocks
 from solver.store.locate import open_compact
 from solver.store.make import write_compact
-from solver.tables import CompactTable
+from solver.tables import CompactTable, compact
 
 COLUMNS = ("score", "ply", "best", "value", "plies")
 
@@ -89,6 +92,47 @@ def test_every_reachable_position_answers_in_a_batch_as_it_does_alone(small_tabl
     table = ways[way]()
     assert table.layout.size > 1 << 16  # more than one block
     _assert_batch_answers_as_one_by_one(table, np.random.default_rng(5).permutation(codes))
+
+
+def _count_word_and_image_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often, from now on, codes are cut into digit fields, turned into board words, or into images under the symmetries."""
+    calls = {"digit fields": 0, "words": 0, "images": 0}
+
+    def counting(key: str, function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+        def counted(*args: object, **options: object) -> np.ndarray:
+            calls[key] += 1
+            return function(*args, **options)
+
+        return counted
+
+    for module in (compact, rules_base, symmetry_module):
+        monkeypatch.setattr(module, "digit_fields", counting("digit fields", digit_fields))
+    monkeypatch.setattr(rules_base.Rules, "words", counting("words", rules_base.Rules.words))
+    monkeypatch.setattr(Symmetries, "_patterns", counting("images", Symmetries._patterns))
+    return calls
+
+
+@pytest.mark.parametrize(("way", "images"), [("compressed", False), ("plain layers", False), ("plain layers", True)])
+def test_a_batchs_best_moves_reuse_the_words_and_images_of_its_look_up(small_tables, way: str, images: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compact, "KEEP_IMAGES", images)
+    codes, ways = small_tables
+    table = ways[way]()
+    codes = np.random.default_rng(7).permutation(codes)[:20_000]
+    expected = _one_by_one(table, codes)["best"]
+    calls = _count_word_and_image_work(monkeypatch)
+    batch = table.lookup_codes(codes)
+    after_look_up = dict(calls)
+    assert after_look_up["words"] and after_look_up["digit fields"]  # the counters see the look-up's work
+    assert np.array_equal(batch.best.astype(np.int64), expected)
+    if images:
+        assert calls == after_look_up  # .best computed no word, chunk or image again
+    else:
+        assert calls["words"] == after_look_up["words"]  # .best computed no word again (only the images it needs)
+    monkeypatch.setattr(compact, "KEEP_FOR_BEST", False)  # the same without the reuse: the counters see .best's work
+    batch = table.lookup_codes(codes)
+    after_look_up = dict(calls)
+    assert np.array_equal(batch.best.astype(np.int64), expected)
+    assert calls["words"] > after_look_up["words"] and calls["images"] > after_look_up["images"]
 
 
 @pytest.fixture(scope="module")
@@ -227,9 +271,13 @@ def test_the_canonical_children_of_many_boards_are_each_boards_own(name: str) ->
     index = layout(game)
     codes = index.codes_at(np.random.default_rng(3).integers(0, index.size, 400))
     sym = symmetries(game)
+    images = np.empty((sym.count - 1, codes.size), dtype=np.uint32) if sym.keeps_images else None
+    sym.canonical_codes(codes, digit_fields(codes, sym.moduli), images)  # what a batch look-up keeps
     for piece in (1, 2):
         grid = sym.canonical_child_grid(codes, piece)
         assert grid.shape == (game.cells, codes.size)
+        if images is not None:  # from the kept images: the same grid
+            assert np.array_equal(sym.canonical_child_grid(codes, piece, images), grid)
         for column, code in enumerate(codes.tolist()):
             empty = [cell for cell in range(game.cells) if (code // 3**cell) % 3 == 0]
             assert grid[empty, column].tolist() == list(sym.canonical_child_codes(code, piece, empty)), (code, piece)

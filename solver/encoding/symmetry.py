@@ -269,7 +269,14 @@ class Symmetries:
             best[a : a + STEP] = low
         return best.reshape(np.shape(codes)), which.reshape(np.shape(codes))
 
-    def canonical_codes(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
+    @property
+    def keeps_images(self) -> bool:
+        """Whether a batch look-up keeps its codes' images for their best moves (:meth:`canonical_codes`
+        ``images``): where they are uint32 (up to 20 cells), ``4 * (count - 1)`` bytes a code; a larger
+        board's (int64, up to 56 bytes a code) are computed again (:meth:`canonical_child_grid`)."""
+        return self._tables32 is not None
+
+    def canonical_codes(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None, images: np.ndarray | None = None) -> np.ndarray:
         """The canonical code of each of many codes (int64, flat): :meth:`canonical` without the symmetry,
         for batch look-ups (about half its cost).
 
@@ -277,20 +284,24 @@ class Symmetries:
             (:func:`solver.encoding.board.digit_fields` of ``codes`` and this game's field moduli,
             :attr:`moduli`); the codes are then done in one step (keep them to a few
             :data:`STEP` so the temporaries stay in cache).
+        :param images: with ``patterns`` and where :attr:`keeps_images`: a uint32 array
+            ``(count - 1, codes)`` that receives each code's image under symmetries ``1 ..
+            count - 1`` (what :meth:`canonical_child_grid` starts from: a batch's best moves).
         """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         best = np.empty(flat.size, dtype=np.int64)
         if patterns is not None:
-            self._canonical_step(flat, patterns, best)
+            self._canonical_step(flat, patterns, best, images)
             return best
         for a in range(0, flat.size, STEP):
             step = flat[a : a + STEP]
             self._canonical_step(step, digit_fields(step, self.moduli), best[a : a + STEP])
         return best
 
-    def _canonical_step(self, codes: np.ndarray, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
+    def _canonical_step(self, codes: np.ndarray, patterns: Sequence[np.ndarray], out: np.ndarray, images: np.ndarray | None = None) -> None:
         """The canonical codes of one step into ``out`` (int64): in uint32 where every code fits
-        (up to 20 cells: half the bytes to move, tables that stay in the fastest cache)."""
+        (up to 20 cells: half the bytes to move, tables that stay in the fastest cache); each image
+        into ``images`` too if given (:meth:`canonical_codes`)."""
         every: tuple[tuple[np.ndarray, ...], ...]
         if self._tables32 is not None:
             every, low = self._tables32, codes.astype(np.uint32)
@@ -298,7 +309,9 @@ class Symmetries:
             every, low = self._tables, out
             low[:] = codes
         image, term = np.empty(codes.size, dtype=low.dtype), np.empty(codes.size, dtype=low.dtype)
-        for tables in every[1:]:
+        for s, tables in enumerate(every[1:]):
+            if images is not None:
+                image = images[s]
             np.take(tables[0], patterns[0], out=image)
             for table, pattern in zip(tables[1:], patterns[1:], strict=True):
                 image += np.take(table, pattern, out=term)
@@ -306,7 +319,7 @@ class Symmetries:
         if low is not out:
             out[:] = low
 
-    def canonical_child_grid(self, codes: np.ndarray, piece: int) -> np.ndarray:
+    def canonical_child_grid(self, codes: np.ndarray, piece: int, images: np.ndarray | None = None) -> np.ndarray:
         """The canonical code of each board with ``piece`` (1 X, 2 O) added at each cell, cell by cell:
         shape ``(cells, codes)`` (row ``c``: every board with the piece on cell ``c``), uint32 where
         every code fits (up to 20 cells), else int64; meaningless where the cell is taken.
@@ -315,8 +328,13 @@ class Symmetries:
         parent's image plus ``piece * 3**(where s moves the cell)``, so each board's images are
         computed once and a child costs a sum and a minimum per symmetry, on whole rows. Keep
         ``codes`` to a few :data:`STEP` (the grid has ``cells`` entries a board).
+
+        :param images: the boards' images under symmetries ``1 .. count - 1`` if the caller kept
+            them (uint32, ``(count - 1, codes)``: :meth:`canonical_codes` ``images``); else computed here.
         """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        if images is not None:
+            return self._child_grid_from_images(flat, piece, images)
         patterns = self._patterns(flat)
         every = self._tables32 if self._tables32 is not None else self._tables
         kind: type[np.unsignedinteger[Any] | np.signedinteger[Any]] = np.uint32 if self._tables32 is not None else np.int64
@@ -331,6 +349,15 @@ class Symmetries:
             for table, pattern in zip(tables[1:], patterns[1:], strict=True):
                 image += np.take(table, pattern, out=term)
             np.minimum(grid, np.add(image, steps[s], out=child), out=grid)
+        return grid
+
+    def _child_grid_from_images(self, codes: np.ndarray, piece: int, images: np.ndarray) -> np.ndarray:
+        """:meth:`canonical_child_grid` from the boards' kept images (uint32: up to 20 cells)."""
+        steps = (piece * self._target_powers).astype(np.uint32)[:, :, None]  # [s, cell, 1]
+        grid: np.ndarray = np.add(codes.astype(np.uint32), steps[0])  # the identity's image is the code itself
+        child: np.ndarray = np.empty_like(grid)
+        for s in range(1, self.count):
+            np.minimum(grid, np.add(images[s - 1], steps[s], out=child), out=grid)
         return grid
 
     def is_canonical(self, codes: np.ndarray) -> np.ndarray:

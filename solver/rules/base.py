@@ -453,7 +453,7 @@ class Rules:
         """The status of many codes (uint8, shaped like ``codes``; illegal piece counts: :data:`INVALID`)."""
         return self.classify(codes)[0].reshape(np.shape(codes))
 
-    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None, words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(status, pieces)`` of many codes in range, uint8 each, flat: what a batch look-up needs
         besides the table's bytes. The piece counts are checked here: a code with illegal counts
         (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
@@ -461,12 +461,14 @@ class Rules:
         :param patterns: the codes' digit fields if the caller has them already
             (:func:`solver.encoding.board.digit_fields` of ``codes`` and :attr:`moduli`); the codes are then done in one step
             (keep them to a few ``2**14`` so the temporaries stay in cache).
+        :param words: the codes' board words (:meth:`words`) if the caller has them already (a batch
+            look-up keeps them for its best moves); the codes are then done in one step.
         """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         status = np.empty(flat.size, dtype=np.uint8)
         pieces = np.empty(flat.size, dtype=np.uint8)
-        if patterns is not None:
-            self._classify_step(self.words(flat, patterns), status, pieces)
+        if words is not None or patterns is not None:
+            self._classify_step(words if words is not None else self.words(flat, patterns), status, pieces)
             return status, pieces
         for a in range(0, flat.size, _STEP):
             self._classify_step(self.words(flat[a : a + _STEP]), status[a : a + _STEP], pieces[a : a + _STEP])

@@ -60,19 +60,32 @@ class Children:
     cells: int
 
 
-def plan(game: Game, codes: np.ndarray, pieces: np.ndarray) -> tuple[np.ndarray, list[Children]]:
+def plan(
+    game: Game,
+    codes: np.ndarray,
+    pieces: np.ndarray,
+    words: np.ndarray | None = None,
+    images: np.ndarray | None = None,
+    columns: np.ndarray | None = None,
+) -> tuple[np.ndarray, list[Children]]:
     """The best-move masks of positions in play where no child need be read, and the children to read for the others.
 
     :param codes: positions in play (the rules say so and a game reaches them), int64, flat;
         keep them to a few ``2**13`` (each has a row of ``cells`` children).
     :param pieces: the pieces on each board (uint8): X moves when even.
+    :param words: the boards' words (:meth:`solver.rules.base.Rules.words`) if the caller kept them
+        (a batch look-up does); else computed here.
+    :param images: the boards' images under symmetries ``1 ..`` if the caller kept them (uint32, ``(count - 1,
+        boards)``: :meth:`solver.encoding.symmetry.Symmetries.canonical_codes`), a batch's: code ``i``'s in
+        column ``columns[i]`` (only the codes whose children are read are taken); else computed here.
     :returns: the masks (uint32: the moves that complete a line where that wins, or where every
         move does; else the last empty cell; 0 for the positions whose children must be read)
         and those children, X's moves and O's apart (in misère play, the moves that complete a
         line lose at once: they are read only when no other move is left).
     """
     rules = game.rules
-    words = rules.words(codes)
+    if words is None:
+        words = rules.words(codes)
     x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT).astype(np.uint32)
     x_moves = pieces % 2 == 0
     empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column
@@ -83,15 +96,18 @@ def plan(game: Game, codes: np.ndarray, pieces: np.ndarray) -> tuple[np.ndarray,
     last = ~settled & (pieces == game.cells - 1)
     masks[last] = empty[last]
     read = ~settled & ~last
-    children = [_children(game, codes, others, np.flatnonzero(read & (x_moves == (piece == 1))), piece) for piece in (1, 2)]
+    children = [_children(game, codes, others, np.flatnonzero(read & (x_moves == (piece == 1))), piece, images, columns) for piece in (1, 2)]
     return masks, [found for found in children if found.rows.size]
 
 
-def _children(game: Game, codes: np.ndarray, cells: np.ndarray, rows: np.ndarray, piece: int) -> Children:
+def _children(
+    game: Game, codes: np.ndarray, cells: np.ndarray, rows: np.ndarray, piece: int, images: np.ndarray | None, columns: np.ndarray | None
+) -> Children:
     """The children of ``codes[rows]`` with ``piece`` added on each of their ``cells`` (masks; index arrays,
     not boolean masks: a mask that is half true at random costs ten times as much to apply)."""
     places = np.flatnonzero((cells[rows] & _CELL_BITS[: game.cells]) != 0)
-    canonical = symmetries(game).canonical_child_grid(codes[rows], piece)
+    kept = None if images is None or columns is None else np.take(images, columns[rows], axis=1)
+    canonical = symmetries(game).canonical_child_grid(codes[rows], piece, kept)
     return Children(rows, places, layout(game).index_of(np.take(canonical, places)), game.cells)
 
 

@@ -73,13 +73,44 @@ _BEST_STEP = 1 << 14
 """Positions per step of a batch's best moves (``cells`` children each: the temporaries stay in the CPU caches)."""
 _WORKERS = max(1, min(8, os.cpu_count() or 1))
 """Threads a large batch is split over: the cores, up to 8."""
+KEEP_FOR_BEST = True
+"""Whether a batch look-up of at most :data:`_BEST_ROUND` codes keeps its codes' board words for their best
+moves (``Scores.best``) until ``.best`` is read (8 bytes a code, 8 MB for a batch of 1 M): ``.best`` then
+computes none again. False (or a larger batch) computes them again when ``.best`` is read
+(``scripts/bench.py --batch`` measures both)."""
+KEEP_IMAGES = False
+"""With :data:`KEEP_FOR_BEST`, whether the images under each symmetry but the identity are kept too (up to 20
+cells: 4 bytes a code each, 12 on a rectangle, 28 on a square; :attr:`solver.encoding.symmetry.Symmetries.keeps_images`).
+Off: measured on 2x9k4 (100,000 codes, CPU time, a loaded machine), keeping them made the look-up about
+1 ms slower (its images written to memory rather than one buffer in cache) and ``.best`` no faster, since
+``.best`` computes images only for the positions whose children it reads."""
 
 _new = object.__new__
 _set_game, _set_code, _set_score, _, _set_pieces, _set_table, _ = POSITION_SETTERS  # best_mask and scored are left unset: asked for when read
 
 _FILL_STEP = 1 << 22
 
+
+class _Kept:
+    """What a batch look-up computed of its codes and keeps for their best moves (:data:`KEEP_FOR_BEST`), step
+    by step (:data:`_BATCH` codes): the arrays the look-up made, kept rather than copied; joined when ``.best`` is read."""
+
+    def __init__(self, size: int, *, images: bool) -> None:
+        self.images = images
+        """Whether the images are kept (:attr:`solver.encoding.symmetry.Symmetries.keeps_images`)."""
+        self.steps: list[tuple[np.ndarray, np.ndarray | None] | None] = [None] * -(-size // _BATCH)
+
+    def joined(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The board words (int64) and the images (uint32, ``(count - 1, codes)``, or None) of every code."""
+        steps = [step for step in self.steps if step is not None]
+        words = np.concatenate([words for words, _ in steps])
+        images = [images for _, images in steps if images is not None]
+        return words, np.concatenate(images, axis=1) if self.images else None
+
+
 _T = TypeVar("_T")
+_Words = tuple[np.ndarray | None, np.ndarray | None]
+"""A batch's board words and images, where its look-up kept them (:meth:`CompactTable.best_masks`)."""
 
 
 class CompactTable(Table):
@@ -387,14 +418,19 @@ class CompactTable(Table):
             out[a : a + _BATCH] = self.layout.index_of(flat[a : a + _BATCH])
         return out
 
-    def _classify(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _classify(self, codes: np.ndarray, kept: _Kept | None = None, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For codes in range: the index of each code's canonical board, whether it is read there
         (:attr:`solver.rules.base.Rules.table_reads`), the score the rules give the others (int8), the
         pieces on each board (uint8, 0 for illegal counts), and whether the rules put it in play.
-        The rules and the symmetries share the codes' digit fields."""
+        The rules and the symmetries share the codes' digit fields; the board words and the images
+        go into ``kept`` if given (for the batch's best moves: ``codes`` are its step at ``start``)."""
         patterns = digit_fields(codes, self._sym.moduli)
-        status, pieces = self._rules.classify(codes, patterns)
-        canonical = self._sym.canonical_codes(codes, patterns)
+        words = self._rules.words(codes, patterns)
+        status, pieces = self._rules.classify(codes, patterns, words)
+        images = np.empty((self._sym.count - 1, codes.size), dtype=np.uint32) if kept is not None and kept.images else None
+        canonical = self._sym.canonical_codes(codes, patterns, images)
+        if kept is not None:
+            kept.steps[start // _BATCH] = (words, images)
         return self.layout.index_of(canonical), np.take(self._reads, status), np.take(self._status_scores, status), pieces, status == IN_PLAY
 
     def scores_of(self, codes: np.ndarray) -> np.ndarray:
@@ -421,19 +457,19 @@ class CompactTable(Table):
         futures = [self._pool.submit(work, a, min(size, a + step)) for a in range(0, size, step)]
         return [future.result() for future in futures]
 
-    def _gather(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray, playing: np.ndarray) -> bool:
+    def _gather(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray, playing: np.ndarray, kept: _Kept | None = None) -> bool:
         """Pieces, scores and whether the rules put each code in play (``playing``), for a batch in
         parts over threads when it is large; whether every code was in range.
 
         In memory, each step is read right after it is classified (the temporaries stay in
         cache); from blocks, the canonical boards of the whole batch are read at once, after
         every part is classified, so that each block is decoded once (on one thread per core:
-        :meth:`solver.storage.blockarray.BlockArray.take`).
+        :meth:`solver.storage.blockarray.BlockArray.take`). The words and images go into ``kept`` if given.
         """
         read = None if self._blocks is None else np.empty(codes.size, dtype=np.int64)
 
         def part(a: int, b: int) -> bool:
-            return self._gather_part(codes[a:b], pieces[a:b], scores[a:b], playing[a:b], None if read is None else read[a:b])
+            return self._gather_part(codes[a:b], pieces[a:b], scores[a:b], playing[a:b], None if read is None else read[a:b], kept, a)
 
         if not all(self._in_parts(codes.size, _THREADS_FROM, part)):
             return False
@@ -442,7 +478,9 @@ class CompactTable(Table):
             scores[chosen] = self._take(read[chosen])
         return True
 
-    def _gather_part(self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray, playing: np.ndarray, read: np.ndarray | None) -> bool:
+    def _gather_part(
+        self, codes: np.ndarray, pieces: np.ndarray, scores: np.ndarray, playing: np.ndarray, read: np.ndarray | None, kept: _Kept | None, start: int
+    ) -> bool:
         """One part of :meth:`_gather`, classified step by step: the scores read (in memory) or the
         rules' scores and the indices to read (``read``, from blocks: -1 where none is); whether every code was in range."""
         limit = self._codes
@@ -450,7 +488,7 @@ class CompactTable(Table):
             step = codes[a : a + _BATCH]
             if step.size and (step.min() < 0 or step.max() >= limit):
                 return False
-            index, reads, ruled, pieces[a : a + _BATCH], playing[a : a + _BATCH] = self._classify(step)
+            index, reads, ruled, pieces[a : a + _BATCH], playing[a : a + _BATCH] = self._classify(step, kept, start + a)
             if read is None:  # board 0 (the empty board) is read where nothing is: one pass fewer than a filter
                 scores[a : a + _BATCH] = np.where(reads, self._take(np.where(reads, index, 0)), ruled)
             else:
@@ -469,27 +507,41 @@ class CompactTable(Table):
         game="4x5k4")`` then answers from memory too: it uses the same table).
 
         ``best``, when first read, is :meth:`best_masks` of the batch: vectorised, every child
-        of the batch read at once.
+        of the batch read at once, from the board words the look-up computed (kept until
+        then: :data:`KEEP_FOR_BEST`).
         """
         codes = self._integer_codes(codes)
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
         pieces = np.empty(flat.size, dtype=np.uint8)
         scores = np.empty(flat.size, dtype=np.int8)
         playing = np.empty(flat.size, dtype=bool)
-        if not self._gather(flat, pieces, scores, playing):
+        kept = [_Kept(flat.size, images=KEEP_IMAGES and self._sym.keeps_images) if KEEP_FOR_BEST and flat.size <= _BEST_ROUND else None]
+        if not self._gather(flat, pieces, scores, playing, kept[0]):
             self._explain_bad_code(flat, check)
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
         score = scores.reshape(codes.shape)
         on_board = pieces.reshape(codes.shape)
-        return Scores(self.game, score, on_board, lambda: self.best_masks(flat, pieces, playing & (scores != UNREACHABLE)).reshape(score.shape))
 
-    def best_masks(self, codes: np.ndarray, pieces: np.ndarray, playing: np.ndarray) -> np.ndarray:
+        def best() -> np.ndarray:
+            found, kept[0] = kept[0], None  # let go once used
+            words, images = (None, None) if found is None else found.joined()
+            return self.best_masks(flat, pieces, playing & (scores != UNREACHABLE), words=words, images=images).reshape(score.shape)
+
+        return Scores(self.game, score, on_board, best)
+
+    def best_masks(
+        self, codes: np.ndarray, pieces: np.ndarray, playing: np.ndarray, *, words: np.ndarray | None = None, images: np.ndarray | None = None
+    ) -> np.ndarray:
         """Best-move masks of many codes (uint32, flat), each :meth:`best_mask_of` the code, vectorised.
 
         :param codes: codes in range (int64, flat).
         :param pieces: the pieces on each board (uint8), as a batch look-up found them.
         :param playing: where the rules put the code in play and a game reaches it (bool); 0 elsewhere.
+        :param words: the codes' board words as their look-up computed them (:meth:`solver.rules.base.Rules.words`;
+            else computed again).
+        :param images: likewise their images under symmetries ``1 ..`` (uint32, ``(count - 1, codes)``:
+            :meth:`solver.encoding.symmetry.Symmetries.canonical_codes`).
 
         The positions are split over threads (:mod:`solver.tables.children`: the winning moves,
         else the children read at their canonical boards). In memory, each step's children are
@@ -500,15 +552,15 @@ class CompactTable(Table):
         out = np.zeros(codes.size, dtype=np.uint32)
         todo = np.flatnonzero(playing)
         for a in range(0, todo.size, _BEST_ROUND):
-            self._best_round(codes, pieces, todo[a : a + _BEST_ROUND], out)
+            self._best_round(codes, pieces, todo[a : a + _BEST_ROUND], out, (words, images))
         return out
 
-    def _best_round(self, codes: np.ndarray, pieces: np.ndarray, todo: np.ndarray, out: np.ndarray) -> None:
+    def _best_round(self, codes: np.ndarray, pieces: np.ndarray, todo: np.ndarray, out: np.ndarray, kept: _Words) -> None:
         """:meth:`best_masks` of the codes at ``todo`` (at most :data:`_BEST_ROUND`), into ``out``."""
         in_memory = self._blocks is None
 
         def part(a: int, b: int) -> list[tuple[np.ndarray, Children]]:
-            return self._best_part(codes, pieces, todo[a:b], out, read_now=in_memory)
+            return self._best_part(codes, pieces, todo[a:b], out, kept, read_now=in_memory)
 
         pending = [item for found in self._in_parts(todo.size, _BEST_THREADS_FROM, part) for item in found]
         if pending:  # from blocks: every child of the round read at once, each block decoded once
@@ -517,13 +569,16 @@ class CompactTable(Table):
             for (rows, children), start, end in zip(pending, [0, *ends], ends, strict=False):
                 out[rows] = best_of(children, scores[start:end])
 
-    def _best_part(self, codes: np.ndarray, pieces: np.ndarray, todo: np.ndarray, out: np.ndarray, *, read_now: bool) -> list[tuple[np.ndarray, Children]]:
+    def _best_part(
+        self, codes: np.ndarray, pieces: np.ndarray, todo: np.ndarray, out: np.ndarray, kept: _Words, *, read_now: bool
+    ) -> list[tuple[np.ndarray, Children]]:
         """:meth:`best_masks` of the codes at ``todo``, step by step, into ``out``; with ``read_now``
         the children are read at once, else they are returned (with the rows of ``out`` they answer)."""
         pending = []
         for a in range(0, todo.size, _BEST_STEP):
             rows = todo[a : a + _BEST_STEP]
-            out[rows], found = plan(self.game, codes[rows], pieces[rows])
+            words, images = kept
+            out[rows], found = plan(self.game, codes[rows], pieces[rows], None if words is None else words[rows], images, rows)
             for children in found:
                 if read_now:
                     out[rows[children.rows]] = best_of(children, self._take(children.index))
