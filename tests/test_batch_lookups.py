@@ -32,7 +32,7 @@ from solver.store.locate import open_compact
 from solver.store.make import write_compact
 from solver.tables import CompactTable, compact
 
-COLUMNS = ("score", "ply", "best", "value", "plies")
+COLUMNS = ("score", "pieces", "best", "value", "plies")
 
 
 def _one_by_one(table: CompactTable, codes: np.ndarray) -> dict[str, np.ndarray]:

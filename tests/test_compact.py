@@ -51,7 +51,7 @@ def test_compact_build_equals_the_dense_table_code_by_code(name: str, tmp_path: 
     assert (dense.score[outside] == UNREACHABLE).all(), f"{name}: the dense table reaches a board with illegal counts"
     reachable = dense.reachable_codes()
     mine, theirs = compact.lookup_codes(reachable), dense.lookup_codes(reachable)
-    for field in ("score", "ply", "value", "plies"):
+    for field in ("score", "pieces", "value", "plies"):
         assert np.array_equal(getattr(mine, field), getattr(theirs, field)), f"{name}: {field} differs"
     assert np.array_equal(mine.best, theirs.best.astype(np.uint32)), f"{name}: best moves differ"
 
