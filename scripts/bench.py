@@ -718,7 +718,7 @@ SPARSE_5X5K4 = 1_000_000 / 2_471_848
 def _reachable_codes(game: Game, count: int, seed: int) -> np.ndarray:
     """``count`` random reachable codes of ``game``, uniform over its reachable boards: legal-count boards drawn at
     random, kept where the rules find them reachable (what a table's reachability is; no table read)."""
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
     from solver.rules.base import INVALID
 
     index, rng, found = layout(game), np.random.default_rng(seed), np.zeros(0, dtype=np.int64)
@@ -852,7 +852,7 @@ def bench_5x5k4_batch_decodes() -> None:
     """The blocks a batch of 1 M random reachable 5x5k4 codes decodes, counted from the game's index and rules
     alone (no table needed, none timed): the code before decoded the blocks of each part of a batch split over
     threads (a part per 2**18 codes, up to one per core and 8), this code each block of the batch once."""
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
     from solver.encoding.symmetry import symmetries
     from solver.rules.base import IN_PLAY, INVALID
     from solver.rules.game import parse_game
@@ -946,7 +946,7 @@ from pathlib import Path
 sys.path.insert(0, {root!r})
 import numpy as np
 from solver.rules.game import parse_game
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.retrograde.chunks import chunks
 from solver.retrograde.kernel import solve_chunk
 game = parse_game("5x5k4")
@@ -988,7 +988,7 @@ def bench_compact_sample(path: Path, game: str) -> None:
 
 def bench_5x5_chunks(tmp: Path) -> None:
     """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
     from solver.retrograde.chunks import CHUNK_BOARDS
     from solver.rules.game import parse_game
 

@@ -523,7 +523,7 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
     :raises ValueError: saying why the answer is not a legal move there.
     """
     game = position.game
-    if game.rules.drops:
+    if game.rules.move.form == "column":
         return _drop_answer(answer, position, shown)
     try:
         cell = parse_move(answer, game)
@@ -531,10 +531,10 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
         raise ValueError(str(why)) from None
     except InvalidBoardError:
         raise ValueError(f"answer {shown or short(answer)} is not a move: {expected_moves(game)}") from None
-    piece = position.cells[cell]
-    if piece is not None:
+    if not game.rules.is_legal(position.code, cell):
         row, col = game.coords(cell)
-        raise ValueError(f"cell ({row}, {col}) is taken by {piece}")
+        piece = position.cells[cell]
+        raise ValueError(f"cell ({row}, {col}) is taken by {piece}" if piece is not None else f"cell ({row}, {col}) is not a move here")
     return cell
 
 
@@ -556,7 +556,7 @@ def _drop_answer(answer: Any, position: Position, shown: str | None) -> int:
 
 def expected_answers(game: Game) -> str:
     """What an answer may be on ``game``, for messages: a cell or row,col, or under gravity a column."""
-    return expected_drops(game) if game.rules.drops else expected_moves(game)
+    return expected_drops(game) if game.rules.move.form == "column" else expected_moves(game)
 
 
 def _value_move_kind(answer: Any, game: Game) -> str | None:
@@ -568,7 +568,7 @@ def _value_move_kind(answer: Any, game: Game) -> str | None:
     value, move = answer
     if isinstance(move, list) or move is None or isinstance(value, float):
         return "value-move"
-    if game.rules.drops and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
+    if game.rules.move.form == "column" and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
         return "value-column"
     return None
 

@@ -312,7 +312,8 @@ def player_files(player_file: Path, support: Sequence[Path], *, hidden: Iterable
         path = Path(os.path.abspath(given))
         if not path.is_file():
             raise PlayerError(f"support file {given}: {'not a file' if path.exists() else 'no such file'} (give each file the player needs by name)")
-        if path.suffix.startswith(".ttt") or path.resolve() in places or _starts_with(path, _TABLE_MAGIC):
+        extension = path.suffix  # a table's name ends in .ttt (.ttt.tmp while it is written)
+        if extension.startswith(".ttt") or path.resolve() in places or _starts_with(path, _TABLE_MAGIC):
             raise PlayerError(f"support file {given} is a table file: the player must not see the answer key")
         if any(name == path.name for _, name in found):
             raise PlayerError(f"support file {given}: the player's folder already holds a file named {path.name}")

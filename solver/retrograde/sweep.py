@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import BuildError
 from ..lifetime import ctrl_c_blocked, die_with_parent, ignore_ctrl_c
 from ..rules.game import Game
@@ -128,8 +128,8 @@ def sweep(
         _drop_spool(build, ply)  # a build killed between recording a layer and deleting its spool
     if release is not None and plan.resumed_below is not None:
         release(build, plan.resumed_below, mapper, resumed)  # a build killed while it retired a layer
-    if game.rules.drops and plan.todo:
-        from .gravity import write_reach  # gravity: which boards a game reaches, found forward before the sweep
+    if plan.todo:
+        from .kernel import write_reach  # the move rule's forward pass, if it has one (gravity), before the sweep
 
         write_reach(build, jobs=jobs, progress=progress)
     for ply in plan.todo:

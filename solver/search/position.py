@@ -35,6 +35,7 @@ from ..encoding.board import Board, masks, parse, render
 from ..errors import InvalidBoardError, InvalidGameError, quote
 from ..rules.game import Game, parse_game
 from ..rules.gravity import stacking_order
+from ..rules.parts import Scoring
 from .bitboard import G_BOTTOM, canonical, fits, geometry, has_line, mirror_key
 
 Moves = str | Sequence[int]
@@ -63,10 +64,13 @@ def engine_game(game: Game | str) -> Game:
     :raises InvalidGameError: naming the game and why (misère, no gravity, too big).
     """
     found = parse_game(game)
-    if found.variant == "gravity-misere":
-        raise InvalidGameError(f"the engine plays gravity games in normal play only, and {found.name} is misère play: its table answers it where one is built")
-    if found.variant != "gravity":
+    scoring = found.scoring  # the types: a rule object exists only for boards of at most 32 cells
+    if found.move_rule.form != "column":
         raise InvalidGameError(f"the engine plays gravity games (Connect Four's family, e.g. '6x7k4-gravity'), and {found.name} has no gravity")
+    if not scoring.line_wins or scoring.full_winner is not Scoring.full_winner:  # a line wins, a full board is a draw
+        raise InvalidGameError(
+            f"the engine plays gravity games in normal play only, and {found.name} is {scoring.title} play: its table answers it where one is built"
+        )
     if not fits(found.rows, found.cols):
         raise InvalidGameError(f"{found.name} does not fit the engine's 64-bit column bitboard: columns x (rows + 1) = {found.cols * (found.rows + 1)} > 64")
     return found

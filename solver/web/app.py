@@ -396,7 +396,7 @@ class _Api:
         game = self._game(request)
         rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
-            if rules.drops:  # each move read as `solve analyze` reads one argument: a bare number is a column
+            if rules.move.form == "column":  # each move read as `solve analyze` reads one argument: a bare number is a column
                 analysis = analyze(split_moves(text, game.table.game), table=game.table)
                 cells = list(analysis.cells)
             else:
@@ -643,7 +643,7 @@ def outcomes_chart(table: Table) -> bytes:
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.drops}
+    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.move.form == "column"}
     return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum}
 
 
