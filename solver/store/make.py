@@ -35,7 +35,7 @@ import numpy as np
 from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, layer_histograms
 from ..contents.plausible import value_check
 from ..encoding import board as _board
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import DiskFullError, ResumedLayerWrong, SolverError, TableError
 from ..retrograde import sealing
 from ..retrograde.builddir import BuildDir
