@@ -53,8 +53,8 @@ from .storage.tablefile import rebuild_command
 from .store.book import DEFAULT_SAMPLE as DEFAULT_BOOK_SAMPLE
 from .store.book import book_game, build_book, default_depth, estimate_book, verify_book
 from .store.book import describe as describe_book
-from .store.estimate import BuildEstimate, estimate, format_duration, refuse_beyond_machine
-from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, refuse_replacing
+from .store.estimate import BuildEstimate, estimate, format_duration, proof_seconds, refuse_beyond_machine, sample_seconds
+from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, proof_work, refuse_replacing
 from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
 from .tables import Table
@@ -756,15 +756,19 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     remove_dead_temporaries(path.parent)
     table = options.tablebase.open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     if boards is not None:
-        _verify_sample(table, path, boards, seed, reference)
+        _verify_sample(table, path, boards, seed, reference, quiet=options.quiet)
         return
 
     def show(check: Check) -> None:
-        click.echo(f"{path}: {check.what}{': FAILED' if check.problems else ''}")
+        _echo_under_bar(f"{path}: {check.what}{': FAILED' if check.problems else ''}")
         for problem in check.problems:
             click.echo(_about(path, problem), err=True)
 
-    problems = [problem for check in proof(table, on_check=show) for problem in check.problems]
+    if not options.quiet:
+        seconds = proof_seconds(table.game, table.kind)
+        click.echo(f"Proving {path} ({table.game.name}): every block and every score; about {format_duration(seconds)} on 1 core", err=True)
+    with _meter(f"proving {table.game.name}", proof_work(table), quiet=options.quiet) as advance:
+        problems = [problem for check in proof(table, on_check=show, progress=advance) for problem in check.problems]
     if problems:
         click.echo(f"{path}: FAILED ({table.game.name}): {count(len(problems), 'problem')}", err=True)
         raise SystemExit(1)
@@ -797,14 +801,24 @@ def _about(path: Path, problem: str) -> str:
     return problem if problem.startswith(f"{path}: ") else f"{path}: {problem}"
 
 
-def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int) -> None:
-    """``solve verify --sample``: a line per layer on stdout, a line per problem on stderr, then the verdict."""
+def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int, *, quiet: bool) -> None:
+    """``solve verify --sample``: what it checks and how long it should take on stderr (unless ``quiet``),
+    a line per layer on stdout, a line per problem on stderr, then the verdict."""
+    game = table.game
+    if not quiet:
+        seconds = sample_seconds(game, boards=boards, reference=reference, max_empty=MAX_EMPTY)
+        solved = f", {min(reference, boards):,} of them in each layer with at most {MAX_EMPTY} empty cells also by the reference minimax" if reference else ""
+        what = f"up to {count(boards, 'board')} in each of its {game.cells + 1} layers{solved}"
+        click.echo(f"Checking a sample of {path} ({game.name}): {what}; about {format_duration(seconds)}", err=True)
 
-    def show(layer: LayerCheck) -> None:
-        against = f", {layer.reference:,} against the reference minimax" if layer.reference else ""
-        click.echo(f"layer {layer.ply:2d}: {count(layer.boards, 'board')} checked{against}, {layer.seconds:.2f} s")
+    with _meter(f"sampling {game.name}", game.cells + 1, quiet=quiet) as advance:
 
-    report = check_sample(table, boards=boards, seed=seed, reference=reference, on_layer=show)
+        def show(layer: LayerCheck) -> None:
+            against = f", {layer.reference:,} against the reference minimax" if layer.reference else ""
+            _echo_under_bar(f"layer {layer.ply:2d}: {count(layer.boards, 'board')} checked{against}, {layer.seconds:.2f} s")
+            advance(1)
+
+        report = check_sample(table, boards=boards, seed=seed, reference=reference, on_layer=show)
     what = f"{table.game.name}, seed {seed}, {count(report.checked, 'board')} in {count(len(report.layers), 'layer')}, {report.seconds:.1f} s"
     if report.problems:
         for problem in report.problems:
@@ -858,14 +872,26 @@ def _ask_replace(path: Path, checksum: str) -> bool:
 
 
 @contextmanager
-def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A click progress bar on stderr for a download's bytes or a check's blocks; off a terminal, where click would
-    print the label as a line, a line a minute only (a fetch of seconds prints nothing but its result)."""
+def _meter(label: str, total: int, *, quiet: bool = False) -> Iterator[Callable[[int], None]]:
+    """A click progress bar on stderr over ``total`` units (a download's bytes, a check's blocks, a proof's boards,
+    a grading's positions); off a terminal, where click would print the label as a line, a line a minute only
+    (:class:`_MinuteLines`: a command of seconds prints nothing but its result); nothing if ``quiet``."""
+    if quiet:
+        yield lambda units: None
+        return
     if not sys.stderr.isatty():
         yield _MinuteLines(label, total)
         return
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         yield bar.update
+
+
+def _echo_under_bar(line: str) -> None:
+    """A line on stdout while a :func:`_meter` bar may be drawn on the same terminal: the bar's line is cleared
+    first (it is drawn again at its next step), so the line does not land after the bar's text."""
+    if sys.stderr.isatty() and sys.stdout.isatty():
+        click.echo("\r\x1b[K", nl=False, err=True)
+    click.echo(line)
 
 
 class _MinuteLines:
@@ -1046,24 +1072,36 @@ def grade(
         sandbox=cast("Sandbox", sandbox),
         support=support,
     )  # the choices click checked
-    report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
+    opening = _grading_line(player, table.game, planned, timeout=timeout, total_timeout=total_timeout)
+    report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", opening=opening, quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
 
 
-def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, quiet: bool) -> tuple[GradeReport, int]:
-    """``run(progress=...)`` under a progress bar on stderr, shown once the player is loaded (none if ``quiet``).
+def _grading_line(player: str, game: Game, planned: int, *, timeout: float, total_timeout: float) -> str:
+    """``Grading move in f.py on 4,520 positions of 3x3k3: at most 30 s a call, so at most 37 h 40 min; --total-timeout stops it at 10 min``."""
+    file, _, function = player.rpartition(":")
+    bound = planned * timeout
+    line = f"Grading {function} in {file} on {count(planned, 'position')} of {game.name}: at most {timeout:g} s a call, so at most {format_duration(bound)}"
+    if total_timeout and total_timeout < bound:
+        line += f"; --total-timeout stops it at {format_duration(total_timeout)}"
+    return line
+
+
+def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, opening: str, quiet: bool) -> tuple[GradeReport, int]:
+    """``run(progress=...)`` under a progress meter on stderr (:func:`_meter`), started once the player is loaded, after
+    the ``opening`` line (a player that does not load gets its one error line only); none of it if ``quiet``.
 
     :returns: the report, and 130 if Ctrl-C stopped the grading, else 0.
     """
-    bar = click.progressbar(length=planned, label=label, file=sys.stderr)
     shown = contextlib.ExitStack()
+    advance: list[Callable[[int], None]] = []
 
     def step(n: int) -> None:
-        if n == 0:  # the player is loaded: the bar appears, and its estimate of the time left counts from here
-            shown.enter_context(bar)
-            bar.start = bar.last_eta = time.time()
+        if n == 0:  # the player is loaded: the meter starts, and its estimate of the time left counts from here
+            click.echo(opening, err=True)
+            advance.append(shown.enter_context(_meter(label, planned)))
         else:
-            bar.update(n)
+            advance[0](n)
 
     with shown:
         try:
