@@ -8,6 +8,9 @@
     python scripts/bench.py --batch 4x5k4.ttt --before ../before --before-python ../venv-before/bin/python
                                        # batches (lookup_codes, .best), this code against a checkout of the code before
     python scripts/bench.py --url-table 4x5k4.ttt         # only a table at a URL: solve serve on the loopback
+    python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
+    python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
+    python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -1048,6 +1051,13 @@ def bench_big_games(args: argparse.Namespace) -> None:
         bench_compact_sample(path, game)
 
 
+def add_connect4_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the Connect Four section (scripts/bench_connect4.py)."""
+    parser.add_argument("--connect4", action="store_true", help="only the Connect Four engine: Pons' six sets (the slow ones sampled), against a plain negamax")
+    parser.add_argument("--connect4-all", action="store_true", help="with every position of Pons' six sets, and the empty board from scratch (an hour)")
+    parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3x3 only")
@@ -1074,11 +1084,16 @@ def main() -> None:
     )
     parser.add_argument("--before", metavar="CHECKOUT", type=Path, help="with --batch, also measure the code of this checkout (the code before), alternated")
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
+    add_connect4_options(parser)
     args = parser.parse_args()
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
     print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
-    if args.batch:
+    if args.connect4 or args.connect4_all or args.connect4_empty:
+        from bench_connect4 import bench_connect4
+
+        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty)
+    elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)

@@ -19,6 +19,10 @@
                             that is another game's or damaged
 ``ResumedLayerWrong``       a layer left by an earlier build run that disagrees with its children
                             (a ``BuildError``)
+``SearchInterrupted``       a search stopped before its answer (Ctrl-C): how long it ran, nothing
+                            answered wrong
+``SearchTimeout``           a search stopped at its time budget: how long it ran and how to give
+                            it more (a ``SearchInterrupted``)
 ==========================  ==============================================================
 
 Messages quote what they were given with :func:`quote`, which keeps any input to one short line;
@@ -109,6 +113,23 @@ class BuildError(SolverError):
 
 class ResumedLayerWrong(BuildError):
     """A layer an earlier run left in the build directory disagrees with its children: damaged or forged."""
+
+
+class SearchInterrupted(SolverError):
+    """A search of the engine (:mod:`solver.search`) stopped before its answer, by Ctrl-C (a ``KeyboardInterrupt``).
+
+    The message says how long it ran and how many positions it searched. Nothing wrong was answered or kept:
+    the engine answers the next question exactly. :attr:`seconds` and :attr:`nodes` hold the figures.
+    """
+
+    def __init__(self, message: str, *, seconds: float = 0.0, nodes: int = 0) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+        self.nodes = nodes
+
+
+class SearchTimeout(SearchInterrupted):
+    """A search that reached its time budget before its answer; the message says how to give it more time."""
 
 
 class _Quoter(reprlib.Repr):

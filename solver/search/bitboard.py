@@ -1,0 +1,203 @@
+"""The engine's board: a gravity position as two 64-bit column bitboards, its moves and its lines.
+
+Pons' layout (``Position.hpp``): column ``c`` of a board with ``H`` rows owns the bits
+``c * (H + 1)`` to ``c * (H + 1) + H``; bit ``c * (H + 1) + h`` is the cell at height ``h``
+(0 = the bottom row, the project's row ``H - 1 - h``), and the top bit of each column is a
+sentinel that is never set, so no line runs from one column into the next. A board fits when
+``cols * (rows + 1) <= 64`` (Connect Four: 7 x 7 = 49 bits).
+
+A position is ``(pos, mask)``: ``pos`` the pieces of the **side to move**, ``mask`` every piece.
+Playing a move is ``pos ^= mask; mask |= move``. Its **key** is ``pos + mask + bottom``: in each
+column's field one bit above the top piece marks the height, and below it the side to move's
+pieces are 1s, so a key names one position (side to move included: the parity of the pieces).
+The **canonical key** is the smaller of the key and its mirror's (the columns reversed): a position
+and its mirror image share it (:func:`canonical`). These keys are what a book stores.
+
+The geometry of a game is one small ``uint64`` array (:func:`geometry`), read by every kernel:
+
+>>> geo = geometry(6, 7, 4)
+>>> int(geo[G_COLS]), int(geo[G_ROWS]), int(geo[G_K]), hex(int(geo[G_BOTTOM]))
+(7, 6, 4, '0x40810204081')
+>>> pos, mask = np.uint64(0), np.uint64(0)
+>>> int(possible(mask, geo)) == int(geo[G_BOTTOM])
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+G_COLS, G_ROWS, G_K, G_BOTTOM, G_BOARD, G_CELLS, G_DIRS = 0, 1, 2, 3, 4, 5, 6
+"""Slots of a geometry array: columns, rows, line length, the bottom cells, every cell, cells, direction flags."""
+G_ORDER = 8
+"""First slot of the columns in search order (centre first), ``cols`` of them."""
+G_COLMASK = G_ORDER + 32
+"""First slot of each column's cells as a mask, ``cols`` of them."""
+GEOMETRY_SLOTS = G_COLMASK + 32
+
+BITS = 64
+"""Bits in a bitboard: a game fits when ``cols * (rows + 1) <= BITS``."""
+
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+
+
+def fits(rows: int, cols: int) -> bool:
+    """Whether a ``rows`` x ``cols`` gravity board fits a 64-bit column bitboard (a sentinel bit a column)."""
+    return cols * (rows + 1) <= BITS
+
+
+def centre_first(cols: int) -> list[int]:
+    """The columns from the centre outwards, the left one first on a tie: ``[3, 2, 4, 1, 5, 0, 6]`` for 7."""
+    return sorted(range(cols), key=lambda c: (abs(2 * c - (cols - 1)), c))
+
+
+def geometry(rows: int, cols: int, k: int) -> np.ndarray:
+    """The constants of a ``rows`` x ``cols`` board with lines of ``k`` as the kernels read them (module docstring).
+
+    Direction flags: bit 0 vertical, 1 horizontal, 2 and 3 the diagonals, set only where a line of ``k`` fits,
+    so that no shift reaches past 64 bits.
+    """
+    assert fits(rows, cols), "the caller checks fits()"
+    geo = np.zeros(GEOMETRY_SLOTS, dtype=np.uint64)
+    stride = rows + 1
+    column = (1 << rows) - 1
+    geo[G_COLS], geo[G_ROWS], geo[G_K], geo[G_CELLS] = cols, rows, k, rows * cols
+    geo[G_BOTTOM] = sum(1 << (c * stride) for c in range(cols))
+    geo[G_BOARD] = sum(column << (c * stride) for c in range(cols))
+    geo[G_DIRS] = (k <= rows) | (k <= cols) << 1 | (k <= min(rows, cols)) * 12
+    for slot, c in enumerate(centre_first(cols)):
+        geo[G_ORDER + slot] = c
+    for c in range(cols):
+        geo[G_COLMASK + c] = column << (c * stride)
+    return geo
+
+
+# -- kernels ---------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def popcount(x: np.uint64) -> np.uint64:
+    """The number of set bits (SWAR)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def possible(mask: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The cell each column's next piece lands on (a bit a column that is not full)."""
+    return np.uint64((mask + geo[G_BOTTOM]) & geo[G_BOARD])
+
+
+@njit(cache=True, nogil=True)
+def _shifts(geo: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    rows = geo[G_ROWS]
+    return np.uint64(1), rows + np.uint64(1), rows, rows + np.uint64(2)
+
+
+@njit(cache=True, nogil=True)
+def _open_ends4(p: np.uint64, s: np.uint64) -> np.uint64:
+    """Cells that complete a line of 4 along shift ``s`` (Pons' ``compute_winning_position``, one direction)."""
+    s2, s3 = s + s, s + s + s
+    pair = (p << s) & (p << s2)
+    r = pair & (p << s3)
+    r |= pair & (p >> s)
+    pair = (p >> s) & (p >> s2)
+    r |= pair & (p << s)
+    r |= pair & (p >> s3)
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _open_ends(p: np.uint64, s: np.uint64, k: np.uint64) -> np.uint64:
+    """Cells that complete a line of ``k`` along shift ``s``: the cell is the ``j``-th of the line, the others are ``p``'s."""
+    r = ZERO
+    for j in range(k):
+        acc = ~ZERO
+        for i in range(k):
+            if i > j:
+                acc &= p >> (np.uint64(i - j) * s)
+            elif i < j:
+                acc &= p << (np.uint64(j - i) * s)
+        r |= acc
+    return r
+
+
+@njit(cache=True, nogil=True)
+def winning_cells(p: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The empty cells that would complete a line of ``p``'s pieces (playable now or not)."""
+    k, dirs = geo[G_K], geo[G_DIRS]
+    shifts = _shifts(geo)
+    r = ZERO
+    for d in range(4):
+        if dirs >> np.uint64(d) & ONE:
+            r |= _open_ends4(p, shifts[d]) if k == np.uint64(4) else _open_ends(p, shifts[d], k)
+    return np.uint64(r & (geo[G_BOARD] ^ mask))
+
+
+@njit(cache=True, nogil=True)
+def has_line(p: np.uint64, geo: np.ndarray) -> bool:
+    """Whether ``p``'s pieces hold a line of ``k``."""
+    k, dirs = geo[G_K], geo[G_DIRS]
+    shifts = _shifts(geo)
+    for d in range(4):
+        if dirs >> np.uint64(d) & ONE:
+            run = p
+            for i in range(1, k):
+                run &= p >> (np.uint64(i) * shifts[d])
+            if run:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def key_of(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The position's key: ``pos + mask + bottom`` (module docstring)."""
+    return np.uint64(pos + mask + geo[G_BOTTOM])
+
+
+@njit(cache=True, nogil=True)
+def mirror_key(key: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The key of the mirror image: the columns' fields in reverse order."""
+    cols, stride = geo[G_COLS], geo[G_ROWS] + ONE
+    field = (ONE << stride) - ONE
+    out = ZERO
+    for c in range(cols):
+        out |= ((key >> (np.uint64(c) * stride)) & field) << ((cols - ONE - np.uint64(c)) * stride)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def canonical(key: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The canonical key: the smaller of the key and its mirror's."""
+    m = mirror_key(key, geo)
+    return m if m < key else key
+
+
+@njit(cache=True, nogil=True)
+def can_win_next(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> bool:
+    """Whether the side to move completes a line with its next piece."""
+    return bool((winning_cells(pos, mask, geo) & possible(mask, geo)) != ZERO)
+
+
+@njit(cache=True, nogil=True)
+def non_losing_moves(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The moves after which the opponent cannot win at once (Pons' ``possibleNonLosingMoves``); the side to move
+    must not have a winning move itself. No move: the opponent wins on the next ply whatever is played."""
+    moves = possible(mask, geo)
+    threats = winning_cells(pos ^ mask, mask, geo)
+    forced = moves & threats
+    if forced:
+        if forced & (forced - ONE):
+            return ZERO
+        moves = forced
+    return moves & ~(threats >> ONE)
+
+
+@njit(cache=True, nogil=True)
+def move_score(pos: np.uint64, mask: np.uint64, move: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The ordering score of a move: the cells where the mover would then complete a line (Pons' ``moveScore``)."""
+    return popcount(winning_cells(pos | move, mask, geo))

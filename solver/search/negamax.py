@@ -1,0 +1,236 @@
+"""The search: an exact negamax over Pons scores, with a null window, a transposition table and a book.
+
+**Pons scores.** Inside the kernels a position's value is Pons' integer score for the side to move:
+0 a draw, ``floor((cells - T) / 2) + 1`` a win whose last move is ply ``T`` (the pieces on the board
+right after it), its negative a loss. The winner wants it large (an early ``T``), the loser small in
+size (a late ``T``): negamax over this score is the tables' rule (winner fastest, loser slowest),
+and since the parity of ``T`` is the winner's, the score gives the plies to the end exactly
+(:func:`solver.search.engine.score_byte` turns it into the project's score byte).
+
+**The search** (Pons' ``Solver.cpp``, then Steininger's ``c4``):
+
+* :func:`solve` narrows the score window with null-window probes ``(med, med + 1)``, each a
+  :func:`negamax` that only says "above" or "not above"; it starts at the side of 0 the window is
+  larger on (a draw or a win is the common answer near the centre);
+* :func:`negamax` requires that the side to move cannot win at once; it plays only the moves that
+  do not lose at once (:func:`solver.search.bitboard.non_losing_moves`), bounds the score by the
+  earliest win or loss still possible, reads and writes bounds in the transposition table under
+  the canonical key (a position and its mirror share them), looks a position up in the book at
+  the book's depth, tries an *enhanced transposition cut-off* (a child whose stored bound already
+  proves the cut-off) before searching the children, and searches them in order
+  (:mod:`solver.search.ordering`);
+* nothing aborted is ever stored: when the stop flag (``control[STOP]``) is set, every level
+  returns at once without writing, so a search cut short leaves only true bounds behind.
+
+The kernels are compiled once (``cache=True``: later runs load them from numba's cache) and run
+without the GIL, so a worker thread can run one while the caller waits (:mod:`solver.search.engine`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bitboard import (
+    G_CELLS,
+    G_COLMASK,
+    G_COLS,
+    G_ORDER,
+    ZERO,
+    can_win_next,
+    canonical,
+    has_line,
+    key_of,
+    non_losing_moves,
+    popcount,
+    possible,
+)
+from .ordering import order_moves
+from .transposition import get, put, unpack
+
+STOP, NODES = 0, 1
+"""Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel)."""
+
+NO_MOVE = -128
+"""A full column's entry in :func:`solve_moves`."""
+
+ETC_MIN_EMPTY = 16
+"""Enhanced transposition cut-offs are tried only with at least this many empty cells: near the end probing every
+child costs more than it saves (at 12, Pons' End-Easy set ran five times slower); at 16, 12 positions of Begin-Medium
+searched 16 % fewer nodes than without (20: 10 %, 26: 3 %)."""
+
+
+@njit(cache=True, nogil=True)
+def _trunc_half(x: np.int64) -> np.int64:
+    """``x / 2`` rounded towards zero (C++'s division, as Pons' window heuristic uses it)."""
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@njit(cache=True, nogil=True)
+def book_score(key: np.uint64, pieces: np.int64, cells: np.int64, keys: np.ndarray, scores: np.ndarray) -> np.int64:
+    """The Pons score the book holds for a canonical key, or :data:`NO_MOVE` when it holds none.
+
+    The book stores the project's score byte (``100 - d`` a win in ``d`` plies, ``-(100 - d)`` a loss, 0 a draw).
+    """
+    if keys.size == 0:
+        return np.int64(NO_MOVE)
+    at = np.searchsorted(keys, key)
+    if at >= keys.size or keys[at] != key:
+        return np.int64(NO_MOVE)
+    byte = np.int64(scores[at])
+    if byte == 0:
+        return np.int64(0)
+    last = pieces + 100 - abs(byte)
+    size = (cells - last) // 2 + 1
+    return size if byte > 0 else -size
+
+
+@njit(cache=True, nogil=True)
+def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
+    """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``."""
+    best = np.int64(NO_MOVE)
+    child_pos = pos ^ mask
+    for c in range(np.int64(geo[G_COLS])):
+        move = moves & geo[G_COLMASK + c]
+        if move == ZERO:
+            continue
+        stored = get(table, canonical(key_of(child_pos, mask | move, geo), geo))
+        if stored:
+            bound, lower = unpack(stored)
+            if not lower and -bound >= beta and -bound > best:
+                best = -bound
+    return best
+
+
+@njit(cache=True, nogil=True)
+def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and the children, kept in one kernel for speed
+    pos: np.uint64,
+    mask: np.uint64,
+    alpha: np.int64,
+    beta: np.int64,
+    geo: np.ndarray,
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    control: np.ndarray,
+    scratch: np.ndarray,
+) -> np.int64:
+    """The score of a position in the window ``(alpha, beta)``, fail-soft (module docstring); the side to move cannot win at once."""
+    control[NODES] += 1
+    cells = np.int64(geo[G_CELLS])
+    pieces = np.int64(popcount(mask))
+    moves = non_losing_moves(pos, mask, geo)
+    if moves == ZERO:
+        return -((cells - pieces) // 2)
+    if pieces >= cells - 2:
+        return np.int64(0)
+    alpha = max(alpha, -((cells - 2 - pieces) // 2))
+    beta = min(beta, (cells - 1 - pieces) // 2)
+    if alpha >= beta:
+        return alpha
+    key = canonical(key_of(pos, mask, geo), geo)
+    stored = get(table, key)
+    if stored:
+        bound, lower = unpack(stored)
+        if lower:
+            alpha = max(alpha, bound)
+        else:
+            beta = min(beta, bound)
+        if alpha >= beta:
+            return alpha if lower else beta
+    if pieces <= book[2]:
+        known = book_score(key, pieces, cells, book[0], book[1])
+        if known != NO_MOVE:
+            return known
+    if cells - pieces >= ETC_MIN_EMPTY:
+        cut = _etc(pos, mask, geo, table, moves, beta)
+        if cut != NO_MOVE:
+            return cut
+    count = order_moves(pos, mask, moves, geo, scratch, pieces)
+    for i in range(count):
+        score = -negamax(pos ^ mask, mask | scratch[pieces, i], -beta, -alpha, geo, table, book, control, scratch)
+        if control[STOP]:
+            return np.int64(0)
+        if score >= beta:
+            put(table, key, score, True, pieces)
+            return score
+        alpha = max(alpha, score)
+    put(table, key, alpha, False, pieces)
+    return alpha
+
+
+@njit(cache=True, nogil=True)
+def solve(
+    pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, book: tuple[np.ndarray, np.ndarray, np.int64], control: np.ndarray, scratch: np.ndarray
+) -> np.int64:
+    """The exact Pons score of a position that is not over, by null-window probes (Pons' ``solve``); 0 if stopped."""
+    cells = np.int64(geo[G_CELLS])
+    pieces = np.int64(popcount(mask))
+    if can_win_next(pos, mask, geo):
+        return (cells + 1 - pieces) // 2
+    low, high = -((cells - pieces) // 2), (cells + 1 - pieces) // 2
+    while low < high and not control[STOP]:
+        med = low + (high - low) // 2
+        if med <= 0 and _trunc_half(low) < med:
+            med = _trunc_half(low)
+        elif med >= 0 and _trunc_half(high) > med:
+            med = _trunc_half(high)
+        found = negamax(pos, mask, med, med + 1, geo, table, book, control, scratch)
+        if found <= med:
+            high = found
+        else:
+            low = found
+    return low
+
+
+@njit(cache=True, nogil=True)
+def solve_moves(
+    pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, book: tuple[np.ndarray, np.ndarray, np.int64], control: np.ndarray, scratch: np.ndarray
+) -> np.ndarray:
+    """Each column's Pons score for the player making the move (index = column), :data:`NO_MOVE` for a full one.
+
+    The columns are solved centre first (their searches share the table); a move that completes a line wins at once.
+    """
+    cols = np.int64(geo[G_COLS])
+    cells = np.int64(geo[G_CELLS])
+    pieces = np.int64(popcount(mask))
+    out = np.full(cols, NO_MOVE, dtype=np.int64)
+    free = possible(mask, geo)
+    for slot in range(cols):
+        c = np.int64(geo[G_ORDER + slot])
+        move = free & geo[G_COLMASK + c]
+        if move == ZERO or control[STOP]:
+            continue
+        if has_line(pos | move, geo):
+            out[c] = (cells + 1 - pieces) // 2
+        elif pieces + 1 == cells:
+            out[c] = 0
+        else:
+            out[c] = -solve(pos ^ mask, mask | move, geo, table, book, control, scratch)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def plain_negamax(pos: np.uint64, mask: np.uint64, alpha: np.int64, beta: np.int64, geo: np.ndarray, control: np.ndarray) -> np.int64:
+    """The baseline of the benchmark: alpha-beta over Pons scores, columns left to right, no table, no ordering."""
+    control[NODES] += 1
+    cells = np.int64(geo[G_CELLS])
+    pieces = np.int64(popcount(mask))
+    if pieces == cells:
+        return np.int64(0)
+    free = possible(mask, geo)
+    cols = np.int64(geo[G_COLS])
+    for c in range(cols):
+        move = free & geo[G_COLMASK + c]
+        if move != ZERO and has_line(pos | move, geo):
+            return (cells + 1 - pieces) // 2
+    best = -np.int64(cells)
+    for c in range(cols):
+        move = free & geo[G_COLMASK + c]
+        if move == ZERO:
+            continue
+        score = -plain_negamax(pos ^ mask, mask | move, -beta, -alpha, geo, control)
+        best = max(best, score)
+        alpha = max(alpha, score)
+        if alpha >= beta or control[STOP]:
+            break
+    return best

@@ -1,0 +1,234 @@
+"""Positions for the engine: a board's code or a move string turned into bitboards, checked, and keyed.
+
+A board comes in as anything :func:`solver.encoding.board.parse` reads (its base-3 code:
+cell ``row * cols + col`` from the top-left, 1 X, 2 O), or as the move string Connect Four
+players write: the columns played, 1 to ``cols``, first move first (``"4453"``). Either becomes
+a :class:`Position`: the side to move's pieces and every piece as column bitboards
+(:mod:`solver.search.bitboard`), the pieces on the board, and the base-3 code.
+
+A board the engine is given must be a position of a game that goes on; otherwise
+:class:`~solver.errors.InvalidBoardError` says what is wrong and where: piece counts that no
+alternating game gives, a piece above an empty cell, a line already made or a full board (the
+game is over: nothing to search), or columns that no order of moves stacks.
+
+>>> game = engine_game("connect4")
+>>> p = from_moves(game, "4453")
+>>> p.pieces, render(game, p.code).split("/")[-2:]
+(4, ['...O...', '..OXX..'])
+>>> from_moves(game, "4453").code == position_of(game, p.code).code
+True
+>>> key_of_code(game, p.code) == key_of_code(game, from_moves(game, "4435").code)  # its mirror image: one key
+True
+>>> code_of_key(game, key_of_code(game, p.code)) in (p.code, from_moves(game, "4435").code)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ..encoding.board import Board, masks, parse, render
+from ..errors import InvalidBoardError, InvalidGameError, quote
+from ..rules.game import Game, parse_game
+from ..rules.gravity import stacking_order
+from .bitboard import G_BOTTOM, canonical, fits, geometry, has_line, mirror_key
+
+Moves = str | Sequence[int]
+"""A move string: ``"4453"`` (columns 1 to ``cols``, for boards of at most 9 columns) or a sequence of those numbers."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position of a game that goes on, as the engine reads it.
+
+    :param pos: the side to move's pieces (column bitboard, :mod:`solver.search.bitboard`).
+    :param mask: every piece.
+    :param pieces: the pieces on the board (the ply: 0 is the empty board).
+    :param code: the board's base-3 code (:mod:`solver.encoding.board`).
+    """
+
+    pos: int
+    mask: int
+    pieces: int
+    code: int
+
+
+def engine_game(game: Game | str) -> Game:
+    """The game, if the engine plays it: a gravity game in normal play whose board fits a 64-bit column bitboard.
+
+    :raises InvalidGameError: naming the game and why (misère, no gravity, too big).
+    """
+    found = parse_game(game)
+    if found.variant == "gravity-misere":
+        raise InvalidGameError(f"the engine plays gravity games in normal play only, and {found.name} is misère play: its table answers it where one is built")
+    if found.variant != "gravity":
+        raise InvalidGameError(f"the engine plays gravity games (Connect Four's family, e.g. '6x7k4-gravity'), and {found.name} has no gravity")
+    if not fits(found.rows, found.cols):
+        raise InvalidGameError(f"{found.name} does not fit the engine's 64-bit column bitboard: columns x (rows + 1) = {found.cols * (found.rows + 1)} > 64")
+    return found
+
+
+@cache
+def geometry_of(game: Game) -> np.ndarray:
+    """The kernels' geometry array of a game (:func:`solver.search.bitboard.geometry`), made once; not to be written."""
+    return geometry(game.rows, game.cols, game.k)
+
+
+def bit_of(game: Game, cell: int) -> int:
+    """The bitboard bit of a cell (project numbering: row 0 is the top)."""
+    row, col = game.coords(cell)
+    return col * (game.rows + 1) + (game.rows - 1 - row)
+
+
+def cell_of(game: Game, bit: int) -> int:
+    """The cell (project numbering) of a bitboard bit: the inverse of :func:`bit_of`."""
+    col, height = divmod(bit, game.rows + 1)
+    return game.cell(game.rows - 1 - height, col)
+
+
+def _to_bits(game: Game, cells: int) -> int:
+    return sum(1 << bit_of(game, cell) for cell in range(game.cells) if cells >> cell & 1)
+
+
+def _cells_of(game: Game, bits: int) -> list[tuple[int, int]]:
+    return [game.coords(cell_of(game, b)) for b in range(bits.bit_length()) if bits >> b & 1]
+
+
+def position_of(game: Game, board: Board) -> Position:
+    """The position of a board (anything :func:`solver.encoding.board.parse` reads), checked (module docstring).
+
+    :raises InvalidBoardError: saying what is wrong and where.
+    """
+    code = parse(board, game)[1]
+    x, o = masks(game, code)
+    nx, no = x.bit_count(), o.bit_count()
+    shown = render(game, code)
+    if nx - no not in (0, 1):
+        raise InvalidBoardError(f"{shown} has {nx} X and {no} O: X moves first, so X has as many pieces as O or one more")
+    xb, ob = _to_bits(game, x), _to_bits(game, o)
+    _check_stacked(game, shown, xb | ob)
+    _check_goes_on(game, code, xb, ob)
+    if stacking_order(game.rows, game.cols, x, o) is None:
+        raise InvalidBoardError(f"{shown} is not a reachable position: no order of moves stacks these columns, X first and in turn")
+    mover = xb if nx == no else ob
+    return Position(mover, xb | ob, nx + no, code)
+
+
+def _check_stacked(game: Game, shown: str, mask: int) -> None:
+    geo = geometry_of(game)
+    floating = mask & ~((mask << 1) | int(geo[G_BOTTOM])) & ((1 << 64) - 1)
+    if floating:
+        (row, col), *_ = _cells_of(game, floating)
+        raise InvalidBoardError(
+            f"{shown}: the piece at (row {row}, col {col}) floats: the cell below it is empty (a piece falls to the lowest empty cell of its column)"
+        )
+
+
+def _check_goes_on(game: Game, code: int, xb: int, ob: int) -> None:
+    geo = geometry_of(game)
+    for who, bits in (("X", xb), ("O", ob)):
+        if has_line(np.uint64(bits), geo):
+            raise InvalidBoardError(f"{render(game, code)}: the game is over, {who} has a line of {game.k}: nothing is left to search")
+    if (xb | ob).bit_count() == game.cells:
+        raise InvalidBoardError(f"{render(game, code)}: the board is full, the game is over (a draw): nothing is left to search")
+
+
+def from_moves(game: Game, moves: Moves) -> Position:
+    """The position after a move string: ``"4453"`` (columns 1 to ``cols``, first move first) or ``[4, 4, 5, 3]``.
+
+    The moves are played on the bitboards, so the position is reachable by construction.
+
+    :raises InvalidBoardError: for a column that is not a number from 1 to ``cols``, a full column, a move
+        played after the game ended, or a string whose last move ends the game; each names the move (its number
+        in the string) and the column.
+    """
+    columns = _columns(game, moves)
+    pos, mask = _play(game, moves, columns)
+    if len(columns) > 1 and has_line(np.uint64(pos), geometry_of(game)):
+        _play(game, moves, columns, check=True)  # names the move that ended the game
+    where = Position(pos, mask, len(columns), _code(game, pos, mask, len(columns)))
+    _check_goes_on(game, where.code, pos, mask ^ pos)
+    return where
+
+
+def _play(game: Game, moves: Moves, columns: list[int], *, check: bool = False) -> tuple[int, int]:
+    """``(pos, mask)`` after the columns; ``check``: raise at a move that follows a line (a line stays on the board)."""
+    geo = geometry_of(game)
+    stride = game.rows + 1
+    pos = mask = 0
+    for number, col in enumerate(columns, start=1):
+        move = (mask + (1 << col * stride)) & (((1 << game.rows) - 1) << col * stride)
+        if not move:
+            raise InvalidBoardError(f"move {number} of {quote(moves)} is in column {col + 1}, which is full")
+        pos, mask = pos ^ mask, mask | move
+        if check and number < len(columns) and has_line(np.uint64(mask ^ pos), geo):
+            raise InvalidBoardError(f"move {number} of {quote(moves)} completes a line: the game is over, and {len(columns) - number} more moves follow it")
+    return pos, mask
+
+
+def _code(game: Game, pos: int, mask: int, pieces: int) -> int:
+    """The base-3 code of bitboards (``pos`` the side to move's pieces)."""
+    mover, other = (1, 2) if pieces % 2 == 0 else (2, 1)
+    return sum((mover if pos >> bit & 1 else other) * power for bit, power in _powers(game) if mask >> bit & 1)
+
+
+@cache
+def _powers(game: Game) -> tuple[tuple[int, int], ...]:
+    """Each bitboard bit with ``3 ** cell`` of its cell."""
+    return tuple((bit_of(game, cell), 3**cell) for cell in range(game.cells))
+
+
+def _columns(game: Game, moves: Moves) -> list[int]:
+    if isinstance(moves, str):
+        if game.cols > 9:
+            raise InvalidBoardError(f"{game.name} has {game.cols} columns: write its moves as a list of numbers, not a string")
+        text = moves.strip()
+        if text.isdigit() and "0" not in text and max(text) <= str(game.cols):
+            return [ord(ch) - ord("1") for ch in text]
+        items: Sequence[object] = [int(ch) if ch.isdigit() else ch for ch in text]
+    else:
+        items = list(moves)
+    columns = []
+    for number, item in enumerate(items, start=1):
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer)) or not 1 <= int(item) <= game.cols:
+            raise InvalidBoardError(f"move {number} of {quote(moves)} is {quote(item)}: a move is a column from 1 to {game.cols}")
+        columns.append(int(item) - 1)
+    return columns
+
+
+def key_of(game: Game, position: Position) -> int:
+    """The canonical key of a position (:mod:`solver.search.bitboard`): ``pos + mask + bottom``, or its mirror's if smaller."""
+    geo = geometry_of(game)
+    return int(canonical(np.uint64(position.pos + position.mask + int(geo[G_BOTTOM])), geo))
+
+
+def key_of_code(game: Game, board: Board) -> int:
+    """The canonical key of a board (checked as :func:`position_of` checks it)."""
+    return key_of(game, position_of(game, board))
+
+
+def code_of_key(game: Game, key: int) -> int:
+    """The base-3 code of the position a key names (the key's own orientation, not its mirror's)."""
+    stride = game.rows + 1
+    pieces = sum(_height(key >> (c * stride) & ((1 << stride) - 1)) for c in range(game.cols))
+    code = 0
+    for c in range(game.cols):
+        field = key >> (c * stride) & ((1 << stride) - 1)
+        for h in range(_height(field)):
+            mover = field >> h & 1
+            digit = (1 if mover else 2) if pieces % 2 == 0 else (2 if mover else 1)
+            code += digit * 3 ** game.cell(game.rows - 1 - h, c)
+    return code
+
+
+def _height(field: int) -> int:
+    return field.bit_length() - 1
+
+
+def mirrored(game: Game, key: int) -> int:
+    """The key of the mirror image of the position a key names."""
+    return int(mirror_key(np.uint64(key), geometry_of(game)))

@@ -1,0 +1,110 @@
+"""The transposition table: bounds on the scores of positions searched before, in a fixed block of memory.
+
+One entry is one ``uint64``, written and read whole, so that threads sharing the table never see
+half of an entry (no torn writes, no lock):
+
+==========  =================================================================================
+bits        what
+==========  =================================================================================
+0..6        the score + 64 (a Pons score, |score| <= 33), never 0: an entry of 0 is empty
+7           1: the score is a lower bound, 0: an upper bound
+8..15       the pieces on the board (how deep the position is: fewer pieces, more work below)
+16..63      the tag: the hashed key's top 48 bits (the bucket is chosen by its low bits, at least 16 of them)
+==========  =================================================================================
+
+The key is mixed by an invertible hash (the SplitMix64 finaliser), so the bucket and the tag
+together name the key exactly: a hit is never another position's. The key is the canonical one
+(:func:`solver.search.bitboard.canonical`): a position and its mirror share their entry.
+
+A bucket is two entries (Steininger's two tiers, Breuker's TwoDeep): the first keeps the deeper
+position (fewer pieces: the bigger search it saves), the second takes whatever the first refused.
+
+>>> table = new_table(1 << 20)
+>>> table.size, table.dtype.name
+(131072, 'uint64')
+>>> key = np.uint64(12345)
+>>> put(table, key, 7, True, 10)
+>>> get(table, key), get(table, np.uint64(54321))
+(199, 0)
+>>> unpack(get(table, key))
+(7, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+ENTRY_BYTES = 8
+"""Bytes an entry: one ``uint64``."""
+
+MIN_BYTES = 1 << 20
+"""The smallest table: 131,072 entries (and at least 2**16 buckets keep the tag within 48 bits)."""
+
+SCORE_BIAS = 64
+LOWER = 128
+
+
+def entries_for(size_bytes: int) -> int:
+    """The entries of a table of at most ``size_bytes`` (a power of two, at least :data:`MIN_BYTES` worth)."""
+    entries = max(size_bytes, MIN_BYTES) // ENTRY_BYTES
+    return 1 << (entries.bit_length() - 1)
+
+
+def new_table(size_bytes: int) -> np.ndarray:
+    """An empty table of at most ``size_bytes`` (rounded down to a power of two, at least :data:`MIN_BYTES`).
+
+    Its memory is written once here (about 20 ms for 128 MiB), so that the searches do not pay a page fault
+    at each first touch of a page (a first search would be many times slower than the next).
+    """
+    table = np.empty(entries_for(size_bytes), dtype=np.uint64)
+    table.fill(0)
+    return table
+
+
+@njit(cache=True, nogil=True)
+def mix(key: np.uint64) -> np.uint64:
+    """SplitMix64's finaliser: a bijection of 64-bit words that spreads every bit of the key."""
+    key ^= key >> np.uint64(30)
+    key *= np.uint64(0xBF58476D1CE4E5B9)
+    key ^= key >> np.uint64(27)
+    key *= np.uint64(0x94D049BB133111EB)
+    key ^= key >> np.uint64(31)
+    return key
+
+
+@njit(cache=True, nogil=True)
+def _slot_and_tag(table: np.ndarray, key: np.uint64) -> tuple[np.int64, np.uint64]:
+    buckets = np.uint64(table.size >> 1)
+    h = mix(key)
+    return np.int64(h & (buckets - np.uint64(1))) * 2, h >> np.uint64(16)
+
+
+@njit(cache=True, nogil=True)
+def get(table: np.ndarray, key: np.uint64) -> np.int64:
+    """The stored byte of a key (score and bound, :func:`unpack`), 0 when absent."""
+    slot, tag = _slot_and_tag(table, key)
+    for i in range(2):
+        entry = table[slot + i]
+        if entry >> np.uint64(16) == tag and entry != np.uint64(0):
+            return np.int64(entry & np.uint64(0xFF))
+    return np.int64(0)
+
+
+@njit(cache=True, nogil=True)
+def put(table: np.ndarray, key: np.uint64, score: np.int64, lower: bool, pieces: np.int64) -> None:
+    """Store a bound on a key's score: in the first tier if it is as deep or the same key, else in the second."""
+    slot, tag = _slot_and_tag(table, key)
+    value = np.uint64(score + SCORE_BIAS) | (np.uint64(LOWER) if lower else np.uint64(0))
+    entry = (tag << np.uint64(16)) | (np.uint64(pieces) << np.uint64(8)) | value
+    first = table[slot]
+    if first == np.uint64(0) or first >> np.uint64(16) == tag or np.int64((first >> np.uint64(8)) & np.uint64(0xFF)) >= pieces:
+        table[slot] = entry
+    else:
+        table[slot + 1] = entry
+
+
+@njit(cache=True, nogil=True)
+def unpack(stored: np.int64) -> tuple[np.int64, bool]:
+    """``(score, is_lower_bound)`` of a stored byte from :func:`get` (not 0)."""
+    return (stored & np.int64(127)) - np.int64(SCORE_BIAS), (stored & np.int64(LOWER)) != 0

@@ -1,0 +1,320 @@
+"""The Connect Four engine (solver/search/) checked against the rules, the tables, the independent reference and published results.
+
+1. the engine's bitboard rule against the gravity ``Rules`` on every reachable board of small games: the moves,
+   the lines, the finished boards, and the engine's checks of a board against the rule's verdict;
+2. the engine against every position of small gravity tables (the dense build): value, plies and every move;
+3. the engine against the plain reference of tests/reference.py (no code shared) on random positions of bigger boards;
+4. Pons' six test sets (``../shared/data/connect4/pons_tests``, skipped where absent): the fast ones whole or
+   sampled, the slow ones a few positions; every score exact;
+5. Böck's ply-8 distances to the end (``../shared/data/connect4/boeck_books``), sampled, and his per-ply counts
+   against the book builder's enumeration of positions;
+6. a time budget and Ctrl-C stop a search with a clear error and the engine answers right afterwards; the same
+   answer twice; bad boards, move strings and games refused with what and where.
+"""
+
+from __future__ import annotations
+
+import _thread
+import random
+import threading
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from reference import Reference, board_of, code
+
+from solver.errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout
+from solver.retrograde.dense import build_arrays
+from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
+from solver.rules.game import parse_game
+from solver.rules.score import UNREACHABLE, decode, parent_score
+from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, positions, score_byte
+from solver.search.bitboard import G_BOTTOM, has_line, possible
+from solver.search.position import bit_of, cell_of, geometry_of, position_of
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
+"""Published Connect Four results, beside the checkout (never copied into it)."""
+
+PONS = DATA / "pons_tests"
+BOECK = DATA / "boeck_books"
+
+SMALL = ["3x3k3-gravity", "3x4k3-gravity", "4x3k3-gravity", "2x5k3-gravity", "2x2k2-gravity", "3x4k4-gravity"]
+"""Gravity games whose every reachable board is compared with the rules and the dense table (7,157 positions at most)."""
+
+TABLE_GAMES = [*SMALL, pytest.param("4x4k4-gravity", marks=pytest.mark.slow), pytest.param("4x4k3-gravity", marks=pytest.mark.slow)]
+"""The dense tables compared position by position: the 16-cell ones (161,029 and 41,750 positions) in the slow set."""
+
+TABLE_BYTES = 1 << 22
+"""A small transposition table for the tests: answers do not depend on its size."""
+
+
+def engine(name: str) -> Engine:
+    return _engine(name)
+
+
+@cache
+def _engine(name: str) -> Engine:
+    return Engine(name, table_bytes=TABLE_BYTES)
+
+
+@cache
+def reachable(name: str) -> list[int]:
+    """Every reachable code of a small gravity game, from the independent reference (finished boards included)."""
+    game = parse_game(name)
+    ref = Reference(game.rows, game.cols, game.k, gravity=True)
+    return sorted(code(board) for board in ref.reachable())
+
+
+def _bits(game_name: str, code_: int) -> tuple[int, int]:
+    """X's and O's pieces as engine bitboards."""
+    game = parse_game(game_name)
+    board = board_of(code_, game.cells)
+    x = sum(1 << bit_of(game, cell) for cell, d in enumerate(board) if d == 1)
+    o = sum(1 << bit_of(game, cell) for cell, d in enumerate(board) if d == 2)
+    return x, o
+
+
+# -- 1. the bitboard rule against the gravity Rules --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_the_bitboard_moves_and_lines_are_the_gravity_rules_on_every_reachable_board(name: str) -> None:
+    game = parse_game(name)
+    rules, geo = game.rules, geometry_of(game)
+    for code_ in reachable(name):
+        x, o = _bits(name, code_)
+        status, _ = rules.judge(code_)
+        cells_x = sum(1 << cell for cell, d in enumerate(board_of(code_, game.cells)) if d == 1)
+        cells_o = sum(1 << cell for cell, d in enumerate(board_of(code_, game.cells)) if d == 2)
+        landing = possible(np.uint64(x | o), geo)
+        moves = sum(1 << cell_of(game, b) for b in range(64) if int(landing) >> b & 1)
+        assert moves == rules.moves(cells_x, cells_o), f"{name} {code_}: the landing cells differ"
+        lined = bool(has_line(np.uint64(x), geo)) or bool(has_line(np.uint64(o), geo))
+        assert lined == (status == LINE), f"{name} {code_}: a line the rules {'do not ' if lined else ''}see"
+        assert status in (IN_PLAY, LINE, DRAWN)
+
+
+@pytest.mark.parametrize("name", SMALL[:4])
+def test_the_engine_refuses_exactly_the_boards_the_rules_call_unreachable_or_finished(name: str) -> None:
+    game = parse_game(name)
+    rng = random.Random(7)
+    codes = reachable(name) + [rng.randrange(game.codes) for _ in range(3000)]
+    for code_ in codes:
+        status, _ = game.rules.judge(code_)
+        unreachable = status == INVALID or game.rules.violation(code_) is not None
+        try:
+            position_of(game, code_)
+            accepted = True
+        except InvalidBoardError:
+            accepted = False
+        assert accepted == (not unreachable and status == IN_PLAY), f"{name} {code_}: accepted={accepted}, status {status}"
+
+
+# -- 2. every position of the small tables -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", TABLE_GAMES)
+def test_the_engine_gives_every_position_of_a_small_table_its_score_and_every_move_its_childs(name: str) -> None:
+    game = parse_game(name)
+    table = build_arrays(game).score
+    eng = engine(name)
+    checked = 0
+    for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
+        if game.rules.judge(code_)[0] != IN_PLAY:
+            continue
+        answer = eng.solve(code_)
+        assert answer.score == table[code_], f"{name} {code_}: engine {answer.score}, table {table[code_]}"
+        digits = board_of(code_, game.cells)
+        mover = 1 if digits.count(1) == digits.count(2) else 2
+        for move in answer.moves:
+            child = code_ + mover * 3**move.cell
+            assert move.score == parent_score(int(table[child])), f"{name} {code_}: move {move.column}"
+        checked += 1
+    assert checked >= 5, "the game has positions to search"
+
+
+# -- 3. the independent reference on random positions of bigger boards ------------------------------------------------
+
+
+def random_position(ref: Reference, rng: random.Random, empty: int) -> tuple[int, ...] | None:
+    """A random game played until ``empty`` cells are left, or None when it ends first."""
+    board = tuple([0] * ref.cells)
+    while board.count(0) > empty:
+        moves = ref.moves(board)
+        board = ref.play(board, rng.choice(moves))
+        if ref.is_over(board):
+            return None
+    return board
+
+
+@pytest.mark.parametrize(
+    ("name", "empty", "count"), [("4x5k4-gravity", 12, 30), ("5x5k4-gravity", 11, 25), ("6x7k4-gravity", 10, 20), ("5x6k4-gravity", 11, 15)]
+)
+def test_the_engine_agrees_with_the_independent_reference_on_random_positions(name: str, empty: int, count: int) -> None:
+    game = parse_game(name)
+    ref = Reference(game.rows, game.cols, game.k, gravity=True)
+    rng = random.Random(name)
+    done = 0
+    while done < count:
+        board = random_position(ref, rng, empty)
+        if board is None:
+            continue
+        expected = ref.solve(board)
+        answer = engine(name).solve(code(board))
+        assert (answer.result, answer.plies) == (decode(expected.result * 99, 0)[0], expected.plies), f"{name} {board}"
+        best_cells = {move.cell for move in answer.moves if move.score == answer.score}
+        assert best_cells == set(expected.best), f"{name} {board}: best moves"
+        for cell, (result, plies) in ref.move_outcomes(board).items():
+            move = next(m for m in answer.moves if m.cell == cell)
+            assert (move.result, move.plies) == (decode(result * 99, 0)[0], plies), f"{name} {board}: move at {cell}"
+        done += 1
+
+
+# -- 4. Pons' test sets ------------------------------------------------------------------------------------------------
+
+PONS_SETS = [("Test_L3_R1", None), ("Test_L2_R1", None), ("Test_L1_R1", None), ("Test_L2_R2", 150), ("Test_L1_R2", 3), ("Test_L1_R3", 1)]
+"""Pons' sets with how many positions are checked (None: all 1,000); End-Easy, Middle-Easy, Begin-Easy and Middle-Medium
+take about 0.02, 0.1, 0.7 and 10 ms a position here, Begin-Medium and Begin-Hard seconds."""
+
+
+@pytest.mark.parametrize(("name", "sample"), PONS_SETS)
+def test_the_engine_gives_pons_test_positions_their_exact_scores(name: str, sample: int | None) -> None:
+    path = PONS / name
+    if not path.is_file():
+        pytest.skip(f"Pons' test set {name} is not beside the checkout (../shared/data/connect4/pons_tests)")
+    lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    if sample is not None:
+        lines = random.Random(name).sample(lines, sample)
+    eng = engine("connect4")
+    for moves, score in lines:
+        where = from_moves(eng.game, moves)
+        expected = score_byte(int(score), where.pieces, 42)
+        assert eng.score(moves=moves) == expected, f"{name} {moves}: Pons' score {score}"
+
+
+# -- 5. Böck's results -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("file", "game", "sample"),
+    [("c4_w5_h5_ply8_dte.csv", "5x5k4-gravity", 40), ("c4_w6_h5_ply8_dte.csv", "5x6k4-gravity", 12), ("c4_w7_h6_ply8_dte.csv", "connect4", 2)],
+)
+def test_the_engine_gives_boecks_ply_8_positions_their_distance_to_the_end(file: str, game: str, sample: int) -> None:
+    path = BOECK / file
+    if not path.is_file():
+        pytest.skip(f"Böck's ply-8 book {file} is not beside the checkout (../shared/data/connect4/boeck_books)")
+    rows = [line.split(",") for line in path.read_text().splitlines() if line and not line.startswith(("#", "moves"))]
+    eng = engine(game)
+    for moves, _board, ply, result, plies, _score in random.Random(file).sample(rows, sample):
+        answer = eng.solve(moves=moves)
+        assert (answer.result, answer.plies) == (result, int(plies)), f"{game} {moves} (ply {ply})"
+
+
+def test_the_positions_of_each_ply_counted_with_their_mirrors_are_boecks_counts() -> None:
+    path = DATA / "c4_7x6_per_ply_boeck.csv"
+    if not path.is_file():
+        pytest.skip("Böck's per-ply counts are not beside the checkout (../shared/data/connect4)")
+    counts = {int(r[0]): int(r[4]) - int(r[5]) for r in (line.split(",") for line in path.read_text().splitlines() if line[:1].isdigit())}
+    game = parse_game("connect4")
+    geo = geometry_of(game)
+    for ply, keys in positions(game, 8):
+        mirrors = np.array([key_of_code(game, code_of_key(game, int(k))) for k in keys[:50]], dtype=np.uint64)
+        assert (mirrors == keys[:50]).all(), "a key read back as a board keys the same"
+        symmetric = sum(1 for k in keys.tolist() if _mirror(game, k) == k)
+        assert 2 * len(keys) - symmetric == counts[ply], f"ply {ply}"
+        assert int(keys[0]) >= int(geo[G_BOTTOM])
+
+
+def _mirror(game: object, key: int) -> int:
+    from solver.search.position import mirrored
+
+    return mirrored(parse_game(str(game)), key)
+
+
+# -- 6. bounds, Ctrl-C, determinism, bad input ------------------------------------------------------------------------
+
+
+def test_a_search_past_its_budget_raises_and_the_engine_then_answers_right() -> None:
+    eng = Engine("connect4", table_bytes=TABLE_BYTES)
+    with pytest.raises(SearchTimeout, match=r"stopped at its budget of 0.05 s after .* give it more time"):
+        eng.solve(moves="", budget=0.05)
+    assert eng.score(moves="4455") == 97
+    assert eng.score(moves="2252576253462244111563365343671351441") == score_byte(-1, 37, 42)
+
+
+def test_ctrl_c_stops_a_search_with_a_clear_error_and_the_engine_then_answers_right() -> None:
+    eng = Engine("connect4", table_bytes=TABLE_BYTES)
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(SearchInterrupted, match="stopped at Ctrl-C after"):
+        eng.solve(moves="4")
+    timer.join()
+    assert eng.score(moves="44455554221") == -98
+
+
+def test_progress_is_reported_while_a_search_runs() -> None:
+    seen: list[tuple[int, float]] = []
+    eng = Engine("connect4", table_bytes=TABLE_BYTES)
+    with pytest.raises(SearchTimeout):
+        eng.solve(moves="", budget=1.2, progress=lambda nodes, seconds: seen.append((nodes, seconds)))
+    assert seen and seen[-1][0] > seen[0][0] > 0
+
+
+def test_the_same_position_gets_the_same_answer_twice_from_a_warm_and_a_cold_table() -> None:
+    eng = Engine("connect4", table_bytes=TABLE_BYTES)
+    first = eng.solve(moves="43443421")
+    second = eng.solve(moves="43443421")
+    eng.clear()
+    third = Engine("connect4", table_bytes=1 << 20).solve(moves="43443421")
+    assert first.moves == second.moves == third.moves and first.score == second.score == third.score
+
+
+def test_a_book_is_taken_as_exact_by_the_search() -> None:
+    """A score planted in a book (a wrong one on purpose) is what the search answers: the hook is read, at the root and below it."""
+    game = parse_game("4x5k4-gravity")
+    centre = from_moves(game, "3")
+    honest = Engine(game, table_bytes=TABLE_BYTES).score(centre.code)
+    planted = -82 if honest != -82 else 0  # a loss in 18 plies: a score the position could have
+    book = ArrayBook(game, 1, np.array([key_of_code(game, centre.code)], dtype=np.uint64), np.array([planted], dtype=np.int8))
+    assert Engine(game, table_bytes=TABLE_BYTES, book=book).score(moves="3") == planted
+    assert Engine(game, table_bytes=TABLE_BYTES, book=book).solve(moves="").moves[2].score == parent_score(planted)
+
+
+@pytest.mark.parametrize(
+    ("board", "said"),
+    [
+        ("......./......./......./......./...X.../.......", r"piece at \(row 4, col 3\) floats"),
+        ("......./......./......./......./......./...XX..", "2 X and 0 O"),
+        ("......./......./..O..../..OX.../..OX.../..OXX..", "the game is over, O has a line of 4"),
+        ("......./......./......./......./X....../O......", "no order of moves stacks these columns"),
+    ],
+)
+def test_a_bad_connect_four_board_is_refused_saying_what_and_where(board: str, said: str) -> None:
+    with pytest.raises(InvalidBoardError, match=said):
+        engine("connect4").solve(board)
+
+
+@pytest.mark.parametrize(
+    ("moves", "said"),
+    [
+        ("4448", "move 4 of '4448' is 8: a move is a column from 1 to 7"),
+        ("4444444", "move 7 of '4444444' is in column 4, which is full"),
+        ("1212121", "the game is over, X has a line"),
+        ("12121213", "move 7 of '12121213' completes a line"),
+    ],
+)
+def test_a_bad_move_string_is_refused_naming_the_move(moves: str, said: str) -> None:
+    with pytest.raises(InvalidBoardError, match=said):
+        engine("connect4").solve(moves=moves)
+
+
+def test_a_full_board_is_refused_as_a_game_that_is_over() -> None:
+    with pytest.raises(InvalidBoardError, match="the board is full"):
+        engine("3x4k4-gravity").solve("XOXO/OXOX/XOXO")
+
+
+@pytest.mark.parametrize(("name", "said"), [("4x4k4-gravity-misere", "normal play only"), ("3x3k3", "no gravity"), ("8x7k4-gravity", "does not fit")])
+def test_a_game_the_engine_does_not_play_is_refused_by_name(name: str, said: str) -> None:
+    with pytest.raises(InvalidGameError, match=said):
+        Engine(name)
