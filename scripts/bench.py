@@ -751,6 +751,103 @@ def _batch_side(python: str, checkout: Path, config: dict[str, Any]) -> dict[str
     return figures
 
 
+POSITIONS_CHILD = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])  # the checkout measured: this one, or the code before (--before)
+import solver
+
+config = json.loads(sys.argv[2])
+game, few, many = config["game"], config["few"], config["many"]
+solver.table_for(game, build=False)  # opened once: every figure below is a look-up of an open table
+for code in few + many:
+    solver.best_move(code, game=game)  # the blocks of the warm positions decoded and checked
+
+
+def each(codes, ask):
+    def run():
+        for code in codes:
+            ask(code)
+    return run
+
+
+lookup = solver.lookup
+asks = {
+    "lookup": lambda code: lookup(code, game=game),
+    "is_over": lambda code: lookup(code, game=game).is_over,
+    "to_move": lambda code: lookup(code, game=game).to_move,
+    "best_move": lambda code: solver.best_move(code, game=game),
+    "best_moves_and_moves": lambda code: (lambda p: (p.best_moves, p.moves))(lookup(code, game=game)),
+}
+out = {"load": os.getloadavg()[0]}
+for label, codes, number in (("warm", few, 400), ("spread", many, 10)):
+    best = {key: float("inf") for key in asks}
+    for _ in range(7):  # interleaved: each repeat measures every question once, so the load falls on all alike
+        for key, ask in asks.items():
+            run = each(codes, ask)
+            started = time.perf_counter()
+            for _ in range(number):
+                run()
+            best[key] = min(best[key], (time.perf_counter() - started) / number / len(codes))
+    out.update({f"{label}_{key}": value for key, value in best.items()})
+print(json.dumps(out))
+"""
+"""One side of :func:`bench_position_costs`, in a process of its own, through the public API only (``solver.lookup``,
+``solver.best_move``, ``Position``), so that the same text measures this checkout and the code before."""
+
+
+def bench_position_costs(path: Path | None, before: Path | None, before_python: str) -> None:
+    """Issue 29, point 5: what one position costs on a compact table, ``solver.lookup(int)`` against ``.is_over``,
+    ``.to_move``, ``solver.best_move`` and ``.best_moves`` with ``.moves``, warm (5 positions, their blocks cached) and
+    spread (200 random positions in play), in the same run; with ``before``, the same text on that checkout too,
+    alternated, two runs each. Without a table, 3x6k3 is built first (about 10 s)."""
+    with tempfile.TemporaryDirectory() as name:
+        if path is None:
+            from solver.api import Tablebase
+
+            started = time.perf_counter()
+            path = Tablebase(table_dir=name).table("3x6k3", build=True).path
+            assert path is not None
+            print(f"   (3x6k3 built in {time.perf_counter() - started:.1f} s)")
+        table = _open_compact(path)
+        if path.name != f"{table.game.name}.ttt":
+            raise SystemExit(f"--positions wants the table file named after its game, <game>.ttt (found {path.name})")
+        from solver.rules.base import IN_PLAY
+
+        codes = _reachable_codes(table.game, 4000, 29)
+        playing = [int(code) for code in codes[table.game.rules.statuses(codes) == IN_PLAY] if table.at(int(code)).pieces < table.game.cells - 1]
+        config = {"game": table.game.name, "few": playing[:5], "many": playing[5:205]}
+        sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
+        runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
+        environment = {**os.environ, "SOLVED_TICTACTOE_DIR": str(path.parent)}
+        for _ in range(2):
+            for side, python, checkout in sides:
+                done = subprocess.run(
+                    [python, "-c", POSITIONS_CHILD, str(checkout), json.dumps(config)], capture_output=True, text=True, cwd=checkout, env=environment
+                )
+                if done.returncode:
+                    raise RuntimeError(f"the position benchmark failed on {checkout}: {done.stderr.strip()[-2000:]}")
+                runs[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    _report_position_costs(runs, table.game.name)
+
+
+def _report_position_costs(runs: dict[str, list[dict[str, float]]], game: str) -> None:
+    """The figures of :func:`bench_position_costs`: per side the smallest time of each measure over its runs, and each
+    question's cost in look-ups of the same run (the targets: ``is_over`` within 1.2, ``best_move`` within 3)."""
+    loads = ", ".join(f"{side} {run['load']:.1f}" for side, found in runs.items() for run in found)
+    print(f"\n{game}: what a position costs (load average at each run's start: {loads})")
+    targets = {"is_over": 1.2, "to_move": 1.2, "best_move": 3.0}
+    for label in ("warm", "spread"):
+        for side, found in runs.items():
+            best = {key: min(run[key] for run in found) for key in found[0] if key.startswith(label + "_")}
+            base = best[f"{label}_lookup"]
+            report(f"{game} {label}, {side}: lookup(int)", base * 1e6, "us")
+            for key in ("is_over", "to_move", "best_move", "best_moves_and_moves"):
+                ratio = best[f"{label}_{key}"] / base
+                limit = targets.get(key) if side == "after" else None
+                shown = f"<= {limit}x lookup" if limit is not None else ""
+                report(f"  {key} ({best[f'{label}_{key}'] * 1e6:.1f} us)", ratio, "x lookup", shown, None if limit is None else ratio <= limit)
+
+
 def bench_5x5k4_batch_decodes() -> None:
     """The blocks a batch of 1 M random reachable 5x5k4 codes decodes, counted from the game's index and rules
     alone (no table needed, none timed): the code before decoded the blocks of each part of a batch split over
@@ -1058,7 +1155,8 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
+    """The command line of the benchmark: which sections to run, on which tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3x3 only")
     parser.add_argument("--grader", action="store_true", help="only the grader's figures: a player's process started with and without the sandbox")
@@ -1082,9 +1180,23 @@ def main() -> None:
     parser.add_argument(
         "--batch", metavar="TABLE", type=Path, help="only the batch figures (lookup_codes, .best) on this compact <game>.ttt (4x5k4 for the manual)"
     )
-    parser.add_argument("--before", metavar="CHECKOUT", type=Path, help="with --batch, also measure the code of this checkout (the code before), alternated")
+    parser.add_argument(
+        "--positions",
+        metavar="TABLE",
+        nargs="?",
+        const="",
+        help="only what a position costs (lookup, is_over, best_move) on this compact <game>.ttt; without TABLE, 3x6k3 is built first",
+    )
+    parser.add_argument(
+        "--before", metavar="CHECKOUT", type=Path, help="with --batch or --positions, also measure the code of this checkout (the code before), alternated"
+    )
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
     add_connect4_options(parser)
+    return parser
+
+
+def main() -> None:
+    parser = _parser()
     args = parser.parse_args()
     machine = platform.processor() or platform.platform()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
@@ -1095,6 +1207,8 @@ def main() -> None:
         bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty)
     elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python)
+    elif args.positions is not None:
+        bench_position_costs(Path(args.positions) if args.positions else None, args.before, args.before_python)
     elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
     elif args.grader:

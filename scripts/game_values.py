@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver.rules.game import DENSE_MAX_CELLS, Game, parse_game  # noqa: E402
-from solver.store.locate import table_for  # noqa: E402
+from solver.store.tablebase import table_for  # noqa: E402
 from solver.tables import CompactTable, Table  # noqa: E402
 
 RESULT = {1: "X wins", 0: "draw", -1: "O wins"}

@@ -11,7 +11,8 @@
 
 ``lookup`` raises :class:`InvalidBoardError` (a ``ValueError``) for a board that
 is malformed or cannot occur; ``get`` returns a default instead. Tables other
-than 3x3 are built on first use and cached (:func:`table_for`, :mod:`solver.store.locate`). The
+than 3x3 are built on first use and kept open by the default :class:`Tablebase` (:func:`table_for`,
+:func:`default_tablebase`, :mod:`solver.store.tablebase`), the one owner of the sources of answers. The
 functions live in :mod:`solver.api`, which parses a ``game=`` name once per call. Boards and
 action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 (:mod:`solver.interop`, not imported here).
@@ -19,7 +20,24 @@ action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 
 from __future__ import annotations
 
-from .api import __version__, analyze, best_move, build_table, encode, forget, get, load_table, lookup, lookup_codes, table_for
+from .api import (
+    LocalTables,
+    Source,
+    TableAt,
+    Tablebase,
+    __version__,
+    analyze,
+    best_move,
+    build_table,
+    default_tablebase,
+    encode,
+    forget,
+    get,
+    load_table,
+    lookup,
+    lookup_codes,
+    table_for,
+)
 from .encoding.board import Board, encode_boards, parse
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, InvalidMoveError, PlayerError, SolverError, TableError
 from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
@@ -42,6 +60,7 @@ __all__ = [
     "InvalidBoardError",
     "InvalidGameError",
     "InvalidMoveError",
+    "LocalTables",
     "Move",
     "PlayerError",
     "PlayerFailure",
@@ -50,13 +69,17 @@ __all__ = [
     "Position",
     "Scores",
     "SolverError",
+    "Source",
     "Table",
+    "TableAt",
     "TableError",
+    "Tablebase",
     "Verdict",
     "__version__",
     "analyze",
     "best_move",
     "build_table",
+    "default_tablebase",
     "encode",
     "encode_boards",
     "forget",

@@ -1,13 +1,14 @@
 """The public functions: where a game name is parsed, once, and a :class:`Game` travels below.
 
 Every function here takes ``game=`` as a name (``"4x4"``), a :class:`Game` or None
-(tic-tac-toe), parses it at most once per call, and hands a :class:`Game` to the
-layers below (:mod:`solver.store.locate`, :mod:`solver.store.make`, :mod:`solver.tables.analysis`).
-:mod:`solver` re-exports them.
+(tic-tac-toe), parses it at most once per call, and answers through the default
+:class:`Tablebase` (:func:`solver.store.tablebase.default_tablebase`), the one owner of the
+sources of answers, the open tables and the trust policy. :mod:`solver` re-exports them.
 
-A look-up's table is remembered per ``game=`` (by name, or by the :class:`Game` object
-itself), so a later look-up of the same game costs one dictionary hit; :func:`forget`
-clears that memo and every table the store opened.
+A look-up's table is remembered by that Tablebase per ``game=`` (by name, or by the
+:class:`Game` object itself), so a later look-up of the same game costs one dictionary hit;
+:func:`forget` clears it. The front ends (:mod:`solver.cli`, :mod:`solver.web`) take a
+:class:`Tablebase` of their own or this one, and parse game names with :func:`parse_game`.
 """
 
 from __future__ import annotations
@@ -20,51 +21,39 @@ import numpy as np
 
 from .encoding.board import Board, parse
 from .encoding.moves import MoveSpec
-from .errors import InvalidBoardError
-from .rules.game import DEFAULT_GAME, Game, parse_game
-from .store import locate as store
+from .rules.game import Game, parse_game
 from .store import make as _builder
 from .store.make import BuildHook
-from .tables import DenseTable, Scores, Table, analysis
+from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
+from .tables import DenseTable, Scores, Table
 from .tables.analysis import GameAnalysis
 from .tables.position import Position
 
 __version__ = "0.1.0"
 
-_tictactoe: Table | None = None
-"""The tic-tac-toe table of ``lookup(board)`` without ``game=``."""
-_by_game: dict[object, Any] = {}
-"""The table of each ``game=`` a look-up was given, so later look-ups cost one dictionary
-hit: a name maps to its table, a :class:`Game` by ``id`` to ``(game, table)`` (hashing a
-Game costs more than the look-up). Cleared by :func:`forget`."""
+__all__ = [
+    "MIRROR_ENV",
+    "LocalTables",
+    "Source",
+    "TableAt",
+    "Tablebase",
+    "Want",
+    "analyze",
+    "best_move",
+    "build_table",
+    "default_tablebase",
+    "encode",
+    "forget",
+    "get",
+    "load_table",
+    "lookup",
+    "lookup_codes",
+    "parse_game",
+    "table_for",
+]
 
-
-def _default() -> Table:
-    global _tictactoe
-    if _tictactoe is None:
-        _tictactoe = store.table_for(DEFAULT_GAME)
-    return _tictactoe
-
-
-def _table_of(game: Game | str) -> Table:
-    """The table of ``game`` (the name parsed here, the table opened or built once), remembered for the next look-up."""
-    table = store.table_for(parse_game(game))  # raises for a malformed game
-    if len(_by_game) < 256:
-        if type(game) is str:
-            _by_game[game] = table
-        elif type(game) is Game:
-            _by_game[id(game)] = (game, table)  # the game is kept alive, so its id is not reused
-    return table
-
-
-def _table(game: Game | str | None) -> Table:
-    """The table of ``game=`` (tic-tac-toe for None), from the memo when it was asked for before."""
-    if game is None:
-        return _tictactoe or _default()
-    if type(game) is str:
-        return _by_game.get(game) or _table_of(game)
-    entry = _by_game.get(id(game))
-    return entry[1] if entry is not None and entry[0] is game else _table_of(game)
+_tablebase = default_tablebase()
+_lookup = _tablebase.lookup  # the look-up hot path: one attribute fewer a call
 
 
 def lookup(board: Board, *, game: Game | str | None = None) -> Position:
@@ -80,25 +69,12 @@ def lookup(board: Board, *, game: Game | str | None = None) -> Position:
         minute or a GiB of disk: build it first with ``table_for(game, build=True)`` or ``solve build``.
     :raises TableError: if the table file is broken.
     """
-    # _table() written out: this is the look-up hot path.
-    if game is None:
-        table = _tictactoe or _default()
-    elif type(game) is str:
-        table = _by_game.get(game) or _table_of(game)
-    else:
-        entry = _by_game.get(id(game))
-        table = entry[1] if entry is not None and entry[0] is game else _table_of(game)
-    if type(board) is int:
-        return table.at(board)
-    return table.at(parse(board, table.game)[1])
+    return _lookup(board, game=game)
 
 
 def get(board: Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
     """Like :func:`lookup`, but returns ``default`` for an invalid board."""
-    try:
-        return lookup(board, game=game)
-    except InvalidBoardError:
-        return default
+    return _tablebase.get(board, default, game=game)
 
 
 def best_move(board: Board, *, game: Game | str | None = None) -> tuple[int, int] | int:
@@ -112,8 +88,7 @@ def best_move(board: Board, *, game: Game | str | None = None) -> tuple[int, int
 
     :raises InvalidBoardError: for an invalid board, or when the game is over.
     """
-    position = lookup(board, game=game)
-    return position.table.best_move(position.code)
+    return _tablebase.lookup(board, game=game).best_move
 
 
 def encode(board: Board, *, game: Game | str | None = None) -> int:
@@ -127,7 +102,7 @@ def lookup_codes(codes: np.ndarray | Iterable[int], *, game: Game | str | None =
     The answer is a :class:`solver.tables.Scores` for either kind of table (a compact
     table's ``ply`` and ``best`` are computed when first read).
     """
-    return _table(game).lookup_codes(codes, check=check)
+    return _tablebase.lookup_codes(codes, game=game, check=check)
 
 
 def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
@@ -142,11 +117,7 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
         naming the ply and the cell.
     :raises InvalidGameError: if ``game`` and ``table`` disagree.
     """
-    if table is None:
-        table = _table(game)
-    else:
-        table = store.resolve_table(None if game is None else parse_game(game), table)
-    return analysis.analyze(moves, table=table)
+    return _tablebase.analyze(moves, game=game, table=table)
 
 
 def table_for(
@@ -158,7 +129,7 @@ def table_for(
     url: str | None = None,
     checksum: str | None = None,
 ) -> Table:
-    """The table of ``game`` (default tic-tac-toe), opened once per process (:func:`solver.store.locate.table_for`).
+    """The table of ``game`` (default tic-tac-toe), opened once per process (:meth:`Tablebase.table` of the default one).
 
     ``table_for("5x5k4", url="https://host/tables/")`` reads the table where a server keeps it:
     the header and digests once, then each block by an HTTP Range request on first touch,
@@ -175,12 +146,14 @@ def table_for(
         gives the estimate and the ``solve build`` command; nothing is written).
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
-    return store.table_for(parse_game(game), table_dir=table_dir, build=build, on_build=on_build, url=url, checksum=checksum)
+    return _tablebase.table(game, table_dir=table_dir, build=build, on_build=on_build, url=url, checksum=checksum)
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:
-    """Open a dense table file, every block verified before it answers (:func:`solver.store.locate.load_table`)."""
-    return store.load_table(path, game=None if game is None else parse_game(game), verify=verify, follow_symlinks=follow_symlinks)
+    """Open a dense table file, every block verified before it answers (:meth:`Tablebase.open_file` with ``kind="dense"``)."""
+    table = _tablebase.open_file(path, game=game, kind="dense", verify=verify, follow_symlinks=follow_symlinks)
+    assert isinstance(table, DenseTable)
+    return table
 
 
 def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | None = None, progress: Any = None) -> DenseTable:
@@ -192,13 +165,6 @@ def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | 
     return _builder.build_table(resolved, progress=progress)
 
 
-def _forget_memo() -> None:
-    global _tictactoe
-    _tictactoe = None
-    _by_game.clear()
-
-
-store.on_forget(_forget_memo)  # the store's forget() clears the memo too: no table outlives it
-
-forget = store.forget
-"""Forget every table: those the store opened and this module's memo (:func:`solver.store.locate.forget`)."""
+def forget() -> None:
+    """Forget every open table and the look-up memo: :meth:`Tablebase.clear` of the default Tablebase."""
+    _tablebase.clear()

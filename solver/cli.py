@@ -23,6 +23,7 @@ from typing import Any, NoReturn, cast
 
 import click
 
+from .api import MIRROR_ENV, Tablebase, default_tablebase, parse_game
 from .encoding import board as _board
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .grading.grader import (
@@ -42,19 +43,13 @@ from .grading.sandbox import Sandbox
 from .present.charts import outcomes_svg
 from .present.describe import column_board, move_words, stats_text, status_line
 from .present.report import GRADE_LIMIT, describe_report, rc
-from .retrograde.minimax import MAX_EMPTY
-from .rules.game import DENSE_MAX_CELLS, Game, parse_game
-from .storage import trust
+from .rules.game import DENSE_MAX_CELLS, Game
 from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
-from .storage.tablefile import expected_root
-from .store.estimate import BuildEstimate, estimate, format_duration
-from .store.locate import build_and_open, open_file, refuse_beyond_machine, table_for, table_path
-from .store.locate import table_dir as _table_dir
-from .store.make import BuildProgress, Check, kind_for, proof, refuse_replacing
+from .store.estimate import BuildEstimate, estimate, format_duration, refuse_beyond_machine
+from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, refuse_replacing
 from .store.mirror import fetch_table
-from .store.samplecheck import DEFAULT_REFERENCE, LayerCheck, check_sample
-from .store.urltable import MIRROR_ENV, open_url_table
+from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis, move_code
 from .tables.analysis import analyze as _analyze
@@ -148,16 +143,26 @@ def _game_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(function)
     def wrapper(*args: Any, game: str, table_dir: Path | None, quiet: bool, **kwargs: Any) -> Any:
         given = click.get_current_context().get_parameter_source("game") is not click.core.ParameterSource.DEFAULT
-        options = TableOptions(parse_game(game), table_dir, quiet, game_given=given)
+        options = TableOptions(parse_game(game), table_dir, quiet, game_given=given, tablebase=_tablebase())
         return function(*args, options=options, **kwargs)
 
     return wrapper
 
 
-class TableOptions:
-    """The options every command shares, and how they open a table."""
+def _tablebase() -> Tablebase:
+    """The Tablebase the command answers from: the one given as click's ``obj`` (``main.main(args, obj=Tablebase(...))``),
+    else the default one (:func:`solver.api.default_tablebase`)."""
+    context = click.get_current_context(silent=True)
+    found = None if context is None else context.find_object(Tablebase)
+    return found if found is not None else default_tablebase()
 
-    def __init__(self, game: Game, table_dir: Path | None, quiet: bool, *, game_given: bool = True) -> None:
+
+class TableOptions:
+    """The options every command shares, and how they open a table (through a :class:`~solver.api.Tablebase`)."""
+
+    def __init__(self, game: Game, table_dir: Path | None, quiet: bool, *, game_given: bool = True, tablebase: Tablebase | None = None) -> None:
+        self.tablebase = tablebase or default_tablebase()
+        """Where every table of the command comes from."""
         self.game = game
         self.game_given = game_given
         """Whether --game was on the command line (``solve verify --table`` then checks the file holds it)."""
@@ -167,7 +172,7 @@ class TableOptions:
     def table(self) -> Table:
         """The game's table; a missing one is built, asking first (on a terminal) when the build
         takes more than a minute or a GiB of disk, refused with the estimate elsewhere."""
-        return table_for(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+        return self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
 
     def _consent(self, cost: BuildEstimate) -> bool:
         return _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it")
@@ -392,10 +397,10 @@ def _table_at(source: str, options: TableOptions, checksum: str | None) -> Table
     """The table of ``--table``: a URL read block by block, or a file (of --game when given, else of the game it holds)."""
     game = options.game if options.game_given else None
     if is_url(source):
-        return open_url_table(source, game=game, checksum=checksum)
+        return options.tablebase.open_url(source, game=game, checksum=checksum)
     if checksum is not None:
         raise click.UsageError("--checksum goes with --table URL: a file's checksum is checked against the shipped one, or proved")
-    return open_file(Path(source), game=game)
+    return options.tablebase.open_file(Path(source), game=game)
 
 
 def describe_position(position: Position) -> str:
@@ -566,21 +571,17 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     yours, a table of another game) is refused unless --force is given.
     """
     game = options.game
-    path = output or _table_dir(options.table_dir) / f"{game.name}.ttt"
+    path = output or options.tablebase.table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
     if kind_for(game) == "compact":
-        from .retrograde.cluster import check_address, scheduler_address
-
-        scheduler = scheduler_address(scheduler)
-        if scheduler is not None:
-            check_address(scheduler)  # a malformed address is refused before anything is built
+        scheduler = cluster_scheduler(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games with compact tables (more than {DENSE_MAX_CELLS} cells); {game.name} builds in seconds")
     refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
     _check_long_build(game, path, jobs=jobs, yes=yes)
-    build_and_open(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
+    options.tablebase.build(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
     if not options.quiet:
         size = path.stat().st_size
         click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)
@@ -615,9 +616,9 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
     With --sample N, check a seeded sample of every layer instead: one line per layer, then the verdict (a sample is not a proof: nothing is trusted for it).
     """
-    path = path or table_path(options.game, table_dir_=options.table_dir)
+    path = path or options.tablebase.path_of(options.game, table_dir=options.table_dir)
     remove_dead_temporaries(path.parent)
-    table = open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
+    table = options.tablebase.open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     if boards is not None:
         _verify_sample(table, path, boards, seed, reference)
         return
@@ -631,8 +632,7 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     if problems:
         click.echo(f"{path}: FAILED ({table.game.name}): {count(len(problems), 'problem')}", err=True)
         raise SystemExit(1)
-    if expected_root(table.game, table.kind) is None:
-        trust.record(path.parent, table.game.name, table.kind, table.sha256)  # proved: trusted from now on
+    options.tablebase.record_proof(table)  # proved: trusted from now on when no checksum ships for it
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 
@@ -1001,15 +1001,16 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
 
         click.echo(f"solve: error: solve serve needs the web extra ({error.name or error} is missing): install it with {install_command('web')}", err=True)
         raise SystemExit(1) from None
-    wanted = [TableOptions(parse_game(name), table_dir, quiet).table() for name in games]  # builds happen here
+    tablebase = _tablebase()
+    wanted = [TableOptions(parse_game(name), table_dir, quiet, tablebase=tablebase).table() for name in games]  # builds happen here
     for table in wanted:
         web.hold(table)  # every block checked before the server listens, and no look-up left on a memory map
     names = dict.fromkeys([table.game for table in wanted] + [parse_game(None)])
-    tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir)
-    for game in web.discover_games(table_dir):
+    tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir, tablebase=tablebase)
+    for game in web.discover_games(table_dir, tablebase=tablebase):
         if game not in names:
             try:
-                tables += web.open_tables([game], table_dir=table_dir)
+                tables += web.open_tables([game], table_dir=table_dir, tablebase=tablebase)
             except TableError as error:
                 click.echo(f"solve: warning: not serving {game.name}: {one_line(error)}", err=True)
             names[game] = None

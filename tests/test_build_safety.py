@@ -470,7 +470,7 @@ def test_a_build_beside_a_registry_that_is_a_directory_writes_its_table_warns_on
     (warning,) = warnings_of(err)
     assert f"{tmp_path / 'trusted.json'}: is a directory" in warning and "not recorded as trusted" in warning, warning
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{GAME}.ttt", "trusted.json"]
-    solver.store.locate.forget()  # as a new process
+    solver.forget()  # as a new process
     code, err = run("lookup", "0", "--game", GAME, "--table-dir", str(tmp_path))
     assert code == 0 and len(warnings_of(err)) == 1 and "is a directory" in err and "error" not in err, err
 
@@ -481,7 +481,7 @@ def test_a_registry_that_is_a_directory_is_ignored_with_one_warning_and_the_tabl
     path = build_compact(parse_game(GAME), tmp_path / f"{GAME}.ttt", jobs=1)
     (tmp_path / "trusted.json").unlink()
     (tmp_path / "trusted.json").mkdir()
-    solver.store.locate.forget()
+    solver.forget()
     proofs: list[object] = []
     real = solver.store.make.prove
     with pytest.MonkeyPatch.context() as patch:
@@ -570,7 +570,7 @@ def test_a_disk_that_fills_up_mid_build_names_the_path_what_was_needed_and_what_
     assert f"{build_dir}: the disk filled up while building the {GAME} table (No space left on device)" in line, line
     assert re.search(r"it needs about [0-9.]+ (bytes|KiB|MiB) \([0-9,]+ bytes\), and .* has [0-9.]+ [KMGT]?i?B(ytes)? free", line), line
     assert "run the same command again: it resumes" in line and build_dir.is_dir() and not output.exists()
-    solver.store.locate.forget()
+    solver.forget()
     code, err = run("build", "-q", "--game", GAME, "--jobs", "1", "--output", str(output))
     assert code == 0, err
     fresh = build_compact(parse_game(GAME), tmp_path / "fresh" / f"{GAME}.ttt", jobs=1)

@@ -22,8 +22,9 @@ from solver.rules.game import parse_game
 from solver.storage import checksums, remote, trust
 from solver.storage.fsutil import partial_name
 from solver.storage.tablefile import _head, open_table
-from solver.store.locate import open_file, table_for
+from solver.store.locate import open_file
 from solver.store.mirror import fetch_table
+from solver.store.tablebase import table_for
 from solver.store.urltable import MIRROR_ENV, open_url_table
 
 GAME = parse_game("2x9k4")

@@ -10,6 +10,7 @@ import pytest
 import solver
 import solver.api
 import solver.store.locate
+import solver.store.tablebase
 from solver import interop
 from solver.encoding.board import draw
 from solver.encoding.moves import parse_move, parse_moves
@@ -216,9 +217,8 @@ def test_lookup_with_game_opens_the_table_once_and_then_only_indexes(table_dir, 
     def no_more(*args, **kwargs):
         raise AssertionError("the game or its table was looked for again")
 
-    monkeypatch.setattr(solver.api, "_table_of", no_more)
-    monkeypatch.setattr(solver.store.locate, "table_for", no_more)
-    monkeypatch.setattr(solver.api, "parse_game", no_more)
+    monkeypatch.setattr(solver.api.default_tablebase(), "table", no_more)
+    monkeypatch.setattr(solver.store.tablebase, "parse_game", no_more)
     monkeypatch.setattr(solver.rules.game, "_NAME", None)  # parsing a name again would fail
     assert solver.lookup(1, game="2x2k2").table is first.table
     assert solver.lookup("X./..", game=game).code == 1

@@ -20,6 +20,7 @@ import solver
 import solver.cli
 import solver.store.estimate
 import solver.store.locate
+import solver.store.tablebase
 from solver.errors import BuildNeedsConsent, TableError
 from solver.rules.game import parse_game
 from solver.store.estimate import CONSENT_DISK_BYTES, CONSENT_SECONDS, BuildEstimate, estimate, format_duration
@@ -112,10 +113,10 @@ def test_a_consent_callback_sees_the_estimate_and_decides(table_dir, monkeypatch
         return False
 
     with pytest.raises(BuildNeedsConsent):
-        solver.store.locate.table_for(parse_game("3x4k3"), consent=no)
+        solver.store.tablebase.table_for(parse_game("3x4k3"), consent=no)
     assert asked and asked[0].game.name == "3x4k3" and asked[0].seconds > CONSENT_SECONDS
     assert _entries(table_dir) == []
-    assert solver.store.locate.table_for(parse_game("3x4k3"), consent=lambda cost: True).lookup(0).result == "win"
+    assert solver.store.tablebase.table_for(parse_game("3x4k3"), consent=lambda cost: True).lookup(0).result == "win"
 
 
 def test_a_build_refused_for_want_of_disk_leaves_no_build_directory(tmp_path, monkeypatch):

@@ -122,6 +122,14 @@ class AnswerKey:
             raise KeyError(f"code {code} is not in the answer key")
         return int(self._scores[at])
 
+    def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]:
+        """The scores of a bound position's moves, from the copies (:meth:`solver.tables.Table.move_scores` over :meth:`score_of`)."""
+        return Table.move_scores(cast(Table, self), position)
+
+    def best_move_at(self, position: Position) -> tuple[int, int] | int:
+        """A bound position's best move, from its mask (:meth:`solver.tables.Table.best_move_at`)."""
+        return Table.best_move_at(cast(Table, self), position)
+
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         if self._codes is None:
             found: np.ndarray = self._scores[codes]

@@ -101,7 +101,7 @@ from ..present.report import describe_report, report_html
 from ..rules.base import IN_PLAY
 from ..rules.game import Game, parse_game
 from ..store import locate as store
-from ..store.locate import resolve_table
+from ..store.tablebase import forget, resolve_table
 from ..tables import CompactTable, Table
 from ..tables.analysis import Verdict, verdict
 from ..tables.position import Move, Position
@@ -714,7 +714,7 @@ def _check_table(key: AnswerKey) -> None:
     """After an unsandboxed player ran: say so if it changed the table file, and forget the open tables."""
     damage = key.damage()
     if damage is not None:
-        store.forget()
+        forget()
         warnings.warn(
             f"the table file was changed while the player ran, without a sandbox: {damage} (every verdict came from a copy verified before the player started)",
             SandboxWarning,

@@ -50,7 +50,7 @@ def _uid() -> int:
 
 
 def forget_warnings() -> None:
-    """Let every registry's problem be said again (:func:`solver.store.locate.forget`)."""
+    """Let every registry's problem be said again (:meth:`solver.store.tablebase.Tablebase.clear`)."""
     _warned.clear()
 
 

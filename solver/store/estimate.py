@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..encoding.columns import layer_slots
 from ..encoding.index import layout
+from ..errors import GameTooLargeError
 from ..retrograde.chunks import layer_work
 from ..retrograde.plan import REACH_BYTES_PER_BOARD, SPOOLED_AT_MOST, plan_build
 from ..rules.game import WORD_CELLS, Game
@@ -194,3 +195,15 @@ def proof_seconds(game: Game, kind: str) -> float:
     if kind == "dense":
         return game.codes / DENSE_CODES_PER_SECOND
     return sum(layer_work(game, ply) for ply in range(game.cells + 1)) / WORK_PER_SECOND_PER_CORE
+
+
+def refuse_beyond_machine(game: Game, path: str | os.PathLike[str]) -> BuildEstimate:
+    """The estimate of building ``game``'s table into ``path``, unless this machine cannot build it at all.
+
+    :raises GameTooLargeError: for a game past this machine (Connect Four), with the estimate and the cluster command.
+    """
+    cost = estimate(game, path)
+    problem = beyond_machine(game, cost, Path(path).parent)
+    if problem is not None:
+        raise GameTooLargeError(problem)
+    return cost

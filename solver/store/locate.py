@@ -21,9 +21,13 @@ A game's table is looked for, in order:
    :class:`solver.errors.BuildNeedsConsent` gives the estimate and the
    ``solve build`` command, and nothing is written.
 
-A table can also come from elsewhere: ``table_for(game, url=...)`` reads it from a web server
+A table can also come from elsewhere: ``solver.table_for(game, url=...)`` reads it from a web server
 block by block (:mod:`solver.store.urltable`), and ``solve fetch`` downloads it into the
 table directory (:mod:`solver.store.mirror`), where step 2 finds it.
+
+This module holds the mechanisms; the tables opened are owned by a
+:class:`solver.store.tablebase.Tablebase` (its :class:`~solver.store.tablebase.LocalTables` source
+asks here in the order above), which keeps them open and forgets them.
 
 Building is :mod:`solver.store.make`'s: games of up to 16 cells get a dense table
 (:class:`solver.tables.DenseTable`, built in memory in seconds); larger ones, up to 25
@@ -61,23 +65,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import BuildError, BuildNeedsConsent, GameTooLargeError, InvalidGameError, OldTableDirWarning, TableError, TableWarning
+from ..errors import BuildError, BuildNeedsConsent, OldTableDirWarning, TableError, TableWarning
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
-from ..storage.fsutil import link_stays_inside
 from ..storage.tablefile import expected_root, open_table, rebuild_command
-from ..tables import DenseTable, Table, from_file
+from ..tables import DenseTable, Kind, Table, from_file
 from . import make as builder
-from .estimate import CONSENT_SECONDS, BuildEstimate, beyond_machine, estimate, format_duration, proof_seconds
+from .estimate import CONSENT_SECONDS, BuildEstimate, format_duration, proof_seconds, refuse_beyond_machine
 from .make import BuildHook
-from .urltable import open_url_table, table_url
 
 ENV_VAR = "SOLVED_TICTACTOE_DIR"
 APP_NAME = "solved-tictactoe"
 SHIPPED = ("3x3k3",)
-
-_open: dict[tuple[Game, Path | str | None], Table] = {}
-"""Open tables by game and table directory (a :class:`Path`, or None for the default), or URL (a str)."""
 
 Consent = Callable[[BuildEstimate], bool]
 """Asked before a build that needs consent (:attr:`solver.store.estimate.BuildEstimate.needs_consent`): True starts it."""
@@ -168,68 +167,19 @@ def _explain_move(old: Path, new: Path) -> None:
     )
 
 
-def table_for(
-    game: Game = DEFAULT_GAME,
-    *,
-    table_dir: str | os.PathLike[str] | None = None,
-    build: bool | None = None,
-    on_build: BuildHook | None = None,
-    consent: Consent | None = None,
-    notify: Callable[[str], None] | None = None,
-    url: str | None = None,
-    checksum: str | None = None,
-) -> Table:
-    """The table of ``game`` (default tic-tac-toe), opened once per process.
-
-    :param table_dir: where built tables are kept (see the module docstring).
-    :param build: what to do when the table is missing. None (default): build it if the
-        build takes at most a minute and a GiB of disk, else only if ``consent`` says yes;
-        True: build it whatever it costs; False: never (a missing table is a :class:`TableError`).
-    :param on_build: called before a build (the CLI shows a notice and a progress bar).
-    :param notify: told what a build finds (another process building the same game: this one waits).
-    :param consent: asked with the estimate before a build that needs consent.
-    :param url: read the table from this URL instead, block by block as look-ups touch them (a
-        compressed table's file, or a directory holding ``<game>.ttt``: :mod:`solver.store.urltable`);
-        nothing is built or written but the bounded cache of fetched blocks.
-    :param checksum: with ``url``, the table's checksum when none ships for the game.
-    :raises BuildNeedsConsent: for a missing table whose build needs consent that was not given
-        (the message gives the estimate and the ``solve build`` command; nothing is written).
-    :raises TableError: if the table file is broken (its message names the rebuild command).
-    """
-    if url is not None:
-        address = table_url(game, url)
-        found = _open.get((game, address))
-        if found is None:
-            found = _open[(game, address)] = open_url_table(address, game=game, checksum=checksum)
-        return found
-    key = (game, None if table_dir is None else Path(table_dir))
-    table = _open.get(key)
-    if table is None:
-        table = _open[key] = _find_or_build(game, table_dir, build, on_build, consent, notify)
-    return table
-
-
-def resolve_table(game: Game | None = None, table: Table | None = None) -> Table:
-    """``table`` if given (checked against ``game``), else :func:`table_for` of ``game`` (default tic-tac-toe).
-
-    :raises InvalidGameError: if both are given and disagree.
-    """
-    if table is None:
-        return table_for(game or DEFAULT_GAME)
-    if game is not None and game != table.game:
-        raise InvalidGameError(f"game {game.name} does not match the table's game {table.game.name}")
-    return table
-
-
 def open_file(
     path: str | os.PathLike[str],
     *,
     game: Game | None = None,
     follow_symlinks: bool = True,
+    kind: Kind | None = None,
     verify: bool | None = None,
     prove_untrusted: bool = True,
 ) -> Table:
-    """Open a table file of either kind, dense or compact (the header says which).
+    """Open a table file of either kind, dense or compact (the header says which); the one way
+    a table file is opened (:meth:`solver.store.tablebase.Tablebase.open_file` calls it).
+
+    :param kind: ``"dense"`` or ``"compact"`` to refuse a file of the other kind.
 
     :param verify: for a dense table, as :func:`load_table`'s (compact tables are
         always verified block by block on first use).
@@ -239,6 +189,8 @@ def open_file(
         or an untrusted one the consistency pass refutes or that takes too long to prove.
     """
     opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
+    if kind is not None and opened.header.kind != kind:
+        raise opened.error(f"holds a {opened.header.kind} table, expected a {kind} one")
     table = from_file(opened, verify=verify, prove=builder.prove)
     if prove_untrusted:
         believe(table)
@@ -276,7 +228,7 @@ def believe(table: Table) -> None:
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:
-    """Open a dense table file (memory-mapped; nothing is unpickled).
+    """Open a dense table file (memory-mapped; nothing is unpickled): :func:`open_file` with ``kind="dense"``.
 
     The header, the layout and the table's checksum (against the one the package
     expects for the game) are checked at once; the entries block by block on first
@@ -289,31 +241,27 @@ def load_table(path: str | os.PathLike[str], *, game: Game | None = None, verify
     :raises TableError: for a missing, truncated, corrupt, forged or mismatched file,
         or one holding a compact table.
     """
-    opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
-    table = DenseTable.from_file(opened, verify=verify, prove=builder.prove)
-    believe(table)
+    table = open_file(path, game=game, kind="dense", verify=verify, follow_symlinks=follow_symlinks)
+    assert isinstance(table, DenseTable)
     return table
 
 
 def open_compact(path: str | os.PathLike[str], *, game: Game | None = None) -> Table:
-    """Open a compact table file: header and layout checked now, score blocks verified on first use.
+    """Open a compact table file (:func:`open_file` with ``kind="compact"``): header and layout checked now,
+    score blocks verified on first use.
 
     :raises TableError: for a missing, damaged or mismatched file, one holding a dense
         table, or one written with another index.
     """
-    opened = open_table(path, game=game)
-    if opened.header.kind != "compact":
-        raise opened.error(f"holds a {opened.header.kind} table, expected a compact one")
-    table = from_file(opened, prove=builder.prove)
-    believe(table)
-    return table
+    return open_file(path, game=game, kind="compact")
 
 
 def build_and_open(game: Game, path: str | os.PathLike[str], **options: Any) -> Table:
     """Build ``game``'s table into ``path`` (:func:`solver.store.make.write_table_file`, same options) and open it
     from there, verified against the checksum the package expects.
 
-    This is the one build path: :func:`table_for` uses it for a missing table, and so does ``solve build``.
+    This is the one build path: the local tables of a :class:`~solver.store.tablebase.Tablebase` use it for a missing
+    table, and so does ``solve build``.
     A build refused for want of disk or memory leaves no build directory behind (when it made it).
     """
     build_dir = Path(path).with_name(Path(path).name + ".build")
@@ -327,40 +275,17 @@ def build_and_open(game: Game, path: str | os.PathLike[str], **options: Any) -> 
     return open_file(written, game=game)
 
 
-def _find_or_build(
-    game: Game,
-    directory: str | os.PathLike[str] | None,
-    build: bool | None,
-    on_build: BuildHook | None,
-    consent: Consent | None,
-    notify: Callable[[str], None] | None = None,
-) -> Table:
-    path = table_path(game, table_dir_=directory)
-    inside = path != shipped_path(game)
-    if os.path.lexists(path) or build is False:
-        return open_file(path, game=game, follow_symlinks=not inside or link_stays_inside(path))
-    if build is None:
-        ask_consent(game, path, consent)
+def build_or_keep_in_memory(game: Game, path: Path, *, on_build: BuildHook | None = None, notify: Callable[[str], None] | None = None) -> Table:
+    """Build ``game``'s missing table into ``path`` (:func:`build_and_open`); when the directory cannot
+    hold it, a dense table is built in memory for this process instead, with one :class:`TableWarning`."""
     try:
         return build_and_open(game, path, on_build=on_build, notify=notify)
     except TableError as error:
         if path.exists() or builder.kind_for(game) != "dense":
             raise
         table = builder.build_table(game)  # the directory cannot hold it: keep it in memory
-        warnings.warn(f"{error}; the {game.name} table is used from memory for this process only", TableWarning, stacklevel=3)
+        warnings.warn(f"{error}; the {game.name} table is used from memory for this process only", TableWarning, stacklevel=4)
         return table
-
-
-def refuse_beyond_machine(game: Game, path: str | os.PathLike[str]) -> BuildEstimate:
-    """The estimate of building ``game``'s table into ``path``, unless this machine cannot build it at all.
-
-    :raises GameTooLargeError: for a game past this machine (Connect Four), with the estimate and the cluster command.
-    """
-    cost = estimate(game, path)
-    problem = beyond_machine(game, cost, Path(path).parent)
-    if problem is not None:
-        raise GameTooLargeError(problem)
-    return cost
 
 
 def ask_consent(game: Game, path: Path, consent: Consent | None) -> None:
@@ -378,21 +303,7 @@ def ask_consent(game: Game, path: Path, consent: Consent | None) -> None:
     )
 
 
-_on_forget: list[Callable[[], None]] = []
-"""Called at every :func:`forget`: the public API's memo of tables registers itself here."""
-
-
-def on_forget(hook: Callable[[], None]) -> None:
-    """Call ``hook`` whenever :func:`forget` runs (a layer above that keeps tables of its own)."""
-    _on_forget.append(hook)
-
-
-def forget() -> None:
-    """Close every table opened by :func:`table_for`, and every table a layer above kept
-    (:func:`on_forget`): the next look-up opens its table afresh (for tests, long-lived
-    processes, and after a table file may have changed)."""
-    _open.clear()
+def forget_warnings() -> None:
+    """Let the warnings said once per process be said again (the old table directory's move, the trust registries' problems)."""
     _explained.clear()
     trust.forget_warnings()
-    for hook in _on_forget:
-        hook()

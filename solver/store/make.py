@@ -437,3 +437,17 @@ def _words(counts: LayerCounts) -> str:
         f"{count(every.wins, 'win')}, {count(every.draws, 'draw')}, {count(every.losses, 'loss')}; up to symmetry "
         f"{count(unique.wins, 'win')}, {count(unique.draws, 'draw')}, {count(unique.losses, 'loss')}"
     )
+
+
+def cluster_scheduler(explicit: str | None = None) -> str | None:
+    """The Dask scheduler a compact build goes to: ``explicit``, else ``$SOLVED_TICTACTOE_SCHEDULER``, else None
+    (build locally); a malformed address is refused before anything is built (:mod:`solver.retrograde.cluster`).
+
+    :raises BuildError: naming the address and what is wrong with it.
+    """
+    from ..retrograde.cluster import check_address, scheduler_address
+
+    address = scheduler_address(explicit)
+    if address is not None:
+        check_address(address)
+    return address

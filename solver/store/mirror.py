@@ -24,7 +24,7 @@ are :mod:`solver.store.urltable`'s (a file or a directory of ``<game>.ttt`` file
    SHA-256): a mirror that sent wrong bytes is refused naming the block, the partial file
    is removed and nothing is installed;
 5. the file is moved into the table directory atomically
-   (:func:`solver.storage.fsutil.install_file`), where :func:`solver.store.locate.table_for`
+   (:func:`solver.storage.fsutil.install_file`), where :meth:`solver.store.tablebase.Tablebase.table`
    finds it. A table of a game without a shipped checksum is recorded as trusted
    (:mod:`solver.storage.trust`): the user vouched for its checksum.
 """
@@ -45,8 +45,9 @@ from ..storage import trust
 from ..storage.fsutil import DISK_FULL, check_space, disk_full, format_size, install_file, open_partial, partial_name
 from ..storage.remote import HttpRange, RemoteHeader, check_digests, read_remote_header
 from ..storage.tablefile import TableFile, expected_root, open_table
-from .locate import forget, shipped_path, table_path
+from .locate import shipped_path, table_path
 from .make import kind_for
+from .tablebase import forget
 from .urltable import check_checksum_type, expected_checksum, expects, table_url
 
 Meter = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]

@@ -58,7 +58,8 @@ import numpy as np
 from ..encoding.board import render
 from ..encoding.index import layout
 from ..encoding.symmetry import symmetries
-from ..retrograde.minimax import MAX_EMPTY, negamax_score
+from ..retrograde.minimax import MAX_EMPTY as MAX_EMPTY  # re-exported: the CLI's help names the limit
+from ..retrograde.minimax import negamax_score
 from ..rules.base import IN_PLAY
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE

@@ -49,7 +49,7 @@ import numpy as np
 from ..encoding import board as _board
 from ..errors import InvalidBoardError, TableError
 from ..rules.game import Game
-from ..rules.score import UNREACHABLE
+from ..rules.score import UNREACHABLE, parent_score
 from ..storage import tablefile
 from ..storage.histograms import Counts
 from ..storage.tablefile import TableFile, rebuild_command
@@ -109,6 +109,27 @@ class Table(ABC):
     def best_mask_of(self, code: int) -> int:
         """Bit ``cell`` set for every best move of a reachable code (0 when the game is over)."""
 
+    def best_mask_at(self, position: Position) -> int:
+        """:meth:`best_mask_of` a position this table looked up (a kind may use what the look-up found)."""
+        return self.best_mask_of(position.code)
+
+    def best_move_at(self, position: Position) -> tuple[int, int] | int:
+        """:attr:`Position.best_move` of a position in play that this table looked up: the first best move in
+        cell order as ``(row, col)``, or under gravity the lowest-numbered best column."""
+        if self.game.rules.drops:
+            return position.best_columns[0]
+        mask = position.best_mask
+        return self.game.coords((mask & -mask).bit_length() - 1)
+
+    def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]:
+        """``(cell, score for the mover)`` of every legal move of a position this table looked up, in cell
+        order (empty when the game is over): its children read once (:attr:`Position.move_scores` keeps them)."""
+        if position.is_over:
+            return ()
+        piece = 1 if position.pieces % 2 == 0 else 2
+        code, playable, score_of = position.code, position.playable, self.score_of
+        return tuple((cell, parent_score(score_of(code + piece * 3**cell))) for cell in range(self.game.cells) if playable >> cell & 1)
+
     def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
         """Solve one position.
 
@@ -137,13 +158,7 @@ class Table(ABC):
 
         :raises InvalidBoardError: for an invalid board or a finished game.
         """
-        position = self.lookup(board, game=game)
-        mask = position.best_mask
-        if not mask:
-            raise InvalidBoardError(f"the game is over on {position.board}: there is no move to make")
-        if self.game.rules.drops:
-            return position.best_columns[0]
-        return self.game.coords((mask & -mask).bit_length() - 1)
+        return self.lookup(board, game=game).best_move
 
     def _refuse(self, code: int) -> NoReturn:
         """Raise for a code that :meth:`at` cannot answer: out of range, breaking a rule, or

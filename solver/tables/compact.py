@@ -77,7 +77,7 @@ _WORKERS = max(1, min(8, os.cpu_count() or 1))
 """Threads a large batch is split over: the cores, up to 8."""
 
 _new = object.__new__
-_set_game, _set_code, _set_score, _, _set_pieces, _set_table = SETTERS  # best_mask is left unset: asked for when read
+_set_game, _set_code, _set_score, _, _set_pieces, _set_table, _ = SETTERS  # best_mask and scored are left unset: asked for when read
 
 _FILL_CHUNK = 1 << 22
 
@@ -132,6 +132,8 @@ class CompactTable(Table):
         self._reads = np.array(self._rules.table_reads, dtype=bool)
         """Whether a look-up reads the stored byte of a board of each status (:attr:`solver.rules.base.Rules.table_reads`)."""
         self._pool: ThreadPoolExecutor | None = None
+        self._last_word = (-1, 0)
+        """The code :meth:`at` last answered and its board word (:meth:`solver.rules.base.Rules.word_of`)."""
         self._verify = verify
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
@@ -287,7 +289,9 @@ class CompactTable(Table):
         """
         if not 0 <= code < self._codes:
             self._refuse(code)
-        status, pieces = self._rules.judge(code)  # impossible piece counts: INVALID
+        word = self._rules.word_of(code)
+        status, pieces = self._rules.judge_word(word)  # impossible piece counts: INVALID
+        self._last_word = (code, word)  # what a question about this position asks next: its moves (thread-safe: one tuple)
         if self._reads[status]:
             score = self._stored(self._index(self._sym.canonical_code_of(code)))
         else:
@@ -301,6 +305,75 @@ class CompactTable(Table):
         _set_pieces(position, pieces)
         _set_table(position, self)
         return position
+
+    def best_mask_at(self, position: Position) -> int:
+        """:meth:`best_mask_of` a position this table looked up: its status and reachability are known, and
+        the children read here are kept as its :attr:`~Position.move_scores` (:attr:`Position.moves` reads none again)."""
+        if position.is_over:
+            return 0
+        x, o, empty, completing = self._moves_of(position)
+        others = empty & ~completing
+        if completing and (self._rules.line_wins or not others):
+            return completing
+        if position.pieces + 1 == self.game.cells:
+            return empty
+        scored = position.move_scores
+        best = max(score for _, score in scored)
+        return sum(1 << cell for cell, score in scored if score == best)
+
+    def best_move_at(self, position: Position) -> tuple[int, int] | int:
+        """:attr:`Position.best_move`: the first move (in cell order; under gravity, in column order) whose
+        score for the mover is the position's score; children are read one by one until it is found."""
+        _, _, empty, completing = self._moves_of(position)
+        cols, rules = self.game.cols, self._rules
+        if completing and rules.line_wins:  # a move that completes a line wins at once
+            if rules.drops:
+                return min(cell % cols for cell in range(self.game.cells) if completing >> cell & 1)
+            return self.game.coords((completing & -completing).bit_length() - 1)
+        cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
+        if rules.drops:
+            cells.sort(key=lambda cell: cell % cols)
+        full, piece, wanted = position.pieces + 1 == self.game.cells, 1 if position.pieces % 2 == 0 else 2, position.score
+        children = self._sym.canonical_child_codes(position.code, piece, cells)
+        for cell, child_code in zip(cells, children, strict=True):
+            if rules.status_is_exact and completing >> cell & 1:
+                child = rules.line_score
+            elif rules.status_is_exact and full:
+                child = 0
+            else:
+                child = self._stored(self._index(child_code))
+            if (child > 0) - (child < 0) - child == wanted:  # parent_score: the move keeps the position's score
+                return cell % cols if rules.drops else self.game.coords(cell)
+        raise TableError(f"{self.path or 'table'}: code {position.code} has no move reaching its score; rebuild it with: {self.rebuild_command}")
+
+    def _moves_of(self, position: Position) -> tuple[int, int, int, int]:
+        """X's cells, O's cells, the cells the side to move may play and those of them that complete a line."""
+        code, word = self._last_word
+        if code != position.code:
+            word = self._rules.word_of(position.code)
+        x, o = word & 0xFFFFFFFF, word >> 32
+        empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
+        return x, o, empty, self._rules.winning_cells(o if position.pieces % 2 else x, empty)
+
+    def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]:
+        """``(cell, score for the mover)`` of every legal move (:meth:`Table.move_scores`), the children read at once.
+
+        Where the rules tell every board's status, a move that completes a line or fills the board is scored by
+        them and only the others are read; else (gravity) every child is read, at its canonical board.
+        """
+        if position.is_over:
+            return ()
+        _, _, empty, completing = self._moves_of(position)
+        cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
+        ruled: dict[int, int] = {}
+        if self._rules.status_is_exact:
+            line, full = self._rules.line_score, position.pieces + 1 == self.game.cells
+            ruled = {cell: line if completing >> cell & 1 else 0 for cell in cells if full or completing >> cell & 1}
+        read = [cell for cell in cells if cell not in ruled]
+        piece = 1 if position.pieces % 2 == 0 else 2
+        found = dict(zip(read, self._stored_items(list(map(self._index, self._sym.canonical_child_codes(position.code, piece, read)))), strict=True))
+        found.update(ruled)
+        return tuple((cell, (child > 0) - (child < 0) - child) for cell in cells for child in [found[cell]])  # parent_score
 
     def best_mask_of(self, code: int) -> int:
         """Bit ``cell`` set for every best move of a reachable code (0 when the game is over or no game reaches it).

@@ -34,7 +34,7 @@ from .scores import Scores
 from .summary import TableStats
 
 _new = object.__new__
-_set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table = SETTERS
+_set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table, _ = SETTERS  # scored is left unset: read when asked
 _FIRST_REACHABLE_WORD = (UNREACHABLE + 1) << 24
 """As int32, every entry whose score (the top byte) is not UNREACHABLE is at least this."""
 _THREADS_FROM = 1 << 20

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from ..encoding import board as _board
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
-from ..errors import InvalidMoveError
+from ..errors import InvalidBoardError, InvalidMoveError
 from ..rules.game import Game
+from ..rules.score import WIN, decode, outcome_label
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
-from ..rules.score import decode, outcome_label, parent_score
 from ..words import count, signed
 
 if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
@@ -33,6 +33,9 @@ if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: th
 __all__ = ["Move", "Player", "Position", "Result", "outcome_label", "outcome_words", "result_phrase"]
 
 Player = Literal["X", "O"]
+
+_FINISHED = (WIN, -WIN)
+"""The scores of a board where a line ended the game: already won (misère) or already lost."""
 
 
 def outcome_words(result: str, plies: int) -> str:
@@ -143,6 +146,9 @@ class Position:
         the first time it is read, and the answer is kept (compact tables find best
         moves from the children, :mod:`solver.tables.compact`).
     :param pieces: pieces on the board: the number of plies played.
+    :param scored: ``(cell, score for the mover)`` of every legal move, in cell order: one read of the
+        children, made when :attr:`moves`, :meth:`to_dict` or (on a compact table) :attr:`best_mask` first
+        needs it, and kept (``table.move_scores(position)``). None, or unset, until then.
 
     Its ``repr`` is the board and the result in one line; ``str`` draws the board:
 
@@ -166,6 +172,7 @@ class Position:
     best_mask: int
     pieces: int
     table: Table = field(repr=False, compare=False)
+    scored: tuple[tuple[int, int], ...] | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return f"<Position {self.game.name} {self.board} {result_phrase(self)}>"
@@ -187,13 +194,14 @@ class Position:
     # -- the game state ----------------------------------------------------
     @property
     def is_over(self) -> bool:
-        """Whether the game has ended (a line, or a full board)."""
-        return self.best_mask == 0
+        """Whether the game has ended (a line, or a full board): known from the look-up's score and pieces, no
+        child read (a finished board scores ``WIN`` or ``-WIN``, a full one has every cell: :mod:`solver.rules.score`)."""
+        return self.score in _FINISHED or self.pieces == self.game.cells
 
     @property
     def to_move(self) -> Player | None:
         """``'X'`` or ``'O'``; None when the game is over."""
-        return None if self.best_mask == 0 else self._next
+        return None if self.is_over else self._next
 
     @property
     def _next(self) -> Player:
@@ -253,6 +261,31 @@ class Position:
         return tuple(sorted({cell % self.game.cols for cell in self.best_cells}))
 
     @property
+    def best_move(self) -> tuple[int, int] | int:
+        """One best move, from this look-up (no second one): ``(row, col)``, the first best move in cell order;
+        under gravity a move is a column: the lowest-numbered best column, an ``int``.
+
+        >>> import solver
+        >>> solver.lookup("XX./OO./...").best_move
+        (0, 2)
+
+        :raises InvalidBoardError: when the game is over.
+        """
+        if self.is_over:
+            raise InvalidBoardError(f"the game is over on {self.board}: there is no move to make")
+        return self.table.best_move_at(self)
+
+    @property
+    def move_scores(self) -> tuple[tuple[int, int], ...]:
+        """``(cell, score for the mover)`` of every legal move, in cell order (empty when over): the children
+        read once (:meth:`solver.tables.Table.move_scores`) and kept for :attr:`moves` and :meth:`to_dict`."""
+        scored = self.scored
+        if scored is None:
+            scored = self.table.move_scores(self)
+            SETTERS.scored(self, scored)
+        return scored
+
+    @property
     def playable(self) -> int:
         """The cells the side to move may play, a bit each (0 when over): every empty cell, or under
         gravity the lowest empty cell of each column that has room (:meth:`solver.rules.base.Rules.moves`)."""
@@ -267,14 +300,9 @@ class Position:
         if self.is_over:
             return MoveList()
         empty = self.game.cells - self.pieces
-        piece = 1 if self._next == "X" else 2
-        sign = 1 if piece == 1 else -1
-        playable = self.playable
+        sign = 1 if self._next == "X" else -1
         out = []
-        for cell in range(self.game.cells):
-            if not playable >> cell & 1:
-                continue
-            score = parent_score(self.table.score_of(self.code + piece * 3**cell))
+        for cell, score in self.move_scores:
             result, plies = decode(score, empty)
             out.append(
                 Move(
@@ -401,21 +429,10 @@ class Position:
         :class:`Move` objects (this is the HTTP API's hot path)."""
         if self.is_over:
             return []
-        cols, code, best_mask = self.game.cols, self.code, self.best_mask
+        cols, best_mask = self.game.cols, self.best_mask
         empty = self.game.cells - self.pieces
-        piece = 1 if self._next == "X" else 2
-        sign = 1 if piece == 1 else -1
-        score_of = self.table.score_of
-        scored = []
-        if self.game.rules.drops:  # only where a piece lands
-            playable = self.playable
-            for cell in range(self.game.cells):
-                if playable >> cell & 1:
-                    scored.append((parent_score(score_of(code + piece * 3**cell)), cell))
-        else:
-            for cell, digit in enumerate(_board.digits(self.game, code)):
-                if not digit:
-                    scored.append((parent_score(score_of(code + piece * 3**cell)), cell))
+        sign = 1 if self._next == "X" else -1
+        scored = [(score, cell) for cell, score in self.move_scores]  # only where a piece lands, under gravity
         if best_first:
             scored.sort(key=lambda item: (-item[0], item[1]))
         out = []
@@ -453,7 +470,7 @@ def draw_picture(kind: str, subject: object) -> str | None:
 
 class Setters(NamedTuple):
     """The slots' own setters: a table fills a new Position with these, skipping the frozen
-    ``__init__`` (the look-up hot path), and may leave ``best_mask`` unset."""
+    ``__init__`` (the look-up hot path), and may leave ``best_mask`` and ``scored`` unset."""
 
     game: Any
     code: Any
@@ -461,26 +478,32 @@ class Setters(NamedTuple):
     best_mask: Any
     pieces: Any
     table: Any
+    scored: Any
 
 
 SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
 
 
-def _best_mask_from_the_table(position: Position, name: str) -> int:
-    """``Position.__getattr__``: reached only for a slot never set, a best mask a table left
-    for later; the table is asked (:meth:`solver.tables.Table.best_mask_of`) and the answer kept.
+def _from_the_table(position: Position, name: str) -> Any:
+    """``Position.__getattr__``: reached only for a slot never set, a best mask or the moves' scores a
+    table left for later; the table is asked (:meth:`solver.tables.Table.best_mask_at`,
+    :meth:`solver.tables.Table.move_scores`) and the answer kept.
 
     Set on the class below rather than defined in it: a ``__getattr__`` in the class body
     would tell mypy that every attribute exists. A set slot is read as fast as any slot.
     """
-    if name != "best_mask":
-        raise AttributeError(f"'Position' object has no attribute {name!r}")
-    mask = position.table.best_mask_of(position.code)
-    SETTERS.best_mask(position, mask)
-    return mask
+    if name == "best_mask":
+        mask = position.table.best_mask_at(position)
+        SETTERS.best_mask(position, mask)
+        return mask
+    if name == "scored":
+        scored = position.table.move_scores(position)
+        SETTERS.scored(position, scored)
+        return scored
+    raise AttributeError(f"'Position' object has no attribute {name!r}")
 
 
-setattr(Position, "__getattr__", _best_mask_from_the_table)  # noqa: B010 - see the function's docstring
+setattr(Position, "__getattr__", _from_the_table)  # noqa: B010 - see the function's docstring
 
 
 def _refuse(self: Position, name: str, *value: Any) -> None:

@@ -17,7 +17,7 @@ route                                       answer
 ==========================================  =====================================================
 
 Nothing a request sends reaches the file system: the tables are opened before the
-app is made (``solver.store.locate.table_for(..., build=False)``), and the page's files are
+app is made (``Tablebase.table(..., build=False)``, :mod:`solver.api`), and the page's files are
 read from the package once, into memory, from a fixed list. A request never starts
 a table build; a game that is not served is a 404 naming ``solve build``.
 
@@ -74,14 +74,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..api import Tablebase, default_tablebase, parse_game
 from ..encoding.board import parse, parse_text
 from ..encoding.moves import parse_moves, split_moves
 from ..errors import InvalidBoardError, InvalidGameError, SolverError, TableError, one_line, quote
 from ..present.charts import outcomes_svg
-from ..rules.game import DEFAULT_GAME, Game, parse_game
+from ..rules.game import DEFAULT_GAME, Game
 from ..rules.score import UNREACHABLE
-from ..store.locate import table_dirs as _table_dirs
-from ..store.locate import table_for
 from ..tables import Table
 from ..tables.analysis import analyze
 from .batch import answers, position_dict
@@ -137,11 +136,14 @@ def table_checksum(table: Table) -> str:
     return table.sha256
 
 
-def discover_games(table_dir: str | os.PathLike[str] | None = None) -> list[Game]:
+def discover_games(table_dir: str | os.PathLike[str] | None = None, *, tablebase: Tablebase | None = None) -> list[Game]:
     """The games whose tables are already in the table directory (``<game>.ttt``, or in the old
-    default directory: :func:`solver.store.locate.table_dirs`), smallest board first."""
+    default directory: :meth:`solver.api.Tablebase.table_dirs`), smallest board first.
+
+    :param tablebase: whose local tables (default: :func:`solver.api.default_tablebase`).
+    """
     found = set()
-    for directory in _table_dirs(table_dir):
+    for directory in (tablebase or default_tablebase()).table_dirs(table_dir):
         for path in sorted(directory.glob("*.ttt")) if directory.is_dir() else []:
             try:
                 game = parse_game(path.stem)
@@ -182,12 +184,14 @@ def served(table: Table) -> ServedGame:
     return ServedGame(table, table_checksum(table), answer)
 
 
-def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None) -> list[Table]:
+def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None, tablebase: Tablebase | None = None) -> list[Table]:
     """The tables of ``games`` (never built here), each :func:`hold`-ed: each must be shipped or in the table directory.
 
+    :param tablebase: where the tables come from (default: :func:`solver.api.default_tablebase`).
     :raises TableError: for a missing or broken table, naming the command that makes it.
     """
-    tables = [table_for(parse_game(game), table_dir=table_dir, build=False) for game in games]
+    source = tablebase or default_tablebase()
+    tables = [source.table(game, table_dir=table_dir, build=False) for game in games]
     for table in tables:
         hold(table)
     return tables

@@ -1,0 +1,446 @@
+"""The :class:`Tablebase`: the one owner of the sources of answers, the open tables and the trust policy.
+
+Modelled on python-chess's ``chess.syzygy.Tablebase``: one object holds every table opened
+for it and answers positions from them; ``lookup`` raises where an answer cannot be had,
+``get`` returns a default; :meth:`Tablebase.clear` (``close``) forgets every open table.
+
+A look-up flows like this (``solver.lookup(board, game="4x4")``)::
+
+    solver.api.lookup ── the default Tablebase (default_tablebase())
+        └─ Tablebase.lookup: the game's table from the memo (one dictionary hit), else
+           Tablebase.table: parse the game once, then ask each Source in order
+              ├─ a source that holds no answer for the game declines (returns None)
+              └─ LocalTables (last): the shipped table, else <table dir>/<game>.ttt,
+                 else a build (asking for consent when it is long): solver.store.locate
+        └─ Table.at(code): one read of the table, a Position (solver.tables.position)
+
+**Sources.** A :class:`Source` is anything with a ``key`` and a ``table(game, want, tablebase)``
+method that gives the game's :class:`~solver.tables.Table` or declines with None. The ones
+here: :class:`LocalTables` (the shipped tables and a table directory, building what is
+missing; never declines, so it comes last) and :class:`TableAt` (a table read block by block
+at a URL or at ``$SOLVED_TICTACTOE_MIRROR``, :mod:`solver.store.urltable`). A search engine
+and its book are one more source: :meth:`Tablebase.add_source` puts it first, and it answers
+the games it can search (a ``Table`` whose ``at`` searches) and declines the others.
+
+**Caches.** The tables a source gave, by game and the source's ``key``, and a memo of the
+names and :class:`Game` objects look-ups were given (so a look-up of a known game costs
+one dictionary hit). Both belong to the Tablebase and :meth:`Tablebase.clear` empties both.
+
+**Trust.** Every table file this object opens passes :meth:`Tablebase.believe` before it
+answers (:func:`solver.store.locate.believe`: a shipped checksum vouches for it, or this
+user built or proved it, or the full consistency pass proves it when that takes at most a
+minute); :meth:`Tablebase.record_proof` trusts a table proved by ``solve verify``.
+
+``solver.lookup`` and the other functions of :mod:`solver.api` use :func:`default_tablebase`;
+``solver.forget()`` clears it. The front ends (the CLI, the web app) take a Tablebase and
+open tables only through it.
+
+>>> tablebase = Tablebase()
+>>> tablebase.lookup("XX./OO./...").best_moves
+((0, 2),)
+>>> tablebase.table("3x3").kind, tablebase.get("XXX/XXX/XXX") is None
+('dense', True)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..encoding.board import Board, parse
+from ..encoding.moves import MoveSpec
+from ..errors import InvalidBoardError, InvalidGameError, TableError
+from ..rules.game import DEFAULT_GAME, Game, parse_game
+from ..storage import trust
+from ..storage.fsutil import link_stays_inside
+from ..storage.tablefile import expected_root
+from ..tables import Kind, Scores, Table, analysis
+from ..tables.analysis import GameAnalysis
+from ..tables.position import Position
+from ..words import count
+from . import locate
+from .estimate import refuse_beyond_machine
+from .locate import Consent
+from .make import BuildHook
+from .urltable import MIRROR_ENV, open_url_table, table_url
+
+__all__ = ["MIRROR_ENV", "LocalTables", "Source", "TableAt", "Tablebase", "Want", "default_tablebase"]
+
+
+@dataclass(frozen=True)
+class Want:
+    """What the caller of a table allows and wants to hear, handed to each :class:`Source`.
+
+    :param build: for a missing table: None builds it when that takes at most a minute and a GiB of
+        disk, else only when ``consent`` says yes; True whatever it costs; False never.
+    :param on_build: called around a build (the CLI shows a notice and a progress bar).
+    :param consent: asked with the estimate before a build that needs consent.
+    :param notify: told what a build finds (another process building the same game: this one waits).
+    """
+
+    build: bool | None = None
+    on_build: BuildHook | None = None
+    consent: Consent | None = None
+    notify: Callable[[str], None] | None = None
+
+
+class Source(Protocol):
+    """A source of answers: a table directory, a URL, a search engine and its book.
+
+    A source is asked for a game's table by :meth:`Tablebase.table`, in the Tablebase's order; the
+    first that gives one answers, and the Tablebase keeps it under ``(game, key)`` until
+    :meth:`Tablebase.clear`. A source that holds nothing for the game declines with None (the next
+    one is asked); one that should hold it but cannot (a broken file, a build that needs consent)
+    raises, as :class:`TableError` or :class:`~solver.errors.BuildNeedsConsent`.
+    """
+
+    @property
+    def key(self) -> Hashable:
+        """What the source reads, so that two equal sources share their open tables: ``("local", path)``, ``("url", url)``."""
+        ...
+
+    def table(self, game: Game, want: Want, tablebase: Tablebase) -> Table | None:
+        """``game``'s answers (a :class:`~solver.tables.Table`), or None when this source holds none for it.
+
+        :param want: what the caller allows (building, consent) and wants to hear.
+        :param tablebase: the asking Tablebase: open files with :meth:`Tablebase.open_file`, so that its trust policy applies.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class LocalTables:
+    """The shipped tables and a table directory (:mod:`solver.store.locate`), building a missing table.
+
+    It never declines: a missing table is built (or refused with the estimate and the
+    ``solve build`` command, or with ``build=False`` a :class:`TableError`), so it is the last source.
+
+    :param directory: the table directory; None for the default (``$SOLVED_TICTACTOE_DIR``, else
+        the user data directory: :func:`solver.store.locate.table_dir`).
+    """
+
+    directory: Path | None = None
+
+    @property
+    def key(self) -> Hashable:
+        return ("local", self.directory)
+
+    def table(self, game: Game, want: Want, tablebase: Tablebase) -> Table:
+        path = locate.table_path(game, table_dir_=self.directory)
+        inside = path != locate.shipped_path(game)
+        if os.path.lexists(path) or want.build is False:
+            return tablebase.open_file(path, game=game, follow_symlinks=not inside or link_stays_inside(path))
+        if want.build is None:
+            locate.ask_consent(game, path, want.consent)
+        return locate.build_or_keep_in_memory(game, path, on_build=want.on_build, notify=want.notify)
+
+
+@dataclass(frozen=True)
+class TableAt:
+    """A table read where a server keeps it, block by block (:mod:`solver.store.urltable`).
+
+    :param url: the table file's URL, or a directory's that holds ``<game>.ttt``; None for
+        ``$SOLVED_TICTACTOE_MIRROR``.
+    :param checksum: the table's SHA-256 in hex, for a game without a shipped one.
+    """
+
+    url: str | None = None
+    checksum: str | None = None
+
+    @property
+    def key(self) -> Hashable:
+        return ("url", self.url, self.checksum)
+
+    def table(self, game: Game, want: Want, tablebase: Tablebase) -> Table:
+        return open_url_table(table_url(game, self.url), game=game, checksum=self.checksum)
+
+
+_MEMO_SIZE = 256
+"""Game names and objects the look-up memo keeps at most (a process asking about more games opens them anew)."""
+
+
+class Tablebase:
+    """The owner of the sources of answers, the open tables and the trust policy (module docstring).
+
+    :param table_dir: the table directory of the last source (:class:`LocalTables`); None for the default.
+    :param sources: the sources asked before it, in order (a search engine, a URL: :class:`Source`).
+    """
+
+    def __init__(self, *, table_dir: str | os.PathLike[str] | None = None, sources: Iterable[Source] = ()) -> None:
+        self.sources: list[Source] = [*sources, LocalTables(None if table_dir is None else Path(table_dir))]
+        """The sources, asked in this order; the local tables come last."""
+        self._open: dict[tuple[Game, Hashable], Table] = {}
+        """The tables the sources gave, by game and source key."""
+        self._memo: dict[object, Any] = {}
+        """Look-ups' fast path: a game name maps to its table, a :class:`Game` by ``id`` to ``(game, table)``
+        (hashing a Game costs more than the look-up), for the tables of :attr:`sources`."""
+        self._tictactoe: Table | None = None
+        """The tic-tac-toe table of a look-up without ``game=``."""
+
+    def __repr__(self) -> str:
+        return f"<Tablebase: {count(len(self.sources), 'source')}, {count(len(self._open), 'open table')}>"
+
+    # -- sources and tables -------------------------------------------------------------
+    def add_source(self, source: Source) -> None:
+        """Ask ``source`` before every source already here (the local tables stay last)."""
+        self.sources.insert(0, source)
+        self._memo.clear()
+        self._tictactoe = None
+
+    def table(
+        self,
+        game: Game | str | None = None,
+        *,
+        table_dir: str | os.PathLike[str] | None = None,
+        url: str | None = None,
+        checksum: str | None = None,
+        build: bool | None = None,
+        on_build: BuildHook | None = None,
+        consent: Consent | None = None,
+        notify: Callable[[str], None] | None = None,
+    ) -> Table:
+        """The table of ``game`` (default tic-tac-toe), from the first source that holds it, opened once.
+
+        :param table_dir: use this table directory instead of the sources (:class:`LocalTables`).
+        :param url: read the table at this URL instead (:class:`TableAt`; ``checksum`` for a game without a shipped one).
+        :param build: None, True or False: see :class:`Want`. ``on_build``, ``consent``, ``notify``: likewise.
+        :raises InvalidGameError: for a malformed game.
+        :raises BuildNeedsConsent: for a missing table whose build needs consent that was not given.
+        :raises TableError: for a broken table, or when no source holds the game's.
+        """
+        resolved = parse_game(game)
+        want = Want(build, on_build, consent, notify)
+        if url is not None:
+            return self.table_from(TableAt(url, checksum), resolved, want)
+        if table_dir is not None:
+            return self.table_from(LocalTables(Path(table_dir)), resolved, want)
+        for source in self.sources:
+            found = self._open.get((resolved, source.key)) or self._ask(source, resolved, want)
+            if found is not None:
+                return found
+        raise TableError(f"no source holds the {resolved.name} table (asked: {', '.join(type(s).__name__ for s in self.sources)})")
+
+    def table_from(self, source: Source, game: Game, want: Want | None = None) -> Table:
+        """``game``'s table from ``source`` alone (kept with the others until :meth:`clear`).
+
+        :raises TableError: if the source declines.
+        """
+        found = self._open.get((game, source.key)) or self._ask(source, game, want or Want())
+        if found is None:
+            raise TableError(f"{type(source).__name__} holds no {game.name} table")
+        return found
+
+    def _ask(self, source: Source, game: Game, want: Want) -> Table | None:
+        found = source.table(game, want, self)
+        if found is not None:
+            self._open[(game, source.key)] = found
+        return found
+
+    def get_table(self, game: Game | str | None = None, default: Any = None) -> Table | Any:
+        """Like :meth:`table`, but ``default`` when no table is at hand: nothing is built, and a missing,
+        broken or untrusted table, or a game no source holds, gives ``default``."""
+        try:
+            return self.table(game, build=False)
+        except (TableError, InvalidGameError):
+            return default
+
+    def resolve(self, game: Game | str | None = None, table: Table | None = None) -> Table:
+        """``table`` if given (checked against ``game``), else :meth:`table` of ``game`` (default tic-tac-toe).
+
+        :raises InvalidGameError: if both are given and disagree.
+        """
+        if table is None:
+            return self.table(game)
+        if game is not None and parse_game(game) != table.game:
+            raise InvalidGameError(f"game {parse_game(game).name} does not match the table's game {table.game.name}")
+        return table
+
+    def open_file(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        game: Game | str | None = None,
+        kind: Kind | None = None,
+        verify: bool | None = None,
+        follow_symlinks: bool = True,
+        prove_untrusted: bool = True,
+    ) -> Table:
+        """Open a table file (either kind; the header says which), trusted by :meth:`believe` before it answers.
+
+        :param kind: ``"dense"`` or ``"compact"`` to refuse a file of the other kind.
+        :param verify: for a dense table, hash every block now (None: for tables of up to 8 MiB).
+        :param prove_untrusted: False leaves an untrusted table to the caller (``solve verify`` proves it).
+        :raises TableError: for a missing, broken, forged or mismatched file, or an untrusted one that cannot be believed.
+        """
+        resolved = None if game is None else parse_game(game)
+        table = locate.open_file(path, game=resolved, kind=kind, verify=verify, follow_symlinks=follow_symlinks, prove_untrusted=False)
+        if prove_untrusted:
+            self.believe(table)
+        return table
+
+    def open_url(self, url: str, *, game: Game | str | None = None, checksum: str | None = None) -> Table:
+        """The table at ``url`` (a file's URL; with ``game``, a directory's too), read block by block
+        (:class:`TableAt`); without ``game``, of the game its header names.
+
+        :raises TableError: for a URL that is not http(s), a server that fails, or a table without a known checksum.
+        """
+        if game is not None:
+            return self.table(game, url=url, checksum=checksum)
+        return open_url_table(url, checksum=checksum)
+
+    # -- trust ------------------------------------------------------------------------------
+    def believe(self, table: Table) -> None:
+        """Check a table opened from a file before its first answer, unless its checksum vouches for it
+        (:func:`solver.store.locate.believe`).
+
+        :raises TableError: if it is refuted, or proving it takes longer than a minute.
+        """
+        locate.believe(table)
+
+    def record_proof(self, table: Table) -> None:
+        """Trust a table that was just proved whole (``solve verify``) from now on, if no checksum ships for it."""
+        if table.file is not None and expected_root(table.game, table.kind) is None:
+            trust.record(table.file.path.parent, table.game.name, table.kind, table.sha256)
+
+    # -- answers ----------------------------------------------------------------------------
+    def _default_table(self) -> Table:
+        if self._tictactoe is None:
+            self._tictactoe = self.table(DEFAULT_GAME)
+        return self._tictactoe
+
+    def _remembered(self, game: Game | str) -> Table:
+        """The table of ``game`` from the sources, remembered for the next look-up."""
+        table = self.table(game)
+        if len(self._memo) < _MEMO_SIZE:
+            if type(game) is str:
+                self._memo[game] = table
+            elif type(game) is Game:
+                self._memo[id(game)] = (game, table)  # the game is kept alive, so its id is not reused
+        return table
+
+    def table_of(self, game: Game | str | None) -> Table:
+        """The table of ``game=`` (tic-tac-toe for None) as a look-up finds it: from the memo when it was asked for before."""
+        if game is None:
+            return self._tictactoe or self._default_table()
+        if type(game) is str:
+            return self._memo.get(game) or self._remembered(game)
+        entry = self._memo.get(id(game))
+        return entry[1] if entry is not None and entry[0] is game else self._remembered(game)
+
+    def lookup(self, board: Board, *, game: Game | str | None = None) -> Position:
+        """Solve a position (:func:`solver.lookup`).
+
+        :raises InvalidBoardError: saying what is wrong with the board and where.
+        :raises InvalidGameError: for a malformed or unsupported ``game``.
+        :raises BuildNeedsConsent: if the game's table is missing and building it needs consent.
+        :raises TableError: if the table is broken.
+        """
+        # table_of() written out: this is the look-up hot path.
+        if game is None:
+            table = self._tictactoe or self._default_table()
+        elif type(game) is str:
+            table = self._memo.get(game) or self._remembered(game)
+        else:
+            entry = self._memo.get(id(game))
+            table = entry[1] if entry is not None and entry[0] is game else self._remembered(game)
+        if type(board) is int:
+            return table.at(board)
+        return table.at(parse(board, table.game)[1])
+
+    def get(self, board: Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
+        """Like :meth:`lookup`, but returns ``default`` for an invalid board."""
+        try:
+            return self.lookup(board, game=game)
+        except InvalidBoardError:
+            return default
+
+    def best_move(self, board: Board, *, game: Game | str | None = None) -> tuple[int, int] | int:
+        """One best move (:func:`solver.best_move`): one look-up, its best move read from it (:attr:`Position.best_move`).
+
+        :raises InvalidBoardError: for an invalid board, or when the game is over.
+        """
+        return self.lookup(board, game=game).best_move
+
+    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, game: Game | str | None = None, check: bool = True) -> Scores:
+        """Vectorised :meth:`lookup` over an array of codes (:meth:`solver.tables.Table.lookup_codes`)."""
+        return self.table_of(game).lookup_codes(codes, check=check)
+
+    def analyze(self, moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
+        """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`)."""
+        return analysis.analyze(moves, table=self.table_of(game) if table is None else self.resolve(game, table))
+
+    def build(self, game: Game | str, path: str | os.PathLike[str], **options: Any) -> Table:
+        """Build ``game``'s table into ``path`` and open it from there (:func:`solver.store.locate.build_and_open`, same options:
+        ``on_build``, ``jobs``, ``scheduler``, ``notify``, ``force``); a game past this machine is refused first.
+
+        :raises GameTooLargeError: for a game past this machine (Connect Four), with the estimate and the cluster command.
+        """
+        resolved = parse_game(game)
+        refuse_beyond_machine(resolved, path)
+        return locate.build_and_open(resolved, path, **options)
+
+    def path_of(self, game: Game | str | None = None, *, table_dir: str | os.PathLike[str] | None = None) -> Path:
+        """The file that holds (or will hold) ``game``'s table in the local tables (:func:`solver.store.locate.table_path`)."""
+        return locate.table_path(parse_game(game), table_dir_=table_dir if table_dir is not None else self._local_dir())
+
+    def table_dir(self, table_dir: str | os.PathLike[str] | None = None) -> Path:
+        """The directory that holds built tables (:func:`solver.store.locate.table_dir`)."""
+        return locate.table_dir(table_dir if table_dir is not None else self._local_dir())
+
+    def table_dirs(self, table_dir: str | os.PathLike[str] | None = None) -> Sequence[Path]:
+        """The directories the local tables are looked for in (:func:`solver.store.locate.table_dirs`)."""
+        return locate.table_dirs(table_dir if table_dir is not None else self._local_dir())
+
+    def _local_dir(self) -> Path | None:
+        last = self.sources[-1]
+        return last.directory if isinstance(last, LocalTables) else None
+
+    # -- forgetting -------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Forget every open table and the look-up memo: the next look-up opens its table afresh (for tests,
+        long-lived processes, and after a table file may have changed); the warnings said once are said again."""
+        self._open.clear()
+        self._memo.clear()
+        self._tictactoe = None
+        locate.forget_warnings()
+
+    close = clear
+    """python-chess's name for :meth:`clear`."""
+
+    def __enter__(self) -> Tablebase:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None) -> None:
+        self.clear()
+
+
+_default: Tablebase | None = None
+
+
+def default_tablebase() -> Tablebase:
+    """The Tablebase that :mod:`solver.api`'s functions (``solver.lookup``, ...) and the grader use, made on first use."""
+    global _default
+    if _default is None:
+        _default = Tablebase()
+    return _default
+
+
+def table_for(game: Game = DEFAULT_GAME, **options: Any) -> Table:
+    """The default Tablebase's :meth:`Tablebase.table` (``table_dir``, ``url``, ``checksum``, ``build``, ``on_build``, ``consent``, ``notify``)."""
+    return default_tablebase().table(game, **options)
+
+
+def resolve_table(game: Game | None = None, table: Table | None = None) -> Table:
+    """The default Tablebase's :meth:`Tablebase.resolve`."""
+    return default_tablebase().resolve(game, table)
+
+
+def forget() -> None:
+    """Clear the default Tablebase (:meth:`Tablebase.clear`): ``solver.forget()``."""
+    default_tablebase().clear()
