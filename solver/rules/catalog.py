@@ -54,6 +54,10 @@ def rules_for(game: Game) -> Rules:
     from .game import WORD_CELLS
 
     if game.cells > WORD_CELLS:
+        if game.variant == "gravity":  # Connect Four: one board at a time, for the search (solver.rules.widegravity)
+            from .widegravity import WideGravityRules
+
+            return WideGravityRules(game)
         raise GameTooLargeError(
             f"{game.name} has {game.cells} cells: this machine plays boards of at most {WORD_CELLS} cells; "
             f"'solve build --game {game.name}' gives what its table would cost and the cluster command"

@@ -1,0 +1,324 @@
+"""The search source: a game no table holds, answered by the Connect Four engine, as a table answers it.
+
+Connect Four has 4.5 trillion positions: no table of it is built here. The engine
+(:class:`solver.search.Engine`) answers any of them exactly by searching it. This module gives
+the front ends the same objects a table gives: :class:`SearchSource` is a
+:class:`~solver.store.tablebase.Source` of the :class:`~solver.store.tablebase.Tablebase` that
+answers every gravity game the engine plays (a board of at most 64 bits' columns, normal play)
+for which no table is at hand and none is built in a minute; it gives a :class:`SearchTable`,
+a :class:`~solver.tables.Table` whose :meth:`~SearchTable.at` searches the position and every
+move in it and returns the usual :class:`~solver.tables.position.Position`, read from the
+engine's score bytes (:mod:`solver.rules.score`: the same bytes a table stores).
+
+>>> from solver.store.tablebase import Tablebase
+>>> table = Tablebase().table("connect4")
+>>> table.kind, table.searches
+('search', True)
+>>> p = table.lookup(".../" * 0 + "......./......./......./......./...O.../..OXX..")  # X to move
+>>> p.result, p.plies, p.best_columns
+('win', 3, (1, 5))
+
+**Cost.** A look-up costs a search: microseconds near the end of a game, milliseconds in the
+middle game, seconds to minutes in the opening without a book (:mod:`solver.search.book`; the
+book, when one is built, answers the opening). The answers are kept (a bounded memo of
+:data:`KEPT_POSITIONS`), so a position's moves, best move and children cost nothing more.
+
+**Budget and progress.** :meth:`SearchTable.bounded` gives a view of the same table whose
+searches stop at a time budget (seconds; :class:`~solver.errors.SearchTimeout` then, never a
+wrong answer) and report progress (nodes searched, seconds): ``solver.lookup(..., budget=5)``,
+``solve lookup --budget 5`` (with a progress bar on a terminal), and the HTTP API, which bounds
+every request's search (:data:`solver.web.app.SEARCH_BUDGET`).
+
+**What a search table cannot do.** List its positions, count them by ply (``solve stats``
+gives the root's answer instead: the per-ply counts need the full table), or be saved to a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+
+import numpy as np
+
+from ..encoding.board import check_rules
+from ..errors import InvalidGameError, SearchTimeout, TableError
+from ..rules.base import DRAWN, INVALID, LINE
+from ..rules.game import Game
+from ..rules.score import UNREACHABLE, WIN
+from ..search import Book, Engine, Solution, engine_game
+from ..search.engine import DEFAULT_TABLE_BYTES, Progress
+from ..storage import tablefile
+from ..tables import Kind, Scores, Table
+from ..tables.position import SETTERS, Position
+from ..tables.summary import TableStats
+from . import locate
+from .estimate import paper_estimate
+
+if TYPE_CHECKING:
+    from .tablebase import Tablebase, Want
+
+__all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
+
+KEPT_POSITIONS = 100_000
+"""Positions whose answers a search table keeps (a few hundred bytes each): a game played and analysed costs one search a position."""
+
+Books = Callable[[Game], Book | None]
+"""Finds the book of a game (None when none is built): the engine's book hook."""
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """What one search found about a position in play: its score, best moves and each move's score."""
+
+    score: int
+    best_mask: int
+    scored: tuple[tuple[int, int], ...]
+
+
+class _Shared:
+    """What every view of one game's search table shares: the engine and the memo of answers."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.kept: OrderedDict[int, _Answer] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def recall(self, code: int) -> _Answer | None:
+        with self.lock:
+            found = self.kept.get(code)
+            if found is not None:
+                self.kept.move_to_end(code)
+            return found
+
+    def keep(self, code: int, answer: _Answer) -> None:
+        with self.lock:
+            self.kept[code] = answer
+            if len(self.kept) > KEPT_POSITIONS:
+                self.kept.popitem(last=False)
+
+
+class SearchTable(Table):
+    """A game answered by search (module docstring): every method of a :class:`~solver.tables.Table` that
+    answers positions, exactly; none that lists, counts or saves them.
+
+    :param engine: the game's engine (its transposition table and book).
+    :param budget: seconds one look-up's search may take (None: no limit); see :meth:`bounded`.
+    :param progress: called with ``(nodes, seconds)`` while a search runs (:mod:`solver.search.engine`).
+    """
+
+    kind: ClassVar[Kind] = "search"
+    lists_positions: ClassVar[bool] = False
+    stores_best_moves: ClassVar[bool] = False
+    searches: ClassVar[bool] = True
+
+    def __init__(self, engine: Engine, *, budget: float | None = None, progress: Progress | None = None, shared: _Shared | None = None) -> None:
+        self.game = engine.game
+        self.path = None
+        self.file = None
+        self.prove = None
+        self.budget = budget
+        self.progress = progress
+        self._shared = shared or _Shared(engine)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine that searches this game."""
+        return self._shared.engine
+
+    def __repr__(self) -> str:
+        budget = "no budget" if self.budget is None else f"a budget of {self.budget:g} s a search"
+        return f"<SearchTable {self.game.name}: answered by search, {budget}>"
+
+    def bounded(self, budget: float | None = None, progress: Progress | None = None) -> SearchTable:
+        """This table with a time budget (seconds a look-up's search may take) and a progress hook; the engine and
+        the answers found so far are shared. A position it gives plays on (``.play``) under the same budget."""
+        return SearchTable(self.engine, budget=budget, progress=progress, shared=self._shared)
+
+    # -- one position ------------------------------------------------------------------
+    def at(self, code: int) -> Position:
+        """The :class:`Position` of a code, searched (and every move in it) unless it was searched before.
+
+        :raises InvalidBoardError: for a code out of range or that no legal game reaches.
+        :raises SearchTimeout: when the search passes :attr:`budget`; :raises SearchInterrupted: at Ctrl-C.
+        """
+        answer = self._answer(code)
+        position = Position.__new__(Position)
+        SETTERS.game(position, self.game)
+        SETTERS.code(position, code)
+        SETTERS.score(position, answer.score)
+        SETTERS.best_mask(position, answer.best_mask)
+        SETTERS.pieces(position, _pieces(self.game, code))
+        SETTERS.table(position, self)
+        SETTERS.scored(position, answer.scored)
+        return position
+
+    def _answer(self, code: int) -> _Answer:
+        found = self._shared.recall(code)
+        if found is not None:
+            return found
+        over = self._finished_score(code)
+        if over is not None:
+            return _Answer(over, 0, ())
+        solution = self.engine.solve(code, budget=self.budget, progress=self.progress)
+        answer = _from_solution(solution)
+        self._shared.keep(code, answer)
+        return answer
+
+    def _finished_score(self, code: int) -> int | None:
+        """The score of a finished board (``-WIN``: the side to move has lost; 0: full and drawn), None while the
+        game goes on; a board that breaks a rule raises, naming the rule."""
+        if not 0 <= code < self.game.codes:
+            self._refuse(code)
+        status, _ = self.game.rules.judge(code)
+        if status == INVALID:
+            check_rules(self.game, code)
+        if status in (LINE, DRAWN):
+            check_rules(self.game, code)
+            return -WIN if status == LINE else 0
+        return None
+
+    def score_of(self, code: int) -> int:
+        """The score of a code for the side to move, searched (``UNREACHABLE`` for a board no game reaches)."""
+        if not 0 <= code < self.game.codes or self.game.rules.violation(code) is not None:
+            return UNREACHABLE
+        found = self._shared.recall(code)
+        if found is not None:
+            return found.score
+        over = self._finished_score(code)
+        return over if over is not None else self.engine.score(code, budget=self.budget, progress=self.progress)
+
+    def best_mask_of(self, code: int) -> int:
+        return self._answer(code).best_mask
+
+    def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]:
+        return self._answer(position.code).scored
+
+    # -- many positions ----------------------------------------------------------------
+    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
+        """Exact answers of many codes, **by search: slow per position** (microseconds near the end of a game,
+        seconds or more in the opening without a book), one after the other. :attr:`budget` bounds the whole
+        batch (a :class:`~solver.errors.SearchTimeout` names how far it got).
+
+        :raises InvalidBoardError: naming the first bad code and its index (with ``check``: an unreachable one too).
+        """
+        found = self._integer_codes(codes)
+        flat = found.reshape(-1).astype(np.int64)
+        if flat.size and (flat.min() < 0 or flat.max() >= self.game.codes):
+            self._explain_bad_code(flat, check)
+        score = np.empty(flat.size, dtype=np.int8)
+        best = np.zeros(flat.size, dtype=np.uint64)
+        deadline = None if self.budget is None else time.monotonic() + self.budget
+        for index, code in enumerate(flat.tolist()):
+            score[index], best[index] = self._batch_answer(code, check, deadline, index, flat.size)
+        if check and (score == UNREACHABLE).any():
+            self._explain_bad_code(flat, check)
+        ply = np.array([_pieces(self.game, code) for code in flat.tolist()], dtype=np.uint8)
+        shape = found.shape
+        return Scores(self.game, score.reshape(shape), ply.reshape(shape), best.reshape(shape))
+
+    def _batch_answer(self, code: int, check: bool, deadline: float | None, index: int, total: int) -> tuple[int, int]:
+        if self.game.rules.violation(code) is not None:
+            return UNREACHABLE, 0
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            raise SearchTimeout(f"the batch stopped at its budget of {self.budget:g} s after {index:,} of {total:,} positions: give it more time (budget=None for no limit)")
+        answer = self.bounded(left, self.progress)._answer(code)
+        return answer.score, answer.best_mask
+
+    def reachable_codes(self) -> np.ndarray:
+        self._cannot("list its positions")
+
+    def stats(self) -> TableStats:
+        self._cannot("count its positions by ply")
+
+    # -- trust and files -----------------------------------------------------------------
+    def verify_blocks(self) -> None:
+        """Nothing stored to verify: every answer is searched (the book, when there is one, is a table of its own)."""
+
+    @property
+    def reads_memory_map(self) -> bool:
+        return False
+
+    def load_into_memory(self) -> Table:
+        return self
+
+    def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
+        self._cannot("be saved to a file")
+
+    @property
+    def sha256(self) -> str:
+        """What identifies the answers (an ETag's base): the game and the engine's book, not a file."""
+        book = self.engine.book_checksum if hasattr(self.engine, "book_checksum") else "no book"
+        return hashlib.sha256(f"search:{self.game.name}:{book}".encode()).hexdigest()
+
+    def _cannot(self, what: str) -> NoReturn:
+        raise TableError(
+            f"{self.game.name} is answered by search, position by position: no table of its "
+            f"{_positions_words(self.game)} is built here, so it cannot {what}"
+        )
+
+
+def _positions_words(game: Game) -> str:
+    return "4,531,985,219,092 positions" if (game.rows, game.cols, game.k) == (6, 7, 4) else "positions"
+
+
+def _pieces(game: Game, code: int) -> int:
+    pieces = 0
+    while code:
+        code, digit = divmod(code, 3)
+        pieces += digit != 0
+    return pieces
+
+
+def _from_solution(solution: Solution) -> _Answer:
+    best = 0
+    for move in solution.moves:
+        if move.score == solution.score:
+            best |= 1 << move.cell
+    scored = tuple(sorted((move.cell, move.score) for move in solution.moves))
+    return _Answer(solution.score, best, scored)
+
+
+def searched_by_engine(game: Game) -> bool:
+    """Whether the engine plays ``game`` (a gravity game in normal play that fits its bitboard)."""
+    try:
+        engine_game(game)
+    except InvalidGameError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class SearchSource:
+    """The Tablebase's source of answers by search (module docstring): a :class:`SearchTable` for a game the
+    engine plays whose table is neither at hand nor built within a minute; it declines every other game.
+
+    :param table_bytes: the size of each engine's transposition table in bytes.
+    :param books: finds a game's book (the engine's book hook); None: no book.
+    """
+
+    table_bytes: int = DEFAULT_TABLE_BYTES
+    books: Books | None = None
+
+    @property
+    def key(self) -> Hashable:
+        return ("search", self.table_bytes)
+
+    def table(self, game: Game, want: Want, tablebase: Tablebase) -> Table | None:
+        if not searched_by_engine(game) or _table_at_hand(game, tablebase):
+            return None
+        book = None if self.books is None else self.books(game)
+        return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book))
+
+
+def _table_at_hand(game: Game, tablebase: Tablebase) -> bool:
+    """Whether a table answers ``game`` without a long build: a file is there, or a build takes at most a minute."""
+    if locate.shipped_path(game) is not None or any((directory / f"{game.name}.ttt").exists() for directory in tablebase.table_dirs()):
+        return True
+    return not paper_estimate(game).needs_consent
+
