@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 import numpy as np
 
 from ..encoding.board import check_rules
-from ..errors import InvalidGameError, SearchTimeout, TableError
+from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE, WIN
@@ -83,8 +83,9 @@ class _Answer:
 class _Shared:
     """What every view of one game's search table shares: the engine and the memo of answers."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, book: Book | None) -> None:
         self.engine = engine
+        self.book = book
         self.kept: OrderedDict[int, _Answer] = OrderedDict()
         self.lock = threading.Lock()
 
@@ -116,19 +117,26 @@ class SearchTable(Table):
     stores_best_moves: ClassVar[bool] = False
     searches: ClassVar[bool] = True
 
-    def __init__(self, engine: Engine, *, budget: float | None = None, progress: Progress | None = None, shared: _Shared | None = None) -> None:
+    def __init__(
+        self, engine: Engine, *, book: Book | None = None, budget: float | None = None, progress: Progress | None = None, shared: _Shared | None = None
+    ) -> None:
         self.game = engine.game
         self.path = None
         self.file = None
         self.prove = None
         self.budget = budget
         self.progress = progress
-        self._shared = shared or _Shared(engine)
+        self._shared = shared or _Shared(engine, book)
 
     @property
     def engine(self) -> Engine:
         """The engine that searches this game."""
         return self._shared.engine
+
+    @property
+    def has_book(self) -> bool:
+        """Whether the engine consults a book (:mod:`solver.search.book`): the opening is then answered at once."""
+        return self._shared.book is not None
 
     def __repr__(self) -> str:
         budget = "no budget" if self.budget is None else f"a budget of {self.budget:g} s a search"
@@ -206,19 +214,18 @@ class SearchTable(Table):
 
         :raises InvalidBoardError: naming the first bad code and its index (with ``check``: an unreachable one too).
         """
-        found = self._integer_codes(codes)
-        flat = found.reshape(-1).astype(np.int64)
-        if flat.size and (flat.min() < 0 or flat.max() >= self.game.codes):
-            self._explain_bad_code(flat, check)
-        score = np.empty(flat.size, dtype=np.int8)
-        best = np.zeros(flat.size, dtype=np.uint64)
+        shape, flat = _python_codes(codes)
+        for index, code in enumerate(flat):
+            if not 0 <= code < self.game.codes:
+                raise InvalidBoardError(f"codes[{index}] = {code} is out of range for {self.game.name}: expected 0 to {self.game.codes - 1}")
+        score = np.empty(len(flat), dtype=np.int8)
+        best = np.zeros(len(flat), dtype=np.uint64)
         deadline = None if self.budget is None else time.monotonic() + self.budget
-        for index, code in enumerate(flat.tolist()):
-            score[index], best[index] = self._batch_answer(code, check, deadline, index, flat.size)
-        if check and (score == UNREACHABLE).any():
-            self._explain_bad_code(flat, check)
-        ply = np.array([_pieces(self.game, code) for code in flat.tolist()], dtype=np.uint8)
-        shape = found.shape
+        for index, code in enumerate(flat):
+            score[index], best[index] = self._batch_answer(code, check, deadline, index, len(flat))
+            if check and score[index] == UNREACHABLE:
+                raise InvalidBoardError(f"codes[{index}] = {code} is not a reachable position: {self.game.rules.violation(code)}")
+        ply = np.array([_pieces(self.game, code) for code in flat], dtype=np.uint8)
         return Scores(self.game, score.reshape(shape), ply.reshape(shape), best.reshape(shape))
 
     def _batch_answer(self, code: int, check: bool, deadline: float | None, index: int, total: int) -> tuple[int, int]:
@@ -253,7 +260,8 @@ class SearchTable(Table):
     @property
     def sha256(self) -> str:
         """What identifies the answers (an ETag's base): the game and the engine's book, not a file."""
-        book = self.engine.book_checksum if hasattr(self.engine, "book_checksum") else "no book"
+        book = self._shared.book
+        book = "no book" if book is None else getattr(book, "sha256", f"a book to ply {book.depth}")
         return hashlib.sha256(f"search:{self.game.name}:{book}".encode()).hexdigest()
 
     def _cannot(self, what: str) -> NoReturn:
@@ -265,6 +273,21 @@ class SearchTable(Table):
 
 def _positions_words(game: Game) -> str:
     return "4,531,985,219,092 positions" if (game.rows, game.cols, game.k) == (6, 7, 4) else "positions"
+
+
+def _python_codes(codes: np.ndarray | Iterable[int]) -> tuple[tuple[int, ...], list[int]]:
+    """The shape and the codes of a batch as Python ints: Connect Four's codes reach 3**42, past int64, so a
+    batch of them is a list of ints or a numpy array of objects."""
+    try:
+        found = np.asarray(codes, dtype=object)
+    except (ValueError, TypeError) as error:
+        raise InvalidBoardError(f"codes must be a rectangular array of integers: {str(error)[:120]}") from None
+    flat = []
+    for index, code in enumerate(found.reshape(-1).tolist()):
+        if isinstance(code, bool) or not isinstance(code, (int, np.integer)):
+            raise InvalidBoardError(f"codes[{index}] is {type(code).__name__}: codes must be integers")
+        flat.append(int(code))
+    return found.shape, flat
 
 
 def _pieces(game: Game, code: int) -> int:
@@ -313,7 +336,7 @@ class SearchSource:
         if not searched_by_engine(game) or _table_at_hand(game, tablebase):
             return None
         book = None if self.books is None else self.books(game)
-        return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book))
+        return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book), book=book)
 
 
 def _table_at_hand(game: Game, tablebase: Tablebase) -> bool:
