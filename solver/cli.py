@@ -1086,7 +1086,15 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
     help="Connections one client address may hold open at once, per worker (an idle one of its own is closed "
     "to make room, else 503); 0 for no such cap, e.g. behind a reverse proxy, where every client has the proxy's address.",
 )
-def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int, per_address: int) -> None:
+@click.option(
+    "--search-budget",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5.0,  # solver.web.SEARCH_BUDGET
+    show_default=True,
+    metavar="SECONDS",
+    help="For a game answered by search (--game connect4): the seconds one request's search may take (503 beyond, saying so).",
+)
+def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int, per_address: int, search_budget: float) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
 
     Serves tic-tac-toe, every table already in the table directory, and each
@@ -1132,7 +1140,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         click.echo("solve: error: --workers needs a system with fork (Linux, macOS)", err=True)
         raise SystemExit(1)
     try:
-        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers, max_per_address=per_address)
+        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers, max_per_address=per_address, search_budget=search_budget)
     except web.WorkerError as error:
         click.echo(f"solve: error: {error}", err=True)
         raise SystemExit(1) from None
