@@ -1195,6 +1195,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def bench_default_sections(args: argparse.Namespace) -> None:
+    """The sections a run without a section option measures: tic-tac-toe, the big tables, the grader, and what is asked."""
+    if not (args.big_build or args.big_table) or args.quick:
+        bench_tictactoe()
+    if not args.quick and not (args.big_build or args.big_table):
+        bench_big()
+        bench_grader()
+    if args.compact:
+        bench_compact(args)
+    if args.big_build or args.big_table:
+        bench_big_games(args)
+
+
 def main() -> None:
     parser = _parser()
     args = parser.parse_args()
@@ -1218,15 +1231,7 @@ def main() -> None:
     elif args.gravity:
         bench_gravity(Path(args.compact_dir or tempfile.mkdtemp()))
     else:
-        if not (args.big_build or args.big_table) or args.quick:
-            bench_tictactoe()
-        if not args.quick and not (args.big_build or args.big_table):
-            bench_big()
-            bench_grader()
-        if args.compact:
-            bench_compact(args)
-        if args.big_build or args.big_table:
-            bench_big_games(args)
+        bench_default_sections(args)
     missed = [r["name"] for r in RESULTS if r["status"] == "MISSED"]
     print(f"\n{len(RESULTS)} figures; targets missed: {', '.join(missed) if missed else 'none'}")
     if args.json:

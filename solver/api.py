@@ -24,8 +24,8 @@ from .encoding.drops import move_string_code
 from .encoding.moves import MoveSpec
 from .errors import InvalidArgumentError
 from .rules.game import Game, parse_game
-from .store import make as _builder
 from .search.engine import Progress
+from .store import make as _builder
 from .store.make import BuildHook
 from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
 from .tables import DenseTable, Scores, Table

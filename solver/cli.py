@@ -50,8 +50,8 @@ from .storage.remote import is_url
 from .store.estimate import BuildEstimate, estimate, format_duration, refuse_beyond_machine
 from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, refuse_replacing
 from .store.mirror import fetch_table
-from .store.searched import SearchTable
 from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
+from .store.searched import SearchTable
 from .tables import Table
 from .tables.analysis import GameAnalysis, PlyAnalysis, move_code
 from .tables.analysis import analyze as _analyze
@@ -455,7 +455,8 @@ def _check_writable(path: Path, what: str) -> None:
     "move_string",
     default=None,
     metavar="COLUMNS",
-    help="Instead of BOARD, the position after these moves as Connect Four players write them: columns numbered from 1, no separator (--game connect4 --moves 4453).",
+    help="Instead of BOARD, the position after these moves as Connect Four players write them: "
+    "columns numbered from 1, no separator (--game connect4 --moves 4453).",
 )
 @click.option(
     "--table",

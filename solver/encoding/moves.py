@@ -213,7 +213,6 @@ def read_move_string(text: str, game: Game) -> list[int]:
     return columns
 
 
-
 def parse_moves(text: str, game: Game | str | None = None) -> list[int]:
     """The cells of a list of moves written as one text (module docstring): ``"4 0 8"``,
     ``"1,1;0,0;2,2"``, ``"(1, 1) (0, 0)"``. Not for gravity games, where a bare number is a

@@ -14,9 +14,9 @@ engine's score bytes (:mod:`solver.rules.score`: the same bytes a table stores).
 >>> table = Tablebase().table("connect4")
 >>> table.kind, table.searches
 ('search', True)
->>> p = table.lookup(".../" * 0 + "......./......./......./......./...O.../..OXX..")  # X to move
->>> p.result, p.plies, p.best_columns
-('win', 3, (1, 5))
+>>> p = table.lookup("XOOOX../OXOXXX./XOOXOO./XOXOXX./OOOXXOO/XXOXXXO")  # late in a game: milliseconds
+>>> p.to_move, p.result, p.plies, p.best_columns
+('O', 'loss', 4, (5,))
 
 **Cost.** A look-up costs a search: microseconds near the end of a game, milliseconds in the
 middle game, seconds to minutes in the opening without a book (:mod:`solver.search.book`; the
@@ -41,7 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, ClassVar, NoReturn
 
 import numpy as np
 
@@ -233,7 +233,9 @@ class SearchTable(Table):
             return UNREACHABLE, 0
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
-            raise SearchTimeout(f"the batch stopped at its budget of {self.budget:g} s after {index:,} of {total:,} positions: give it more time (budget=None for no limit)")
+            raise SearchTimeout(
+                f"the batch stopped at its budget of {self.budget:g} s after {index:,} of {total:,} positions: give it more time (budget=None for no limit)"
+            )
         answer = self.bounded(left, self.progress)._answer(code)
         return answer.score, answer.best_mask
 
@@ -260,14 +262,13 @@ class SearchTable(Table):
     @property
     def sha256(self) -> str:
         """What identifies the answers (an ETag's base): the game and the engine's book, not a file."""
-        book = self._shared.book
-        book = "no book" if book is None else getattr(book, "sha256", f"a book to ply {book.depth}")
+        found = self._shared.book
+        book = "no book" if found is None else str(getattr(found, "sha256", f"a book to ply {found.depth}"))
         return hashlib.sha256(f"search:{self.game.name}:{book}".encode()).hexdigest()
 
     def _cannot(self, what: str) -> NoReturn:
         raise TableError(
-            f"{self.game.name} is answered by search, position by position: no table of its "
-            f"{_positions_words(self.game)} is built here, so it cannot {what}"
+            f"{self.game.name} is answered by search, position by position: no table of its {_positions_words(self.game)} is built here, so it cannot {what}"
         )
 
 
@@ -344,4 +345,3 @@ def _table_at_hand(game: Game, tablebase: Tablebase) -> bool:
     if locate.shipped_path(game) is not None or any((directory / f"{game.name}.ttt").exists() for directory in tablebase.table_dirs()):
         return True
     return not paper_estimate(game).needs_consent
-

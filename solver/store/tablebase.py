@@ -378,17 +378,13 @@ class Tablebase:
         """
         return self.lookup(board, game=game, budget=budget).best_move
 
-    def lookup_codes(
-        self, codes: np.ndarray | Iterable[int], *, game: Game | str | None = None, check: bool = True, budget: float | None = None
-    ) -> Scores:
+    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, game: Game | str | None = None, check: bool = True, budget: float | None = None) -> Scores:
         """Vectorised :meth:`lookup` over an array of codes (:meth:`solver.tables.Table.lookup_codes`); a game answered by
         search is searched position by position, slowly, ``budget`` seconds at most for the whole batch."""
         table = self.table_of(game)
         return (table if budget is None else table.bounded(budget)).lookup_codes(codes, check=check)
 
-    def analyze(
-        self, moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None
-    ) -> GameAnalysis:
+    def analyze(self, moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:
         """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`); ``budget``
         bounds each position's search, for a game answered by search."""
         found = self.table_of(game) if table is None else self.resolve(game, table)

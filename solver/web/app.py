@@ -430,7 +430,9 @@ class _Api:
         """The chart of the outcomes of each ply, counted once per game (a pass over a dense table) off the event loop."""
         game = self._game(request)
         if game.table.searches:
-            raise HTTPException(404, f"no chart of the outcomes of each ply for {game.name}: it is answered by search, and the counts of each ply need the full table")
+            raise HTTPException(
+                404, f"no chart of the outcomes of each ply for {game.name}: it is answered by search, and the counts of each ply need the full table"
+            )
         etag = game.etag("outcomes.svg")
         headers = {"etag": etag, "cache-control": CACHE_CONTROL}
         if request.headers.get("if-none-match") == etag:
@@ -441,7 +443,9 @@ class _Api:
     async def batch(self, request: Request) -> Response:
         game = self._game(request)
         if game.table.searches:
-            raise HTTPException(400, f"{game.name} is answered by search, a position at a time within {SEARCH_BUDGET:g} s: ask GET /api/v1/{game.name}?board=B for each")
+            raise HTTPException(
+                400, f"{game.name} is answered by search, a position at a time within {SEARCH_BUDGET:g} s: ask GET /api/v1/{game.name}?board=B for each"
+            )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
@@ -716,7 +720,16 @@ def outcomes_chart(table: Table) -> bytes:
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
     rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.drops}
-    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum, "searched": game.table.searches}
+    return {
+        "name": g.name,
+        "rows": g.rows,
+        "cols": g.cols,
+        "k": g.k,
+        "cells": g.cells,
+        "rule": rule,
+        "checksum": game.checksum,
+        "searched": game.table.searches,
+    }
 
 
 def _dumps(data: Any) -> bytes:
