@@ -83,21 +83,20 @@ def lookup(
     :raises TableError: if the table file is broken.
     :raises SearchTimeout: when a search passes its ``budget``; :raises SearchInterrupted: at Ctrl-C.
     """
-    if moves is not None or board is None:
+    if moves is not None:
         board = move_string_board(board, moves, game)
     if budget is None and progress is None:
         return _lookup(board, game=game)
     return _lookup(board, game=game, budget=budget, progress=progress)
 
 
-def move_string_board(board: Board | None, moves: str | None, game: Game | str | None) -> int:
+def move_string_board(board: Board | None, moves: str, game: Game | str | None) -> int:
     """The code of the board a move string reaches (:func:`solver.encoding.drops.move_string_code`), given instead of a board.
 
-    :raises InvalidArgumentError: for both a board and a move string, or neither.
+    :raises InvalidArgumentError: for both a board and a move string.
     """
-    if (board is None) == (moves is None):
-        raise InvalidArgumentError("give a board or a move string (moves=), one of them")
-    assert moves is not None
+    if board is not None:
+        raise InvalidArgumentError("give a board or a move string (moves=), not both")
     return move_string_code(moves, parse_game(game))
 
 

@@ -200,3 +200,37 @@ def test_the_http_api_refuses_a_search_past_its_budget_with_503_saying_so(client
 def test_the_http_api_lists_connect4_as_searched(client) -> None:  # type: ignore[no-untyped-def]
     games = client.get("/api/v1/games").json()["games"]
     assert [game["searched"] for game in games] == [False, True]
+
+
+# -- interop: OpenSpiel's connect_four and PettingZoo's connect_four_v3 -------------------------------
+def test_openspiel_connect_four_states_answer_pons_end_easy_and_its_best_actions_are_legal() -> None:
+    pyspiel = pytest.importorskip("pyspiel", reason="needs the [interop] extra (open_spiel)")
+    from solver import interop
+
+    for moves, score in pons_end_easy(4):
+        state = pyspiel.load_game("connect_four").new_initial_state()
+        for char in moves:
+            state.apply_action(int(char) - 1)  # an OpenSpiel action is a column from 0
+        position = interop.openspiel_connect_four_position(state)
+        assert pons_score(position.result, position.plies, len(moves)) == score
+        best = interop.openspiel_connect_four_best_actions(state)
+        assert best and set(best) <= set(state.legal_actions())
+
+
+def test_pettingzoo_connect_four_observations_answer_pons_end_easy_for_the_agent_to_move() -> None:
+    connect_four_v3 = pytest.importorskip("pettingzoo.classic.connect_four_v3", reason="needs the [interop] extra (pettingzoo)")
+    from solver import interop
+
+    for moves, score in pons_end_easy(4):
+        env = connect_four_v3.env()
+        env.reset(seed=0)
+        for char in moves:
+            env.step(int(char) - 1)
+        observation, *_ = env.last()
+        position = interop.pettingzoo_connect_four_position(observation)
+        assert position.board == board_of(moves)
+        assert pons_score(position.result, position.plies, len(moves)) == score
+        best = interop.pettingzoo_connect_four_best_actions(observation)
+        assert all(observation["action_mask"][column] for column in best)
+        other = "player_1" if env.agent_selection == "player_0" else "player_0"
+        assert interop.board_from_pettingzoo_connect_four(env.observe(other), agent=other) == position.code
