@@ -718,7 +718,7 @@ SPARSE_5X5K4 = 1_000_000 / 2_471_848
 def _reachable_codes(game: Game, count: int, seed: int) -> np.ndarray:
     """``count`` random reachable codes of ``game``, uniform over its reachable boards: legal-count boards drawn at
     random, kept where the rules find them reachable (what a table's reachability is; no table read)."""
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
     from solver.rules.base import INVALID
 
     index, rng, found = layout(game), np.random.default_rng(seed), np.zeros(0, dtype=np.int64)
@@ -779,9 +779,9 @@ asks = {
     "best_moves_and_moves": lambda code: (lambda p: (p.best_moves, p.moves))(lookup(code, game=game)),
 }
 out = {"load": os.getloadavg()[0]}
-for label, codes, number in (("warm", few, 400), ("spread", many, 10)):
+for label, codes, number, repeats in (("warm", few, 20, 150), ("spread", many, 1, 40)):
     best = {key: float("inf") for key in asks}
-    for _ in range(7):  # interleaved: each repeat measures every question once, so the load falls on all alike
+    for _ in range(repeats):  # interleaved and short: on a shared machine the least disturbed repeat of each question counts
         for key, ask in asks.items():
             run = each(codes, ask)
             started = time.perf_counter()
@@ -852,7 +852,7 @@ def bench_5x5k4_batch_decodes() -> None:
     """The blocks a batch of 1 M random reachable 5x5k4 codes decodes, counted from the game's index and rules
     alone (no table needed, none timed): the code before decoded the blocks of each part of a batch split over
     threads (a part per 2**18 codes, up to one per core and 8), this code each block of the batch once."""
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
     from solver.encoding.symmetry import symmetries
     from solver.rules.base import IN_PLAY, INVALID
     from solver.rules.game import parse_game
@@ -946,7 +946,7 @@ from pathlib import Path
 sys.path.insert(0, {root!r})
 import numpy as np
 from solver.rules.game import parse_game
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.retrograde.chunks import chunks
 from solver.retrograde.kernel import solve_chunk
 game = parse_game("5x5k4")
@@ -988,7 +988,7 @@ def bench_compact_sample(path: Path, game: str) -> None:
 
 def bench_5x5_chunks(tmp: Path) -> None:
     """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
     from solver.retrograde.chunks import CHUNK_BOARDS
     from solver.rules.game import parse_game
 
@@ -1191,29 +1191,11 @@ def _parser() -> argparse.ArgumentParser:
         "--before", metavar="CHECKOUT", type=Path, help="with --batch or --positions, also measure the code of this checkout (the code before), alternated"
     )
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
-    add_connect4_options(parser)
     return parser
 
 
-def bench_default_sections(args: argparse.Namespace) -> None:
-    """The sections a run without a section option measures: tic-tac-toe, the big tables, the grader, and what is asked."""
-    if not (args.big_build or args.big_table) or args.quick:
-        bench_tictactoe()
-    if not args.quick and not (args.big_build or args.big_table):
-        bench_big()
-        bench_grader()
-    if args.compact:
-        bench_compact(args)
-    if args.big_build or args.big_table:
-        bench_big_games(args)
-
-
-def main() -> None:
-    parser = _parser()
-    args = parser.parse_args()
-    machine = platform.processor() or platform.platform()
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
-    print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
+def _one_section(args: argparse.Namespace) -> bool:
+    """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
     if args.connect4 or args.connect4_all or args.connect4_empty:
         from bench_connect4 import bench_connect4
 
@@ -1231,7 +1213,32 @@ def main() -> None:
     elif args.gravity:
         bench_gravity(Path(args.compact_dir or tempfile.mkdtemp()))
     else:
-        bench_default_sections(args)
+        return False
+    return True
+
+
+def _default_sections(args: argparse.Namespace) -> None:
+    """The sections run when no option asks for one alone: 3x3, the big dense tables, the grader; compact and big games on request."""
+    if not (args.big_build or args.big_table) or args.quick:
+        bench_tictactoe()
+    if not args.quick and not (args.big_build or args.big_table):
+        bench_big()
+        bench_grader()
+    if args.compact:
+        bench_compact(args)
+    if args.big_build or args.big_table:
+        bench_big_games(args)
+
+
+def main() -> None:
+    parser = _parser()
+    add_connect4_options(parser)
+    args = parser.parse_args()
+    machine = platform.processor() or platform.platform()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, {os.cpu_count()} cores, {machine}")
+    print(f"{'measure':<52} {'value':>12} {'unit':<9} {'target':<12} status")
+    if not _one_section(args):
+        _default_sections(args)
     missed = [r["name"] for r in RESULTS if r["status"] == "MISSED"]
     print(f"\n{len(RESULTS)} figures; targets missed: {', '.join(missed) if missed else 'none'}")
     if args.json:

@@ -85,7 +85,7 @@ def _bench_set(report: Report, engine: Engine, name: str, file: str, sample: int
     start = time.process_time()
     for moves, _ in lines:
         engine.score(moves=moves)
-    report(f"C4 {name}: Engine.score (string read, checked)", (time.process_time() - start) / len(lines) * 1e3, "ms")
+    report(f"C4 {name}: Engine.score again, table warm (string read, checked)", (time.process_time() - start) / len(lines) * 1e3, "ms")
     if name in BASELINE_SETS:
         base = _time_baseline(engine, where)
         searched = times[: len(base)]

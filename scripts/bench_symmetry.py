@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 import numpy as np  # noqa: E402
 
-from solver.encoding.index import layout  # noqa: E402
+from solver.encoding.layouts import layout  # noqa: E402
 from solver.encoding.symmetry import symmetries  # noqa: E402
 from solver.rules.game import parse_game  # noqa: E402
 

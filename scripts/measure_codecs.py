@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np  # noqa: E402
 
 from solver.encoding.board import masks, rule_violation  # noqa: E402
-from solver.encoding.index import layout  # noqa: E402
+from solver.encoding.layouts import layout  # noqa: E402
 from solver.encoding.symmetry import symmetries  # noqa: E402
 from solver.retrograde.builddir import BuildDir  # noqa: E402
 from solver.retrograde.sweep import build_layers  # noqa: E402

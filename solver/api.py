@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -85,9 +85,10 @@ def lookup(
     """
     if moves is not None:
         board = move_string_board(board, moves, game)
+    found = cast(Board, board)  # None is refused by the board reader, as any other non-board
     if budget is None and progress is None:
-        return _lookup(board, game=game)
-    return _lookup(board, game=game, budget=budget, progress=progress)
+        return _lookup(found, game=game)
+    return _lookup(found, game=game, budget=budget, progress=progress)
 
 
 def move_string_board(board: Board | None, moves: str, game: Game | str | None) -> int:

@@ -41,22 +41,26 @@ from .grading.grader import grade as _grade
 from .grading.limits import DEFAULT_PROCESSES
 from .grading.player import DEFAULT_MEMORY_MB, Turn
 from .grading.sandbox import Sandbox
+from .present.analysis import analysis_text as describe_analysis
+from .present.analysis import best_text as _best_text
+from .present.analysis import grid_text as _grid
 from .present.charts import outcomes_svg
 from .present.describe import column_board, move_words, stats_text, status_line
-from .present.report import GRADE_LIMIT, describe_report, rc
+from .present.report import GRADE_LIMIT, describe_report
 from .rules.game import DENSE_MAX_CELLS, Game
 from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
+from .storage.tablefile import rebuild_command
 from .store.estimate import BuildEstimate, estimate, format_duration, refuse_beyond_machine
 from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, refuse_replacing
 from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
 from .store.searched import SearchTable
 from .tables import Table
-from .tables.analysis import GameAnalysis, PlyAnalysis, move_code
+from .tables.analysis import GameAnalysis, move_code
 from .tables.analysis import analyze as _analyze
 from .tables.position import Position, outcome_label
-from .words import count
+from .words import count, percent
 
 
 class SolveGroup(click.Group):
@@ -70,6 +74,9 @@ class SolveGroup(click.Group):
         except (InvalidBoardError, InvalidGameError, PlayerError) as error:
             click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(2)
+        except BuildDeclined as declined:
+            click.echo(f"solve: {declined}", err=True)
+            ctx.exit(1)
         except (TableError, SolverError) as error:
             click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(1)
@@ -84,6 +91,11 @@ class SolveGroup(click.Group):
         if commands:
             with formatter.section("Commands"):
                 formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
+
+
+class BuildDeclined(Exception):
+    """The person answered no to a build's question: not an error, but the command could not do its work
+    (exit status 1, one calm line: what was not built and the command that builds it later)."""
 
 
 def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
@@ -184,7 +196,12 @@ class TableOptions:
         return table
 
     def _consent(self, cost: BuildEstimate) -> bool:
-        return _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it")
+        if not _interactive():
+            return False  # refused with the estimate and the command that builds it
+        if _confirm_build(cost, f"The {cost.game.name} table is not built yet; building it"):
+            return True
+        path = self.tablebase.path_of(cost.game, table_dir=self.table_dir)
+        raise BuildDeclined(f"the {cost.game.name} table was not built (you answered no); build it later with: {_build_command(cost, path)}")
 
     @contextmanager
     def progress(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
@@ -195,7 +212,8 @@ class TableOptions:
     @contextmanager
     def _notice(self, game: Game, path: Path, work: int) -> Iterator[BuildProgress | None]:
         if not self.quiet:
-            click.echo(f"Building the {game.name} table (first use); it will be kept in {path}", err=True)
+            kept = f"it will be kept in {path}" if _can_keep(path) else "it is kept in memory (see below)"
+            click.echo(f"Building the {game.name} table (first use, {_duration(estimate(game, path))}); {kept}", err=True)
         with _resume_hint(game, path), _progress_bar(game, work, quiet=self.quiet) as progress:
             yield progress
 
@@ -249,6 +267,26 @@ def _budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _can_keep(path: Path) -> bool:
+    """Whether a table can be written at ``path``: its directory exists, or can be made now, and this user may write in it
+    (checked before the first-use notice promises where the table will be kept)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _duration(cost: BuildEstimate) -> str:
+    """``about 16 s on 1 core``: the time part of an estimate."""
+    return f"about {format_duration(cost.seconds)} on {count(cost.jobs, 'core')}"
+
+
+def _build_command(cost: BuildEstimate, path: Path) -> str:
+    """The ``solve build`` command for ``path``, with ``--yes`` when the build is long enough for ``solve build`` to ask."""
+    return rebuild_command(cost.game, path) + (" --yes" if cost.is_long else "")
+
+
 def _interactive() -> bool:
     """Whether a person can answer a question: standard input and standard error are terminals."""
     return sys.stdin.isatty() and sys.stderr.isatty()
@@ -264,22 +302,42 @@ def _confirm_build(cost: BuildEstimate, what: str) -> bool:
     return click.confirm(f"{what} takes {cost.describe()}. Build it now?", default=False, err=True)
 
 
-def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool) -> None:
-    """Before ``solve build``: return at once with ``--yes`` or for a build of at most ten minutes
-    (:data:`solver.store.estimate.LONG_BUILD_SECONDS`); else show the estimate and ask.
+def _check_long_build(game: Game, path: Path, *, jobs: int | None, yes: bool, quiet: bool) -> None:
+    """Before ``solve build``: say what is built and how long it should take (unless ``quiet``); for a build of more
+    than ten minutes (:data:`solver.store.estimate.LONG_BUILD_SECONDS`) without ``--yes``, ask instead.
 
-    :raises BuildNeedsConsent: for a no, or off a terminal (with the estimate and the ``--yes`` command).
+    :raises BuildDeclined: for a no.
+    :raises BuildNeedsConsent: off a terminal (with the estimate and the ``--yes`` command).
     """
-    if yes:
-        return
     cost = estimate(game, path, jobs=jobs)
-    if not cost.is_long:
-        return
     resuming = path.with_name(path.name + ".build").is_dir()
     what = f"Finishing the {game.name} build begun in {path}.build" if resuming else f"Building the {game.name} table"
-    if _confirm_build(cost, what):
+    if yes or not cost.is_long:
+        if not quiet and _can_keep(path):  # else the builder says at once why it cannot write there
+            click.echo(f"{what}{'' if resuming else f' into {path}'}: {cost.describe()}", err=True)
         return
-    raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+    if not _interactive():
+        raise BuildNeedsConsent(f"{what[0].lower()}{what[1:]} takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost)
+    if not _confirm_build(cost, what):
+        raise BuildDeclined(f"the {game.name} table was not built (you answered no); nothing was written: build it later with the same command and --yes")
+
+
+def _there_already(tablebase: Tablebase, game: Game, path: Path, *, quiet: bool) -> bool:
+    """Whether ``path`` holds ``game``'s table, whole: opened as any use opens it (its checksum, or this user's trust),
+    and every block checked. Said in one line on stdout; a table there that does not verify is said on stderr and built again."""
+    if not path.is_file():
+        return False
+    try:
+        table = tablebase.open_file(path, game=game)
+        problems = table.file.problems() if table.file is not None else []
+    except TableError as error:
+        problems = [one_line(error)]
+    if problems:
+        if not quiet:
+            click.echo(f"{path} does not verify ({problems[0]}); building it again", err=True)
+        return False
+    click.echo(f"{path}: the {game.name} table is there already and every block checks (sha256 {table.sha256}); nothing built (--force builds it again)")
+    return True
 
 
 @contextmanager
@@ -506,7 +564,7 @@ def describe_position(position: Position) -> str:
     """The board beside a grid of move outcomes, then the verdict in words (under gravity: the board with
     the outcome of dropping a piece above each column, :func:`describe_drops`)."""
     game = position.game
-    if game.rules.drops:
+    if game.rules.move.form == "column":
         return describe_drops(position)
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
@@ -561,7 +619,7 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     human = human.upper()
     table = options.table()
     game = table.game
-    if game.rules.drops:
+    if game.rules.move.form == "column":
         click.echo(f"You are {human}. Enter a column 0-{game.cols - 1}: your piece drops to its lowest empty cell.")
     else:
         click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
@@ -609,20 +667,13 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     if slip is not None:
         before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
         best = _best_text(slip)
-        if analysis.game.rules.drops and best != "any":
+        if analysis.game.rules.move.form == "column" and best != "any":
             best = f"column{'s' if ' ' in best else ''} {best}"
         lines.append(f"The first {slip.verdict}: ply {slip.ply}, {move_words(analysis.game, slip.cell)} ({before} -> {after}); best was {best}.")
     game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
-    moves = analysis.columns if analysis.game.rules.drops else analysis.cells
+    moves = analysis.columns if analysis.game.rules.move.form == "column" else analysis.cells
     lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, moves))}{game}")
     return "\n".join(lines)
-
-
-def _grid(position: Position) -> str:
-    """The board; under gravity with the column numbers under it (a move is a column)."""
-    if position.game.rules.drops:
-        return "\n".join(column_board(position))
-    return "\n".join(_board.draw(position.game, position.code))
 
 
 def _ask_move(position: Position) -> int | None:
@@ -658,16 +709,23 @@ def _ask_move(position: Position) -> int | None:
     help="Build a game of more than 16 cells on a Dask cluster (tcp://HOST:8786; default: $SOLVED_TICTACTOE_SCHEDULER if set). Needs the cluster extra.",
 )
 @click.option("--yes", "-y", is_flag=True, help="Start a build estimated at more than ten minutes without asking (off a terminal it is refused without --yes).")
-@click.option("--force", is_flag=True, help="Replace the output even when it is not a table of this game (whatever it holds is lost).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Build even when the output already holds the game's table, whole; replace it even when it is not a table of this game (whatever it holds is lost).",
+)
 def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool, force: bool) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
     A build estimated at more than ten minutes shows the estimate (time on this
-    machine's cores, disk, memory) and asks first; off a terminal it needs --yes,
-    and its progress is a line a minute. Games of more than 16 cells are built layer
+    machine's cores, disk, memory) and asks first; off a terminal it needs --yes.
+    Any other starts with a line giving the estimate; its progress is a bar on a
+    terminal, else a line a minute. Games of more than 16 cells are built layer
     by layer in <output>.build: after Ctrl-C or a crash, run the same command again
-    and it resumes. An output that exists and is not a table of the game (a file of
-    yours, a table of another game) is refused unless --force is given.
+    and it resumes. An output that already holds the game's table, whole, is kept
+    (one line says so); --force builds it again. An output that exists and is not a
+    table of the game (a file of yours, a table of another game) is refused unless
+    --force is given.
     """
     game = options.game
     path = output or options.tablebase.table_dir(options.table_dir) / f"{game.name}.ttt"
@@ -679,7 +737,9 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
-    _check_long_build(game, path, jobs=jobs, yes=yes)
+        if _there_already(options.tablebase, game, path, quiet=options.quiet):
+            return
+    _check_long_build(game, path, jobs=jobs, yes=yes, quiet=options.quiet)
     options.tablebase.build(game, path, on_build=options.progress, jobs=jobs, scheduler=scheduler, notify=options.notify, force=force)
     if not options.quiet:
         size = path.stat().st_size
@@ -802,9 +862,30 @@ def _ask_replace(path: Path, checksum: str) -> bool:
 
 @contextmanager
 def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A click progress bar on stderr (hidden off a terminal) for a download's bytes or a check's blocks."""
+    """A click progress bar on stderr for a download's bytes or a check's blocks; off a terminal, where click would
+    print the label as a line, a line a minute only (a fetch of seconds prints nothing but its result)."""
+    if not sys.stderr.isatty():
+        yield _MinuteLines(label, total)
+        return
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         yield bar.update
+
+
+class _MinuteLines:
+    """Progress off a terminal: ``<label>: 45.0% done, about 2 min left`` on stderr once a minute (:data:`PROGRESS_LINE_SECONDS`)."""
+
+    def __init__(self, label: str, total: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label, self.total, self.clock = label, total, clock
+        self.started = self.shown = clock()
+        self.done = 0
+
+    def __call__(self, units: int) -> None:
+        self.done += units
+        now = self.clock()
+        if now - self.shown >= PROGRESS_LINE_SECONDS and self.done:
+            self.shown = now
+            left = (now - self.started) * max(self.total - self.done, 0) / self.done
+            click.echo(f"{self.label}: {percent(self.done, max(self.total, 1))} done, about {format_duration(left)} left", err=True)
 
 
 # -- analyze and grade ------------------------------------------------------------
@@ -832,49 +913,6 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
         click.echo(json.dumps(analysis.to_dict(), indent=2))
         return
     click.echo(describe_analysis(analysis))
-
-
-def _best_text(ply: PlyAnalysis) -> str:
-    if len(ply.best_cells) == len(ply.before.moves) > 1:
-        return "any"
-    if ply.before.game.rules.drops:
-        return " ".join(map(str, ply.before.best_columns))
-    return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
-
-
-def _move_text(game: Game, cell: int) -> str:
-    """The move column of ``solve analyze``: ``1,1 (4)`` (row,col and flat cell), under gravity ``2 (3,2)`` (column, and the cell it landed on)."""
-    row, col = game.coords(cell)
-    return f"{col} ({row},{col})" if game.rules.drops else f"{row},{col} ({cell})"
-
-
-def describe_analysis(analysis: GameAnalysis) -> str:
-    """A table of the plies, the final board, and each player's summary."""
-    game = analysis.game
-    drops = game.rules.drops
-    rows = [("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")]
-    for ply in analysis.plies:
-        rows.append(
-            (
-                str(ply.ply),
-                ply.player,
-                _move_text(game, ply.cell),
-                _best_text(ply),
-                outcome_label(ply.result_before, ply.plies_before),
-                outcome_label(ply.result_after, ply.plies_after),
-                ply.verdict,
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
-    lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
-    lines.append("in n plies counted from before the move.")
-    lines += ["", _grid(analysis.final), status_line(analysis.final), ""]
-    lines.append("player  moves  best  ok  mistakes  blunders")
-    for player in ("X", "O"):
-        s = analysis.summary(player)
-        lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
-    return "\n".join(lines)
 
 
 @main.command()
@@ -937,6 +975,14 @@ def describe_analysis(analysis: GameAnalysis) -> str:
     "where it works and otherwise says so once; bwrap refuses to grade without it; none runs it as a plain process.",
 )
 @click.option(
+    "--support",
+    "support",
+    multiple=True,
+    metavar="FILE",
+    help="A file the player's file needs beside it (a course module it imports, a data file it reads); repeat for each. "
+    "Each graded file is otherwise alone in its folder: it sees no other file of the folder it is in.",
+)
+@click.option(
     "--sample",
     type=click.IntRange(min=1),
     default=None,
@@ -964,6 +1010,7 @@ def grade(
     memory_mb: int,
     processes: int,
     sandbox: str,
+    support: tuple[str, ...],
     sample: int | None,
     limit: int,
     as_json: bool,
@@ -974,7 +1021,8 @@ def grade(
     and returns (row, col), [row, col] or a flat cell index; Class.method
     names a method of Class(). The file is imported and called in a separate
     process, with standard input closed and a time limit per call, inside a
-    bubblewrap sandbox where one works (--sandbox). Each answer
+    bubblewrap sandbox where one works (--sandbox), alone in a folder of its
+    own with the --support files. Each answer
     is kept (keeps the result for the mover), optimal (a best move), lost
     (throws the result away), an exception, illegal, timed out or crashed.
     Ctrl-C prints the report so far.
@@ -1002,6 +1050,7 @@ def grade(
         memory_mb=memory_mb or None,
         processes=processes,
         sandbox=cast("Sandbox", sandbox),
+        support=support,
     )  # the choices click checked
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)

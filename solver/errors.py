@@ -178,10 +178,45 @@ def one_line(error: BaseException | str) -> str:
     Line breaks (and the spaces around them) become one space; every other space is kept,
     so input quoted in the message is shown faithfully.
 
+    Any other character a terminal would act on is escaped (:func:`printable`).
+
     >>> one_line(ValueError("cannot read board 'X  O':\\n  expected 9 cells"))
     "cannot read board 'X  O': expected 9 cells"
     """
-    return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    return printable(" ".join(line.strip() for line in str(error).splitlines() if line.strip()))
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable escaped as Python writes it in a string
+    literal (``\\x1b``, ``\\u202e``): how a player's text (an exception's message, a type's name, an
+    answer's ``repr``) reaches a grading report, so that nothing a student wrote can clear the
+    teacher's screen, set the window's title, colour the report, reorder it (bidi overrides) or
+    forge a line of it.
+
+    Printable is Python's :meth:`str.isprintable` (what ``repr`` escapes by): the C0 and C1 controls,
+    ESC and DEL, line breaks and tabs, format characters such as the bidi overrides and zero-width
+    marks, separators other than the space, surrogates and unassigned code points are escaped;
+    letters, marks, digits, punctuation, symbols and the space are kept. Escaping twice changes
+    nothing more (the escapes are printable).
+
+    >>> printable("raised \\x1b[2J\\u202eevil\\n")
+    'raised \\\\x1b[2J\\\\u202eevil\\\\n'
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escaped(char) for char in text)
+
+
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(char: str) -> str:
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def short(value: object, limit: int = 60) -> str:
@@ -197,7 +232,7 @@ def short(value: object, limit: int = 60) -> str:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a user object whose __repr__ fails
         text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
+    text = printable(" ".join(str(text).split()))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -438,7 +438,7 @@ def board_from_pettingzoo_connect_four(observation: Any, *, agent: ConnectFourAg
     observer_is_x = agent == "player_0" if agent is not None else int(own.sum()) >= int(other.sum())
     x, o = (own, other) if observer_is_x else (other, own)
     game = parse_game(CONNECT_FOUR)
-    code = sum(3**cell for cell in range(game.cells) if x[cell]) + sum(2 * 3**cell for cell in range(game.cells) if o[cell])
+    code = int(sum(3**cell for cell in range(game.cells) if x[cell]) + sum(2 * 3**cell for cell in range(game.cells) if o[cell]))
     _board.check_rules(game, code)
     return code
 

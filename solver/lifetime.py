@@ -9,12 +9,14 @@ the child if not. A parent that is already gone ends the child at once.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 PARENT_POLL_SECONDS = 1.0
 """How often the watching thread checks that the parent still lives (where the parent-death signal is missing)."""
@@ -54,3 +56,30 @@ def _watch_parent(parent: int, poll_seconds: float, exit_code: int) -> None:
     while os.getppid() == parent:
         time.sleep(poll_seconds)
     os._exit(exit_code)
+
+
+def ignore_ctrl_c() -> None:
+    """Ignore SIGINT (Ctrl-C) in this process, and unblock it if the parent blocked it around the fork
+    (:func:`ctrl_c_blocked`): a pool worker leaves Ctrl-C to the process that started it, which stops it.
+
+    A terminal sends Ctrl-C to every process of the foreground group; a worker that took it would print
+    its own ``KeyboardInterrupt`` traceback beside the build's one-line message.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def ctrl_c_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread for the block (where the system can): processes forked meanwhile start with
+    it blocked, so Ctrl-C cannot reach them before they ignore it (:func:`ignore_ctrl_c`); this process gets a
+    Ctrl-C pressed meanwhile when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

@@ -36,3 +36,19 @@ def signed(value: int) -> str:
 def count(number: int, noun: str) -> str:
     """``number`` and ``noun``, plural unless the number is 1; thousands separated by commas."""
     return f"{number:,} {noun if number == 1 else plural(noun)}"
+
+
+def percent(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage to one decimal, ``58.7%``; a share that is not all, or not none, never
+    reads ``100.0%`` or ``0.0%``: it gets the figures it needs (4,519 of 4,520 is ``99.98%``, 1 of 4,520 ``0.02%``).
+
+    >>> percent(2651, 4520), percent(4519, 4520), percent(4520, 4520), percent(1, 4520), percent(0, 4520)
+    ('58.7%', '99.98%', '100.0%', '0.02%', '0.0%')
+    """
+    share = 100 * part / whole
+    text = f"{share:.1f}"
+    for decimals in range(2, 10):
+        if not ((part != whole and float(text) >= 100) or (part != 0 and float(text) <= 0)):
+            break
+        text = f"{share:.{decimals}f}"
+    return f"{text}%"

@@ -1,4 +1,4 @@
-"""An independent reference solver for m,n,k games, in normal and misère play, with or without gravity, to check the tables against.
+"""An independent reference solver for m,n,k games, in normal, misère and armageddon play, with or without gravity, to check the tables against.
 
 Nothing here imports :mod:`solver`: the lines, the winner check, the symmetries,
 the move generation and the minimax are written again from the rules, as plainly
@@ -31,6 +31,14 @@ Solution(result=1, plies=1, best=frozenset({2}))
 >>> misere = Reference(3, 3, 3, misere=True).solve((1, 1, 0, 2, 2, 0, 0, 0, 0))  # misère: (0,2) loses at once
 >>> misere.result, misere.plies, sorted(misere.best)
 (0, 5, [6, 7, 8])
+
+**Armageddon** (``armageddon=True``): a line wins as in normal play, but a full board without
+a line is O's win, not a draw ("draw odds" for O): on it the side to move has won (+1) if it is
+O and lost (-1) if it is X, with 0 plies; no result is ever 0.
+
+>>> arm = Reference(3, 3, 3, armageddon=True)
+>>> arm.solve(EMPTY_3X3).result, arm.value(EMPTY_3X3)  # tic-tac-toe is a draw, so O wins it
+(-1, -1)
 
 **Gravity** (``gravity=True``, Connect Four's family): a piece drops to the lowest
 empty cell of its column, so a cell is a move only if it is empty and on the
@@ -148,10 +156,10 @@ def reference(name: str) -> Reference:
     >>> game.gravity, game.misere, game.name
     (True, True, '4x4k4-gravity-misere')
     """
-    match = re.fullmatch(r"(\d+)x(\d+)k(\d+)(-gravity)?(-misere)?", name)
+    match = re.fullmatch(r"(\d+)x(\d+)k(\d+)(-gravity)?(-misere|-armageddon)?", name)
     if match is None:
         raise ValueError(f"expected a game name like '3x3k3', '3x3k3-misere', '4x4k4-gravity' or '4x4k4-gravity-misere', found {name!r}")
-    return Reference(int(match[1]), int(match[2]), int(match[3]), misere=bool(match[5]), gravity=bool(match[4]))
+    return Reference(int(match[1]), int(match[2]), int(match[3]), misere=match[5] == "-misere", gravity=bool(match[4]), armageddon=match[5] == "-armageddon")
 
 
 class Reference:
@@ -162,8 +170,8 @@ class Reference:
     One instance keeps its memo for its lifetime, so sharing an instance shares the work.
     """
 
-    def __init__(self, rows: int, cols: int, k: int, *, misere: bool = False, gravity: bool = False) -> None:
-        self.rows, self.cols, self.k, self.misere, self.gravity = rows, cols, k, misere, gravity
+    def __init__(self, rows: int, cols: int, k: int, *, misere: bool = False, gravity: bool = False, armageddon: bool = False) -> None:
+        self.rows, self.cols, self.k, self.misere, self.gravity, self.armageddon = rows, cols, k, misere, gravity, armageddon
         self.line_result = WIN if misere else LOSS
         """The result, for the side to move, of a board whose last mover made a line."""
         self.cells = rows * cols
@@ -178,7 +186,12 @@ class Reference:
     @property
     def name(self) -> str:
         """The game's name, e.g. ``3x3k3``, ``3x3k3-misere``, ``4x4k4-gravity`` or ``4x4k4-gravity-misere``."""
-        return f"{self.rows}x{self.cols}k{self.k}" + ("-gravity" if self.gravity else "") + ("-misere" if self.misere else "")
+        return (
+            f"{self.rows}x{self.cols}k{self.k}"
+            + ("-gravity" if self.gravity else "")
+            + ("-misere" if self.misere else "")
+            + ("-armageddon" if self.armageddon else "")
+        )
 
     # -- rules ------------------------------------------------------------------
     def winner(self, board: Board) -> int:
@@ -236,6 +249,12 @@ class Reference:
     def _completes_line(self, board: Board, cell: int, piece: int) -> bool:
         return any(all(board[c] == piece for c in line) for line in self.lines_through[cell])
 
+    def full_result(self, player: int) -> int:
+        """The result for ``player`` (1 X, 2 O) of a full board without a line: a draw, or under armageddon O's win."""
+        if not self.armageddon:
+            return DRAW
+        return WIN if player == O else LOSS
+
     # -- minimax ----------------------------------------------------------------
     def solve(self, board: Board) -> Solution:
         """The outcome for the side to move under perfect play (module docstring)."""
@@ -243,7 +262,7 @@ class Reference:
         if self.winner(board):
             return Solution(self.line_result, 0, frozenset())
         if 0 not in board:
-            return Solution(DRAW, 0, frozenset())
+            return Solution(self.full_result(self.to_move(board)), 0, frozenset())
         result, plies, best = self._solve_open(board)
         return Solution(result, plies, frozenset(best))
 
@@ -266,7 +285,7 @@ class Reference:
             if self._completes_line(child, cell, piece):
                 yield cell, (-self.line_result, 1)
             elif 0 not in child:
-                yield cell, (DRAW, 1)
+                yield cell, (self.full_result(piece), 1)
             else:
                 result, plies, _ = self._solve_open(child)
                 yield cell, (-result, plies + 1)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers

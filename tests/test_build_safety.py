@@ -37,6 +37,7 @@ import solver.retrograde.chunks
 import solver.retrograde.sweep
 import solver.storage.fsutil
 import solver.storage.tablefile
+import solver.storage.trust
 import solver.store.locate
 import solver.store.make
 from solver.cli import main
@@ -367,11 +368,11 @@ def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_i
     assert code == 0, err
     good = tables / f"{GAME}.ttt"
     root = open_file(good).file.header.root
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": root)  # as if it shipped
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": root)  # as if it shipped
     before, inode = digest(good), good.stat().st_ino
     build = killed_build(tables / f"{GAME}.ttt.build", 6)
     _forge_finished_layer(build, 10)
-    code, err = run("build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1")
+    code, err = run("build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1", "--force")  # the good table there is built again
     line = one_error_line(err)
     assert code == 1 and f"not the expected {root}" in line and f"{good} was left as it was" in line, line
     assert "it resumed layers 12 to 6 from" in line and "delete" in line, line
@@ -381,7 +382,7 @@ def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_i
 
 def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_by_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)  # nothing ships
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)  # nothing ships
     output = tmp_path / f"{GAME}.ttt"
     output.write_bytes(b"the table already there")
     build = killed_build(tmp_path / "build", 6)
@@ -395,7 +396,7 @@ def test_a_dense_table_that_fails_its_checksum_is_never_written(tmp_path: Path, 
     path = tmp_path / "3x3k3.ttt"
     there = solver.store.locate.shipped_path(parse_game("3x3k3")).read_bytes()  # the table already there
     path.write_bytes(there)
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": "0" * 64)
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": "0" * 64)
     with pytest.raises(TableError, match=r"has checksum [0-9a-f]{64}, not the expected 0{64}; it was not written"):
         solver.store.make.write_table_file(parse_game("3x3k3"), path)
     assert path.read_bytes() == there

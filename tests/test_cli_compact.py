@@ -121,7 +121,19 @@ def test_build_on_a_dask_cluster_from_the_command_line_gives_the_same_bytes(buil
 
 def test_grading_on_a_compact_table_samples_positions_and_judges_them_like_the_table(built: Path) -> None:
     players = Path(__file__).resolve().parent / "players" / "simple_players.py"
-    code, out, err = run("grade", f"{players}:first_empty", "--game", GAME, "--table-dir", str(built), "--sample", "300", "--json")
+    code, out, err = run(
+        "grade",
+        f"{players}:first_empty",
+        "--support",
+        str(players.parent / "perfect.py"),
+        "--game",
+        GAME,
+        "--table-dir",
+        str(built),
+        "--sample",
+        "300",
+        "--json",
+    )
     assert code == 0, err
     report = json.loads(out)
     assert report["positions"] == 300

@@ -14,7 +14,7 @@ from reference import board_of, reference
 
 from solver import build_table
 from solver.encoding.board import rule_violation
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.errors import BuildError, TableError
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone
@@ -221,7 +221,7 @@ def test_a_damaged_byte_in_the_last_compressed_block_is_refused_when_that_block_
     """Each compressed block is checked (CRC, then the SHA-256 of its decoded bytes) the first time it is read."""
     import solver.storage.tablefile
 
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)
     game = parse_game("3x4k3")
     path = write_compact(tmp_path / "3x4k3.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers())
     header = _header(path)
@@ -255,7 +255,7 @@ def test_a_compact_table_file_round_trips_and_refuses_damaged_bytes(tmp_path: Pa
 
     # The package ships the expected checksums of the dense tables of games up to 16 cells;
     # this compact 3x4k3 file is not one of them.
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)
     built = build_layers(parse_game("3x4k3"), tmp_path / "build", jobs=1)
     path = write_compact(tmp_path / "3x4k3.ttt", parse_game("3x4k3"), built.layers())
     table = open_compact(path, game=parse_game("3x4k3"))
@@ -390,7 +390,7 @@ def test_build_compact_writes_a_table_file_and_removes_its_layers(tmp_path: Path
     import solver.storage.tablefile
     from solver.store.make import build_compact
 
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)  # shipped roots are the dense tables'
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)  # shipped roots are the dense tables'
     done: list[ChunkDone] = []
     path = build_compact(parse_game("3x3k3"), tmp_path / "3x3k3.ttt", jobs=1, progress=done.append)
     assert path.is_file() and not (tmp_path / "3x3k3.ttt.build").exists()

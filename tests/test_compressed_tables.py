@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solver.encoding.board import rule_violation
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
@@ -272,11 +272,11 @@ def test_the_values_check_runs_exactly_where_no_checksum_ships(tmp_path: Path, m
     monkeypatch.delitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", raising=False)
     unpinned = open_compact(path)
     assert isinstance(unpinned, CompactTable) and unpinned.file is not None and not unpinned.file.pinned
-    assert unpinned.file.compressed("scores").check is not None
+    assert unpinned.file.compressed("scores").checks.values is not None
     monkeypatch.setitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", unpinned.sha256)
     pinned = open_compact(path)
     assert isinstance(pinned, CompactTable) and pinned.file is not None and pinned.file.pinned
-    assert pinned.file.compressed("scores").check is None
+    assert pinned.file.compressed("scores").checks.values is None
     codes = pinned.reachable_codes()
     assert np.array_equal(pinned.lookup_codes(codes).score, unpinned.lookup_codes(codes).score)
 
@@ -293,9 +293,9 @@ def test_load_into_memory_answers_the_same(written: Path) -> None:
 def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(tmp_path: Path) -> None:
     """A 2x9k4 file of the earlier format 3 contents (no ``layer_histograms`` in its meta) has the earlier
     shipped checksum: it opens, answers and counts; the same file with one more key in its meta does not."""
+    from solver.contents.stored import stored_layers
     from solver.storage import blockarray, tablefile
     from solver.storage.checksums import EARLIER_COMPACT_ROOTS
-    from solver.storage.stored import stored_layers
 
     game = parse_game("2x9k4")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
@@ -319,8 +319,8 @@ def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(
 def test_a_table_written_with_zlib_before_zstd_was_a_dependency_opens_with_the_same_checksum(tmp_path: Path) -> None:
     """zlib stays the reader of older files: a 2x9k4 table written with zlib (a plain install before zstandard became a
     dependency) opens against the shipped checksum and answers as the zstd one does; it is the larger of the two."""
+    from solver.contents.stored import stored_layers
     from solver.storage import blockarray, tablefile
-    from solver.storage.stored import stored_layers
 
     game = parse_game("2x9k4")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]

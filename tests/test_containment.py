@@ -35,6 +35,8 @@ from solver.grading.sandbox import ENVIRONMENT, seccomp_filter
 PLAYERS = Path(__file__).parent / "players"
 HOSTILE = PLAYERS / "hostile_players.py"
 SIMPLE = PLAYERS / "simple_players.py"
+PERFECT = PLAYERS / "perfect.py"
+"""The module the test players import beside them: given to each grading as a support file (each file is graded alone)."""
 REQUIRE = os.environ.get("SOLVED_TICTACTOE_REQUIRE_SANDBOX") == "1"
 O_TO_MOVE = 2097
 """Tic-tac-toe positions with O to move (the hostile players attack the one where X holds only the centre)."""
@@ -59,12 +61,12 @@ def sandbox_or_skip(mode: str) -> str:
 
 
 def hostile(name: str, **options) -> solver.GradeReport:
-    return solver.grade(f"{HOSTILE}:{name}", side="O", **options)
+    return solver.grade(f"{HOSTILE}:{name}", side="O", support=[PERFECT], **options)
 
 
 def attacker(folder: Path, **settings) -> Path:
     """A copy of the hostile players (and their ``perfect`` neighbour) in ``folder``, told ``settings``
-    by ``hostile_settings.json`` beside them (the sandbox's environment is a fixed one)."""
+    by ``hostile_settings.json`` beside them (a player's environment is a fixed one)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("hostile_players.py", "perfect.py"):
         shutil.copy(PLAYERS / name, folder / name)
@@ -72,9 +74,14 @@ def attacker(folder: Path, **settings) -> Path:
     return folder / "hostile_players.py"
 
 
-def probe(player: Path, name: str, **options):
+def beside(player: Path) -> list[Path]:
+    """The support files of an :func:`attacker`: its ``perfect`` neighbour and its settings."""
+    return [player.parent / "perfect.py", player.parent / "hostile_settings.json"]
+
+
+def probe(player: Path, name: str, sandbox: str = "bwrap", **options):
     """What the probe ``name`` of ``player`` found in the sandbox (it raises ``PROBE <json>`` on the centre position)."""
-    failure = centre_failure(solver.grade(f"{player}:{name}", side="O", sandbox="bwrap", **options))
+    failure = centre_failure(solver.grade(f"{player}:{name}", side="O", sandbox=sandbox, support=beside(player), **options))
     assert failure.kind == "exception" and failure.message.startswith("RuntimeError: PROBE "), failure.message
     return json.loads(failure.message.removeprefix("RuntimeError: PROBE ").rpartition(" (hostile_players.py, line")[0])
 
@@ -110,17 +117,17 @@ def test_cli_says_once_on_one_line_that_the_player_is_not_sandboxed(monkeypatch)
 
     monkeypatch.setattr(solver.grading.sandbox, "bwrap_problem", lambda: "bwrap is not installed")
     monkeypatch.setattr(solver.grading.sandbox, "_warned", False)
-    result = CliRunner().invoke(main, ["grade", f"{SIMPLE}:first_empty", "--sample", "5", "-q"])
+    result = CliRunner().invoke(main, ["grade", f"{SIMPLE}:first_empty", "--support", str(PERFECT), "--sample", "5", "-q"])
     assert result.exit_code == 0, result.output
     warned = [line for line in result.stderr.splitlines() if "without a sandbox" in line]
     assert len(warned) == 1 and warned[0].startswith("solve: warning: the player runs without a sandbox (bwrap is not installed)")
-    refused = CliRunner().invoke(main, ["grade", f"{SIMPLE}:first_empty", "--sample", "5", "--sandbox", "bwrap"])
+    refused = CliRunner().invoke(main, ["grade", f"{SIMPLE}:first_empty", "--support", str(PERFECT), "--sample", "5", "--sandbox", "bwrap"])
     assert refused.exit_code == 2 and "cannot sandbox the player" in refused.stderr
 
 
 @pytest.mark.parametrize("mode", BOTH)
 def test_a_sandboxed_or_plain_player_is_graded_alike(mode):
-    report = solver.grade(f"{SIMPLE}:first_empty", sandbox=sandbox_or_skip(mode))
+    report = solver.grade(f"{SIMPLE}:first_empty", sandbox=sandbox_or_skip(mode), support=[PERFECT])
     assert report == solver.grade(solver.load_player(f"{SIMPLE}:first_empty"))
 
 
@@ -136,15 +143,16 @@ def own_3x4_table(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.mark.parametrize("mode", BOTH)
-def test_a_player_rewriting_the_table_file_changes_no_verdict(own_3x4_table, mode):
+def test_a_player_rewriting_the_table_file_changes_no_verdict(own_3x4_table, mode, tmp_path):
     sandbox_or_skip(mode)
+    player = attacker(tmp_path / "player", table=str(own_3x4_table))  # told where the table is: its environment is a fixed one
     before = own_3x4_table.read_bytes()
     honest = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), game="3x4", sample=1000)
     # the figures the issue measured for first_empty on 1,000 sampled 3x4k3 positions
     assert (honest.kept, honest.mistakes, honest.blunders) == (510, 52, 438)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tampered = solver.grade(f"{HOSTILE}:rewrites_the_table", game="3x4", sample=1000, sandbox=mode)
+        tampered = solver.grade(f"{player}:rewrites_the_table", game="3x4", sample=1000, sandbox=mode, support=beside(player))
     assert tampered == honest
     changed = [str(w.message) for w in caught if "changed while the player ran" in str(w.message)]
     if mode == "bwrap":  # it cannot even see the table directory
@@ -170,12 +178,12 @@ def test_without_a_sandbox_damage_to_a_compact_table_is_reported_as_for_a_dense_
     from solver.store.locate import open_compact
 
     path = Path(shutil.copy(compact_3x3k3, tmp_path / "3x3k3.ttt"))
-    monkeypatch.setenv("HOSTILE_TABLE", str(path))
+    player = attacker(tmp_path / "player", table=str(path))
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "no tables"))  # the player rewrites every table it finds: only this one
     honest = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), table=open_compact(path), sample=300)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tampered = solver.grade(f"{HOSTILE}:rewrites_the_table", table=open_compact(path), sample=300, sandbox="none")
+        tampered = solver.grade(f"{player}:rewrites_the_table", table=open_compact(path), sample=300, sandbox="none", support=beside(player))
     assert tampered == honest and tampered.printed == 1  # it rewrote the file, and no verdict moved
     changed = [str(w.message) for w in caught if "changed while the player ran" in str(w.message)]
     assert len(changed) == 1 and str(path) in changed[0] and "the file is damaged" in changed[0], changed
@@ -188,7 +196,8 @@ def test_without_a_sandbox_damage_to_a_compact_table_is_reported_as_for_a_dense_
 @pytest.mark.parametrize("name", ["stops_the_parent", "kills_the_parent", "terminates_the_parent"])
 def test_a_player_signalling_its_parent_neither_stops_nor_kills_the_grader(name, mode, tmp_path):
     sandbox_or_skip(mode)
-    command = [sys.executable, "-m", "solver.cli", "grade", f"{HOSTILE}:{name}", "--side", "O", "--json", "-q", "--sandbox", mode, "--total-timeout", "120"]
+    command = [sys.executable, "-m", "solver.cli", "grade", f"{HOSTILE}:{name}", "--support", str(PERFECT), "--side", "O", "--json", "-q", "--sandbox", mode]
+    command += ["--total-timeout", "120"]
     env = {**os.environ, "PYTHONPATH": str(Path(solver.__file__).parent.parent)}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
     try:
@@ -240,7 +249,7 @@ def test_daemons_and_setsid_children_of_a_sandboxed_player_are_gone_after_gradin
                 time.sleep(0.05)
             seen.append(len(_sleepers(token)))
 
-    report = solver.grade(f"{player}:{name}", side="O", progress=progress, sandbox="bwrap")
+    report = solver.grade(f"{player}:{name}", side="O", progress=progress, sandbox="bwrap", support=beside(player))
     assert report.complete and report.optimal == O_TO_MOVE
     assert seen == [started], f"the player did not start its {started} processes: {seen}"
     deadline = time.monotonic() + 10
@@ -255,7 +264,7 @@ def test_a_sandboxed_player_reaches_no_network_and_writes_no_file(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as server:
         server.setblocking(False)
         player = attacker(tmp_path / "player", port=server.getsockname()[1])
-        report = solver.grade(f"{player}:reaches_out", side="O", sandbox="bwrap")
+        report = solver.grade(f"{player}:reaches_out", side="O", sandbox="bwrap", support=beside(player))
         assert report.complete and report.optimal == O_TO_MOVE
         assert report.printed == 0 and not (player.parent / ".escaped").exists()
         with pytest.raises(BlockingIOError):
@@ -382,12 +391,110 @@ def test_a_pid_cgroup_left_by_a_killed_grader_is_removed_by_the_next_grading():
     assert not made.path.exists()
 
 
-def test_a_sandboxed_players_environment_is_the_fixed_one(tmp_path, monkeypatch):
-    need_bwrap()
+def documented_environment() -> dict[str, tuple[str, str]]:
+    """The player's environment as docs/grading.md lists it: each variable's value in the sandbox and without it."""
+    page = (CHECKOUT / "docs" / "grading.md").read_text()
+    section = page.split("### The player's environment", 1)[1].split("\n#", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    found = {}
+    for row in rows:
+        name, sandboxed, plain = (cell.strip() for cell in row.strip("|").split("|"))
+        found[name.strip("`")] = (sandboxed, plain)
+    return found
+
+
+def read_value(cell: str, folder: str) -> str | None:
+    """A documented value: a literal in backticks, "its folder", or None where only its start is given (PYTHONPATH)."""
+    if cell == "its folder":
+        return folder
+    if cell.startswith("`") and cell.endswith("`") and cell.count("`") == 2:
+        return cell.strip("`")
+    return None
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_players_environment_is_exactly_the_documented_one(tmp_path, monkeypatch, mode):
+    sandbox_or_skip(mode)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
-    environment = probe(attacker(tmp_path / "player"), "probe_environment")
-    assert environment.pop("PWD") == str(Path.cwd()) and environment.pop("PYTHONPATH").startswith("/grader")
-    assert environment == ENVIRONMENT
+    monkeypatch.chdir(tmp_path)  # the grader's working directory reaches the player in no variable
+    player = attacker(tmp_path / "player")
+    environment = probe(player, "probe_environment", sandbox=mode)
+    places = probe(player, "probe_folder", sandbox=mode)
+    documented = documented_environment()
+    assert set(environment) == set(documented), "the player's environment is the documented one, no more, no less"
+    assert {name: (value, "") for name, value in ENVIRONMENT.items()} == {name: (environment[name], "") for name in ENVIRONMENT}
+    assert places["cwd"] == places["folder"] and places["files"] == ["hostile_players.py", "hostile_settings.json", "perfect.py"]
+    folder = environment["PWD"]  # each grading's own: the folder of its file, and its working directory
+    if mode == "bwrap":
+        assert folder == places["folder"] == str(solver.grading.sandbox.PLAYER_FOLDER)
+    else:  # a private folder of copies, not the player's own folder, nor the grader's working directory
+        assert Path(folder).name.startswith("solve-player-") and Path(places["folder"]).name.startswith("solve-player-")
+        assert Path(folder) not in (player.parent, tmp_path) and not Path(folder).exists(), "removed after grading"
+    package = str(Path(solver.__file__).resolve().parents[1])
+    for name, cells in documented.items():
+        cell = cells[0] if mode == "bwrap" else cells[1]
+        expected = read_value(cell, folder)
+        if expected is not None:
+            assert environment[name] == expected, (name, cell)
+    first = environment["PYTHONPATH"].split(os.pathsep)[0]
+    assert first == ("/grader" if mode == "bwrap" else package)
+    assert str(tmp_path) not in json.dumps(environment) and "do-not-leak" not in json.dumps(environment), "nothing of the grader's"
+
+
+def test_each_graded_file_is_alone_in_its_sandbox(tmp_path):
+    need_bwrap()
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    students = tmp_path / "students"
+    students.mkdir()
+    secret = f"alice-secret-{random.randrange(10**12)}"
+    (students / "alice.py").write_text(f"SECRET = {secret!r}\ndef play(board):\n    return 4\n")
+    (students / "mallory.py").write_text(
+        "import json, os\n"
+        "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+        f"ALICE = {str(students / 'alice.py')!r}\n"
+        "def steals(board):\n"
+        "    found = {'folder': sorted(os.listdir(HERE)), 'cwd': sorted(os.listdir('.'))}\n"
+        "    for path in (ALICE, os.path.join(HERE, 'alice.py'), '../students/alice.py'):\n"
+        "        try:\n"
+        "            found[path] = open(path).read()\n"
+        "        except OSError as error:\n"
+        "            found[path] = type(error).__name__\n"
+        "    try:\n"
+        "        import alice\n"
+        "        found['import'] = alice.SECRET\n"
+        "    except ImportError as error:\n"
+        "        found['import'] = type(error).__name__\n"
+        "    raise RuntimeError('PROBE ' + json.dumps(found))\n"
+    )
+    outputs = []
+    for flags in ([], ["--json"], ["--limit", "0"]):
+        result = CliRunner().invoke(main, ["grade", f"{students / 'mallory.py'}:steals", "--sample", "3", "--sandbox", "bwrap", "-q", *flags])
+        assert result.exit_code == 0, result.output
+        outputs.append(result.stdout + result.stderr)
+    assert all(secret not in output for output in outputs), "another student's file reached the report"
+    report = solver.grade(f"{students / 'mallory.py'}:steals", sample=3, sandbox="bwrap")
+    found = json.loads(report.exceptions[0].message.removeprefix("RuntimeError: PROBE ").rpartition(" (mallory.py, line")[0])
+    assert found["folder"] == found["cwd"] == ["mallory.py"] and found["import"] == "ModuleNotFoundError"
+    assert {found[path] for path in found if path not in ("folder", "cwd", "import")} <= {"FileNotFoundError", "PermissionError"}
+
+
+def test_a_support_file_is_given_beside_the_player_and_nothing_else(tmp_path):
+    player = attacker(tmp_path / "player")
+    (tmp_path / "player" / "other_student.py").write_text("SECRET = 1\n")
+    for mode in ("bwrap", "none") if solver.grading.sandbox.bwrap_problem() is None or REQUIRE else ("none",):
+        places = probe(player, "probe_folder", sandbox=mode)
+        assert places["files"] == ["hostile_players.py", "hostile_settings.json", "perfect.py"], mode
+    with pytest.raises(solver.PlayerError, match="no such file"):
+        solver.grade(f"{player}:probe_folder", support=[tmp_path / "missing.py"], sample=1)
+    with pytest.raises(solver.PlayerError, match="already holds a file named perfect.py"):
+        solver.grade(f"{player}:probe_folder", support=[PERFECT, player.parent / "perfect.py"], sample=1)
+    with pytest.raises(solver.PlayerError, match="table"):
+        solver.grade(f"{player}:probe_folder", support=[solver.store.locate.shipped_path(solver.parse_game("3x3k3"))], sample=1)
+    with pytest.raises(solver.PlayerError, match=r"graded alone.*--support .*perfect\.py"):
+        solver.grade(f"{player}:probe_folder", sample=1)  # its neighbour, not given: the error says how to give it
 
 
 def test_a_sandboxed_player_writes_nowhere_but_its_tmp_and_dev_shm(tmp_path):
@@ -395,10 +502,16 @@ def test_a_sandboxed_player_writes_nowhere_but_its_tmp_and_dev_shm(tmp_path):
 
     need_bwrap()
     folder = tmp_path / "player"
-    paths = ["/tmp/x", "/dev/shm/x", "/x", "/usr/x", "/dev/x", "/grader/solver/x", str(folder / "x"), str(Path.cwd() / "x"), site.getsitepackages()[0] + "/x"]
-    found = probe(attacker(folder, paths=paths), "probe_writes")
-    assert dict(zip(paths, found, strict=True)) == {path: "ok" if path in paths[:2] else "EROFS" for path in paths}
-    assert not (folder / "x").exists() and not (Path.cwd() / "x").exists()
+    host = [folder / "x", Path.cwd() / "x", CHECKOUT / "x"]  # the player's own folder, the grader's working directory, the checkout
+    inside = ["/x", "/usr/x", "/dev/x", "/grader/solver/x", "/player/x", site.getsitepackages()[0] + "/x"]
+    paths = ["/tmp/x", "/dev/shm/x", *inside, *map(str, host)]
+    found = dict(zip(paths, probe(attacker(folder, paths=paths), "probe_writes"), strict=True))
+    assert found["/tmp/x"] == found["/dev/shm/x"] == "ok"
+    assert {path: found[path] for path in inside} == dict.fromkeys(inside, "EROFS")
+    for path in host:  # wherever the checkout is (under /tmp, a write there would land in the sandbox's own /tmp, if anywhere)
+        assert not path.exists(), f"the player wrote {path}"
+        private = any(path == place or place in path.parents for place in (Path("/tmp"), Path("/dev/shm")))
+        assert found[str(path)] != "ok" or private, (path, found[str(path)])
 
 
 # -- problem 4: the memory cap ---------------------------------------------------------------------

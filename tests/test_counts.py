@@ -15,15 +15,8 @@ import pytest
 
 import solver.tables.compact as compact_module
 from solver import build_table
-from solver.encoding.index import layout
-from solver.encoding.symmetry import symmetries
-from solver.errors import TableError
-from solver.retrograde.sweep import build_layers
-from solver.rules.game import Game, parse_game
-from solver.rules.score import UNREACHABLE, WIN
-from solver.storage import stored
-from solver.storage.blockarray import BlockArray, write_blocks
-from solver.storage.histograms import (
+from solver.contents import stored
+from solver.contents.histograms import (
     ALL,
     CANONICAL,
     META_KEY,
@@ -34,7 +27,14 @@ from solver.storage.histograms import (
     histograms_to_meta,
     layer_histograms,
 )
-from solver.storage.stored import stored_layers
+from solver.contents.stored import stored_layers
+from solver.encoding.layouts import layout
+from solver.encoding.symmetry import symmetries
+from solver.errors import TableError
+from solver.retrograde.sweep import build_layers
+from solver.rules.game import Game, parse_game
+from solver.rules.score import UNREACHABLE, WIN
+from solver.storage.blockarray import BlockArray, write_blocks
 from solver.storage.tablefile import compact_meta, open_table, write_table
 from solver.tables import CompactTable
 
@@ -278,7 +278,7 @@ def test_counts_refuse_histograms_of_another_shape_or_with_more_canonical_boards
 
 
 def test_the_histograms_a_build_keeps_in_the_meta_are_the_ones_a_scan_counts(tmp_path: Path) -> None:
-    # solver.storage.stored writes meta["layer_histograms"] as the build seals each layer; solver.storage.histograms reads it
+    # solver.contents.stored writes meta["layer_histograms"] as the build seals each layer; solver.contents.histograms reads it
     game, layers = _small("4x4k3", tmp_path)
     kept = histograms_from_meta(json.loads(json.dumps(stored.layer_histograms(game, layers))), layer_sizes=layout(game).layer_sizes)
     for ply, layer in enumerate(layers):

@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver.tables.compact as compact
-from solver.encoding.index import layout
+from solver.contents.plausible import compact_check, possible_bytes, score_mask
+from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import InvalidBoardError, TableError
 from solver.retrograde.sweep import build_layers
@@ -27,7 +28,6 @@ from solver.rules.base import INVALID
 from solver.rules.bitboard import digit_chunks
 from solver.rules.game import parse_game
 from solver.storage.blockarray import CODECS, BlockArray, Encoding, write_blocks
-from solver.storage.plausible import compact_check, possible_bytes, score_mask
 from solver.storage.tablefile import open_table
 from solver.store.locate import open_compact
 from solver.store.make import write_compact

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +24,8 @@ PLAYERS = Path(__file__).parent / "players"
 SIMPLE = PLAYERS / "simple_players.py"
 HOSTILE = PLAYERS / "hostile_players.py"
 SHAPES = PLAYERS / "call_shapes.py"
+PERFECT = PLAYERS / "perfect.py"
+"""The module the test players import beside them: each graded file is alone, so every grading gives it (``--support``)."""
 RANK = {"loss": 0, "draw": 1, "win": 2}
 REF = reference("3x3k3")
 PIECE = {0: None, 1: "X", 2: "O"}
@@ -345,7 +346,7 @@ def test_load_player_says_what_went_wrong(tmp_path, source, spec, needle):
 
 # -- the command ------------------------------------------------------------------------------
 def test_cli_prints_the_counts_and_draws_lost_positions_as_boards():
-    result = run("grade", f"{SIMPLE}:first_empty", "--limit", "1")
+    result = run("grade", f"{SIMPLE}:first_empty", "--support", str(PERFECT), "--limit", "1")
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "positions tried       4,520" in out
@@ -355,7 +356,7 @@ def test_cli_prints_the_counts_and_draws_lost_positions_as_boards():
 
 
 def test_cli_shows_the_first_20_of_each_section_by_default_and_says_how_many_more():
-    result = run("grade", f"{SIMPLE}:first_empty", "-q")
+    result = run("grade", f"{SIMPLE}:first_empty", "--support", str(PERFECT), "-q")
     assert result.exit_code == 0, result.output
     report = solver.grade(player("first_empty"))
     out = result.stdout
@@ -369,7 +370,7 @@ def test_cli_shows_the_first_20_of_each_section_by_default_and_says_how_many_mor
 
 
 def test_cli_limit_0_draws_every_lost_position():
-    result = run("grade", f"{SIMPLE}:first_empty", "--side", "O", "--limit", "0")
+    result = run("grade", f"{SIMPLE}:first_empty", "--support", str(PERFECT), "--side", "O", "--limit", "0")
     assert result.exit_code == 0, result.output
     report = solver.grade(solver.load_player(f"{SIMPLE}:first_empty"), side="O")
     drawn = [line for line in result.stdout.splitlines() if line.endswith("]") and ("(mistake)" in line or "(blunder)" in line)]
@@ -405,7 +406,7 @@ def test_report_counts_one_mistake_in_the_singular():
 
 
 def test_cli_json_has_positions_kept_optimal_lost_codes_and_errors():
-    result = run("grade", f"{SIMPLE}:raises_on_full_corners", "--json", "--side", "X")
+    result = run("grade", f"{SIMPLE}:raises_on_full_corners", "--support", str(PERFECT), "--json", "--side", "X")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     report = solver.grade(player("raises_on_full_corners"), side="X")
@@ -416,32 +417,31 @@ def test_cli_json_has_positions_kept_optimal_lost_codes_and_errors():
 
 
 def test_cli_lost_lists_the_codes_where_the_result_was_thrown_away():
-    data = json.loads(run("grade", f"{SIMPLE}:first_empty", "--json").stdout)
+    data = json.loads(run("grade", f"{SIMPLE}:first_empty", "--support", str(PERFECT), "--json").stdout)
     assert data["lost"] == [item.position.code for item in solver.grade(player("first_empty")).lost]
 
 
 @pytest.mark.parametrize(("name", "flag"), [("numpy_first_empty", "--numpy"), ("flat_first_empty", "--flat")])
 def test_cli_numpy_and_flat_pass_those_board_forms(name, flag):
-    data = json.loads(run("grade", f"{SIMPLE}:{name}", flag, "--json").stdout)
+    data = json.loads(run("grade", f"{SIMPLE}:{name}", "--support", str(PERFECT), flag, "--json").stdout)
     assert data["errors"] == [] and data["positions"] == 4520
 
 
 def beside_perfect(path: Path, body: str) -> Path:
-    """A player file whose best moves come from a copy of ``tests/players/perfect.py`` beside it (the sandbox gives no ``solver``)."""
-    shutil.copy(PLAYERS / "perfect.py", path.parent)
+    """A player file whose best moves come from ``tests/players/perfect.py``, given beside it (the sandbox gives no ``solver``)."""
     path.write_text("from perfect import best_move\n" + body)
     return path
 
 
 def test_cli_symbols_option_reaches_the_player(tmp_path):
     path = beside_perfect(tmp_path / "dashes.py", "def play(board):\n    assert all(c in 'xo-' for row in board for c in row)\n    return best_move(board)\n")
-    data = json.loads(run("grade", f"{path}:play", "--symbols", "x,o,-", "--json", "--side", "O").stdout)
+    data = json.loads(run("grade", f"{path}:play", "--support", str(PERFECT), "--symbols", "x,o,-", "--json", "--side", "O").stdout)
     assert data["errors"] == [] and data["optimal"] == TRIED["O"]
 
 
 def test_cli_keeps_what_the_player_prints_out_of_stdout(tmp_path):
     path = beside_perfect(tmp_path / "chatty.py", "print('loaded')\ndef play(board):\n    print('thinking...')\n    return best_move(board)\n")
-    result = run("grade", f"{path}:play", "--json", "--side", "O")
+    result = run("grade", f"{path}:play", "--support", str(PERFECT), "--json", "--side", "O")
     assert json.loads(result.stdout)["optimal"] == TRIED["O"]
     assert "the player printed 2,098 lines" in result.stderr
 
@@ -450,9 +450,9 @@ def test_cli_keeps_what_the_player_prints_out_of_stdout(tmp_path):
     ("args", "needle"),
     [
         (["/no/such/file.py:play"], "/no/such/file.py: no such file"),
-        ([f"{SIMPLE}:nope"], "no function 'nope'"),
-        ([f"{SIMPLE}:perfect", "--symbols", "X,X,None"], "must differ"),
-        ([f"{SIMPLE}:perfect", "--numpy", "--flat"], "not both"),
+        ([f"{SIMPLE}:nope", "--support", str(PERFECT)], "no function 'nope'"),
+        ([f"{SIMPLE}:perfect", "--support", str(PERFECT), "--symbols", "X,X,None"], "must differ"),
+        ([f"{SIMPLE}:perfect", "--support", str(PERFECT), "--numpy", "--flat"], "not both"),
     ],
 )
 def test_cli_bad_player_or_options_is_one_line_and_exit_status_2(args, needle):
@@ -465,7 +465,7 @@ def test_cli_bad_player_or_options_is_one_line_and_exit_status_2(args, needle):
 
 # -- isolation: the player runs in its own process --------------------------------------------
 def hostile(name: str, **options) -> solver.GradeReport:
-    return solver.grade(f"{HOSTILE}:{name}", **options)
+    return solver.grade(f"{HOSTILE}:{name}", support=options.pop("support", [PERFECT]), **options)
 
 
 def assert_only_the_centre_position_failed(report: solver.GradeReport, kind: str) -> None:
@@ -476,7 +476,7 @@ def assert_only_the_centre_position_failed(report: solver.GradeReport, kind: str
 
 
 def test_an_isolated_player_is_graded_like_the_same_function_in_process():
-    isolated = solver.grade(f"{SIMPLE}:first_empty")
+    isolated = solver.grade(f"{SIMPLE}:first_empty", support=[PERFECT])
     assert isolated == solver.grade(player("first_empty"))
     assert report_figures(isolated) == reference_figures(reference_answers(player("first_empty")))
 
@@ -504,10 +504,11 @@ def test_a_player_that_ends_its_process_costs_that_position_only(name, message):
     assert report.errors[0].message.startswith(message)
 
 
-def test_processes_a_player_forks_are_killed_with_it(tmp_path, monkeypatch):
+def test_processes_a_player_forks_are_killed_with_it(tmp_path):
     pid_file = tmp_path / "sleeper.pid"
-    monkeypatch.setenv("HOSTILE_PID_FILE", str(pid_file))
-    report = hostile("forks_a_sleeper", timeout=1, sandbox="none")  # in the sandbox: tests/test_containment.py
+    settings = tmp_path / "hostile_settings.json"  # a player's environment is a fixed one: its settings come beside it
+    settings.write_text(json.dumps({"pid_file": str(pid_file)}))
+    report = hostile("forks_a_sleeper", timeout=1, sandbox="none", support=[PERFECT, settings])  # in the sandbox: tests/test_containment.py
     assert_only_the_centre_position_failed(report, "timeout")
     sleeper = int(pid_file.read_text())
     deadline = time.monotonic() + 10
@@ -554,7 +555,7 @@ def test_a_player_rewriting_the_graders_verdict_functions_is_still_graded_correc
 def test_an_input_loop_at_import_is_one_clear_error_not_a_hang():
     started = time.perf_counter()
     with pytest.raises(solver.PlayerError, match="reads standard input at import .*remove the interactive loop"):
-        solver.grade(f"{PLAYERS / 'input_loop.py'}:ai")
+        solver.grade(f"{PLAYERS / 'input_loop.py'}:ai", support=[PERFECT])
     assert time.perf_counter() - started < 10
 
 
@@ -644,7 +645,7 @@ def test_call_shapes_are_graded_with_options(name, options):
 
         report = solver.grade(lambda board, me: lower_case(board, me), side="O", **options)
     else:
-        report = solver.grade(f"{SHAPES}:{name}", side="O", **options)
+        report = solver.grade(f"{SHAPES}:{name}", side="O", support=[PERFECT], **options)
     assert report.errors == () and report.optimal == report.positions == TRIED["O"]
 
 
@@ -665,7 +666,7 @@ def test_a_class_that_needs_arguments_is_refused_with_the_reason():
 )
 def test_a_known_mismatch_is_one_line_naming_the_option(spec, options, needle):
     with pytest.raises(solver.PlayerError) as caught:
-        solver.grade(spec, **options)
+        solver.grade(spec, support=[PERFECT], **options)
     message = str(caught.value)
     assert needle in message and "\n" not in message and message.startswith("on the first 20 positions graded")
     assert "playerproc" not in message and "grading.py" not in message
@@ -728,7 +729,8 @@ def test_the_grading_pages_adapters_for_seeds_001_and_003_work(name, options):
     source = (PLAYERS / name).read_text()
     adapter = source[source.index("def move(board, me):") :]
     assert adapter in GRADING_PAGE.read_text()  # docs/grading.md shows exactly these lines
-    report = solver.grade(f"{PLAYERS / name}:move", total_timeout=4, timeout=2, **options)  # slow players: a sample of positions
+    support = [PLAYERS / "tictactoe.py"] if name == "seed003_adapter.py" else []  # the course's module it imports
+    report = solver.grade(f"{PLAYERS / name}:move", total_timeout=4, timeout=2, support=support, **options)  # slow players: a sample of positions
     assert report.positions > 50
     answered = report.answers
     assert len(answered) + len(report.timeouts) == report.positions and not report.exceptions and not report.illegal
@@ -761,7 +763,7 @@ def sigint_handled():
 def start_grading(player: Path, cwd: Path, mark: str = "") -> subprocess.Popen[str]:
     """``solve grade FILE:play -q`` in its own process, its stdout and stderr read by the test."""
     return subprocess.Popen(
-        [sys.executable, "-m", "solver.cli", "grade", f"{player}:play", "-q"],
+        [sys.executable, "-m", "solver.cli", "grade", f"{player}:play", "--support", str(PERFECT), "-q"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -773,9 +775,9 @@ def start_grading(player: Path, cwd: Path, mark: str = "") -> subprocess.Popen[s
 def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
-    shutil.copy(PLAYERS / "perfect.py", path.parent)
     process = start_grading(path, tmp_path)
-    time.sleep(3)
+    wait_for_the_players_process(process.pid)
+    time.sleep(1.5)  # some calls answered (a fixed 3 s from the start was too short on a loaded machine)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
@@ -785,9 +787,41 @@ def test_ctrl_c_prints_the_partial_report_and_exits_non_zero(tmp_path, sigint_ha
     assert "solve: grading interrupted (Ctrl-C): graded" in err
 
 
-def marked_processes(mark: str) -> list[int]:
-    """The live processes (zombies left out) whose environment holds ``GRADE_TEST_MARK=mark``: a grader and all it started."""
-    found = []
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs, now (the player's process has an environment of its own, unmarked)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            parents.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def wait_for_the_players_process(grader: int, seconds: float = 60) -> None:
+    """Wait until the grader ``grader`` has started the player's process (``python -m solver.grading.player``)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for pid in descendants(grader):
+            try:
+                if b"solver.grading.player" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    return
+            except OSError:
+                continue
+        time.sleep(0.05)
+
+
+def marked_processes(mark: str, family: list[int] = ()) -> list[int]:
+    """The live processes (zombies left out) whose environment holds ``GRADE_TEST_MARK=mark`` (a grader and what it started
+    with its environment), and those of ``family`` still running (the grader's descendants seen before its Ctrl-C)."""
+    found = [pid for pid in family if _running_quietly(pid)]
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -800,9 +834,16 @@ def marked_processes(mark: str) -> list[int]:
     return found
 
 
-def wait_until_gone(mark: str, seconds: float = 10) -> list[int]:
+def _running_quietly(pid: int) -> bool:
+    try:
+        return _running(pid)
+    except OSError:
+        return False
+
+
+def wait_until_gone(mark: str, seconds: float = 10, family: list[int] = ()) -> list[int]:
     deadline = time.monotonic() + seconds
-    while (left := marked_processes(mark)) and time.monotonic() < deadline:
+    while (left := marked_processes(mark, family)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
 
@@ -810,12 +851,12 @@ def wait_until_gone(mark: str, seconds: float = 10) -> list[int]:
 def test_ctrl_c_at_any_moment_ends_the_grading_and_leaves_no_process_behind(tmp_path, sigint_handled):
     path = tmp_path / "slow.py"
     path.write_text(SLOW_PLAYER)
-    shutil.copy(PLAYERS / "perfect.py", path.parent)
     # from Python's start-up, through the table and the sandbox check, the player's start, to the calls
     for delay in (0.05, 0.3, 0.6, 1.0, 1.5, 2.5):
         mark = f"{os.getpid()}-{time.monotonic_ns()}"
         process = start_grading(path, tmp_path, mark)
         time.sleep(delay)
+        family = descendants(process.pid)
         process.send_signal(signal.SIGINT)
         try:
             out, err = process.communicate(timeout=30)
@@ -823,7 +864,7 @@ def test_ctrl_c_at_any_moment_ends_the_grading_and_leaves_no_process_behind(tmp_
             process.kill()
             out, err = process.communicate()
             raise AssertionError(f"Ctrl-C {delay} s after the start did not end the grading within 30 s: {err}") from None
-        assert wait_until_gone(mark) == [], f"a process outlived the grader interrupted at {delay} s"
+        assert wait_until_gone(mark, family=family) == [], f"a process outlived the grader interrupted at {delay} s"
         if not out and "solve:" not in err:
             # Ctrl-C before `solve grade` runs: in Python's start-up (killed before Python sets its handler, or a traceback
             # from an import; numpy turns it into an ImportError), or as click reads the command line ("Aborted!", status 1)
@@ -851,7 +892,7 @@ class PopenInterrupted(subprocess.Popen):
 def interrupted(**options) -> solver.GradingInterrupted:
     """The GradingInterrupted of grading the first-empty-cell player (a plain KeyboardInterrupt fails the test, not the run)."""
     with pytest.raises(KeyboardInterrupt) as caught:
-        solver.grade(f"{SIMPLE}:first_empty", sandbox="none", **options)
+        solver.grade(f"{SIMPLE}:first_empty", sandbox="none", support=[PERFECT], **options)
     assert isinstance(caught.value, solver.GradingInterrupted), f"a bare {type(caught.value).__name__} left grade()"
     return caught.value
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from solver.cli import main
 from solver.encoding.columns import layer_slots
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.errors import GameTooLargeError
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone
@@ -31,7 +31,7 @@ def test_the_column_index_numbers_every_board_without_a_floating_piece_once(name
     codes = index.codes_at(every)
     assert np.array_equal(index.index_of(codes), every), "index -> code -> index is the identity"
     assert index.layer_sizes == tuple(layer_slots(game.rows, game.cols)), "the layers have the slots counted without building"
-    floating = game.rules.floating  # type: ignore[attr-defined]
+    floating = game.rules.move.misplaced  # the pieces with an empty cell below
     words = game.rules.words(np.arange(game.codes))
     taken = (words & 0xFFFFFFFF) | (words >> 32)
     settled = np.array([not floating(int(t)) for t in taken])

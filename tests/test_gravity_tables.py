@@ -37,12 +37,12 @@ from reference import LOSS, WIN, Board, Reference, board_of, code, reachable_cou
 
 import solver
 from solver.cli import main
+from solver.contents.histograms import LayerCounts
 from solver.errors import InvalidBoardError, InvalidMoveError
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
 from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE
-from solver.storage.histograms import LayerCounts
 from solver.store.locate import open_compact
 from solver.store.make import build_compact, prove
 from solver.tables import CompactTable, Table

@@ -8,7 +8,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.rules.game import Game, parse_game
 
 SMALL = ["1x1k1", "1x2k1", "1x5k3", "2x2k2", "3x3k3", "2x4k2", "3x4k3", "2x5k2", "2x6k3", "3x4k4"]

@@ -7,6 +7,7 @@ what a hostile or broken mirror sends, naming the block, and install or use noth
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -320,7 +321,7 @@ def test_solve_lookup_table_url_prints_what_the_local_table_does(stand_in_table:
 
 
 # -- solve serve offers its files -----------------------------------------------------------------
-def test_solve_serve_offers_its_table_files_with_ranges_and_the_checksum_as_etag(served_file: Path) -> None:
+def test_solve_serve_offers_its_table_files_with_ranges_and_the_sha256_of_their_bytes_as_etag(served_file: Path) -> None:
     from web_support import need_web
 
     need_web()
@@ -335,11 +336,11 @@ def test_solve_serve_offers_its_table_files_with_ranges_and_the_checksum_as_etag
     entry = {"name": NAME, "game": "2x9k4", "kind": "compact", "bytes": len(data), "checksum": root, "shipped_checksum": True, "url": "/tables/" + NAME}
     assert listing == [entry]
     whole = client.get("/tables/" + NAME)
-    assert whole.status_code == 200 and whole.content == data and whole.headers["etag"] == f'"{root}"'
+    assert whole.status_code == 200 and whole.content == data and whole.headers["etag"] == f'"sha256-{hashlib.sha256(data).hexdigest()}"'
     part = client.get("/tables/" + NAME, headers={"Range": "bytes=100-199"})
     assert part.status_code == 206 and part.content == data[100:200] and part.headers["content-range"] == f"bytes 100-199/{len(data)}"
     assert client.get("/tables/" + NAME, headers={"Range": f"bytes={len(data)}-"}).status_code == 416
-    assert client.get("/tables/" + NAME, headers={"If-None-Match": f'"{root}"'}).status_code == 304
+    assert client.get("/tables/" + NAME, headers={"If-None-Match": whole.headers["etag"]}).status_code == 304
     assert client.get("/tables/3x3k3.ttt").status_code == 404 and client.get("/tables/..%2Fetc%2Fpasswd").status_code == 404
 
 

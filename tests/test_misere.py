@@ -88,7 +88,18 @@ def test_the_commands_take_a_misere_game(runner: CliRunner, tmp_path: Path) -> N
     assert "OK" in _ok(runner, "verify", "--game", MISERE)
     played = _ok(runner, "play", "--game", MISERE, "--as", "O", "--seed", "1", input="".join(f"{cell}\n" for cell in range(9)) * 2)
     assert played.strip()
-    graded = _ok(runner, "grade", f"{PLAYERS / 'simple_players.py'}:first_empty", "--game", MISERE, "--sandbox", "none", "--json")
+    graded = _ok(
+        runner,
+        "grade",
+        f"{PLAYERS / 'simple_players.py'}:first_empty",
+        "--support",
+        str(PLAYERS / "perfect.py"),
+        "--game",
+        MISERE,
+        "--sandbox",
+        "none",
+        "--json",
+    )
     assert json.loads(graded)["game"] == MISERE
 
 

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 import solver
 import solver.cli
+import solver.errors
 import solver.store.estimate
 import solver.store.locate
 import solver.store.tablebase
@@ -152,7 +153,9 @@ def test_solve_lookup_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(t
     assert result.exit_code == 1
     assert f"The {BIG} table is not built yet; building it takes about" in result.stderr
     assert "GiB of disk" in result.stderr and "Build it now? [y/N]" in result.stderr
-    assert "not started without consent" in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"solve: the {BIG} table was not built (you answered no); build it later with: solve build --game {BIG} --output "), last
+    assert last.endswith(" --yes") and "error" not in last, "a no is not an error, and the command given is one that runs off a terminal too"
     assert _entries(table_dir) == []
 
 
@@ -213,7 +216,8 @@ def test_solve_build_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(tm
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", BIG, "--output", str(tmp_path / "t.ttt")], input="n\n")
     assert result.exit_code == 1
     assert f"Building the {BIG} table takes about " in result.stderr and "GiB of memory. Build it now? [y/N]" in result.stderr
-    assert "--yes" in result.stderr.splitlines()[-1]
+    last = result.stderr.strip().splitlines()[-1]
+    assert last == f"solve: the {BIG} table was not built (you answered no); nothing was written: build it later with the same command and --yes", last
     assert _entries(tmp_path) == []
 
 
@@ -304,6 +308,39 @@ def test_a_real_sigint_stops_a_compact_build_within_seconds_with_the_resume_line
     assert "Traceback" not in stderr
 
 
+def test_ctrl_c_at_a_terminal_stops_a_build_and_its_workers_with_one_line_and_no_traceback(tmp_path):
+    """Ctrl-C at a terminal reaches the whole foreground process group, the pool's workers too: they must leave it
+    to the build, which says how to resume (before, 2 tries in 6 printed workers' KeyboardInterrupt tracebacks, and
+    one hung). A few tries, each stopped once the build has written its first layer."""
+    import signal
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "PYTHONPATH": str(Path(solver.__file__).parents[1])}
+    for attempt in range(4):
+        output = tmp_path / f"try{attempt}" / "t.ttt"
+        output.parent.mkdir()
+        command = [sys.executable, "-m", "solver.cli", "build", "--game", "2x9k4", "--output", str(output), "-j", "2", "-q"]
+        process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=environment, start_new_session=True)
+        try:
+            begun = time.monotonic()
+            while not list(output.parent.glob("t.ttt.build/layer-*")) and process.poll() is None and time.monotonic() - begun < 120:
+                time.sleep(0.02)
+            time.sleep(0.1 * attempt)  # at different moments of the layers
+            os.killpg(process.pid, signal.SIGINT)  # what a terminal does: the build and its workers
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+        if process.returncode == 0:
+            continue  # finished before the signal came: nothing to see on this try
+        assert process.returncode == 130, stderr
+        kept = f"the layers it finished are kept in {output}.build: run the same command again to resume from there"
+        assert stderr.strip().splitlines() == [f"solve: the 2x9k4 build was interrupted (Ctrl-C); {kept}"], stderr
+
+
 # -- progress off a terminal --------------------------------------------------------------------------------
 
 
@@ -326,9 +363,9 @@ def test_off_a_terminal_a_build_prints_a_progress_line_every_minute(capsys):
 
 
 def test_solve_build_off_a_terminal_prints_lines_not_a_bar(tmp_path, monkeypatch):
-    assert CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "s.ttt")]).stderr.startswith("Wrote "), (
-        "a build of seconds prints no progress"
-    )
+    short = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "s.ttt")]).stderr.splitlines()
+    assert len(short) == 2 and short[0].startswith(f"Building the 3x4k3 table into {tmp_path / 's.ttt'}: about "), "a build of seconds prints no progress"
+    assert short[1].startswith("Wrote "), short
     monkeypatch.setattr(solver.cli, "PROGRESS_LINE_SECONDS", 0.0)  # a line at every chunk
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "1x17k3", "--output", str(tmp_path / "t.ttt"), "-j", "1"])
     assert result.exit_code == 0, result.output
@@ -338,3 +375,72 @@ def test_solve_build_off_a_terminal_prints_lines_not_a_bar(tmp_path, monkeypatch
     assert all(" boards/s" in line and "% done" in line and line.endswith(" left") for line in progress), progress
     assert progress[-1].startswith("solving 1x17k3: layer 0/17, 100.0% done, ")
     assert lines[-1].startswith(f"Wrote {tmp_path / 't.ttt'} (")
+
+
+# -- a build that is done, and the line every build starts with ----------------------------------------
+
+
+def test_solve_build_of_a_table_that_is_there_and_verifies_says_so_in_one_line_and_builds_nothing(tmp_path):
+    path = tmp_path / "3x4k3.ttt"
+    assert CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(path), "-q"]).exit_code == 0
+    before = path.stat().st_mtime_ns
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(path)])
+    assert result.exit_code == 0, result.output
+    sha = solver.store.locate.open_file(path).sha256
+    assert result.stdout == f"{path}: the 3x4k3 table is there already and every block checks (sha256 {sha}); nothing built (--force builds it again)\n"
+    assert result.stderr == "" and path.stat().st_mtime_ns == before, "nothing built, nothing written"
+    forced = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(path), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert forced.stderr.splitlines()[-1].startswith(f"Wrote {path} (") and path.stat().st_mtime_ns != before, "--force builds it again"
+
+
+def test_solve_build_of_a_damaged_table_says_so_and_builds_it_again(tmp_path):
+    path = tmp_path / "3x4k3.ttt"
+    assert CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(path), "-q"]).exit_code == 0
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 0xFF  # a byte of the last block
+    path.write_bytes(bytes(data))
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"{path} does not verify ("), result.stderr
+    assert "; building it again\n" in result.stderr and result.stderr.splitlines()[-1].startswith(f"Wrote {path} (")
+    assert solver.store.locate.open_file(path).file.problems() == []
+
+
+def test_solve_build_of_a_gravity_game_starts_with_a_line_giving_its_estimate(tmp_path, monkeypatch):
+    """The first line comes before any work (here the build itself is stood in for: 4x7k4-gravity takes minutes)."""
+    path = tmp_path / "g.ttt"
+
+    def stand_in(*args, **kwargs):
+        raise solver.errors.SolverError("stood in for the build")
+
+    monkeypatch.setattr(solver.api.Tablebase, "build", stand_in)
+    result = CliRunner().invoke(solver.cli.main, ["build", "--game", "4x7k4-gravity", "--output", str(path), "-j", "2"])
+    cost = estimate(parse_game("4x7k4-gravity"), path, jobs=2)
+    assert not cost.is_long, "asked about otherwise"
+    assert result.stderr.splitlines()[0] == f"Building the 4x7k4-gravity table into {path}: {cost.describe()}", result.stderr
+
+
+def test_a_first_use_build_says_how_long_it_takes_and_where_the_table_goes(table_dir):
+    result = CliRunner().invoke(solver.cli.main, ["stats", "--game", "3x4k3"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == f"Building the 3x4k3 table (first use, about 1 s on 1 core); it will be kept in {table_dir / '3x4k3.ttt'}"
+
+
+def test_a_first_use_build_promises_no_directory_it_cannot_make(tmp_path):
+    """Before, ``it will be kept in /proc/nonexist/3x4k3.ttt`` and then ``cannot create``."""
+    result = CliRunner().invoke(solver.cli.main, ["stats", "--game", "3x4k3", "--table-dir", "/proc/nonexist"])
+    assert result.exit_code == 0, result.output
+    assert "it will be kept in" not in result.stderr and "/proc/nonexist/3x4k3.ttt" not in result.stderr, result.stderr
+    assert result.stderr.splitlines()[0] == "Building the 3x4k3 table (first use, about 1 s on 1 core); it is kept in memory (see below)"
+    assert "cannot create the table directory /proc/nonexist" in result.stderr
+
+
+def test_off_a_terminal_the_command_given_for_a_long_build_has_yes(table_dir):
+    """``solve stats --game 5x5k4`` off a terminal: the command it gives runs off a terminal too (before, it lacked --yes and was refused again)."""
+    result = CliRunner().invoke(solver.cli.main, ["stats", "--game", "5x5k4"])
+    assert result.exit_code == 1
+    command = result.stderr.strip().rpartition("build it with: ")[2]
+    assert command == f"solve build --game 5x5k4 --output {table_dir / '5x5k4.ttt'} --yes", result.stderr
+    build = CliRunner().invoke(solver.cli.main, command.split()[1:-1])  # the same without --yes is refused off a terminal
+    assert build.exit_code == 1 and "--yes" in build.stderr and _entries(table_dir) == []

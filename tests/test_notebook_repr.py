@@ -275,7 +275,7 @@ def test_str_of_a_grade_report_is_the_text_solve_grade_prints(first_empty_report
 
     from solver.cli import main
 
-    result = CliRunner().invoke(main, ["grade", f"{SIMPLE}:first_empty", "--sandbox", "none"])
+    result = CliRunner().invoke(main, ["grade", f"{SIMPLE}:first_empty", "--support", str(SIMPLE.parent / "perfect.py"), "--sandbox", "none"])
     assert result.exit_code == 0, result.output
     text = str(first_empty_report)
     assert text.startswith(f"Graded first_empty on {first_empty_report.positions:,} positions of 3x3k3 (X and O to move).\n")

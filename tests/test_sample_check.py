@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import solver
 from solver.cli import main
 from solver.encoding.board import render
-from solver.encoding.index import layout
+from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.retrograde.minimax import MAX_EMPTY, negamax_score
 from solver.retrograde.sweep import build_layers

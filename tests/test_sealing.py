@@ -14,14 +14,14 @@ import solver.retrograde.chunks
 import solver.retrograde.plan
 import solver.retrograde.sealing
 import solver.retrograde.sweep
-from solver.encoding.index import layout
+from solver.contents.stored import stored_layers
+from solver.encoding.layouts import layout
 from solver.errors import BuildError, TableError
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone
 from solver.retrograde.sealing import BLOCK, Compression, Span, assemble, release
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
-from solver.storage.stored import stored_layers
 from solver.store.make import build_compact
 
 GAME = "2x9k4"
@@ -188,7 +188,7 @@ def test_a_retired_file_name_outside_the_pattern_is_refused(sealed: Path, tmp_pa
 
 def test_a_resumed_raw_layer_is_checked_against_its_raw_child_before_it_is_sealed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A game without a shipped checksum: a layer an earlier run left is re-derived before it is sealed."""
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)
     game = parse_game(GAME)
     directory = tmp_path / "build"
     with pytest.raises(Stop):

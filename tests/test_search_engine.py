@@ -29,7 +29,7 @@ from solver.retrograde.dense import build_arrays
 from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
 from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE, decode, parent_score
-from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, positions, score_byte
+from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, position_of_key, positions, score_byte
 from solver.search.bitboard import G_BOTTOM, has_line, possible
 from solver.search.position import bit_of, cell_of, geometry_of, position_of
 
@@ -226,6 +226,18 @@ def test_the_positions_of_each_ply_counted_with_their_mirrors_are_boecks_counts(
         assert int(keys[0]) >= int(geo[G_BOTTOM])
 
 
+def test_a_book_builder_scores_each_enumerated_key_as_its_board_and_its_mirror_image_are_scored() -> None:
+    """The book builder's path: :func:`positions`, then :func:`position_of_key`, then the engine: the board's own score."""
+    game = parse_game("4x5k4-gravity")
+    eng = engine("4x5k4-gravity")
+    for _ply, keys in positions(game, 3):
+        for key in keys.tolist():
+            where = position_of_key(game, key)
+            code_ = code_of_key(game, key)
+            mirror = code_of_key(game, _mirror(game, key))
+            assert where.code == code_ and eng.score(where) == eng.score(code_) == eng.score(mirror), f"key {key}"
+
+
 def _mirror(game: object, key: int) -> int:
     from solver.search.position import mirrored
 
@@ -314,7 +326,7 @@ def test_a_full_board_is_refused_as_a_game_that_is_over() -> None:
         engine("3x4k4-gravity").solve("XOXO/OXOX/XOXO")
 
 
-@pytest.mark.parametrize(("name", "said"), [("4x4k4-gravity-misere", "normal play only"), ("3x3k3", "no gravity"), ("8x7k4-gravity", "does not fit")])
+@pytest.mark.parametrize(("name", "said"), [("4x4k4-gravity-misere", "normal play only"), ("3x3k3", "no gravity"), ("9x7k4-gravity", "does not fit")])
 def test_a_game_the_engine_does_not_play_is_refused_by_name(name: str, said: str) -> None:
     with pytest.raises(InvalidGameError, match=said):
         Engine(name)

@@ -184,7 +184,7 @@ def test_best_moves_of_the_canonical_board_map_back_to_the_callers_best_moves(na
 
 @pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x7k3", "3x3k3", "1x5k3"])
 def test_the_canonical_test_of_a_block_grid_matches_the_test_of_each_board(name: str) -> None:
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
 
     game = parse_game(name)
     index, sym = layout(game), symmetries(game)

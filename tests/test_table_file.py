@@ -18,6 +18,7 @@ import pytest
 import solver
 import solver.storage.fsutil
 import solver.storage.tablefile
+import solver.storage.trust
 import solver.store.locate
 from solver import build_table, load_table
 from solver.storage.tablefile import read_header
@@ -284,7 +285,7 @@ def _resealed(data: bytes, header: dict) -> bytes:
 @pytest.mark.parametrize("overlap", ["the array starts inside the header", "the digests start inside the array"])
 def test_a_header_whose_regions_overlap_is_refused_even_when_its_checksum_matches(saved, monkeypatch, overlap):
     path, data = saved
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)  # a forger's own root
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)  # a forger's own root
     header = header_of(data)
     path.write_bytes(_resealed(data, header))
     assert load_table(path, verify=False).sha256 == header["root"], "resealing an unchanged header must keep the file good"

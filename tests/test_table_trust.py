@@ -15,6 +15,7 @@ import pytest
 
 import solver
 import solver.storage.tablefile
+import solver.storage.trust
 import solver.store.locate
 import solver.tables.dense
 from solver import build_table, load_table
@@ -164,8 +165,7 @@ def test_a_forged_dense_table_of_a_game_without_a_shipped_checksum_is_proved_and
     """Without an expected checksum, a self-consistent forgery is proved before its first answer:
     a plausible forged score (X wins in 5) is refuted by the consistency pass, an impossible one (X wins
     in 1 on the empty board) by the block check."""
-    monkeypatch.setattr(solver.storage.tablefile, "expected_root", lambda game, kind="dense": None)
-    monkeypatch.setattr(solver.store.locate, "expected_root", lambda game, kind="dense": None)
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)
     path = tictactoe.save(tmp_path / "3x3k3.ttt")
     _forge(path, 0, 95)
     with pytest.raises(solver.TableError, match="this user did not build this one, and it is wrong: .*differs from a fresh build"):
@@ -182,7 +182,7 @@ def test_a_file_in_the_table_dir_never_overrides_the_shipped_tictactoe_table(tab
     assert solver.lookup(0).score == 0
 
 
-def test_expected_checksums_cover_every_game_up_to_16_cells():
+def test_expected_checksums_cover_every_game_up_to_16_cells_of_every_shipped_rule():
     import sys
     from pathlib import Path
 
@@ -397,15 +397,15 @@ def test_solve_serve_does_not_serve_a_forged_table_of_a_game_without_a_shipped_c
 
 @pytest.mark.parametrize("game", ["3x3k3", "3x4k3", "2x5k4", "4x3k3"])
 def test_every_score_of_a_real_table_is_possible_for_its_layer(game):
-    from solver.storage.plausible import dense_check
+    from solver.contents.plausible import dense_check
 
     entries = build_table(game=game).entries
     assert dense_check(parse_game(game))(0, entries) is None
 
 
 def test_every_score_of_a_real_compact_table_is_possible_for_its_layer(tmp_path):
-    from solver.encoding.index import layout
-    from solver.storage.plausible import compact_check
+    from solver.contents.plausible import compact_check
+    from solver.encoding.layouts import layout
 
     for game in ("2x4k3", "3x3k3", "1x17k3"):
         assert compact_check(parse_game(game), layout(parse_game(game)).layer_offsets)(0, _compact_scores(game, tmp_path)) is None
@@ -434,7 +434,7 @@ def test_a_header_that_is_not_the_canonical_bytes_is_refused(tmp_path, old, new)
 
 def test_a_forged_3x6k4_table_answering_x_wins_in_3_on_the_empty_board_is_refused(tmp_path):
     """The forgery that was once believed: no checksum ships for 3x6k4; the forged scores' every checksum is right."""
-    from solver.encoding.index import layout
+    from solver.encoding.layouts import layout
 
     scores = np.zeros(layout(parse_game("3x6k4")).size, dtype=np.int8)
     scores[0] = 97  # the empty board: "X wins in 3" (X would hold 2 pieces, lines need 4)

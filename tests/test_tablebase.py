@@ -174,3 +174,17 @@ def test_best_moves_and_moves_share_one_read_of_the_children(compact_and_dense: 
         assert first <= len(moves), f"{first} bytes read for {len(moves)} moves"
         want = dense.at(code)
         assert best == want.best_moves and [(m.cell, m.score) for m in moves] == [(m.cell, m.score) for m in want.moves], position
+
+
+def test_solver_best_move_looks_the_position_up_once(table_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = solver.table_for("3x3k3")
+    calls = 0
+    at = table.at
+
+    def counted(code: int) -> object:
+        nonlocal calls
+        calls += 1
+        return at(code)
+
+    monkeypatch.setattr(table, "at", counted)
+    assert solver.best_move("XX./OO./...") == (0, 2) and calls == 1

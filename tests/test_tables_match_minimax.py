@@ -30,6 +30,17 @@ EDGE_GAMES = ["1x1k1", "2x2k1", "1x4k4", "3x1k2"]
 MISERE_GAMES = ["3x3k3-misere", "3x4k3-misere", "4x3k3-misere", "2x6k3-misere", "3x3k2-misere", "2x2k2-misere", "1x5k3-misere", "1x1k1-misere"]
 """Misère play (completing a line loses) of games the reference solves in seconds; 4x4k3-misere is in the slow set."""
 
+ARMAGEDDON_GAMES = [
+    "3x3k3-armageddon",
+    "2x2k2-armageddon",
+    "3x4k3-armageddon",
+    "2x6k3-armageddon",
+    "1x5k3-armageddon",
+    "3x3k3-gravity-armageddon",
+    "3x4k3-gravity-armageddon",
+]
+"""Armageddon (a full board is O's win; solver.rules.armageddon), the third scoring, under placement and under gravity."""
+
 RESULT = {WIN: "win", 0: "draw", LOSS: "loss"}
 SHOWN = 5
 """How many wrong boards a failure message lists."""
@@ -99,7 +110,7 @@ def _assert_same(what: str, exp: Expected, got: np.ndarray, want: np.ndarray, *,
     assert wrong.size == 0, _mismatches(what, exp, wrong, got, want, masks=masks)
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES + ARMAGEDDON_GAMES)
 def test_reachable_positions_are_exactly_those_a_forward_enumeration_finds(name: str) -> None:
     exp, table = expected(name), built(name)
     found = set(table.reachable_codes().tolist())
@@ -112,7 +123,7 @@ def test_reachable_positions_are_exactly_those_a_forward_enumeration_finds(name:
     )
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES + ARMAGEDDON_GAMES)
 def test_every_other_code_reads_unreachable_with_no_best_move(name: str) -> None:
     exp, table = expected(name), built(name)
     score, best = np.asarray(table.score), np.asarray(table.best)
@@ -125,7 +136,7 @@ def test_every_other_code_reads_unreachable_with_no_best_move(name: str) -> None
     )
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES + ARMAGEDDON_GAMES)
 def test_every_reachable_position_matches_recursive_minimax(name: str) -> None:
     exp, table = expected(name), built(name)
     got = table.lookup_codes(exp.codes)
@@ -179,6 +190,8 @@ def _check_position(exp: Expected, table: solver.Table, board: tuple[int, ...], 
     assert position.is_over == over, f"{shown}: is_over {position.is_over}, expected {over}"
     assert position.to_move == (None if over else mover), f"{shown}: to_move {position.to_move}"
     won = None if not winner else "XO"[(winner - 1) ^ ref.misere]  # in misère play the line's owner lost
+    if not winner and 0 not in board and ref.full_result(1) != 0:  # armageddon: a full board is O's win
+        won = "O"
     assert position.winner == won, f"{shown}: winner {position.winner}, minimax {won}"
     assert position.line_completer == (None if not winner else "XO"[winner - 1]), f"{shown}: line completed by {position.line_completer}"
     if not moves:
@@ -196,7 +209,7 @@ def _check_position(exp: Expected, table: solver.Table, board: tuple[int, ...], 
         assert move.best == (move.cell in solution.best), f"{where}: best {move.best}"
 
 
-@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES)
+@pytest.mark.parametrize("name", GAMES + EDGE_GAMES + MISERE_GAMES + ARMAGEDDON_GAMES)
 def test_sampled_positions_and_their_moves_match_recursive_minimax(name: str) -> None:
     exp, table = expected(name), built(name)
     rng = random.Random(f"positions of {name}")

@@ -24,11 +24,11 @@ from click.testing import CliRunner
 
 import solver
 from solver.cli import main
+from solver.contents.stored import layer_histograms, stored_layers
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
 from solver.storage import blockarray, tablefile
-from solver.storage.stored import layer_histograms, stored_layers
 from solver.store.locate import open_file
 
 UNPINNED = "3x4k3"
@@ -190,7 +190,7 @@ def test_a_forged_table_of_a_game_without_a_shipped_checksum_with_an_impossible_
     game = parse_game(UNPINNED)
     stored = np.concatenate(list(stored_layers(game, unpinned_layers)))
     last = game.cells
-    start = solver.encoding.index.layout(game).layer_offsets[last]
+    start = solver.encoding.layouts.layout(game).layer_offsets[last]
     stored[start] = 97  # the full layer: no board of it is read, and none can be a win in 3
     path = tablefile.write_table(tmp_path / f"{UNPINNED}.ttt", kind="compact", game=game, arrays={"scores": stored}, meta=tablefile.compact_meta(game))
     code, out, err = run("verify", "--table", str(path))

@@ -492,15 +492,40 @@ def test_the_games_list_offers_a_game_that_is_not_served(client: TestClient) -> 
     assert "solve serve --game 4x4k4" in other.get("/api/v1/games").json()["more"]
 
 
-@pytest.mark.parametrize(("board", "winner"), [("XXX/OO./...", "X"), ("XX./OOO/X..", "O"), ("XOX/XOO/OXX", None)])
-def test_a_finished_board_says_over_and_the_winner_and_nobody_to_move(client: TestClient, board: str, winner: str | None) -> None:
+@pytest.mark.parametrize(("board", "winner", "result"), [("XXX/OO./...", "X", "loss"), ("XX./OOO/X..", "O", "loss"), ("XOX/XOO/OXX", None, "draw")])
+def test_a_finished_board_says_over_and_the_winner_and_nobody_to_move(client: TestClient, board: str, winner: str | None, result: str) -> None:
     data = client.get("/api/v1/3x3k3", params={"board": board}).json()
     assert data["over"] is True and data["winner"] == winner
-    assert "to_move" not in data and "result" not in data and data["moves"] == []
+    assert "to_move" not in data and data["moves"] == []
+    assert data["result"] == result == solver.lookup(board).result, "one answer everywhere: for the player who would move next"
     [batched] = client.post("/api/v1/3x3k3/batch", json={"boards": [board]}).json()["results"]
     assert batched == data
     playing = client.get("/api/v1/3x3k3", params={"board": "XO./.X./..."}).json()
     assert playing["over"] is False and playing["to_move"] == "O" and playing["result"] == "loss" and "winner" not in playing
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [("3x3k3", [0, 3, 1, 4, 2]), ("3x3k3", [0, 1, 2, 4, 3, 5, 7, 6, 8]), ("3x3k3-misere", [0, 3, 1, 4, 2]), ("3x3k3-gravity", [0, 1, 0, 1, 0])],
+)
+def test_a_finished_boards_result_is_the_same_in_python_json_batch_mainline_and_the_cli(game: str, moves: list[int]) -> None:
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    table = solver.table_for(game)
+    position = table.at(0)
+    for move in moves:
+        position = position.play(move)
+    assert position.is_over
+    expected = position.result
+    client = TestClient(web.create_app([table]))
+    name = table.game.name
+    data = client.get(f"/api/v1/{name}", params={"board": position.board}).json()
+    [batched] = client.post(f"/api/v1/{name}/batch", json={"boards": [position.board]}).json()["results"]
+    line = client.get(f"/api/v1/{name}/mainline", params={"board": position.board}).json()
+    printed = json.loads(CliRunner().invoke(main, ["lookup", position.board, "--game", name, "--json"]).output)
+    assert position.to_dict()["result"] == data["result"] == batched["result"] == line["result"] == printed["result"] == expected
 
 
 # -- workers -------------------------------------------------------------------------------

@@ -304,12 +304,12 @@ def test_hold_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_
     tmp_path: Path, stand_in_layers: list[np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from solver import web
-    from solver.storage import tablefile
+    from solver.storage import tablefile, trust
     from solver.tables import CompactTable
 
     game = solver.parse_game("2x9k4")
     path = write_plain_compact(tmp_path / "2x9k4.ttt", CompactTable.from_layers(game, stand_in_layers))
-    monkeypatch.setattr(tablefile, "expected_root", lambda game, kind="dense": None)  # its checksum is the compressed file's
+    monkeypatch.setattr(trust, "expected_root", lambda game, kind="dense": None)  # its checksum is the compressed file's
     table = CompactTable.from_file(tablefile.open_table(path))
     assert table.reads_memory_map
     codes = played_codes(table, 50, seed=5)

@@ -19,6 +19,7 @@ a move in the low half keeps the row of a block, one in the high half its column
 A code with a floating piece has no index (a negative one, as illegal counts).
 
 >>> from solver.rules.game import parse_game
+>>> from solver.encoding.layouts import layout
 >>> index = layout(parse_game("4x4k4-gravity"))
 >>> index.size, index.layer_sizes[:4]
 (201755, (1, 4, 20, 60))
@@ -185,7 +186,7 @@ class ColumnLayout(Layout):
         """
         word = self._rules.word_of(code)
         x, taken = word & _LOW, (word & _LOW) | (word >> 32)
-        if self._rules.floating(taken):  # type: ignore[attr-defined]
+        if self._rules.move.misplaced(taken):  # a floating piece
             return self._no_keys
         cols, mask = self.game.cols, (1 << self.game.cols) - 1
         high = low = 0
@@ -239,7 +240,7 @@ def layer_slots(rows: int, cols: int) -> list[int]:
 
     >>> sum(layer_slots(6, 7))  # Connect Four: 7.1e13 slots for 4,531,985,219,092 reachable positions
     70728639995483
-    >>> layer_slots(4, 4) == list(layout(Game(4, 4, 4, "gravity")).layer_sizes)
+    >>> layer_slots(4, 4) == list(ColumnLayout(Game(4, 4, 4, "gravity")).layer_sizes)
     True
     """
     stackings = [1]  # coefficients of (1 + x + ... + x**rows) ** cols: the ways to stack p pieces
@@ -250,10 +251,3 @@ def layer_slots(rows: int, cols: int) -> list[int]:
                 grown[p + h] += ways
         stackings = grown
     return [ways * comb(p, (p + 1) // 2) for p, ways in enumerate(stackings)]
-
-
-def layout(game: Game) -> Layout:
-    """The index of a game (:func:`solver.encoding.index.layout`), for the doctest above."""
-    from .index import layout as of
-
-    return of(game)

@@ -27,6 +27,7 @@ Codes are the public base-3 codes (``cell = row * cols + col``, digit 0 empty,
 1 X, 2 O, ``code = sum(digit * 3**cell)``), int64 in arrays (``3**25 < 2**40``).
 
 >>> from solver.rules.game import Game
+>>> from solver.encoding.layouts import layout
 >>> index = layout(Game(3, 3, 3))
 >>> index.size, index.layer_sizes[:4]
 (6046, (1, 9, 72, 252))
@@ -394,14 +395,3 @@ class Layout:
                 code: int = int(self.high.codes[gh][row]) * self.radix + int(self.low.codes[gl][col])
                 return code
         raise AssertionError("an index inside a layer lies in none of its blocks")  # pragma: no cover
-
-
-@cache
-def layout(game: Game) -> Layout:
-    """The :class:`Layout` of a game (built once per process; the halves are shared by games): under gravity
-    the column halves of :mod:`solver.encoding.columns`."""
-    if game.rules.drops:
-        from .columns import ColumnLayout  # a layout of the same shape, built from the columns' stacks
-
-        return ColumnLayout(game)
-    return Layout(game)

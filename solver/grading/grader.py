@@ -57,7 +57,8 @@ and ``positions == kept + len(lost) + len(errors)``.
 **Isolation.** A player given as ``"FILE.py:NAME"`` (as ``solve grade`` does)
 is imported and called in a separate process (:mod:`solver.grading.player`), inside
 a bubblewrap sandbox where one works (:mod:`solver.grading.sandbox`: it sees Python, its
-own folder and a private ``/tmp``, nothing else), with its memory and processes bounded
+file alone in a folder of its own with the ``support`` files named, and a private ``/tmp``,
+nothing else: not the other students' files beside it), in a fixed environment, with its memory and processes bounded
 (:mod:`solver.grading.limits`): it cannot hang,
 kill or fool the grader, whose verdicts are computed here from the answers
 received as plain data, against scores copied out of the table and verified
@@ -79,6 +80,7 @@ plies played, then code.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import time
@@ -95,7 +97,7 @@ import numpy as np
 from ..encoding.board import digits, masks
 from ..encoding.drops import expected_drops, landing_cell, read_drop
 from ..encoding.moves import expected_moves, parse_move
-from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, short
+from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, printable, short
 from ..present.charts import PlyFaults
 from ..present.report import describe_report, report_html
 from ..rules.base import IN_PLAY
@@ -105,7 +107,7 @@ from ..store.tablebase import forget, resolve_table
 from ..tables import CompactTable, Table
 from ..tables.analysis import Verdict, verdict
 from ..tables.position import Move, Position
-from ..words import count
+from ..words import count, percent
 from .answerkey import AnswerKey
 from .limits import DEFAULT_PROCESSES, SANDBOX_TASKS, Limits, PidCgroup, Scratch
 from .player import (
@@ -122,8 +124,8 @@ from .player import (
     interrupts_deferred,
     load_player,
 )
-from .sandbox import Sandbox, choose
-from .shapes import Shape, Tried, explain, hint
+from .sandbox import Sandbox, choose, player_files
+from .shapes import Shape, Tried, explain, hint, state_attribute
 
 __all__ = [
     "DEFAULT_SYMBOLS",
@@ -302,7 +304,7 @@ class GradeReport:
         """The counts in one line (the module docstring shows one); ``solve grade`` prints the boards."""
         sides = {"both": "X and O", "X": "X", "O": "O"}[self.side]
         done = f"{self.positions:,}" if self.complete else f"incomplete: {self.stopped}, {self.positions:,} of {self.planned:,}"
-        kept = f"{self.kept:,} kept" + (f" ({100 * self.kept / self.positions:.1f}%)" if self.positions else "")
+        kept = f"{self.kept:,} kept" + (f" ({percent(self.kept, self.positions)})" if self.positions else "")
         lost = f"{len(self.lost):,} thrown away" + (f" ({count(self.mistakes, 'mistake')}, {count(self.blunders, 'blunder')})" if self.lost else "")
         failed = [
             count(len(items), noun)
@@ -521,7 +523,7 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
     :raises ValueError: saying why the answer is not a legal move there.
     """
     game = position.game
-    if game.rules.drops:
+    if game.rules.move.form == "column":
         return _drop_answer(answer, position, shown)
     try:
         cell = parse_move(answer, game)
@@ -529,10 +531,10 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
         raise ValueError(str(why)) from None
     except InvalidBoardError:
         raise ValueError(f"answer {shown or short(answer)} is not a move: {expected_moves(game)}") from None
-    piece = position.cells[cell]
-    if piece is not None:
+    if not game.rules.is_legal(position.code, cell):
         row, col = game.coords(cell)
-        raise ValueError(f"cell ({row}, {col}) is taken by {piece}")
+        piece = position.cells[cell]
+        raise ValueError(f"cell ({row}, {col}) is taken by {piece}" if piece is not None else f"cell ({row}, {col}) is not a move here")
     return cell
 
 
@@ -554,7 +556,7 @@ def _drop_answer(answer: Any, position: Position, shown: str | None) -> int:
 
 def expected_answers(game: Game) -> str:
     """What an answer may be on ``game``, for messages: a cell or row,col, or under gravity a column."""
-    return expected_drops(game) if game.rules.drops else expected_moves(game)
+    return expected_drops(game) if game.rules.move.form == "column" else expected_moves(game)
 
 
 def _value_move_kind(answer: Any, game: Game) -> str | None:
@@ -566,7 +568,7 @@ def _value_move_kind(answer: Any, game: Game) -> str | None:
     value, move = answer
     if isinstance(move, list) or move is None or isinstance(value, float):
         return "value-move"
-    if game.rules.drops and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
+    if game.rules.move.form == "column" and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
         return "value-column"
     return None
 
@@ -587,13 +589,14 @@ def grade(
     side: Side | str = "both",
     game: Game | str | None = None,
     table: Table | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = None,
     sample: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     total_timeout: float | None = DEFAULT_TOTAL_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
     sandbox: Sandbox = "auto",
     processes: int = DEFAULT_PROCESSES,
+    support: Sequence[str | os.PathLike[str]] = (),
 ) -> GradeReport:
     """Call the player on every position where ``side`` is to move and judge each answer.
 
@@ -606,17 +609,16 @@ def grade(
     :param side: ``'X'``, ``'O'`` or ``'both'``: whose positions are tried.
     :param game: e.g. ``"3x4"``; default tic-tac-toe.
     :param table: the table to use (default :func:`solver.table_for` of ``game``).
-    :param progress: called with 0 once the player is loaded, then with 1 after each position graded.
+    :param progress: called with 0 once the player is loaded, then with 1 after each position graded (None or False: not called).
     :param sample: grade this many positions drawn at random (seeded, the same every run) instead of all of them;
         games of more than 16 cells are always sampled (:func:`positions_to_grade`).
     :param timeout: seconds per call (isolated players): a call that runs over is a time-out.
     :param total_timeout: seconds for the whole grading (``None``: no limit); reached at any moment (the import, a restart, a
         call), it ends the grading with the report so far (:attr:`GradeReport.stopped` says what ran out).
-    :param memory_mb: the player's memory in MiB (``None``: no limit): its address space and its sandbox's ``/tmp`` and ``/dev/shm``,
-        with CPU time and file size limits (:mod:`solver.grading.limits`).
-    :param sandbox: ``"auto"`` (bubblewrap where it works, else one :class:`~solver.errors.SandboxWarning`), ``"bwrap"``
-        (bubblewrap or refuse) or ``"none"``: how an isolated player is contained (:mod:`solver.grading.sandbox`).
+    :param memory_mb: the player's memory in MiB (``None``: no limit), its sandbox's ``/tmp`` and ``/dev/shm`` included (:mod:`solver.grading.limits`).
+    :param sandbox: ``"auto"`` (bubblewrap where it works, else a warning), ``"bwrap"`` or ``"none"`` (:mod:`solver.grading.sandbox`).
     :param processes: the player's processes and threads at most, its own included (:mod:`solver.grading.limits`).
+    :param support: files a ``"FILE.py:NAME"`` player gets beside it, alone in its folder, e.g. a module it imports (module docstring: Isolation).
     :raises PlayerError: for options that do not fit, a file that cannot be loaded, or when the first calls all fail in a way
         options fix (the message names every option found, by trying them); for ``sandbox="bwrap"`` where bubblewrap cannot run.
     :raises GradingInterrupted: on Ctrl-C, with the partial report.
@@ -624,7 +626,7 @@ def grade(
     The function's exceptions, illegal answers, time-outs and crashes are recorded, never raised; a player that times out
     on :data:`TIMEOUTS_IN_A_ROW` calls in a row, or dies on :data:`CRASHES_IN_A_ROW`, is stopped there (module docstring: Isolation).
     """
-    table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
+    table, progress = resolve_table(None if game is None else parse_game(game), table), _progress_callback(progress)  # a public function: parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
     positions = positions_to_grade(side=side, table=table, sample=sample)
     judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player))
@@ -634,8 +636,23 @@ def grade(
         grading = _Grading(judge, _shuffled(key.positions), form, total_timeout)
         if not isinstance(player, str):
             return grading.run(progress, function=player)
-        process = _player_process(player, form, table, contained, timeout=timeout, memory_mb=memory_mb, total_timeout=total_timeout, processes=processes)
+        process = _player_process(player, form, table, contained, timeout, memory_mb, total_timeout, processes, support)
         return grading.run(progress, process=process, unsandboxed=key if contained == "none" else None)
+
+
+def _progress_callback(progress: Progress | bool | None) -> Progress | None:
+    """``progress=`` as given: a function, or None or False for none.
+
+    :raises TypeError: for anything else (``True`` too: the grader draws no bar of its own), saying what it takes.
+    """
+    if progress is None or progress is False:
+        return None
+    if progress is True or not callable(progress):
+        raise TypeError(
+            f"progress takes a function, called with 0 once the player is loaded and then with 1 after each position graded "
+            f"(or None or False for no progress), not {progress!r}; solve grade draws a progress bar with it"
+        )
+    return progress
 
 
 def _player_process(
@@ -643,15 +660,16 @@ def _player_process(
     form: BoardForm,
     table: Table,
     contained: Literal["bwrap", "none"],
-    *,
     timeout: float,
     memory_mb: int | None,
     total_timeout: float | None,
     processes: int,
+    support: Sequence[str | os.PathLike[str]],
 ) -> PlayerProcess:
     """The player's process, not started yet: its limits, its sandbox, its PID cgroup, and the table files it must not see."""
     if processes < 1:
         raise PlayerError(f"processes must be at least 1 (the player's own), found {processes}")
+    player_files(Path(player.rpartition(":")[0]), [Path(path) for path in support], hidden=_table_places(table))  # before a cgroup is made
     scratch = Scratch.of(memory_mb) if contained == "bwrap" else None
     limits = Limits.for_grading(memory_mb, total_timeout, processes=processes, scratch=scratch)
     with interrupts_deferred():  # Ctrl-C meanwhile would leave a cgroup nothing removes
@@ -661,7 +679,9 @@ def _player_process(
             "the player's processes are not bounded: no PID cgroup is writable here, and RLIMIT_NPROC does not bind root "
             "(grade as another user, or where /sys/fs/cgroup is writable)"
         )
-    return PlayerProcess(player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table), scratch=scratch, cgroup=cgroup)
+    return PlayerProcess(
+        player, form, timeout=timeout, limits=limits, sandbox=contained, hidden=_table_places(table), scratch=scratch, cgroup=cgroup, support=support
+    )
 
 
 _said: set[str] = set()
@@ -855,6 +875,36 @@ class _Grading:
         return judge.tried()
 
 
+def timeout_hint(name: str, game: Game, timeouts: Sequence[PlayerFailure], slowest_by_empty: dict[int, float], timeout: float) -> str | None:
+    """For a function that timed out only on the boards with the most empty cells (the first plies, where a plain
+    minimax searches the whole game tree): the ``--timeout`` that would let it finish there, else None.
+
+    The time there is extrapolated from its slowest finished call with the most empty cells, ``e0`` of them: a plain
+    minimax's time grows about as the number of empty cells' factorial, so each empty cell more than ``e0``
+    multiplies it by that number of cells (a board with 9 empty costs about 72 times one with 7); the option asked
+    for is half as much again, rounded up.
+    """
+    if not timeouts or not slowest_by_empty:
+        return None
+    empties = [game.cells - failure.position.pieces for failure in timeouts]
+    most, e0 = max(empties), max(slowest_by_empty)
+    if min(empties) < e0:
+        return None  # it also timed out where calls on fuller boards finished: not the first plies' cost
+    seconds = max(slowest_by_empty[e0] * math.prod(range(e0 + 1, most + 1)), 2 * timeout if most == e0 else 0.0)
+    wanted = math.ceil(1.5 * seconds) if seconds < 10 else 10 * math.ceil(0.15 * seconds)
+    return (
+        f"{name} timed out on {count(len(timeouts), 'call')} (--timeout {timeout:g} s), {'on a board' if len(timeouts) == 1 else 'all on boards'} "
+        f"with {_plural_empty(min(empties), most)}, "
+        f"the first plies, where a plain minimax searches the whole game tree; its slowest call with {count(e0, 'empty cell')} took "
+        f"{slowest_by_empty[e0]:.2f} s, and each empty cell more multiplies that by about their number: "
+        f"grade it with --timeout {max(wanted, math.ceil(timeout) + 1)} (about {seconds:.0f} s a call there), or memoise it"
+    )
+
+
+def _plural_empty(fewest: int, most: int) -> str:
+    return count(most, "empty cell") if fewest == most else f"{fewest} to {most} empty cells"
+
+
 class _Judge:
     """Judges replies (plain data) against the table, and keeps the counts and the hints."""
 
@@ -871,6 +921,8 @@ class _Judge:
         self.mismatches: Counter[str] = Counter()
         self.examples: dict[str, str] = {}
         self.tried_by_side: Counter[str] = Counter()
+        self.slowest_by_empty: dict[int, float] = {}
+        """The slowest finished call at each number of empty cells (seconds), for the hint after time-outs."""
 
     def add(self, position: Position, reply: Reply) -> None:
         """Judge one call."""
@@ -891,20 +943,25 @@ class _Judge:
             message = str(reply["x"])[:500]
             if reply.get("call"):
                 self._mismatch(f"arguments: {reply['call']}", message)
+            elif state_attribute(message) is not None:
+                self._mismatch("state object", message)
             self._fail(position, "exception", message)
         elif "o" in reply:
             self._fail(position, "illegal", f"answer of type {str(reply['o'])[:60]} is not a move: {expected_answers(self.game)}", str(reply.get("r", ""))[:80])
         elif "a" in reply:
+            empty = self.game.cells - position.pieces
+            self.slowest_by_empty[empty] = max(spent, self.slowest_by_empty.get(empty, 0.0))
             self._judge(position, reply["a"], str(reply.get("r", ""))[:80] or short(reply["a"]))
         else:
             self._fail(position, "crash", "the player's process sent a reply that cannot be read")
 
     def _fail(self, position: Position, kind: FailureKind, message: str, answer: str = "") -> None:
-        self.failures[kind].append(PlayerFailure(position, kind, message, answer))
+        """Record a call without a legal move; the player's text in it is escaped here, whatever sent it (:func:`~solver.errors.printable`)."""
+        self.failures[kind].append(PlayerFailure(position, kind, printable(message), printable(answer)))
 
     def _mismatch(self, kind: str, example: str) -> None:
         self.mismatches[kind] += 1
-        self.examples.setdefault(kind, example)
+        self.examples.setdefault(kind, printable(example))
 
     def _judge(self, position: Position, answer: Any, shown: str) -> None:
         if self.returns == "value-move":
@@ -941,6 +998,7 @@ class _Judge:
     def hints(self) -> tuple[str, ...]:
         """One line per mismatch seen in at least half the calls, and a player that seems to play one side only."""
         found = [hint(kind, self.examples[kind], self.name) for kind, count in self.mismatches.items() if 2 * count >= self.graded > 0]
+        found += [line for line in [timeout_hint(self.name, self.game, self.failures["timeout"], self.slowest_by_empty, self.timeout)] if line]
         if self.side == "both" and min(self.tried_by_side["X"], self.tried_by_side["O"]) >= EARLY:
             lost = Counter(item.position.to_move for item in self.lost)
             rate = {s: lost[s] / self.tried_by_side[s] for s in ("X", "O")}

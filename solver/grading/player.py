@@ -50,10 +50,13 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -65,10 +68,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import PlayerError, short
+from ..errors import PlayerError, printable, short
 from ..lifetime import die_with_parent
 from .limits import Limits, PidCgroup, Scratch
-from .sandbox import Layout, bwrap_command, environment, seccomp_filter
+from .sandbox import Layout, bwrap_command, environment, player_environment, player_files, python_path, seccomp_filter
 
 Turn = Literal["symbol", "max"]
 """What a second argument tells the function: the mover's symbol, or ``True`` when X (the maximiser) moves."""
@@ -100,7 +103,7 @@ _HERE = Path(__file__).resolve()
 
 
 # -- loading a player -----------------------------------------------------------------
-def load_player(spec: str) -> Callable[..., Any]:
+def load_player(spec: str, *, shown: str | None = None) -> Callable[..., Any]:
     """The function named by ``"path/to/file.py:NAME"``.
 
     ``NAME`` may be dotted. ``Class.method`` names a method of a class built with no
@@ -108,20 +111,23 @@ def load_player(spec: str) -> Callable[..., Any]:
 
     The file is imported as a module, so code at its top level runs (keep games
     and ``input()`` under ``if __name__ == "__main__":``). Its folder is put on
-    ``sys.path`` while it loads, so it can import its neighbours.
+    ``sys.path`` while it loads, so it can import its neighbours (graded in its own process, its
+    folder holds only its file and its support files: :func:`solver.grading.sandbox.player_files`).
 
+    :param shown: the file as messages name it (the grader's name for it, where the player's process loads a copy).
     :raises PlayerError: naming the file or function that could not be loaded and why.
     """
     path_text, sep, name = spec.rpartition(":")
     if not sep or not path_text or not name:
         raise PlayerError(f"cannot read player {spec!r}: expected FILE.py:FUNCTION, e.g. player.py:minimax")
     path = Path(path_text)
+    label = shown or path_text
     if not path.is_file():
-        raise PlayerError(f"{path}: no such file")
+        raise PlayerError(f"{label}: no such file")
     module_name = f"_solve_player_{abs(hash(str(path.resolve())))}"
     loader_spec = importlib.util.spec_from_file_location(module_name, path)
     if loader_spec is None or loader_spec.loader is None:
-        raise PlayerError(f"{path}: cannot import it as Python (expected a .py file)")
+        raise PlayerError(f"{label}: cannot import it as Python (expected a .py file)")
     module = importlib.util.module_from_spec(loader_spec)
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)
@@ -131,12 +137,12 @@ def load_player(spec: str) -> Callable[..., Any]:
     except EOFError as error:
         sys.modules.pop(module_name, None)
         raise PlayerError(
-            f"{path}: the file reads standard input at import ({describe_exception(error)}): "
+            f"{label}: the file reads standard input at import ({describe_exception(error)}): "
             "remove the interactive loop, or put it under if __name__ == '__main__':"
         ) from error
     except (Exception, SystemExit) as error:  # noqa: BLE001 - report any failure of the user's file
         sys.modules.pop(module_name, None)
-        raise PlayerError(f"{path}: importing it failed: {describe_exception(error)}") from error
+        raise PlayerError(f"{label}: importing it failed: {describe_exception(error)}") from error
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
@@ -145,24 +151,25 @@ def load_player(spec: str) -> Callable[..., Any]:
         if not hasattr(found, part):
             defined = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_") and getattr(v, "__module__", None) == module_name)
             hint = f"; functions defined there: {', '.join(defined)}" if defined else ""
-            raise PlayerError(f"{path}: no function {name!r}{hint}")
+            raise PlayerError(f"{label}: no function {name!r}{hint}")
         if inspect.isclass(found) and inspect.isfunction(inspect.getattr_static(found, part)):
-            found = _instance(found, path)  # a plain method: bind it to Class()
+            found = _instance(found, label)  # a plain method: bind it to Class()
         found = getattr(found, part)
     if not callable(found):
-        raise PlayerError(f"{path}: {name!r} is a {type(found).__name__}, not a function")
+        raise PlayerError(f"{label}: {name!r} is a {type(found).__name__}, not a function")
     return found  # type: ignore[no-any-return]
 
 
-def _instance(cls: type, path: Path) -> Any:
+def _instance(cls: type, label: str) -> Any:
     try:
         return cls()
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's constructor
-        raise PlayerError(f"{path}: cannot build {cls.__name__}() with no arguments to call its method: {describe_exception(error)}") from error
+        raise PlayerError(f"{label}: cannot build {cls.__name__}() with no arguments to call its method: {describe_exception(error)}") from error
 
 
 def describe_exception(error: BaseException) -> str:
-    """``"Type: message (file.py, line N)"``, naming the innermost frame that raised outside the grader.
+    """``"Type: message (file.py, line N)"``, naming the innermost frame that raised outside the grader,
+    on one line with every control character escaped (:func:`solver.errors.printable`).
 
     An error raised by the call itself (such as a ``TypeError`` about the number of
     arguments) names no frame: it is not in the player's code.
@@ -171,7 +178,7 @@ def describe_exception(error: BaseException) -> str:
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if Path(frame.filename).resolve() != _HERE]
     if frames:
         text += f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})"
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))
 
 
 def _raised_by_the_call(error: BaseException) -> bool:
@@ -376,6 +383,12 @@ class PlayerProcess:
     :param hidden: folders and files the sandboxed child must not see (table directories and files).
     :param scratch: the sizes of the sandbox's private ``/tmp`` and ``/dev/shm``.
     :param cgroup: the PID cgroup every child joins (:class:`solver.grading.limits.PidCgroup`), or None; removed by :meth:`shutdown`.
+    :param support: files the player's folder holds beside its file (a course module it imports, a data file it reads).
+
+    The player's file is alone in a folder of its own, with ``support``: in the sandbox, at
+    :data:`~solver.grading.sandbox.PLAYER_FOLDER`; without it, copies in a private temporary folder
+    (removed by :meth:`shutdown`). That folder is its working directory, and its environment is the
+    fixed one of :func:`~solver.grading.sandbox.player_environment` either way.
 
     :attr:`ended` says why :meth:`play` stopped before every board, or is None: the total time ran
     out during a ``"call"`` or a ``"restart"``, or a ``"restart failed"`` (:attr:`ended_why` says why).
@@ -393,14 +406,17 @@ class PlayerProcess:
         hidden: Sequence[Path] = (),
         scratch: Scratch | None = None,
         cgroup: PidCgroup | None = None,
+        support: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if not timeout or timeout <= 0:
             raise PlayerError(f"timeout must be a positive number of seconds, found {timeout!r}")
         self.spec = spec
+        self.support = tuple(Path(path) for path in support)
+        self.hidden = tuple(hidden)
+        player_files(Path(spec.rpartition(":")[0]), self.support, hidden=self.hidden)  # refuse a bad support file before anything starts
         limits = limits or Limits(memory_mb=memory_mb, cpu_seconds=None)
         self.settings = {"spec": spec, "form": form.to_json(), "timeout": timeout, "limits": limits.to_json(), "shield": sandbox == "none"}
         self.sandbox = sandbox
-        self.hidden = tuple(hidden)
         self.scratch = scratch or Scratch()
         self.timeout = timeout
         self.printed = 0
@@ -408,6 +424,7 @@ class PlayerProcess:
         self.ended_why = ""
         self._cgroup = cgroup
         self._layout: Layout | None = None
+        self._private: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._requests = -1
         self._replies = -1
@@ -434,7 +451,8 @@ class PlayerProcess:
             return True
         if isinstance(reply, dict) and isinstance(reply.get("load_error"), str):
             self.close()
-            raise PlayerError(reply["load_error"][:2000])
+            message = printable(reply["load_error"][:2000])  # the player's process may send any text
+            raise PlayerError(message + _support_hint(message, Path(path), self.support))
         if reply == "late" and deadline is not None and time.monotonic() >= deadline:
             self.close()
             return False
@@ -454,7 +472,8 @@ class PlayerProcess:
         replies_r, replies_w = os.pipe()
         fds = [requests_r, replies_w]
         try:
-            command, env = self._command([sys.executable, "-m", "solver.grading.player", str(requests_r), str(replies_w)], fds)
+            # -P: the player's folder (the working directory) does not shadow the modules the child imports
+            command, env = self._command([sys.executable, "-P", "-m", "solver.grading.player", str(requests_r), str(replies_w)], fds)
             process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
@@ -462,6 +481,7 @@ class PlayerProcess:
                 stderr=subprocess.DEVNULL,
                 pass_fds=fds,
                 env=env,
+                cwd=env["PWD"] if self.sandbox != "bwrap" else None,
                 close_fds=True,
                 start_new_session=True,  # its own process group: processes the player forks die with it
             )
@@ -479,12 +499,15 @@ class PlayerProcess:
 
         :param fds: the descriptors the child gets; the seccomp program's is added to them.
         """
+        path, _, name = self.spec.rpartition(":")
         if self.sandbox != "bwrap":
-            package_root = str(_HERE.parents[2])
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+            folder = self._private_folder(Path(path))
+            self.settings.update(spec=f"{folder / Path(path).name}:{name}", shown=path)
+            env = player_environment(home=folder, cwd=folder, python_path=python_path(sandboxed=False))
         else:
             if self._layout is None:
-                self._layout = Layout.for_player(Path(self.spec.rpartition(":")[0]), hidden=self.hidden)
+                self._layout = Layout.for_player(Path(path), support=self.support, hidden=self.hidden)
+                self.settings.update(spec=f"{self._layout.files[0][1]}:{name}", shown=path)
             program = seccomp_filter()
             seccomp = None
             if program is not None:
@@ -495,6 +518,15 @@ class PlayerProcess:
             command = bwrap_command(command, self._layout, scratch=self.scratch, seccomp_fd=seccomp)
             env = environment(self._layout)
         return (command if self._cgroup is None else self._cgroup.wrap(command)), env
+
+    def _private_folder(self, player_file: Path) -> Path:
+        """Without a sandbox: a private folder holding copies of the player's file and its support files (made once)."""
+        if self._private is None:
+            files = player_files(player_file, self.support, hidden=self.hidden)  # checked before anything is made
+            self._private = Path(tempfile.mkdtemp(prefix="solve-player-"))
+            for source, name in files:
+                shutil.copyfile(source, self._private / name)
+        return self._private
 
     def close(self) -> None:
         """Kill the child (if any) and every process in its cgroup, reap it and close the pipes; a Ctrl-C meanwhile is raised once that is done."""
@@ -511,12 +543,15 @@ class PlayerProcess:
             self._requests = self._replies = -1
 
     def shutdown(self) -> None:
-        """:meth:`close`, and remove the PID cgroup: the object is done with."""
+        """:meth:`close`, and remove the PID cgroup and the private folder: the object is done with."""
         self.close()
         with interrupts_deferred():
             if self._cgroup is not None:
                 self._cgroup.remove()
                 self._cgroup = None
+            if self._private is not None:
+                shutil.rmtree(self._private, ignore_errors=True)
+                self._private = None
 
     def __enter__(self) -> PlayerProcess:
         return self
@@ -638,6 +673,20 @@ class PlayerProcess:
                 name = f"signal {-code}"
             return f"the player's process was killed by {name}"
         return f"the player's process exited with status {code} (os._exit?)"
+
+
+def _support_hint(message: str, player_file: Path, support: Sequence[Path]) -> str:
+    """When the player's file failed to import a module that lies beside it: how to give it (each file is graded alone)."""
+    missing = re.search(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_]*)", message)
+    if missing is None:
+        return ""
+    beside = player_file.parent / f"{missing.group(1)}.py"
+    if not beside.is_file() or any(Path(os.path.abspath(path)) == Path(os.path.abspath(beside)) for path in support):
+        return ""
+    return (
+        f"; each file is graded alone, without the other files of its folder: give it {beside.name} with --support {beside} "
+        "(in Python, solver.grade's support=[...])"
+    )
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -789,7 +838,7 @@ def main(argv: Sequence[str]) -> int:
     counter = _LineCounter()
     sys.stdout = sys.stderr = counter
     try:
-        move_fn = load_player(settings["spec"])
+        move_fn = load_player(settings["spec"], shown=settings.get("shown"))
     except PlayerError as error:
         send({"load_error": str(error)})
         return 0

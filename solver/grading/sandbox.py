@@ -11,15 +11,18 @@ what                   how
 =====================  ========================================================================
 file system            a read-only root holding only ``/usr`` (the system's libraries and
                        tools), the Python interpreter and its standard library, the
-                       environment's ``site-packages``, the player's file and its folder, and
-                       the few modules of this package the player's process runs
-                       (:data:`CHILD_MODULES`, at ``/grader``): no ``/etc``, ``/home``,
-                       ``/root``, ``/run``, ``/var``, no checkout, no table; a table directory,
-                       a package or a table inside one of those folders is covered by an empty
-                       folder. Writable: a private ``/tmp`` and ``/dev/shm`` only, whose sizes
-                       count against ``--memory`` (:class:`solver.grading.limits.Scratch`)
-environment            a new one (:data:`ENVIRONMENT`: a fixed ``PATH``, ``HOME=/tmp``), nothing
-                       inherited
+                       environment's ``site-packages``, the player's file alone in a folder of
+                       its own (:data:`PLAYER_FOLDER`, with the files the grading names as its
+                       support, and nothing else of the folder it came from: not the other
+                       students' files), and the few modules of this package the player's
+                       process runs (:data:`CHILD_MODULES`, at ``/grader``): no ``/etc``,
+                       ``/home``, ``/root``, ``/run``, ``/var``, no checkout, no table; a table
+                       directory, a package or a table inside one of those folders is covered
+                       by an empty folder. Writable: a private ``/tmp`` and ``/dev/shm`` only,
+                       whose sizes count against ``--memory``
+                       (:class:`solver.grading.limits.Scratch`)
+environment            a new one (:func:`player_environment`: :data:`ENVIRONMENT`, ``HOME`` and
+                       ``TMPDIR`` its ``/tmp``, ``PWD`` its folder), nothing inherited
 user                   ``nobody`` (uid 65534) in a user namespace of its own, with no
                        capability, and no way to make another namespace
 processes              its own PID namespace: it sees only itself, cannot signal the grader, and
@@ -67,17 +70,18 @@ CHILD_ROOT = Path("/grader")
 CHILD_MODULES = ("errors.py", "lifetime.py", "grading/player.py", "grading/limits.py", "grading/sandbox.py")
 """The modules of this package the player's process imports (``python -m solver.grading.player``), relative to
 the package: all it gets of it. ``solver`` is then a namespace package with these modules only."""
+PLAYER_FOLDER = Path("/player")
+"""The sandboxed player's folder and working directory: its file and its support files, read-only, and nothing else."""
 ENVIRONMENT = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
-    "HOME": "/tmp",
-    "TMPDIR": "/tmp",
     "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
     "PYTHONDONTWRITEBYTECODE": "1",
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
 }
-"""The sandboxed player's whole environment, with ``PYTHONPATH`` (:data:`CHILD_ROOT`, then any folder of packages
-Python would not find by itself) and ``PWD`` (set by bubblewrap). Numeric libraries run one thread: threads count as processes."""
+"""What every player's environment holds, sandboxed or not; :func:`player_environment` adds the variables that
+name its places. Numeric libraries run one thread: threads count as processes."""
 UNSANDBOXED = "it can read and change your files and reach the network (apt-get install -y bubblewrap contains it)"
 """What a player run without the sandbox can do, said once (:class:`SandboxWarning`)."""
 
@@ -240,32 +244,37 @@ class Layout:
     :param covers: folders inside ``binds`` hidden under an empty read-only folder (tables, this package).
     :param blanked: files inside ``binds`` replaced by an empty one (tables in a folder that must stay).
     :param modules: ``(host file, place in the sandbox)`` of :data:`CHILD_MODULES`.
+    :param files: ``(host file, place in the sandbox)`` of the player's file and its support files, in :data:`PLAYER_FOLDER`.
     :param python_path: the child's ``PYTHONPATH``.
-    :param cwd: the working directory (made, empty, when nothing bound holds it).
     """
 
     binds: tuple[Path, ...]
     covers: tuple[Path, ...]
     blanked: tuple[Path, ...]
     modules: tuple[tuple[Path, Path], ...]
+    files: tuple[tuple[Path, Path], ...]
     python_path: tuple[Path, ...]
-    cwd: Path
+
+    @property
+    def cwd(self) -> Path:
+        """The working directory: the player's folder."""
+        return PLAYER_FOLDER
 
     @classmethod
-    def for_player(cls, player_file: Path, *, hidden: Iterable[Path], cwd: Path | None = None) -> Layout:
+    def for_player(cls, player_file: Path, *, support: Sequence[Path] = (), hidden: Iterable[Path]) -> Layout:
         """What the process running ``player_file`` is given, with ``hidden`` (table folders and files) covered.
 
-        :param player_file: the player's file; it and its folder are given (the folder, for its imports).
+        :param player_file: the player's file: given alone in :data:`PLAYER_FOLDER`, under its own name.
+        :param support: files given beside it (:func:`player_files` checks them).
         :param hidden: folders and files it must not see, covered where they lie inside something given.
         """
-        here = Path(os.path.abspath(cwd or Path.cwd()))
-        folders = _existing([player_file.parent])
         interpreter, told = _python_places()
-        binds = _outermost([*_existing(interpreter), *_existing(told), *folders])
-        covers, blanked = _covers(binds, [*hidden, *(folder / "solver" for folder in _existing(told) + folders + _site_dirs())], keep=folders)
+        binds = _outermost([*_existing(interpreter), *_existing(told)])
+        covers, blanked = _covers(binds, [*hidden, *(folder / "solver" for folder in _existing(told) + _site_dirs())], keep=())
         package = Path(__file__).resolve().parents[1]
         modules = tuple((package / name, CHILD_ROOT / "solver" / name) for name in CHILD_MODULES)
-        return cls(binds, covers, blanked, modules, (CHILD_ROOT, *told), here)
+        files = tuple((path, PLAYER_FOLDER / name) for path, name in player_files(player_file, support, hidden=hidden))
+        return cls(binds, covers, blanked, modules, files, (CHILD_ROOT, *told))
 
     def arguments(self) -> list[str]:
         """bubblewrap's arguments for the file system (after the flags, before the command)."""
@@ -278,14 +287,63 @@ class Layout:
             args += ["--ro-bind", "/dev/null", str(path)]
         for source, target in self.modules:
             args += ["--ro-bind", str(source), str(target)]
-        if not any(_inside(self.cwd, path) for path in (*self.binds, *_SYSTEM)) or any(_inside(self.cwd, path) for path in self.covers):
-            args += ["--dir", str(self.cwd)]
+        args += ["--dir", str(PLAYER_FOLDER)]
+        for source, target in self.files:
+            args += ["--ro-bind", str(source), str(target)]
         for path in self.covers:
             args += ["--remount-ro", str(path)]
         return args
 
 
-_SYSTEM = (Path("/usr"),)
+def player_files(player_file: Path, support: Sequence[Path], *, hidden: Iterable[Path] = ()) -> list[tuple[Path, str]]:
+    """The files the player's folder holds, sandboxed or not: ``(host file, name)`` of its file, then its support files.
+
+    Each graded file is alone in its folder: a folder of students' files is not shared with any of them.
+    Files it needs beside it (a course module it imports, a data file it reads) are given by name.
+
+    :raises PlayerError: for a player's file that is missing; for a support file that is missing, not a file, named as another, or a table file
+        (named ``*.ttt``, one of ``hidden``, or starting as a table file does: the answer key).
+    """
+    if not player_file.is_file():
+        raise PlayerError(f"{player_file}: {'not a file' if player_file.exists() else 'no such file'}")
+    found = [(Path(os.path.abspath(player_file)), player_file.name)]
+    places = _existing(hidden)
+    for given in support:
+        path = Path(os.path.abspath(given))
+        if not path.is_file():
+            raise PlayerError(f"support file {given}: {'not a file' if path.exists() else 'no such file'} (give each file the player needs by name)")
+        extension = path.suffix  # a table's name ends in .ttt (.ttt.tmp while it is written)
+        if extension.startswith(".ttt") or path.resolve() in places or _starts_with(path, _TABLE_MAGIC):
+            raise PlayerError(f"support file {given} is a table file: the player must not see the answer key")
+        if any(name == path.name for _, name in found):
+            raise PlayerError(f"support file {given}: the player's folder already holds a file named {path.name}")
+        found.append((path, path.name))
+    return found
+
+
+_TABLE_MAGIC = b"SOLVTTT"
+"""How a table file starts (:mod:`solver.storage.tablefile`), whatever its name."""
+
+
+def _starts_with(path: Path, magic: bytes) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
+def player_environment(*, home: Path, cwd: Path, python_path: Sequence[Path]) -> dict[str, str]:
+    """A player's whole environment, sandboxed or not (docs/grading.md lists it): :data:`ENVIRONMENT`, ``HOME`` and
+    ``TMPDIR`` (its place to write), ``PWD`` (its folder, the working directory) and ``PYTHONPATH``."""
+    return {**ENVIRONMENT, "HOME": str(home), "TMPDIR": str(home), "PWD": str(cwd), "PYTHONPATH": os.pathsep.join(map(str, python_path))}
+
+
+def python_path(*, sandboxed: bool) -> tuple[Path, ...]:
+    """The child's ``PYTHONPATH``: where the grader's modules are (:data:`CHILD_ROOT` in the sandbox, else this
+    package's folder), then the folders of packages Python would not find by itself (numpy's, the user's site)."""
+    _, told = _python_places()
+    return (CHILD_ROOT if sandboxed else Path(__file__).resolve().parents[2], *told)
 
 
 @functools.cache
@@ -380,5 +438,5 @@ def bwrap_command(command: Sequence[str], layout: Layout, *, scratch: Scratch, s
 
 
 def environment(layout: Layout) -> dict[str, str]:
-    """The sandboxed child's whole environment: :data:`ENVIRONMENT` and its ``PYTHONPATH``."""
-    return {**ENVIRONMENT, "PYTHONPATH": os.pathsep.join(str(path) for path in layout.python_path)}
+    """The sandboxed child's whole environment (:func:`player_environment`): its private ``/tmp``, its folder, its ``PYTHONPATH``."""
+    return player_environment(home=Path("/tmp"), cwd=layout.cwd, python_path=layout.python_path)

@@ -10,6 +10,7 @@ run names them all. Seed 002's ``MINIMAX(state, is_max) -> (value, [row, col])``
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -92,7 +93,45 @@ def hint(kind: str, example: str, name: str) -> str:
             f"{example}: {name} also takes whose turn it is: grade it with --turn max (True when X, the maximiser, "
             "is to move) or --turn symbol (the mover's symbol)"
         )
+    if kind == "state object":
+        return _adapter_hint(example, name)
     return f"{example}: {name} takes more than a board and whose turn it is: adapt it (README, Grade your minimax)"
+
+
+_NOT_AN_OBJECT = re.compile(r"AttributeError: '(?:list|ndarray|str|tuple)' object has no attribute '(\w+)'")
+"""The exception of a function that reads an attribute of the board it is given, as of a course's game or state object."""
+
+
+def state_attribute(message: str) -> str | None:
+    """The attribute a function read of the board it was given (``board`` of ``game.board``), if ``message`` says so."""
+    found = _NOT_AN_OBJECT.search(message)
+    return found.group(1) if found else None
+
+
+ADAPTERS = {
+    "game": (
+        "seed 003's MinimaxPlayer.move(self, game, state): def move(board, me) makes the course's Game, sets its board to the "
+        "board and the player's n to me, and returns player.move(game, None)",
+        "--numpy --turn symbol",
+    ),
+    "state": (
+        "seed 001's iterative_minimax(state): def move(board, me) makes State(board, next_player=me) and returns the move of its best action",
+        "--symbols 'x,o,-' --turn symbol",
+    ),
+}
+"""The two adapters of docs/grading.md ("Functions of other shapes"): what each does, and the options its function is graded with."""
+
+
+def _adapter_hint(example: str, name: str) -> str:
+    """For a function that takes a course's object, not a board: the adapter of docs/grading.md that fits (a ``.board``
+    read: the game object's; anything else: the state object's), and the command that grades it."""
+    attribute = state_attribute(example) or "board"
+    does, options = ADAPTERS["game" if attribute == "board" else "state"]
+    return (
+        f"{example}: {name} reads .{attribute} of what it is given, so it takes an object of its course (a game or a state), "
+        f"not a board, and no option passes one: add a function that makes that object from the board and calls {name}, "
+        f"as docs/grading.md (Functions of other shapes) does for {does}; then grade that function: solve grade FILE.py:move {options}"
+    )
 
 
 def _reason(kind: str, example: str, name: str, start: Shape) -> str:
@@ -107,6 +146,8 @@ def _reason(kind: str, example: str, name: str, start: Shape) -> str:
         return f"{name} answered {example}, a move without a value"
     if kind == "arguments: fewer":
         return f"{example}: it takes only the board"
+    if kind == "state object":
+        return f"{example}: it takes an object, not a board"
     return f"{example}: it also takes whose turn it is"
 
 
@@ -206,7 +247,7 @@ def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, 
     if not tried.works():
         kind, example = (tried.failing, tried.example) if tried.failing is not None else seen[-1]
         reasons = [_reason(k, e, name if i == 0 else "it", start) for i, (k, e) in enumerate(seen) if k != kind]
-        further = f" (graded {fixed}, it got that far)" if fixed else ""
+        further = f" (graded {fixed}, it got that far)" if fixed and kind != "state object" else ""  # an adapter's options are its own
         return lead + "; ".join([*reasons, hint(kind, example, name)]) + further
     reasons = [_reason(kind, example, name if i == 0 else "it", start) for i, (kind, example) in enumerate(seen)]
     return lead + "; ".join(reasons) + f": grade it {fixed} (tried on {tried.calls} of them: {tried.kept} of {tried.calls} results kept)"

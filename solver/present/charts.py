@@ -11,7 +11,7 @@ the numbers.
 The functions take plain data, not the objects that hold it: this layer sits below the grader,
 which calls :func:`faults_svg` with its own counts.
 
->>> from solver.storage.histograms import Counts
+>>> from solver.contents.histograms import Counts
 >>> svg = outcomes_svg([Counts(1, 0, 1, 0, 0), Counts(9, 0, 9, 0, 0)], game="3x3k3")
 >>> svg.startswith("<svg"), svg.count('data-outcome="draws"'), svg.count('data-outcome="positions"')
 (True, 2, 2)
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from ..storage.histograms import Counts
+from ..contents.histograms import Counts
 from ..tables.summary import TableStats
 from ..words import count
 from .describe import stats_rows

@@ -38,7 +38,8 @@ def status_line(position: Position) -> str:
     (the result for the side to move, in plies to the end) and the value for X."""
     if position.is_over:
         completer = position.line_completer
-        return f"Game over: {position.game.rules.end_words(completer)}." if completer else "Game over: a draw."
+        rules = position.game.rules
+        return f"Game over: {rules.end_words(completer)}." if completer else f"Game over: {rules.scoring.full_words()}."
     if position.result == "draw":
         outcome = f"a draw with best play, {count(position.plies, 'ply')} to the end"
     else:
@@ -72,7 +73,7 @@ def column_board(position: Position, above: Mapping[int, str] | None = None) -> 
 def move_words(game: Game, cell: int) -> str:
     """A move in words: ``1,2`` (row, col), or under gravity ``column 2``."""
     row, col = game.coords(cell)
-    return f"column {col}" if game.rules.drops else f"{row},{col}"
+    return f"column {col}" if game.rules.move.form == "column" else f"{row},{col}"
 
 
 # -- the counts of a table (solve stats) ---------------------------------------------------------------

@@ -15,13 +15,16 @@ True
 from __future__ import annotations
 
 from ..tables.position import PICTURES
+from .analysis import analysis_text
 from .charts import stats_html
 from .svg import analysis_html, position_html, position_svg
 
 
 def register() -> None:
     """Register the SVG and HTML pictures (done once when :mod:`solver` is imported; calling it again changes nothing)."""
-    PICTURES.update({"position svg": position_svg, "position html": position_html, "analysis html": analysis_html, "stats html": stats_html})
+    PICTURES.update(
+        {"position svg": position_svg, "position html": position_html, "analysis html": analysis_html, "stats html": stats_html, "analysis text": analysis_text}
+    )
 
 
 register()

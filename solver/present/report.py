@@ -15,10 +15,11 @@ from html import escape
 from typing import Protocol
 
 from ..encoding import board as _board
+from ..errors import printable
 from ..rules.game import Game
 from ..rules.score import outcome_label
 from ..tables.position import Move, Position
-from ..words import count
+from ..words import count, percent
 from .charts import FONT, PlyFaults, faults_svg
 from .svg import position_svg
 
@@ -99,7 +100,7 @@ def rc(game: Game, cell: int) -> str:
 
 
 def _percent(part: int, whole: int) -> str:
-    return f"({100 * part / whole:.1f}%)" if whole else ""
+    return f"({percent(part, whole)})" if whole else ""
 
 
 def heading(report: ReportView, player: str) -> list[str]:
@@ -153,7 +154,8 @@ def describe_report(report: ReportView, player: str, *, limit: int = GRADE_LIMIT
 
     Each section shows its first ``limit`` boards or error kinds (0: all) and says how many more there are.
 
-    Nothing in it depends on timing, so the same player always prints the same report.
+    Nothing in it depends on timing, so the same player always prints the same report, and every
+    character a terminal would act on is escaped (:func:`solver.errors.printable`).
     """
     lines = [*heading(report, player), ""]
     rows = count_rows(report)
@@ -166,14 +168,14 @@ def describe_report(report: ReportView, player: str, *, limit: int = GRADE_LIMIT
     for title, failures in _failure_sections(report):
         if failures:
             lines += ["", f"{title}:"] + _grouped(failures, limit)
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # the player's text (messages, names, answers) shown, never acted on
 
 
 def graded_line(item: GradedView) -> str:
     """``X to move, W5 -> L6 (blunder): played 0,1, best 1,2 2,2  [code 21]``; under gravity, where a
     move is a column, ``played column 0, best 2 3``."""
     p, move = item.position, item.move
-    if p.game.rules.drops:
+    if p.game.rules.move.form == "column":
         played, best = f"column {move.col}", " ".join(map(str, p.best_columns))
     else:
         played, best = rc(p.game, move.cell), " ".join(rc(p.game, cell) for cell in p.best_cells)

@@ -7,7 +7,7 @@
                                            in a build directory; its journal and resume; the local workers
 :mod:`solver.retrograde.chunks`            the chunks of a layer (the units of work) and the work of a layer
 :mod:`solver.retrograde.kernel`            solving one chunk from the next layer's scores
-:mod:`solver.retrograde.chunkrules`        the chunk's half-boards given to the game's rule (solver.rules.halves), the answer spread to the boards
+:mod:`solver.retrograde.chunkrules`        the chunk's half-boards given to the game's rule (solver.retrograde.halves), the answer spread to the boards
 :mod:`solver.retrograde.builddir`          the build directory: its files and the manifest of finished layers
 :mod:`solver.retrograde.spool`             a worker's task: solve chunks and spool them compressed
 :mod:`solver.retrograde.plan`              the layers left, and the disk and memory a build needs

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import BuildError, quote
 from ..rules.game import Game
 from ..storage.fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic

@@ -1,6 +1,6 @@
 """What the rules of the game say of every board of a chunk: unreachable, finished (the last mover completed a line), or to be solved.
 
-The rule itself is the game's (:mod:`solver.rules.halves`: line sets of half-boards, combined
+The rule itself is the game's (:mod:`solver.retrograde.halves`: line sets of half-boards, combined
 by one outer AND); this module feeds it the chunk's half-boards from the index, grouped into
 classes so that the rule runs once per pair of classes, and spreads the answer to the boards.
 """
@@ -11,12 +11,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..encoding.index import Block, layout
+from ..encoding.index import Block
+from ..encoding.layouts import layout
 from ..rules.game import Game
-from ..rules.halves import RULES_FOLLOW as RULES_FOLLOW  # re-exported for the kernel
-from ..rules.halves import grid_scores, half_line_sets
 from ..scratch import _scratch
 from .chunks import Chunk
+from .halves import RULES_FOLLOW as RULES_FOLLOW  # re-exported for the kernel
+from .halves import grid_scores, half_line_sets
 
 
 def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:

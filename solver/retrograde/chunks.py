@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..rules.game import Game
 
 CHUNK_BOARDS = 1 << 22

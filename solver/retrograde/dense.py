@@ -107,7 +107,7 @@ def build_arrays(game: Game, *, progress: Progress | None = None) -> Solution:
         playing = _playing(game, layer)
         over = ~playing
         line = game.rules.completes_line(layer.mover[over]) if layer.ply else np.zeros(0, dtype=bool)
-        score[layer.codes[over]] = np.where(line, game.rules.line_score, 0)
+        score[layer.codes[over]] = np.where(line, game.rules.line_score, game.rules.full_score)  # full: a draw (armageddon: O's win)
         if playing.any():
             _solve_playing(game, layer.ply, layer.codes[playing], (layer.x | layer.o)[playing], solution)
         if progress is not None:

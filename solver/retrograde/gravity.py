@@ -1,8 +1,11 @@
-"""The layered build under gravity: which boards a game reaches (forward), and a chunk's scores (backward).
+"""The drop rule's kernel hook: which boards a game reaches (forward), and a chunk's scores (backward).
+
+The build calls it through :mod:`solver.retrograde.kernel`, the one entry, for a game whose move rule is
+:class:`solver.rules.gravity.Drop` (a piece drops; reachability needs a forward pass).
 
 A gravity layout (:mod:`solver.encoding.columns`) has the blocks of every layout, and a move
 changes one column: a drop in the low half keeps a block's row, one in the high half its
-column, as :mod:`solver.retrograde.kernel` relies on. Two things differ from the m,n,k kernel:
+column, as :mod:`solver.retrograde.placement` relies on. Two things differ from the placement kernel:
 
 * **Moves per half-board differ** (a full column has none), so each column of a half is
   one gather, and a half-board with no move there reads a pad: ``+127`` for the smallest
@@ -29,7 +32,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..encoding.columns import ColumnHalf, ColumnLayout
-from ..encoding.index import Block, layout
+from ..encoding.index import Block
+from ..encoding.layouts import layout
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..scratch import _scratch
@@ -168,16 +172,17 @@ def _over_moves(
     return not first
 
 
-def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray) -> np.ndarray:
+def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None) -> np.ndarray:
     """The scores of one chunk of a gravity layer (int8, flat, index order), from the next layer's scores and which
     of the chunk's boards a game reaches (``reached``: bool, flat, from :func:`reach_layers`)."""
+    assert reached is not None, "a gravity chunk is solved knowing which of its boards a game reaches"
     index = layout(game)
     block = index.blocks[chunk.ply][chunk.block]
     shape = (chunk.row_stop - chunk.row_start, block.cols)
     rules = _rule_scores(game, chunk, block)
     scores = _scratch("gravity scores", shape, np.int8)
     if chunk.ply == game.cells:
-        scores.fill(0)
+        scores.fill(game.rules.full_score)  # full, no line: a draw (armageddon: O's win)
     else:
         assert child_layer is not None
         smallest = _scratch("gravity smallest", shape, np.int8)

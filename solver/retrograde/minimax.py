@@ -78,7 +78,7 @@ def negamax_score(game: Game, code: int, *, max_empty: int = MAX_EMPTY) -> int:
     if rules.has_line(last):
         return rules.line_score
     if (x | o) == game.full_mask:
-        return 0
+        return rules.full_score
     return _Search(game).solve(mover, last)
 
 
@@ -88,6 +88,8 @@ class _Search:
     def __init__(self, game: Game) -> None:
         self.cells, self.through, self.full, self.rules = game.cells, _lines_through(game), game.full_mask, game.rules
         self.completed = parent_score(game.rules.line_score)
+        self.filled = parent_score(game.rules.full_score)
+        """The score of a move that fills the board without a line, for its mover (a draw; armageddon: O's win in 1)."""
         """The score of a move that completes a line, for its mover (a win in 1, or in misère a loss in 1)."""
         self.memo: dict[tuple[int, int], int] = {}
 
@@ -105,7 +107,7 @@ class _Search:
             if any(mine & line == line for line in self.through[cell]):
                 value = self.completed
             elif mine | other == self.full:
-                value = 0
+                value = self.filled
             else:
                 value = parent_score(self.solve(other, mine))
             best = max(best, value)

@@ -8,12 +8,12 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..encoding.board import render
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..rules.game import Game
 from ..words import count
 from .chunks import chunks
-from .gravity import reach_layers, unpack
-from .kernel import solve_chunk
+from .gravity import unpack
+from .kernel import reach_layers, solve_chunk
 
 
 def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, plies: Iterable[int] | None = None) -> list[str]:
@@ -33,7 +33,7 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, pl
     problems: list[str] = []
     if [len(layer) for layer in layers] != list(index.layer_sizes):
         return [f"layer sizes {[len(layer) for layer in layers]} do not fit {game.name}: expected {list(index.layer_sizes)}"]
-    reach = dict(reach_layers(game, jobs=os.cpu_count() or 1)) if game.rules.drops else {}  # gravity: found again, forward
+    reach = reach_layers(game, jobs=os.cpu_count() or 1)  # with a forward pass (gravity): found again, forward
     for ply in sorted(set(range(game.cells + 1) if plies is None else plies), reverse=True):
         child = None if ply == game.cells else layers[ply + 1]
         for chunk in chunks(game, ply):

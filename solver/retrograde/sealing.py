@@ -1,7 +1,7 @@
 """Sealing: a finished layer of a compact build, compressed into the table's blocks as soon as nothing reads it raw.
 
 A compact table file (format version 3, :mod:`solver.storage.tablefile`) stores one int8 array,
-the stored bytes of every layer (:mod:`solver.storage.stored`) one after the other, cut
+the stored bytes of every layer (:mod:`solver.contents.stored`) one after the other, cut
 into blocks of :data:`~solver.storage.blockarray.DEFAULT_BLOCK_BYTES` that are compressed one
 by one (:mod:`solver.storage.blockarray`). The layered build (:mod:`solver.retrograde.sweep`)
 solves the layers from the full board down, and layer ``p + 1`` is read raw only
@@ -43,13 +43,13 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..contents.histograms import histograms
+from ..contents.stored import canonical_mask, fill_before, forward_fill, histograms_json, read_mask, stored_range
+from ..encoding.layouts import layout
 from ..errors import BuildError, ResumedLayerWrong, TableError
 from ..rules.game import Game, parse_game
 from ..storage import tablefile
 from ..storage.blockarray import DEFAULT_BLOCK_BYTES, EncodedBlock, codec_of, default_codec, encode_block
-from ..storage.histograms import histograms
-from ..storage.stored import canonical_mask, fill_before, forward_fill, histograms_json, read_mask, stored_range
 from .builddir import BuildDir
 from .proof import check_layers
 from .sweep import Mapper

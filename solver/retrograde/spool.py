@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..rules.game import parse_game
 from ..storage.blockarray import Codec, codec_of, default_codec
 from .builddir import BuildDir
@@ -47,7 +47,7 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
     done = []
     try:
         for chunk in todo:
-            reached = build.reached(ply, chunk.start, chunk.stop) if game.rules.drops else None
+            reached = build.reached(ply, chunk.start, chunk.stop) if game.rules.move.forward_pass else None
             scores = solve_chunk(game, chunk, child, reached)
             data = spool_bytes(scores)
             os.pwrite(fd, data, chunk.start)

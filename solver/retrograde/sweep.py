@@ -36,6 +36,7 @@ import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
@@ -43,9 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import BuildError
-from ..lifetime import die_with_parent
+from ..lifetime import ctrl_c_blocked, die_with_parent, ignore_ctrl_c
 from ..rules.game import Game
 from ..words import count
 from .builddir import BuildDir
@@ -127,8 +128,8 @@ def sweep(
         _drop_spool(build, ply)  # a build killed between recording a layer and deleting its spool
     if release is not None and plan.resumed_below is not None:
         release(build, plan.resumed_below, mapper, resumed)  # a build killed while it retired a layer
-    if game.rules.drops and plan.todo:
-        from .gravity import write_reach  # gravity: which boards a game reaches, found forward before the sweep
+    if plan.todo:
+        from .kernel import write_reach  # the move rule's forward pass, if it has one (gravity), before the sweep
 
         write_reach(build, jobs=jobs, progress=progress)
     for ply in plan.todo:
@@ -335,9 +336,40 @@ def build_layers(
         return sweep(game, directory, _in_process(game, Path(directory)), jobs=1, **options)
     # fork: workers inherit the index tables and need no `if __name__ == "__main__"` guard in the caller.
     method = "fork" if "fork" in get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(jobs, mp_context=get_context(method), initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+    with _worker_pool(jobs, method) as pool:
         dispatch = _on_executor(pool, game, Path(directory))
         return sweep(game, directory, dispatch, jobs=jobs, mapper=pool.map, **options)
+
+
+def _start_worker(parent: int) -> None:
+    """A pool worker's start: it dies with the build's process and leaves Ctrl-C to it."""
+    ignore_ctrl_c()
+    die_with_parent(parent)
+
+
+@contextmanager
+def _worker_pool(jobs: int, method: str) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` worker processes that ignore Ctrl-C, stopped at once when the block ends in an exception.
+
+    A terminal's Ctrl-C reaches every process of the build; the workers ignore it (SIGINT is held
+    back while they are forked, so none takes it before ignoring it), and the build's process, which
+    gets ``KeyboardInterrupt``, drops the queued chunks and ends the workers (a killed chunk is redone on
+    resume), then says how to resume: no worker prints a traceback, and the build does not wait for the layer.
+    """
+    pool = ProcessPoolExecutor(jobs, mp_context=get_context(method), initializer=_start_worker, initargs=(os.getpid(),))
+    try:
+        with ctrl_c_blocked():
+            pool.submit(int)  # forks every worker now (the fork start method starts them all at the first task)
+        yield pool
+    except BaseException:
+        workers = list((pool._processes or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.join()
+        raise
+    pool.shutdown()
 
 
 def _in_process(game: Game, path: Path) -> Dispatch:

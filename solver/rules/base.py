@@ -1,10 +1,16 @@
-"""The rule interface: what every rule of the family answers, and the statuses it answers with.
+"""A game's rule, composed of a board, a move rule and a scoring: what every part of the package asks.
 
 A rule is one object per game (:attr:`solver.rules.game.Game.rules`), the one place that
 knows how the game is played: its lines, the status of a board, the moves of a position,
 the score of a finished board, the symmetries, which boards a legal game reaches, and
 the suffix of the game's name. The build kernels, the tables, the grader and the front
-ends ask it; none of them finds a line or decides a winner itself.
+ends ask it; none of them finds a line, decides a winner or tests which rule it is.
+
+It is composed of three parts (:mod:`solver.rules.parts`): a **board**
+(:class:`solver.rules.board.Board`: cells, lines, symmetries), a **move rule**
+(:attr:`Rules.move`: placement, :mod:`solver.rules.placement`; drop, :mod:`solver.rules.gravity`)
+and a **scoring** (:attr:`Rules.scoring`: normal, misère, armageddon). :mod:`solver.rules.catalog`
+names the parts and composes them; there is no class per combination.
 
 A **status** is what the rules say of a board before any table is read:
 
@@ -17,28 +23,51 @@ status             meaning
 :data:`INVALID`    no legal game reaches it
 =================  ============================================================================
 
-Who wins a :data:`LINE` board is the rule's business (:attr:`Rules.line_wins`): in normal
-play the player who completed the line, in misère play the other one. So the score of a
-finished board, for the side to move (:mod:`solver.rules.score`), is the rule's too:
-:attr:`Rules.status_scores`. The :class:`Outcome` of a board names the winner directly.
+Who wins a :data:`LINE` board is the scoring's business (:attr:`Rules.line_wins`): in normal
+play the player who completed the line, in misère play the other one; a full board is a draw
+but under armageddon, where it is O's win. So the score of a finished board, for the side to
+move (:mod:`solver.rules.score`), is the rule's too: :attr:`Rules.status_scores`. The
+:class:`Outcome` of a board names the winner directly.
 
-A new rule is one module of this package, a subclass of :class:`Rules` (usually of
-:class:`solver.rules.mnk.MnkRules`) with its name suffix, listed in :mod:`solver.rules.catalog`.
+**How it is fast.** X's and O's cells go in one 64-bit word (X in bits ``0 ..
+cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 digits
+(as :mod:`solver.encoding.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
+at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
+``c`` is a start whose line fits on the board: four directions, the run of cells doubled
+at each shift (two shifts for ``k = 4``), both players at once. A board with lines is
+judged by who has them (one player only), the piece counts (who moved last) and, only
+when that player has several, whether the lines share a cell; then the move rule says
+whether its pieces may be where they are (:meth:`solver.rules.parts.MoveRule.misplaced`) and
+whether the winning move may have been the last (:meth:`solver.rules.parts.MoveRule.last_move_fits`).
+The batch methods cut codes into the same digit chunks as :mod:`solver.encoding.symmetry`
+(:func:`solver.rules.bitboard.code_chunks`), so a batch look-up cuts them once for both.
+
+A compact table does not store the score of a finished or unreachable board (its bytes
+there are "don't care", :mod:`solver.tables.compact`) where the status is exact
+(:attr:`Rules.status_is_exact`): the rules give it, agreeing with :meth:`Rules.violation`
+on every board with legal piece counts (tested on every code of several games).
+
+>>> from solver.rules.game import Game
+>>> rules = Game().rules
+>>> from solver.encoding.board import parse
+>>> [rules.status_of(parse(b)[1]) for b in ("X../.../...", "XXX/OO./...", "XXX/OOO/...", "XOX/XOO/OXX")]
+[0, 1, 3, 2]
+>>> rules.line_score, len(rules.lines), len(rules.symmetries)
+(-100, 8, 8)
 """
 
 from __future__ import annotations
 
 import enum
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from functools import cached_property
 
 import numpy as np
 
-from .score import UNREACHABLE, WIN
-
-if TYPE_CHECKING:
-    from .game import Game
+from .bitboard import code_chunks, digit_chunks
+from .board import Board
+from .parts import MoveRule, Scoring, Shape
+from .score import UNREACHABLE
 
 IN_PLAY = 0
 """Status: the game goes on; the table stores the score."""
@@ -48,6 +77,13 @@ DRAWN = 2
 """Status: the board is full and nobody completed a line; the game is over."""
 INVALID = 3
 """Status: no legal game reaches the board."""
+
+O_SHIFT = 32
+"""O's cells start at this bit of a board word (boards of up to 32 cells)."""
+_LOW = (1 << O_SHIFT) - 1
+_STEP = 1 << 14
+WIN_TABLE_CELLS = 20
+"""Boards of at most this many cells answer :meth:`Rules.completes_line` from a table over every mask (1 MiB at 20)."""
 
 
 class Outcome(enum.Enum):
@@ -60,38 +96,81 @@ class Outcome(enum.Enum):
     INVALID = "invalid"
 
 
-class Rules(ABC):
-    """The rule of one game (module docstring). Get it from the game: ``game.rules``."""
+class Rules:
+    """The rule of one game (module docstring): a board, a move rule and a scoring. Get it from the game: ``game.rules``."""
 
-    suffix: ClassVar[str]
-    """The suffix of the game's name (``""`` for normal play, ``"misere"`` for ``3x3k3-misere``)."""
-    title: ClassVar[str]
-    """The rule in a few words, for people: ``"normal play"``, ``"misère"``."""
-    line_wins: ClassVar[bool]
-    """Whether completing a line wins (normal play) or loses (misère)."""
-    drops: ClassVar[bool] = False
-    """Whether a piece drops to the lowest empty cell of its column (gravity): a move is then a column."""
-    status_is_exact: ClassVar[bool] = True
-    """Whether :meth:`judge` and :meth:`classify` tell every unreachable board. When False (gravity), a board
-    they call in play, finished or drawn may still be one no game reaches; the table says so
-    (``UNREACHABLE``), so a table stores a byte for every board they do not call :data:`INVALID`."""
-
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Shape, move: MoveRule, scoring: Scoring) -> None:
+        if game.cells > O_SHIFT:
+            raise ValueError(f"{game.name} has {game.cells} cells: board words hold at most {O_SHIFT}")
         self.game = game
+        self.board = Board(game)
+        """The board part: cells, lines, symmetries."""
+        self.move = move
+        """The move rule: where a piece may go (:class:`solver.rules.parts.MoveRule`)."""
+        self.scoring = scoring
+        """The scoring: what a finished board scores (:class:`solver.rules.parts.Scoring`)."""
+        self.chunks = code_chunks(game.cells)
+        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
+        """``3**width`` of each digit chunk (:func:`solver.rules.bitboard.code_chunks`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
+        tables = []
+        for first, width in self.chunks:
+            patterns = np.arange(3**width, dtype=np.int64)
+            word = np.zeros(patterns.size, dtype=np.int64)
+            for i in range(width):
+                digit = (patterns // 3**i) % 3
+                word |= np.where(digit == 1, 1 << (first + i), 0) | np.where(digit == 2, 1 << (O_SHIFT + first + i), 0)
+            tables.append(word)
+        self._tables = tuple(tables)
+        self._lists = tuple(t.tolist() for t in tables)
+        self._directions = tuple((step, starts | starts << O_SHIFT) for step, starts in self.board.line_starts())
+        """``(step, starts)`` per direction: ``starts`` has bit ``c`` (and ``c + 32``) for every cell a line starts at."""
+        self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
+        """Per direction: where lines start, and the shifts that leave bit ``c`` set where ``k`` cells from ``c`` are one player's."""
+        self.full = game.full_mask
+        self._line_array = np.array(self.line_masks, dtype=np.int64)
+        self._places_some = type(move).misplaced_many is not MoveRule.misplaced_many
+        """Whether the move rule forbids some places or some last moves (gravity): the status asks it."""
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} of {self.game.name}>"
+        return f"<Rules of {self.game.name}: {self.title}>"
 
     # -- the rule's constants -----------------------------------------------------
     @property
+    def suffix(self) -> str:
+        """The suffix of the game's name (``""`` for normal play, ``"misere"``, ``"gravity-misere"``)."""
+        return "-".join(part for part in (self.move.name, self.scoring.name) if part)
+
+    @property
+    def title(self) -> str:
+        """The rule in a few words, for people: ``"normal play"``, ``"misère"``, ``"gravity, misère"``."""
+        return ", ".join(part for part in (self.move.title, self.scoring.title) if part) or "normal play"
+
+    @property
+    def line_wins(self) -> bool:
+        """Whether completing a line wins (normal play) or loses (misère): the scoring's."""
+        return self.scoring.line_wins
+
+    @property
+    def status_is_exact(self) -> bool:
+        """Whether :meth:`judge` and :meth:`classify` tell every unreachable board. When False (gravity: the move
+        rule needs a forward pass), a board they call in play, finished or drawn may still be one no game reaches;
+        the table says so (``UNREACHABLE``), so a table stores a byte for every board they do not call :data:`INVALID`."""
+        return not self.move.forward_pass
+
+    @property
     def line_score(self) -> int:
         """The score of a :data:`LINE` board for the side to move: ``-WIN`` (already lost) or ``WIN`` (already won)."""
-        return -WIN if self.line_wins else WIN
+        return self.scoring.line_score
+
+    @property
+    def full_score(self) -> int:
+        """The score of a :data:`DRAWN` board (full, no line) for the side to move: 0, a draw (armageddon: O's win)."""
+        return self.scoring.full_score
 
     @property
     def status_scores(self) -> tuple[int, int, int, int]:
         """The score each status gives (``status_scores[status]``; in play: 0, the table stores the real one)."""
-        return (0, self.line_score, 0, UNREACHABLE)
+        return (0, self.line_score, self.full_score, UNREACHABLE)
 
     @property
     def table_reads(self) -> tuple[bool, bool, bool, bool]:
@@ -107,20 +186,20 @@ class Rules(ABC):
         """The end of a game won by a line, in words: ``"X has won"``; in misère ``"X completed a line and lost"``."""
         return f"{completer} has won" if self.line_wins else f"{completer} completed a line and lost"
 
-    @abstractmethod
     def possible_scores(self, ply: int) -> frozenset[int]:
         """Every score a position with ``ply`` pieces can hold under this rule (any other is a damaged table)."""
+        return self.scoring.possible_scores(ply)
 
-    # -- one board ------------------------------------------------------------------
+    # -- lines, symmetries, moves --------------------------------------------------------
     @property
-    @abstractmethod
     def lines(self) -> tuple[tuple[int, ...], ...]:
-        """Every line whose completion ends the game, as cell tuples."""
+        """Every line whose completion ends the game, as cell tuples (the board's)."""
+        return self.board.lines
 
     @property
-    @abstractmethod
     def line_masks(self) -> tuple[int, ...]:
         """:attr:`lines` as bit masks (bit ``cell`` set)."""
+        return self.board.line_masks
 
     def has_line(self, mask: int) -> bool:
         """Whether the pieces in ``mask`` include a whole line."""
@@ -130,76 +209,345 @@ class Rules(ABC):
         """The lines wholly inside ``mask``."""
         return [line for line, m in zip(self.lines, self.line_masks, strict=True) if mask & m == m]
 
-    @property
-    @abstractmethod
+    @cached_property
     def symmetries(self) -> tuple[tuple[int, ...], ...]:
-        """The symmetries that keep the rule, as cell permutations, identity first (``perm[cell]``: the cell whose content moves to ``cell``)."""
+        """The symmetries that keep the rule, as cell permutations, identity first (``perm[cell]``: the cell whose
+        content moves to ``cell``): the board's that the move rule keeps."""
+        return self.move.symmetries(self.board.symmetries)
 
-    @abstractmethod
-    def judge(self, code: int) -> tuple[int, int]:
-        """``(status, pieces)`` of one board code in range (illegal piece counts: :data:`INVALID`)."""
-
-    @abstractmethod
-    def word_of(self, code: int) -> int:
-        """The board word of a code: X's cells in the low bits, O's from bit 32 (:mod:`solver.rules.bitboard`)."""
-
-    @abstractmethod
-    def judge_word(self, word: int) -> tuple[int, int]:
-        """:meth:`judge` of a board word (:meth:`word_of`), for a caller that needs the word too."""
-
-    @abstractmethod
-    def winning_cells(self, mask: int, empty: int) -> int:
-        """The cells of ``empty`` where a player holding the cells ``mask`` would complete a line (a bit each)."""
-
-    @abstractmethod
-    def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
-        """:meth:`winning_cells` of many boards (uint32, flat), for a batch's best moves."""
-
-    def status_of(self, code: int) -> int:
-        """The status of one board code in range."""
-        return self.judge(code)[0]
-
-    @abstractmethod
     def moves(self, x: int, o: int) -> int:
         """The cells the side to move may play on a board in play (X's and O's cells as masks), a bit each."""
+        return self.move.moves(x | o)
+
+    def moves_many(self, occupied: np.ndarray) -> np.ndarray:
+        """The cells the side to move may play on many boards in play, from their occupied cells (masks, same dtype)."""
+        return self.move.moves_many(occupied)
 
     def landing(self, taken: int, col: int) -> int | None:
         """The cell a move in column ``col`` takes (``taken``: the occupied cells), or None if it has none
-        (gravity: the lowest empty cell; on a board without gravity a column is not a move)."""
+        (gravity: the lowest empty cell; where a move is a cell, a column is not a move)."""
+        return self.move.landing(taken, col)
+
+    def is_legal(self, code: int, cell: int) -> bool:
+        """Whether the side to move may play ``cell`` on the board ``code``: the game not over and the cell one of its moves."""
+        return self.illegal_move(code, cell) is None
+
+    def illegal_move(self, code: int, cell: int) -> str | None:
+        """Why the side to move may not play ``cell`` on the board ``code``, in words (``"the game is over"``,
+        ``"the cell is taken"``, or the move rule's reason), or None when the move is legal."""
+        word = self.word_of(code)
+        if self.judge_word(word)[0] != IN_PLAY:
+            return "the game is over"
+        taken = (word & _LOW) | (word >> O_SHIFT)
+        if taken >> cell & 1:
+            return "the cell is taken"
+        if not self.move.moves(taken) >> cell & 1:
+            return self.move.not_a_move(taken, cell, self._cells)
         return None
 
-    @abstractmethod
+    def is_over(self, code: int) -> bool:
+        """Whether the game has ended on the board ``code`` (a line, or no move left); an invalid board is not over."""
+        return self.judge(code)[0] in (LINE, DRAWN)
+
     def violation(self, code: int) -> str | None:
-        """Why no legal game reaches the board, in words, or None when one does."""
+        """Why no legal game reaches this board, or None when one does.
+
+        >>> from solver.encoding.board import parse
+        >>> from solver.rules.game import Game
+        >>> rules = Game().rules
+        >>> rules.violation(parse("XXX/OO./...")[1]) is None
+        True
+        >>> rules.violation(parse("XX./.../...")[1])
+        'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
+        """
+        word = self.word_of(code)
+        x, o = word & _LOW, word >> O_SHIFT
+        misplaced = self.move.misplaced(x | o)
+        if misplaced:
+            return self.move.misplaced_words(misplaced.bit_length() - 1, self._cells)
+        nx, no = x.bit_count(), o.bit_count()
+        if nx not in (no, no + 1):
+            return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
+        x_lines, o_lines = self.lines_in(x), self.lines_in(o)
+        if x_lines and o_lines:
+            return f"both players have a line: X at {self._cells(x_lines[0])} and O at {self._cells(o_lines[0])}"
+        for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
+            if lines:
+                found = self._line_violation(player, other, lines, moved_last)
+                if found is not None:
+                    return found
+        return self.move.order_violation(x, o, self.lines_in(x if nx > no else o), self._cells)
+
+    def _line_violation(self, player: str, other: str, lines: list[tuple[int, ...]], moved_last: bool) -> str | None:
+        """Why a board where only ``player`` has lines cannot occur, or None when it can."""
+        if not moved_last:
+            ended = "won" if self.line_wins else "completed a line"
+            return f"{player} has a line at {self._cells(lines[0])} but {other} moved after it: the game went on after {player} {ended}"
+        if set(lines[0]).intersection(*lines[1:]):
+            return None
+        named, common = [], set(lines[0])
+        for line in lines:  # name just enough lines to leave no common cell
+            named.append(line)
+            common &= set(line)
+            if not common:
+                break
+        listed = " and ".join(self._cells(line) for line in named)
+        ending = "winning" if self.line_wins else "completing one"
+        return f"{player} has lines at {listed} with no cell common to all: {player} kept playing after {ending}"
+
+    def _cells(self, cells: Sequence[int]) -> str:
+        return ",".join(f"({r},{c})" for r, c in map(self.game.coords, cells))
 
     def outcome(self, code: int) -> Outcome:
         """The board's :class:`Outcome`, the winner named."""
         status, pieces = self.judge(code)
         if status == LINE:
             return Outcome.X_WON if self.line_winner("X" if pieces % 2 else "O") == "X" else Outcome.O_WON
+        if status == DRAWN:
+            winner = self.scoring.full_winner()
+            return Outcome.DRAWN if winner is None else (Outcome.X_WON if winner == "X" else Outcome.O_WON)
         return (Outcome.IN_PLAY, Outcome.IN_PLAY, Outcome.DRAWN, Outcome.INVALID)[status]
 
-    # -- many boards ----------------------------------------------------------------
-    @abstractmethod
-    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
-        """The board words of many codes in range (int64, flat): :meth:`word_of` of each."""
-
-    @abstractmethod
-    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``(status, pieces)`` of many codes in range, uint8 each, flat (illegal piece counts: :data:`INVALID`, 0 pieces)."""
-
-    @abstractmethod
-    def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
-        """The status of many board words (uint8, flat; illegal piece counts: :data:`INVALID`)."""
-
-    def statuses(self, codes: np.ndarray) -> np.ndarray:
-        """The status of many codes (uint8, shaped like ``codes``)."""
-        return self.classify(codes)[0].reshape(np.shape(codes))
-
-    @abstractmethod
-    def moves_many(self, occupied: np.ndarray) -> np.ndarray:
-        """The cells the side to move may play on many boards in play, from their occupied cells (masks, same dtype)."""
-
-    @abstractmethod
     def completes_line(self, masks: np.ndarray) -> np.ndarray:
         """Whether each of many one-player cell masks holds a whole line (bool, shaped like ``masks``)."""
+        masks = np.asarray(masks)
+        if self.game.cells <= WIN_TABLE_CELLS:
+            return np.asarray(self.win_table[masks])
+        won = np.zeros(masks.shape, dtype=bool)
+        for line in self.line_masks:
+            won |= (masks & line) == line
+        return won
+
+    @cached_property
+    def win_table(self) -> np.ndarray:
+        """Whether each of the ``2**cells`` one-player masks holds a whole line (bool; boards up to :data:`WIN_TABLE_CELLS` cells)."""
+        masks = np.arange(1 << self.game.cells, dtype=np.int64)
+        win = np.zeros(masks.size, dtype=bool)
+        for line in self.line_masks:
+            win |= (masks & line) == line
+        return win
+
+    # -- one code ---------------------------------------------------------------------
+    def word_of(self, code: int) -> int:
+        """The board word of a code: X's cells, and O's from bit :data:`O_SHIFT`."""
+        word = 0
+        for table, modulus in zip(self._lists, self.moduli, strict=True):
+            code, pattern = divmod(code, modulus)
+            word |= table[pattern]
+        return word
+
+    def status_of(self, code: int) -> int:
+        """The status of one code (a code in range; piece counts checked here)."""
+        return self.judge(code)[0]
+
+    def judge(self, code: int) -> tuple[int, int]:
+        """``(status, pieces)`` of one code in range: what a look-up needs besides the stored byte (the
+        piece counts are checked here: illegal ones are :data:`INVALID`).
+
+        Lines are found as the batch methods find them, runs doubled along each direction
+        (two shifts a direction for ``k = 4``, not three).
+        """
+        return self.judge_word(self.word_of(code))
+
+    def judge_word(self, word: int) -> tuple[int, int]:
+        """:meth:`judge` of a board word (:meth:`word_of`), for a caller that needs the word too."""
+        x, o = word & _LOW, word >> O_SHIFT
+        nx, no = x.bit_count(), o.bit_count()
+        if nx != no and nx != no + 1 or self.move.misplaced(x | o):
+            return INVALID, nx + no
+        won = 0
+        for starts, shifts in self._runs:
+            run = word
+            for shift in shifts:
+                run &= run >> shift
+            won |= run & starts
+        if not won:
+            return (DRAWN if nx + no == self.game.cells else IN_PLAY), nx + no
+        return self._won(x, o, nx, no), nx + no
+
+    def _won(self, x: int, o: int, nx: int, no: int) -> int:
+        x_lines = [m for m in self.line_masks if x & m == m]
+        o_lines = [m for m in self.line_masks if o & m == m]
+        if x_lines and o_lines:
+            return INVALID
+        lines, moved_last = (x_lines, nx == no + 1) if x_lines else (o_lines, nx == no)
+        common = self.full
+        for line in lines:
+            common &= line
+        return LINE if moved_last and common and self.move.last_move_fits(common, x | o) else INVALID
+
+    def winning_cells(self, mask: int, empty: int) -> int:
+        """The cells of ``empty`` where a player holding the cells ``mask`` would complete a line (a bit each).
+
+        A line is completed by a move when exactly one of its cells is missing from
+        ``mask`` and that cell is empty: one pass over the game's lines (28 for 5x5k4).
+        """
+        found = 0
+        for line in self.line_masks:
+            missing = line & ~mask
+            if missing & (missing - 1) == 0 and missing & empty:
+                found |= missing
+        return found
+
+    def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
+        """:meth:`winning_cells` of many boards (uint32, flat): bit ``c`` set where the player holding
+        ``masks`` would complete a line by a move on empty cell ``c``.
+
+        By shifts along each direction rather than line by line: with ``ahead[j]`` having bit ``p``
+        where the player holds the cell ``j`` steps after ``p`` (``masks >> j * step``), a move at
+        position ``t`` of a line starting at ``p`` completes it when every ``ahead[j]``, ``j != t``,
+        has bit ``p`` and a line fits at ``p``; the move's cell is ``p + t * step``.
+        """
+        held = np.ascontiguousarray(masks).astype(np.uint32).reshape(-1)
+        found = np.zeros(held.size, dtype=np.uint32)
+        line = np.empty_like(held)
+        k = self.game.k
+        for step, starts in self._directions:
+            ahead = [held] + [held >> np.uint32(j * step) for j in range(1, k)]
+            for t in range(k):
+                others = ahead[:t] + ahead[t + 1 :]
+                line.fill(starts & _LOW)  # where a line fits
+                for part in others:
+                    line &= part
+                line <<= np.uint32(t * step)
+                found |= line
+        found &= np.ascontiguousarray(empty).astype(np.uint32).reshape(-1)
+        return found
+
+    # -- many codes --------------------------------------------------------------------
+    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
+        """The board words of many codes (int64, flat).
+
+        :param patterns: the codes' digit chunks if the caller has them already (as for
+            :meth:`classify`); the codes are then done in one step.
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        out = np.empty(flat.size, dtype=np.int64)
+        if patterns is not None:
+            self._words_step(patterns, out)
+            return out
+        for a in range(0, flat.size, _STEP):
+            self._words_step(digit_chunks(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
+        return out
+
+    def _words_step(self, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
+        np.take(self._tables[0], patterns[0], out=out)
+        term = np.empty(out.size, dtype=np.int64)
+        for table, pattern in zip(self._tables[1:], patterns[1:], strict=True):
+            out |= np.take(table, pattern, out=term)
+
+    def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
+        """The status of many board words (:meth:`words`) (uint8, flat; illegal piece counts: :data:`INVALID`).
+
+        What :meth:`statuses` does after reading the words: for callers that assemble the
+        words themselves (from half-boards, :mod:`solver.contents.histograms`).
+        """
+        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
+        status = np.empty(flat.size, dtype=np.uint8)
+        pieces = np.empty(flat.size, dtype=np.uint8)
+        for a in range(0, flat.size, _STEP):
+            self._classify_step(flat[a : a + _STEP], status[a : a + _STEP], pieces[a : a + _STEP])
+        return status
+
+    def statuses(self, codes: np.ndarray) -> np.ndarray:
+        """The status of many codes (uint8, shaped like ``codes``; illegal piece counts: :data:`INVALID`)."""
+        return self.classify(codes)[0].reshape(np.shape(codes))
+
+    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, pieces)`` of many codes in range, uint8 each, flat: what a batch look-up needs
+        besides the table's bytes. The piece counts are checked here: a code with illegal counts
+        (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
+
+        :param patterns: the codes' digit chunks if the caller has them already
+            (:func:`solver.encoding.board.digit_chunks` of ``codes`` and :attr:`moduli`); the codes are then done in one step
+            (keep them to a few ``2**14`` so the temporaries stay in cache).
+        """
+        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        status = np.empty(flat.size, dtype=np.uint8)
+        pieces = np.empty(flat.size, dtype=np.uint8)
+        if patterns is not None:
+            self._classify_step(self.words(flat, patterns), status, pieces)
+            return status, pieces
+        for a in range(0, flat.size, _STEP):
+            self._classify_step(self.words(flat[a : a + _STEP]), status[a : a + _STEP], pieces[a : a + _STEP])
+        return status, pieces
+
+    def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
+        x, o = word & _LOW, word >> O_SHIFT
+        nx, no = np.bitwise_count(x), np.bitwise_count(o)
+        np.add(nx, no, out=pieces)
+        np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
+        won = self._lines(word)
+        some = np.flatnonzero(won)
+        if some.size:
+            status[some] = self._won_lines(x[some], o[some], nx[some], no[some], won[some])
+        illegal = np.flatnonzero((nx - no) > 1)  # uint8: X one piece ahead gives 1, O ahead wraps past 1
+        if illegal.size:
+            status[illegal] = INVALID
+            pieces[illegal] = 0
+        if self._places_some:
+            misplaced = np.flatnonzero(self.move.misplaced_many((word & _LOW) | (word >> O_SHIFT)))
+            if misplaced.size:
+                status[misplaced] = INVALID
+
+    def _lines(self, word: np.ndarray) -> np.ndarray:
+        """Bit ``c`` (and ``c + 32``) set where X's (O's) cells hold a line of ``k`` starting at cell ``c``."""
+        k, won = self.game.k, np.zeros(word.size, dtype=np.int64)
+        found, shifted = np.empty_like(word), np.empty_like(word)
+        for step, starts in self._directions:
+            run, length = word, 1  # bit c of run: length cells in this direction from c are the player's
+            while 2 * length <= k:  # the run doubles at each step
+                np.bitwise_and(run, np.right_shift(run, length * step, out=shifted), out=found)
+                run, length = found, 2 * length
+            if length < k:  # two overlapping runs of length cells cover k
+                np.bitwise_and(run, np.right_shift(run, (k - length) * step, out=shifted), out=found)
+                run = found
+            won |= np.bitwise_and(run, starts, out=found)  # only where a line fits on the board
+        return won
+
+    def _won_lines(self, x: np.ndarray, o: np.ndarray, nx: np.ndarray, no: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """Statuses of boards where somebody has a line (``nx``, ``no``: their pieces; ``won``: where lines start, :meth:`_lines`).
+
+        One player with one line, and the other's turn: lost. Both with lines, or the wrong
+        turn: invalid. One player with several lines: lost only if they share a cell (the
+        last move made them all), decided by :meth:`_share_a_cell`.
+        """
+        x_starts, o_starts = np.bitwise_count(won & _LOW), np.bitwise_count(won >> O_SHIFT)
+        x_last = (nx == no + 1) & (o_starts == 0)
+        o_last = (nx == no) & (x_starts == 0)
+        out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LINE, INVALID).astype(np.uint8)
+        several = np.flatnonzero((x_last & (x_starts > 1)) | (o_last & (o_starts > 1)))
+        if several.size:
+            winner = np.where(x_last[several], x[several], o[several])
+            out[several] = np.where(self._share_a_cell(winner), LINE, INVALID)
+        if self._places_some:  # the move rule may forbid where the winning move is (gravity: on top of its column)
+            lined = np.flatnonzero(out == LINE)
+            if lined.size:
+                winner = np.where(nx[lined] > no[lined], x[lined], o[lined])
+                lines = self._line_array
+                held = (winner[:, None] & lines) == lines
+                common = np.bitwise_and.reduce(np.where(held, lines, self.full), axis=1)
+                fits = self.move.last_move_fits_many(common, x[lined] | o[lined])
+                out[lined] = np.where(fits, LINE, INVALID)
+        return out
+
+    def _share_a_cell(self, cells: np.ndarray) -> np.ndarray:
+        """Whether all the lines held by each of many players' cells share a cell (bool; at least one line held)."""
+        lines = self._line_array
+        held = (cells[:, None] & lines) == lines
+        common = np.bitwise_and.reduce(np.where(held, lines, self.full), axis=1)
+        found: np.ndarray = common != 0
+        return found
+
+
+def _run_shifts(k: int, step: int) -> tuple[int, ...]:
+    """The shifts (``run &= run >> shift``, in order) that turn a board word into the starts of runs of
+    ``k`` cells ``step`` apart: the run doubles at each shift, then two overlapping runs cover ``k``
+    (as :meth:`Rules._lines` does for many words)."""
+    shifts, length = [], 1
+    while 2 * length <= k:
+        shifts.append(length * step)
+        length *= 2
+    if length < k:
+        shifts.append((k - length) * step)
+    return tuple(shifts)

@@ -19,7 +19,7 @@ CHUNK_CELLS = 9
 
 def code_chunks(cells: int) -> tuple[tuple[int, int], ...]:
     """``(first cell, width)`` of each digit chunk that tables over a code's digits use
-    (:mod:`solver.encoding.symmetry`, :mod:`solver.rules.mnk`: both cut codes alike, so a batch cuts them once):
+    (:mod:`solver.encoding.symmetry`, :mod:`solver.rules.base`: both cut codes alike, so a batch cuts them once):
     three for 3 to 27 cells (the unrolled scalar path of the symmetries), widths as equal as possible.
     """
     count = max(1, min(cells, 3), -(-cells // CHUNK_CELLS))

@@ -1,32 +1,43 @@
-"""The catalog of rules: which rule a name suffix means.
+"""The catalogue of rules: the parts a name suffix means, composed into a game's rule.
 
 A game's name is ``RxCkK`` for normal play and ``RxCkK-SUFFIX`` for another rule
-(:mod:`solver.rules.game`). Adding a rule is a module of this package and a line here.
+(:mod:`solver.rules.game`); the suffix is a move rule's name, a scoring's name, or both
+(``gravity-misere``). Adding a move rule or a scoring is a module of this package and a
+line here (a move rule also registers its kernel's hook, :mod:`solver.retrograde.kernel`).
+The size limits of the games are the move rules' (:attr:`solver.rules.parts.MoveRule.max_cells`).
 
 >>> sorted(RULES)
-['', 'gravity', 'gravity-misere', 'misere']
->>> canonical_variant("Misère")
-'misere'
+['', 'armageddon', 'gravity', 'gravity-armageddon', 'gravity-misere', 'misere']
+>>> canonical_variant("Misère"), canonical_variant("misere-gravity")
+('misere', 'gravity-misere')
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 from ..errors import GameTooLargeError, InvalidGameError, quote
+from .armageddon import Armageddon
 from .base import Rules
-from .gravity import GravityMisereRules, GravityRules
-from .misere import MisereRules
-from .mnk import MnkRules
+from .gravity import Drop
+from .misere import Misere
+from .normal import Normal
+from .parts import MoveRule, Scoring, Shape
+from .placement import Placement
 
-if TYPE_CHECKING:
-    from .game import Game
-
-RULES: dict[str, type[Rules]] = {rule.suffix: rule for rule in (MnkRules, MisereRules, GravityRules, GravityMisereRules)}
-"""Every rule by its name suffix."""
+MOVE_RULES: dict[str, type[MoveRule]] = {rule.name: rule for rule in (Placement, Drop)}
+"""Every move rule by its name (``""``: placement)."""
+SCORINGS: dict[str, type[Scoring]] = {scoring.name: scoring for scoring in (Normal, Misere, Armageddon)}
+"""Every scoring by its name (``""``: normal play)."""
+RULES: dict[str, tuple[type[MoveRule], type[Scoring]]] = {
+    "-".join(part for part in (move, scoring) if part): (MOVE_RULES[move], SCORINGS[scoring]) for move in MOVE_RULES for scoring in SCORINGS
+}
+"""Every rule by its name suffix: a move rule's name, then a scoring's, joined by ``-``."""
 ALIASES = {"misère": "misere", "gravity-misère": "gravity-misere", "misere-gravity": "gravity-misere", "misère-gravity": "gravity-misere"}
 """Other spellings of a suffix."""
+
+WORD_CELLS = 32
+"""Largest board the rules play on: X's and O's cells in one 64-bit word (:mod:`solver.rules.base`)."""
 
 
 def canonical_variant(variant: str) -> str:
@@ -44,22 +55,31 @@ def canonical_variant(variant: str) -> str:
     return name
 
 
-@cache
-def rules_for(game: Game) -> Rules:
-    """The rule object of a game (one per game and process).
+def move_rule_of(variant: str) -> type[MoveRule]:
+    """The move rule a (canonical) suffix names: its size limits hold before a game exists."""
+    return RULES[variant][0]
 
-    :raises GameTooLargeError: for a board past :data:`solver.rules.game.WORD_CELLS` cells (Connect Four's 42):
+
+def scoring_of(variant: str) -> type[Scoring]:
+    """The scoring a (canonical) suffix names: its constants hold before a game exists (as :func:`move_rule_of`)."""
+    return RULES[variant][1]
+
+
+@cache
+def rules_for(game: Shape) -> Rules:
+    """The rule object of a game (one per game and process): its board, move rule and scoring composed.
+
+    :raises GameTooLargeError: for a board past :data:`WORD_CELLS` cells (Connect Four's 42):
         named, but played nowhere here (``solve build --game G`` says what its table would cost).
     """
-    from .game import WORD_CELLS
-
+    move, scoring = RULES[game.variant]
     if game.cells > WORD_CELLS:
         if game.variant == "gravity":  # Connect Four: one board at a time, for the search (solver.rules.widegravity)
-            from .widegravity import WideGravityRules
+            from .widegravity import WideRules
 
-            return WideGravityRules(game)
+            return WideRules(game, move(game), scoring(game))
         raise GameTooLargeError(
             f"{game.name} has {game.cells} cells: this machine plays boards of at most {WORD_CELLS} cells; "
             f"'solve build --game {game.name}' gives what its table would cost and the cluster command"
         )
-    return RULES[game.variant](game)
+    return Rules(game, move(game), scoring(game))

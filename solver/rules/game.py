@@ -24,34 +24,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InvalidGameError, quote
+from .base import Rules
+from .catalog import WORD_CELLS, canonical_variant, move_rule_of, rules_for, scoring_of
+from .parts import MoveRule, Scoring
+from .placement import Placement
 
-if TYPE_CHECKING:
-    from .base import Rules
+__all__ = ["ALIASES", "DEFAULT_GAME", "DENSE_MAX_CELLS", "MAX_CELLS", "WORD_CELLS", "Game", "parse_game"]
 
-MAX_CELLS = 25
-"""Largest m,n,k board supported: 3**25 codes (int64), compact tables (:mod:`solver.encoding.index`)."""
-
-GRAVITY_MAX_CELLS = 64
-"""Largest gravity board a name may give (Connect Four has 42 cells): those past :data:`WORD_CELLS` are named,
-and refused with an estimate where a table is needed (:mod:`solver.store.estimate`)."""
-
-WORD_CELLS = 32
-"""Largest board the rules play on: X's and O's cells in one 64-bit word (:mod:`solver.rules.mnk`)."""
+MAX_CELLS = Placement.max_cells
+"""Largest m,n,k board supported: 3**25 codes (int64), compact tables (:mod:`solver.encoding.index`). Each move
+rule has its own limit (:attr:`solver.rules.parts.MoveRule.max_cells`: gravity names boards up to 64 cells, and
+refuses those past :data:`WORD_CELLS` with an estimate where a table is needed, :mod:`solver.store.estimate`)."""
 
 ALIASES = {"connect4": "6x7k4-gravity", "connect-four": "6x7k4-gravity", "connectfour": "6x7k4-gravity"}
 """Games known by a name of their own: Connect Four is ``6x7k4-gravity`` (6 rows, 7 columns)."""
 
-DENSE_MAX_CELLS = 16
-"""Largest board of the dense format: 3**16 codes of 4 bytes, best moves in a 16-bit mask."""
-
-GRAVITY_DENSE_MAX_CELLS = 12
-"""Largest gravity board given a dense table: a gravity game reaches few of its codes (4x4k4-gravity 161,029 of
-43 M), so past 12 cells (2 MiB of dense entries) its compact table is far smaller (4x4: 172 MB dense)."""
+DENSE_MAX_CELLS = Placement.dense_max_cells
+"""Largest board of the dense format: 3**16 codes of 4 bytes, best moves in a 16-bit mask (a move rule may
+give fewer boards a dense table: :attr:`solver.rules.parts.MoveRule.dense_max_cells`)."""
 
 _NAME = re.compile(r"([0-9]{1,6})x([0-9]{1,6})(?:k([0-9]{1,6}))?(?:-(.{1,40}))?")
 _PARSED: dict[str, Game] = {}
@@ -81,10 +75,8 @@ class Game:
                 object.__setattr__(self, name, int(value))  # numpy ints: equal games hash alike
         if self.rows < 1 or self.cols < 1:
             raise InvalidGameError(f"a board needs at least one row and one column (found {self.rows}x{self.cols})")
-        from .catalog import canonical_variant  # the catalog lists the rules, which know games
-
         object.__setattr__(self, "variant", canonical_variant(self.variant))
-        limit = GRAVITY_MAX_CELLS if self.variant.startswith("gravity") else MAX_CELLS
+        limit = self.move_rule.max_cells
         if self.rows * self.cols > limit:
             raise InvalidGameError(f"{self.rows}x{self.cols} has {self.rows * self.cols} cells; at most {limit} are supported")
         if not 1 <= self.k <= max(self.rows, self.cols):
@@ -103,9 +95,18 @@ class Game:
     @property
     def rules(self) -> Rules:
         """The rule of this game (:mod:`solver.rules.base`), built once per process."""
-        from .catalog import rules_for  # the catalog lists the rules, which know games
-
         return rules_for(self)
+
+    @property
+    def move_rule(self) -> type[MoveRule]:
+        """The type of the game's move rule: its constants (size limits, :attr:`~solver.rules.parts.MoveRule.forward_pass`)
+        hold for boards too large for a rule object (Connect Four is named, and estimated, but played nowhere here)."""
+        return move_rule_of(self.variant)
+
+    @property
+    def scoring(self) -> type[Scoring]:
+        """The type of the game's scoring (normal, misère, ...): like :attr:`move_rule`, it holds for any board size."""
+        return scoring_of(self.variant)
 
     @property
     def cells(self) -> int:
@@ -114,8 +115,9 @@ class Game:
 
     @property
     def dense(self) -> bool:
-        """Whether the game gets a dense table: up to :data:`DENSE_MAX_CELLS` cells (gravity: :data:`GRAVITY_DENSE_MAX_CELLS`)."""
-        return self.cells <= (GRAVITY_DENSE_MAX_CELLS if self.variant.startswith("gravity") else DENSE_MAX_CELLS)
+        """Whether the game gets a dense table: up to :data:`DENSE_MAX_CELLS` cells, or fewer if the move rule says so
+        (:attr:`solver.rules.parts.MoveRule.dense_max_cells`: 12 under gravity)."""
+        return self.cells <= self.move_rule.dense_max_cells
 
     @cached_property
     def codes(self) -> int:

@@ -1,10 +1,10 @@
-"""Gravity play: Connect Four's family. The m,n,k game in which a piece drops to the lowest empty cell of its column.
+"""Gravity, the drop move rule of Connect Four's family: a piece drops to the lowest empty cell of its column.
 
 Boards are written as every other game's, top row first; the bottom row is row
 ``rows - 1``. A move is a column: the piece lands on the lowest empty cell of it, so the
-moves of a position are at most one cell a column (:meth:`GravityRules.moves`: an empty
-cell on the bottom row or on top of a piece). Lines and who wins them are the m,n,k rule's
-(:mod:`solver.rules.mnk`; :class:`GravityMisereRules` for misère play); the only symmetry
+moves of a position are at most one cell a column (:meth:`Drop.moves`: an empty
+cell on the bottom row or on top of a piece). Lines are the board's and who wins them the
+scoring's (``4x4k4-gravity-misere`` is misère play under gravity); the only symmetry
 left is the left-right mirror.
 
 **Which boards a game reaches.** Beyond the m,n,k rule (the piece counts, and the lines:
@@ -16,13 +16,15 @@ the last mover's lines share a cell, the winning move), a gravity board needs
 3. an order of moves, X first and alternating, that stacks exactly these columns (and,
    after a line, stacks the board without a top cell of the line).
 
-The first two are cheap and are part of the status (:meth:`GravityRules.judge`,
-:meth:`GravityRules.classify`). The third is not a few bit operations: the status of a
-board answers it only through the table, whose build walks the games forward
-(:attr:`GravityRules.status_is_exact` is False, and a table stores a byte for every board
-the rules do not call invalid, ``UNREACHABLE`` where no game reaches it).
-:meth:`GravityRules.violation`, which explains a refused board, decides all three exactly
-(a search over the columns' heights, :func:`stacking_order`).
+The first two are cheap and are part of the status (:meth:`Drop.misplaced`,
+:meth:`Drop.last_move_fits`, asked by :meth:`solver.rules.base.Rules.judge` and
+:meth:`solver.rules.base.Rules.classify`). The third is not a few bit operations: the status
+of a board answers it only through the table, whose build walks the games forward
+(:attr:`Drop.forward_pass`; the kernel's hook is :mod:`solver.retrograde.gravity`, and a table
+stores a byte for every board the rules do not call invalid, ``UNREACHABLE`` where no game
+reaches it). :meth:`solver.rules.base.Rules.violation`, which explains a refused board, decides
+all three exactly (:meth:`Drop.order_violation`: a search over the columns' heights,
+:func:`stacking_order`).
 
 >>> from solver.rules.game import parse_game
 >>> from solver.encoding.board import parse
@@ -40,148 +42,109 @@ True
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import ClassVar
+from collections.abc import Sequence
 
 import numpy as np
 
-from .base import INVALID, LINE
-from .game import Game
-from .mnk import _LOW, O_SHIFT, MnkRules
+from .parts import DescribeCells, MoveRule, Shape
 
 
-class GravityRules(MnkRules):
-    """Gravity play of an m,n,k game (module docstring): a move is a column, the piece drops."""
+class Drop(MoveRule):
+    """A move is a column, the piece drops (module docstring)."""
 
-    suffix = "gravity"
+    name = "gravity"
     title = "gravity"
-    line_wins = True
-    drops: ClassVar[bool] = True
-    status_is_exact: ClassVar[bool] = False
+    form = "column"
+    forward_pass = True
+    max_cells = 64
+    dense_max_cells = 12
+    """A gravity game reaches few of its codes (4x4k4-gravity 161,029 of 43 M), so past 12 cells (2 MiB of dense
+    entries) its compact table is far smaller (4x4: 172 MB dense)."""
 
-    def __init__(self, game: Game) -> None:
-        super().__init__(game)
-        rows, cols = self.game.rows, self.game.cols
-        self.bottom = sum(1 << self.game.cell(rows - 1, c) for c in range(cols))
+    def __init__(self, shape: Shape) -> None:
+        super().__init__(shape)
+        rows, cols = shape.rows, shape.cols
+        self.cols = cols
+        self.bottom = sum(1 << shape.cell(rows - 1, c) for c in range(cols))
         """The bottom row's cells: where a piece lands in an empty column."""
-        self.column_masks: tuple[int, ...] = tuple(sum(1 << self.game.cell(r, c) for r in range(rows)) for c in range(cols))
+        self.column_masks: tuple[int, ...] = tuple(sum(1 << shape.cell(r, c) for r in range(rows)) for c in range(cols))
         """Each column's cells, as a mask."""
 
-    # -- the rule's constants ---------------------------------------------------------
-    @cached_property
-    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+    def symmetries(self, of_board: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
         """The identity and the left-right mirror: gravity has a bottom, so no rotation or up-down flip keeps it."""
-        game = self.game
-        mirror = tuple(game.cell(r, game.cols - 1 - c) for r, c in map(game.coords, range(game.cells)))
-        identity = tuple(range(game.cells))
+        shape = self.shape
+        mirror = tuple(shape.cell(r, shape.cols - 1 - c) for r, c in map(shape.coords, range(shape.cells)))
+        identity = tuple(range(shape.cells))
         return (identity,) if mirror == identity else (identity, mirror)
 
     # -- moves -----------------------------------------------------------------------
-    def moves(self, x: int, o: int) -> int:
+    def moves(self, taken: int) -> int:
         """The lowest empty cell of every column that is not full (a bit each)."""
-        taken = x | o
-        return self.full & ~taken & (self.bottom | taken >> self.game.cols)
+        return self.full & ~taken & (self.bottom | taken >> self.cols)
 
-    def moves_many(self, occupied: np.ndarray) -> np.ndarray:
+    def moves_many(self, taken: np.ndarray) -> np.ndarray:
         """:meth:`moves` of many boards, from their occupied cells."""
-        taken = np.asarray(occupied)
-        return np.asarray(self.full & ~taken & (self.bottom | (taken >> self.game.cols)))
+        taken = np.asarray(taken)
+        return np.asarray(self.full & ~taken & (self.bottom | (taken >> self.cols)))
 
     def landing(self, taken: int, col: int) -> int | None:
         """The cell a piece dropped in column ``col`` lands on (``taken``: the occupied cells), or None if the column is full."""
-        cell = (self.moves(taken, 0) & self.column_masks[col]).bit_length() - 1
+        cell = (self.moves(taken) & self.column_masks[col]).bit_length() - 1
         return None if cell < 0 else cell
 
-    def floating(self, taken: int) -> int:
-        """The pieces with an empty cell below them (a bit each): none on a board a game reaches."""
-        return taken & ~self.bottom & ~(taken >> self.game.cols) & self.full
+    def not_a_move(self, taken: int, cell: int, describe: DescribeCells) -> str:
+        """The piece would not rest there: where a piece dropped in its column lands."""
+        col = cell % self.cols
+        lands = self.landing(taken, col)
+        return (
+            f"{describe([cell])} is not playable: a piece dropped in column {col} lands on {describe([lands])}"
+            if lands is not None
+            else f"column {col} is full"
+        )
 
     def tops(self, taken: int) -> int:
         """The pieces with nothing above them (a bit each)."""
-        return taken & ~(taken << self.game.cols)
+        return taken & ~(taken << self.cols)
 
-    # -- one board -----------------------------------------------------------------------
-    def judge_word(self, word: int) -> tuple[int, int]:
-        """:meth:`solver.rules.mnk.MnkRules.judge_word`, with a floating piece :data:`INVALID` and the winning
-        move on top of its column (see the module docstring: the order of the moves is the table's to say)."""
-        x, o = word & _LOW, word >> O_SHIFT
-        if self.floating(x | o):
-            return INVALID, (x | o).bit_count()
-        return super().judge_word(word)
+    # -- which boards a game reaches -------------------------------------------------------
+    def misplaced(self, taken: int) -> int:
+        """The pieces with an empty cell below them (a bit each): none on a board a game reaches."""
+        return taken & ~self.bottom & ~(taken >> self.cols) & self.full
 
-    def _won(self, x: int, o: int, nx: int, no: int) -> int:
-        status = super()._won(x, o, nx, no)
-        if status != LINE:
-            return status
-        winner = x if nx == no + 1 else o
-        common = self.full
-        for line in self.line_masks:
-            if winner & line == line:
-                common &= line
-        return LINE if common & self.tops(x | o) else INVALID
+    def misplaced_many(self, taken: np.ndarray) -> np.ndarray:
+        """:meth:`misplaced` of many boards."""
+        return np.asarray(taken & ~self.bottom & ~(taken >> self.cols) & self.full)
 
-    def violation(self, code: int) -> str | None:
-        """Why no legal game reaches this board, or None when one does: exact (module docstring), by a search on the error path."""
-        word = self.word_of(code)
-        x, o = word & _LOW, word >> O_SHIFT
-        floating = self.floating(x | o)
-        if floating:
-            cell = floating.bit_length() - 1
-            below = cell + self.game.cols
-            return f"the piece at {self._cells([cell])} floats: {self._cells([below])} below it is empty (a piece falls to the lowest empty cell of its column)"
-        found = super().violation(code)
-        if found is not None:
-            return found
-        return self._order_violation(x, o)
+    def misplaced_words(self, cell: int, describe: DescribeCells) -> str:
+        """The piece at ``cell`` floats."""
+        below = cell + self.cols
+        return f"the piece at {describe([cell])} floats: {describe([below])} below it is empty (a piece falls to the lowest empty cell of its column)"
 
-    def _order_violation(self, x: int, o: int) -> str | None:
+    def last_move_fits(self, common: int, taken: int) -> bool:
+        """Whether a cell common to the last mover's lines has nothing above it (the winning move was the last in its column)."""
+        return bool(common & self.tops(taken))
+
+    def last_move_fits_many(self, common: np.ndarray, taken: np.ndarray) -> np.ndarray:
+        """:meth:`last_move_fits` of many boards (bool)."""
+        on_top: np.ndarray = (common & taken & ~(taken << self.cols)) != 0
+        return on_top
+
+    def order_violation(self, x: int, o: int, lines: Sequence[tuple[int, ...]], describe: DescribeCells) -> str | None:
         """Why no order of moves builds the board (the counts and the lines' shapes already hold), or None."""
-        nx, no = x.bit_count(), o.bit_count()
-        winner = x if nx > no else o
-        lines = self.lines_in(winner)
+        rows, cols = self.shape.rows, self.shape.cols
         if not lines:
-            return None if stacking_order(self.game.rows, self.game.cols, x, o) is not None else _NO_ORDER
+            return None if stacking_order(rows, cols, x, o) is not None else _NO_ORDER
         common = self.full
         for line in lines:
             common &= sum(1 << cell for cell in line)
         tops = common & self.tops(x | o)
         if not tops:
-            who = "X" if winner == x else "O"
-            return f"{who}'s line at {self._cells(lines[0])} has no piece on top of its column: the move that completed it was the last one there"
+            who = "X" if x.bit_count() > o.bit_count() else "O"
+            return f"{who}'s line at {describe(lines[0])} has no piece on top of its column: the move that completed it was the last one there"
         for cell in _bits(tops):
-            if stacking_order(self.game.rows, self.game.cols, x & ~(1 << cell), o & ~(1 << cell)) is not None:
+            if stacking_order(rows, cols, x & ~(1 << cell), o & ~(1 << cell)) is not None:
                 return None
         return _NO_ORDER
-
-    # -- many boards -----------------------------------------------------------------------
-    def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
-        super()._classify_step(word, status, pieces)
-        taken = (word & _LOW) | (word >> O_SHIFT)
-        floating = np.flatnonzero(taken & ~self.bottom & ~(taken >> self.game.cols) & self.full)
-        if floating.size:
-            status[floating] = INVALID
-
-    def _won_lines(self, x: np.ndarray, o: np.ndarray, nx: np.ndarray, no: np.ndarray, won: np.ndarray) -> np.ndarray:
-        """:meth:`solver.rules.mnk.MnkRules._won_lines`, with the winning move on top of its column."""
-        out = super()._won_lines(x, o, nx, no, won)
-        lined = np.flatnonzero(out == LINE)
-        if lined.size:
-            winner = np.where(nx[lined] > no[lined], x[lined], o[lined])
-            lines = self._line_array
-            held = (winner[:, None] & lines) == lines
-            common = np.bitwise_and.reduce(np.where(held, lines, self.full), axis=1)
-            taken = x[lined] | o[lined]
-            on_top = (common & taken & ~(taken << self.game.cols)) != 0
-            out[lined] = np.where(on_top, LINE, INVALID)
-        return out
-
-
-class GravityMisereRules(GravityRules):
-    """Misère play under gravity: completing a line loses."""
-
-    suffix = "gravity-misere"
-    title = "gravity, misère"
-    line_wins = False
 
 
 _NO_ORDER = "no order of moves stacks these columns: X moves first, so the pieces cannot be played in turn, each on top of its column"

@@ -1,10 +1,10 @@
-"""Misère play: the m,n,k game in which whoever completes a line of ``k`` loses.
+"""Misère play: the scoring in which whoever completes a line of ``k`` loses.
 
-Everything but the winner is the m,n,k rule's (:mod:`solver.rules.mnk`): the same lines,
-moves, symmetries and reachable boards (the game still ends at the first line), so the
-same index and kernels build its tables. Only the score of a finished board changes:
-the side to move has already *won* when the last mover completed a line (``+WIN``), so
-every score's parity turns over (:meth:`MisereRules.possible_scores`).
+Everything but the winner is the other parts': the same lines, moves, symmetries and
+reachable boards (the game still ends at the first line), so the same index and kernels
+build its tables. Only the score of a finished board changes: the side to move has already
+*won* when the last mover completed a line (``+WIN``), so every score's parity turns over
+(:meth:`solver.rules.parts.Scoring.possible_scores`).
 
 >>> from solver.rules.game import parse_game
 >>> rules = parse_game("3x3k3-misere").rules
@@ -14,12 +14,12 @@ every score's parity turns over (:meth:`MisereRules.possible_scores`).
 
 from __future__ import annotations
 
-from .mnk import MnkRules
+from .parts import Scoring
 
 
-class MisereRules(MnkRules):
-    """Misère play of an m,n,k game (module docstring): completing a line loses."""
+class Misere(Scoring):
+    """Completing a line loses (module docstring)."""
 
-    suffix = "misere"
+    name = "misere"
     title = "misère"
     line_wins = False

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from .book import ArrayBook, Book, positions
 from .engine import DEFAULT_TABLE_BYTES, Engine, MoveValue, Solution, score_byte
-from .position import Position, code_of_key, engine_game, from_moves, key_of_code
+from .position import Position, code_of_key, engine_game, from_moves, key_of_code, position_of_key
 
 __all__ = [
     "DEFAULT_TABLE_BYTES",
@@ -37,6 +37,7 @@ __all__ = [
     "engine_game",
     "from_moves",
     "key_of_code",
+    "position_of_key",
     "positions",
     "score_byte",
 ]

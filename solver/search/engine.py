@@ -151,11 +151,13 @@ class Engine:
         with self._lock:
             self._table[:] = 0
 
-    def position(self, board: Board | None = None, moves: Moves | None = None) -> Position:
+    def position(self, board: Board | Position | None = None, moves: Moves | None = None) -> Position:
         """The checked position of a board or of a move string (exactly one of them).
 
         :raises InvalidBoardError: saying what is wrong and where (:mod:`solver.search.position`).
         """
+        if isinstance(board, Position):
+            return board
         if (board is None) == (moves is None):
             raise InvalidBoardError("give a board or a move string, one of them")
         if moves is not None:
@@ -163,10 +165,13 @@ class Engine:
         assert board is not None
         return position_of(self.game, board)
 
-    def solve(self, board: Board | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None) -> Solution:
+    def solve(
+        self, board: Board | Position | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None
+    ) -> Solution:
         """The exact value and plies of a position and of every move in it.
 
-        :param board: the board (anything :func:`solver.encoding.board.parse` reads), or
+        :param board: the board (anything :func:`solver.encoding.board.parse` reads, or a checked
+            :class:`~solver.search.position.Position`, e.g. from ``position_of_key``), or
         :param moves: the move string that reaches it (``"4453"``: columns 1 to ``cols``).
         :param budget: seconds the search may take, None for no limit.
         :param progress: called with ``(nodes, seconds)`` about every :data:`PROGRESS_SECONDS`.
@@ -180,7 +185,7 @@ class Engine:
         best = max(s for _, s in found)
         return self._solution(where, best, moves_out, start)
 
-    def score(self, board: Board | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None) -> int:
+    def score(self, board: Board | Position | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None) -> int:
         """The exact score byte of a position for the side to move (:mod:`solver.rules.score`), the moves not valued."""
         where = self.position(board, moves)
         return score_byte(int(self._run(solve, where, budget, progress)), where.pieces, self.game.cells)

@@ -35,6 +35,7 @@ from ..encoding.board import Board, masks, parse, render
 from ..errors import InvalidBoardError, InvalidGameError, quote
 from ..rules.game import Game, parse_game
 from ..rules.gravity import stacking_order
+from ..rules.parts import Scoring
 from .bitboard import G_BOTTOM, canonical, fits, geometry, has_line, mirror_key
 
 Moves = str | Sequence[int]
@@ -63,10 +64,13 @@ def engine_game(game: Game | str) -> Game:
     :raises InvalidGameError: naming the game and why (misère, no gravity, too big).
     """
     found = parse_game(game)
-    if found.variant == "gravity-misere":
-        raise InvalidGameError(f"the engine plays gravity games in normal play only, and {found.name} is misère play: its table answers it where one is built")
-    if found.variant != "gravity":
+    scoring = found.scoring  # the types: a rule object exists only for boards of at most 32 cells
+    if found.move_rule.form != "column":
         raise InvalidGameError(f"the engine plays gravity games (Connect Four's family, e.g. '6x7k4-gravity'), and {found.name} has no gravity")
+    if not scoring.line_wins or scoring.full_winner is not Scoring.full_winner:  # a line wins, a full board is a draw
+        raise InvalidGameError(
+            f"the engine plays gravity games in normal play only, and {found.name} is {scoring.title} play: its table answers it where one is built"
+        )
     if not fits(found.rows, found.cols):
         raise InvalidGameError(f"{found.name} does not fit the engine's 64-bit column bitboard: columns x (rows + 1) = {found.cols * (found.rows + 1)} > 64")
     return found
@@ -151,7 +155,8 @@ def from_moves(game: Game, moves: Moves) -> Position:
     if len(columns) > 1 and has_line(np.uint64(pos), geometry_of(game)):
         _play(game, moves, columns, check=True)  # names the move that ended the game
     where = Position(pos, mask, len(columns), _code(game, pos, mask, len(columns)))
-    _check_goes_on(game, where.code, pos, mask ^ pos)
+    x, o = (pos, mask ^ pos) if len(columns) % 2 == 0 else (mask ^ pos, pos)
+    _check_goes_on(game, where.code, x, o)
     return where
 
 
@@ -223,6 +228,22 @@ def code_of_key(game: Game, key: int) -> int:
             digit = (1 if mover else 2) if pieces % 2 == 0 else (2 if mover else 1)
             code += digit * 3 ** game.cell(game.rows - 1 - h, c)
     return code
+
+
+def position_of_key(game: Game, key: int) -> Position:
+    """The position a key names (a key from :func:`solver.search.book.positions`: trusted, not checked again).
+
+    >>> game = engine_game("connect4")
+    >>> position_of_key(game, key_of(game, from_moves(game, "44"))) == from_moves(game, "44")
+    True
+    """
+    stride = game.rows + 1
+    mask = 0
+    for c in range(game.cols):
+        mask |= ((1 << _height(key >> (c * stride) & ((1 << stride) - 1))) - 1) << (c * stride)
+    pos = key - mask - int(geometry_of(game)[G_BOTTOM])
+    pieces = mask.bit_count()
+    return Position(pos, mask, pieces, _code(game, pos, mask, pieces))
 
 
 def _height(field: int) -> int:

@@ -85,6 +85,7 @@ from typing import IO, Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import CodecUnavailable, TableError
+from .integrity import COMPRESSED, BlockChecks, ValuesCheck
 
 DEFAULT_BLOCK_BYTES = 1 << 16
 """64 KiB: the first touch of a block costs a zstd decode (70 to 90 µs for a 5x5k4 block in play) and a
@@ -595,13 +596,96 @@ class FileRegion:
         """Nothing to fetch ahead: each block is read once, then kept decoded."""
 
 
+def _offsets_of(encoding: Encoding, index: Any) -> np.ndarray:
+    """The offset table at the start of a region's index bytes (``B + 1`` unsigned 64-bit offsets)."""
+    return np.frombuffer(index, dtype=_OFFSET, count=encoding.blocks + 1)
+
+
+def region_checks(
+    encoding: Encoding,
+    index: Any,
+    digest: Digest,
+    *,
+    name: str = "block array",
+    error: Callable[[str], TableError] | None = None,
+    origin: int | None = None,
+    values: ValuesCheck | None = None,
+) -> BlockChecks:
+    """The stage of a compressed region's blocks (:mod:`solver.storage.integrity`: CRC, bounded decode, digest,
+    values), from what the region's reader holds before any block: its :class:`Encoding`, its index bytes
+    (the offset table and the CRCs, :attr:`Encoding.index_bytes`) and its blocks' digests.
+
+    The offset table is checked first: offsets in order, the first 0, the last the compressed size,
+    no block longer than :func:`compressed_bound`. A reader that keeps copies of blocks (a table at a
+    URL) asks :meth:`~solver.storage.integrity.BlockChecks.passes` before it keeps one.
+
+    :param index: the region's index bytes.
+    :param digest: the stored SHA-256 of block ``b``'s decoded bytes.
+    :param name: what messages call the array (without ``error``).
+    :param error: makes the :class:`TableError` of a problem (default: ``"<name>: <problem>"``).
+    :param origin: where the region starts in its file (messages then name a block's bytes in the file).
+    :raises TableError: if the index is not :attr:`Encoding.index_bytes` long or its offset table is damaged.
+    """
+    fail = error or (lambda problem: TableError(f"{name}: {problem}"))
+    if len(index) != encoding.index_bytes:
+        raise fail(f"the index of the compressed blocks holds {len(index):,} bytes, expected {encoding.index_bytes:,}")
+    offsets = _offsets_of(encoding, index)
+    crcs = np.frombuffer(index, dtype=_CRC, offset=offsets.nbytes, count=encoding.blocks)
+    _check_offsets(encoding, offsets, origin, fail)
+
+    def where(block: int) -> str:
+        """What a message calls a block: its number and its compressed bytes (in the file when its origin is known), and its CRC's."""
+        start, stop = int(offsets[block]), int(offsets[block + 1])
+        if origin is None:
+            return f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
+        at = origin + encoding.data_bytes + _OFFSET.itemsize * block
+        crc = origin + encoding.data_bytes + offsets.nbytes + _CRC.itemsize * block
+        return (
+            f"block {block} (bytes {origin + start:,} to {origin + stop - 1:,} of the file; "
+            f"its offsets at bytes {at:,} to {at + 15:,}, its CRC at bytes {crc:,} to {crc + 3:,})"
+        )
+
+    codec = codec_of(encoding.codec)
+    return BlockChecks(
+        COMPRESSED,
+        blocks=encoding.blocks,
+        digest=digest,
+        error=fail,
+        where=where,
+        block_items=encoding.block_bytes,
+        crcs=crcs,
+        decode=codec.decompress,
+        size=encoding.block_size,
+        values=values,
+    )
+
+
+def _check_offsets(encoding: Encoding, offsets: np.ndarray, origin: int | None, fail: Callable[[str], TableError]) -> None:
+    """Refuse an offset table out of order or out of range, or with a block longer than any block compresses to."""
+    found = offsets.astype(np.int64)
+    if encoding.blocks == 0:
+        bad = bool(found[0] != 0)
+    else:
+        lengths = np.diff(found)
+        bad = bool(found[0] != 0 or found[-1] != encoding.data_bytes or lengths.min() <= 0)
+        bad = bad or bool(lengths.max() > compressed_bound(encoding.block_bytes))
+    if bad:
+        start = encoding.data_bytes + (origin or 0)
+        where = f" (bytes {start:,} to {start + offsets.nbytes - 1:,} of the file)" if origin is not None else ""
+        raise fail(
+            f"the offset table of the compressed blocks{where} is damaged (offsets out of order or out of range, "
+            f"or a block longer than the {compressed_bound(encoding.block_bytes):,} bytes any block compresses to)"
+        )
+
+
 class BlockArray:
     """Random access to a region written by :func:`write_blocks`: an int8 array of ``size`` items.
 
-    A block is checked and decoded when first read: its CRC (the compressed bytes),
-    then the codec (bounded to the block's size), then the SHA-256 of the decoded bytes
-    against ``digest(block)``; any mismatch raises :class:`TableError`. The offset
-    table is checked when the array is made. The last ``cache_blocks`` decoded blocks
+    A block is checked and decoded whenever it is read from the source, by the region's stage
+    (:attr:`checks`, :func:`region_checks`: its CRC, the bounded decode, the SHA-256 of the decoded
+    bytes against ``digest(block)``, the values); any mismatch raises :class:`TableError`, and every
+    block that passed is marked in ``checks.verified``. The offset table is checked when the
+    array is made. The last ``cache_blocks`` decoded blocks
     are kept (least recently used first out); :meth:`decode_all` decodes every block
     into one array, for batch work at memory speed.
 
@@ -613,6 +697,7 @@ class BlockArray:
         a table file passes its own, which adds the rebuild command).
     :param origin: where the region starts in its file: messages then name a block's bytes in the
         file (None: in the region).
+    :param values: the ``values`` stage's callable (:data:`solver.storage.integrity.ValuesCheck`; None: left out).
     :raises TableError: if the region is too short or the offset table is damaged.
     """
 
@@ -626,6 +711,7 @@ class BlockArray:
         error: Callable[[str], TableError] | None = None,
         cache_blocks: int = DEFAULT_CACHE_BLOCKS,
         origin: int | None = None,
+        values: ValuesCheck | None = None,
     ) -> None:
         self.encoding = encoding
         self._origin = origin
@@ -636,7 +722,6 @@ class BlockArray:
         self._shift = encoding.block_bytes.bit_length() - 1
         self._mask = encoding.block_bytes - 1
         self._codec = codec_of(encoding.codec)
-        self._digest = digest
         self._error = error or (lambda problem: TableError(f"{name}: {problem}"))
         self._cache: OrderedDict[int, memoryview] = OrderedDict()
         self._cache_blocks = max(1, cache_blocks)
@@ -647,36 +732,16 @@ class BlockArray:
         raw = self.source.read(encoding.data_bytes, encoding.region_bytes) if self.source.size >= encoding.region_bytes else b""
         if len(raw) != encoding.index_bytes:
             raise self._error(f"the compressed array is truncated ({self.source.size:,} bytes, expected {encoding.region_bytes:,})")
-        index = np.frombuffer(raw, dtype=np.uint8)
-        self._offsets = index[: _OFFSET.itemsize * (self.blocks + 1)].view(_OFFSET)
-        self._crcs = index[self._offsets.nbytes : encoding.index_bytes].view(_CRC)
-        self._check_offsets()
+        self.checks = region_checks(encoding, raw, digest, error=self._error, origin=origin, values=values)
+        """The stage every block passes before any of it is used (:mod:`solver.storage.integrity`)."""
+        self._offsets = _offsets_of(encoding, raw)
         self._codec.require()
-        self.check: Callable[[int, bytes], str | None] | None = None
-        """Called after a block's digest matched, with its first item and its decoded bytes (the items,
-        int8): a problem with the values, or None (a table sets it: a score impossible where it is stored)."""
 
     def __repr__(self) -> str:
         return f"<BlockArray {self.name}: {self.size:,} int8 in {self.blocks:,} {self.encoding.codec} blocks>"
 
     def __len__(self) -> int:
         return self.size
-
-    def _check_offsets(self) -> None:
-        offsets = self._offsets.astype(np.int64)
-        if self.blocks == 0:
-            bad = bool(offsets[0] != 0)
-        else:
-            lengths = np.diff(offsets)
-            bad = bool(offsets[0] != 0 or offsets[-1] != self.encoding.data_bytes or lengths.min() <= 0)
-            bad = bad or bool(lengths.max() > compressed_bound(self.block_bytes))
-        if bad:
-            start = self.encoding.data_bytes + (self._origin or 0)
-            where = f" (bytes {start:,} to {start + self._offsets.nbytes - 1:,} of the file)" if self._origin is not None else ""
-            raise self._error(
-                f"the offset table of the compressed blocks{where} is damaged (offsets out of order or out of range, "
-                f"or a block longer than the {compressed_bound(self.block_bytes):,} bytes any block compresses to)"
-            )
 
     # -- one block ----------------------------------------------------------------------
     def block(self, block: int) -> memoryview:
@@ -701,43 +766,28 @@ class BlockArray:
                 self._cache.popitem(last=False)
         return decoded
 
-    def _decode(self, block: int, check: Callable[[int, bytes], str | None] | None = None) -> bytes:
-        """Block ``block`` from the source, through every check: CRC, bounded decode, digest, values
-        (``check``, default :attr:`check`).
+    def _decode(self, block: int, check: ValuesCheck | None = None) -> bytes:
+        """Block ``block`` from the source, through every stage of :attr:`checks` (CRC, bounded decode, digest,
+        values: ``check`` instead of the declared one if given).
 
         Whatever the source (a memory map, a server), the bytes pass the same checks; a block
         that fails any is reported to the source (:meth:`RegionSource.forget`: a caching source
-        drops its copy) and raised.
+        drops its copy) and raised, one that passes them all too (:meth:`RegionSource.passed`: a
+        caching source keeps it only then).
         """
         start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
         try:
             packed = self._read(start, stop)
         except OSError as error:
-            raise self._error(f"{self._where(block)} cannot be read ({error.strerror or error})") from None
+            raise self._error(f"{self.checks.where(block)} cannot be read ({error.strerror or error})") from None
         if len(packed) != stop - start:
-            raise self._error(f"{self._where(block)} is past the end of the file: it was truncated after it was opened")
+            raise self._error(f"{self.checks.where(block)} is past the end of the file: it was truncated after it was opened")
         try:
-            decoded = self._checked_block(block, packed, check)
+            decoded = self.checks.packed(block, packed, values=check)
         except TableError:
             self.source.forget(start, stop)
             raise
         self.source.passed(start, stop)
-        return decoded
-
-    def _checked_block(self, block: int, packed: Any, check: Callable[[int, bytes], str | None] | None) -> bytes:
-        if zlib.crc32(packed) != int(self._crcs[block]):
-            raise self._error(f"{self._where(block)} does not match its CRC: the file is damaged")
-        try:
-            decoded = self._codec.decompress(packed, self.encoding.block_size(block))
-        except ValueError as problem:
-            raise self._error(f"{self._where(block)} cannot be decoded ({problem}): the file is damaged") from None
-        if hashlib.sha256(decoded).digest() != self._digest(block):
-            raise self._error(f"{self._where(block)} does not match its checksum: the file is damaged or forged")
-        check = check or self.check
-        if check is not None:
-            wrong = check(block << self._shift, decoded)
-            if wrong is not None:
-                raise self._error(f"{wrong}, in {self._where(block)}: the file is damaged or forged")
         return decoded
 
     def _prefetch(self, blocks: Iterable[int]) -> None:
@@ -749,18 +799,6 @@ class BlockArray:
         spans = [(int(self._offsets[block]), int(self._offsets[block + 1])) for block in blocks if block not in cache]
         if len(spans) > 1:
             self.source.prefetch(spans)
-
-    def _where(self, block: int) -> str:
-        """What a message calls a block: its number and its compressed bytes (in the file when its origin is known), and its CRC's."""
-        start, stop = int(self._offsets[block]), int(self._offsets[block + 1])
-        if self._origin is None:
-            return f"block {block} (compressed bytes {start:,} to {stop - 1:,})"
-        offsets = self._origin + self.encoding.data_bytes + _OFFSET.itemsize * block
-        crc = self._origin + self.encoding.data_bytes + self._offsets.nbytes + _CRC.itemsize * block
-        return (
-            f"block {block} (bytes {self._origin + start:,} to {self._origin + stop - 1:,} of the file; "
-            f"its offsets at bytes {offsets:,} to {offsets + 15:,}, its CRC at bytes {crc:,} to {crc + 3:,})"
-        )
 
     # -- items ------------------------------------------------------------------------------
     def __getitem__(self, index: int) -> int:
@@ -968,7 +1006,7 @@ class BlockArray:
             self._decode(block)
         return run
 
-    def problems(self, *, check: Callable[[int, bytes], str | None] | None = None) -> list[str]:
+    def problems(self, *, check: ValuesCheck | None = None) -> list[str]:
         """Check every block (CRC, codec, digest, then ``check``, default :attr:`check`); the damaged ones, described
         (empty when all match)."""
         found = []

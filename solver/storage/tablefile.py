@@ -53,9 +53,12 @@ the package ships the expected root of every game of up to 16 cells
 (:mod:`solver.storage.checksums`). On open, the header is checked, the root recomputed
 from the header and the digests (kilobytes, not the arrays) and compared with the
 expected one (the header's bytes must be exactly the canonical serialisation
-the root covers, so ``"format_version": 2.0`` or an extra key is refused); a block's bytes are hashed the first time a look-up touches it in
-this process (:class:`BlockGuard`), so no answer comes from unverified bytes and
-opening stays cheap. What is not guaranteed: a file changed on disk by another
+the root covers, so ``"format_version": 2.0`` or an extra key is refused; which roots are
+expected is the policy's, :mod:`solver.storage.trust`); a block passes the checks the header
+declares (:attr:`Header.stages`, :mod:`solver.storage.integrity`: its digest, and its CRC and
+decoding when compressed, and its values) the first time a look-up touches it in this process
+(:class:`BlockGuard`, :class:`~solver.storage.blockarray.BlockArray`), so no answer comes from
+unverified bytes and opening stays cheap; :meth:`TableFile.verified` says which blocks passed. What is not guaranteed: a file changed on disk by another
 program *after* its blocks were verified in a running process.
 
 Files are written atomically (:func:`write_table`, through
@@ -81,13 +84,14 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import TableError
 from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..words import count
-from . import blockarray, plausible, trust
+from . import blockarray, trust
 from .blockarray import BlockArray, EncodedBlock, Encoding, FileRegion, RegionSource
 from .fsutil import atomic_file, check_space, file_kind, refuse_non_regular
+from .integrity import BlockChecks, ValuesCheck, Verified, declared_stages
 
 MAGIC = b"SOLVTTT\n"
 FORMAT_VERSION = 2
@@ -207,6 +211,12 @@ class Header:
             if spec.name == name:
                 return spec
         raise KeyError(name)
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The checks every block of the file passes (:func:`solver.storage.integrity.declared_stages`): declared by
+        the format version and the kind, so no header holds a key for them and every root is what it was."""
+        return declared_stages(self.format_version, self.kind)
 
     @property
     def digest_count(self) -> int:
@@ -366,7 +376,7 @@ def write_table(
         out.seek(header.digests_offset)
         out.write(digests)
         header = Header(header.kind, header.game, header.meta, header.arrays, header.block_bytes, header.digests_offset, root_of(header, bytes(digests)))
-        expected = expected_root(game, kind) if verify else None
+        expected = trust.expected_root(game, kind) if verify else None
         if expected is not None and header.root != expected:
             raise TableError(
                 f"{path}: the {game.name} table just built has checksum {header.root}, not the expected {expected}; "
@@ -374,8 +384,8 @@ def write_table(
             )
         out.seek(0)
         out.write(_head(header, length))
-    if built_here and expected_root(game, kind) is None:
-        trust.record(path.parent, game.name, kind, header.root)
+    if built_here:
+        trust.built_here(path.parent, game, kind, header.root)
     return path
 
 
@@ -462,14 +472,14 @@ def write_compressed(
         _refuse_unexpected(path, header, verify)
         out.seek(0)
         out.write(_head(header, length))
-    if built_here and expected_root(game, "compact") is None:
-        trust.record(path.parent, game.name, "compact", header.root)
+    if built_here:
+        trust.built_here(path.parent, game, "compact", header.root)
     return path
 
 
 def _refuse_unexpected(path: Path, header: Header, verify: bool) -> None:
     """With ``verify``, a table just built whose checksum is not the shipped one is not written."""
-    expected = expected_root(header.game, header.kind) if verify else None
+    expected = trust.expected_root(header.game, header.kind) if verify else None
     if expected is not None and header.root != expected:
         raise TableError(
             f"{path}: the {header.game.name} table just built has checksum {header.root}, not the expected {expected}; "
@@ -519,10 +529,12 @@ def _write_blocks(out: IO[bytes] | None, pieces: list[np.ndarray], block_bytes: 
 
 # -- reading ----------------------------------------------------------------------
 class BlockGuard:
-    """Verifies one array's blocks against their digests the first time each is used.
+    """Passes a plain array's blocks through their stage (:class:`solver.storage.integrity.BlockChecks`: the
+    SHA-256 against the stored digest, then the values) the first time each is used.
 
-    ``flags[b]`` is 1 once block ``b`` was hashed and matched in this process.
-    Items of the array map to blocks by ``item >> shift``.
+    Which blocks passed is :attr:`verified` (the stage's :class:`~solver.storage.integrity.Verified`:
+    ``flags[b]`` is 1 once block ``b`` passed in this process). Items of the array map to blocks by
+    ``item >> shift``.
     """
 
     def __init__(self, table_file: TableFile, spec: ArraySpec) -> None:
@@ -530,18 +542,25 @@ class BlockGuard:
         self.spec = spec
         block = table_file.header.block_bytes
         self.count = spec.blocks(block)
-        self.flags = bytearray(self.count)
         self.shift = (block // spec.dtype.itemsize).bit_length() - 1
-        self.done = self.count == 0
         self._raw = table_file.array(spec.name).reshape(-1).view(np.uint8)
-        self.check: Callable[[int, np.ndarray], str | None] | None = None
-        """Called after a block's hash matched, with its first item and its items: a problem with
-        the values (a score impossible where it is stored), or None. Set by the table class."""
+        self.checks = table_file.checks(spec.name)
+        self.verified = self.checks.verified
+
+    @property
+    def flags(self) -> bytearray:
+        """``flags[b]``: whether block ``b`` passed (:attr:`verified`'s, not a copy)."""
+        return self.verified.flags
+
+    @property
+    def done(self) -> bool:
+        """Whether every block passed."""
+        return self.verified.done
 
     def ensure(self, item: int) -> None:
         """Verify the block holding ``item`` unless done already."""
         block = item >> self.shift
-        if not self.flags[block]:
+        if not self.verified.flags[block]:
             self.verify_block(block)
 
     def ensure_items(self, items: np.ndarray) -> None:
@@ -551,24 +570,26 @@ class BlockGuard:
         if items.size >= self.count:
             self.ensure_all()
             return
+        flags = self.verified.flags
         for block in np.unique(items >> self.shift).tolist():
-            if 0 <= block < self.count and not self.flags[block]:
+            if 0 <= block < self.count and not flags[block]:
                 self.verify_block(block)
 
     def ensure_range(self, start: int, stop: int) -> None:
         """Verify the blocks of items ``start`` to ``stop - 1``."""
         if self.done or stop <= start:
             return
+        flags = self.verified.flags
         for block in range(start >> self.shift, ((stop - 1) >> self.shift) + 1):
-            if not self.flags[block]:
+            if not flags[block]:
                 self.verify_block(block)
 
     def ensure_all(self) -> None:
         """Verify every block not yet verified."""
+        flags = self.verified.flags
         for block in range(self.count):
-            if not self.flags[block]:
+            if not flags[block]:
                 self.verify_block(block)
-        self.done = True
 
     def where(self, block: int) -> str:
         """What a message calls a block: its number, its array and its bytes in the file."""
@@ -577,41 +598,23 @@ class BlockGuard:
         stop = self.spec.offset + min(self.spec.nbytes, (block + 1) * size)
         return f"block {block} of {self.spec.name!r} (bytes {start:,} to {stop - 1:,} of the file)"
 
-    def verify_block(self, block: int, check: Callable[[int, np.ndarray], str | None] | None = None) -> None:
-        """Hash one block and compare it with its stored digest, then check its values (``check``, default :attr:`check`).
+    def verify_block(self, block: int, check: ValuesCheck | None = None) -> None:
+        """Pass one block through its stage (``check``: the values check to run instead of the declared one).
 
         :raises TableError: naming the file, the array, the block and the rebuild command.
         """
         size = self.file.header.block_bytes
-        self._verify(block, self._raw[block * size : (block + 1) * size], self.file.array(self.spec.name).reshape(-1), check)
-        self.flags[block] = 1
-        if block == self.count - 1 and all(self.flags):
-            self.done = True
-
-    def _verify(self, block: int, data: np.ndarray, items: np.ndarray, check: Callable[[int, np.ndarray], str | None] | None = None) -> None:
-        """Check one block's bytes ``data`` against its digest, then (``check``, default :attr:`check`) its values
-        among ``items`` (the whole array the bytes are part of).
-
-        :raises TableError: naming the file, the array, the block (its bytes in the file) and the rebuild command.
-        """
-        size = self.file.header.block_bytes
-        if hashlib.sha256(data.data).digest() != self.file.digest(self.spec.first_block + block):
-            raise self.file.error(f"{self.where(block)} does not match its checksum: the file is damaged")
-        check = check or self.check
-        if check is not None:
-            per = size // self.spec.dtype.itemsize
-            problem = check(block * per, items[block * per : (block + 1) * per])
-            if problem is not None:
-                raise self.file.error(f"{problem}, in {self.where(block)}: the file is damaged or forged")
+        self.checks.plain(block, self._raw[block * size : (block + 1) * size], values=check)
 
     def verified_array(self) -> np.ndarray:
-        """The whole array in this process's own memory, each block checked in the copy (a server holds its tables so).
+        """The whole array in this process's own memory, each block passed through its stage in the copy (a
+        server holds its tables so).
 
         The bytes are read with ``pread``, not through the memory map: a file truncated meanwhile gives a
-        :class:`TableError`, not SIGBUS. Each block
-        is hashed (and :attr:`check`-ed) after it was copied, so no later write to the file reaches the copy.
+        :class:`TableError`, not SIGBUS. Each block is checked after it was copied, so no later write to the
+        file reaches the copy.
 
-        :raises TableError: at the first block that cannot be read or does not match.
+        :raises TableError: at the first block that cannot be read or does not pass.
         """
         region = self.file.region(self.spec.name)
         mapped = self.file.array(self.spec.name)
@@ -627,32 +630,30 @@ class BlockGuard:
             if len(data) != stop - start:
                 raise self.file.error(f"block {block} of {self.spec.name!r} is past the end of the file: it was truncated after it was opened")
             raw[start:stop] = np.frombuffer(data, dtype=np.uint8)
-            self._verify(block, raw[start:stop], out.reshape(-1))
+            self.checks.plain(block, raw[start:stop])
         return out
 
     def verified_copy(self, block: int) -> bytes:
-        """A copy of block ``block`` in this process's own memory, hashed **after** copying.
+        """A copy of block ``block`` in this process's own memory, passed through its stage **after** copying.
 
         Whatever writes the file later (a memory map shows every write) cannot change the
-        copy, and no write between hashing and reading can slip in. Hashes every time.
+        copy, and no write between checking and reading can slip in. Checks every time.
 
-        :raises TableError: if the copy does not match the block's stored digest.
+        :raises TableError: if the copy does not pass.
         """
         size = self.file.header.block_bytes
         data = self._raw[block * size : (block + 1) * size].tobytes()
-        if hashlib.sha256(data).digest() != self.file.digest(self.spec.first_block + block):
-            raise self.file.error(f"block {block} of {self.spec.name!r} does not match its checksum: the file is damaged")
+        self.checks.plain(block, data)
         return data
 
-    def problems(self, *, check: Callable[[int, np.ndarray], str | None] | None = None) -> list[str]:
-        """Verify every block (``check``: as :meth:`verify_block`'s); the damaged ones, described (empty when all match)."""
+    def problems(self, *, check: ValuesCheck | None = None) -> list[str]:
+        """Verify every block (``check``: as :meth:`verify_block`'s); the damaged ones, described (empty when all pass)."""
         found = []
         for block in range(self.count):
             try:
                 self.verify_block(block, check)
             except TableError as error:
                 found.append(str(error))
-        self.done = not found
         return found
 
 
@@ -660,8 +661,9 @@ class BlockGuard:
 class TableFile:
     """An open table file: its checked header and its arrays, memory-mapped read-only.
 
-    Get one with :func:`open_table`. Arrays are not verified by opening: use
-    :meth:`guard` before reading them (or :meth:`verify_all`).
+    Get one with :func:`open_table`. Arrays are not verified by opening: each array's blocks pass
+    their stage (:meth:`checks`, :mod:`solver.storage.integrity`) on first use, through :meth:`guard`
+    (a plain array) or :meth:`compressed` (a compressed one), or all at once (:meth:`verify_all`).
     """
 
     path: Path
@@ -676,6 +678,8 @@ class TableFile:
     """What a message says to do about a damaged file (default: the rebuild command)."""
     _file: FileRegion | None = field(default=None, repr=False)
     """The whole file on a descriptor of its own, read with ``pread``."""
+    _checks: dict[str, BlockChecks] = field(default_factory=dict, repr=False)
+    _values: ValuesCheck | None = field(default=None, repr=False)
 
     def array(self, name: str) -> np.ndarray:
         """The plain array ``name``, memory-mapped read-only and **not yet verified**.
@@ -693,10 +697,50 @@ class TableFile:
         assert self._file is not None, "open_table gives every table file its region"
         return self._file.part(spec.offset, spec.stored_bytes)
 
+    def checks(self, name: str) -> BlockChecks:
+        """The stage of array ``name``'s blocks (one per array and file object): the checks the header
+        declares (:attr:`Header.stages`), and which blocks passed them (``.verified``).
+
+        :raises TableError: for a compressed array whose offset table is damaged.
+        """
+        found = self._checks.get(name)
+        if found is None:
+            spec = self.header.spec(name)
+            if spec.encoding is not None:
+                found = self.compressed(name).checks
+            else:
+                found = BlockChecks(
+                    self.header.stages,
+                    blocks=spec.blocks(self.header.block_bytes),
+                    digest=lambda block: self.digest(spec.first_block + block),
+                    error=self.error,
+                    where=lambda block: self._where(spec, block),
+                    dtype=spec.dtype,
+                    block_items=self.header.block_bytes // spec.dtype.itemsize,
+                    values=self._values,
+                )
+            self._checks[name] = found
+        return found
+
+    def declare_values(self, check: ValuesCheck | None) -> None:
+        """The ``values`` stage's callable for every array of the file (a table class declares its rules'
+        plausibility check, :mod:`solver.contents.plausible`, before any block is read; None: left out, as
+        :func:`solver.storage.trust.checks_values` says for a table whose checksum ships)."""
+        self._values = check
+        for checks in self._checks.values():
+            checks.declare_values(check)
+
+    def _where(self, spec: ArraySpec, block: int) -> str:
+        """What a message calls a plain array's block: its number, its array and its bytes in the file."""
+        size = self.header.block_bytes
+        start = spec.offset + block * size
+        stop = spec.offset + min(spec.nbytes, (block + 1) * size)
+        return f"block {block} of {spec.name!r} (bytes {start:,} to {stop - 1:,} of the file)"
+
     def compressed(self, name: str) -> BlockArray:
         """The compressed array ``name`` as a :class:`~solver.storage.blockarray.BlockArray` (one per array and
-        file object): each block checked (CRC, then the SHA-256 of its decoded bytes against the
-        file's digest) when first read.
+        file object): each block passed through its stage (CRC, bounded decode, the SHA-256 of its decoded
+        bytes against the file's digest, values) whenever it is read from the file.
 
         :raises TableError: if the array is not compressed, or its offset table is damaged.
         """
@@ -713,33 +757,38 @@ class TableFile:
                 name=self.where or str(self.path),
                 error=self.error,
                 origin=spec.offset,
+                values=self._values,
             )
+            self._checks[name] = found.checks
         return found
 
     def guard(self, name: str) -> BlockGuard:
-        """The :class:`BlockGuard` of array ``name`` (one per array and file object)."""
+        """The :class:`BlockGuard` of plain array ``name`` (one per array and file object)."""
         guard = self._guards.get(name)
         if guard is None:
             guard = self._guards[name] = BlockGuard(self, self.header.spec(name))
         return guard
 
+    def verified(self, name: str) -> Verified:
+        """Which blocks of array ``name`` passed their stage in this process (the one record of it)."""
+        return self.checks(name).verified
+
     @property
     def pinned(self) -> bool:
-        """Whether the package ships this table's checksum (:func:`expected_root`).
+        """Whether the package ships this table's checksum (:func:`solver.storage.trust.expected_root`).
 
         Opening matched the file's root against it, so a block whose SHA-256 matches its
         digest holds exactly the bytes of the build that was checked before its checksum
-        shipped: the values check of :mod:`solver.storage.plausible` is needed only when this
-        is False (a game without a shipped checksum, where the file itself may be forged).
+        shipped: the values stage is needed only when this is False (:func:`solver.storage.trust.checks_values`).
         """
-        return expected_root(self.header.game, self.header.kind) is not None
+        return trust.expected_root(self.header.game, self.header.kind) is not None
 
     def digest(self, index: int) -> bytes:
         """The stored SHA-256 of block ``index`` (counted over all arrays)."""
         return self._digests[index * DIGEST_BYTES : (index + 1) * DIGEST_BYTES]
 
     def verify_all(self) -> None:
-        """Verify every block of every array.
+        """Pass every block of every array through its stage.
 
         :raises TableError: at the first damaged block.
         """
@@ -751,22 +800,21 @@ class TableFile:
             else:
                 self.guard(spec.name).ensure_all()
 
-    def problems(self) -> list[str]:
+    def problems(self, check: ValuesCheck | None = None) -> list[str]:
         """Every damaged block of every array, described with its place in the file (empty when the file is whole).
 
-        Every block is checked, whatever a look-up would read: a compressed one's CRC, its
-        decoding and its digest, a plain one's digest, then the values of each (scores impossible
-        where they are stored, :mod:`solver.storage.plausible`), even where the checksum ships.
+        Every block passes every stage, whatever a look-up would read: a compressed one's CRC, its
+        decoding and its digest, a plain one's digest, then the values of each with ``check``
+        (``check(first item, items)``: scores impossible where they are stored, which the layer above
+        the bytes knows, :func:`solver.contents.plausible.value_check`), even where the checksum ships.
         """
         found = []
-        game = self.header.game
         for spec in self.header.arrays:
             if spec.encoding is None:
-                check = plausible.dense_check(game) if self.header.kind == "dense" else plausible.compact_check(game, layout(game).layer_offsets)
                 found += self.guard(spec.name).problems(check=check)
                 continue
             try:
-                found += self.compressed(spec.name).problems(check=plausible.compact_check(game, layout(game).layer_offsets))
+                found += self.compressed(spec.name).problems(check=check)
             except TableError as error:  # the offset table
                 found.append(str(error))
         return found
@@ -778,22 +826,14 @@ class TableFile:
 
 
 def expected_root(game: Game, kind: str = "dense") -> str | None:
-    """The checksum the package expects for ``game``'s table of this kind, if it ships one.
-
-    Dense: every game of up to 16 cells; compact: the games past 16 cells built and
-    checked so far (:mod:`solver.storage.checksums`).
-    """
-    from .checksums import EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
-
-    return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
+    """The checksum the package ships for ``game``'s table of this kind, if it ships one: the policy's
+    (:func:`solver.storage.trust.expected_root`), asked at every call."""
+    return trust.expected_root(game, kind)
 
 
 def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
-    """Checksums ``game``'s table had in an earlier version of the format's contents: such a file still opens
-    (:data:`solver.storage.checksums.EARLIER_COMPACT_ROOTS`); a build must give :func:`expected_root`."""
-    from .checksums import EARLIER_COMPACT_ROOTS
-
-    return EARLIER_COMPACT_ROOTS.get(game.name, ()) if kind == "compact" else ()
+    """Checksums ``game``'s table had in an earlier version of the format's contents (:func:`solver.storage.trust.earlier_roots`)."""
+    return trust.earlier_roots(game, kind)
 
 
 Fail = Callable[..., TableError]
@@ -910,16 +950,17 @@ def read_head(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
 
 
 def check_root(header: Header, digests: bytes, stored: str, fail: Fail, *, expected: str | None = None) -> None:
-    """The root the header states must be the one its contents hash to, and ``expected`` (default:
-    the one the package ships for the game, :func:`expected_root`, or an earlier one)."""
+    """The root the header states must be the one its contents hash to, and one the policy believes
+    (:func:`solver.storage.trust.refusal`: ``expected``, default the one the package ships for the game or an earlier one)."""
     if expected is None:
         _check_root(header, digests, stored, fail)
         return
     root = root_of(header, digests)
     if root != stored:
         raise fail(f"checksum mismatch: the header says {stored}, its contents hash to {root}: the file is damaged", header.game)
-    if root != expected:
-        raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
+    problem = trust.refusal(root, header.game, header.kind, expected=expected)
+    if problem is not None:
+        raise fail(problem, header.game)
 
 
 def placement_problem(header: Header, length: int) -> str | None:
@@ -940,7 +981,7 @@ def placement_problem(header: Header, length: int) -> str | None:
 
 
 def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None:
-    """The root the header states must be the one its contents hash to, and the one the package expects."""
+    """The root the header states must be the one its contents hash to, and one the policy believes (:func:`solver.storage.trust.refusal`)."""
     root = root_of(header, digests)
     if root != stored:
         first = header.arrays[0].offset
@@ -949,9 +990,9 @@ def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None
             f"in its header (bytes 0 to {first - 1:,}) or its block digests (bytes {header.digests_offset:,} to {header.end - 1:,})",
             header.game,
         )
-    expected = expected_root(header.game, header.kind)
-    if expected is not None and root != expected and root not in earlier_roots(header.game, header.kind):
-        raise fail(f"checksum {root} is not the expected {expected} for {header.game.name}: the file is damaged or forged", header.game)
+    problem = trust.refusal(root, header.game, header.kind)
+    if problem is not None:
+        raise fail(problem, header.game)
 
 
 def _map_arrays(handle: IO[bytes], header: Header, whole: FileRegion) -> dict[str, np.ndarray | RegionSource]:

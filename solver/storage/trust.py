@@ -1,16 +1,23 @@
-"""Which tables of games without a shipped checksum this user built: a registry only the user can write.
+"""Trust and proof: the one policy that decides whether a table's bytes are believed.
 
-The package ships the checksum of every dense table and of the compact tables built and
-checked so far (:mod:`solver.storage.checksums`). Any other table file is believed only when
+A table file's blocks each pass their stage (:mod:`solver.storage.integrity`: CRC, digest, values),
+and its root checksum covers every digest (:func:`solver.storage.tablefile.root_of`): a file whose
+root is right holds exactly the table the root names. This module says which roots are right:
 
-* this user built it here: the builder records its ``(game, kind, checksum)`` in
-  ``trusted.json`` beside it (:func:`record`), or
-* the full consistency pass proved it (every score equals the best child's, by the rules;
-  :func:`solver.store.make.prove`), which :mod:`solver.store.locate` runs before its first answer and
-  then records too.
+1. **shipped**: the package ships the checksum of every dense table and of the compact tables
+   built and checked so far (:mod:`solver.storage.checksums`): :func:`expected_root`, and the roots
+   of earlier versions of a format's contents that still open (:func:`earlier_roots`). A file of
+   such a game with another root is refused when it is opened (:func:`refusal`), and its blocks
+   skip the values stage (:func:`checks_values`: they are the bytes of a proved build);
+2. **given**: a table at a URL with a checksum its publisher gives (:func:`refusal` with ``expected``);
+3. **built or proved here**: any other table is believed only when this user built it here (the
+   builder records its ``(game, kind, checksum)`` in ``trusted.json`` beside it, :func:`record`)
+   or when the full consistency pass proved it (every score equals the best child's, by the rules;
+   :func:`solver.store.make.prove`), which :func:`believe` runs before its first answer and then
+   records too. The registry records the checksum, so a table replaced by another of the same game
+   and kind (another root) is not believed: it is proved again, or refused.
 
-The checksum (the root of :mod:`solver.storage.tablefile`) pins every byte of a table, so a table
-whose checksum is recorded is the one that was built or proved. The registry is believed
+The registry is believed
 only when it is a regular file owned by this user that no one else can write (mode 0600 when
 written here, by :func:`solver.storage.fsutil.write_atomic`) and at most :data:`MAX_BYTES`; anything
 else is read as empty (nothing trusted), never followed through a symbolic link, and said
@@ -27,10 +34,13 @@ import json
 import os
 import stat
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import RegistryWarning, TableError
+from ..rules.game import Game
+from .checksums import EARLIER_COMPACT_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
 from .fsutil import file_kind, write_atomic
 
 REGISTRY = "trusted.json"
@@ -111,6 +121,91 @@ def _entries(directory: Path) -> list[dict[str, str]]:
     return [{key: entry[key] for key in keys} for entry in data["tables"] if isinstance(entry, dict) and all(isinstance(entry.get(key), str) for key in keys)]
 
 
+# -- the roots believed -------------------------------------------------------------------------
+def expected_root(game: Game, kind: str = "dense") -> str | None:
+    """The checksum the package ships for ``game``'s table of this kind, if it ships one.
+
+    Dense: every game of up to 16 cells; compact: the games past 16 cells built and
+    checked so far (:mod:`solver.storage.checksums`).
+    """
+    return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
+
+
+def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
+    """Checksums ``game``'s table had in an earlier version of the format's contents: such a file still opens
+    (:data:`solver.storage.checksums.EARLIER_COMPACT_ROOTS`); a build must give :func:`expected_root`."""
+    return EARLIER_COMPACT_ROOTS.get(game.name, ()) if kind == "compact" else ()
+
+
+def refusal(root: str, game: Game, kind: str, *, expected: str | None = None) -> str | None:
+    """Why a table file of ``game`` and ``kind`` whose contents hash to ``root`` is refused, or None.
+
+    :param expected: the checksum it must have (a table at a URL: the shipped or the given one); default:
+        the shipped one (:func:`expected_root`) or an earlier one, and any root when none ships
+        (such a table is then believed by :func:`believe`, not here).
+    """
+    if expected is None:
+        expected = expected_root(game, kind)
+        if expected is None or root in earlier_roots(game, kind):
+            return None
+    if root != expected:
+        return f"checksum {root} is not the expected {expected} for {game.name}: the file is damaged or forged"
+    return None
+
+
+def checks_values(game: Game, kind: str) -> bool:
+    """Whether a table's blocks pass the values stage on first use: only where no checksum ships
+    (a shipped one proves the bytes are those of a checked build; a forged file may lie anywhere else)."""
+    return expected_root(game, kind) is None
+
+
+class _Header(Protocol):
+    @property
+    def game(self) -> Game: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def root(self) -> str: ...
+
+
+class Opened(Protocol):
+    """What :func:`believe` reads of an open table file (:class:`solver.storage.tablefile.TableFile`)."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def header(self) -> _Header: ...
+    def error(self, problem: str) -> TableError: ...
+
+
+def believe(file: Opened, *, prove: Callable[[], Sequence[str]], too_long: Callable[[], str | None]) -> None:
+    """Believe a table opened from ``file`` before its first answer, or refuse it.
+
+    Nothing to do for a table whose game and kind have a shipped checksum (opening checked the
+    file against it, :func:`refusal`) or that this user built or proved here (the registry records
+    its game, kind **and checksum**: a table replaced by another is not the one recorded). Any other
+    is proved by ``prove`` (the full consistency pass, :meth:`solver.tables.Table.verify`: the problems
+    found), unless ``too_long()`` says how long that would take (a duration in words, when it is
+    too long to run before an answer), and then recorded.
+
+    :raises TableError: naming the file and the rebuild command (:meth:`~solver.storage.tablefile.TableFile.error`),
+        if the proof refutes the table, or if proving it would take too long (then with ``solve verify`` too).
+    """
+    header = file.header
+    game, kind, root, directory = header.game, header.kind, header.root, file.path.parent
+    if expected_root(game, kind) is not None or is_trusted(directory, game.name, kind, root):
+        return
+    unknown = f"no checksum ships for {kind} {game.name} tables and this user did not build this one"
+    duration = too_long()
+    if duration is not None:
+        raise file.error(f"{unknown}; proving it takes about {duration}: prove it with: solve verify --table {file.path} (it is trusted after that)")
+    problems = prove()
+    if problems:
+        raise file.error(f"{unknown}, and it is wrong: {problems[0]}")
+    record(directory, game.name, kind, root)
+
+
+# -- the registry of tables built or proved here ------------------------------------------------
 def is_trusted(directory: str | os.PathLike[str], game: str, kind: str, root: str) -> bool:
     """Whether the registry of ``directory`` records this table (game name, kind, checksum)."""
     wanted = {"game": game, "kind": kind, "root": root}
@@ -174,6 +269,15 @@ def record(directory: str | os.PathLike[str], game: str, kind: str, root: str) -
     path = registry_path(directory)
     _warn(path, f"the {kind} {game} table was not recorded as trusted ({problem.removeprefix(f'{path}: ')})", "it is proved again when next opened")
     return False
+
+
+def built_here(directory: str | os.PathLike[str], game: Game, kind: str, root: str) -> bool:
+    """This user's build wrote the table ``root`` of ``game`` and ``kind`` into ``directory``: recorded when no
+    checksum ships for it (:func:`record`; a shipped one needs no record).
+
+    :returns: whether the table is believed from now on (shipped, or recorded).
+    """
+    return expected_root(game, kind) is not None or record(directory, game.name, kind, root)
 
 
 def warn_unrecorded(directory: str | os.PathLike[str], problem: str, consequence: str) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..encoding.columns import layer_slots
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..errors import GameTooLargeError
 from ..retrograde.chunks import layer_work
 from ..retrograde.plan import REACH_BYTES_PER_BOARD, SPOOLED_AT_MOST, plan_build
@@ -125,7 +125,7 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
 
 def _rate(game: Game) -> float:
     """Work units a core solves per second for this game's kind of build."""
-    return GRAVITY_WORK_PER_SECOND_PER_CORE if game.variant.startswith("gravity") else WORK_PER_SECOND_PER_CORE
+    return GRAVITY_WORK_PER_SECOND_PER_CORE if game.move_rule.forward_pass else WORK_PER_SECOND_PER_CORE  # two passes
 
 
 def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:

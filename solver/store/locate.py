@@ -68,7 +68,7 @@ from typing import Any
 from ..errors import BuildError, BuildNeedsConsent, OldTableDirWarning, TableError, TableWarning
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
-from ..storage.tablefile import expected_root, open_table, rebuild_command
+from ..storage.tablefile import open_table, rebuild_command
 from ..tables import DenseTable, Kind, Table, from_file
 from . import make as builder
 from .estimate import CONSENT_SECONDS, BuildEstimate, format_duration, proof_seconds, refuse_beyond_machine
@@ -198,33 +198,21 @@ def open_file(
 
 
 def believe(table: Table) -> None:
-    """Check a table opened from a file before its first answer, unless its checksum vouches for it.
-
-    Nothing to do for a table whose game and kind have a shipped checksum (the file was
-    already checked against it) or that this user built or proved here (:mod:`solver.storage.trust`).
-    Any other is proved by the full consistency pass (:meth:`Table.verify`) when that
-    takes at most a minute, and then recorded as trusted.
+    """Check a table opened from a file before its first answer, unless its checksum vouches for it: the
+    policy's :func:`solver.storage.trust.believe`, with the full consistency pass (:meth:`Table.verify`) as the
+    proof, run when it takes at most a minute (:data:`solver.store.estimate.CONSENT_SECONDS`).
 
     :raises TableError: naming the file, if the pass refutes the table, or if proving it
         would take longer (with the ``solve verify`` and ``solve build`` commands).
     """
-    file = table.file
-    if file is None or expected_root(table.game, table.kind) is not None:
-        return
-    name, root, directory = table.game.name, file.header.root, file.path.parent
-    if trust.is_trusted(directory, name, table.kind, root):
-        return
-    unknown = f"{file.path}: no checksum ships for {table.kind} {name} tables and this user did not build this one"
+    if table.file is not None:
+        trust.believe(table.file, prove=table.verify, too_long=lambda: _proof_too_long(table))
+
+
+def _proof_too_long(table: Table) -> str | None:
+    """How long proving ``table`` takes, in words, when that is longer than a user waits for an answer (else None)."""
     seconds = proof_seconds(table.game, table.kind)
-    if seconds > CONSENT_SECONDS:
-        raise TableError(
-            f"{unknown}; proving it takes about {format_duration(seconds)}: prove it with: solve verify --table {file.path} "
-            f"(it is trusted after that), or rebuild it with: {rebuild_command(table.game, file.path)}"
-        )
-    problems = table.verify()
-    if problems:
-        raise TableError(f"{unknown}, and it is wrong: {problems[0]}; rebuild it with: {rebuild_command(table.game, file.path)}")
-    trust.try_record(directory, name, table.kind, root)
+    return format_duration(seconds) if seconds > CONSENT_SECONDS else None
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:
@@ -298,7 +286,7 @@ def ask_consent(game: Game, path: Path, consent: Consent | None) -> None:
         return
     raise BuildNeedsConsent(
         f"the {game.name} table is not built yet, and building it would take {cost.describe()}; "
-        f"it is not started without consent: build it with: {rebuild_command(game, path)}",
+        f"it is not started without consent: build it with: {rebuild_command(game, path)}{' --yes' if cost.is_long else ''}",
         cost,
     )
 

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, layer_histograms
+from ..contents.plausible import value_check
 from ..encoding import board as _board
 from ..errors import DiskFullError, ResumedLayerWrong, SolverError, TableError
 from ..retrograde import sealing
@@ -45,7 +47,6 @@ from ..retrograde.sweep import build_layers
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import tablefile, trust
 from ..storage.fsutil import DISK_FULL, directory_lock, disk_full, empty_private_directory, refuse_non_regular, remove_dead_temporaries
-from ..storage.histograms import META_KEY, LayerCounts, histograms_from_meta, layer_histograms
 from ..tables import CompactTable, DenseTable, Kind, Table
 from ..words import count
 from .estimate import CONSENT_SECONDS, format_duration, proof_seconds
@@ -302,7 +303,7 @@ def write_compact(path: str | os.PathLike[str], game: Game, layers: Sequence[np.
     """Write a compact table file from every board's score, layer by layer (layer 0 first; memory maps are read in pieces).
 
     The same bytes as a build of the game (:func:`solver.retrograde.sealing.write_layers`): only
-    canonical boards in play keep their score (:mod:`solver.storage.stored`), in the
+    canonical boards in play keep their score (:mod:`solver.contents.stored`), in the
     compressed blocks of format version 3, with each layer's histograms in the meta.
 
     :param verify: replace ``path`` only once the new file has passed its checks
@@ -391,7 +392,7 @@ def _blocks_check(table: Table) -> Check:
     assert table.file is not None
     header = table.file.header
     kinds = "CRC, decoding, digest" if header.arrays[0].encoding is not None else "digest"
-    problems = table.file.problems()
+    problems = table.file.problems(value_check(table.game, header.kind))
     listed = problems[:MAX_LISTED] + ([f"{count(len(problems) - MAX_LISTED, 'more damaged block')}"] if len(problems) > MAX_LISTED else [])
     return Check(f"blocks: all {header.digest_count:,} checked ({kinds}, every stored score possible where it is stored)", tuple(listed))
 

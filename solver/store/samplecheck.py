@@ -7,7 +7,7 @@ layer instead (layer ``p``: the boards with ``p`` pieces):
 1. **The sample.** Per layer, up to ``boards`` distinct *canonical boards in play*
    (:func:`sample_layer`): layer indices drawn uniformly from the layer's index space
    (:mod:`solver.encoding.index`), kept where the rules say the board is reachable and nobody has
-   a line yet (:mod:`solver.rules.mnk`) and the board is its own canonical image
+   a line yet (:mod:`solver.rules.base`) and the board is its own canonical image
    (:mod:`solver.encoding.symmetry`), so every board checked is a distinct stored byte of a
    compact table (its other images are answered through it). A layer with fewer such
    boards than ``boards`` is checked whole. A dense table is sampled over every board in
@@ -56,7 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..encoding.board import render
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..retrograde.minimax import MAX_EMPTY as MAX_EMPTY  # re-exported: the CLI's help names the limit
 from ..retrograde.minimax import negamax_score
@@ -181,7 +181,7 @@ def expected_scores(table: Table, codes: np.ndarray, ply: int) -> tuple[np.ndarr
     cells = np.arange(game.cells, dtype=np.int64)
     powers = 3**cells
     empty = (codes[:, None] // powers) % 3 == 0
-    if game.rules.drops:  # a move is the lowest empty cell of a column
+    if game.rules.move.form == "column":  # a move is the lowest empty cell of a column
         occupied = ((~empty).astype(np.int64) << cells).sum(axis=1)
         empty &= (game.rules.moves_many(occupied)[:, None] >> cells) & 1 == 1
     children = codes[:, None] + (1 if ply % 2 == 0 else 2) * powers

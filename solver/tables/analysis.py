@@ -95,7 +95,7 @@ class PlyAnalysis:
         before = "draw" if self.result_before == "draw" else outcome_words(self.result_before, self.plies_before)
         after = "draw" if self.result_after == "draw" else outcome_words(self.result_after, self.plies_after)
         change = before if before == after else f"{before} -> {after}"
-        where = f"column {self.move.col}" if self.before.game.rules.drops else f"({self.move.row}, {self.move.col})"
+        where = f"column {self.move.col}" if self.before.game.rules.move.form == "column" else f"({self.move.row}, {self.move.col})"
         return f"<PlyAnalysis ply {self.ply}: {self.player} plays {where}: {self.verdict}, {change}>"
 
     @property
@@ -139,7 +139,7 @@ class PlyAnalysis:
 
         Under gravity, where a move is a column, also the best columns (``best_columns``, after ``best_cells``,
         as a position's); the column played is ``col``."""
-        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.drops else {}
+        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.move.form == "column" else {}
         return {
             "ply": self.ply,
             "player": self.player,
@@ -195,9 +195,14 @@ class GameAnalysis:
     plies: tuple[PlyAnalysis, ...]
     final: Position
 
+    def __str__(self) -> str:
+        """The table of plies ``solve analyze`` prints, the final board and each player's summary (drawn by
+        :mod:`solver.present.analysis`, registered when :mod:`solver` is imported; else the ``repr``)."""
+        return draw_picture("analysis text", self) or repr(self)
+
     def __repr__(self) -> str:
         players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
-        played = f"{list(self.columns if self.game.rules.drops else self.cells)} {players}" if self.plies else "no moves"
+        played = f"{list(self.columns if self.game.rules.move.form == 'column' else self.cells)} {players}" if self.plies else "no moves"
         return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
 
     @property
@@ -243,7 +248,7 @@ class GameAnalysis:
         return {
             "game": self.game.name,
             "moves": list(self.cells),
-            **({"columns": list(self.columns)} if self.game.rules.drops else {}),
+            **({"columns": list(self.columns)} if self.game.rules.move.form == "column" else {}),
             "plies": [ply.to_dict() for ply in self.plies],
             "final": {key: value for key, value in final.to_dict().items() if key in _FINAL_KEYS},
             "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
@@ -278,7 +283,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     played: dict[int, int] = {}
     plies = []
     for ply, spec in enumerate(_columns_of_move_strings(moves, table.game), start=1):
-        if table.game.rules.drops:
+        if table.game.rules.move.form == "column":
             cell = _drop_cell(position, spec, ply, played)
         else:
             cell = parse_move(spec, table.game, where=f"ply {ply}: ")
@@ -294,7 +299,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
 def _columns_of_move_strings(moves: object, game: Game) -> Iterator[object]:
     """The moves one by one, a move string (:mod:`solver.encoding.drops`) read into its columns (0-based): the
     whole text under gravity (``"4453"``), or an item of two or more digits (``["4453"]``, ``solve analyze 4453``)."""
-    if isinstance(moves, str) and game.rules.drops:
+    if isinstance(moves, str) and game.rules.move.form == "column":
         yield from read_move_string(moves, game)
         return
     for spec in _each_move(moves):
@@ -341,6 +346,9 @@ def move_code(position: Position, cell: int) -> int:
 
 
 def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
+    """Raise naming the ply, and who took the cell when, where the rule says the move is not legal."""
+    if position.game.rules.is_legal(position.code, cell):
+        return
     row, col = position.game.coords(cell)
     where = f"row {row}, col {col} (cell {cell})"
     if position.is_over:

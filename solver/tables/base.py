@@ -46,12 +46,12 @@ from typing import Any, ClassVar, Literal, NoReturn
 
 import numpy as np
 
+from ..contents.histograms import Counts
 from ..encoding import board as _board
 from ..errors import InvalidBoardError, TableError
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE, parent_score
 from ..storage import tablefile
-from ..storage.histograms import Counts
 from ..storage.tablefile import TableFile, rebuild_command
 from .position import Position
 from .scores import Scores
@@ -125,7 +125,7 @@ class Table(ABC):
     def best_move_at(self, position: Position) -> tuple[int, int] | int:
         """:attr:`Position.best_move` of a position in play that this table looked up: the first best move in
         cell order as ``(row, col)``, or under gravity the lowest-numbered best column."""
-        if self.game.rules.drops:
+        if self.game.rules.move.form == "column":
             return position.best_columns[0]
         mask = position.best_mask
         return self.game.coords((mask & -mask).bit_length() - 1)

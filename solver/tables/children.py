@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
+from ..rules.base import O_SHIFT
 from ..rules.game import Game
-from ..rules.mnk import O_SHIFT
 
 _ABOVE_EVERY_SCORE = np.int8(127)
 """What a taken cell reads as: above every score, so never a best move."""

@@ -9,9 +9,10 @@ position's best moves and every move's outcome come from its children's scores
 (at most ``cells`` probes), computed only when first asked for
 (:attr:`solver.tables.position.Position.best_mask`).
 
-**Trust.** With a ``verify`` hook (the table file's ``verify_items``), no byte is
-read before the span of the table holding it was checked once in this process:
-spans of :data:`SPAN` boards, checked on first use.
+**Trust.** A table read from a file answers only from blocks that passed their stage
+(:mod:`solver.storage.integrity`): a compressed file's blocks whenever they are decoded, a plain
+file's (``guard``, :class:`solver.storage.tablefile.BlockGuard`) once, on first use; which
+blocks passed is the file's record (:class:`solver.storage.integrity.Verified`), not the table's.
 
 It answers only: building one is :mod:`solver.store.make`'s (the layered build of
 :mod:`solver.retrograde.sweep`), opening one :mod:`solver.store.locate`'s.
@@ -38,29 +39,26 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
+from ..contents.histograms import layer_histograms as scan_layer
+from ..contents.plausible import compact_check
+from ..contents.stored import layer_histograms, stored_layers
+from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
 from ..rules.base import IN_PLAY
 from ..rules.bitboard import digit_chunks
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
-from ..storage import tablefile
+from ..storage import tablefile, trust
 from ..storage.blockarray import BlockArray
-from ..storage.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
-from ..storage.histograms import layer_histograms as scan_layer
-from ..storage.plausible import compact_check
-from ..storage.stored import layer_histograms, stored_layers
-from ..storage.tablefile import TableFile, compact_meta
+from ..storage.tablefile import BlockGuard, TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
 from .position import SETTERS, Position
 from .scores import Scores
 from .summary import TableStats
 
-SPAN_BITS = 20
-SPAN = 1 << SPAN_BITS
-"""Boards per verified span: a span's bytes are checked once, on first use."""
 _BATCH = 1 << 16
 """Codes per step of a batch look-up (the temporaries stay in the CPU caches)."""
 _THREADS_FROM = 1 << 18
@@ -83,19 +81,16 @@ _FILL_CHUNK = 1 << 22
 
 _T = TypeVar("_T")
 
-VerifyItems = Callable[[int, int], None]
-"""``verify(start, stop)``: check the stored bytes of boards ``start .. stop - 1``; raise :class:`TableError` if bad."""
-
 
 class CompactTable(Table):
     """A solved game in the compact layout (module docstring).
 
-    :param scores: int8, one per board of :func:`solver.encoding.index.layout`, all layers
+    :param scores: int8, one per board of :func:`solver.encoding.layouts.layout`, all layers
         concatenated: an array holding every board's score (a build's layers, or a
         plain file of earlier releases), or the :class:`~solver.storage.blockarray.BlockArray`
         of a compressed file, whose bytes are read only at canonical boards in play.
-    :param verify: checks stored boards ``start .. stop - 1`` of an array (raises :class:`TableError`);
-        called once per span of :data:`SPAN` boards before any byte of it is used.
+    :param guard: passes the blocks of a plain file's array through their stage before any byte of
+        them is read (None: the scores are trusted as they are: a build's, or decoded and checked).
     :param prove: what :meth:`verify` calls (:data:`solver.tables.base.Prover`).
     """
 
@@ -109,7 +104,7 @@ class CompactTable(Table):
         scores: np.ndarray | BlockArray,
         *,
         path: Path | None = None,
-        verify: VerifyItems | None = None,
+        guard: BlockGuard | None = None,
         file: TableFile | None = None,
         prove: Prover | None = None,
     ) -> None:
@@ -134,7 +129,7 @@ class CompactTable(Table):
         self._pool: ThreadPoolExecutor | None = None
         self._last_word = (-1, 0)
         """The code :meth:`at` last answered and its board word (:meth:`solver.rules.base.Rules.word_of`)."""
-        self._verify = verify
+        self._guard = guard
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
         """Whether every board's score is stored (else only canonical boards in play are read)."""
@@ -146,14 +141,11 @@ class CompactTable(Table):
         if isinstance(scores, BlockArray):
             self._blocks = scores
             self._read: Callable[[int], int] = scores.__getitem__
-            self._checked = bytearray(0)
-            self._all_checked = True  # the block array checks every block it decodes
+            self._guard = None  # the block array passes every block it decodes through the stage
             return
         self._blocks = None
         view = memoryview(scores.data if isinstance(scores, np.ndarray) else scores).cast("B").cast("b")
         self._read = view.__getitem__
-        self._checked = bytearray(-(-self.layout.size // SPAN) if self._verify is not None else 0)
-        self._all_checked = self._verify is None
 
     @classmethod
     def from_layers(cls, game: Game, layers: Sequence[np.ndarray], **options: Any) -> CompactTable:
@@ -165,7 +157,7 @@ class CompactTable(Table):
         """The table of an open compact table file (layout checked now, blocks verified on first use).
 
         Every block is checked against its digest when first read; the scores in it are also
-        checked against what its layers can hold (:func:`~solver.storage.plausible.compact_check`)
+        checked against what its layers can hold (:func:`~solver.contents.plausible.compact_check`)
         unless the file's checksum ships with the package (:attr:`TableFile.pinned`: then the
         digests prove the bytes are those of the checked build).
 
@@ -179,14 +171,11 @@ class CompactTable(Table):
         for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
-        check = None if table_file.pinned else compact_check(header.game, layout(header.game).layer_offsets)
+        game = header.game
+        table_file.declare_values(compact_check(game, layout(game).layer_offsets) if trust.checks_values(game, "compact") else None)
         if header.spec("scores").encoding is not None:
-            array = table_file.compressed("scores")
-            array.check = check
-            return cls(header.game, array, path=table_file.path, file=table_file, prove=prove)
-        guard = table_file.guard("scores")
-        guard.check = check
-        return cls(header.game, table_file.array("scores"), path=table_file.path, verify=guard.ensure_range, file=table_file, prove=prove)
+            return cls(game, table_file.compressed("scores"), path=table_file.path, file=table_file, prove=prove)
+        return cls(game, table_file.array("scores"), path=table_file.path, guard=table_file.guard("scores"), file=table_file, prove=prove)
 
     def __repr__(self) -> str:
         return f"<CompactTable {self.game.name} from {self.path or 'memory'}>"
@@ -209,8 +198,8 @@ class CompactTable(Table):
         if self._blocks is not None:
             self._use(self._blocks.decode_all(threads=threads))
         elif self.reads_memory_map and self.file is not None:  # a plain file: copied, each block checked in the copy
-            self._verify = None
             self._use(self.file.guard("scores").verified_array())
+            self._guard = None
         return self
 
     @property
@@ -220,14 +209,6 @@ class CompactTable(Table):
         return self._blocks is None and isinstance(self.scores, np.memmap)
 
     # -- trust ----------------------------------------------------------------------
-    def _check_span(self, index: int) -> None:
-        span = index >> SPAN_BITS
-        if not self._checked[span]:
-            assert self._verify is not None
-            self._verify(span << SPAN_BITS, min(self.layout.size, (span + 1) << SPAN_BITS))
-            self._checked[span] = 1
-            self._all_checked = all(self._checked)
-
     def verify_blocks(self) -> None:
         """Verify every stored block now rather than on first use (a long-lived server does).
 
@@ -237,23 +218,14 @@ class CompactTable(Table):
             problems = self._blocks.problems()
             if problems:
                 raise TableError(problems[0])
-            return
-        for span in range(len(self._checked)):
-            self._check_span(span << SPAN_BITS)
-        self._all_checked = True
-
-    def _check_indices(self, indices: np.ndarray) -> None:
-        if self._all_checked or not indices.size:
-            return
-        touched = np.zeros(len(self._checked), dtype=bool)
-        touched[indices[indices >= 0] >> SPAN_BITS] = True
-        for span in np.flatnonzero(touched).tolist():
-            self._check_span(span << SPAN_BITS)
+        elif self._guard is not None:
+            self._guard.ensure_all()
 
     def _stored(self, index: int) -> int:
-        """The stored byte at ``index`` (checked)."""
-        if not self._all_checked:
-            self._check_span(index)
+        """The stored byte at ``index`` (from a block that passed its stage)."""
+        guard = self._guard
+        if guard is not None and not guard.verified.flags[index >> guard.shift]:
+            guard.verify_block(index >> guard.shift)
         return self._read(index)
 
     def _stored_items(self, indices: list[int]) -> list[int]:
@@ -266,7 +238,8 @@ class CompactTable(Table):
         """The stored bytes at many indices in range (int8, checked)."""
         if self._blocks is not None:
             return self._blocks.take(indices)
-        self._check_indices(indices)
+        if self._guard is not None:
+            self._guard.ensure_items(indices[indices >= 0])
         assert isinstance(self.scores, np.ndarray)
         return np.take(self.scores, indices)
 
@@ -274,7 +247,7 @@ class CompactTable(Table):
     def score_of(self, code: int) -> int:
         """The score of a code (``UNREACHABLE`` if no game reaches it or its counts are illegal).
 
-        Finished and unreachable boards are scored by the rules (:mod:`solver.rules.mnk`), the
+        Finished and unreachable boards are scored by the rules (:mod:`solver.rules.base`), the
         others read at their canonical board (:mod:`solver.encoding.symmetry`).
         """
         status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
@@ -327,11 +300,11 @@ class CompactTable(Table):
         _, _, empty, completing = self._moves_of(position)
         cols, rules = self.game.cols, self._rules
         if completing and rules.line_wins:  # a move that completes a line wins at once
-            if rules.drops:
+            if rules.move.form == "column":
                 return min(cell % cols for cell in range(self.game.cells) if completing >> cell & 1)
             return self.game.coords((completing & -completing).bit_length() - 1)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
-        if rules.drops:
+        if rules.move.form == "column":
             cells.sort(key=lambda cell: cell % cols)
         full, piece, wanted = position.pieces + 1 == self.game.cells, 1 if position.pieces % 2 == 0 else 2, position.score
         children = self._sym.canonical_child_codes(position.code, piece, cells)
@@ -343,7 +316,7 @@ class CompactTable(Table):
             else:
                 child = self._stored(self._index(child_code))
             if (child > 0) - (child < 0) - child == wanted:  # parent_score: the move keeps the position's score
-                return cell % cols if rules.drops else self.game.coords(cell)
+                return cell % cols if rules.move.form == "column" else self.game.coords(cell)
         raise TableError(f"{self.path or 'table'}: code {position.code} has no move reaching its score; rebuild it with: {self.rebuild_command}")
 
     def _moves_of(self, position: Position) -> tuple[int, int, int, int]:
@@ -569,9 +542,8 @@ class CompactTable(Table):
         start, stop = self.layout.layer_offsets[ply], self.layout.layer_offsets[ply + 1]
         if self.complete:
             assert isinstance(self.scores, np.ndarray)
-            if not self._all_checked:
-                for span in range(start >> SPAN_BITS, -(-stop >> SPAN_BITS)):
-                    self._check_span(span << SPAN_BITS)
+            if self._guard is not None:
+                self._guard.ensure_range(start, stop)
             view: np.ndarray = self.scores[start:stop]
             return view
         out = np.empty(stop - start, dtype=np.int8)
@@ -582,12 +554,12 @@ class CompactTable(Table):
         return out
 
     def histograms(self, *, from_meta: bool = True) -> list[np.ndarray]:
-        """Every layer's histograms (:mod:`solver.storage.histograms`: every board's score, the canonical boards').
+        """Every layer's histograms (:mod:`solver.contents.histograms`: every board's score, the canonical boards').
 
         Read from the file's meta when its build kept them there (``meta["layer_histograms"]``),
         else counted in one pass over each layer: a table holding every board's score is
         counted as it is, a compressed one at its canonical boards only (what a look-up
-        reads, :func:`solver.storage.histograms.stored_histograms`; ``scripts/bench.py --compact`` prints
+        reads, :func:`solver.contents.histograms.stored_histograms`; ``scripts/bench.py --compact`` prints
         its speed).
 
         :param from_meta: with False, counted by the pass even when the meta has them.
@@ -611,8 +583,8 @@ class CompactTable(Table):
             if self._blocks is not None:
                 return self._blocks.read(offset + start, offset + stop)
             assert isinstance(self.scores, np.ndarray)
-            self._check_indices(np.arange(offset + start, offset + stop, SPAN))
-            self._check_indices(np.array([offset + stop - 1]))
+            if self._guard is not None:
+                self._guard.ensure_range(offset + start, offset + stop)
             part: np.ndarray = self.scores[offset + start : offset + stop]
             return part
 
@@ -626,7 +598,7 @@ class CompactTable(Table):
         """Counts per result, per layer, for the side to move and up to symmetry (:func:`solver.tables.summary.layered_stats`).
 
         ``games`` is None (``omitted`` says why); ``layers`` lists each layer's counts
-        (:meth:`solver.storage.histograms.LayerCounts.to_json`).
+        (:meth:`solver.contents.histograms.LayerCounts.to_json`).
         """
         from .summary import layered_stats
 
@@ -653,7 +625,7 @@ class CompactTable(Table):
 
     def file_meta(self) -> Mapping[str, Any]:
         """The index scheme, the layer offsets (:func:`solver.storage.tablefile.compact_meta`) and each layer's histograms
-        (:func:`solver.storage.stored.layer_histograms`): the file's own, for a table read from a file."""
+        (:func:`solver.contents.stored.layer_histograms`): the file's own, for a table read from a file."""
         if self.file is not None and "layer_histograms" in self.file.header.meta:
             return self.file.header.meta
         return {**compact_meta(self.game), "layer_histograms": layer_histograms(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)])}

@@ -21,12 +21,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..contents.histograms import Counts
+from ..contents.plausible import dense_check
 from ..errors import TableError
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
-from ..storage import tablefile
-from ..storage.histograms import Counts
-from ..storage.plausible import dense_check
+from ..storage import tablefile, trust
 from ..storage.tablefile import ENTRY, BlockGuard, TableFile
 from .base import Kind, Prover, Table
 from .position import SETTERS, Position
@@ -107,10 +107,12 @@ class DenseTable(Table):
         self._score_view = raw.cast("b")
         self._raw = raw
         self._guard = guard
-        self._verified = bytearray(b"\x01") if guard is None else guard.flags
+        self._verified = bytearray(b"\x01") if guard is None else guard.verified.flags
+        """The file's record of which blocks passed (:class:`solver.storage.integrity.Verified`), read, not copied."""
         self._shift = 62 if guard is None else guard.shift
         self._pending = guard is not None and not guard.done
-        """Whether some block is not verified yet (once all are, a look-up skips the check)."""
+        """``not verified.done``, remembered after each block is verified (a look-up of a table whose blocks all
+        passed skips the flags: a boolean costs less than an index, on the hot path)."""
 
     @classmethod
     def from_file(cls, opened: TableFile, *, verify: bool | None = None, prove: Prover | None = None) -> DenseTable:
@@ -122,7 +124,8 @@ class DenseTable(Table):
         """
         if opened.header.kind != "dense":
             raise opened.error(f"holds a {opened.header.kind} table, expected a dense one")
-        opened.guard("entries").check = None if opened.pinned else dense_check(opened.header.game)  # as compact tables do
+        game = opened.header.game
+        opened.declare_values(dense_check(game) if trust.checks_values(game, "dense") else None)  # the stage's values check
         if verify or (verify is None and opened.header.end <= VERIFY_ON_OPEN_BYTES):
             opened.verify_all()
         return cls(opened.header.game, opened.array("entries"), path=opened.path, file=opened, prove=prove)

@@ -16,19 +16,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import FrozenInstanceError, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Protocol
 
 from ..encoding import board as _board
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError
+from ..rules.base import LINE
 from ..rules.game import Game
+from ..rules.parts import MoveForm
 from ..rules.score import WIN, decode, outcome_label
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
 from ..words import count, signed
 
-if TYPE_CHECKING:  # a Position holds its table, and a table makes Positions: the type only
-    from .base import Table
+
+class LookupTable(Protocol):
+    """What a position asks of the table it was looked up in (:class:`solver.tables.Table` is one): a protocol,
+    so that this module does not import the tables, which make positions."""
+
+    def at(self, code: int) -> Position: ...
+    def score_of(self, code: int) -> int: ...
+    def best_mask_of(self, code: int) -> int: ...
+    def best_move(self, board: _board.Board, *, game: Game | str | None = None) -> tuple[int, int] | int: ...
+    def best_mask_at(self, position: Position) -> int: ...
+    def best_move_at(self, position: Position) -> tuple[int, int] | int: ...
+    def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]: ...
+
 
 __all__ = ["Move", "Player", "Position", "Result", "outcome_label", "outcome_words", "result_phrase"]
 
@@ -50,9 +63,9 @@ def result_phrase(position: Position) -> str:
     ``'O to move: loss in 4 plies (value for X: +1)'``, ``'game over: X won'``, ``'game over: a draw'``."""
     if position.is_over:
         completer = position.line_completer
-        if completer is None:
-            return "game over: a draw"
         rules = position.game.rules
+        if completer is None:
+            return f"game over: {rules.scoring.full_words()}"
         return f"game over: {position.winner} won" if rules.line_wins else f"game over: {position.winner} won ({rules.end_words(completer)})"
     return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {signed(position.value)})"
 
@@ -107,13 +120,13 @@ class MoveList(tuple[Move, ...]):
 
     player: Player | None
     """Who makes these moves (``None`` when the game is over)."""
-    drops: bool
-    """Whether a move is a column (gravity): the ``repr`` then names columns."""
+    form: MoveForm
+    """How a move is written (:attr:`solver.rules.parts.MoveRule.form`): a column under gravity, and the ``repr`` names columns."""
 
-    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None, *, drops: bool = False) -> MoveList:
+    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None, *, form: MoveForm = "cell") -> MoveList:
         self = super().__new__(cls, moves)
         self.player = player
-        self.drops = drops
+        self.form = form
         return self
 
     def __repr__(self) -> str:
@@ -126,7 +139,7 @@ class MoveList(tuple[Move, ...]):
         for moves in groups.values():
             first = moves[0]
             outcome = "draw" if first.result == "draw" else outcome_words(first.result, first.plies)
-            if self.drops:
+            if self.form == "column":
                 cells = f"column{'s' if len(moves) > 1 else ''} {', '.join(str(col) for col in sorted(move.col for move in moves))}"
             else:
                 cells = ", ".join(f"({move.row}, {move.col})" for move in moves)
@@ -171,7 +184,7 @@ class Position:
     score: int
     best_mask: int
     pieces: int
-    table: Table = field(repr=False, compare=False)
+    table: LookupTable = field(repr=False, compare=False)
     scored: tuple[tuple[int, int], ...] | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -217,8 +230,8 @@ class Position:
 
     @property
     def line_completer(self) -> Player | None:
-        """Who completed a line and so ended the game (the last mover; None while playing and for a drawn full board)."""
-        if not self.is_over or self.score == 0:
+        """Who completed a line and so ended the game (the last mover; None while playing and for a full board without a line)."""
+        if not self.is_over or self.score == 0 or self.game.rules.status_of(self.code) != LINE:
             return None
         return "O" if self._next == "X" else "X"
 
@@ -316,7 +329,7 @@ class Position:
                     best=bool(self.best_mask >> cell & 1),
                 )
             )
-        return MoveList(out, self._next, drops=self.game.rules.drops)
+        return MoveList(out, self._next, form=self.game.rules.move.form)
 
     def cell_of(self, move: MoveSpec, *, where: str = "") -> int:
         """The cell a move takes here, checked to be legal: any form of :mod:`solver.encoding.moves` (a flat
@@ -338,7 +351,7 @@ class Position:
             under gravity the column is full or the cell is not where the piece would land.
         """
         game = self.game
-        if game.rules.drops:
+        if game.rules.move.form == "column":
             drop = read_drop(move, game, where=where)
             if self.is_over:
                 shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
@@ -346,9 +359,9 @@ class Position:
             x, o = _board.masks(game, self.code)
             return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
         cell = parse_move(move, game, where=where)
-        if self.is_over or self.cells[cell] is not None:
+        reason = game.rules.illegal_move(self.code, cell)
+        if reason is not None:
             row, col = game.coords(cell)
-            reason = "the game is over" if self.is_over else "the cell is taken"
             raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")
         return cell
 
@@ -385,10 +398,11 @@ class Position:
         """Everything about the position as JSON-ready data: what ``solve lookup --json``
         prints and what the HTTP API (``solve serve``) answers, from this one function.
 
-        While the game goes on: ``"over": false``, ``to_move`` and ``result`` (for the
-        side to move). A finished board says so instead: ``"over": true`` and
-        ``winner`` (``"X"``, ``"O"``, or None for a draw), with neither ``to_move`` nor
-        ``result`` (nobody is to move). ``value`` is always for X; each move's
+        While the game goes on: ``"over": false`` and ``to_move``. A finished board says so
+        instead: ``"over": true`` and ``winner`` (``"X"``, ``"O"``, or None for a draw), with no
+        ``to_move``. ``result`` is :attr:`result` on every board: for the side to move, and on a
+        finished board for the player who would have been next (the module docstring), so a won
+        game reads ``"loss"``. ``value`` is always for X; each move's
         ``result`` is for the player making it (the mover). Under gravity a move is a column:
         ``best_columns`` (after ``best_cells``, gravity games only) lists the best columns, and
         ``moves`` holds one entry a column that has room, its ``row`` and ``col`` the cell the piece
@@ -403,8 +417,8 @@ class Position:
         >>> d["over"], d["result"], d["plies"], d["best_cells"], [(m["cell"], m["result"], m["plies"]) for m in d["moves"][:2]]
         (False, 'loss', 4, [8], [(8, 'loss', 4), (2, 'loss', 2)])
         >>> d = solver.lookup("XXX/OO./...").to_dict()
-        >>> d["over"], d["winner"], "to_move" in d, "result" in d
-        (True, 'X', False, False)
+        >>> d["over"], d["winner"], "to_move" in d, d["result"]
+        (True, 'X', False, 'loss')
         """
         head: dict[str, Any] = {"game": self.game.name, "code": self.code, "board": self.board}
         if self.is_over:
@@ -412,15 +426,14 @@ class Position:
         else:
             head.update(over=False, to_move=self.to_move)
         head["value"] = self.value
-        if not self.is_over:
-            head["result"] = self.result
+        head["result"] = self.result
         return {
             **head,
             "plies": self.plies,
             "score": self.score,
             "best_moves": [list(m) for m in self.best_moves],
             "best_cells": list(self.best_cells),
-            **({"best_columns": list(self.best_columns)} if self.game.rules.drops else {}),
+            **({"best_columns": list(self.best_columns)} if self.game.rules.move.form == "column" else {}),
             "moves": self._move_dicts(best_first),
         }
 
@@ -455,7 +468,8 @@ class Position:
 
 
 PICTURES: dict[str, Callable[[Any], str]] = {}
-"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``, ``"stats html"``).
+"""How notebooks draw the tables' results, by kind (``"position svg"``, ``"position html"``, ``"analysis html"``, ``"stats html"``),
+and how ``str()`` writes a game analysis (``"analysis text"``).
 
 The presentation layer fills it when the package is imported (:mod:`solver.present.notebook`), so the
 ``_repr_*_`` methods that Jupyter calls draw with it while this layer imports nothing above it.

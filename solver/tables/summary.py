@@ -20,7 +20,7 @@ key                     meaning
 ======================  =================================================================
 
 A compact table (past 16 cells, :func:`layered_stats`) counts layer by layer from each
-layer's histograms (:mod:`solver.storage.histograms`) and adds ``omitted``: why ``games``
+layer's histograms (:mod:`solver.contents.histograms`) and adds ``omitted``: why ``games``
 is None (it needs a path count per position, 8 bytes each).
 
 The counts come as a :class:`TableStats`, a dict that a notebook draws as a chart of the
@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..contents.histograms import Counts, LayerCounts, histograms
 from ..encoding.layers import layers, mask_tables
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
-from ..storage.histograms import Counts, LayerCounts, histograms
 from .position import draw_picture
 
 if TYPE_CHECKING:

@@ -87,7 +87,7 @@ from ..rules.score import UNREACHABLE
 from ..tables import Table
 from ..tables.analysis import analyze
 from .batch import answers, position_dict
-from .files import TableFiles
+from .files import TableFiles, none_match
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
@@ -340,7 +340,7 @@ class _Api:
     def _file(self, request: Request, name: str) -> Response:
         data, kind = self.files[name]
         headers = {"etag": self.file_etags[name], "cache-control": "no-cache"}
-        if request.headers.get("if-none-match") == headers["etag"]:
+        if none_match(request.headers.get("if-none-match"), headers["etag"]):
             return Response(status_code=304, headers=headers)
         return Response(data, media_type=kind, headers=headers)
 
@@ -390,7 +390,8 @@ class _Api:
                 row, col = game.table.game.coords(cell)
                 position = position.play((row, col))  # a (row, col) pair is the same cell under every rule (a bare number is a column under gravity)
                 line.append({"ply": position.pieces, "player": player, "cell": cell, "row": row, "col": col, "board": position.board})
-            state = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move, "result": start.result}
+            state: dict[str, Any] = {"over": True} if start.is_over else {"over": False, "to_move": start.to_move}
+            state["result"] = start.result  # on a finished board too: for the player who would move next, as Position.result
             return _dumps(
                 {
                     "game": game.name,
@@ -416,7 +417,7 @@ class _Api:
             return await _searched(request, game.etag("a" + text), lambda: _analysis(game, text))
         rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
-            if rules.drops:  # each move read as `solve analyze` reads one argument: a bare number is a column
+            if rules.move.form == "column":  # each move read as `solve analyze` reads one argument: a bare number is a column
                 analysis = analyze(split_moves(text, game.table.game), table=game.table)
                 cells = list(analysis.cells)
             else:
@@ -435,7 +436,7 @@ class _Api:
             )
         etag = game.etag("outcomes.svg")
         headers = {"etag": etag, "cache-control": CACHE_CONTROL}
-        if request.headers.get("if-none-match") == etag:
+        if none_match(request.headers.get("if-none-match"), etag):
             return Response(status_code=304, headers=headers)
         body = await anyio.to_thread.run_sync(outcomes_chart, game.table)
         return Response(body, media_type="image/svg+xml", headers=headers)
@@ -706,7 +707,7 @@ def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], 
     Every JSON body ends with a newline (as ``solve ... --json`` prints it), so ``curl`` leaves the prompt on a line of its own.
     """
     headers = {"etag": etag, "cache-control": CACHE_CONTROL}
-    if request.headers.get("if-none-match") == etag:
+    if none_match(request.headers.get("if-none-match"), etag):  # *, lists and weak tags, as RFC 9110 reads them
         return Response(status_code=304, headers=headers)
     return Response((body if body is not None else make() if make else b"") + b"\n", media_type=_JSON, headers=headers)
 
@@ -719,7 +720,7 @@ def outcomes_chart(table: Table) -> bytes:
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.drops}
+    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.move.form == "column"}
     return {
         "name": g.name,
         "rows": g.rows,

@@ -2,7 +2,7 @@
 
 One position's answer is ``json.dumps(position_dict(position))`` (what the single look-up
 serves): :meth:`Position.to_dict` with ``best_first=True``, and under gravity
-(:attr:`Rules.drops <solver.rules.base.Rules.drops>`) the moves the rule allows only (the
+(:attr:`MoveRule.form <solver.rules.parts.MoveRule.form>` a column) the moves the rule allows only (the
 landing cell of each column that is not full) and ``best_columns``, the best moves as
 columns. Made that way, 100,000 distinct 4x4 positions take seconds of
 Python; here the table is read for all of them at once (:meth:`Table.lookup_codes` on
@@ -41,7 +41,7 @@ def position_dict(position: Position) -> dict[str, Any]:
     """
     data = position.to_dict(best_first=True)
     game = position.game
-    if not game.rules.drops:
+    if not game.rules.move.form == "column":
         return data
     x = sum(1 << cell for cell, piece in enumerate(position.cells) if piece == "X")
     o = sum(1 << cell for cell, piece in enumerate(position.cells) if piece == "O")
@@ -92,7 +92,7 @@ def _best_texts(game: Game, mask: int) -> str:
         mask ^= low
     moves = _cell_texts(game)
     text = f'"best_moves": [{", ".join([moves[cell] for cell in cells])}], "best_cells": [{", ".join(map(str, cells))}]'
-    if game.rules.drops:
+    if game.rules.move.form == "column":
         text += f', "best_columns": [{", ".join(map(str, sorted({cell % game.cols for cell in cells})))}]'
     return text
 
@@ -116,13 +116,12 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     sign, decoded = decode_many(score, game.cells - pieces)
     value = np.where(x_next, sign, -sign).tolist()
     plies = decoded.tolist()
-    results = sign.tolist()
-    said = np.where(playing, 1, 0).tolist()  # a finished board has no result: nobody is to move
+    results = sign.tolist()  # on a finished board too: for the player who would move next (solver.tables.position)
     head = f'{{"game": "{game.name}", "code": '
     best_texts: dict[int, str] = {}
     out = []
     for index, (code, s, mask, result) in enumerate(zip(codes.tolist(), score.tolist(), best.tolist(), results, strict=True)):
-        result_text = f'"result": "{RESULTS[result]}", ' if said[index] else ""
+        result_text = f'"result": "{RESULTS[result]}", '
         best_text = best_texts.get(mask)
         if best_text is None:
             best_text = best_texts[mask] = _best_texts(game, mask)

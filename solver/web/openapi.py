@@ -33,8 +33,9 @@ _POSITION = {
     "type": "object",
     "description": "What `solve lookup --json` prints (Position.to_dict), with `moves` best first: wins fastest "
     "first, then draws, then losses slowest first, ties in cell order. While the game goes on: "
-    '`"over": false`, `to_move` and `result`; a finished board has `"over": true` and `winner` '
-    "(null for a draw) and neither `to_move` nor `result`.",
+    '`"over": false` and `to_move`; a finished board has `"over": true` and `winner` '
+    "(null for a draw) and no `to_move`. `result` is on every board, as Python's `Position.result`: for the side to move, "
+    'and on a finished board for the player who would have been next (a won game reads "loss").',
     "properties": {
         "game": {"type": "string", "example": "3x3k3"},
         "code": {"type": "integer", "description": "base-3 code: sum(digit * 3**cell), digit 0 empty, 1 X, 2 O"},
@@ -43,7 +44,12 @@ _POSITION = {
         "to_move": {"type": "string", "enum": ["X", "O"], "description": "only while the game goes on"},
         "winner": {"type": ["string", "null"], "enum": ["X", "O", None], "description": "only on a finished board: who made a line, null for a draw"},
         "value": {"type": "integer", "enum": [1, 0, -1], "description": "for X under perfect play"},
-        "result": {"type": "string", "enum": ["win", "draw", "loss"], "description": "for the side to move, under perfect play; only while the game goes on"},
+        "result": {
+            "type": "string",
+            "enum": ["win", "draw", "loss"],
+            "description": "for the side to move, under perfect play; on a finished board, for the player who would have been next "
+            '(a won game reads "loss"; under misère, where completing a line loses, "win"; a full board "draw")',
+        },
         "plies": {"type": "integer", "description": "plies to the end under perfect play (win fastest, lose slowest); 0 when over"},
         "score": {"type": "integer", "description": "100-d win in d plies, 0 draw, -(100-d) loss in d plies"},
         "best_moves": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}, "description": "[row, col]"},
@@ -56,9 +62,9 @@ _POSITION = {
         },
         "moves": {"type": "array", "items": {"$ref": "#/components/schemas/Move"}},
     },
-    "required": ["game", "code", "board", "over", "value", "plies", "score", "best_moves", "best_cells", "moves"],
+    "required": ["game", "code", "board", "over", "value", "result", "plies", "score", "best_moves", "best_cells", "moves"],
     "oneOf": [
-        {"properties": {"over": {"const": False}}, "required": ["to_move", "result"]},
+        {"properties": {"over": {"const": False}}, "required": ["to_move"]},
         {"properties": {"over": {"const": True}}, "required": ["winner"]},
     ],
 }

@@ -2,10 +2,11 @@
 
 Graded through ``solve grade FILE.py:NAME`` (a separate process), each costs the
 positions it attacks and nothing more. The positions attacked are few, so the tests stay fast.
-The best moves come from the neighbour module ``perfect``: the sandbox gives a player nothing of
-``solver``. A test tells a player what to attack by an environment variable ``HOSTILE_<NAME>``
-(not seen in the sandbox, whose environment is a fixed one) or by ``hostile_settings.json``
-next to a copy of this file. The probes (``probe_*``) report what they found by raising
+The best moves come from the neighbour module ``perfect``, given to the grading as a support file
+(``--support``): the sandbox gives a player nothing of ``solver``, and no file of its folder it is not
+given. A test tells a player what to attack by ``hostile_settings.json``, given beside it the same way
+(a player's environment is a fixed one), or, graded in the test's own process, by an environment
+variable ``HOSTILE_<NAME>``. The probes (``probe_*``) report what they found by raising
 ``RuntimeError("PROBE <json>")`` on the one position they attack.
 """
 
@@ -403,6 +404,12 @@ def probe_forks(board):
 def probe_environment(board):
     """Its whole environment."""
     return _probe(board, lambda: dict(os.environ))
+
+
+def probe_folder(board):
+    """Its folder (where this file is), its working directory, and what its folder holds."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return _probe(board, lambda: {"folder": here, "cwd": os.getcwd(), "files": sorted(os.listdir(here))})
 
 
 def _write(path):

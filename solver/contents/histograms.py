@@ -43,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import Block, layout
+from ..encoding.index import Block
+from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..rules.game import Game
 from ..rules.score import WIN
@@ -222,7 +223,7 @@ def _layer(key: str, entry: Any) -> np.ndarray:
 # -- scanning a layer ------------------------------------------------------------------------------
 class _Grid:
     """One block of a layer (high half-boards by low half-boards, :mod:`solver.encoding.index`): which boards
-    are canonical, how many symmetries fix each, and the boards' words (:mod:`solver.rules.mnk`)."""
+    are canonical, how many symmetries fix each, and the boards' words (:mod:`solver.rules.base`)."""
 
     def __init__(self, game: Game, block: Block) -> None:
         index, sym = layout(game), symmetries(game)

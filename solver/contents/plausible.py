@@ -16,6 +16,7 @@ from functools import cache
 
 import numpy as np
 
+from ..encoding.layouts import layout
 from ..rules.game import Game
 
 BlockCheck = Callable[[int, np.ndarray], "str | None"]
@@ -83,6 +84,14 @@ def _first_problem(game: Game, first: int, ply: int, a: int, part: np.ndarray) -
     """The message for the first impossible score of a layer's part of a block (``part`` starts at item ``a``)."""
     at = first + a + int(np.argmin(score_mask(game)[ply][part.view(np.uint8)]))
     return _problem(game, f"board {at:,} (layer {ply})", ply, int(part[at - first - a]))
+
+
+def value_check(game: Game, kind: str) -> CompactCheck:
+    """The check of a table's stored values for a file of ``kind`` (``"dense"`` or ``"compact"``):
+    :func:`dense_check` or :func:`compact_check` (what :meth:`solver.storage.tablefile.TableFile.problems` is given)."""
+    if kind == "dense":
+        return dense_check(game)  # type: ignore[return-value]
+    return compact_check(game, layout(game).layer_offsets)
 
 
 def dense_check(game: Game) -> BlockCheck:

@@ -3,11 +3,11 @@
 A look-up of a compact table (:meth:`solver.tables.CompactTable.score_of`) reads the
 stored byte of a board only when the board is **read**: canonical under the game's
 symmetries (:mod:`solver.encoding.symmetry`) and in play (neither unreachable nor finished,
-which the rules decide: :mod:`solver.rules.mnk`). Every other byte is "don't care" and
+which the rules decide: :mod:`solver.rules.base`). Every other byte is "don't care" and
 holds the score of the last board read before it in its layer (a layer's boards before
 its first board read hold that board's score; a layer with no board read, its first
 board's score), so long runs of one value compress well and every stored byte is a
-score some board of its layer has (:func:`solver.storage.plausible.compact_check`).
+score some board of its layer has (:func:`solver.contents.plausible.compact_check`).
 
 Under gravity the rules cannot tell every board no game reaches
 (:attr:`solver.rules.base.Rules.status_is_exact`: the order of the moves matters), so a
@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..encoding.index import layout
+from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
@@ -156,7 +156,7 @@ def stored_layers(game: Game, layers: Sequence[np.ndarray]) -> Iterator[np.ndarr
 
 # -- what the table says of each layer: how many boards have each score ------------------------------
 def layer_histograms(game: Game, layers: Sequence[np.ndarray]) -> dict[str, dict[str, dict[str, int]]]:
-    """Every layer's histograms (:func:`solver.storage.histograms.histograms`) as the ``layer_histograms`` of a table file's meta."""
+    """Every layer's histograms (:func:`solver.contents.histograms.histograms`) as the ``layer_histograms`` of a table file's meta."""
     found = {}
     for ply, scores in enumerate(layers):
         total = np.zeros(SHAPE, dtype=np.int64)
@@ -168,5 +168,5 @@ def layer_histograms(game: Game, layers: Sequence[np.ndarray]) -> dict[str, dict
 
 
 def histograms_json(found: np.ndarray) -> dict[str, dict[str, int]]:
-    """One layer's histograms as its entry of the meta's ``layer_histograms`` (:func:`solver.storage.histograms.histograms_to_meta`)."""
+    """One layer's histograms as its entry of the meta's ``layer_histograms`` (:func:`solver.contents.histograms.histograms_to_meta`)."""
     return histograms_to_meta({0: found})["0"]

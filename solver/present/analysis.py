@@ -1,0 +1,63 @@
+"""A replayed game in text: the table of plies ``solve analyze`` prints, which is also ``str()`` of a
+:class:`~solver.tables.analysis.GameAnalysis` (registered in :data:`solver.tables.position.PICTURES` as ``"analysis text"``)."""
+
+from __future__ import annotations
+
+from ..encoding import board as _board
+from ..rules.game import Game
+from ..tables.analysis import GameAnalysis, PlyAnalysis
+from ..tables.position import Position, outcome_label
+from .describe import column_board, status_line
+from .report import rc
+
+
+def best_text(ply: PlyAnalysis) -> str:
+    """The best moves before a ply: ``any``, the columns under gravity (``1 2``), else ``row,col`` cells (``0,0 2,2``)."""
+    if len(ply.best_cells) == len(ply.before.moves) > 1:
+        return "any"
+    if ply.before.game.rules.move.form == "column":
+        return " ".join(map(str, ply.before.best_columns))
+    return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
+
+
+def _move_text(game: Game, cell: int) -> str:
+    """The move column of ``solve analyze``: ``1,1 (4)`` (row,col and flat cell), under gravity ``2 (3,2)`` (column, and the cell it landed on)."""
+    row, col = game.coords(cell)
+    return f"{col} ({row},{col})" if game.rules.move.form == "column" else f"{row},{col} ({cell})"
+
+
+def analysis_text(analysis: GameAnalysis) -> str:
+    """What ``solve analyze`` prints and ``str()`` of a :class:`~solver.tables.analysis.GameAnalysis` gives:
+    a table of the plies, the final board, and each player's summary."""
+    game = analysis.game
+    drops = game.rules.move.form == "column"
+    rows = [("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")]
+    for ply in analysis.plies:
+        rows.append(
+            (
+                str(ply.ply),
+                ply.player,
+                _move_text(game, ply.cell),
+                best_text(ply),
+                outcome_label(ply.result_before, ply.plies_before),
+                outcome_label(ply.result_after, ply.plies_after),
+                ply.verdict,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(text.rjust(w) if i == 0 else text.ljust(w) for i, (text, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
+    lines.append("before/after: the mover's result under perfect play, W<n> win, D draw, L<n> loss,")
+    lines.append("in n plies counted from before the move.")
+    lines += ["", grid_text(analysis.final), status_line(analysis.final), ""]
+    lines.append("player  moves  best  ok  mistakes  blunders")
+    for player in ("X", "O"):
+        s = analysis.summary(player)
+        lines.append(f"{player:<6}  {s.moves:>5}  {s.best:>4}  {s.ok:>2}  {s.mistakes:>8}  {s.blunders:>8}")
+    return "\n".join(lines)
+
+
+def grid_text(position: Position) -> str:
+    """The board; under gravity with the column numbers under it (a move is a column)."""
+    if position.game.rules.move.form == "column":
+        return "\n".join(column_board(position))
+    return "\n".join(_board.draw(position.game, position.code))
