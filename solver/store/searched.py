@@ -41,7 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import numpy as np
 
@@ -58,9 +58,6 @@ from ..tables.position import SETTERS, Position
 from ..tables.summary import TableStats
 from . import locate
 from .estimate import paper_estimate
-
-if TYPE_CHECKING:
-    from .tablebase import Tablebase, Want
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
@@ -333,14 +330,17 @@ class SearchSource:
     def key(self) -> Hashable:
         return ("search", self.table_bytes)
 
-    def table(self, game: Game, want: Want, tablebase: Tablebase) -> Table | None:
+    def table(self, game: Game, want: Any, tablebase: Any) -> Table | None:
+        """A :class:`SearchTable` of ``game``, or None (the :class:`~solver.store.tablebase.Source` protocol; ``want`` and
+        ``tablebase`` are the Tablebase's :class:`~solver.store.tablebase.Want` and itself, typed loosely: this module
+        is imported by the Tablebase's, and imports nothing back)."""
         if not searched_by_engine(game) or _table_at_hand(game, tablebase):
             return None
         book = None if self.books is None else self.books(game)
         return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book), book=book)
 
 
-def _table_at_hand(game: Game, tablebase: Tablebase) -> bool:
+def _table_at_hand(game: Game, tablebase: Any) -> bool:
     """Whether a table answers ``game`` without a long build: a file is there, or a build takes at most a minute."""
     if locate.shipped_path(game) is not None or any((directory / f"{game.name}.ttt").exists() for directory in tablebase.table_dirs()):
         return True
