@@ -234,3 +234,36 @@ def test_pettingzoo_connect_four_observations_answer_pons_end_easy_for_the_agent
         assert all(observation["action_mask"][column] for column in best)
         other = "player_1" if env.agent_selection == "player_0" else "player_0"
         assert interop.board_from_pettingzoo_connect_four(env.observe(other), agent=other) == position.code
+
+
+# -- the grader -------------------------------------------------------------------------------------
+GREEDY = Path(__file__).parent / "players" / "connect4_greedy.py"
+
+
+def test_the_grader_grades_a_connect4_player_file_on_sampled_late_positions_against_the_search() -> None:
+    import importlib.util
+
+    report = solver.grade(f"{GREEDY}:play", game="connect4", turn="symbol", sample=6)
+    assert report.positions == 6 and not (report.exceptions or report.illegal or report.timeouts or report.crashes)
+    spec = importlib.util.spec_from_file_location("greedy", GREEDY)
+    assert spec is not None and spec.loader is not None
+    greedy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(greedy)
+    lost = {item.position.code for item in report.lost}
+    optimal = 0
+    for code, cell in report.answers:  # each answer judged again here from a fresh look-up
+        position = solver.lookup(code, game="connect4")
+        assert position.game.cells - position.pieces <= 16, "graded positions are late ones, whose search is fast"
+        rows = [[{"X": "X", "O": "O"}.get(piece) for piece in position.cells[r * 7 : r * 7 + 7]] for r in range(6)]
+        column = greedy.play(rows, position.to_move)
+        assert cell % 7 == column
+        move = next(move for move in position.moves if move.col == column)
+        assert (code in lost) == (move.result != position.result)
+        optimal += move.best
+    assert report.optimal == optimal
+
+
+def test_solve_grade_grades_a_connect4_player_file_in_one_command() -> None:
+    result = CliRunner().invoke(main, ["grade", f"{GREEDY}:play", "--game", "connect4", "--turn", "symbol", "--sample", "4", "--json"])
+    assert result.exit_code in (0, 1), result.output  # 1: the greedy player throws results away somewhere
+    assert json.loads(result.stdout)["positions"] == 4
