@@ -51,14 +51,14 @@ class AnswerKey:
         self.game = table.game
         self._blocks: list[int] = []
         self._identity = _identity(getattr(table, "file", None))
+        self._codes: np.ndarray | None = None
+        """The codes held, sorted; None for a dense table, copied whole and indexed by code."""
         if table.searches:  # searched in this process already (the table keeps each answer): no file a player could touch
-            self._codes, self._scores = None, np.zeros(0, dtype=np.int8)
+            self._scores = np.zeros(0, dtype=np.int8)
             self.positions = tuple(positions)
             return
         parents = np.fromiter((p.code for p in positions), dtype=np.int64, count=len(positions))
         chunks = [parents[at : at + _CHUNK] for at in range(0, parents.size, _CHUNK)]
-        self._codes: np.ndarray | None = None
-        """The codes held, sorted; None for a dense table, copied whole and indexed by code."""
         if isinstance(table, DenseTable):
             self._scores = self._copy_dense()
         else:
