@@ -11,6 +11,8 @@
     python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
+    python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
+    python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -1153,6 +1155,12 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--connect4", action="store_true", help="only the Connect Four engine: Pons' six sets (the slow ones sampled), against a plain negamax")
     parser.add_argument("--connect4-all", action="store_true", help="with every position of Pons' six sets, and the empty board from scratch (an hour)")
     parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
+    parser.add_argument(
+        "--connect4-book", metavar="BOOK", type=Path, help="only the opening book: its build's figures, the empty board from it, Pons' sets with it"
+    )
+    parser.add_argument(
+        "--connect4-book-cost", metavar="N", type=int, help="only what a book of each depth costs: the search of N sampled positions of plies 4 to 8 (an hour)"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -1196,10 +1204,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
-    if args.connect4 or args.connect4_all or args.connect4_empty:
+    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost:
         from bench_connect4 import bench_connect4
 
-        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty)
+        options = {"book": args.connect4_book, "book_cost": args.connect4_book_cost}
+        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty, **options)
     elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.positions is not None:

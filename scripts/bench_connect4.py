@@ -50,10 +50,15 @@ EMPTY_TARGET = 3 * 58.6
 Report = Callable[..., None]
 
 
-def bench_connect4(report: Report, *, every: bool, only_empty: bool) -> None:
-    """Print the figures (module docstring); ``every``: all positions of every set and the empty board."""
+def bench_connect4(report: Report, *, every: bool, only_empty: bool, book: Path | None = None, book_cost: int | None = None) -> None:
+    """Print the figures (module docstring); ``every``: all positions of every set and the empty board; ``book``: the
+    book's figures, the empty board from it and Pons' sets with it, instead."""
     print(f"\nConnect Four engine (load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; the machine may be shared)")
-    if not only_empty:
+    if book_cost is not None:
+        bench_book_cost(report, book_cost)
+    elif book is not None:
+        bench_book(report, book, every=every)
+    elif not only_empty:
         if not PONS.is_dir():
             print(f"   Pons' test sets are not at {PONS}: skipped")
         else:
@@ -66,6 +71,65 @@ def bench_connect4(report: Report, *, every: bool, only_empty: bool) -> None:
     print(f"   (load average after: {os.getloadavg()[0]:.2f})")
 
 
+def bench_book(report: Report, path: Path, *, every: bool) -> None:
+    """The opening book at ``path``: its build's own figures (depth, positions, size, CPU and wall time), the empty
+    board answered from it (target: under a millisecond), and Pons' sets searched with it."""
+    from solver.search.book import open_book
+    from solver.store.book import read_figures
+
+    start = time.perf_counter()
+    book = open_book(path, "connect4")
+    report("C4 book: open and check every byte", (time.perf_counter() - start) * 1e3, "ms")
+    report("C4 book: depth", book.depth, "plies")
+    report("C4 book: positions", int(sum(book.plies)), "")
+    report("C4 book: file size", path.stat().st_size / 2**20, "MiB")
+    figures = read_figures(path)
+    if figures is None:
+        print(f"   no build figures beside {path} (a fetched book): build time not known")
+    else:
+        report(f"C4 book: build, search CPU ({figures.searched:,} positions of ply {figures.depth})", figures.cpu_seconds / 3600, "CPU-h")
+        report(f"C4 book: build, wall ({figures.jobs} jobs, resumed runs summed)", figures.wall_seconds / 3600, "h")
+    engine = Engine("connect4", book=book)
+    engine.score(moves="")
+    runs = 1000
+    start = time.perf_counter()
+    for _ in range(runs):
+        engine.score(moves="")
+    mean = (time.perf_counter() - start) / runs
+    report("C4 empty board from the book: Engine.score", mean * 1e3, "ms", "< 1 ms", mean < 1e-3)
+    start = time.perf_counter()
+    answer = engine.solve(moves="")
+    report("C4 empty board from the book: Engine.solve (every move)", (time.perf_counter() - start) * 1e3, "ms", "59", answer.score == 59)
+    if PONS.is_dir():
+        for name, file, sample, target in SETS:
+            _bench_set(report, engine, f"{name} with the book", file, None if every else sample, target, baseline=False)
+
+
+def bench_book_cost(report: Report, sample: int, plies: tuple[int, ...] = (4, 5, 6, 7, 8)) -> None:
+    """What a book of each depth would cost: the CPU seconds of the engine (a fresh 256 MiB table each, no book) on a
+    seeded sample of each ply's positions, times the positions of the ply (only the deepest ply of a book is
+    searched), on one core and on this machine's cores: how the book's depth was chosen."""
+    from solver.search import code_of_key, positions
+    from solver.store.book import TABLE_BYTES
+
+    engine = Engine("connect4", table_bytes=TABLE_BYTES)
+    engine.score(moves="4455")
+    rng = np.random.default_rng(2026)
+    for ply, keys in positions(engine.game, max(plies)):
+        if ply not in plies:
+            continue
+        times = []
+        for key in rng.choice(keys, size=min(sample, keys.size), replace=False):
+            engine.clear()
+            start = time.process_time()
+            engine.score(code_of_key(engine.game, int(key)))
+            times.append(time.process_time() - start)
+        mean = float(np.mean(times))
+        report(f"C4 book cost: ply {ply}, CPU a position (mean of {len(times)}, slowest {max(times):.1f} s)", mean, "s")
+        cores = os.cpu_count() or 1
+        report(f"C4 book cost: depth {ply}, {keys.size:,} positions searched, on {cores} cores", mean * keys.size / cores / 3600, "h")
+
+
 def _read(file: str, sample: int | None) -> list[tuple[str, int]]:
     lines = [line.split() for line in (PONS / file).read_text().splitlines() if line.strip()]
     if sample is not None:
@@ -73,7 +137,7 @@ def _read(file: str, sample: int | None) -> list[tuple[str, int]]:
     return [(moves, int(score)) for moves, score in lines]
 
 
-def _bench_set(report: Report, engine: Engine, name: str, file: str, sample: int | None, target: float) -> None:
+def _bench_set(report: Report, engine: Engine, name: str, file: str, sample: int | None, target: float, *, baseline: bool = True) -> None:
     lines = _read(file, sample)
     where = [from_moves(engine.game, moves) for moves, _ in lines]
     times, wrong = _time_search(engine, where, [score for _, score in lines])
@@ -86,7 +150,7 @@ def _bench_set(report: Report, engine: Engine, name: str, file: str, sample: int
     for moves, _ in lines:
         engine.score(moves=moves)
     report(f"C4 {name}: Engine.score again, table warm (string read, checked)", (time.process_time() - start) / len(lines) * 1e3, "ms")
-    if name in BASELINE_SETS:
+    if baseline and name in BASELINE_SETS:
         base = _time_baseline(engine, where)
         searched = times[: len(base)]
         report(f"C4 {name}: baseline plain alpha-beta, mean ({len(base)} positions in {BASELINE_SECONDS:g} s)", float(np.mean(base)) * 1e3, "ms")

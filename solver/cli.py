@@ -51,6 +51,9 @@ from .rules.game import DENSE_MAX_CELLS, Game
 from .storage.fsutil import remove_dead_temporaries, write_atomic
 from .storage.remote import is_url
 from .storage.tablefile import rebuild_command
+from .store.book import DEFAULT_SAMPLE as DEFAULT_BOOK_SAMPLE
+from .store.book import book_game, build_book, default_depth, estimate_book, verify_book
+from .store.book import describe as describe_book
 from .store.estimate import BuildEstimate, estimate, format_duration, refuse_beyond_machine
 from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, refuse_replacing
 from .store.mirror import fetch_table
@@ -714,7 +717,8 @@ def _ask_move(position: Position) -> int | None:
     is_flag=True,
     help="Build even when the output already holds the game's table, whole; replace it even when it is not a table of this game (whatever it holds is lost).",
 )
-def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool, force: bool) -> None:
+@click.option("--depth", type=click.IntRange(min=0), default=None, help="Connect Four: the opening book's depth in plies (default: the shipped book's).")
+def build(options: TableOptions, output: Path | None, jobs: int | None, scheduler: str | None, yes: bool, force: bool, depth: int | None) -> None:
     """Solve a game and write its table file (atomically, deterministically).
 
     A build estimated at more than ten minutes shows the estimate (time on this
@@ -730,6 +734,11 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     game = options.game
     path = output or options.tablebase.table_dir(options.table_dir) / f"{game.name}.ttt"
     started = time.perf_counter()
+    if book_game(game):
+        _build_book(options, path, depth=depth, jobs=jobs, scheduler=scheduler, yes=yes, force=force)
+        return
+    if depth is not None:
+        raise click.UsageError(f"--depth is the depth of Connect Four's opening book; {game.name} has a table")
     if kind_for(game) == "compact":
         scheduler = cluster_scheduler(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
@@ -744,6 +753,69 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     if not options.quiet:
         size = path.stat().st_size
         click.echo(f"Wrote {path} ({size:,} bytes) in {time.perf_counter() - started:.2f} s", err=True)
+
+
+def _build_book(options: TableOptions, path: Path, *, depth: int | None, jobs: int | None, scheduler: str | None, yes: bool, force: bool) -> None:
+    """``solve build`` of a game answered by the engine: its opening book (:mod:`solver.store.book`), the estimate first."""
+    game = options.game
+    scheduler = cluster_scheduler(scheduler)  # a malformed address is refused before anything is built
+    if not force:
+        refuse_replacing(game, path)
+    cost = estimate_book(game, path, depth=depth, jobs=jobs)
+    if (
+        not yes
+        and cost.is_long
+        and not _confirm_build(cost, f"Building the {game.name} opening book (depth {depth if depth is not None else default_depth(game)})")
+    ):
+        raise BuildNeedsConsent(
+            f"building the {game.name} opening book takes {cost.describe()}; it is not started unasked: run the same command with --yes", cost
+        )
+    with _resume_book_hint(game, path), _book_meter(game, quiet=options.quiet) as advance:
+        figures = build_book(game, path, depth=depth, jobs=jobs, scheduler=scheduler, progress=advance, notify=options.notify)
+    if not options.quiet:
+        click.echo(f"Wrote {path}: {describe_book(figures)} (sha256 {figures.checksum})", err=True)
+
+
+@contextmanager
+def _resume_book_hint(game: Game, path: Path) -> Iterator[None]:
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo(
+            f"solve: the {game.name} book build was interrupted (Ctrl-C); the chunks it finished are kept in {path}.build: "
+            "run the same command again to resume",
+            err=True,
+        )
+        raise SystemExit(130) from None
+
+
+@contextmanager
+def _book_meter(game: Game, *, quiet: bool) -> Iterator[Callable[[int, int], None]]:
+    """The book build's progress: a bar on a terminal, else a line a minute (:data:`PROGRESS_LINE_SECONDS`)."""
+    state: dict[str, Any] = {"bar": None, "shown": 0.0, "done": 0}
+    start = time.monotonic()
+
+    def advance(done: int, chunks: int) -> None:
+        if quiet:
+            return
+        if sys.stderr.isatty():
+            if state["bar"] is None:
+                state["bar"] = click.progressbar(length=chunks, label=f"{game.name} book", file=sys.stderr).__enter__()
+            state["bar"].update(done - state["done"])
+        elif time.monotonic() - state["shown"] >= PROGRESS_LINE_SECONDS or done == chunks:
+            state["shown"] = time.monotonic()
+            click.echo(
+                f"{game.name} book: {done:,} of {chunks:,} chunks searched ({100 * done / max(chunks, 1):.1f}%), "
+                f"{format_duration(time.monotonic() - start)} so far",
+                err=True,
+            )
+        state["done"] = done
+
+    try:
+        yield advance
+    finally:
+        if state["bar"] is not None:
+            state["bar"].__exit__(None, None, None)
 
 
 @main.command()
@@ -767,7 +839,8 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
     show_default=True,
     help=f"With --sample: boards per layer (with at most {MAX_EMPTY} empty cells) also solved by an independent minimax.",
 )
-def verify(options: TableOptions, path: Path | None, boards: int | None, seed: int, reference: int) -> None:
+@click.option("--all", "every", is_flag=True, help="Connect Four's book: re-derive every entry of its deepest ply by search (the time of a build).")
+def verify(options: TableOptions, path: Path | None, boards: int | None, seed: int, reference: int, every: bool) -> None:
     """Prove everything a table file says: its header, every block, every score, the counts it keeps.
 
     One line per part on stdout as it is done (what was checked), each problem on stderr
@@ -776,6 +849,9 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     With --sample N, check a seeded sample of every layer instead: one line per layer, then the verdict (a sample is not a proof: nothing is trusted for it).
     """
     path = path or options.tablebase.path_of(options.game, table_dir=options.table_dir)
+    if book_game(options.game):
+        _verify_book(path, options.game, boards, seed, every)
+        return
     remove_dead_temporaries(path.parent)
     table = options.tablebase.open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     if boards is not None:
@@ -793,6 +869,26 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
         raise SystemExit(1)
     options.tablebase.record_proof(table)  # proved: trusted from now on when no checksum ships for it
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
+
+
+def _verify_book(path: Path, game: Game, boards: int | None, seed: int, every: bool) -> None:
+    """``solve verify`` of an opening book: every byte, the derivation of every shallower ply, and the deepest ply's
+    entries re-derived by search (a seeded sample, or all with --all); a line per entry searched, then the verdict."""
+
+    def show(key: int, stored: int, found: int, seconds: float) -> None:
+        click.echo(f"{path}: key {key:#x}: {stored} in the book, {found} by search ({seconds:.2f} s){'' if stored == found else ': FAILED'}")
+
+    check = verify_book(path, game, sample=None if every else (boards or DEFAULT_BOOK_SAMPLE), seed=seed, on_entry=show)
+    what = (
+        f"{game.name} book, depth {check.depth}: every block, {check.derived:,} entries against their children, "
+        f"{check.searched:,} re-derived by search, {check.seconds:.1f} s"
+    )
+    if check.problems:
+        for problem in check.problems:
+            click.echo(problem, err=True)
+        click.echo(f"{path}: FAILED ({what}): {count(len(check.problems), 'problem')}", err=True)
+        raise SystemExit(1)
+    click.echo(f"{path}: OK ({what}; sha256 {check.checksum})")
 
 
 def _about(path: Path, problem: str) -> str:

@@ -40,7 +40,7 @@ from ..rules.score import WIN, Result, decode
 from .book import Book
 from .negamax import NO_MOVE, NODES, STOP, solve, solve_moves
 from .ordering import scratch
-from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, position_of
+from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
 from .transposition import new_table
 
 DEFAULT_TABLE_BYTES = 128 << 20
@@ -188,7 +188,19 @@ class Engine:
     def score(self, board: Board | Position | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None) -> int:
         """The exact score byte of a position for the side to move (:mod:`solver.rules.score`), the moves not valued."""
         where = self.position(board, moves)
+        known = self._from_book(where)
+        if known is not None:
+            return known
         return score_byte(int(self._run(solve, where, budget, progress)), where.pieces, self.game.cells)
+
+    def _from_book(self, where: Position) -> int | None:
+        """The score byte the book holds for the position itself (the root, read before any search starts), or None."""
+        keys, scores, depth = self._book
+        if where.pieces > depth:
+            return None
+        key = np.uint64(key_of(self.game, where))
+        at = int(np.searchsorted(keys, key))
+        return int(scores[at]) if at < keys.size and keys[at] == key else None
 
     def _solution(self, where: Position, best: int, moves: tuple[MoveValue, ...], start: float) -> Solution:
         score = score_byte(best, where.pieces, self.game.cells)

@@ -1,6 +1,6 @@
 """Every on-disk table format in one place: magic, a typed header, arrays, block checksums; save, open, verify.
 
-A table file holds a few named numpy arrays behind a JSON header. Two kinds use it:
+A table file holds a few named numpy arrays behind a JSON header. Three kinds use it:
 
 ===========  =======================================================================
 kind         arrays
@@ -11,6 +11,11 @@ kind         arrays
              (:mod:`solver.encoding.index`); the layer offsets are in ``meta``. Format version 3:
              compressed in blocks (:mod:`solver.storage.blockarray`), only the canonical boards
              in play meaningful (:func:`solver.tables.compact.stored_layers`)
+``book``     ``keys`` (``uint64``, sorted, unique) and ``scores`` (``int8``): the opening
+             book of a game too big for a table (Connect Four), every position up to
+             ``meta["depth"]`` pieces under its canonical key (:mod:`solver.search.book`);
+             format version 2, plain arrays (the engine holds them whole in memory, so
+             they are verified whole when the book is opened)
 ===========  =======================================================================
 
 **Compressed compact tables (format version 3).** The ``scores`` entry of ``arrays``
@@ -98,7 +103,7 @@ FORMAT_VERSION = 2
 """Dense tables (and the plain compact tables of earlier releases, still read)."""
 COMPRESSED_VERSION = 3
 """Compact tables: their ``scores`` compressed in blocks (:mod:`solver.storage.blockarray`)."""
-KINDS = ("dense", "compact")
+KINDS = ("dense", "compact", "book")
 ALIGN = 64
 DIGEST_BYTES = 32
 MIN_BLOCK_BYTES = 64 << 10
@@ -831,6 +836,12 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     return trust.expected_root(game, kind)
 
 
+def expected_book_root(game: Game, depth: int) -> str | None:
+    """The checksum the package expects for ``game``'s book of ``depth`` plies, if it ships one (the policy's:
+    :func:`solver.storage.trust.expected_book_root`)."""
+    return trust.expected_book_root(game, depth)
+
+
 def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
     """Checksums ``game``'s table had in an earlier version of the format's contents (:func:`solver.storage.trust.earlier_roots`)."""
     return trust.earlier_roots(game, kind)
@@ -990,9 +1001,19 @@ def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None
             f"in its header (bytes 0 to {first - 1:,}) or its block digests (bytes {header.digests_offset:,} to {header.end - 1:,})",
             header.game,
         )
-    problem = trust.refusal(root, header.game, header.kind)
+    if header.kind == "book":  # a book of another depth than the shipped one has no shipped checksum
+        expected = expected_book_root(header.game, _book_depth(header))
+        problem = None if expected is None else trust.refusal(root, header.game, header.kind, expected=expected)
+    else:
+        problem = trust.refusal(root, header.game, header.kind)
     if problem is not None:
         raise fail(problem, header.game)
+
+
+def _book_depth(header: Header) -> int:
+    """The depth a book's header states (-1 when it states none: no shipped checksum is then its)."""
+    depth = header.meta.get("depth")
+    return depth if type(depth) is int else -1
 
 
 def _map_arrays(handle: IO[bytes], header: Header, whole: FileRegion) -> dict[str, np.ndarray | RegionSource]:
@@ -1117,6 +1138,10 @@ def _check_kind(header: Header) -> None:
     if header.kind == "dense":
         if names != ["entries"] or header.arrays[0].dtype != ENTRY or len(header.arrays[0].shape) != 1:
             raise ValueError(f"a dense table holds one 1-D array 'entries' of {ENTRY}, found {names}")
+    elif header.kind == "book":
+        dtypes = [spec.dtype for spec in header.arrays]
+        if names != ["keys", "scores"] or dtypes != [np.dtype("<u8"), np.dtype("i1")] or any(len(spec.shape) != 1 for spec in header.arrays):
+            raise ValueError(f"a book holds two 1-D arrays, 'keys' (uint64) and 'scores' (int8), found {names}")
     elif names != ["scores"] or header.arrays[0].dtype != np.dtype("i1") or len(header.arrays[0].shape) != 1:
         raise ValueError(f"a compact table holds one 1-D int8 array 'scores', found {names}")
 
@@ -1132,6 +1157,9 @@ def _check_layout(header: Header, length: int, fail: Fail) -> None:
     each part starts where a table file puts it (:func:`placement_problem`).
     """
     game, spec = header.game, header.arrays[0]
+    if header.kind == "book":
+        _check_book_layout(header, length, fail)
+        return
     if header.kind == "dense" and game.cells > DENSE_MAX_CELLS:
         raise fail(
             f"holds a dense table of {game.name}, {game.cells} cells: dense tables hold games of at most {DENSE_MAX_CELLS} cells, "
@@ -1151,6 +1179,24 @@ def _check_layout(header: Header, length: int, fail: Fail) -> None:
     problem = placement_problem(header, length)
     if problem is not None:
         raise fail(f"not a table file as written ({problem}): the file is damaged or forged", game)
+
+
+def _check_book_layout(header: Header, length: int, fail: Fail) -> None:
+    """A book's sizes: as many scores as keys, as many as the positions its ``meta["plies"]`` counts, in the
+    blocks :func:`block_bytes_for` gives them, each part where a table file puts it."""
+    keys, scores = header.arrays
+    plies = header.meta.get("plies")
+    counted = sum(plies) if isinstance(plies, list) and all(type(n) is int and n >= 0 for n in plies) else None
+    problem = None
+    if keys.shape != scores.shape or counted != keys.shape[0]:
+        problem = f"{keys.shape[0]:,} keys, {scores.shape[0]:,} scores and {counted} positions counted by ply must be one number"
+    elif header.block_bytes != block_bytes_for(keys.nbytes + scores.nbytes):
+        blocks = block_bytes_for(keys.nbytes + scores.nbytes)
+        problem = f"it declares blocks of {header.block_bytes:,} bytes, and a book of {keys.shape[0]:,} positions has {blocks:,}"
+    else:
+        problem = placement_problem(header, length)
+    if problem is not None:
+        raise fail(f"the header does not fit a book: {problem}; the file is damaged or forged", header.game)
 
 
 def _game_from_name(path: Path) -> Game:

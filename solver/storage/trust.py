@@ -40,7 +40,7 @@ from typing import Any, Protocol
 
 from ..errors import RegistryWarning, TableError
 from ..rules.game import Game
-from .checksums import EARLIER_COMPACT_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
+from .checksums import EARLIER_COMPACT_ROOTS, EXPECTED_BOOK_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
 from .fsutil import file_kind, write_atomic
 
 REGISTRY = "trusted.json"
@@ -128,7 +128,18 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     Dense: every game of up to 16 cells; compact: the games past 16 cells built and
     checked so far (:mod:`solver.storage.checksums`).
     """
+    if kind == "book":  # the book that ships (one depth a game: expected_book_root checks the depth)
+        shipped = EXPECTED_BOOK_ROOTS.get(game.name)
+        return None if shipped is None else shipped[1]
     return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
+
+
+def expected_book_root(game: Game, depth: int) -> str | None:
+    """The checksum the package ships for ``game``'s book of ``depth`` plies, if it ships one (one depth a game:
+    the book ``solve build`` makes and ``solve fetch`` fetches, :data:`solver.storage.checksums.EXPECTED_BOOK_ROOTS`);
+    a book of another depth is believed as any table without a shipped checksum is."""
+    shipped = EXPECTED_BOOK_ROOTS.get(game.name)
+    return shipped[1] if shipped is not None and shipped[0] == depth else None
 
 
 def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:

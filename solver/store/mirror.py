@@ -45,6 +45,7 @@ from ..storage import trust
 from ..storage.fsutil import DISK_FULL, check_space, disk_full, format_size, install_file, open_partial, partial_name
 from ..storage.remote import HttpRange, RemoteHeader, check_digests, read_remote_header
 from ..storage.tablefile import TableFile, expected_root, open_table
+from .book import book_game
 from .locate import shipped_path, table_path
 from .make import kind_for
 from .tablebase import forget
@@ -114,7 +115,7 @@ def fetch_table(
     check_checksum_type(checksum)
     if shipped_path(game) is not None:
         raise TableError(f"the {game.name} table ships with the package: there is nothing to fetch")
-    kind = kind_for(game)
+    kind = "book" if book_game(game) else kind_for(game)  # Connect Four's table file is its opening book
     expected = expected_checksum(game, kind, checksum)
     source = table_url(game, url)
     target = table_path(game, table_dir_=table_dir)

@@ -41,6 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 import numpy as np
@@ -48,15 +49,17 @@ import numpy as np
 from ..encoding.board import check_rules
 from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
-from ..rules.game import Game
+from ..rules.game import WORD_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
 from ..search import Book, Engine, Solution, engine_game
+from ..search.book import open_book
 from ..search.engine import DEFAULT_TABLE_BYTES, Progress
 from ..storage import tablefile
 from ..tables import Kind, Scores, Table
 from ..tables.position import SETTERS, Position
 from ..tables.summary import TableStats
 from . import locate
+from .book import book_path
 from .estimate import paper_estimate
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
@@ -260,7 +263,7 @@ class SearchTable(Table):
     def sha256(self) -> str:
         """What identifies the answers (an ETag's base): the game and the engine's book, not a file."""
         found = self._shared.book
-        book = "no book" if found is None else str(getattr(found, "sha256", f"a book to ply {found.depth}"))
+        book = "no book" if found is None else str(getattr(found, "checksum", f"a book to ply {found.depth}"))
         return hashlib.sha256(f"search:{self.game.name}:{book}".encode()).hexdigest()
 
     def _cannot(self, what: str) -> NoReturn:
@@ -320,7 +323,8 @@ class SearchSource:
     engine plays whose table is neither at hand nor built within a minute; it declines every other game.
 
     :param table_bytes: the size of each engine's transposition table in bytes.
-    :param books: finds a game's book (the engine's book hook); None: no book.
+    :param books: finds a game's book (the engine's book hook); None: the book built in a table directory, if any
+        (:func:`book_in_table_dirs`: ``solve build --game connect4`` builds it, ``solve fetch`` fetches it).
     """
 
     table_bytes: int = DEFAULT_TABLE_BYTES
@@ -336,12 +340,30 @@ class SearchSource:
         is imported by the Tablebase's, and imports nothing back)."""
         if not searched_by_engine(game) or _table_at_hand(game, tablebase):
             return None
-        book = None if self.books is None else self.books(game)
+        book = self.books(game) if self.books is not None else book_in_table_dirs(game, tablebase.table_dirs())
         return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book), book=book)
 
 
+def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
+    """The book of a game past :data:`~solver.rules.game.WORD_CELLS` cells (Connect Four) in the first table directory
+    that holds one (``<game>.ttt``: :func:`solver.store.book.book_path`), every byte checked; None when none is built.
+
+    :raises TableError: for a damaged book, naming the file and the command that rebuilds it.
+    """
+    if game.cells <= WORD_CELLS:  # a smaller game's <game>.ttt is its table
+        return None
+    for directory in directories:
+        path = book_path(Path(directory), game)
+        if path.is_file():
+            return open_book(path, game)
+    return None
+
+
 def _table_at_hand(game: Game, tablebase: Any) -> bool:
-    """Whether a table answers ``game`` without a long build: a file is there, or a build takes at most a minute."""
+    """Whether a table answers ``game`` without a long build: a file is there, or a build takes at most a minute
+    (never for a game past :data:`~solver.rules.game.WORD_CELLS` cells: its ``<game>.ttt`` is its book)."""
+    if game.cells > WORD_CELLS:
+        return False
     if locate.shipped_path(game) is not None or any((directory / f"{game.name}.ttt").exists() for directory in tablebase.table_dirs()):
         return True
     return not paper_estimate(game).needs_consent
