@@ -65,7 +65,7 @@ PLAIN: tuple[str, ...] = (SHA256, VALUES)
 COMPRESSED: tuple[str, ...] = (CRC32, DECODE, SHA256, VALUES)
 """The stages of a compressed block."""
 
-DECLARED: Mapping[tuple[int, str], tuple[str, ...]] = {(2, "dense"): PLAIN, (2, "compact"): PLAIN, (3, "compact"): COMPRESSED}
+DECLARED: Mapping[tuple[int, str], tuple[str, ...]] = {(2, "dense"): PLAIN, (2, "compact"): PLAIN, (2, "book"): PLAIN, (3, "compact"): COMPRESSED}
 """The stages a file's blocks carry, by its header's ``(format_version, kind)``."""
 
 INT8: np.dtype[Any] = np.dtype(np.int8)
