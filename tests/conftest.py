@@ -36,6 +36,21 @@ STATS_SUBKEYS = {
 
 
 @pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A private on-disk block cache for tables at a URL, and no mirror from the environment (``$SOLVED_TICTACTOE_MIRROR``)."""
+    import solver
+    from solver.storage import remote
+    from solver.store.urltable import MIRROR_ENV
+
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(remote.CACHE_ENV, str(directory))
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    solver.forget()
+    yield directory
+    solver.forget()
+
+
+@pytest.fixture
 def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A fresh, private table directory (tables of other games get built into it)."""
     import solver

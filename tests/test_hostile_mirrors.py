@@ -35,14 +35,8 @@ CUT_OFF_WITHIN = 8.0
 """Seconds within which a server missing a one-second deadline must be cut off (it would trickle on for 12 s)."""
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv(remote.CACHE_ENV, str(directory))
-    monkeypatch.delenv(MIRROR_ENV, raising=False)
-    solver.forget()
-    yield directory
-    solver.forget()
+pytestmark = pytest.mark.usefixtures("private_cache")
+"""Every test gets its own on-disk block cache (tests/conftest.py), and no mirror from the environment."""
 
 
 @pytest.fixture

@@ -6,13 +6,13 @@ believed: a trusted table replaced by another is not.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from table_forms import write_plain_compact
 
 import solver
 import solver.tables.dense
@@ -49,22 +49,6 @@ def _flip(path: Path, where: int) -> None:
     path.write_bytes(bytes(data))
 
 
-def _write_plain_compact(path: Path, table: solver.Table) -> Path:
-    """``table`` in the plain (format version 2) compact layout of earlier releases, still read."""
-    header, length, parts = tablefile._plan("compact", table.game, table.file_arrays(), table.file_meta())
-    with path.open("wb") as out:
-        digests = bytearray()
-        for spec in header.arrays:
-            out.seek(spec.offset)
-            digests += tablefile._write_blocks(out, parts[spec.name], header.block_bytes)
-        out.seek(header.digests_offset)
-        out.write(digests)
-        header = dataclasses.replace(header, root=tablefile.root_of(header, bytes(digests)))
-        out.seek(0)
-        out.write(tablefile._head(header, length))
-    return path
-
-
 def _assert_names_the_file(error: pytest.ExceptionInfo[solver.TableError], path: Path) -> None:
     message = str(error.value)
     assert message.startswith(f"{path}: ") and f"rebuild it with: solve build --game 3x3k3 --output {path}" in message, message
@@ -90,7 +74,7 @@ def test_a_flipped_byte_in_a_dense_table_file_is_refused_by_load_into_memory_nam
 def test_a_flipped_byte_in_a_plain_compact_table_file_is_refused_by_load_into_memory_naming_the_file(
     tmp_path: Path, tictactoe_layers: list[np.ndarray]
 ) -> None:
-    path = _write_plain_compact(tmp_path / "3x3k3.ttt", CompactTable.from_layers(Game(), tictactoe_layers))
+    path = write_plain_compact(tmp_path / "3x3k3.ttt", CompactTable.from_layers(Game(), tictactoe_layers))
     spec = tablefile.open_table(path).header.spec("scores")
     assert spec.encoding is None
     _flip(path, spec.offset + spec.nbytes // 2)

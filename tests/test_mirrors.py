@@ -41,15 +41,8 @@ def served_file(stand_in_table: bytes, tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own on-disk block cache."""
-    directory = tmp_path / "cache"
-    monkeypatch.setenv(remote.CACHE_ENV, str(directory))
-    monkeypatch.delenv(MIRROR_ENV, raising=False)
-    solver.forget()
-    yield directory
-    solver.forget()
+pytestmark = pytest.mark.usefixtures("private_cache")
+"""Every test gets its own on-disk block cache (tests/conftest.py), and no mirror from the environment."""
 
 
 def _region(data: bytes) -> tuple[int, np.ndarray]:

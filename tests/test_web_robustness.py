@@ -6,7 +6,6 @@ need the lost bytes, never a dead server."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import random
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from table_forms import write_plain_compact
 from web_support import need_web, running_server
 
 import solver
@@ -280,24 +280,6 @@ def test_a_dense_table_truncated_or_overwritten_under_the_server_is_still_answer
         for code in codes[::10]:
             assert fetch(f"{url}api/v1/3x4k3?board={code}") == (200, expected[code]), code
         assert process.poll() is None
-
-
-def write_plain_compact(path: Path, table: solver.Table) -> Path:
-    """``table`` written in the plain (uncompressed, format 2) compact layout of earlier releases."""
-    from solver.storage import tablefile
-
-    header, length, parts = tablefile._plan("compact", table.game, table.file_arrays(), table.file_meta())
-    with path.open("wb") as out:
-        digests = bytearray()
-        for spec in header.arrays:
-            out.seek(spec.offset)
-            digests += tablefile._write_blocks(out, parts[spec.name], header.block_bytes)
-        out.seek(header.digests_offset)
-        out.write(digests)
-        header = dataclasses.replace(header, root=tablefile.root_of(header, bytes(digests)))
-        out.seek(0)
-        out.write(tablefile._head(header, length))
-    return path
 
 
 def test_hold_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_afterwards_changes_nothing(
