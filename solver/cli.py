@@ -602,6 +602,7 @@ def describe_drops(position: Position) -> str:
 # -- play -----------------------------------------------------------------------
 @main.command()
 @_game_option
+@_budget_option
 @click.option(
     "--as",
     "human",
