@@ -25,6 +25,7 @@ import click
 
 from .api import MIRROR_ENV, Tablebase, default_tablebase, parse_game
 from .encoding import board as _board
+from .encoding.drops import move_string_code
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .grading.grader import (
     DEFAULT_TIMEOUT,
@@ -57,6 +58,7 @@ from .store.estimate import BuildEstimate, estimate, format_duration, proof_seco
 from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, proof_work, refuse_replacing
 from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
+from .store.searched import SearchTable
 from .tables import Table
 from .tables.analysis import GameAnalysis, move_code
 from .tables.analysis import analyze as _analyze
@@ -184,10 +186,17 @@ class TableOptions:
         self.table_dir = table_dir
         self.quiet = quiet
 
+    budget: float | None = None
+    """``--budget``: seconds a search may take, for a game answered by search (Connect Four)."""
+
     def table(self) -> Table:
         """The game's table; a missing one is built, asking first (on a terminal) when the build
-        takes more than a minute or a GiB of disk, refused with the estimate elsewhere."""
-        return self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+        takes more than a minute or a GiB of disk, refused with the estimate elsewhere. A game answered
+        by search (Connect Four) gets ``--budget`` and a progress bar on the terminal while a search runs."""
+        table = self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+        if table.searches:
+            return table.bounded(self.budget, None if self.quiet else _SearchBar(table.game, self.budget))
+        return table
 
     def _consent(self, cost: BuildEstimate) -> bool:
         if not _interactive():
@@ -215,6 +224,50 @@ class TableOptions:
         """Say what a build found (e.g. that it resumes), unless quiet."""
         if not self.quiet:
             click.echo(message, err=True)
+
+
+class _SearchBar:
+    """The engine's progress hook as a click progress bar on stderr (drawn on a terminal only): it appears when
+    a search has run for half a second, fills toward ``--budget`` when one is given, and counts positions searched."""
+
+    def __init__(self, game: Game, budget: float | None) -> None:
+        self.game, self.budget = game, budget
+        self.bar: Any = None
+        self.shown = 0
+
+    def __call__(self, nodes: int, seconds: float) -> None:
+        if self.bar is None:
+            label = f"searching {self.game.name}" + ("" if self.budget is None else f" (budget {self.budget:g} s)")
+            length = None if self.budget is None else max(1, round(self.budget * 10))
+            self.bar = click.progressbar(length=length, label=label, file=sys.stderr, item_show_func=lambda item: item)
+            self.bar.__enter__()
+            click.get_current_context().call_on_close(self.close)
+        tenths = round(seconds * 10)
+        self.bar.update(max(0, tenths - self.shown), f"{nodes:,} positions, {seconds:.1f} s")
+        self.shown = max(self.shown, tenths)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--budget SECONDS``: how long a search may take, for a game answered by search (Connect Four)."""
+
+    @click.option(
+        "--budget",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="For a game answered by search (connect4): stop a search after this many seconds (default: no limit; a progress bar shows on a terminal).",
+    )
+    @functools.wraps(function)
+    def wrapper(*args: Any, options: TableOptions, budget: float | None, **kwargs: Any) -> Any:
+        options.budget = budget
+        return function(*args, options=options, **kwargs)
+
+    return wrapper
 
 
 def _can_keep(path: Path) -> bool:
@@ -394,6 +447,7 @@ def main() -> None:
 # -- stats ----------------------------------------------------------------------
 @main.command()
 @_game_option
+@_budget_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option(
     "--svg",
@@ -407,12 +461,41 @@ def stats(options: TableOptions, as_json: bool, svg_path: Path | None) -> None:
     """Count positions, results, symmetric classes and complete games, in total and by ply."""
     if svg_path is not None:
         _check_writable(svg_path, "the chart")
-    counts = options.table().stats()
+    table = options.table()
+    if table.searches:
+        searched_stats(table, options, as_json)
+        return
+    counts = table.stats()
     if svg_path is not None:
         write_atomic(svg_path, outcomes_svg(counts.by_ply(), game=counts["game"]).encode())
     click.echo(json.dumps(counts, indent=2) if as_json else stats_text(counts))
     if svg_path is not None and not options.quiet:
         click.echo(f"chart of the outcomes by ply written to {svg_path}", err=True)
+
+
+def searched_stats(table: Table, options: TableOptions, as_json: bool) -> None:
+    """``solve stats`` of a game answered by search: the root's answer (searched from the book when there is one, or
+    within ``--budget``), and why the counts by ply need the full table."""
+    game = table.game
+    why = (
+        f"{game.name} is answered by search, position by position: the counts of each ply need the full table of every "
+        f"position, which is not built here (solve build --game {game.name} says what it would cost)"
+    )
+    root = None
+    if (isinstance(table, SearchTable) and table.has_book) or options.budget is not None:
+        root = table.at(0)
+    if as_json:
+        click.echo(json.dumps({"game": game.name, "searched": True, "root": None if root is None else root.to_dict(), "counts": why}, indent=2))
+        return
+    if root is None:
+        click.echo(
+            f"The empty {game.name} board's answer needs a long search without a book (minutes here): give it time with "
+            f"solve stats --game {game.name} --budget SECONDS, or build the book with solve build --game {game.name}."
+        )
+    else:
+        click.echo(f"The empty board: {status_line(root)}")
+        click.echo(f"Best first moves (columns): {', '.join(map(str, root.best_columns))}")
+    click.echo(f"No counts by ply: {why}.")
 
 
 def _check_writable(path: Path, what: str) -> None:
@@ -424,9 +507,18 @@ def _check_writable(path: Path, what: str) -> None:
 
 # -- lookup ---------------------------------------------------------------------
 @main.command(cls=_ArgsCommand)
-@click.argument("board")
+@click.argument("board", required=False)
 @_game_option
+@_budget_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--moves",
+    "move_string",
+    default=None,
+    metavar="COLUMNS",
+    help="Instead of BOARD, the position after these moves as Connect Four players write them: "
+    "columns numbered from 1, no separator (--game connect4 --moves 4453).",
+)
 @click.option(
     "--table",
     "source",
@@ -435,18 +527,25 @@ def _check_writable(path: Path, what: str) -> None:
     help="Read this table file, or the table at this http(s) URL block by block (each block fetched on first use, checked, cached).",
 )
 @click.option("--checksum", default=None, metavar="SHA256", help="With --table URL: the table's checksum, for a game without a shipped one.")
-def lookup(board: str, options: TableOptions, as_json: bool, source: str | None, checksum: str | None) -> None:
+def lookup(board: str | None, options: TableOptions, as_json: bool, move_string: str | None, source: str | None, checksum: str | None) -> None:
     """Solve BOARD: result, plies to the end, best moves, and every move's outcome.
 
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
+    Connect Four (--game connect4) is answered by search: --moves 4453 gives the
+    position as its players write it, --budget SECONDS bounds the search.
     """
-    if source is None:
-        _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+    if (board is None) == (move_string is None):
+        raise click.UsageError("give BOARD or --moves COLUMNS, one of them")
+    if move_string is not None:
+        code = move_string_code(move_string, options.game)
+        table = options.table()
+    elif source is None:
+        _, code = _board.parse_text(board or "", options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
         table = options.table()
     else:
         table = _table_at(source, options, checksum)  # the table names the game when --game does not
-        _, code = _board.parse_text(board, table.game)
+        _, code = _board.parse_text(board or "", table.game)
     position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
@@ -503,6 +602,7 @@ def describe_drops(position: Position) -> str:
 # -- play -----------------------------------------------------------------------
 @main.command()
 @_game_option
+@_budget_option
 @click.option(
     "--as",
     "human",
@@ -918,6 +1018,7 @@ class _MinuteLines:
 @main.command(cls=_ArgsCommand)
 @click.argument("moves", nargs=-1, required=True)
 @_game_option
+@_budget_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> None:
     """Judge every ply of a game: best, ok, mistake or blunder.
@@ -926,7 +1027,9 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     cells (solve analyze 4 0 8), row,col pairs (solve analyze 1,1 0,0 2,2) or
     the (row,col) form solve lookup prints (solve analyze "(1,1)" "(0,0)").
     Under gravity (--game 4x4k4-gravity) a move is a column, numbered from 0 at
-    the left (solve analyze --game 4x4k4-gravity 0 1 1 2).
+    the left (solve analyze --game 4x4k4-gravity 0 1 1 2), or a whole game is
+    the move string Connect Four players write, columns from 1 (solve analyze
+    --game connect4 4453: two or more digits, so never a single column).
     """
     analysis = _analyze(moves, table=options.table())
     if as_json:
@@ -1168,7 +1271,15 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
     help="Connections one client address may hold open at once, per worker (an idle one of its own is closed "
     "to make room, else 503); 0 for no such cap, e.g. behind a reverse proxy, where every client has the proxy's address.",
 )
-def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int, per_address: int) -> None:
+@click.option(
+    "--search-budget",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5.0,  # solver.web.SEARCH_BUDGET
+    show_default=True,
+    metavar="SECONDS",
+    help="For a game answered by search (--game connect4): the seconds one request's search may take (503 beyond, saying so).",
+)
+def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int, per_address: int, search_budget: float) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
 
     Serves tic-tac-toe, every table already in the table directory, and each
@@ -1214,7 +1325,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         click.echo("solve: error: --workers needs a system with fork (Linux, macOS)", err=True)
         raise SystemExit(1)
     try:
-        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers, max_per_address=per_address)
+        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers, max_per_address=per_address, search_budget=search_budget)
     except web.WorkerError as error:
         click.echo(f"solve: error: {error}", err=True)
         raise SystemExit(1) from None
