@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .encoding.board import Board, parse
+from .encoding.drops import move_string_code
 from .encoding.moves import MoveSpec
+from .errors import InvalidArgumentError
 from .rules.game import Game, parse_game
+from .search.engine import Progress
 from .store import make as _builder
 from .store.make import BuildHook
 from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
@@ -56,8 +59,14 @@ _tablebase = default_tablebase()
 _lookup = _tablebase.lookup  # the look-up hot path: one attribute fewer a call
 
 
-def lookup(board: Board, *, game: Game | str | None = None) -> Position:
+def lookup(
+    board: Board | None = None, *, game: Game | str | None = None, moves: str | None = None, budget: float | None = None, progress: Progress | None = None
+) -> Position:
     """Solve a position: value, result, plies to the end, best moves, every move's outcome.
+
+    Connect Four (``game="connect4"``) and every gravity game the search engine plays whose table is
+    not at hand are answered exactly by search (:mod:`solver.store.searched`): the same
+    :class:`Position`, at the cost of a search (milliseconds in the middle game, longer in the opening).
 
     :param board: an int code, a string, nested rows, a flat list or a numpy array
         (:mod:`solver.encoding.board`).
@@ -67,17 +76,37 @@ def lookup(board: Board, *, game: Game | str | None = None) -> Position:
     :raises InvalidGameError: for a malformed or unsupported ``game``.
     :raises BuildNeedsConsent: if the game's table is missing and building it takes more than a
         minute or a GiB of disk: build it first with ``table_for(game, build=True)`` or ``solve build``.
+    :param moves: instead of ``board``, the move string Connect Four players write: the columns played,
+        numbered from 1, first move first (``lookup(moves="4453", game="connect4")``; :mod:`solver.encoding.drops`).
+    :param budget: for a game answered by search, the seconds the search may take (None: no limit).
+    :param progress: for a search, called with the nodes searched and the seconds elapsed, about twice a second.
     :raises TableError: if the table file is broken.
+    :raises SearchTimeout: when a search passes its ``budget``; :raises SearchInterrupted: at Ctrl-C.
     """
-    return _lookup(board, game=game)
+    if moves is not None:
+        board = move_string_board(board, moves, game)
+    found = cast(Board, board)  # None is refused by the board reader, as any other non-board
+    if budget is None and progress is None:
+        return _lookup(found, game=game)
+    return _lookup(found, game=game, budget=budget, progress=progress)
 
 
-def get(board: Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
+def move_string_board(board: Board | None, moves: str, game: Game | str | None) -> int:
+    """The code of the board a move string reaches (:func:`solver.encoding.drops.move_string_code`), given instead of a board.
+
+    :raises InvalidArgumentError: for both a board and a move string.
+    """
+    if board is not None:
+        raise InvalidArgumentError("give a board or a move string (moves=), not both")
+    return move_string_code(moves, parse_game(game))
+
+
+def get(board: Board, default: Any = None, *, game: Game | str | None = None, budget: float | None = None) -> Position | Any:
     """Like :func:`lookup`, but returns ``default`` for an invalid board."""
-    return _tablebase.get(board, default, game=game)
+    return _tablebase.get(board, default, game=game, budget=budget)
 
 
-def best_move(board: Board, *, game: Game | str | None = None) -> tuple[int, int] | int:
+def best_move(board: Board, *, game: Game | str | None = None, budget: float | None = None) -> tuple[int, int] | int:
     """One best move as ``(row, col)``: the first best move in cell order. Under gravity (``-gravity``
     games, Connect Four's family) a move is a column: the lowest-numbered best column, an ``int``.
 
@@ -86,9 +115,10 @@ def best_move(board: Board, *, game: Game | str | None = None) -> tuple[int, int
     >>> best_move("..../..../OOO./XXX.", game="4x4k4-gravity")  # X completes the bottom row
     3
 
+    :param budget: for a game answered by search (Connect Four), the seconds it may take.
     :raises InvalidBoardError: for an invalid board, or when the game is over.
     """
-    return _tablebase.lookup(board, game=game).best_move
+    return _tablebase.lookup(board, game=game, budget=budget).best_move
 
 
 def encode(board: Board, *, game: Game | str | None = None) -> int:
@@ -96,16 +126,19 @@ def encode(board: Board, *, game: Game | str | None = None) -> int:
     return parse(board, None if game is None else parse_game(game))[1]
 
 
-def lookup_codes(codes: np.ndarray | Iterable[int], *, game: Game | str | None = None, check: bool = True) -> Scores:
+def lookup_codes(codes: np.ndarray | Iterable[int], *, game: Game | str | None = None, check: bool = True, budget: float | None = None) -> Scores:
     """Vectorised :func:`lookup` over an array of codes (see :meth:`solver.tables.Table.lookup_codes`).
 
-    The answer is a :class:`solver.tables.Scores` for either kind of table (a compact
-    table's ``ply`` and ``best`` are computed when first read).
+    The answer is a :class:`solver.tables.Scores` for every kind of table (a compact
+    table's ``ply`` and ``best`` are computed when first read). A game answered by search
+    (Connect Four) is answered exactly too, but **by search, one position after another: slow
+    per position** (microseconds near the end of a game, seconds or more in the opening), and
+    bounded by ``budget`` (seconds for the whole batch; None: no limit).
     """
-    return _tablebase.lookup_codes(codes, game=game, check=check)
+    return _tablebase.lookup_codes(codes, game=game, check=check, budget=budget)
 
 
-def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
+def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:
     """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`).
 
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
@@ -115,9 +148,10 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
     :param table: the table to use (default :func:`table_for` of ``game``).
     :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
         naming the ply and the cell.
+    :param budget: for a game answered by search, the seconds each position's search may take.
     :raises InvalidGameError: if ``game`` and ``table`` disagree.
     """
-    return _tablebase.analyze(moves, game=game, table=table)
+    return _tablebase.analyze(moves, game=game, table=table, budget=budget)
 
 
 def table_for(

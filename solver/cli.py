@@ -25,6 +25,7 @@ import click
 
 from .api import MIRROR_ENV, Tablebase, default_tablebase, parse_game
 from .encoding import board as _board
+from .encoding.drops import move_string_code
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
 from .grading.grader import (
     DEFAULT_TIMEOUT,
@@ -53,10 +54,11 @@ from .storage.tablefile import rebuild_command
 from .store.book import DEFAULT_SAMPLE as DEFAULT_BOOK_SAMPLE
 from .store.book import book_game, build_book, default_depth, estimate_book, verify_book
 from .store.book import describe as describe_book
-from .store.estimate import BuildEstimate, estimate, format_duration, refuse_beyond_machine
-from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, refuse_replacing
+from .store.estimate import BuildEstimate, estimate, format_duration, proof_seconds, refuse_beyond_machine, sample_seconds
+from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, proof_work, refuse_replacing
 from .store.mirror import fetch_table
 from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
+from .store.searched import SearchTable
 from .tables import Table
 from .tables.analysis import GameAnalysis, move_code
 from .tables.analysis import analyze as _analyze
@@ -184,10 +186,17 @@ class TableOptions:
         self.table_dir = table_dir
         self.quiet = quiet
 
+    budget: float | None = None
+    """``--budget``: seconds a search may take, for a game answered by search (Connect Four)."""
+
     def table(self) -> Table:
         """The game's table; a missing one is built, asking first (on a terminal) when the build
-        takes more than a minute or a GiB of disk, refused with the estimate elsewhere."""
-        return self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+        takes more than a minute or a GiB of disk, refused with the estimate elsewhere. A game answered
+        by search (Connect Four) gets ``--budget`` and a progress bar on the terminal while a search runs."""
+        table = self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+        if table.searches:
+            return table.bounded(self.budget, None if self.quiet else _SearchBar(table.game, self.budget))
+        return table
 
     def _consent(self, cost: BuildEstimate) -> bool:
         if not _interactive():
@@ -215,6 +224,50 @@ class TableOptions:
         """Say what a build found (e.g. that it resumes), unless quiet."""
         if not self.quiet:
             click.echo(message, err=True)
+
+
+class _SearchBar:
+    """The engine's progress hook as a click progress bar on stderr (drawn on a terminal only): it appears when
+    a search has run for half a second, fills toward ``--budget`` when one is given, and counts positions searched."""
+
+    def __init__(self, game: Game, budget: float | None) -> None:
+        self.game, self.budget = game, budget
+        self.bar: Any = None
+        self.shown = 0
+
+    def __call__(self, nodes: int, seconds: float) -> None:
+        if self.bar is None:
+            label = f"searching {self.game.name}" + ("" if self.budget is None else f" (budget {self.budget:g} s)")
+            length = None if self.budget is None else max(1, round(self.budget * 10))
+            self.bar = click.progressbar(length=length, label=label, file=sys.stderr, item_show_func=lambda item: item)
+            self.bar.__enter__()
+            click.get_current_context().call_on_close(self.close)
+        tenths = round(seconds * 10)
+        self.bar.update(max(0, tenths - self.shown), f"{nodes:,} positions, {seconds:.1f} s")
+        self.shown = max(self.shown, tenths)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--budget SECONDS``: how long a search may take, for a game answered by search (Connect Four)."""
+
+    @click.option(
+        "--budget",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="For a game answered by search (connect4): stop a search after this many seconds (default: no limit; a progress bar shows on a terminal).",
+    )
+    @functools.wraps(function)
+    def wrapper(*args: Any, options: TableOptions, budget: float | None, **kwargs: Any) -> Any:
+        options.budget = budget
+        return function(*args, options=options, **kwargs)
+
+    return wrapper
 
 
 def _can_keep(path: Path) -> bool:
@@ -394,6 +447,7 @@ def main() -> None:
 # -- stats ----------------------------------------------------------------------
 @main.command()
 @_game_option
+@_budget_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option(
     "--svg",
@@ -407,12 +461,41 @@ def stats(options: TableOptions, as_json: bool, svg_path: Path | None) -> None:
     """Count positions, results, symmetric classes and complete games, in total and by ply."""
     if svg_path is not None:
         _check_writable(svg_path, "the chart")
-    counts = options.table().stats()
+    table = options.table()
+    if table.searches:
+        searched_stats(table, options, as_json)
+        return
+    counts = table.stats()
     if svg_path is not None:
         write_atomic(svg_path, outcomes_svg(counts.by_ply(), game=counts["game"]).encode())
     click.echo(json.dumps(counts, indent=2) if as_json else stats_text(counts))
     if svg_path is not None and not options.quiet:
         click.echo(f"chart of the outcomes by ply written to {svg_path}", err=True)
+
+
+def searched_stats(table: Table, options: TableOptions, as_json: bool) -> None:
+    """``solve stats`` of a game answered by search: the root's answer (searched from the book when there is one, or
+    within ``--budget``), and why the counts by ply need the full table."""
+    game = table.game
+    why = (
+        f"{game.name} is answered by search, position by position: the counts of each ply need the full table of every "
+        f"position, which is not built here (solve build --game {game.name} says what it would cost)"
+    )
+    root = None
+    if (isinstance(table, SearchTable) and table.has_book) or options.budget is not None:
+        root = table.at(0)
+    if as_json:
+        click.echo(json.dumps({"game": game.name, "searched": True, "root": None if root is None else root.to_dict(), "counts": why}, indent=2))
+        return
+    if root is None:
+        click.echo(
+            f"The empty {game.name} board's answer needs a long search without a book (minutes here): give it time with "
+            f"solve stats --game {game.name} --budget SECONDS, or build the book with solve build --game {game.name}."
+        )
+    else:
+        click.echo(f"The empty board: {status_line(root)}")
+        click.echo(f"Best first moves (columns): {', '.join(map(str, root.best_columns))}")
+    click.echo(f"No counts by ply: {why}.")
 
 
 def _check_writable(path: Path, what: str) -> None:
@@ -424,9 +507,18 @@ def _check_writable(path: Path, what: str) -> None:
 
 # -- lookup ---------------------------------------------------------------------
 @main.command(cls=_ArgsCommand)
-@click.argument("board")
+@click.argument("board", required=False)
 @_game_option
+@_budget_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--moves",
+    "move_string",
+    default=None,
+    metavar="COLUMNS",
+    help="Instead of BOARD, the position after these moves as Connect Four players write them: "
+    "columns numbered from 1, no separator (--game connect4 --moves 4453).",
+)
 @click.option(
     "--table",
     "source",
@@ -435,18 +527,25 @@ def _check_writable(path: Path, what: str) -> None:
     help="Read this table file, or the table at this http(s) URL block by block (each block fetched on first use, checked, cached).",
 )
 @click.option("--checksum", default=None, metavar="SHA256", help="With --table URL: the table's checksum, for a game without a shipped one.")
-def lookup(board: str, options: TableOptions, as_json: bool, source: str | None, checksum: str | None) -> None:
+def lookup(board: str | None, options: TableOptions, as_json: bool, move_string: str | None, source: str | None, checksum: str | None) -> None:
     """Solve BOARD: result, plies to the end, best moves, and every move's outcome.
 
     BOARD is e.g. "X.O/.X./..O" (rows separated by '/'), "X O X / . X . / . . O"
     (cells spaced out), "---/-x-/---" (a leading '-' is fine) or a base-3 code.
+    Connect Four (--game connect4) is answered by search: --moves 4453 gives the
+    position as its players write it, --budget SECONDS bounds the search.
     """
-    if source is None:
-        _, code = _board.parse_text(board, options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+    if (board is None) == (move_string is None):
+        raise click.UsageError("give BOARD or --moves COLUMNS, one of them")
+    if move_string is not None:
+        code = move_string_code(move_string, options.game)
+        table = options.table()
+    elif source is None:
+        _, code = _board.parse_text(board or "", options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
         table = options.table()
     else:
         table = _table_at(source, options, checksum)  # the table names the game when --game does not
-        _, code = _board.parse_text(board, table.game)
+        _, code = _board.parse_text(board or "", table.game)
     position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
@@ -503,6 +602,7 @@ def describe_drops(position: Position) -> str:
 # -- play -----------------------------------------------------------------------
 @main.command()
 @_game_option
+@_budget_option
 @click.option(
     "--as",
     "human",
@@ -756,15 +856,19 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     remove_dead_temporaries(path.parent)
     table = options.tablebase.open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     if boards is not None:
-        _verify_sample(table, path, boards, seed, reference)
+        _verify_sample(table, path, boards, seed, reference, quiet=options.quiet)
         return
 
     def show(check: Check) -> None:
-        click.echo(f"{path}: {check.what}{': FAILED' if check.problems else ''}")
+        _echo_under_bar(f"{path}: {check.what}{': FAILED' if check.problems else ''}")
         for problem in check.problems:
             click.echo(_about(path, problem), err=True)
 
-    problems = [problem for check in proof(table, on_check=show) for problem in check.problems]
+    if not options.quiet:
+        seconds = proof_seconds(table.game, table.kind)
+        click.echo(f"Proving {path} ({table.game.name}): every block and every score; about {format_duration(seconds)} on 1 core", err=True)
+    with _meter(f"proving {table.game.name}", proof_work(table), quiet=options.quiet) as advance:
+        problems = [problem for check in proof(table, on_check=show, progress=advance) for problem in check.problems]
     if problems:
         click.echo(f"{path}: FAILED ({table.game.name}): {count(len(problems), 'problem')}", err=True)
         raise SystemExit(1)
@@ -797,14 +901,24 @@ def _about(path: Path, problem: str) -> str:
     return problem if problem.startswith(f"{path}: ") else f"{path}: {problem}"
 
 
-def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int) -> None:
-    """``solve verify --sample``: a line per layer on stdout, a line per problem on stderr, then the verdict."""
+def _verify_sample(table: Table, path: Path, boards: int, seed: int, reference: int, *, quiet: bool) -> None:
+    """``solve verify --sample``: what it checks and how long it should take on stderr (unless ``quiet``),
+    a line per layer on stdout, a line per problem on stderr, then the verdict."""
+    game = table.game
+    if not quiet:
+        seconds = sample_seconds(game, boards=boards, reference=reference, max_empty=MAX_EMPTY)
+        solved = f", {min(reference, boards):,} of them in each layer with at most {MAX_EMPTY} empty cells also by the reference minimax" if reference else ""
+        what = f"up to {count(boards, 'board')} in each of its {game.cells + 1} layers{solved}"
+        click.echo(f"Checking a sample of {path} ({game.name}): {what}; about {format_duration(seconds)}", err=True)
 
-    def show(layer: LayerCheck) -> None:
-        against = f", {layer.reference:,} against the reference minimax" if layer.reference else ""
-        click.echo(f"layer {layer.ply:2d}: {count(layer.boards, 'board')} checked{against}, {layer.seconds:.2f} s")
+    with _meter(f"sampling {game.name}", game.cells + 1, quiet=quiet) as advance:
 
-    report = check_sample(table, boards=boards, seed=seed, reference=reference, on_layer=show)
+        def show(layer: LayerCheck) -> None:
+            against = f", {layer.reference:,} against the reference minimax" if layer.reference else ""
+            _echo_under_bar(f"layer {layer.ply:2d}: {count(layer.boards, 'board')} checked{against}, {layer.seconds:.2f} s")
+            advance(1)
+
+        report = check_sample(table, boards=boards, seed=seed, reference=reference, on_layer=show)
     what = f"{table.game.name}, seed {seed}, {count(report.checked, 'board')} in {count(len(report.layers), 'layer')}, {report.seconds:.1f} s"
     if report.problems:
         for problem in report.problems:
@@ -858,14 +972,26 @@ def _ask_replace(path: Path, checksum: str) -> bool:
 
 
 @contextmanager
-def _meter(label: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A click progress bar on stderr for a download's bytes or a check's blocks; off a terminal, where click would
-    print the label as a line, a line a minute only (a fetch of seconds prints nothing but its result)."""
+def _meter(label: str, total: int, *, quiet: bool = False) -> Iterator[Callable[[int], None]]:
+    """A click progress bar on stderr over ``total`` units (a download's bytes, a check's blocks, a proof's boards,
+    a grading's positions); off a terminal, where click would print the label as a line, a line a minute only
+    (:class:`_MinuteLines`: a command of seconds prints nothing but its result); nothing if ``quiet``."""
+    if quiet:
+        yield lambda units: None
+        return
     if not sys.stderr.isatty():
         yield _MinuteLines(label, total)
         return
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         yield bar.update
+
+
+def _echo_under_bar(line: str) -> None:
+    """A line on stdout while a :func:`_meter` bar may be drawn on the same terminal: the bar's line is cleared
+    first (it is drawn again at its next step), so the line does not land after the bar's text."""
+    if sys.stderr.isatty() and sys.stdout.isatty():
+        click.echo("\r\x1b[K", nl=False, err=True)
+    click.echo(line)
 
 
 class _MinuteLines:
@@ -892,6 +1018,7 @@ class _MinuteLines:
 @main.command(cls=_ArgsCommand)
 @click.argument("moves", nargs=-1, required=True)
 @_game_option
+@_budget_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> None:
     """Judge every ply of a game: best, ok, mistake or blunder.
@@ -900,7 +1027,9 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     cells (solve analyze 4 0 8), row,col pairs (solve analyze 1,1 0,0 2,2) or
     the (row,col) form solve lookup prints (solve analyze "(1,1)" "(0,0)").
     Under gravity (--game 4x4k4-gravity) a move is a column, numbered from 0 at
-    the left (solve analyze --game 4x4k4-gravity 0 1 1 2).
+    the left (solve analyze --game 4x4k4-gravity 0 1 1 2), or a whole game is
+    the move string Connect Four players write, columns from 1 (solve analyze
+    --game connect4 4453: two or more digits, so never a single column).
     """
     analysis = _analyze(moves, table=options.table())
     if as_json:
@@ -1046,24 +1175,36 @@ def grade(
         sandbox=cast("Sandbox", sandbox),
         support=support,
     )  # the choices click checked
-    report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", quiet=options.quiet)
+    opening = _grading_line(player, table.game, planned, timeout=timeout, total_timeout=total_timeout)
+    report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", opening=opening, quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
 
 
-def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, quiet: bool) -> tuple[GradeReport, int]:
-    """``run(progress=...)`` under a progress bar on stderr, shown once the player is loaded (none if ``quiet``).
+def _grading_line(player: str, game: Game, planned: int, *, timeout: float, total_timeout: float) -> str:
+    """``Grading move in f.py on 4,520 positions of 3x3k3: at most 30 s a call, so at most 37 h 40 min; --total-timeout stops it at 10 min``."""
+    file, _, function = player.rpartition(":")
+    bound = planned * timeout
+    line = f"Grading {function} in {file} on {count(planned, 'position')} of {game.name}: at most {timeout:g} s a call, so at most {format_duration(bound)}"
+    if total_timeout and total_timeout < bound:
+        line += f"; --total-timeout stops it at {format_duration(total_timeout)}"
+    return line
+
+
+def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, opening: str, quiet: bool) -> tuple[GradeReport, int]:
+    """``run(progress=...)`` under a progress meter on stderr (:func:`_meter`), started once the player is loaded, after
+    the ``opening`` line (a player that does not load gets its one error line only); none of it if ``quiet``.
 
     :returns: the report, and 130 if Ctrl-C stopped the grading, else 0.
     """
-    bar = click.progressbar(length=planned, label=label, file=sys.stderr)
     shown = contextlib.ExitStack()
+    advance: list[Callable[[int], None]] = []
 
     def step(n: int) -> None:
-        if n == 0:  # the player is loaded: the bar appears, and its estimate of the time left counts from here
-            shown.enter_context(bar)
-            bar.start = bar.last_eta = time.time()
+        if n == 0:  # the player is loaded: the meter starts, and its estimate of the time left counts from here
+            click.echo(opening, err=True)
+            advance.append(shown.enter_context(_meter(label, planned)))
         else:
-            bar.update(n)
+            advance[0](n)
 
     with shown:
         try:
@@ -1130,7 +1271,15 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
     help="Connections one client address may hold open at once, per worker (an idle one of its own is closed "
     "to make room, else 503); 0 for no such cap, e.g. behind a reverse proxy, where every client has the proxy's address.",
 )
-def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int, per_address: int) -> None:
+@click.option(
+    "--search-budget",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5.0,  # solver.web.SEARCH_BUDGET
+    show_default=True,
+    metavar="SECONDS",
+    help="For a game answered by search (--game connect4): the seconds one request's search may take (503 beyond, saying so).",
+)
+def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, quiet: bool, workers: int, per_address: int, search_budget: float) -> None:
     """Serve the tables over HTTP: a JSON API under /api/v1 and a web page at /.
 
     Serves tic-tac-toe, every table already in the table directory, and each
@@ -1176,7 +1325,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         click.echo("solve: error: --workers needs a system with fork (Linux, macOS)", err=True)
         raise SystemExit(1)
     try:
-        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers, max_per_address=per_address)
+        web.serve(tables, sock=sock, table_dir=table_dir, workers=workers, max_per_address=per_address, search_budget=search_budget)
     except web.WorkerError as error:
         click.echo(f"solve: error: {error}", err=True)
         raise SystemExit(1) from None

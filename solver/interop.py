@@ -1,4 +1,5 @@
-"""Adapters for OpenSpiel's ``tic_tac_toe`` and PettingZoo's ``tictactoe_v3``: their boards in, their action ids out.
+"""Adapters for OpenSpiel's ``tic_tac_toe`` and ``connect_four`` and PettingZoo's ``tictactoe_v3`` and ``connect_four_v3``:
+their boards in, their action ids out (Connect Four: the section at the end).
 
 Nothing here imports OpenSpiel or PettingZoo: a state is read through its ``str()``
 and an observation as an array, so this module works (and is tested) without them.
@@ -57,11 +58,18 @@ import numpy as np
 from .encoding import board as _board
 from .encoding.moves import parse_move
 from .errors import InvalidBoardError
-from .rules.game import DEFAULT_GAME
+from .rules.game import DEFAULT_GAME, parse_game
 from .tables.position import Position
 
 __all__ = [
+    "CONNECT_FOUR",
     "board_from_openspiel",
+    "board_from_openspiel_connect_four",
+    "board_from_pettingzoo_connect_four",
+    "openspiel_connect_four_best_actions",
+    "openspiel_connect_four_position",
+    "pettingzoo_connect_four_best_actions",
+    "pettingzoo_connect_four_position",
     "board_from_pettingzoo",
     "openspiel_action",
     "openspiel_best_actions",
@@ -357,3 +365,91 @@ def pettingzoo_observation(board: _board.Board, *, agent: Agent | None = None) -
     observation[:, :, 0] = (digits == mark).T  # [row, col] -> [col, row]
     observation[:, :, 1] = (digits == 3 - mark).T
     return observation
+
+
+# -- Connect Four -------------------------------------------------------------------
+# OpenSpiel's ``connect_four`` and PettingZoo's ``connect_four_v3`` number the board as we do: row 0 at the
+# top, an action id is a column (0 to 6); Connect Four is answered by search (:mod:`solver.store.searched`),
+# so each function takes the ``budget`` of :func:`solver.lookup` (seconds; None: no limit).
+
+CONNECT_FOUR = "6x7k4-gravity"
+"""Our name of Connect Four (``"connect4"`` is an alias)."""
+
+ConnectFourAgent = Literal["player_0", "player_1"]
+"""PettingZoo's ``connect_four_v3`` agents: ``player_0`` moves first (X here), ``player_1`` plays O."""
+
+
+def board_from_openspiel_connect_four(state: Any) -> int:
+    """The code of an OpenSpiel ``connect_four`` board: a ``pyspiel`` state or its ``str()``, six lines of seven
+    ``.``, ``x`` (player 0, moves first) and ``o``, the top row first.
+
+    >>> from solver.encoding.board import render
+    >>> render(parse_game(CONNECT_FOUR), board_from_openspiel_connect_four(".......\\n" * 4 + "...o...\\n..oxx..\\n")).split("/")[-1]
+    '..OXX..'
+
+    :raises InvalidBoardError: for another game, a malformed board, or one no legal game reaches.
+    """
+    if not isinstance(state, str):
+        name = _openspiel_name(state)
+        if name != "connect_four":
+            raise InvalidBoardError(f"an OpenSpiel {name!r} state: expected a 'connect_four' state")
+    text = state if isinstance(state, str) else str(state)
+    game, code = _board.parse(text.strip(), parse_game(CONNECT_FOUR))
+    _board.check_rules(game, code)
+    return code
+
+
+def _openspiel_name(state: Any) -> str:
+    try:
+        return str(state.get_game().get_type().short_name)
+    except AttributeError:
+        raise InvalidBoardError(f"cannot read an OpenSpiel board from {type(state).__name__}: expected a pyspiel connect_four state or its str()") from None
+
+
+def openspiel_connect_four_position(state: Any, *, budget: float | None = None) -> Position:
+    """The solved :class:`~solver.Position` of an OpenSpiel ``connect_four`` state or its ``str()``, searched."""
+    from .api import lookup
+
+    return lookup(board_from_openspiel_connect_four(state), game=CONNECT_FOUR, budget=budget)
+
+
+def openspiel_connect_four_best_actions(state: Any, *, budget: float | None = None) -> list[int]:
+    """OpenSpiel action ids (columns) of every best move, ascending; ``[]`` when the game is over."""
+    return list(openspiel_connect_four_position(state, budget=budget).best_columns)
+
+
+def board_from_pettingzoo_connect_four(observation: Any, *, agent: ConnectFourAgent | None = None) -> int:
+    """The code of a PettingZoo ``connect_four_v3`` observation (the dict of ``env.last()``, or its ``(6, 7, 2)`` array).
+
+    Plane 0 holds the observing agent's pieces, plane 1 its opponent's, row 0 the top. Who is X (``player_0``) is
+    told by ``agent``, else by the counts: the observer is X when the planes hold as many pieces (X is to move)
+    or plane 0 one more, O when plane 1 holds one more.
+
+    :raises InvalidBoardError: for a malformed observation or a board no legal game reaches.
+    """
+    planes = observation.get("observation") if isinstance(observation, Mapping) else observation
+    try:
+        array = np.asarray(planes)
+    except (TypeError, ValueError):
+        array = np.zeros(0)
+    if array.shape != (6, 7, 2) or not np.isin(array, (0, 1)).all() or (array.sum(axis=2) > 1).any():
+        raise InvalidBoardError(f"a connect_four_v3 observation is a (6, 7, 2) array of 0 and 1, one piece a cell; found shape {array.shape}")
+    own, other = array[:, :, 0].reshape(-1), array[:, :, 1].reshape(-1)
+    observer_is_x = agent == "player_0" if agent is not None else int(own.sum()) >= int(other.sum())
+    x, o = (own, other) if observer_is_x else (other, own)
+    game = parse_game(CONNECT_FOUR)
+    code = int(sum(3**cell for cell in range(game.cells) if x[cell]) + sum(2 * 3**cell for cell in range(game.cells) if o[cell]))
+    _board.check_rules(game, code)
+    return code
+
+
+def pettingzoo_connect_four_position(observation: Any, *, agent: ConnectFourAgent | None = None, budget: float | None = None) -> Position:
+    """The solved :class:`~solver.Position` of a PettingZoo ``connect_four_v3`` observation, searched."""
+    from .api import lookup
+
+    return lookup(board_from_pettingzoo_connect_four(observation, agent=agent), game=CONNECT_FOUR, budget=budget)
+
+
+def pettingzoo_connect_four_best_actions(observation: Any, *, agent: ConnectFourAgent | None = None, budget: float | None = None) -> list[int]:
+    """``connect_four_v3`` actions (columns) of every best move, ascending, each allowed by the ``action_mask``."""
+    return list(pettingzoo_connect_four_position(observation, agent=agent, budget=budget).best_columns)

@@ -500,6 +500,7 @@ def test_a_build_whose_table_could_not_be_recorded_and_takes_long_to_prove_is_re
     import solver.store.estimate
 
     monkeypatch.setattr(solver.store.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
+    monkeypatch.setattr(solver.store.estimate, "PROOF_WORK_PER_SECOND", 1.0)  # the proof it would need, too
     (tmp_path / "trusted.json").mkdir()
     code, err = run("build", "-q", "--game", GAME, "--output", str(tmp_path / f"{GAME}.ttt"))
     assert code == 1

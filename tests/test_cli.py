@@ -436,7 +436,8 @@ def test_verify_a_tampered_table_exits_1(runner, tmp_path):
     result = run(runner, "verify", "--table", str(path))
     assert result.exit_code == 1
     assert "Traceback" not in result.stdout + result.stderr and "OK" not in result.stdout
-    lines = result.stderr.splitlines()
+    opening, *lines = result.stderr.splitlines()  # the opening line says what is proved, then the problems
+    assert opening.startswith(f"Proving {path} (3x3k3): "), opening
     assert lines and all(line.startswith(f"{path}: ") for line in lines), lines
     assert any("checksum" in line for line in lines)
 
@@ -613,7 +614,8 @@ def test_verify_names_the_file_once_on_each_line_of_a_damaged_compact_table(runn
     path.write_bytes(bytes(data))
     result = run(runner, "verify", "--table", str(path))
     assert result.exit_code == 1
-    lines = result.stderr.splitlines()
+    opening, *lines = result.stderr.splitlines()  # the opening line says what is proved, then the problems
+    assert opening.startswith(f"Proving {path} (1x17k3): "), opening
     assert lines and all(line.startswith(f"{path}: ") and line.count(str(path)) <= 2 for line in lines), lines
     assert all(f"{path}: {path}" not in line for line in lines), lines
     assert any("block" in line for line in lines), lines

@@ -366,7 +366,7 @@ def test_a_long_proof_is_refused_with_the_verify_and_build_commands_then_verify_
     from solver.cli import main
 
     path = _write_forged_compact(tmp_path / "2x4k3.ttt", "2x4k3", _compact_scores("2x4k3", tmp_path))
-    monkeypatch.setattr(solver.store.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
+    monkeypatch.setattr(solver.store.estimate, "PROOF_WORK_PER_SECOND", 1.0)
     with pytest.raises(solver.TableError) as caught:
         solver.store.locate.open_file(path)
     message = str(caught.value)

@@ -14,6 +14,16 @@ a ``(row, col)`` pair in any form of       that cell, when it is the lowest empt
 (``(3, 2)``, ``[3, 2]``, ``"3,2"``)
 =========================================  =================================================
 
+**The move string.** A whole game can also be written as Connect Four players write it (Pons'
+solver, connect4.gamesolver.org): the columns played, numbered **from 1**, first move first, with no
+separator: ``"4453"`` on Connect Four is column 3 (0-based) twice, then 4, then 2. It is read by
+:func:`read_move_string` and :func:`move_string_code` (a board's code), for games of at most
+:data:`MOVE_STRING_MAX_COLUMNS` columns (one digit a column). It is never confused with a bare
+number, which is a 0-based column: a front end takes a move string only under its own name (the
+``moves=`` of :func:`solver.lookup`, ``solve lookup --moves``, the HTTP API's ``?moves=``), and
+in a list of moves (``solve analyze``, :func:`~solver.encoding.moves.split_moves`) only a run of
+two or more digits is one, which no column of a board of at most nine columns can be.
+
 Rows and columns are numbered from 0, as everywhere (boards are written top row first, so the
 bottom row is ``rows - 1``); a bare number is a column, never a flat cell. Refused:
 
@@ -44,9 +54,9 @@ import numpy as np
 
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, quote
 from ..rules.game import Game
-from .moves import expected_moves, parse_move
+from .moves import MOVE_STRING_MAX_COLUMNS, expected_moves, is_move_string, parse_move, read_move_string
 
-__all__ = ["Drop", "expected_drops", "landing_cell", "read_drop"]
+__all__ = ["MOVE_STRING_MAX_COLUMNS", "Drop", "expected_drops", "is_move_string", "landing_cell", "move_string_code", "read_drop", "read_move_string"]
 
 _COLUMN = re.compile(r"\s*-?[0-9]+\s*", re.ASCII)
 _MAX_DIGITS = 9
@@ -124,3 +134,24 @@ def _open_columns(game: Game, taken: int) -> str:
         return "no column has room"
     listed = ", ".join(map(str, free[:-1])) + (" and " if len(free) > 1 else "") + str(free[-1])
     return f"the column{'s' if len(free) > 1 else ''} with room {'are' if len(free) > 1 else 'is'} {listed}"
+
+
+def move_string_code(text: str, game: Game) -> int:
+    """The code of the board a move string reaches (module docstring), every move played by the rules.
+
+    >>> from solver.rules.game import parse_game
+    >>> from solver.encoding.board import render
+    >>> render(parse_game("connect4"), move_string_code("4453", parse_game("connect4"))).split("/")[-2:]
+    ['...O...', '..OXX..']
+
+    :raises InvalidBoardError: as :func:`read_move_string`; :raises InvalidMoveError: for a move into a full
+        column or after a line ended the game, naming the move.
+    """
+    code = taken = 0
+    for ply, col in enumerate(read_move_string(text, game), start=1):
+        if ply > 1 and game.rules.judge(code)[0] != 0:
+            raise InvalidMoveError(f"move {ply} of the move string {quote(text)} is played after the game ended (a line, or a full board)")
+        cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ")
+        code += (1 if ply % 2 else 2) * 3**cell
+        taken |= 1 << cell
+    return code

@@ -54,6 +54,10 @@ from ..errors import InvalidBoardError, OffBoardMoveError
 from ..rules.game import DEFAULT_GAME, Game, parse_game
 from .board import quote
 
+MOVE_STRING_MAX_COLUMNS = 9
+"""The most columns a gravity game may have for its moves to be written as a move string (one digit a column, 1 to 9:
+:mod:`solver.encoding.drops`)."""
+
 __all__ = ["MoveSpec", "expected_moves", "parse_move", "parse_moves", "split_moves"]
 
 MoveSpec = int | tuple[int, int] | Sequence[int] | str
@@ -171,7 +175,42 @@ def _each_move(text: str, game: Game) -> Iterator[str]:
                 f"ply {ply}: cannot read move {quote(move)}: moves are separated by spaces or ';' "
                 f"({move.replace(',', ' ')} or {move.replace(',', ';')}), and a,b is one move, row a, col b"
             )
+        if is_move_string(move, game):  # "4453": columns 1 to 9, one a digit (solver.encoding.drops)
+            yield from (str(col) for col in read_move_string(move, game))
+            continue
         yield move
+
+
+def is_move_string(text: str, game: Game) -> bool:
+    """Whether an item of a list of moves is a move string (:mod:`solver.encoding.drops`): a gravity game of at most
+    :data:`MOVE_STRING_MAX_COLUMNS` columns and two or more digits, no separator (a bare number is a column).
+
+    >>> from solver.rules.game import parse_game
+    >>> is_move_string("4453", parse_game("connect4")), is_move_string("4", parse_game("connect4"))
+    (True, False)
+    """
+    text = text.strip()
+    return game.rules.move.form == "column" and game.cols <= MOVE_STRING_MAX_COLUMNS and len(text) >= 2 and text.isascii() and text.isdigit()
+
+
+def read_move_string(text: str, game: Game) -> list[int]:
+    """The columns of a move string, 0-based (:mod:`solver.encoding.drops`): ``"4453"`` -> ``[3, 3, 4, 2]``; ``""`` is the empty board.
+
+    Not played: :func:`move_string_code` checks each move against the board.
+
+    :raises InvalidBoardError: for a game without gravity or of more than nine columns, or a character that is
+        not a column from 1 to ``cols``, naming it and its place.
+    """
+    if game.rules.move.form != "column":
+        raise InvalidBoardError(f"a move string is a list of columns, for gravity games (Connect Four): {game.name} has no gravity")
+    if game.cols > MOVE_STRING_MAX_COLUMNS:
+        raise InvalidBoardError(f"{game.name} has {game.cols} columns: a move string writes one digit a column, 1 to {MOVE_STRING_MAX_COLUMNS}")
+    columns = []
+    for place, char in enumerate(text.strip(), start=1):
+        if not ("1" <= char <= "9" and int(char) <= game.cols):
+            raise InvalidBoardError(f"move {place} of the move string {quote(text)} is {quote(char)}: a move is a column from 1 to {game.cols}")
+        columns.append(int(char) - 1)
+    return columns
 
 
 def parse_moves(text: str, game: Game | str | None = None) -> list[int]:

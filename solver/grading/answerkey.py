@@ -1,5 +1,8 @@
 """The grader's answer key: the scores it judges by, copied out of the table before the player starts.
 
+A game answered by search (Connect Four, :mod:`solver.store.searched`) has no file: its positions and every
+move's result are searched in this process before the player starts, and the key is those answers.
+
 A table file is memory-mapped, and a map shows every later write to the file. A
 player that runs as the same user without a sandbox can open the file and rewrite
 its scores; blocks already verified are not hashed again, so a grader reading the
@@ -48,10 +51,14 @@ class AnswerKey:
         self.game = table.game
         self._blocks: list[int] = []
         self._identity = _identity(getattr(table, "file", None))
-        parents = np.fromiter((p.code for p in positions), dtype=np.int64, count=len(positions))
-        steps = [parents[at : at + _STEP] for at in range(0, parents.size, _STEP)]
         self._codes: np.ndarray | None = None
         """The codes held, sorted; None for a dense table, copied whole and indexed by code."""
+        if table.searches:  # searched in this process already (the table keeps each answer): no file a player could touch
+            self._scores = np.zeros(0, dtype=np.int8)
+            self.positions = tuple(positions)
+            return
+        parents = np.fromiter((p.code for p in positions), dtype=np.int64, count=len(positions))
+        steps = [parents[at : at + _STEP] for at in range(0, parents.size, _STEP)]
         if isinstance(table, DenseTable):
             self._scores = self._copy_dense()
         else:

@@ -405,6 +405,8 @@ def positions_to_grade(
     table = resolve_table(None if game is None else parse_game(game), table)  # a public function: the name is parsed here
     if sample is not None and sample < 1:
         raise PlayerError(f"a sample needs at least one position, found {sample}")
+    if table.searches:
+        return _searched_positions(table, chosen, sample or SEARCHED_SAMPLE, seed)
     if not (table.lists_positions or _few_boards(table)):
         codes = _sampled_codes(table, chosen, sample or DEFAULT_SAMPLE, seed)
     else:
@@ -416,6 +418,43 @@ def positions_to_grade(
     found = [table.at(code) for code in codes.tolist()]
     found.sort(key=_order)
     return tuple(found)
+
+
+SEARCHED_SAMPLE = 40
+"""Positions graded on a game answered by search (Connect Four) when no ``sample`` is given."""
+SEARCHED_EMPTY = (6, 16)
+"""The empty cells of the positions graded on a game answered by search: the middle and end of a game, whose
+searches take milliseconds (the opening needs the book or minutes a position)."""
+
+
+def _searched_positions(table: Table, chosen: Side, count: int, seed: int) -> tuple[Position, ...]:
+    """``count`` distinct positions of a game answered by search, each the end of a seeded random game stopped with
+    :data:`SEARCHED_EMPTY` empty cells, in play, ``chosen`` to move; each searched now (and kept by the table)."""
+    rng = np.random.default_rng(seed)
+    game, rules = table.game, table.game.rules
+    found: dict[int, None] = {}
+    for _ in range(count * 50):
+        if len(found) >= count:
+            break
+        stop = game.cells - int(rng.integers(SEARCHED_EMPTY[0], SEARCHED_EMPTY[1] + 1))
+        code = _random_game(game, rules, stop, rng)
+        if code is not None and (chosen == "both" or (rules.judge(code)[1] % 2 == 0) == (chosen == "X")):
+            found[code] = None
+    positions = sorted((table.at(code) for code in found), key=_order)
+    return tuple(positions)
+
+
+def _random_game(game: Game, rules: Any, stop: int, rng: np.random.Generator) -> int | None:
+    """The code after ``stop`` random moves from the empty board that leave the game in play, or None if it ended."""
+    code = taken = 0
+    for ply in range(stop):
+        cells = [cell for cell in range(game.cells) if rules.moves(taken, 0) >> cell & 1]
+        cell = cells[int(rng.integers(len(cells)))]
+        code += (1 if ply % 2 == 0 else 2) * 3**cell
+        taken |= 1 << cell
+        if rules.judge(code)[0] != IN_PLAY:
+            return None
+    return code
 
 
 def _playing(table: Table, codes: np.ndarray, chosen: Side) -> np.ndarray:

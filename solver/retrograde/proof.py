@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -16,7 +16,9 @@ from .gravity import unpack
 from .kernel import reach_layers, solve_chunk
 
 
-def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, plies: Iterable[int] | None = None) -> list[str]:
+def check_layers(
+    game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, plies: Iterable[int] | None = None, progress: Callable[[int], None] | None = None
+) -> list[str]:
     """Parent/child consistency of a whole table, layer by layer (vectorised).
 
     Every board's stored score is recomputed from the *stored* scores of its
@@ -27,6 +29,7 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, pl
 
     :param layers: every layer's int8 scores, layer 0 first.
     :param plies: check only these layers, each against its stored children (default: every layer).
+    :param progress: called with a chunk's boards once they are checked (``solve verify``'s progress).
     :returns: up to ``limit`` problems, each naming the board (empty when consistent).
     """
     index = layout(game)
@@ -51,4 +54,6 @@ def check_layers(game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, pl
                 )
                 if len(problems) >= limit:
                     return problems
+            if progress is not None:
+                progress(chunk.boards)
     return problems

@@ -72,10 +72,14 @@ def rules_for(game: Shape) -> Rules:
     :raises GameTooLargeError: for a board past :data:`WORD_CELLS` cells (Connect Four's 42):
         named, but played nowhere here (``solve build --game G`` says what its table would cost).
     """
+    move, scoring = RULES[game.variant]
     if game.cells > WORD_CELLS:
+        if game.variant == "gravity":  # Connect Four: one board at a time, for the search (solver.rules.widegravity)
+            from .widegravity import WideRules
+
+            return WideRules(game, move(game), scoring(game))
         raise GameTooLargeError(
             f"{game.name} has {game.cells} cells: this machine plays boards of at most {WORD_CELLS} cells; "
             f"'solve build --game {game.name}' gives what its table would cost and the cluster command"
         )
-    move, scoring = RULES[game.variant]
     return Rules(game, move(game), scoring(game))

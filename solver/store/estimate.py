@@ -188,13 +188,44 @@ def _disk_size(directory: str | os.PathLike[str]) -> int | None:
     return total or None  # /proc and the like: no disk to speak of, so nothing to compare (the writer says why it fails)
 
 
+PROOF_WORK_PER_SECOND = 7.5e6
+"""Compact work units (:func:`solver.retrograde.chunks.layer_work`) a proof re-derives per second, one process
+(:func:`solver.retrograde.proof.check_layers`, a quarter of a build's rate: it solves each chunk in one process and
+compares). Measured 2026-11-28 on the 2-core build VM at load average 10: 3x6k3's 94.3 M units in 12.3 s of CPU
+(42 s wall); its blocks' check took 0.1 s of CPU."""
+SAMPLE_BOARDS_PER_SECOND = 23e3
+"""Sampled boards ``solve verify --sample`` checks against their children per second, most of it decoding the blocks
+the children fall in: 4x5k4's 158,323 boards in 6.8 s (docs/big-games.md, "Checking a big table in minutes", under
+load). Errs long for small tables (3x6k3: 10,000 boards of a layer in 0.025 to 0.05 s of CPU, 2026-11-28, load
+average 10) and short for 5x5k4-sized ones, where nearly every child read decodes a block of its own."""
+REFERENCE_SECONDS = 0.07
+"""Seconds the reference minimax takes a board with :data:`REFERENCE_EMPTY` empty cells (4x5k4's layer with 10 empty
+cells: 200 boards in 14 s, same page; 3x6k3's: 200 in 2.4 s of CPU), and :data:`REFERENCE_GROWTH` times more for
+each more empty cell (3x6k3: 2.4, 0.75 and 0.35 s at 10, 9 and 8 empty cells)."""
+REFERENCE_EMPTY = 10
+REFERENCE_GROWTH = 3.0
+
+
 def proof_seconds(game: Game, kind: str) -> float:
     """The time the full consistency pass over ``game``'s table of this kind takes
     (:func:`solver.store.make.prove`, one process): a fresh dense build, or every compact
     layer re-derived from the next."""
     if kind == "dense":
         return game.codes / DENSE_CODES_PER_SECOND
-    return sum(layer_work(game, ply) for ply in range(game.cells + 1)) / WORK_PER_SECOND_PER_CORE
+    return sum(layer_work(game, ply) for ply in range(game.cells + 1)) / PROOF_WORK_PER_SECOND
+
+
+def sample_seconds(game: Game, *, boards: int, reference: int, max_empty: int) -> float:
+    """The time ``solve verify --sample`` takes (:func:`solver.store.samplecheck.check_sample`): ``boards`` boards
+    of every layer (all of a smaller one), and ``reference`` of each in the layers with at most ``max_empty``
+    empty cells solved again by the reference minimax (by far the larger part near :data:`REFERENCE_EMPTY`)."""
+    seconds = 0.0
+    for ply, size in enumerate(layout(game).layer_sizes):
+        sampled = min(boards, size)
+        empty = game.cells - ply
+        solved = min(reference, sampled) if empty <= max_empty else 0
+        seconds += sampled / SAMPLE_BOARDS_PER_SECOND + solved * REFERENCE_SECONDS * REFERENCE_GROWTH ** (empty - REFERENCE_EMPTY)
+    return seconds
 
 
 def refuse_beyond_machine(game: Game, path: str | os.PathLike[str]) -> BuildEstimate:

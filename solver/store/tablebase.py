@@ -58,6 +58,7 @@ from ..encoding.board import Board, parse
 from ..encoding.moves import MoveSpec
 from ..errors import InvalidBoardError, InvalidGameError, TableError
 from ..rules.game import DEFAULT_GAME, Game, parse_game
+from ..search.engine import Progress
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside
 from ..storage.tablefile import expected_root
@@ -69,6 +70,7 @@ from . import locate
 from .estimate import refuse_beyond_machine
 from .locate import Consent
 from .make import BuildHook
+from .searched import SearchSource
 from .urltable import MIRROR_ENV, open_url_table, table_url
 
 __all__ = ["MIRROR_ENV", "LocalTables", "Source", "TableAt", "Tablebase", "Want", "default_tablebase"]
@@ -170,11 +172,14 @@ class Tablebase:
     """The owner of the sources of answers, the open tables and the trust policy (module docstring).
 
     :param table_dir: the table directory of the last source (:class:`LocalTables`); None for the default.
-    :param sources: the sources asked before it, in order (a search engine, a URL: :class:`Source`).
+    :param sources: the sources asked before it, in order (a URL, a table directory: :class:`Source`).
+    :param search: answer a gravity game that no table holds, and whose table takes more than a minute to build
+        (Connect Four), by search (:class:`~solver.store.searched.SearchSource`, asked just before the local tables).
     """
 
-    def __init__(self, *, table_dir: str | os.PathLike[str] | None = None, sources: Iterable[Source] = ()) -> None:
-        self.sources: list[Source] = [*sources, LocalTables(None if table_dir is None else Path(table_dir))]
+    def __init__(self, *, table_dir: str | os.PathLike[str] | None = None, sources: Iterable[Source] = (), search: bool = True) -> None:
+        searched = [SearchSource()] if search else []
+        self.sources: list[Source] = [*sources, *searched, LocalTables(None if table_dir is None else Path(table_dir))]
         """The sources, asked in this order; the local tables come last."""
         self._open: dict[tuple[Game, Hashable], Table] = {}
         """The tables the sources gave, by game and source key."""
@@ -339,8 +344,12 @@ class Tablebase:
         entry = self._memo.get(id(game))
         return entry[1] if entry is not None and entry[0] is game else self._remembered(game)
 
-    def lookup(self, board: Board, *, game: Game | str | None = None) -> Position:
+    def lookup(self, board: Board, *, game: Game | str | None = None, budget: float | None = None, progress: Progress | None = None) -> Position:
         """Solve a position (:func:`solver.lookup`).
+
+        :param budget: for a game answered by search (Connect Four), the seconds the search may take
+            (:class:`~solver.errors.SearchTimeout` beyond); None for no limit. A table's look-up ignores it.
+        :param progress: for a search, called with the nodes searched and the seconds elapsed.
 
         :raises InvalidBoardError: saying what is wrong with the board and where.
         :raises InvalidGameError: for a malformed or unsupported ``game``.
@@ -355,31 +364,37 @@ class Tablebase:
         else:
             entry = self._memo.get(id(game))
             table = entry[1] if entry is not None and entry[0] is game else self._remembered(game)
+        if budget is not None or progress is not None:
+            table = table.bounded(budget, progress)
         if type(board) is int:
             return table.at(board)
         return table.at(parse(board, table.game)[1])
 
-    def get(self, board: Board, default: Any = None, *, game: Game | str | None = None) -> Position | Any:
+    def get(self, board: Board, default: Any = None, *, game: Game | str | None = None, budget: float | None = None) -> Position | Any:
         """Like :meth:`lookup`, but returns ``default`` for an invalid board."""
         try:
-            return self.lookup(board, game=game)
+            return self.lookup(board, game=game, budget=budget)
         except InvalidBoardError:
             return default
 
-    def best_move(self, board: Board, *, game: Game | str | None = None) -> tuple[int, int] | int:
+    def best_move(self, board: Board, *, game: Game | str | None = None, budget: float | None = None) -> tuple[int, int] | int:
         """One best move (:func:`solver.best_move`): one look-up, its best move read from it (:attr:`Position.best_move`).
 
         :raises InvalidBoardError: for an invalid board, or when the game is over.
         """
-        return self.lookup(board, game=game).best_move
+        return self.lookup(board, game=game, budget=budget).best_move
 
-    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, game: Game | str | None = None, check: bool = True) -> Scores:
-        """Vectorised :meth:`lookup` over an array of codes (:meth:`solver.tables.Table.lookup_codes`)."""
-        return self.table_of(game).lookup_codes(codes, check=check)
+    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, game: Game | str | None = None, check: bool = True, budget: float | None = None) -> Scores:
+        """Vectorised :meth:`lookup` over an array of codes (:meth:`solver.tables.Table.lookup_codes`); a game answered by
+        search is searched position by position, slowly, ``budget`` seconds at most for the whole batch."""
+        table = self.table_of(game)
+        return (table if budget is None else table.bounded(budget)).lookup_codes(codes, check=check)
 
-    def analyze(self, moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None) -> GameAnalysis:
-        """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`)."""
-        return analysis.analyze(moves, table=self.table_of(game) if table is None else self.resolve(game, table))
+    def analyze(self, moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:
+        """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`); ``budget``
+        bounds each position's search, for a game answered by search."""
+        found = self.table_of(game) if table is None else self.resolve(game, table)
+        return analysis.analyze(moves, table=found if budget is None else found.bounded(budget))
 
     def build(self, game: Game | str, path: str | os.PathLike[str], **options: Any) -> Table:
         """Build ``game``'s table into ``path`` and open it from there (:func:`solver.store.locate.build_and_open`, same options:

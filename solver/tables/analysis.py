@@ -41,7 +41,7 @@ from typing import Any, Literal, NoReturn
 
 from ..encoding.board import masks
 from ..encoding.drops import landing_cell, read_drop
-from ..encoding.moves import MoveSpec, parse_move
+from ..encoding.moves import MoveSpec, is_move_string, parse_move, read_move_string
 from ..errors import InvalidBoardError, InvalidMoveError, quote
 from ..rules.game import Game
 from ..words import count
@@ -271,7 +271,9 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
         flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
         or text (``["1,1", "(0,0)"]``). Under gravity a move is a column (``[3, 3, 2]``), or the
-        ``(row, col)`` of the cell the piece lands on (:mod:`solver.encoding.drops`).
+        ``(row, col)`` of the cell the piece lands on (:mod:`solver.encoding.drops`); a whole game may be
+        the move string Connect Four players write (``"4453"``: columns from 1), as one text or as an item
+        of two or more digits.
     :raises InvalidBoardError: for ``moves`` that is not a sequence (whatever object it is: a
         0-d numpy array, an iterator that fails), or an unreadable or off-board move.
     :raises InvalidMoveError: for an illegal move, naming the ply and the cell: already taken (and by
@@ -280,7 +282,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     position = table.at(0)
     played: dict[int, int] = {}
     plies = []
-    for ply, spec in enumerate(_each_move(moves), start=1):
+    for ply, spec in enumerate(_columns_of_move_strings(moves, table.game), start=1):
         if table.game.rules.move.form == "column":
             cell = _drop_cell(position, spec, ply, played)
         else:
@@ -292,6 +294,19 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
         played[cell] = ply
         position = after
     return GameAnalysis(table.game, tuple(plies), position)
+
+
+def _columns_of_move_strings(moves: object, game: Game) -> Iterator[object]:
+    """The moves one by one, a move string (:mod:`solver.encoding.drops`) read into its columns (0-based): the
+    whole text under gravity (``"4453"``), or an item of two or more digits (``["4453"]``, ``solve analyze 4453``)."""
+    if isinstance(moves, str) and game.rules.move.form == "column":
+        yield from read_move_string(moves, game)
+        return
+    for spec in _each_move(moves):
+        if isinstance(spec, str) and is_move_string(spec, game):
+            yield from read_move_string(spec, game)
+        else:
+            yield spec
 
 
 def _not_moves(moves: object, why: str = "") -> InvalidBoardError:

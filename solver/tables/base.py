@@ -57,7 +57,8 @@ from .position import Position
 from .scores import Scores
 from .summary import TableStats
 
-Kind = Literal["dense", "compact"]
+Kind = Literal["dense", "compact", "search"]
+"""``dense`` and ``compact`` are table files; ``search`` answers by search (:mod:`solver.store.searched`)."""
 
 Prover = Callable[["Table"], list[str]]
 """Proves a whole table: every stored block checked, every score re-derived from the
@@ -83,6 +84,9 @@ class Table(ABC):
     holds (dense: yes; compact: only up to 2**27 boards, so callers sample instead)."""
     stores_best_moves: ClassVar[bool]
     """Whether best-move masks are stored (dense) or found from the children when asked (compact)."""
+    searches: ClassVar[bool] = False
+    """Whether a look-up searches (a game no table holds: :mod:`solver.store.searched`): it may then take long,
+    and :meth:`bounded` gives it a time budget and a progress hook."""
 
     game: Game
     path: Path | None
@@ -91,6 +95,11 @@ class Table(ABC):
     """The open file behind the table (None for a table in memory)."""
     prove: Prover | None
     """What :meth:`verify` calls to re-derive the table (given by the store or the builder)."""
+
+    def bounded(self, budget: float | None = None, progress: Callable[[int, float], None] | None = None) -> Table:
+        """This table with a time budget (seconds a look-up may search) and a progress hook (called with the
+        nodes searched and the seconds elapsed). A table that reads its answers needs neither: itself."""
+        return self
 
     # -- one position ----------------------------------------------------------------
     @abstractmethod

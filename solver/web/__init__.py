@@ -21,6 +21,7 @@ from .app import (
     MAX_BATCHES,
     MAX_BODY_BYTES,
     MAX_QUERY_BYTES,
+    SEARCH_BUDGET,
     create_app,
     discover_games,
     hold,
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_HEAD_BYTES",
     "MAX_PER_ADDRESS",
     "MAX_QUERY_BYTES",
+    "SEARCH_BUDGET",
     "WRITE_SECONDS",
     "WorkerError",
     "bind",
@@ -98,6 +100,7 @@ def serve(
     max_per_address: int = MAX_PER_ADDRESS,
     max_batches: int = MAX_BATCHES,
     workers: int = 1,
+    search_budget: float = SEARCH_BUDGET,
 ) -> None:
     """Serve ``tables`` on a bound socket (:func:`bind`) until SIGINT or SIGTERM; returns after a clean shutdown.
 
@@ -115,6 +118,7 @@ def serve(
         (:func:`~solver.web.protocol.client_key`), the same way; 0 for no such cap (behind a reverse
         proxy every client has the proxy's address).
     :param max_batches: batch requests answered at once per worker (the next ones get 503).
+    :param search_budget: seconds one request's search may take, for a game answered by search (Connect Four; 503 beyond).
     :param workers: processes accepting on the socket. With more than one, this process
         forks them after the tables are open (the memory-mapped tables are shared, not
         copied), forwards SIGINT and SIGTERM to them, and returns when all have stopped;
@@ -136,6 +140,7 @@ def serve(
         "max_per_address": max_per_address,
         "max_refusing": budget.refusing,
         "max_batches": max_batches,
+        "search_budget": search_budget,
     }
     if workers <= 1:
         _run(tables, sock, table_dir, options, worker=None)
@@ -164,7 +169,7 @@ def _run(tables: Sequence[Table], sock: socket.socket, table_dir: str | os.PathL
             file=sys.stderr,
         )
     config = uvicorn.Config(
-        create_app(tables, table_dir=table_dir, max_batches=int(options["max_batches"]), worker=worker),
+        create_app(tables, table_dir=table_dir, max_batches=int(options["max_batches"]), worker=worker, search_budget=options["search_budget"]),
         http=protocol,
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         log_level="warning",

@@ -8,6 +8,7 @@ route                                       answer
 ``GET /api/v1/games``                       the games served, with their table checksums
 ``GET /api/v1/openapi.json``                the OpenAPI 3.1 description of this API
 ``GET /api/v1/{game}?board=B``              :func:`solver.web.batch.position_dict`: :meth:`Position.to_dict` with ``best_first=True``
+``GET /api/v1/{game}?moves=4453``           the same, of the position a move string reaches (Connect Four's notation)
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
 ``GET /api/v1/{game}/analyze?moves=M``      :meth:`GameAnalysis.to_dict` of :func:`solver.analyze`
 ``GET /api/v1/{game}/outcomes.svg``         a chart of the outcomes of each ply (:func:`solver.present.charts.outcomes_svg`)
@@ -31,8 +32,9 @@ Errors are JSON ``{"error": message}``: 400 for a bad board, move list or body (
 message is :class:`~solver.errors.InvalidBoardError`'s), 404 for an unknown game or
 path, 405 for a wrong method, 408 for a body slower than :data:`BODY_SECONDS`, 413 for a body over :data:`MAX_BODY_BYTES` or a batch
 over :data:`MAX_BATCH`, 414 for a query string over :data:`MAX_QUERY_BYTES`, 503 for a batch
-past :data:`MAX_BATCHES` at once, 500 when the server's table cannot be read (its file was
-changed or truncated after the server started: :func:`prepare_to_serve`; the
+past :data:`MAX_BATCHES` at once or a search past :data:`SEARCH_BUDGET` (a game answered by search, Connect Four:
+its answer says the budget and how long the search ran), 500 when the server's table cannot be read (its file was
+changed or truncated after the server started: :func:`hold`; the
 :class:`~solver.errors.TableError` is written once to the server's stderr, not sent). Never a
 traceback; a message quotes at most a few dozen characters of what was sent
 (:func:`solver.errors.quote`) and is at most :data:`MAX_MESSAGE_CHARS` long.
@@ -77,8 +79,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..api import Tablebase, default_tablebase, parse_game
 from ..encoding.board import parse, parse_text
+from ..encoding.drops import move_string_code
 from ..encoding.moves import parse_moves, split_moves
-from ..errors import InvalidBoardError, InvalidGameError, SolverError, TableError, one_line, quote
+from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SolverError, TableError, one_line, quote
 from ..present.charts import outcomes_svg
 from ..rules.game import DEFAULT_GAME, Game
 from ..rules.score import UNREACHABLE
@@ -104,6 +107,9 @@ BATCH_SLICE = 2048
 BATCH_KEPT = 8192
 """Positions' answers kept per batch for reuse in later slices (a 3x3 batch makes each of its
 5,478 positions once; a 4x4 batch of distinct positions keeps only the first ones)."""
+SEARCH_BUDGET = 5.0
+"""Seconds the search of one request may take, for a game answered by search (Connect Four): past it the request
+is refused with 503, saying so (:func:`_search_error`); the server goes on (``solve serve --search-budget``)."""
 MAX_MESSAGE_CHARS = 400
 """Longest error message sent (a longer one is cut, saying how long it was)."""
 MAX_REPORTED = 100
@@ -174,8 +180,10 @@ class ServedGame:
         return f'"{self.checksum[:20]}-{what}"'
 
 
-def served_game(table: Table) -> ServedGame:
-    """Wrap an open table for the app."""
+def served_game(table: Table, search_budget: float = SEARCH_BUDGET) -> ServedGame:
+    """Wrap an open table for the app; a game answered by search gets ``search_budget`` seconds a request (a search table's view)."""
+    if table.searches:
+        table = table.bounded(search_budget)
     at = table.at
 
     @lru_cache(maxsize=CACHED_POSITIONS)
@@ -227,7 +235,12 @@ def hold(table: Table) -> Table:
 
 
 def create_app(
-    tables: Sequence[Table] | None = None, *, table_dir: str | os.PathLike[str] | None = None, max_batches: int = MAX_BATCHES, worker: int | None = None
+    tables: Sequence[Table] | None = None,
+    *,
+    table_dir: str | os.PathLike[str] | None = None,
+    max_batches: int = MAX_BATCHES,
+    worker: int | None = None,
+    search_budget: float = SEARCH_BUDGET,
 ) -> Starlette:
     """The ASGI app serving ``tables`` (default: tic-tac-toe and every table in ``table_dir``).
 
@@ -237,13 +250,14 @@ def create_app(
     :param max_batches: batch requests answered at once; the next ones get 503.
     :param worker: this worker's number when ``solve serve --workers`` runs several: every
         answer then says it in an ``X-Worker`` header.
+    :param search_budget: seconds one request's search may take, for a game answered by search (Connect Four).
     """
     if tables is None:
         names = dict.fromkeys([DEFAULT_GAME, *discover_games(table_dir)])
         tables = open_tables(names, table_dir=table_dir)
     games: dict[str, ServedGame] = {}
     for table in tables:
-        games.setdefault(table.game.name, served_game(table))
+        games.setdefault(table.game.name, served_game(table, search_budget))
     api = _Api(games, table_dir, max_batches)
     files = TableFiles(game.table for game in games.values())
     routes = [
@@ -259,7 +273,7 @@ def create_app(
         Route("/tables/", files.index, methods=["GET"]),
         Route("/tables/{name}", files.file, methods=["GET"]),
     ]
-    handlers: Mapping[Any, Any] = {HTTPException: _http_error, TableError: _table_error, Exception: _internal_error}
+    handlers: Mapping[Any, Any] = {HTTPException: _http_error, TableError: _table_error, SearchInterrupted: _search_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.games = games
     app.state.report = api.report
@@ -365,12 +379,14 @@ class _Api:
 
     async def lookup(self, request: Request) -> Response:
         game = self._game(request)
-        code = _code(game.table, request.query_params.get("board", "0"))
+        code = _request_code(game.table, request)
+        if game.table.searches:  # a search runs off the event loop, within the game's budget
+            return await _searched(request, game.etag(str(code)), lambda: _answer_or_400(game, code))
         return _cached(request, None, game.etag(str(code)), lambda: game.answer(code))
 
     async def mainline(self, request: Request) -> Response:
         game = self._game(request)
-        code = _code(game.table, request.query_params.get("board", "0"))
+        code = _request_code(game.table, request)
 
         def body() -> bytes:
             start = position = game.table.at(code)
@@ -397,10 +413,15 @@ class _Api:
                 }
             )
 
+        if game.table.searches:
+            return await _searched(request, game.etag(f"m{code}"), body)
         return _cached(request, None, game.etag(f"m{code}"), body)
 
     async def analyze(self, request: Request) -> Response:
         game = self._game(request)
+        if game.table.searches:
+            text = request.query_params.get("moves", "")
+            return await _searched(request, game.etag("a" + text), lambda: _analysis(game, text))
         rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
             if rules.move.form == "column":  # each move read as `solve analyze` reads one argument: a bare number is a column
@@ -416,6 +437,10 @@ class _Api:
     async def outcomes(self, request: Request) -> Response:
         """The chart of the outcomes of each ply, counted once per game (a pass over a dense table) off the event loop."""
         game = self._game(request)
+        if game.table.searches:
+            raise HTTPException(
+                404, f"no chart of the outcomes of each ply for {game.name}: it is answered by search, and the counts of each ply need the full table"
+            )
         etag = game.etag("outcomes.svg")
         headers = {"etag": etag, "cache-control": CACHE_CONTROL}
         if none_match(request.headers.get("if-none-match"), etag):
@@ -425,6 +450,10 @@ class _Api:
 
     async def batch(self, request: Request) -> Response:
         game = self._game(request)
+        if game.table.searches:
+            raise HTTPException(
+                400, f"{game.name} is answered by search, a position at a time within {SEARCH_BUDGET:g} s: ask GET /api/v1/{game.name}?board=B for each"
+            )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
@@ -631,6 +660,54 @@ def _code(table: Table, text: str) -> int:
         raise HTTPException(400, one_line(error)) from None
 
 
+def _request_code(table: Table, request: Request) -> int:
+    """The code of a request's ``board`` (:func:`_code`, not searched yet for a game answered by search), or of its
+    ``moves``: the move string Connect Four players write (columns from 1, :func:`solver.encoding.drops.move_string_code`).
+
+    :raises HTTPException: 400 for both, or a bad board or move string.
+    """
+    moves = request.query_params.get("moves")
+    if moves is None:
+        board = request.query_params.get("board", "0")
+        if not table.searches:
+            return _code(table, board)
+        try:
+            return _code_of(table, board, check=False)
+        except InvalidBoardError as error:
+            raise HTTPException(400, one_line(error)) from None
+    if "board" in request.query_params:
+        raise HTTPException(400, "give board= or moves= (a move string such as 4453), one of them")
+    try:
+        return move_string_code(moves, table.game)
+    except InvalidBoardError as error:
+        raise HTTPException(400, one_line(error)) from None
+
+
+def _answer_or_400(game: ServedGame, code: int) -> bytes:
+    """A searched position's JSON answer, or a 400 for a board no game reaches (found by the search's checks)."""
+    try:
+        return game.answer(code)
+    except InvalidBoardError as error:
+        raise HTTPException(400, one_line(error)) from None
+
+
+def _analysis(game: ServedGame, text: str) -> bytes:
+    """``/analyze`` of a game answered by search: each move read as for any gravity game, every position searched."""
+    try:
+        return _dumps(analyze(split_moves(text, game.table.game), table=game.table).to_dict())
+    except InvalidBoardError as error:
+        raise HTTPException(400, one_line(error)) from None
+
+
+async def _searched(request: Request, etag: str, make: Callable[[], bytes]) -> Response:
+    """:func:`_cached`, the answer made in a worker thread: a search within the game's budget (a
+    :class:`~solver.errors.SearchTimeout` becomes a 503, :func:`_search_error`)."""
+    if request.headers.get("if-none-match") == etag:
+        return _cached(request, None, etag)
+    body = await anyio.to_thread.run_sync(make)
+    return _cached(request, body, etag)
+
+
 def _cached(request: Request, body: bytes | None, etag: str, make: Callable[[], bytes] | None = None) -> Response:
     """A JSON answer with its ETag and Cache-Control, or a 304 when the client has it already.
 
@@ -651,7 +728,16 @@ def outcomes_chart(table: Table) -> bytes:
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
     rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.move.form == "column"}
-    return {"name": g.name, "rows": g.rows, "cols": g.cols, "k": g.k, "cells": g.cells, "rule": rule, "checksum": game.checksum}
+    return {
+        "name": g.name,
+        "rows": g.rows,
+        "cols": g.cols,
+        "k": g.k,
+        "cells": g.cells,
+        "rule": rule,
+        "checksum": game.checksum,
+        "searched": game.table.searches,
+    }
 
 
 def _dumps(data: Any) -> bytes:
@@ -686,6 +772,18 @@ async def _table_error(request: Request, exc: Exception) -> Response:
     request.app.state.report(exc)
     game = quote(str(request.path_params.get("game", "")), 20)
     return _error(500, f"the server cannot read its table for {game}: the file changed or was damaged after the server started; its operator is told")
+
+
+async def _search_error(request: Request, exc: Exception) -> Response:
+    """A search stopped at the server's budget for one request: 503, saying so and how long it ran."""
+    assert isinstance(exc, SearchInterrupted)
+    message = f"this server searches a position for at most {_budget_of(request):g} s a request, and this one needs longer: {one_line(exc)}"
+    return _error(503, message.replace(": give it more time (budget=None for no limit)", ""))
+
+
+def _budget_of(request: Request) -> float:
+    budgets = [getattr(game.table, "budget", None) for game in request.app.state.games.values() if game.table.searches]
+    return float(budgets[0]) if budgets and budgets[0] is not None else SEARCH_BUDGET
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

@@ -1,0 +1,122 @@
+"""Gravity play on boards past 32 cells (Connect Four's 42): one board at a time, on Python integers.
+
+The tables' rules (:class:`solver.rules.base.Rules`) read a board as a 64-bit word, X's
+cells in the low 32 bits and O's above, so that numpy judges millions of boards at once. No table
+of a board past 32 cells is built here (Connect Four's would hold 4.5 trillion positions), so
+nothing judges many of them at once; but a position answered by search (:mod:`solver.search`,
+:mod:`solver.store.searched`) is still a position of the rule: its moves, its landing cells, whether
+it is over and whether a legal game reaches it. :class:`WideRules` answers those, one board at
+a time, with the same rule and the same words: its board word holds O's cells from bit
+:data:`WIDE_SHIFT`. The methods over many boards refuse with :class:`~solver.errors.GameTooLargeError`.
+
+>>> from solver.rules.game import parse_game
+>>> from solver.encoding.board import parse
+>>> rules = parse_game("connect4").rules
+>>> code = parse("......./......./......./......./...O.../..OXX..", "connect4")[1]
+>>> rules.judge(code), bin(rules.moves(*rules.split(rules.word_of(code)))).count("1"), rules.move.form
+((0, 4), 7, 'column')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NoReturn
+
+import numpy as np
+
+from ..errors import GameTooLargeError
+from .base import DRAWN, IN_PLAY, INVALID, Rules
+from .board import Board
+from .parts import MoveRule, Scoring, Shape
+
+WIDE_SHIFT = 64
+"""Where O's cells start in a wide board word (X's are the low bits)."""
+
+
+class WideRules(Rules):
+    """A rule on a board of 33 to 64 cells (module docstring): its board, move rule and scoring, one board at a time."""
+
+    def __init__(self, game: Shape, move: MoveRule, scoring: Scoring) -> None:  # not Rules': its tables are for 32-bit words
+        self.game = game
+        self.board = Board(game)
+        self.move = move
+        self.scoring = scoring
+        self.full = game.full_mask
+
+    @staticmethod
+    def split(word: int) -> tuple[int, int]:
+        """X's and O's cells of a wide board word."""
+        return word & ((1 << WIDE_SHIFT) - 1), word >> WIDE_SHIFT
+
+    def word_of(self, code: int) -> int:
+        """The wide board word of a code: X's cells, and O's from bit :data:`WIDE_SHIFT`."""
+        x = o = cell = 0
+        while code:
+            code, digit = divmod(code, 3)
+            if digit == 1:
+                x |= 1 << cell
+            elif digit == 2:
+                o |= 1 << cell
+            cell += 1
+        return x | o << WIDE_SHIFT
+
+    def judge_word(self, word: int) -> tuple[int, int]:
+        """``(status, pieces)`` of a wide board word (:meth:`solver.rules.base.Rules.judge_word`)."""
+        x, o = self.split(word)
+        nx, no = x.bit_count(), o.bit_count()
+        if nx not in (no, no + 1) or self.move.misplaced(x | o):
+            return INVALID, nx + no
+        if not (self.has_line(x) or self.has_line(o)):
+            return (DRAWN if nx + no == self.game.cells else IN_PLAY), nx + no
+        return self._won(x, o, nx, no), nx + no
+
+    def illegal_move(self, code: int, cell: int) -> str | None:
+        """Why the side to move may not play ``cell`` (:meth:`solver.rules.base.Rules.illegal_move`), or None."""
+        word = self.word_of(code)
+        if self.judge_word(word)[0] != IN_PLAY:
+            return "the game is over"
+        x, o = self.split(word)
+        taken = x | o
+        if taken >> cell & 1:
+            return "the cell is taken"
+        if not self.move.moves(taken) >> cell & 1:
+            return self.move.not_a_move(taken, cell, self._cells)
+        return None
+
+    def violation(self, code: int) -> str | None:
+        """Why no legal game reaches this board, or None when one does (the reasons of :meth:`solver.rules.base.Rules.violation`)."""
+        x, o = self.split(self.word_of(code))
+        misplaced = self.move.misplaced(x | o)
+        if misplaced:
+            return self.move.misplaced_words(misplaced.bit_length() - 1, self._cells)
+        nx, no = x.bit_count(), o.bit_count()
+        if nx not in (no, no + 1):
+            return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
+        x_lines, o_lines = self.lines_in(x), self.lines_in(o)
+        if x_lines and o_lines:
+            return f"both players have a line: X at {self._cells(x_lines[0])} and O at {self._cells(o_lines[0])}"
+        for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
+            if lines:
+                found = self._line_violation(player, other, lines, moved_last)
+                if found is not None:
+                    return found
+        return self.move.order_violation(x, o, self.lines_in(x if nx > no else o), self._cells)
+
+    # -- many boards: a table's business, and no table of these boards is built here --------
+    def _many(self) -> NoReturn:
+        raise GameTooLargeError(f"{self.game.name} has {self.game.cells} cells: its boards are judged one at a time here (no table of them is built)")
+
+    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
+        self._many()
+
+    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None, words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        self._many()
+
+    def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
+        self._many()
+
+    def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
+        self._many()
+
+    def completes_line(self, masks: np.ndarray) -> np.ndarray:
+        self._many()

@@ -1,0 +1,369 @@
+"""The search source: a game no table holds, answered by the Connect Four engine, as a table answers it.
+
+Connect Four has 4.5 trillion positions: no table of it is built here. The engine
+(:class:`solver.search.Engine`) answers any of them exactly by searching it. This module gives
+the front ends the same objects a table gives: :class:`SearchSource` is a
+:class:`~solver.store.tablebase.Source` of the :class:`~solver.store.tablebase.Tablebase` that
+answers every gravity game the engine plays (a board of at most 64 bits' columns, normal play)
+for which no table is at hand and none is built in a minute; it gives a :class:`SearchTable`,
+a :class:`~solver.tables.Table` whose :meth:`~SearchTable.at` searches the position and every
+move in it and returns the usual :class:`~solver.tables.position.Position`, read from the
+engine's score bytes (:mod:`solver.rules.score`: the same bytes a table stores).
+
+>>> from solver.store.tablebase import Tablebase
+>>> table = Tablebase().table("connect4")
+>>> table.kind, table.searches
+('search', True)
+>>> p = table.lookup("XOOOX../OXOXXX./XOOXOO./XOXOXX./OOOXXOO/XXOXXXO")  # late in a game: milliseconds
+>>> p.to_move, p.result, p.plies, p.best_columns
+('O', 'loss', 4, (5,))
+
+**Cost.** A look-up costs a search: microseconds near the end of a game, milliseconds in the
+middle game, seconds to minutes in the opening without a book (:mod:`solver.search.book`; the
+book, when one is built, answers the opening). The answers are kept (a bounded memo of
+:data:`KEPT_POSITIONS`), so a position's moves, best move and children cost nothing more.
+
+**Budget and progress.** :meth:`SearchTable.bounded` gives a view of the same table whose
+searches stop at a time budget (seconds; :class:`~solver.errors.SearchTimeout` then, never a
+wrong answer) and report progress (nodes searched, seconds): ``solver.lookup(..., budget=5)``,
+``solve lookup --budget 5`` (with a progress bar on a terminal), and the HTTP API, which bounds
+every request's search (:data:`solver.web.app.SEARCH_BUDGET`).
+
+**What a search table cannot do.** List its positions, count them by ply (``solve stats``
+gives the root's answer instead: the per-ply counts need the full table), or be saved to a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, NoReturn
+
+import numpy as np
+
+from ..encoding.board import check_rules
+from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
+from ..rules.base import DRAWN, INVALID, LINE
+from ..rules.game import WORD_CELLS, Game
+from ..rules.score import UNREACHABLE, WIN
+from ..search import Book, Engine, Solution, engine_game
+from ..search.book import open_book
+from ..search.engine import DEFAULT_TABLE_BYTES, Progress
+from ..storage import tablefile
+from ..tables import Kind, Scores, Table
+from ..tables.position import POSITION_SETTERS, Position
+from ..tables.summary import TableStats
+from . import locate
+from .book import book_path
+from .estimate import paper_estimate
+
+__all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
+
+KEPT_POSITIONS = 100_000
+"""Positions whose answers a search table keeps (a few hundred bytes each): a game played and analysed costs one search a position."""
+
+Books = Callable[[Game], Book | None]
+"""Finds the book of a game (None when none is built): the engine's book hook."""
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """What one search found about a position in play: its score, best moves and each move's score."""
+
+    score: int
+    best_mask: int
+    scored: tuple[tuple[int, int], ...]
+
+
+class _Shared:
+    """What every view of one game's search table shares: the engine and the memo of answers."""
+
+    def __init__(self, engine: Engine, book: Book | None) -> None:
+        self.engine = engine
+        self.book = book
+        self.kept: OrderedDict[int, _Answer] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def recall(self, code: int) -> _Answer | None:
+        with self.lock:
+            found = self.kept.get(code)
+            if found is not None:
+                self.kept.move_to_end(code)
+            return found
+
+    def keep(self, code: int, answer: _Answer) -> None:
+        with self.lock:
+            self.kept[code] = answer
+            if len(self.kept) > KEPT_POSITIONS:
+                self.kept.popitem(last=False)
+
+
+class SearchTable(Table):
+    """A game answered by search (module docstring): every method of a :class:`~solver.tables.Table` that
+    answers positions, exactly; none that lists, counts or saves them.
+
+    :param engine: the game's engine (its transposition table and book).
+    :param budget: seconds one look-up's search may take (None: no limit); see :meth:`bounded`.
+    :param progress: called with ``(nodes, seconds)`` while a search runs (:mod:`solver.search.engine`).
+    """
+
+    kind: ClassVar[Kind] = "search"
+    lists_positions: ClassVar[bool] = False
+    stores_best_moves: ClassVar[bool] = False
+    searches: ClassVar[bool] = True
+
+    def __init__(
+        self, engine: Engine, *, book: Book | None = None, budget: float | None = None, progress: Progress | None = None, shared: _Shared | None = None
+    ) -> None:
+        self.game = engine.game
+        self.path = None
+        self.file = None
+        self.prove = None
+        self.budget = budget
+        self.progress = progress
+        self._shared = shared or _Shared(engine, book)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine that searches this game."""
+        return self._shared.engine
+
+    @property
+    def has_book(self) -> bool:
+        """Whether the engine consults a book (:mod:`solver.search.book`): the opening is then answered at once."""
+        return self._shared.book is not None
+
+    def __repr__(self) -> str:
+        budget = "no budget" if self.budget is None else f"a budget of {self.budget:g} s a search"
+        return f"<SearchTable {self.game.name}: answered by search, {budget}>"
+
+    def bounded(self, budget: float | None = None, progress: Progress | None = None) -> SearchTable:
+        """This table with a time budget (seconds a look-up's search may take) and a progress hook; the engine and
+        the answers found so far are shared. A position it gives plays on (``.play``) under the same budget."""
+        return SearchTable(self.engine, budget=budget, progress=progress, shared=self._shared)
+
+    # -- one position ------------------------------------------------------------------
+    def at(self, code: int) -> Position:
+        """The :class:`Position` of a code, searched (and every move in it) unless it was searched before.
+
+        :raises InvalidBoardError: for a code out of range or that no legal game reaches.
+        :raises SearchTimeout: when the search passes :attr:`budget`; :raises SearchInterrupted: at Ctrl-C.
+        """
+        answer = self._answer(code)
+        position = Position.__new__(Position)
+        POSITION_SETTERS.game(position, self.game)
+        POSITION_SETTERS.code(position, code)
+        POSITION_SETTERS.score(position, answer.score)
+        POSITION_SETTERS.best_mask(position, answer.best_mask)
+        POSITION_SETTERS.pieces(position, _pieces(self.game, code))
+        POSITION_SETTERS.table(position, self)
+        POSITION_SETTERS.scored(position, answer.scored)
+        return position
+
+    def _answer(self, code: int) -> _Answer:
+        found = self._shared.recall(code)
+        if found is not None:
+            return found
+        over = self._finished_score(code)
+        if over is not None:
+            return _Answer(over, 0, ())
+        solution = self.engine.solve(code, budget=self.budget, progress=self.progress)
+        answer = _from_solution(solution)
+        self._shared.keep(code, answer)
+        return answer
+
+    def _finished_score(self, code: int) -> int | None:
+        """The score of a finished board (``-WIN``: the side to move has lost; 0: full and drawn), None while the
+        game goes on; a board that breaks a rule raises, naming the rule."""
+        if not 0 <= code < self.game.codes:
+            self._refuse(code)
+        status, _ = self.game.rules.judge(code)
+        if status == INVALID:
+            check_rules(self.game, code)
+        if status in (LINE, DRAWN):
+            check_rules(self.game, code)
+            return -WIN if status == LINE else 0
+        return None
+
+    def score_of(self, code: int) -> int:
+        """The score of a code for the side to move, searched (``UNREACHABLE`` for a board no game reaches)."""
+        if not 0 <= code < self.game.codes or self.game.rules.violation(code) is not None:
+            return UNREACHABLE
+        found = self._shared.recall(code)
+        if found is not None:
+            return found.score
+        over = self._finished_score(code)
+        return over if over is not None else self.engine.score(code, budget=self.budget, progress=self.progress)
+
+    def best_mask_of(self, code: int) -> int:
+        return self._answer(code).best_mask
+
+    def move_scores(self, position: Position) -> tuple[tuple[int, int], ...]:
+        return self._answer(position.code).scored
+
+    # -- many positions ----------------------------------------------------------------
+    def lookup_codes(self, codes: np.ndarray | Iterable[int], *, check: bool = True) -> Scores:
+        """Exact answers of many codes, **by search: slow per position** (microseconds near the end of a game,
+        seconds or more in the opening without a book), one after the other. :attr:`budget` bounds the whole
+        batch (a :class:`~solver.errors.SearchTimeout` names how far it got).
+
+        :raises InvalidBoardError: naming the first bad code and its index (with ``check``: an unreachable one too).
+        """
+        shape, flat = _python_codes(codes)
+        for index, code in enumerate(flat):
+            if not 0 <= code < self.game.codes:
+                raise InvalidBoardError(f"codes[{index}] = {code} is out of range for {self.game.name}: expected 0 to {self.game.codes - 1}")
+        score = np.empty(len(flat), dtype=np.int8)
+        best = np.zeros(len(flat), dtype=np.uint64)
+        deadline = None if self.budget is None else time.monotonic() + self.budget
+        for index, code in enumerate(flat):
+            score[index], best[index] = self._batch_answer(code, check, deadline, index, len(flat))
+            if check and score[index] == UNREACHABLE:
+                raise InvalidBoardError(f"codes[{index}] = {code} is not a reachable position: {self.game.rules.violation(code)}")
+        ply = np.array([_pieces(self.game, code) for code in flat], dtype=np.uint8)
+        return Scores(self.game, score.reshape(shape), ply.reshape(shape), best.reshape(shape))
+
+    def _batch_answer(self, code: int, check: bool, deadline: float | None, index: int, total: int) -> tuple[int, int]:
+        if self.game.rules.violation(code) is not None:
+            return UNREACHABLE, 0
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            raise SearchTimeout(
+                f"the batch stopped at its budget of {self.budget:g} s after {index:,} of {total:,} positions: give it more time (budget=None for no limit)"
+            )
+        answer = self.bounded(left, self.progress)._answer(code)
+        return answer.score, answer.best_mask
+
+    def reachable_codes(self) -> np.ndarray:
+        self._cannot("list its positions")
+
+    def stats(self) -> TableStats:
+        self._cannot("count its positions by ply")
+
+    # -- trust and files -----------------------------------------------------------------
+    def verify_blocks(self) -> None:
+        """Nothing stored to verify: every answer is searched (the book, when there is one, is a table of its own)."""
+
+    @property
+    def reads_memory_map(self) -> bool:
+        return False
+
+    def load_into_memory(self) -> Table:
+        return self
+
+    def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
+        self._cannot("be saved to a file")
+
+    @property
+    def sha256(self) -> str:
+        """What identifies the answers (an ETag's base): the game and the engine's book, not a file."""
+        found = self._shared.book
+        book = "no book" if found is None else str(getattr(found, "checksum", f"a book to ply {found.depth}"))
+        return hashlib.sha256(f"search:{self.game.name}:{book}".encode()).hexdigest()
+
+    def _cannot(self, what: str) -> NoReturn:
+        raise TableError(
+            f"{self.game.name} is answered by search, position by position: no table of its {_positions_words(self.game)} is built here, so it cannot {what}"
+        )
+
+
+def _positions_words(game: Game) -> str:
+    return "4,531,985,219,092 positions" if (game.rows, game.cols, game.k) == (6, 7, 4) else "positions"
+
+
+def _python_codes(codes: np.ndarray | Iterable[int]) -> tuple[tuple[int, ...], list[int]]:
+    """The shape and the codes of a batch as Python ints: Connect Four's codes reach 3**42, past int64, so a
+    batch of them is a list of ints or a numpy array of objects."""
+    try:
+        found = np.asarray(codes, dtype=object)
+    except (ValueError, TypeError) as error:
+        raise InvalidBoardError(f"codes must be a rectangular array of integers: {str(error)[:120]}") from None
+    flat = []
+    for index, code in enumerate(found.reshape(-1).tolist()):
+        if isinstance(code, bool) or not isinstance(code, (int, np.integer)):
+            raise InvalidBoardError(f"codes[{index}] is {type(code).__name__}: codes must be integers")
+        flat.append(int(code))
+    return found.shape, flat
+
+
+def _pieces(game: Game, code: int) -> int:
+    pieces = 0
+    while code:
+        code, digit = divmod(code, 3)
+        pieces += digit != 0
+    return pieces
+
+
+def _from_solution(solution: Solution) -> _Answer:
+    best = 0
+    for move in solution.moves:
+        if move.score == solution.score:
+            best |= 1 << move.cell
+    scored = tuple(sorted((move.cell, move.score) for move in solution.moves))
+    return _Answer(solution.score, best, scored)
+
+
+def searched_by_engine(game: Game) -> bool:
+    """Whether the engine plays ``game`` (a gravity game in normal play that fits its bitboard)."""
+    try:
+        engine_game(game)
+    except InvalidGameError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class SearchSource:
+    """The Tablebase's source of answers by search (module docstring): a :class:`SearchTable` for a game the
+    engine plays whose table is neither at hand nor built within a minute; it declines every other game.
+
+    :param table_bytes: the size of each engine's transposition table in bytes.
+    :param books: finds a game's book (the engine's book hook); None: the book built in a table directory, if any
+        (:func:`book_in_table_dirs`: ``solve build --game connect4`` builds it, ``solve fetch`` fetches it).
+    """
+
+    table_bytes: int = DEFAULT_TABLE_BYTES
+    books: Books | None = None
+
+    @property
+    def key(self) -> Hashable:
+        return ("search", self.table_bytes)
+
+    def table(self, game: Game, want: Any, tablebase: Any) -> Table | None:
+        """A :class:`SearchTable` of ``game``, or None (the :class:`~solver.store.tablebase.Source` protocol; ``want`` and
+        ``tablebase`` are the Tablebase's :class:`~solver.store.tablebase.Want` and itself, typed loosely: this module
+        is imported by the Tablebase's, and imports nothing back)."""
+        if not searched_by_engine(game) or _table_at_hand(game, tablebase):
+            return None
+        book = self.books(game) if self.books is not None else book_in_table_dirs(game, tablebase.table_dirs())
+        return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book), book=book)
+
+
+def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
+    """The book of a game past :data:`~solver.rules.game.WORD_CELLS` cells (Connect Four) in the first table directory
+    that holds one (``<game>.ttt``: :func:`solver.store.book.book_path`), every byte checked; None when none is built.
+
+    :raises TableError: for a damaged book, naming the file and the command that rebuilds it.
+    """
+    if game.cells <= WORD_CELLS:  # a smaller game's <game>.ttt is its table
+        return None
+    for directory in directories:
+        path = book_path(Path(directory), game)
+        if path.is_file():
+            return open_book(path, game)
+    return None
+
+
+def _table_at_hand(game: Game, tablebase: Any) -> bool:
+    """Whether a table answers ``game`` without a long build: a file is there, or a build takes at most a minute
+    (never for a game past :data:`~solver.rules.game.WORD_CELLS` cells: its ``<game>.ttt`` is its book)."""
+    if game.cells > WORD_CELLS:
+        return False
+    if locate.shipped_path(game) is not None or any((directory / f"{game.name}.ttt").exists() for directory in tablebase.table_dirs()):
+        return True
+    return not paper_estimate(game).needs_consent

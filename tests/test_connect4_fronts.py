@@ -1,0 +1,269 @@
+"""Connect Four wherever a game is named: every front end answers Pons' End-Easy positions with his scores.
+
+Pons' test sets (``../shared/data/connect4/pons_tests``, beside the checkout; skipped where absent) give
+a position as the move string Connect Four players write (columns from 1) and its score for the side
+to move: 0 a draw, ``s > 0`` a win whose last stone is the mover's ``(22 - s)``-th, ``s < 0`` likewise a loss.
+Here that score is worked out again from what each front end answers (the result and the plies to the
+end), by the arithmetic of Pons' definition, sharing no code with the package; the positions are the
+first of Test_L3_R1 ("End-Easy": searched in milliseconds). Nothing is timed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import solver
+from solver.cli import main
+from solver.encoding.board import render
+from solver.errors import InvalidBoardError, InvalidMoveError, SearchTimeout
+from solver.rules.game import parse_game
+
+PONS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4" / "pons_tests"
+CONNECT4 = parse_game("connect4")
+SAMPLE = 12
+"""End-Easy positions each front end is asked (their searches take milliseconds)."""
+
+
+def pons_end_easy(count: int = SAMPLE) -> list[tuple[str, int]]:
+    path = PONS / "Test_L3_R1"
+    if not path.is_file():
+        pytest.skip("Pons' test sets are not beside the checkout (../shared/data/connect4/pons_tests)")
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    return [(moves, int(score)) for moves, score in rows[:count]]
+
+
+def pons_score(result: str, plies: int, pieces: int) -> int:
+    """Pons' score from a result and plies to the end (the winner's last stone is the ``pieces + plies``-th)."""
+    if result == "draw":
+        return 0
+    magnitude = (42 + 2 - pieces - plies) // 2
+    return magnitude if result == "win" else -magnitude
+
+
+def board_of(moves: str) -> str:
+    """The board a move string reaches, played here cell by cell (rows top first), for the board form."""
+    cells = [["."] * 7 for _ in range(6)]
+    heights = [0] * 7
+    for ply, char in enumerate(moves):
+        col = int(char) - 1
+        cells[5 - heights[col]][col] = "XO"[ply % 2]
+        heights[col] += 1
+    return "/".join("".join(row) for row in cells)
+
+
+# -- Python ---------------------------------------------------------------------------------
+def test_lookup_answers_pons_end_easy_scores_from_the_move_string_and_the_board() -> None:
+    for moves, score in pons_end_easy():
+        by_string = solver.lookup(moves=moves, game="connect4")
+        by_board = solver.lookup(board_of(moves), game="connect4")
+        assert by_string.board == by_board.board == board_of(moves)
+        assert pons_score(by_string.result, by_string.plies, len(moves)) == score, moves
+        assert (by_board.result, by_board.plies) == (by_string.result, by_string.plies)
+
+
+def test_best_move_get_and_every_move_agree_with_the_position() -> None:
+    for moves, _ in pons_end_easy(4):
+        position = solver.lookup(moves=moves, game="connect4")
+        column = solver.best_move(position.code, game="connect4")
+        assert column in position.best_columns
+        child = position.play(column)
+        assert -child.score + (1 if child.score > 0 else -1 if child.score < 0 else 0) == position.score  # the best child's score, for the parent
+        assert {move.col for move in position.moves if move.best} == set(position.best_columns)
+        assert solver.get("XXXXXXX", game="connect4") is None
+
+
+def test_lookup_codes_answers_a_batch_by_search_exactly() -> None:
+    rows = pons_end_easy(5)
+    codes = [solver.lookup(moves=moves, game="connect4").code for moves, _ in rows]
+    assert max(codes) > 2**63  # Connect Four's codes pass int64: a batch is a list of Python ints
+    scores = solver.lookup_codes(codes, game="connect4")
+    for index, (moves, score) in enumerate(rows):
+        assert (
+            pons_score(["loss", "draw", "win"][int(scores.value[index] * (1 if len(moves) % 2 == 0 else -1)) + 1], int(scores.plies[index]), len(moves))
+            == score
+        )
+
+
+def test_analyze_reads_a_move_string_and_its_opening_is_bounded_by_the_budget() -> None:
+    moves, _ = pons_end_easy(1)[0]
+    with pytest.raises(SearchTimeout):  # the opening needs the book or minutes: a budget refuses it
+        solver.analyze(moves, game="connect4", budget=0.2)
+
+
+def test_a_budget_stops_a_long_search_with_a_clear_error_and_the_next_answer_is_still_exact() -> None:
+    with pytest.raises(SearchTimeout, match="budget of 0.2 s"):
+        solver.lookup(moves="44", game="connect4", budget=0.2)
+    moves, score = pons_end_easy(1)[0]
+    found = solver.lookup(moves=moves, game="connect4", budget=60)
+    assert pons_score(found.result, found.plies, len(moves)) == score
+
+
+# -- the move string ------------------------------------------------------------------------------
+def test_the_move_string_is_columns_from_one_and_a_bare_number_stays_a_zero_based_column() -> None:
+    code = solver.encode(board_of("4453"), game="connect4")
+    assert solver.lookup(moves="4453", game="connect4").code == code
+    assert render(CONNECT4, code).split("/")[-2:] == ["...O...", "..OXX.."]
+    from solver.encoding.moves import split_moves
+
+    assert split_moves("4453", CONNECT4) == ["3", "3", "4", "2"]  # two or more digits: a move string
+    assert split_moves("4 4 5 3", CONNECT4) == ["4", "4", "5", "3"]  # separated numbers: 0-based columns
+    assert split_moves("4413", "4x4k4-gravity") == ["3", "3", "0", "2"]
+
+
+@pytest.mark.parametrize(
+    ("moves", "error", "words"),
+    [
+        ("4420", InvalidBoardError, "move 4 of the move string '4420' is '0': a move is a column from 1 to 7"),
+        ("4458", InvalidBoardError, "move 4 of the move string '4458' is '8': a move is a column from 1 to 7"),
+        ("1111111", InvalidMoveError, "move 7 of the move string '1111111': column 0 is full"),
+    ],
+)
+def test_a_bad_move_string_names_the_move(moves: str, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words):
+        solver.lookup(moves=moves, game="connect4")
+
+
+def test_a_move_string_after_the_game_ended_is_refused() -> None:
+    with pytest.raises(InvalidMoveError, match="after the game ended"):
+        solver.lookup(moves="12121212", game="connect4")
+
+
+# -- the command line -----------------------------------------------------------------------------
+def test_solve_lookup_answers_pons_end_easy_with_moves_and_json() -> None:
+    runner = CliRunner()
+    for moves, score in pons_end_easy(6):
+        result = runner.invoke(main, ["lookup", "--game", "connect4", "--moves", moves, "--json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        assert pons_score(data["result"], data["plies"], len(moves)) == score
+
+
+def test_solve_lookup_draws_the_columns_outcomes_above_the_board() -> None:
+    moves, _ = pons_end_easy(1)[0]
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--moves", moves])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert "*" in lines[0] and lines[7].split() == list("0123456")
+
+
+def test_solve_lookup_past_its_budget_is_one_line_and_exit_1() -> None:
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--moves", "44", "--budget", "0.2"])
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("solve: error:")]
+    assert len(errors) == 1 and "budget of 0.2 s" in errors[0] and "Traceback" not in result.output
+
+
+def test_solve_stats_gives_the_root_or_says_why_it_needs_a_search_and_why_no_counts() -> None:
+    result = CliRunner().invoke(main, ["stats", "--game", "connect4"])
+    assert result.exit_code == 0, result.output
+    assert "--budget" in result.stdout and "counts of each ply need the full table" in result.stdout
+
+
+def test_solve_analyze_reads_a_move_string_and_refuses_past_its_budget() -> None:
+    moves, _ = pons_end_easy(1)[0]
+    result = CliRunner().invoke(main, ["analyze", "--game", "connect4", moves, "--budget", "0.2"])
+    assert result.exit_code == 1 and "budget of 0.2 s" in result.stderr
+
+
+# -- HTTP ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def client():  # type: ignore[no-untyped-def]
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from solver import web
+
+    return TestClient(web.create_app([solver.table_for(), solver.table_for("connect4")], search_budget=0.3))
+
+
+def test_the_http_api_answers_pons_end_easy_by_board_and_by_move_string(client) -> None:  # type: ignore[no-untyped-def]
+    for moves, score in pons_end_easy(6):
+        for params in ({"moves": moves}, {"board": board_of(moves)}):
+            answer = client.get("/api/v1/connect4", params=params)
+            assert answer.status_code == 200, answer.text
+            data = answer.json()
+            assert pons_score(data["result"], data["plies"], len(moves)) == score
+            assert data["best_columns"] == sorted({move["col"] for move in data["moves"] if move["best"]})
+
+
+def test_the_http_api_refuses_a_search_past_its_budget_with_503_saying_so(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get("/api/v1/connect4", params={"moves": "44"})
+    assert answer.status_code == 503
+    assert "at most 0.3 s a request" in answer.json()["error"]
+    assert client.get("/api/v1/connect4", params={"moves": "48"}).status_code == 400
+
+
+def test_the_http_api_lists_connect4_as_searched(client) -> None:  # type: ignore[no-untyped-def]
+    games = client.get("/api/v1/games").json()["games"]
+    assert [game["searched"] for game in games] == [False, True]
+
+
+# -- interop: OpenSpiel's connect_four and PettingZoo's connect_four_v3 -------------------------------
+def test_openspiel_connect_four_states_answer_pons_end_easy_and_its_best_actions_are_legal() -> None:
+    pyspiel = pytest.importorskip("pyspiel", reason="needs the [interop] extra (open_spiel)")
+    from solver import interop
+
+    for moves, score in pons_end_easy(4):
+        state = pyspiel.load_game("connect_four").new_initial_state()
+        for char in moves:
+            state.apply_action(int(char) - 1)  # an OpenSpiel action is a column from 0
+        position = interop.openspiel_connect_four_position(state)
+        assert pons_score(position.result, position.plies, len(moves)) == score
+        best = interop.openspiel_connect_four_best_actions(state)
+        assert best and set(best) <= set(state.legal_actions())
+
+
+def test_pettingzoo_connect_four_observations_answer_pons_end_easy_for_the_agent_to_move() -> None:
+    connect_four_v3 = pytest.importorskip("pettingzoo.classic.connect_four_v3", reason="needs the [interop] extra (pettingzoo)")
+    from solver import interop
+
+    for moves, score in pons_end_easy(4):
+        env = connect_four_v3.env()
+        env.reset(seed=0)
+        for char in moves:
+            env.step(int(char) - 1)
+        observation, *_ = env.last()
+        position = interop.pettingzoo_connect_four_position(observation)
+        assert position.board == board_of(moves)
+        assert pons_score(position.result, position.plies, len(moves)) == score
+        best = interop.pettingzoo_connect_four_best_actions(observation)
+        assert all(observation["action_mask"][column] for column in best)
+        other = "player_1" if env.agent_selection == "player_0" else "player_0"
+        assert interop.board_from_pettingzoo_connect_four(env.observe(other), agent=other) == position.code
+
+
+# -- the grader -------------------------------------------------------------------------------------
+GREEDY = Path(__file__).parent / "players" / "connect4_greedy.py"
+
+
+def test_the_grader_grades_a_connect4_player_file_on_sampled_late_positions_against_the_search() -> None:
+    import importlib.util
+
+    report = solver.grade(f"{GREEDY}:play", game="connect4", turn="symbol", sample=6)
+    assert report.positions == 6 and not (report.exceptions or report.illegal or report.timeouts or report.crashes)
+    spec = importlib.util.spec_from_file_location("greedy", GREEDY)
+    assert spec is not None and spec.loader is not None
+    greedy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(greedy)
+    lost = {item.position.code for item in report.lost}
+    optimal = 0
+    for code, cell in report.answers:  # each answer judged again here from a fresh look-up
+        position = solver.lookup(code, game="connect4")
+        assert position.game.cells - position.pieces <= 16, "graded positions are late ones, whose search is fast"
+        rows = [[{"X": "X", "O": "O"}.get(piece) for piece in position.cells[r * 7 : r * 7 + 7]] for r in range(6)]
+        column = greedy.play(rows, position.to_move)
+        assert cell % 7 == column
+        move = next(move for move in position.moves if move.col == column)
+        assert (code in lost) == (move.result != position.result)
+        optimal += move.best
+    assert report.optimal == optimal
+
+
+def test_solve_grade_grades_a_connect4_player_file_in_one_command() -> None:
+    result = CliRunner().invoke(main, ["grade", f"{GREEDY}:play", "--game", "connect4", "--turn", "symbol", "--sample", "4", "--json"])
+    assert result.exit_code in (0, 1), result.output  # 1: the greedy player throws results away somewhere
+    assert json.loads(result.stdout)["positions"] == 4
