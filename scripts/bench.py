@@ -971,8 +971,8 @@ with tempfile.TemporaryDirectory(dir={tmp!r}) as tmp:
             handle.truncate(index.layer_sizes[ply + 1])
         scores = np.memmap(child, dtype=np.int8, mode="r", shape=(index.layer_sizes[ply + 1],))
         todo = chunks(game, ply)
-        biggest = max(range(len(index.blocks[ply])), key=lambda b: index.blocks[ply][b].size)
-        picked = [c for c in todo if c.block == biggest][:2]
+        biggest = max(range(len(index.tiles[ply])), key=lambda b: index.tiles[ply][b].size)
+        picked = [c for c in todo if c.tile == biggest][:2]
         solve_chunk(game, todo[0], scores)  # warm the index tables
         started = time.perf_counter()
         boards = sum(solve_chunk(game, c, scores).size for c in picked)

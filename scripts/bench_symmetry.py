@@ -4,7 +4,7 @@
     python scripts/bench_symmetry.py --games 3x7k3 --boards 2000000
 
 Prints per board: the vectorised canonical form and canonical test (ns, best of 5 over
-``--boards`` random codes), the canonical test of a block of the index (high half-boards by
+``--boards`` random codes), the canonical test of a tile of the index (high half-boards by
 low half-boards, the layered build's shape), one code's canonical form, its images, and the canonical
 forms of all its children at once (µs, best of 5 ``timeit`` runs). Times are CPU times of this
 process (``time.process_time``): the machine is shared. Measures and prints;
@@ -40,15 +40,15 @@ def bench(name: str, boards: int) -> str:
     scalar = min(timeit.repeat(lambda: [sym.canonical_of(c) for c in one], number=20, repeat=5, timer=time.process_time)) / 20 / len(one) * 1e6
     images = min(timeit.repeat(lambda: [sym.images_of(c) for c in one], number=20, repeat=5, timer=time.process_time)) / 20 / len(one) * 1e6
     index = layout(game)
-    block = max((b for layer in index.blocks for b in layer), key=lambda b: b.size)
-    rows = min(block.rows, max(1, boards // block.cols))
-    high = index.high.codes[index.high.group(block.hx, block.ho)][:rows]
-    low = index.low.codes[index.low.group(block.lx, block.lo)]
+    tile = max((b for layer in index.tiles for b in layer), key=lambda b: b.size)
+    rows = min(tile.rows, max(1, boards // tile.cols))
+    high = index.high.codes[index.high.group(tile.hx, tile.ho)][:rows]
+    low = index.low.codes[index.low.group(tile.lx, tile.lo)]
     grid = min(timeit.repeat(lambda: sym.is_canonical_grid(high, low, index.radix), number=1, repeat=5, timer=time.process_time)) / (rows * low.size) * 1e9
     children = min(timeit.repeat(lambda: [sym.canonical_children(c, 1) for c in one[:200]], number=5, repeat=5, timer=time.process_time)) / 5 / 200 * 1e6
     return (
         f"{game.name} ({sym.count} symmetries, {game.cells} cells): canonical {vector:.0f} ns/board, "
-        f"is_canonical {test:.0f} ns/board, is_canonical_grid {grid:.1f} ns/board (a block of the index); one code: canonical_of {scalar:.2f} µs, "
+        f"is_canonical {test:.0f} ns/board, is_canonical_grid {grid:.1f} ns/board (a tile of the index); one code: canonical_of {scalar:.2f} µs, "
         f"images_of {images:.2f} µs, canonical_children {children:.1f} µs"
     )
 

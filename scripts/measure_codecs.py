@@ -159,8 +159,8 @@ def forward_fill(values: np.ndarray, keep: np.ndarray, before: int = UNREACHABLE
     return filled
 
 
-def stored_chunks(game_name: str, scores: np.ndarray, *, finished: bool, chunk: int = 1 << 22) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """The whole score array as a compressed table would store it, chunk by chunk: (stored bytes, read mask).
+def stored_steps(game_name: str, scores: np.ndarray, *, finished: bool, step: int = 1 << 22) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The whole score array as a compressed table would store it, step by step: (stored bytes, read mask).
 
     Boards never read (not canonical, unreachable, and finished ones unless ``finished``)
     hold the previous read board's score.
@@ -169,8 +169,8 @@ def stored_chunks(game_name: str, scores: np.ndarray, *, finished: bool, chunk: 
     index, sym = layout(game), symmetries(game)
     offsets = np.asarray(index.layer_offsets)
     last = UNREACHABLE
-    for start in range(0, scores.size, chunk):
-        part = np.asarray(scores[start : start + chunk])
+    for start in range(0, scores.size, step):
+        part = np.asarray(scores[start : start + step])
         codes = index.codes(start, start + part.size)[0]
         ply = np.searchsorted(offsets, np.arange(start, start + part.size), side="right") - 1
         keep = (part != UNREACHABLE) & sym.is_canonical(codes)
@@ -189,7 +189,7 @@ def container(game_name: str, scores: np.ndarray, work: Path, configs: list[tupl
         with np.load(saved) as cached:
             stored, keep = cached["stored"], cached["keep"]
     else:
-        pieces = list(stored_chunks(game_name, scores, finished=finished))
+        pieces = list(stored_steps(game_name, scores, finished=finished))
         stored = np.concatenate([p for p, _ in pieces])
         keep = np.concatenate([k for _, k in pieces])
         del pieces

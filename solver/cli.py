@@ -744,7 +744,7 @@ def build(options: TableOptions, output: Path | None, jobs: int | None, schedule
         scheduler = cluster_scheduler(scheduler)  # a malformed address is refused before anything is built
     elif scheduler or jobs:
         raise click.UsageError(f"--jobs and --scheduler are for games with compact tables (more than {DENSE_MAX_CELLS} cells); {game.name} builds in seconds")
-    refuse_beyond_machine(game, path)  # Connect Four: refused at once, with the estimate and the cluster command
+    refuse_beyond_machine(game, path)  # past this machine's memory, disk or rules' words (Connect Four): refused at once, with the estimate
     if not force:
         refuse_replacing(game, path)  # before the estimate is shown or asked about
         if _there_already(options.tablebase, game, path, quiet=options.quiet):
@@ -1298,7 +1298,7 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
     tablebase = _tablebase()
     wanted = [TableOptions(parse_game(name), table_dir, quiet, tablebase=tablebase).table() for name in games]  # builds happen here
     for table in wanted:
-        web.hold(table)  # every block checked before the server listens, and no look-up left on a memory map
+        web.prepare_to_serve(table)  # every block checked before the server listens, and no look-up left on a memory map
     names = dict.fromkeys([table.game for table in wanted] + [parse_game(None)])
     tables = wanted + web.open_tables([game for game in names if game not in {t.game for t in wanted}], table_dir=table_dir, tablebase=tablebase)
     for game in web.discover_games(table_dir, tablebase=tablebase):

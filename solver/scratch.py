@@ -10,7 +10,7 @@ _arenas = threading.local()
 """Per thread (a Dask worker may run chunks in threads): reused working arrays, by slot name."""
 
 
-def _scratch(slot: str, shape: tuple[int, int], dtype: type) -> np.ndarray:
+def scratch_array(slot: str, shape: tuple[int, int], dtype: type) -> np.ndarray:
     """A working array of this thread for one slot, reused from chunk to chunk (its contents are left over).
 
     Fresh temporaries of a few MiB cost a page fault per 4 KiB on every chunk: about a
@@ -23,9 +23,9 @@ def _scratch(slot: str, shape: tuple[int, int], dtype: type) -> np.ndarray:
     return arena[slot][:size].view(dtype).reshape(shape)
 
 
-def _set_where(scores: np.ndarray, flags: np.ndarray, value: int) -> None:
+def set_where(scores: np.ndarray, flags: np.ndarray, value: int) -> None:
     """``scores[flags] = value`` without a boolean mask: ``scores ^= (scores ^ value) & -flags``."""
-    mask = np.negative(flags.view(np.int8), out=_scratch("mask", scores.shape, np.int8))  # -1 where set, 0 elsewhere
-    change = np.bitwise_xor(scores, np.int8(value), out=_scratch("change", scores.shape, np.int8))
+    mask = np.negative(flags.view(np.int8), out=scratch_array("mask", scores.shape, np.int8))  # -1 where set, 0 elsewhere
+    change = np.bitwise_xor(scores, np.int8(value), out=scratch_array("change", scores.shape, np.int8))
     np.bitwise_and(change, mask, out=change)
     np.bitwise_xor(scores, change, out=scores)

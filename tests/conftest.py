@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -60,6 +61,13 @@ def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     solver.forget()
     yield directory
     solver.forget()
+
+
+@pytest.fixture
+def runner(table_dir: Path) -> CliRunner:
+    """click's CliRunner for ``solve`` (``runner.invoke(main, [...])``), over a fresh, private table directory
+    (:func:`table_dir`): the one copy every CLI test uses."""
+    return CliRunner()
 
 
 @pytest.fixture(scope="session")

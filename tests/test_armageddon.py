@@ -54,7 +54,7 @@ def test_the_layered_build_of_an_armageddon_game_equals_its_dense_build_code_by_
     dense = solver.build_table(game=game)
     reachable = dense.reachable_codes()
     mine, theirs = compact.lookup_codes(reachable), dense.lookup_codes(reachable)
-    for field in ("score", "ply", "value", "plies"):
+    for field in ("score", "pieces", "value", "plies"):
         assert np.array_equal(getattr(mine, field), getattr(theirs, field)), f"{name}: {field} differs"
     assert (np.asarray(mine.score) != 0).all(), f"{name}: armageddon has no draw"
     assert layout(game).size == len(np.asarray(compact.scores))

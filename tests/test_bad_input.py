@@ -20,14 +20,6 @@ from solver.cli import main
 from solver.rules.game import Game
 
 
-@pytest.fixture
-def runner(tmp_path, monkeypatch):
-    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "tables"))
-    solver.forget()
-    yield CliRunner()
-    solver.forget()
-
-
 def run(runner: CliRunner, *args: str, input: str | None = None):
     return runner.invoke(main, list(args), input=input)
 

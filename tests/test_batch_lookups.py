@@ -23,7 +23,7 @@ from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
 from solver.rules import base as rules_base
 from solver.rules.base import IN_PLAY
-from solver.rules.bitboard import digit_chunks
+from solver.rules.bitboard import digit_fields
 from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE
 from solver.storage import blockarray
@@ -32,7 +32,7 @@ from solver.store.locate import open_compact
 from solver.store.make import write_compact
 from solver.tables import CompactTable, compact
 
-COLUMNS = ("score", "ply", "best", "value", "plies")
+COLUMNS = ("score", "pieces", "best", "value", "plies")
 
 
 def _one_by_one(table: CompactTable, codes: np.ndarray) -> dict[str, np.ndarray]:
@@ -95,8 +95,8 @@ def test_every_reachable_position_answers_in_a_batch_as_it_does_alone(small_tabl
 
 
 def _count_word_and_image_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How often, from now on, codes are cut into digit chunks, turned into board words, or into images under the symmetries."""
-    calls = {"digit chunks": 0, "words": 0, "images": 0}
+    """How often, from now on, codes are cut into digit fields, turned into board words, or into images under the symmetries."""
+    calls = {"digit fields": 0, "words": 0, "images": 0}
 
     def counting(key: str, function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         def counted(*args: object, **options: object) -> np.ndarray:
@@ -106,7 +106,7 @@ def _count_word_and_image_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, int
         return counted
 
     for module in (compact, rules_base, symmetry_module):
-        monkeypatch.setattr(module, "digit_chunks", counting("digit chunks", digit_chunks))
+        monkeypatch.setattr(module, "digit_fields", counting("digit fields", digit_fields))
     monkeypatch.setattr(rules_base.Rules, "words", counting("words", rules_base.Rules.words))
     monkeypatch.setattr(Symmetries, "_patterns", counting("images", Symmetries._patterns))
     return calls
@@ -122,7 +122,7 @@ def test_a_batchs_best_moves_reuse_the_words_and_images_of_its_look_up(small_tab
     calls = _count_word_and_image_work(monkeypatch)
     batch = table.lookup_codes(codes)
     after_look_up = dict(calls)
-    assert after_look_up["words"] and after_look_up["digit chunks"]  # the counters see the look-up's work
+    assert after_look_up["words"] and after_look_up["digit fields"]  # the counters see the look-up's work
     assert np.array_equal(batch.best.astype(np.int64), expected)
     if images:
         assert calls == after_look_up  # .best computed no word, chunk or image again
@@ -272,7 +272,7 @@ def test_the_canonical_children_of_many_boards_are_each_boards_own(name: str) ->
     codes = index.codes_at(np.random.default_rng(3).integers(0, index.size, 400))
     sym = symmetries(game)
     images = np.empty((sym.count - 1, codes.size), dtype=np.uint32) if sym.keeps_images else None
-    sym.canonical_codes(codes, digit_chunks(codes, sym.moduli), images)  # what a batch look-up keeps
+    sym.canonical_codes(codes, digit_fields(codes, sym.moduli), images)  # what a batch look-up keeps
     for piece in (1, 2):
         grid = sym.canonical_child_grid(codes, piece)
         assert grid.shape == (game.cells, codes.size)

@@ -28,6 +28,7 @@ def _same_layers(a: Path, b: Path, layers: int) -> bool:
     return all((a / f"layer-{p:02d}.i8").read_bytes() == (b / f"layer-{p:02d}.i8").read_bytes() for p in range(layers))
 
 
+@pytest.mark.slow
 def test_a_cluster_build_of_4x4k4_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
     on_cluster = build_on_cluster(parse_game("4x4k4"), tmp_path / "cluster", client)
     local = build_layers(parse_game("4x4k4"), tmp_path / "local", jobs=1)
@@ -72,6 +73,7 @@ def test_a_cluster_build_of_a_misere_game_is_byte_identical_to_the_local_build(c
     assert on_cluster.sha256 != build_layers(parse_game("3x4k3"), tmp_path / "normal", jobs=1).sha256
 
 
+@pytest.mark.slow
 def test_a_cluster_build_of_a_gravity_game_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
     """Under gravity the client finds which boards a game reaches (reach.bits in the build directory) and the workers
     solve the chunks from it: the layers are those of the local build, and they differ from the game without gravity."""

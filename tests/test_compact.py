@@ -51,7 +51,7 @@ def test_compact_build_equals_the_dense_table_code_by_code(name: str, tmp_path: 
     assert (dense.score[outside] == UNREACHABLE).all(), f"{name}: the dense table reaches a board with illegal counts"
     reachable = dense.reachable_codes()
     mine, theirs = compact.lookup_codes(reachable), dense.lookup_codes(reachable)
-    for field in ("score", "ply", "value", "plies"):
+    for field in ("score", "pieces", "value", "plies"):
         assert np.array_equal(getattr(mine, field), getattr(theirs, field)), f"{name}: {field} differs"
     assert np.array_equal(mine.best, theirs.best.astype(np.uint32)), f"{name}: best moves differ"
 
@@ -88,6 +88,7 @@ def test_stats_count_like_the_dense_table_and_per_layer(name: str, tmp_path: Pat
     assert mine["games"] is None and "games" in mine["omitted"]
 
 
+@pytest.mark.slow
 def test_4x4k4_compact_table_equals_the_dense_one_and_its_empty_board_is_a_draw(tmp_path: Path) -> None:
     compact = _compact("4x4k4", tmp_path, jobs=2)
     dense = build_table(game="4x4k4")

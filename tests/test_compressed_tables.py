@@ -246,7 +246,7 @@ def test_an_impossible_score_in_a_compressed_block_is_refused_when_the_block_is_
     game = parse_game("3x4k3")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
     monkeypatch.delitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", raising=False)
-    monkeypatch.setattr(store, "believe", lambda table: None)  # no consistency pass: the block check alone decides
+    monkeypatch.setattr(store, "trust_or_prove", lambda table: None)  # no consistency pass: the block check alone decides
     layers[0][0] = 99  # "X wins the empty board in one ply"
     forged = write_compact(tmp_path / "forged.ttt", game, layers)
     table = open_compact(forged)
@@ -268,7 +268,7 @@ def test_the_values_check_runs_exactly_where_no_checksum_ships(tmp_path: Path, m
     game = parse_game("3x4k3")
     layers = [np.array(layer) for layer in build_layers(game, tmp_path / "build", jobs=1).layers()]
     path = write_compact(tmp_path / "t.ttt", game, layers)
-    monkeypatch.setattr(store, "believe", lambda table: None)
+    monkeypatch.setattr(store, "trust_or_prove", lambda table: None)
     monkeypatch.delitem(checksums.EXPECTED_COMPACT_ROOTS, "3x4k3", raising=False)
     unpinned = open_compact(path)
     assert isinstance(unpinned, CompactTable) and unpinned.file is not None and not unpinned.file.pinned

@@ -73,7 +73,7 @@ def _in_memory_compressed(game: Game, layers: list[np.ndarray]) -> CompactTable:
     return CompactTable(game, BlockArray(out.getbuffer(), written.encoding, written.digest, name=game.name))
 
 
-@pytest.mark.parametrize("name", ["2x9k4", pytest.param("3x6k3", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", ["3x4k3", pytest.param("2x9k4", marks=pytest.mark.slow), pytest.param("3x6k3", marks=pytest.mark.slow)])
 def test_counts_up_to_symmetry_equal_a_brute_force_canonicalisation_of_every_reachable_board(name: str, tmp_path: Path) -> None:
     game = parse_game(name)
     layers = build_layers(game, tmp_path, jobs=1).layers()

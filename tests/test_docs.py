@@ -395,3 +395,34 @@ def test_the_browser_packages_are_installed_as_a_new_machine_needs() -> None:
         text = " ".join(page.read_text(encoding="utf-8").split())
         assert command in text, page_id(page)
         assert text.count("chromium-driver") == text.count(command), page_id(page)
+
+
+def modules_named_in_the_development_guide(text: str) -> set[str]:
+    """The modules docs/development.md names: by path anywhere (``solver/store/make.py``), or by file name in
+    the row of its folder in the table of layers (``| `solver/store/` | `make.py` ... |``; the row ``base
+    modules`` names the modules of ``solver/`` itself)."""
+    named = set(re.findall(r"\bsolver/[\w/]+\.py\b", text))
+    for folder, cells in re.findall(r"^\| (`solver/[\w/]+/`|base modules) \|(.*)\|\s*$", text, re.M):
+        where = "solver/" if folder == "base modules" else folder.strip("`")
+        named.update(where + name for name in re.findall(r"`(\w+\.py)`", cells))
+    return named
+
+
+def test_the_development_guide_names_every_module_of_the_package() -> None:
+    modules = {path.relative_to(ROOT).as_posix() for path in (ROOT / "solver").rglob("*.py") if path.name != "__init__.py"}
+    missing = sorted(modules - modules_named_in_the_development_guide((DOCS / "development.md").read_text(encoding="utf-8")))
+    assert not missing, f"docs/development.md does not name these modules (add each to its folder's row of the table of layers): {missing}"
+
+
+def test_the_guide_check_reads_paths_and_the_rows_of_the_table_of_layers() -> None:
+    text = "See solver/store/make.py.\n| `solver/rules/` | `game.py` (a game), `base.py` |\n| base modules | `errors.py` (errors) |\n"
+    assert modules_named_in_the_development_guide(text) == {"solver/store/make.py", "solver/rules/game.py", "solver/rules/base.py", "solver/errors.py"}
+
+
+def test_the_glossary_gives_each_word_one_meaning() -> None:
+    text = (DOCS / "development.md").read_text(encoding="utf-8")
+    section = text.split("## Words", 1)[1].split("\n## ", 1)[0]
+    words = re.findall(r"^\| \*\*([^*]+)\*\*", section, re.M)
+    for word in ("block", "chunk", "layer", "ply", "plies", "code", "index", "verified", "prove", "trust"):
+        assert word in words, f"the glossary of docs/development.md lacks {word!r}: {words}"
+    assert len(words) == len(set(words)), "a word defined twice in the glossary"

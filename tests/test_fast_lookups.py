@@ -25,7 +25,7 @@ from solver.encoding.symmetry import symmetries
 from solver.errors import InvalidBoardError, TableError
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import INVALID
-from solver.rules.bitboard import digit_chunks
+from solver.rules.bitboard import digit_fields
 from solver.rules.game import parse_game
 from solver.storage.blockarray import CODECS, BlockArray, Encoding, write_blocks
 from solver.storage.tablefile import open_table
@@ -188,7 +188,7 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_late_boards_with_sever
     late = rng.integers(index.layer_offsets[game.cells - 8], index.size, 20_000)  # many boards with lines, some with several
     codes = np.concatenate([index.codes_at(late), rng.integers(0, game.codes, 5_000)])  # and any code, illegal counts too
     status, pieces = rules.classify(codes)
-    patterns = digit_chunks(codes, rules.moduli)
+    patterns = digit_fields(codes, rules.moduli)
     assert np.array_equal(rules.classify(codes, patterns)[0], status)
     for code, found, count in zip(codes.tolist(), status.tolist(), pieces.tolist(), strict=True):
         at = index.index_of_code(code)
@@ -228,7 +228,7 @@ def test_canonical_codes_are_the_smallest_image_with_or_without_given_chunks(nam
     codes = layout(game).codes_at(np.random.default_rng(16).integers(0, layout(game).size, 3_000))
     smallest = np.array([min(sym.images_of(code)) for code in codes.tolist()])
     assert np.array_equal(sym.canonical_codes(codes), smallest)
-    assert np.array_equal(sym.canonical_codes(codes, digit_chunks(codes, sym.moduli)), smallest)
+    assert np.array_equal(sym.canonical_codes(codes, digit_fields(codes, sym.moduli)), smallest)
     assert np.array_equal(sym.canonical(codes)[0], smallest)
     assert [sym.canonical_code_of(code) for code in codes.tolist()] == smallest.tolist()
 
@@ -259,7 +259,7 @@ def test_every_code_answers_at_as_the_batch_path_does(name: str, tmp_path: Path)
     table = open_compact(write_compact(tmp_path / f"{name}.ttt", game, build_layers(game, tmp_path / "build", jobs=1).layers()))
     codes = np.arange(game.codes)
     batch = table.lookup_codes(codes, check=False)
-    for code, score, ply in zip(codes.tolist(), batch.score.tolist(), batch.ply.tolist(), strict=True):
+    for code, score, ply in zip(codes.tolist(), batch.score.tolist(), batch.pieces.tolist(), strict=True):
         if score == -128:
             with pytest.raises(InvalidBoardError):
                 table.at(code)
@@ -297,7 +297,7 @@ def test_a_batch_split_over_threads_answers_as_one_part(table_file: Path, monkey
     if in_memory:
         split.load_into_memory(threads=3)
     many = split.lookup_codes(codes, check=False)
-    assert np.array_equal(one.score, many.score) and np.array_equal(one.ply, many.ply)
+    assert np.array_equal(one.score, many.score) and np.array_equal(one.pieces, many.pieces)
     for code, score in zip(codes[:300].tolist(), one.score[:300].tolist(), strict=True):  # the scalar path agrees
         if score != -128:
             assert split.at(code).score == score
@@ -316,9 +316,16 @@ def test_pieces_of_a_batch_are_the_pieces_on_each_board_and_0_for_illegal_counts
     game = parse_game("3x4k3")
     table, index = open_compact(table_file), layout(game)
     codes = np.random.default_rng(18).integers(0, game.codes, 20_000)
-    ply = table.lookup_codes(codes, check=False).ply
+    found = table.lookup_codes(codes, check=False)
     expected = [index.layer_of(index.index_of_code(c)) if index.index_of_code(c) >= 0 else 0 for c in codes.tolist()]
-    assert ply.tolist() == expected
+    assert found.pieces.tolist() == expected
+
+
+def test_a_batchs_old_ply_name_still_gives_the_pieces_and_says_it_is_deprecated(table_file: Path) -> None:
+    found = open_compact(table_file).lookup_codes(np.arange(200), check=False)
+    with pytest.warns(DeprecationWarning, match=r"Scores\.pieces"):
+        old = found.ply
+    assert old is found.pieces and not hasattr(found, "ply_source")
 
 
 def test_loading_into_memory_over_threads_refuses_a_damaged_block(table_file: Path, tmp_path: Path) -> None:

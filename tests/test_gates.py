@@ -84,3 +84,51 @@ def test_the_gate_measures_functions_methods_and_nested_functions_from_def_to_la
     assert found["outer.inner"] == (12, 60)  # exactly at the limit: allowed
     assert found["outer"] == (11, 62)  # over it
     assert [name for name, (_, lines) in found.items() if lines > MAX_LINES] == ["outer"]
+
+
+def fixtures_that_make_a_cli_runner(source: str) -> list[str]:
+    """The names of the pytest fixtures in ``source`` whose body calls ``CliRunner(...)``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        decorated = any("fixture" in ast.unparse(decorator) for decorator in node.decorator_list)
+        calls = any(isinstance(call, ast.Call) and ast.unparse(call.func).endswith("CliRunner") for call in ast.walk(node))
+        if decorated and calls:
+            found.append(node.name)
+    return found
+
+
+def test_the_cli_runner_fixture_is_written_once_in_conftest() -> None:
+    tests = ROOT / "tests"
+    copies = {
+        path.relative_to(ROOT).as_posix(): names
+        for path in sorted(tests.glob("*.py"))
+        if (names := fixtures_that_make_a_cli_runner(path.read_text(encoding="utf-8")))
+    }
+    assert copies == {"tests/conftest.py": ["runner"]}, f"a CLI test takes the ``runner`` fixture of tests/conftest.py: {copies}"
+
+
+def private_names_imported(source: str) -> list[str]:
+    """``module import _name`` for every private name ``source`` imports from another module."""
+    return [
+        f"{'.' * node.level}{node.module or ''} import {alias.name}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_no_module_of_the_package_imports_a_private_name_of_another() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}: from {name}"
+        for path in sorted((ROOT / "solver").rglob("*.py"))
+        for name in private_names_imported(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "a name another module needs is public (no leading underscore), or moves to where it is used:\n" + "\n".join(found)
+
+
+def test_the_private_import_check_sees_relative_and_absolute_imports() -> None:
+    source = "from .scratch import _scratch, public\nfrom solver.x import _y\nfrom . import __version__\n"
+    assert private_names_imported(source) == [".scratch import _scratch", "solver.x import _y"]

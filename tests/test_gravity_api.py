@@ -153,7 +153,7 @@ def test_lookup_codes_of_a_gravity_batch_agrees_with_one_lookup_each() -> None:
     scores = solver.lookup_codes(codes, game=GAME)
     for i, board in enumerate(boards):
         position = solver.lookup(board, game=GAME)
-        assert (int(scores.value[i]), int(scores.plies[i]), int(scores.best[i]), int(scores.ply[i])) == (
+        assert (int(scores.value[i]), int(scores.plies[i]), int(scores.best[i]), int(scores.pieces[i])) == (
             position.value,
             position.plies,
             position.best_mask,

@@ -23,7 +23,7 @@ from solver.rules.score import UNREACHABLE
 from solver.store.estimate import beyond_machine, estimate
 
 
-@pytest.mark.parametrize("name", ["3x4k3-gravity", "4x3k3-gravity", "4x4k4-gravity", "2x5k3-gravity"])
+@pytest.mark.parametrize("name", ["3x4k3-gravity", "4x3k3-gravity", pytest.param("4x4k4-gravity", marks=pytest.mark.slow), "2x5k3-gravity"])
 def test_the_column_index_numbers_every_board_without_a_floating_piece_once(name: str) -> None:
     game = parse_game(name)
     index = layout(game)

@@ -8,7 +8,6 @@ import json
 import re
 
 import numpy as np
-import pytest
 from click.testing import CliRunner
 
 import solver
@@ -17,14 +16,6 @@ from solver.store.samplecheck import check_sample
 from solver.tables import DenseTable
 
 GAME = "3x4k3-gravity"
-
-
-@pytest.fixture
-def runner(tmp_path, monkeypatch):
-    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "tables"))
-    solver.forget()
-    yield CliRunner()
-    solver.forget()
 
 
 def run(runner: CliRunner, *args: str, input: str | None = None):

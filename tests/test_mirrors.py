@@ -257,7 +257,7 @@ def test_a_url_table_answers_as_the_local_one(stand_in_table: bytes, served_file
         url_table = table_for(GAME, url=server.url)
         codes = _random_codes(local, 20_000, seed=24)
         mine, theirs = url_table.lookup_codes(codes), local.lookup_codes(codes)
-        for column in ("score", "ply", "best", "plies", "value"):
+        for column in ("score", "pieces", "best", "plies", "value"):
             assert np.array_equal(getattr(mine, column), getattr(theirs, column)), column
         for code in codes[:300].tolist():
             assert url_table.at(code).to_dict() == local.at(code).to_dict()

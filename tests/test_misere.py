@@ -23,13 +23,6 @@ PLAYERS = Path(__file__).resolve().parent / "players"
 MISERE = "3x3k3-misere"
 
 
-@pytest.fixture
-def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path / "tables"))
-    solver.forget()
-    return CliRunner()
-
-
 def _ok(runner: CliRunner, *args: str, input: str | None = None) -> str:
     result = runner.invoke(main, list(args), input=input)
     assert result.exit_code == 0, (args, result.stdout, result.stderr, result.exception)

@@ -37,7 +37,7 @@ def test_every_position_and_move_reads_its_score_with_the_one_decoder():
     table = solver.table_for("3x3k3")
     codes = table.reachable_codes()
     found = table.lookup_codes(codes)
-    assert np.array_equal(found.plies, decode_many(found.score, 9 - found.ply.astype(np.int16))[1])
+    assert np.array_equal(found.plies, decode_many(found.score, 9 - found.pieces.astype(np.int16))[1])
     for code in codes[::7].tolist():
         position = table.at(code)
         empty = 9 - position.pieces

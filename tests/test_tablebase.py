@@ -188,3 +188,12 @@ def test_solver_best_move_looks_the_position_up_once(table_dir: Path, monkeypatc
 
     monkeypatch.setattr(table, "at", counted)
     assert solver.best_move("XX./OO./...") == (0, 2) and calls == 1
+
+
+def test_the_old_name_believe_still_trusts_or_proves_and_says_it_is_deprecated(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Table] = []
+    monkeypatch.setattr(solver.store.locate, "trust_or_prove", seen.append)
+    table = build_table(parse_game("2x3"))
+    with pytest.warns(DeprecationWarning, match="trust_or_prove"):
+        Tablebase().believe(table)
+    assert seen == [table]

@@ -474,9 +474,9 @@ def test_a_batch_answer_is_made_one_slice_at_a_time(monkeypatch: pytest.MonkeyPa
         return real(table, codes)  # type: ignore[arg-type]
 
     monkeypatch.setattr(web_app, "answers", counting)
-    served = web_app.served(solver.table_for())
+    served = web_app.served_game(solver.table_for())
     codes = solver.table_for().reachable_codes()
-    chunks = web_app.batch_chunks(served, np.resize(codes, web_app.BATCH_SLICE * 4), {})
+    chunks = web_app.batch_parts(served, np.resize(codes, web_app.BATCH_SLICE * 4), {})
     assert next(chunks) == b'{"results": [' and made == []
     next(chunks)
     assert len(made) == 1 and made[0] <= web_app.BATCH_SLICE  # only the first slice is made so far

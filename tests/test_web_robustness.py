@@ -282,7 +282,7 @@ def test_a_dense_table_truncated_or_overwritten_under_the_server_is_still_answer
         assert process.poll() is None
 
 
-def test_hold_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_afterwards_changes_nothing(
+def test_prepare_to_serve_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_afterwards_changes_nothing(
     tmp_path: Path, stand_in_layers: list[np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from solver import web
@@ -296,8 +296,16 @@ def test_hold_leaves_no_table_reading_a_memory_map_and_a_plain_compact_file_cut_
     assert table.reads_memory_map
     codes = played_codes(table, 50, seed=5)
     expected = [table.at(code).to_dict(best_first=True) for code in codes]
-    assert web.hold(table) is table and not table.reads_memory_map
+    assert web.prepare_to_serve(table) is table and not table.reads_memory_map
     os.truncate(path, 4096)
     assert [table.at(code).to_dict(best_first=True) for code in codes] == expected
     dense = solver.load_table(solver.build_table(game="3x4k3").save(tmp_path / "3x4k3.ttt"))
-    assert dense.reads_memory_map and not web.hold(dense).reads_memory_map
+    assert dense.reads_memory_map and not web.prepare_to_serve(dense).reads_memory_map
+
+
+def test_the_old_name_hold_still_prepares_a_table_and_says_it_is_deprecated(tmp_path: Path) -> None:
+    from solver import web
+
+    dense = solver.load_table(solver.build_table(game="2x3").save(tmp_path / "2x3k2.ttt"))
+    with pytest.warns(DeprecationWarning, match="prepare_to_serve"):
+        assert web.hold(dense) is dense and not dense.reads_memory_map

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding.index import Block
+from ..encoding.index import Tile
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..rules.game import Game
@@ -59,7 +59,7 @@ META_KEY = "layer_histograms"
 """The key of a compact table file's meta that holds every layer's histograms (:func:`histograms_to_meta`)."""
 SHAPE = (2, 256)
 """The shape of one layer's histograms."""
-_CHUNK = 1 << 18
+_STEP_BOARDS = 1 << 18
 """Boards per step: the temporaries of a step stay in the CPU caches (measured fastest here)."""
 
 
@@ -81,9 +81,9 @@ def histograms(scores: np.ndarray, canonical: np.ndarray) -> np.ndarray:
         raise ValueError(f"{scores.size:,} scores but {canonical.size:,} canonical flags")
     flat, mask = scores.reshape(-1).view(np.uint8), canonical.reshape(-1).view(np.uint8)
     both = np.zeros(512, dtype=np.int64)  # bin score | canonical << 8: both rows in one bincount
-    for a in range(0, flat.size, _CHUNK):
-        key = flat[a : a + _CHUNK].astype(np.uint16)
-        key |= mask[a : a + _CHUNK].astype(np.uint16) << 8
+    for a in range(0, flat.size, _STEP_BOARDS):
+        key = flat[a : a + _STEP_BOARDS].astype(np.uint16)
+        key |= mask[a : a + _STEP_BOARDS].astype(np.uint16) << 8
         both += np.bincount(key, minlength=512)
     return np.stack([both[:256] + both[256:], both[256:]])
 
@@ -222,15 +222,15 @@ def _layer(key: str, entry: Any) -> np.ndarray:
 
 # -- scanning a layer ------------------------------------------------------------------------------
 class _Grid:
-    """One block of a layer (high half-boards by low half-boards, :mod:`solver.encoding.index`): which boards
+    """One tile of a layer (high half-boards by low half-boards, :mod:`solver.encoding.index`): which boards
     are canonical, how many symmetries fix each, and the boards' words (:mod:`solver.rules.base`)."""
 
-    def __init__(self, game: Game, block: Block) -> None:
+    def __init__(self, game: Game, tile: Tile) -> None:
         index, sym = layout(game), symmetries(game)
-        gh, gl = index.high.group(block.hx, block.ho), index.low.group(block.lx, block.lo)
+        gh, gl = index.high.group(tile.hx, tile.ho), index.low.group(tile.lx, tile.lo)
         rows = index.high.codes[gh] * index.radix
         cols = index.low.codes[gl]
-        self.block, self.count = block, sym.count
+        self.tile, self.count = tile, sym.count
         # a board high + low is canonical when high - image(high) <= image(low) - low for every symmetry
         # (an image is digit-wise linear, Symmetries.is_canonical_grid), fixed by s when they are equal
         self.row_gap = [rows - sym.image(rows, s) for s in range(1, sym.count)]
@@ -243,18 +243,18 @@ class _Grid:
         self.high_words = (index.high.x[gh].astype(np.int64) << shift) | (index.high.o[gh].astype(np.int64) << (shift + 32))
         self.low_words = index.low.x[gl].astype(np.int64) | (index.low.o[gl].astype(np.int64) << 32)
 
-        self.step = min(block.rows, max(1, _CHUNK // max(1, block.cols)))
-        """Rows per step: about :data:`_CHUNK` boards."""
-        self._row_of = np.repeat(np.arange(self.step, dtype=np.intp), block.cols)
-        self._col_of = np.tile(np.arange(block.cols, dtype=np.intp), self.step)
+        self.step = min(tile.rows, max(1, _STEP_BOARDS // max(1, tile.cols)))
+        """Rows per step: about :data:`_STEP_BOARDS` boards."""
+        self._row_of = np.repeat(np.arange(self.step, dtype=np.intp), tile.cols)
+        self._col_of = np.tile(np.arange(tile.cols, dtype=np.intp), self.step)
 
     def steps(self) -> list[tuple[int, int]]:
-        """Row ranges of :attr:`step` rows covering the block."""
-        return [(r, min(self.block.rows, r + self.step)) for r in range(0, self.block.rows, self.step)]
+        """Row ranges of :attr:`step` rows covering the tile."""
+        return [(r, min(self.tile.rows, r + self.step)) for r in range(0, self.tile.rows, self.step)]
 
     def canonical(self, r0: int, r1: int) -> np.ndarray:
         """Whether each board of rows ``r0 .. r1 - 1`` is canonical (bool, flat, in index order)."""
-        keep = np.ones((r1 - r0, self.block.cols), dtype=bool)
+        keep = np.ones((r1 - r0, self.tile.cols), dtype=bool)
         for row_gap, col_gap in zip(self.row_gap, self.col_gap, strict=True):
             keep &= row_gap[r0:r1, None] <= col_gap[None, :]
         return keep.reshape(-1)
@@ -277,10 +277,10 @@ class _Grid:
 def layer_histograms(game: Game, ply: int, scores: np.ndarray) -> np.ndarray:
     """The histograms of layer ``ply`` from every board's score (int8, layer index order; read part by part)."""
     out = np.zeros(SHAPE, dtype=np.int64)
-    for block in layout(game).blocks[ply]:
-        grid = _Grid(game, block)
+    for tile in layout(game).tiles[ply]:
+        grid = _Grid(game, tile)
         for r0, r1 in grid.steps():
-            part = np.asarray(scores[block.start + r0 * block.cols : block.start + r1 * block.cols])
+            part = np.asarray(scores[tile.start + r0 * tile.cols : tile.start + r1 * tile.cols])
             out += histograms(part, grid.canonical(r0, r1))
     return out
 
@@ -301,11 +301,11 @@ def stored_histograms(game: Game, ply: int, read: Callable[[int, int], np.ndarra
     status_scores = np.array(rules.status_scores, dtype=np.int8)
     reads = np.array(rules.table_reads, dtype=bool)
     by_fixed = np.zeros(256 * (count + 1), dtype=np.int64)  # bin score | boards fixed << 8
-    for block in layout(game).blocks[ply]:
-        grid = _Grid(game, block)
+    for tile in layout(game).tiles[ply]:
+        grid = _Grid(game, tile)
         for r0, r1 in grid.steps():
             found = np.flatnonzero(grid.canonical(r0, r1))
-            stored = read(block.start + r0 * block.cols, block.start + r1 * block.cols)[found]
+            stored = read(tile.start + r0 * tile.cols, tile.start + r1 * tile.cols)[found]
             rows, cols = grid.row_col(r0, found)
             status = rules.statuses_of_words(grid.high_words[rows] | grid.low_words[cols])
             score = np.where(reads[status], stored, status_scores[status]).view(np.uint8)

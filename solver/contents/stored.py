@@ -40,7 +40,7 @@ from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from .histograms import SHAPE, histograms, histograms_to_meta
 
-FILL_CHUNK = 1 << 22
+FILL_STEP = 1 << 22
 """Boards handled at once when a whole layer is streamed (4 Mi: a few tens of MiB of working memory)."""
 _LOOK_BACK = 1 << 16
 """Boards looked at per step when :func:`fill_before` searches backwards for the last board read."""
@@ -62,20 +62,20 @@ def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarra
 def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:
     """Whether each board ``start .. stop - 1`` of layer ``ply`` (layer-local indices) is canonical: bool.
 
-    Computed block by block of the index (high half-boards by low half-boards) with
+    Computed tile by tile of the index (high half-boards by low half-boards) with
     :meth:`solver.encoding.symmetry.Symmetries.is_canonical_grid`, about 2 ns a board.
     """
     index, sym = layout(game), symmetries(game)
     parts = []
-    for block in index.blocks[ply]:
-        first, last = max(start, block.start), min(stop, block.stop)
+    for tile in index.tiles[ply]:
+        first, last = max(start, tile.start), min(stop, tile.stop)
         if first >= last:
             continue
-        r0, r1 = (first - block.start) // block.cols, -(-(last - block.start) // block.cols)
-        high = index.high.codes[index.high.group(block.hx, block.ho)][r0:r1]
-        low = index.low.codes[index.low.group(block.lx, block.lo)]
+        r0, r1 = (first - tile.start) // tile.cols, -(-(last - tile.start) // tile.cols)
+        high = index.high.codes[index.high.group(tile.hx, tile.ho)][r0:r1]
+        low = index.low.codes[index.low.group(tile.lx, tile.lo)]
         grid = sym.is_canonical_grid(high, low, index.radix).reshape(-1)
-        skip = first - block.start - r0 * block.cols
+        skip = first - tile.start - r0 * tile.cols
         parts.append(grid[skip : skip + last - first])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
@@ -105,8 +105,8 @@ def first_read(game: Game, ply: int, scores: np.ndarray) -> int:
     """The score of the first board of a layer that a look-up reads (its first board's, if none is read)."""
     if not len(scores):
         return UNREACHABLE
-    for start in range(0, len(scores) if ply < game.cells else 0, FILL_CHUNK):
-        part = np.asarray(scores[start : start + FILL_CHUNK])
+    for start in range(0, len(scores) if ply < game.cells else 0, FILL_STEP):
+        part = np.asarray(scores[start : start + FILL_STEP])
         read = np.flatnonzero(read_mask(game, ply, part, start))
         if read.size:
             return int(part[read[0]])
@@ -124,7 +124,7 @@ def fill_before(game: Game, ply: int, scores: np.ndarray, start: int) -> int:
         read = np.flatnonzero(read_mask(game, ply, part, first))
         if read.size:
             return int(part[read[-1]])
-        stop, step = first, min(step * 4, FILL_CHUNK)
+        stop, step = first, min(step * 4, FILL_STEP)
     return first_read(game, ply, scores)
 
 
@@ -141,8 +141,8 @@ def stored_range(game: Game, ply: int, scores: np.ndarray, start: int, stop: int
 def stored_layer(game: Game, ply: int, scores: np.ndarray) -> Iterator[np.ndarray]:
     """The stored bytes of one layer, part by part in index order (:func:`stored_range` over the layer)."""
     last = first_read(game, ply, scores)
-    for start in range(0, len(scores), FILL_CHUNK):
-        filled = stored_range(game, ply, scores, start, min(len(scores), start + FILL_CHUNK), before=last)
+    for start in range(0, len(scores), FILL_STEP):
+        filled = stored_range(game, ply, scores, start, min(len(scores), start + FILL_STEP), before=last)
         if filled.size:
             last = int(filled[-1])
         yield filled
@@ -160,8 +160,8 @@ def layer_histograms(game: Game, layers: Sequence[np.ndarray]) -> dict[str, dict
     found = {}
     for ply, scores in enumerate(layers):
         total = np.zeros(SHAPE, dtype=np.int64)
-        for start in range(0, len(scores), FILL_CHUNK):
-            part = np.asarray(scores[start : start + FILL_CHUNK])
+        for start in range(0, len(scores), FILL_STEP):
+            part = np.asarray(scores[start : start + FILL_STEP])
             total += histograms(part, canonical_mask(game, ply, start, start + part.size))
         found[ply] = total
     return histograms_to_meta(found)

@@ -63,9 +63,9 @@ import numpy as np
 
 from ..errors import InvalidBoardError
 from ..errors import quote as quote  # re-exported: messages quote input the same way everywhere
-from ..rules.bitboard import CHUNK_CELLS as CHUNK_CELLS  # re-exported
-from ..rules.bitboard import code_chunks as code_chunks
-from ..rules.bitboard import digit_chunks as digit_chunks
+from ..rules.bitboard import FIELD_CELLS as FIELD_CELLS  # re-exported
+from ..rules.bitboard import code_fields as code_fields
+from ..rules.bitboard import digit_fields as digit_fields
 from ..rules.game import DEFAULT_GAME, MAX_CELLS, Game, parse_game
 from ..words import count
 

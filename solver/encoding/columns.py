@@ -10,11 +10,11 @@ The columns are split into a **low** half (columns ``0 .. cols // 2 - 1``) and a
 half (the rest). A half-board is one state per column of its half, numbered in mixed radix
 (its **key**), and ranked as :mod:`solver.encoding.index` ranks a half of cells: by its X and O
 counts (its group) and its code within the group. A layer is then laid out exactly as
-there, block by block, so the layered build, its files and the compact tables use it
+there, tile by tile, so the layered build, its files and the compact tables use it
 unchanged; what differs is how a code finds its halves' keys (:meth:`ColumnLayout.keys`)
 and that a half's code and cell masks are already where the board has them
 (``radix = 1``, ``shift = 0``). A move changes one column, so it keeps the other half's rank:
-a move in the low half keeps the row of a block, one in the high half its column.
+a move in the low half keeps the row of a tile, one in the high half its column.
 
 A code with a floating piece has no index (a negative one, as illegal counts).
 
@@ -36,7 +36,7 @@ from math import comb
 import numpy as np
 
 from ..rules.game import Game
-from .index import _GROUP_BITS, Half, Layout
+from .index import GROUP_BITS, Half, Layout
 
 SCHEME = "column-halves"
 """The name of this index, stored with every compact gravity table."""
@@ -104,8 +104,8 @@ def column_half(game: Game, first: int, columns: int) -> ColumnHalf:
     rank = np.empty(key.size, dtype=np.int64)
     rank[order] = np.arange(key.size) - starts[group[order]]
     packed = np.empty(key.size + 1, dtype=np.int32)  # keys are 0 .. radix**columns - 1 in key order; one more: no half-board
-    packed[key] = ((rank << _GROUP_BITS) | group).astype(np.int32)
-    packed[-1] = groups - 1  # cells X and cells O: a group no block has, so the board's index is negative
+    packed[key] = ((rank << GROUP_BITS) | group).astype(np.int32)
+    packed[-1] = groups - 1  # cells X and cells O: a group no tile has, so the board's index is negative
     members = [order[starts[g] : starts[g + 1]] for g in range(groups)]
     return ColumnHalf(
         cells,

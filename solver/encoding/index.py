@@ -12,16 +12,16 @@ of the big games are in the manual (``docs/performance.md``, "legal-count boards
 ``0 .. low - 1``, ``low = cells // 2``) and a *high* half (the rest). A half-board
 is ranked by one look-up in a table over its ``3**half`` base-3 codes: its group
 (X count ``a``, O count ``b``) and its rank among the half-boards of that group,
-in ascending code order. A layer is a sequence of **blocks**, one for each split of
+in ascending code order. A layer is a sequence of **tiles**, one for each split of
 its X and O pieces between the halves, in ascending ``(high X, high O)`` order;
-block ``(high group, low group)`` is a matrix of ``rows`` high half-boards by
+tile ``(high group, low group)`` is a matrix of ``rows`` high half-boards by
 ``cols`` low half-boards, stored row by row::
 
-    index = layer offset + block offset + high rank * cols + low rank
+    index = layer offset + tile offset + high rank * cols + low rank
 
 A move in the low half keeps the row and one in the high half keeps the column,
 which is what lets :mod:`solver.retrograde.kernel` read a board's children as whole rows or
-whole columns of the next layer's blocks.
+whole columns of the next layer's tiles.
 
 Codes are the public base-3 codes (``cell = row * cols + col``, digit 0 empty,
 1 X, 2 O, ``code = sum(digit * 3**cell)``), int64 in arrays (``3**25 < 2**40``).
@@ -53,13 +53,13 @@ SCHEME = "split-half-mixed-radix"
 SCHEME_VERSION = 1
 """Bumped whenever the numbering changes (a table is only read with the index that wrote it)."""
 
-_GROUP_BITS = 10
+GROUP_BITS = 10
 """A half's packed entry is ``rank << 10 | group``: groups fit in 10 bits (at most 17 * 17: a gravity half of
 16 cells), ranks in the 21 bits left (a group has at most 923,521 half-boards: 4x7's high half)."""
-_GROUP_MASK = (1 << _GROUP_BITS) - 1
+_GROUP_MASK = (1 << GROUP_BITS) - 1
 _FEW = 256
 """Below this many codes, :meth:`Layout.index_of` takes the path of fewer numpy calls (each costs about a microsecond)."""
-_NO_BLOCK = -(1 << 62)
+_NO_TILE = -(1 << 62)
 """Base of a (high group, low group) pair that no layer has: every index from it is negative."""
 
 
@@ -85,7 +85,7 @@ class Half:
     cells: int
     packed: np.ndarray
     """int32 per half key (here the half code; under gravity :mod:`solver.encoding.columns`): ``rank << 10 | group``
-    (a key no half-board has: the group of ``cells`` X and ``cells`` O, which no block has)."""
+    (a key no half-board has: the group of ``cells`` X and ``cells`` O, which no tile has)."""
     codes: tuple[np.ndarray, ...]
     """Per group id: the half codes of the group, ascending (int64; empty for impossible ids): what the half
     adds to a board's code (the low half's code, or the high half's times :attr:`Layout.radix`)."""
@@ -111,7 +111,7 @@ class Half:
 
     def rank_of(self, codes: np.ndarray) -> np.ndarray:
         """The rank of half codes within their group (int64)."""
-        ranks: np.ndarray = (self.packed[codes] >> _GROUP_BITS).astype(np.int64)
+        ranks: np.ndarray = (self.packed[codes] >> GROUP_BITS).astype(np.int64)
         return ranks
 
 
@@ -140,7 +140,7 @@ def half(cells: int) -> Half:
     starts = np.searchsorted(group[order], np.arange((cells + 1) ** 2 + 1))
     rank = np.empty(count, dtype=np.int32)
     rank[order] = np.arange(count, dtype=np.int32) - starts[group[order]].astype(np.int32)
-    packed = (rank << _GROUP_BITS) | group
+    packed = (rank << GROUP_BITS) | group
     members = [order[starts[g] : starts[g + 1]] for g in range((cells + 1) ** 2)]
     return Half(
         cells,
@@ -161,10 +161,10 @@ def _cells_of(part: Half) -> int:
 
 
 @dataclass(frozen=True)
-class Block:
-    """One (high group, low group) block of a layer: ``rows * cols`` boards, row by row.
+class Tile:
+    """One (high group, low group) tile of a layer: ``rows * cols`` boards, row by row.
 
-    ``start`` is the block's first index within its layer; ``hx, ho`` (``lx, lo``)
+    ``start`` is the tile's first index within its layer; ``hx, ho`` (``lx, lo``)
     are the X and O counts of the high (low) half.
     """
 
@@ -179,17 +179,17 @@ class Block:
 
     @property
     def size(self) -> int:
-        """Boards in the block: ``rows * cols``."""
+        """Boards in the tile: ``rows * cols``."""
         return self.rows * self.cols
 
     @property
     def stop(self) -> int:
-        """One past the block's last index within its layer."""
+        """One past the tile's last index within its layer."""
         return self.start + self.rows * self.cols
 
 
 class Layout:
-    """The index of one game: layers, their blocks, and code <-> index in both directions.
+    """The index of one game: layers, their tiles, and code <-> index in both directions.
 
     Get one with :func:`layout` (cached per game). Global indices run over all layers
     (layer ``p`` occupies ``layer_offsets[p] .. layer_offsets[p + 1] - 1``); layer-local
@@ -214,21 +214,21 @@ class Layout:
         """Where a high half's cell masks start in a board's: ``x = high x << shift | low x``."""
         self.low_mask = (1 << self.low_cells) - 1 if shift is None else _cells_of(self.low)
         """The low half's cells, as a board's mask."""
-        blocks: list[tuple[Block, ...]] = []
+        tiles: list[tuple[Tile, ...]] = []
         offsets = [0]
         ngl = self.low.groups
-        base = np.full(self.high.groups * ngl, _NO_BLOCK, dtype=np.int64)
+        base = np.full(self.high.groups * ngl, _NO_TILE, dtype=np.int64)
         cols = np.zeros(self.high.groups * ngl, dtype=np.int64)
         for ply in range(self.cells + 1):
-            found = self._layer_blocks(ply)
-            for block in found:
-                flat = self.high.group(block.hx, block.ho) * ngl + self.low.group(block.lx, block.lo)
-                base[flat] = offsets[-1] + block.start
-                cols[flat] = block.cols
-            blocks.append(tuple(found))
+            found = self._layer_tiles(ply)
+            for tile in found:
+                flat = self.high.group(tile.hx, tile.ho) * ngl + self.low.group(tile.lx, tile.lo)
+                base[flat] = offsets[-1] + tile.start
+                cols[flat] = tile.cols
+            tiles.append(tuple(found))
             offsets.append(offsets[-1] + (found[-1].stop if found else 0))
-        self.blocks: tuple[tuple[Block, ...], ...] = tuple(blocks)
-        """Per layer, its blocks in index order."""
+        self.tiles: tuple[tuple[Tile, ...], ...] = tuple(tiles)
+        """Per layer, its tiles in index order."""
         self.layer_offsets: tuple[int, ...] = tuple(offsets)
         """Global index of each layer's first board; the last entry is :attr:`size`."""
         self.layer_sizes: tuple[int, ...] = tuple(b - a for a, b in pairwise(offsets))
@@ -241,10 +241,10 @@ class Layout:
         self._cols_list: list[int] = cols.tolist()
         self._ngl = ngl
 
-    def _layer_blocks(self, ply: int) -> list[Block]:
-        """The blocks of layer ``ply``: one per split of its X and O pieces between the halves that both halves have."""
+    def _layer_tiles(self, ply: int) -> list[Tile]:
+        """The tiles of layer ``ply``: one per split of its X and O pieces between the halves that both halves have."""
         nx, no = (ply + 1) // 2, ply // 2
-        found: list[Block] = []
+        found: list[Tile] = []
         start = 0
         for hx in range(min(nx, self.high_cells) + 1):
             for ho in range(min(no, self.high_cells - hx) + 1):
@@ -253,18 +253,18 @@ class Layout:
                     continue
                 rows, cols = self.high.codes[self.high.group(hx, ho)].size, self.low.codes[self.low.group(lx, lo)].size
                 if rows and cols:
-                    found.append(Block(ply, hx, ho, lx, lo, start, rows, cols))
+                    found.append(Tile(ply, hx, ho, lx, lo, start, rows, cols))
                     start += rows * cols
         return found
 
     def __repr__(self) -> str:
         return f"<Layout {self.game.name}: {self.size:,} boards in {self.cells + 1} layers>"
 
-    def block_of(self, ply: int, hx: int, ho: int) -> Block | None:
-        """The block of layer ``ply`` with ``hx`` X and ``ho`` O pieces in the high half, if any."""
-        for block in self.blocks[ply]:
-            if (block.hx, block.ho) == (hx, ho):
-                return block
+    def tile_of(self, ply: int, hx: int, ho: int) -> Tile | None:
+        """The tile of layer ``ply`` with ``hx`` X and ``ho`` O pieces in the high half, if any."""
+        for tile in self.tiles[ply]:
+            if (tile.hx, tile.ho) == (hx, ho):
+                return tile
         return None
 
     # -- code -> index ---------------------------------------------------------
@@ -290,7 +290,7 @@ class Layout:
         if base < 0:
             return -1
         cols: int = self._cols_list[flat]
-        return base + (ph >> _GROUP_BITS) * cols + (pl >> _GROUP_BITS)
+        return base + (ph >> GROUP_BITS) * cols + (pl >> GROUP_BITS)
 
     def index_of(self, codes: np.ndarray) -> np.ndarray:
         """The global index of every code (vectorised, int64, any shape); negative for illegal counts.
@@ -302,7 +302,7 @@ class Layout:
             high, low = self.keys(codes)
             pl, ph = self.low.packed[low], self.high.packed[high]
             flat = (ph & _GROUP_MASK).astype(np.intp) * self._ngl + (pl & _GROUP_MASK)
-            few: np.ndarray = self._base[flat] + (ph >> _GROUP_BITS) * self._cols[flat] + (pl >> _GROUP_BITS)
+            few: np.ndarray = self._base[flat] + (ph >> GROUP_BITS) * self._cols[flat] + (pl >> GROUP_BITS)
             return few
         high, low = self.keys(codes)
         pl = np.take(self.low.packed, low)
@@ -310,9 +310,9 @@ class Layout:
         flat = (ph & _GROUP_MASK) * self._ngl  # int32 throughout: a group pair fits
         flat += pl & _GROUP_MASK
         index: np.ndarray = np.take(self._base, flat)
-        index += (ph >> _GROUP_BITS) * np.take(self._cols, flat)
-        index += pl >> _GROUP_BITS
-        return index  # illegal counts: _NO_BLOCK plus less than a block, still negative
+        index += (ph >> GROUP_BITS) * np.take(self._cols, flat)
+        index += pl >> GROUP_BITS
+        return index  # illegal counts: _NO_TILE plus less than a tile, still negative
 
     # -- index -> code ---------------------------------------------------------
     def layer_of(self, index: int) -> int:
@@ -321,13 +321,13 @@ class Layout:
             raise IndexError(f"index {index} is out of range: expected 0 to {self.size - 1}")
         return int(np.searchsorted(self.layer_offsets, index, side="right")) - 1
 
-    def block_boards(self, block: Block, row_start: int = 0, row_stop: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The boards of rows ``row_start .. row_stop - 1`` of a block: (codes, x, o), flat, in index order.
+    def tile_boards(self, tile: Tile, row_start: int = 0, row_stop: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The boards of rows ``row_start .. row_stop - 1`` of a tile: (codes, x, o), flat, in index order.
 
         ``x`` and ``o`` are bit masks over all cells (int64).
         """
-        row_stop = block.rows if row_stop is None else row_stop
-        gh, gl = self.high.group(block.hx, block.ho), self.low.group(block.lx, block.lo)
+        row_stop = tile.rows if row_stop is None else row_stop
+        gh, gl = self.high.group(tile.hx, tile.ho), self.low.group(tile.lx, tile.lo)
         hc = self.high.codes[gh][row_start:row_stop]
         lc = self.low.codes[gl]
         codes = (hc[:, None] * self.radix + lc[None, :]).ravel()
@@ -345,13 +345,13 @@ class Layout:
             offset = self.layer_offsets[ply]
             if offset >= stop or self.layer_offsets[ply + 1] <= start:
                 continue
-            for block in self.blocks[ply]:
-                a, b = max(start, offset + block.start), min(stop, offset + block.stop)
+            for tile in self.tiles[ply]:
+                a, b = max(start, offset + tile.start), min(stop, offset + tile.stop)
                 if a >= b:
                     continue
-                first, last = (a - offset - block.start) // block.cols, -(-(b - offset - block.start) // block.cols)
-                codes, x, o = self.block_boards(block, first, last)
-                skip = a - offset - block.start - first * block.cols
+                first, last = (a - offset - tile.start) // tile.cols, -(-(b - offset - tile.start) // tile.cols)
+                codes, x, o = self.tile_boards(tile, first, last)
+                skip = a - offset - tile.start - first * tile.cols
                 parts.append((codes[skip : skip + b - a], x[skip : skip + b - a], o[skip : skip + b - a]))
         if not parts:
             empty = np.zeros(0, dtype=np.int64)
@@ -359,16 +359,16 @@ class Layout:
         return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))  # type: ignore[return-value]
 
     @cached_property
-    def _block_table(self) -> tuple[np.ndarray, ...]:
-        """Every block of every layer: global start, cols, and where its groups begin in the halves' sorted codes."""
-        blocks = [block for layer in self.blocks for block in layer]
+    def _tile_table(self) -> tuple[np.ndarray, ...]:
+        """Every tile of every layer: global start, cols, and where its groups begin in the halves' sorted codes."""
+        tiles = [tile for layer in self.tiles for tile in layer]
         low_start = np.cumsum([0] + [c.size for c in self.low.codes])
         high_start = np.cumsum([0] + [c.size for c in self.high.codes])
         return (
-            np.array([self.layer_offsets[b.ply] + b.start for b in blocks], dtype=np.int64),
-            np.array([b.cols for b in blocks], dtype=np.int64),
-            np.array([high_start[self.high.group(b.hx, b.ho)] for b in blocks], dtype=np.int64),
-            np.array([low_start[self.low.group(b.lx, b.lo)] for b in blocks], dtype=np.int64),
+            np.array([self.layer_offsets[b.ply] + b.start for b in tiles], dtype=np.int64),
+            np.array([b.cols for b in tiles], dtype=np.int64),
+            np.array([high_start[self.high.group(b.hx, b.ho)] for b in tiles], dtype=np.int64),
+            np.array([low_start[self.low.group(b.lx, b.lo)] for b in tiles], dtype=np.int64),
             np.concatenate(self.high.codes),
             np.concatenate(self.low.codes),
         )
@@ -378,20 +378,20 @@ class Layout:
         indices = np.asarray(indices, dtype=np.int64)
         if indices.size and (indices.min() < 0 or indices.max() >= self.size):
             raise IndexError(f"indices must be in 0..{self.size - 1}")
-        starts, cols, high_start, low_start, high_codes, low_codes = self._block_table
-        block = np.searchsorted(starts, indices, side="right") - 1
-        row, col = np.divmod(indices - starts[block], cols[block])
-        codes: np.ndarray = high_codes[high_start[block] + row] * self.radix + low_codes[low_start[block] + col]
+        starts, cols, high_start, low_start, high_codes, low_codes = self._tile_table
+        tile = np.searchsorted(starts, indices, side="right") - 1
+        row, col = np.divmod(indices - starts[tile], cols[tile])
+        codes: np.ndarray = high_codes[high_start[tile] + row] * self.radix + low_codes[low_start[tile] + col]
         return codes
 
     def code_of_index(self, index: int) -> int:
         """The code of one global index."""
         ply = self.layer_of(index)
         local = index - self.layer_offsets[ply]
-        for block in self.blocks[ply]:
-            if block.start <= local < block.stop:
-                row, col = divmod(local - block.start, block.cols)
-                gh, gl = self.high.group(block.hx, block.ho), self.low.group(block.lx, block.lo)
+        for tile in self.tiles[ply]:
+            if tile.start <= local < tile.stop:
+                row, col = divmod(local - tile.start, tile.cols)
+                gh, gl = self.high.group(tile.hx, tile.ho), self.low.group(tile.lx, tile.lo)
                 code: int = int(self.high.codes[gh][row]) * self.radix + int(self.low.codes[gl][col])
                 return code
-        raise AssertionError("an index inside a layer lies in none of its blocks")  # pragma: no cover
+        raise AssertionError("an index inside a layer lies in none of its tiles")  # pragma: no cover

@@ -1,9 +1,10 @@
 """The board's symmetries acting on base-3 codes: images, the canonical code, and the way back.
 
-A game has 8 symmetries on a square board and 4 on any other rectangle
-(:attr:`solver.rules.game.Game.symmetries`, identity first). Symmetry ``s`` is the cell
-permutation ``perm = game.rules.symmetries[s]``: the **image** of a board under ``s`` has at
-cell ``c`` what the board has at cell ``perm[c]``.
+A game's symmetries are its rule's (``game.rules.symmetries``, identity first): 8 on a square
+board and 4 on any other rectangle where a piece goes on any empty cell, 2 (the identity and the
+left-right mirror) under gravity. Symmetry ``s`` is the cell permutation
+``perm = game.rules.symmetries[s]``: the **image** of a board under ``s`` has at cell ``c`` what
+the board has at cell ``perm[c]``.
 
 **Canonical code.** The canonical code of a board is the *smallest* code among its
 images, and its symmetry is the *smallest* ``s`` whose image is that code (so a
@@ -14,16 +15,18 @@ goes back to the caller's orientation with :meth:`Symmetries.cell_to_caller` and
 :meth:`Symmetries.mask_to_caller` (cell ``m`` of the image is cell ``perm[m]`` of
 the caller's board).
 
-**How it is fast.** A code's base-3 digits are cut into a few chunks of at most
-:data:`solver.encoding.board.CHUNK_CELLS` cells. For every symmetry and chunk, a table over the chunk's
+**How it is fast.** A code's base-3 digits are cut into a few fields of at most
+:data:`solver.encoding.board.FIELD_CELLS` cells. For every symmetry and field, a table over the field's
 ``3**width`` digit patterns holds what those digits contribute to the image code
 (``digit * 3**target cell``, summed): an image is a sum of one table entry per
-chunk. Arrays of codes are processed in steps of :data:`STEP` codes so the
+field. Arrays of codes are processed in steps of :data:`STEP` codes so the
 temporaries stay in the CPU caches; one code takes plain Python ints and
 memoryview look-ups (no numpy scalars). Best-move masks use byte tables
 (8 cells per table). ``scripts/bench_symmetry.py`` prints the costs.
 
->>> from solver.rules.game import Game
+>>> from solver.rules.game import Game, parse_game
+>>> [symmetries(parse_game(name)).count for name in ("3x3k3", "3x4k3", "4x4k4-gravity")]
+[8, 4, 2]
 >>> sym = symmetries(Game(3, 3, 3))
 >>> sym.count
 8
@@ -45,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.bitboard import code_chunks, digit_chunks
+from ..rules.bitboard import code_fields, digit_fields
 from ..rules.game import Game
 
 STEP = 1 << 14
@@ -85,17 +88,17 @@ class Symmetries:
         inverses = [_inverse(perm) for perm in self.perms]
         self.inverse: tuple[int, ...] = tuple(self.perms.index(inv) for inv in inverses)
         """``inverse[s]``: the symmetry whose image of ``s``'s image is the board itself."""
-        self.chunks = code_chunks(game.cells)
-        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
-        """``3**width`` of each digit chunk (what :func:`solver.encoding.board.digit_chunks` cuts codes by)."""
-        # tables[s][j][pattern]: what chunk j's digits contribute to the image code under s
+        self.fields = code_fields(game.cells)
+        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.fields)
+        """``3**width`` of each digit field (what :func:`solver.encoding.board.digit_fields` cuts codes by)."""
+        # tables[s][j][pattern]: what field j's digits contribute to the image code under s
         tables = []
         for target_of in inverses:  # the content of cell c moves to cell target_of[c]
-            per_chunk = []
-            for first, width in self.chunks:
+            per_field = []
+            for first, width in self.fields:
                 powers = np.array([3 ** target_of[first + i] for i in range(width)], dtype=np.int64)
-                per_chunk.append(_digit_table(width) @ powers if width else np.zeros(1, dtype=np.int64))
-            tables.append(per_chunk)
+                per_field.append(_digit_table(width) @ powers if width else np.zeros(1, dtype=np.int64))
+            tables.append(per_field)
         self._tables: tuple[tuple[np.ndarray, ...], ...] = tuple(tuple(t) for t in tables)
         self._views = tuple(tuple(t.data.cast("B").cast("q") for t in per) for per in self._tables)
         self._tables32 = tuple(tuple(t.astype(np.uint32) for t in per) for per in self._tables) if 3**game.cells <= 1 << 32 else None
@@ -105,10 +108,10 @@ class Symmetries:
         """``[s, cell]``: ``3**`` the cell that ``cell``'s content moves to under ``s``."""
         self._child_steps = {piece: tuple(tuple(column.tolist()) for column in (piece * self._target_powers).T) for piece in (1, 2)}
         """``[piece][cell]``: what adding ``piece`` at ``cell`` adds to a board's image under each ``s`` (plain ints)."""
-        self._rows = tuple(_rows(per_chunk) for per_chunk in zip(*self._tables, strict=True)) if len(self.chunks) == 3 else ()
-        """Per chunk (three chunks: 3 to 27 cells), every symmetry's entry for a digit pattern side by side
-        (entry ``pattern * count + s``), for one code's images: one row per chunk (a 64-byte cache line for
-        8 symmetries) rather than one entry per chunk and symmetry (:meth:`images_of`)."""
+        self._rows = tuple(_rows(per_field) for per_field in zip(*self._tables, strict=True)) if len(self.fields) == 3 else ()
+        """Per field (three fields: 3 to 27 cells), every symmetry's entry for a digit pattern side by side
+        (entry ``pattern * count + s``), for one code's images: one row per field (a 64-byte cache line for
+        8 symmetries) rather than one entry per field and symmetry (:meth:`images_of`)."""
         self._masks = self._mask_tables()
         self._mask_lists: tuple[tuple[list[int], ...], ...] = tuple(tuple(t.tolist() for t in per) for per in self._masks)
 
@@ -167,7 +170,7 @@ class Symmetries:
         return list(self._row_images(code))
 
     def _row_images(self, code: int) -> Iterator[int]:
-        """The images of one board from its three table rows (three chunks only), in symmetry order."""
+        """The images of one board from its three table rows (three fields only), in symmetry order."""
         rest, p0 = divmod(code, self.moduli[0])
         p2, p1 = divmod(rest, self.moduli[1])
         n = self.count
@@ -222,7 +225,7 @@ class Symmetries:
 
     # -- many codes -----------------------------------------------------------------
     def _patterns(self, codes: np.ndarray) -> list[np.ndarray]:
-        return digit_chunks(codes, self.moduli)
+        return digit_fields(codes, self.moduli)
 
     def image(self, codes: np.ndarray, s: int | np.ndarray) -> np.ndarray:
         """The images of many codes (int64, same shape) under one symmetry or one per code.
@@ -234,7 +237,7 @@ class Symmetries:
             which = np.full(flat.size, int(s), dtype=np.intp)
         else:
             which = np.broadcast_to(np.asarray(s, dtype=np.intp), np.shape(codes)).reshape(-1)
-        stacked = [np.stack([self._tables[t][j] for t in range(self.count)]) for j in range(len(self.chunks))]
+        stacked = [np.stack([self._tables[t][j] for t in range(self.count)]) for j in range(len(self.fields))]
         out = np.empty(flat.size, dtype=np.int64)
         for a in range(0, flat.size, STEP):
             patterns = self._patterns(flat[a : a + STEP])
@@ -277,8 +280,8 @@ class Symmetries:
         """The canonical code of each of many codes (int64, flat): :meth:`canonical` without the symmetry,
         for batch look-ups (about half its cost).
 
-        :param patterns: the codes' digit chunks if the caller has them already
-            (:func:`solver.encoding.board.digit_chunks` of ``codes`` and this game's chunk moduli,
+        :param patterns: the codes' digit fields if the caller has them already
+            (:func:`solver.encoding.board.digit_fields` of ``codes`` and this game's field moduli,
             :attr:`moduli`); the codes are then done in one step (keep them to a few
             :data:`STEP` so the temporaries stay in cache).
         :param images: with ``patterns`` and where :attr:`keeps_images`: a uint32 array
@@ -292,7 +295,7 @@ class Symmetries:
             return best
         for a in range(0, flat.size, STEP):
             step = flat[a : a + STEP]
-            self._canonical_step(step, digit_chunks(step, self.moduli), best[a : a + STEP])
+            self._canonical_step(step, digit_fields(step, self.moduli), best[a : a + STEP])
         return best
 
     def _canonical_step(self, codes: np.ndarray, patterns: Sequence[np.ndarray], out: np.ndarray, images: np.ndarray | None = None) -> None:
@@ -376,7 +379,7 @@ class Symmetries:
     def is_canonical_grid(self, high: np.ndarray, low: np.ndarray, radix: int) -> np.ndarray:
         """Whether each board ``high[r] * radix + low[c]`` is canonical: bool, ``(rows, cols)``.
 
-        The shape of a block of :mod:`solver.encoding.index` (high half-boards by low half-boards;
+        The shape of a tile of :mod:`solver.encoding.index` (high half-boards by low half-boards;
         ``radix`` is the layout's: ``3**low_cells``, or 1 where the halves' codes are already
         where the board has them). An image is digit-wise linear, ``image(h * radix + l) =
         image(h * radix) + image(l)``, so a board is canonical under ``s`` when
@@ -402,7 +405,7 @@ class Symmetries:
 
 
 def _rows(tables: Sequence[np.ndarray]) -> memoryview:
-    """One chunk's tables of every symmetry (``tables[s][pattern]``), interleaved: entry ``pattern * count + s``,
+    """One field's tables of every symmetry (``tables[s][pattern]``), interleaved: entry ``pattern * count + s``,
     as int64 items, in memory aligned to 64 bytes (a row of 8 symmetries is one cache line)."""
     rows = np.stack(tables, axis=1).reshape(-1)
     buffer = np.empty(rows.nbytes + 64, dtype=np.uint8)

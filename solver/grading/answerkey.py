@@ -32,8 +32,8 @@ from ..tables.position import Position
 
 __all__ = ["AnswerKey"]
 
-_CHUNK = 1 << 16
-"""Positions whose moves are worked out at once (a chunk's children take ``_CHUNK * cells * 8`` bytes)."""
+_STEP = 1 << 16
+"""Positions whose moves are worked out at once (a step's children take ``_STEP * cells * 8`` bytes)."""
 
 
 class AnswerKey:
@@ -58,14 +58,14 @@ class AnswerKey:
             self.positions = tuple(positions)
             return
         parents = np.fromiter((p.code for p in positions), dtype=np.int64, count=len(positions))
-        chunks = [parents[at : at + _CHUNK] for at in range(0, parents.size, _CHUNK)]
+        steps = [parents[at : at + _STEP] for at in range(0, parents.size, _STEP)]
         if isinstance(table, DenseTable):
             self._scores = self._copy_dense()
         else:
-            found = [parents] + [kids[kids >= 0] for kids in (_children(self.game, chunk) for chunk in chunks)]
+            found = [parents] + [kids[kids >= 0] for kids in (_children(self.game, step) for step in steps)]
             self._codes = np.unique(np.concatenate(found))
             self._scores = self._copy(self._codes)
-        masks = [self._best_masks(chunk, _children(self.game, chunk)) for chunk in chunks]
+        masks = [self._best_masks(step, _children(self.game, step)) for step in steps]
         every = np.concatenate(masks).tolist() if masks else []
         scores = self._lookup(parents).tolist()
         self.positions = tuple(self._bind(p, score, mask) for p, score, mask in zip(positions, scores, every, strict=True))

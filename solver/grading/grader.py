@@ -158,7 +158,7 @@ DEFAULT_TOTAL_TIMEOUT = 600.0
 """Seconds for a whole grading; what is graded by then is reported."""
 EARLY = 20
 """When the first this many calls all fail the same known way, grading stops with one line saying which option fixes it."""
-CHUNK = 256
+STEP = 256
 """Boards sent to the player's process per message."""
 CRASHES_IN_A_ROW = 5
 """Grading stops when the player's process dies on this many calls in a row."""
@@ -855,10 +855,10 @@ class _Grading:
     def _isolated(self) -> Replies:
         process, judge = cast(PlayerProcess, self.process), self.judge
         dead = late = 0
-        for first in range(0, len(self.order), CHUNK):
-            chunk = self.order[first : first + CHUNK]
+        for first in range(0, len(self.order), STEP):
+            step = self.order[first : first + STEP]
             graded = 0
-            for position, reply in zip(chunk, process.play([(p.cells, p.to_move or "X") for p in chunk], deadline=self.deadline), strict=False):
+            for position, reply in zip(step, process.play([(p.cells, p.to_move or "X") for p in step], deadline=self.deadline), strict=False):
                 graded += 1
                 dead, late = (dead + 1 if "dead" in reply else 0), (late + 1 if "t" in reply else 0)
                 yield position, reply
@@ -868,12 +868,12 @@ class _Grading:
                 if late >= TIMEOUTS_IN_A_ROW:
                     judge.stopped = f"stopped after the player timed out on {late} calls in a row (--timeout {process.timeout:g} s each)"
                     return
-            if graded < len(chunk):
+            if graded < len(step):
                 judge.stopped = self._ended(process)
                 return
 
     def _ended(self, process: PlayerProcess) -> str:
-        """Why the player's process stopped answering before the chunk's end (:attr:`PlayerProcess.ended`)."""
+        """Why the player's process stopped answering before the step's end (:attr:`PlayerProcess.ended`)."""
         if process.ended == "restart":
             return f"stopped: {self._limit()} ran out while the player's process was being restarted"
         if process.ended == "restart failed":

@@ -11,10 +11,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..encoding.index import Block
+from ..encoding.index import Tile
 from ..encoding.layouts import layout
 from ..rules.game import Game
-from ..scratch import _scratch
+from ..scratch import scratch_array
 from .chunks import Chunk
 from .halves import RULES_FOLLOW as RULES_FOLLOW  # re-exported for the kernel
 from .halves import grid_scores, half_line_sets
@@ -49,7 +49,7 @@ def _line_classes(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, n
     return of_board.reshape(-1).astype(np.intp), np.ascontiguousarray(classes[:, :words].T), np.ascontiguousarray(classes[:, words:].T)
 
 
-def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
+def rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
     """What the rules say of every board of a chunk (int8, rows x cols): ``UNREACHABLE``, the rule's
     line score (the last mover completed a line), or :data:`RULES_FOLLOW`.
 
@@ -59,10 +59,10 @@ def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
     board directly.
     """
     r0, r1 = chunk.row_start, chunk.row_stop
-    row_class, high_x, high_o = _line_classes(game, True, block.hx, block.ho)
-    col_class, low_x, low_o = _line_classes(game, False, block.lx, block.lo)
+    row_class, high_x, high_o = _line_classes(game, True, tile.hx, tile.ho)
+    col_class, low_x, low_o = _line_classes(game, False, tile.lx, tile.lo)
     rows = row_class[r0:r1]
-    shape = (r1 - r0, block.cols)
+    shape = (r1 - r0, tile.cols)
     present = np.zeros(high_x.shape[1], dtype=np.intp)
     present[rows] = 1
     used = np.flatnonzero(present)
@@ -71,5 +71,5 @@ def _rule_scores(game: Game, chunk: Chunk, block: Block) -> np.ndarray:
         return grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
     table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)
     present[used] = np.arange(used.size)  # now: a present class's row in the table
-    spread = np.take(table, present[rows], axis=0, out=_scratch("spread", (shape[0], table.shape[1]), np.int8), mode="clip")
-    return np.take(spread, col_class, axis=1, out=_scratch("rules", shape, np.int8), mode="clip")
+    spread = np.take(table, present[rows], axis=0, out=scratch_array("spread", (shape[0], table.shape[1]), np.int8), mode="clip")
+    return np.take(spread, col_class, axis=1, out=scratch_array("rules", shape, np.int8), mode="clip")

@@ -1,6 +1,6 @@
 """The chunks of a layer: the units of work of the layered build, and how much work each layer is.
 
-A chunk is whole rows of one block of the index (:mod:`solver.encoding.index`; a row is
+A chunk is whole rows of one tile of the index (:mod:`solver.encoding.index`; a row is
 one high half-board with every low half-board of its group), about :data:`CHUNK_BOARDS`
 boards: a worker solves it in bounded memory (:mod:`solver.retrograde.kernel`).
 """
@@ -19,10 +19,10 @@ CHUNK_BOARDS = 1 << 22
 
 @dataclass(frozen=True)
 class Chunk:
-    """Rows ``row_start .. row_stop - 1`` of block ``block`` of layer ``ply``: layer-local indices ``start .. stop - 1``."""
+    """Rows ``row_start .. row_stop - 1`` of tile ``tile`` of layer ``ply``: layer-local indices ``start .. stop - 1``."""
 
     ply: int
-    block: int
+    tile: int
     row_start: int
     row_stop: int
     start: int
@@ -61,15 +61,15 @@ the bytes it takes in the layer's partial file (:func:`solver.retrograde.spool.s
 
 
 def chunks(game: Game, ply: int, *, boards: int | None = None) -> list[Chunk]:
-    """The chunks of a layer, in index order: whole rows of one block, about ``boards`` boards each
+    """The chunks of a layer, in index order: whole rows of one tile, about ``boards`` boards each
     (default :data:`CHUNK_BOARDS`)."""
     boards = boards or CHUNK_BOARDS
     found = []
-    for number, block in enumerate(layout(game).blocks[ply]):
-        rows = max(1, boards // block.cols)
-        for first in range(0, block.rows, rows):
-            last = min(block.rows, first + rows)
-            found.append(Chunk(ply, number, first, last, block.start + first * block.cols, block.start + last * block.cols))
+    for number, tile in enumerate(layout(game).tiles[ply]):
+        rows = max(1, boards // tile.cols)
+        for first in range(0, tile.rows, rows):
+            last = min(tile.rows, first + rows)
+            found.append(Chunk(ply, number, first, last, tile.start + first * tile.cols, tile.start + last * tile.cols))
     return found
 
 

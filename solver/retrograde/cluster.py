@@ -43,7 +43,7 @@ def scheduler_address(explicit: str | None = None) -> str | None:
     return explicit or os.environ.get(SCHEDULER_ENV) or None
 
 
-def _distributed() -> Any:
+def distributed_module() -> Any:
     """The ``distributed`` module, imported on first use (it is untyped: kept as ``Any``)."""
     try:
         return importlib.import_module("distributed")
@@ -63,7 +63,7 @@ def check_address(address: str) -> None:
 
     :raises BuildError: naming the address and what is wrong with it.
     """
-    distributed = _distributed()
+    distributed = distributed_module()
     try:
         scheme, location = distributed.comm.parse_address(address)
         if scheme in ("tcp", "tls", "ws", "wss", "ucx"):
@@ -77,8 +77,9 @@ def _first_line(error: BaseException) -> str:
     return text[0][:200] if text else type(error).__name__
 
 
-def _client(scheduler: str | Client) -> tuple[Any, bool]:
-    distributed = _distributed()
+def connected_client(scheduler: str | Client) -> tuple[Any, bool]:
+    """A Dask client of ``scheduler`` (a client given is used as it is) and whether the caller owns it (must close it)."""
+    distributed = distributed_module()
     if isinstance(scheduler, distributed.Client):
         return scheduler, False
     address = str(scheduler)
@@ -110,13 +111,13 @@ def build_on_cluster(
     :raises solver.errors.BuildError: if the shared directory lacks the disk space (checked first).
     """
     path = Path(directory).resolve()
-    client, owned = _client(scheduler)
+    client, owned = connected_client(scheduler)
     try:
         workers = max(1, sum(client.nthreads().values()))
         run = secrets.token_hex(4)  # task keys unique to this run
 
         def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
-            as_completed = _distributed().as_completed
+            as_completed = distributed_module().as_completed
             futures = [
                 client.submit(run_chunks, str(path), game.name, ply, group, flush=True, pure=False, key=f"solver-{game.name}-{ply}-{n}-{run}")
                 for n, group in enumerate(groups)

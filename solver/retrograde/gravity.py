@@ -3,8 +3,8 @@
 The build calls it through :mod:`solver.retrograde.kernel`, the one entry, for a game whose move rule is
 :class:`solver.rules.gravity.Drop` (a piece drops; reachability needs a forward pass).
 
-A gravity layout (:mod:`solver.encoding.columns`) has the blocks of every layout, and a move
-changes one column: a drop in the low half keeps a block's row, one in the high half its
+A gravity layout (:mod:`solver.encoding.columns`) has the tiles of every layout, and a move
+changes one column: a drop in the low half keeps a tile's row, one in the high half its
 column, as :mod:`solver.retrograde.placement` relies on. Two things differ from the placement kernel:
 
 * **Moves per half-board differ** (a full column has none), so each column of a half is
@@ -32,13 +32,13 @@ from functools import lru_cache
 import numpy as np
 
 from ..encoding.columns import ColumnHalf, ColumnLayout
-from ..encoding.index import Block
+from ..encoding.index import Tile
 from ..encoding.layouts import layout
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
-from ..scratch import _scratch
+from ..scratch import scratch_array
 from .builddir import BuildDir
-from .chunkrules import RULES_FOLLOW, _rule_scores
+from .chunkrules import RULES_FOLLOW, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
 
 _PAD_SMALLEST = np.int8(127)
@@ -113,10 +113,10 @@ def lift_targets(game: Game, high: bool, a: int, b: int, piece: int) -> np.ndarr
     return _targets(game, high, a, b, lift)
 
 
-def _block(game: Game, ply: int, hx: int, ho: int) -> Block:
-    block = layout(game).block_of(ply, hx, ho)
-    assert block is not None, f"layer {ply} of {game.name} has no block with {hx} X and {ho} O in the high half"
-    return block
+def _tile(game: Game, ply: int, hx: int, ho: int) -> Tile:
+    tile = layout(game).tile_of(ply, hx, ho)
+    assert tile is not None, f"layer {ply} of {game.name} has no tile with {hx} X and {ho} O in the high half"
+    return tile
 
 
 def _gather(
@@ -124,7 +124,7 @@ def _gather(
 ) -> bool:
     """Combine ``np.take(source, targets, axis)`` into ``out`` (the pad where a target is -1); whether ``out`` is now set."""
     missing = targets < 0
-    gathered = _scratch(f"gathered {axis}", out.shape, out.dtype.type)
+    gathered = scratch_array(f"gathered {axis}", out.shape, out.dtype.type)
     np.take(source, np.where(missing, 0, targets), axis=axis, out=gathered, mode="clip")
     if missing.any():
         if axis == 0:
@@ -141,7 +141,7 @@ def _gather(
 def _over_moves(
     game: Game,
     chunk: Chunk,
-    block: Block,
+    tile: Tile,
     layer: np.ndarray,
     *,
     other_ply: int,
@@ -157,15 +157,15 @@ def _over_moves(
     r0, r1 = chunk.row_start, chunk.row_stop
     first = True
     dx, do = (step, 0) if piece == 1 else (0, step)
-    low = [columns for columns in targets(game, False, block.lx, block.lo, piece) if columns.max(initial=-1) >= 0]
-    if low:  # a move in the low half: same row of the other block, another column
-        other = _block(game, other_ply, block.hx, block.ho)
+    low = [columns for columns in targets(game, False, tile.lx, tile.lo, piece) if columns.max(initial=-1) >= 0]
+    if low:  # a move in the low half: same row of the other tile, another column
+        other = _tile(game, other_ply, tile.hx, tile.ho)
         panel = layer[other.start : other.stop].reshape(other.rows, other.cols)[r0:r1]
         for columns in low:
             first = not _gather(panel, columns, 1, pad, out, combine, first) and first
-    high = [rows[r0:r1] for rows in targets(game, True, block.hx, block.ho, piece) if rows[r0:r1].max(initial=-1) >= 0]
-    if high:  # a move in the high half: same column of the other block, another row
-        other = _block(game, other_ply, block.hx + dx, block.ho + do)
+    high = [rows[r0:r1] for rows in targets(game, True, tile.hx, tile.ho, piece) if rows[r0:r1].max(initial=-1) >= 0]
+    if high:  # a move in the high half: same column of the other tile, another row
+        other = _tile(game, other_ply, tile.hx + dx, tile.ho + do)
         rows_of = layer[other.start : other.stop].reshape(other.rows, other.cols)
         for rows in high:
             first = not _gather(rows_of, rows, 0, pad, out, combine, first) and first
@@ -177,18 +177,18 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
     of the chunk's boards a game reaches (``reached``: bool, flat, from :func:`reach_layers`)."""
     assert reached is not None, "a gravity chunk is solved knowing which of its boards a game reaches"
     index = layout(game)
-    block = index.blocks[chunk.ply][chunk.block]
-    shape = (chunk.row_stop - chunk.row_start, block.cols)
-    rules = _rule_scores(game, chunk, block)
-    scores = _scratch("gravity scores", shape, np.int8)
+    tile = index.tiles[chunk.ply][chunk.tile]
+    shape = (chunk.row_stop - chunk.row_start, tile.cols)
+    rules = rule_scores(game, chunk, tile)
+    scores = scratch_array("gravity scores", shape, np.int8)
     if chunk.ply == game.cells:
         scores.fill(game.rules.full_score)  # full, no line: a draw (armageddon: O's win)
     else:
         assert child_layer is not None
-        smallest = _scratch("gravity smallest", shape, np.int8)
+        smallest = scratch_array("gravity smallest", shape, np.int8)
         piece = 1 if chunk.ply % 2 == 0 else 2
         kwargs = {"other_ply": chunk.ply + 1, "step": 1, "piece": piece, "targets": drop_targets, "pad": _PAD_SMALLEST}
-        if not _over_moves(game, chunk, block, child_layer, combine=np.minimum, out=smallest, **kwargs):  # type: ignore[arg-type]
+        if not _over_moves(game, chunk, tile, child_layer, combine=np.minimum, out=smallest, **kwargs):  # type: ignore[arg-type]
             smallest.fill(_PAD_SMALLEST)  # no board of the chunk has a move: all full, ruled below
         np.sign(smallest, out=scores)
         np.subtract(scores, smallest, out=scores)
@@ -206,8 +206,8 @@ def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> 
         None for layer 0, the empty board).
     """
     index = layout(game)
-    block = index.blocks[chunk.ply][chunk.block]
-    shape = (chunk.row_stop - chunk.row_start, block.cols)
+    tile = index.tiles[chunk.ply][chunk.tile]
+    shape = (chunk.row_stop - chunk.row_start, tile.cols)
     if chunk.ply == 0:
         reached = np.ones(shape, dtype=np.uint8)
     else:
@@ -215,11 +215,11 @@ def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> 
         reached = np.zeros(shape, dtype=np.uint8)
         piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
         kwargs = {"other_ply": chunk.ply - 1, "step": -1, "piece": piece, "targets": lift_targets, "pad": np.uint8(0)}
-        _over_moves(game, chunk, block, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
+        _over_moves(game, chunk, tile, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
     flat = reached.reshape(-1).astype(bool)
     if chunk.ply == game.cells:
         return flat, np.zeros(flat.size, dtype=bool)
-    rules = _rule_scores(game, chunk, block)
+    rules = rule_scores(game, chunk, tile)
     return flat, flat & (rules.reshape(-1) == RULES_FOLLOW)
 
 

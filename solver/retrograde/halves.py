@@ -23,7 +23,7 @@ import numpy as np
 
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
-from ..scratch import _scratch, _set_where
+from ..scratch import scratch_array, set_where
 
 _WORD = 32
 """Lines per word of a line set (uint32): a game's lines are numbered as in :attr:`solver.rules.base.Rules.line_masks`."""
@@ -94,26 +94,26 @@ def grid_scores(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols:
     x_moved_last = ply % 2 == 1
     mover, to_move = ((rows[0], cols[0]), (rows[1], cols[1])) if x_moved_last else ((rows[1], cols[1]), (rows[0], cols[0]))
     shape = (rows[0].shape[1], cols[0].shape[1])
-    unreachable, won, flag = _scratch("unreachable", shape, bool), _scratch("won", shape, bool), _scratch("flag", shape, bool)
+    unreachable, won, flag = scratch_array("unreachable", shape, bool), scratch_array("won", shape, bool), scratch_array("flag", shape, bool)
     unreachable.fill(False)
     won.fill(False)
     mover_sets: list[tuple[int, np.ndarray]] = []
     for word in range(words(game)):
         high, low = to_move[0][word], to_move[1][word]
         if _may_meet(high, low):
-            sets = np.bitwise_and(high[:, None], low[None, :], out=_scratch("sets", shape, np.uint32))
+            sets = np.bitwise_and(high[:, None], low[None, :], out=scratch_array("sets", shape, np.uint32))
             unreachable |= np.not_equal(sets, 0, out=flag)
         high, low = mover[0][word], mover[1][word]
         if _may_meet(high, low):
-            lines = np.bitwise_and(high[:, None], low[None, :], out=_scratch(f"lines{word}", shape, np.uint32))
+            lines = np.bitwise_and(high[:, None], low[None, :], out=scratch_array(f"lines{word}", shape, np.uint32))
             won |= np.not_equal(lines, 0, out=flag)
             mover_sets.append((word, lines))
     if mover_sets and shared:
         _mark_unshared(game, mover_sets, won, unreachable)
-    rules = _scratch("rule table", shape, np.int8)
+    rules = scratch_array("rule table", shape, np.int8)
     rules.fill(RULES_FOLLOW)
-    _set_where(rules, won, game.rules.line_score)  # -WIN, or +WIN in misère play
-    _set_where(rules, unreachable, UNREACHABLE)
+    set_where(rules, won, game.rules.line_score)  # -WIN, or +WIN in misère play
+    set_where(rules, unreachable, UNREACHABLE)
     return rules
 
 

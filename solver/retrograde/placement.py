@@ -12,9 +12,9 @@ Per chunk:
   move) or the board is full (the rule's full score, ``0``: a draw).
 * otherwise the score is ``sign(m) - m`` where ``m`` is the smallest score among
   the children (one per empty cell), read from layer ``p + 1``. A move in the low
-  half keeps the row of the child block and one in the high half keeps its column,
+  half keeps the row of the child tile and one in the high half keeps its column,
   so the children of a chunk are whole columns or whole rows of the next layer's
-  blocks (``np.take`` along an axis, no per-board index arithmetic).
+  tiles (``np.take`` along an axis, no per-board index arithmetic).
 
 The first two are :mod:`solver.retrograde.chunkrules`'s; the third is this module's.
 Scores follow :mod:`solver.rules.score` (int8, for the side to move: ``100 - d`` a win in
@@ -27,11 +27,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..encoding.index import Block, Layout, half
+from ..encoding.index import Layout, Tile, half
 from ..encoding.layouts import layout
 from ..rules.game import Game
-from ..scratch import _scratch
-from .chunkrules import RULES_FOLLOW, _rule_scores
+from ..scratch import scratch_array
+from .chunkrules import RULES_FOLLOW, rule_scores
 from .chunks import Chunk
 
 # -- solving one chunk -------------------------------------------------------------
@@ -41,10 +41,10 @@ from .chunks import Chunk
 # has as many), and lines are per-half line sets combined by one outer AND.
 
 
-def _child_block(index: Layout, ply: int, hx: int, ho: int) -> Block:
-    block = index.block_of(ply, hx, ho)
-    assert block is not None, f"layer {ply} has no block with {hx} X and {ho} O in the high half"
-    return block
+def _child_tile(index: Layout, ply: int, hx: int, ho: int) -> Tile:
+    tile = index.tile_of(ply, hx, ho)
+    assert tile is not None, f"layer {ply} has no tile with {hx} X and {ho} O in the high half"
+    return tile
 
 
 def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None) -> np.ndarray:
@@ -55,19 +55,19 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
     :param reached: unused: under placement the rules tell every board no game reaches.
     """
     index = layout(game)
-    block = index.blocks[chunk.ply][chunk.block]
-    shape = (chunk.row_stop - chunk.row_start, block.cols)
-    rules = _rule_scores(game, chunk, block)
+    tile = index.tiles[chunk.ply][chunk.tile]
+    shape = (chunk.row_stop - chunk.row_start, tile.cols)
+    rules = rule_scores(game, chunk, tile)
     if chunk.ply == game.cells:
         scores = np.full(shape, game.rules.full_score, dtype=np.int8)  # full, no line: a draw (armageddon: O's win)
     else:
         assert child_layer is not None
-        smallest = _smallest_child(index, chunk, block, child_layer, shape)
+        smallest = _smallest_child(index, chunk, tile, child_layer, shape)
         scores = np.sign(smallest)  # int8: -128 -> 127 and 127 -> -126 only where a rule decides below
         np.subtract(scores, smallest, out=scores)
     # where a rule decides: (score | -1) & rule = rule; elsewhere (score | 0) & -1 = score
-    decided = np.not_equal(rules, RULES_FOLLOW, out=_scratch("flag", shape, bool))
-    np.bitwise_or(scores, np.negative(decided.view(np.int8), out=_scratch("mask", shape, np.int8)), out=scores)
+    decided = np.not_equal(rules, RULES_FOLLOW, out=scratch_array("flag", shape, bool))
+    np.bitwise_or(scores, np.negative(decided.view(np.int8), out=scratch_array("mask", shape, np.int8)), out=scores)
     np.bitwise_and(scores, rules, out=scores)
     return scores.reshape(-1)
 
@@ -98,10 +98,10 @@ TRANSPOSE_FROM = 4
 """Low-half empty cells from which a chunk's child panel is transposed first (see :func:`_smallest_child`)."""
 
 
-def _smallest_child(index: Layout, chunk: Chunk, block: Block, child_layer: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def _smallest_child(index: Layout, chunk: Chunk, tile: Tile, child_layer: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """The smallest child score of every board of a chunk (int8, rows x cols): a gather and a minimum per empty cell.
 
-    A move in the high half takes whole rows of the child block (a copy per row); one in
+    A move in the high half takes whole rows of the child tile (a copy per row); one in
     the low half takes columns (a lookup per board, about 0.6 ns). With many empty low
     cells, the child panel is transposed once so that those become row copies too, and
     their minimum is merged back through a transposed view (about 2 ns a board in all).
@@ -110,29 +110,29 @@ def _smallest_child(index: Layout, chunk: Chunk, block: Block, child_layer: np.n
     x_to_move = chunk.ply % 2 == 0
     piece = 1 if x_to_move else 2
     gathers: list[tuple[np.ndarray, np.ndarray, int]] = []
-    low_moves = _move_targets(index.low_cells, block.lx, block.lo, piece)
+    low_moves = _move_targets(index.low_cells, tile.lx, tile.lo, piece)
     transposed = None
     if low_moves.size:  # a move in the low half: same row, another column
-        lx, lo = (block.lx + 1, block.lo) if x_to_move else (block.lx, block.lo + 1)
-        child = _child_block(index, chunk.ply + 1, block.hx, block.ho)
-        assert child.rows == block.rows and child.cols == _cols(index, lx, lo)
+        lx, lo = (tile.lx + 1, tile.lo) if x_to_move else (tile.lx, tile.lo + 1)
+        child = _child_tile(index, chunk.ply + 1, tile.hx, tile.ho)
+        assert child.rows == tile.rows and child.cols == _cols(index, lx, lo)
         panel = child_layer[child.start : child.stop].reshape(child.rows, child.cols)[r0:r1]
         if low_moves.shape[0] >= TRANSPOSE_FROM:
-            panel_t = _scratch("panel_t", (child.cols, r1 - r0), np.int8)
+            panel_t = scratch_array("panel_t", (child.cols, r1 - r0), np.int8)
             np.copyto(panel_t, panel.T)
             transposed = _min_of_gathers([(panel_t, columns, 0) for columns in low_moves], (shape[1], shape[0]), "low_t")
         else:
             gathers += [(panel, columns, 1) for columns in low_moves]
-    high_moves = _move_targets(index.high_cells, block.hx, block.ho, piece)
+    high_moves = _move_targets(index.high_cells, tile.hx, tile.ho, piece)
     if high_moves.size:  # a move in the high half: same column, another row
-        hx, ho = (block.hx + 1, block.ho) if x_to_move else (block.hx, block.ho + 1)
-        child = _child_block(index, chunk.ply + 1, hx, ho)
-        assert child.cols == block.cols
+        hx, ho = (tile.hx + 1, tile.ho) if x_to_move else (tile.hx, tile.ho + 1)
+        child = _child_tile(index, chunk.ply + 1, hx, ho)
+        assert child.cols == tile.cols
         rows_of_child = child_layer[child.start : child.stop].reshape(child.rows, child.cols)
         gathers += [(rows_of_child, rows[r0:r1], 0) for rows in high_moves]
     if not gathers:
         assert transposed is not None
-        smallest = _scratch("smallest", shape, np.int8)
+        smallest = scratch_array("smallest", shape, np.int8)
         np.copyto(smallest, transposed.T)
         return smallest
     smallest = _min_of_gathers(gathers, shape, "smallest")
@@ -143,7 +143,7 @@ def _smallest_child(index: Layout, chunk: Chunk, block: Block, child_layer: np.n
 
 def _min_of_gathers(gathers: list[tuple[np.ndarray, np.ndarray, int]], shape: tuple[int, int], slot: str) -> np.ndarray:
     """The elementwise minimum of ``np.take(source, at, axis)`` over the gathers (int8, scratch ``slot``)."""
-    smallest, scratch = _scratch(slot, shape, np.int8), _scratch(f"{slot} gathered", shape, np.int8)
+    smallest, scratch = scratch_array(slot, shape, np.int8), scratch_array(f"{slot} gathered", shape, np.int8)
     for number, (source, at, axis) in enumerate(gathers):
         # mode="clip": no bounds check per index (they are ranks of real children) and no buffered copy of `out`
         np.take(source, at, axis=axis, out=scratch if number else smallest, mode="clip")

@@ -30,7 +30,7 @@ move (:mod:`solver.rules.score`), is the rule's too: :attr:`Rules.status_scores`
 :class:`Outcome` of a board names the winner directly.
 
 **How it is fast.** X's and O's cells go in one 64-bit word (X in bits ``0 ..
-cells - 1``, O from bit 32), read from per-chunk tables over the code's base-3 digits
+cells - 1``, O from bit 32), read from per-field tables over the code's base-3 digits
 (as :mod:`solver.encoding.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
 at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
 ``c`` is a start whose line fits on the board: four directions, the run of cells doubled
@@ -39,8 +39,8 @@ judged by who has them (one player only), the piece counts (who moved last) and,
 when that player has several, whether the lines share a cell; then the move rule says
 whether its pieces may be where they are (:meth:`solver.rules.parts.MoveRule.misplaced`) and
 whether the winning move may have been the last (:meth:`solver.rules.parts.MoveRule.last_move_fits`).
-The batch methods cut codes into the same digit chunks as :mod:`solver.encoding.symmetry`
-(:func:`solver.rules.bitboard.code_chunks`), so a batch look-up cuts them once for both.
+The batch methods cut codes into the same digit fields as :mod:`solver.encoding.symmetry`
+(:func:`solver.rules.bitboard.code_fields`), so a batch look-up cuts them once for both.
 
 A compact table does not store the score of a finished or unreachable board (its bytes
 there are "don't care", :mod:`solver.tables.compact`) where the status is exact
@@ -64,7 +64,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .bitboard import code_chunks, digit_chunks
+from .bitboard import code_fields, digit_fields
 from .board import Board
 from .parts import MoveRule, Scoring, Shape
 from .score import UNREACHABLE
@@ -80,7 +80,7 @@ INVALID = 3
 
 O_SHIFT = 32
 """O's cells start at this bit of a board word (boards of up to 32 cells)."""
-_LOW = (1 << O_SHIFT) - 1
+X_MASK = (1 << O_SHIFT) - 1
 _STEP = 1 << 14
 WIN_TABLE_CELLS = 20
 """Boards of at most this many cells answer :meth:`Rules.completes_line` from a table over every mask (1 MiB at 20)."""
@@ -109,11 +109,11 @@ class Rules:
         """The move rule: where a piece may go (:class:`solver.rules.parts.MoveRule`)."""
         self.scoring = scoring
         """The scoring: what a finished board scores (:class:`solver.rules.parts.Scoring`)."""
-        self.chunks = code_chunks(game.cells)
-        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.chunks)
-        """``3**width`` of each digit chunk (:func:`solver.rules.bitboard.code_chunks`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
+        self.fields = code_fields(game.cells)
+        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.fields)
+        """``3**width`` of each digit field (:func:`solver.rules.bitboard.code_fields`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
         tables = []
-        for first, width in self.chunks:
+        for first, width in self.fields:
             patterns = np.arange(3**width, dtype=np.int64)
             word = np.zeros(patterns.size, dtype=np.int64)
             for i in range(width):
@@ -238,7 +238,7 @@ class Rules:
         word = self.word_of(code)
         if self.judge_word(word)[0] != IN_PLAY:
             return "the game is over"
-        taken = (word & _LOW) | (word >> O_SHIFT)
+        taken = (word & X_MASK) | (word >> O_SHIFT)
         if taken >> cell & 1:
             return "the cell is taken"
         if not self.move.moves(taken) >> cell & 1:
@@ -261,7 +261,7 @@ class Rules:
         'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
         """
         word = self.word_of(code)
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         misplaced = self.move.misplaced(x | o)
         if misplaced:
             return self.move.misplaced_words(misplaced.bit_length() - 1, self._cells)
@@ -351,7 +351,7 @@ class Rules:
 
     def judge_word(self, word: int) -> tuple[int, int]:
         """:meth:`judge` of a board word (:meth:`word_of`), for a caller that needs the word too."""
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         nx, no = x.bit_count(), o.bit_count()
         if nx != no and nx != no + 1 or self.move.misplaced(x | o):
             return INVALID, nx + no
@@ -406,7 +406,7 @@ class Rules:
             ahead = [held] + [held >> np.uint32(j * step) for j in range(1, k)]
             for t in range(k):
                 others = ahead[:t] + ahead[t + 1 :]
-                line.fill(starts & _LOW)  # where a line fits
+                line.fill(starts & X_MASK)  # where a line fits
                 for part in others:
                     line &= part
                 line <<= np.uint32(t * step)
@@ -418,7 +418,7 @@ class Rules:
     def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
         """The board words of many codes (int64, flat).
 
-        :param patterns: the codes' digit chunks if the caller has them already (as for
+        :param patterns: the codes' digit fields if the caller has them already (as for
             :meth:`classify`); the codes are then done in one step.
         """
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
@@ -427,7 +427,7 @@ class Rules:
             self._words_step(patterns, out)
             return out
         for a in range(0, flat.size, _STEP):
-            self._words_step(digit_chunks(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
+            self._words_step(digit_fields(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
         return out
 
     def _words_step(self, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
@@ -458,8 +458,8 @@ class Rules:
         besides the table's bytes. The piece counts are checked here: a code with illegal counts
         (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
 
-        :param patterns: the codes' digit chunks if the caller has them already
-            (:func:`solver.encoding.board.digit_chunks` of ``codes`` and :attr:`moduli`); the codes are then done in one step
+        :param patterns: the codes' digit fields if the caller has them already
+            (:func:`solver.encoding.board.digit_fields` of ``codes`` and :attr:`moduli`); the codes are then done in one step
             (keep them to a few ``2**14`` so the temporaries stay in cache).
         :param words: the codes' board words (:meth:`words`) if the caller has them already (a batch
             look-up keeps them for its best moves); the codes are then done in one step.
@@ -475,7 +475,7 @@ class Rules:
         return status, pieces
 
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
-        x, o = word & _LOW, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT
         nx, no = np.bitwise_count(x), np.bitwise_count(o)
         np.add(nx, no, out=pieces)
         np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
@@ -488,7 +488,7 @@ class Rules:
             status[illegal] = INVALID
             pieces[illegal] = 0
         if self._places_some:
-            misplaced = np.flatnonzero(self.move.misplaced_many((word & _LOW) | (word >> O_SHIFT)))
+            misplaced = np.flatnonzero(self.move.misplaced_many((word & X_MASK) | (word >> O_SHIFT)))
             if misplaced.size:
                 status[misplaced] = INVALID
 
@@ -514,7 +514,7 @@ class Rules:
         turn: invalid. One player with several lines: lost only if they share a cell (the
         last move made them all), decided by :meth:`_share_a_cell`.
         """
-        x_starts, o_starts = np.bitwise_count(won & _LOW), np.bitwise_count(won >> O_SHIFT)
+        x_starts, o_starts = np.bitwise_count(won & X_MASK), np.bitwise_count(won >> O_SHIFT)
         x_last = (nx == no + 1) & (o_starts == 0)
         o_last = (nx == no) & (x_starts == 0)
         out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LINE, INVALID).astype(np.uint8)

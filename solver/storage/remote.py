@@ -67,7 +67,7 @@ REQUEST_SECONDS = Limits().request_seconds
 MAX_REDIRECTS = 5
 FIRST_BYTES = 64 << 10
 """Bytes asked for first: the magic, the header's length and, in every table so far, the whole header."""
-CHUNK = 1 << 20
+READ_STEP = 1 << 20
 """Bytes read from a response at a time."""
 RUN_BYTES = 1 << 20
 """Most bytes one request fetches for a batch's neighbouring blocks (:meth:`RemoteRegion.prefetch`)."""
@@ -311,7 +311,7 @@ class HttpRange:
     def _read_all(self, response: Any, length: int) -> bytes:
         parts, got = [], 0
         while got < length:
-            part = self._read(response, min(CHUNK, length - got), f"after {got:,} of {length:,} bytes")
+            part = self._read(response, min(READ_STEP, length - got), f"after {got:,} of {length:,} bytes")
             parts.append(part)
             got += len(part)
         return b"".join(parts)
@@ -333,7 +333,7 @@ class HttpRange:
         return part
 
     def stream(self, start: int, stop: int) -> Iterator[bytes]:
-        """Bytes ``start .. stop - 1`` of the file, in chunks of at most :data:`CHUNK` (a download; a server that
+        """Bytes ``start .. stop - 1`` of the file, in steps of at most :data:`READ_STEP` (a download; a server that
         ignores the range is accepted when it sends the whole file from byte 0). Nothing, when ``start`` is
         ``stop`` and the server says so (``416`` for a file of ``stop`` bytes).
 
@@ -350,7 +350,7 @@ class HttpRange:
                 raise self.error(f"the file has {answer.total:,} bytes, its header says {stop:,}")
             got = answer.start
             while got < stop:
-                part = self._read(response, min(CHUNK, stop - got), f"at byte {got:,} of {stop:,}")
+                part = self._read(response, min(READ_STEP, stop - got), f"at byte {got:,} of {stop:,}")
                 got += len(part)
                 yield part
 

@@ -13,7 +13,7 @@ root is right holds exactly the table the root names. This module says which roo
 3. **built or proved here**: any other table is believed only when this user built it here (the
    builder records its ``(game, kind, checksum)`` in ``trusted.json`` beside it, :func:`record`)
    or when the full consistency pass proved it (every score equals the best child's, by the rules;
-   :func:`solver.store.make.prove`), which :func:`believe` runs before its first answer and then
+   :func:`solver.store.make.prove`), which :func:`trust_or_prove` runs before its first answer and then
    records too. The registry records the checksum, so a table replaced by another of the same game
    and kind (another root) is not believed: it is proved again, or refused.
 
@@ -153,7 +153,7 @@ def refusal(root: str, game: Game, kind: str, *, expected: str | None = None) ->
 
     :param expected: the checksum it must have (a table at a URL: the shipped or the given one); default:
         the shipped one (:func:`expected_root`) or an earlier one, and any root when none ships
-        (such a table is then believed by :func:`believe`, not here).
+        (such a table is then believed by :func:`trust_or_prove`, not here).
     """
     if expected is None:
         expected = expected_root(game, kind)
@@ -180,7 +180,7 @@ class _Header(Protocol):
 
 
 class Opened(Protocol):
-    """What :func:`believe` reads of an open table file (:class:`solver.storage.tablefile.TableFile`)."""
+    """What :func:`trust_or_prove` reads of an open table file (:class:`solver.storage.tablefile.TableFile`)."""
 
     @property
     def path(self) -> Path: ...
@@ -189,7 +189,7 @@ class Opened(Protocol):
     def error(self, problem: str) -> TableError: ...
 
 
-def believe(file: Opened, *, prove: Callable[[], Sequence[str]], too_long: Callable[[], str | None]) -> None:
+def trust_or_prove(file: Opened, *, prove: Callable[[], Sequence[str]], too_long: Callable[[], str | None]) -> None:
     """Believe a table opened from ``file`` before its first answer, or refuse it.
 
     Nothing to do for a table whose game and kind have a shipped checksum (opening checked the

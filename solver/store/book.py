@@ -297,17 +297,17 @@ def _local_runner(jobs: int, table_bytes: int) -> Runner:
 
 
 def _cluster_runner(scheduler: Any, table_bytes: int) -> Runner:
-    from ..retrograde.cluster import _client, _distributed
+    from ..retrograde.cluster import connected_client, distributed_module
 
     def run(directory: Path, game: Game, todo: Sequence[int], chunk: int) -> Iterator[tuple[int, float]]:
-        client, owned = _client(scheduler)
+        client, owned = connected_client(scheduler)
         try:
             tag = secrets.token_hex(4)
             futures = [
                 client.submit(run_chunk, str(directory), game.name, index, chunk, table_bytes, pure=False, key=f"solver-book-{game.name}-{index}-{tag}")
                 for index in todo
             ]
-            for future in _distributed().as_completed(futures):
+            for future in distributed_module().as_completed(futures):
                 yield future.result()
                 future.release()
         finally:

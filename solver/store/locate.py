@@ -40,7 +40,7 @@ Every table file is checked against the checksum the package expects for its
 game (:mod:`solver.storage.tablefile`). A table of a game and kind without a shipped
 checksum is believed when this user built it here (:mod:`solver.storage.trust`), or else
 after the full consistency pass proved it, run before its first answer when it
-takes at most a minute (:func:`believe`); a longer proof is refused with the
+takes at most a minute (:func:`trust_or_prove`); a longer proof is refused with the
 ``solve verify`` and ``solve build`` commands. In the table directory, only regular files are
 opened (a FIFO or a device named like a table is refused before it is opened),
 and a symbolic link is followed only when it stays inside the directory
@@ -184,7 +184,7 @@ def open_file(
     :param verify: for a dense table, as :func:`load_table`'s (compact tables are
         always verified block by block on first use).
     :param prove_untrusted: prove a table without a shipped checksum that this user did not
-        build before it answers (:func:`believe`); False leaves that to the caller (``solve verify``).
+        build before it answers (:func:`trust_or_prove`); False leaves that to the caller (``solve verify``).
     :raises TableError: for a missing, broken, forged or mismatched file (see :func:`solver.storage.tablefile.open_table`),
         or an untrusted one the consistency pass refutes or that takes too long to prove.
     """
@@ -193,20 +193,20 @@ def open_file(
         raise opened.error(f"holds a {opened.header.kind} table, expected a {kind} one")
     table = from_file(opened, verify=verify, prove=builder.prove)
     if prove_untrusted:
-        believe(table)
+        trust_or_prove(table)
     return table
 
 
-def believe(table: Table) -> None:
+def trust_or_prove(table: Table) -> None:
     """Check a table opened from a file before its first answer, unless its checksum vouches for it: the
-    policy's :func:`solver.storage.trust.believe`, with the full consistency pass (:meth:`Table.verify`) as the
+    policy's :func:`solver.storage.trust.trust_or_prove`, with the full consistency pass (:meth:`Table.verify`) as the
     proof, run when it takes at most a minute (:data:`solver.store.estimate.CONSENT_SECONDS`).
 
     :raises TableError: naming the file, if the pass refutes the table, or if proving it
         would take longer (with the ``solve verify`` and ``solve build`` commands).
     """
     if table.file is not None:
-        trust.believe(table.file, prove=table.verify, too_long=lambda: _proof_too_long(table))
+        trust.trust_or_prove(table.file, prove=table.verify, too_long=lambda: _proof_too_long(table))
 
 
 def _proof_too_long(table: Table) -> str | None:

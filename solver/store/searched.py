@@ -56,7 +56,7 @@ from ..search.book import open_book
 from ..search.engine import DEFAULT_TABLE_BYTES, Progress
 from ..storage import tablefile
 from ..tables import Kind, Scores, Table
-from ..tables.position import SETTERS, Position
+from ..tables.position import POSITION_SETTERS, Position
 from ..tables.summary import TableStats
 from . import locate
 from .book import book_path
@@ -156,13 +156,13 @@ class SearchTable(Table):
         """
         answer = self._answer(code)
         position = Position.__new__(Position)
-        SETTERS.game(position, self.game)
-        SETTERS.code(position, code)
-        SETTERS.score(position, answer.score)
-        SETTERS.best_mask(position, answer.best_mask)
-        SETTERS.pieces(position, _pieces(self.game, code))
-        SETTERS.table(position, self)
-        SETTERS.scored(position, answer.scored)
+        POSITION_SETTERS.game(position, self.game)
+        POSITION_SETTERS.code(position, code)
+        POSITION_SETTERS.score(position, answer.score)
+        POSITION_SETTERS.best_mask(position, answer.best_mask)
+        POSITION_SETTERS.pieces(position, _pieces(self.game, code))
+        POSITION_SETTERS.table(position, self)
+        POSITION_SETTERS.scored(position, answer.scored)
         return position
 
     def _answer(self, code: int) -> _Answer:

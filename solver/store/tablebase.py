@@ -26,8 +26,8 @@ the games it can search (a ``Table`` whose ``at`` searches) and declines the oth
 names and :class:`Game` objects look-ups were given (so a look-up of a known game costs
 one dictionary hit). Both belong to the Tablebase and :meth:`Tablebase.clear` empties both.
 
-**Trust.** Every table file this object opens passes :meth:`Tablebase.believe` before it
-answers (:func:`solver.store.locate.believe`: a shipped checksum vouches for it, or this
+**Trust.** Every table file this object opens passes :meth:`Tablebase.trust_or_prove` before it
+answers (:func:`solver.store.locate.trust_or_prove`: a shipped checksum vouches for it, or this
 user built or proved it, or the full consistency pass proves it when that takes at most a
 minute); :meth:`Tablebase.record_proof` trusts a table proved by ``solve verify``.
 
@@ -45,6 +45,7 @@ open tables only through it.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -276,7 +277,7 @@ class Tablebase:
         follow_symlinks: bool = True,
         prove_untrusted: bool = True,
     ) -> Table:
-        """Open a table file (either kind; the header says which), trusted by :meth:`believe` before it answers.
+        """Open a table file (either kind; the header says which), trusted by :meth:`trust_or_prove` before it answers.
 
         :param kind: ``"dense"`` or ``"compact"`` to refuse a file of the other kind.
         :param verify: for a dense table, hash every block now (None: for tables of up to 8 MiB).
@@ -286,7 +287,7 @@ class Tablebase:
         resolved = None if game is None else parse_game(game)
         table = locate.open_file(path, game=resolved, kind=kind, verify=verify, follow_symlinks=follow_symlinks, prove_untrusted=False)
         if prove_untrusted:
-            self.believe(table)
+            self.trust_or_prove(table)
         return table
 
     def open_url(self, url: str, *, game: Game | str | None = None, checksum: str | None = None) -> Table:
@@ -300,13 +301,18 @@ class Tablebase:
         return open_url_table(url, checksum=checksum)
 
     # -- trust ------------------------------------------------------------------------------
-    def believe(self, table: Table) -> None:
+    def trust_or_prove(self, table: Table) -> None:
         """Check a table opened from a file before its first answer, unless its checksum vouches for it
-        (:func:`solver.store.locate.believe`).
+        (:func:`solver.store.locate.trust_or_prove`).
 
         :raises TableError: if it is refuted, or proving it takes longer than a minute.
         """
-        locate.believe(table)
+        locate.trust_or_prove(table)
+
+    def believe(self, table: Table) -> None:
+        """Deprecated alias of :meth:`trust_or_prove`: the old name did not say that an untrusted table is proved."""
+        warnings.warn("Tablebase.believe is deprecated: use Tablebase.trust_or_prove", DeprecationWarning, stacklevel=2)
+        self.trust_or_prove(table)
 
     def record_proof(self, table: Table) -> None:
         """Trust a table that was just proved whole (``solve verify``) from now on, if no checksum ships for it."""

@@ -47,7 +47,7 @@ from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
 from ..rules.base import IN_PLAY
-from ..rules.bitboard import digit_chunks
+from ..rules.bitboard import digit_fields
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile, trust
@@ -55,7 +55,7 @@ from ..storage.blockarray import BlockArray
 from ..storage.tablefile import BlockGuard, TableFile, compact_meta
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
-from .position import SETTERS, Position
+from .position import POSITION_SETTERS, Position
 from .scores import Scores
 from .summary import TableStats
 
@@ -86,9 +86,9 @@ Off: measured on 2x9k4 (100,000 codes, CPU time, a loaded machine), keeping them
 ``.best`` computes images only for the positions whose children it reads."""
 
 _new = object.__new__
-_set_game, _set_code, _set_score, _, _set_pieces, _set_table, _ = SETTERS  # best_mask and scored are left unset: asked for when read
+_set_game, _set_code, _set_score, _, _set_pieces, _set_table, _ = POSITION_SETTERS  # best_mask and scored are left unset: asked for when read
 
-_FILL_CHUNK = 1 << 22
+_FILL_STEP = 1 << 22
 
 
 class _Kept:
@@ -164,9 +164,9 @@ class CompactTable(Table):
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
         """Whether every board's score is stored (else only canonical boards in play are read)."""
-        self._use(scores)
+        self._answer_from(scores)
 
-    def _use(self, scores: np.ndarray | BlockArray) -> None:
+    def _answer_from(self, scores: np.ndarray | BlockArray) -> None:
         """Read from ``scores`` from now on."""
         self.scores = scores
         if isinstance(scores, BlockArray):
@@ -227,9 +227,9 @@ class CompactTable(Table):
         :raises TableError: at the first damaged block.
         """
         if self._blocks is not None:
-            self._use(self._blocks.decode_all(threads=threads))
+            self._answer_from(self._blocks.decode_all(threads=threads))
         elif self.reads_memory_map and self.file is not None:  # a plain file: copied, each block checked in the copy
-            self._use(self.file.guard("scores").verified_array())
+            self._answer_from(self.file.guard("scores").verified_array())
             self._guard = None
         return self
 
@@ -422,9 +422,9 @@ class CompactTable(Table):
         """For codes in range: the index of each code's canonical board, whether it is read there
         (:attr:`solver.rules.base.Rules.table_reads`), the score the rules give the others (int8), the
         pieces on each board (uint8, 0 for illegal counts), and whether the rules put it in play.
-        The rules and the symmetries share the codes' digit chunks; the board words and the images
+        The rules and the symmetries share the codes' digit fields; the board words and the images
         go into ``kept`` if given (for the batch's best moves: ``codes`` are its step at ``start``)."""
-        patterns = digit_chunks(codes, self._sym.moduli)
+        patterns = digit_fields(codes, self._sym.moduli)
         words = self._rules.words(codes, patterns)
         status, pieces = self._rules.classify(codes, patterns, words)
         images = np.empty((self._sym.count - 1, codes.size), dtype=np.uint32) if kept is not None and kept.images else None
@@ -521,14 +521,14 @@ class CompactTable(Table):
         if check and flat.size and scores.min() == UNREACHABLE:
             self._explain_bad_code(flat, check)
         score = scores.reshape(codes.shape)
-        ply = pieces.reshape(codes.shape)
+        on_board = pieces.reshape(codes.shape)
 
         def best() -> np.ndarray:
             found, kept[0] = kept[0], None  # let go once used
             words, images = (None, None) if found is None else found.joined()
             return self.best_masks(flat, pieces, playing & (scores != UNREACHABLE), words=words, images=images).reshape(score.shape)
 
-        return Scores(self.game, score, ply, best)
+        return Scores(self.game, score, on_board, best)
 
     def best_masks(
         self, codes: np.ndarray, pieces: np.ndarray, playing: np.ndarray, *, words: np.ndarray | None = None, images: np.ndarray | None = None
@@ -602,8 +602,8 @@ class CompactTable(Table):
             view: np.ndarray = self.scores[start:stop]
             return view
         out = np.empty(stop - start, dtype=np.int8)
-        for a in range(start, stop, _FILL_CHUNK):
-            b = min(stop, a + _FILL_CHUNK)
+        for a in range(start, stop, _FILL_STEP):
+            b = min(stop, a + _FILL_STEP)
             codes = self.layout.codes(a, b)[0]
             out[a - start : b - start] = self.scores_of(codes)
         return out

@@ -29,12 +29,12 @@ from ..rules.score import UNREACHABLE
 from ..storage import tablefile, trust
 from ..storage.tablefile import ENTRY, BlockGuard, TableFile
 from .base import Kind, Prover, Table
-from .position import SETTERS, Position
+from .position import POSITION_SETTERS, Position
 from .scores import Scores
 from .summary import TableStats
 
 _new = object.__new__
-_set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table, _ = SETTERS  # scored is left unset: read when asked
+_set_game, _set_code, _set_score, _set_best, _set_pieces, _set_table, _ = POSITION_SETTERS  # scored is left unset: read when asked
 _FIRST_REACHABLE_WORD = (UNREACHABLE + 1) << 24
 """As int32, every entry whose score (the top byte) is not UNREACHABLE is at least this."""
 _THREADS_FROM = 1 << 20
@@ -97,9 +97,9 @@ class DenseTable(Table):
         self.file = file
         self.prove = prove
         self._codes = game.codes
-        self._use(entries, None if file is None else file.guard("entries"))
+        self._answer_from(entries, None if file is None else file.guard("entries"))
 
-    def _use(self, entries: np.ndarray, guard: BlockGuard | None) -> None:
+    def _answer_from(self, entries: np.ndarray, guard: BlockGuard | None) -> None:
         """Answer from ``entries`` from now on, each block verified by ``guard`` on first use (None: all verified)."""
         self._entries = entries
         self._words = entries.view("<u4")
@@ -258,7 +258,7 @@ class DenseTable(Table):
         :raises TableError: at the first block that cannot be read or does not match.
         """
         if self._guard is not None and self.reads_memory_map:
-            self._use(self._guard.verified_array(), None)
+            self._answer_from(self._guard.verified_array(), None)
         return self
 
     def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:

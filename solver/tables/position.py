@@ -295,7 +295,7 @@ class Position:
         scored = self.scored
         if scored is None:
             scored = self.table.move_scores(self)
-            SETTERS.scored(self, scored)
+            POSITION_SETTERS.scored(self, scored)
         return scored
 
     @property
@@ -495,7 +495,7 @@ class Setters(NamedTuple):
     scored: Any
 
 
-SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
+POSITION_SETTERS = Setters(*(getattr(Position, name).__set__ for name in Setters._fields))
 
 
 def _from_the_table(position: Position, name: str) -> Any:
@@ -508,11 +508,11 @@ def _from_the_table(position: Position, name: str) -> Any:
     """
     if name == "best_mask":
         mask = position.table.best_mask_at(position)
-        SETTERS.best_mask(position, mask)
+        POSITION_SETTERS.best_mask(position, mask)
         return mask
     if name == "scored":
         scored = position.table.move_scores(position)
-        SETTERS.scored(position, scored)
+        POSITION_SETTERS.scored(position, scored)
         return scored
     raise AttributeError(f"'Position' object has no attribute {name!r}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +22,7 @@ class Scores:
 
     =============  ===============================================================
     ``score``      int8, for the side to move (:mod:`solver.rules.score`)
-    ``ply``        uint8, pieces on the board (X is to move when even)
+    ``pieces``     uint8, pieces on the board (X is to move when even; formerly ``ply``)
     ``best``       unsigned (uint16 for a dense table, uint32 for a compact one),
                    bit ``cell`` set for every best move (0 when finished)
     ``value``      int8, for X: 1 X wins, 0 draw, -1 O wins (derived)
@@ -31,25 +32,34 @@ class Scores:
     =============  ===============================================================
 
     A dense table hands over every column at once (views of its entries); a compact
-    table hands over ``score`` and ``ply`` and computes ``best`` when first read, for the
+    table hands over ``score`` and ``pieces`` and computes ``best`` when first read, for the
     whole batch at once (:meth:`solver.tables.compact.CompactTable.best_masks`: vectorised,
     every child read in one pass, so a compressed table decodes each block once; about
     two to three times the cost of the look-up itself). Either way each column is computed
     at most once, the derived ones too. Frozen: its attributes cannot be replaced.
 
-    :param ply_source: ``ply``, or the function that computes it when first read.
+    ``ply`` is a deprecated alias of ``pieces``, kept so that code written before the rename still runs
+    (a number of pieces is not a number of plies to the end, which ``plies`` is).
+
+    :param pieces_source: ``pieces``, or the function that computes it when first read.
     :param best_source: ``best``, likewise.
     """
 
     game: Game
     score: np.ndarray
-    ply_source: Column = field(repr=False)
+    pieces_source: Column = field(repr=False)
     best_source: Column = field(repr=False)
 
     @cached_property
+    def pieces(self) -> np.ndarray:
+        """uint8: pieces on the board of each code (plies played since the empty board)."""
+        return self.pieces_source if isinstance(self.pieces_source, np.ndarray) else self.pieces_source()
+
+    @property
     def ply(self) -> np.ndarray:
-        """uint8: pieces on the board of each code."""
-        return self.ply_source if isinstance(self.ply_source, np.ndarray) else self.ply_source()
+        """Deprecated alias of :attr:`pieces` (the pieces on the board, not plies to the end: see :attr:`plies`)."""
+        warnings.warn("Scores.ply is deprecated: use Scores.pieces (pieces on the board)", DeprecationWarning, stacklevel=2)
+        return self.pieces
 
     @cached_property
     def best(self) -> np.ndarray:
@@ -65,9 +75,9 @@ class Scores:
     def value(self) -> np.ndarray:
         """The value for X (int8: 1 X wins, 0 draw, -1 O wins)."""
         sign = np.sign(self.score)
-        return np.asarray(np.where(self.ply % 2 == 0, sign, -sign), dtype=np.int8)
+        return np.asarray(np.where(self.pieces % 2 == 0, sign, -sign), dtype=np.int8)
 
     @cached_property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
-        return decode_many(self.score, self.game.cells - self.ply.astype(np.int16))[1]
+        return decode_many(self.score, self.game.cells - self.pieces.astype(np.int16))[1]

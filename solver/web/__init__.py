@@ -26,6 +26,7 @@ from .app import (
     discover_games,
     hold,
     open_tables,
+    prepare_to_serve,
     table_checksum,
 )
 from .protocol import (
@@ -56,6 +57,7 @@ __all__ = [
     "create_app",
     "discover_games",
     "hold",
+    "prepare_to_serve",
     "open_tables",
     "serve",
     "table_checksum",
@@ -123,7 +125,7 @@ def serve(
         each answer then carries ``X-Worker: <number>``. POSIX only.
     :raises WorkerError: if a worker dies on its own (the others are stopped first).
     """
-    for table in tables:  # open_tables and hold() did this already; a table opened otherwise is copied now
+    for table in tables:  # open_tables and prepare_to_serve() did this already; a table opened otherwise is copied now
         if table.reads_memory_map:
             table.load_into_memory()
     budget = open_file_budget(max_connections)  # per process; the workers inherit the limit

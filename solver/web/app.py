@@ -58,6 +58,7 @@ import hashlib
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -179,7 +180,7 @@ class ServedGame:
         return f'"{self.checksum[:20]}-{what}"'
 
 
-def served(table: Table, search_budget: float = SEARCH_BUDGET) -> ServedGame:
+def served_game(table: Table, search_budget: float = SEARCH_BUDGET) -> ServedGame:
     """Wrap an open table for the app; a game answered by search gets ``search_budget`` seconds a request (a search table's view)."""
     if table.searches:
         table = table.bounded(search_budget)
@@ -193,7 +194,7 @@ def served(table: Table, search_budget: float = SEARCH_BUDGET) -> ServedGame:
 
 
 def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None, tablebase: Tablebase | None = None) -> list[Table]:
-    """The tables of ``games`` (never built here), each :func:`hold`-ed: each must be shipped or in the table directory.
+    """The tables of ``games`` (never built here), each made ready by :func:`prepare_to_serve`: each must be shipped or in the table directory.
 
     :param tablebase: where the tables come from (default: :func:`solver.api.default_tablebase`).
     :raises TableError: for a missing or broken table, naming the command that makes it.
@@ -201,11 +202,11 @@ def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str
     source = tablebase or default_tablebase()
     tables = [source.table(game, table_dir=table_dir, build=False) for game in games]
     for table in tables:
-        hold(table)
+        prepare_to_serve(table)
     return tables
 
 
-def hold(table: Table) -> Table:
+def prepare_to_serve(table: Table) -> Table:
     """Ready ``table`` to be served for as long as the server runs; returns it.
 
     Every block is verified now, before the server listens: a damaged file is refused at
@@ -225,6 +226,12 @@ def hold(table: Table) -> Table:
     else:
         table.verify_blocks()
     return table
+
+
+def hold(table: Table) -> Table:
+    """Deprecated alias of :func:`prepare_to_serve` (the old name said nothing of what it does)."""
+    warnings.warn("solver.web.hold is deprecated: use solver.web.prepare_to_serve", DeprecationWarning, stacklevel=2)
+    return prepare_to_serve(table)
 
 
 def create_app(
@@ -250,7 +257,7 @@ def create_app(
         tables = open_tables(names, table_dir=table_dir)
     games: dict[str, ServedGame] = {}
     for table in tables:
-        games.setdefault(table.game.name, served(table, search_budget))
+        games.setdefault(table.game.name, served_game(table, search_budget))
     api = _Api(games, table_dir, max_batches)
     files = TableFiles(game.table for game in games.values())
     routes = [
@@ -542,7 +549,7 @@ def batch_slice(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]
     )
 
 
-def batch_chunks(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]) -> Iterator[bytes]:
+def batch_parts(game: ServedGame, codes: np.ndarray, errors: Mapping[int, bytes]) -> Iterator[bytes]:
     """``{"results": [...]}`` in pieces, :data:`BATCH_SLICE` results each (what :class:`_BatchResponse` streams)."""
     yield b'{"results": ['
     kept: dict[int, bytes] = {}
@@ -560,7 +567,7 @@ def batch_answer(game: ServedGame, boards: Sequence[Any]) -> bytes:
     made together (:func:`solver.web.batch.answers`, the same bytes as the single look-up).
     """
     codes, errors = batch_codes(game, json.dumps({"boards": list(boards)}).encode())
-    return b"".join(batch_chunks(game, codes, errors))
+    return b"".join(batch_parts(game, codes, errors))
 
 
 class _BatchResponse(Response):
@@ -584,7 +591,7 @@ class _BatchResponse(Response):
     ) -> None:
         super().__init__(headers={"cache-control": "no-store"}, media_type=_JSON)
         self.raw_headers = [(name, value) for name, value in self.raw_headers if name != b"content-length"]
-        self.chunks = batch_chunks(game, codes, errors)
+        self.parts = batch_parts(game, codes, errors)
         self.limiter, self.done, self.report = limiter, done, report
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -599,10 +606,10 @@ class _BatchResponse(Response):
         try:
             await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
             while not gone.is_set():
-                chunk = await anyio.to_thread.run_sync(next, self.chunks, None, limiter=self.limiter)
-                if chunk is None:
+                part = await anyio.to_thread.run_sync(next, self.parts, None, limiter=self.limiter)
+                if part is None:
                     break
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                await send({"type": "http.response.body", "body": part, "more_body": True})
             if not gone.is_set():
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:

@@ -105,7 +105,7 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
         return []
     found = table.lookup_codes(codes, check=False)
     score = found.score.astype(np.int64)
-    pieces = found.ply.astype(np.int64)
+    pieces = found.pieces.astype(np.int64)
     best = found.best.astype(np.int64)
     digits = codes[:, None] // 3 ** np.arange(game.cells, dtype=np.int64) % 3
     x_next = pieces % 2 == 0
