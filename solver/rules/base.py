@@ -260,8 +260,7 @@ class Rules:
         >>> rules.violation(parse("XX./.../...")[1])
         'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
         """
-        word = self.word_of(code)
-        x, o = word & X_MASK, word >> O_SHIFT
+        x, o = self.split(self.word_of(code))
         misplaced = self.move.misplaced(x | o)
         if misplaced:
             return self.move.misplaced_words(misplaced.bit_length() - 1, self._cells)
@@ -328,6 +327,11 @@ class Rules:
         return win
 
     # -- one code ---------------------------------------------------------------------
+    @staticmethod
+    def split(word: int) -> tuple[int, int]:
+        """X's and O's cells of a board word (:meth:`word_of`)."""
+        return word & X_MASK, word >> O_SHIFT
+
     def word_of(self, code: int) -> int:
         """The board word of a code: X's cells, and O's from bit :data:`O_SHIFT`."""
         word = 0

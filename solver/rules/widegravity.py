@@ -83,25 +83,6 @@ class WideRules(Rules):
             return self.move.not_a_move(taken, cell, self._cells)
         return None
 
-    def violation(self, code: int) -> str | None:
-        """Why no legal game reaches this board, or None when one does (the reasons of :meth:`solver.rules.base.Rules.violation`)."""
-        x, o = self.split(self.word_of(code))
-        misplaced = self.move.misplaced(x | o)
-        if misplaced:
-            return self.move.misplaced_words(misplaced.bit_length() - 1, self._cells)
-        nx, no = x.bit_count(), o.bit_count()
-        if nx not in (no, no + 1):
-            return f"impossible piece counts: {nx} X and {no} O (X moves first, so X has as many pieces as O or one more)"
-        x_lines, o_lines = self.lines_in(x), self.lines_in(o)
-        if x_lines and o_lines:
-            return f"both players have a line: X at {self._cells(x_lines[0])} and O at {self._cells(o_lines[0])}"
-        for player, other, lines, moved_last in (("X", "O", x_lines, nx > no), ("O", "X", o_lines, nx == no)):
-            if lines:
-                found = self._line_violation(player, other, lines, moved_last)
-                if found is not None:
-                    return found
-        return self.move.order_violation(x, o, self.lines_in(x if nx > no else o), self._cells)
-
     # -- many boards: a table's business, and no table of these boards is built here --------
     def _many(self) -> NoReturn:
         raise GameTooLargeError(f"{self.game.name} has {self.game.cells} cells: its boards are judged one at a time here (no table of them is built)")
