@@ -8,9 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from solver.cli import main
 from solver.encoding.columns import layer_slots
 from solver.encoding.layouts import layout
 from solver.errors import GameTooLargeError
@@ -105,26 +103,25 @@ def test_damaged_reach_bits_are_found_again_before_the_build_goes_on(tmp_path: P
     assert again.solved == (0,) and again.sha256 == first.sha256
 
 
-def test_connect_four_is_refused_at_once_with_the_estimate_and_the_cluster_command(tmp_path: Path) -> None:
+def test_connect_fours_full_table_is_beyond_this_machine_and_its_estimate_says_what_a_cluster_needs(tmp_path: Path) -> None:
+    """The full table, not the game: Connect Four is answered by search and its book is built instead
+    (tests/test_connect4_fronts.py, tests/test_book.py)."""
     game = parse_game("connect4")
     cost = estimate(game, tmp_path / "6x7k4-gravity.ttt")
     said = beyond_machine(game, cost, tmp_path)
     assert said is not None
     assert "4,531,985,219,092 positions" in said and "on 2 cores" not in said or "cores" in said
     assert "of disk" in said and "of memory" in said and "--scheduler tcp://HOST:8786" in said
-    result = CliRunner().invoke(main, ["build", "--game", "connect4", "--table-dir", str(tmp_path)])
-    assert result.exit_code != 0 and "Traceback" not in result.output
-    assert result.output.count("\n") == 1 and "does not fit this machine" in result.output, result.output
     assert not list(tmp_path.iterdir()), "nothing is written"
-    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--table-dir", str(tmp_path), "......./......./......./......./......./...X..."])
-    assert result.exit_code != 0 and "does not fit this machine" in result.output and result.output.count("\n") == 1
 
 
-def test_connect_four_is_a_game_the_rules_name_but_do_not_play_here() -> None:
+def test_connect_four_is_named_and_its_rules_judge_one_board_at_a_time() -> None:
     game = parse_game("Connect4")
     assert game.name == "6x7k4-gravity" and (game.rows, game.cols, game.k) == (6, 7, 4)
-    with pytest.raises(GameTooLargeError, match="42 cells"):
-        _ = game.rules
+    rules = game.rules
+    assert rules.violation(0) is None, "the empty board"
+    with pytest.raises(GameTooLargeError, match="42 cells: its boards are judged one at a time"):
+        rules.classify(np.zeros(1, dtype=np.uint64))
     assert sum(layer_slots(6, 7)) > 4_531_985_219_092, "the index has a slot for every reachable position"
 
 
