@@ -238,11 +238,12 @@ class GameAnalysis:
         gravity also ``columns``, the columns played, after ``moves``).
 
         ``final`` is the last position in :meth:`Position.to_dict`'s words: ``"over": false``
-        with ``to_move`` and ``result``, or ``"over": true`` with ``winner``.
+        with ``to_move`` and ``result``, or ``"over": true`` with ``winner`` and ``result`` (for the player who
+        would have been next, as on every finished board: a won game reads ``loss``).
 
         >>> import solver
         >>> solver.analyze([0, 3, 1, 4, 2]).to_dict()["final"]
-        {'game': '3x3k3', 'code': 229, 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'plies': 0}
+        {'game': '3x3k3', 'code': 229, 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'result': 'loss', 'plies': 0}
         """
         final = self.final
         return {
