@@ -480,6 +480,7 @@ def test_the_games_list_names_each_served_game_and_how_to_serve_more(client: Tes
             "cells": 9,
             "rule": {"suffix": "", "title": "normal play", "line_wins": True, "drops": False},
             "checksum": web.table_checksum(TABLE),
+            "searched": False,  # answered from a table (Connect Four is answered by search)
         }
     ]
     assert listing["default"] == "3x3k3" and "solve serve --game" in listing["more"]
