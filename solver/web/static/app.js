@@ -24,7 +24,8 @@
 // board, plays that column's landing cell (the API lists only those as moves); the hints are on the
 // heads, one a column, not in the cells. Moves are recorded as cells (the landing cells) and written as
 // columns wherever a person reads or writes them (the list of moves, the URL, the paste box), as everywhere:
-// under gravity a bare number is a column.
+// under gravity a bare number is a column. The board is drawn as Connect Four players know it: a frame of round
+// holes, the pieces discs (X red, O yellow, each with its letter on it and its colour in its accessible name).
 "use strict";
 
 (() => {
@@ -32,6 +33,7 @@
   const VERBS = { win: "wins", draw: "draws", loss: "loses" };
   const VERDICTS = { best: "a best move", ok: "an ok move", mistake: "a mistake", blunder: "a blunder" };
   const DIRECTIONS = [[0, 1], [1, 0], [1, 1], [1, -1]];
+  const DISCS = { X: "red", O: "yellow" };  // gravity: the colour of each player's discs (each disc shows its letter too)
 
   const state = {
     games: [], more: "", game: null, start: "", moves: [], by: [], cursor: 0, mode: "both",
@@ -190,7 +192,8 @@
     const gravity = drops();
     const wrap = $("#board-wrap");
     wrap.style.setProperty("--cols", game.cols);
-    wrap.style.setProperty("--rows", gravity ? game.rows + 0.6 : game.rows);  // under gravity the column heads take a row too
+    wrap.style.setProperty("--rows", gravity ? game.rows + 0.8 : game.rows);  // under gravity the column heads and the frame take a row too
+    wrap.classList.toggle("drops", gravity);
     if (board.children.length !== game.cells || board.dataset.game !== game.name) {
       const buttons = [];
       for (let cell = 0; cell < game.cells; cell += 1) {
@@ -272,13 +275,14 @@
     return winning ? ", in the winning line" : ", in the losing line";
   }
 
-  // A cell under gravity: a piece, the ringed cell a piece dropped in its column lands on (tinted with
-  // the outcome when hints are on), or an empty cell above it. The hints themselves are on the column heads.
+  // A cell under gravity, a round hole in the frame: a piece (a disc, X red and O yellow, its letter on it and
+  // its colour in its name), the ringed hole a piece dropped in its column lands on (tinted with the outcome when
+  // hints are on), or an empty hole above it. The hints themselves are on the column heads.
   function renderDropCell(button, piece, move, { where, col, over, hints, line }) {
     if (piece !== ".") {
       button.classList.add(`piece-${piece}`);
       button.append(span("piece", piece));
-      button.setAttribute("aria-label", `${where}: ${piece}${markLine(button, piece, line)}`);
+      button.setAttribute("aria-label", `${where}: ${piece} (${DISCS[piece]} disc)${markLine(button, piece, line)}`);
       return;
     }
     button.classList.add("empty");
@@ -410,6 +414,7 @@
     $("#status").textContent = text;
     $("#detail").textContent = detail;
     $("#legend").hidden = !hints || isOver(p);
+    $("#discs").hidden = !drops();
     $("#hints").checked = hints;
     const where = drops() ? ["each column shows what dropping a piece there", "dropping a piece in each column"] : ["each empty cell shows what playing there", "playing each empty cell"];
     $("#tagline").textContent = hints
