@@ -26,6 +26,7 @@
 // columns wherever a person reads or writes them (the list of moves, the URL, the paste box), as everywhere:
 // under gravity a bare number is a column. The board is drawn as Connect Four players know it: a frame of round
 // holes, the pieces discs (X red, O yellow, each with its letter on it and its colour in its accessible name).
+// The column heads are one stop for Tab; the arrow keys move between them and Enter or Space drops.
 "use strict";
 
 (() => {
@@ -39,6 +40,7 @@
     games: [], more: "", game: null, start: "", moves: [], by: [], cursor: 0, mode: "both",
     hints: null,  // null: the mode's default (on exploring, off against the perfect player)
     position: null, analysis: null, token: 0, focus: 0,
+    head: 0,  // gravity: the column head that Tab reaches (the arrow keys move it)
     dropped: -1,  // gravity: the cell just played, whose piece is shown falling once
   };
   const positions = new Map();
@@ -310,12 +312,14 @@
         const button = document.createElement("button");
         button.type = "button";
         button.dataset.col = String(col);
-        button.addEventListener("click", () => onColumn(col));
+        button.addEventListener("click", () => { state.head = col; onColumn(col); });
+        button.addEventListener("keydown", onHeadKey);
         pointing(button, () => aim(col));
         buttons.push(button);
       }
       heads.replaceChildren(...buttons);
       heads.dataset.game = game.name;
+      state.head = Math.min(state.head, game.cols - 1);
     }
     const byColumn = new Map(over ? [] : p.moves.map((move) => [move.col, move]));
     for (const button of heads.children) {
@@ -346,7 +350,20 @@
       }
       button.setAttribute("aria-label", name);
       button.setAttribute("aria-disabled", move && playable ? "false" : "true");
+      button.tabIndex = col === state.head ? 0 : -1;
     }
+  }
+
+  // Gravity: the column heads are one stop for Tab; the arrow keys (and Home, End) move between them,
+  // Enter or Space drops a piece in the focused one (it is a button).
+  function onHeadKey(event) {
+    const cols = info().cols;
+    const steps = { ArrowLeft: -1, ArrowRight: 1, Home: -cols, End: cols };
+    if (!(event.key in steps)) return;
+    event.preventDefault();
+    state.head = Math.max(0, Math.min(cols - 1, Number(event.target.dataset.col) + steps[event.key]));
+    for (const button of $("#columns").children) button.tabIndex = Number(button.dataset.col) === state.head ? 0 : -1;
+    $("#columns").children[state.head].focus();
   }
 
   // A mouse over `button` aims (shades its column); leaving, nothing is aimed. A finger does not: a tap
