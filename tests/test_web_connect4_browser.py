@@ -289,3 +289,17 @@ def test_connect4_mid_game_fits_a_390_px_phone_and_a_desktop(browser: tuple[WebD
             print(f"screenshot: {shot}")
     finally:
         driver.set_window_size(1100, 900)
+
+
+def test_connect4_a_slow_answer_says_the_position_is_being_searched(browser: tuple[WebDriver, str]) -> None:
+    """A search may take seconds (the opening without the book): the page says so instead of looking stuck.
+    The server's answer is held back here (the page's fetch delayed by 2 s), so no slow search is needed."""
+    driver, url = browser
+    board = late_board(url)
+    open_at(driver, url, board)
+    held = "const fetchNow = window.fetch; window.fetch = (...args) => new Promise((go) => setTimeout(go, 2000)).then(() => fetchNow(...args));"
+    driver.execute_script(held)
+    driver.find_element(By.CSS_SELECTOR, '#columns .column[data-col="0"]').click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "detail").text.startswith("Searching this position: 6x7k4-gravity is answered by search"))
+    wait_for(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-to-move") == "O")
+    assert not driver.find_element(By.ID, "detail").text.startswith("Searching"), "the answer replaces the notice"

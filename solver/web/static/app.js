@@ -149,11 +149,14 @@
     const token = ++state.token;
     const board = boardText(cellsAt(state.cursor));
     document.body.dataset.busy = "true";
+    const searching = setTimeout(() => showSearching(token), 400);
     let position;
     try {
       position = await lookup(board);
     } catch (error) {
+      clearTimeout(searching);
       if (token !== state.token) return;
+      $("#detail").textContent = "";
       showError(error.message);
       if (state.cursor > 0) {           // a move list that cannot be played: keep what can
         state.moves = state.moves.slice(0, state.cursor - 1);
@@ -166,12 +169,19 @@
       }
       return;
     }
+    clearTimeout(searching);
     if (token !== state.token) return;
     state.position = position;
     render();
     writeUrl();
     delete document.body.dataset.busy;
     computerMove(token);
+  }
+
+  // A game answered by search (Connect Four) may take seconds on a position: say so while it runs, within the server's budget.
+  function showSearching(token) {
+    if (token !== state.token || !info() || !info().searched) return;
+    $("#detail").textContent = `Searching this position: ${info().name} is answered by search, not read from a table…`;
   }
 
   function render() {
