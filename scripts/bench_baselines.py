@@ -54,11 +54,12 @@ class Baseline:
     path: Path
 
     def run(self, moves: list[str], *, timeout: float) -> BaselineRun:
-        """Solve ``moves`` (move strings) in one process, in an empty directory; stop it after ``timeout`` wall
-        seconds and keep the positions solved by then. Raises :class:`BaselineError` if the driver fails."""
+        """Solve ``moves`` (move strings) in one process, in an empty directory (the path is taken from the current
+        one); stop it after ``timeout`` wall seconds and keep the positions solved by then. Raises
+        :class:`BaselineError` if the driver fails."""
         before = _children_cpu()
         with tempfile.TemporaryDirectory(prefix="c4-baseline-") as cwd:
-            process = subprocess.Popen([str(self.path)], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            process = subprocess.Popen([str(self.path.resolve())], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             finished = True
             try:
                 out, err = process.communicate("".join(f"{line}\n" for line in moves), timeout=timeout)
@@ -134,8 +135,12 @@ def compare_set(
     ratio against Pons' solver)."""
     deadline = 60 + 30 * sum(times)
     for baseline in baselines:
-        run = baseline.run([moves for moves, _ in lines], timeout=deadline)
         prefix, label = f"C4 {name}", NAMES.get(baseline.name, baseline.name)
+        try:
+            run = baseline.run([moves for moves, _ in lines], timeout=deadline)
+        except BaselineError as error:
+            print(f"   {label}: failed: {error}")
+            continue
         solved = len(run.solved)
         if not solved:
             print(f"   {label}: no position solved in {deadline:.0f} s")

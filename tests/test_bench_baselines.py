@@ -84,6 +84,13 @@ def test_a_driver_runs_in_an_empty_directory_with_one_line_a_position(tmp_path: 
     assert run.settings == "files beside it: 0"
 
 
+def test_a_driver_named_by_a_relative_path_is_found_from_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pons").mkdir()
+    _driver(tmp_path / "pons", 'read -r moves; echo "18 2 1000 1000"')
+    monkeypatch.chdir(tmp_path)
+    assert Baseline("Pons", Path("pons/driver.sh")).run(["4455"], timeout=30).solved[0].score == 18
+
+
 def test_a_driver_past_its_deadline_keeps_the_positions_it_solved(tmp_path: Path) -> None:
     driver = _driver(tmp_path, 'read -r moves; echo "1 1 1 1"; exec sleep 30')
     run = Baseline("c4", driver).run(["4455", "4456"], timeout=1)
@@ -113,6 +120,19 @@ def test_a_set_compares_the_engine_with_each_baseline_and_flags_a_wrong_score(tm
     assert named["C4 Middle-Easy: Steininger's c4, WRONG scores"] == (1, "0", False)
     assert named["C4 Middle-Easy: the engine's search / c4's (means)"][2] is None, "the issue bounds the ratio to Pons' solver only"
     assert not any("Pons" in name and "WRONG" in name for name in named)
+
+
+def test_a_driver_that_fails_on_a_set_is_said_and_the_others_still_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    failing = _driver(tmp_path, 'echo "line 1: not a position" >&2; exit 2')
+    other = tmp_path / "other"
+    other.mkdir()
+    c4 = _driver(other, f"cat >/dev/null; printf '{C4_OUTPUT}'")
+    rows, report = _collect()
+    compare_set(report, "Middle-Easy", [Baseline("Pons", failing), Baseline("c4", c4)], MIDDLE_EASY, [1e-5] * 5, pons_target=1.5)  # type: ignore[arg-type]
+    out = capsys.readouterr().out
+    assert "Pons' C++ solver (no book): failed:" in out and "status 2: line 1: not a position" in out
+    assert [name for name, *_ in rows if "Pons" in name] == []
+    assert any(name.startswith("C4 Middle-Easy: Steininger's c4, mean") for name, *_ in rows)
 
 
 def test_the_empty_board_is_c4s_alone_with_its_nodes_and_the_ratio_bounded(tmp_path: Path) -> None:
