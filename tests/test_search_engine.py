@@ -336,7 +336,8 @@ def test_a_game_the_engine_does_not_play_is_refused_by_name(name: str, said: str
 
 
 def test_the_claimeven_bound_never_promises_more_than_a_positions_score() -> None:
-    """Where the bound says "at best a draw" the table has no win; where it says "a loss", the table has a loss."""
+    """The bound is never below the position's exact Pons score: "at best a draw" where the table has no win, "a loss
+    by ply T at the latest" where the table has a loss at least that early."""
     bounded = {name: _claimeven_checked(name) for name in SMALL if parse_game(name).rows % 2 == 0}
     assert sum(bounded.values()) > 100, f"the bound applies somewhere: {bounded}"
 
@@ -353,8 +354,10 @@ def _claimeven_checked(name: str) -> int:
         bound = int(claimeven_bound(np.uint64(where.pos), np.uint64(where.mask), geo))
         if bound == NO_BOUND:
             continue
-        result, _ = decode(int(table[code_]), game.cells - where.pieces)
-        assert result != "win" and (bound == 0 or result == "loss"), f"{name} {code_}: bound {bound}, table {result}"
+        result, plies = decode(int(table[code_]), game.cells - where.pieces)
+        exact = 0 if result == "draw" else (game.cells - (where.pieces + plies)) // 2 + 1  # Pons: by the last move's ply
+        exact = -exact if result == "loss" else exact
+        assert exact <= bound, f"{name} {code_}: bound {bound}, table {result} in {plies} plies (Pons score {exact})"
         bounded += 1
     return bounded
 
