@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solver.encoding.board import rule_violation
+from solver.encoding.coderules import code_rules
 from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
@@ -103,7 +104,7 @@ def test_a_seeded_sample_of_a_20_cell_table_answers_as_the_full_scores_do(name: 
 
 def test_the_rules_by_bit_masks_agree_with_rule_violation_on_every_3x4k3_code() -> None:
     game = parse_game("3x4k3")
-    rules = game.rules
+    rules = code_rules(game)
     codes = np.arange(game.codes)
     legal = layout(game).index_of(codes) >= 0
     statuses = rules.statuses(codes)
