@@ -39,9 +39,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import RegistryWarning, TableError
-from ..rules.game import Game
 from .checksums import EARLIER_COMPACT_ROOTS, EXPECTED_BOOK_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
 from .fsutil import file_kind, write_atomic
+
+
+class TableGame(Protocol):
+    """What storage reads of a game: its name (file names, messages, the shipped checksums and the registry are keyed
+    by it). Storage is bytes: the game itself (:class:`solver.rules.game.Game`) is the layers above's, passed down."""
+
+    @property
+    def name(self) -> str: ...
+
 
 REGISTRY = "trusted.json"
 MAX_BYTES = 1 << 20
@@ -122,7 +130,7 @@ def _entries(directory: Path) -> list[dict[str, str]]:
 
 
 # -- the roots believed -------------------------------------------------------------------------
-def expected_root(game: Game, kind: str = "dense") -> str | None:
+def expected_root(game: TableGame, kind: str = "dense") -> str | None:
     """The checksum the package ships for ``game``'s table of this kind, if it ships one.
 
     Dense: every game of up to 16 cells; compact: the games past 16 cells built and
@@ -134,7 +142,7 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
 
 
-def expected_book_root(game: Game, depth: int) -> str | None:
+def expected_book_root(game: TableGame, depth: int) -> str | None:
     """The checksum the package ships for ``game``'s book of ``depth`` plies, if it ships one (one depth a game:
     the book ``solve build`` makes and ``solve fetch`` fetches, :data:`solver.storage.checksums.EXPECTED_BOOK_ROOTS`);
     a book of another depth is believed as any table without a shipped checksum is."""
@@ -142,13 +150,13 @@ def expected_book_root(game: Game, depth: int) -> str | None:
     return shipped[1] if shipped is not None and shipped[0] == depth else None
 
 
-def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
+def earlier_roots(game: TableGame, kind: str = "compact") -> tuple[str, ...]:
     """Checksums ``game``'s table had in an earlier version of the format's contents: such a file still opens
     (:data:`solver.storage.checksums.EARLIER_COMPACT_ROOTS`); a build must give :func:`expected_root`."""
     return EARLIER_COMPACT_ROOTS.get(game.name, ()) if kind == "compact" else ()
 
 
-def refusal(root: str, game: Game, kind: str, *, expected: str | None = None) -> str | None:
+def refusal(root: str, game: TableGame, kind: str, *, expected: str | None = None) -> str | None:
     """Why a table file of ``game`` and ``kind`` whose contents hash to ``root`` is refused, or None.
 
     :param expected: the checksum it must have (a table at a URL: the shipped or the given one); default:
@@ -164,7 +172,7 @@ def refusal(root: str, game: Game, kind: str, *, expected: str | None = None) ->
     return None
 
 
-def checks_values(game: Game, kind: str) -> bool:
+def checks_values(game: TableGame, kind: str) -> bool:
     """Whether a table's blocks pass the values stage on first use: only where no checksum ships
     (a shipped one proves the bytes are those of a checked build; a forged file may lie anywhere else)."""
     return expected_root(game, kind) is None
@@ -172,7 +180,7 @@ def checks_values(game: Game, kind: str) -> bool:
 
 class _Header(Protocol):
     @property
-    def game(self) -> Game: ...
+    def game(self) -> TableGame: ...
     @property
     def kind(self) -> str: ...
     @property
@@ -282,7 +290,7 @@ def record(directory: str | os.PathLike[str], game: str, kind: str, root: str) -
     return False
 
 
-def built_here(directory: str | os.PathLike[str], game: Game, kind: str, root: str) -> bool:
+def built_here(directory: str | os.PathLike[str], game: TableGame, kind: str, root: str) -> bool:
     """This user's build wrote the table ``root`` of ``game`` and ``kind`` into ``directory``: recorded when no
     checksum ships for it (:func:`record`; a shipped one needs no record).
 

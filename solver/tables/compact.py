@@ -42,7 +42,7 @@ import numpy as np
 from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
 from ..contents.histograms import layer_histograms as scan_layer
 from ..contents.plausible import compact_check
-from ..contents.stored import layer_histograms, stored_layers
+from ..contents.stored import compact_meta, layer_histograms, stored_layers
 from ..encoding.coderules import code_rules, digit_fields
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
@@ -52,7 +52,7 @@ from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile, trust
 from ..storage.blockarray import BlockArray
-from ..storage.tablefile import BlockGuard, TableFile, compact_meta
+from ..storage.tablefile import BlockGuard, TableFile
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
 from .position import POSITION_SETTERS, Position
@@ -681,7 +681,7 @@ class CompactTable(Table):
         return {"scores": list(stored_layers(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)]))}
 
     def file_meta(self) -> Mapping[str, Any]:
-        """The index scheme, the layer offsets (:func:`solver.storage.tablefile.compact_meta`) and each layer's histograms
+        """The index scheme, the layer offsets (:func:`solver.contents.stored.compact_meta`) and each layer's histograms
         (:func:`solver.contents.stored.layer_histograms`): the file's own, for a table read from a file."""
         if self.file is not None and "layer_histograms" in self.file.header.meta:
             return self.file.header.meta
