@@ -41,8 +41,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
+from ..api import expected_root
 from ..errors import quote
-from ..storage.tablefile import expected_root
 from ..tables import Table
 
 PREFIX = "/tables/"
