@@ -393,19 +393,25 @@ class Rules:
 
     # -- many boards -------------------------------------------------------------------
     def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
-        """The status of many board words (uint8, flat; illegal piece counts: :data:`INVALID`)."""
-        return self.classify_words(words)[0]
-
-    def classify_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(status, pieces)`` of many board words, uint8 each, flat: what a batch look-up needs
-        besides the table's bytes. The piece counts are checked here: a board with illegal counts
-        (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
-        """
+        """The status of many board words (uint8, flat; illegal piece counts: :data:`INVALID`), in steps of ``2**14``."""
         flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
         status = np.empty(flat.size, dtype=np.uint8)
         pieces = np.empty(flat.size, dtype=np.uint8)
         for a in range(0, flat.size, _STEP):
             self._classify_step(flat[a : a + _STEP], status[a : a + _STEP], pieces[a : a + _STEP])
+        return status
+
+    def classify_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, pieces)`` of many board words, uint8 each, flat: what a batch look-up needs
+        besides the table's bytes. The piece counts are checked here: a board with illegal counts
+        (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
+        The words are done in one step: keep them to a few ``2**14`` so the temporaries stay in cache
+        (:meth:`statuses_of_words` steps through any number).
+        """
+        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
+        status = np.empty(flat.size, dtype=np.uint8)
+        pieces = np.empty(flat.size, dtype=np.uint8)
+        self._classify_step(flat, status, pieces)
         return status, pieces
 
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
