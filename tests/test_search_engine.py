@@ -349,7 +349,7 @@ def _claimeven_checked(name: str) -> int:
     geo = geometry_of(game)
     bounded = 0
     for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
-        if game.rules.judge(code_)[0] != IN_PLAY:
+        if code_rules(game).judge(code_)[0] != IN_PLAY:
             continue
         where = position_of(game, code_)
         bound = int(claimeven_bound(np.uint64(where.pos), np.uint64(where.mask), geo))
