@@ -16,7 +16,7 @@ packages. What they need beyond the functions above is re-exported here by name 
 fetch_table``), so one place says what a front end may do to a table: build and estimate one (``solve
 build``), prove it or check a sample (``solve verify``), fetch one from a mirror (``solve fetch``), build and
 verify a Connect Four book (``solve book``), answer by search (:class:`SearchTable`), and the few plain
-helpers a front end prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`expected_root`
+helpers a front end prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped`
 for a download list, :func:`write_atomic` for a report, :func:`remove_dead_temporaries` after a killed build).
 None is in ``__all__``: :mod:`solver` re-exports the public functions only.
 """
@@ -38,7 +38,7 @@ from .search.engine import Progress
 from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
 from .storage.fsutil import write_atomic as write_atomic
 from .storage.remote import is_url as is_url
-from .storage.tablefile import expected_root as expected_root
+from .storage.tablefile import is_shipped as is_shipped
 from .storage.tablefile import rebuild_command as rebuild_command
 from .store import book as _book
 from .store import make as _builder

@@ -107,11 +107,12 @@ def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: n
     part = np.asarray(scores)
     if not game.rules.status_is_exact:  # gravity: every canonical board is read (module docstring)
         return canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
-    if ply == game.cells:
+    if game.rules.all_finished(ply):  # the full layer: no board is in play
         return np.zeros(part.size, dtype=bool)
     keep = canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
     keep &= part != UNREACHABLE
-    keep &= part != game.rules.line_score  # a line completed: the rule scores it, the table need not
+    for finished in game.rules.finished_scores(ply):  # a finished board (a line completed): the rule scores it, the table need not
+        keep &= part != finished
     return keep
 
 
@@ -119,7 +120,7 @@ def first_read(game: Game, ply: int, scores: np.ndarray) -> int:
     """The score of the first board of a layer that a look-up reads (its first board's, if none is read)."""
     if not len(scores):
         return UNREACHABLE
-    for start in range(0, len(scores) if ply < game.cells else 0, FILL_STEP):
+    for start in range(0, 0 if game.rules.all_finished(ply) else len(scores), FILL_STEP):
         part = np.asarray(scores[start : start + FILL_STEP])
         read = np.flatnonzero(read_mask(game, ply, part, start))
         if read.size:

@@ -98,6 +98,10 @@ class Outcome(enum.Enum):
     INVALID = "invalid"
 
 
+OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
+"""Every :class:`Outcome`, in order: :meth:`Rules.outcomes_of_scores` gives a board's place here."""
+
+
 class Rules:
     """The rule of one game (module docstring): a board, a move rule and a scoring. Get it from the game: ``game.rules``."""
 
@@ -290,6 +294,98 @@ class Rules:
             winner = self.scoring.full_winner()
             return Outcome.DRAWN if winner is None else (Outcome.X_WON if winner == "X" else Outcome.O_WON)
         return (Outcome.IN_PLAY, Outcome.IN_PLAY, Outcome.DRAWN, Outcome.INVALID)[status]
+
+    # -- what a look-up's score says: over, and who won -----------------------------------------
+    @cached_property
+    def _finished_scores(self) -> tuple[frozenset[int], ...]:
+        line, full = self.line_score, self.full_score
+        return tuple(frozenset({line, full} if pieces == self.game.cells else {line}) for pieces in range(self.game.cells + 1))
+
+    def finished_scores(self, pieces: int) -> frozenset[int]:
+        """The scores the rule gives a finished board with ``pieces`` pieces (:attr:`status_scores`): a completed
+        line's and, on a full board, a full board's. A reachable board is over exactly when its score is one of
+        them: no board in play scores ``WIN`` or ``-WIN`` (a result 0 plies away), and a full board has no move."""
+        return self._finished_scores[pieces]
+
+    def all_finished(self, pieces: int) -> bool:
+        """Whether every board with ``pieces`` pieces is over (the full board: no move is left), so none is in play."""
+        return pieces == self.game.cells
+
+    def outcome_of_score(self, score: int, pieces: int) -> Outcome:
+        """The :class:`Outcome` of a reachable board from what a look-up has of it: its score for the side to move
+        (:mod:`solver.rules.score`) and its pieces, without judging the board again (:meth:`outcome_of_word` judges it).
+
+        Over when the score is one the rule gives a finished board (:meth:`finished_scores`); then a positive
+        score is the side to move's win (misère: the last mover completed a line; armageddon: O on a full
+        board), a negative one the last mover's, and 0 a draw.
+
+        >>> from solver.rules.game import parse_game
+        >>> rules = parse_game("3x3k3").rules
+        >>> rules.outcome_of_score(-100, 5), rules.outcome_of_score(0, 9), rules.outcome_of_score(0, 4)
+        (<Outcome.X_WON: 'X won'>, <Outcome.DRAWN: 'drawn'>, <Outcome.IN_PLAY: 'in play'>)
+        >>> parse_game("3x3k3-armageddon").rules.outcome_of_score(100, 9)
+        <Outcome.O_WON: 'O won'>
+        """
+        if score not in self._finished_scores[pieces]:
+            return Outcome.IN_PLAY
+        if score == 0:
+            return Outcome.DRAWN
+        return Outcome.X_WON if (score > 0) == (pieces % 2 == 0) else Outcome.O_WON
+
+    def outcomes_of_scores(self, scores: np.ndarray, pieces: np.ndarray | int) -> np.ndarray:
+        """:meth:`outcome_of_score` of many reachable boards: each board's place in :data:`OUTCOMES` (uint8, shaped
+        like ``scores``; ``pieces`` broadcast against them)."""
+        wide = np.asarray(scores).astype(np.int16)
+        count = np.broadcast_to(np.asarray(pieces, dtype=np.int64), wide.shape)
+        finished = (wide == self.line_score) | ((count == self.game.cells) & (wide == self.full_score))
+        x_won = (wide > 0) == (count % 2 == 0)
+        won = np.where(x_won, OUTCOMES.index(Outcome.X_WON), OUTCOMES.index(Outcome.O_WON))
+        ended = np.where(wide == 0, OUTCOMES.index(Outcome.DRAWN), won)
+        return np.where(finished, ended, OUTCOMES.index(Outcome.IN_PLAY)).astype(np.uint8)
+
+    def over_words(self, completer: str | None) -> str:
+        """A finished game in words (what follows ``"game over: "``), from who completed a line (None: a full board
+        without one): ``"X won"``; misère ``"O won (X completed a line and lost)"``; a full board the scoring's
+        words (``"a draw"``)."""
+        if completer is None:
+            return self.scoring.full_words()
+        winner = self.line_winner(completer)
+        return f"{winner} won" if self.line_wins else f"{winner} won ({self.end_words(completer)})"
+
+    # -- the moves the rule settles, and the children it scores -----------------------------------
+    def settled_moves(self, completing: int, moves: int, pieces: int) -> int:
+        """The best moves of a board in play that the rule settles without reading a child (a bit each; 0: read the
+        children): the moves that complete a line where that wins, or where every move does (misère: all lose),
+        and the one move left on the last empty cell.
+
+        :param completing: the moves (of ``moves``) that complete a line for the side to move (:meth:`winning_cells`).
+        :param moves: the side to move's moves (:meth:`moves`); ``pieces``: the pieces on the board.
+        """
+        if completing and (self.line_wins or not moves & ~completing):
+            return completing
+        return moves if pieces + 1 == self.game.cells else 0
+
+    def settled_moves_many(self, completing: np.ndarray, moves: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+        """:meth:`settled_moves` of many boards in play (masks like ``moves``; 0 where the children must be read)."""
+        settled = (completing != 0) & (self.line_wins | ((moves & ~completing) == 0))
+        last = ~settled & (np.asarray(pieces) == self.game.cells - 1)
+        return np.where(settled, completing, np.where(last, moves, 0)).astype(moves.dtype)
+
+    def ruled_child_scores(self, completing: int, moves: int, pieces: int) -> dict[int, int]:
+        """The scores, for their side to move, of the children of a board in play that the rule gives without a
+        table (cell: score): a move that completes a line ends the game (:attr:`line_score`), one that fills the
+        board too (:attr:`full_score`). None where the status is not exact (:attr:`status_is_exact`: gravity
+        reads every child, which may say ``UNREACHABLE``)."""
+        if not self.status_is_exact:
+            return {}
+        full = pieces + 1 == self.game.cells
+        found = {}
+        for cell in range(self.game.cells):
+            if completing >> cell & 1:
+                found[cell] = self.line_score
+            elif full and moves >> cell & 1:
+                found[cell] = self.full_score
+        return found
 
     def completes_line(self, masks: np.ndarray) -> np.ndarray:
         """Whether each of many one-player cell masks holds a whole line (bool, shaped like ``masks``)."""

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import RegistryWarning, TableError
+from ..errors import InvalidArgumentError, RegistryWarning, TableError, quote
 from .checksums import EARLIER_COMPACT_ROOTS, EXPECTED_BOOK_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
 from .fsutil import file_kind, write_atomic
 
@@ -172,6 +172,76 @@ def refusal(root: str, game: TableGame, kind: str, *, expected: str | None = Non
     return None
 
 
+def book_refusal(root: str, game: TableGame, depth: int) -> str | None:
+    """Why a book of ``depth`` plies of ``game`` whose contents hash to ``root`` is refused, or None: only a book of
+    the depth whose checksum ships is held to it (:func:`expected_book_root`); another is believed as any table
+    without a shipped checksum is (:func:`trust_or_prove`)."""
+    expected = expected_book_root(game, depth)
+    return None if expected is None else refusal(root, game, "book", expected=expected)
+
+
+def is_shipped(root: str, game: TableGame, kind: str) -> bool:
+    """Whether ``root`` is the checksum the package ships for ``game``'s table of ``kind``."""
+    return expected_root(game, kind) == root
+
+
+def build_refusal(root: str, game: TableGame, kind: str) -> str | None:
+    """The shipped checksum a table just built here should have had, when one ships and ``root`` is not it (the
+    build is wrong: it is not written), or None."""
+    shipped = expected_root(game, kind)
+    return shipped if shipped is not None and root != shipped else None
+
+
+def check_checksum_type(checksum: object) -> None:
+    """Refuse a given checksum that is not a str (or None).
+
+    :raises InvalidArgumentError: naming the argument.
+    """
+    if checksum is not None and not isinstance(checksum, str):
+        raise InvalidArgumentError(f"checksum must be a SHA-256 in hexadecimal (a str), not {type(checksum).__name__} {quote(checksum)}")
+
+
+def required_root(game: TableGame, kind: str, checksum: str | None) -> str:
+    """The checksum ``game``'s table of ``kind`` from a server (a mirror, a URL) must have: the shipped one, else the
+    one its publisher gives (``checksum``): nothing else proves that the bytes a server sends are a table.
+
+    :raises InvalidArgumentError: for a checksum that is not a str.
+    :raises TableError: when neither exists, or ``checksum`` is not a SHA-256 in hex or differs from the shipped one.
+    """
+    check_checksum_type(checksum)
+    shipped = expected_root(game, kind)
+    given = checksum.strip().lower() if checksum else None
+    if given is not None and (len(given) != 64 or any(c not in "0123456789abcdef" for c in given)):
+        raise TableError(f"--checksum {checksum[:80] if checksum else ''!r} is not a SHA-256 (64 hexadecimal digits)")
+    if shipped is not None and given is not None and given != shipped:
+        raise TableError(f"the checksum given for {game.name}, {given}, is not the one the package ships ({shipped}); the shipped one is used: drop --checksum")
+    found = shipped or given
+    if found is None:
+        raise TableError(
+            f"no checksum ships for {kind} {game.name} tables, and none was given: a table from a server is used only when its "
+            "checksum is known: give the one its publisher gives (--checksum SHA256, checksum=)"
+        )
+    return found
+
+
+def expects(game: TableGame | None, checksum: str | None) -> Callable[[_Header], str | None]:
+    """What a table's header read from a server is checked against (:func:`solver.storage.remote.read_remote_header`):
+    the checksum its table must have (:func:`required_root`), or None for a header of another game than ``game``."""
+
+    def expected(header: _Header) -> str | None:
+        if game is not None and header.game != game:
+            return None
+        return required_root(header.game, header.kind, checksum)
+
+    return expected
+
+
+def is_required(root: str | None, game: TableGame, kind: str, checksum: str | None) -> bool:
+    """Whether a table file already in place, whose root is ``root`` (None: no readable table), is the one a fetch of
+    ``game``'s table would install (:func:`required_root`)."""
+    return root is not None and refusal(root, game, kind, expected=required_root(game, kind, checksum)) is None
+
+
 def checks_values(game: TableGame, kind: str) -> bool:
     """Whether a table's blocks pass the values stage on first use: only where no checksum ships
     (a shipped one proves the bytes are those of a checked build; a forged file may lie anywhere else)."""
@@ -297,6 +367,18 @@ def built_here(directory: str | os.PathLike[str], game: TableGame, kind: str, ro
     :returns: whether the table is believed from now on (shipped, or recorded).
     """
     return expected_root(game, kind) is not None or record(directory, game.name, kind, root)
+
+
+def fetched_here(directory: str | os.PathLike[str], game: TableGame, kind: str, root: str) -> bool:
+    """A fetch installed the table ``root`` into ``directory`` after every block passed against the root it had to
+    have (:func:`required_root`): recorded as :func:`built_here` records a build, when no checksum ships for it."""
+    return built_here(directory, game, kind, root)
+
+
+def proved_here(directory: str | os.PathLike[str], game: TableGame, kind: str, root: str) -> bool:
+    """The table ``root`` in ``directory`` was just proved whole (``solve verify``): recorded as :func:`built_here`
+    records a build, when no checksum ships for it."""
+    return built_here(directory, game, kind, root)
 
 
 def warn_unrecorded(directory: str | os.PathLike[str], problem: str, consequence: str) -> None:

@@ -154,7 +154,7 @@ def sample_layer(game: Game, ply: int, boards: int, seed: int, *, canonical: boo
     """
     index = layout(game)
     start, stop = index.layer_offsets[ply], index.layer_offsets[ply + 1]
-    if ply == game.cells:
+    if game.rules.all_finished(ply):
         return np.zeros(0, dtype=np.int64)  # the full board: every board is finished
     rng = np.random.default_rng([seed, ply])
     if stop - start <= ENUMERATE_BOARDS:

@@ -6,9 +6,10 @@ for one position; this module does the same for a batch, vectorised over positio
 the same three cases:
 
 1. the moves that complete a line (:meth:`solver.rules.base.Rules.winning_cells_many`) end
-   the game at once: where that wins (:attr:`solver.rules.base.Rules.line_wins`), or where
-   every move does, they are the best moves, and no child is read;
-2. on the last empty cell, the move ends the game: it is the best move;
+   the game at once: where that wins, or where every move does, they are the best moves,
+   and no child is read;
+2. on the last empty cell, the move ends the game: it is the best move (cases 1 and 2 are
+   the rule's, :meth:`solver.rules.base.Rules.settled_moves_many`);
 3. else every other child is in play (in misère play the moves that complete a line lose
    at once, so they are the worst), and its score is read at its canonical board
    (:meth:`solver.encoding.symmetry.Symmetries.canonical_child_grid`: from the position's own
@@ -92,11 +93,8 @@ def plan(
     empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column
     completing = rules.winning_cells_many(np.where(x_moves, x, o), empty)
     others = empty & ~completing
-    settled = (completing != 0) & (rules.line_wins | (others == 0))
-    masks = np.where(settled, completing, np.uint32(0))
-    last = ~settled & (pieces == game.cells - 1)
-    masks[last] = empty[last]
-    read = ~settled & ~last
+    masks = rules.settled_moves_many(completing, empty, pieces)  # the rule's: no child read
+    read = masks == 0
     children = [_children(game, codes, others, np.flatnonzero(read & (x_moves == (piece == 1))), piece, images, columns) for piece in (1, 2)]
     return masks, [found for found in children if found.rows.size]
 

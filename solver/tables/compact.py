@@ -317,12 +317,10 @@ class CompactTable(Table):
         the children read here are kept as its :attr:`~Position.move_scores` (:attr:`Position.moves` reads none again)."""
         if position.is_over:
             return 0
-        x, o, empty, completing = self._moves_of(position)
-        others = empty & ~completing
-        if completing and (self._rules.line_wins or not others):
-            return completing
-        if position.pieces + 1 == self.game.cells:
-            return empty
+        _, _, empty, completing = self._moves_of(position)
+        settled = self._rules.settled_moves(completing, empty, position.pieces)
+        if settled:
+            return settled
         scored = position.move_scores
         best = max(score for _, score in scored)
         return sum(1 << cell for cell, score in scored if score == best)
@@ -332,22 +330,19 @@ class CompactTable(Table):
         score for the mover is the position's score; children are read one by one until it is found."""
         _, _, empty, completing = self._moves_of(position)
         cols, rules = self.game.cols, self._rules
-        if completing and rules.line_wins:  # a move that completes a line wins at once
+        settled = rules.settled_moves(completing, empty, position.pieces)  # every one of them best: no child read
+        if settled:
             if rules.move.form == "column":
-                return min(cell % cols for cell in range(self.game.cells) if completing >> cell & 1)
-            return self.game.coords((completing & -completing).bit_length() - 1)
+                return min(cell % cols for cell in range(self.game.cells) if settled >> cell & 1)
+            return self.game.coords((settled & -settled).bit_length() - 1)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
         if rules.move.form == "column":
             cells.sort(key=lambda cell: cell % cols)
-        full, piece, wanted = position.pieces + 1 == self.game.cells, 1 if position.pieces % 2 == 0 else 2, position.score
+        piece, wanted = 1 if position.pieces % 2 == 0 else 2, position.score
+        ruled = rules.ruled_child_scores(completing, empty, position.pieces)
         children = self._sym.canonical_child_codes(position.code, piece, cells)
         for cell, child_code in zip(cells, children, strict=True):
-            if rules.status_is_exact and completing >> cell & 1:
-                child = rules.line_score
-            elif rules.status_is_exact and full:
-                child = 0
-            else:
-                child = self._stored(self._index(child_code))
+            child = ruled[cell] if cell in ruled else self._stored(self._index(child_code))
             if (child > 0) - (child < 0) - child == wanted:  # parent_score: the move keeps the position's score
                 return cell % cols if rules.move.form == "column" else self.game.coords(cell)
         raise TableError(f"{self.path or 'table'}: code {position.code} has no move reaching its score; rebuild it with: {self.rebuild_command}")
@@ -371,10 +366,7 @@ class CompactTable(Table):
             return ()
         _, _, empty, completing = self._moves_of(position)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
-        ruled: dict[int, int] = {}
-        if self._rules.status_is_exact:
-            line, full = self._rules.line_score, position.pieces + 1 == self.game.cells
-            ruled = {cell: line if completing >> cell & 1 else 0 for cell in cells if full or completing >> cell & 1}
+        ruled = self._rules.ruled_child_scores(completing, empty, position.pieces)
         read = [cell for cell in cells if cell not in ruled]
         piece = 1 if position.pieces % 2 == 0 else 2
         found = dict(zip(read, self._stored_items(list(map(self._index, self._sym.canonical_child_codes(position.code, piece, read)))), strict=True))
@@ -384,10 +376,9 @@ class CompactTable(Table):
     def best_mask_of(self, code: int) -> int:
         """Bit ``cell`` set for every best move of a reachable code (0 when the game is over or no game reaches it).
 
-        The moves whose child has the smallest score (:mod:`solver.rules.score`): where completing a
-        line wins (:attr:`solver.rules.base.Rules.line_wins`), the moves that complete one are best
-        (the children need not be read); where it loses, they are the worst unless every move
-        completes one; on the last empty cell a move ends the game; else the children are read at their canonical boards
+        The moves whose child has the smallest score (:mod:`solver.rules.score`): those the rule settles
+        without a child read (:meth:`solver.rules.base.Rules.settled_moves`: the moves that complete a line
+        where that wins, or where every move does; the last empty cell); else the other children are read at their canonical boards
         (:meth:`solver.encoding.symmetry.Symmetries.canonical_child_codes`). Plain ints throughout:
         a position has at most ``cells`` children, too few for numpy's per-call cost.
         """
@@ -401,11 +392,10 @@ class CompactTable(Table):
         piece, mover = (1, x) if pieces % 2 == 0 else (2, o)
         empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         completing = self._rules.winning_cells(mover, empty)
+        settled = self._rules.settled_moves(completing, empty, pieces)
+        if settled:
+            return settled
         others = empty & ~completing
-        if completing and (self._rules.line_wins or not others):
-            return completing
-        if pieces + 1 == self.game.cells:
-            return empty
         cells = [cell for cell in range(self.game.cells) if others >> cell & 1]
         children = self._stored_items(list(map(self._index, self._sym.canonical_child_codes(code, piece, cells))))
         lowest = min(children)
