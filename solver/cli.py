@@ -23,7 +23,42 @@ from typing import Any, NoReturn, cast
 
 import click
 
-from .api import MIRROR_ENV, Tablebase, default_tablebase, parse_game
+from .api import (
+    DEFAULT_BOOK_SAMPLE,
+    DEFAULT_REFERENCE,
+    MAX_EMPTY,
+    MIRROR_ENV,
+    BuildEstimate,
+    BuildProgress,
+    Check,
+    LayerCheck,
+    SearchTable,
+    Tablebase,
+    book_game,
+    build_book,
+    check_sample,
+    cluster_scheduler,
+    default_depth,
+    default_tablebase,
+    describe_book,
+    estimate,
+    estimate_book,
+    fetch_table,
+    format_duration,
+    is_url,
+    kind_for,
+    parse_game,
+    proof,
+    proof_seconds,
+    proof_work,
+    rebuild_command,
+    refuse_beyond_machine,
+    refuse_replacing,
+    remove_dead_temporaries,
+    sample_seconds,
+    verify_book,
+    write_atomic,
+)
 from .encoding import board as _board
 from .encoding.drops import move_string_code
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
@@ -48,17 +83,6 @@ from .present.charts import outcomes_svg
 from .present.describe import column_board, move_words, stats_text, status_line
 from .present.report import GRADE_LIMIT, describe_report
 from .rules.game import DENSE_MAX_CELLS, Game
-from .storage.fsutil import remove_dead_temporaries, write_atomic
-from .storage.remote import is_url
-from .storage.tablefile import rebuild_command
-from .store.book import DEFAULT_SAMPLE as DEFAULT_BOOK_SAMPLE
-from .store.book import book_game, build_book, default_depth, estimate_book, verify_book
-from .store.book import describe as describe_book
-from .store.estimate import BuildEstimate, estimate, format_duration, proof_seconds, refuse_beyond_machine, sample_seconds
-from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, proof_work, refuse_replacing
-from .store.mirror import fetch_table
-from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
-from .store.searched import SearchTable
 from .tables import Table
 from .tables.analysis import GameAnalysis, move_code
 from .tables.analysis import analyze as _analyze

@@ -266,8 +266,8 @@ def _planes(observation: Any) -> np.ndarray:
 
 def _o_has_won(*, x_mask: int, o_mask: int) -> bool:
     """Whether the rule says O has won tic-tac-toe on the board with these cells (a bit each)."""
-    code = sum(3**cell * ((x_mask >> cell & 1) + 2 * (o_mask >> cell & 1)) for cell in range(DEFAULT_GAME.cells))
-    return DEFAULT_GAME.rules.outcome(code) is Outcome.O_WON
+    rules = DEFAULT_GAME.rules
+    return rules.outcome_of_word(rules.join(x_mask, o_mask)) is Outcome.O_WON
 
 
 def _observer_mark(own_mask: int, other_mask: int, agent: str | None) -> int:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import solver
+from solver.encoding.coderules import code_rules
 from solver.encoding.layouts import layout
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import IN_PLAY, INVALID, OUTCOMES, Outcome
@@ -43,8 +44,8 @@ def _compact(name: str, directory: Path) -> tuple[CompactTable, list[np.ndarray]
 
 def _check_layer(name: str, ply: int, codes: np.ndarray, scores: np.ndarray) -> None:
     """The kernel's scores of a layer's boards agree with the rule's status and outcome of each board."""
-    rules = parse_game(name).rules
-    status = rules.statuses(codes)
+    rules, coded = parse_game(name).rules, code_rules(parse_game(name))
+    status = coded.statuses(codes)
     reached = scores != UNREACHABLE
     finished = reached & (status != IN_PLAY) & (status != INVALID)
     wanted = np.take(np.array(rules.status_scores, dtype=np.int16), status)
@@ -54,7 +55,7 @@ def _check_layer(name: str, ply: int, codes: np.ndarray, scores: np.ndarray) -> 
     if rules.status_is_exact:
         assert (scores[status == INVALID] == UNREACHABLE).all(), f"{name} layer {ply}: a board the rule refuses is stored as reached"
     outcome = rules.outcomes_of_scores(scores[reached], ply)
-    judged = [OUTCOMES.index(rules.outcome(code)) for code in codes[reached].tolist()]
+    judged = [OUTCOMES.index(coded.outcome(code)) for code in codes[reached].tolist()]
     assert outcome.tolist() == judged, f"{name} layer {ply}: the outcome of a score is not the rule's outcome of the board"
 
 
@@ -75,7 +76,7 @@ def test_the_dense_kernel_scores_every_board_as_the_rule_judges_it(name: str) ->
     found = table.lookup_codes(codes, check=False)
     pieces = np.asarray(found.pieces)
     for ply in range(game.cells + 1):
-        here = codes[(pieces == ply) & (game.rules.statuses(codes) != INVALID)]
+        here = codes[(pieces == ply) & (code_rules(game).statuses(codes) != INVALID)]
         _check_layer(name, ply, here, np.asarray(table.score)[here].astype(np.int16))
 
 
@@ -85,7 +86,7 @@ def test_a_position_is_over_and_won_exactly_where_the_rule_says(name: str, tmp_p
     dense, (compact, _) = solver.build_table(game=game), _compact(name, tmp_path)
     for table in (dense, compact):
         for code in dense.reachable_codes().tolist():
-            position, outcome = table.at(code), game.rules.outcome(code)
+            position, outcome = table.at(code), code_rules(game).outcome(code)
             assert position.outcome is outcome, f"{name} {position.board}: {position.outcome}, the rule says {outcome}"
             assert position.is_over == (outcome is not Outcome.IN_PLAY)
             assert position.winner == {Outcome.X_WON: "X", Outcome.O_WON: "O"}.get(outcome)
@@ -106,7 +107,7 @@ def test_the_counts_of_finished_boards_name_the_winner_the_rule_names(name: str,
     compact = _compact(name, tmp_path)[0].stats()
     assert dense["terminal"] == compact["terminal"], f"{name}: the dense and the compact table count finished boards differently"
     codes = solver.build_table(game=game).reachable_codes()
-    judged = [game.rules.outcome(code) for code in codes.tolist()]
+    judged = [code_rules(game).outcome(code) for code in codes.tolist()]
     expected = {key: judged.count(which) for key, which in (("x_wins", Outcome.X_WON), ("o_wins", Outcome.O_WON), ("draws", Outcome.DRAWN))}
     assert {key: dense["terminal"][key] for key in expected} == expected
     if game.rules.scoring.full_winner() == "O":

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from reference import Reference, board_of, code
 
+from solver.encoding.coderules import code_rules
 from solver.errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout
 from solver.retrograde.dense import build_arrays
 from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
@@ -82,9 +83,10 @@ def _bits(game_name: str, code_: int) -> tuple[int, int]:
 def test_the_bitboard_moves_and_lines_are_the_gravity_rules_on_every_reachable_board(name: str) -> None:
     game = parse_game(name)
     rules, geo = game.rules, geometry_of(game)
+    coded = code_rules(game)
     for code_ in reachable(name):
         x, o = _bits(name, code_)
-        status, _ = rules.judge(code_)
+        status, _ = coded.judge(code_)
         cells_x = sum(1 << cell for cell, d in enumerate(board_of(code_, game.cells)) if d == 1)
         cells_o = sum(1 << cell for cell, d in enumerate(board_of(code_, game.cells)) if d == 2)
         landing = possible(np.uint64(x | o), geo)
@@ -101,8 +103,8 @@ def test_the_engine_refuses_exactly_the_boards_the_rules_call_unreachable_or_fin
     rng = random.Random(7)
     codes = reachable(name) + [rng.randrange(game.codes) for _ in range(3000)]
     for code_ in codes:
-        status, _ = game.rules.judge(code_)
-        unreachable = status == INVALID or game.rules.violation(code_) is not None
+        status, _ = code_rules(game).judge(code_)
+        unreachable = status == INVALID or code_rules(game).violation(code_) is not None
         try:
             position_of(game, code_)
             accepted = True
@@ -121,7 +123,7 @@ def test_the_engine_gives_every_position_of_a_small_table_its_score_and_every_mo
     eng = engine(name)
     checked = 0
     for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
-        if game.rules.judge(code_)[0] != IN_PLAY:
+        if code_rules(game).judge(code_)[0] != IN_PLAY:
             continue
         answer = eng.solve(code_)
         assert answer.score == table[code_], f"{name} {code_}: engine {answer.score}, table {table[code_]}"
@@ -348,7 +350,7 @@ def _claimeven_checked(name: str) -> int:
     geo = geometry_of(game)
     bounded = 0
     for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
-        if game.rules.judge(code_)[0] != IN_PLAY:
+        if code_rules(game).judge(code_)[0] != IN_PLAY:
             continue
         where = position_of(game, code_)
         bound = int(claimeven_bound(np.uint64(where.pos), np.uint64(where.mask), geo))

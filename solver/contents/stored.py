@@ -31,6 +31,7 @@ gets the same bytes as one pass (:func:`stored_layers`). Deterministic.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +45,19 @@ FILL_STEP = 1 << 22
 """Boards handled at once when a whole layer is streamed (4 Mi: a few tens of MiB of working memory)."""
 _LOOK_BACK = 1 << 16
 """Boards looked at per step when :func:`fill_before` searches backwards for the last board read."""
+
+
+def compact_meta(game: Game) -> dict[str, Any]:
+    """What a compact table file records about its layout in ``meta``: the index scheme and the layer offsets (the
+    table file, :mod:`solver.storage.tablefile`, stores ``meta`` as it is given: the layout is this layer's meaning)."""
+    index = layout(game)
+    return {
+        "index": index.scheme,
+        "index_version": index.scheme_version,
+        "layer_offsets": list(index.layer_offsets[:-1]),
+        "layer_sizes": list(index.layer_sizes),
+        "score": "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss, -128 unreachable",
+    }
 
 
 def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarray:

@@ -143,18 +143,6 @@ def rebuild_command(game: Game, path: Path | str, *, force: bool = False) -> str
     return f"solve build --game {game.name} --output {path}{' --force' if force else ''}"
 
 
-def compact_meta(game: Game) -> dict[str, Any]:
-    """What a compact table file records about its layout in ``meta``: the index scheme and the layer offsets."""
-    index = layout(game)
-    return {
-        "index": index.scheme,
-        "index_version": index.scheme_version,
-        "layer_offsets": list(index.layer_offsets[:-1]),
-        "layer_sizes": list(index.layer_sizes),
-        "score": "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss, -128 unreachable",
-    }
-
-
 def dense_entries(score: np.ndarray, ply: np.ndarray, best: np.ndarray) -> np.ndarray:
     """Pack a dense build's three per-code arrays into :data:`ENTRY` records."""
     entries = np.empty(score.shape, dtype=ENTRY)

@@ -47,6 +47,7 @@ from typing import Any, ClassVar, NoReturn
 import numpy as np
 
 from ..encoding.board import check_rules
+from ..encoding.coderules import code_rules
 from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
@@ -182,7 +183,7 @@ class SearchTable(Table):
         game goes on; a board that breaks a rule raises, naming the rule."""
         if not 0 <= code < self.game.codes:
             self._refuse(code)
-        status, _ = self.game.rules.judge(code)
+        status, _ = code_rules(self.game).judge(code)
         if status == INVALID:
             check_rules(self.game, code)
         if status in (LINE, DRAWN):
@@ -192,7 +193,7 @@ class SearchTable(Table):
 
     def score_of(self, code: int) -> int:
         """The score of a code for the side to move, searched (``UNREACHABLE`` for a board no game reaches)."""
-        if not 0 <= code < self.game.codes or self.game.rules.violation(code) is not None:
+        if not 0 <= code < self.game.codes or code_rules(self.game).violation(code) is not None:
             return UNREACHABLE
         found = self._shared.recall(code)
         if found is not None:
@@ -224,12 +225,12 @@ class SearchTable(Table):
         for index, code in enumerate(flat):
             score[index], best[index] = self._batch_answer(code, check, deadline, index, len(flat))
             if check and score[index] == UNREACHABLE:
-                raise InvalidBoardError(f"codes[{index}] = {code} is not a reachable position: {self.game.rules.violation(code)}")
+                raise InvalidBoardError(f"codes[{index}] = {code} is not a reachable position: {code_rules(self.game).violation(code)}")
         ply = np.array([_pieces(self.game, code) for code in flat], dtype=np.uint8)
         return Scores(self.game, score.reshape(shape), ply.reshape(shape), best.reshape(shape))
 
     def _batch_answer(self, code: int, check: bool, deadline: float | None, index: int, total: int) -> tuple[int, int]:
-        if self.game.rules.violation(code) is not None:
+        if code_rules(self.game).violation(code) is not None:
             return UNREACHABLE, 0
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:

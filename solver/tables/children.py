@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoding.coderules import code_rules
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..rules.base import O_SHIFT
@@ -74,7 +75,7 @@ def plan(
     :param codes: positions in play (the rules say so and a game reaches them), int64, flat;
         keep them to a few ``2**13`` (each has a row of ``cells`` children).
     :param pieces: the pieces on each board (uint8): X moves when even.
-    :param words: the boards' words (:meth:`solver.rules.base.Rules.words`) if the caller kept them
+    :param words: the boards' words (:meth:`solver.encoding.coderules.CodeRules.words`) if the caller kept them
         (a batch look-up does); else computed here.
     :param images: the boards' images under symmetries ``1 ..`` if the caller kept them (uint32, ``(count - 1,
         boards)``: :meth:`solver.encoding.symmetry.Symmetries.canonical_codes`), a batch's: code ``i``'s in
@@ -86,7 +87,7 @@ def plan(
     """
     rules = game.rules
     if words is None:
-        words = rules.words(codes)
+        words = code_rules(game).words(codes)
     x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT).astype(np.uint32)
     x_moves = pieces % 2 == 0
     empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column

@@ -42,17 +42,17 @@ import numpy as np
 from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
 from ..contents.histograms import layer_histograms as scan_layer
 from ..contents.plausible import compact_check
-from ..contents.stored import layer_histograms, stored_layers
+from ..contents.stored import compact_meta, layer_histograms, stored_layers
+from ..encoding.coderules import code_rules, digit_fields
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
 from ..rules.base import IN_PLAY
-from ..rules.bitboard import digit_fields
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile, trust
 from ..storage.blockarray import BlockArray
-from ..storage.tablefile import BlockGuard, TableFile, compact_meta
+from ..storage.tablefile import BlockGuard, TableFile
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
 from .position import POSITION_SETTERS, Position
@@ -153,13 +153,15 @@ class CompactTable(Table):
         self._index = self.layout.index_of_code
         self._sym = symmetries(self.game)
         self._rules = self.game.rules
+        self._coded = code_rules(self.game)
+        """The rule asked of codes (:mod:`solver.encoding.coderules`): codes read as the rule's board words."""
         self._status_scores = np.array(self._rules.status_scores, dtype=np.int8)
         """The score the rule gives each status (:attr:`solver.rules.base.Rules.status_scores`)."""
         self._reads = np.array(self._rules.table_reads, dtype=bool)
         """Whether a look-up reads the stored byte of a board of each status (:attr:`solver.rules.base.Rules.table_reads`)."""
         self._pool: ThreadPoolExecutor | None = None
         self._last_word = (-1, 0)
-        """The code :meth:`at` last answered and its board word (:meth:`solver.rules.base.Rules.word_of`)."""
+        """The code :meth:`at` last answered and its board word (:meth:`solver.encoding.coderules.CodeRules.word_of`)."""
         self._guard = guard
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
@@ -281,7 +283,7 @@ class CompactTable(Table):
         Finished and unreachable boards are scored by the rules (:mod:`solver.rules.base`), the
         others read at their canonical board (:mod:`solver.encoding.symmetry`).
         """
-        status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
+        status = self._coded.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
         if not self._reads[status]:
             return self._rules.status_scores[status]
         return self._stored(self._index(self._sym.canonical_code_of(code)))
@@ -293,7 +295,7 @@ class CompactTable(Table):
         """
         if not 0 <= code < self._codes:
             self._refuse(code)
-        word = self._rules.word_of(code)
+        word = self._coded.word_of(code)
         status, pieces = self._rules.judge_word(word)  # impossible piece counts: INVALID
         self._last_word = (code, word)  # what a question about this position asks next: its moves (thread-safe: one tuple)
         if self._reads[status]:
@@ -349,7 +351,7 @@ class CompactTable(Table):
         """X's cells, O's cells, the cells the side to move may play and those of them that complete a line."""
         code, word = self._last_word
         if code != position.code:
-            word = self._rules.word_of(position.code)
+            word = self._coded.word_of(position.code)
         x, o = word & 0xFFFFFFFF, word >> 32
         empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         return x, o, empty, self._rules.winning_cells(o if position.pieces % 2 else x, empty)
@@ -382,7 +384,7 @@ class CompactTable(Table):
         """
         if not 0 <= code < self._codes:
             return 0
-        word = self._rules.word_of(code)
+        word = self._coded.word_of(code)
         status, pieces = self._rules.judge_word(word)  # illegal piece counts: INVALID
         if status != IN_PLAY or (not self._rules.status_is_exact and self.score_of(code) == UNREACHABLE):
             return 0
@@ -415,8 +417,8 @@ class CompactTable(Table):
         The rules and the symmetries share the codes' digit fields; the board words and the images
         go into ``kept`` if given (for the batch's best moves: ``codes`` are its step at ``start``)."""
         patterns = digit_fields(codes, self._sym.moduli)
-        words = self._rules.words(codes, patterns)
-        status, pieces = self._rules.classify(codes, patterns, words)
+        words = self._coded.words(codes, patterns)
+        status, pieces = self._rules.classify_words(words)
         images = np.empty((self._sym.count - 1, codes.size), dtype=np.uint32) if kept is not None and kept.images else None
         canonical = self._sym.canonical_codes(codes, patterns, images)
         if kept is not None:
@@ -528,7 +530,7 @@ class CompactTable(Table):
         :param codes: codes in range (int64, flat).
         :param pieces: the pieces on each board (uint8), as a batch look-up found them.
         :param playing: where the rules put the code in play and a game reaches it (bool); 0 elsewhere.
-        :param words: the codes' board words as their look-up computed them (:meth:`solver.rules.base.Rules.words`;
+        :param words: the codes' board words as their look-up computed them (:meth:`solver.encoding.coderules.CodeRules.words`;
             else computed again).
         :param images: likewise their images under symmetries ``1 ..`` (uint32, ``(count - 1, codes)``:
             :meth:`solver.encoding.symmetry.Symmetries.canonical_codes`).
@@ -669,7 +671,7 @@ class CompactTable(Table):
         return {"scores": list(stored_layers(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)]))}
 
     def file_meta(self) -> Mapping[str, Any]:
-        """The index scheme, the layer offsets (:func:`solver.storage.tablefile.compact_meta`) and each layer's histograms
+        """The index scheme, the layer offsets (:func:`solver.contents.stored.compact_meta`) and each layer's histograms
         (:func:`solver.contents.stored.layer_histograms`): the file's own, for a table read from a file."""
         if self.file is not None and "layer_histograms" in self.file.header.meta:
             return self.file.header.meta

@@ -19,6 +19,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ..encoding import board as _board
+from ..encoding.coderules import code_rules
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError
@@ -230,7 +231,7 @@ class Position:
     @property
     def line_completer(self) -> Player | None:
         """Who completed a line and so ended the game (the last mover; None while playing and for a full board without a line)."""
-        if not self.is_over or self.game.rules.status_of(self.code) != LINE:
+        if not self.is_over or code_rules(self.game).status_of(self.code) != LINE:
             return None
         return "O" if self._next == "X" else "X"
 
@@ -358,7 +359,7 @@ class Position:
             x, o = _board.masks(game, self.code)
             return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
         cell = parse_move(move, game, where=where)
-        reason = game.rules.illegal_move(self.code, cell)
+        reason = code_rules(game).illegal_move(self.code, cell)
         if reason is not None:
             row, col = game.coords(cell)
             raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")

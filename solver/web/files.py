@@ -41,8 +41,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
+from ..api import is_shipped
 from ..errors import quote
-from ..storage.tablefile import is_shipped
 from ..tables import Table
 
 PREFIX = "/tables/"
