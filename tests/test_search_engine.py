@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import _thread
 import random
+import subprocess
+import sys
 import threading
 from functools import cache
 from pathlib import Path
@@ -382,3 +384,15 @@ def test_a_parallel_search_past_its_budget_stops_every_thread_and_then_answers_r
 def test_an_engine_with_no_search_thread_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one search thread"):
         Engine("connect4", threads=0)
+
+
+def test_an_engine_is_ready_when_made_so_that_a_budget_is_the_searchs_own() -> None:
+    """numba compiles or loads a kernel at its first call (seconds): an engine does it when made, not in a budget."""
+    code = (
+        "from solver.search import Engine; from solver.search.negamax import solve, solve_move\n"
+        "assert not solve.signatures and not solve_move.signatures, 'loaded before any engine'\n"
+        "Engine('4x5k4-gravity', table_bytes=1 << 20)\n"
+        "assert solve.signatures and solve_move.signatures, 'an engine was made and its kernels are not loaded'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
