@@ -67,6 +67,7 @@ from .store.samplecheck import MAX_EMPTY as MAX_EMPTY
 from .store.samplecheck import LayerCheck as LayerCheck
 from .store.samplecheck import check_sample as check_sample
 from .store.searched import SearchTable as SearchTable
+from .store.searched import searches_by as searches_by
 from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
 from .tables import DenseTable, Scores, Table
 from .tables.analysis import GameAnalysis

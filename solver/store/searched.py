@@ -39,7 +39,9 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
@@ -102,6 +104,35 @@ class _Shared:
             self.kept[code] = answer
             if len(self.kept) > KEPT_POSITIONS:
                 self.kept.popitem(last=False)
+
+
+_DEADLINE: ContextVar[float | None] = ContextVar("solver_search_deadline", default=None)
+
+
+@contextmanager
+def searches_by(deadline: float) -> Iterator[None]:
+    """Every search in this block (in this thread, or a task or thread started from it with its context) ends by
+    ``deadline`` (:func:`time.monotonic` seconds): one budget for a whole request however many positions it searches
+    (a mainline, an analysis), as the web app gives each request. A search past it raises
+    :class:`~solver.errors.SearchTimeout`."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _budget_left(budget: float | None) -> float | None:
+    """The seconds a search may take now: its table's budget, cut to what is left before the block's deadline."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return budget
+    left = max(deadline - time.monotonic(), MIN_BUDGET)
+    return left if budget is None else min(budget, left)
+
+
+MIN_BUDGET = 0.001
+"""The budget of a search started after its deadline: it stops at once, saying so (:class:`~solver.errors.SearchTimeout`)."""
 
 
 class SearchTable(Table):
@@ -173,7 +204,7 @@ class SearchTable(Table):
         over = self._finished_score(code)
         if over is not None:
             return _Answer(over, 0, ())
-        solution = self.engine.solve(code, budget=self.budget, progress=self.progress)
+        solution = self.engine.solve(code, budget=_budget_left(self.budget), progress=self.progress)
         answer = _from_solution(solution)
         self._shared.keep(code, answer)
         return answer
@@ -199,7 +230,7 @@ class SearchTable(Table):
         if found is not None:
             return found.score
         over = self._finished_score(code)
-        return over if over is not None else self.engine.score(code, budget=self.budget, progress=self.progress)
+        return over if over is not None else self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress)
 
     def best_mask_of(self, code: int) -> int:
         return self._answer(code).best_mask
