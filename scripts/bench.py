@@ -11,6 +11,7 @@
     python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
+    python scripts/bench.py --connect4-http 1             # ... only the HTTP API with a search budget of 1 s (a minute)
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
     python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
     python scripts/bench.py --connect4 --pons PONS_TIMES --c4 C4_TIMES  # ... with Pons' and Steininger's C++ solvers beside
@@ -1170,6 +1171,9 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     """The options of the Connect Four section (scripts/bench_connect4.py)."""
     parser.add_argument("--connect4", action="store_true", help="only the Connect Four engine: Pons' six sets (the slow ones sampled), against a plain negamax")
     parser.add_argument("--connect4-all", action="store_true", help="with every position of Pons' six sets, and the empty board from scratch (an hour)")
+    parser.add_argument(
+        "--connect4-http", metavar="SECONDS", type=float, help="only Connect Four over HTTP: solve serve with this search budget, no answer slower than it"
+    )
     parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
     parser.add_argument(
         "--connect4-book", metavar="BOOK", type=Path, help="only the opening book: its build's figures, the empty board from it, Pons' sets with it"
@@ -1231,6 +1235,10 @@ def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
     if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets:
         _connect4_section(args)
+    elif args.connect4_http:
+        from bench_http_search import bench_search_budget
+
+        bench_search_budget(report, args.connect4_http)
     elif args.pons or args.c4:
         raise SystemExit("bench.py: --pons and --c4 go with --connect4, --connect4-all, --connect4-empty or --connect4-sets")
     elif args.batch:

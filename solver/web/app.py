@@ -111,6 +111,9 @@ BATCH_KEPT = 8192
 SEARCH_BUDGET = 5.0
 """Seconds the search of one request may take, for a game answered by search (Connect Four): past it the request
 is refused with 503, saying so (:func:`_search_error`); the server goes on (``solve serve --search-budget``)."""
+SEARCH_MARGIN = 0.1
+"""Seconds of a request's search budget kept for what follows the search (the refusal or the answer written), so
+that no answer comes later than the budget; a budget under twice this keeps half of it."""
 MAX_MESSAGE_CHARS = 400
 """Longest error message sent (a longer one is cut, saying how long it was)."""
 MAX_REPORTED = 100
@@ -708,7 +711,8 @@ async def _searched(request: Request, game: ServedGame, etag: str, make: Callabl
     :func:`_search_error`)."""
     if request.headers.get("if-none-match") == etag:
         return _cached(request, None, etag)
-    deadline = time.monotonic() + game.search_budget
+    budget = game.search_budget
+    deadline = time.monotonic() + budget - min(SEARCH_MARGIN, budget / 2)
 
     def within() -> bytes:
         with searches_by(deadline):
