@@ -21,6 +21,7 @@ import sys
 import threading
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -118,15 +119,19 @@ def test_the_engine_refuses_exactly_the_boards_the_rules_call_unreachable_or_fin
 # -- 2. every position of the small tables -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", TABLE_GAMES)
-def test_the_engine_gives_every_position_of_a_small_table_its_score_and_every_move_its_childs(name: str) -> None:
+def positions_in_play(name: str) -> tuple[Any, np.ndarray, list[int]]:
+    """A small gravity game, its dense table's scores, and the codes of its positions in play."""
     game = parse_game(name)
     table = build_arrays(game).score
+    return game, table, [c for c in np.flatnonzero(table != UNREACHABLE).tolist() if code_rules(game).judge(c)[0] == IN_PLAY]
+
+
+@pytest.mark.parametrize("name", TABLE_GAMES)
+def test_the_engine_gives_every_position_of_a_small_table_its_score_and_every_move_its_childs(name: str) -> None:
+    game, table, codes = positions_in_play(name)
     eng = engine(name)
     checked = 0
-    for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
-        if code_rules(game).judge(code_)[0] != IN_PLAY:
-            continue
+    for code_ in codes:
         answer = eng.solve(code_)
         assert answer.score == table[code_], f"{name} {code_}: engine {answer.score}, table {table[code_]}"
         digits = board_of(code_, game.cells)
@@ -347,13 +352,10 @@ def test_the_claimeven_bound_never_promises_more_than_a_positions_score() -> Non
 
 
 def _claimeven_checked(name: str) -> int:
-    game = parse_game(name)
-    table = build_arrays(game).score
+    game, table, codes = positions_in_play(name)
     geo = geometry_of(game)
     bounded = 0
-    for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
-        if code_rules(game).judge(code_)[0] != IN_PLAY:
-            continue
+    for code_ in codes:
         where = position_of(game, code_)
         bound = int(claimeven_bound(np.uint64(where.pos), np.uint64(where.mask), geo))
         if bound == NO_BOUND:
