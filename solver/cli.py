@@ -311,7 +311,7 @@ def _duration(cost: BuildEstimate) -> str:
 
 def _build_command(cost: BuildEstimate, path: Path) -> str:
     """The ``solve build`` command for ``path``, with ``--yes`` when the build is long enough for ``solve build`` to ask."""
-    return rebuild_command(cost.game, path) + (" --yes" if cost.is_long else "")
+    return rebuild_command(cost.game.name, path) + (" --yes" if cost.is_long else "")
 
 
 def _interactive() -> bool:

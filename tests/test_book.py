@@ -135,9 +135,10 @@ def test_a_book_file_is_the_same_bytes_every_time_and_reads_back_its_entries(boo
 def test_a_flipped_byte_anywhere_in_a_book_raises_a_table_error_naming_the_file_and_the_rebuild_command(book_file: Path, tmp_path: Path, where: str) -> None:
     data = bytearray(book_file.read_bytes())
     header = open_book(book_file)
+    from solver.contents.opening import fits
     from solver.storage.tablefile import read_header
 
-    found = read_header(book_file)
+    found = read_header(book_file, fits)
     at = {
         "header": 40,
         "keys": found.spec("keys").offset + 3 * 8 + 2,

@@ -21,7 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
+from solver.contents import opening
 from solver.contents.stored import compact_meta
+from solver.encoding.layouts import layout
 from solver.errors import TableError
 from solver.rules.game import parse_game
 from solver.storage import tablefile
@@ -77,7 +79,7 @@ def test_a_header_declaring_millions_of_blocks_is_refused_before_its_digests_are
     assert path.stat().st_size > 64 << 20 and path.stat().st_blocks * 512 < 1 << 20, "the forged file must be sparse"
     before = bytes_read()
     with pytest.raises(TableError) as caught:
-        tablefile.open_table(path)
+        opening.open_table(path)
     assert bytes_read() - before < 1 << 20, f"opening read {bytes_read() - before:,} bytes"
     message = str(caught.value)
     assert "does not fit the game's layout" in message and f"declare {2_000_000 * DEFAULT_BLOCK_BYTES:,} items" in message, message
@@ -86,8 +88,8 @@ def test_a_header_declaring_millions_of_blocks_is_refused_before_its_digests_are
 
 def test_a_header_declaring_more_compressed_bytes_than_its_blocks_can_take_is_refused(tmp_path: Path) -> None:
     game = parse_game("3x4k3")
-    blocks = -(-tablefile.layout(game).size // DEFAULT_BLOCK_BYTES)
-    encoding = Encoding("zlib", 6, DEFAULT_BLOCK_BYTES, tablefile.layout(game).size, 1 << 40)  # a terabyte of holes
+    blocks = -(-layout(game).size // DEFAULT_BLOCK_BYTES)
+    encoding = Encoding("zlib", 6, DEFAULT_BLOCK_BYTES, layout(game).size, 1 << 40)  # a terabyte of holes
     far = 1 << 50
     placeholder = tablefile._compressed_header(game, compact_meta(game), encoding, far, far)
     offset = tablefile._align(12 + len(tablefile._dump({**tablefile._header_dict(placeholder), "root": placeholder.root})))
@@ -140,3 +142,17 @@ def test_a_header_whose_layout_is_not_the_one_its_game_gives_is_refused(tmp_path
         out.truncate(header.end)
     one_line_refusal(path)
     os.remove(path)
+
+
+@pytest.mark.parametrize(("stated", "said"), [((3, 3, 3, "nosuchrule"), "no rule is named"), ((3, 3, 0, ""), "does not fit a 3x3 board")])
+def test_a_header_whose_numbers_name_no_game_is_refused_before_its_digests_are_read(tmp_path: Path, stated: tuple[int, int, int, str], said: str) -> None:
+    """Storage reads a header's game as plain numbers; the layer above makes a game of them (and refuses numbers that
+    are none) before anything the header declares is read, with the rebuild command of the file's name."""
+    game = parse_game("3x3k3")
+    header, _ = tablefile._layout("dense", tablefile.StoredGame(*stated), {}, {"entries": (tablefile.ENTRY, (game.codes,))})
+    path = write_sparse(tmp_path / "3x3k3.ttt", header)
+    before = bytes_read()
+    with pytest.raises(TableError, match=rf"corrupt header \(InvalidGameError: .*{said}.*rebuild it with: solve build --game 3x3k3 --output"):
+        opening.open_table(path)
+    assert bytes_read() - before < 1 << 20
+    one_line_refusal(path, "corrupt header", "solve build --game 3x3k3")

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import pytest
 from range_server import serving
 
+from solver.contents.opening import fits
 from solver.errors import TableError
 from solver.rules.game import parse_game
 from solver.storage import checksums, trust
@@ -37,7 +38,7 @@ def open_table_bytes_root(data: bytes) -> str:
     def fail(problem: str, found: object = None) -> TableError:
         return TableError(problem)
 
-    return read_head(BytesIO(data), len(data), fail)[0].root
+    return read_head(BytesIO(data), len(data), fail, fits)[0].root
 
 
 @pytest.fixture

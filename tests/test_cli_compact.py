@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import solver
+import solver.contents.opening
 import solver.grading.grader
 import solver.store.locate
 from solver.cli import main
@@ -67,7 +68,7 @@ def test_verify_proves_a_compact_table_and_finds_a_flipped_byte(built: Path, tmp
     assert code == 0 and "OK" in out, err
     broken = tmp_path / f"{GAME}.ttt"
     data = bytearray((built / f"{GAME}.ttt").read_bytes())
-    offset = solver.storage.tablefile.open_table(built / f"{GAME}.ttt").header.spec("scores").offset
+    offset = solver.contents.opening.open_table(built / f"{GAME}.ttt").header.spec("scores").offset
     data[offset + 1000] ^= 0x10  # inside a compressed block
     broken.write_bytes(bytes(data))
     code, _, err = run("verify", "--table", str(broken))

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from solver.contents.opening import open_table
 from solver.contents.stored import compact_meta
 from solver.encoding.board import rule_violation
 from solver.encoding.coderules import code_rules
@@ -20,7 +21,7 @@ from solver.retrograde.sweep import build_layers
 from solver.rules.base import INVALID
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE
-from solver.storage.tablefile import COMPRESSED_VERSION, open_table
+from solver.storage.tablefile import COMPRESSED_VERSION
 from solver.store.locate import open_compact
 from solver.store.make import write_compact
 from solver.tables import CompactTable
@@ -305,7 +306,7 @@ def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(
 
     def write(path: Path, meta: dict[str, object]) -> Path:
         blocks = blockarray.encode_blocks(stored_layers(game, layers), codec=codec.name, level=codec.default_level)
-        return tablefile.write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.default_level)
+        return tablefile.write_compressed(path, game, blocks, meta, boards=layout(game).size, codec=codec.name, level=codec.default_level)
 
     old = write(tmp_path / "old.ttt", compact_meta(game))
     table = open_compact(old, game=game)
@@ -331,7 +332,9 @@ def test_a_table_written_with_zlib_before_zstd_was_a_dependency_opens_with_the_s
     assert newer.file is not None and newer.file.header.arrays[0].encoding.codec == "zstd"
     zlib = blockarray.codec_of("zlib")
     blocks = blockarray.encode_blocks(stored_layers(game, layers), codec="zlib", level=zlib.default_level)
-    old = tablefile.write_compressed(tmp_path / "old.ttt", game, blocks, newer.file.header.meta, codec="zlib", level=zlib.default_level)
+    old = tablefile.write_compressed(
+        tmp_path / "old.ttt", game, blocks, newer.file.header.meta, boards=layout(game).size, codec="zlib", level=zlib.default_level
+    )
     older = open_compact(old, game=game)
     assert older.file is not None and older.file.header.arrays[0].encoding.codec == "zlib"
     assert older.sha256 == newer.sha256 == tablefile.expected_root(game, "compact")

@@ -27,6 +27,7 @@ from solver.contents.histograms import (
     histograms_to_meta,
     layer_histograms,
 )
+from solver.contents.opening import open_table
 from solver.contents.stored import compact_meta, stored_layers
 from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
@@ -35,7 +36,7 @@ from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE, WIN
 from solver.storage.blockarray import BlockArray, write_blocks
-from solver.storage.tablefile import open_table, write_table
+from solver.storage.tablefile import write_table
 from solver.tables import CompactTable
 
 _STEP = 1 << 22
@@ -181,7 +182,7 @@ def test_histograms_survive_the_json_of_a_table_files_meta(tmp_path: Path) -> No
 
 
 def _write(path: Path, game: Game, layers: list[np.ndarray], meta: dict[str, Any]) -> CompactTable:
-    write_table(path, kind="compact", game=game, meta=meta, arrays={"scores": stored_layers(game, layers)})
+    write_table(path, kind="compact", game=game, meta=meta, arrays={"scores": stored_layers(game, layers)}, boards=layout(game).size)
     return CompactTable.from_file(open_table(path, game=game))
 
 

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver.tables.compact as compact
+from solver.contents.opening import open_table
 from solver.contents.plausible import compact_check, possible_bytes, score_mask
 from solver.encoding.coderules import code_rules, digit_fields
 from solver.encoding.layouts import layout
@@ -28,7 +29,6 @@ from solver.retrograde.sweep import build_layers
 from solver.rules.base import INVALID
 from solver.rules.game import parse_game
 from solver.storage.blockarray import CODECS, BlockArray, Encoding, write_blocks
-from solver.storage.tablefile import open_table
 from solver.store.locate import open_compact
 from solver.store.make import write_compact
 

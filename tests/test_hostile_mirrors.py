@@ -356,14 +356,15 @@ def test_eviction_reads_only_about_the_rows_it_removes_and_a_hit_never_evicts(tm
 
 
 def test_a_look_up_served_from_the_cache_starts_no_eviction(stand_in_table: bytes, tmp_path: Path) -> None:
+    from solver.contents.opening import fits
     from solver.storage.trust import expects
 
     cache = remote.BlockCache(tmp_path / "c.sqlite3", max_bytes=64 << 20)
     with serving({NAME: stand_in_table}) as server:
-        first = remote.open_url(server.url + NAME, game=GAME, expected=expects(GAME, None), cache=cache)
+        first = remote.open_url(server.url + NAME, fits, game=GAME, expected=expects(GAME, None), cache=cache)
         every = first.compressed("scores").decode_all()
         cache.max_bytes = cache.bytes  # full to the byte: one new byte would evict
-        again = remote.open_url(server.url + NAME, game=GAME, expected=expects(GAME, None), cache=cache)
+        again = remote.open_url(server.url + NAME, fits, game=GAME, expected=expects(GAME, None), cache=cache)
         assert np.array_equal(again.compressed("scores").decode_all(), every)
     assert cache.evicted == cache.scanned == 0 and cache.bytes == cache.max_bytes
 

@@ -17,7 +17,9 @@ from table_forms import write_plain_compact
 import solver
 import solver.tables.dense
 from solver import build_table, load_table
+from solver.contents import opening
 from solver.contents.stored import compact_meta
+from solver.encoding.layouts import layout
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.storage import blockarray, integrity, tablefile, trust
@@ -62,7 +64,7 @@ def test_a_flipped_byte_in_a_dense_table_file_is_refused_by_load_into_memory_nam
     tmp_path: Path, tictactoe: solver.Table, lazily_verified: None
 ) -> None:
     path = tictactoe.save(tmp_path / "3x3k3.ttt")
-    spec = tablefile.open_table(path).header.spec("entries")
+    spec = opening.open_table(path).header.spec("entries")
     _flip(path, spec.offset + spec.nbytes // 2)
     table = load_table(path)
     assert table.reads_memory_map and not table.file.verified("entries").passed  # type: ignore[union-attr]
@@ -76,10 +78,10 @@ def test_a_flipped_byte_in_a_plain_compact_table_file_is_refused_by_load_into_me
     tmp_path: Path, tictactoe_layers: list[np.ndarray]
 ) -> None:
     path = write_plain_compact(tmp_path / "3x3k3.ttt", CompactTable.from_layers(Game(), tictactoe_layers))
-    spec = tablefile.open_table(path).header.spec("scores")
+    spec = opening.open_table(path).header.spec("scores")
     assert spec.encoding is None
     _flip(path, spec.offset + spec.nbytes // 2)
-    table = CompactTable.from_file(tablefile.open_table(path))
+    table = CompactTable.from_file(opening.open_table(path))
     with pytest.raises(solver.TableError, match="does not match its checksum") as caught:
         table.load_into_memory()
     _assert_names_the_file(caught, path)
@@ -89,10 +91,10 @@ def test_a_flipped_byte_in_a_compressed_compact_table_file_is_refused_by_load_in
     tmp_path: Path, tictactoe_layers: list[np.ndarray]
 ) -> None:
     path = write_compact(tmp_path / "3x3k3.ttt", Game(), tictactoe_layers)
-    spec = tablefile.open_table(path).header.spec("scores")
+    spec = opening.open_table(path).header.spec("scores")
     assert spec.encoding is not None
     _flip(path, spec.offset + spec.encoding.data_bytes // 2)
-    table = CompactTable.from_file(tablefile.open_table(path))
+    table = CompactTable.from_file(opening.open_table(path))
     with pytest.raises(solver.TableError, match="does not match its CRC") as caught:
         table.load_into_memory()
     _assert_names_the_file(caught, path)
@@ -116,9 +118,9 @@ def test_a_trusted_table_replaced_by_another_of_the_same_game_is_proved_again_an
     wrong = _plausible_but_wrong(game, int(layers[0][0]))
     layers[0][0] = wrong  # the empty board: a value its layer allows, not the game's
     replaced = tablefile.write_table(  # every checksum right for the new scores; not built here, so not recorded
-        tmp_path / "2x4k3.ttt", kind="compact", game=game, meta=compact_meta(game), arrays={"scores": np.concatenate(layers)}
+        tmp_path / "2x4k3.ttt", kind="compact", game=game, meta=compact_meta(game), arrays={"scores": np.concatenate(layers)}, boards=layout(game).size
     )
-    assert tablefile.open_table(replaced).header.root != built.sha256
+    assert opening.open_table(replaced).header.root != built.sha256
     with pytest.raises(solver.TableError, match="no checksum ships for compact 2x4k3 tables and this user did not build this one, and it is wrong"):
         locate.open_file(replaced)
 
@@ -137,10 +139,10 @@ def test_the_registry_believes_a_table_by_its_checksum_not_by_its_game_and_kind(
 def test_each_file_declares_its_stages_by_its_format_version_and_kind_and_no_byte_changed(tmp_path: Path, tictactoe_layers: list[np.ndarray]) -> None:
     shipped = locate.shipped_path(Game())
     assert shipped is not None
-    dense = tablefile.open_table(shipped).header
+    dense = opening.open_table(shipped).header
     assert dense.stages == integrity.PLAIN == ("sha256", "values")
     assert dense.root == EXPECTED_ROOTS["3x3k3"], "the shipped table reads the same: the stages add nothing to a header"
-    compressed = tablefile.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers)).header
+    compressed = opening.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers)).header
     assert compressed.stages == integrity.COMPRESSED == ("crc32", "decode", "sha256", "values")
     assert "stages" not in tablefile._header_dict(compressed)
     with pytest.raises(ValueError, match="format version 3 holds no dense table"):
@@ -150,7 +152,7 @@ def test_each_file_declares_its_stages_by_its_format_version_and_kind_and_no_byt
 def test_the_values_stage_runs_only_where_no_checksum_ships(tmp_path: Path, tictactoe: solver.Table, tictactoe_layers: list[np.ndarray]) -> None:
     shipped = tictactoe.save(tmp_path / "3x3k3.ttt")
     assert load_table(shipped).file.checks("entries").values is None  # type: ignore[union-attr]
-    unshipped = CompactTable.from_file(tablefile.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers)))
+    unshipped = CompactTable.from_file(opening.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers)))
     assert unshipped.file is not None and unshipped.file.checks("scores").values is not None
 
 
@@ -167,7 +169,7 @@ def test_one_record_says_which_blocks_passed_and_the_tables_read_it_not_a_copy(
     assert verified.flags[0] == 1 and verified.passed == 1 and not verified.done
     dense.verify_blocks()
     assert verified.done
-    compact = CompactTable.from_file(tablefile.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers)))
+    compact = CompactTable.from_file(opening.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers)))
     assert compact.file is not None
     record = compact.file.verified("scores")
     assert record is compact.file.compressed("scores").checks.verified and record.passed == 0

@@ -18,11 +18,12 @@ from range_server import serving
 
 import solver
 from solver.cli import main
+from solver.contents.opening import open_table
 from solver.errors import TableError
 from solver.rules.game import parse_game
 from solver.storage import checksums, remote, trust
 from solver.storage.fsutil import partial_name
-from solver.storage.tablefile import _head, open_table
+from solver.storage.tablefile import _head
 from solver.store.locate import open_file
 from solver.store.mirror import fetch_table
 from solver.store.tablebase import table_for
@@ -57,12 +58,13 @@ def _region(data: bytes) -> tuple[int, np.ndarray]:
 def open_table_bytes(data: bytes):  # noqa: ANN201 - the Header
     from io import BytesIO
 
+    from solver.contents.opening import fits
     from solver.storage.tablefile import read_head
 
     def fail(problem: str, found: object = None) -> TableError:
         return TableError(problem)
 
-    return read_head(BytesIO(data), len(data), fail)[0]
+    return read_head(BytesIO(data), len(data), fail, fits)[0]
 
 
 # -- solve fetch ------------------------------------------------------------------------------

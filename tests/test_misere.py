@@ -17,7 +17,7 @@ from web_support import need_web
 
 import solver
 from solver.cli import main
-from solver.storage.tablefile import open_table
+from solver.contents.opening import open_table
 
 PLAYERS = Path(__file__).resolve().parent / "players"
 MISERE = "3x3k3-misere"
@@ -99,7 +99,7 @@ def test_the_commands_take_a_misere_game(runner: CliRunner, tmp_path: Path) -> N
 def test_the_table_file_names_its_rule_and_is_not_taken_for_normal_play(tmp_path: Path) -> None:
     path = tmp_path / f"{MISERE}.ttt"
     assert CliRunner().invoke(main, ["build", "-q", "--game", MISERE, "--output", str(path)]).exit_code == 0
-    assert open_table(path).header.game == solver.parse_game(MISERE)
+    assert open_table(path).game == solver.parse_game(MISERE)
     assert b'"variant":"misere"' in path.read_bytes()[:4096]
     assert solver.load_table(path).game == solver.parse_game(MISERE)
     with pytest.raises(solver.TableError, match=MISERE):

@@ -50,7 +50,7 @@ def test_a_sealed_build_writes_the_same_bytes_as_one_pass_over_the_layers(tmp_pa
 
 
 def test_the_table_stores_what_the_layers_say(tmp_path: Path, stand_in_layers: list[np.ndarray]) -> None:
-    from solver.storage.tablefile import open_table
+    from solver.contents.opening import open_table
 
     game = parse_game(GAME)
     path = build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)

@@ -21,6 +21,7 @@ import solver.storage.tablefile
 import solver.storage.trust
 import solver.store.locate
 from solver import build_table, load_table
+from solver.contents.opening import fits
 from solver.storage.tablefile import read_header
 
 MAGIC = b"SOLVTTT\n"
@@ -348,7 +349,7 @@ def test_table_of_another_game_in_the_table_dir(tmp_path, monkeypatch, small):
 
 
 def test_header_of_a_good_file_reads(saved):
-    header = read_header(saved[0], game=solver.Game())
+    header = read_header(saved[0], fits, game=solver.Game())
     assert header.game.name == "3x3k3" and header.kind == "dense" and header.spec("entries").shape == (3**9,)
 
 

@@ -19,10 +19,11 @@ import solver.storage.trust
 import solver.store.locate
 import solver.tables.dense
 from solver import build_table, load_table
+from solver.contents.opening import open_table
 from solver.contents.stored import compact_meta
+from solver.encoding.layouts import layout
 from solver.rules.game import DENSE_MAX_CELLS, parse_game
 from solver.storage.checksums import EXPECTED_ROOTS
-from solver.storage.tablefile import open_table
 
 
 def header_of(data: bytes) -> dict:
@@ -269,7 +270,9 @@ def _compact_scores(game: str, tmp_path) -> np.ndarray:
 
 def _write_forged_compact(path, game: str, scores: np.ndarray):
     """A compact table file with every checksum right for these scores, not recorded as built here."""
-    return solver.storage.tablefile.write_table(path, kind="compact", game=parse_game(game), meta=compact_meta(parse_game(game)), arrays={"scores": scores})
+    return solver.storage.tablefile.write_table(
+        path, kind="compact", game=parse_game(game), meta=compact_meta(parse_game(game)), arrays={"scores": scores}, boards=layout(parse_game(game)).size
+    )
 
 
 @pytest.fixture

@@ -24,7 +24,9 @@ from click.testing import CliRunner
 
 import solver
 from solver.cli import main
+from solver.contents import opening
 from solver.contents.stored import compact_meta, layer_histograms, stored_layers
+from solver.encoding.layouts import layout
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
@@ -45,7 +47,7 @@ def write_with_meta(path: Path, game: str, layers: list[np.ndarray], meta: dict[
     """A compact table file of these layers with this meta, every CRC, digest and the root computed by the package's writer."""
     codec = blockarray.codec_of(blockarray.default_codec())
     blocks = blockarray.encode_blocks(stored_layers(parse_game(game), layers), codec=codec.name, level=codec.default_level)
-    return tablefile.write_compressed(path, parse_game(game), blocks, meta, codec=codec.name, level=codec.default_level)
+    return tablefile.write_compressed(path, parse_game(game), blocks, meta, boards=layout(parse_game(game)).size, codec=codec.name, level=codec.default_level)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +116,7 @@ def _places(message: str) -> list[range]:
 
 def _where_in(path: Path) -> dict[str, int]:
     """A byte in each part of a compressed table file."""
-    header = tablefile.open_table(path).header
+    header = opening.open_table(path).header
     spec = header.spec("scores")
     encoding = spec.encoding
     assert encoding is not None
@@ -144,7 +146,7 @@ def test_verify_fails_a_table_whose_last_block_fails_its_crc_naming_the_block(pi
     pinned.write_bytes(bytes(data))
     code, out, err = run("verify", "--table", str(pinned))
     assert code == 1 and "OK" not in out, (out, err)
-    blocks = tablefile.open_table(pinned).header.digest_count
+    blocks = opening.open_table(pinned).header.digest_count
     assert f"block {blocks - 1} (bytes" in err and "does not match its CRC" in err, err
     assert any(at in place for place in _places(err)), err
 
@@ -192,7 +194,9 @@ def test_a_forged_table_of_a_game_without_a_shipped_checksum_with_an_impossible_
     last = game.cells
     start = solver.encoding.layouts.layout(game).layer_offsets[last]
     stored[start] = 97  # the full layer: no board of it is read, and none can be a win in 3
-    path = tablefile.write_table(tmp_path / f"{UNPINNED}.ttt", kind="compact", game=game, arrays={"scores": stored}, meta=compact_meta(game))
+    path = tablefile.write_table(
+        tmp_path / f"{UNPINNED}.ttt", kind="compact", game=game, arrays={"scores": stored}, meta=compact_meta(game), boards=layout(game).size
+    )
     code, out, err = run("verify", "--table", str(path))
     assert code == 1 and "OK" not in out, (out, err)
     assert f"board {start:,} (layer {last}) holds the score 97, impossible" in err, err

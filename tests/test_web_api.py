@@ -24,6 +24,7 @@ from click.testing import CliRunner
 from web_support import need_web, running_server
 
 import solver
+import solver.contents.opening
 import solver.storage.tablefile
 import solver.store.locate
 from solver.cli import main
@@ -152,7 +153,7 @@ def test_a_compact_table_past_16_cells_is_served_like_any_other(table_dir: Path)
 def test_a_damaged_table_is_refused_before_the_server_listens(table_dir: Path) -> None:
     path = solver.build_table(game="3x4").save(table_dir / "3x4k3.ttt")
     data = bytearray(path.read_bytes())
-    data[solver.storage.tablefile.open_table(path).header.spec("entries").offset + 4 * 3**11] ^= 1  # a block no request has touched
+    data[solver.contents.opening.open_table(path).header.spec("entries").offset + 4 * 3**11] ^= 1  # a block no request has touched
     path.write_bytes(bytes(data))
     solver.forget()
     with pytest.raises(solver.TableError, match="does not match its checksum"):

@@ -25,6 +25,7 @@ from table_forms import write_plain_compact
 from web_support import need_web, running_server
 
 import solver
+import solver.contents.opening
 from solver.store.locate import open_compact
 
 _CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(solver.__file__))).encode()
@@ -286,13 +287,13 @@ def test_prepare_to_serve_leaves_no_table_reading_a_memory_map_and_a_plain_compa
     tmp_path: Path, stand_in_layers: list[np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from solver import web
-    from solver.storage import tablefile, trust
+    from solver.storage import trust
     from solver.tables import CompactTable
 
     game = solver.parse_game("2x9k4")
     path = write_plain_compact(tmp_path / "2x9k4.ttt", CompactTable.from_layers(game, stand_in_layers))
     monkeypatch.setattr(trust, "expected_root", lambda game, kind="dense": None)  # its checksum is the compressed file's
-    table = CompactTable.from_file(tablefile.open_table(path))
+    table = CompactTable.from_file(solver.contents.opening.open_table(path))
     assert table.reads_memory_map
     codes = played_codes(table, 50, seed=5)
     expected = [table.at(code).to_dict(best_first=True) for code in codes]

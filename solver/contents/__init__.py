@@ -8,4 +8,6 @@ and the bytes on disk (:mod:`solver.storage`, which knows none of this):
   its file's ``meta`` records of the layout (:func:`~solver.contents.stored.compact_meta`)
 - :mod:`solver.contents.histograms`: the counts of wins, losses and draws (by plies) of a layer or a table
 - :mod:`solver.contents.plausible`: which bytes a layer can hold (a damaged block holds others)
+- :mod:`solver.contents.opening`: a table file opened as a table of a game (the game its header's numbers name, the
+  sizes its table has)
 """

@@ -323,7 +323,9 @@ def assemble(build: BuildDir, output: str | os.PathLike[str], *, verify: bool = 
     codec = Compression(str(name), int(level))
     meta = {**compact_meta(game), "layer_histograms": {str(ply): retired[ply]["info"]["histograms"] for ply in sorted(retired)}}
     blocks = (block for ply in range(game.cells + 1) for block in _sealed_blocks(build, ply, retired[ply]))
-    return tablefile.write_compressed(output, game, blocks, meta, codec=codec.name, level=codec.level, verify=verify, built_here=built_here)
+    return tablefile.write_compressed(
+        output, game, blocks, meta, boards=layout(game).size, codec=codec.name, level=codec.level, verify=verify, built_here=built_here
+    )
 
 
 def _sealed_blocks(build: BuildDir, ply: int, entry: dict[str, Any]) -> Iterator[EncodedBlock]:
@@ -369,4 +371,6 @@ def write_layers(path: str | os.PathLike[str], game: Game, layers: Sequence[np.n
         found[str(ply)] = histograms_json(sealed.histograms)
     meta = {**compact_meta(game), "layer_histograms": {key: found[key] for key in sorted(found, key=int)}}
     blocks = (block for layer in reversed(per_layer) for block in layer)
-    return tablefile.write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.level, verify=verify, built_here=built_here)
+    return tablefile.write_compressed(
+        path, game, blocks, meta, boards=layout(game).size, codec=codec.name, level=codec.level, verify=verify, built_here=built_here
+    )

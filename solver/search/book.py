@@ -42,10 +42,11 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numba import njit
 
+from ..contents.opening import OpenTable, open_table
 from ..errors import InvalidBoardError
 from ..rules.game import Game
 from ..rules.score import WIN
-from ..storage.tablefile import TableFile, open_table, write_table
+from ..storage.tablefile import write_table
 from .bitboard import G_BOTTOM, G_CELLS, G_COLMASK, G_COLS, G_ROWS, ONE, ZERO, canonical, has_line, key_of, popcount, possible
 from .position import engine_game, geometry_of
 
@@ -249,8 +250,8 @@ def write_book(path: str | os.PathLike[str], game: Game, levels: Sequence[np.nda
 class TableBook(ArrayBook):
     """A book read from a book file, every byte checked (:func:`open_book`)."""
 
-    def __init__(self, opened: TableFile, keys: np.ndarray, scores: np.ndarray) -> None:
-        super().__init__(opened.header.game, int(opened.header.meta["depth"]), keys, scores)
+    def __init__(self, opened: OpenTable, keys: np.ndarray, scores: np.ndarray) -> None:
+        super().__init__(opened.game, int(opened.header.meta["depth"]), keys, scores)
         self.path = opened.path
         self.checksum = opened.header.root
         self.plies: tuple[int, ...] = tuple(opened.header.meta["plies"])
@@ -266,11 +267,11 @@ def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> T
     if opened.header.kind != KIND:
         raise opened.error(f"holds a {opened.header.kind} table, not a book")
     depth = opened.header.meta.get("depth")
-    if type(depth) is not int or not 0 <= depth < opened.header.game.cells or len(opened.header.meta["plies"]) != depth + 1:
+    if type(depth) is not int or not 0 <= depth < opened.game.cells or len(opened.header.meta["plies"]) != depth + 1:
         raise opened.error(f"its depth {str(depth)[:20]} does not fit its plies or its game: the file is damaged or forged")
     keys = opened.guard("keys").verified_array()
     scores = opened.guard("scores").verified_array()
-    problem = entries_problem(opened.header.game, keys, scores, opened.header.meta["plies"])
+    problem = entries_problem(opened.game, keys, scores, opened.header.meta["plies"])
     if problem is not None:
         raise opened.error(f"{problem}: the file is damaged or forged")
     return TableBook(opened, keys, scores)

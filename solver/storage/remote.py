@@ -440,11 +440,12 @@ class RemoteHeader:
     """The checksum the table must have."""
 
 
-def read_remote_header(http: HttpRange, *, game: TableGame | None, expected: Callable[[Header], str | None]) -> RemoteHeader:
+def read_remote_header(http: HttpRange, fits: tablefile.Fits, *, game: TableGame | None, expected: Callable[[Header], str | None]) -> RemoteHeader:
     """Read and check the header of the table file at ``http.url`` (one request, two for a header over
     :data:`FIRST_BYTES`): before anything else is fetched, it must be a table of ``game`` with an expected
     checksum, and the sizes it gives must be those of such a table (:func:`_check_sizes`).
 
+    :param fits: the sizes a table of the header's game has (:data:`solver.storage.tablefile.Fits`).
     :param game: the game the file must hold (None: whatever it holds).
     :param expected: the checksum the table must have, given its header (None: refuse it).
     :raises TableError: naming the URL.
@@ -455,8 +456,8 @@ def read_remote_header(http: HttpRange, *, game: TableGame | None, expected: Cal
     if 12 + length > len(first) and length <= tablefile.MAX_HEADER_BYTES:
         first += http.get(len(first), 12 + length)
     fail = _failing(http.url)
-    header, stored = tablefile.read_head(io.BytesIO(first), http.total, fail)
-    if game is not None and header.game != game:
+    header, stored = tablefile.read_head(io.BytesIO(first), http.total, fail, fits)
+    if game is not None and header.game.name != game.name:
         raise fail(f"holds {header.game.name}, expected {game.name}")
     root = expected(header)
     if root is None:
@@ -465,7 +466,9 @@ def read_remote_header(http: HttpRange, *, game: TableGame | None, expected: Cal
     return RemoteHeader(header, first[: 12 + length], stored, root)
 
 
-def read_remote_head(http: HttpRange, *, game: TableGame | None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> RemoteHead:
+def read_remote_head(
+    http: HttpRange, fits: tablefile.Fits, *, game: TableGame | None, expected: Callable[[Header], str | None], cache: BlockCache | None = None
+) -> RemoteHead:
     """Read and check the head of the table file at ``http.url``: header and sizes (:func:`read_remote_header`),
     then the digests and index, whose root must be the expected checksum.
 
@@ -474,7 +477,7 @@ def read_remote_head(http: HttpRange, *, game: TableGame | None, expected: Calla
         checksum, sizes a table of its game cannot have, or does not hash to the expected checksum,
         or a server that does not answer Range requests.
     """
-    found = read_remote_header(http, game=game, expected=expected)
+    found = read_remote_header(http, fits, game=game, expected=expected)
     if not http.ranges:
         raise http.error("the server does not answer Range requests: a table is read from it only whole: fetch it with solve fetch --from URL")
     return check_digests(http, found, cache)
@@ -832,9 +835,12 @@ class RemoteRegion:
                 self._staged[start] = (data[start - first : stop - first], False)
 
 
-def open_url(url: str, *, game: TableGame | None = None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> TableFile:
+def open_url(
+    url: str, fits: tablefile.Fits, *, game: TableGame | None = None, expected: Callable[[Header], str | None], cache: BlockCache | None = None
+) -> TableFile:
     """Open the compressed table file at ``url`` for reading block by block (see the module docstring).
 
+    :param fits: the sizes a table of the header's game has (:data:`solver.storage.tablefile.Fits`).
     :param game: the game the file must hold (None: the one its header names).
     :param expected: the checksum the table must have, given its header (None refuses it).
     :param cache: where fetched blocks are kept (None: nowhere, every first touch is a request).
@@ -842,7 +848,7 @@ def open_url(url: str, *, game: TableGame | None = None, expected: Callable[[Hea
         table, or a plain (dense) table: those are fetched whole (``solve fetch``).
     """
     http = HttpRange(url)
-    remote = read_remote_head(http, game=game, expected=expected, cache=cache)
+    remote = read_remote_head(http, fits, game=game, expected=expected, cache=cache)
     header = remote.header
     if header.arrays[0].encoding is None:
         raise TableError(

@@ -85,13 +85,11 @@ import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import numpy as np
 
-from ..encoding.layouts import layout
 from ..errors import TableError
-from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..words import count
 from . import blockarray, trust
 from .blockarray import BlockArray, EncodedBlock, Encoding, FileRegion, RegionSource
@@ -137,10 +135,58 @@ ArrayParts = np.ndarray | Iterable[np.ndarray]
 ``scores`` may be an iterator: streamed, never held in memory at once)."""
 
 
-def rebuild_command(game: Game, path: Path | str, *, force: bool = False) -> str:
-    """The shell command that rebuilds the table file at ``path`` (``force``: it holds a table of another game,
-    which ``solve build`` replaces only when told to)."""
-    return f"solve build --game {game.name} --output {path}{' --force' if force else ''}"
+class GameShape(Protocol):
+    """What a table file writes of its game (a :class:`solver.rules.game.Game` is one): the numbers of its shape and
+    its rule's suffix. Storage is bytes: the game itself is the layers above's (:mod:`solver.contents.opening`)."""
+
+    @property
+    def rows(self) -> int: ...
+    @property
+    def cols(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def variant(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A table file's game as its header states it: plain numbers and the rule's suffix, and the name they spell
+    (``4x4k4-misere``: the header's ``name``, written from them). Whether they are a game, and the sizes a table of
+    it has, the layers above say (:data:`Fits`)."""
+
+    rows: int
+    cols: int
+    k: int
+    variant: str = ""
+
+    @property
+    def name(self) -> str:
+        """The name the header writes: ``{rows}x{cols}k{k}``, then ``-{variant}`` when there is one."""
+        return f"{self.rows}x{self.cols}k{self.k}" + (f"-{self.variant}" if self.variant else "")
+
+    @property
+    def cells(self) -> int:
+        """Number of cells."""
+        return self.rows * self.cols
+
+    @classmethod
+    def of(cls, game: GameShape) -> StoredGame:
+        """The stored game of ``game``."""
+        return cls(game.rows, game.cols, game.k, game.variant)
+
+
+Fits = Callable[[StoredGame, str], "int | str"]
+"""``fits(game, kind)``, given by the layers above (:func:`solver.contents.opening.fits`): the number of items a table
+of ``kind`` of the header's game holds (a book: any, unused), or the problem (a string) when no table of that kind
+holds that game; raises ``ValueError`` when the header's numbers name no game. Called as soon as the header is
+parsed, before anything it declares is read."""
+
+
+def rebuild_command(name: str, path: Path | str, *, force: bool = False) -> str:
+    """The shell command that rebuilds the table file at ``path`` of the game called ``name`` (``force``: it holds a
+    table of another game, which ``solve build`` replaces only when told to)."""
+    return f"solve build --game {name} --output {path}{' --force' if force else ''}"
 
 
 def dense_entries(score: np.ndarray, ply: np.ndarray, best: np.ndarray) -> np.ndarray:
@@ -187,7 +233,7 @@ class Header:
     """A table file's header, checked and typed (see the module docstring)."""
 
     kind: str
-    game: Game
+    game: StoredGame
     meta: Mapping[str, Any]
     arrays: tuple[ArraySpec, ...]
     block_bytes: int
@@ -233,7 +279,7 @@ def _array_dict(spec: ArraySpec) -> dict[str, Any]:
     return found
 
 
-def _game_dict(game: Game) -> dict[str, Any]:
+def _game_dict(game: StoredGame) -> dict[str, Any]:
     """The header's ``game``: its shape and name, and its rule's suffix when the rule is not normal play
     (so that tables of normal play keep the bytes they had before rules had names)."""
     found: dict[str, Any] = {"rows": game.rows, "cols": game.cols, "k": game.k, "name": game.name}
@@ -302,7 +348,7 @@ def _align(offset: int) -> int:
     return -(-offset // ALIGN) * ALIGN
 
 
-def _layout(kind: str, game: Game, meta: Mapping[str, Any], shapes: Mapping[str, tuple[np.dtype[Any], tuple[int, ...]]]) -> tuple[Header, int]:
+def _layout(kind: str, game: StoredGame, meta: Mapping[str, Any], shapes: Mapping[str, tuple[np.dtype[Any], tuple[int, ...]]]) -> tuple[Header, int]:
     """The header of a file holding arrays of these dtypes and shapes, and the header's padded length."""
     total = sum(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize for dtype, shape in shapes.values())
     block = block_bytes_for(total)
@@ -332,9 +378,10 @@ def write_table(
     path: str | os.PathLike[str],
     *,
     kind: str,
-    game: Game,
+    game: GameShape,
     arrays: Mapping[str, ArrayParts],
     meta: Mapping[str, Any] | None = None,
+    boards: int | None = None,
     verify: bool = False,
     built_here: bool = False,
 ) -> Path:
@@ -343,6 +390,7 @@ def write_table(
     :param arrays: each named array, or a sequence of 1-D parts of one dtype
         written one after the other (e.g. the layers of a compact table,
         memory-mapped: they are streamed, never concatenated in memory).
+    :param boards: a compact table: the number of boards its scores must hold (:func:`write_compressed`).
     :param verify: check the new file before it replaces ``path``: its checksum must
         be the one the package expects for the game (:func:`expected_root`, where one
         ships) and it must open as a table of ``game`` (header, layout, digests read
@@ -353,14 +401,17 @@ def write_table(
         directory cannot be written, or the disk is full (naming the path and
         the bytes needed); with ``verify``, if the new table fails its check.
     """
-    path = Path(path)
+    path, game = Path(path), StoredGame.of(game)
     if kind == "compact":
         scores = arrays["scores"]
-        return _write_compressed(path, game, [scores] if isinstance(scores, np.ndarray) else scores, meta or {}, verify=verify, built_here=built_here)
+        if boards is None:
+            raise ValueError("a compact table is written with the number of boards it holds (boards=)")
+        pieces = [scores] if isinstance(scores, np.ndarray) else scores
+        return _write_compressed(path, game, pieces, meta or {}, boards=boards, verify=verify, built_here=built_here)
     header, length, parts = _plan(kind, game, arrays, meta)
     refuse_non_regular(path)
     check_space(path, header.end)
-    with atomic_file(path, check=_reads_back(path, game) if verify else None, needed=header.end) as out:
+    with atomic_file(path, check=_reads_back(path, header) if verify else None, needed=header.end) as out:
         out.write(_head(header, length))
         digests = bytearray()
         for spec in header.arrays:
@@ -382,19 +433,21 @@ def write_table(
     return path
 
 
-def _reads_back(path: Path, game: Game) -> Callable[[Path], None]:
-    """A check of a table file just written to a temporary file, before it replaces ``path``."""
+def _reads_back(path: Path, planned: Header) -> Callable[[Path], None]:
+    """A check of a table file just written to a temporary file, before it replaces ``path``: it opens as a table of
+    the planned game, its first array of the planned number of items (the sizes its writer was given)."""
+    game, items = planned.game, planned.arrays[0].shape[0]
 
     def check(written: Path) -> None:
         try:
-            open_table(written, game=game, follow_symlinks=False)
+            open_table(written, lambda found, kind: items, game=game, follow_symlinks=False)
         except TableError as error:
             raise TableError(f"{path}: the {game.name} table just written does not read back ({error}); {path} was left as it was") from None
 
     return check
 
 
-def _plan(kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None) -> tuple[Header, int, dict[str, list[np.ndarray]]]:
+def _plan(kind: str, game: StoredGame, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None) -> tuple[Header, int, dict[str, list[np.ndarray]]]:
     """The header (root not yet known) and padded header length of a file holding ``arrays``."""
     if kind not in KINDS:
         raise ValueError(f"unknown table kind {kind!r}: expected one of {KINDS}")
@@ -410,25 +463,28 @@ def _plan(kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping
     return header, length, parts
 
 
-def _compressed_header(game: Game, meta: Mapping[str, Any], encoding: Encoding, offset: int, digests_offset: int, root: str = "0" * 64) -> Header:
+def _compressed_header(game: StoredGame, meta: Mapping[str, Any], encoding: Encoding, offset: int, digests_offset: int, root: str = "0" * 64) -> Header:
     spec = ArraySpec("scores", np.dtype("i1"), (encoding.size,), offset, 0, encoding)
     return Header("compact", game, dict(meta), (spec,), encoding.block_bytes, digests_offset, root, COMPRESSED_VERSION)
 
 
-def _write_compressed(path: Path, game: Game, parts: Iterable[np.ndarray], meta: Mapping[str, Any], *, verify: bool, built_here: bool) -> Path:
+def _write_compressed(
+    path: Path, game: StoredGame, parts: Iterable[np.ndarray], meta: Mapping[str, Any], *, boards: int, verify: bool, built_here: bool
+) -> Path:
     """Write a compact table (format version 3) from every board's stored byte: :func:`write_compressed` of
     the parts cut into blocks and compressed with the default codec."""
     codec = blockarray.codec_of(blockarray.default_codec())
     blocks = blockarray.encode_blocks(parts, codec=codec.name, level=codec.default_level)
-    return write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.default_level, verify=verify, built_here=built_here)
+    return write_compressed(path, game, blocks, meta, boards=boards, codec=codec.name, level=codec.default_level, verify=verify, built_here=built_here)
 
 
 def write_compressed(
     path: str | os.PathLike[str],
-    game: Game,
+    game: GameShape,
     blocks: Iterable[EncodedBlock],
     meta: Mapping[str, Any],
     *,
+    boards: int,
     codec: str,
     level: int,
     verify: bool = False,
@@ -441,10 +497,10 @@ def write_compressed(
     the header with the sizes found. ``verify`` and ``built_here`` as for :func:`write_table`.
 
     :param blocks: every block of the scores (64 KiB decoded, the last one shorter), compressed with ``codec`` at ``level``.
-    :raises ValueError: if the blocks do not hold exactly the game's boards.
+    :param boards: the number of boards of the game's compact table (:attr:`solver.encoding.layouts.Layout.size`).
+    :raises ValueError: if the blocks do not hold exactly ``boards`` boards.
     """
-    path = Path(path)
-    size = layout(game).size
+    path, game, size = Path(path), StoredGame.of(game), boards
     far = 1 << 50
     placeholder = _compressed_header(game, meta, Encoding(codec, level, blockarray.DEFAULT_BLOCK_BYTES, size, far), far, far)
     offset = _align(12 + len(_dump({**_header_dict(placeholder), "root": placeholder.root})))
@@ -452,7 +508,7 @@ def write_compressed(
     refuse_non_regular(path)
     estimate = offset + size // 4 + DIGEST_BYTES * placeholder.digest_count  # a compressed table is far smaller
     check_space(path, estimate)
-    with atomic_file(path, check=_reads_back(path, game) if verify else None, needed=estimate) as out:
+    with atomic_file(path, check=_reads_back(path, placeholder) if verify else None, needed=estimate) as out:
         out.seek(offset)
         written = blockarray.write_encoded(out, blocks, codec=codec, level=level)
         if written.encoding.size != size:
@@ -480,11 +536,17 @@ def _refuse_unexpected(path: Path, header: Header, verify: bool) -> None:
         )
 
 
-def checksums(*, kind: str, game: Game, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None = None) -> tuple[Header, bytes]:
-    """The header and block digests :func:`write_table` would write, without writing (for :func:`root_of`)."""
+def checksums(
+    *, kind: str, game: GameShape, arrays: Mapping[str, ArrayParts], meta: Mapping[str, Any] | None = None, boards: int | None = None
+) -> tuple[Header, bytes]:
+    """The header and block digests :func:`write_table` would write, without writing (for :func:`root_of`; ``boards``
+    as for :func:`write_table`)."""
+    game = StoredGame.of(game)
     if kind == "compact":
+        if boards is None:
+            raise ValueError("a compact table's checksums are computed with the number of boards it holds (boards=)")
         scores = _parts(arrays["scores"])
-        encoding = Encoding("zlib", 6, blockarray.DEFAULT_BLOCK_BYTES, layout(game).size, 0)
+        encoding = Encoding("zlib", 6, blockarray.DEFAULT_BLOCK_BYTES, boards, 0)
         return _compressed_header(game, meta or {}, encoding, 0, 0), _write_blocks(None, scores, encoding.block_bytes)
     header, _, parts = _plan(kind, game, arrays, meta)
 
@@ -814,29 +876,29 @@ class TableFile:
 
     def error(self, problem: str) -> TableError:
         """A :class:`TableError` naming this file, the problem and what to do (the rebuild command, unless :attr:`fix` says otherwise)."""
-        fix = self.fix or f"rebuild it with: {rebuild_command(self.header.game, self.path)}"
+        fix = self.fix or f"rebuild it with: {rebuild_command(self.header.game.name, self.path)}"
         return TableError(f"{self.where or self.path}: {problem}; {fix}")
 
 
-def expected_root(game: Game, kind: str = "dense") -> str | None:
+def expected_root(game: trust.TableGame, kind: str = "dense") -> str | None:
     """The checksum the package ships for ``game``'s table of this kind, if it ships one: the policy's
     (:func:`solver.storage.trust.expected_root`), asked at every call."""
     return trust.expected_root(game, kind)
 
 
-def is_shipped(root: str, game: Game, kind: str) -> bool:
+def is_shipped(root: str, game: trust.TableGame, kind: str) -> bool:
     """Whether ``root`` is the checksum the package ships for ``game``'s table of ``kind`` (the policy's:
     :func:`solver.storage.trust.is_shipped`)."""
     return trust.is_shipped(root, game, kind)
 
 
-def expected_book_root(game: Game, depth: int) -> str | None:
+def expected_book_root(game: trust.TableGame, depth: int) -> str | None:
     """The checksum the package expects for ``game``'s book of ``depth`` plies, if it ships one (the policy's:
     :func:`solver.storage.trust.expected_book_root`)."""
     return trust.expected_book_root(game, depth)
 
 
-def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
+def earlier_roots(game: trust.TableGame, kind: str = "compact") -> tuple[str, ...]:
     """Checksums ``game``'s table had in an earlier version of the format's contents (:func:`solver.storage.trust.earlier_roots`)."""
     return trust.earlier_roots(game, kind)
 
@@ -847,32 +909,38 @@ opened, with the command that rebuilds it (none when ``table`` is False: the fil
 command that writes there would destroy it)."""
 
 
-def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow_symlinks: bool = True) -> TableFile:
-    """Open and check a table file: header, layout, root checksum, expected checksum.
+def open_table(
+    path: str | os.PathLike[str], fits: Fits, *, game: trust.TableGame | None = None, follow_symlinks: bool = True, rebuild_as: str = "3x3k3"
+) -> TableFile:
+    """Open and check a table file: header, layout, root checksum, expected checksum (the layers above open tables
+    with :func:`solver.contents.opening.open_table`, which gives ``fits`` and the file's game).
 
     Only the header and the digests are read (kilobytes); the arrays are
     memory-mapped and verified block by block on first use (:class:`BlockGuard`).
 
-    :param game: the game the file must hold.
+    :param fits: the sizes a table of the header's game has (:data:`Fits`), asked before the digests are read.
+    :param game: the game the file must hold (its name is compared).
+    :param rebuild_as: the game a rebuild command names when neither ``game`` nor a readable header names one (the
+        layers above give the one the file's name names: ``4x4k4.ttt``).
     :param follow_symlinks: with False, a symbolic link at ``path`` is refused.
     :raises TableError: naming the file, what is wrong and the command that rebuilds it.
     """
     path = Path(path)
 
-    def fail(problem: str, found: Game | None = None, *, table: bool = True) -> TableError:
+    def fail(problem: str, found: StoredGame | None = None, *, table: bool = True) -> TableError:
         if not table:
             return TableError(f"{path}: {problem}")
-        fix = rebuild_command(game or found or _game_from_name(path), path)
+        fix = rebuild_command(game.name if game is not None else found.name if found is not None else rebuild_as, path)
         return TableError(f"{path}: {problem}; rebuild it with: {fix}")
 
     fd, size = _open_regular(path, follow_symlinks, fail)
     with os.fdopen(fd, "rb") as handle:
         try:
-            header, stored = _read_header(handle, size, fail)
-            if game is not None and header.game != game:
+            header, stored = _read_header(handle, size, fail, fits)
+            if game is not None and header.game.name != game.name:
                 raise TableError(
                     f"{path}: holds {header.game.name}, expected {game.name}: open it as {header.game.name}, "
-                    f"or replace it with: {rebuild_command(game, path, force=True)}"
+                    f"or replace it with: {rebuild_command(game.name, path, force=True)}"
                 )
             digests = _read_digests(handle, header, fail)
         except OSError as error:
@@ -917,7 +985,7 @@ def _open_regular(path: Path, follow_symlinks: bool, fail: Fail) -> tuple[int, i
     return fd, info.st_size
 
 
-def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
+def _read_header(handle: IO[bytes], size: int, fail: Fail, fits: Fits) -> tuple[Header, str]:
     """The magic bytes, the header (in its canonical bytes only) and the size the header promises."""
     head = handle.read(12)
     if head[:8] != MAGIC[: len(head[:8])]:
@@ -931,7 +999,7 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
     if len(raw) < length:
         raise fail(f"truncated ({size} bytes, the header alone needs {12 + length})")
     header, stored = _parse_header(raw, length, fail)
-    _check_layout(header, length, fail)
+    _check_layout(header, length, fail, _items(header, fits, fail))
     if raw != _head(header, length)[12:]:
         raise fail(
             "the header is not in its canonical form (an extra key, a number written otherwise, "
@@ -948,10 +1016,22 @@ def _read_header(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]
     return header, stored
 
 
-def read_head(handle: IO[bytes], size: int, fail: Fail) -> tuple[Header, str]:
+def read_head(handle: IO[bytes], size: int, fail: Fail, fits: Fits) -> tuple[Header, str]:
     """The checked header of a table file of ``size`` bytes read from ``handle`` at its start, and the root it states
     (what :func:`open_table` reads first; a table at a URL reads it from the server's first bytes)."""
-    return _read_header(handle, size, fail)
+    return _read_header(handle, size, fail, fits)
+
+
+def _items(header: Header, fits: Fits, fail: Fail) -> int:
+    """The number of items a table of the header's kind and game holds (:data:`Fits`), or the refusal of a header
+    whose numbers name no game or a game no table of its kind holds."""
+    try:
+        items = fits(header.game, header.kind)
+    except (TypeError, ValueError) as error:
+        raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:120]})") from None
+    if isinstance(items, str):
+        raise fail(items, header.game)
+    return items
 
 
 def check_root(header: Header, digests: bytes, stored: str, fail: Fail, *, expected: str | None = None) -> None:
@@ -1032,7 +1112,6 @@ def _parse_header(raw: bytes, length: int, fail: Fail) -> tuple[Header, str]:
         data = json.loads(raw.decode("ascii"))
     except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:80]})") from None
-    found: Game | None = None
     try:
         if not isinstance(data, dict):
             raise TypeError(f"the header is a {type(data).__name__}, expected an object")
@@ -1044,16 +1123,16 @@ def _parse_header(raw: bytes, length: int, fail: Fail) -> tuple[Header, str]:
         variant = spec.get("variant", "")
         if not isinstance(variant, str):
             raise TypeError(f"the game's variant is a {type(variant).__name__}, expected a string")
-        found = Game(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]), variant)
+        found = StoredGame(_int(spec["rows"]), _int(spec["cols"]), _int(spec["k"]), variant)
         header = _typed_header(data, found, length, version)
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, TableError):
             raise
-        raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:120]})", found) from None
+        raise fail(f"corrupt header ({type(error).__name__}: {str(error)[:120]})") from None
     return header, header.root
 
 
-def _typed_header(data: dict[str, Any], game: Game, length: int, version: int) -> Header:
+def _typed_header(data: dict[str, Any], game: StoredGame, length: int, version: int) -> Header:
     """The :class:`Header` of a parsed JSON object (raises ``KeyError``/``TypeError``/``ValueError``)."""
     kind = data["kind"]
     if kind not in KINDS:
@@ -1139,13 +1218,13 @@ def _check_kind(header: Header) -> None:
         raise ValueError(f"a compact table holds one 1-D int8 array 'scores', found {names}")
 
 
-def _check_layout(header: Header, length: int, fail: Fail) -> None:
+def _check_layout(header: Header, length: int, fail: Fail, items: int) -> None:
     """The sizes the header declares, against what a table of its game holds (known from the game alone).
 
     Checked before anything the header declares is read: a forged count of items, blocks or
     compressed bytes never makes opening read or hash more than the game's table would. A
-    dense table holds a game of at most :data:`solver.rules.game.DENSE_MAX_CELLS` cells (larger
-    ones are compact); its blocks are :func:`block_bytes_for` its entries; a compressed array's
+    table holds the ``items`` its game's table of its kind has (:data:`Fits`: a dense table, a game of at most
+    :data:`solver.rules.game.DENSE_MAX_CELLS` cells); its blocks are :func:`block_bytes_for` its entries; a compressed array's
     blocks at most :func:`solver.storage.blockarray.compressed_bound` bytes each on average; and
     each part starts where a table file puts it (:func:`placement_problem`).
     """
@@ -1153,13 +1232,6 @@ def _check_layout(header: Header, length: int, fail: Fail) -> None:
     if header.kind == "book":
         _check_book_layout(header, length, fail)
         return
-    if header.kind == "dense" and game.cells > DENSE_MAX_CELLS:
-        raise fail(
-            f"holds a dense table of {game.name}, {game.cells} cells: dense tables hold games of at most {DENSE_MAX_CELLS} cells, "
-            "so the file is damaged or forged",
-            game,
-        )
-    items = game.codes if header.kind == "dense" else layout(game).size
     problem = None
     if spec.shape != (items,):
         problem = f"its {spec.name} declare {spec.shape[0]:,} items, and a {header.kind} {game.name} table holds {items:,}"
@@ -1192,15 +1264,7 @@ def _check_book_layout(header: Header, length: int, fail: Fail) -> None:
         raise fail(f"the header does not fit a book: {problem}; the file is damaged or forged", header.game)
 
 
-def _game_from_name(path: Path) -> Game:
-    """The game a table file's name suggests (``4x4k4.ttt``), else tic-tac-toe."""
-    try:
-        return parse_game(path.name.split(".")[0])
-    except ValueError:
-        return Game()
-
-
-def not_replaceable(path: str | os.PathLike[str], game: Game) -> str | None:
+def not_replaceable(path: str | os.PathLike[str], game: trust.TableGame, fits: Fits) -> str | None:
     """Why a build of ``game``'s table should not replace ``path`` unless told to; None when it may.
 
     It may replace nothing, an empty file, anything but a regular file (the writer refuses
@@ -1224,14 +1288,14 @@ def not_replaceable(path: str | os.PathLike[str], game: Game) -> str | None:
             return f"{path}: is not a solved-tictactoe table (it does not start with a table's magic bytes)"
         handle.seek(0)
         try:
-            header, _ = _read_header(handle, info.st_size, lambda problem, found=None, **_: TableError(problem))
+            header, _ = _read_header(handle, info.st_size, lambda problem, found=None, **_: TableError(problem), fits)
         except (TableError, OSError):
             return None
-    if header.game != game:
+    if header.game.name != game.name:
         return f"{path}: holds the {header.game.name} table, not {game.name}'s"
     return None
 
 
-def read_header(path: str | os.PathLike[str], *, game: Game | None = None) -> Header:
+def read_header(path: str | os.PathLike[str], fits: Fits, *, game: trust.TableGame | None = None) -> Header:
     """The checked header of a table file (see :func:`open_table`)."""
-    return open_table(path, game=game).header
+    return open_table(path, fits, game=game).header

@@ -229,7 +229,7 @@ def expects(game: TableGame | None, checksum: str | None) -> Callable[[_Header],
     the checksum its table must have (:func:`required_root`), or None for a header of another game than ``game``."""
 
     def expected(header: _Header) -> str | None:
-        if game is not None and header.game != game:
+        if game is not None and header.game.name != game.name:
             return None
         return required_root(header.game, header.kind, checksum)
 

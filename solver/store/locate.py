@@ -65,10 +65,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..contents.opening import open_table
 from ..errors import BuildError, BuildNeedsConsent, OldTableDirWarning, TableError, TableWarning
 from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
-from ..storage.tablefile import open_table, rebuild_command
+from ..storage.tablefile import rebuild_command
 from ..tables import DenseTable, Kind, Table, from_file
 from . import make as builder
 from .estimate import CONSENT_SECONDS, BuildEstimate, format_duration, proof_seconds, refuse_beyond_machine
@@ -185,7 +186,7 @@ def open_file(
         always verified block by block on first use).
     :param prove_untrusted: prove a table without a shipped checksum that this user did not
         build before it answers (:func:`trust_or_prove`); False leaves that to the caller (``solve verify``).
-    :raises TableError: for a missing, broken, forged or mismatched file (see :func:`solver.storage.tablefile.open_table`),
+    :raises TableError: for a missing, broken, forged or mismatched file (see :func:`solver.contents.opening.open_table`),
         or an untrusted one the consistency pass refutes or that takes too long to prove.
     """
     opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
@@ -286,7 +287,7 @@ def ask_consent(game: Game, path: Path, consent: Consent | None) -> None:
         return
     raise BuildNeedsConsent(
         f"the {game.name} table is not built yet, and building it would take {cost.describe()}; "
-        f"it is not started without consent: build it with: {rebuild_command(game, path)}{' --yes' if cost.is_long else ''}",
+        f"it is not started without consent: build it with: {rebuild_command(game.name, path)}{' --yes' if cost.is_long else ''}",
         cost,
     )
 

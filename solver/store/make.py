@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, layer_histograms
+from ..contents.opening import fits
 from ..contents.plausible import value_check
 from ..encoding import board as _board
 from ..encoding.layouts import layout
@@ -139,10 +140,10 @@ def refuse_replacing(game: Game, path: str | os.PathLike[str]) -> None:
     :raises TableError: naming the file, what it holds, and the command that replaces it all the same (``--force``).
     """
     path = Path(path)
-    problem = tablefile.not_replaceable(path, game)
+    problem = tablefile.not_replaceable(path, game, fits)
     if problem is not None:
         raise TableError(
-            f"{problem}; refusing to replace it: write the table elsewhere, or replace it with: {tablefile.rebuild_command(game, path, force=True)}"
+            f"{problem}; refusing to replace it: write the table elsewhere, or replace it with: {tablefile.rebuild_command(game.name, path, force=True)}"
         )
 
 

@@ -39,12 +39,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..contents.opening import fits, game_of, open_table
 from ..errors import DiskFullError, InvalidArgumentError, TableError, quote
 from ..rules.game import Game, parse_game
 from ..storage import trust
 from ..storage.fsutil import DISK_FULL, check_space, disk_full, format_size, install_file, open_partial, partial_name
 from ..storage.remote import HttpRange, RemoteHeader, check_digests, read_remote_header
-from ..storage.tablefile import TableFile, open_table
+from ..storage.tablefile import TableFile
 from .book import book_game
 from .locate import shipped_path, table_path
 from .make import kind_for
@@ -128,7 +129,7 @@ def fetch_table(
         shown = f"checksum {found}" if found else "not a readable table"
         raise TableError(f"{target}: a {game.name} table file is there already ({shown}); it is not replaced unless asked (--replace)")
     http = HttpRange(source)
-    header = read_remote_header(http, game=game, expected=trust.expects(game, checksum))
+    header = read_remote_header(http, fits, game=game, expected=trust.expects(game, checksum))
     if http.ranges:
         check_digests(http, header)  # a wrong table is refused before its body is fetched
     fetched = _download(http, header, target, found is not None, meter or _no_meter)
@@ -177,7 +178,7 @@ def _download(http: HttpRange, found: RemoteHeader, target: Path, replace: bool,
         install_file(partial, target, replace=replace)
     finally:
         os.close(fd)
-    return Fetched(found.header.game, target, found.expected, size, size - kept, kept, http.url)
+    return Fetched(game_of(found.header.game), target, found.expected, size, size - kept, kept, http.url)
 
 
 def _synced(fd: int, partial: Path, size: int) -> None:
@@ -226,7 +227,7 @@ def _check_every_block(partial: Path, found: RemoteHeader, url: str, meter: Mete
     fix = "nothing was installed, and the download was removed: try another mirror"
     try:
         try:
-            opened = open_table(partial, game=found.header.game, follow_symlinks=False)
+            opened = open_table(partial, game=game_of(found.header.game), follow_symlinks=False)
         except TableError as error:
             raise TableError(f"{url}: the file downloaded is not the table ({error}); {fix}") from None
         opened.where, opened.fix = url, f"the mirror sent bytes that are not the table's: {fix}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from ..contents.opening import fits
 from ..errors import TableError
 from ..rules.game import Game
 from ..storage import remote, trust
@@ -61,5 +62,5 @@ def open_url_table(url: str, *, game: Game | None = None, checksum: str | None =
     remote.check_url(url, name="url")
     trust.check_checksum_type(checksum)
     cache = None if cache_bytes == 0 else remote.open_cache(cache_bytes)
-    opened = remote.open_url(url, game=game, expected=trust.expects(game, checksum), cache=cache)
+    opened = remote.open_url(url, fits, game=game, expected=trust.expects(game, checksum), cache=cache)
     return from_file(opened, prove=builder.prove)

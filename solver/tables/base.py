@@ -48,6 +48,7 @@ import numpy as np
 
 from ..contents.histograms import Counts
 from ..encoding import board as _board
+from ..encoding.layouts import layout
 from ..errors import InvalidBoardError, TableError
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE, parent_score
@@ -180,7 +181,7 @@ class Table(ABC):
     @property
     def rebuild_command(self) -> str:
         """The shell command that rebuilds this table (:func:`solver.storage.tablefile.rebuild_command`)."""
-        return rebuild_command(self.game, self.path or "PATH")
+        return rebuild_command(self.game.name, self.path or "PATH")
 
     # -- many positions ------------------------------------------------------------------
     @abstractmethod
@@ -282,7 +283,7 @@ class Table(ABC):
         """
         if self.file is not None:
             return self.file.header.root
-        header, digests = tablefile.checksums(kind=self.kind, game=self.game, arrays=self.file_arrays(), meta=self.file_meta())
+        header, digests = tablefile.checksums(kind=self.kind, game=self.game, arrays=self.file_arrays(), meta=self.file_meta(), boards=self.file_boards())
         return tablefile.root_of(header, digests)
 
     # -- the file ------------------------------------------------------------------------
@@ -294,6 +295,11 @@ class Table(ABC):
         """What the table's file records in its header's ``meta`` (nothing by default)."""
         return {}
 
+    def file_boards(self) -> int | None:
+        """The number of boards a compact table's file holds (its layout's size), which the file's writer checks its
+        scores against; None for the other kinds."""
+        return layout(self.game).size if self.kind == "compact" else None
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the table to ``path`` atomically (:func:`solver.storage.tablefile.write_table`).
 
@@ -302,4 +308,4 @@ class Table(ABC):
         :raises TableError: if the target is not a regular file, or the directory
             cannot be written, or the disk is full.
         """
-        return tablefile.write_table(path, kind=self.kind, game=self.game, arrays=self.file_arrays(), meta=self.file_meta())
+        return tablefile.write_table(path, kind=self.kind, game=self.game, arrays=self.file_arrays(), meta=self.file_meta(), boards=self.file_boards())

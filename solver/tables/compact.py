@@ -41,6 +41,7 @@ import numpy as np
 
 from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
 from ..contents.histograms import layer_histograms as scan_layer
+from ..contents.opening import game_of
 from ..contents.plausible import compact_check
 from ..contents.stored import compact_meta, layer_histograms, stored_layers
 from ..encoding.coderules import code_rules, digit_fields
@@ -197,14 +198,14 @@ class CompactTable(Table):
         :raises TableError: if the file holds another kind of table, or one written with another index.
         """
         header = table_file.header
-        wanted = compact_meta(header.game)
+        game = game_of(header.game)
+        wanted = compact_meta(game)
         meta = dict(header.meta)
         if header.kind != "compact":
             raise table_file.error(f"holds a {header.kind} table, expected a compact one")
         for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
-        game = header.game
         table_file.declare_values(compact_check(game, layout(game).layer_offsets) if trust.checks_values(game, "compact") else None)
         if header.spec("scores").encoding is not None:
             return cls(game, table_file.compressed("scores"), path=table_file.path, file=table_file, prove=prove)

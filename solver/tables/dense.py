@@ -22,6 +22,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..contents.histograms import Counts
+from ..contents.opening import game_of
 from ..contents.plausible import dense_check
 from ..errors import TableError
 from ..rules.game import Game
@@ -124,11 +125,11 @@ class DenseTable(Table):
         """
         if opened.header.kind != "dense":
             raise opened.error(f"holds a {opened.header.kind} table, expected a dense one")
-        game = opened.header.game
+        game = game_of(opened.header.game)
         opened.declare_values(dense_check(game) if trust.checks_values(game, "dense") else None)  # the stage's values check
         if verify or (verify is None and opened.header.end <= VERIFY_ON_OPEN_BYTES):
             opened.verify_all()
-        return cls(opened.header.game, opened.array("entries"), path=opened.path, file=opened, prove=prove)
+        return cls(game, opened.array("entries"), path=opened.path, file=opened, prove=prove)
 
     @property
     def entries(self) -> np.ndarray:

@@ -146,6 +146,7 @@ def _rewrite_tables():
     try:
         import numpy as np
 
+        import solver.contents.opening
         import solver.storage.tablefile
         import solver.store.locate
     except ImportError:
@@ -153,7 +154,7 @@ def _rewrite_tables():
     paths = glob.glob(os.path.join(str(solver.store.locate.table_dir()), "*.ttt")) + ([_setting("table")] if _setting("table") else [])
     for path in paths:
         try:
-            header = solver.storage.tablefile.read_header(path)
+            header = solver.storage.tablefile.read_header(path, solver.contents.opening.fits)
             with open(path, "r+b") as file, mmap.mmap(file.fileno(), 0) as mapped:
                 if header.kind == "dense":
                     spec = header.spec("entries")
