@@ -18,6 +18,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "solver"
 FRONT_ENDS = ("solver.cli", "solver.web", "solver.interop")
+
+
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
     return grimp.build_graph("solver", include_external_packages=False)

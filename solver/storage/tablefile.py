@@ -176,7 +176,7 @@ class StoredGame:
         return cls(game.rows, game.cols, game.k, game.variant)
 
 
-Fits = Callable[[StoredGame, str], "int | str"]
+Fits = Callable[[StoredGame, str], int | str]
 """``fits(game, kind)``, given by the layers above (:func:`solver.contents.opening.fits`): the number of items a table
 of ``kind`` of the header's game holds (a book: any, unused), or the problem (a string) when no table of that kind
 holds that game; raises ``ValueError`` when the header's numbers name no game. Called as soon as the header is
