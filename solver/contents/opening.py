@@ -21,7 +21,7 @@ from ..rules.game import DENSE_MAX_CELLS, Game, parse_game
 from ..storage import tablefile
 from ..storage.tablefile import StoredGame, TableFile
 
-__all__ = ["OpenTable", "fits", "game_of", "open_table", "rebuild_name"]
+__all__ = ["OpenTable", "fits", "game_of", "open_table", "rebuild_name", "with_game"]
 
 
 def game_of(stored: StoredGame) -> Game:
