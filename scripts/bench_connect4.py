@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from solver.rules.score import decode
 from solver.search import Engine, from_moves
 from solver.search.negamax import STOP, plain_negamax, solve
 from solver.search.position import Position
@@ -99,7 +100,8 @@ def bench_book(report: Report, path: Path, *, every: bool) -> None:
     report("C4 empty board from the book: Engine.score", mean * 1e3, "ms", "< 1 ms", mean < 1e-3)
     start = time.perf_counter()
     answer = engine.solve(moves="")
-    report("C4 empty board from the book: Engine.solve (every move)", (time.perf_counter() - start) * 1e3, "ms", "59", answer.score == 59)
+    report("C4 empty board from the book: Engine.solve (every move)", (time.perf_counter() - start) * 1e3, "ms")
+    check_root(report, "C4 empty board from the book", answer.score)
     if PONS.is_dir():
         for name, file, sample, target in SETS:
             _bench_set(report, engine, f"{name} with the book", file, None if every else sample, target, baseline=False)
@@ -200,4 +202,21 @@ def _bench_empty(report: Report) -> None:
     print()
     report("C4 empty board from scratch (CPU)", seconds, "s", f"<= {EMPTY_TARGET:.0f} s", seconds <= EMPTY_TARGET)
     report("C4 empty board from scratch (wall)", time.monotonic() - wall, "s")
-    report("C4 empty board: score byte (first player wins on ply 41: 100 - 41 = 59)", score, "", "59", score == 59)
+    check_root(report, "C4 empty board from scratch", score)
+
+
+ROOT_RESULT, ROOT_LAST_PLY = "win", 41
+"""Connect Four's root, published (Allis 1988, Tromp, Pons, Steininger's "the first player wins on move 41"): the
+first player wins, the winning piece being the 41st on the board. The engine's answer must be this one."""
+
+
+def check_root(report: Report, name: str, score: int) -> None:
+    """Report the empty board's answer as the engine gave it (the result for X, to move, and the ply of the last
+    move, decoded from its score byte), and stop the benchmark with an error unless it is :data:`ROOT_RESULT` on
+    ply :data:`ROOT_LAST_PLY`: a wrong answer is not a figure."""
+    result, plies = decode(score, 42)
+    report(f"{name}: ply of the last move, {result} for X", plies, "", f"win, {ROOT_LAST_PLY}", (result, plies) == (ROOT_RESULT, ROOT_LAST_PLY))
+    if (result, plies) != (ROOT_RESULT, ROOT_LAST_PLY):
+        raise SystemExit(
+            f"WRONG: {name}: the engine says {result} for the first player on ply {plies} (score byte {score}); Connect Four is a first-player win on ply 41"
+        )
