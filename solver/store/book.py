@@ -152,9 +152,15 @@ def estimate_book(game: Game, path: Path, *, depth: int | None = None, jobs: int
     chunks = -(-counts[-1] // CHUNK_POSITIONS)
     done = len(_done_chunks(path.with_name(path.name + ".build"), chunks))
     left = max(0, counts[-1] - done * CHUNK_POSITIONS)
-    measured = SECONDS_PER_POSITION.get(game.name, {})
-    rate = measured[min(measured, key=lambda ply: abs(ply - depth))] if measured else SMALL_SECONDS_PER_POSITION
+    rate = seconds_per_position(game, depth)
     return BuildEstimate(game, left * rate / min(jobs, max(1, chunks - done)), 9 * sum(counts), jobs * TABLE_BYTES + 32 * sum(counts), jobs)
+
+
+def seconds_per_position(game: Game, ply: int) -> float:
+    """CPU seconds the engine takes for one position of ``game``'s ply ``ply``, without a book (:data:`SECONDS_PER_POSITION`:
+    the nearest measured ply; :data:`SMALL_SECONDS_PER_POSITION` for a game not measured)."""
+    measured = SECONDS_PER_POSITION.get(game.name, {})
+    return measured[min(measured, key=lambda listed: abs(listed - ply))] if measured else SMALL_SECONDS_PER_POSITION
 
 
 # -- the build directory --------------------------------------------------------------------------
