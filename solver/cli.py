@@ -515,7 +515,7 @@ def searched_stats(table: Table, options: TableOptions, as_json: bool) -> None:
     root, unsolved = _searched_root(table, options)
     if as_json:
         answer = {"game": game.name, "searched": True, "root": None if root is None else root.to_dict(), "counts": why}
-        click.echo(json.dumps(answer if unsolved is None else {**answer, "root_not_searched": unsolved}, indent=2))
+        click.echo(json.dumps(answer if unsolved is None else {**answer, "root_not_found": unsolved}, indent=2))
         return
     if root is None:
         click.echo(f"The empty {game.name} board: {unsolved}.")

@@ -178,7 +178,7 @@ def test_solve_stats_without_a_book_stops_the_roots_search_at_once_and_says_how_
     assert "solve stats --game 6x7k4-gravity --budget SECONDS" in first and "solve build --game 6x7k4-gravity" in first
     assert counts.startswith("No counts by ply:") and "counts of each ply need the full table" in counts
     data = json.loads(CliRunner().invoke(main, ["stats", "--game", "connect4", "--json"]).stdout)
-    assert data["root"] is None and "stopped after 0.2 s" in data["root_not_searched"] and data["searched"] is True
+    assert data["root"] is None and "stopped after 0.2 s" in data["root_not_found"] and data["searched"] is True
 
 
 FIRST_MOVES = {1: 61, 2: 59, 3: 0, 4: -60}
@@ -213,7 +213,7 @@ def test_solve_stats_connect4_gives_the_roots_answer_read_from_the_book_a_first_
     assert best == "Best first moves (columns): 3" and counts.startswith("No counts by ply:")
     data = json.loads(CliRunner().invoke(main, ["stats", "--game", "connect4", "--table-dir", str(tmp_path), "--json"]).stdout)
     assert (data["root"]["to_move"], data["root"]["result"], data["root"]["plies"]) == ("X", "win", 41), data["root"]
-    assert "root_not_searched" not in data
+    assert "root_not_found" not in data
 
 
 def test_a_connect4_book_in_the_table_directory_answers_lookups_there(tmp_path: Path) -> None:
