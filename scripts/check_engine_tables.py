@@ -23,7 +23,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +47,9 @@ TABLE_BYTES = 64 << 20
 
 SHOWN = 10
 """Differences listed at most."""
+
+DRAWN = 8
+"""A sample of N positions a layer draws ``DRAWN * N`` of its boards (some unreachable, some finished) and keeps the first N in play."""
 
 
 @dataclass
@@ -118,17 +121,9 @@ def _in_play(scores: np.ndarray, ply: int, cells: int) -> np.ndarray:
 def check_layer(table: CompactTable, engine: Engine, ply: int, checked: Checked, *, sample: int | None, moves: int, rng: np.random.Generator) -> None:
     """Compare the engine with the table on the positions in play of one layer (all, or a seeded sample)."""
     game, start = table.game, time.perf_counter()
-    first, stop = table.layout.layer_offsets[ply], table.layout.layer_offsets[ply + 1]
     done = 0
-    layer = table.layer(ply)
-    for a in range(first, stop, CHUNK):
-        b = min(stop, a + CHUNK)
-        scores = np.asarray(layer[a - first : b - first])
-        codes, x, o = table.layout.codes(a, b)
+    for codes, x, o, scores in _boards(table, ply, sample, rng):
         keep = np.flatnonzero(_in_play(scores, ply, game.cells))
-        if sample is not None:
-            share = -(-sample * (b - a) // (stop - first))
-            keep = np.sort(rng.choice(keep, size=min(share, keep.size), replace=False))
         pos, mask = bitboards(game, x[keep], o[keep], ply)
         found = score_bytes(search_all(*_engine_args(engine, pos, mask)), ply, game.cells)  # type: ignore[arg-type]
         for at in np.flatnonzero(found != scores[keep])[: SHOWN + 1].tolist():
@@ -139,6 +134,38 @@ def check_layer(table: CompactTable, engine: Engine, ply: int, checked: Checked,
         done += keep.size
     checked.positions += done
     checked.by_ply.append((ply, done, time.perf_counter() - start))
+
+
+def _boards(table: CompactTable, ply: int, sample: int | None, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """``(codes, x, o, scores)`` of a layer's boards (X's and O's cell masks): every board, :data:`CHUNK` at a time
+    (the layer's scores read once), or up to ``sample`` seeded positions in play (drawn among the layer's boards,
+    only those read)."""
+    first, stop = table.layout.layer_offsets[ply], table.layout.layer_offsets[ply + 1]
+    if sample is None:
+        layer = table.layer(ply)
+        for a in range(first, stop, CHUNK):
+            b = min(stop, a + CHUNK)
+            codes, x, o = table.layout.codes(a, b)
+            yield codes, x, o, np.asarray(layer[a - first : b - first])
+        return
+    drawn = first + np.sort(rng.choice(stop - first, size=min(stop - first, DRAWN * sample), replace=False))
+    codes = table.layout.codes_at(drawn)
+    scores = table.scores_of(codes)
+    keep = np.flatnonzero(_in_play(scores, ply, table.game.cells))[:sample]
+    x, o = cell_masks(codes[keep], table.game.cells)
+    yield codes[keep], x, o, scores[keep]
+
+
+def cell_masks(codes: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """X's and O's cell masks (bit ``cell``) of base-3 codes (digit ``cell``: 1 X, 2 O)."""
+    x = np.zeros(codes.size, dtype=np.int64)
+    o = np.zeros(codes.size, dtype=np.int64)
+    rest = codes.astype(np.int64)
+    for cell in range(cells):
+        rest, digit = np.divmod(rest, 3)
+        x |= (digit == 1).astype(np.int64) << cell
+        o |= (digit == 2).astype(np.int64) << cell
+    return x, o
 
 
 def _check_moves(table: CompactTable, engine: Engine, code: int, checked: Checked) -> None:
