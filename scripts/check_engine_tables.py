@@ -218,7 +218,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=0, metavar="M", help="also every move of M positions a layer")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    table = Tablebase().open_file(args.table).load_into_memory()  # every block decoded once, not once a layer
+    table = Tablebase().open_file(args.table)
+    if args.sample is None:
+        table = table.load_into_memory()  # every block decoded once, not once a layer (a sample reads only its boards)
     if not isinstance(table, CompactTable):
         raise SystemExit(f"{args.table} holds a {table.kind} table: this script reads compact tables (gravity games of 17 to 30 cells)")
     print(f"{table.game.name}: the engine against {args.table} (load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
