@@ -13,6 +13,8 @@
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
     python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
+    python scripts/bench.py --connect4 --pons PONS_TIMES --c4 C4_TIMES  # ... with Pons' and Steininger's C++ solvers beside
+    python scripts/bench.py --connect4-sets End-Easy,Begin-Easy:50       # ... only these sets (50 sampled of Begin-Easy)
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's solver
 
 import numpy as np  # noqa: E402
+from bench_baselines import baselines_of, parse_sets  # noqa: E402  (scripts/, beside this file)
 
 import solver  # noqa: E402
 from solver import (  # noqa: E402
@@ -1171,6 +1174,15 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--connect4-book-cost", metavar="N", type=int, help="only what a book of each depth costs: the search of N sampled positions of plies 4 to 8 (an hour)"
     )
+    parser.add_argument(
+        "--connect4-sets",
+        metavar="NAME[:N],...",
+        help="only these of Pons' sets (End-Easy, Middle-Easy, Begin-Easy, Middle-Medium, Begin-Medium, Begin-Hard), N sampled of each",
+    )
+    parser.add_argument("--pons", metavar="PONS_TIMES", type=Path, help="Pons' C++ solver beside the engine (scripts/baselines/pons_times.cpp built)")
+    parser.add_argument(
+        "--c4", metavar="C4_TIMES", type=Path, help="Steininger's c4 beside the engine, on the empty board too (scripts/baselines/c4_times.cpp built)"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -1214,11 +1226,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
-    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost:
-        from bench_connect4 import bench_connect4
-
-        options = {"book": args.connect4_book, "book_cost": args.connect4_book_cost}
-        bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty, **options)
+    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets:
+        _connect4_section(args)
+    elif args.pons or args.c4:
+        raise SystemExit("bench.py: --pons and --c4 go with --connect4, --connect4-all, --connect4-empty or --connect4-sets")
     elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python)
     elif args.positions is not None:
@@ -1234,6 +1245,21 @@ def _one_section(args: argparse.Namespace) -> bool:
     else:
         return False
     return True
+
+
+def _connect4_section(args: argparse.Namespace) -> None:
+    """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``."""
+    from bench_connect4 import SETS, bench_connect4
+
+    try:
+        sets = parse_sets(args.connect4_sets, [name for name, *_ in SETS]) if args.connect4_sets else None
+    except argparse.ArgumentTypeError as error:
+        raise SystemExit(f"bench.py: --connect4-sets: {error}") from None
+    baselines = baselines_of(args)
+    if baselines and (args.connect4_book or args.connect4_book_cost):
+        raise SystemExit("bench.py: --pons and --c4 time the engine without a book: not with --connect4-book or --connect4-book-cost")
+    options = {"book": args.connect4_book, "book_cost": args.connect4_book_cost, "sets": sets}
+    bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty, baselines=baselines, **options)
 
 
 def _default_sections(args: argparse.Namespace) -> None:

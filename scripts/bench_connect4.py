@@ -5,7 +5,8 @@ solver is timed) and through :meth:`solver.search.Engine.score` (reading the mov
 against a baseline measured in the same run: a plain alpha-beta over the same scores in the same compiled form, with
 no transposition table and the columns left to right (:func:`solver.search.negamax.plain_negamax`), on the sets it
 finishes. The transposition table is kept from one position to the next, as Pons' benchmark keeps its own.
-Pons' sets are read from ``../shared/data/connect4/pons_tests`` beside the checkout.
+Pons' sets are read from ``../shared/data/connect4/pons_tests`` beside the checkout. With ``--pons`` and ``--c4``,
+Pons' and Steininger's C++ solvers are timed on the same positions in the same run (scripts/bench_baselines.py).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_baselines import Baseline, compare_empty, compare_set
 
 from solver.rules.score import decode
 from solver.search import Engine, from_moves
@@ -51,9 +53,19 @@ EMPTY_TARGET = 3 * 58.6
 Report = Callable[..., None]
 
 
-def bench_connect4(report: Report, *, every: bool, only_empty: bool, book: Path | None = None, book_cost: int | None = None) -> None:
+def bench_connect4(
+    report: Report,
+    *,
+    every: bool,
+    only_empty: bool,
+    book: Path | None = None,
+    book_cost: int | None = None,
+    sets: dict[str, int | None] | None = None,
+    baselines: Sequence[Baseline] = (),
+) -> None:
     """Print the figures (module docstring); ``every``: all positions of every set and the empty board; ``book``: the
-    book's figures, the empty board from it and Pons' sets with it, instead."""
+    book's figures, the empty board from it and Pons' sets with it, instead; ``sets``: only these sets, each with
+    its number of sampled positions (None: the default); ``baselines``: the C++ solvers timed beside the engine."""
     print(f"\nConnect Four engine (load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; the machine may be shared)")
     if book_cost is not None:
         bench_book_cost(report, book_cost)
@@ -66,9 +78,12 @@ def bench_connect4(report: Report, *, every: bool, only_empty: bool, book: Path 
             engine = Engine("connect4")
             engine.score(moves="4455")  # the kernels loaded from numba's cache (or compiled) before any timing
             for name, file, sample, target in SETS:
-                _bench_set(report, engine, name, file, None if every else sample, target)
+                if sets is None or name in sets:
+                    count = sets.get(name) if sets else None
+                    _bench_set(report, engine, name, file, count or (None if every else sample), target, baselines=baselines)
     if every or only_empty:
-        _bench_empty(report)
+        engine_cpu = _bench_empty(report)
+        compare_empty(report, baselines, engine_cpu, target=3)
     print(f"   (load average after: {os.getloadavg()[0]:.2f})")
 
 
@@ -139,7 +154,9 @@ def _read(file: str, sample: int | None) -> list[tuple[str, int]]:
     return [(moves, int(score)) for moves, score in lines]
 
 
-def _bench_set(report: Report, engine: Engine, name: str, file: str, sample: int | None, target: float, *, baseline: bool = True) -> None:
+def _bench_set(
+    report: Report, engine: Engine, name: str, file: str, sample: int | None, target: float, *, baseline: bool = True, baselines: Sequence[Baseline] = ()
+) -> None:
     lines = _read(file, sample)
     where = [from_moves(engine.game, moves) for moves, _ in lines]
     times, wrong = _time_search(engine, where, [score for _, score in lines])
@@ -157,6 +174,7 @@ def _bench_set(report: Report, engine: Engine, name: str, file: str, sample: int
         searched = times[: len(base)]
         report(f"C4 {name}: baseline plain alpha-beta, mean ({len(base)} positions in {BASELINE_SECONDS:g} s)", float(np.mean(base)) * 1e3, "ms")
         report(f"C4 {name}: the engine's search on the same {len(base)}", float(np.mean(searched)) * 1e3, "ms")
+    compare_set(report, name, baselines, lines, times, pons_target=1.5 if name in BASELINE_SETS else None)
 
 
 def _args(engine: Engine, where: Position) -> tuple[Any, ...]:
@@ -192,8 +210,8 @@ def _time_baseline(engine: Engine, where: list[Position]) -> list[float]:
     return times
 
 
-def _bench_empty(report: Report) -> None:
-    """The empty board from scratch: a fresh engine with a 1 GiB table (c4 used 1 GB), CPU seconds."""
+def _bench_empty(report: Report) -> float:
+    """The empty board from scratch: a fresh engine with a 1 GiB table (c4 used 1 GB); its CPU seconds."""
     engine = Engine("connect4", table_bytes=1 << 30)
     engine.score(moves="2252576253462244111563365343671351441")
     start, wall = time.process_time(), time.monotonic()
@@ -203,6 +221,7 @@ def _bench_empty(report: Report) -> None:
     report("C4 empty board from scratch (CPU)", seconds, "s", f"<= {EMPTY_TARGET:.0f} s", seconds <= EMPTY_TARGET)
     report("C4 empty board from scratch (wall)", time.monotonic() - wall, "s")
     check_root(report, "C4 empty board from scratch", score)
+    return seconds
 
 
 ROOT_RESULT, ROOT_LAST_PLY = "win", 41

@@ -30,7 +30,7 @@ from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
 from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE, decode, parent_score
 from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, position_of_key, positions, score_byte
-from solver.search.bitboard import G_BOTTOM, has_line, possible
+from solver.search.bitboard import G_BOTTOM, NO_BOUND, claimeven_bound, has_line, possible
 from solver.search.position import bit_of, cell_of, geometry_of, position_of
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
@@ -330,3 +330,50 @@ def test_a_full_board_is_refused_as_a_game_that_is_over() -> None:
 def test_a_game_the_engine_does_not_play_is_refused_by_name(name: str, said: str) -> None:
     with pytest.raises(InvalidGameError, match=said):
         Engine(name)
+
+
+# -- 5. the claimeven bound and the parallel search ---------------------------------------------------------------------
+
+
+def test_the_claimeven_bound_never_promises_more_than_a_positions_score() -> None:
+    """Where the bound says "at best a draw" the table has no win; where it says "a loss", the table has a loss."""
+    bounded = {name: _claimeven_checked(name) for name in SMALL if parse_game(name).rows % 2 == 0}
+    assert sum(bounded.values()) > 100, f"the bound applies somewhere: {bounded}"
+
+
+def _claimeven_checked(name: str) -> int:
+    game = parse_game(name)
+    table = build_arrays(game).score
+    geo = geometry_of(game)
+    bounded = 0
+    for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
+        if game.rules.judge(code_)[0] != IN_PLAY:
+            continue
+        where = position_of(game, code_)
+        bound = int(claimeven_bound(np.uint64(where.pos), np.uint64(where.mask), geo))
+        if bound == NO_BOUND:
+            continue
+        result, _ = decode(int(table[code_]), game.cells - where.pieces)
+        assert result != "win" and (bound == 0 or result == "loss"), f"{name} {code_}: bound {bound}, table {result}"
+        bounded += 1
+    return bounded
+
+
+def test_a_parallel_search_values_every_move_as_one_thread_does() -> None:
+    one, two = Engine("connect4", table_bytes=TABLE_BYTES, threads=1), Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
+    for moves in ("43443421", "444444333333522222", "2252576253462244111563365343671351441"):
+        alone, together = one.solve(moves=moves, budget=600), two.solve(moves=moves, budget=600)
+        assert alone.moves == together.moves and alone.score == together.score, moves
+
+
+def test_a_parallel_search_past_its_budget_stops_every_thread_and_then_answers_right() -> None:
+    eng = Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
+    with pytest.raises(SearchTimeout, match=r"stopped at its budget of 0.05 s"):
+        eng.solve(moves="", budget=0.05)
+    assert not [t for t in threading.enumerate() if t.name == "solver-search" and t.is_alive()]
+    assert eng.score(moves="44455554221") == -98
+
+
+def test_an_engine_with_no_search_thread_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one search thread"):
+        Engine("connect4", threads=0)

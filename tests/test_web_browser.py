@@ -858,7 +858,7 @@ def test_gravity_on_a_phone_the_board_and_its_column_heads_fit_centred(page: Cal
             " overflow: document.documentElement.scrollWidth - width}"
         )
         assert fits["overflow"] <= 0, fits
-        assert fits["board"][0] > 10 and abs(fits["board"][0] - fits["board"][1]) <= 1, fits
+        assert fits["board"][0] >= 10 and abs(fits["board"][0] - fits["board"][1]) <= 1, fits
         assert abs(fits["heads"][0] - fits["board"][0]) < 1 and 0 <= fits["heads"][2] < 12, fits
         assert visible_in_viewport(driver, "columns") and visible_in_viewport(driver, "board")
         cell(driver, 2).click()  # a tap on a column drops there too
@@ -910,6 +910,61 @@ def test_gravity_a_seven_column_board_fits_beside_the_moves_and_on_a_phone(page:
             assert abs(boxes["board"]["left"] - (boxes["width"] - boxes["board"]["right"])) <= 1, boxes
     finally:
         driver.set_window_size(1100, 820)
+
+
+def board_look(driver: WebDriver) -> dict[str, Any]:
+    """How the board is drawn: the frame's colour and padding, each cell's corner radius and squareness, each piece's shape, colour and text."""
+    return dict(
+        driver.execute_script(
+            "const board = document.getElementById('board'), style = getComputedStyle(board);"
+            "const cells = [...board.querySelectorAll('.cell')].map(c => { const r = c.getBoundingClientRect();"
+            "  return {radius: getComputedStyle(c).borderRadius, square: Math.abs(r.width - r.height) < 1}; });"
+            "const pieces = [...board.querySelectorAll('.cell .piece')].map(p => ({piece: p.closest('.cell').className.match(/piece-(X|O)/)[1],"
+            "  radius: getComputedStyle(p).borderRadius, colour: getComputedStyle(p).backgroundColor, text: p.textContent,"
+            "  name: p.closest('.cell').getAttribute('aria-label')}));"
+            "return {frame: style.backgroundColor, padding: parseFloat(style.paddingLeft), cells, pieces,"
+            " legend: document.getElementById('discs').checkVisibility()};"
+        )
+    )
+
+
+def test_gravity_is_drawn_as_discs_in_a_frame_of_round_holes_and_placement_games_keep_their_cells(page: Callable[[str], WebDriver]) -> None:
+    driver = page(f"?game={GRAVITY}&moves=1,0,1,3,0,1,3")
+    wait_for_board(driver, "..../.O../XX.X/OX.O")
+    look = board_look(driver)
+    assert look["frame"] == "rgb(29, 79, 184)" and look["padding"] >= 4, "a blue frame"
+    assert all(c["radius"] == "50%" and c["square"] for c in look["cells"]), "round holes"
+    assert {(p["piece"], p["radius"], p["colour"], p["text"]) for p in look["pieces"]} == {
+        ("X", "50%", "rgb(211, 47, 47)", "X"),
+        ("O", "50%", "rgb(253, 216, 53)", "O"),
+    }, "round discs, X red and O yellow, each showing its letter"
+    colours = {"X": "red", "O": "yellow"}
+    assert all(f"{p['piece']} ({colours[p['piece']]} disc)" in p["name"] for p in look["pieces"]), "the colour is named, not only shown"
+    assert look["legend"] and "X plays the red discs" in " ".join(driver.find_element(By.ID, "discs").text.split())
+
+    driver = page("?game=3x3k3&moves=4,0")  # tic-tac-toe keeps its look: square cells, letters, no frame, no discs
+    wait_for_board(driver, "O../.X./...")
+    look = board_look(driver)
+    assert look["frame"] == "rgba(0, 0, 0, 0)" and look["padding"] == 0
+    assert {c["radius"] for c in look["cells"]} == {"8px"}
+    assert {(p["piece"], p["radius"], p["colour"]) for p in look["pieces"]} == {("X", "0px", "rgba(0, 0, 0, 0)"), ("O", "0px", "rgba(0, 0, 0, 0)")}
+    assert not look["legend"] and all("disc" not in p["name"] for p in look["pieces"])
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_gravity_the_dropped_disc_falls_into_its_hole_unless_reduced_motion_is_asked(page: Callable[[str], WebDriver], browser: WebDriver, motion: str) -> None:
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": motion}]})
+    try:
+        driver = page(f"?game={GRAVITY}&moves=1")
+        driver.find_element(By.CSS_SELECTOR, '#columns button[data-col="1"]').click()
+        wait_for_board(driver, "..../..../.O../.X..")
+        falling = driver.execute_script(
+            "return [...document.querySelectorAll('#board .cell.dropped')]"
+            ".map(c => [Number(c.dataset.cell), getComputedStyle(c.querySelector('.piece')).animationName])"
+        )
+        assert falling == [[9, "drop" if motion == "no-preference" else "none"]]
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
 # -- issue 31: one move language under gravity, the page on a phone, misère results --------------------------------

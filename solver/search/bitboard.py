@@ -28,8 +28,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-G_COLS, G_ROWS, G_K, G_BOTTOM, G_BOARD, G_CELLS, G_DIRS = 0, 1, 2, 3, 4, 5, 6
-"""Slots of a geometry array: columns, rows, line length, the bottom cells, every cell, cells, direction flags."""
+G_COLS, G_ROWS, G_K, G_BOTTOM, G_BOARD, G_CELLS, G_DIRS, G_EVEN = 0, 1, 2, 3, 4, 5, 6, 7
+"""Slots of a geometry array: columns, rows, line length, the bottom cells, every cell, cells, direction flags, and
+the even cells (the 2nd, 4th... row from the bottom: the cells the second player takes by *claimeven*), 0 when the
+number of rows is odd (claimeven needs every column to hold an even number of cells)."""
 G_ORDER = 8
 """First slot of the columns in search order (centre first), ``cols`` of them."""
 G_COLMASK = G_ORDER + 32
@@ -41,6 +43,8 @@ BITS = 64
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
+NO_BOUND = 1 << 20
+"""What a bound returns when it proves nothing (larger than any score)."""
 
 
 def fits(rows: int, cols: int) -> bool:
@@ -67,6 +71,8 @@ def geometry(rows: int, cols: int, k: int) -> np.ndarray:
     geo[G_BOTTOM] = sum(1 << (c * stride) for c in range(cols))
     geo[G_BOARD] = sum(column << (c * stride) for c in range(cols))
     geo[G_DIRS] = (k <= rows) | (k <= cols) << 1 | (k <= min(rows, cols)) * 12
+    if rows % 2 == 0:
+        geo[G_EVEN] = sum(1 << (c * stride + h) for c in range(cols) for h in range(1, rows, 2))
     for slot, c in enumerate(centre_first(cols)):
         geo[G_ORDER + slot] = c
     for c in range(cols):
@@ -201,3 +207,23 @@ def non_losing_moves(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uin
 def move_score(pos: np.uint64, mask: np.uint64, move: np.uint64, geo: np.ndarray) -> np.uint64:
     """The ordering score of a move: the cells where the mover would then complete a line (Pons' ``moveScore``)."""
     return popcount(winning_cells(pos | move, mask, geo))
+
+
+@njit(cache=True, nogil=True)
+def claimeven_bound(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.int64:
+    """An upper bound on the score of the side to move when the opponent plays *claimeven* (Allis), or :data:`NO_BOUND`.
+
+    With an even number of pieces on a board of an even number of rows, the opponent can answer every move in an
+    odd cell with the even cell above it (and a move in an even cell with the even cell on top of another column
+    of odd height: there is one, by parity), so it takes at least every even cell not playable now. If the side to
+    move could then make no line with all the other cells, it can at best draw (0) or, if those even cells hold a
+    line of the opponent's, it loses (-1 or less). Steininger's ``upper_bound_from_evens_strategy``, without his
+    refinement of the loss's distance.
+    """
+    even = geo[G_EVEN]
+    if even == ZERO or popcount(mask) & ONE:
+        return np.int64(NO_BOUND)
+    theirs = (pos ^ mask) | (even & ~mask & ~possible(mask, geo))
+    if has_line(geo[G_BOARD] & ~theirs, geo):
+        return np.int64(NO_BOUND)
+    return np.int64(-1) if has_line(theirs, geo) else np.int64(0)

@@ -25,6 +25,8 @@ with the nodes searched and the seconds elapsed about every :data:`PROGRESS_SECO
 
 from __future__ import annotations
 
+import functools
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -37,8 +39,9 @@ from ..encoding.board import Board, render
 from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout
 from ..rules.game import Game
 from ..rules.score import WIN, Result, decode
+from .bitboard import centre_first
 from .book import Book
-from .negamax import NO_MOVE, NODES, STOP, solve, solve_moves
+from .negamax import CONTROL_SLOTS, NO_MOVE, NODES, STOP, solve, solve_move
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
 from .transposition import new_table
@@ -59,6 +62,9 @@ INLINE_EMPTY = 14
 "easy" sets), where starting a worker thread would cost more than the search."""
 
 Progress = Callable[[int, float], None]
+
+Job = tuple[Callable[..., Any], tuple[Any, ...]]
+"""One search of a position: a kernel and its own arguments (a column for :func:`~solver.search.negamax.solve_move`)."""
 """A progress hook: called with the nodes searched so far and the seconds elapsed."""
 
 
@@ -129,17 +135,30 @@ class Engine:
         ``"7x7k4-gravity"``, ``"4x5k4-gravity"``...).
     :param table_bytes: the transposition table's size in bytes (rounded down to a power of two, at least 1 MiB).
     :param book: exact scores of the early positions (:class:`solver.search.book.Book`), or None.
+    :param threads: the search threads sharing the table (None: one a core this process may use,
+        :func:`usable_cores`): the moves of a position (:meth:`solve`) are valued in parallel, one a thread at a
+        time; a position's own score (:meth:`score`) is one search, in one thread.
     :raises InvalidGameError: for a misère, non-gravity or too big game, or a book of another game.
+    :raises ValueError: for fewer than one thread.
     """
 
-    def __init__(self, game: Game | str = "connect4", *, table_bytes: int = DEFAULT_TABLE_BYTES, book: Book | None = None) -> None:
+    def __init__(self, game: Game | str = "connect4", *, table_bytes: int = DEFAULT_TABLE_BYTES, book: Book | None = None, threads: int | None = None) -> None:
         self.game = engine_game(game)
+        self.threads = usable_cores() if threads is None else threads
+        if self.threads < 1:
+            raise ValueError(f"an engine needs at least one search thread, not {self.threads}")
         self._geo = geometry_of(self.game)
         self._table = new_table(table_bytes)
-        self._scratch = scratch(self.game.rows, self.game.cols)
-        self._control = np.zeros(2, dtype=np.int64)
+        self._scratches = [scratch(self.game.rows, self.game.cols) for _ in range(self.threads)]
+        self._controls = [np.zeros(CONTROL_SLOTS, dtype=np.int64) for _ in range(self.threads)]
+        self._scratch, self._control = self._scratches[0], self._controls[0]
         self._lock = threading.Lock()
         self._book = _book_arrays(self.game, book)
+
+    @property
+    def nodes(self) -> int:
+        """The positions the last search visited, in every thread."""
+        return sum(int(control[NODES]) for control in self._controls)
 
     @property
     def table_bytes(self) -> int:
@@ -179,8 +198,9 @@ class Engine:
         """
         where = self.position(board, moves)
         start = time.monotonic()
-        scores = self._run(solve_moves, where, budget, progress)
-        found = [(c, int(s)) for c, s in enumerate(scores) if s != NO_MOVE]
+        columns = centre_first(self.game.cols)
+        scores = self._run([(solve_move, (np.int64(c),)) for c in columns], where, budget, progress)
+        found = sorted((c, int(s)) for c, s in zip(columns, scores, strict=True) if s != NO_MOVE)
         moves_out = tuple(self._move_value(where, c, s) for c, s in found)
         best = max(s for _, s in found)
         return self._solution(where, best, moves_out, start)
@@ -191,7 +211,7 @@ class Engine:
         known = self._from_book(where)
         if known is not None:
             return known
-        return score_byte(int(self._run(solve, where, budget, progress)), where.pieces, self.game.cells)
+        return score_byte(int(self._run([(solve, ())], where, budget, progress)[0]), where.pieces, self.game.cells)
 
     def _from_book(self, where: Position) -> int | None:
         """The score byte the book holds for the position itself (the root, read before any search starts), or None."""
@@ -205,7 +225,7 @@ class Engine:
     def _solution(self, where: Position, best: int, moves: tuple[MoveValue, ...], start: float) -> Solution:
         score = score_byte(best, where.pieces, self.game.cells)
         result, plies = decode(score, self.game.cells - where.pieces)
-        return Solution(self.game, where.code, score, result, plies, moves, int(self._control[NODES]), time.monotonic() - start)
+        return Solution(self.game, where.code, score, result, plies, moves, self.nodes, time.monotonic() - start)
 
     def _move_value(self, where: Position, column: int, score: int) -> MoveValue:
         landing = (where.mask + (1 << column * (self.game.rows + 1))) & ~where.mask
@@ -213,50 +233,103 @@ class Engine:
         result, plies = decode(byte, self.game.cells - where.pieces)
         return MoveValue(column, cell_of(self.game, landing.bit_length() - 1), byte, result, plies)
 
-    def _run(self, kernel: Callable[..., Any], where: Position, budget: float | None, progress: Progress | None) -> Any:
-        """Run a kernel on a position in a worker thread, waiting in short joins (module docstring); a position with
-        at most :data:`INLINE_EMPTY` empty cells and no budget or progress hook is searched at once, in this thread."""
+    def _run(self, jobs: list[Job], where: Position, budget: float | None, progress: Progress | None) -> list[Any]:
+        """Each job's answer on a position: searched by worker threads that share the table and take the jobs in
+        turn, while the caller waits in short joins (module docstring); with at most :data:`INLINE_EMPTY` empty
+        cells and no budget or progress hook, searched at once in this thread."""
         with self._lock:
-            control = self._control
-            control[:] = 0
-            args = (np.uint64(where.pos), np.uint64(where.mask), self._geo, self._table, self._book, control, self._scratch)
+            for control in self._controls:
+                control[:] = 0
             if budget is None and progress is None and self.game.cells - where.pieces <= INLINE_EMPTY:
-                return kernel(*args)
-            box: list[Any] = []
-            worker = threading.Thread(target=lambda: box.append(kernel(*args)), name="solver-search", daemon=True)
+                return [kernel(*self._args(where, extra, 0)) for kernel, extra in jobs]
+            search = _Workers(jobs, functools.partial(self._args, where), self._controls[: min(self.threads, len(jobs))])
             start = time.monotonic()
-            worker.start()
             try:
-                self._wait(worker, where, start, budget, progress)
+                self._wait(search, where, start, budget, progress)
             except KeyboardInterrupt:
-                self._stop(worker)
-                raise SearchInterrupted(self._stopped(where, start, "at Ctrl-C"), seconds=time.monotonic() - start, nodes=int(control[NODES])) from None
-            if not box:
-                raise RuntimeError("the search's worker thread ended without an answer")
-            return box[0]
+                search.stop()
+                raise SearchInterrupted(self._stopped(where, start, "at Ctrl-C"), seconds=time.monotonic() - start, nodes=self.nodes) from None
+            return search.answers()
 
-    def _wait(self, worker: threading.Thread, where: Position, start: float, budget: float | None, progress: Progress | None) -> None:
+    def _args(self, where: Position, extra: tuple[Any, ...], thread: int) -> tuple[Any, ...]:
+        """A kernel's arguments: the position, the job's own, then what the kernels share and the thread's own."""
+        shared = (self._geo, self._table, self._book, self._controls[thread], self._scratches[thread])
+        return (np.uint64(where.pos), np.uint64(where.mask), *extra, *shared)
+
+    def _wait(self, search: _Workers, where: Position, start: float, budget: float | None, progress: Progress | None) -> None:
         shown = start
-        while worker.is_alive():
-            worker.join(POLL_SECONDS)
+        while search.running():
             now = time.monotonic()
-            if progress is not None and now - shown >= PROGRESS_SECONDS and worker.is_alive():
+            if progress is not None and now - shown >= PROGRESS_SECONDS:
                 shown = now
-                progress(int(self._control[NODES]), now - start)
-            if budget is not None and now - start >= budget and worker.is_alive():
-                self._stop(worker)
+                progress(self.nodes, now - start)
+            if budget is not None and now - start >= budget:
+                search.stop()
                 seconds = time.monotonic() - start
                 message = self._stopped(where, start, f"at its budget of {budget:g} s") + ": give it more time (budget=None for no limit)"
-                raise SearchTimeout(message, seconds=seconds, nodes=int(self._control[NODES]))
-
-    def _stop(self, worker: threading.Thread) -> None:
-        self._control[STOP] = 1
-        worker.join()
+                raise SearchTimeout(message, seconds=seconds, nodes=self.nodes)
 
     def _stopped(self, where: Position, start: float, why: str) -> str:
         seconds = time.monotonic() - start
         board = render(self.game, where.code)
-        return f"the search of {board} ({self.game.name}) stopped {why} after {seconds:.2f} s and {int(self._control[NODES]):,} positions"
+        return f"the search of {board} ({self.game.name}) stopped {why} after {seconds:.2f} s and {self.nodes:,} positions"
+
+
+class _Workers:
+    """The threads of one search: each takes the next job, runs it with its own control and scratch arrays, and
+    takes another until none is left; the answers come back in the jobs' order."""
+
+    def __init__(self, jobs: list[Job], args: Callable[[tuple[Any, ...], int], tuple[Any, ...]], controls: list[np.ndarray]) -> None:
+        self._jobs = jobs
+        self._args = args
+        self._found: list[Any] = [None] * len(jobs)
+        self._next = 0
+        self._taking = threading.Lock()
+        self._controls = controls
+        self._threads = [threading.Thread(target=self._work, args=(i,), name="solver-search", daemon=True) for i in range(len(controls))]
+        for thread in self._threads:
+            thread.start()
+
+    def _take(self) -> int | None:
+        with self._taking:
+            if self._next == len(self._jobs) or any(control[STOP] for control in self._controls):
+                return None
+            self._next += 1
+            return self._next - 1
+
+    def _work(self, thread: int) -> None:
+        while (job := self._take()) is not None:
+            kernel, extra = self._jobs[job]
+            self._found[job] = kernel(*self._args(extra, thread))
+
+    def running(self) -> bool:
+        """Whether a thread still searches (waits up to :data:`POLL_SECONDS` for one of them to end)."""
+        alive = [thread for thread in self._threads if thread.is_alive()]
+        if alive:
+            alive[0].join(POLL_SECONDS)
+        return any(thread.is_alive() for thread in self._threads)
+
+    def stop(self) -> None:
+        """Stop every thread and wait for them (what they stored in the table stays true)."""
+        for control in self._controls:
+            control[STOP] = 1
+        for thread in self._threads:
+            thread.join()
+
+    def answers(self) -> list[Any]:
+        """The answers of every job, once every thread has ended unstopped."""
+        for thread in self._threads:
+            thread.join()
+        if any(control[STOP] for control in self._controls) or any(found is None for found in self._found):
+            raise RuntimeError("the search's worker threads ended without every answer")
+        return self._found
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says, else the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def _book_arrays(game: Game, book: Book | None) -> tuple[np.ndarray, np.ndarray, np.int64]:

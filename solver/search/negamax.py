@@ -35,10 +35,10 @@ from .bitboard import (
     G_CELLS,
     G_COLMASK,
     G_COLS,
-    G_ORDER,
     ZERO,
     can_win_next,
     canonical,
+    claimeven_bound,
     has_line,
     key_of,
     non_losing_moves,
@@ -50,9 +50,10 @@ from .transposition import get, put, unpack
 
 STOP, NODES = 0, 1
 """Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel)."""
+CONTROL_SLOTS = 2
 
 NO_MOVE = -128
-"""A full column's entry in :func:`solve_moves`."""
+"""The score of a full column (:func:`solve_move`)."""
 
 ETC_MIN_EMPTY = 16
 """Enhanced transposition cut-offs are tried only with at least this many empty cells: near the end probing every
@@ -124,7 +125,7 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     if pieces >= cells - 2:
         return np.int64(0)
     alpha = max(alpha, -((cells - 2 - pieces) // 2))
-    beta = min(beta, (cells - 1 - pieces) // 2)
+    beta = min(beta, (cells - 1 - pieces) // 2, claimeven_bound(pos, mask, geo))
     if alpha >= beta:
         return alpha
     key = canonical(key_of(pos, mask, geo), geo)
@@ -183,30 +184,31 @@ def solve(
 
 
 @njit(cache=True, nogil=True)
-def solve_moves(
-    pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, book: tuple[np.ndarray, np.ndarray, np.int64], control: np.ndarray, scratch: np.ndarray
-) -> np.ndarray:
-    """Each column's Pons score for the player making the move (index = column), :data:`NO_MOVE` for a full one.
+def solve_move(
+    pos: np.uint64,
+    mask: np.uint64,
+    column: np.int64,
+    geo: np.ndarray,
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    control: np.ndarray,
+    scratch: np.ndarray,
+) -> np.int64:
+    """The exact Pons score of a move (a column) for the player making it, :data:`NO_MOVE` for a full column.
 
-    The columns are solved centre first (their searches share the table); a move that completes a line wins at once.
+    A move that completes a line wins at once. The moves of one position are searched one a call, so that threads
+    sharing the table can take them in turn (:class:`solver.search.engine.Engine`); 0 if stopped.
     """
-    cols = np.int64(geo[G_COLS])
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
-    out = np.full(cols, NO_MOVE, dtype=np.int64)
-    free = possible(mask, geo)
-    for slot in range(cols):
-        c = np.int64(geo[G_ORDER + slot])
-        move = free & geo[G_COLMASK + c]
-        if move == ZERO or control[STOP]:
-            continue
-        if has_line(pos | move, geo):
-            out[c] = (cells + 1 - pieces) // 2
-        elif pieces + 1 == cells:
-            out[c] = 0
-        else:
-            out[c] = -solve(pos ^ mask, mask | move, geo, table, book, control, scratch)
-    return out
+    move = possible(mask, geo) & geo[G_COLMASK + column]
+    if move == ZERO:
+        return np.int64(NO_MOVE)
+    if has_line(pos | move, geo):
+        return (cells + 1 - pieces) // 2
+    if pieces + 1 == cells:
+        return np.int64(0)
+    return -solve(pos ^ mask, mask | move, geo, table, book, control, scratch)
 
 
 @njit(cache=True, nogil=True)

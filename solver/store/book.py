@@ -252,7 +252,7 @@ def _engine(game: Game, table_bytes: int) -> Engine:
     """This thread's engine for ``game`` (one a process in a pool; one a thread in a Dask worker)."""
     found: Engine | None = getattr(_engines, "engine", None)
     if found is None or found.game != game or found.table_bytes != table_bytes:
-        found = _engines.engine = Engine(game, table_bytes=table_bytes)
+        found = _engines.engine = Engine(game, table_bytes=table_bytes, threads=1)
     return found
 
 

@@ -24,7 +24,9 @@
 // board, plays that column's landing cell (the API lists only those as moves); the hints are on the
 // heads, one a column, not in the cells. Moves are recorded as cells (the landing cells) and written as
 // columns wherever a person reads or writes them (the list of moves, the URL, the paste box), as everywhere:
-// under gravity a bare number is a column.
+// under gravity a bare number is a column. The board is drawn as Connect Four players know it: a frame of round
+// holes, the pieces discs (X red, O yellow, each with its letter on it and its colour in its accessible name).
+// The column heads are one stop for Tab; the arrow keys move between them and Enter or Space drops.
 "use strict";
 
 (() => {
@@ -32,11 +34,13 @@
   const VERBS = { win: "wins", draw: "draws", loss: "loses" };
   const VERDICTS = { best: "a best move", ok: "an ok move", mistake: "a mistake", blunder: "a blunder" };
   const DIRECTIONS = [[0, 1], [1, 0], [1, 1], [1, -1]];
+  const DISCS = { X: "red", O: "yellow" };  // gravity: the colour of each player's discs (each disc shows its letter too)
 
   const state = {
     games: [], more: "", game: null, start: "", moves: [], by: [], cursor: 0, mode: "both",
     hints: null,  // null: the mode's default (on exploring, off against the perfect player)
     position: null, analysis: null, token: 0, focus: 0,
+    head: 0,  // gravity: the column head that Tab reaches (the arrow keys move it)
     dropped: -1,  // gravity: the cell just played, whose piece is shown falling once
   };
   const positions = new Map();
@@ -145,11 +149,14 @@
     const token = ++state.token;
     const board = boardText(cellsAt(state.cursor));
     document.body.dataset.busy = "true";
+    const searching = setTimeout(() => showSearching(token), 400);
     let position;
     try {
       position = await lookup(board);
     } catch (error) {
+      clearTimeout(searching);
       if (token !== state.token) return;
+      $("#detail").textContent = "";
       showError(error.message);
       if (state.cursor > 0) {           // a move list that cannot be played: keep what can
         state.moves = state.moves.slice(0, state.cursor - 1);
@@ -162,12 +169,19 @@
       }
       return;
     }
+    clearTimeout(searching);
     if (token !== state.token) return;
     state.position = position;
     render();
     writeUrl();
     delete document.body.dataset.busy;
     computerMove(token);
+  }
+
+  // A game answered by search (Connect Four) may take seconds on a position: say so while it runs, within the server's budget.
+  function showSearching(token) {
+    if (token !== state.token || !info() || !info().searched) return;
+    $("#detail").textContent = `Searching this position: ${info().name} is answered by search, not read from a table…`;
   }
 
   function render() {
@@ -190,7 +204,8 @@
     const gravity = drops();
     const wrap = $("#board-wrap");
     wrap.style.setProperty("--cols", game.cols);
-    wrap.style.setProperty("--rows", gravity ? game.rows + 0.6 : game.rows);  // under gravity the column heads take a row too
+    wrap.style.setProperty("--rows", gravity ? game.rows + 0.8 : game.rows);  // under gravity the column heads and the frame take a row too
+    wrap.classList.toggle("drops", gravity);
     if (board.children.length !== game.cells || board.dataset.game !== game.name) {
       const buttons = [];
       for (let cell = 0; cell < game.cells; cell += 1) {
@@ -272,13 +287,14 @@
     return winning ? ", in the winning line" : ", in the losing line";
   }
 
-  // A cell under gravity: a piece, the ringed cell a piece dropped in its column lands on (tinted with
-  // the outcome when hints are on), or an empty cell above it. The hints themselves are on the column heads.
+  // A cell under gravity, a round hole in the frame: a piece (a disc, X red and O yellow, its letter on it and
+  // its colour in its name), the ringed hole a piece dropped in its column lands on (tinted with the outcome when
+  // hints are on), or an empty hole above it. The hints themselves are on the column heads.
   function renderDropCell(button, piece, move, { where, col, over, hints, line }) {
     if (piece !== ".") {
       button.classList.add(`piece-${piece}`);
       button.append(span("piece", piece));
-      button.setAttribute("aria-label", `${where}: ${piece}${markLine(button, piece, line)}`);
+      button.setAttribute("aria-label", `${where}: ${piece} (${DISCS[piece]} disc)${markLine(button, piece, line)}`);
       return;
     }
     button.classList.add("empty");
@@ -306,12 +322,14 @@
         const button = document.createElement("button");
         button.type = "button";
         button.dataset.col = String(col);
-        button.addEventListener("click", () => onColumn(col));
+        button.addEventListener("click", () => { state.head = col; onColumn(col); });
+        button.addEventListener("keydown", onHeadKey);
         pointing(button, () => aim(col));
         buttons.push(button);
       }
       heads.replaceChildren(...buttons);
       heads.dataset.game = game.name;
+      state.head = Math.min(state.head, game.cols - 1);
     }
     const byColumn = new Map(over ? [] : p.moves.map((move) => [move.col, move]));
     for (const button of heads.children) {
@@ -342,7 +360,20 @@
       }
       button.setAttribute("aria-label", name);
       button.setAttribute("aria-disabled", move && playable ? "false" : "true");
+      button.tabIndex = col === state.head ? 0 : -1;
     }
+  }
+
+  // Gravity: the column heads are one stop for Tab; the arrow keys (and Home, End) move between them,
+  // Enter or Space drops a piece in the focused one (it is a button).
+  function onHeadKey(event) {
+    const cols = info().cols;
+    const steps = { ArrowLeft: -1, ArrowRight: 1, Home: -cols, End: cols };
+    if (!(event.key in steps)) return;
+    event.preventDefault();
+    state.head = Math.max(0, Math.min(cols - 1, Number(event.target.dataset.col) + steps[event.key]));
+    for (const button of $("#columns").children) button.tabIndex = Number(button.dataset.col) === state.head ? 0 : -1;
+    $("#columns").children[state.head].focus();
   }
 
   // A mouse over `button` aims (shades its column); leaving, nothing is aimed. A finger does not: a tap
@@ -410,6 +441,7 @@
     $("#status").textContent = text;
     $("#detail").textContent = detail;
     $("#legend").hidden = !hints || isOver(p);
+    $("#discs").hidden = !drops();
     $("#hints").checked = hints;
     const where = drops() ? ["each column shows what dropping a piece there", "dropping a piece in each column"] : ["each empty cell shows what playing there", "playing each empty cell"];
     $("#tagline").textContent = hints
