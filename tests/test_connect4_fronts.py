@@ -339,12 +339,17 @@ def test_solve_grade_grades_a_connect4_player_file_in_one_command() -> None:
 def test_the_benchmark_stops_on_a_root_that_is_not_a_first_player_win_on_ply_41() -> None:
     """scripts/bench.py --connect4-empty (and --connect4-book) assert the empty board's answer, not only print it."""
     import importlib.util
+    import sys
 
     scripts = Path(__file__).resolve().parents[1] / "scripts"
     spec = importlib.util.spec_from_file_location("bench_connect4", scripts / "bench_connect4.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    sys.path.insert(0, str(scripts))  # its sibling bench_baselines.py
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(scripts))
     reported: list[tuple[object, ...]] = []
     bench.check_root(lambda *figure: reported.append(figure), "root", 100 - 41)
     assert reported == [("root: ply of the last move, win for X", 41, "", "win, 41", True)]
