@@ -7,8 +7,8 @@ and the plies to the end, for the side to move: :mod:`solver.rules.score`). With
 positions a layer instead, and with ``--moves M`` it also asks the engine for every move of M positions a layer
 (:meth:`solver.search.Engine.solve`) and compares each move's score with the table's score of the child it makes.
 
-    python scripts/check_engine_tables.py 4x5k4-gravity.ttt                      # every position (3.9 M: seconds)
-    python scripts/check_engine_tables.py 5x5k4-gravity.ttt                      # every position (70 M: minutes)
+    python scripts/check_engine_tables.py 4x5k4-gravity.ttt                      # every position in play (3.1 M: seconds)
+    python scripts/check_engine_tables.py 5x5k4-gravity.ttt                      # every position in play (50.7 M: minutes)
     python scripts/check_engine_tables.py 5x6k4-gravity.ttt --sample 2000 --moves 100
 
 It prints each layer's count and time, then the totals, and exits with status 1 (listing the first differences)

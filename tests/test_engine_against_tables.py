@@ -4,9 +4,9 @@ The table scores every reachable board from the end of the game backwards; the e
 forwards. scripts/check_engine_tables.py compares them position by position (the score byte: the value and the
 plies to the end, for the side to move) and, on a sample, every move against the child's score in the table:
 
-1. every position of 4x5k4-gravity (3.9 M positions, 3.2 M in play: slow set) and a sample of every layer of
+1. every position of 4x5k4-gravity (3.9 M reachable boards, 3.1 M in play: slow set) and a sample of every layer of
    5x4k4-gravity with every move;
-2. 5x5k4-gravity (70 M positions) in full is the script's (minutes: docs/connect4.md gives the run); here a seeded
+2. 5x5k4-gravity (50.7 M positions in play) in full is the script's (minutes of CPU: docs/connect4.md gives the run); here a seeded
    sample of every layer, every move of some (slow set);
 3. 5x6k4-gravity and 4x7k4-gravity, whose tables take minutes and gigabytes to build: sampled positions against the
    independent reference of tests/reference.py (no code shared), every move too;
