@@ -399,10 +399,10 @@ its book of depth 3 is built in seconds, through the same code as Connect Four's
 
 @pytest.fixture(scope="module")
 def booked_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A table directory holding the 5x7k3-gravity book of depth 3, built by ``solve build --depth 3``."""
+    """A table directory holding the 5x7k3-gravity book of depth 3, built as ``solve build --depth 3 --jobs 1`` builds it
+    (:func:`build_book`; test_solve_build_of_a_book_that_is_there... rebuilds it with ``solve build --force``: the same bytes)."""
     directory = tmp_path_factory.mktemp("booked")
-    result = CliRunner().invoke(main, ["build", "--game", BOOKED, "--depth", "3", "--jobs", "1", "--table-dir", str(directory)])
-    assert result.exit_code == 0, result.output
+    build_book(BOOKED, directory / f"{BOOKED}.ttt", depth=3, jobs=1)
     return directory
 
 
