@@ -11,6 +11,7 @@
     python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
+    python scripts/bench.py --connect4-http 1             # ... only the HTTP API with a search budget of 1 s (a minute)
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
     python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
     python scripts/bench.py --connect4 --pons PONS_TIMES --c4 C4_TIMES  # ... with Pons' and Steininger's C++ solvers beside
@@ -729,13 +730,14 @@ SPARSE_5X5K4 = 1_000_000 / 2_471_848
 def _reachable_codes(game: Game, count: int, seed: int) -> np.ndarray:
     """``count`` random reachable codes of ``game``, uniform over its reachable boards: legal-count boards drawn at
     random, kept where the rules find them reachable (what a table's reachability is; no table read)."""
+    from solver.encoding.coderules import code_rules
     from solver.encoding.layouts import layout
     from solver.rules.base import INVALID
 
     index, rng, found = layout(game), np.random.default_rng(seed), np.zeros(0, dtype=np.int64)
     while found.size < count:
         drawn = index.codes_at(rng.integers(0, index.size, 2 * count))
-        found = np.concatenate([found, drawn[game.rules.statuses(drawn) != INVALID]])
+        found = np.concatenate([found, drawn[code_rules(game).statuses(drawn) != INVALID]])
     return found[:count]
 
 
@@ -822,10 +824,11 @@ def bench_position_costs(path: Path | None, before: Path | None, before_python: 
         table = _open_compact(path)
         if path.name != f"{table.game.name}.ttt":
             raise SystemExit(f"--positions wants the table file named after its game, <game>.ttt (found {path.name})")
+        from solver.encoding.coderules import code_rules
         from solver.rules.base import IN_PLAY
 
         codes = _reachable_codes(table.game, 4000, 29)
-        playing = [int(code) for code in codes[table.game.rules.statuses(codes) == IN_PLAY] if table.at(int(code)).pieces < table.game.cells - 1]
+        playing = [int(code) for code in codes[code_rules(table.game).statuses(codes) == IN_PLAY] if table.at(int(code)).pieces < table.game.cells - 1]
         config = {"game": table.game.name, "few": playing[:5], "many": playing[5:205]}
         sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
         runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
@@ -863,13 +866,14 @@ def bench_5x5k4_batch_decodes() -> None:
     """The blocks a batch of 1 M random reachable 5x5k4 codes decodes, counted from the game's index and rules
     alone (no table needed, none timed): the code before decoded the blocks of each part of a batch split over
     threads (a part per 2**18 codes, up to one per core and 8), this code each block of the batch once."""
+    from solver.encoding.coderules import code_rules
     from solver.encoding.layouts import layout
     from solver.encoding.symmetry import symmetries
     from solver.rules.base import IN_PLAY, INVALID
     from solver.rules.game import parse_game
 
     game = parse_game("5x5k4")
-    index, rules = layout(game), game.rules
+    index, rules = layout(game), code_rules(game)
     drawn = index.codes_at(np.random.default_rng(25).integers(0, index.size, 1_600_000))
     codes = drawn[rules.statuses(drawn) != INVALID][:1_000_000]  # the rules' reachability is the table's
     read = codes[rules.statuses(codes) == IN_PLAY]
@@ -1167,6 +1171,9 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     """The options of the Connect Four section (scripts/bench_connect4.py)."""
     parser.add_argument("--connect4", action="store_true", help="only the Connect Four engine: Pons' six sets (the slow ones sampled), against a plain negamax")
     parser.add_argument("--connect4-all", action="store_true", help="with every position of Pons' six sets, and the empty board from scratch (an hour)")
+    parser.add_argument(
+        "--connect4-http", metavar="SECONDS", type=float, help="only Connect Four over HTTP: solve serve with this search budget, no answer slower than it"
+    )
     parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
     parser.add_argument(
         "--connect4-book", metavar="BOOK", type=Path, help="only the opening book: its build's figures, the empty board from it, Pons' sets with it"
@@ -1228,6 +1235,10 @@ def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
     if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets:
         _connect4_section(args)
+    elif args.connect4_http:
+        from bench_http_search import bench_search_budget
+
+        bench_search_budget(report, args.connect4_http)
     elif args.pons or args.c4:
         raise SystemExit("bench.py: --pons and --c4 go with --connect4, --connect4-all, --connect4-empty or --connect4-sets")
     elif args.batch:

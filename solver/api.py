@@ -9,6 +9,16 @@ A look-up's table is remembered by that Tablebase per ``game=`` (by name, or by 
 :class:`Game` object itself), so a later look-up of the same game costs one dictionary hit;
 :func:`forget` clears it. The front ends (:mod:`solver.cli`, :mod:`solver.web`) take a
 :class:`Tablebase` of their own or this one, and parse game names with :func:`parse_game`.
+
+**The front ends' door.** The command line and the web app reach the store (:mod:`solver.store`) and the
+table files (:mod:`solver.storage`) through this module only: an import-linter contract forbids them both
+packages. What they need beyond the functions above is re-exported here by name (``from solver.api import
+fetch_table``), so one place says what a front end may do to a table: build and estimate one (``solve
+build``), prove it or check a sample (``solve verify``), fetch one from a mirror (``solve fetch``), build and
+verify a Connect Four book (``solve book``), answer by search (:class:`SearchTable`), and the few plain
+helpers a front end prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped`
+for a download list, :func:`write_atomic` for a report, :func:`remove_dead_temporaries` after a killed build).
+None is in ``__all__``: :mod:`solver` re-exports the public functions only.
 """
 
 from __future__ import annotations
@@ -24,9 +34,42 @@ from .encoding.drops import move_string_code
 from .encoding.moves import MoveSpec
 from .errors import InvalidArgumentError
 from .rules.game import Game, parse_game
+from .search.book import open_book as open_book
 from .search.engine import Progress
+from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
+from .storage.fsutil import write_atomic as write_atomic
+from .storage.remote import is_url as is_url
+from .storage.tablefile import is_shipped as is_shipped
+from .storage.tablefile import rebuild_command as rebuild_command
+from .store import book as _book
 from .store import make as _builder
+from .store.book import book_game as book_game
+from .store.book import build_book as build_book
+from .store.book import default_depth as default_depth
+from .store.book import estimate_book as estimate_book
+from .store.book import verify_book as verify_book
+from .store.book import verify_plan as verify_plan
+from .store.estimate import BuildEstimate as BuildEstimate
+from .store.estimate import estimate as estimate
+from .store.estimate import format_duration as format_duration
+from .store.estimate import proof_seconds as proof_seconds
+from .store.estimate import refuse_beyond_machine as refuse_beyond_machine
+from .store.estimate import sample_seconds as sample_seconds
 from .store.make import BuildHook
+from .store.make import BuildProgress as BuildProgress
+from .store.make import Check as Check
+from .store.make import cluster_scheduler as cluster_scheduler
+from .store.make import kind_for as kind_for
+from .store.make import proof as proof
+from .store.make import proof_work as proof_work
+from .store.make import refuse_replacing as refuse_replacing
+from .store.mirror import fetch_table as fetch_table
+from .store.samplecheck import DEFAULT_REFERENCE as DEFAULT_REFERENCE
+from .store.samplecheck import MAX_EMPTY as MAX_EMPTY
+from .store.samplecheck import LayerCheck as LayerCheck
+from .store.samplecheck import check_sample as check_sample
+from .store.searched import SearchTable as SearchTable
+from .store.searched import searches_by as searches_by
 from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
 from .tables import DenseTable, Scores, Table
 from .tables.analysis import GameAnalysis
@@ -54,6 +97,11 @@ __all__ = [
     "parse_game",
     "table_for",
 ]
+
+DEFAULT_BOOK_SAMPLE = _book.DEFAULT_SAMPLE
+"""Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.book.DEFAULT_SAMPLE`)."""
+describe_book = _book.describe
+"""A book's summary line (:func:`solver.store.book.describe`)."""
 
 _tablebase = default_tablebase()
 _lookup = _tablebase.lookup  # the look-up hot path: one attribute fewer a call

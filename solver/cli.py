@@ -23,7 +23,44 @@ from typing import Any, NoReturn, cast
 
 import click
 
-from .api import MIRROR_ENV, Tablebase, default_tablebase, parse_game
+from .api import (
+    DEFAULT_BOOK_SAMPLE,
+    DEFAULT_REFERENCE,
+    MAX_EMPTY,
+    MIRROR_ENV,
+    BuildEstimate,
+    BuildProgress,
+    Check,
+    LayerCheck,
+    SearchTable,
+    Tablebase,
+    book_game,
+    build_book,
+    check_sample,
+    cluster_scheduler,
+    default_depth,
+    default_tablebase,
+    describe_book,
+    estimate,
+    estimate_book,
+    fetch_table,
+    format_duration,
+    is_url,
+    kind_for,
+    open_book,
+    parse_game,
+    proof,
+    proof_seconds,
+    proof_work,
+    rebuild_command,
+    refuse_beyond_machine,
+    refuse_replacing,
+    remove_dead_temporaries,
+    sample_seconds,
+    verify_book,
+    verify_plan,
+    write_atomic,
+)
 from .encoding import board as _board
 from .encoding.drops import move_string_code
 from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SearchTimeout, SolverError, TableError, one_line
@@ -48,18 +85,6 @@ from .present.charts import outcomes_svg
 from .present.describe import column_board, move_words, stats_text, status_line
 from .present.report import GRADE_LIMIT, describe_report
 from .rules.game import DENSE_MAX_CELLS, Game
-from .search.book import open_book
-from .storage.fsutil import remove_dead_temporaries, write_atomic
-from .storage.remote import is_url
-from .storage.tablefile import read_header, rebuild_command
-from .store.book import DEFAULT_SAMPLE as DEFAULT_BOOK_SAMPLE
-from .store.book import book_game, build_book, default_depth, estimate_book, seconds_per_position, verify_book
-from .store.book import describe as describe_book
-from .store.estimate import BuildEstimate, estimate, format_duration, proof_seconds, refuse_beyond_machine, sample_seconds
-from .store.make import BuildProgress, Check, cluster_scheduler, kind_for, proof, proof_work, refuse_replacing
-from .store.mirror import fetch_table
-from .store.samplecheck import DEFAULT_REFERENCE, MAX_EMPTY, LayerCheck, check_sample
-from .store.searched import SearchTable
 from .tables import Table
 from .tables.analysis import GameAnalysis, move_code
 from .tables.analysis import analyze as _analyze
@@ -971,25 +996,19 @@ def _verify_book(path: Path, game: Game, boards: int | None, seed: int, every: b
 
 
 def _announce_book_check(path: Path, game: Game, sample: int | None, *, quiet: bool) -> int:
-    """Say what ``solve verify`` of a book checks and about how long it takes (its header read, nothing else yet);
-    the entries it will search. A header that cannot be read is left to the check itself to refuse."""
-    try:
-        meta = read_header(path, game=game).meta
-        depth, plies = int(meta["depth"]), [int(n) for n in meta["plies"]]
-    except (TableError, KeyError, TypeError, ValueError):
+    """Say what ``solve verify`` of a book checks and about how long it takes (:func:`solver.api.verify_plan`: its
+    header read, nothing else yet); the entries it will search. A header that cannot be read is left to the check to refuse."""
+    plan = verify_plan(path, game, sample)
+    if plan is None:
         return 0
-    if not plies:
-        return 0
-    searched = plies[-1] if sample is None else min(sample, plies[-1])
     if not quiet:
-        seconds = searched * seconds_per_position(game, depth)
         click.echo(
-            f"Verifying {path} ({game.name} book, depth {depth}, {sum(plies):,} positions): every block, every entry of plies 0 to "
-            f"{depth - 1} against its children, and {searched:,} of the {plies[-1]:,} entries of ply {depth} searched again; "
-            f"about {format_duration(seconds)} on 1 core",
+            f"Verifying {path} ({game.name} book, depth {plan.depth}, {plan.positions:,} positions): every block, every entry of plies 0 to "
+            f"{plan.depth - 1} against its children, and {plan.searched:,} of the {plan.deepest:,} entries of ply {plan.depth} searched again; "
+            f"about {format_duration(plan.seconds)} on 1 core",
             err=True,
         )
-    return searched
+    return plan.searched
 
 
 def _about(path: Path, problem: str) -> str:

@@ -58,6 +58,7 @@ import numpy as np
 from .encoding import board as _board
 from .encoding.moves import parse_move
 from .errors import InvalidBoardError
+from .rules.base import Outcome
 from .rules.game import DEFAULT_GAME, parse_game
 from .tables.position import Position
 
@@ -263,6 +264,12 @@ def _planes(observation: Any) -> np.ndarray:
     return planes
 
 
+def _o_has_won(*, x_mask: int, o_mask: int) -> bool:
+    """Whether the rule says O has won tic-tac-toe on the board with these cells (a bit each)."""
+    rules = DEFAULT_GAME.rules
+    return rules.outcome_of_word(rules.join(x_mask, o_mask)) is Outcome.O_WON
+
+
 def _observer_mark(own_mask: int, other_mask: int, agent: str | None) -> int:
     """1 if the observing agent plays X, 2 if O (see the module docstring)."""
     own, other = own_mask.bit_count(), other_mask.bit_count()
@@ -282,7 +289,7 @@ def _observer_mark(own_mask: int, other_mask: int, agent: str | None) -> int:
     if other == own + 1:
         return 2  # O has just moved
     if own == other:
-        return 2 if DEFAULT_GAME.rules.has_line(own_mask) else 1  # O has just won, else X to move
+        return 2 if _o_has_won(x_mask=other_mask, o_mask=own_mask) else 1  # O (observing) has just won, else X to move
     raise InvalidBoardError(
         f"impossible mark counts: {own} on plane 0 (the observing agent) and {other} on plane 1 (the opponent): "
         "expected equal counts or one more on either plane (player_1, X, moves first)"

@@ -14,6 +14,7 @@ import pytest
 from reference import reference
 
 import solver
+from solver.encoding.coderules import code_rules
 from solver.encoding.layouts import layout
 from solver.retrograde.sweep import build_layers
 from solver.rules.armageddon import Armageddon
@@ -36,7 +37,7 @@ def test_tictactoe_under_armageddon_is_o_s_win_in_nine_plies(table_dir: Path) ->
     assert (position.value, position.result, position.plies) == (-1, "loss", 9)
     full = solver.lookup("XOX/XOO/OXX", game="3x3k3-armageddon")  # full, no line: O to move has won
     assert full.is_over and full.result == "win" and full.plies == 0
-    assert full.game.rules.outcome(full.code).value == "O won"
+    assert code_rules(full.game).outcome(full.code).value == "O won"
     assert "game over: O won (a full board is O's win)" in repr(full) and full.winner == "O" and full.line_completer is None
     assert solver.lookup(".../.../...").value == 0, "normal play is still a draw"
 

@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from solver.encoding import coderules
 from solver.encoding import symmetry as symmetry_module
+from solver.encoding.coderules import code_rules, digit_fields
 from solver.encoding.layouts import layout
 from solver.encoding.symmetry import Symmetries, symmetries
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
-from solver.rules import base as rules_base
 from solver.rules.base import IN_PLAY
-from solver.rules.bitboard import digit_fields
 from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE
 from solver.storage import blockarray
@@ -105,9 +105,9 @@ def _count_word_and_image_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, int
 
         return counted
 
-    for module in (compact, rules_base, symmetry_module):
+    for module in (compact, coderules, symmetry_module):
         monkeypatch.setattr(module, "digit_fields", counting("digit fields", digit_fields))
-    monkeypatch.setattr(rules_base.Rules, "words", counting("words", rules_base.Rules.words))
+    monkeypatch.setattr(coderules.CodeRules, "words", counting("words", coderules.CodeRules.words))
     monkeypatch.setattr(Symmetries, "_patterns", counting("images", Symmetries._patterns))
     return calls
 
@@ -184,7 +184,7 @@ def test_a_batch_decodes_each_block_it_touches_once(stand_in_file: Path, stand_i
     decoded = _count_decodes(table, monkeypatch)
     batch = table.lookup_codes(stand_in_codes)
     # the blocks of the canonical boards in play, found here by the scalar path
-    sym, rules = symmetries(table.game), table.game.rules
+    sym, rules = symmetries(table.game), code_rules(table.game)
     in_play = [code for code in stand_in_codes.tolist() if rules.status_of(code) == IN_PLAY]
     touched = {table.layout.index_of_code(sym.canonical_of(code)[0]) >> 16 for code in in_play}
     assert len(touched) > 4 * 32  # several waves

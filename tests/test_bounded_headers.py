@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
+from solver.contents.stored import compact_meta
 from solver.errors import TableError
 from solver.rules.game import parse_game
 from solver.storage import tablefile
@@ -64,10 +65,10 @@ def forged_compressed(path: Path, blocks: int) -> Path:
     game = parse_game("3x4k3")
     encoding = Encoding("zlib", 6, DEFAULT_BLOCK_BYTES, blocks * DEFAULT_BLOCK_BYTES, 16 * blocks)
     far = 1 << 50
-    placeholder = tablefile._compressed_header(game, tablefile.compact_meta(game), encoding, far, far)
+    placeholder = tablefile._compressed_header(game, compact_meta(game), encoding, far, far)
     offset = tablefile._align(12 + len(tablefile._dump({**tablefile._header_dict(placeholder), "root": placeholder.root})))
     region_end = offset + encoding.region_bytes
-    return write_sparse(path, tablefile._compressed_header(game, tablefile.compact_meta(game), encoding, offset, tablefile._align(region_end)))
+    return write_sparse(path, tablefile._compressed_header(game, compact_meta(game), encoding, offset, tablefile._align(region_end)))
 
 
 def test_a_header_declaring_millions_of_blocks_is_refused_before_its_digests_are_read(tmp_path: Path) -> None:
@@ -88,9 +89,9 @@ def test_a_header_declaring_more_compressed_bytes_than_its_blocks_can_take_is_re
     blocks = -(-tablefile.layout(game).size // DEFAULT_BLOCK_BYTES)
     encoding = Encoding("zlib", 6, DEFAULT_BLOCK_BYTES, tablefile.layout(game).size, 1 << 40)  # a terabyte of holes
     far = 1 << 50
-    placeholder = tablefile._compressed_header(game, tablefile.compact_meta(game), encoding, far, far)
+    placeholder = tablefile._compressed_header(game, compact_meta(game), encoding, far, far)
     offset = tablefile._align(12 + len(tablefile._dump({**tablefile._header_dict(placeholder), "root": placeholder.root})))
-    header = tablefile._compressed_header(game, tablefile.compact_meta(game), encoding, offset, tablefile._align(offset + encoding.region_bytes))
+    header = tablefile._compressed_header(game, compact_meta(game), encoding, offset, tablefile._align(offset + encoding.region_bytes))
     assert header.digest_count == blocks
     try:
         path = write_sparse(tmp_path / "3x4k3.ttt", header)

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from solver.contents.stored import compact_meta
 from solver.encoding.board import rule_violation
+from solver.encoding.coderules import code_rules
 from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
@@ -103,7 +105,7 @@ def test_a_seeded_sample_of_a_20_cell_table_answers_as_the_full_scores_do(name: 
 
 def test_the_rules_by_bit_masks_agree_with_rule_violation_on_every_3x4k3_code() -> None:
     game = parse_game("3x4k3")
-    rules = game.rules
+    rules = code_rules(game)
     codes = np.arange(game.codes)
     legal = layout(game).index_of(codes) >= 0
     statuses = rules.statuses(codes)
@@ -305,13 +307,13 @@ def test_a_table_written_before_the_layer_histograms_still_opens_and_is_counted(
         blocks = blockarray.encode_blocks(stored_layers(game, layers), codec=codec.name, level=codec.default_level)
         return tablefile.write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.default_level)
 
-    old = write(tmp_path / "old.ttt", tablefile.compact_meta(game))
+    old = write(tmp_path / "old.ttt", compact_meta(game))
     table = open_compact(old, game=game)
     assert table.sha256 in EARLIER_COMPACT_ROOTS["2x9k4"] and table.sha256 != tablefile.expected_root(game, "compact")
     assert table.at(0).result == "draw"
     fresh = write_compact(tmp_path / "new.ttt", game, layers)
     assert table.stats()["unique_positions"] == open_compact(fresh, game=game).stats()["unique_positions"]
-    other = write(tmp_path / "other.ttt", {**tablefile.compact_meta(game), "note": "changed"})
+    other = write(tmp_path / "other.ttt", {**compact_meta(game), "note": "changed"})
     with pytest.raises(TableError, match="is not the expected"):
         open_compact(other, game=game)
 

@@ -11,6 +11,7 @@ first of Test_L3_R1 ("End-Easy": searched in milliseconds). Nothing is timed.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from solver.cli import main
 from solver.encoding.board import render
 from solver.errors import InvalidBoardError, InvalidMoveError, SearchTimeout
 from solver.rules.game import parse_game
+from solver.search import from_moves
+from solver.store.searched import searches_by
 
 PONS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4" / "pons_tests"
 CONNECT4 = parse_game("connect4")
@@ -261,6 +264,27 @@ def test_the_http_api_refuses_a_search_past_its_budget_with_503_saying_so(client
     assert answer.status_code == 503
     assert "at most 0.3 s a request" in answer.json()["error"]
     assert client.get("/api/v1/connect4", params={"moves": "48"}).status_code == 400
+
+
+def test_every_search_of_one_request_shares_its_budget_from_the_requests_arrival(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A mainline searches many positions: each gets what is left of the request's one budget, never a fresh one."""
+    from solver.store import searched
+
+    given: list[float | None] = []
+    real = searched._budget_left
+    monkeypatch.setattr(searched, "_budget_left", lambda budget: given.append(real(budget)) or given[-1])
+    answer = client.get("/api/v1/connect4/mainline", params={"moves": "2252576253462244111563"})
+    assert answer.status_code == 200, answer.text
+    assert len(given) > 3 and all(left is not None and left <= 0.3 for left in given)
+    assert given == sorted(given, reverse=True), "a later search got more time than an earlier one"
+
+
+def test_a_search_after_its_deadline_stops_at_once_saying_so_and_before_it_answers() -> None:
+    table = solver.table_for("connect4")
+    with searches_by(time.monotonic() - 1), pytest.raises(SearchTimeout, match="budget"):
+        table.at(from_moves(table.game, "4").code)
+    with searches_by(time.monotonic() + 600):
+        assert table.at(from_moves(table.game, "444444333333522222").code).result in ("win", "draw", "loss")
 
 
 def test_the_http_api_lists_connect4_as_searched(client) -> None:  # type: ignore[no-untyped-def]

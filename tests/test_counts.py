@@ -27,7 +27,7 @@ from solver.contents.histograms import (
     histograms_to_meta,
     layer_histograms,
 )
-from solver.contents.stored import stored_layers
+from solver.contents.stored import compact_meta, stored_layers
 from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import TableError
@@ -35,7 +35,7 @@ from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE, WIN
 from solver.storage.blockarray import BlockArray, write_blocks
-from solver.storage.tablefile import compact_meta, open_table, write_table
+from solver.storage.tablefile import open_table, write_table
 from solver.tables import CompactTable
 
 _STEP = 1 << 22

@@ -2,7 +2,7 @@
 
 Each fast path is checked against a slower reference that it replaced or that states the
 rule plainly: the block check (on arrays and on the bytes of a decoded block) against an item-by-item check, the batch rules
-against the one-code rules (``Rules.status_of``, ``Layout.index_of``), canonical codes
+against the one-code rules (``CodeRules.status_of``, ``Layout.index_of``), canonical codes
 against the smallest image, decoding over threads against one thread, batches split over
 threads against one part. Damaged blocks are still refused on every path.
 """
@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 
 import solver.tables.compact as compact
 from solver.contents.plausible import compact_check, possible_bytes, score_mask
+from solver.encoding.coderules import code_rules, digit_fields
 from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.errors import InvalidBoardError, TableError
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import INVALID
-from solver.rules.bitboard import digit_fields
 from solver.rules.game import parse_game
 from solver.storage.blockarray import CODECS, BlockArray, Encoding, write_blocks
 from solver.storage.tablefile import open_table
@@ -169,7 +169,7 @@ def test_decoding_over_threads_refuses_the_first_damaged_block() -> None:
 # -- batch rules and canonical codes ------------------------------------------------------------------
 def test_the_batch_rules_agree_with_the_one_code_rules_on_every_3x4k3_code() -> None:
     game = parse_game("3x4k3")
-    rules, index = game.rules, layout(game)
+    rules, index = code_rules(game), layout(game)
     codes = np.arange(game.codes)
     status, pieces = rules.classify(codes)
     for code in codes.tolist():
@@ -183,7 +183,7 @@ def test_the_batch_rules_agree_with_the_one_code_rules_on_every_3x4k3_code() -> 
 @pytest.mark.parametrize("name", ["5x5k4", "4x5k4", "3x7k3", "2x9k4", "5x5k5"])
 def test_the_batch_rules_agree_with_the_one_code_rules_on_late_boards_with_several_lines(name: str) -> None:
     game = parse_game(name)
-    rules, index = game.rules, layout(game)
+    rules, index = code_rules(game), layout(game)
     rng = np.random.default_rng(15)
     late = rng.integers(index.layer_offsets[game.cells - 8], index.size, 20_000)  # many boards with lines, some with several
     codes = np.concatenate([index.codes_at(late), rng.integers(0, game.codes, 5_000)])  # and any code, illegal counts too

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from solver.encoding.coderules import code_rules
 from solver.encoding.columns import layer_slots
 from solver.encoding.layouts import layout
 from solver.errors import GameTooLargeError
@@ -30,7 +31,7 @@ def test_the_column_index_numbers_every_board_without_a_floating_piece_once(name
     assert np.array_equal(index.index_of(codes), every), "index -> code -> index is the identity"
     assert index.layer_sizes == tuple(layer_slots(game.rows, game.cols)), "the layers have the slots counted without building"
     floating = game.rules.move.misplaced  # the pieces with an empty cell below
-    words = game.rules.words(np.arange(game.codes))
+    words = code_rules(game).words(np.arange(game.codes))
     taken = (words & 0xFFFFFFFF) | (words >> 32)
     settled = np.array([not floating(int(t)) for t in taken])
     counts_legal = np.bitwise_count(words & 0xFFFFFFFF).astype(int) - np.bitwise_count(words >> 32).astype(int)
@@ -118,10 +119,12 @@ def test_connect_fours_full_table_is_beyond_this_machine_and_its_estimate_says_w
 def test_connect_four_is_named_and_its_rules_judge_one_board_at_a_time() -> None:
     game = parse_game("Connect4")
     assert game.name == "6x7k4-gravity" and (game.rows, game.cols, game.k) == (6, 7, 4)
-    rules = game.rules
+    rules = code_rules(game)
     assert rules.violation(0) is None, "the empty board"
     with pytest.raises(GameTooLargeError, match="42 cells: its boards are judged one at a time"):
         rules.classify(np.zeros(1, dtype=np.uint64))
+    with pytest.raises(GameTooLargeError, match="42 cells: its boards are judged one at a time"):
+        game.rules.classify_words(np.zeros(1, dtype=np.int64))
     assert sum(layer_slots(6, 7)) > 4_531_985_219_092, "the index has a slot for every reachable position"
 
 

@@ -38,6 +38,7 @@ from reference import LOSS, WIN, Board, Reference, board_of, code, reachable_cou
 import solver
 from solver.cli import main
 from solver.contents.histograms import LayerCounts
+from solver.encoding.coderules import code_rules
 from solver.errors import InvalidBoardError, InvalidMoveError
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
@@ -477,7 +478,7 @@ def legal_counts(name: str) -> tuple[np.ndarray, list[Board]]:
 
 @pytest.mark.parametrize("name", RULED)
 def test_the_rule_finds_no_violation_exactly_on_the_boards_a_game_reaches(name: str) -> None:
-    ref, rules = reference(name), parse_game(name).rules
+    ref, rules = reference(name), code_rules(parse_game(name))
     codes, boards = legal_counts(name)
     wrong = []
     for c, board in zip(codes.tolist(), boards, strict=True):
@@ -489,7 +490,7 @@ def test_the_rule_finds_no_violation_exactly_on_the_boards_a_game_reaches(name: 
 
 @pytest.mark.parametrize("name", RULED)
 def test_classify_never_calls_a_reachable_board_invalid_and_calls_line_exactly_the_finished_ones_with_a_line(name: str) -> None:
-    ref, rules = reference(name), parse_game(name).rules
+    ref, rules = reference(name), code_rules(parse_game(name))
     codes, boards = legal_counts(name)
     status, pieces = rules.classify(codes)
     wrong = []
@@ -504,7 +505,7 @@ def test_classify_never_calls_a_reachable_board_invalid_and_calls_line_exactly_t
 
 @pytest.mark.parametrize("name", RULED)
 def test_the_one_board_judge_agrees_with_the_batch_classify_on_every_board(name: str) -> None:
-    ref, rules = reference(name), parse_game(name).rules
+    ref, rules = reference(name), code_rules(parse_game(name))
     codes, _ = legal_counts(name)
     status, _ = rules.classify(codes)
     wrong = [

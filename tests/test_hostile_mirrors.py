@@ -356,7 +356,7 @@ def test_eviction_reads_only_about_the_rows_it_removes_and_a_hit_never_evicts(tm
 
 
 def test_a_look_up_served_from_the_cache_starts_no_eviction(stand_in_table: bytes, tmp_path: Path) -> None:
-    from solver.store.urltable import expects
+    from solver.storage.trust import expects
 
     cache = remote.BlockCache(tmp_path / "c.sqlite3", max_bytes=64 << 20)
     with serving({NAME: stand_in_table}) as server:

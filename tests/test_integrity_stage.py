@@ -17,6 +17,7 @@ from table_forms import write_plain_compact
 import solver
 import solver.tables.dense
 from solver import build_table, load_table
+from solver.contents.stored import compact_meta
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.storage import blockarray, integrity, tablefile, trust
@@ -115,7 +116,7 @@ def test_a_trusted_table_replaced_by_another_of_the_same_game_is_proved_again_an
     wrong = _plausible_but_wrong(game, int(layers[0][0]))
     layers[0][0] = wrong  # the empty board: a value its layer allows, not the game's
     replaced = tablefile.write_table(  # every checksum right for the new scores; not built here, so not recorded
-        tmp_path / "2x4k3.ttt", kind="compact", game=game, meta=tablefile.compact_meta(game), arrays={"scores": np.concatenate(layers)}
+        tmp_path / "2x4k3.ttt", kind="compact", game=game, meta=compact_meta(game), arrays={"scores": np.concatenate(layers)}
     )
     assert tablefile.open_table(replaced).header.root != built.sha256
     with pytest.raises(solver.TableError, match="no checksum ships for compact 2x4k3 tables and this user did not build this one, and it is wrong"):

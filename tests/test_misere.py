@@ -133,8 +133,9 @@ def test_the_http_api_serves_a_misere_game_and_lists_its_rule(table_dir: Path) -
     ],
 )
 def test_the_outcome_of_a_board_names_the_winner_the_rule_gives(board: str, normal: str, misere: str) -> None:
+    from solver.encoding.coderules import code_rules
     from solver.rules.base import Outcome
 
     code = solver.encode(board)
-    assert solver.parse_game("3x3k3").rules.outcome(code) is Outcome[normal]
-    assert solver.parse_game(MISERE).rules.outcome(code) is Outcome[misere]
+    assert code_rules(solver.parse_game("3x3k3")).outcome(code) is Outcome[normal]
+    assert code_rules(solver.parse_game(MISERE)).outcome(code) is Outcome[misere]

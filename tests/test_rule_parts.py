@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from solver.encoding.coderules import code_rules
 from solver.rules.base import Rules
 from solver.rules.catalog import MOVE_RULES, RULES, SCORINGS
 from solver.rules.game import parse_game
@@ -72,9 +73,9 @@ def test_the_catalogue_composes_every_move_rule_with_every_scoring() -> None:
 
 
 def test_a_move_rule_answers_legality_and_the_rule_names_the_reason() -> None:
-    gravity = parse_game("3x3k3-gravity").rules
+    gravity = code_rules(parse_game("3x3k3-gravity"))
     assert gravity.is_legal(0, 6) and not gravity.is_legal(0, 0)
     assert gravity.illegal_move(0, 0) == "(0,0) is not playable: a piece dropped in column 0 lands on (2,0)"
-    normal = parse_game("3x3").rules
+    normal = code_rules(parse_game("3x3"))
     assert normal.is_legal(0, 0) and normal.illegal_move(1, 0) == "the cell is taken"
     assert normal.illegal_move(1 + 2 * 3 + 4 * 9 + 2 * 27 + 81, 5) is None

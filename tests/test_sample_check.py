@@ -13,6 +13,7 @@ from click.testing import CliRunner
 import solver
 from solver.cli import main
 from solver.encoding.board import render
+from solver.encoding.coderules import code_rules
 from solver.encoding.layouts import layout
 from solver.encoding.symmetry import symmetries
 from solver.retrograde.minimax import MAX_EMPTY, negamax_score
@@ -55,7 +56,7 @@ def test_the_sample_is_distinct_canonical_boards_in_play_of_the_layer(ply: int) 
     game = parse_game("3x6k3")
     codes = sample_layer(game, ply, 3000, seed=5)
     assert codes.size == np.unique(codes).size
-    assert (game.rules.statuses(codes) == IN_PLAY).all()
+    assert (code_rules(game).statuses(codes) == IN_PLAY).all()
     assert symmetries(game).is_canonical(codes).all()
     index = layout(game)
     assert {index.layer_of(int(i)) for i in index.index_of(codes)} == {ply}
@@ -65,7 +66,7 @@ def test_a_layer_with_fewer_boards_than_asked_is_sampled_whole() -> None:
     game = parse_game("3x6k3")
     index = layout(game)
     every = index.codes(index.layer_offsets[3], index.layer_offsets[4])[0]
-    canonical_in_play = every[(game.rules.statuses(every) == IN_PLAY) & symmetries(game).is_canonical(every)]
+    canonical_in_play = every[(code_rules(game).statuses(every) == IN_PLAY) & symmetries(game).is_canonical(every)]
     assert np.array_equal(np.sort(sample_layer(game, 3, 10_000, seed=1)), np.sort(canonical_in_play))
 
 

@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import _thread
 import random
+import subprocess
+import sys
 import threading
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from reference import Reference, board_of, code
 
+from solver.encoding.coderules import code_rules
 from solver.errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout
 from solver.retrograde.dense import build_arrays
 from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
@@ -82,9 +86,10 @@ def _bits(game_name: str, code_: int) -> tuple[int, int]:
 def test_the_bitboard_moves_and_lines_are_the_gravity_rules_on_every_reachable_board(name: str) -> None:
     game = parse_game(name)
     rules, geo = game.rules, geometry_of(game)
+    coded = code_rules(game)
     for code_ in reachable(name):
         x, o = _bits(name, code_)
-        status, _ = rules.judge(code_)
+        status, _ = coded.judge(code_)
         cells_x = sum(1 << cell for cell, d in enumerate(board_of(code_, game.cells)) if d == 1)
         cells_o = sum(1 << cell for cell, d in enumerate(board_of(code_, game.cells)) if d == 2)
         landing = possible(np.uint64(x | o), geo)
@@ -101,8 +106,8 @@ def test_the_engine_refuses_exactly_the_boards_the_rules_call_unreachable_or_fin
     rng = random.Random(7)
     codes = reachable(name) + [rng.randrange(game.codes) for _ in range(3000)]
     for code_ in codes:
-        status, _ = game.rules.judge(code_)
-        unreachable = status == INVALID or game.rules.violation(code_) is not None
+        status, _ = code_rules(game).judge(code_)
+        unreachable = status == INVALID or code_rules(game).violation(code_) is not None
         try:
             position_of(game, code_)
             accepted = True
@@ -114,15 +119,19 @@ def test_the_engine_refuses_exactly_the_boards_the_rules_call_unreachable_or_fin
 # -- 2. every position of the small tables -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", TABLE_GAMES)
-def test_the_engine_gives_every_position_of_a_small_table_its_score_and_every_move_its_childs(name: str) -> None:
+def positions_in_play(name: str) -> tuple[Any, np.ndarray, list[int]]:
+    """A small gravity game, its dense table's scores, and the codes of its positions in play."""
     game = parse_game(name)
     table = build_arrays(game).score
+    return game, table, [c for c in np.flatnonzero(table != UNREACHABLE).tolist() if code_rules(game).judge(c)[0] == IN_PLAY]
+
+
+@pytest.mark.parametrize("name", TABLE_GAMES)
+def test_the_engine_gives_every_position_of_a_small_table_its_score_and_every_move_its_childs(name: str) -> None:
+    game, table, codes = positions_in_play(name)
     eng = engine(name)
     checked = 0
-    for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
-        if game.rules.judge(code_)[0] != IN_PLAY:
-            continue
+    for code_ in codes:
         answer = eng.solve(code_)
         assert answer.score == table[code_], f"{name} {code_}: engine {answer.score}, table {table[code_]}"
         digits = board_of(code_, game.cells)
@@ -336,25 +345,25 @@ def test_a_game_the_engine_does_not_play_is_refused_by_name(name: str, said: str
 
 
 def test_the_claimeven_bound_never_promises_more_than_a_positions_score() -> None:
-    """Where the bound says "at best a draw" the table has no win; where it says "a loss", the table has a loss."""
+    """The bound is never below the position's exact Pons score: "at best a draw" where the table has no win, "a loss
+    by ply T at the latest" where the table has a loss at least that early."""
     bounded = {name: _claimeven_checked(name) for name in SMALL if parse_game(name).rows % 2 == 0}
     assert sum(bounded.values()) > 100, f"the bound applies somewhere: {bounded}"
 
 
 def _claimeven_checked(name: str) -> int:
-    game = parse_game(name)
-    table = build_arrays(game).score
+    game, table, codes = positions_in_play(name)
     geo = geometry_of(game)
     bounded = 0
-    for code_ in np.flatnonzero(table != UNREACHABLE).tolist():
-        if game.rules.judge(code_)[0] != IN_PLAY:
-            continue
+    for code_ in codes:
         where = position_of(game, code_)
         bound = int(claimeven_bound(np.uint64(where.pos), np.uint64(where.mask), geo))
         if bound == NO_BOUND:
             continue
-        result, _ = decode(int(table[code_]), game.cells - where.pieces)
-        assert result != "win" and (bound == 0 or result == "loss"), f"{name} {code_}: bound {bound}, table {result}"
+        result, plies = decode(int(table[code_]), game.cells - where.pieces)
+        exact = 0 if result == "draw" else (game.cells - (where.pieces + plies)) // 2 + 1  # Pons: by the last move's ply
+        exact = -exact if result == "loss" else exact
+        assert exact <= bound, f"{name} {code_}: bound {bound}, table {result} in {plies} plies (Pons score {exact})"
         bounded += 1
     return bounded
 
@@ -377,3 +386,15 @@ def test_a_parallel_search_past_its_budget_stops_every_thread_and_then_answers_r
 def test_an_engine_with_no_search_thread_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one search thread"):
         Engine("connect4", threads=0)
+
+
+def test_an_engine_is_ready_when_made_so_that_a_budget_is_the_searchs_own() -> None:
+    """numba compiles or loads a kernel at its first call (seconds): an engine does it when made, not in a budget."""
+    code = (
+        "from solver.search import Engine; from solver.search.negamax import solve, solve_move\n"
+        "assert not solve.signatures and not solve_move.signatures, 'loaded before any engine'\n"
+        "Engine('4x5k4-gravity', table_bytes=1 << 20)\n"
+        "assert solve.signatures and solve_move.signatures, 'an engine was made and its kernels are not loaded'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr

@@ -19,6 +19,7 @@ import solver.storage.trust
 import solver.store.locate
 import solver.tables.dense
 from solver import build_table, load_table
+from solver.contents.stored import compact_meta
 from solver.rules.game import DENSE_MAX_CELLS, parse_game
 from solver.storage.checksums import EXPECTED_ROOTS
 from solver.storage.tablefile import open_table
@@ -268,9 +269,7 @@ def _compact_scores(game: str, tmp_path) -> np.ndarray:
 
 def _write_forged_compact(path, game: str, scores: np.ndarray):
     """A compact table file with every checksum right for these scores, not recorded as built here."""
-    return solver.storage.tablefile.write_table(
-        path, kind="compact", game=parse_game(game), meta=solver.storage.tablefile.compact_meta(parse_game(game)), arrays={"scores": scores}
-    )
+    return solver.storage.tablefile.write_table(path, kind="compact", game=parse_game(game), meta=compact_meta(parse_game(game)), arrays={"scores": scores})
 
 
 @pytest.fixture
@@ -441,3 +440,16 @@ def test_a_forged_3x6k4_table_answering_x_wins_in_3_on_the_empty_board_is_refuse
     path = _write_forged_compact(tmp_path / "3x6k4.ttt", "3x6k4", scores)
     with pytest.raises(solver.TableError, match="board 0 \\(layer 0\\) holds the score 97, impossible for a 3x6k4 position"):
         solver.store.locate.open_file(path).lookup(0)
+
+
+@pytest.mark.parametrize("name", ["3x3k3-armageddon", "3x4k3-gravity-armageddon"])
+def test_a_forged_armageddon_table_is_refused_by_its_shipped_checksum(tmp_path, name):
+    """Armageddon's checksums ship like every other rule's: a self-consistent forgery (X wins in 9 plies where O does)
+    is refused on open by the checksum, naming both, before any proof."""
+    table = build_table(game=name)
+    assert table.sha256 == EXPECTED_ROOTS[name]
+    path = table.save(tmp_path / f"{name}.ttt")
+    _forge(path, 0, -table.lookup(0).score)
+    with pytest.raises(solver.TableError, match="not the expected") as caught:
+        load_table(path, verify=True)
+    assert EXPECTED_ROOTS[name] in str(caught.value) and header_of(path.read_bytes())["root"] in str(caught.value)

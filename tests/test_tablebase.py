@@ -13,6 +13,7 @@ import solver
 import solver.store.locate
 from solver.api import Tablebase, Want
 from solver.cli import main
+from solver.encoding.coderules import code_rules
 from solver.retrograde.sweep import build_layers
 from solver.rules.base import IN_PLAY
 from solver.rules.game import Game, parse_game
@@ -128,7 +129,7 @@ class Reads:
 
 def _in_play(table: CompactTable) -> list[int]:
     codes = table.layout.codes_at(np.arange(table.layout.size))
-    return [int(code) for code in codes[table.game.rules.statuses(codes) == IN_PLAY] if table.score_of(int(code)) != -128]
+    return [int(code) for code in codes[code_rules(table.game).statuses(codes) == IN_PLAY] if table.score_of(int(code)) != -128]
 
 
 def test_is_over_and_to_move_read_nothing_after_the_look_up(compact_and_dense: tuple[CompactTable, Table], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,7 +157,7 @@ def test_best_move_is_one_look_up_and_agrees_with_the_dense_table(compact_and_de
     for code in codes:
         assert compact.best_move(code) == dense.best_move(code), compact.at(code)
     assert looked_up == len(codes), "a best move looked its position up twice"
-    finished = next(int(code) for code in compact.layout.codes_at(np.arange(compact.layout.size)) if compact.game.rules.status_of(int(code)) != IN_PLAY)
+    finished = next(int(code) for code in compact.layout.codes_at(np.arange(compact.layout.size)) if code_rules(compact.game).status_of(int(code)) != IN_PLAY)
     with pytest.raises(solver.InvalidBoardError, match="the game is over"):
         _ = at(finished).best_move
 

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 import solver
 from solver.cli import main
-from solver.contents.stored import layer_histograms, stored_layers
+from solver.contents.stored import compact_meta, layer_histograms, stored_layers
 from solver.errors import TableError
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
@@ -57,7 +57,7 @@ def unpinned_layers(tmp_path_factory: pytest.TempPathFactory) -> list[np.ndarray
 def forged_counts(path: Path, layers: list[np.ndarray]) -> tuple[Path, str, str]:
     """The real scores with layer 0's counts changed (the empty board's draw made a win): the file, and the result each says."""
     game = parse_game(UNPINNED)
-    meta = {**tablefile.compact_meta(game), "layer_histograms": layer_histograms(game, layers)}
+    meta = {**compact_meta(game), "layer_histograms": layer_histograms(game, layers)}
     layer0 = meta["layer_histograms"]["0"]
     (true,) = layer0["all"]
     said = "97" if true != "97" else "0"
@@ -86,7 +86,7 @@ def test_verify_recounts_the_layer_counts_and_fails_a_forged_one(tmp_path: Path,
 
 def test_verify_prints_every_part_it_checks_then_trusts_the_table(tmp_path: Path, unpinned_layers: list[np.ndarray]) -> None:
     game = parse_game(UNPINNED)
-    meta = {**tablefile.compact_meta(game), "layer_histograms": layer_histograms(game, unpinned_layers)}
+    meta = {**compact_meta(game), "layer_histograms": layer_histograms(game, unpinned_layers)}
     path = write_with_meta(tmp_path / f"{UNPINNED}.ttt", UNPINNED, unpinned_layers, meta)
     code, out, err = run("verify", "--table", str(path))
     assert code == 0, err
@@ -192,7 +192,7 @@ def test_a_forged_table_of_a_game_without_a_shipped_checksum_with_an_impossible_
     last = game.cells
     start = solver.encoding.layouts.layout(game).layer_offsets[last]
     stored[start] = 97  # the full layer: no board of it is read, and none can be a win in 3
-    path = tablefile.write_table(tmp_path / f"{UNPINNED}.ttt", kind="compact", game=game, arrays={"scores": stored}, meta=tablefile.compact_meta(game))
+    path = tablefile.write_table(tmp_path / f"{UNPINNED}.ttt", kind="compact", game=game, arrays={"scores": stored}, meta=compact_meta(game))
     code, out, err = run("verify", "--table", str(path))
     assert code == 1 and "OK" not in out, (out, err)
     assert f"board {start:,} (layer {last}) holds the score 97, impossible" in err, err

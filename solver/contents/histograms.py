@@ -37,8 +37,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,8 +46,8 @@ import numpy as np
 from ..encoding.index import Tile
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
+from ..rules.base import OUTCOMES, Outcome
 from ..rules.game import Game
-from ..rules.score import WIN
 
 ALL = 0
 """Row of a layer's histograms that counts every board."""
@@ -60,6 +60,8 @@ META_KEY = "layer_histograms"
 SHAPE = (2, 256)
 """The shape of one layer's histograms."""
 _STEP_BOARDS = 1 << 18
+_BIN_SCORES = np.arange(256, dtype=np.uint8).view(np.int8)
+"""The score each histogram bin counts (bin ``s & 255``)."""
 """Boards per step: the temporaries of a step stay in the CPU caches (measured fastest here)."""
 
 
@@ -98,8 +100,9 @@ def _by_score(row: np.ndarray) -> np.ndarray:
 class Counts:
     """Reachable boards of one layer, by their ``result`` for the side to move.
 
-    ``finished``: those where the game is over (a line completed: lost for the side to move, or
-    won in misère play; or a full board drawn); they count among ``losses``, ``wins`` or ``draws`` too.
+    ``finished``: those where the game is over, as the rule says of their scores (a line completed: lost
+    for the side to move, or won in misère play; a full board: drawn, or O's win under armageddon); they
+    count among ``losses``, ``wins`` or ``draws`` too.
     """
 
     positions: int
@@ -109,14 +112,14 @@ class Counts:
     finished: int
 
     @classmethod
-    def from_row(cls, row: np.ndarray, *, full: bool) -> Counts:
-        """The counts of one histogram row; ``full`` for the last layer, where every draw is a full board."""
+    def from_row(cls, row: np.ndarray, *, finished: Collection[int]) -> Counts:
+        """The counts of one histogram row; ``finished``: the scores the rule gives a finished board of the layer
+        (:meth:`solver.rules.base.Rules.finished_scores`)."""
         by_score = _by_score(row)
         wins = int(by_score[129:].sum())
         losses = int(by_score[1:128].sum())  # -127 .. -1; -128 is unreachable
         draws = int(by_score[128])
-        decided = int(by_score[128 - WIN] + by_score[128 + WIN])  # a line completed: -WIN, or +WIN in misère play
-        return cls(wins + draws + losses, wins, draws, losses, decided + (draws if full else 0))
+        return cls(wins + draws + losses, wins, draws, losses, int(sum(by_score[128 + score] for score in finished)))
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,9 @@ class LayerCounts:
     ply: int
     every: Counts
     unique: Counts
+    ended: tuple[int, int, int] = field(default=(0, 0, 0), compare=False)
+    """The finished boards of ``every`` that X won, that O won and that are drawn, as the rule says of their scores
+    (:meth:`solver.rules.base.Rules.outcomes_of_scores`); the terminal counts of ``solve stats``."""
 
     @classmethod
     def from_histograms(cls, game: Game, ply: int, hist: np.ndarray) -> LayerCounts:
@@ -143,8 +149,10 @@ class LayerCounts:
             raise ValueError(f"layer {ply}'s histograms are {hist.dtype}{list(hist.shape)}, expected integers of shape {list(SHAPE)}")
         if (hist < 0).any() or (hist[CANONICAL] > hist[ALL]).any():
             raise ValueError(f"layer {ply}'s histograms have a negative count or more canonical boards than boards")
-        full = ply == game.cells
-        return cls(ply, Counts.from_row(hist[ALL], full=full), Counts.from_row(hist[CANONICAL], full=full))
+        finished = game.rules.finished_scores(ply)
+        outcome = game.rules.outcomes_of_scores(_BIN_SCORES, ply)
+        ended = tuple(int(hist[ALL][outcome == OUTCOMES.index(which)].sum()) for which in (Outcome.X_WON, Outcome.O_WON, Outcome.DRAWN))
+        return cls(ply, Counts.from_row(hist[ALL], finished=finished), Counts.from_row(hist[CANONICAL], finished=finished), (ended[0], ended[1], ended[2]))
 
     def to_json(self) -> dict[str, Any]:
         """``ply``, the counts of ``every`` and ``unique`` (the counts up to symmetry) as a dict."""

@@ -31,6 +31,7 @@ gets the same bytes as one pass (:func:`stored_layers`). Deterministic.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +45,19 @@ FILL_STEP = 1 << 22
 """Boards handled at once when a whole layer is streamed (4 Mi: a few tens of MiB of working memory)."""
 _LOOK_BACK = 1 << 16
 """Boards looked at per step when :func:`fill_before` searches backwards for the last board read."""
+
+
+def compact_meta(game: Game) -> dict[str, Any]:
+    """What a compact table file records about its layout in ``meta``: the index scheme and the layer offsets (the
+    table file, :mod:`solver.storage.tablefile`, stores ``meta`` as it is given: the layout is this layer's meaning)."""
+    index = layout(game)
+    return {
+        "index": index.scheme,
+        "index_version": index.scheme_version,
+        "layer_offsets": list(index.layer_offsets[:-1]),
+        "layer_sizes": list(index.layer_sizes),
+        "score": "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss, -128 unreachable",
+    }
 
 
 def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarray:
@@ -93,11 +107,12 @@ def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: n
     part = np.asarray(scores)
     if not game.rules.status_is_exact:  # gravity: every canonical board is read (module docstring)
         return canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
-    if ply == game.cells:
+    if game.rules.all_finished(ply):  # the full layer: no board is in play
         return np.zeros(part.size, dtype=bool)
     keep = canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
     keep &= part != UNREACHABLE
-    keep &= part != game.rules.line_score  # a line completed: the rule scores it, the table need not
+    for finished in game.rules.finished_scores(ply):  # a finished board (a line completed): the rule scores it, the table need not
+        keep &= part != finished
     return keep
 
 
@@ -105,7 +120,7 @@ def first_read(game: Game, ply: int, scores: np.ndarray) -> int:
     """The score of the first board of a layer that a look-up reads (its first board's, if none is read)."""
     if not len(scores):
         return UNREACHABLE
-    for start in range(0, len(scores) if ply < game.cells else 0, FILL_STEP):
+    for start in range(0, 0 if game.rules.all_finished(ply) else len(scores), FILL_STEP):
         part = np.asarray(scores[start : start + FILL_STEP])
         read = np.flatnonzero(read_mask(game, ply, part, start))
         if read.size:

@@ -63,11 +63,12 @@ import numpy as np
 
 from ..errors import InvalidBoardError
 from ..errors import quote as quote  # re-exported: messages quote input the same way everywhere
-from ..rules.bitboard import FIELD_CELLS as FIELD_CELLS  # re-exported
-from ..rules.bitboard import code_fields as code_fields
-from ..rules.bitboard import digit_fields as digit_fields
 from ..rules.game import DEFAULT_GAME, MAX_CELLS, Game, parse_game
 from ..words import count
+from .coderules import FIELD_CELLS as FIELD_CELLS  # re-exported
+from .coderules import code_fields as code_fields
+from .coderules import code_rules
+from .coderules import digit_fields as digit_fields
 
 Board = int | str | Sequence[Any] | np.ndarray
 """Anything :func:`parse` accepts."""
@@ -414,12 +415,12 @@ def render(game: Game, code: int, *, sep: str = "/") -> str:
 
 
 def rule_violation(game: Game, code: int) -> str | None:
-    """Why no legal game reaches this board, or None when one does: the game's rule says (:meth:`solver.rules.base.Rules.violation`).
+    """Why no legal game reaches this board, or None when one does: the game's rule says (:meth:`solver.rules.base.Rules.violation_of_word`).
 
     >>> rule_violation(DEFAULT_GAME, parse("XXX/OO./...")[1]) is None
     True
     """
-    return game.rules.violation(code)
+    return code_rules(game).violation(code)
 
 
 def check_rules(game: Game, code: int) -> None:

@@ -36,6 +36,7 @@ from math import comb
 import numpy as np
 
 from ..rules.game import Game
+from .coderules import code_rules
 from .index import GROUP_BITS, Half, Layout
 
 SCHEME = "column-halves"
@@ -138,6 +139,7 @@ class ColumnLayout(Layout):
         self._states = states
         super().__init__(game, low=low, high=high, radix=1, shift=0)
         self._rules = game.rules
+        self._coded = code_rules(game)
         self._row_keys = tuple((_row_keys(game, r, low), _row_keys(game, r, high)) for r in range(rows))
         """Per row: what each pattern of the row's cells (a bit a column) adds to the low and the high half's key."""
         self._no_keys = (high.packed.size - 1, low.packed.size - 1)
@@ -184,7 +186,7 @@ class ColumnLayout(Layout):
         heights ``j`` of ``2**j`` for a piece there and ``2**j`` more for an X, so a key is a
         sum of one table entry per row for the occupied cells and one for X's.
         """
-        word = self._rules.word_of(code)
+        word = self._coded.word_of(code)
         x, taken = word & _LOW, (word & _LOW) | (word >> 32)
         if self._rules.move.misplaced(taken):  # a floating piece
             return self._no_keys

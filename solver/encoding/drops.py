@@ -54,6 +54,7 @@ import numpy as np
 
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, quote
 from ..rules.game import Game
+from .coderules import code_rules
 from .moves import MOVE_STRING_MAX_COLUMNS, expected_moves, is_move_string, parse_move, read_move_string
 
 __all__ = ["MOVE_STRING_MAX_COLUMNS", "Drop", "expected_drops", "is_move_string", "landing_cell", "move_string_code", "read_drop", "read_move_string"]
@@ -148,8 +149,9 @@ def move_string_code(text: str, game: Game) -> int:
         column or after a line ended the game, naming the move.
     """
     code = taken = 0
+    coded = code_rules(game)
     for ply, col in enumerate(read_move_string(text, game), start=1):
-        if ply > 1 and game.rules.judge(code)[0] != 0:
+        if ply > 1 and coded.judge(code)[0] != 0:
             raise InvalidMoveError(f"move {ply} of the move string {quote(text)} is played after the game ended (a line, or a full board)")
         cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ")
         code += (1 if ply % 2 else 2) * 3**cell

@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.bitboard import code_fields, digit_fields
 from ..rules.game import Game
+from .coderules import code_fields, digit_fields
 
 STEP = 1 << 14
 """Codes per step of a vectorised call (temporaries of about 128 KiB each)."""

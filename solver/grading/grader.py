@@ -95,6 +95,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from ..encoding.board import digits, masks
+from ..encoding.coderules import code_rules
 from ..encoding.drops import expected_drops, landing_cell, read_drop
 from ..encoding.moves import expected_moves, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, printable, short
@@ -438,7 +439,7 @@ def _searched_positions(table: Table, chosen: Side, count: int, seed: int) -> tu
             break
         stop = game.cells - int(rng.integers(SEARCHED_EMPTY[0], SEARCHED_EMPTY[1] + 1))
         code = _random_game(game, rules, stop, rng)
-        if code is not None and (chosen == "both" or (rules.judge(code)[1] % 2 == 0) == (chosen == "X")):
+        if code is not None and (chosen == "both" or (code_rules(game).judge(code)[1] % 2 == 0) == (chosen == "X")):
             found[code] = None
     positions = sorted((table.at(code) for code in found), key=_order)
     return tuple(positions)
@@ -452,14 +453,14 @@ def _random_game(game: Game, rules: Any, stop: int, rng: np.random.Generator) ->
         cell = cells[int(rng.integers(len(cells)))]
         code += (1 if ply % 2 == 0 else 2) * 3**cell
         taken |= 1 << cell
-        if rules.judge(code)[0] != IN_PLAY:
+        if code_rules(game).judge(code)[0] != IN_PLAY:
             return None
     return code
 
 
 def _playing(table: Table, codes: np.ndarray, chosen: Side) -> np.ndarray:
     """Which codes are reachable, unfinished positions with ``chosen`` to move (a bool mask)."""
-    status, ply = table.game.rules.classify(codes)  # the rules say which boards are still in play
+    status, ply = code_rules(table.game).classify(codes)  # the rules say which boards are still in play
     playing = status == IN_PLAY
     if chosen != "both":
         playing &= (ply % 2 == 0) == (chosen == "X")
@@ -570,7 +571,7 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
         raise ValueError(str(why)) from None
     except InvalidBoardError:
         raise ValueError(f"answer {shown or short(answer)} is not a move: {expected_moves(game)}") from None
-    if not game.rules.is_legal(position.code, cell):
+    if not code_rules(game).is_legal(position.code, cell):
         row, col = game.coords(cell)
         piece = position.cells[cell]
         raise ValueError(f"cell ({row}, {col}) is taken by {piece}" if piece is not None else f"cell ({row}, {col}) is not a move here")

@@ -6,7 +6,7 @@ row of its chunk) and a low half-board (a column). Here a half-board's stones be
 (a line with no cell in the half counts), one bit a line, 32 lines a uint32 word. A board
 has a line of a player exactly where its two halves' sets share a bit, so the rule for a
 whole grid of boards is one outer AND per word (:func:`grid_scores`), exactly
-:meth:`solver.rules.base.Rules.violation`'s rule: unreachable if the side to move has a
+:meth:`solver.rules.base.Rules.violation_of_word`'s rule: unreachable if the side to move has a
 line, or the last mover's lines share no cell; else finished, scored by the rule
 (:attr:`solver.rules.base.Rules.line_score`: ``-WIN``, or ``+WIN`` in misère play).
 

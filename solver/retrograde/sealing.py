@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..contents.histograms import histograms
-from ..contents.stored import canonical_mask, fill_before, forward_fill, histograms_json, read_mask, stored_range
+from ..contents.stored import canonical_mask, compact_meta, fill_before, forward_fill, histograms_json, read_mask, stored_range
 from ..encoding.layouts import layout
 from ..errors import BuildError, ResumedLayerWrong, TableError
 from ..rules.game import Game, parse_game
@@ -321,7 +321,7 @@ def assemble(build: BuildDir, output: str | os.PathLike[str], *, verify: bool = 
         raise BuildError(f"the layers in {build.path} were sealed with different codecs {sorted(map(str, codecs))}; delete it and build again")
     name, level = codecs.pop()
     codec = Compression(str(name), int(level))
-    meta = {**tablefile.compact_meta(game), "layer_histograms": {str(ply): retired[ply]["info"]["histograms"] for ply in sorted(retired)}}
+    meta = {**compact_meta(game), "layer_histograms": {str(ply): retired[ply]["info"]["histograms"] for ply in sorted(retired)}}
     blocks = (block for ply in range(game.cells + 1) for block in _sealed_blocks(build, ply, retired[ply]))
     return tablefile.write_compressed(output, game, blocks, meta, codec=codec.name, level=codec.level, verify=verify, built_here=built_here)
 
@@ -367,6 +367,6 @@ def write_layers(path: str | os.PathLike[str], game: Game, layers: Sequence[np.n
         per_layer.append(list(seal_layer(game, ply, scores, carry, segments, codec, sealed)))
         carry = sealed.head
         found[str(ply)] = histograms_json(sealed.histograms)
-    meta = {**tablefile.compact_meta(game), "layer_histograms": {key: found[key] for key in sorted(found, key=int)}}
+    meta = {**compact_meta(game), "layer_histograms": {key: found[key] for key in sorted(found, key=int)}}
     blocks = (block for layer in reversed(per_layer) for block in layer)
     return tablefile.write_compressed(path, game, blocks, meta, codec=codec.name, level=codec.level, verify=verify, built_here=built_here)

@@ -29,9 +29,12 @@ but under armageddon, where it is O's win. So the score of a finished board, for
 move (:mod:`solver.rules.score`), is the rule's too: :attr:`Rules.status_scores`. The
 :class:`Outcome` of a board names the winner directly.
 
-**How it is fast.** X's and O's cells go in one 64-bit word (X in bits ``0 ..
-cells - 1``, O from bit 32), read from per-field tables over the code's base-3 digits
-(as :mod:`solver.encoding.symmetry` does). A line in direction ``d`` (step ``s`` cells) starts
+**Words, not codes.** The rules read a board as a **word**: X's and O's cells in one 64-bit
+word (X in bits ``0 .. cells - 1``, O from bit 32). They know no base-3 code: a code becomes a
+word in the encoding layer (:mod:`solver.encoding.coderules`, whose ``code_rules(game)`` asks
+these methods of a code).
+
+**How it is fast.** A line in direction ``d`` (step ``s`` cells) starts
 at cell ``c`` when ``word & word >> s & ... & word >> (k - 1) s`` has bit ``c`` set and
 ``c`` is a start whose line fits on the board: four directions, the run of cells doubled
 at each shift (two shifts for ``k = 4``), both players at once. A board with lines is
@@ -39,19 +42,18 @@ judged by who has them (one player only), the piece counts (who moved last) and,
 when that player has several, whether the lines share a cell; then the move rule says
 whether its pieces may be where they are (:meth:`solver.rules.parts.MoveRule.misplaced`) and
 whether the winning move may have been the last (:meth:`solver.rules.parts.MoveRule.last_move_fits`).
-The batch methods cut codes into the same digit fields as :mod:`solver.encoding.symmetry`
-(:func:`solver.rules.bitboard.code_fields`), so a batch look-up cuts them once for both.
+The batch methods take many words at once (numpy int64).
 
 A compact table does not store the score of a finished or unreachable board (its bytes
 there are "don't care", :mod:`solver.tables.compact`) where the status is exact
-(:attr:`Rules.status_is_exact`): the rules give it, agreeing with :meth:`Rules.violation`
+(:attr:`Rules.status_is_exact`): the rules give it, agreeing with :meth:`Rules.violation_of_word`
 on every board with legal piece counts (tested on every code of several games).
 
 >>> from solver.rules.game import Game
 >>> rules = Game().rules
->>> from solver.encoding.board import parse
->>> [rules.status_of(parse(b)[1]) for b in ("X../.../...", "XXX/OO./...", "XXX/OOO/...", "XOX/XOO/OXX")]
-[0, 1, 3, 2]
+>>> x, o = 0b000000111, 0b000011000             # X on cells 0, 1, 2 (the top row), O on 3 and 4
+>>> rules.judge_word(rules.join(x, o)), rules.judge_word(rules.join(x, 0)), rules.judge_word(rules.join(0b1, 0))
+((1, 5), (3, 3), (0, 1))
 >>> rules.line_score, len(rules.lines), len(rules.symmetries)
 (-100, 8, 8)
 """
@@ -64,7 +66,6 @@ from functools import cached_property
 
 import numpy as np
 
-from .bitboard import code_fields, digit_fields
 from .board import Board
 from .parts import MoveRule, Scoring, Shape
 from .score import UNREACHABLE
@@ -87,13 +88,18 @@ WIN_TABLE_CELLS = 20
 
 
 class Outcome(enum.Enum):
-    """What the rules say of a board, with the winner named: ``solver.parse_game("3x3").rules.outcome(code)``."""
+    """What the rules say of a board, with the winner named: ``rules.outcome_of_word(word)``
+    (of a code: ``solver.encoding.coderules.code_rules(game).outcome(code)``)."""
 
     IN_PLAY = "in play"
     X_WON = "X won"
     O_WON = "O won"
     DRAWN = "drawn"
     INVALID = "invalid"
+
+
+OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
+"""Every :class:`Outcome`, in order: :meth:`Rules.outcomes_of_scores` gives a board's place here."""
 
 
 class Rules:
@@ -109,19 +115,6 @@ class Rules:
         """The move rule: where a piece may go (:class:`solver.rules.parts.MoveRule`)."""
         self.scoring = scoring
         """The scoring: what a finished board scores (:class:`solver.rules.parts.Scoring`)."""
-        self.fields = code_fields(game.cells)
-        self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.fields)
-        """``3**width`` of each digit field (:func:`solver.rules.bitboard.code_fields`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
-        tables = []
-        for first, width in self.fields:
-            patterns = np.arange(3**width, dtype=np.int64)
-            word = np.zeros(patterns.size, dtype=np.int64)
-            for i in range(width):
-                digit = (patterns // 3**i) % 3
-                word |= np.where(digit == 1, 1 << (first + i), 0) | np.where(digit == 2, 1 << (O_SHIFT + first + i), 0)
-            tables.append(word)
-        self._tables = tuple(tables)
-        self._lists = tuple(t.tolist() for t in tables)
         self._directions = tuple((step, starts | starts << O_SHIFT) for step, starts in self.board.line_starts())
         """``(step, starts)`` per direction: ``starts`` has bit ``c`` (and ``c + 32``) for every cell a line starts at."""
         self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
@@ -228,39 +221,34 @@ class Rules:
         (gravity: the lowest empty cell; where a move is a cell, a column is not a move)."""
         return self.move.landing(taken, col)
 
-    def is_legal(self, code: int, cell: int) -> bool:
-        """Whether the side to move may play ``cell`` on the board ``code``: the game not over and the cell one of its moves."""
-        return self.illegal_move(code, cell) is None
-
-    def illegal_move(self, code: int, cell: int) -> str | None:
-        """Why the side to move may not play ``cell`` on the board ``code``, in words (``"the game is over"``,
+    def illegal_move_of_word(self, word: int, cell: int) -> str | None:
+        """Why the side to move may not play ``cell`` on the board ``word``, in words (``"the game is over"``,
         ``"the cell is taken"``, or the move rule's reason), or None when the move is legal."""
-        word = self.word_of(code)
         if self.judge_word(word)[0] != IN_PLAY:
             return "the game is over"
-        taken = (word & X_MASK) | (word >> O_SHIFT)
+        x, o = self.split(word)
+        taken = x | o
         if taken >> cell & 1:
             return "the cell is taken"
         if not self.move.moves(taken) >> cell & 1:
             return self.move.not_a_move(taken, cell, self._cells)
         return None
 
-    def is_over(self, code: int) -> bool:
-        """Whether the game has ended on the board ``code`` (a line, or no move left); an invalid board is not over."""
-        return self.judge(code)[0] in (LINE, DRAWN)
+    def is_over_word(self, word: int) -> bool:
+        """Whether the game has ended on the board ``word`` (a line, or no move left); an invalid board is not over."""
+        return self.judge_word(word)[0] in (LINE, DRAWN)
 
-    def violation(self, code: int) -> str | None:
-        """Why no legal game reaches this board, or None when one does.
+    def violation_of_word(self, word: int) -> str | None:
+        """Why no legal game reaches the board ``word``, or None when one does.
 
-        >>> from solver.encoding.board import parse
         >>> from solver.rules.game import Game
         >>> rules = Game().rules
-        >>> rules.violation(parse("XXX/OO./...")[1]) is None
+        >>> rules.violation_of_word(rules.join(0b000000111, 0b000011000)) is None
         True
-        >>> rules.violation(parse("XX./.../...")[1])
+        >>> rules.violation_of_word(rules.join(0b11, 0))
         'impossible piece counts: 2 X and 0 O (X moves first, so X has as many pieces as O or one more)'
         """
-        x, o = self.split(self.word_of(code))
+        x, o = self.split(word)
         misplaced = self.move.misplaced(x | o)
         if misplaced:
             return self.move.misplaced_words(misplaced.bit_length() - 1, self._cells)
@@ -297,15 +285,107 @@ class Rules:
     def _cells(self, cells: Sequence[int]) -> str:
         return ",".join(f"({r},{c})" for r, c in map(self.game.coords, cells))
 
-    def outcome(self, code: int) -> Outcome:
-        """The board's :class:`Outcome`, the winner named."""
-        status, pieces = self.judge(code)
+    def outcome_of_word(self, word: int) -> Outcome:
+        """The :class:`Outcome` of the board ``word``, the winner named."""
+        status, pieces = self.judge_word(word)
         if status == LINE:
             return Outcome.X_WON if self.line_winner("X" if pieces % 2 else "O") == "X" else Outcome.O_WON
         if status == DRAWN:
             winner = self.scoring.full_winner()
             return Outcome.DRAWN if winner is None else (Outcome.X_WON if winner == "X" else Outcome.O_WON)
         return (Outcome.IN_PLAY, Outcome.IN_PLAY, Outcome.DRAWN, Outcome.INVALID)[status]
+
+    # -- what a look-up's score says: over, and who won -----------------------------------------
+    @cached_property
+    def _finished_scores(self) -> tuple[frozenset[int], ...]:
+        line, full = self.line_score, self.full_score
+        return tuple(frozenset({line, full} if pieces == self.game.cells else {line}) for pieces in range(self.game.cells + 1))
+
+    def finished_scores(self, pieces: int) -> frozenset[int]:
+        """The scores the rule gives a finished board with ``pieces`` pieces (:attr:`status_scores`): a completed
+        line's and, on a full board, a full board's. A reachable board is over exactly when its score is one of
+        them: no board in play scores ``WIN`` or ``-WIN`` (a result 0 plies away), and a full board has no move."""
+        return self._finished_scores[pieces]
+
+    def all_finished(self, pieces: int) -> bool:
+        """Whether every board with ``pieces`` pieces is over (the full board: no move is left), so none is in play."""
+        return pieces == self.game.cells
+
+    def outcome_of_score(self, score: int, pieces: int) -> Outcome:
+        """The :class:`Outcome` of a reachable board from what a look-up has of it: its score for the side to move
+        (:mod:`solver.rules.score`) and its pieces, without judging the board again (:meth:`outcome_of_word` judges it).
+
+        Over when the score is one the rule gives a finished board (:meth:`finished_scores`); then a positive
+        score is the side to move's win (misère: the last mover completed a line; armageddon: O on a full
+        board), a negative one the last mover's, and 0 a draw.
+
+        >>> from solver.rules.game import parse_game
+        >>> rules = parse_game("3x3k3").rules
+        >>> rules.outcome_of_score(-100, 5), rules.outcome_of_score(0, 9), rules.outcome_of_score(0, 4)
+        (<Outcome.X_WON: 'X won'>, <Outcome.DRAWN: 'drawn'>, <Outcome.IN_PLAY: 'in play'>)
+        >>> parse_game("3x3k3-armageddon").rules.outcome_of_score(100, 9)
+        <Outcome.O_WON: 'O won'>
+        """
+        if score not in self._finished_scores[pieces]:
+            return Outcome.IN_PLAY
+        if score == 0:
+            return Outcome.DRAWN
+        return Outcome.X_WON if (score > 0) == (pieces % 2 == 0) else Outcome.O_WON
+
+    def outcomes_of_scores(self, scores: np.ndarray, pieces: np.ndarray | int) -> np.ndarray:
+        """:meth:`outcome_of_score` of many reachable boards: each board's place in :data:`OUTCOMES` (uint8, shaped
+        like ``scores``; ``pieces`` broadcast against them)."""
+        wide = np.asarray(scores).astype(np.int16)
+        count = np.broadcast_to(np.asarray(pieces, dtype=np.int64), wide.shape)
+        finished = (wide == self.line_score) | ((count == self.game.cells) & (wide == self.full_score))
+        x_won = (wide > 0) == (count % 2 == 0)
+        won = np.where(x_won, OUTCOMES.index(Outcome.X_WON), OUTCOMES.index(Outcome.O_WON))
+        ended = np.where(wide == 0, OUTCOMES.index(Outcome.DRAWN), won)
+        return np.where(finished, ended, OUTCOMES.index(Outcome.IN_PLAY)).astype(np.uint8)
+
+    def over_words(self, completer: str | None) -> str:
+        """A finished game in words (what follows ``"game over: "``), from who completed a line (None: a full board
+        without one): ``"X won"``; misère ``"O won (X completed a line and lost)"``; a full board the scoring's
+        words (``"a draw"``)."""
+        if completer is None:
+            return self.scoring.full_words()
+        winner = self.line_winner(completer)
+        return f"{winner} won" if self.line_wins else f"{winner} won ({self.end_words(completer)})"
+
+    # -- the moves the rule settles, and the children it scores -----------------------------------
+    def settled_moves(self, completing: int, moves: int, pieces: int) -> int:
+        """The best moves of a board in play that the rule settles without reading a child (a bit each; 0: read the
+        children): the moves that complete a line where that wins, or where every move does (misère: all lose),
+        and the one move left on the last empty cell.
+
+        :param completing: the moves (of ``moves``) that complete a line for the side to move (:meth:`winning_cells`).
+        :param moves: the side to move's moves (:meth:`moves`); ``pieces``: the pieces on the board.
+        """
+        if completing and (self.line_wins or not moves & ~completing):
+            return completing
+        return moves if pieces + 1 == self.game.cells else 0
+
+    def settled_moves_many(self, completing: np.ndarray, moves: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+        """:meth:`settled_moves` of many boards in play (masks like ``moves``; 0 where the children must be read)."""
+        settled = (completing != 0) & (self.line_wins | ((moves & ~completing) == 0))
+        last = ~settled & (np.asarray(pieces) == self.game.cells - 1)
+        return np.where(settled, completing, np.where(last, moves, 0)).astype(moves.dtype)
+
+    def ruled_child_scores(self, completing: int, moves: int, pieces: int) -> dict[int, int]:
+        """The scores, for their side to move, of the children of a board in play that the rule gives without a
+        table (cell: score): a move that completes a line ends the game (:attr:`line_score`), one that fills the
+        board too (:attr:`full_score`). None where the status is not exact (:attr:`status_is_exact`: gravity
+        reads every child, which may say ``UNREACHABLE``)."""
+        if not self.status_is_exact:
+            return {}
+        full = pieces + 1 == self.game.cells
+        found = {}
+        for cell in range(self.game.cells):
+            if completing >> cell & 1:
+                found[cell] = self.line_score
+            elif full and moves >> cell & 1:
+                found[cell] = self.full_score
+        return found
 
     def completes_line(self, masks: np.ndarray) -> np.ndarray:
         """Whether each of many one-player cell masks holds a whole line (bool, shaped like ``masks``)."""
@@ -326,35 +406,24 @@ class Rules:
             win |= (masks & line) == line
         return win
 
-    # -- one code ---------------------------------------------------------------------
+    # -- one board ----------------------------------------------------------------------
     @staticmethod
     def split(word: int) -> tuple[int, int]:
-        """X's and O's cells of a board word (:meth:`word_of`)."""
+        """X's and O's cells of a board word."""
         return word & X_MASK, word >> O_SHIFT
 
-    def word_of(self, code: int) -> int:
-        """The board word of a code: X's cells, and O's from bit :data:`O_SHIFT`."""
-        word = 0
-        for table, modulus in zip(self._lists, self.moduli, strict=True):
-            code, pattern = divmod(code, modulus)
-            word |= table[pattern]
-        return word
+    @staticmethod
+    def join(x: int, o: int) -> int:
+        """The board word of X's cells ``x`` and O's cells ``o`` (the inverse of :meth:`split`)."""
+        return x | o << O_SHIFT
 
-    def status_of(self, code: int) -> int:
-        """The status of one code (a code in range; piece counts checked here)."""
-        return self.judge(code)[0]
-
-    def judge(self, code: int) -> tuple[int, int]:
-        """``(status, pieces)`` of one code in range: what a look-up needs besides the stored byte (the
+    def judge_word(self, word: int) -> tuple[int, int]:
+        """``(status, pieces)`` of one board word: what a look-up needs besides the stored byte (the
         piece counts are checked here: illegal ones are :data:`INVALID`).
 
         Lines are found as the batch methods find them, runs doubled along each direction
         (two shifts a direction for ``k = 4``, not three).
         """
-        return self.judge_word(self.word_of(code))
-
-    def judge_word(self, word: int) -> tuple[int, int]:
-        """:meth:`judge` of a board word (:meth:`word_of`), for a caller that needs the word too."""
         x, o = word & X_MASK, word >> O_SHIFT
         nx, no = x.bit_count(), o.bit_count()
         if nx != no and nx != no + 1 or self.move.misplaced(x | o):
@@ -418,34 +487,9 @@ class Rules:
         found &= np.ascontiguousarray(empty).astype(np.uint32).reshape(-1)
         return found
 
-    # -- many codes --------------------------------------------------------------------
-    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
-        """The board words of many codes (int64, flat).
-
-        :param patterns: the codes' digit fields if the caller has them already (as for
-            :meth:`classify`); the codes are then done in one step.
-        """
-        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
-        out = np.empty(flat.size, dtype=np.int64)
-        if patterns is not None:
-            self._words_step(patterns, out)
-            return out
-        for a in range(0, flat.size, _STEP):
-            self._words_step(digit_fields(flat[a : a + _STEP], self.moduli), out[a : a + _STEP])
-        return out
-
-    def _words_step(self, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
-        np.take(self._tables[0], patterns[0], out=out)
-        term = np.empty(out.size, dtype=np.int64)
-        for table, pattern in zip(self._tables[1:], patterns[1:], strict=True):
-            out |= np.take(table, pattern, out=term)
-
+    # -- many boards -------------------------------------------------------------------
     def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
-        """The status of many board words (:meth:`words`) (uint8, flat; illegal piece counts: :data:`INVALID`).
-
-        What :meth:`statuses` does after reading the words: for callers that assemble the
-        words themselves (from half-boards, :mod:`solver.contents.histograms`).
-        """
+        """The status of many board words (uint8, flat; illegal piece counts: :data:`INVALID`), in steps of ``2**14``."""
         flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
         status = np.empty(flat.size, dtype=np.uint8)
         pieces = np.empty(flat.size, dtype=np.uint8)
@@ -453,29 +497,17 @@ class Rules:
             self._classify_step(flat[a : a + _STEP], status[a : a + _STEP], pieces[a : a + _STEP])
         return status
 
-    def statuses(self, codes: np.ndarray) -> np.ndarray:
-        """The status of many codes (uint8, shaped like ``codes``; illegal piece counts: :data:`INVALID`)."""
-        return self.classify(codes)[0].reshape(np.shape(codes))
-
-    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None, words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``(status, pieces)`` of many codes in range, uint8 each, flat: what a batch look-up needs
-        besides the table's bytes. The piece counts are checked here: a code with illegal counts
+    def classify_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, pieces)`` of many board words, uint8 each, flat: what a batch look-up needs
+        besides the table's bytes. The piece counts are checked here: a board with illegal counts
         (X neither as many as O nor one more) is :data:`INVALID` with 0 pieces (it is in no layer).
-
-        :param patterns: the codes' digit fields if the caller has them already
-            (:func:`solver.encoding.board.digit_fields` of ``codes`` and :attr:`moduli`); the codes are then done in one step
-            (keep them to a few ``2**14`` so the temporaries stay in cache).
-        :param words: the codes' board words (:meth:`words`) if the caller has them already (a batch
-            look-up keeps them for its best moves); the codes are then done in one step.
+        The words are done in one step: keep them to a few ``2**14`` so the temporaries stay in cache
+        (:meth:`statuses_of_words` steps through any number).
         """
-        flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
+        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
         status = np.empty(flat.size, dtype=np.uint8)
         pieces = np.empty(flat.size, dtype=np.uint8)
-        if words is not None or patterns is not None:
-            self._classify_step(words if words is not None else self.words(flat, patterns), status, pieces)
-            return status, pieces
-        for a in range(0, flat.size, _STEP):
-            self._classify_step(self.words(flat[a : a + _STEP]), status[a : a + _STEP], pieces[a : a + _STEP])
+        self._classify_step(flat, status, pieces)
         return status, pieces
 
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:

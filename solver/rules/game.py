@@ -92,10 +92,17 @@ class Game:
         suffix = f"-{self.variant}" if self.variant else ""
         return f"{self.rows}x{self.cols}k{self.k}{suffix}"
 
-    @property
+    @cached_property
     def rules(self) -> Rules:
-        """The rule of this game (:mod:`solver.rules.base`), built once per process."""
+        """The rule of this game (:mod:`solver.rules.base`), built once per process and kept on the game: a position
+        asks it whether it is over (:meth:`~solver.rules.base.Rules.outcome_of_score`) at every read."""
         return rules_for(self)
+
+    def __getstate__(self) -> dict[str, object]:
+        """What a pickle keeps of the game: its fields, not its rule (built again where it is unpickled)."""
+        state = dict(self.__dict__)
+        state.pop("rules", None)
+        return state
 
     @property
     def move_rule(self) -> type[MoveRule]:

@@ -17,26 +17,25 @@ the last mover's lines share a cell, the winning move), a gravity board needs
    after a line, stacks the board without a top cell of the line).
 
 The first two are cheap and are part of the status (:meth:`Drop.misplaced`,
-:meth:`Drop.last_move_fits`, asked by :meth:`solver.rules.base.Rules.judge` and
-:meth:`solver.rules.base.Rules.classify`). The third is not a few bit operations: the status
+:meth:`Drop.last_move_fits`, asked by :meth:`solver.rules.base.Rules.judge_word` and
+:meth:`solver.rules.base.Rules.classify_words`). The third is not a few bit operations: the status
 of a board answers it only through the table, whose build walks the games forward
 (:attr:`Drop.forward_pass`; the kernel's hook is :mod:`solver.retrograde.gravity`, and a table
 stores a byte for every board the rules do not call invalid, ``UNREACHABLE`` where no game
-reaches it). :meth:`solver.rules.base.Rules.violation`, which explains a refused board, decides
+reaches it). :meth:`solver.rules.base.Rules.violation_of_word`, which explains a refused board, decides
 all three exactly (:meth:`Drop.order_violation`: a search over the columns' heights,
 :func:`stacking_order`).
 
 >>> from solver.rules.game import parse_game
->>> from solver.encoding.board import parse
 >>> rules = parse_game("4x4k4-gravity").rules
 >>> game = rules.game
 >>> bin(rules.moves(0, 0))  # the bottom row
 '0b1111000000000000'
->>> rules.violation(parse("..../..../X.../...O", game)[1])
+>>> rules.violation_of_word(rules.join(1 << 8, 1 << 15))  # X at (2,0), O at (3,3): "..../..../X.../...O"
 'the piece at (2,0) floats: (3,0) below it is empty (a piece falls to the lowest empty cell of its column)'
->>> rules.violation(parse("..../..../..../O.X.", game)[1]) is None
+>>> rules.violation_of_word(rules.join(1 << 14, 1 << 12)) is None  # "..../..../..../O.X."
 True
->>> rules.violation(parse("..../..../X.../O...", game)[1])
+>>> rules.violation_of_word(rules.join(1 << 8, 1 << 12))  # "..../..../X.../O..."
 'no order of moves stacks these columns: X moves first, so the pieces cannot be played in turn, each on top of its column'
 """
 

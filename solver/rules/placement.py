@@ -1,7 +1,7 @@
 """Placement, the move rule of the m,n,k games: a piece may go on any empty cell.
 
 Every empty cell is a move, every symmetry of the board keeps the rule, and the status of a
-board tells every board no game reaches (:meth:`solver.rules.base.Rules.judge`): the layered
+board tells every board no game reaches (:meth:`solver.rules.base.Rules.judge_word`): the layered
 build solves it backward only (:mod:`solver.retrograde.placement`).
 
 >>> from solver.rules.game import parse_game

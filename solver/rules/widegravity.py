@@ -10,16 +10,16 @@ a time, with the same rule and the same words: its board word holds O's cells fr
 :data:`WIDE_SHIFT`. The methods over many boards refuse with :class:`~solver.errors.GameTooLargeError`.
 
 >>> from solver.rules.game import parse_game
->>> from solver.encoding.board import parse
->>> rules = parse_game("connect4").rules
->>> code = parse("......./......./......./......./...O.../..OXX..", "connect4")[1]
->>> rules.judge(code), bin(rules.moves(*rules.split(rules.word_of(code)))).count("1"), rules.move.form
+>>> game = parse_game("connect4")
+>>> rules = game.rules
+>>> x = 1 << game.cell(5, 3) | 1 << game.cell(5, 4)  # X on the bottom row's d and e, O on c and on d's second row
+>>> o = 1 << game.cell(5, 2) | 1 << game.cell(4, 3)
+>>> rules.judge_word(rules.join(x, o)), bin(rules.moves(x, o)).count("1"), rules.move.form
 ((0, 4), 7, 'column')
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NoReturn
 
 import numpy as np
@@ -48,16 +48,9 @@ class WideRules(Rules):
         """X's and O's cells of a wide board word."""
         return word & ((1 << WIDE_SHIFT) - 1), word >> WIDE_SHIFT
 
-    def word_of(self, code: int) -> int:
-        """The wide board word of a code: X's cells, and O's from bit :data:`WIDE_SHIFT`."""
-        x = o = cell = 0
-        while code:
-            code, digit = divmod(code, 3)
-            if digit == 1:
-                x |= 1 << cell
-            elif digit == 2:
-                o |= 1 << cell
-            cell += 1
+    @staticmethod
+    def join(x: int, o: int) -> int:
+        """The wide board word of X's cells ``x`` and O's cells ``o``."""
         return x | o << WIDE_SHIFT
 
     def judge_word(self, word: int) -> tuple[int, int]:
@@ -70,27 +63,11 @@ class WideRules(Rules):
             return (DRAWN if nx + no == self.game.cells else IN_PLAY), nx + no
         return self._won(x, o, nx, no), nx + no
 
-    def illegal_move(self, code: int, cell: int) -> str | None:
-        """Why the side to move may not play ``cell`` (:meth:`solver.rules.base.Rules.illegal_move`), or None."""
-        word = self.word_of(code)
-        if self.judge_word(word)[0] != IN_PLAY:
-            return "the game is over"
-        x, o = self.split(word)
-        taken = x | o
-        if taken >> cell & 1:
-            return "the cell is taken"
-        if not self.move.moves(taken) >> cell & 1:
-            return self.move.not_a_move(taken, cell, self._cells)
-        return None
-
     # -- many boards: a table's business, and no table of these boards is built here --------
     def _many(self) -> NoReturn:
         raise GameTooLargeError(f"{self.game.name} has {self.game.cells} cells: its boards are judged one at a time here (no table of them is built)")
 
-    def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
-        self._many()
-
-    def classify(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None, words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def classify_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self._many()
 
     def statuses_of_words(self, words: np.ndarray) -> np.ndarray:

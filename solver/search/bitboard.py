@@ -160,6 +160,22 @@ def has_line(p: np.uint64, geo: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def line_cells(p: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The cells of every line of ``k`` that ``p``'s cells hold (0 when they hold none)."""
+    k, dirs = geo[G_K], geo[G_DIRS]
+    shifts = _shifts(geo)
+    cells = ZERO
+    for d in range(4):
+        if dirs >> np.uint64(d) & ONE:
+            run = p
+            for i in range(1, k):
+                run &= p >> (np.uint64(i) * shifts[d])
+            for i in range(k):
+                cells |= run << (np.uint64(i) * shifts[d])
+    return cells
+
+
+@njit(cache=True, nogil=True)
 def key_of(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
     """The position's key: ``pos + mask + bottom`` (module docstring)."""
     return np.uint64(pos + mask + geo[G_BOTTOM])
@@ -217,8 +233,9 @@ def claimeven_bound(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.int6
     odd cell with the even cell above it (and a move in an even cell with the even cell on top of another column
     of odd height: there is one, by parity), so it takes at least every even cell not playable now. If the side to
     move could then make no line with all the other cells, it can at best draw (0) or, if those even cells hold a
-    line of the opponent's, it loses (-1 or less). Steininger's ``upper_bound_from_evens_strategy``, without his
-    refinement of the loss's distance.
+    line of the opponent's, it loses, and no later than when the highest empty cell of those lines is filled: the
+    cells above it in its column are still empty then (Steininger's ``upper_bound_from_evens_strategy``, his
+    distance taken from every direction's lines alike).
     """
     even = geo[G_EVEN]
     if even == ZERO or popcount(mask) & ONE:
@@ -226,4 +243,11 @@ def claimeven_bound(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.int6
     theirs = (pos ^ mask) | (even & ~mask & ~possible(mask, geo))
     if has_line(geo[G_BOARD] & ~theirs, geo):
         return np.int64(NO_BOUND)
-    return np.int64(-1) if has_line(theirs, geo) else np.int64(0)
+    last = line_cells(theirs, geo) & ~mask
+    if last == ZERO:
+        return np.int64(0)
+    rows = np.int64(geo[G_ROWS])
+    height = rows - 1
+    while height > 0 and last & (geo[G_BOTTOM] << np.uint64(height)) == ZERO:
+        height -= 1
+    return -((rows - 1 - height) // 2 + 1)

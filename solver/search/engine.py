@@ -154,6 +154,16 @@ class Engine:
         self._scratch, self._control = self._scratches[0], self._controls[0]
         self._lock = threading.Lock()
         self._book = _book_arrays(self.game, book)
+        self._load_kernels()
+
+    def _load_kernels(self) -> None:
+        """Compile or load the kernels now (numba does it at a kernel's first call in a process: a second or two), so
+        that a search's budget is the search's own: the kernels are called once with the stop flag set."""
+        control = np.zeros(CONTROL_SLOTS, dtype=np.int64)
+        control[STOP] = 1
+        shared = (self._geo, self._table, self._book, control, self._scratches[0])
+        solve(np.uint64(0), np.uint64(0), *shared)
+        solve_move(np.uint64(0), np.uint64(0), np.int64(0), *shared)
 
     @property
     def nodes(self) -> int:

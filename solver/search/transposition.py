@@ -32,6 +32,8 @@ position (fewer pieces: the bigger search it saves), the second takes whatever t
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 from numba import njit
 
@@ -55,9 +57,12 @@ def new_table(size_bytes: int) -> np.ndarray:
     """An empty table of at most ``size_bytes`` (rounded down to a power of two, at least :data:`MIN_BYTES`).
 
     Its memory is written once here (about 20 ms for 128 MiB), so that the searches do not pay a page fault
-    at each first touch of a page (a first search would be many times slower than the next).
+    at each first touch of a page (a first search would be many times slower than the next). It is an anonymous
+    shared mapping: processes forked after it is made (the server's workers) share one table, entries being
+    whole words, instead of each copying every page at its first write inside a search's budget.
     """
-    table = np.empty(entries_for(size_bytes), dtype=np.uint64)
+    entries = entries_for(size_bytes)
+    table = np.frombuffer(mmap.mmap(-1, entries * ENTRY_BYTES), dtype=np.uint64)
     table.fill(0)
     return table
 

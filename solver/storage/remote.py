@@ -54,11 +54,11 @@ from urllib.parse import SplitResult, urlsplit
 import numpy as np
 
 from ..errors import InvalidArgumentError, TableError, quote
-from ..rules.game import Game
 from . import pace, tablefile
 from .blockarray import Encoding
 from .pace import Limits, Pace, TooSlow, pace_connection, paced_opener
 from .tablefile import DIGEST_BYTES, Header, TableFile
+from .trust import TableGame
 
 TIMEOUT = 30.0
 """Seconds a connection may take to open (each read is bounded by its :class:`~solver.storage.pace.Pace`)."""
@@ -440,7 +440,7 @@ class RemoteHeader:
     """The checksum the table must have."""
 
 
-def read_remote_header(http: HttpRange, *, game: Game | None, expected: Callable[[Header], str | None]) -> RemoteHeader:
+def read_remote_header(http: HttpRange, *, game: TableGame | None, expected: Callable[[Header], str | None]) -> RemoteHeader:
     """Read and check the header of the table file at ``http.url`` (one request, two for a header over
     :data:`FIRST_BYTES`): before anything else is fetched, it must be a table of ``game`` with an expected
     checksum, and the sizes it gives must be those of such a table (:func:`_check_sizes`).
@@ -465,7 +465,7 @@ def read_remote_header(http: HttpRange, *, game: Game | None, expected: Callable
     return RemoteHeader(header, first[: 12 + length], stored, root)
 
 
-def read_remote_head(http: HttpRange, *, game: Game | None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> RemoteHead:
+def read_remote_head(http: HttpRange, *, game: TableGame | None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> RemoteHead:
     """Read and check the head of the table file at ``http.url``: header and sizes (:func:`read_remote_header`),
     then the digests and index, whose root must be the expected checksum.
 
@@ -495,7 +495,7 @@ def check_digests(http: HttpRange, found: RemoteHeader, cache: BlockCache | None
 
 
 def _failing(url: str) -> tablefile.Fail:
-    def fail(problem: str, found: Game | None = None, *, table: bool = True) -> TableError:  # noqa: ARG001 - the Fail signature
+    def fail(problem: str, found: TableGame | None = None, *, table: bool = True) -> TableError:  # noqa: ARG001 - the Fail signature
         return TableError(f"{url}: {problem}; nothing was used from it")
 
     return fail
@@ -832,7 +832,7 @@ class RemoteRegion:
                 self._staged[start] = (data[start - first : stop - first], False)
 
 
-def open_url(url: str, *, game: Game | None = None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> TableFile:
+def open_url(url: str, *, game: TableGame | None = None, expected: Callable[[Header], str | None], cache: BlockCache | None = None) -> TableFile:
     """Open the compressed table file at ``url`` for reading block by block (see the module docstring).
 
     :param game: the game the file must hold (None: the one its header names).

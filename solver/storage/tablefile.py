@@ -143,18 +143,6 @@ def rebuild_command(game: Game, path: Path | str, *, force: bool = False) -> str
     return f"solve build --game {game.name} --output {path}{' --force' if force else ''}"
 
 
-def compact_meta(game: Game) -> dict[str, Any]:
-    """What a compact table file records about its layout in ``meta``: the index scheme and the layer offsets."""
-    index = layout(game)
-    return {
-        "index": index.scheme,
-        "index_version": index.scheme_version,
-        "layer_offsets": list(index.layer_offsets[:-1]),
-        "layer_sizes": list(index.layer_sizes),
-        "score": "int8 for the side to move: 100-d win in d plies, 0 draw, -(100-d) loss, -128 unreachable",
-    }
-
-
 def dense_entries(score: np.ndarray, ply: np.ndarray, best: np.ndarray) -> np.ndarray:
     """Pack a dense build's three per-code arrays into :data:`ENTRY` records."""
     entries = np.empty(score.shape, dtype=ENTRY)
@@ -381,8 +369,8 @@ def write_table(
         out.seek(header.digests_offset)
         out.write(digests)
         header = Header(header.kind, header.game, header.meta, header.arrays, header.block_bytes, header.digests_offset, root_of(header, bytes(digests)))
-        expected = trust.expected_root(game, kind) if verify else None
-        if expected is not None and header.root != expected:
+        expected = trust.build_refusal(header.root, game, kind) if verify else None
+        if expected is not None:
             raise TableError(
                 f"{path}: the {game.name} table just built has checksum {header.root}, not the expected {expected}; "
                 f"it was not written, and {path} was left as it was"
@@ -484,8 +472,8 @@ def write_compressed(
 
 def _refuse_unexpected(path: Path, header: Header, verify: bool) -> None:
     """With ``verify``, a table just built whose checksum is not the shipped one is not written."""
-    expected = trust.expected_root(header.game, header.kind) if verify else None
-    if expected is not None and header.root != expected:
+    expected = trust.build_refusal(header.root, header.game, header.kind) if verify else None
+    if expected is not None:
         raise TableError(
             f"{path}: the {header.game.name} table just built has checksum {header.root}, not the expected {expected}; "
             f"it was not written, and {path} was left as it was"
@@ -836,6 +824,12 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     return trust.expected_root(game, kind)
 
 
+def is_shipped(root: str, game: Game, kind: str) -> bool:
+    """Whether ``root`` is the checksum the package ships for ``game``'s table of ``kind`` (the policy's:
+    :func:`solver.storage.trust.is_shipped`)."""
+    return trust.is_shipped(root, game, kind)
+
+
 def expected_book_root(game: Game, depth: int) -> str | None:
     """The checksum the package expects for ``game``'s book of ``depth`` plies, if it ships one (the policy's:
     :func:`solver.storage.trust.expected_book_root`)."""
@@ -1002,8 +996,7 @@ def _check_root(header: Header, digests: bytes, stored: str, fail: Fail) -> None
             header.game,
         )
     if header.kind == "book":  # a book of another depth than the shipped one has no shipped checksum
-        expected = expected_book_root(header.game, _book_depth(header))
-        problem = None if expected is None else trust.refusal(root, header.game, header.kind, expected=expected)
+        problem = trust.book_refusal(root, header.game, _book_depth(header))
     else:
         problem = trust.refusal(root, header.game, header.kind)
     if problem is not None:

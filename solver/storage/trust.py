@@ -38,10 +38,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import RegistryWarning, TableError
-from ..rules.game import Game
+from ..errors import InvalidArgumentError, RegistryWarning, TableError, quote
 from .checksums import EARLIER_COMPACT_ROOTS, EXPECTED_BOOK_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
 from .fsutil import file_kind, write_atomic
+
+
+class TableGame(Protocol):
+    """What storage reads of a game: its name (file names, messages, the shipped checksums and the registry are keyed
+    by it). Storage is bytes: the game itself (:class:`solver.rules.game.Game`) is the layers above's, passed down."""
+
+    @property
+    def name(self) -> str: ...
+
 
 REGISTRY = "trusted.json"
 MAX_BYTES = 1 << 20
@@ -122,7 +130,7 @@ def _entries(directory: Path) -> list[dict[str, str]]:
 
 
 # -- the roots believed -------------------------------------------------------------------------
-def expected_root(game: Game, kind: str = "dense") -> str | None:
+def expected_root(game: TableGame, kind: str = "dense") -> str | None:
     """The checksum the package ships for ``game``'s table of this kind, if it ships one.
 
     Dense: every game of up to 16 cells; compact: the games past 16 cells built and
@@ -134,7 +142,7 @@ def expected_root(game: Game, kind: str = "dense") -> str | None:
     return (EXPECTED_ROOTS if kind == "dense" else EXPECTED_COMPACT_ROOTS).get(game.name)
 
 
-def expected_book_root(game: Game, depth: int) -> str | None:
+def expected_book_root(game: TableGame, depth: int) -> str | None:
     """The checksum the package ships for ``game``'s book of ``depth`` plies, if it ships one (one depth a game:
     the book ``solve build`` makes and ``solve fetch`` fetches, :data:`solver.storage.checksums.EXPECTED_BOOK_ROOTS`);
     a book of another depth is believed as any table without a shipped checksum is."""
@@ -142,13 +150,13 @@ def expected_book_root(game: Game, depth: int) -> str | None:
     return shipped[1] if shipped is not None and shipped[0] == depth else None
 
 
-def earlier_roots(game: Game, kind: str = "compact") -> tuple[str, ...]:
+def earlier_roots(game: TableGame, kind: str = "compact") -> tuple[str, ...]:
     """Checksums ``game``'s table had in an earlier version of the format's contents: such a file still opens
     (:data:`solver.storage.checksums.EARLIER_COMPACT_ROOTS`); a build must give :func:`expected_root`."""
     return EARLIER_COMPACT_ROOTS.get(game.name, ()) if kind == "compact" else ()
 
 
-def refusal(root: str, game: Game, kind: str, *, expected: str | None = None) -> str | None:
+def refusal(root: str, game: TableGame, kind: str, *, expected: str | None = None) -> str | None:
     """Why a table file of ``game`` and ``kind`` whose contents hash to ``root`` is refused, or None.
 
     :param expected: the checksum it must have (a table at a URL: the shipped or the given one); default:
@@ -164,7 +172,77 @@ def refusal(root: str, game: Game, kind: str, *, expected: str | None = None) ->
     return None
 
 
-def checks_values(game: Game, kind: str) -> bool:
+def book_refusal(root: str, game: TableGame, depth: int) -> str | None:
+    """Why a book of ``depth`` plies of ``game`` whose contents hash to ``root`` is refused, or None: only a book of
+    the depth whose checksum ships is held to it (:func:`expected_book_root`); another is believed as any table
+    without a shipped checksum is (:func:`trust_or_prove`)."""
+    expected = expected_book_root(game, depth)
+    return None if expected is None else refusal(root, game, "book", expected=expected)
+
+
+def is_shipped(root: str, game: TableGame, kind: str) -> bool:
+    """Whether ``root`` is the checksum the package ships for ``game``'s table of ``kind``."""
+    return expected_root(game, kind) == root
+
+
+def build_refusal(root: str, game: TableGame, kind: str) -> str | None:
+    """The shipped checksum a table just built here should have had, when one ships and ``root`` is not it (the
+    build is wrong: it is not written), or None."""
+    shipped = expected_root(game, kind)
+    return shipped if shipped is not None and root != shipped else None
+
+
+def check_checksum_type(checksum: object) -> None:
+    """Refuse a given checksum that is not a str (or None).
+
+    :raises InvalidArgumentError: naming the argument.
+    """
+    if checksum is not None and not isinstance(checksum, str):
+        raise InvalidArgumentError(f"checksum must be a SHA-256 in hexadecimal (a str), not {type(checksum).__name__} {quote(checksum)}")
+
+
+def required_root(game: TableGame, kind: str, checksum: str | None) -> str:
+    """The checksum ``game``'s table of ``kind`` from a server (a mirror, a URL) must have: the shipped one, else the
+    one its publisher gives (``checksum``): nothing else proves that the bytes a server sends are a table.
+
+    :raises InvalidArgumentError: for a checksum that is not a str.
+    :raises TableError: when neither exists, or ``checksum`` is not a SHA-256 in hex or differs from the shipped one.
+    """
+    check_checksum_type(checksum)
+    shipped = expected_root(game, kind)
+    given = checksum.strip().lower() if checksum else None
+    if given is not None and (len(given) != 64 or any(c not in "0123456789abcdef" for c in given)):
+        raise TableError(f"--checksum {checksum[:80] if checksum else ''!r} is not a SHA-256 (64 hexadecimal digits)")
+    if shipped is not None and given is not None and given != shipped:
+        raise TableError(f"the checksum given for {game.name}, {given}, is not the one the package ships ({shipped}); the shipped one is used: drop --checksum")
+    found = shipped or given
+    if found is None:
+        raise TableError(
+            f"no checksum ships for {kind} {game.name} tables, and none was given: a table from a server is used only when its "
+            "checksum is known: give the one its publisher gives (--checksum SHA256, checksum=)"
+        )
+    return found
+
+
+def expects(game: TableGame | None, checksum: str | None) -> Callable[[_Header], str | None]:
+    """What a table's header read from a server is checked against (:func:`solver.storage.remote.read_remote_header`):
+    the checksum its table must have (:func:`required_root`), or None for a header of another game than ``game``."""
+
+    def expected(header: _Header) -> str | None:
+        if game is not None and header.game != game:
+            return None
+        return required_root(header.game, header.kind, checksum)
+
+    return expected
+
+
+def is_required(root: str | None, game: TableGame, kind: str, checksum: str | None) -> bool:
+    """Whether a table file already in place, whose root is ``root`` (None: no readable table), is the one a fetch of
+    ``game``'s table would install (:func:`required_root`)."""
+    return root is not None and refusal(root, game, kind, expected=required_root(game, kind, checksum)) is None
+
+
+def checks_values(game: TableGame, kind: str) -> bool:
     """Whether a table's blocks pass the values stage on first use: only where no checksum ships
     (a shipped one proves the bytes are those of a checked build; a forged file may lie anywhere else)."""
     return expected_root(game, kind) is None
@@ -172,7 +250,7 @@ def checks_values(game: Game, kind: str) -> bool:
 
 class _Header(Protocol):
     @property
-    def game(self) -> Game: ...
+    def game(self) -> TableGame: ...
     @property
     def kind(self) -> str: ...
     @property
@@ -282,13 +360,25 @@ def record(directory: str | os.PathLike[str], game: str, kind: str, root: str) -
     return False
 
 
-def built_here(directory: str | os.PathLike[str], game: Game, kind: str, root: str) -> bool:
+def built_here(directory: str | os.PathLike[str], game: TableGame, kind: str, root: str) -> bool:
     """This user's build wrote the table ``root`` of ``game`` and ``kind`` into ``directory``: recorded when no
     checksum ships for it (:func:`record`; a shipped one needs no record).
 
     :returns: whether the table is believed from now on (shipped, or recorded).
     """
     return expected_root(game, kind) is not None or record(directory, game.name, kind, root)
+
+
+def fetched_here(directory: str | os.PathLike[str], game: TableGame, kind: str, root: str) -> bool:
+    """A fetch installed the table ``root`` into ``directory`` after every block passed against the root it had to
+    have (:func:`required_root`): recorded as :func:`built_here` records a build, when no checksum ships for it."""
+    return built_here(directory, game, kind, root)
+
+
+def proved_here(directory: str | os.PathLike[str], game: TableGame, kind: str, root: str) -> bool:
+    """The table ``root`` in ``directory`` was just proved whole (``solve verify``): recorded as :func:`built_here`
+    records a build, when no checksum ships for it."""
+    return built_here(directory, game, kind, root)
 
 
 def warn_unrecorded(directory: str | os.PathLike[str], problem: str, consequence: str) -> None:

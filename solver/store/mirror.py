@@ -44,12 +44,12 @@ from ..rules.game import Game, parse_game
 from ..storage import trust
 from ..storage.fsutil import DISK_FULL, check_space, disk_full, format_size, install_file, open_partial, partial_name
 from ..storage.remote import HttpRange, RemoteHeader, check_digests, read_remote_header
-from ..storage.tablefile import TableFile, expected_root, open_table
+from ..storage.tablefile import TableFile, open_table
 from .book import book_game
 from .locate import shipped_path, table_path
 from .make import kind_for
 from .tablebase import forget
-from .urltable import check_checksum_type, expected_checksum, expects, table_url
+from .urltable import table_url
 
 Meter = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]
 """``meter(label, total)``: a context whose value is told each step done (bytes downloaded, blocks checked)."""
@@ -112,27 +112,27 @@ def fetch_table(
         raise InvalidArgumentError(f"game must be a Game or a game's name such as '5x5k4', not {type(game).__name__} {quote(game)}")
     if table_dir is not None and not isinstance(table_dir, (str, os.PathLike)):
         raise InvalidArgumentError(f"table_dir must be a directory's path (a str or os.PathLike), not {type(table_dir).__name__} {quote(table_dir)}")
-    check_checksum_type(checksum)
+    trust.check_checksum_type(checksum)
     if shipped_path(game) is not None:
         raise TableError(f"the {game.name} table ships with the package: there is nothing to fetch")
     kind = "book" if book_game(game) else kind_for(game)  # Connect Four's table file is its opening book
-    expected = expected_checksum(game, kind, checksum)
+    expected = trust.required_root(game, kind, checksum)
     source = table_url(game, url)
     target = table_path(game, table_dir_=table_dir)
     found = _installed_checksum(target, game)
-    damage = _damage(target, game, meter or _no_meter) if found == expected else None
-    if found == expected and damage is None:
+    in_place = trust.is_required(found, game, kind, checksum)  # the table a fetch would install is there already
+    damage = _damage(target, game, meter or _no_meter) if in_place else None
+    if in_place and damage is None:
         return Fetched(game, target, expected, target.stat().st_size, 0, 0, source)
     if found is not None and damage is None and not (replace(target, found) if callable(replace) else replace):
         shown = f"checksum {found}" if found else "not a readable table"
         raise TableError(f"{target}: a {game.name} table file is there already ({shown}); it is not replaced unless asked (--replace)")
     http = HttpRange(source)
-    header = read_remote_header(http, game=game, expected=expects(game, checksum))
+    header = read_remote_header(http, game=game, expected=trust.expects(game, checksum))
     if http.ranges:
         check_digests(http, header)  # a wrong table is refused before its body is fetched
     fetched = _download(http, header, target, found is not None, meter or _no_meter)
-    if expected_root(game, kind) is None:
-        trust.record(target.parent, game.name, kind, expected)
+    trust.fetched_here(target.parent, game, kind, expected)
     forget()
     return dataclasses.replace(fetched, repaired=damage)
 

@@ -28,7 +28,7 @@ Under a rule whose status does not tell every unreachable board (gravity, where 
 order of the moves is the table's to say: :attr:`solver.rules.base.Rules.status_is_exact`),
 the boards sampled are those the rules call in play, and each one's stored reachability
 (``UNREACHABLE`` or a score) is checked first against the rule's exact
-:meth:`~solver.rules.base.Rules.violation`; steps 2 and 3 then check the reachable ones,
+:meth:`~solver.rules.base.Rules.violation_of_word`; steps 2 and 3 then check the reachable ones,
 whose children are the cells a piece lands on.
 
 A sample is not a proof: a wrong score at a board the sample misses goes unseen. It
@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..encoding.board import render
+from ..encoding.coderules import code_rules
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..retrograde.minimax import MAX_EMPTY as MAX_EMPTY  # re-exported: the CLI's help names the limit
@@ -126,7 +127,7 @@ class SampleReport:
 
 def _playable(game: Game, codes: np.ndarray, canonical: bool) -> np.ndarray:
     """The codes (legal piece counts) that are in play, and canonical if asked."""
-    keep = game.rules.statuses(codes) == IN_PLAY
+    keep = code_rules(game).statuses(codes) == IN_PLAY
     if canonical and keep.any():
         keep[keep] = symmetries(game).is_canonical(codes[keep])
     kept: np.ndarray = codes[keep]
@@ -153,7 +154,7 @@ def sample_layer(game: Game, ply: int, boards: int, seed: int, *, canonical: boo
     """
     index = layout(game)
     start, stop = index.layer_offsets[ply], index.layer_offsets[ply + 1]
-    if ply == game.cells:
+    if game.rules.all_finished(ply):
         return np.zeros(0, dtype=np.int64)  # the full board: every board is finished
     rng = np.random.default_rng([seed, ply])
     if stop - start <= ENUMERATE_BOARDS:
@@ -205,9 +206,9 @@ def _consistency_problems(table: Table, ply: int, codes: np.ndarray, stored: np.
 
 def _reachability_problems(table: Table, ply: int, codes: np.ndarray, stored: np.ndarray, limit: int) -> tuple[np.ndarray, list[str]]:
     """For a rule whose status does not tell every unreachable board (gravity: :attr:`solver.rules.base.Rules.status_is_exact`):
-    the sampled boards whose stored reachability the rule's exact :meth:`~solver.rules.base.Rules.violation` contradicts
+    the sampled boards whose stored reachability the rule's exact :meth:`~solver.rules.base.Rules.violation_of_word` contradicts
     (codes), and up to ``limit`` lines naming them."""
-    rules = table.game.rules
+    rules = code_rules(table.game)
     wrong: list[int] = []
     problems: list[str] = []
     for code, score in zip(codes.tolist(), stored.tolist(), strict=True):

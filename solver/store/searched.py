@@ -39,7 +39,9 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
@@ -47,6 +49,7 @@ from typing import Any, ClassVar, NoReturn
 import numpy as np
 
 from ..encoding.board import check_rules
+from ..encoding.coderules import code_rules
 from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
@@ -101,6 +104,35 @@ class _Shared:
             self.kept[code] = answer
             if len(self.kept) > KEPT_POSITIONS:
                 self.kept.popitem(last=False)
+
+
+_DEADLINE: ContextVar[float | None] = ContextVar("solver_search_deadline", default=None)
+
+
+@contextmanager
+def searches_by(deadline: float) -> Iterator[None]:
+    """Every search in this block (in this thread, or a task or thread started from it with its context) ends by
+    ``deadline`` (:func:`time.monotonic` seconds): one budget for a whole request however many positions it searches
+    (a mainline, an analysis), as the web app gives each request. A search past it raises
+    :class:`~solver.errors.SearchTimeout`."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _budget_left(budget: float | None) -> float | None:
+    """The seconds a search may take now: its table's budget, cut to what is left before the block's deadline."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return budget
+    left = max(deadline - time.monotonic(), MIN_BUDGET)
+    return left if budget is None else min(budget, left)
+
+
+MIN_BUDGET = 0.001
+"""The budget of a search started after its deadline: it stops at once, saying so (:class:`~solver.errors.SearchTimeout`)."""
 
 
 class SearchTable(Table):
@@ -172,7 +204,7 @@ class SearchTable(Table):
         over = self._finished_score(code)
         if over is not None:
             return _Answer(over, 0, ())
-        solution = self.engine.solve(code, budget=self.budget, progress=self.progress)
+        solution = self.engine.solve(code, budget=_budget_left(self.budget), progress=self.progress)
         answer = _from_solution(solution)
         self._shared.keep(code, answer)
         return answer
@@ -182,7 +214,7 @@ class SearchTable(Table):
         game goes on; a board that breaks a rule raises, naming the rule."""
         if not 0 <= code < self.game.codes:
             self._refuse(code)
-        status, _ = self.game.rules.judge(code)
+        status, _ = code_rules(self.game).judge(code)
         if status == INVALID:
             check_rules(self.game, code)
         if status in (LINE, DRAWN):
@@ -192,13 +224,13 @@ class SearchTable(Table):
 
     def score_of(self, code: int) -> int:
         """The score of a code for the side to move, searched (``UNREACHABLE`` for a board no game reaches)."""
-        if not 0 <= code < self.game.codes or self.game.rules.violation(code) is not None:
+        if not 0 <= code < self.game.codes or code_rules(self.game).violation(code) is not None:
             return UNREACHABLE
         found = self._shared.recall(code)
         if found is not None:
             return found.score
         over = self._finished_score(code)
-        return over if over is not None else self.engine.score(code, budget=self.budget, progress=self.progress)
+        return over if over is not None else self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress)
 
     def best_mask_of(self, code: int) -> int:
         return self._answer(code).best_mask
@@ -224,12 +256,12 @@ class SearchTable(Table):
         for index, code in enumerate(flat):
             score[index], best[index] = self._batch_answer(code, check, deadline, index, len(flat))
             if check and score[index] == UNREACHABLE:
-                raise InvalidBoardError(f"codes[{index}] = {code} is not a reachable position: {self.game.rules.violation(code)}")
+                raise InvalidBoardError(f"codes[{index}] = {code} is not a reachable position: {code_rules(self.game).violation(code)}")
         ply = np.array([_pieces(self.game, code) for code in flat], dtype=np.uint8)
         return Scores(self.game, score.reshape(shape), ply.reshape(shape), best.reshape(shape))
 
     def _batch_answer(self, code: int, check: bool, deadline: float | None, index: int, total: int) -> tuple[int, int]:
-        if self.game.rules.violation(code) is not None:
+        if code_rules(self.game).violation(code) is not None:
             return UNREACHABLE, 0
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:

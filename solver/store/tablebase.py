@@ -61,7 +61,6 @@ from ..rules.game import DEFAULT_GAME, Game, parse_game
 from ..search.engine import Progress
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside
-from ..storage.tablefile import expected_root
 from ..tables import Kind, Scores, Table, analysis
 from ..tables.analysis import GameAnalysis
 from ..tables.position import Position
@@ -321,8 +320,8 @@ class Tablebase:
 
     def record_proof(self, table: Table) -> None:
         """Trust a table that was just proved whole (``solve verify``) from now on, if no checksum ships for it."""
-        if table.file is not None and expected_root(table.game, table.kind) is None:
-            trust.record(table.file.path.parent, table.game.name, table.kind, table.sha256)
+        if table.file is not None:
+            trust.proved_here(table.file.path.parent, table.game, table.kind, table.sha256)
 
     # -- answers ----------------------------------------------------------------------------
     def _default_table(self) -> Table:

@@ -6,7 +6,7 @@ by ``$SOLVED_TICTACTOE_MIRROR`` (:data:`MIRROR_ENV`) when no URL is given. The t
 have a checksum: the one the package ships for the game (:mod:`solver.storage.checksums`),
 or one given by whoever publishes the table (``checksum=``, ``--checksum``); without
 either it is refused before a block is read, because nothing else proves that the bytes
-a server sends are a table.
+a server sends are a table (the trust policy decides: :func:`solver.storage.trust.required_root`).
 
 :func:`open_url_table` reads the table where it is (:func:`solver.storage.remote.open_url`):
 each block fetched on first touch and checked as a file's block is, fetched blocks kept
@@ -16,12 +16,10 @@ in a bounded on-disk cache. :mod:`solver.store.mirror` downloads the whole file 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
-from ..errors import InvalidArgumentError, TableError, quote
+from ..errors import TableError
 from ..rules.game import Game
-from ..storage import remote
-from ..storage.tablefile import Header, expected_root
+from ..storage import remote, trust
 from ..tables import Table, from_file
 from . import make as builder
 
@@ -50,47 +48,6 @@ def table_url(game: Game, url: str | None = None) -> str:
     return base + ("" if base.endswith("/") else "/") + f"{game.name}.ttt"
 
 
-def expected_checksum(game: Game, kind: str, checksum: str | None) -> str:
-    """The checksum ``game``'s table of ``kind`` must have: the shipped one, else ``checksum``.
-
-    :raises TableError: when neither exists, or ``checksum`` is not a SHA-256 in hex or differs from the shipped one.
-    """
-    check_checksum_type(checksum)
-    shipped = expected_root(game, kind)
-    given = checksum.strip().lower() if checksum else None
-    if given is not None and (len(given) != 64 or any(c not in "0123456789abcdef" for c in given)):
-        raise TableError(f"--checksum {checksum[:80] if checksum else ''!r} is not a SHA-256 (64 hexadecimal digits)")
-    if shipped is not None and given is not None and given != shipped:
-        raise TableError(f"the checksum given for {game.name}, {given}, is not the one the package ships ({shipped}); the shipped one is used: drop --checksum")
-    found = shipped or given
-    if found is None:
-        raise TableError(
-            f"no checksum ships for {kind} {game.name} tables, and none was given: a table from a server is used only when its "
-            "checksum is known: give the one its publisher gives (--checksum SHA256, checksum=)"
-        )
-    return found
-
-
-def check_checksum_type(checksum: object) -> None:
-    """Refuse a checksum that is not a str (or None).
-
-    :raises InvalidArgumentError: naming the argument.
-    """
-    if checksum is not None and not isinstance(checksum, str):
-        raise InvalidArgumentError(f"checksum must be a SHA-256 in hexadecimal (a str), not {type(checksum).__name__} {quote(checksum)}")
-
-
-def expects(game: Game | None, checksum: str | None) -> Callable[[Header], str | None]:
-    """What :func:`solver.storage.remote.read_remote_header` asks: the checksum a header's table must have."""
-
-    def expected(header: Header) -> str | None:
-        if game is not None and header.game != game:
-            return None
-        return expected_checksum(header.game, header.kind, checksum)
-
-    return expected
-
-
 def open_url_table(url: str, *, game: Game | None = None, checksum: str | None = None, cache_bytes: int | None = None) -> Table:
     """The table at ``url``, read block by block over HTTP (see the module docstring).
 
@@ -102,7 +59,7 @@ def open_url_table(url: str, *, game: Game | None = None, checksum: str | None =
         checksum that is not the expected one (nothing is used from it).
     """
     remote.check_url(url, name="url")
-    check_checksum_type(checksum)
+    trust.check_checksum_type(checksum)
     cache = None if cache_bytes == 0 else remote.open_cache(cache_bytes)
-    opened = remote.open_url(url, game=game, expected=expects(game, checksum), cache=cache)
+    opened = remote.open_url(url, game=game, expected=trust.expects(game, checksum), cache=cache)
     return from_file(opened, prove=builder.prove)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
 from ..encoding.board import masks
+from ..encoding.coderules import code_rules
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, is_move_string, parse_move, read_move_string
 from ..errors import InvalidBoardError, InvalidMoveError, quote
@@ -348,7 +349,7 @@ def move_code(position: Position, cell: int) -> int:
 
 def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
     """Raise naming the ply, and who took the cell when, where the rule says the move is not legal."""
-    if position.game.rules.is_legal(position.code, cell):
+    if code_rules(position.game).is_legal(position.code, cell):
         return
     row, col = position.game.coords(cell)
     where = f"row {row}, col {col} (cell {cell})"

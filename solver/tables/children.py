@@ -6,9 +6,10 @@ for one position; this module does the same for a batch, vectorised over positio
 the same three cases:
 
 1. the moves that complete a line (:meth:`solver.rules.base.Rules.winning_cells_many`) end
-   the game at once: where that wins (:attr:`solver.rules.base.Rules.line_wins`), or where
-   every move does, they are the best moves, and no child is read;
-2. on the last empty cell, the move ends the game: it is the best move;
+   the game at once: where that wins, or where every move does, they are the best moves,
+   and no child is read;
+2. on the last empty cell, the move ends the game: it is the best move (cases 1 and 2 are
+   the rule's, :meth:`solver.rules.base.Rules.settled_moves_many`);
 3. else every other child is in play (in misère play the moves that complete a line lose
    at once, so they are the worst), and its score is read at its canonical board
    (:meth:`solver.encoding.symmetry.Symmetries.canonical_child_grid`: from the position's own
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoding.coderules import code_rules
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..rules.base import O_SHIFT
@@ -73,7 +75,7 @@ def plan(
     :param codes: positions in play (the rules say so and a game reaches them), int64, flat;
         keep them to a few ``2**13`` (each has a row of ``cells`` children).
     :param pieces: the pieces on each board (uint8): X moves when even.
-    :param words: the boards' words (:meth:`solver.rules.base.Rules.words`) if the caller kept them
+    :param words: the boards' words (:meth:`solver.encoding.coderules.CodeRules.words`) if the caller kept them
         (a batch look-up does); else computed here.
     :param images: the boards' images under symmetries ``1 ..`` if the caller kept them (uint32, ``(count - 1,
         boards)``: :meth:`solver.encoding.symmetry.Symmetries.canonical_codes`), a batch's: code ``i``'s in
@@ -85,17 +87,14 @@ def plan(
     """
     rules = game.rules
     if words is None:
-        words = rules.words(codes)
+        words = code_rules(game).words(codes)
     x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT).astype(np.uint32)
     x_moves = pieces % 2 == 0
     empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column
     completing = rules.winning_cells_many(np.where(x_moves, x, o), empty)
     others = empty & ~completing
-    settled = (completing != 0) & (rules.line_wins | (others == 0))
-    masks = np.where(settled, completing, np.uint32(0))
-    last = ~settled & (pieces == game.cells - 1)
-    masks[last] = empty[last]
-    read = ~settled & ~last
+    masks = rules.settled_moves_many(completing, empty, pieces)  # the rule's: no child read
+    read = masks == 0
     children = [_children(game, codes, others, np.flatnonzero(read & (x_moves == (piece == 1))), piece, images, columns) for piece in (1, 2)]
     return masks, [found for found in children if found.rows.size]
 

@@ -42,17 +42,17 @@ import numpy as np
 from ..contents.histograms import META_KEY, LayerCounts, histograms_from_meta, stored_histograms
 from ..contents.histograms import layer_histograms as scan_layer
 from ..contents.plausible import compact_check
-from ..contents.stored import layer_histograms, stored_layers
+from ..contents.stored import compact_meta, layer_histograms, stored_layers
+from ..encoding.coderules import code_rules, digit_fields
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
 from ..rules.base import IN_PLAY
-from ..rules.bitboard import digit_fields
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile, trust
 from ..storage.blockarray import BlockArray
-from ..storage.tablefile import BlockGuard, TableFile, compact_meta
+from ..storage.tablefile import BlockGuard, TableFile
 from .base import Kind, Prover, Table
 from .children import Children, best_of, plan
 from .position import POSITION_SETTERS, Position
@@ -153,13 +153,15 @@ class CompactTable(Table):
         self._index = self.layout.index_of_code
         self._sym = symmetries(self.game)
         self._rules = self.game.rules
+        self._coded = code_rules(self.game)
+        """The rule asked of codes (:mod:`solver.encoding.coderules`): codes read as the rule's board words."""
         self._status_scores = np.array(self._rules.status_scores, dtype=np.int8)
         """The score the rule gives each status (:attr:`solver.rules.base.Rules.status_scores`)."""
         self._reads = np.array(self._rules.table_reads, dtype=bool)
         """Whether a look-up reads the stored byte of a board of each status (:attr:`solver.rules.base.Rules.table_reads`)."""
         self._pool: ThreadPoolExecutor | None = None
         self._last_word = (-1, 0)
-        """The code :meth:`at` last answered and its board word (:meth:`solver.rules.base.Rules.word_of`)."""
+        """The code :meth:`at` last answered and its board word (:meth:`solver.encoding.coderules.CodeRules.word_of`)."""
         self._guard = guard
         self._blocks: BlockArray | None = None
         self.complete = not isinstance(scores, BlockArray)
@@ -281,7 +283,7 @@ class CompactTable(Table):
         Finished and unreachable boards are scored by the rules (:mod:`solver.rules.base`), the
         others read at their canonical board (:mod:`solver.encoding.symmetry`).
         """
-        status = self._rules.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
+        status = self._coded.status_of(code)  # impossible piece counts: INVALID, scored UNREACHABLE
         if not self._reads[status]:
             return self._rules.status_scores[status]
         return self._stored(self._index(self._sym.canonical_code_of(code)))
@@ -293,7 +295,7 @@ class CompactTable(Table):
         """
         if not 0 <= code < self._codes:
             self._refuse(code)
-        word = self._rules.word_of(code)
+        word = self._coded.word_of(code)
         status, pieces = self._rules.judge_word(word)  # impossible piece counts: INVALID
         self._last_word = (code, word)  # what a question about this position asks next: its moves (thread-safe: one tuple)
         if self._reads[status]:
@@ -315,12 +317,10 @@ class CompactTable(Table):
         the children read here are kept as its :attr:`~Position.move_scores` (:attr:`Position.moves` reads none again)."""
         if position.is_over:
             return 0
-        x, o, empty, completing = self._moves_of(position)
-        others = empty & ~completing
-        if completing and (self._rules.line_wins or not others):
-            return completing
-        if position.pieces + 1 == self.game.cells:
-            return empty
+        _, _, empty, completing = self._moves_of(position)
+        settled = self._rules.settled_moves(completing, empty, position.pieces)
+        if settled:
+            return settled
         scored = position.move_scores
         best = max(score for _, score in scored)
         return sum(1 << cell for cell, score in scored if score == best)
@@ -330,22 +330,19 @@ class CompactTable(Table):
         score for the mover is the position's score; children are read one by one until it is found."""
         _, _, empty, completing = self._moves_of(position)
         cols, rules = self.game.cols, self._rules
-        if completing and rules.line_wins:  # a move that completes a line wins at once
+        settled = rules.settled_moves(completing, empty, position.pieces)  # every one of them best: no child read
+        if settled:
             if rules.move.form == "column":
-                return min(cell % cols for cell in range(self.game.cells) if completing >> cell & 1)
-            return self.game.coords((completing & -completing).bit_length() - 1)
+                return min(cell % cols for cell in range(self.game.cells) if settled >> cell & 1)
+            return self.game.coords((settled & -settled).bit_length() - 1)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
         if rules.move.form == "column":
             cells.sort(key=lambda cell: cell % cols)
-        full, piece, wanted = position.pieces + 1 == self.game.cells, 1 if position.pieces % 2 == 0 else 2, position.score
+        piece, wanted = 1 if position.pieces % 2 == 0 else 2, position.score
+        ruled = rules.ruled_child_scores(completing, empty, position.pieces)
         children = self._sym.canonical_child_codes(position.code, piece, cells)
         for cell, child_code in zip(cells, children, strict=True):
-            if rules.status_is_exact and completing >> cell & 1:
-                child = rules.line_score
-            elif rules.status_is_exact and full:
-                child = 0
-            else:
-                child = self._stored(self._index(child_code))
+            child = ruled[cell] if cell in ruled else self._stored(self._index(child_code))
             if (child > 0) - (child < 0) - child == wanted:  # parent_score: the move keeps the position's score
                 return cell % cols if rules.move.form == "column" else self.game.coords(cell)
         raise TableError(f"{self.path or 'table'}: code {position.code} has no move reaching its score; rebuild it with: {self.rebuild_command}")
@@ -354,7 +351,7 @@ class CompactTable(Table):
         """X's cells, O's cells, the cells the side to move may play and those of them that complete a line."""
         code, word = self._last_word
         if code != position.code:
-            word = self._rules.word_of(position.code)
+            word = self._coded.word_of(position.code)
         x, o = word & 0xFFFFFFFF, word >> 32
         empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         return x, o, empty, self._rules.winning_cells(o if position.pieces % 2 else x, empty)
@@ -369,10 +366,7 @@ class CompactTable(Table):
             return ()
         _, _, empty, completing = self._moves_of(position)
         cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
-        ruled: dict[int, int] = {}
-        if self._rules.status_is_exact:
-            line, full = self._rules.line_score, position.pieces + 1 == self.game.cells
-            ruled = {cell: line if completing >> cell & 1 else 0 for cell in cells if full or completing >> cell & 1}
+        ruled = self._rules.ruled_child_scores(completing, empty, position.pieces)
         read = [cell for cell in cells if cell not in ruled]
         piece = 1 if position.pieces % 2 == 0 else 2
         found = dict(zip(read, self._stored_items(list(map(self._index, self._sym.canonical_child_codes(position.code, piece, read)))), strict=True))
@@ -382,16 +376,15 @@ class CompactTable(Table):
     def best_mask_of(self, code: int) -> int:
         """Bit ``cell`` set for every best move of a reachable code (0 when the game is over or no game reaches it).
 
-        The moves whose child has the smallest score (:mod:`solver.rules.score`): where completing a
-        line wins (:attr:`solver.rules.base.Rules.line_wins`), the moves that complete one are best
-        (the children need not be read); where it loses, they are the worst unless every move
-        completes one; on the last empty cell a move ends the game; else the children are read at their canonical boards
+        The moves whose child has the smallest score (:mod:`solver.rules.score`): those the rule settles
+        without a child read (:meth:`solver.rules.base.Rules.settled_moves`: the moves that complete a line
+        where that wins, or where every move does; the last empty cell); else the other children are read at their canonical boards
         (:meth:`solver.encoding.symmetry.Symmetries.canonical_child_codes`). Plain ints throughout:
         a position has at most ``cells`` children, too few for numpy's per-call cost.
         """
         if not 0 <= code < self._codes:
             return 0
-        word = self._rules.word_of(code)
+        word = self._coded.word_of(code)
         status, pieces = self._rules.judge_word(word)  # illegal piece counts: INVALID
         if status != IN_PLAY or (not self._rules.status_is_exact and self.score_of(code) == UNREACHABLE):
             return 0
@@ -399,11 +392,10 @@ class CompactTable(Table):
         piece, mover = (1, x) if pieces % 2 == 0 else (2, o)
         empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         completing = self._rules.winning_cells(mover, empty)
+        settled = self._rules.settled_moves(completing, empty, pieces)
+        if settled:
+            return settled
         others = empty & ~completing
-        if completing and (self._rules.line_wins or not others):
-            return completing
-        if pieces + 1 == self.game.cells:
-            return empty
         cells = [cell for cell in range(self.game.cells) if others >> cell & 1]
         children = self._stored_items(list(map(self._index, self._sym.canonical_child_codes(code, piece, cells))))
         lowest = min(children)
@@ -425,8 +417,8 @@ class CompactTable(Table):
         The rules and the symmetries share the codes' digit fields; the board words and the images
         go into ``kept`` if given (for the batch's best moves: ``codes`` are its step at ``start``)."""
         patterns = digit_fields(codes, self._sym.moduli)
-        words = self._rules.words(codes, patterns)
-        status, pieces = self._rules.classify(codes, patterns, words)
+        words = self._coded.words(codes, patterns)
+        status, pieces = self._rules.classify_words(words)
         images = np.empty((self._sym.count - 1, codes.size), dtype=np.uint32) if kept is not None and kept.images else None
         canonical = self._sym.canonical_codes(codes, patterns, images)
         if kept is not None:
@@ -538,7 +530,7 @@ class CompactTable(Table):
         :param codes: codes in range (int64, flat).
         :param pieces: the pieces on each board (uint8), as a batch look-up found them.
         :param playing: where the rules put the code in play and a game reaches it (bool); 0 elsewhere.
-        :param words: the codes' board words as their look-up computed them (:meth:`solver.rules.base.Rules.words`;
+        :param words: the codes' board words as their look-up computed them (:meth:`solver.encoding.coderules.CodeRules.words`;
             else computed again).
         :param images: likewise their images under symmetries ``1 ..`` (uint32, ``(count - 1, codes)``:
             :meth:`solver.encoding.symmetry.Symmetries.canonical_codes`).
@@ -679,7 +671,7 @@ class CompactTable(Table):
         return {"scores": list(stored_layers(self.game, [self.layer(ply) for ply in range(self.game.cells + 1)]))}
 
     def file_meta(self) -> Mapping[str, Any]:
-        """The index scheme, the layer offsets (:func:`solver.storage.tablefile.compact_meta`) and each layer's histograms
+        """The index scheme, the layer offsets (:func:`solver.contents.stored.compact_meta`) and each layer's histograms
         (:func:`solver.contents.stored.layer_histograms`): the file's own, for a table read from a file."""
         if self.file is not None and "layer_histograms" in self.file.header.meta:
             return self.file.header.meta

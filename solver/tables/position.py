@@ -19,14 +19,15 @@ from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ..encoding import board as _board
+from ..encoding.coderules import code_rules
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError
-from ..rules.base import LINE
+from ..rules.base import LINE, Outcome
 from ..rules.game import Game
 from ..rules.parts import MoveForm
-from ..rules.score import WIN, decode, outcome_label
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
+from ..rules.score import decode, outcome_label
 from ..words import count, signed
 
 
@@ -47,8 +48,8 @@ __all__ = ["Move", "Player", "Position", "Result", "outcome_label", "outcome_wor
 
 Player = Literal["X", "O"]
 
-_FINISHED = (WIN, -WIN)
-"""The scores of a board where a line ended the game: already won (misère) or already lost."""
+_WINNERS: dict[Outcome, Player] = {Outcome.X_WON: "X", Outcome.O_WON: "O"}
+"""The winner of each outcome that has one."""
 
 
 def outcome_words(result: str, plies: int) -> str:
@@ -62,11 +63,7 @@ def result_phrase(position: Position) -> str:
     """Who is to move and their result, in words (a position's ``repr`` without the board):
     ``'O to move: loss in 4 plies (value for X: +1)'``, ``'game over: X won'``, ``'game over: a draw'``."""
     if position.is_over:
-        completer = position.line_completer
-        rules = position.game.rules
-        if completer is None:
-            return f"game over: {rules.scoring.full_words()}"
-        return f"game over: {position.winner} won" if rules.line_wins else f"game over: {position.winner} won ({rules.end_words(completer)})"
+        return f"game over: {position.game.rules.over_words(position.line_completer)}"
     return f"{position.to_move} to move: {outcome_words(position.result, position.plies)} (value for X: {signed(position.value)})"
 
 
@@ -206,10 +203,16 @@ class Position:
 
     # -- the game state ----------------------------------------------------
     @property
+    def outcome(self) -> Outcome:
+        """What the rule says of the board (:class:`solver.rules.base.Outcome`: in play, X won, O won, drawn), from
+        the look-up's score and pieces, no child read (:meth:`solver.rules.base.Rules.outcome_of_score`)."""
+        return self.game.rules.outcome_of_score(self.score, self.pieces)
+
+    @property
     def is_over(self) -> bool:
-        """Whether the game has ended (a line, or a full board): known from the look-up's score and pieces, no
-        child read (a finished board scores ``WIN`` or ``-WIN``, a full one has every cell: :mod:`solver.rules.score`)."""
-        return self.score in _FINISHED or self.pieces == self.game.cells
+        """Whether the game has ended (a line, or a full board), as the rule says of the look-up's score and
+        pieces (:attr:`outcome`): no child read."""
+        return self.game.rules.outcome_of_score(self.score, self.pieces) is not Outcome.IN_PLAY
 
     @property
     def to_move(self) -> Player | None:
@@ -222,16 +225,13 @@ class Position:
 
     @property
     def winner(self) -> Player | None:
-        """Who has won already (None while playing and for a drawn full board): on a finished board the
-        score says it for the side to move (already lost, or already won as in misère play)."""
-        if not self.is_over or self.score == 0:
-            return None
-        return self._next if self.score > 0 else ("O" if self._next == "X" else "X")
+        """Who has won already (None while playing and for a drawn full board), as the rule says (:attr:`outcome`)."""
+        return _WINNERS.get(self.game.rules.outcome_of_score(self.score, self.pieces))
 
     @property
     def line_completer(self) -> Player | None:
         """Who completed a line and so ended the game (the last mover; None while playing and for a full board without a line)."""
-        if not self.is_over or self.score == 0 or self.game.rules.status_of(self.code) != LINE:
+        if not self.is_over or code_rules(self.game).status_of(self.code) != LINE:
             return None
         return "O" if self._next == "X" else "X"
 
@@ -359,7 +359,7 @@ class Position:
             x, o = _board.masks(game, self.code)
             return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
         cell = parse_move(move, game, where=where)
-        reason = game.rules.illegal_move(self.code, cell)
+        reason = code_rules(game).illegal_move(self.code, cell)
         if reason is not None:
             row, col = game.coords(cell)
             raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")

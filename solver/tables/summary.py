@@ -37,12 +37,17 @@ import numpy as np
 
 from ..contents.histograms import Counts, LayerCounts, histograms
 from ..encoding.layers import layers, mask_tables
+from ..rules.base import OUTCOMES, Outcome
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from .position import draw_picture
 
 if TYPE_CHECKING:
     from .position import Position
+
+
+_TERMINAL = (("x_wins", Outcome.X_WON), ("o_wins", Outcome.O_WON), ("draws", Outcome.DRAWN))
+"""The terminal counts' names, in the order of :attr:`solver.contents.histograms.LayerCounts.ended`."""
 
 
 class TableStats(dict[str, Any]):
@@ -70,7 +75,7 @@ def counts_by_ply(game: Game, score: np.ndarray) -> list[Counts]:
     found = []
     for layer in layers(game, score != UNREACHABLE):
         row = np.bincount(score[layer.codes].view(np.uint8), minlength=256)
-        found.append(Counts.from_row(row, full=layer.ply == game.cells))
+        found.append(Counts.from_row(row, finished=game.rules.finished_scores(layer.ply)))
     return found
 
 
@@ -104,16 +109,13 @@ def table_stats(game: Game, score: np.ndarray, start: Position) -> TableStats:
         totals["unique"] += int(np.count_nonzero(canonical))
         per_layer.append(LayerCounts.from_histograms(game, layer.ply, histograms(s, canonical)))
 
-        won = game.rules.completes_line(layer.mover) if layer.ply else np.zeros(codes.size, dtype=bool)
-        over = won | (layer.ply == game.cells)
-        winner = "x_wins" if game.rules.line_winner("X" if layer.ply % 2 else "O") == "X" else "o_wins"
-        terminal["positions"] += int(np.count_nonzero(over))
-        terminal[winner] += int(np.count_nonzero(won))
-        terminal["draws"] += int(np.count_nonzero(over & ~won))
-        games[winner] += int(paths[codes[won]].sum())
-        games["draws"] += int(paths[codes[over & ~won]].sum())
-
-        playing = ~over
+        outcome = game.rules.outcomes_of_scores(s, layer.ply)  # the rule says which boards are over, and who won
+        for name, which in _TERMINAL:
+            ended = outcome == OUTCOMES.index(which)
+            terminal[name] += int(np.count_nonzero(ended))
+            games[name] += int(paths[codes[ended]].sum())
+        playing = outcome == OUTCOMES.index(Outcome.IN_PLAY)
+        terminal["positions"] += codes.size - int(np.count_nonzero(playing))
         parents, occupied = codes[playing], (layer.x | layer.o)[playing]
         piece = 1 if x_to_move else 2
         for cell in range(game.cells):
@@ -164,11 +166,9 @@ def layered_stats(game: Game, layers: Sequence[LayerCounts], start: Position) ->
         totals["draws"] += every.draws
         totals["x_wins"] += every.wins if x_to_move else every.losses
         totals["o_wins"] += every.losses if x_to_move else every.wins
-        full_draws = every.draws if layer.ply == game.cells else 0
         terminal["positions"] += every.finished
-        completer = "O" if x_to_move else "X"  # who made the last move, and so completed the line
-        terminal["x_wins" if game.rules.line_winner(completer) == "X" else "o_wins"] += every.finished - full_draws
-        terminal["draws"] += full_draws
+        for (name, _), ended in zip(_TERMINAL, layer.ended, strict=True):  # who won each finished board, as the rule says
+            terminal[name] += ended
     unique = sum(layer.unique.positions for layer in layers)
     return TableStats(
         summary(game, totals, terminal, start, unique=unique, games=None),

@@ -58,6 +58,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -77,7 +78,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..api import Tablebase, default_tablebase, parse_game
+from ..api import Tablebase, default_tablebase, parse_game, searches_by
 from ..encoding.board import parse, parse_text
 from ..encoding.drops import move_string_code
 from ..encoding.moves import parse_moves, split_moves
@@ -110,6 +111,9 @@ BATCH_KEPT = 8192
 SEARCH_BUDGET = 5.0
 """Seconds the search of one request may take, for a game answered by search (Connect Four): past it the request
 is refused with 503, saying so (:func:`_search_error`); the server goes on (``solve serve --search-budget``)."""
+SEARCH_MARGIN = 0.1
+"""Seconds of a request's search budget kept for what follows the search (the refusal or the answer written), so
+that no answer comes later than the budget; a budget under twice this keeps half of it."""
 MAX_MESSAGE_CHARS = 400
 """Longest error message sent (a longer one is cut, saying how long it was)."""
 MAX_REPORTED = 100
@@ -169,6 +173,8 @@ class ServedGame:
     checksum: str
     answer: Callable[[int], bytes]
     """The JSON bytes of :func:`~solver.web.batch.position_dict` of a reachable code, cached."""
+    search_budget: float = SEARCH_BUDGET
+    """Seconds every search of one request may take together, for a game answered by search."""
 
     @property
     def name(self) -> str:
@@ -190,7 +196,7 @@ def served_game(table: Table, search_budget: float = SEARCH_BUDGET) -> ServedGam
     def answer(code: int) -> bytes:
         return _dumps(position_dict(at(code)))
 
-    return ServedGame(table, table_checksum(table), answer)
+    return ServedGame(table, table_checksum(table), answer, search_budget)
 
 
 def open_tables(games: Iterable[Game | str], *, table_dir: str | os.PathLike[str] | None = None, tablebase: Tablebase | None = None) -> list[Table]:
@@ -381,7 +387,7 @@ class _Api:
         game = self._game(request)
         code = _request_code(game.table, request)
         if game.table.searches:  # a search runs off the event loop, within the game's budget
-            return await _searched(request, game.etag(str(code)), lambda: _answer_or_400(game, code))
+            return await _searched(request, game, game.etag(str(code)), lambda: _answer_or_400(game, code))
         return _cached(request, None, game.etag(str(code)), lambda: game.answer(code))
 
     async def mainline(self, request: Request) -> Response:
@@ -414,14 +420,14 @@ class _Api:
             )
 
         if game.table.searches:
-            return await _searched(request, game.etag(f"m{code}"), body)
+            return await _searched(request, game, game.etag(f"m{code}"), body)
         return _cached(request, None, game.etag(f"m{code}"), body)
 
     async def analyze(self, request: Request) -> Response:
         game = self._game(request)
         if game.table.searches:
             text = request.query_params.get("moves", "")
-            return await _searched(request, game.etag("a" + text), lambda: _analysis(game, text))
+            return await _searched(request, game, game.etag("a" + text), lambda: _analysis(game, text))
         rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
             if rules.move.form == "column":  # each move read as `solve analyze` reads one argument: a bare number is a column
@@ -699,12 +705,20 @@ def _analysis(game: ServedGame, text: str) -> bytes:
         raise HTTPException(400, one_line(error)) from None
 
 
-async def _searched(request: Request, etag: str, make: Callable[[], bytes]) -> Response:
-    """:func:`_cached`, the answer made in a worker thread: a search within the game's budget (a
-    :class:`~solver.errors.SearchTimeout` becomes a 503, :func:`_search_error`)."""
+async def _searched(request: Request, game: ServedGame, etag: str, make: Callable[[], bytes]) -> Response:
+    """:func:`_cached`, the answer made in a worker thread: every search it needs within the game's budget from the
+    request's arrival, however many positions it searches (a :class:`~solver.errors.SearchTimeout` becomes a 503,
+    :func:`_search_error`)."""
     if request.headers.get("if-none-match") == etag:
         return _cached(request, None, etag)
-    body = await anyio.to_thread.run_sync(make)
+    budget = game.search_budget
+    deadline = time.monotonic() + budget - min(SEARCH_MARGIN, budget / 2)
+
+    def within() -> bytes:
+        with searches_by(deadline):
+            return make()
+
+    body = await anyio.to_thread.run_sync(within)
     return _cached(request, body, etag)
 
 

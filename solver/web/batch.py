@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..rules.base import OUTCOMES, Outcome
 from ..rules.game import Game
 from ..rules.score import RESULTS, WIN, decode, decode_many
 from ..tables import Table
@@ -109,10 +110,9 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
     best = found.best.astype(np.int64)
     digits = codes[:, None] // 3 ** np.arange(game.cells, dtype=np.int64) % 3
     x_next = pieces % 2 == 0
-    playing = best != 0
     moves = _move_lists(table, codes, digits, pieces, best)
     boards = _board_texts(game, digits)
-    state = _state_texts(score, x_next, playing)
+    state = _state_texts(game.rules.outcomes_of_scores(score, pieces), x_next)
     sign, decoded = decode_many(score, game.cells - pieces)
     value = np.where(x_next, sign, -sign).tolist()
     plies = decoded.tolist()
@@ -175,14 +175,14 @@ def _board_texts(game: Game, digits: np.ndarray) -> list[str]:
     return [text[index * width : (index + 1) * width] for index in range(len(digits))]
 
 
-def _state_texts(score: np.ndarray, x_next: np.ndarray, playing: np.ndarray) -> list[str]:
-    """Each position's ``"over"`` field and then ``"to_move"`` (play goes on) or ``"winner"`` (it is over).
-
-    Whether play goes on is the rules' (``playing``: a position with a best move); who won a finished
-    board is the sign of its score for the side to move (already lost: the last mover won; already
-    won, as in misère play: the side to move did; 0: a draw)."""
-    x_won = np.where(score < 0, ~x_next, x_next)
-    winner = np.where(x_won, '"over": true, "winner": "X"', '"over": true, "winner": "O"')
-    over = np.where(score == 0, '"over": true, "winner": null', winner)
-    state: list[str] = np.where(playing, np.where(x_next, '"over": false, "to_move": "X"', '"over": false, "to_move": "O"'), over).tolist()
+def _state_texts(outcome: np.ndarray, x_next: np.ndarray) -> list[str]:
+    """Each position's ``"over"`` field and then ``"to_move"`` (play goes on) or ``"winner"`` (it is over), as the
+    rule says of its score and pieces (``outcome``: places in :data:`solver.rules.base.OUTCOMES`,
+    :meth:`solver.rules.base.Rules.outcomes_of_scores`)."""
+    to_move = np.where(x_next, '"over": false, "to_move": "X"', '"over": false, "to_move": "O"')
+    texts = np.array([""] * len(OUTCOMES), dtype=object)
+    texts[OUTCOMES.index(Outcome.X_WON)] = '"over": true, "winner": "X"'
+    texts[OUTCOMES.index(Outcome.O_WON)] = '"over": true, "winner": "O"'
+    texts[OUTCOMES.index(Outcome.DRAWN)] = '"over": true, "winner": null'
+    state: list[str] = np.where(outcome == OUTCOMES.index(Outcome.IN_PLAY), to_move, texts[outcome]).tolist()
     return state

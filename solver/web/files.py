@@ -41,8 +41,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
+from ..api import is_shipped
 from ..errors import quote
-from ..storage.tablefile import expected_root
 from ..tables import Table
 
 PREFIX = "/tables/"
@@ -158,7 +158,7 @@ def offered_files(tables: Iterable[Table]) -> dict[str, OfferedFile]:
             continue
         name = f"{table.game.name}.ttt"
         root = file.header.root
-        shipped = expected_root(table.game, table.kind) == root
+        shipped = is_shipped(root, table.game, table.kind)
         found.setdefault(name, OfferedFile(name, table.game.name, table.kind, file.path, info.st_size, root, shipped, _identity(info)))
     return found
 
