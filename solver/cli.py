@@ -535,7 +535,8 @@ def searched_stats(table: Table, options: TableOptions, as_json: bool) -> None:
     game = table.game
     why = (
         f"{game.name} is answered by search, position by position: the counts of each ply need the full table of every "
-        f"position, which is not built here (solve build --game {game.name} says what it would cost)"
+        f"position, which is beyond this machine (solve build --game {game.name} builds the opening book, which holds the "
+        f"scores of the first plies, not their counts)"
     )
     root, unsolved = _searched_root(table, options)
     if as_json:
