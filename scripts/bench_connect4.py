@@ -81,10 +81,35 @@ def bench_connect4(
                 if sets is None or name in sets:
                     count = sets.get(name) if sets else None
                     _bench_set(report, engine, name, file, count or (None if every else sample), target, baselines=baselines)
+            if sets is None:
+                _bench_threads(report)
     if every or only_empty:
         engine_cpu = _bench_empty(report)
         compare_empty(report, baselines, engine_cpu, target=3)
     print(f"   (load average after: {os.getloadavg()[0]:.2f})")
+
+
+THREADS_SAMPLE = ("Test_L2_R2", 20)
+"""The positions of the threads' figure: 20 of Middle-Medium, every move valued."""
+
+
+def _bench_threads(report: Report) -> None:
+    """``Engine.solve`` (every move's value, what the front ends ask) on one thread and on every core, wall time, each
+    engine fresh (its table empty) and the positions in the same order; the answers must agree."""
+    file, count = THREADS_SAMPLE
+    lines = _read(file, count)
+    cores = Engine("connect4").threads
+    walls, answers = {}, {}
+    for threads in (1, cores):
+        engine = Engine("connect4", threads=threads)
+        start = time.perf_counter()
+        answers[threads] = [engine.solve(moves=moves, budget=3600).moves for moves, _ in lines]
+        walls[threads] = (time.perf_counter() - start) / len(lines)
+    report(f"C4 Engine.solve, every move ({count} of Middle-Medium), 1 thread, wall", walls[1] * 1e3, "ms")
+    report(f"C4 Engine.solve, every move, {cores} threads, wall", walls[cores] * 1e3, "ms")
+    report(f"C4 Engine.solve: 1 thread over {cores} threads", walls[1] / walls[cores], "x")
+    if answers[1] != answers[cores]:
+        report("C4 Engine.solve: WRONG, the threads disagree", 1, "", "0", False)
 
 
 def bench_book(report: Report, path: Path, *, every: bool) -> None:
