@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from bench_baselines import Baseline, compare_empty, compare_set
 
+from solver.rules.score import decode
 from solver.search import Engine, from_moves
 from solver.search.negamax import STOP, plain_negamax, solve
 from solver.search.position import Position
@@ -80,10 +81,35 @@ def bench_connect4(
                 if sets is None or name in sets:
                     count = sets.get(name) if sets else None
                     _bench_set(report, engine, name, file, count or (None if every else sample), target, baselines=baselines)
+            if sets is None:
+                _bench_threads(report)
     if every or only_empty:
         engine_cpu = _bench_empty(report)
         compare_empty(report, baselines, engine_cpu, target=3)
     print(f"   (load average after: {os.getloadavg()[0]:.2f})")
+
+
+THREADS_SAMPLE = ("Test_L2_R2", 20)
+"""The positions of the threads' figure: 20 of Middle-Medium, every move valued."""
+
+
+def _bench_threads(report: Report) -> None:
+    """``Engine.solve`` (every move's value, what the front ends ask) on one thread and on every core, wall time, each
+    engine fresh (its table empty) and the positions in the same order; the answers must agree."""
+    file, count = THREADS_SAMPLE
+    lines = _read(file, count)
+    cores = Engine("connect4").threads
+    walls, answers = {}, {}
+    for threads in (1, cores):
+        engine = Engine("connect4", threads=threads)
+        start = time.perf_counter()
+        answers[threads] = [engine.solve(moves=moves, budget=3600).moves for moves, _ in lines]
+        walls[threads] = (time.perf_counter() - start) / len(lines)
+    report(f"C4 Engine.solve, every move ({count} of Middle-Medium), 1 thread, wall", walls[1] * 1e3, "ms")
+    report(f"C4 Engine.solve, every move, {cores} threads, wall", walls[cores] * 1e3, "ms")
+    report(f"C4 Engine.solve: 1 thread over {cores} threads", walls[1] / walls[cores], "x")
+    if answers[1] != answers[cores]:
+        report("C4 Engine.solve: WRONG, the threads disagree", 1, "", "0", False)
 
 
 def bench_book(report: Report, path: Path, *, every: bool) -> None:
@@ -114,7 +140,8 @@ def bench_book(report: Report, path: Path, *, every: bool) -> None:
     report("C4 empty board from the book: Engine.score", mean * 1e3, "ms", "< 1 ms", mean < 1e-3)
     start = time.perf_counter()
     answer = engine.solve(moves="")
-    report("C4 empty board from the book: Engine.solve (every move)", (time.perf_counter() - start) * 1e3, "ms", "59", answer.score == 59)
+    report("C4 empty board from the book: Engine.solve (every move)", (time.perf_counter() - start) * 1e3, "ms")
+    check_root(report, "C4 empty board from the book", answer.score)
     if PONS.is_dir():
         for name, file, sample, target in SETS:
             _bench_set(report, engine, f"{name} with the book", file, None if every else sample, target, baseline=False)
@@ -218,5 +245,22 @@ def _bench_empty(report: Report) -> float:
     print()
     report("C4 empty board from scratch (CPU)", seconds, "s", f"<= {EMPTY_TARGET:.0f} s", seconds <= EMPTY_TARGET)
     report("C4 empty board from scratch (wall)", time.monotonic() - wall, "s")
-    report("C4 empty board: score byte (first player wins on ply 41: 100 - 41 = 59)", score, "", "59", score == 59)
+    check_root(report, "C4 empty board from scratch", score)
     return seconds
+
+
+ROOT_RESULT, ROOT_LAST_PLY = "win", 41
+"""Connect Four's root, published (Allis 1988, Tromp, Pons, Steininger's "the first player wins on move 41"): the
+first player wins, the winning piece being the 41st on the board. The engine's answer must be this one."""
+
+
+def check_root(report: Report, name: str, score: int) -> None:
+    """Report the empty board's answer as the engine gave it (the result for X, to move, and the ply of the last
+    move, decoded from its score byte), and stop the benchmark with an error unless it is :data:`ROOT_RESULT` on
+    ply :data:`ROOT_LAST_PLY`: a wrong answer is not a figure."""
+    result, plies = decode(score, 42)
+    report(f"{name}: ply of the last move, {result} for X", plies, "", f"win, {ROOT_LAST_PLY}", (result, plies) == (ROOT_RESULT, ROOT_LAST_PLY))
+    if (result, plies) != (ROOT_RESULT, ROOT_LAST_PLY):
+        raise SystemExit(
+            f"WRONG: {name}: the engine says {result} for the first player on ply {plies} (score byte {score}); Connect Four is a first-player win on ply 41"
+        )

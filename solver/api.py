@@ -34,6 +34,7 @@ from .encoding.drops import move_string_code
 from .encoding.moves import MoveSpec
 from .errors import InvalidArgumentError
 from .rules.game import Game, parse_game
+from .search.book import open_book as open_book
 from .search.engine import Progress
 from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
 from .storage.fsutil import write_atomic as write_atomic
@@ -47,6 +48,7 @@ from .store.book import build_book as build_book
 from .store.book import default_depth as default_depth
 from .store.book import estimate_book as estimate_book
 from .store.book import verify_book as verify_book
+from .store.book import verify_plan as verify_plan
 from .store.estimate import BuildEstimate as BuildEstimate
 from .store.estimate import estimate as estimate
 from .store.estimate import format_duration as format_duration

@@ -47,6 +47,7 @@ from .api import (
     format_duration,
     is_url,
     kind_for,
+    open_book,
     parse_game,
     proof,
     proof_seconds,
@@ -57,11 +58,12 @@ from .api import (
     remove_dead_temporaries,
     sample_seconds,
     verify_book,
+    verify_plan,
     write_atomic,
 )
 from .encoding import board as _board
 from .encoding.drops import move_string_code
-from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SolverError, TableError, one_line
+from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, PlayerError, SearchTimeout, SolverError, TableError, one_line
 from .grading.grader import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
@@ -104,6 +106,9 @@ class SolveGroup(click.Group):
         except BuildDeclined as declined:
             click.echo(f"solve: {declined}", err=True)
             ctx.exit(1)
+        except SearchTimeout as error:
+            click.echo(f"solve: error: {timeout_line(error, ctx.meta.get(BUDGET_KEY))}", err=True)
+            ctx.exit(1)
         except (TableError, SolverError) as error:
             click.echo(f"solve: error: {one_line(error)}", err=True)
             ctx.exit(1)
@@ -118,6 +123,26 @@ class SolveGroup(click.Group):
         if commands:
             with formatter.section("Commands"):
                 formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
+
+
+BUDGET_KEY = "solve.budget"
+"""Where ``--budget`` leaves the seconds it gave in click's ``ctx.meta`` (shared by every context of a command), for
+the line a search that ran out of them prints."""
+
+
+def timeout_line(error: SearchTimeout, budget: float | None) -> str:
+    """The one line of a search stopped at its budget: what stopped and when (the engine's words, which say the seconds
+    that applied to that search), and how to give it more from the command line (not the Python API's ``budget=None``).
+
+    >>> line = timeout_line(SearchTimeout("the search of ... stopped at its budget of 2 s after 2.1 s: give it more time (budget=None for no limit)"), 2.0)
+    >>> for part in line.split(": "):
+    ...     print(part)
+    the search of ... stopped at its budget of 2 s after 2.1 s
+    this command had --budget 2 (seconds); give it more with --budget SECONDS, or no --budget for no limit
+    """
+    what = one_line(error).split(": give it more time")[0]
+    given = "" if budget is None else f"this command had --budget {budget:g} (seconds); "
+    return f"{what}: {given}give it more with --budget SECONDS, or no --budget for no limit"
 
 
 class BuildDeclined(Exception):
@@ -289,6 +314,7 @@ def _budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(function)
     def wrapper(*args: Any, options: TableOptions, budget: float | None, **kwargs: Any) -> Any:
         options.budget = budget
+        click.get_current_context().meta[BUDGET_KEY] = budget
         return function(*args, options=options, **kwargs)
 
     return wrapper
@@ -497,29 +523,49 @@ def stats(options: TableOptions, as_json: bool, svg_path: Path | None) -> None:
         click.echo(f"chart of the outcomes by ply written to {svg_path}", err=True)
 
 
+STATS_SEARCH_SECONDS = 2.0
+"""``solve stats`` of a game answered by search, with no book and no ``--budget``: the seconds the root's search is
+given (a small board's root is found in that time; Connect Four's takes minutes without a book, and is then not waited for)."""
+
+
 def searched_stats(table: Table, options: TableOptions, as_json: bool) -> None:
-    """``solve stats`` of a game answered by search: the root's answer (searched from the book when there is one, or
-    within ``--budget``), and why the counts by ply need the full table."""
+    """``solve stats`` of a game answered by search: the root's answer, searched (read from the book when there is one;
+    within ``--budget``, or :data:`STATS_SEARCH_SECONDS` when neither is given, then said to need more), and why the
+    counts by ply need the full table."""
     game = table.game
     why = (
         f"{game.name} is answered by search, position by position: the counts of each ply need the full table of every "
-        f"position, which is not built here (solve build --game {game.name} says what it would cost)"
+        f"position, which is beyond this machine (solve build --game {game.name} builds the opening book, which holds the "
+        f"scores of the first plies, not their counts)"
     )
-    root = None
-    if (isinstance(table, SearchTable) and table.has_book) or options.budget is not None:
-        root = table.at(0)
+    root, unsolved = _searched_root(table, options)
     if as_json:
-        click.echo(json.dumps({"game": game.name, "searched": True, "root": None if root is None else root.to_dict(), "counts": why}, indent=2))
+        answer = {"game": game.name, "searched": True, "root": None if root is None else root.to_dict(), "counts": why}
+        click.echo(json.dumps(answer if unsolved is None else {**answer, "root_not_found": unsolved}, indent=2))
         return
     if root is None:
-        click.echo(
-            f"The empty {game.name} board's answer needs a long search without a book (minutes here): give it time with "
-            f"solve stats --game {game.name} --budget SECONDS, or build the book with solve build --game {game.name}."
-        )
+        click.echo(f"The empty {game.name} board: {unsolved}.")
     else:
         click.echo(f"The empty board: {status_line(root)}")
         click.echo(f"Best first moves (columns): {', '.join(map(str, root.best_columns))}")
     click.echo(f"No counts by ply: {why}.")
+
+
+def _searched_root(table: Table, options: TableOptions) -> tuple[Position | None, str | None]:
+    """The empty board's position, searched, or None and why not: with no book and no ``--budget``, a search that
+    passes :data:`STATS_SEARCH_SECONDS` is stopped and said to need a budget or the book (a given ``--budget``
+    that runs out is an error, as in ``solve lookup``)."""
+    booked = isinstance(table, SearchTable) and table.has_book
+    if booked or options.budget is not None:
+        return table.at(0), None
+    try:
+        return table.bounded(STATS_SEARCH_SECONDS).at(0), None
+    except SearchTimeout as stopped:
+        game = table.game.name
+        return None, (
+            f"its search was stopped after {STATS_SEARCH_SECONDS:g} s ({stopped.nodes:,} positions searched): with no book to read it from it takes longer "
+            f"(Connect Four's: minutes here); give it time with solve stats --game {game} --budget SECONDS, or build the book with solve build --game {game}"
+        )
 
 
 def _check_writable(path: Path, what: str) -> None:
@@ -786,6 +832,8 @@ def _build_book(options: TableOptions, path: Path, *, depth: int | None, jobs: i
     scheduler = cluster_scheduler(scheduler)  # a malformed address is refused before anything is built
     if not force:
         refuse_replacing(game, path)
+        if _book_there_already(game, path, depth, quiet=options.quiet):
+            return
     cost = estimate_book(game, path, depth=depth, jobs=jobs)
     if (
         not yes
@@ -799,6 +847,29 @@ def _build_book(options: TableOptions, path: Path, *, depth: int | None, jobs: i
         figures = build_book(game, path, depth=depth, jobs=jobs, scheduler=scheduler, progress=advance, notify=options.notify)
     if not options.quiet:
         click.echo(f"Wrote {path}: {describe_book(figures)} (sha256 {figures.checksum})", err=True)
+
+
+def _book_there_already(game: Game, path: Path, depth: int | None, *, quiet: bool) -> bool:
+    """Whether ``path`` holds ``game``'s book, whole (every block and entry checked, as every use opens it), of the
+    depth asked for (any, when ``--depth`` is not given). Said in one line on stdout; a book there that does not
+    verify, or of another depth, is said on stderr and built again."""
+    if not path.is_file():
+        return False
+    try:
+        book = open_book(path, game)
+    except TableError as error:
+        if not quiet:
+            click.echo(f"{path} does not verify ({one_line(error)}); building it again", err=True)
+        return False
+    if depth is not None and book.depth != depth:
+        if not quiet:
+            click.echo(f"{path} holds the {game.name} book to depth {book.depth}; building the one to depth {depth} in its place", err=True)
+        return False
+    click.echo(
+        f"{path}: the {game.name} book (depth {book.depth}) is there already and every block and entry checks "
+        f"(sha256 {book.checksum}); nothing built (--force builds it again)"
+    )
+    return True
 
 
 @contextmanager
@@ -875,7 +946,7 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     """
     path = path or options.tablebase.path_of(options.game, table_dir=options.table_dir)
     if book_game(options.game):
-        _verify_book(path, options.game, boards, seed, every)
+        _verify_book(path, options.game, boards, seed, every, quiet=options.quiet)
         return
     remove_dead_temporaries(path.parent)
     table = options.tablebase.open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
@@ -900,14 +971,19 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 
-def _verify_book(path: Path, game: Game, boards: int | None, seed: int, every: bool) -> None:
-    """``solve verify`` of an opening book: every byte, the derivation of every shallower ply, and the deepest ply's
-    entries re-derived by search (a seeded sample, or all with --all); a line per entry searched, then the verdict."""
+def _verify_book(path: Path, game: Game, boards: int | None, seed: int, every: bool, *, quiet: bool) -> None:
+    """``solve verify`` of an opening book: what it checks and how long it should take on stderr (unless ``quiet``),
+    then every byte, the derivation of every shallower ply, and the deepest ply's entries re-derived by search (a
+    seeded sample, or all with --all): a line per entry searched, then the verdict."""
+    sample = None if every else (boards or DEFAULT_BOOK_SAMPLE)
+    searched = _announce_book_check(path, game, sample, quiet=quiet)
+    with _meter(f"verifying the {game.name} book", searched, quiet=quiet) as advance:
 
-    def show(key: int, stored: int, found: int, seconds: float) -> None:
-        click.echo(f"{path}: key {key:#x}: {stored} in the book, {found} by search ({seconds:.2f} s){'' if stored == found else ': FAILED'}")
+        def show(key: int, stored: int, found: int, seconds: float) -> None:
+            _echo_under_bar(f"{path}: key {key:#x}: {stored} in the book, {found} by search ({seconds:.2f} s){'' if stored == found else ': FAILED'}")
+            advance(1)
 
-    check = verify_book(path, game, sample=None if every else (boards or DEFAULT_BOOK_SAMPLE), seed=seed, on_entry=show)
+        check = verify_book(path, game, sample=sample, seed=seed, on_entry=show)
     what = (
         f"{game.name} book, depth {check.depth}: every block, {check.derived:,} entries against their children, "
         f"{check.searched:,} re-derived by search, {check.seconds:.1f} s"
@@ -918,6 +994,22 @@ def _verify_book(path: Path, game: Game, boards: int | None, seed: int, every: b
         click.echo(f"{path}: FAILED ({what}): {count(len(check.problems), 'problem')}", err=True)
         raise SystemExit(1)
     click.echo(f"{path}: OK ({what}; sha256 {check.checksum})")
+
+
+def _announce_book_check(path: Path, game: Game, sample: int | None, *, quiet: bool) -> int:
+    """Say what ``solve verify`` of a book checks and about how long it takes (:func:`solver.api.verify_plan`: its
+    header read, nothing else yet); the entries it will search. A header that cannot be read is left to the check to refuse."""
+    plan = verify_plan(path, game, sample)
+    if plan is None:
+        return 0
+    if not quiet:
+        click.echo(
+            f"Verifying {path} ({game.name} book, depth {plan.depth}, {plan.positions:,} positions): every block, every entry of plies 0 to "
+            f"{plan.depth - 1} against its children, and {plan.searched:,} of the {plan.deepest:,} entries of ply {plan.depth} searched again; "
+            f"about {format_duration(plan.seconds)} on 1 core",
+            err=True,
+        )
+    return plan.searched
 
 
 def _about(path: Path, problem: str) -> str:

@@ -389,3 +389,97 @@ def test_solve_build_connect4_writes_the_book_from_its_chunks_and_its_root_is_a_
     book = open_book(tmp_path / "6x7k4-gravity.ttt", "connect4")
     assert Engine("connect4", table_bytes=TABLE_BYTES, book=book).score(moves="") == 100 - 41
     assert not (tmp_path / "6x7k4-gravity.ttt.build").exists()
+
+
+# -- 7. a book in a table directory: the search source, solve build and solve verify ------------------------------------
+
+BOOKED = "5x7k3-gravity"
+"""A gravity game past 32 cells, so answered by the engine and a book as Connect Four is (a first-player win in 9 plies:
+its book of depth 3 is built in seconds, through the same code as Connect Four's)."""
+
+
+@pytest.fixture(scope="module")
+def booked_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A table directory holding the 5x7k3-gravity book of depth 3, built as ``solve build --depth 3 --jobs 1`` builds it
+    (:func:`build_book`; test_solve_build_of_a_book_that_is_there... rebuilds it with ``solve build --force``: the same bytes)."""
+    directory = tmp_path_factory.mktemp("booked")
+    build_book(BOOKED, directory / f"{BOOKED}.ttt", depth=3, jobs=1)
+    return directory
+
+
+def _copy(directory: Path, into: Path) -> Path:
+    into.mkdir()
+    (into / f"{BOOKED}.ttt").write_bytes((directory / f"{BOOKED}.ttt").read_bytes())
+    return into / f"{BOOKED}.ttt"
+
+
+def test_the_search_source_reads_the_book_of_its_table_directory_and_answers_as_without_it(booked_dir: Path, tmp_path: Path) -> None:
+    from solver.store.tablebase import Tablebase
+
+    booked = Tablebase().table(BOOKED, table_dir=booked_dir)
+    plain = Tablebase().table(BOOKED, table_dir=tmp_path)
+    assert booked.has_book and not plain.has_book  # type: ignore[attr-defined]
+    game = engine_game(BOOKED)
+    for _, keys in positions(game, 4):
+        for key in keys.tolist():
+            code = code_of_key(game, key)
+            a, b = booked.at(code), plain.at(code)
+            assert (a.score, a.plies, a.best_mask, a.move_scores) == (b.score, b.plies, b.best_mask, b.move_scores), code
+    with_book, without = booked.engine.solve(0), plain.engine.solve(0)  # type: ignore[attr-defined]
+    assert with_book.score == without.score and with_book.nodes < without.nodes, (with_book.nodes, without.nodes)
+
+
+def test_a_damaged_book_in_a_table_directory_is_refused_naming_the_file_and_the_rebuild_command(booked_dir: Path, tmp_path: Path) -> None:
+    from solver.store.tablebase import Tablebase
+
+    path = _copy(booked_dir, tmp_path / "damaged")
+    data = bytearray(path.read_bytes())
+    data[-30] ^= 4
+    path.write_bytes(bytes(data))
+    with pytest.raises(TableError) as error:
+        Tablebase().table(BOOKED, table_dir=path.parent)
+    assert str(path) in str(error.value) and f"solve build --game {BOOKED}" in str(error.value)
+    result = CliRunner().invoke(main, ["lookup", "--game", BOOKED, "--table-dir", str(path.parent), "0"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("solve: error:") and str(path) in line and f"solve build --game {BOOKED}" in line
+
+
+def test_solve_build_of_a_book_that_is_there_and_checks_builds_nothing_and_says_so_in_one_line(booked_dir: Path, tmp_path: Path) -> None:
+    path = _copy(booked_dir, tmp_path / "again")
+    before = path.read_bytes()
+    os.utime(path, (1_000_000_000, 1_000_000_000))
+    for depth in ([], ["--depth", "3"]):
+        result = CliRunner().invoke(main, ["build", "--game", BOOKED, *depth, "--jobs", "1", "--table-dir", str(path.parent)])
+        assert result.exit_code == 0, result.output
+        (line,) = result.stdout.splitlines()
+        assert line.startswith(f"{path}: the {BOOKED} book (depth 3) is there already") and "nothing built (--force builds it again)" in line
+        assert result.stderr == "" and path.stat().st_mtime == 1_000_000_000 and not path.with_name(path.name + ".figures.json").exists()
+    result = CliRunner().invoke(main, ["build", "--game", BOOKED, "--depth", "3", "--jobs", "1", "--force", "--table-dir", str(path.parent)])
+    assert result.exit_code == 0 and "Wrote" in result.stderr and path.stat().st_mtime != 1_000_000_000 and path.read_bytes() == before
+
+
+def test_solve_build_rebuilds_a_book_that_does_not_verify_or_has_another_depth(booked_dir: Path, tmp_path: Path) -> None:
+    path = _copy(booked_dir, tmp_path / "broken")
+    before = path.read_bytes()
+    path.write_bytes(before[:-1] + bytes([before[-1] ^ 1]))
+    result = CliRunner().invoke(main, ["build", "--game", BOOKED, "--depth", "3", "--jobs", "1", "--table-dir", str(path.parent)])
+    assert result.exit_code == 0 and "does not verify" in result.stderr and "building it again" in result.stderr
+    assert path.read_bytes() == before
+    result = CliRunner().invoke(main, ["build", "--game", BOOKED, "--depth", "2", "--jobs", "1", "--table-dir", str(path.parent)])
+    assert result.exit_code == 0 and "holds the 5x7k3-gravity book to depth 3; building the one to depth 2" in result.stderr
+    assert open_book(path, BOOKED).depth == 2
+
+
+def test_solve_verify_of_a_book_first_says_what_it_checks_and_how_long_it_should_take(booked_dir: Path) -> None:
+    path = booked_dir / f"{BOOKED}.ttt"
+    plies = open_book(path, BOOKED).plies
+    result = CliRunner().invoke(main, ["verify", "--game", BOOKED, "--table-dir", str(booked_dir), "--sample", "5"])
+    assert result.exit_code == 0, result.output
+    (opening,) = result.stderr.splitlines()
+    assert opening.startswith(f"Verifying {path} ({BOOKED} book, depth 3, {sum(plies):,} positions): every block, every entry of plies 0 to 2")
+    assert f"and 5 of the {plies[3]:,} entries of ply 3 searched again; about " in opening and opening.endswith(" on 1 core")
+    lines = result.stdout.splitlines()
+    assert len(lines) == 6 and all(" in the book, " in line for line in lines[:5]) and lines[-1].startswith(f"{path}: OK (")
+    quiet = CliRunner().invoke(main, ["verify", "--game", BOOKED, "--table-dir", str(booked_dir), "--sample", "5", "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -160,10 +160,76 @@ def test_solve_lookup_past_its_budget_is_one_line_and_exit_1() -> None:
     assert len(errors) == 1 and "budget of 0.2 s" in errors[0] and "Traceback" not in result.output
 
 
-def test_solve_stats_gives_the_root_or_says_why_it_needs_a_search_and_why_no_counts() -> None:
+def test_solve_past_its_budget_says_the_seconds_it_had_and_how_to_give_more_on_the_command_line() -> None:
+    """Not the Python API's advice (``budget=None``): the option, and the seconds this command gave."""
+    for command in (["lookup", "--game", "connect4", "--moves", "44"], ["stats", "--game", "connect4"]):
+        result = CliRunner().invoke(main, [*command, "--budget", "0.3"])
+        assert result.exit_code == 1, result.output
+        (line,) = result.stderr.splitlines()
+        assert "budget of 0.3 s" in line and "this command had --budget 0.3 (seconds)" in line, line
+        assert "give it more with --budget SECONDS, or no --budget for no limit" in line and "budget=None" not in line, line
+
+
+def test_solve_stats_without_a_book_stops_the_roots_search_at_once_and_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.cli as cli
+
+    monkeypatch.setattr(cli, "STATS_SEARCH_SECONDS", 0.2)
     result = CliRunner().invoke(main, ["stats", "--game", "connect4"])
     assert result.exit_code == 0, result.output
-    assert "--budget" in result.stdout and "counts of each ply need the full table" in result.stdout
+    first, counts = result.stdout.splitlines()
+    assert first.startswith("The empty 6x7k4-gravity board: its search was stopped after 0.2 s (") and "positions searched" in first
+    assert "solve stats --game 6x7k4-gravity --budget SECONDS" in first and "solve build --game 6x7k4-gravity" in first
+    assert counts.startswith("No counts by ply:") and "counts of each ply need the full table" in counts
+    data = json.loads(CliRunner().invoke(main, ["stats", "--game", "connect4", "--json"]).stdout)
+    assert data["root"] is None and "stopped after 0.2 s" in data["root_not_found"] and data["searched"] is True
+
+
+FIRST_MOVES = {1: 61, 2: 59, 3: 0, 4: -60}
+"""The published scores of Connect Four's first moves for O, to move after X's first piece (Allis; test_book.py derives
+them from Böck's ply-8 results): columns 1 and 2 win for O, column 3 draws, the centre loses in 40 plies (mirrors alike)."""
+
+
+def plant_connect4_book(directory: Path) -> Path:
+    """A Connect Four book of depth 1 in ``directory``: the first moves' published scores and the root derived from them."""
+    import numpy as np
+
+    from solver.search import positions
+    from solver.search.book import derive_all, write_book
+    from solver.search.position import code_of_key, engine_game
+
+    game = engine_game("connect4")
+    levels = [keys for _, keys in positions(game, 1)]
+    ply1 = []
+    for key in levels[1].tolist():
+        (column,) = [c for c in range(7) if code_of_key(game, key) // 3 ** (35 + c) % 3]  # the one piece, on the bottom row
+        ply1.append(FIRST_MOVES[min(column, 6 - column) + 1])
+    return write_book(directory / "6x7k4-gravity.ttt", game, levels, derive_all(game, levels, np.array(ply1, dtype=np.int8)))
+
+
+def test_solve_stats_connect4_gives_the_roots_answer_read_from_the_book_a_first_player_win_on_ply_41(tmp_path: Path) -> None:
+    """The root's answer as the engine finds it from the book's first moves (none of it printed from a constant)."""
+    plant_connect4_book(tmp_path)
+    result = CliRunner().invoke(main, ["stats", "--game", "connect4", "--table-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    root, best, counts = result.stdout.splitlines()
+    assert root == "The empty board: X to move: a win in 41 plies with best play (value for X: +1)."
+    assert best == "Best first moves (columns): 3" and counts.startswith("No counts by ply:")
+    data = json.loads(CliRunner().invoke(main, ["stats", "--game", "connect4", "--table-dir", str(tmp_path), "--json"]).stdout)
+    assert (data["root"]["to_move"], data["root"]["result"], data["root"]["plies"]) == ("X", "win", 41), data["root"]
+    assert "root_not_found" not in data
+
+
+def test_a_connect4_book_in_the_table_directory_answers_lookups_there(tmp_path: Path) -> None:
+    """``--table-dir`` reaches the search with that directory's book (it used to open the book as a table): the empty
+    board and each first move are answered from the book's first moves (without it: minutes of search)."""
+    plant_connect4_book(tmp_path)
+    empty = "/".join(["......."] * 6)
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", empty, "--table-dir", str(tmp_path), "--json", "--budget", "30"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["to_move"], data["result"], data["plies"]) == ("X", "win", 41)
+    outcomes = {move["col"]: (move["result"], move["plies"]) for move in data["moves"]}
+    assert outcomes[3] == ("win", 41) and outcomes[2] == outcomes[4] == ("draw", 42) and outcomes[0] == ("loss", 40), outcomes
 
 
 def test_solve_analyze_reads_a_move_string_and_refuses_past_its_budget() -> None:
@@ -291,3 +357,26 @@ def test_solve_grade_grades_a_connect4_player_file_in_one_command() -> None:
     result = CliRunner().invoke(main, ["grade", f"{GREEDY}:play", "--game", "connect4", "--turn", "symbol", "--sample", "4", "--json"])
     assert result.exit_code in (0, 1), result.output  # 1: the greedy player throws results away somewhere
     assert json.loads(result.stdout)["positions"] == 4
+
+
+# -- the benchmark's root -----------------------------------------------------------------------------
+def test_the_benchmark_stops_on_a_root_that_is_not_a_first_player_win_on_ply_41() -> None:
+    """scripts/bench.py --connect4-empty (and --connect4-book) assert the empty board's answer, not only print it."""
+    import importlib.util
+    import sys
+
+    scripts = Path(__file__).resolve().parents[1] / "scripts"
+    spec = importlib.util.spec_from_file_location("bench_connect4", scripts / "bench_connect4.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(scripts))  # its sibling bench_baselines.py
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(scripts))
+    reported: list[tuple[object, ...]] = []
+    bench.check_root(lambda *figure: reported.append(figure), "root", 100 - 41)
+    assert reported == [("root: ply of the last move, win for X", 41, "", "win, 41", True)]
+    for wrong in (100 - 39, 0, -(100 - 40)):
+        with pytest.raises(SystemExit, match="WRONG: root: the engine says"):
+            bench.check_root(lambda *figure: None, "root", wrong)

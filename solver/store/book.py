@@ -54,13 +54,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BuildError, InvalidGameError
+from ..errors import BuildError, InvalidGameError, TableError
 from ..rules.game import WORD_CELLS, Game
 from ..search.book import derive_all as derive_book
 from ..search.book import open_book, positions, write_book
 from ..search.engine import Engine
 from ..search.position import engine_game, position_of_key
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
+from ..storage.tablefile import read_header
 from .estimate import BuildEstimate, format_duration
 
 MAGIC = b"SOLVBOOK"
@@ -152,9 +153,15 @@ def estimate_book(game: Game, path: Path, *, depth: int | None = None, jobs: int
     chunks = -(-counts[-1] // CHUNK_POSITIONS)
     done = len(_done_chunks(path.with_name(path.name + ".build"), chunks))
     left = max(0, counts[-1] - done * CHUNK_POSITIONS)
-    measured = SECONDS_PER_POSITION.get(game.name, {})
-    rate = measured[min(measured, key=lambda ply: abs(ply - depth))] if measured else SMALL_SECONDS_PER_POSITION
+    rate = seconds_per_position(game, depth)
     return BuildEstimate(game, left * rate / min(jobs, max(1, chunks - done)), 9 * sum(counts), jobs * TABLE_BYTES + 32 * sum(counts), jobs)
+
+
+def seconds_per_position(game: Game, ply: int) -> float:
+    """CPU seconds the engine takes for one position of ``game``'s ply ``ply``, without a book (:data:`SECONDS_PER_POSITION`:
+    the nearest measured ply; :data:`SMALL_SECONDS_PER_POSITION` for a game not measured)."""
+    measured = SECONDS_PER_POSITION.get(game.name, {})
+    return measured[min(measured, key=lambda listed: abs(listed - ply))] if measured else SMALL_SECONDS_PER_POSITION
 
 
 # -- the build directory --------------------------------------------------------------------------
@@ -490,6 +497,35 @@ def verify_book(
         if found != int(stored[-1][at]):
             problems.append(f"{path}: ply {book.depth}, key {key:#x}: holds {int(stored[-1][at])}, the engine finds {found}")
     return BookCheck(Path(path), book.checksum, book.depth, derived, int(picked.size), tuple(problems), time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class VerifyPlan:
+    """What :func:`verify_book` of a book file will check, read from its header alone (:func:`verify_plan`)."""
+
+    depth: int
+    positions: int
+    """Entries in all, plies 0 to ``depth``."""
+    deepest: int
+    """Entries of the deepest ply."""
+    searched: int
+    """Entries of the deepest ply searched again."""
+    seconds: float
+    """About how long their searches take on one core (:func:`seconds_per_position`)."""
+
+
+def verify_plan(path: str | os.PathLike[str], game: Game, sample: int | None = DEFAULT_SAMPLE) -> VerifyPlan | None:
+    """What :func:`verify_book` with this ``sample`` (None: all) will check and about how long it takes, from the
+    file's header (nothing else read); None when the header cannot be read (:func:`verify_book` then refuses the file)."""
+    try:
+        meta = read_header(path, game=game).meta
+        depth, plies = int(meta["depth"]), [int(n) for n in meta["plies"]]
+    except (TableError, KeyError, TypeError, ValueError):
+        return None
+    if not plies:
+        return None
+    searched = plies[-1] if sample is None else min(sample, plies[-1])
+    return VerifyPlan(depth, sum(plies), plies[-1], searched, searched * seconds_per_position(game, depth))
 
 
 def _by_level(keys: np.ndarray, scores: np.ndarray, levels: Sequence[np.ndarray], problems: list[str], path: str | os.PathLike[str]) -> list[np.ndarray]:

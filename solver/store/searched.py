@@ -357,22 +357,26 @@ class SearchSource:
     :param table_bytes: the size of each engine's transposition table in bytes.
     :param books: finds a game's book (the engine's book hook); None: the book built in a table directory, if any
         (:func:`book_in_table_dirs`: ``solve build --game connect4`` builds it, ``solve fetch`` fetches it).
+    :param directory: the table directory its books and tables are looked for in; None: the Tablebase's
+        (:meth:`~solver.store.tablebase.Tablebase.table` passes its ``table_dir``, ``solve --table-dir``).
     """
 
     table_bytes: int = DEFAULT_TABLE_BYTES
     books: Books | None = None
+    directory: Path | None = None
 
     @property
     def key(self) -> Hashable:
-        return ("search", self.table_bytes)
+        return ("search", self.table_bytes, self.directory)
 
     def table(self, game: Game, want: Any, tablebase: Any) -> Table | None:
         """A :class:`SearchTable` of ``game``, or None (the :class:`~solver.store.tablebase.Source` protocol; ``want`` and
         ``tablebase`` are the Tablebase's :class:`~solver.store.tablebase.Want` and itself, typed loosely: this module
         is imported by the Tablebase's, and imports nothing back)."""
-        if not searched_by_engine(game) or _table_at_hand(game, tablebase):
+        directories = tablebase.table_dirs(self.directory)
+        if not searched_by_engine(game) or _table_at_hand(game, directories):
             return None
-        book = self.books(game) if self.books is not None else book_in_table_dirs(game, tablebase.table_dirs())
+        book = self.books(game) if self.books is not None else book_in_table_dirs(game, directories)
         return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book), book=book)
 
 
@@ -391,11 +395,12 @@ def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
     return None
 
 
-def _table_at_hand(game: Game, tablebase: Any) -> bool:
-    """Whether a table answers ``game`` without a long build: a file is there, or a build takes at most a minute
-    (never for a game past :data:`~solver.rules.game.WORD_CELLS` cells: its ``<game>.ttt`` is its book)."""
+def _table_at_hand(game: Game, directories: Iterable[Path]) -> bool:
+    """Whether a table answers ``game`` without a long build: a file is there (shipped, or in one of the table
+    ``directories``), or a build takes at most a minute (never for a game past :data:`~solver.rules.game.WORD_CELLS`
+    cells: its ``<game>.ttt`` is its book)."""
     if game.cells > WORD_CELLS:
         return False
-    if locate.shipped_path(game) is not None or any((directory / f"{game.name}.ttt").exists() for directory in tablebase.table_dirs()):
+    if locate.shipped_path(game) is not None or any((Path(directory) / f"{game.name}.ttt").exists() for directory in directories):
         return True
     return not paper_estimate(game).needs_consent

@@ -47,7 +47,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -223,13 +223,18 @@ class Tablebase:
         want = Want(build, on_build, consent, notify)
         if url is not None:
             return self.table_from(TableAt(url, checksum), resolved, want)
-        if table_dir is not None:
-            return self.table_from(LocalTables(Path(table_dir)), resolved, want)
-        for source in self.sources:
+        sources = self.sources if table_dir is None else self._sources_in(Path(table_dir))
+        for source in sources:
             found = self._open.get((resolved, source.key)) or self._ask(source, resolved, want)
             if found is not None:
                 return found
         raise TableError(f"no source holds the {resolved.name} table (asked: {', '.join(type(s).__name__ for s in self.sources)})")
+
+    def _sources_in(self, table_dir: Path) -> list[Source]:
+        """The sources of ``table(..., table_dir=...)``: the search (when this Tablebase searches), with the books and
+        tables of that directory, then its local tables (Connect Four's book built there is read there)."""
+        searched = [replace(source, directory=table_dir) for source in self.sources if isinstance(source, SearchSource)]
+        return [*searched, LocalTables(table_dir)]
 
     def table_from(self, source: Source, game: Game, want: Want | None = None) -> Table:
         """``game``'s table from ``source`` alone (kept with the others until :meth:`clear`).

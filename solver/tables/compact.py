@@ -198,11 +198,11 @@ class CompactTable(Table):
         :raises TableError: if the file holds another kind of table, or one written with another index.
         """
         header = table_file.header
+        if header.kind != "compact":  # before the layout: a book's game (Connect Four) has none
+            raise table_file.error(f"holds a {header.kind} table, expected a compact one")
         game = game_of(header.game)
         wanted = compact_meta(game)
         meta = dict(header.meta)
-        if header.kind != "compact":
-            raise table_file.error(f"holds a {header.kind} table, expected a compact one")
         for key in ("index", "index_version", "layer_offsets", "layer_sizes"):
             if meta.get(key) != wanted[key]:
                 raise table_file.error(f"meta {key} is {meta.get(key)!r}, expected {wanted[key]!r} (another index scheme)")
