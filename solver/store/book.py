@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from ..contents.opening import open_table
 from ..errors import BuildError, InvalidGameError, TableError
 from ..rules.game import WORD_CELLS, Game
 from ..search.book import derive_all as derive_book
@@ -61,7 +62,6 @@ from ..search.book import open_book, positions, write_book
 from ..search.engine import Engine
 from ..search.position import engine_game, position_of_key
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
-from ..storage.tablefile import read_header
 from .estimate import BuildEstimate, format_duration
 
 MAGIC = b"SOLVBOOK"
@@ -518,7 +518,7 @@ def verify_plan(path: str | os.PathLike[str], game: Game, sample: int | None = D
     """What :func:`verify_book` with this ``sample`` (None: all) will check and about how long it takes, from the
     file's header (nothing else read); None when the header cannot be read (:func:`verify_book` then refuses the file)."""
     try:
-        meta = read_header(path, game=game).meta
+        meta = open_table(path, game=game).header.meta
         depth, plies = int(meta["depth"]), [int(n) for n in meta["plies"]]
     except (TableError, KeyError, TypeError, ValueError):
         return None
