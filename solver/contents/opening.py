@@ -72,7 +72,8 @@ def open_table(path: str | os.PathLike[str], *, game: Game | None = None, follow
 
     :raises TableError: naming the file, what is wrong and the command that rebuilds it.
     """
-    opened = tablefile.open_table(path, fits, game=game, follow_symlinks=follow_symlinks, rebuild_as=rebuild_name(Path(path)))
+    rebuild_as = game.name if game is not None else rebuild_name(Path(path))  # a wanted game's name is not parsed again
+    opened = tablefile.open_table(path, fits, game=game, follow_symlinks=follow_symlinks, rebuild_as=rebuild_as)
     return with_game(opened)
 
 
