@@ -7,6 +7,7 @@
     python scripts/bench.py --compact-lookups 4x5k4.ttt   # only the compact look-ups, on a built table
     python scripts/bench.py --batch 4x5k4.ttt --before ../before --before-python ../venv-before/bin/python
                                        # batches (lookup_codes, .best), this code against a checkout of the code before
+    python scripts/bench.py --builds --before ../before --before-python ../venv-before/bin/python  # builds, this code against that
     python scripts/bench.py --url-table 4x5k4.ttt         # only a table at a URL: solve serve on the loopback
     python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
@@ -665,7 +666,7 @@ def bench_compact_in_memory(path: Path, game: str) -> None:
 
 
 BATCH_CHILD = r"""
-import json, os, sys, time
+import json, os, resource, sys, time
 sys.path.insert(0, sys.argv[1])  # the checkout measured: this one, or the code before (--before)
 import numpy as np
 import solver
@@ -686,11 +687,12 @@ def measure(key, table, answer):
     decode = getattr(kind, "_decode", None)
     if decode is not None:
         kind._decode = lambda self, block: seen.append(block) or decode(self, block)
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     try:
         answer()
     finally:
-        out[key], out[key + "_cpu"] = time.perf_counter() - wall, time.process_time() - cpu
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        out[key], out[key + "_cpu"], out[key + "_sys"] = time.perf_counter() - wall, used.ru_utime - cpu.ru_utime, used.ru_stime - cpu.ru_stime
         out[key + "_decodes"] = len(seen)
         if decode is not None:
             kind._decode = decode
@@ -808,11 +810,11 @@ print(json.dumps(out))
 ``solver.best_move``, ``Position``), so that the same text measures this checkout and the code before."""
 
 
-def bench_position_costs(path: Path | None, before: Path | None, before_python: str) -> None:
+def bench_position_costs(path: Path | None, before: Path | None, before_python: str, *, repeats: int = 2) -> None:
     """Issue 29, point 5: what one position costs on a compact table, ``solver.lookup(int)`` against ``.is_over``,
     ``.to_move``, ``solver.best_move`` and ``.best_moves`` with ``.moves``, warm (5 positions, their blocks cached) and
     spread (200 random positions in play), in the same run; with ``before``, the same text on that checkout too,
-    alternated, two runs each. Without a table, 3x6k3 is built first (about 10 s)."""
+    alternated, ``repeats`` runs each. Without a table, 3x6k3 is built first (about 10 s)."""
     with tempfile.TemporaryDirectory() as name:
         if path is None:
             from solver.api import Tablebase
@@ -833,7 +835,7 @@ def bench_position_costs(path: Path | None, before: Path | None, before_python: 
         sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
         runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
         environment = {**os.environ, "SOLVED_TICTACTOE_DIR": str(path.parent)}
-        for _ in range(2):
+        for _ in range(repeats):
             for side, python, checkout in sides:
                 done = subprocess.run(
                     [python, "-c", POSITIONS_CHILD, str(checkout), json.dumps(config)], capture_output=True, text=True, cwd=checkout, env=environment
@@ -887,17 +889,17 @@ def bench_5x5k4_batch_decodes() -> None:
     print(f"   (exactly: {', '.join(f'{count:,}' for count in counts)} of {-(-index.size >> 16):,} blocks)")
 
 
-def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> None:
+def bench_batch_answers(path: Path, before: Path | None, before_python: str, *, repeats: int = 2) -> None:
     """Issue 24, point 3: a batch of 1 M random reachable codes on a compact table file, ``lookup_codes`` then ``.best``,
     compressed and (a table that fits) in memory; with ``before``, the same process text run on that checkout too,
-    alternated, two runs each. The table's file must be ``<game>.ttt`` (the children open it by its game)."""
+    alternated, ``repeats`` runs each. The table's file must be ``<game>.ttt`` (the children open it by its game)."""
     if path.name != f"{_open_compact(path).game.name}.ttt":
         raise SystemExit(f"--batch wants the table file named after its game, <game>.ttt (found {path.name})")
     with tempfile.TemporaryDirectory() as name:
         config, blocks = _batch_config(path, Path(name))
         sides = [("after", sys.executable, ROOT)] + ([("before", before_python, before)] if before is not None else [])
         runs: dict[str, list[dict[str, float]]] = {side: [] for side, _, _ in sides}
-        for _ in range(2):
+        for _ in range(repeats):
             for side, python, checkout in sides:
                 print(f"   ({side}: {checkout}, load average {os.getloadavg()[0]:.2f})", flush=True)
                 runs[side].append(_batch_side(python, checkout, {**config, "full_best": side == "after"}))
@@ -906,18 +908,22 @@ def bench_batch_answers(path: Path, before: Path | None, before_python: str) -> 
 
 
 def _report_batch_answers(runs: dict[str, list[dict[str, float]]], blocks: int, game: str) -> None:
-    """The figures of :func:`bench_batch_answers`: per side, the run with the smallest time of each measure (its CPU
-    seconds, every thread's, beside it: on a shared machine the wall time grows with the load, the CPU time much less)."""
+    """The figures of :func:`bench_batch_answers`: per side, the run with the smallest time of each measure (its user and
+    system CPU seconds, every thread's, beside it: on a shared machine the wall time grows with the load, the CPU time
+    much less; the system time is mostly the kernel handing out fresh memory, which for ``load_into_memory``'s 741 MB
+    of 4x5k4 varies from 0.2 to 2.4 s between runs of the same code, as it compacts memory into huge pages)."""
     loads = ", ".join(f"{side} {run['load']:.1f}" for side, found in runs.items() for run in found)
     print(f"\n{game} batches of random reachable codes ({blocks:,} blocks; load average at each run's start: {loads})")
-    best = {side: {key: min(found, key=lambda run: run[key]) for key in found[0] if not key.endswith(("_cpu", "_decodes"))} for side, found in runs.items()}
+    best = {
+        side: {key: min(found, key=lambda run: run[key]) for key in found[0] if not key.endswith(("_cpu", "_sys", "_decodes"))} for side, found in runs.items()
+    }
     after = best["after"]
 
     def line(name: str, side: str, key: str, size: float | None = None) -> float:
         run = best[side][key]
         value, unit = (size / run[key] / 1e6, "M/s") if size else (run[key], "s")
         report(f"{name} ({side})", value, unit)
-        print(f"   ({run[key + '_cpu']:.2f} s of CPU, {run[key + '_decodes']:,.0f} blocks decoded)")
+        print(f"   ({run[key + '_cpu']:.2f} s of user CPU and {run[key + '_sys']:.2f} s of system, {run[key + '_decodes']:,.0f} blocks decoded)")
         return float(run[key])
 
     few = round(1e5 if "memory_lookup" in after else 1e4)
@@ -1225,8 +1231,15 @@ def _parser() -> argparse.ArgumentParser:
         help="only what a position costs (lookup, is_over, best_move) on this compact <game>.ttt; without TABLE, 3x6k3 is built first",
     )
     parser.add_argument(
-        "--before", metavar="CHECKOUT", type=Path, help="with --batch or --positions, also measure the code of this checkout (the code before), alternated"
+        "--builds", action="store_true", help="only builds of six games (dense, compact, gravity) against --before, alternated, and their bytes compared"
     )
+    parser.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        type=Path,
+        help="with --batch, --positions or --builds, also measure the code of this checkout (the code before), alternated",
+    )
+    parser.add_argument("--runs", type=int, default=2, help="with --before: runs of each side, alternated (default 2); each figure is a side's best")
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
     return parser
 
@@ -1241,10 +1254,16 @@ def _one_section(args: argparse.Namespace) -> bool:
         bench_search_budget(report, args.connect4_http)
     elif args.pons or args.c4:
         raise SystemExit("bench.py: --pons and --c4 go with --connect4, --connect4-all, --connect4-empty or --connect4-sets")
+    elif args.builds:
+        from bench_builds import bench_builds
+
+        if args.before is None:
+            raise SystemExit("bench.py: --builds compares this checkout with another: give --before CHECKOUT")
+        bench_builds(report, args.before, args.before_python, repeats=args.runs)
     elif args.batch:
-        bench_batch_answers(args.batch, args.before, args.before_python)
+        bench_batch_answers(args.batch, args.before, args.before_python, repeats=args.runs)
     elif args.positions is not None:
-        bench_position_costs(Path(args.positions) if args.positions else None, args.before, args.before_python)
+        bench_position_costs(Path(args.positions) if args.positions else None, args.before, args.before_python, repeats=args.runs)
     elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
     elif args.grader:

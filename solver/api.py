@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -34,8 +34,7 @@ from .encoding.drops import move_string_code
 from .encoding.moves import MoveSpec
 from .errors import InvalidArgumentError
 from .rules.game import Game, parse_game
-from .search.book import open_book as open_book
-from .search.engine import Progress
+from .search.options import Progress
 from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
 from .storage.fsutil import write_atomic as write_atomic
 from .storage.remote import is_url as is_url
@@ -74,6 +73,9 @@ from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase
 from .tables import DenseTable, Scores, Table
 from .tables.analysis import GameAnalysis
 from .tables.position import Position
+
+if TYPE_CHECKING:
+    from .search.book import TableBook
 
 __version__ = "0.1.0"
 
@@ -229,6 +231,17 @@ def table_for(
     :raises TableError: if the table file is broken (its message names the rebuild command).
     """
     return _tablebase.table(game, table_dir=table_dir, build=build, on_build=on_build, url=url, checksum=checksum)
+
+
+def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> TableBook:
+    """An opening book file, copied into memory and every byte checked (:func:`solver.search.book.open_book`; it
+    loads the engine, so it is imported here only when a book is opened).
+
+    :raises TableError: for a file that is damaged or not a book of ``game``.
+    """
+    from .search.book import open_book as open_
+
+    return open_(path, game)
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:

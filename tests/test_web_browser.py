@@ -12,36 +12,25 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from web_support import REQUIRE, need, need_web, running_server
+from web_support import chromium, need_chromium, need_web, running_server
 
 import solver
 
 need_web()
-need("selenium", "needs selenium (the test extra)")
+need_chromium()
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and CHROMEDRIVER):
-    reason = "needs Chromium and chromedriver (apt-get install chromium chromium-driver)"
-    if REQUIRE:
-        pytest.fail(f"{reason} (SOLVED_TICTACTOE_REQUIRE_WEB=1)", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("2x4k2", "3x4k3")
@@ -70,31 +59,9 @@ def server(tables: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM  # type: ignore[assignment]
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={profile}",
-        "--window-size=1100,820",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
+    quiet = ("--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync")
+    with chromium(*quiet, "--window-size=1100,820", logs=True) as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture

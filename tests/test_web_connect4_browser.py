@@ -13,8 +13,6 @@ search budget is generous, so the engine's first compilation cannot refuse the f
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -22,27 +20,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import REQUIRE, need, need_web, running_server
+from web_support import chromium, need_chromium, need_web, running_server
 
 import solver
 
 need_web()
-need("selenium", "needs selenium (the test extra)")
+need_chromium()
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and CHROMEDRIVER):
-    reason = "needs Chromium and chromedriver (apt-get install chromium chromium-driver)"
-    if REQUIRE:
-        pytest.fail(f"{reason} (SOLVED_TICTACTOE_REQUIRE_WEB=1)", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
 
 GAME = "6x7k4-gravity"
 LATE = "444444333333522222"
@@ -63,19 +51,9 @@ def start() -> str:
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebDriver, str]]:
     tables = tmp_path_factory.mktemp("tables")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM  # type: ignore[assignment]
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1100,900"):
-        options.add_argument(argument)
     with running_server(tables, "--game", "connect4", "--search-budget", "120", timeout=120) as (url, _):
-        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-        driver.set_page_load_timeout(60)
-        try:
+        with chromium("--window-size=1100,900", page_load_timeout=60) as driver:
             yield driver, url
-        finally:
-            driver.quit()
-            shutil.rmtree(profile, ignore_errors=True)
 
 
 def heads(driver: WebDriver) -> list[str]:

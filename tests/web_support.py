@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -36,6 +39,39 @@ def need(module: str, why: str) -> ModuleType:
             pytest.fail(f"{why}: {error} (SOLVED_TICTACTOE_REQUIRE_WEB=1)")
         pytest.skip(f"{why}: {error}", allow_module_level=True)
         raise  # unreachable: skip raises
+
+
+def need_chromium() -> None:
+    """Skip (fail in CI) unless Selenium, Chromium and chromedriver are all here: call at a browser test module's top."""
+    need("selenium", "needs selenium (the test extra)")
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")) or not shutil.which("chromedriver"):
+        reason = "needs Chromium and chromedriver (apt-get install chromium chromium-driver)"
+        if REQUIRE:
+            pytest.fail(f"{reason} (SOLVED_TICTACTOE_REQUIRE_WEB=1)", pytrace=False)
+        pytest.skip(reason, allow_module_level=True)
+
+
+@contextmanager
+def chromium(*arguments: str, page_load_timeout: float = 30, logs: bool = False) -> Iterator[Any]:
+    """A headless Chromium driven by Selenium (a ``WebDriver``), in a profile of its own that is removed after;
+    ``arguments`` add to the headless ones (a window size), ``logs`` keeps the page's console log."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--user-data-dir={profile}", *arguments):
+        options.add_argument(argument)
+    if logs:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver.set_page_load_timeout(page_load_timeout)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def need_web() -> None:

@@ -14,16 +14,46 @@ module              what
 ``book``            the book hook (:class:`~solver.search.book.Book`) and every position up to a ply
 ``position``        boards and move strings to bitboards, checked; canonical keys and back
 ``engine``          :class:`~solver.search.engine.Engine`: the Python face, time budget and Ctrl-C
+``options``         what a caller hands the engine without loading it: the progress hook, the table's size
 ==================  ===========================================================================
 
 It imports the rules, the encoding, the errors and the base modules only.
+
+Every module but ``options`` loads numba, so this package loads its names when they are first asked for
+(``solver.search.Engine``), not when it is imported: ``import solver`` and a table's look-up never load numba.
 """
 
 from __future__ import annotations
 
-from .book import ArrayBook, Book, positions
-from .engine import DEFAULT_TABLE_BYTES, Engine, MoveValue, Solution, score_byte
-from .position import Position, code_of_key, engine_game, from_moves, key_of_code, position_of_key
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .book import ArrayBook, Book, derive_all, open_book, positions, write_book
+    from .engine import Engine, MoveValue, Solution, score_byte
+    from .options import DEFAULT_TABLE_BYTES
+    from .position import Position, code_of_key, engine_game, from_moves, key_of_code, position_of_key
+
+_HOMES = {
+    "ArrayBook": "book",
+    "Book": "book",
+    "positions": "book",
+    "derive_all": "book",
+    "open_book": "book",
+    "write_book": "book",
+    "DEFAULT_TABLE_BYTES": "options",
+    "Engine": "engine",
+    "MoveValue": "engine",
+    "Solution": "engine",
+    "score_byte": "engine",
+    "Position": "position",
+    "code_of_key": "position",
+    "engine_game": "position",
+    "from_moves": "position",
+    "key_of_code": "position",
+    "position_of_key": "position",
+}
+"""Each public name's module."""
 
 __all__ = [
     "DEFAULT_TABLE_BYTES",
@@ -34,10 +64,23 @@ __all__ = [
     "Position",
     "Solution",
     "code_of_key",
+    "derive_all",
     "engine_game",
     "from_moves",
     "key_of_code",
+    "open_book",
     "position_of_key",
     "positions",
     "score_byte",
+    "write_book",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, loaded from its module (:data:`_HOMES`) the first time it is asked for (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -42,14 +42,10 @@ from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
 from .book import Book
 from .negamax import CONTROL_SLOTS, NO_MOVE, NODES, STOP, solve, solve_move
+from .options import DEFAULT_TABLE_BYTES, Progress
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
 from .transposition import new_table
-
-DEFAULT_TABLE_BYTES = 128 << 20
-"""The transposition table's default size, 128 MiB (16 M entries): it fits a laptop beside a browser, and on
-Pons' test sets a bigger table saves little (a position of Connect Four's middle game searches tens of
-thousands of nodes); the empty board from scratch wants more (``table_bytes=1 << 30``)."""
 
 PROGRESS_SECONDS = 0.5
 """How often, in seconds, a search calls its ``progress`` hook."""
@@ -61,11 +57,8 @@ INLINE_EMPTY = 14
 """Positions with at most this many empty cells are searched in the caller's thread: milliseconds at most (Pons'
 "easy" sets), where starting a worker thread would cost more than the search."""
 
-Progress = Callable[[int, float], None]
-
 Job = tuple[Callable[..., Any], tuple[Any, ...]]
 """One search of a position: a kernel and its own arguments (a column for :func:`~solver.search.negamax.solve_move`)."""
-"""A progress hook: called with the nodes searched so far and the seconds elapsed."""
 
 
 @dataclass(frozen=True)

@@ -54,13 +54,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import search  # its names load numba when first used (solver.search.options)
 from ..contents.opening import open_table
 from ..errors import BuildError, InvalidGameError, TableError
 from ..rules.game import WORD_CELLS, Game
-from ..search.book import derive_all as derive_book
-from ..search.book import open_book, positions, write_book
-from ..search.engine import Engine
-from ..search.position import engine_game, position_of_key
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
 from .estimate import BuildEstimate, format_duration
 
@@ -144,10 +141,10 @@ def estimate_book(game: Game, path: Path, *, depth: int | None = None, jobs: int
     """What building ``game``'s book into ``path`` costs: the chunks not yet in ``<path>.build`` times the measured
     seconds a position (:data:`SECONDS_PER_POSITION`) over the cores; disk, the book (9 bytes a position); memory,
     a table a process. Counting the positions walks the plies (seconds for Connect Four at depth 8)."""
-    game = engine_game(game)
+    game = search.engine_game(game)
     depth = default_depth(game) if depth is None else depth
     jobs = jobs or os.cpu_count() or 1
-    counts = [keys.size for _, keys in positions(game, depth)]
+    counts = [keys.size for _, keys in search.positions(game, depth)]
     if len(counts) <= depth:
         raise InvalidGameError(f"{game.name} has no position with {depth} pieces whose game goes on: a book goes to ply {len(counts) - 1} at most")
     chunks = -(-counts[-1] // CHUNK_POSITIONS)
@@ -249,11 +246,11 @@ def _load_keys(directory: Path) -> np.ndarray:
 _engines = threading.local()
 
 
-def _engine(game: Game, table_bytes: int) -> Engine:
+def _engine(game: Game, table_bytes: int) -> search.Engine:
     """This thread's engine for ``game`` (one a process in a pool; one a thread in a Dask worker)."""
-    found: Engine | None = getattr(_engines, "engine", None)
+    found: search.Engine | None = getattr(_engines, "engine", None)
     if found is None or found.game != game or found.table_bytes != table_bytes:
-        found = _engines.engine = Engine(game, table_bytes=table_bytes, threads=1)
+        found = _engines.engine = search.Engine(game, table_bytes=table_bytes, threads=1)
     return found
 
 
@@ -265,11 +262,11 @@ def run_chunk(directory: str, game_name: str, index: int, chunk: int = CHUNK_POS
     engine searches in a thread of its own; a Dask worker running several tasks at once counts theirs too).
     """
     where = Path(directory)
-    game = engine_game(game_name)
+    game = search.engine_game(game_name)
     keys = _load_keys(where)[index * chunk : (index + 1) * chunk]
     engine = _engine(game, table_bytes)
     start = time.process_time()
-    scores = np.array([engine.score(position_of_key(game, int(key))) for key in keys], dtype=np.int8)
+    scores = np.array([engine.score(search.position_of_key(game, int(key))) for key in keys], dtype=np.int8)
     seconds = time.process_time() - start
     payload = int(keys.size).to_bytes(4, "little") + scores.tobytes() + np.array([seconds], dtype="<f8").tobytes()
     _write(where / chunk_name(index), _sealed(payload))
@@ -346,13 +343,13 @@ def build_book(
     :param notify: told in a line that the build resumes, or that a damaged chunk is searched again.
     :raises BuildError: for a build directory of another book; :raises InvalidGameError: for a game the engine does not play.
     """
-    game = engine_game(game)
+    game = search.engine_game(game)
     target = Path(path)
     depth = default_depth(game) if depth is None else depth
     say = notify or (lambda line: None)
     jobs = jobs or os.cpu_count() or 1
     started = time.monotonic()
-    levels = [keys for _, keys in positions(game, depth)]
+    levels = [keys for _, keys in search.positions(game, depth)]
     if len(levels) <= depth:
         raise InvalidGameError(f"{game.name} has no position with {depth} pieces whose game goes on: a book goes to ply {len(levels) - 1} at most")
     deepest = levels[-1]
@@ -374,9 +371,9 @@ def build_book(
             record_wall(directory, time.monotonic() - started)
             raise
         scores, cpu = _gather(directory, deepest.size, chunk)
-        write_book(target, game, levels, derive_book(game, levels, scores))
+        search.write_book(target, game, levels, search.derive_all(game, levels, scores))
         wall = time.monotonic() - started + _earlier_wall(directory)
-        book = open_book(target, game)
+        book = search.open_book(target, game)
         figures = BookFigures(
             game.name, depth, int(sum(level.size for level in levels)), int(deepest.size), chunks, cpu, wall, jobs, target.stat().st_size, book.checksum
         )
@@ -470,10 +467,10 @@ def verify_book(
     :raises TableError: for a file that is damaged or not a book (nothing is checked from unverified bytes).
     """
     started = time.monotonic()
-    book = open_book(path, game)
+    book = search.open_book(path, game)
     keys, scores = book.arrays()
     problems = []
-    levels = [level for _, level in positions(book.game, book.depth)]
+    levels = [level for _, level in search.positions(book.game, book.depth)]
     pieces = [level.size for level in levels]
     if pieces != list(book.plies):
         problems.append(f"{path}: holds {list(book.plies)} positions by ply, and the game has {pieces}")
@@ -481,17 +478,17 @@ def verify_book(
     stored = _by_level(keys, scores, levels, problems, path)
     derived = 0
     for ply in range(book.depth):
-        expected = derive_book(book.game, levels[ply : ply + 2], stored[ply + 1])[0]
+        expected = search.derive_all(book.game, levels[ply : ply + 2], stored[ply + 1])[0]
         wrong = np.flatnonzero(expected != stored[ply])
         derived += levels[ply].size
         for at in wrong[:10].tolist():
             problems.append(f"{path}: ply {ply}, key {int(levels[ply][at]):#x}: holds {int(stored[ply][at])}, its children give {int(expected[at])}")
     picked = _sample(levels[-1].size, sample, seed)
-    engine = Engine(book.game, table_bytes=table_bytes)
+    engine = search.Engine(book.game, table_bytes=table_bytes)
     for at in picked.tolist():
         key = int(levels[-1][at])
         clock = time.process_time()
-        found = engine.score(position_of_key(book.game, key))
+        found = engine.score(search.position_of_key(book.game, key))
         if on_entry is not None:
             on_entry(key, int(stored[-1][at]), found, time.process_time() - clock)
         if found != int(stored[-1][at]):
@@ -550,8 +547,10 @@ def _sample(size: int, sample: int | None, seed: int) -> np.ndarray:
 def book_game(game: Game) -> bool:
     """Whether ``game`` is answered by the engine and a book rather than a table: a gravity game in normal play
     whose board fits the engine's bitboard and is past what a table holds here (Connect Four)."""
+    if game.cells <= WORD_CELLS:  # a table's game: the engine is not even loaded
+        return False
     try:
-        engine_game(game)
+        search.engine_game(game)
     except InvalidGameError:
         return False
-    return game.cells > WORD_CELLS
+    return True

@@ -44,19 +44,18 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
+from .. import search  # its names load numba when first used (solver.search.options)
 from ..encoding.board import check_rules
 from ..encoding.coderules import code_rules
 from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
-from ..search import Book, Engine, Solution, engine_game
-from ..search.book import open_book
-from ..search.engine import DEFAULT_TABLE_BYTES, Progress
+from ..search.options import DEFAULT_TABLE_BYTES, Progress
 from ..storage import tablefile
 from ..tables import Kind, Scores, Table
 from ..tables.position import POSITION_SETTERS, Position
@@ -65,12 +64,15 @@ from . import locate
 from .book import book_path
 from .estimate import paper_estimate
 
+if TYPE_CHECKING:
+    from ..search import Book, Engine, Solution
+
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
 KEPT_POSITIONS = 100_000
 """Positions whose answers a search table keeps (a few hundred bytes each): a game played and analysed costs one search a position."""
 
-Books = Callable[[Game], Book | None]
+Books = Callable[[Game], "Book | None"]
 """Finds the book of a game (None when none is built): the engine's book hook."""
 
 
@@ -343,7 +345,7 @@ def _from_solution(solution: Solution) -> _Answer:
 def searched_by_engine(game: Game) -> bool:
     """Whether the engine plays ``game`` (a gravity game in normal play that fits its bitboard)."""
     try:
-        engine_game(game)
+        search.engine_game(game)
     except InvalidGameError:
         return False
     return True
@@ -374,10 +376,10 @@ class SearchSource:
         ``tablebase`` are the Tablebase's :class:`~solver.store.tablebase.Want` and itself, typed loosely: this module
         is imported by the Tablebase's, and imports nothing back)."""
         directories = tablebase.table_dirs(self.directory)
-        if not searched_by_engine(game) or _table_at_hand(game, directories):
+        if _table_at_hand(game, directories) or not searched_by_engine(game):  # a table at hand: the engine not even loaded
             return None
         book = self.books(game) if self.books is not None else book_in_table_dirs(game, directories)
-        return SearchTable(Engine(game, table_bytes=self.table_bytes, book=book), book=book)
+        return SearchTable(search.Engine(game, table_bytes=self.table_bytes, book=book), book=book)
 
 
 def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
@@ -391,7 +393,7 @@ def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
     for directory in directories:
         path = book_path(Path(directory), game)
         if path.is_file():
-            return open_book(path, game)
+            return search.open_book(path, game)
     return None
 
 

@@ -58,7 +58,7 @@ from ..encoding.board import Board, parse
 from ..encoding.moves import MoveSpec
 from ..errors import InvalidBoardError, InvalidGameError, TableError
 from ..rules.game import DEFAULT_GAME, Game, parse_game
-from ..search.engine import Progress
+from ..search.options import Progress
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside
 from ..tables import Kind, Scores, Table, analysis
