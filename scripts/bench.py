@@ -1231,7 +1231,11 @@ def _parser() -> argparse.ArgumentParser:
         help="only what a position costs (lookup, is_over, best_move) on this compact <game>.ttt; without TABLE, 3x6k3 is built first",
     )
     parser.add_argument(
-        "--builds", action="store_true", help="only builds of six games (dense, compact, gravity) against --before, alternated, and their bytes compared"
+        "--builds",
+        metavar="GAMES",
+        nargs="?",
+        const="",
+        help="only builds against --before, alternated, and their bytes compared: of these games (comma-separated), or of six (dense, compact, gravity)",
     )
     parser.add_argument(
         "--before",
@@ -1254,12 +1258,13 @@ def _one_section(args: argparse.Namespace) -> bool:
         bench_search_budget(report, args.connect4_http)
     elif args.pons or args.c4:
         raise SystemExit("bench.py: --pons and --c4 go with --connect4, --connect4-all, --connect4-empty or --connect4-sets")
-    elif args.builds:
-        from bench_builds import bench_builds
+    elif args.builds is not None:
+        from bench_builds import BUILDS, bench_builds
 
         if args.before is None:
             raise SystemExit("bench.py: --builds compares this checkout with another: give --before CHECKOUT")
-        bench_builds(report, args.before, args.before_python, repeats=args.runs)
+        games = tuple(args.builds.split(",")) if args.builds else BUILDS
+        bench_builds(report, args.before, args.before_python, games=games, repeats=args.runs)
     elif args.batch:
         bench_batch_answers(args.batch, args.before, args.before_python, repeats=args.runs)
     elif args.positions is not None:

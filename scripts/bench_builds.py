@@ -1,7 +1,7 @@
 """Builds, this checkout against the code of another (``bench.py --builds --before CHECKOUT``).
 
 Each build runs in a fresh process through the public API only (``solver.table_for(game, build=True)``), so the same
-text builds with either checkout; the two sides alternate, and each figure is the side's fastest run. Beside the wall
+text builds with either checkout; the two sides alternate (after, before, before, after, ...), and each figure is the side's fastest run. Beside the wall
 time: the user and system CPU seconds of the process and of every process it waited for (the build's workers), and
 the SHA-256 of the table file each side wrote, which must be the same bytes. The system time is mostly the kernel
 handing out fresh memory (compacting it into huge pages, which numpy asks for), and it varies between runs of the same
@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 BUILDS = ("4x4k4", "4x4k4-misere", "3x6k3", "4x6k4-gravity", "5x5k4-gravity", "4x5k4")
@@ -53,15 +53,15 @@ def _one_build(python: str, checkout: Path, game: str) -> tuple[float, float, fl
     return float(done.stdout.strip().splitlines()[-1]), wall, user, system, digest
 
 
-def bench_builds(report: Report, before: Path, before_python: str, *, repeats: int = 2) -> None:
-    """Each game of :data:`BUILDS` built ``repeats`` times by this checkout and by ``before``, alternated; per side the
+def bench_builds(report: Report, before: Path, before_python: str, *, games: Sequence[str] = BUILDS, repeats: int = 2) -> None:
+    """Each of ``games`` built ``repeats`` times by this checkout and by ``before``, alternated; per side the
     fastest build, its process's CPU seconds, and whether both sides wrote the same bytes."""
     sides = (("after", sys.executable, Path(__file__).resolve().parent.parent), ("before", before_python, before))
     print(f"\nbuilds, this checkout against {before} ({os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.2f})")
-    for game in BUILDS:
+    for game in games:
         found: dict[str, list[tuple[float, float, float, float, str]]] = {side: [] for side, _, _ in sides}
-        for _ in range(repeats):
-            for side, python, checkout in sides:
+        for repeat in range(repeats):
+            for side, python, checkout in sides if repeat % 2 == 0 else sides[::-1]:  # A B B A: neither side always first
                 found[side].append(_one_build(python, checkout, game))
         fastest = {side: min(results) for side, results in found.items()}
         for side, (build, wall, user, system, _) in fastest.items():
