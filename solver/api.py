@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -133,12 +133,11 @@ def lookup(
     :raises TableError: if the table file is broken.
     :raises SearchTimeout: when a search passes its ``budget``; :raises SearchInterrupted: at Ctrl-C.
     """
+    if moves is None and budget is None and progress is None:  # the hot path: a board, no search bounds
+        return _lookup(board, game=game)
     if moves is not None:
         board = move_string_board(board, moves, game)
-    found = cast(Board, board)  # None is refused by the board reader, as any other non-board
-    if budget is None and progress is None:
-        return _lookup(found, game=game)
-    return _lookup(found, game=game, budget=budget, progress=progress)
+    return _lookup(board, game=game, budget=budget, progress=progress)
 
 
 def move_string_board(board: Board | None, moves: str, game: Game | str | None) -> int:

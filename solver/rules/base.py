@@ -426,7 +426,7 @@ class Rules:
         """
         x, o = word & X_MASK, word >> O_SHIFT
         nx, no = x.bit_count(), o.bit_count()
-        if nx != no and nx != no + 1 or self.move.misplaced(x | o):
+        if nx != no and nx != no + 1 or self._places_some and self.move.misplaced(x | o):  # placement: not even asked
             return INVALID, nx + no
         won = 0
         for starts, shifts in self._runs:

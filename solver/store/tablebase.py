@@ -50,7 +50,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -348,8 +348,8 @@ class Tablebase:
         entry = self._memo.get(id(game))
         return entry[1] if entry is not None and entry[0] is game else self._remembered(game)
 
-    def lookup(self, board: Board, *, game: Game | str | None = None, budget: float | None = None, progress: Progress | None = None) -> Position:
-        """Solve a position (:func:`solver.lookup`).
+    def lookup(self, board: Board | None, *, game: Game | str | None = None, budget: float | None = None, progress: Progress | None = None) -> Position:
+        """Solve a position (:func:`solver.lookup`); None, like any other thing that is not a board, is refused.
 
         :param budget: for a game answered by search (Connect Four), the seconds the search may take
             (:class:`~solver.errors.SearchTimeout` beyond); None for no limit. A table's look-up ignores it.
@@ -372,7 +372,7 @@ class Tablebase:
             table = table.bounded(budget, progress)
         if type(board) is int:
             return table.at(board)
-        return table.at(parse(board, table.game)[1])
+        return table.at(parse(cast(Board, board), table.game)[1])  # None is refused by the board reader, as any other non-board
 
     def get(self, board: Board, default: Any = None, *, game: Game | str | None = None, budget: float | None = None) -> Position | Any:
         """Like :meth:`lookup`, but returns ``default`` for an invalid board."""
