@@ -107,6 +107,7 @@ describe_book = _book.describe
 
 _tablebase = default_tablebase()
 _lookup = _tablebase.lookup  # the look-up hot path: one attribute fewer a call
+_opened = _tablebase.opened
 
 
 def lookup(
@@ -134,6 +135,10 @@ def lookup(
     :raises SearchTimeout: when a search passes its ``budget``; :raises SearchInterrupted: at Ctrl-C.
     """
     if moves is None and budget is None and progress is None:  # the hot path: a board, no search bounds
+        if type(board) is int and (game is None or type(game) is str):
+            table = _opened.get(game)  # the table a look-up found before: no call between here and it
+            if table is not None:
+                return table.at(board)
         return _lookup(board, game=game)
     if moves is not None:
         board = move_string_board(board, moves, game)

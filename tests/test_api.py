@@ -348,7 +348,7 @@ def test_public_names_exist_and_errors_form_one_hierarchy():
 
 def test_nothing_is_computed_or_opened_at_import():
     env = {**os.environ, "PYTHONPATH": str(Path(solver.__file__).resolve().parent.parent), "SOLVED_TICTACTOE_DIR": "/nonexistent"}
-    script = "import solver, solver.api; tb = solver.api.default_tablebase(); print(tb._tictactoe is None and not tb._memo and not tb._open)"
+    script = "import solver, solver.api; tb = solver.api.default_tablebase(); print(not tb.opened and not tb._open)"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout.strip() == "True", out.stderr
 

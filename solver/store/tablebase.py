@@ -46,10 +46,10 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, Protocol, cast
 
 import numpy as np
@@ -182,11 +182,12 @@ class Tablebase:
         """The sources, asked in this order; the local tables come last."""
         self._open: dict[tuple[Game, Hashable], Table] = {}
         """The tables the sources gave, by game and source key."""
-        self._memo: dict[object, Any] = {}
-        """Look-ups' fast path: a game name maps to its table, a :class:`Game` by ``id`` to ``(game, table)``
-        (hashing a Game costs more than the look-up), for the tables of :attr:`sources`."""
-        self._tictactoe: Table | None = None
-        """The tic-tac-toe table of a look-up without ``game=``."""
+        self._by_name: dict[str | None, Table] = {}
+        """Look-ups' fast path (:attr:`opened`): a game name, or None for a look-up without ``game=`` (tic-tac-toe),
+        maps to its table from :attr:`sources`."""
+        self._by_game: dict[int, tuple[Game, Table]] = {}
+        """The same for a :class:`Game` given as itself, by ``id`` (hashing a Game costs more than the look-up)."""
+        self._opened_view: Mapping[str | None, Table] = MappingProxyType(self._by_name)
 
     def __repr__(self) -> str:
         return f"<Tablebase: {count(len(self.sources), 'source')}, {count(len(self._open), 'open table')}>"
@@ -195,8 +196,7 @@ class Tablebase:
     def add_source(self, source: Source) -> None:
         """Ask ``source`` before every source already here (the local tables stay last)."""
         self.sources.insert(0, source)
-        self._memo.clear()
-        self._tictactoe = None
+        self._forget_memo()
 
     def table(
         self,
@@ -324,28 +324,32 @@ class Tablebase:
             trust.proved_here(table.file.path.parent, table.game, table.kind, table.sha256)
 
     # -- answers ----------------------------------------------------------------------------
-    def _default_table(self) -> Table:
-        if self._tictactoe is None:
-            self._tictactoe = self.table(DEFAULT_GAME)
-        return self._tictactoe
+    @property
+    def opened(self) -> Mapping[str | None, Table]:
+        """The tables look-ups found so far, by the ``game=`` they were asked with: a game name, or None for
+        tic-tac-toe (a read-only view, the same object for the Tablebase's life; :meth:`clear` empties it).
+        A caller's hot path reads it before it asks :meth:`lookup` (``solver.lookup`` does)."""
+        return self._opened_view
 
-    def _remembered(self, game: Game | str) -> Table:
+    def _remembered(self, game: Game | str | None) -> Table:
         """The table of ``game`` from the sources, remembered for the next look-up."""
-        table = self.table(game)
-        if len(self._memo) < _MEMO_SIZE:
-            if type(game) is str:
-                self._memo[game] = table
-            elif type(game) is Game:
-                self._memo[id(game)] = (game, table)  # the game is kept alive, so its id is not reused
+        table = self.table(DEFAULT_GAME if game is None else game)
+        if len(self._by_name) + len(self._by_game) < _MEMO_SIZE:
+            if type(game) is Game:
+                self._by_game[id(game)] = (game, table)  # the game is kept alive, so its id is not reused
+            elif game is None or type(game) is str:
+                self._by_name[game] = table
         return table
+
+    def _forget_memo(self) -> None:
+        self._by_name.clear()
+        self._by_game.clear()
 
     def table_of(self, game: Game | str | None) -> Table:
         """The table of ``game=`` (tic-tac-toe for None) as a look-up finds it: from the memo when it was asked for before."""
-        if game is None:
-            return self._tictactoe or self._default_table()
-        if type(game) is str:
-            return self._memo.get(game) or self._remembered(game)
-        entry = self._memo.get(id(game))
+        if game is None or type(game) is str:
+            return self._by_name.get(game) or self._remembered(game)
+        entry = self._by_game.get(id(game))
         return entry[1] if entry is not None and entry[0] is game else self._remembered(game)
 
     def lookup(self, board: Board | None, *, game: Game | str | None = None, budget: float | None = None, progress: Progress | None = None) -> Position:
@@ -361,12 +365,10 @@ class Tablebase:
         :raises TableError: if the table is broken.
         """
         # table_of() written out: this is the look-up hot path.
-        if game is None:
-            table = self._tictactoe or self._default_table()
-        elif type(game) is str:
-            table = self._memo.get(game) or self._remembered(game)
+        if game is None or type(game) is str:
+            table = self._by_name.get(game) or self._remembered(game)
         else:
-            entry = self._memo.get(id(game))
+            entry = self._by_game.get(id(game))
             table = entry[1] if entry is not None and entry[0] is game else self._remembered(game)
         if budget is not None or progress is not None:
             table = table.bounded(budget, progress)
@@ -431,8 +433,7 @@ class Tablebase:
         """Forget every open table and the look-up memo: the next look-up opens its table afresh (for tests,
         long-lived processes, and after a table file may have changed); the warnings said once are said again."""
         self._open.clear()
-        self._memo.clear()
-        self._tictactoe = None
+        self._forget_memo()
         locate.forget_warnings()
 
     close = clear
