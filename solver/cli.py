@@ -134,13 +134,13 @@ def timeout_line(error: SearchTimeout, budget: float | None) -> str:
     """The one line of a search stopped at its budget: what stopped and when (the engine's words, which say the seconds
     that applied to that search), and how to give it more from the command line (not the Python API's ``budget=None``).
 
-    >>> line = timeout_line(SearchTimeout("the search of ... stopped at its budget of 2 s after 2.1 s: give it more time (budget=None for no limit)"), 2.0)
+    >>> line = timeout_line(SearchTimeout("the search of ... stopped at its budget of 2 s after 2.1 s"), 2.0)
     >>> for part in line.split(": "):
     ...     print(part)
     the search of ... stopped at its budget of 2 s after 2.1 s
     this command had --budget 2 (seconds); give it more with --budget SECONDS, or no --budget for no limit
     """
-    what = one_line(error).split(": give it more time")[0]
+    what = one_line(error.what)
     given = "" if budget is None else f"this command had --budget {budget:g} (seconds); "
     return f"{what}: {given}give it more with --budget SECONDS, or no --budget for no limit"
 

@@ -33,6 +33,7 @@ how a player's answer is shown in a grading report.
 from __future__ import annotations
 
 import reprlib
+from typing import Any
 
 
 class SolverError(Exception):
@@ -129,7 +130,19 @@ class SearchInterrupted(SolverError):
 
 
 class SearchTimeout(SearchInterrupted):
-    """A search that reached its time budget before its answer; the message says how to give it more time."""
+    """A search that reached its time budget before its answer. The message is :attr:`what` stopped and when, then
+    how to give it more time from Python (:attr:`ADVICE`); a front end that gives time its own way (the command
+    line's ``--budget``, a server's budget a request) says :attr:`what` and its own advice."""
+
+    ADVICE = "give it more time (budget=None for no limit)"
+
+    def __init__(self, what: str, *, seconds: float = 0.0, nodes: int = 0) -> None:
+        super().__init__(f"{what}: {self.ADVICE}", seconds=seconds, nodes=nodes)
+        self.what = what
+        """What stopped and when (with the seconds and positions), without the advice."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.what,), self.__dict__)
 
 
 class _Quoter(reprlib.Repr):

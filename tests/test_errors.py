@@ -3,9 +3,11 @@ and errors.short (a player's answer in a grading report)."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from solver.errors import InvalidBoardError, one_line, short
+from solver.errors import InvalidBoardError, SearchTimeout, one_line, short
 
 
 def test_one_line_joins_lines_and_keeps_every_other_space():
@@ -43,3 +45,13 @@ class _Broken:
 @pytest.mark.parametrize("value, shown", [(_Multiline(), "first second"), (_Broken(), "<_Broken>")])
 def test_short_survives_a_repr_that_spans_lines_or_raises(value, shown):
     assert short(value) == shown
+
+
+def test_a_search_timeout_keeps_what_stopped_apart_from_the_python_advice() -> None:
+    """The command line and the server give time their own way: they print ``what`` and their own advice, never the
+    message's text cut at a phrase (a copy, as a process pool makes one, keeps both and adds no second advice)."""
+    error = SearchTimeout("the search of X stopped at its budget of 2 s after 2.1 s", seconds=2.1, nodes=7)
+    assert str(error) == f"the search of X stopped at its budget of 2 s after 2.1 s: {SearchTimeout.ADVICE}"
+    assert error.what == "the search of X stopped at its budget of 2 s after 2.1 s" and SearchTimeout.ADVICE not in error.what
+    copied = copy.deepcopy(error)
+    assert (str(copied), copied.what, copied.seconds, copied.nodes) == (str(error), error.what, 2.1, 7)

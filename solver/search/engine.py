@@ -269,8 +269,7 @@ class Engine:
             if budget is not None and now - start >= budget:
                 search.stop()
                 seconds = time.monotonic() - start
-                message = self._stopped(where, start, f"at its budget of {budget:g} s") + ": give it more time (budget=None for no limit)"
-                raise SearchTimeout(message, seconds=seconds, nodes=self.nodes)
+                raise SearchTimeout(self._stopped(where, start, f"at its budget of {budget:g} s"), seconds=seconds, nodes=self.nodes)
 
     def _stopped(self, where: Position, start: float, why: str) -> str:
         seconds = time.monotonic() - start

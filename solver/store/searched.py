@@ -267,9 +267,7 @@ class SearchTable(Table):
             return UNREACHABLE, 0
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
-            raise SearchTimeout(
-                f"the batch stopped at its budget of {self.budget:g} s after {index:,} of {total:,} positions: give it more time (budget=None for no limit)"
-            )
+            raise SearchTimeout(f"the batch stopped at its budget of {self.budget:g} s after {index:,} of {total:,} positions")
         answer = self.bounded(left, self.progress)._answer(code)
         return answer.score, answer.best_mask
 

@@ -82,7 +82,7 @@ from ..api import Tablebase, default_tablebase, parse_game, searches_by
 from ..encoding.board import parse, parse_text
 from ..encoding.drops import move_string_code
 from ..encoding.moves import parse_moves, split_moves
-from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SolverError, TableError, one_line, quote
+from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
 from ..present.charts import outcomes_svg
 from ..rules.game import DEFAULT_GAME, Game
 from ..rules.score import UNREACHABLE
@@ -791,8 +791,8 @@ async def _table_error(request: Request, exc: Exception) -> Response:
 async def _search_error(request: Request, exc: Exception) -> Response:
     """A search stopped at the server's budget for one request: 503, saying so and how long it ran."""
     assert isinstance(exc, SearchInterrupted)
-    message = f"this server searches a position for at most {_budget_of(request):g} s a request, and this one needs longer: {one_line(exc)}"
-    return _error(503, message.replace(": give it more time (budget=None for no limit)", ""))
+    stopped = exc.what if isinstance(exc, SearchTimeout) else str(exc)  # the engine's advice is for Python callers
+    return _error(503, f"this server searches a position for at most {_budget_of(request):g} s a request, and this one needs longer: {one_line(stopped)}")
 
 
 def _budget_of(request: Request) -> float:
