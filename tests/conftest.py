@@ -20,11 +20,19 @@ standard input at import on purpose (tests/players/input_loop.py), so pytest mus
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every test run gets a private table directory, so no test reads or writes the user's own
-    (tests that need another one set ``SOLVED_TICTACTOE_DIR`` themselves, or the ``table_dir`` fixture)."""
+    (tests that need another one set ``SOLVED_TICTACTOE_DIR`` themselves, or the ``table_dir`` fixture).
+
+    A run started in the background by a shell without job control (``nohup bash .ci/run &``) inherits SIGINT
+    ignored, and then no Ctrl-C reaches Python, this process's or a child's: the tests of Ctrl-C would see a search
+    or a build run to its end. Ctrl-C is what they test, so it is given back its default meaning here (a child
+    process started after this gets the default too: a handler is not inherited across ``exec``, "ignored" is)."""
     import os
+    import signal
     import tempfile
 
     os.environ.setdefault("SOLVED_TICTACTOE_DIR", tempfile.mkdtemp(prefix="solved-tictactoe-tests-"))
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 STATS_SUBKEYS = {
