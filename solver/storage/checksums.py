@@ -1741,7 +1741,9 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
 }
 """Compact tables of the games past 16 cells built and checked so far."""
 
-EXPECTED_BOOK_ROOTS: dict[str, tuple[int, str]] = {}
+EXPECTED_BOOK_ROOTS: dict[str, tuple[int, str]] = {
+    "6x7k4-gravity": (5, "f77321864c519df66825204d2fc5e2a4a3527fd073a043bb0acbd0abb33783f9"),
+}
 """Opening books (:mod:`solver.search.book`) built and checked so far: the game's name, the book's depth (plies)
 and its checksum. A book of another depth has no shipped checksum (it is trusted as a table is, once proved)."""
 
