@@ -16,7 +16,9 @@
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
     python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
     python scripts/bench.py --connect4 --pons PONS_TIMES --c4 C4_TIMES  # ... with Pons' and Steininger's C++ solvers beside
+    python scripts/bench.py --connect4 --pons PONS_TIMES --runs 3       # ... each set run 3 times by each solver, the best kept
     python scripts/bench.py --connect4-sets End-Easy,Begin-Easy:50       # ... only these sets (50 sampled of Begin-Easy)
+    python scripts/bench.py --connect4-book BOOK --connect4-sets Begin-Hard:100   # ... only this set with the book, 100 sampled
 
 Measures and prints; asserts nothing. Latencies are the best of several
 repeats (``timeit``); batch rates are given as the best and the median of 9; builds run in fresh subprocesses so peak memory (max RSS)
@@ -1190,7 +1192,8 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--connect4-sets",
         metavar="NAME[:N],...",
-        help="only these of Pons' sets (End-Easy, Middle-Easy, Begin-Easy, Middle-Medium, Begin-Medium, Begin-Hard), N sampled of each",
+        help="only these of Pons' sets (End-Easy, Middle-Easy, Begin-Easy, Middle-Medium, Begin-Medium, Begin-Hard), N sampled of each;"
+        " with --connect4-book, searched with the book",
     )
     parser.add_argument("--pons", metavar="PONS_TIMES", type=Path, help="Pons' C++ solver beside the engine (scripts/baselines/pons_times.cpp built)")
     parser.add_argument(
@@ -1243,7 +1246,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="with --batch, --positions or --builds, also measure the code of this checkout (the code before), alternated",
     )
-    parser.add_argument("--runs", type=int, default=2, help="with --before: runs of each side, alternated (default 2); each figure is a side's best")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        help="with --before: runs of each side, alternated (default 2); with --connect4 or --connect4-sets: runs of each set by the engine"
+        " and by each C++ solver, each with a fresh table (default 1); each figure is a side's best",
+    )
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
     return parser
 
@@ -1264,11 +1272,11 @@ def _one_section(args: argparse.Namespace) -> bool:
         if args.before is None:
             raise SystemExit("bench.py: --builds compares this checkout with another: give --before CHECKOUT")
         games = tuple(args.builds.split(",")) if args.builds else BUILDS
-        bench_builds(report, args.before, args.before_python, games=games, repeats=args.runs)
+        bench_builds(report, args.before, args.before_python, games=games, repeats=args.runs or 2)
     elif args.batch:
-        bench_batch_answers(args.batch, args.before, args.before_python, repeats=args.runs)
+        bench_batch_answers(args.batch, args.before, args.before_python, repeats=args.runs or 2)
     elif args.positions is not None:
-        bench_position_costs(Path(args.positions) if args.positions else None, args.before, args.before_python, repeats=args.runs)
+        bench_position_costs(Path(args.positions) if args.positions else None, args.before, args.before_python, repeats=args.runs or 2)
     elif args.compact_lookups:
         bench_compact_lookups_only(args.compact_lookups)
     elif args.grader:
@@ -1293,7 +1301,7 @@ def _connect4_section(args: argparse.Namespace) -> None:
     baselines = baselines_of(args)
     if baselines and (args.connect4_book or args.connect4_book_cost):
         raise SystemExit("bench.py: --pons and --c4 time the engine without a book: not with --connect4-book or --connect4-book-cost")
-    options = {"book": args.connect4_book, "book_cost": args.connect4_book_cost, "sets": sets}
+    options = {"book": args.connect4_book, "book_cost": args.connect4_book_cost, "sets": sets, "runs": args.runs or 1}
     bench_connect4(report, every=args.connect4_all, only_empty=args.connect4_empty, baselines=baselines, **options)
 
 

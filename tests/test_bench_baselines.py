@@ -145,3 +145,17 @@ def test_the_empty_board_is_c4s_alone_with_its_nodes_and_the_ratio_bounded(tmp_p
     assert named["C4 empty board: c4's score (first player wins on ply 41: 1)"] == (1, "1", True)
     assert named["C4 empty board: the engine / c4 (CPU)"] == (pytest.approx(2.0), "<= 3", True)
     assert not any("Pons" in name for name in named), "Pons' solver takes hours on the empty board without its book"
+
+
+def test_with_several_runs_a_baseline_is_run_each_time_and_its_fastest_run_kept(tmp_path: Path) -> None:
+    """A driver that is slower on its first run than on its second: the figures are the second run's."""
+    counter = tmp_path / "runs"
+    slow = PONS_OUTPUT.replace("40700", "99940700")
+    driver = _driver(tmp_path, f"cat >/dev/null; echo x >> {counter}\nif [ $(wc -l < {counter}) -eq 1 ]; then printf '{slow}'; else printf '{PONS_OUTPUT}'; fi")
+    rows, report = _collect()
+    compare_set(report, "Middle-Easy", [Baseline("Pons", driver)], MIDDLE_EASY, [1e-5] * 5, pons_target=1.5, runs=2)  # type: ignore[arg-type]
+    named = {name: value for name, value, *_ in rows}
+    assert counter.read_text().count("x") == 2
+    assert named["C4 Middle-Easy: Pons' C++ solver (no book), mean (5 positions, best of 2 runs, CPU)"] == pytest.approx(
+        (40700 + 8392 + 292715 + 1803 + 58667) / 5 * 1e-6
+    )

@@ -7,6 +7,7 @@ A table answers a position by reading it; a game whose table is too big to build
 ==================  ===========================================================================
 module              what
 ==================  ===========================================================================
+``kernel``          how every kernel is compiled (numba: cached, no GIL, no reference counting)
 ``bitboard``        the column bitboard, its moves, lines, keys and mirror (numba kernels)
 ``transposition``   the transposition table: packed one-word entries, two tiers a bucket
 ``ordering``        the moves in order: the threats they make, the centre first

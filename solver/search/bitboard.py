@@ -26,7 +26,8 @@ True
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .kernel import kernel
 
 G_COLS, G_ROWS, G_K, G_BOTTOM, G_BOARD, G_CELLS, G_DIRS, G_EVEN = 0, 1, 2, 3, 4, 5, 6, 7
 """Slots of a geometry array: columns, rows, line length, the bottom cells, every cell, cells, direction flags, and
@@ -83,7 +84,7 @@ def geometry(rows: int, cols: int, k: int) -> np.ndarray:
 # -- kernels ---------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def popcount(x: np.uint64) -> np.uint64:
     """The number of set bits (SWAR)."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -92,19 +93,19 @@ def popcount(x: np.uint64) -> np.uint64:
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def possible(mask: np.uint64, geo: np.ndarray) -> np.uint64:
     """The cell each column's next piece lands on (a bit a column that is not full)."""
     return np.uint64((mask + geo[G_BOTTOM]) & geo[G_BOARD])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _shifts(geo: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
     rows = geo[G_ROWS]
     return np.uint64(1), rows + np.uint64(1), rows, rows + np.uint64(2)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _open_ends4(p: np.uint64, s: np.uint64) -> np.uint64:
     """Cells that complete a line of 4 along shift ``s`` (Pons' ``compute_winning_position``, one direction)."""
     s2, s3 = s + s, s + s + s
@@ -117,7 +118,7 @@ def _open_ends4(p: np.uint64, s: np.uint64) -> np.uint64:
     return r
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _open_ends(p: np.uint64, s: np.uint64, k: np.uint64) -> np.uint64:
     """Cells that complete a line of ``k`` along shift ``s``: the cell is the ``j``-th of the line, the others are ``p``'s."""
     r = ZERO
@@ -132,7 +133,7 @@ def _open_ends(p: np.uint64, s: np.uint64, k: np.uint64) -> np.uint64:
     return r
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def winning_cells(p: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
     """The empty cells that would complete a line of ``p``'s pieces (playable now or not)."""
     k, dirs = geo[G_K], geo[G_DIRS]
@@ -144,7 +145,7 @@ def winning_cells(p: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
     return np.uint64(r & (geo[G_BOARD] ^ mask))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def has_line(p: np.uint64, geo: np.ndarray) -> bool:
     """Whether ``p``'s pieces hold a line of ``k``."""
     k, dirs = geo[G_K], geo[G_DIRS]
@@ -159,7 +160,7 @@ def has_line(p: np.uint64, geo: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def line_cells(p: np.uint64, geo: np.ndarray) -> np.uint64:
     """The cells of every line of ``k`` that ``p``'s cells hold (0 when they hold none)."""
     k, dirs = geo[G_K], geo[G_DIRS]
@@ -175,13 +176,13 @@ def line_cells(p: np.uint64, geo: np.ndarray) -> np.uint64:
     return cells
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def key_of(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
     """The position's key: ``pos + mask + bottom`` (module docstring)."""
     return np.uint64(pos + mask + geo[G_BOTTOM])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def mirror_key(key: np.uint64, geo: np.ndarray) -> np.uint64:
     """The key of the mirror image: the columns' fields in reverse order."""
     cols, stride = geo[G_COLS], geo[G_ROWS] + ONE
@@ -192,20 +193,20 @@ def mirror_key(key: np.uint64, geo: np.ndarray) -> np.uint64:
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def canonical(key: np.uint64, geo: np.ndarray) -> np.uint64:
     """The canonical key: the smaller of the key and its mirror's."""
     m = mirror_key(key, geo)
     return m if m < key else key
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def can_win_next(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> bool:
     """Whether the side to move completes a line with its next piece."""
     return bool((winning_cells(pos, mask, geo) & possible(mask, geo)) != ZERO)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def non_losing_moves(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
     """The moves after which the opponent cannot win at once (Pons' ``possibleNonLosingMoves``); the side to move
     must not have a winning move itself. No move: the opponent wins on the next ply whatever is played."""
@@ -219,13 +220,13 @@ def non_losing_moves(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uin
     return moves & ~(threats >> ONE)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def move_score(pos: np.uint64, mask: np.uint64, move: np.uint64, geo: np.ndarray) -> np.uint64:
     """The ordering score of a move: the cells where the mover would then complete a line (Pons' ``moveScore``)."""
     return popcount(winning_cells(pos | move, mask, geo))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def claimeven_bound(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.int64:
     """An upper bound on the score of the side to move when the opponent plays *claimeven* (Allis), or :data:`NO_BOUND`.
 

@@ -14,22 +14,23 @@ and since the parity of ``T`` is the winner's, the score gives the plies to the 
   larger on (a draw or a win is the common answer near the centre);
 * :func:`negamax` requires that the side to move cannot win at once; it plays only the moves that
   do not lose at once (:func:`solver.search.bitboard.non_losing_moves`), bounds the score by the
-  earliest win or loss still possible, reads and writes bounds in the transposition table under
-  the canonical key (a position and its mirror share them), looks a position up in the book at
+  earliest win or loss still possible, reads and writes bounds in the transposition table (under
+  the canonical key near the root, so that a position and its mirror share them), looks a position up in the book at
   the book's depth, tries an *enhanced transposition cut-off* (a child whose stored bound already
-  proves the cut-off) before searching the children, and searches them in order
+  proves the cut-off) before searching the children once the search has grown long
+  (:data:`ETC_AFTER_NODES`), and searches them in order
   (:mod:`solver.search.ordering`);
 * nothing aborted is ever stored: when the stop flag (``control[STOP]``) is set, every level
   returns at once without writing, so a search cut short leaves only true bounds behind.
 
-The kernels are compiled once (``cache=True``: later runs load them from numba's cache) and run
-without the GIL, so a worker thread can run one while the caller waits (:mod:`solver.search.engine`).
+The kernels are compiled as :mod:`solver.search.kernel` says: once (later runs load them from numba's
+cache), without numba's reference counting, and without the GIL, so a worker thread can run one while the
+caller waits (:mod:`solver.search.engine`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .bitboard import (
     G_CELLS,
@@ -45,12 +46,14 @@ from .bitboard import (
     popcount,
     possible,
 )
+from .kernel import kernel
 from .ordering import order_moves
 from .transposition import get, put, unpack
 
-STOP, NODES = 0, 1
-"""Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel)."""
-CONTROL_SLOTS = 2
+STOP, NODES, ETC_FROM = 0, 1, 2
+"""Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), and the
+node count from which the search tries enhanced transposition cut-offs (set by :func:`solve`)."""
+CONTROL_SLOTS = 3
 
 NO_MOVE = -128
 """The score of a full column (:func:`solve_move`)."""
@@ -60,14 +63,33 @@ ETC_MIN_EMPTY = 16
 child costs more than it saves (at 12, Pons' End-Easy set ran five times slower); at 16, 12 positions of Begin-Medium
 searched 16 % fewer nodes than without (20: 10 %, 26: 3 %)."""
 
+MIRROR_MAX_PIECES = 8
+"""A position of at most this many pieces is stored in the transposition table under its canonical key (it and its
+mirror image share an entry); a deeper one under its own key (:func:`solver.search.bitboard.key_of`). Keys name
+positions exactly either way, and a position and its mirror have the same score, so the choice never changes an
+answer, only the work: the mirror's key costs a loop over the columns at every node, and deep in the tree a
+position's mirror image is rarely searched too. Measured on 2026-11-29 (engines differing only in this number,
+alternated position by position, quiet cores): with every position canonical, 14.1 ms a Middle-Medium position and
+270 ms a Begin-Medium one; with positions of at most 8 pieces, 12.3 and 210 ms, for 0 and 1.2 % more nodes.
+The book is always read by the canonical key."""
 
-@njit(cache=True, nogil=True)
+ETC_AFTER_NODES = 100_000
+"""Enhanced transposition cut-offs are tried only once a search has visited this many nodes: they save nodes but
+probe every child, and in a short search the probes cost more than the nodes saved. Measured on 2026-11-29
+(``scripts/bench.py``'s positions, each searched by engines differing only in this number, alternated position by
+position): from the first node, Begin-Easy took 1.03 ms a position against 0.68 ms without any, Middle-Medium 9.0
+against 8.4 ms, Begin-Medium 214 against 189 ms (14 % fewer nodes); from 100,000 nodes, Begin-Medium 191 ms with 13 %
+fewer nodes, and the easier sets never reach it. On 6 positions of Begin-Hard, cut-offs from 16 empty cells saved
+20 % of the nodes and 10 % of the time."""
+
+
+@kernel
 def _trunc_half(x: np.int64) -> np.int64:
     """``x / 2`` rounded towards zero (C++'s division, as Pons' window heuristic uses it)."""
     return x // 2 if x >= 0 else -((-x) // 2)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def book_score(key: np.uint64, pieces: np.int64, cells: np.int64, keys: np.ndarray, scores: np.ndarray) -> np.int64:
     """The Pons score the book holds for a canonical key, or :data:`NO_MOVE` when it holds none.
 
@@ -86,16 +108,18 @@ def book_score(key: np.uint64, pieces: np.int64, cells: np.int64, keys: np.ndarr
     return size if byte > 0 else -size
 
 
-@njit(cache=True, nogil=True)
-def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
-    """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``."""
+@kernel
+def _etc(pos: np.uint64, mask: np.uint64, pieces: np.int64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
+    """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``
+    (``pieces``: the position's, not the child's)."""
     best = np.int64(NO_MOVE)
     child_pos = pos ^ mask
     for c in range(np.int64(geo[G_COLS])):
         move = moves & geo[G_COLMASK + c]
         if move == ZERO:
             continue
-        stored = get(table, canonical(key_of(child_pos, mask | move, geo), geo))
+        child = key_of(child_pos, mask | move, geo)
+        stored = get(table, canonical(child, geo) if pieces < MIRROR_MAX_PIECES else child)
         if stored:
             bound, lower = unpack(stored)
             if not lower and -bound >= beta and -bound > best:
@@ -103,7 +127,7 @@ def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, mo
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and the children, kept in one kernel for speed
     pos: np.uint64,
     mask: np.uint64,
@@ -128,7 +152,9 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     beta = min(beta, (cells - 1 - pieces) // 2, claimeven_bound(pos, mask, geo))
     if alpha >= beta:
         return alpha
-    key = canonical(key_of(pos, mask, geo), geo)
+    key = key_of(pos, mask, geo)
+    if pieces <= MIRROR_MAX_PIECES:
+        key = canonical(key, geo)
     stored = get(table, key)
     if stored:
         bound, lower = unpack(stored)
@@ -139,11 +165,11 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
         if alpha >= beta:
             return alpha if lower else beta
     if pieces <= book[2]:
-        known = book_score(key, pieces, cells, book[0], book[1])
+        known = book_score(canonical(key, geo), pieces, cells, book[0], book[1])
         if known != NO_MOVE:
             return known
-    if cells - pieces >= ETC_MIN_EMPTY:
-        cut = _etc(pos, mask, geo, table, moves, beta)
+    if cells - pieces >= ETC_MIN_EMPTY and control[NODES] >= control[ETC_FROM]:
+        cut = _etc(pos, mask, pieces, geo, table, moves, beta)
         if cut != NO_MOVE:
             return cut
     count = order_moves(pos, mask, moves, geo, scratch, pieces)
@@ -159,16 +185,20 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     return alpha
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def solve(
     pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, book: tuple[np.ndarray, np.ndarray, np.int64], control: np.ndarray, scratch: np.ndarray
 ) -> np.int64:
-    """The exact Pons score of a position that is not over, by null-window probes (Pons' ``solve``); 0 if stopped."""
+    """The exact Pons score of a position that is not over, by null-window probes (Pons' ``solve``); 0 if stopped.
+
+    Enhanced transposition cut-offs start after :data:`ETC_AFTER_NODES` nodes of this call.
+    """
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
     if can_win_next(pos, mask, geo):
         return (cells + 1 - pieces) // 2
     low, high = -((cells - pieces) // 2), (cells + 1 - pieces) // 2
+    control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
     while low < high and not control[STOP]:
         med = low + (high - low) // 2
         if med <= 0 and _trunc_half(low) < med:
@@ -183,7 +213,7 @@ def solve(
     return low
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def solve_move(
     pos: np.uint64,
     mask: np.uint64,
@@ -211,7 +241,7 @@ def solve_move(
     return -solve(pos ^ mask, mask | move, geo, table, book, control, scratch)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def plain_negamax(pos: np.uint64, mask: np.uint64, alpha: np.int64, beta: np.int64, geo: np.ndarray, control: np.ndarray) -> np.int64:
     """The baseline of the benchmark: alpha-beta over Pons scores, columns left to right, no table, no ordering."""
     control[NODES] += 1

@@ -10,9 +10,9 @@ their ranks: :func:`scratch`), so a search allocates nothing per node.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .bitboard import G_COLMASK, G_COLS, G_ORDER, ZERO, move_score
+from .kernel import kernel
 
 
 def scratch(rows: int, cols: int) -> np.ndarray:
@@ -20,7 +20,7 @@ def scratch(rows: int, cols: int) -> np.ndarray:
     return np.zeros((rows * cols + 1, 2 * cols), dtype=np.uint64)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def order_moves(pos: np.uint64, mask: np.uint64, moves: np.uint64, geo: np.ndarray, out: np.ndarray, row: np.int64) -> np.int64:
     """Write ``moves`` (a bit each, one a column) to ``out[row]``, best first; return how many there are."""
     cols = np.int64(geo[G_COLS])

@@ -13,8 +13,9 @@ bits        what
 ==========  =================================================================================
 
 The key is mixed by an invertible hash (the SplitMix64 finaliser), so the bucket and the tag
-together name the key exactly: a hit is never another position's. The key is the canonical one
-(:func:`solver.search.bitboard.canonical`): a position and its mirror share their entry.
+together name the key exactly: a hit is never another position's. Near the root the key is the canonical
+one (:func:`solver.search.bitboard.canonical`): a position and its mirror share their entry; deeper, the
+position's own (:data:`solver.search.negamax.MIRROR_MAX_PIECES`).
 
 A bucket is two entries (Steininger's two tiers, Breuker's TwoDeep): the first keeps the deeper
 position (fewer pieces: the bigger search it saves), the second takes whatever the first refused.
@@ -35,7 +36,8 @@ from __future__ import annotations
 import mmap
 
 import numpy as np
-from numba import njit
+
+from .kernel import kernel
 
 ENTRY_BYTES = 8
 """Bytes an entry: one ``uint64``."""
@@ -67,7 +69,7 @@ def new_table(size_bytes: int) -> np.ndarray:
     return table
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def mix(key: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a bijection of 64-bit words that spreads every bit of the key."""
     key ^= key >> np.uint64(30)
@@ -78,14 +80,14 @@ def mix(key: np.uint64) -> np.uint64:
     return key
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _slot_and_tag(table: np.ndarray, key: np.uint64) -> tuple[np.int64, np.uint64]:
     buckets = np.uint64(table.size >> 1)
     h = mix(key)
     return np.int64(h & (buckets - np.uint64(1))) * 2, h >> np.uint64(16)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def get(table: np.ndarray, key: np.uint64) -> np.int64:
     """The stored byte of a key (score and bound, :func:`unpack`), 0 when absent."""
     slot, tag = _slot_and_tag(table, key)
@@ -96,7 +98,7 @@ def get(table: np.ndarray, key: np.uint64) -> np.int64:
     return np.int64(0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def put(table: np.ndarray, key: np.uint64, score: np.int64, lower: bool, pieces: np.int64) -> None:
     """Store a bound on a key's score: in the first tier if it is as deep or the same key, else in the second."""
     slot, tag = _slot_and_tag(table, key)
@@ -109,7 +111,7 @@ def put(table: np.ndarray, key: np.uint64, score: np.int64, lower: bool, pieces:
         table[slot + 1] = entry
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def unpack(stored: np.int64) -> tuple[np.int64, bool]:
     """``(score, is_lower_bound)`` of a stored byte from :func:`get` (not 0)."""
     return (stored & np.int64(127)) - np.int64(SCORE_BIAS), (stored & np.int64(LOWER)) != 0
