@@ -12,11 +12,14 @@ whole CPU time, start-up included, is read with ``getrusage(RUSAGE_CHILDREN)`` a
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import resource
+import select
 import statistics
 import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +74,74 @@ class Baseline:
             raise BaselineError(f"{self.path} exited with status {process.returncode}: {err.strip()[-300:]}")
         solved = parse_output(out if finished else out[: out.rfind("\n") + 1])
         return BaselineRun(solved, err.splitlines()[0] if err else "", _children_cpu() - before, finished and len(solved) == len(moves))
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Session]:
+        """The driver kept running in an empty directory, asked one position at a time (:meth:`Session.solve`), so
+        that the engine and the driver can take turns position by position and meet the same machine; its table is
+        kept from one position to the next, as in :meth:`run`. Raises :class:`BaselineError` if it fails."""
+        with tempfile.TemporaryDirectory(prefix="c4-baseline-") as cwd:
+            before = _children_cpu()
+            process = subprocess.Popen([str(self.path.resolve())], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+            session = Session(self, process)
+            try:
+                yield session
+            finally:
+                try:
+                    _, err = process.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    _, err = process.communicate()
+                session.settings = err.decode(errors="replace").splitlines()[0] if err.strip() else ""
+                session.process_cpu = _children_cpu() - before
+
+
+class Session:
+    """A running driver (:meth:`Baseline.session`): one position in, one ``score nodes cpu_ns wall_ns`` line out."""
+
+    def __init__(self, baseline: Baseline, process: subprocess.Popen[bytes]) -> None:
+        self.baseline, self.process = baseline, process
+        self._pending = b""
+        self.solved: list[Solved] = []
+        self.settings = ""
+        """The driver's settings line (its stderr's first), known once the session is closed."""
+        self.process_cpu = 0.0
+        """The CPU seconds of the driver's whole process, start-up included, known once the session is closed."""
+
+    def solve(self, moves: Sequence[str], *, timeout: float) -> list[Solved]:
+        """The driver's answers for these move strings (all written at once, then read), each within ``timeout``
+        wall seconds of the one before."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write("".join(f"{line}\n" for line in moves).encode())
+        except BrokenPipeError:
+            raise BaselineError(f"{self.baseline.path} exited: {self._error()}") from None
+        answers = [parse_solved(self._line(line, timeout)) for line in moves]
+        self.solved.extend(answers)
+        return answers
+
+    def _line(self, moves: str, timeout: float) -> str:
+        """The driver's next output line (read unbuffered, so that waiting for it cannot miss one already read)."""
+        assert self.process.stdout is not None
+        while b"\n" not in self._pending:
+            ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+            if not ready:
+                raise BaselineError(f"{self.baseline.path}: no answer for {moves!r} in {timeout:.0f} s")
+            data = os.read(self.process.stdout.fileno(), 1 << 16)
+            if not data:
+                raise BaselineError(f"{self.baseline.path} exited with status {self.process.wait()}: {self._error()}")
+            self._pending += data
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode()
+
+    def result(self, positions: int) -> BaselineRun:
+        """The session as a run of ``positions`` positions (finished if it answered every one); once closed."""
+        return BaselineRun(tuple(self.solved), self.settings, self.process_cpu, len(self.solved) == positions)
+
+    def _error(self) -> str:
+        self.process.kill()
+        _, err = self.process.communicate()
+        return err.decode(errors="replace").strip()[-300:]
 
 
 def _children_cpu() -> float:
@@ -135,20 +206,26 @@ def compare_set(
     *,
     pons_target: float | None,
     runs: int = 1,
+    done: Mapping[str, BaselineRun] | None = None,
 ) -> None:
     """Each baseline on the positions the engine searched (``lines``: move strings and Pons' scores, in order;
     ``times``: the engine's CPU seconds on each): their mean and slowest CPU time a position, any score that differs
     from the set's, and the engine's mean over theirs on the same positions (``pons_target``: the bound on that
     ratio against Pons' solver). Each baseline runs ``runs`` times, a fresh process each; its figures are the
-    run with the lowest mean."""
+    run with the lowest mean. ``done``: each baseline's run already made (by name), taken instead of running it."""
     deadline = 60 + 30 * sum(times)
     for baseline in baselines:
         prefix, label = f"C4 {name}", NAMES.get(baseline.name, baseline.name)
-        try:
-            attempts = [baseline.run([moves for moves, _ in lines], timeout=deadline) for _ in range(runs)]
-        except BaselineError as error:
-            print(f"   {label}: failed: {error}")
-            continue
+        if done is not None:
+            if baseline.name not in done:
+                continue
+            attempts = [done[baseline.name]]
+        else:
+            try:
+                attempts = [baseline.run([moves for moves, _ in lines], timeout=deadline) for _ in range(runs)]
+            except BaselineError as error:
+                print(f"   {label}: failed: {error}")
+                continue
         run = min(attempts, key=lambda attempt: (-len(attempt.solved), statistics.fmean(each.cpu for each in attempt.solved) if attempt.solved else 0.0))
         solved = len(run.solved)
         if not solved:

@@ -11,6 +11,7 @@ Pons' and Steininger's C++ solvers are timed on the same positions in the same r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import threading
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_baselines import Baseline, compare_empty, compare_set
+from bench_baselines import Baseline, BaselineError, BaselineRun, Session, compare_empty, compare_set
 
 from solver.rules.score import decode
 from solver.search import Engine, from_moves
@@ -198,13 +199,21 @@ def _bench_set(
 ) -> None:
     """One of Pons' sets: the engine's search of each position, ``runs`` times (each run after emptying the table,
     as each of Pons' processes starts with an empty one; the figures are the run with the lowest mean), then the
-    plain baseline and the C++ solvers."""
+    plain baseline. The C++ solvers take turns with the engine position by position (:func:`_time_beside`), so
+    that both meet the same machine: on a shared one, a set's time varies by a quarter from one minute to the next."""
     lines = _read(file, sample)
     where = [from_moves(engine.game, moves) for moves, _ in lines]
     attempts = []
+    beside: dict[str, list[BaselineRun]] = {each.name: [] for each in baselines}
     for _ in range(runs):
         engine.clear()
-        attempts.append(_time_search(engine, where, [score for _, score in lines]))
+        if baselines:
+            times, found, done = _time_beside(engine, where, lines, baselines)
+            for solver, run in done.items():
+                beside[solver].append(run)
+        else:
+            times, found = _time_search(engine, where, [score for _, score in lines])
+        attempts.append((times, found))
     times, wrong = min(attempts, key=lambda attempt: float(np.mean(attempt[0])))
     wrong = max(found for _, found in attempts)
     count = f"{len(lines)} positions" if sample is None or sample == 1000 else f"{len(lines)} sampled"
@@ -223,7 +232,8 @@ def _bench_set(
         searched = times[: len(base)]
         report(f"C4 {name}: baseline plain alpha-beta, mean ({len(base)} positions in {BASELINE_SECONDS:g} s)", float(np.mean(base)) * 1e3, "ms")
         report(f"C4 {name}: the engine's search on the same {len(base)}", float(np.mean(searched)) * 1e3, "ms")
-    compare_set(report, name, baselines, lines, times, pons_target=1.5 if name in BASELINE_SETS else None, runs=runs)
+    best = {name: min(done, key=_mean_cpu) for name, done in beside.items() if done}
+    compare_set(report, name, baselines, lines, times, pons_target=1.5 if name in BASELINE_SETS else None, runs=runs, done=best)
 
 
 def _args(engine: Engine, where: Position) -> tuple[Any, ...]:
@@ -240,6 +250,53 @@ def _time_search(engine: Engine, where: list[Position], scores: list[int]) -> tu
         times.append(time.process_time() - start)
         wrong += int(found) != expected
     return times, wrong
+
+
+def _mean_cpu(run: BaselineRun) -> tuple[int, float]:
+    """Order of baseline runs, best first: more positions solved, then a lower mean CPU time."""
+    return (-len(run.solved), float(np.mean([each.cpu for each in run.solved])) if run.solved else 0.0)
+
+
+BESIDE_CHUNK = 100
+"""Positions the engine and the C++ solvers search in turn (:func:`_time_beside`)."""
+
+
+def _time_beside(
+    engine: Engine, where: list[Position], lines: list[tuple[str, int]], baselines: Sequence[Baseline]
+) -> tuple[list[float], int, dict[str, BaselineRun]]:
+    """The engine's search and each C++ solver, taking turns every :data:`BESIDE_CHUNK` positions (the engine first
+    on even chunks, last on odd ones), so that both meet the same machine and each keeps its caches warm within a
+    chunk: the engine's CPU seconds a position, its wrong scores, and each solver's run. A solver that fails or
+    takes more than a minute plus 30 times the engine's time on the chunk stops there (said on stdout)."""
+    times: list[float] = []
+    wrong = 0
+    with contextlib.ExitStack() as stack:
+        sessions = [stack.enter_context(baseline.session()) for baseline in baselines]
+        live: list[Session] = list(sessions)
+        for first in range(0, len(lines), BESIDE_CHUNK):
+            chunk = slice(first, first + BESIDE_CHUNK)
+            moves = [each for each, _ in lines[chunk]]
+            engine_first = not (first // BESIDE_CHUNK) % 2
+            if not engine_first:
+                live = _ask(live, moves, deadline=60 + 30 * max(times[-BESIDE_CHUNK:], default=1.0) * len(moves))
+            chunk_times, chunk_wrong = _time_search(engine, where[chunk], [score for _, score in lines[chunk]])
+            times += chunk_times
+            wrong += chunk_wrong
+            if engine_first:
+                live = _ask(live, moves, deadline=60 + 30 * sum(chunk_times))
+    return times, wrong, {session.baseline.name: session.result(len(lines)) for session in sessions}
+
+
+def _ask(sessions: list[Session], moves: list[str], *, deadline: float) -> list[Session]:
+    """Each session's answers for these positions; the sessions still answering."""
+    live = []
+    for session in sessions:
+        try:
+            session.solve(moves, timeout=deadline)
+            live.append(session)
+        except BaselineError as error:
+            print(f"   {session.baseline.name}: stopped: {error}")
+    return live
 
 
 def _time_baseline(engine: Engine, where: list[Position]) -> list[float]:

@@ -159,3 +159,25 @@ def test_with_several_runs_a_baseline_is_run_each_time_and_its_fastest_run_kept(
     assert named["C4 Middle-Easy: Pons' C++ solver (no book), mean (5 positions, best of 2 runs, CPU)"] == pytest.approx(
         (40700 + 8392 + 292715 + 1803 + 58667) / 5 * 1e-6
     )
+
+
+def test_a_session_answers_positions_in_turns_from_one_running_driver(tmp_path: Path) -> None:
+    """The engine and a driver take turns chunk by chunk: one process keeps its table, asked again and again."""
+    driver = _driver(tmp_path, 'echo "settings line" >&2\necho $$ > pid\nwhile read -r moves; do echo "${#moves} 1 1000 2000"; done')
+    with Baseline("Pons", driver).session() as session:
+        first = session.solve(["4455", ""], timeout=30)
+        second = session.solve(["1234567"] * 150, timeout=30)
+    assert [each.score for each in first] == [4, 0] and {each.score for each in second} == {7}
+    run = session.result(152)
+    assert len(run.solved) == 152 and run.finished and run.settings == "settings line"
+
+
+def test_a_session_whose_driver_stops_answering_or_dies_raises_naming_it(tmp_path: Path) -> None:
+    silent = _driver(tmp_path, "read -r moves; exec sleep 30")
+    with Baseline("c4", silent).session() as session, pytest.raises(BaselineError, match="no answer for '4455' in 1 s"):
+        session.solve(["4455"], timeout=1)
+    other = tmp_path / "other"
+    other.mkdir()
+    dying = _driver(other, 'read -r moves; echo "line 1: not a position" >&2; exit 2')
+    with Baseline("Pons", dying).session() as session, pytest.raises(BaselineError, match="status 2: line 1: not a position"):
+        session.solve(["4455"], timeout=30)

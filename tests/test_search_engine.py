@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import _thread
+import os
 import random
 import subprocess
 import sys
@@ -416,3 +417,38 @@ def _passes_in_a_fresh_process(code: str) -> None:
     """Run ``code`` in a new Python process (nothing loaded yet); its assertions must hold."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+def test_every_search_kernel_is_compiled_without_numbas_reference_counting() -> None:
+    """Each node passes six arrays; with numba's runtime every call counted each of them atomically (a third of
+    the time a node). A kernel written with a bare ``njit`` instead of ``solver.search.kernel`` would bring it back."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    found = []
+    for name in ("bitboard", "ordering", "transposition", "negamax"):
+        module = importlib.import_module(f"solver.search.{name}")
+        for attribute, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__:
+                found.append((name, attribute, value.targetoptions.get("_nrt", True)))
+    assert len(found) >= 25
+    assert [kernel for kernel in found if kernel[2] is not False] == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_forked_process_searches_with_an_empty_table_of_its_own() -> None:
+    """The server's workers are forked after the engine is made: a worker writing to the inherited table would copy
+    its pages one by one inside a search's budget, so a child gets a fresh table, and the parent keeps its own."""
+    engine = Engine("4x5k4-gravity", table_bytes=1 << 20)
+    expected = engine.score(moves="1")
+    filled = engine._table.copy()
+    assert np.count_nonzero(filled) > 0
+    pid = os.fork()
+    if pid == 0:  # the child: report through the exit status only
+        fresh = np.count_nonzero(engine._table) == 0
+        answered = engine.score(moves="1") == expected
+        os._exit(0 if fresh and answered else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the child found the parent's entries or answered wrongly"
+    assert np.array_equal(engine._table, filled)

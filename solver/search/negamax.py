@@ -14,8 +14,8 @@ and since the parity of ``T`` is the winner's, the score gives the plies to the 
   larger on (a draw or a win is the common answer near the centre);
 * :func:`negamax` requires that the side to move cannot win at once; it plays only the moves that
   do not lose at once (:func:`solver.search.bitboard.non_losing_moves`), bounds the score by the
-  earliest win or loss still possible, reads and writes bounds in the transposition table (under
-  the canonical key near the root, so that a position and its mirror share them), looks a position up in the book at
+  earliest win or loss still possible, reads and writes bounds in the transposition table under
+  the canonical key (a position and its mirror share them), looks a position up in the book at
   the book's depth, tries an *enhanced transposition cut-off* (a child whose stored bound already
   proves the cut-off) before searching the children once the search has grown long
   (:data:`ETC_AFTER_NODES`), and searches them in order
@@ -63,16 +63,6 @@ ETC_MIN_EMPTY = 16
 child costs more than it saves (at 12, Pons' End-Easy set ran five times slower); at 16, 12 positions of Begin-Medium
 searched 16 % fewer nodes than without (20: 10 %, 26: 3 %)."""
 
-MIRROR_MAX_PIECES = 8
-"""A position of at most this many pieces is stored in the transposition table under its canonical key (it and its
-mirror image share an entry); a deeper one under its own key (:func:`solver.search.bitboard.key_of`). Keys name
-positions exactly either way, and a position and its mirror have the same score, so the choice never changes an
-answer, only the work: the mirror's key costs a loop over the columns at every node, and deep in the tree a
-position's mirror image is rarely searched too. Measured on 2026-11-29 (engines differing only in this number,
-alternated position by position, quiet cores): with every position canonical, 14.1 ms a Middle-Medium position and
-270 ms a Begin-Medium one; with positions of at most 8 pieces, 12.3 and 210 ms, for 0 and 1.2 % more nodes.
-The book is always read by the canonical key."""
-
 ETC_AFTER_NODES = 100_000
 """Enhanced transposition cut-offs are tried only once a search has visited this many nodes: they save nodes but
 probe every child, and in a short search the probes cost more than the nodes saved. Measured on 2026-11-29
@@ -109,17 +99,15 @@ def book_score(key: np.uint64, pieces: np.int64, cells: np.int64, keys: np.ndarr
 
 
 @kernel
-def _etc(pos: np.uint64, mask: np.uint64, pieces: np.int64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
-    """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``
-    (``pieces``: the position's, not the child's)."""
+def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
+    """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``."""
     best = np.int64(NO_MOVE)
     child_pos = pos ^ mask
     for c in range(np.int64(geo[G_COLS])):
         move = moves & geo[G_COLMASK + c]
         if move == ZERO:
             continue
-        child = key_of(child_pos, mask | move, geo)
-        stored = get(table, canonical(child, geo) if pieces < MIRROR_MAX_PIECES else child)
+        stored = get(table, canonical(key_of(child_pos, mask | move, geo), geo))
         if stored:
             bound, lower = unpack(stored)
             if not lower and -bound >= beta and -bound > best:
@@ -152,9 +140,7 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     beta = min(beta, (cells - 1 - pieces) // 2, claimeven_bound(pos, mask, geo))
     if alpha >= beta:
         return alpha
-    key = key_of(pos, mask, geo)
-    if pieces <= MIRROR_MAX_PIECES:
-        key = canonical(key, geo)
+    key = canonical(key_of(pos, mask, geo), geo)
     stored = get(table, key)
     if stored:
         bound, lower = unpack(stored)
@@ -165,11 +151,11 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
         if alpha >= beta:
             return alpha if lower else beta
     if pieces <= book[2]:
-        known = book_score(canonical(key, geo), pieces, cells, book[0], book[1])
+        known = book_score(key, pieces, cells, book[0], book[1])
         if known != NO_MOVE:
             return known
     if cells - pieces >= ETC_MIN_EMPTY and control[NODES] >= control[ETC_FROM]:
-        cut = _etc(pos, mask, pieces, geo, table, moves, beta)
+        cut = _etc(pos, mask, geo, table, moves, beta)
         if cut != NO_MOVE:
             return cut
     count = order_moves(pos, mask, moves, geo, scratch, pieces)
