@@ -6,7 +6,9 @@ against a baseline measured in the same run: a plain alpha-beta over the same sc
 no transposition table and the columns left to right (:func:`solver.search.negamax.plain_negamax`), on the sets it
 finishes. The transposition table is kept from one position to the next, as Pons' benchmark keeps its own.
 Pons' sets are read from ``../shared/data/connect4/pons_tests`` beside the checkout. With ``--pons`` and ``--c4``,
-Pons' and Steininger's C++ solvers are timed on the same positions in the same run (scripts/bench_baselines.py).
+Pons' and Steininger's C++ solvers are timed on the same positions in the same run, taking turns with the engine
+every :data:`BESIDE_CHUNK` positions (scripts/bench_baselines.py); with ``--runs N`` every solver searches each set
+N times, each time with an empty table, and its best run is kept.
 """
 
 from __future__ import annotations
