@@ -216,7 +216,7 @@ def _bench_set(
         else:
             times, found = _time_search(engine, where, [score for _, score in lines])
         attempts.append((times, found))
-    times, wrong = min(attempts, key=lambda attempt: float(np.mean(attempt[0])))
+    times = min((each for each, _ in attempts), key=lambda run: float(np.mean(run)))
     wrong = max(found for _, found in attempts)
     count = f"{len(lines)} positions" if sample is None or sample == 1000 else f"{len(lines)} sampled"
     if runs > 1:
