@@ -77,9 +77,9 @@ class Baseline:
 
     @contextlib.contextmanager
     def session(self) -> Iterator[Session]:
-        """The driver kept running in an empty directory, asked one position at a time (:meth:`Session.solve`), so
-        that the engine and the driver can take turns position by position and meet the same machine; its table is
-        kept from one position to the next, as in :meth:`run`. Raises :class:`BaselineError` if it fails."""
+        """The driver kept running in an empty directory, asked a few positions at a time (:meth:`Session.solve`),
+        so that the engine and the driver can take turns and meet the same machine; its table is kept from one
+        position to the next, as in :meth:`run`. Raises :class:`BaselineError` if it fails."""
         with tempfile.TemporaryDirectory(prefix="c4-baseline-") as cwd:
             before = _children_cpu()
             process = subprocess.Popen([str(self.path.resolve())], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
@@ -97,7 +97,8 @@ class Baseline:
 
 
 class Session:
-    """A running driver (:meth:`Baseline.session`): one position in, one ``score nodes cpu_ns wall_ns`` line out."""
+    """A running driver (:meth:`Baseline.session`): a line for each position in, a ``score nodes cpu_ns wall_ns`` line
+    for each out."""
 
     def __init__(self, baseline: Baseline, process: subprocess.Popen[bytes]) -> None:
         self.baseline, self.process = baseline, process

@@ -141,7 +141,6 @@ class Engine:
         if self.threads < 1:
             raise ValueError(f"an engine needs at least one search thread, not {self.threads}")
         self._geo = geometry_of(self.game)
-        self._table_bytes = table_bytes
         self._memory, self._owner = new_table(table_bytes), os.getpid()
         self._scratches = [scratch(self.game.rows, self.game.cols) for _ in range(self.threads)]
         self._controls = [np.zeros(CONTROL_SLOTS, dtype=np.int64) for _ in range(self.threads)]
@@ -174,7 +173,7 @@ class Engine:
         """The transposition table; a process forked from the one that made it gets a fresh one of its own (the
         server's workers): it never writes to the inherited pages, so none is copied inside a search."""
         if self._owner != os.getpid():
-            self._memory, self._owner = new_table(self._table_bytes), os.getpid()
+            self._memory, self._owner = new_table(self._memory.nbytes), os.getpid()
         return self._memory
 
     def clear(self) -> None:

@@ -62,8 +62,8 @@ def new_table(size_bytes: int) -> np.ndarray:
     anonymous mapping the kernel is asked to back with huge pages (``MADV_HUGEPAGE``; Linux gives them where
     ``/sys/kernel/mm/transparent_hugepage/enabled`` is ``madvise`` or ``always``): a probe lands anywhere in the
     table, and with 4 KiB pages nearly every probe of a big table also misses the TLB. Measured on 2026-11-29 on
-    quiet cores, the empty board with a 1 GiB table searched 2.3 million positions a second on 4 KiB pages and
-    3.3 million on huge pages. A process forked later does not write to it: an engine makes a fresh table in a
+    quiet cores, the empty board with a 1 GiB table searched 2.25 million positions a second on 4 KiB pages and
+    2.88 million on huge pages (the same 460.5 million positions). A process forked later does not write to it: an engine makes a fresh table in a
     child process (:class:`solver.search.engine.Engine`), so no page is copied inside a search.
     """
     entries = entries_for(size_bytes)
