@@ -36,6 +36,7 @@ from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE, decode, parent_score
 from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, position_of_key, positions, score_byte
 from solver.search.bitboard import G_BOTTOM, NO_BOUND, claimeven_bound, has_line, possible
+from solver.search.negamax import CONTROL_SLOTS, HELPER, NODES, solve
 from solver.search.position import bit_of, cell_of, geometry_of, position_of
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
@@ -380,6 +381,38 @@ def test_a_parallel_search_past_its_budget_stops_every_thread_and_then_answers_r
     eng = Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
     with pytest.raises(SearchTimeout, match=r"stopped at its budget of 0.05 s"):
         eng.solve(moves="", budget=0.05)
+    assert not [t for t in threading.enumerate() if t.name == "solver-search" and t.is_alive()]
+    assert eng.score(moves="44455554221") == -98
+
+
+@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("helper", [1, 2])
+def test_a_helping_threads_own_windows_give_every_position_of_a_small_table_its_score(name: str, helper: int) -> None:
+    """The k-th helper probes at k / (k + 1) of its window, not where Pons' heuristic probes: still exact everywhere."""
+    game, table, codes = positions_in_play(name)
+    eng = Engine(name, table_bytes=TABLE_BYTES, threads=1)
+    control = np.zeros(CONTROL_SLOTS, dtype=np.int64)
+    control[HELPER] = helper
+    for code_ in codes:
+        where = position_of(game, code_)
+        found = solve(np.uint64(where.pos), np.uint64(where.mask), eng._geo, eng._table, eng._book, control, eng._scratch)
+        assert score_byte(int(found), where.pieces, game.cells) == table[code_], f"{name} {code_}"
+    assert control[NODES] > 0
+
+
+def test_a_position_searched_with_a_helping_thread_gets_the_one_threads_score() -> None:
+    """A search longer than HELP_AFTER_SECONDS gets the second thread (its nodes are counted), and the same answer."""
+    one, two = Engine("connect4", table_bytes=TABLE_BYTES, threads=1), Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
+    for moves in ("2252576253462244", "43443421"):
+        assert one.score(moves=moves, budget=600) == two.score(moves=moves, budget=600), moves
+    assert two._controls[1][NODES] > 0, "the helper searched"
+
+
+def test_a_helped_search_past_its_budget_stops_every_thread_and_then_answers_right() -> None:
+    eng = Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
+    with pytest.raises(SearchTimeout, match=r"stopped at its budget of 0.2 s"):
+        eng.score(moves="4", budget=0.2)
+    assert eng._controls[1][NODES] > 0, "the helper had joined"
     assert not [t for t in threading.enumerate() if t.name == "solver-search" and t.is_alive()]
     assert eng.score(moves="44455554221") == -98
 

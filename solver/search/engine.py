@@ -41,7 +41,7 @@ from ..rules.game import Game
 from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
 from .book import Book
-from .negamax import CONTROL_SLOTS, NO_MOVE, NODES, STOP, solve, solve_move
+from .negamax import CONTROL_SLOTS, HELPER, NO_MOVE, NODES, STOP, solve, solve_move
 from .options import DEFAULT_TABLE_BYTES, Progress
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
@@ -56,6 +56,10 @@ POLL_SECONDS = 0.02
 INLINE_EMPTY = 14
 """Positions with at most this many empty cells are searched in the caller's thread: milliseconds at most (Pons'
 "easy" sets), where starting a worker thread would cost more than the search."""
+
+HELP_AFTER_SECONDS = 0.01
+"""How long a job runs before a thread with no job left helps it (:class:`_Workers`): a shorter search is not worth a
+second thread's CPU."""
 
 Job = tuple[Callable[..., Any], tuple[Any, ...]]
 """One search of a position: a kernel and its own arguments (a column for :func:`~solver.search.negamax.solve_move`)."""
@@ -130,7 +134,8 @@ class Engine:
     :param book: exact scores of the early positions (:class:`solver.search.book.Book`), or None.
     :param threads: the search threads sharing the table (None: one a core this process may use,
         :func:`usable_cores`): the moves of a position (:meth:`solve`) are valued in parallel, one a thread at a
-        time; a position's own score (:meth:`score`) is one search, in one thread.
+        time, and a thread with no move left helps one still searched; a position's own score (:meth:`score`) is
+        searched by one thread, helped by the others once it has run :data:`HELP_AFTER_SECONDS` (:class:`_Workers`).
     :raises InvalidGameError: for a misère, non-gravity or too big game, or a book of another game.
     :raises ValueError: for fewer than one thread.
     """
@@ -253,7 +258,7 @@ class Engine:
                 control[:] = 0
             if budget is None and progress is None and self.game.cells - where.pieces <= INLINE_EMPTY:
                 return [kernel(*self._args(where, extra, 0)) for kernel, extra in jobs]
-            search = _Workers(jobs, functools.partial(self._args, where), self._controls[: min(self.threads, len(jobs))])
+            search = _Workers(jobs, functools.partial(self._args, where), self._controls)
             start = time.monotonic()
             try:
                 self._wait(search, where, start, budget, progress)
@@ -286,31 +291,63 @@ class Engine:
 
 
 class _Workers:
-    """The threads of one search: each takes the next job, runs it with its own control and scratch arrays, and
-    takes another until none is left; the answers come back in the jobs' order."""
+    """The threads of one search: each takes the next job and runs it with its own control and scratch arrays; a
+    thread that finds no job left helps the job still running that has the fewest threads (once it has run
+    :data:`HELP_AFTER_SECONDS`), searching it in the same table with windows of its own (``control[HELPER]``: how
+    many threads were on the job when it joined, :func:`~solver.search.negamax.solve`). The first thread to finish a job gives its answer and stops the others
+    on it: a Lazy SMP search (Steininger's ``c4`` searches so, its threads' move orders varied by random noise; here
+    they differ by their windows, with no randomness). The answers come back in the jobs' order."""
 
     def __init__(self, jobs: list[Job], args: Callable[[tuple[Any, ...], int], tuple[Any, ...]], controls: list[np.ndarray]) -> None:
         self._jobs = jobs
         self._args = args
         self._found: list[Any] = [None] * len(jobs)
         self._next = 0
-        self._taking = threading.Lock()
+        self._started: dict[int, float] = {}
+        self._on: list[set[int]] = [set() for _ in jobs]
+        self._halted = False
+        self._state = threading.Condition()
         self._controls = controls
         self._threads = [threading.Thread(target=self._work, args=(i,), name="solver-search", daemon=True) for i in range(len(controls))]
         for thread in self._threads:
             thread.start()
 
-    def _take(self) -> int | None:
-        with self._taking:
-            if self._next == len(self._jobs) or any(control[STOP] for control in self._controls):
-                return None
-            self._next += 1
-            return self._next - 1
+    def _take(self, thread: int) -> int | None:
+        """The job this thread runs next (a new one, else one to help), None when there is none; under the lock."""
+        while not self._halted:
+            if self._next < len(self._jobs):
+                self._next += 1
+                job, self._controls[thread][HELPER] = self._next - 1, 0
+                self._started[job] = time.monotonic()
+            else:
+                open_jobs = [job for job in self._started if self._found[job] is None]
+                if not open_jobs:
+                    return None
+                job = min(open_jobs, key=lambda j: (len(self._on[j]), self._started[j]))
+                wait = self._started[job] + HELP_AFTER_SECONDS - time.monotonic()
+                if wait > 0:
+                    self._state.wait(wait)
+                    continue
+                self._controls[thread][HELPER] = len(self._on[job])
+            self._controls[thread][STOP] = 0
+            self._on[job].add(thread)
+            return job
+        return None
 
     def _work(self, thread: int) -> None:
-        while (job := self._take()) is not None:
+        with self._state:
+            job = self._take(thread)
+        while job is not None:
             kernel, extra = self._jobs[job]
-            self._found[job] = kernel(*self._args(extra, thread))
+            found = kernel(*self._args(extra, thread))
+            with self._state:
+                self._on[job].discard(thread)
+                if not self._controls[thread][STOP] and self._found[job] is None:
+                    self._found[job] = found
+                    for other in self._on[job]:
+                        self._controls[other][STOP] = 1
+                self._state.notify_all()
+                job = self._take(thread)
 
     def running(self) -> bool:
         """Whether a thread still searches (waits up to :data:`POLL_SECONDS` for one of them to end)."""
@@ -321,8 +358,11 @@ class _Workers:
 
     def stop(self) -> None:
         """Stop every thread and wait for them (what they stored in the table stays true)."""
-        for control in self._controls:
-            control[STOP] = 1
+        with self._state:
+            self._halted = True
+            for control in self._controls:
+                control[STOP] = 1
+            self._state.notify_all()
         for thread in self._threads:
             thread.join()
 
@@ -330,7 +370,7 @@ class _Workers:
         """The answers of every job, once every thread has ended unstopped."""
         for thread in self._threads:
             thread.join()
-        if any(control[STOP] for control in self._controls) or any(found is None for found in self._found):
+        if self._halted or any(found is None for found in self._found):
             raise RuntimeError("the search's worker threads ended without every answer")
         return self._found
 

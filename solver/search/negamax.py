@@ -11,7 +11,11 @@ and since the parity of ``T`` is the winner's, the score gives the plies to the 
 
 * :func:`solve` narrows the score window with null-window probes ``(med, med + 1)``, each a
   :func:`negamax` that only says "above" or "not above"; it starts at the side of 0 the window is
-  larger on (a draw or a win is the common answer near the centre);
+  larger on (a draw or a win is the common answer near the centre). A thread helping another on
+  the same position (the ``k``-th: ``control[HELPER] = k``, :class:`solver.search.engine.Engine`)
+  probes at ``k / (k + 1)`` of its window instead (the first helper at its middle), so that the
+  threads prove different bounds, each reading the others' at the root from the shared table (a
+  Lazy SMP search whose threads differ by their windows);
 * :func:`negamax` requires that the side to move cannot win at once; it plays only the moves that
   do not lose at once (:func:`solver.search.bitboard.non_losing_moves`), bounds the score by the
   earliest win or loss still possible, reads and writes bounds in the transposition table under
@@ -50,10 +54,12 @@ from .kernel import kernel
 from .ordering import order_moves
 from .transposition import get, put, unpack
 
-STOP, NODES, ETC_FROM = 0, 1, 2
-"""Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), and the
-node count from which the search tries enhanced transposition cut-offs (set by :func:`solve`)."""
-CONTROL_SLOTS = 3
+STOP, NODES, ETC_FROM, HELPER = 0, 1, 2, 3
+"""Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), the
+node count from which the search tries enhanced transposition cut-offs (set by :func:`solve`), and ``k`` > 0 when this
+thread is the ``k``-th helping others search the same position, 0 otherwise (set by the caller,
+:mod:`solver.search.engine`; :func:`solve`)."""
+CONTROL_SLOTS = 4
 
 NO_MOVE = -128
 """The score of a full column (:func:`solve_move`)."""
@@ -186,11 +192,13 @@ def solve(
     low, high = -((cells - pieces) // 2), (cells + 1 - pieces) // 2
     control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
     while low < high and not control[STOP]:
-        med = low + (high - low) // 2
-        if med <= 0 and _trunc_half(low) < med:
-            med = _trunc_half(low)
-        elif med >= 0 and _trunc_half(high) > med:
-            med = _trunc_half(high)
+        share = max(control[HELPER], 1)
+        med = low + (high - low) * share // (share + 1)
+        if not control[HELPER]:
+            if med <= 0 and _trunc_half(low) < med:
+                med = _trunc_half(low)
+            elif med >= 0 and _trunc_half(high) > med:
+                med = _trunc_half(high)
         found = negamax(pos, mask, med, med + 1, geo, table, book, control, scratch)
         if found <= med:
             high = found
