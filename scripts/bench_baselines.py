@@ -208,12 +208,14 @@ def compare_set(
     pons_target: float | None,
     runs: int = 1,
     done: Mapping[str, BaselineRun] | None = None,
+    wall: bool = False,
 ) -> None:
     """Each baseline on the positions the engine searched (``lines``: move strings and Pons' scores, in order;
     ``times``: the engine's CPU seconds on each): their mean and slowest CPU time a position, any score that differs
     from the set's, and the engine's mean over theirs on the same positions (``pons_target``: the bound on that
     ratio against Pons' solver). Each baseline runs ``runs`` times, a fresh process each; its figures are the
-    run with the lowest mean. ``done``: each baseline's run already made (by name), taken instead of running it."""
+    run with the lowest mean. ``done``: each baseline's run already made (by name), taken instead of running it.
+    ``wall``: their mean wall time a position too (the sets whose bound is the time a user waits)."""
     deadline = 60 + 30 * sum(times)
     for baseline in baselines:
         prefix, label = f"C4 {name}", NAMES.get(baseline.name, baseline.name)
@@ -238,6 +240,8 @@ def compare_set(
             count += f", best of {runs} runs"
         report(f"{prefix}: {label}, mean ({count}, CPU)", statistics.fmean(cpu) * 1e3, "ms")
         report(f"{prefix}: {label}, slowest", max(cpu) * 1e3, "ms")
+        if wall:
+            report(f"{prefix}: {label}, mean wall", statistics.fmean(each.wall for each in run.solved) * 1e3, "ms")
         wrong = sum(each.score != score for each, (_, score) in zip(run.solved, lines, strict=False))
         if wrong:
             report(f"{prefix}: {label}, WRONG scores", wrong, "positions", "0", False)

@@ -241,7 +241,7 @@ def _bench_set(
     if name.split(" with ")[0] not in BASELINE_SETS:
         _bench_wall(report, engine, name, lines, target, one_thread=mean)
     best = {name: min(done, key=_mean_cpu) for name, done in beside.items() if done}
-    compare_set(report, name, baselines, lines, times, pons_target=1.5 if name in BASELINE_SETS else None, runs=runs, done=best)
+    compare_set(report, name, baselines, lines, times, pons_target=1.5 if name in BASELINE_SETS else None, runs=runs, done=best, wall=name not in BASELINE_SETS)
 
 
 def _bench_wall(report: Report, engine: Engine, name: str, lines: list[tuple[str, int]], target: float, *, one_thread: float) -> None:

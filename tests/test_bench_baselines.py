@@ -181,3 +181,14 @@ def test_a_session_whose_driver_stops_answering_or_dies_raises_naming_it(tmp_pat
     dying = _driver(other, 'read -r moves; echo "line 1: not a position" >&2; exit 2')
     with Baseline("Pons", dying).session() as session, pytest.raises(BaselineError, match="status 2: line 1: not a position"):
         session.solve(["4455"], timeout=30)
+
+
+def test_where_the_bound_is_the_time_a_user_waits_each_baselines_mean_wall_time_is_given_too(tmp_path: Path) -> None:
+    c4 = _driver(tmp_path, f"cat >/dev/null; printf '{C4_OUTPUT}'")
+    rows, report = _collect()
+    compare_set(report, "Begin-Medium", [Baseline("c4", c4)], MIDDLE_EASY, [1e-5] * 5, pons_target=None, wall=True)  # type: ignore[arg-type]
+    named = {name: value for name, value, *_ in rows}
+    assert named["C4 Begin-Medium: Steininger's c4, mean wall"] == pytest.approx((183282 + 132257 + 114730 + 53890 + 135862) / 5 * 1e-6)
+    rows.clear()
+    compare_set(report, "Middle-Easy", [Baseline("c4", c4)], MIDDLE_EASY, [1e-5] * 5, pons_target=1.5)  # type: ignore[arg-type]
+    assert not any("wall" in name for name, *_ in rows)
