@@ -291,12 +291,15 @@ class Engine:
 
 
 class _Workers:
-    """The threads of one search: each takes the next job and runs it with its own control and scratch arrays; a
-    thread that finds no job left helps the job still running that has the fewest threads (once it has run
+    """The threads of one search: each takes the next job and runs it with its own control and scratch arrays.
+
+    A thread that finds no job left helps the job still running that has the fewest threads (once it has run
     :data:`HELP_AFTER_SECONDS`), searching it in the same table with windows of its own (``control[HELPER]``: how
-    many threads were on the job when it joined, :func:`~solver.search.negamax.solve`). The first thread to finish a job gives its answer and stops the others
-    on it: a Lazy SMP search (Steininger's ``c4`` searches so, its threads' move orders varied by random noise; here
-    they differ by their windows, with no randomness). The answers come back in the jobs' order."""
+    many threads were on the job when it joined, :func:`~solver.search.negamax.solve`). The first thread to finish
+    a job gives its answer and stops the others on it: a Lazy SMP search (Steininger's ``c4`` searches so, its
+    threads' move orders varied by random noise; here they differ by their windows, with no randomness). The
+    answers come back in the jobs' order.
+    """
 
     def __init__(self, jobs: list[Job], args: Callable[[tuple[Any, ...], int], tuple[Any, ...]], controls: list[np.ndarray]) -> None:
         self._jobs = jobs
