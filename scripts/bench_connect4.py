@@ -27,6 +27,7 @@ from bench_baselines import Baseline, BaselineError, BaselineRun, Session, compa
 
 from solver.rules.score import decode
 from solver.search import Engine, from_moves, score_byte
+from solver.search.engine import usable_cores
 from solver.search.negamax import STOP, plain_negamax, solve
 from solver.search.position import Position
 
@@ -103,7 +104,7 @@ def _bench_threads(report: Report) -> None:
     engine fresh (its table empty) and the positions in the same order; the answers must agree."""
     file, count = THREADS_SAMPLE
     lines = _read(file, count)
-    cores = Engine("connect4").threads
+    cores = usable_cores()
     walls, answers = {}, {}
     for threads in (1, cores):
         engine = Engine("connect4", threads=threads)
@@ -222,7 +223,8 @@ def _bench_set(
     if runs > 1:
         count += f", best of {runs} runs"
     mean = float(np.mean(times))
-    if name.split(" with ")[0] in BASELINE_SETS:
+    waited = name.removesuffix(" with the book") not in BASELINE_SETS  # the issue bounds the wall time a user waits
+    if not waited:
         report(f"C4 {name}: search, mean ({count})", mean * 1e3, "ms", f"<= {target * 1e3:.3g} ms", mean <= target)
     else:
         report(f"C4 {name}: search, one thread, mean ({count})", mean * 1e3, "ms")
@@ -238,10 +240,10 @@ def _bench_set(
         searched = times[: len(base)]
         report(f"C4 {name}: baseline plain alpha-beta, mean ({len(base)} positions in {BASELINE_SECONDS:g} s)", float(np.mean(base)) * 1e3, "ms")
         report(f"C4 {name}: the engine's search on the same {len(base)}", float(np.mean(searched)) * 1e3, "ms")
-    if name.split(" with ")[0] not in BASELINE_SETS:
+    if waited:
         _bench_wall(report, engine, name, lines, target, one_thread=mean)
     best = {name: min(done, key=_mean_cpu) for name, done in beside.items() if done}
-    compare_set(report, name, baselines, lines, times, pons_target=1.5 if name in BASELINE_SETS else None, runs=runs, done=best, wall=name not in BASELINE_SETS)
+    compare_set(report, name, baselines, lines, times, pons_target=1.5 if name in BASELINE_SETS else None, runs=runs, done=best, wall=waited)
 
 
 def _bench_wall(report: Report, engine: Engine, name: str, lines: list[tuple[str, int]], target: float, *, one_thread: float) -> None:
@@ -348,7 +350,7 @@ def _bench_empty(report: Report) -> tuple[float, float]:
     """The empty board from scratch, by a fresh engine with a 1 GiB table (c4 used 1 GB): on one thread (its CPU
     seconds, the figure compared with c4's CPU), then on every core (its wall seconds). Returns both."""
     cpu = wall = 0.0
-    cores = Engine("connect4").threads
+    cores = usable_cores()
     for threads in sorted({1, cores}):
         engine = Engine("connect4", table_bytes=1 << 30, threads=threads)
         engine.score(moves="2252576253462244111563365343671351441")
