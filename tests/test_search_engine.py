@@ -37,7 +37,8 @@ from solver.rules.score import UNREACHABLE, decode, parent_score
 from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, position_of_key, positions, score_byte
 from solver.search.bitboard import G_BOTTOM, NO_BOUND, claimeven_bound, has_line, possible
 from solver.search.negamax import CONTROL_SLOTS, HELPER, NODES, solve
-from solver.search.position import bit_of, cell_of, geometry_of, position_of
+from solver.search.position import bit_of, cell_of, geometry_of, key_of, position_of
+from solver.search.transposition import get
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
 """Published Connect Four results, beside the checkout (never copied into it)."""
@@ -415,6 +416,36 @@ def test_a_helped_search_past_its_budget_stops_every_thread_and_then_answers_rig
     assert eng._controls[1][NODES] > 0, "the helper had joined"
     assert not [t for t in threading.enumerate() if t.name == "solver-search" and t.is_alive()]
     assert eng.score(moves="44455554221") == -98
+
+
+def test_a_forced_move_is_played_through_and_leaves_no_table_entry_of_its_own() -> None:
+    """O to move has one move that does not lose at once (blocking X's three in column 1): the search plays it
+    through, so the forced position gets no entry, and the position after the block gets one."""
+    eng = Engine("connect4", table_bytes=TABLE_BYTES, threads=1)
+    score = eng.score(moves="12121")
+    forced, after = (np.uint64(key_of(eng.game, from_moves(eng.game, moves))) for moves in ("12121", "121211"))
+    assert get(eng._table, forced) == 0, "the forced position was stored"
+    assert get(eng._table, after) != 0, "the search did not pass through the forced move"
+    assert score == parent_score(eng.score(moves="121211"))
+
+
+def test_a_kernel_that_prefetches_compiles_to_the_processors_prefetch_instruction() -> None:
+    """The table's buckets are prefetched (solver.search.kernel.prefetch); a numba or LLVM that dropped the intrinsic
+    silently would slow every search of a big table."""
+    import platform
+
+    from solver.search.kernel import kernel, prefetch
+
+    def read_soon(array: np.ndarray, at: np.int64) -> np.uint64:
+        prefetch(array, at)
+        return np.uint64(array[at])
+
+    compiled: Any = kernel(read_soon)
+    assert compiled(np.arange(8, dtype=np.uint64), np.int64(5)) == 5
+    instruction = {"x86_64": "prefetch", "AMD64": "prefetch", "aarch64": "prfm", "arm64": "prfm"}.get(platform.machine())
+    if instruction is None:
+        pytest.skip(f"no known prefetch instruction for {platform.machine()}")
+    assert instruction in compiled.inspect_asm(compiled.signatures[0]).lower()
 
 
 def test_an_engine_with_no_search_thread_is_refused() -> None:

@@ -18,11 +18,15 @@ and since the parity of ``T`` is the winner's, the score gives the plies to the 
   Lazy SMP search whose threads differ by their windows);
 * :func:`negamax` requires that the side to move cannot win at once; it plays only the moves that
   do not lose at once (:func:`solver.search.bitboard.non_losing_moves`), bounds the score by the
-  earliest win or loss still possible, reads and writes bounds in the transposition table under
+  earliest win or loss still possible, plays a *forced move* (the only move that does not lose at
+  once) straight through, with no table entry of its own (Steininger's static search plays forced
+  moves so), reads and writes bounds in the transposition table under
   the canonical key (a position and its mirror share them), looks a position up in the book at
   the book's depth, tries an *enhanced transposition cut-off* (a child whose stored bound already
   proves the cut-off) before searching the children once the search has grown long
-  (:data:`ETC_AFTER_NODES`), and searches them in order
+  (:data:`ETC_AFTER_NODES`), asks the processor to fetch every child's table bucket before the
+  first child is searched (:func:`solver.search.transposition.prefetch_bucket`: a probe of a big
+  table is a miss of every cache), and searches the children in order
   (:mod:`solver.search.ordering`);
 * nothing aborted is ever stored: when the stop flag (``control[STOP]``) is set, every level
   returns at once without writing, so a search cut short leaves only true bounds behind.
@@ -40,6 +44,7 @@ from .bitboard import (
     G_CELLS,
     G_COLMASK,
     G_COLS,
+    ONE,
     ZERO,
     can_win_next,
     canonical,
@@ -52,7 +57,7 @@ from .bitboard import (
 )
 from .kernel import kernel
 from .ordering import order_moves
-from .transposition import get, put, unpack
+from .transposition import get, prefetch_bucket, put, unpack
 
 STOP, NODES, ETC_FROM, HELPER = 0, 1, 2, 3
 """Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), the
@@ -146,6 +151,8 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     beta = min(beta, (cells - 1 - pieces) // 2, claimeven_bound(pos, mask, geo))
     if alpha >= beta:
         return alpha
+    if moves & (moves - ONE) == ZERO and pieces > book[2]:
+        return -negamax(pos ^ mask, mask | moves, -beta, -alpha, geo, table, book, control, scratch)
     key = canonical(key_of(pos, mask, geo), geo)
     stored = get(table, key)
     if stored:
@@ -165,8 +172,11 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
         if cut != NO_MOVE:
             return cut
     count = order_moves(pos, mask, moves, geo, scratch, pieces)
+    child_pos = pos ^ mask
     for i in range(count):
-        score = -negamax(pos ^ mask, mask | scratch[pieces, i], -beta, -alpha, geo, table, book, control, scratch)
+        prefetch_bucket(table, canonical(key_of(child_pos, mask | scratch[pieces, i], geo), geo))
+    for i in range(count):
+        score = -negamax(child_pos, mask | scratch[pieces, i], -beta, -alpha, geo, table, book, control, scratch)
         if control[STOP]:
             return np.int64(0)
         if score >= beta:

@@ -36,7 +36,7 @@ import mmap
 
 import numpy as np
 
-from .kernel import kernel
+from .kernel import kernel, prefetch
 
 ENTRY_BYTES = 8
 """Bytes an entry: one ``uint64``."""
@@ -94,6 +94,14 @@ def _slot_and_tag(table: np.ndarray, key: np.uint64) -> tuple[np.int64, np.uint6
     buckets = np.uint64(table.size >> 1)
     h = mix(key)
     return np.int64(h & (buckets - np.uint64(1))) * 2, h >> np.uint64(16)
+
+
+@kernel
+def prefetch_bucket(table: np.ndarray, key: np.uint64) -> None:
+    """Start bringing a key's bucket into the processor's caches, so that reading it soon waits less
+    (:func:`solver.search.kernel.prefetch`; the two entries of a bucket share a cache line)."""
+    slot, _ = _slot_and_tag(table, key)
+    prefetch(table, slot)
 
 
 @kernel
