@@ -41,13 +41,15 @@ from .storage.remote import is_url as is_url
 from .storage.tablefile import is_shipped as is_shipped
 from .storage.tablefile import rebuild_command as rebuild_command
 from .store import book as _book
+from .store import bookproof as _bookproof
 from .store import make as _builder
 from .store.book import book_game as book_game
 from .store.book import build_book as build_book
 from .store.book import default_depth as default_depth
 from .store.book import estimate_book as estimate_book
-from .store.book import verify_book as verify_book
-from .store.book import verify_plan as verify_plan
+from .store.bookproof import record_book_check as record_book_check
+from .store.bookproof import verify_book as verify_book
+from .store.bookproof import verify_plan as verify_plan
 from .store.estimate import BuildEstimate as BuildEstimate
 from .store.estimate import estimate as estimate
 from .store.estimate import format_duration as format_duration
@@ -100,8 +102,8 @@ __all__ = [
     "table_for",
 ]
 
-DEFAULT_BOOK_SAMPLE = _book.DEFAULT_SAMPLE
-"""Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.book.DEFAULT_SAMPLE`)."""
+DEFAULT_BOOK_SAMPLE = _bookproof.DEFAULT_SAMPLE
+"""Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.bookproof.DEFAULT_SAMPLE`)."""
 describe_book = _book.describe
 """A book's summary line (:func:`solver.store.book.describe`)."""
 
@@ -238,14 +240,13 @@ def table_for(
 
 
 def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> TableBook:
-    """An opening book file, copied into memory and every byte checked (:func:`solver.search.book.open_book`; it
-    loads the engine, so it is imported here only when a book is opened).
+    """An opening book file, copied into memory, every byte checked and believed by the trust policy of tables
+    (:func:`solver.store.bookproof.open_trusted_book`: its shipped checksum, or built or proved here, or proved now
+    when that takes at most a minute).
 
-    :raises TableError: for a file that is damaged or not a book of ``game``.
+    :raises TableError: for a file that is damaged, forged, wrong, unproved or not a book of ``game``.
     """
-    from .search.book import open_book as open_
-
-    return open_(path, game)
+    return _bookproof.open_trusted_book(path, game)
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:
