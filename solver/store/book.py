@@ -156,9 +156,15 @@ def estimate_book(game: Game, path: Path, *, depth: int | None = None, jobs: int
 
 def seconds_per_position(game: Game, ply: int) -> float:
     """CPU seconds the engine takes for one position of ``game``'s ply ``ply``, without a book (:data:`SECONDS_PER_POSITION`:
-    the nearest measured ply; :data:`SMALL_SECONDS_PER_POSITION` for a game not measured)."""
+    the nearest measured ply, ten times more a ply shallower than the shallowest measured; :data:`SMALL_SECONDS_PER_POSITION`
+    for a game not measured)."""
     measured = SECONDS_PER_POSITION.get(game.name, {})
-    return measured[min(measured, key=lambda listed: abs(listed - ply))] if measured else SMALL_SECONDS_PER_POSITION
+    if not measured:
+        return SMALL_SECONDS_PER_POSITION
+    shallowest = min(measured)
+    if ply < shallowest:  # shallower positions cost more, by far: ten times a ply is a floor, not a measure
+        return measured[shallowest] * 10.0 ** (shallowest - ply)
+    return measured[min(measured, key=lambda listed: abs(listed - ply))]
 
 
 # -- the build directory --------------------------------------------------------------------------
