@@ -14,7 +14,7 @@ import pytest
 
 from solver.encoding.coderules import code_rules
 from solver.rules.base import Rules
-from solver.rules.catalog import MOVE_RULES, RULES, SCORINGS
+from solver.rules.catalog import GRIDS, MOVE_RULES, RULES, SCORINGS
 from solver.rules.game import parse_game
 
 PACKAGE = Path(__file__).resolve().parent.parent / "solver"
@@ -59,17 +59,18 @@ def test_the_check_finds_a_flag_read_and_a_name_test() -> None:
 
 
 @pytest.mark.parametrize("suffix", sorted(RULES))
-def test_every_combination_of_a_move_rule_and_a_scoring_is_the_one_composed_class(suffix: str) -> None:
+def test_every_combination_of_a_grid_a_move_rule_and_a_scoring_is_the_one_composed_class(suffix: str) -> None:
     game = parse_game(f"3x4k3-{suffix}" if suffix else "3x4k3")
-    move, scoring = RULES[suffix]
+    grid, move, scoring = RULES[suffix]
     rules = game.rules
-    assert type(rules) is Rules and type(rules.move) is move and type(rules.scoring) is scoring
-    assert rules.suffix == suffix and game.name.endswith(suffix)
+    assert type(rules) is Rules and type(rules.grid) is grid and type(rules.move) is move and type(rules.scoring) is scoring
+    assert rules.suffix == suffix and game.name.endswith(suffix) and game.parts == RULES[suffix]
 
 
-def test_the_catalogue_composes_every_move_rule_with_every_scoring() -> None:
-    assert len(RULES) == len(MOVE_RULES) * len(SCORINGS)
-    assert {RULES[suffix] for suffix in RULES} == {(move, scoring) for move in MOVE_RULES.values() for scoring in SCORINGS.values()}
+def test_the_catalogue_composes_every_grid_with_every_move_rule_and_every_scoring() -> None:
+    assert len(RULES) == len(GRIDS) * len(MOVE_RULES) * len(SCORINGS)
+    every = {(grid, move, scoring) for grid in GRIDS.values() for move in MOVE_RULES.values() for scoring in SCORINGS.values()}
+    assert set(RULES.values()) == every
 
 
 def test_a_move_rule_answers_legality_and_the_rule_names_the_reason() -> None:

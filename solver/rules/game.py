@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InvalidGameError, quote
 from .base import Rules
-from .catalog import WORD_CELLS, canonical_variant, move_rule_of, rules_for, scoring_of
+from .catalog import WORD_CELLS, Parts, canonical_variant, parts_of, rules_for
 from .parts import MoveRule, Scoring
 from .placement import Placement
 
@@ -108,12 +108,18 @@ class Game:
     def move_rule(self) -> type[MoveRule]:
         """The type of the game's move rule: its constants (size limits, :attr:`~solver.rules.parts.MoveRule.forward_pass`)
         hold for boards too large for a rule object (Connect Four is named, and estimated, but played nowhere here)."""
-        return move_rule_of(self.variant)
+        return parts_of(self.variant).move
 
     @property
     def scoring(self) -> type[Scoring]:
         """The type of the game's scoring (normal, misère, ...): like :attr:`move_rule`, it holds for any board size."""
-        return scoring_of(self.variant)
+        return parts_of(self.variant).scoring
+
+    @property
+    def parts(self) -> Parts:
+        """The types of the game's grid, move rule and scoring (:mod:`solver.rules.catalog`): like :attr:`move_rule`,
+        they hold for any board size (the search engine asks them which games it plays, :mod:`solver.search.position`)."""
+        return parts_of(self.variant)
 
     @property
     def cells(self) -> int:

@@ -1,10 +1,12 @@
-"""The parts a rule is composed of: the shape it is played on, a move rule and a scoring.
+"""The parts a rule is composed of: the grid it is played on, a move rule and a scoring.
 
-A game's rule (:class:`solver.rules.base.Rules`) is one board (:class:`solver.rules.board.Board`:
-cells, lines, symmetries), one :class:`MoveRule` (where a piece may go: placement, drop) and one
-:class:`Scoring` (what a completed line and a full board score: normal, misère). Each part is
-a small class in a module of its own, listed in :mod:`solver.rules.catalog`; no class exists per
-combination, and no code outside this package tests which part a rule has: it asks the rule.
+A game's rule (:class:`solver.rules.base.Rules`) is one grid (:class:`solver.rules.grid.Grid`:
+cells, the directions lines run in, symmetries), one :class:`MoveRule` (where a piece may go:
+placement, drop) and one :class:`Scoring` (what a completed line and a full board score: normal,
+misère). Each part is a small class in a module of its own, listed in :mod:`solver.rules.catalog`;
+no class exists per combination, and no code outside this package tests which part a rule has: it
+asks the part a question named for what it needs (the search engine alone holds a list of the part
+types it plays, :data:`solver.search.position.ENGINE_PARTS`).
 
 A **move rule** answers what its moves are (one board and many), which pieces it forbids where
 (a piece that floats under gravity), whether the winning move may be where it is, why a board
