@@ -150,6 +150,23 @@ class Rules:
         the table says so (``UNREACHABLE``), so a table stores a byte for every board they do not call :data:`INVALID`."""
         return not self.move.forward_pass
 
+    def to_dict(self) -> dict[str, str | bool]:
+        """The rule as a client reads it (the web page's ``rule`` object): ``suffix``, ``title``, ``line_wins`` (whether
+        completing a line wins: false in misère play) and ``drops`` (whether a move is written as its column).
+
+        >>> from solver.rules.game import parse_game
+        >>> parse_game("4x4k4-gravity-misere").rules.to_dict()
+        {'suffix': 'gravity-misere', 'title': 'gravity, misère', 'line_wins': False, 'drops': True}
+        """
+        return {"suffix": self.suffix, "title": self.title, "line_wins": self.line_wins, "drops": self.move.writes_columns}
+
+    @property
+    def table_marks_unreached(self) -> bool:
+        """Whether some boards the status calls in play (or finished) are reached by no game, so that the table, not
+        the status, tells them: it stores ``UNREACHABLE`` for them, and a reader that needs reached boards asks it
+        (gravity: the order of the moves matters). The opposite of :attr:`status_is_exact`."""
+        return not self.status_is_exact
+
     @property
     def line_score(self) -> int:
         """The score of a :data:`LINE` board for the side to move: ``-WIN`` (already lost) or ``WIN`` (already won)."""

@@ -8,6 +8,8 @@ registers its kernel's hook, :mod:`solver.retrograde.kernel`, and its layout,
 :mod:`solver.encoding.layouts`): the recipe is docs/rules.md's "Adding a rule".
 The size limits of the games are the move rules' (:attr:`solver.rules.parts.MoveRule.max_cells`).
 
+>>> sorted(GRIDS), sorted(MOVE_RULES), sorted(SCORINGS)
+([''], ['', 'gravity'], ['', 'armageddon', 'misere'])
 >>> sorted(RULES)
 ['', 'armageddon', 'gravity', 'gravity-armageddon', 'gravity-misere', 'misere']
 >>> canonical_variant("Misère"), canonical_variant("misere-gravity")
