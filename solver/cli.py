@@ -637,7 +637,7 @@ def describe_position(position: Position) -> str:
     """The board beside a grid of move outcomes, then the verdict in words (under gravity: the board with
     the outcome of dropping a piece above each column, :func:`describe_drops`)."""
     game = position.game
-    if game.rules.move.form == "column":
+    if game.rules.move.writes_columns:
         return describe_drops(position)
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
@@ -693,7 +693,7 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     human = human.upper()
     table = options.table()
     game = table.game
-    if game.rules.move.form == "column":
+    if game.rules.move.writes_columns:
         click.echo(f"You are {human}. Enter a column 0-{game.cols - 1}: your piece drops to its lowest empty cell.")
     else:
         click.echo(f"You are {human}. Enter a move as row,col (e.g. 1,1) or a cell number 0-{game.cells - 1}.")
@@ -741,11 +741,11 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     if slip is not None:
         before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
         best = _best_text(slip)
-        if analysis.game.rules.move.form == "column" and best != "any":
+        if analysis.game.rules.move.writes_columns and best != "any":
             best = f"column{'s' if ' ' in best else ''} {best}"
         lines.append(f"The first {slip.verdict}: ply {slip.ply}, {move_words(analysis.game, slip.cell)} ({before} -> {after}); best was {best}.")
     game = "" if analysis.game == parse_game(None) else f" --game {analysis.game.name}"
-    moves = analysis.columns if analysis.game.rules.move.form == "column" else analysis.cells
+    moves = analysis.columns if analysis.game.rules.move.writes_columns else analysis.cells
     lines.append(f"Replay it ply by ply: solve analyze {' '.join(map(str, moves))}{game}")
     return "\n".join(lines)
 

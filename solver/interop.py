@@ -59,6 +59,7 @@ from .encoding import board as _board
 from .encoding.moves import parse_move
 from .errors import InvalidBoardError
 from .rules.base import Outcome
+from .rules.game import CONNECT_FOUR as CONNECT_FOUR_GAME
 from .rules.game import DEFAULT_GAME, parse_game
 from .tables.position import Position
 
@@ -379,7 +380,7 @@ def pettingzoo_observation(board: _board.Board, *, agent: Agent | None = None) -
 # top, an action id is a column (0 to 6); Connect Four is answered by search (:mod:`solver.store.searched`),
 # so each function takes the ``budget`` of :func:`solver.lookup` (seconds; None: no limit).
 
-CONNECT_FOUR = "6x7k4-gravity"
+CONNECT_FOUR = CONNECT_FOUR_GAME.name
 """Our name of Connect Four (``"connect4"`` is an alias)."""
 
 ConnectFourAgent = Literal["player_0", "player_1"]

@@ -489,7 +489,7 @@ def _sampled_codes(table: Table, chosen: Side, count: int, seed: int) -> np.ndar
         else:
             codes = rng.integers(0, table.game.codes, size=size, dtype=np.int64)
         codes = codes[_playing(table, codes, chosen)]
-        if not table.game.rules.status_is_exact:  # gravity: the rules call some boards in play that no game reaches; the table knows
+        if table.game.rules.table_marks_unreached:  # gravity: the rules call some boards in play that no game reaches; the table knows
             codes = codes[np.asarray(table.lookup_codes(codes, check=False).reachable).reshape(-1)]
         found = np.unique(np.concatenate([found, codes]))
         if found.size >= count:
@@ -563,7 +563,7 @@ def answer_cell(answer: Any, position: Position, *, shown: str | None = None) ->
     :raises ValueError: saying why the answer is not a legal move there.
     """
     game = position.game
-    if game.rules.move.form == "column":
+    if game.rules.move.writes_columns:
         return _drop_answer(answer, position, shown)
     try:
         cell = parse_move(answer, game)
@@ -596,7 +596,7 @@ def _drop_answer(answer: Any, position: Position, shown: str | None) -> int:
 
 def expected_answers(game: Game) -> str:
     """What an answer may be on ``game``, for messages: a cell or row,col, or under gravity a column."""
-    return expected_drops(game) if game.rules.move.form == "column" else expected_moves(game)
+    return expected_drops(game) if game.rules.move.writes_columns else expected_moves(game)
 
 
 def _value_move_kind(answer: Any, game: Game) -> str | None:
@@ -608,7 +608,7 @@ def _value_move_kind(answer: Any, game: Game) -> str | None:
     value, move = answer
     if isinstance(move, list) or move is None or isinstance(value, float):
         return "value-move"
-    if game.rules.move.form == "column" and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
+    if game.rules.move.writes_columns and isinstance(move, int) and not isinstance(move, bool) and 0 <= move < game.cols:
         return "value-column"
     return None
 

@@ -56,7 +56,7 @@ import numpy as np
 
 from .. import search  # its names load numba when first used (solver.search.options)
 from ..errors import BuildError, InvalidGameError
-from ..rules.game import WORD_CELLS, Game
+from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
 from ..storage import trust
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
 from .estimate import BuildEstimate, format_duration
@@ -71,12 +71,12 @@ killed build loses little and a cluster's workers share the work evenly."""
 TABLE_BYTES = 256 << 20
 """Each build process's transposition table (256 MiB; its entries help the next positions of the chunk)."""
 
-DEFAULT_DEPTH = {"6x7k4-gravity": 5}
+DEFAULT_DEPTH = {CONNECT_FOUR: 5}
 """The depth of the book ``solve build`` makes, by game (chosen by measurement: docs/connect4.md); other
 games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
 
-SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 1.7}}
+SECONDS_PER_POSITION = {CONNECT_FOUR: {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 1.7}}
 """CPU seconds the engine takes for one position of the deepest ply, by game and ply (means over seeded samples,
 measured 2026-11-28 on the project's 2-core machine under a load average of 13 to 23, a fresh 128 MiB table each,
 3 to 8 positions a ply: docs/connect4.md).
@@ -90,7 +90,7 @@ Progress = Callable[[int, int], None]
 
 def default_depth(game: Game) -> int:
     """The depth of ``game``'s book when none is asked for (:data:`DEFAULT_DEPTH`)."""
-    return DEFAULT_DEPTH.get(game.name, SMALL_DEPTH)
+    return DEFAULT_DEPTH.get(game, SMALL_DEPTH)
 
 
 def book_path(table_dir: Path, game: Game) -> Path:
@@ -158,7 +158,7 @@ def seconds_per_position(game: Game, ply: int) -> float:
     """CPU seconds the engine takes for one position of ``game``'s ply ``ply``, without a book (:data:`SECONDS_PER_POSITION`:
     the nearest measured ply, ten times more a ply shallower than the shallowest measured; :data:`SMALL_SECONDS_PER_POSITION`
     for a game not measured)."""
-    measured = SECONDS_PER_POSITION.get(game.name, {})
+    measured = SECONDS_PER_POSITION.get(game, {})
     if not measured:
         return SMALL_SECONDS_PER_POSITION
     shallowest = min(measured)

@@ -61,7 +61,7 @@ from ..tables import Kind, Scores, Table
 from ..tables.position import POSITION_SETTERS, Position
 from ..tables.summary import TableStats
 from . import locate
-from .estimate import paper_estimate
+from .estimate import KNOWN_POSITIONS, paper_estimate
 
 if TYPE_CHECKING:
     from ..search import Book, Engine, Solution
@@ -304,7 +304,7 @@ class SearchTable(Table):
 
 
 def _positions_words(game: Game) -> str:
-    return "4,531,985,219,092 positions" if (game.rows, game.cols, game.k) == (6, 7, 4) else "positions"
+    return f"{KNOWN_POSITIONS[game]:,} positions" if game in KNOWN_POSITIONS else "positions"
 
 
 def _python_codes(codes: np.ndarray | Iterable[int]) -> tuple[tuple[int, ...], list[int]]:

@@ -96,7 +96,7 @@ class PlyAnalysis:
         before = "draw" if self.result_before == "draw" else outcome_words(self.result_before, self.plies_before)
         after = "draw" if self.result_after == "draw" else outcome_words(self.result_after, self.plies_after)
         change = before if before == after else f"{before} -> {after}"
-        where = f"column {self.move.col}" if self.before.game.rules.move.form == "column" else f"({self.move.row}, {self.move.col})"
+        where = self.before.game.rules.move.move_words(self.move.cell, "({row}, {col})")
         return f"<PlyAnalysis ply {self.ply}: {self.player} plays {where}: {self.verdict}, {change}>"
 
     @property
@@ -140,7 +140,7 @@ class PlyAnalysis:
 
         Under gravity, where a move is a column, also the best columns (``best_columns``, after ``best_cells``,
         as a position's); the column played is ``col``."""
-        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.move.form == "column" else {}
+        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.move.writes_columns else {}
         return {
             "ply": self.ply,
             "player": self.player,
@@ -203,7 +203,7 @@ class GameAnalysis:
 
     def __repr__(self) -> str:
         players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
-        played = f"{list(self.columns if self.game.rules.move.form == 'column' else self.cells)} {players}" if self.plies else "no moves"
+        played = f"{list(self.columns if self.game.rules.move.writes_columns else self.cells)} {players}" if self.plies else "no moves"
         return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
 
     @property
@@ -250,7 +250,7 @@ class GameAnalysis:
         return {
             "game": self.game.name,
             "moves": list(self.cells),
-            **({"columns": list(self.columns)} if self.game.rules.move.form == "column" else {}),
+            **({"columns": list(self.columns)} if self.game.rules.move.writes_columns else {}),
             "plies": [ply.to_dict() for ply in self.plies],
             "final": {key: value for key, value in final.to_dict().items() if key in _FINAL_KEYS},
             "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
@@ -285,7 +285,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     played: dict[int, int] = {}
     plies = []
     for ply, spec in enumerate(_columns_of_move_strings(moves, table.game), start=1):
-        if table.game.rules.move.form == "column":
+        if table.game.rules.move.writes_columns:
             cell = _drop_cell(position, spec, ply, played)
         else:
             cell = parse_move(spec, table.game, where=f"ply {ply}: ")
@@ -301,7 +301,7 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
 def _columns_of_move_strings(moves: object, game: Game) -> Iterator[object]:
     """The moves one by one, a move string (:mod:`solver.encoding.drops`) read into its columns (0-based): the
     whole text under gravity (``"4453"``), or an item of two or more digits (``["4453"]``, ``solve analyze 4453``)."""
-    if isinstance(moves, str) and game.rules.move.form == "column":
+    if isinstance(moves, str) and game.rules.move.writes_columns:
         yield from read_move_string(moves, game)
         return
     for spec in _each_move(moves):

@@ -430,7 +430,7 @@ class _Api:
             return await _searched(request, game, game.etag("a" + text), lambda: _analysis(game, text))
         rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
-            if rules.move.form == "column":  # each move read as `solve analyze` reads one argument: a bare number is a column
+            if rules.move.writes_columns:  # each move read as `solve analyze` reads one argument: a bare number is a column
                 analysis = analyze(split_moves(text, game.table.game), table=game.table)
                 cells = list(analysis.cells)
             else:
@@ -741,7 +741,7 @@ def outcomes_chart(table: Table) -> bytes:
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.move.form == "column"}
+    rule = g.rules.to_dict()
     return {
         "name": g.name,
         "rows": g.rows,
