@@ -33,6 +33,8 @@ from click.testing import CliRunner
 from procfs import gone
 
 import solver.cli
+import solver.cli.build
+import solver.cli.options
 import solver.retrograde.chunks
 import solver.retrograde.sweep
 import solver.storage.fsutil
@@ -60,7 +62,8 @@ SMALL_CHUNKS = 2000
 def compact_stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     """3x4k3 takes the compact path (the layered build, a build directory), in small chunks."""
     monkeypatch.setattr(solver.store.make, "kind_for", lambda game: "compact")
-    monkeypatch.setattr(solver.cli, "kind_for", lambda game: "compact")
+    monkeypatch.setattr(solver.cli.build, "kind_for", lambda game: "compact")
+    monkeypatch.setattr(solver.cli.options, "kind_for", lambda game: "compact")
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     solver.forget()
 
@@ -227,7 +230,7 @@ STAND_IN = """
 import sys, time
 import solver.store.make, solver.cli, solver.lifetime, solver.retrograde.chunks, solver.retrograde.spool
 {extra}
-solver.store.make.kind_for = solver.cli.kind_for = lambda game: "compact"
+solver.store.make.kind_for = solver.cli.build.kind_for = solver.cli.options.kind_for = lambda game: "compact"
 solver.retrograde.chunks.CHUNK_BOARDS = {chunks}
 pause = float(sys.argv[1])
 real = solver.retrograde.spool.solve_chunk

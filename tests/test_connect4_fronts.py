@@ -171,9 +171,9 @@ def test_solve_past_its_budget_says_the_seconds_it_had_and_how_to_give_more_on_t
 
 
 def test_solve_stats_without_a_book_stops_the_roots_search_at_once_and_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.cli as cli
+    import solver.cli.stats
 
-    monkeypatch.setattr(cli, "STATS_SEARCH_SECONDS", 0.2)
+    monkeypatch.setattr(solver.cli.stats, "STATS_SEARCH_SECONDS", 0.2)
     result = CliRunner().invoke(main, ["stats", "--game", "connect4"])
     assert result.exit_code == 0, result.output
     first, counts = result.stdout.splitlines()
