@@ -5,7 +5,7 @@ own import graph (grimp, import-linter's) and syntax trees, so that a plain test
 - storage is bytes: it imports no rule, no encoding and no table contents (a table file's header states its game as
   numbers and a name; ``solver.contents.opening`` makes the game and gives the sizes its table has);
 - the front ends (the CLI, the web app, interop) import nothing of the store or of the table files: they go through
-  ``solver.api``.
+  ``solver.api``; the CLI and the web app import nothing of any layer below it (only ``solver.api`` and the base modules).
 """
 
 from __future__ import annotations
@@ -39,6 +39,32 @@ def _imports_into(graph: grimp.ImportGraph, sources: tuple[str, ...], targets: t
 def test_the_front_ends_import_nothing_of_the_store_or_the_table_files(graph: grimp.ImportGraph) -> None:
     leaks = _imports_into(graph, FRONT_ENDS, ("solver.store", "solver.storage"))
     assert not leaks, f"a front end reaches the store or a table file without the API (import it from solver.api): {sorted(leaks)}"
+
+
+BELOW_THE_API = (
+    "solver.grading",
+    "solver.present",
+    "solver.store",
+    "solver.tables",
+    "solver.retrograde",
+    "solver.search",
+    "solver.contents",
+    "solver.storage",
+    "solver.encoding",
+    "solver.rules",
+)
+"""Every layer between the API and the base modules (pyproject.toml's layers contract)."""
+
+
+def test_the_cli_and_the_web_app_import_the_api_and_the_base_modules_only(graph: grimp.ImportGraph) -> None:
+    leaks = _imports_into(graph, ("solver.cli", "solver.web"), BELOW_THE_API)
+    assert not leaks, f"a front end reaches below the API (re-export what it needs from solver.api): {sorted(leaks)}"
+
+
+def test_the_layers_below_the_api_are_every_package_of_solver_but_the_front_ends_and_the_base() -> None:
+    """A new package of solver/ is placed: below the API (and then kept from the front ends) or named here."""
+    packages = {f"solver.{path.name}" for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    assert packages - {"solver.cli", "solver.web"} == set(BELOW_THE_API)
 
 
 def test_storage_imports_no_rule_no_encoding_and_no_table_contents(graph: grimp.ImportGraph) -> None:

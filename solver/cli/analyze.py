@@ -6,8 +6,8 @@ import json
 
 import click
 
-from ..present.analysis import analysis_text as describe_analysis
-from ..tables.analysis import analyze as _analyze
+from ..api import analysis_text as describe_analysis
+from ..api import analyze as _analyze
 from .group import ArgsCommand, main
 from .options import TableOptions, budget_option, game_option
 

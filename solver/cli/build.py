@@ -11,6 +11,8 @@ from pathlib import Path
 import click
 
 from ..api import (
+    DENSE_MAX_CELLS,
+    Game,
     Tablebase,
     book_game,
     build_book,
@@ -25,7 +27,6 @@ from ..api import (
     refuse_replacing,
 )
 from ..errors import BuildNeedsConsent, TableError, one_line
-from ..rules.game import DENSE_MAX_CELLS, Game
 from .group import BuildDeclined, main
 from .options import TableOptions, can_keep, confirm_build, game_option, interactive
 from .progress import book_meter

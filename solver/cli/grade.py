@@ -11,14 +11,25 @@ from typing import NoReturn, cast
 
 import click
 
-from ..api import format_duration
-from ..grading.grader import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, GradeReport, GradingInterrupted, Returns, board_maker, parse_symbols, positions_to_grade
-from ..grading.grader import grade as _grade
-from ..grading.limits import DEFAULT_PROCESSES
-from ..grading.player import DEFAULT_MEMORY_MB, Turn
-from ..grading.sandbox import Sandbox
-from ..present.report import GRADE_LIMIT, describe_report
-from ..rules.game import Game
+from ..api import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    DEFAULT_TIMEOUT,
+    DEFAULT_TOTAL_TIMEOUT,
+    GRADE_LIMIT,
+    Game,
+    GradeReport,
+    GradingInterrupted,
+    Returns,
+    Sandbox,
+    Turn,
+    board_maker,
+    describe_report,
+    format_duration,
+    parse_symbols,
+    positions_to_grade,
+)
+from ..api import grade as _grade
 from ..words import count
 from .group import main
 from .options import TableOptions, game_option

@@ -7,12 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..api import is_url
-from ..encoding import board as _board
-from ..encoding.drops import move_string_code
-from ..present.describe import column_board, status_line
-from ..tables import Table
-from ..tables.position import Position
+from ..api import Position, Table, column_board, draw, is_url, move_string_code, parse_text, status_line
 from .group import ArgsCommand, main
 from .options import TableOptions, budget_option, game_option
 
@@ -52,11 +47,11 @@ def lookup(board: str | None, options: TableOptions, as_json: bool, move_string:
         code = move_string_code(move_string, options.game)
         table = options.table()
     elif source is None:
-        _, code = _board.parse_text(board or "", options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+        _, code = parse_text(board or "", options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
         table = options.table()
     else:
         table = _table_at(source, options, checksum)  # the table names the game when --game does not
-        _, code = _board.parse_text(board or "", table.game)
+        _, code = parse_text(board or "", table.game)
     position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))
@@ -83,10 +78,10 @@ def describe_position(position: Position) -> str:
     labels = {move.cell: move.label + ("*" if move.best else "") for move in position.moves}
     width = max([2, *(len(label) for label in labels.values())])
     heading = "moves" if not position.is_over else ""
-    left = _board.draw(game, position.code)
+    left = draw(game, position.code)
     column = max(len("board"), *(len(row) for row in left))  # a board narrower than its heading (1x1, 2x2) keeps the heading apart
     lines = [f"{'board'.ljust(column)}    {heading}".rstrip()]
-    right = _board.draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
+    right = draw(game, position.code, marks=labels, width=width) if labels else [""] * game.rows
     lines += [f"{board.ljust(column)}    {moves}".rstrip() for board, moves in zip(left, right, strict=True)]
     lines += ["", status_line(position)]
     if not position.is_over:

@@ -13,9 +13,7 @@ from typing import Any
 
 import click
 
-from ..api import BuildEstimate, BuildProgress, Tablebase, default_tablebase, estimate, format_duration, kind_for, parse_game, rebuild_command
-from ..rules.game import Game
-from ..tables import Table
+from ..api import BuildEstimate, BuildProgress, Game, Table, Tablebase, default_tablebase, estimate, format_duration, kind_for, parse_game, rebuild_command
 from ..words import count
 from .group import BUDGET_KEY, BuildDeclined
 from .progress import progress_bar

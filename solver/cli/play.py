@@ -7,15 +7,11 @@ from typing import Any, cast
 
 import click
 
-from ..api import parse_game
+from ..api import GameAnalysis, Position, Table, move_code, move_words, outcome_label, parse_game
+from ..api import analyze as _analyze
+from ..api import best_text as _best_text
+from ..api import grid_text as _grid
 from ..errors import InvalidBoardError
-from ..present.analysis import best_text as _best_text
-from ..present.analysis import grid_text as _grid
-from ..present.describe import move_words
-from ..tables import Table
-from ..tables.analysis import GameAnalysis, move_code
-from ..tables.analysis import analyze as _analyze
-from ..tables.position import Position, outcome_label
 from ..words import count
 from .group import main
 from .options import TableOptions, budget_option, game_option

@@ -11,8 +11,7 @@ from typing import Any
 
 import click
 
-from ..api import BuildProgress, format_duration
-from ..rules.game import Game
+from ..api import BuildProgress, Game, format_duration
 from ..words import percent
 
 PROGRESS_LINE_SECONDS = 60.0

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import click
 
-from ..api import SearchTable, write_atomic
+from ..api import Position, SearchTable, Table, outcomes_svg, stats_text, status_line, write_atomic
 from ..errors import SearchTimeout, SolverError
-from ..present.charts import outcomes_svg
-from ..present.describe import stats_text, status_line
-from ..tables import Table
-from ..tables.position import Position
 from .group import main
 from .options import TableOptions, budget_option, game_option
 

@@ -11,7 +11,9 @@ from ..api import (
     DEFAULT_REFERENCE,
     MAX_EMPTY,
     Check,
+    Game,
     LayerCheck,
+    Table,
     book_game,
     check_sample,
     format_duration,
@@ -23,8 +25,6 @@ from ..api import (
     verify_book,
     verify_plan,
 )
-from ..rules.game import Game
-from ..tables import Table
 from ..words import count
 from .group import main
 from .options import TableOptions, game_option
