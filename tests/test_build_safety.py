@@ -590,7 +590,7 @@ def test_a_disk_that_fills_up_while_the_table_is_written_names_the_path_what_was
     def no_room(*args: object) -> bytes:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(solver.storage.tablefile, "_head", no_room)
+    monkeypatch.setattr(solver.storage.tablefile, "head_bytes", no_room)
     output = tmp_path / "3x3k3.ttt"
     code, err = run("build", "-q", "--output", str(output))
     assert code == 1
