@@ -109,3 +109,12 @@ def test_a_code_asked_of_the_encoding_is_the_word_asked_of_the_rules() -> None:
             if status[code] != 3:  # illegal piece counts: INVALID with 0 pieces in a batch
                 assert (status[code], pieces[code]) == rules.judge_word(word), (name, code)
             assert coded.violation(code) == rules.violation_of_word(word), (name, code)
+
+
+def test_each_command_of_solve_is_a_module_of_solver_cli_named_after_it() -> None:
+    """``solve verify`` is ``solver/cli/verify.py``: a reader finds a command's code from its name (issue 41)."""
+    from solver.cli import main
+
+    assert main.commands, "solve has no command"
+    found = {name: command.callback.__module__ for name, command in main.commands.items() if command.callback is not None}
+    assert found == {name: f"solver.cli.{name}" for name in main.commands}, found
