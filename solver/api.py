@@ -10,8 +10,8 @@ A look-up's table is remembered by that Tablebase per ``game=`` (by name, or by 
 :func:`forget` clears it. The front ends (:mod:`solver.cli`, :mod:`solver.web`) take a
 :class:`Tablebase` of their own or this one, and parse game names with :func:`parse_game`.
 
-**The front ends' door.** The command line (:mod:`solver.cli`) and the web app (:mod:`solver.web`) import
-this module and the base modules (:mod:`solver.errors`, :mod:`solver.words`, :mod:`solver.extras`,
+**The front ends' door.** The command line (:mod:`solver.cli`), the web app (:mod:`solver.web`) and
+:mod:`solver.interop` import this module and the base modules (:mod:`solver.errors`, :mod:`solver.words`, :mod:`solver.extras`,
 :mod:`solver.lifetime`) only: an import-linter contract forbids them every layer between (grading,
 presentation, store, tables, builds, search, contents, storage, encoding, rules). What they need beyond the
 functions above is re-exported here by name (``from solver.api import fetch_table``), so one place says what
@@ -34,12 +34,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .encoding.board import Board
+from .encoding.board import Board as Board
+from .encoding.board import check_rules as check_rules
+from .encoding.board import digits as digits
 from .encoding.board import draw as draw
 from .encoding.board import parse as parse
 from .encoding.board import parse_text as parse_text
 from .encoding.drops import move_string_code as move_string_code
 from .encoding.moves import MoveSpec
+from .encoding.moves import parse_move as parse_move
 from .encoding.moves import parse_moves as parse_moves
 from .encoding.moves import split_moves as split_moves
 from .errors import InvalidArgumentError
