@@ -174,10 +174,10 @@ def test_solve_past_its_budget_says_the_seconds_it_had_and_how_to_give_more_on_t
 
 
 def test_solve_stats_without_a_book_stops_the_roots_search_at_once_and_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import solver.cli as cli
+    import solver.cli.stats
     import solver.store.tablebase as tablebase
 
-    monkeypatch.setattr(cli, "STATS_SEARCH_SECONDS", 0.2)
+    monkeypatch.setattr(solver.cli.stats, "STATS_SEARCH_SECONDS", 0.2)
     monkeypatch.setattr(tablebase, "shipped_book_path", lambda game: None)  # as if the package shipped no book
     monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path))
     solver.forget()

@@ -78,16 +78,24 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..api import Tablebase, default_tablebase, parse_game, searches_by
-from ..encoding.board import parse, parse_text
-from ..encoding.drops import move_string_code
-from ..encoding.moves import parse_moves, split_moves
+from ..api import (
+    DEFAULT_GAME,
+    UNREACHABLE,
+    Game,
+    Table,
+    Tablebase,
+    analyze,
+    default_tablebase,
+    move_string_code,
+    outcomes_svg,
+    parse,
+    parse_game,
+    parse_moves,
+    parse_text,
+    searches_by,
+    split_moves,
+)
 from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
-from ..present.charts import outcomes_svg
-from ..rules.game import DEFAULT_GAME, Game
-from ..rules.score import UNREACHABLE
-from ..tables import Table
-from ..tables.analysis import analyze
 from .batch import answers, position_dict
 from .files import TableFiles, none_match
 from .openapi import openapi_document

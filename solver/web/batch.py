@@ -19,11 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.base import OUTCOMES, Outcome
-from ..rules.game import Game
-from ..rules.score import RESULTS, WIN, decode, decode_many
-from ..tables import Table
-from ..tables.position import Position
+from ..api import OUTCOMES, RESULTS, WIN, Game, Outcome, Position, Table
+from ..api import decode_score as decode
+from ..api import decode_scores as decode_many
 
 BEST_TEXTS_CACHED = 4096
 """Best-move texts kept (one per distinct best-move mask, ~100 bytes each): a game past
