@@ -94,6 +94,7 @@ from .store.book import build_book as build_book
 from .store.book import default_depth as default_depth
 from .store.book import estimate_book as estimate_book
 from .store.bookproof import record_book_check as record_book_check
+from .store.bookproof import shipped_book_path as shipped_book_path
 from .store.bookproof import verify_book as verify_book
 from .store.bookproof import verify_plan as verify_plan
 from .store.estimate import BuildEstimate as BuildEstimate

@@ -38,10 +38,10 @@ def _plausible_other(score: int) -> int:
     return -(score - 1) if score > 0 else (1 - score if score < 0 else 95)
 
 
-def _small_book(depth: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    game = engine_game(SMALL)
+def _small_book(depth: int, name: str = SMALL) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    game = engine_game(name)
     levels = [keys for _, keys in positions(game, depth)]
-    engine = Engine(SMALL, table_bytes=TABLE_BYTES)
+    engine = Engine(name, table_bytes=TABLE_BYTES)
     from solver.search import position_of_key
 
     deepest = np.array([engine.score(position_of_key(game, int(key))) for key in levels[-1]], dtype=np.int8)
@@ -169,3 +169,24 @@ def test_verify_searches_a_sample_drawn_afresh_each_run_and_says_its_seed(tmp_pa
     repeated = verify_book(path, SMALL, sample=2, seed=7, table_bytes=TABLE_BYTES)
     assert repeated.seed == 7 and repeated.problems == () and not repeated.whole
     assert verify_book(path, SMALL, sample=None, table_bytes=TABLE_BYTES).whole
+
+
+def test_solve_verify_of_an_unproved_book_says_its_seed_and_then_the_book_is_believed(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    booked = "5x7k3-gravity"  # past 32 cells: answered by search and a book, as Connect Four is
+    game = engine_game(booked)
+    levels, scores = _small_book(3, booked)
+    path = write_book(tmp_path / f"{booked}.ttt", game, levels, scores)
+    seeds = set()
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["verify", "--game", booked, "--table", str(path), "--sample", "2", "-q"])
+        assert result.exit_code == 0, result.output
+        assert "(a sample: --seed " in result.stdout and "believed from now on" in result.stdout, result.stdout
+        seeds.add(result.stdout.split("--seed ")[1].split(" ")[0])
+    assert len(seeds) == 2, "two runs searched the same sample"
+    from solver.storage import trust
+
+    assert trust.is_trusted(tmp_path, game.name, "book", open_book(path).checksum)

@@ -20,8 +20,10 @@ from ..api import (
     proof,
     proof_seconds,
     proof_work,
+    record_book_check,
     remove_dead_temporaries,
     sample_seconds,
+    shipped_book_path,
     verify_book,
     verify_plan,
 )
@@ -44,7 +46,12 @@ from .progress import echo_under_bar, meter
     metavar="N",
     help="Instead of the proof, check a seeded sample of N boards in play per layer against their children (minutes, not hours; not a proof).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="The seed of --sample's sample.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="The seed of --sample's sample (a table's: 0 when not given; a book's: drawn afresh each run and said, so that a run can be repeated).",
+)
 @click.option(
     "--reference",
     type=click.IntRange(min=0),
@@ -53,7 +60,7 @@ from .progress import echo_under_bar, meter
     help=f"With --sample: boards per layer (with at most {MAX_EMPTY} empty cells) also solved by an independent minimax.",
 )
 @click.option("--all", "every", is_flag=True, help="Connect Four's book: re-derive every entry of its deepest ply by search (the time of a build).")
-def verify(options: TableOptions, path: Path | None, boards: int | None, seed: int, reference: int, every: bool) -> None:
+def verify(options: TableOptions, path: Path | None, boards: int | None, seed: int | None, reference: int, every: bool) -> None:
     """Prove everything a table file says: its header, every block, every score, the counts it keeps.
 
     One line per part on stdout as it is done (what was checked), each problem on stderr
@@ -61,14 +68,14 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     checksum is trusted from then on. Also removes the temporary files that dead builders left beside it.
     With --sample N, check a seeded sample of every layer instead: one line per layer, then the verdict (a sample is not a proof: nothing is trusted for it).
     """
-    path = path or options.tablebase.path_of(options.game, table_dir=options.table_dir)
     if book_game(options.game):
-        _verify_book(path, options.game, boards, seed, every, quiet=options.quiet)
+        _verify_book(path or _book_in_use(options), options.game, boards, seed, every, quiet=options.quiet)
         return
+    path = path or options.tablebase.path_of(options.game, table_dir=options.table_dir)
     remove_dead_temporaries(path.parent)
     table = options.tablebase.open_file(path, game=options.game if options.game_given else None, verify=False, prove_untrusted=False)
     if boards is not None:
-        _verify_sample(table, path, boards, seed, reference, quiet=options.quiet)
+        _verify_sample(table, path, boards, seed or 0, reference, quiet=options.quiet)
         return
 
     def show(check: Check) -> None:
@@ -88,10 +95,18 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
     click.echo(f"{path}: OK ({table.game.name}, sha256 {table.sha256})")
 
 
-def _verify_book(path: Path, game: Game, boards: int | None, seed: int, every: bool, *, quiet: bool) -> None:
+def _book_in_use(options: TableOptions) -> Path:
+    """The book look-ups of ``options.game`` read: the table directory's, else the one the package ships."""
+    there = options.tablebase.path_of(options.game, table_dir=options.table_dir)
+    shipped = shipped_book_path(options.game)
+    return shipped if shipped is not None and not there.exists() else there
+
+
+def _verify_book(path: Path, game: Game, boards: int | None, seed: int | None, every: bool, *, quiet: bool) -> None:
     """``solve verify`` of an opening book: what it checks and how long it should take on stderr (unless ``quiet``),
     then every byte, the derivation of every shallower ply, and the deepest ply's entries re-derived by search (a
-    seeded sample, or all with --all): a line per entry searched, then the verdict."""
+    sample drawn afresh, its seed said, or all with --all): a line per entry searched, then the verdict. A book that
+    passes is believed from now on (recorded beside it, unless its checksum ships), as the verdict says."""
     sample = None if every else (boards or DEFAULT_BOOK_SAMPLE)
     searched = _announce_book_check(path, game, sample, quiet=quiet)
     with meter(f"verifying the {game.name} book", searched, quiet=quiet) as advance:
@@ -101,16 +116,18 @@ def _verify_book(path: Path, game: Game, boards: int | None, seed: int, every: b
             advance(1)
 
         check = verify_book(path, game, sample=sample, seed=seed, on_entry=show)
+    sampled = "" if check.seed is None else f" (a sample: --seed {check.seed} repeats it)"
     what = (
         f"{game.name} book, depth {check.depth}: every block, {check.derived:,} entries against their children, "
-        f"{check.searched:,} re-derived by search, {check.seconds:.1f} s"
+        f"{check.searched:,} of {check.deepest:,} re-derived by search{sampled}, {check.seconds:.1f} s"
     )
     if check.problems:
         for problem in check.problems:
             click.echo(problem, err=True)
         click.echo(f"{path}: FAILED ({what}): {count(len(check.problems), 'problem')}", err=True)
         raise SystemExit(1)
-    click.echo(f"{path}: OK ({what}; sha256 {check.checksum})")
+    trusted = "; believed from now on" if record_book_check(check, game) else ""
+    click.echo(f"{path}: OK ({what}; sha256 {check.checksum}{trusted})")
 
 
 def _announce_book_check(path: Path, game: Game, sample: int | None, *, quiet: bool) -> int:
