@@ -147,6 +147,6 @@ def test_a_short_search_runs_in_the_callers_thread(monkeypatch: pytest.MonkeyPat
 def test_a_short_only_search_that_is_not_short_is_deferred_without_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     eng = Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
     monkeypatch.setattr(engine_module, "_Workers", _raise)
-    with pytest.raises(SearchDeferred, match=f"its first {engine_module.SHORT_NODES:,}"):
+    with pytest.raises(SearchDeferred, match=f"after its first {engine_module.SHORT_NODES:,} positions"):
         eng.score(moves=HARD, short_only=True)
     assert eng.score(moves="4455", short_only=True) == 97

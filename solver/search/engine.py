@@ -300,7 +300,8 @@ class Engine:
         if not left:
             return found
         if limits.short_only:
-            raise SearchDeferred(self._stopped(where, start, f"after {nodes:,} positions, its first {SHORT_NODES:,}", nodes), nodes=nodes)
+            why = f"after its first {SHORT_NODES:,} positions (short_only)"
+            raise SearchDeferred(self._stopped(where, start, why, nodes), seconds=time.monotonic() - start, nodes=nodes)
         answers = self._handed_off([jobs[index] for index in left], where, limits, start, nodes)
         for index, answer in zip(left, answers, strict=True):
             found[index] = answer
