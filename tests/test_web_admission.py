@@ -21,7 +21,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 import solver  # noqa: E402
 from solver import web  # noqa: E402
-from solver.web.admission import Gate, Refused  # noqa: E402
+from solver.web.admission import FairTurns, Gate, Refused  # noqa: E402
 
 HARD = "4"
 """A position whose search takes minutes without a book: it always runs to its budget."""
@@ -71,6 +71,28 @@ def test_an_address_holds_only_its_share_of_the_queue_and_another_address_gets_a
         assert _admitted(shared, "busy", 1) == 1 and _admitted(shared, "other", 1) == 1
         assert _admitted(shared, "busy", 10) == 3, "with another address queued, the busy one holds only its share: 6 places, 2 addresses"
         assert _admitted(shared, "other", 1) == 1, "the other address still gets a place"
+
+    _on_loop(test)
+
+
+def test_short_searches_are_served_an_address_at_a_time_so_a_crowd_delays_another_address_by_one_turn() -> None:
+    async def test() -> None:
+        turns, order = FairTurns(slots=1), []
+        await turns.take("holder")
+
+        async def ask(address: str) -> None:
+            await turns.take(address)
+            order.append(address)
+            turns.give()
+
+        async with anyio.create_task_group() as group:
+            for _ in range(5):
+                group.start_soon(ask, "crowd")
+            await anyio.sleep(0.01)
+            group.start_soon(ask, "honest")
+            await anyio.sleep(0.01)
+            turns.give()
+        assert order.index("honest") <= 1, f"the honest address waited behind the crowd: {order}"
 
     _on_loop(test)
 

@@ -6,7 +6,8 @@ queueing included (``solve serve --search-budget``). It is answered in two steps
 1. **A short search, at once.** The engine first searches in the request's thread, up to a few thousand positions
    (:data:`solver.search.engine.SHORT_NODES`, milliseconds), beside any long search: a position the book or a short
    search answers (most positions past the opening) is served during any flood. At most :data:`SHORT_THREADS` of
-   these run at once (the others wait their turn on the event loop, not in threads).
+   these run at once; the others wait their turn on the event loop (not in threads), an address at a time in turn
+   (:class:`FairTurns`), so that a crowd from one address delays another's request by a turn at most.
 2. **A long search, admitted or refused at once.** A search that needs more runs alone (the engine's threads use
    every core), one at a time a game, after the ones admitted before it. It is admitted only when it can start
    within its budget, counting that each search ahead of it may run to its own deadline, and keep at least
@@ -26,6 +27,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -123,12 +125,57 @@ class Gate:
                     self._start(following)
 
 
+class FairTurns:
+    """At most ``slots`` short searches at once; the requests waiting for one are served an address at a time in
+    turn (round robin), so that a crowd from one address delays another address's request by one turn at most."""
+
+    def __init__(self, slots: int = SHORT_THREADS) -> None:
+        self.free = slots
+        self.waiting: OrderedDict[str, deque[anyio.Event]] = OrderedDict()
+
+    async def take(self, address: str) -> None:
+        """Wait for a slot (give it back with :meth:`give`)."""
+        if self.free and not self.waiting:
+            self.free -= 1
+            return
+        turn = anyio.Event()
+        self.waiting.setdefault(address, deque()).append(turn)
+        try:
+            await turn.wait()
+        except BaseException:
+            if turn.is_set():
+                self.give()  # the slot came as the wait was cancelled: pass it on
+            else:
+                self._forget(address, turn)
+            raise
+
+    def give(self) -> None:
+        """A slot is free: to the next address in turn, or kept."""
+        if not self.waiting:
+            self.free += 1
+            return
+        address, turns = next(iter(self.waiting.items()))
+        turn = turns.popleft()
+        if turns:
+            self.waiting.move_to_end(address)
+        else:
+            del self.waiting[address]
+        turn.set()
+
+    def _forget(self, address: str, turn: anyio.Event) -> None:
+        turns = self.waiting.get(address)
+        if turns is not None and turn in turns:
+            turns.remove(turn)
+            if not turns:
+                del self.waiting[address]
+
+
 @dataclass
 class Admission:
-    """A server process's admission: a :class:`Gate` a game, and the limiter of short searches."""
+    """A server process's admission: a :class:`Gate` a game, and the turns of short searches."""
 
     gates: dict[str, Gate] = field(default_factory=dict)
-    short: anyio.CapacityLimiter | None = None  # made on first use, inside the event loop
+    short: FairTurns = field(default_factory=FairTurns)
 
     def gate(self, game: str) -> Gate:
         return self.gates.setdefault(game, Gate())
@@ -141,14 +188,15 @@ async def searched(request: Request, admission: Admission, game: str, budget: fl
     :raises HTTPException: 503 when the long search cannot start in time; :raises SearchInterrupted: when it stops
         (its budget, or its client gone).
     """
-    if admission.short is None:
-        admission.short = anyio.CapacityLimiter(SHORT_THREADS)
+    address = request.client.host if request.client else "?"
+    await admission.short.take(address)
     try:
-        return await anyio.to_thread.run_sync(_within(deadline, make, short_only=True), limiter=admission.short)
+        return await anyio.to_thread.run_sync(_within(deadline, make, short_only=True))
     except SearchDeferred:
         pass
+    finally:
+        admission.short.give()
     gate = admission.gate(game)
-    address = request.client.host if request.client else "?"
     try:
         ticket = gate.admit(address, deadline)
     except Refused as refused:
