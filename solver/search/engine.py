@@ -61,6 +61,10 @@ STOP_POLL_SECONDS = 0.1
 """How often the caller looks at a ``stop`` event while the threads search (the answer itself comes as soon as the
 threads end: the caller waits on their end, not in a loop)."""
 
+WAKE_SECONDS = 0.25
+"""The longest the caller waits for the threads without looking up: an interrupt that comes as no signal
+(``_thread.interrupt_main``) is seen within it. The answer itself comes when the threads end, not at a wake-up."""
+
 SHORT_NODES = 20_000
 """Positions a search visits in the caller's thread before it is handed to the worker threads (a few milliseconds,
 uninterruptible): Pons' easy sets end within it, where starting threads would cost more than the search."""
@@ -395,16 +399,16 @@ class _Limits:
     stop: threading.Event | None
     short_only: bool
 
-    def timeout(self, now: float, start: float, shown: float) -> float | None:
+    def timeout(self, now: float, start: float, shown: float) -> float:
         """How long the caller may wait for the threads before it must act (the budget, the progress, the stop event)."""
-        due = []
+        due = [WAKE_SECONDS]
         if self.budget is not None:
             due.append(start + self.budget - now)
         if self.progress is not None:
             due.append(shown + PROGRESS_SECONDS - now)
         if self.stop is not None:
             due.append(STOP_POLL_SECONDS)
-        return max(0.0, min(due)) if due else None
+        return max(0.0, min(due))
 
 
 def checked_budget(budget: object) -> float | None:
