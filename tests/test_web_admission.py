@@ -97,6 +97,19 @@ def test_short_searches_are_served_an_address_at_a_time_so_a_crowd_delays_anothe
     _on_loop(test)
 
 
+def test_a_short_search_that_gives_up_waiting_leaves_the_line_and_no_slot_is_lost() -> None:
+    async def test() -> None:
+        turns = FairTurns(slots=1)
+        await turns.take("holder")
+        with anyio.move_on_after(0.01):
+            await turns.take("gone")  # gives up waiting: it leaves the line
+        assert not turns.waiting
+        turns.give()
+        assert turns.free == 1, "the slot was lost"
+
+    _on_loop(test)
+
+
 def test_the_server_refuses_a_long_search_at_once_when_the_ones_ahead_could_take_its_budget_and_answers_a_short_one() -> None:
     app = web.create_app([solver.table_for("connect4")], search_budget=2.0)
     with TestClient(app) as client:

@@ -189,7 +189,10 @@ async def searched(request: Request, admission: Admission, game: str, budget: fl
         (its budget, or its client gone).
     """
     address = request.client.host if request.client else "?"
-    await admission.short.take(address)
+    with anyio.move_on_after(max(0.0, deadline - time.monotonic())) as waited:
+        await admission.short.take(address)
+    if waited.cancelled_caught:
+        raise HTTPException(503, f"this server is busy: the search's turn did not come within its budget of {budget:g} s", headers={"retry-after": "1"})
     try:
         return await anyio.to_thread.run_sync(_within(deadline, make, short_only=True))
     except SearchDeferred:
