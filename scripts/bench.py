@@ -1265,12 +1265,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
-    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets:
+    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets or args.connect4_calls:
         _connect4_section(args)
-    elif args.connect4_calls:
-        from bench_calls import bench_call_costs
-
-        bench_call_costs(report, args.connect4_calls)
     elif args.connect4_http:
         from bench_http_search import bench_search_budget
 
@@ -1302,7 +1298,13 @@ def _one_section(args: argparse.Namespace) -> bool:
 
 
 def _connect4_section(args: argparse.Namespace) -> None:
-    """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``."""
+    """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``; or
+    only what one call costs (``--connect4-calls``, scripts/bench_calls.py)."""
+    if args.connect4_calls:
+        from bench_calls import bench_call_costs
+
+        bench_call_costs(report, args.connect4_calls)
+        return
     from bench_connect4 import SETS, bench_connect4
 
     try:
