@@ -66,6 +66,7 @@ from .estimate import paper_estimate
 
 if TYPE_CHECKING:
     from ..search import Book, Engine, Solution
+    from ..search import Position as SearchPosition
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
@@ -211,13 +212,24 @@ class SearchTable(Table):
         found = self._shared.recall(code)
         if found is not None:
             return found
-        over = self._finished_score(code)
+        where, over = self._checked(code)
         if over is not None:
             return _Answer(over, 0, ())
-        solution = self.engine.solve(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        solution = self.engine.solve(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
         answer = _from_solution(solution)
         self._shared.keep(code, answer)
         return answer
+
+    def _checked(self, code: int) -> tuple[SearchPosition | None, int | None]:
+        """The engine's checked position of a board in play (the one check a search needs: counts, stacking, lines), or
+        the score of a finished board (:meth:`_finished_score`); a board that breaks a rule raises, naming the rule."""
+        try:
+            return self.engine.position(code), None
+        except InvalidBoardError:
+            over = self._finished_score(code)  # the rule's own message, or a finished board's score
+            if over is None:
+                raise
+            return None, over
 
     def _finished_score(self, code: int) -> int | None:
         """The score of a finished board (``-WIN``: the side to move has lost; 0: full and drawn), None while the
