@@ -11,7 +11,8 @@ directory: no book, as a fresh install without one), on 127.0.0.1, then for ``--
 
 It reports: every crowd request answered (200) or refused (503), and how many took longer than the budget plus 1 s;
 the honest client's median, 99th percentile and worst latency and any failure; the server's threads and memory (RSS)
-at most during the crowd and :data:`AFTER_SECONDS` after it. It stops by itself; nothing leaves 127.0.0.0/8.
+at most during the crowd and :data:`AFTER_SECONDS` after it; then whether a search stops when its client goes (the
+server's CPU time in the second after a client closes its connection, :func:`gone_client`). It stops by itself; nothing leaves 127.0.0.0/8.
 
     python scripts/crowd_test.py                      # 50 clients for 60 s: the figures of docs/performance.md
     python scripts/crowd_test.py --clients 10 --seconds 10   # a quick run
@@ -24,6 +25,7 @@ import asyncio
 import os
 import random
 import re
+import socket
 import statistics
 import subprocess
 import sys
@@ -158,6 +160,28 @@ def start(table_dir: Path) -> tuple[subprocess.Popen[str], int]:
     return process, int(found[1])
 
 
+def server_cpu(pid: int) -> float:
+    """The server's CPU seconds so far (user and system, every thread)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def gone_client(port: int, pid: int) -> tuple[float, float]:
+    """A client that asks a hard position and closes its connection 1 s later: the server's CPU seconds in the
+    half second before the close, and in the second from 0.5 s to 1.5 s after it (0 when the search has stopped)."""
+
+    with socket.create_connection((HOST, port)) as connection:
+        connection.sendall(request("/api/v1/connect4?moves=4"))
+        time.sleep(0.5)
+        before = server_cpu(pid)
+        time.sleep(0.5)
+        searching = server_cpu(pid) - before
+    time.sleep(0.5)
+    after = server_cpu(pid)
+    time.sleep(1.0)
+    return searching, server_cpu(pid) - after
+
+
 def report(out: Figures, clients: int, seconds: float, after: tuple[int, float], before: tuple[int, float]) -> None:
     total = sum(out.crowd.values())
     print(f"crowd: {clients} clients from {HOST} asking positions of 1 to 8 pieces for {seconds:g} s, budget {BUDGET:g} s")
@@ -192,9 +216,12 @@ def main() -> None:
             out = asyncio.run(run(port, process.pid, clients, seconds))
             time.sleep(AFTER_SECONDS)
             after = server_threads_and_rss(process.pid)
+            searching, gone = gone_client(port, process.pid)
         finally:
             stop_server(process)
     report(out, clients, seconds, after, before)
+    print(f"a client gone 1 s after asking a hard position: the server used {searching:.2f} s of CPU in the half second before")
+    print(f"  it closed its connection, {gone:.2f} s in the second from 0.5 s to 1.5 s after (0: its search stopped)")
 
 
 if __name__ == "__main__":
