@@ -12,6 +12,7 @@
     python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
+    python scripts/bench.py --connect4-calls 200           # ... only what one call costs (Engine.score, solver.lookup, a new process)
     python scripts/bench.py --connect4-http 1             # ... only the HTTP API with a search budget of 1 s (a minute)
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
     python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
@@ -1184,6 +1185,12 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
     parser.add_argument(
+        "--connect4-calls",
+        metavar="N",
+        type=int,
+        help="only what one call costs: Engine.score and solver.lookup on N positions of End-Easy and Middle-Easy, and a new process",
+    )
+    parser.add_argument(
         "--connect4-book", metavar="BOOK", type=Path, help="only the opening book: its build's figures, the empty board from it, Pons' sets with it"
     )
     parser.add_argument(
@@ -1263,7 +1270,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
-    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets:
+    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets or args.connect4_calls:
         _connect4_section(args)
     elif args.connect4_at_hand or args.connect4_http:
         _connect4_as_users_wait(args)
@@ -1306,7 +1313,13 @@ def _connect4_as_users_wait(args: argparse.Namespace) -> None:
 
 
 def _connect4_section(args: argparse.Namespace) -> None:
-    """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``."""
+    """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``; or
+    only what one call costs (``--connect4-calls``, scripts/bench_calls.py)."""
+    if args.connect4_calls:
+        from bench_calls import bench_call_costs
+
+        bench_call_costs(report, args.connect4_calls)
+        return
     from bench_connect4 import SETS, bench_connect4
 
     try:

@@ -65,6 +65,7 @@ from .estimate import KNOWN_POSITIONS, paper_estimate
 
 if TYPE_CHECKING:
     from ..search import Book, Engine, Solution
+    from ..search import Position as SearchPosition
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
@@ -108,18 +109,26 @@ class _Shared:
 
 
 _DEADLINE: ContextVar[float | None] = ContextVar("solver_search_deadline", default=None)
+_BOUNDS: ContextVar[dict[str, Any]] = ContextVar("solver_search_bounds", default={})  # noqa: B039 - never mutated
 
 
 @contextmanager
-def searches_by(deadline: float) -> Iterator[None]:
+def searches_by(deadline: float, *, short_only: bool = False, stop: threading.Event | None = None) -> Iterator[None]:
     """Every search in this block (in this thread, or a task or thread started from it with its context) ends by
     ``deadline`` (:func:`time.monotonic` seconds): one budget for a whole request however many positions it searches
     (a mainline, an analysis), as the web app gives each request. A search past it raises
-    :class:`~solver.errors.SearchTimeout`."""
+    :class:`~solver.errors.SearchTimeout`.
+
+    :param short_only: every search answers only if it is short, else raises :class:`~solver.errors.SearchDeferred`
+        (the engine's first try in the caller's thread: the web app's first attempt, :mod:`solver.web.admission`).
+    :param stop: an event that stops every search of the block when set (:class:`~solver.errors.SearchInterrupted`;
+        the web app sets it when the client leaves)."""
     token = _DEADLINE.set(deadline)
+    bounds = _BOUNDS.set({"short_only": short_only, "stop": stop})
     try:
         yield
     finally:
+        _BOUNDS.reset(bounds)
         _DEADLINE.reset(token)
 
 
@@ -202,13 +211,24 @@ class SearchTable(Table):
         found = self._shared.recall(code)
         if found is not None:
             return found
-        over = self._finished_score(code)
+        where, over = self._checked(code)
         if over is not None:
             return _Answer(over, 0, ())
-        solution = self.engine.solve(code, budget=_budget_left(self.budget), progress=self.progress)
+        solution = self.engine.solve(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
         answer = _from_solution(solution)
         self._shared.keep(code, answer)
         return answer
+
+    def _checked(self, code: int) -> tuple[SearchPosition | None, int | None]:
+        """The engine's checked position of a board in play (the one check a search needs: counts, stacking, lines), or
+        the score of a finished board (:meth:`_finished_score`); a board that breaks a rule raises, naming the rule."""
+        try:
+            return self.engine.position(code), None
+        except InvalidBoardError:
+            over = self._finished_score(code)  # the rule's own message, or a finished board's score
+            if over is None:
+                raise
+            return None, over
 
     def _finished_score(self, code: int) -> int | None:
         """The score of a finished board (``-WIN``: the side to move has lost; 0: full and drawn), None while the
@@ -231,7 +251,7 @@ class SearchTable(Table):
         if found is not None:
             return found.score
         over = self._finished_score(code)
-        return over if over is not None else self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress)
+        return over if over is not None else self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
 
     def best_mask_of(self, code: int) -> int:
         return self._answer(code).best_mask

@@ -92,10 +92,11 @@ from ..api import (
     parse_game,
     parse_moves,
     parse_text,
-    searches_by,
     split_moves,
 )
 from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
+from .admission import Admission
+from .admission import searched as admitted
 from .batch import answers, position_dict
 from .files import TableFiles, none_match
 from .openapi import openapi_document
@@ -290,6 +291,7 @@ def create_app(
     handlers: Mapping[Any, Any] = {HTTPException: _http_error, TableError: _table_error, SearchInterrupted: _search_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.games = games
+    app.state.admission = Admission()
     app.state.report = api.report
     # The answers are public and the same for everyone: any web page may call the API (as the lichess tablebase allows).
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"], max_age=86400)
@@ -721,12 +723,7 @@ async def _searched(request: Request, game: ServedGame, etag: str, make: Callabl
         return _cached(request, None, etag)
     budget = game.search_budget
     deadline = time.monotonic() + budget - min(SEARCH_MARGIN, budget / 2)
-
-    def within() -> bytes:
-        with searches_by(deadline):
-            return make()
-
-    body = await anyio.to_thread.run_sync(within)
+    body = await admitted(request, request.app.state.admission, game.name, budget, deadline, make)  # solver.web.admission
     return _cached(request, body, etag)
 
 
