@@ -293,6 +293,14 @@ def table_for(
     return _tablebase.table(game, table_dir=table_dir, build=build, on_build=on_build, url=url, checksum=checksum)
 
 
+def search_compiled() -> bool:
+    """Whether the search (Connect Four's engine) is compiled and cached for this install: else its first use in a
+    process compiles it, once (tens of seconds; :func:`solver.search.kernel.compiled_before`). Loads numba."""
+    from .search.kernel import compiled_before
+
+    return compiled_before()
+
+
 def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> TableBook:
     """An opening book file, copied into memory, every byte checked and believed by the trust policy of tables
     (:func:`solver.store.bookproof.open_trusted_book`: its shipped checksum, or built or proved here, or proved now

@@ -65,3 +65,34 @@ def test_the_kernels_cache_key_covers_every_module_the_search_layer_imports() ->
     covered = tuple(f"solver.{name.removesuffix('.py')}" for name in KERNEL_SOURCES)
     outside = sorted(module for module in reached if module != "solver" and not module.startswith(covered))
     assert outside == [], f"the search layer imports modules its kernels' cache key does not cover: {outside}"
+
+
+def _on_a_terminal(root: Path, moves: str) -> str:
+    """What ``solve lookup --game connect4 --moves MOVES`` writes to a terminal's stderr, run on the package copy at ``root``."""
+    env = {**os.environ, "PYTHONPATH": str(root), "SOLVED_TICTACTOE_DIR": str(root / "tables")}
+    env.pop("NUMBA_CACHE_DIR", None)
+    primary, secondary = os.openpty()
+    try:
+        command = [sys.executable, "-c", "from solver.cli import main; main()", "lookup", "--game", "connect4", "--moves", moves]
+        done = subprocess.run(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=secondary, timeout=900, check=False)
+        os.close(secondary)
+        written = b""
+        while True:
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            written += chunk
+    finally:
+        os.close(primary)
+    assert done.returncode == 0, written.decode(errors="replace")[-2000:]
+    return written.decode(errors="replace")
+
+
+def test_the_first_search_after_an_install_says_on_a_terminal_that_it_compiles_and_the_next_process_does_not(tmp_path: Path) -> None:
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
+    assert "Compiling the search of 6x7k4-gravity: once after an install" in _on_a_terminal(root, "443322")
+    assert "Compiling" not in _on_a_terminal(root, "112233")

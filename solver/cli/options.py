@@ -13,7 +13,21 @@ from typing import Any
 
 import click
 
-from ..api import BuildEstimate, BuildProgress, Game, Table, Tablebase, default_tablebase, estimate, format_duration, kind_for, parse_game, rebuild_command
+from ..api import (
+    BuildEstimate,
+    BuildProgress,
+    Game,
+    Table,
+    Tablebase,
+    book_game,
+    default_tablebase,
+    estimate,
+    format_duration,
+    kind_for,
+    parse_game,
+    rebuild_command,
+    search_compiled,
+)
 from ..words import count
 from .group import BUDGET_KEY, BuildDeclined
 from .progress import progress_bar
@@ -70,6 +84,8 @@ class TableOptions:
         """The game's table; a missing one is built, asking first (on a terminal) when the build
         takes more than a minute or a GiB of disk, refused with the estimate elsewhere. A game answered
         by search (Connect Four) gets ``--budget`` and a progress bar on the terminal while a search runs."""
+        if not self.quiet and sys.stderr.isatty() and book_game(self.game) and not search_compiled():
+            click.echo(f"Compiling the search of {self.game.name}: once after an install (a minute or so); later commands load it at once", err=True)
         table = self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
         if table.searches:
             return table.bounded(self.budget, None if self.quiet else _SearchBar(table.game, self.budget))

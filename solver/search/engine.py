@@ -48,6 +48,7 @@ from ..rules.game import Game
 from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
 from .book import Book
+from .kernel import mark_compiled
 from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, STOP, solve, solve_move
 from .options import DEFAULT_TABLE_BYTES, Progress
 from .ordering import scratch
@@ -177,6 +178,7 @@ class Engine:
         shared = (self._geo, self._table, self._book, control, self._scratches[0])
         solve(np.uint64(0), np.uint64(0), *shared)
         solve_move(np.uint64(0), np.uint64(0), np.int64(0), *shared)
+        mark_compiled()
 
     @property
     def nodes(self) -> int:
