@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import random
 import re
@@ -244,7 +245,8 @@ class TableOptions:
         by search (Connect Four) gets ``--budget`` and a progress bar on the terminal while a search runs."""
         table = self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
         if table.searches:
-            return table.bounded(self.budget, None if self.quiet else _SearchBar(table.game, self.budget))
+            shown = not self.quiet and sys.stderr.isatty()  # off a terminal no status line: a log gets the answer or the error
+            return table.bounded(self.budget, _SearchBar(table.game, self.budget) if shown else None)
         return table
 
     def _consent(self, cost: BuildEstimate) -> bool:
@@ -276,29 +278,46 @@ class TableOptions:
 
 
 class _SearchBar:
-    """The engine's progress hook as a click progress bar on stderr (drawn on a terminal only): it appears when
-    a search has run for half a second, fills toward ``--budget`` when one is given, and counts positions searched."""
+    """The engine's progress hook as one status line on stderr, on a terminal only (:meth:`TableOptions.table` hands
+    the engine none elsewhere): it appears when a search has run for half a second and says the seconds spent and the
+    positions searched, and with ``--budget`` the seconds the budget allows. It gives no time left: a search's length is
+    not known before it ends, and the budget's countdown is only when it would be stopped. The line is erased when the
+    command ends."""
 
     def __init__(self, game: Game, budget: float | None) -> None:
         self.game, self.budget = game, budget
-        self.bar: Any = None
-        self.shown = 0
+        self.width = 0
 
     def __call__(self, nodes: int, seconds: float) -> None:
-        if self.bar is None:
-            label = f"searching {self.game.name}" + ("" if self.budget is None else f" (budget {self.budget:g} s)")
-            length = None if self.budget is None else max(1, round(self.budget * 10))
-            self.bar = click.progressbar(length=length, label=label, file=sys.stderr, item_show_func=lambda item: item)
-            self.bar.__enter__()
+        if self.width == 0:
             click.get_current_context().call_on_close(self.close)
-        tenths = round(seconds * 10)
-        self.bar.update(max(0, tenths - self.shown), f"{nodes:,} positions, {seconds:.1f} s")
-        self.shown = max(self.shown, tenths)
+        of = "" if self.budget is None else f" of the --budget {self.budget:g} s"
+        line = f"searching {self.game.name}: {seconds:.1f} s{of}, {nodes:,} positions"
+        click.echo(f"\r{line.ljust(self.width)}", file=sys.stderr, nl=False)
+        self.width = max(self.width, len(line))
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+        if self.width:
+            click.echo(f"\r{' ' * self.width}\r", file=sys.stderr, nl=False)
+            self.width = 0
+
+
+class _Seconds(click.ParamType):
+    """Seconds as a finite number above 0: ``nan``, ``inf`` and ``1e309`` (past a float) are refused with the rest."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            seconds = value
+        else:
+            try:
+                seconds = float(str(value))
+            except ValueError:
+                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"{value!r} is not a number of seconds above 0 (a finite number, e.g. 5 or 0.5)", param, ctx)
+        return seconds
 
 
 def _budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -306,10 +325,10 @@ def _budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @click.option(
         "--budget",
-        type=click.FloatRange(min=0, min_open=True),
+        type=_Seconds(),
         default=None,
         metavar="SECONDS",
-        help="For a game answered by search (connect4): stop a search after this many seconds (default: no limit; a progress bar shows on a terminal).",
+        help="For a game answered by search (connect4): stop a search after this many seconds (default: no limit; its progress shows on a terminal).",
     )
     @functools.wraps(function)
     def wrapper(*args: Any, options: TableOptions, budget: float | None, **kwargs: Any) -> Any:
