@@ -202,8 +202,11 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
     :param table: the table to use (default :func:`table_for` of ``game``).
     :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
         naming the ply and the cell.
-    :param budget: for a game answered by search, the seconds each position's search may take.
+    :param budget: for a game answered by search (Connect Four), the seconds the whole analysis may take: the plies
+        are judged from the last back, and those whose positions are not answered by then are named in
+        :attr:`GameAnalysis.unjudged` (with :attr:`GameAnalysis.why_unjudged`), not judged. None: no limit.
     :raises InvalidGameError: if ``game`` and ``table`` disagree.
+    :raises SearchTimeout: when not even the final position is answered within ``budget``.
     """
     return _tablebase.analyze(moves, game=game, table=table, budget=budget)
 

@@ -7,8 +7,10 @@ Nothing is timed: a position is chosen whose search passes the half second after
 
 from __future__ import annotations
 
+import json
 import os
 import pty
+import random
 import select
 import subprocess
 import sys
@@ -18,7 +20,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import solver
 from solver.cli import main
+from solver.rules.game import parse_game
+from solver.store.searched import SearchSource
+from solver.store.tablebase import Tablebase
+from solver.tables.analysis import Replayed
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 SLOW = "4453445"
@@ -94,3 +101,87 @@ def test_a_budget_that_is_not_a_finite_number_of_seconds_above_0_is_refused_at_o
         assert result.exit_code == 2, (command, budget, result.output)
         assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
         assert f"Invalid value for '--budget': '{budget}' is not a number of seconds" in result.stderr, result.stderr
+
+
+# -- analysis and play from any position -------------------------------------------------------------------------
+CONNECT4 = parse_game("connect4")
+
+
+@pytest.fixture(scope="module")
+def bookless() -> Tablebase:
+    """A Tablebase whose Connect Four engine has no book (whatever book the package ships): the opening then takes
+    minutes, so a small budget cannot answer it, and the late plies' searches take milliseconds."""
+    return Tablebase(sources=[SearchSource(books=lambda game: None)], search=False)
+
+
+def a_game(plies: int, seed: int = 7) -> str:
+    """A move string (columns from 1) of ``plies`` random legal moves that ends no game, replayed by the rules only."""
+    rng = random.Random(seed)
+    while True:
+        board, moves = Replayed(CONNECT4, 0, 0), ""
+        while len(moves) < plies and not board.is_over:
+            column = rng.choice([col for col in range(7) if board.code // 3**col % 3 == 0])  # the top row's cell is empty
+            board, moves = board.play(board.cell_of(column)), moves + str(column + 1)
+        if len(moves) == plies and not board.is_over:
+            return moves
+
+
+def final_code(moves: str) -> int:
+    board = Replayed(CONNECT4, 0, 0)
+    for char in moves:
+        board = board.play(board.cell_of(int(char) - 1))
+    return board.code
+
+
+def test_analysis_of_a_30_ply_game_within_a_small_budget_judges_the_late_plies_and_names_the_early_ones(bookless: Tablebase) -> None:
+    moves = a_game(30)
+    table = bookless.table_of("connect4")
+    table.at(final_code(moves))  # the engine loaded before the budget runs
+    analysis = solver.analyze(moves, game="connect4", table=table, budget=1.5)
+    judged, unjudged = [ply.ply for ply in analysis.plies], [ply.ply for ply in analysis.unjudged]
+    assert sorted(judged + unjudged) == list(range(1, 31)) and len(analysis.cells) == 30
+    assert 30 in judged and 1 in unjudged, (judged, unjudged)  # the last ply's search is short; the empty board's is not
+    assert "stopped at its budget" in analysis.why_unjudged
+    for ply in analysis.plies:  # every judged ply is what a look-up one by one says
+        alone = solver.lookup(ply.before.code, game="connect4")
+        assert (alone.score, alone.best_cells) == (ply.before.score, ply.best_cells)
+    data = analysis.to_dict()
+    assert [ply["ply"] for ply in data["unjudged"]] == unjudged and data["columns"] == [int(c) - 1 for c in moves]
+    assert "not judged" in repr(analysis) and "Not judged: pl" in str(analysis)
+
+
+def test_solve_analyze_of_a_30_ply_game_with_a_small_budget_prints_the_judged_plies_and_names_the_others(bookless: Tablebase) -> None:
+    moves = a_game(30, seed=11)
+    result = CliRunner().invoke(main, ["analyze", "--game", "connect4", moves, "--budget", "1.5"], obj=bookless)
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line[:3].strip().isdigit()}
+    assert rows["1"].endswith("not judged") and not rows["30"].endswith("not judged")
+    assert "Not judged: plies 1 to" in result.stdout or "Not judged: ply 1 " in result.stdout
+    data = json.loads(CliRunner().invoke(main, ["analyze", "--game", "connect4", moves, "--budget", "1.5", "--json"], obj=bookless).stdout)
+    assert data["unjudged"][0]["ply"] == 1 and data["plies"][-1]["ply"] == 30 and data["why_unjudged"]
+
+
+def test_an_analysis_whose_final_position_is_not_answered_within_its_budget_is_one_line_and_exit_1(bookless: Tablebase) -> None:
+    result = CliRunner().invoke(main, ["analyze", "--game", "connect4", "4", "4", "--budget", "0.2"], obj=bookless)  # an opening: nothing answered
+    assert result.exit_code == 1 and result.stderr.startswith("solve: error: the search of") and "--budget 0.2" in result.stderr
+    assert result.stderr.splitlines() == [result.stderr.strip()]
+
+
+def test_a_bad_move_is_named_before_anything_is_searched(bookless: Tablebase) -> None:
+    result = CliRunner().invoke(main, ["analyze", "--game", "connect4", "3", "3", "9"], obj=bookless)  # no budget: a search would run for minutes
+    assert result.exit_code == 2 and "ply 3" in result.stderr and "9" in result.stderr, result.output
+
+
+def test_solve_play_asks_the_first_move_at_once_with_no_search_of_the_empty_board(bookless: Tablebase) -> None:
+    result = CliRunner().invoke(main, ["play", "--game", "connect4", "--budget", "0.3"], input="", obj=bookless)
+    assert result.exit_code == 0, result.output  # the empty board's search (minutes, no book) would stop at 0.3 s: exit 1
+    assert "your move> " in result.stdout and "End of input: the game is left unfinished." in result.stdout
+    answered = CliRunner().invoke(main, ["play", "--game", "connect4", "--budget", "0.3"], input="3\n", obj=bookless)
+    assert ". . . X . . ." in answered.stdout  # the human's move is played before the computer's search (which stops at 0.3 s)
+
+
+def test_solve_play_of_a_table_game_still_plays_to_the_end_and_judges_the_humans_moves() -> None:
+    result = CliRunner().invoke(main, ["play", "--seed", "1"], input="4\n0\n2\n6\n7\n8\n1\n3\n5\n")
+    assert result.exit_code == 0, result.output
+    assert "Your " in result.stdout and "Replay it ply by ply: solve analyze 4 " in result.stdout
