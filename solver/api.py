@@ -24,15 +24,15 @@ None is in ``__all__``: :mod:`solver` re-exports the public functions only.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .encoding.board import Board, parse
+from .encoding.board import Board, encode_boards, parse
 from .encoding.drops import move_string_code
 from .encoding.moves import MoveSpec
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, InvalidBoardError
 from .rules.game import Game, parse_game
 from .search.options import Progress
 from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
@@ -95,6 +95,7 @@ __all__ = [
     "get",
     "load_table",
     "lookup",
+    "lookup_boards",
     "lookup_codes",
     "parse_game",
     "table_for",
@@ -190,6 +191,58 @@ def lookup_codes(codes: np.ndarray | Iterable[int], *, game: Game | str | None =
     bounded by ``budget`` (seconds for the whole batch; None: no limit).
     """
     return _tablebase.lookup_codes(codes, game=game, check=check, budget=budget)
+
+
+def lookup_boards(
+    boards: np.ndarray | Sequence[Any] | None = None,
+    *,
+    moves: Sequence[str] | None = None,
+    game: Game | str | None = None,
+    budget: float | None = None,
+    check: bool = True,
+) -> Scores:
+    """A batch of boards answered in one call (value, plies to the end, best moves: a :class:`solver.tables.Scores`
+    shaped like the batch), within one ``budget`` for the whole batch: :func:`lookup_codes` of their codes.
+
+    >>> import numpy as np
+    >>> boards = np.zeros((2, 3, 3), dtype=np.int8)
+    >>> boards[1, 1, 1] = 1  # X in the centre; row 0 is the top row
+    >>> found = lookup_boards(boards)
+    >>> found.value.tolist(), found.plies.tolist()
+    ([0, 0], [9, 8])
+
+    :param boards: numbers with 1 = X, -1 = O, 0 = empty, of shape ``(..., rows, cols)`` or ``(..., cells)``
+        (:func:`solver.encoding.board.encode_boards`): a batch of Connect Four boards is ``(N, 6, 7)``, ``int8`` as an
+        RL batch holds it, **row 0 the top row** (the pieces rest on row 5).
+    :param moves: instead of ``boards``, move strings as Connect Four players write them (``["4453", "44"]``: columns
+        from 1, :mod:`solver.encoding.drops`), one a position.
+    :param game: e.g. ``"connect4"``; default tic-tac-toe.
+    :param budget: for a game answered by search (Connect Four), the seconds the whole batch may take (None: no
+        limit); past it :class:`~solver.errors.SearchTimeout` names how far it got.
+    :param check: refuse a board no game reaches (:class:`InvalidBoardError` naming its index); False: mark it in
+        :attr:`Scores.reachable`.
+    :raises InvalidBoardError: for a malformed batch, naming the first bad board and cell (or move string).
+    :raises InvalidArgumentError: for both ``boards`` and ``moves``, or neither.
+    """
+    if (boards is None) == (moves is None):
+        raise InvalidArgumentError("give boards or moves= (a list of move strings), one of them")
+    resolved = parse_game(game)
+    codes = encode_boards(boards, resolved) if moves is None else move_string_codes(moves, resolved)
+    return _tablebase.lookup_codes(codes, game=resolved, check=check, budget=budget)
+
+
+def move_string_codes(moves: Sequence[str], game: Game) -> np.ndarray:
+    """The codes of the positions move strings reach (:func:`solver.encoding.drops.move_string_code`), as exact Python ints
+    in an array of ``dtype=object``; a bad one is refused naming its index."""
+    if isinstance(moves, (str, bytes)) or not isinstance(moves, Sequence):
+        raise InvalidBoardError(f"moves= must be a list of move strings, one a position, found {type(moves).__name__}: e.g. ['4453', '44']")
+    codes = np.empty(len(moves), dtype=object)
+    for index, text in enumerate(moves):
+        try:
+            codes[index] = move_string_code(text, game)
+        except InvalidBoardError as error:
+            raise type(error)(f"moves[{index}]: {error}") from None
+    return codes
 
 
 def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -185,3 +186,46 @@ def test_solve_play_of_a_table_game_still_plays_to_the_end_and_judges_the_humans
     result = CliRunner().invoke(main, ["play", "--seed", "1"], input="4\n0\n2\n6\n7\n8\n1\n3\n5\n")
     assert result.exit_code == 0, result.output
     assert "Your " in result.stdout and "Replay it ply by ply: solve analyze 4 " in result.stdout
+
+
+# -- batches of boards -------------------------------------------------------------------------------------------
+def late_positions(count: int, seed: int = 3) -> tuple[np.ndarray, list[str]]:
+    """``count`` random positions of plies 20 to 30 still in play, as an RL batch holds them (``int8``, ``(N, 6, 7)``,
+    1 X, -1 O, 0 empty, row 0 the top row) and as move strings; drawn here from the rules, not from the package's encoder."""
+    rng = random.Random(seed)
+    boards, strings = [], []
+    while len(strings) < count:
+        grid, heights, moves, plies = np.zeros((6, 7), dtype=np.int8), [0] * 7, "", rng.randint(20, 30)
+        board = Replayed(CONNECT4, 0, 0)
+        while len(moves) < plies and not board.is_over:
+            column = rng.choice([col for col in range(7) if heights[col] < 6])
+            grid[5 - heights[column], column] = 1 if len(moves) % 2 == 0 else -1
+            heights[column] += 1
+            board, moves = board.play(board.cell_of(column)), moves + str(column + 1)
+        if len(moves) == plies and not board.is_over:
+            boards.append(grid)
+            strings.append(moves)
+    return np.stack(boards), strings
+
+
+def test_a_batch_of_100_connect4_boards_as_an_int8_array_gives_the_same_answers_as_one_by_one(bookless: Tablebase) -> None:
+    boards, strings = late_positions(100)
+    found = solver.lookup_boards(boards, game="connect4", budget=600)
+    assert found.value.shape == (100,) and found.best_columns.shape == (100, 7)
+    for index, moves in enumerate(strings):
+        alone = bookless.lookup(final_code(moves), game="connect4")  # another engine: nothing shared with the batch's
+        assert (int(found.value[index]), int(found.plies[index])) == (alone.value, alone.plies), moves
+        assert int(found.best[index]) == alone.best_mask, moves
+        assert [col for col in range(7) if found.best_columns[index, col]] == list(alone.best_columns), moves
+    by_moves = solver.lookup_boards(moves=strings, game="connect4", budget=600)
+    assert np.array_equal(by_moves.score, found.score) and np.array_equal(by_moves.best, found.best)
+
+
+def test_encode_boards_of_connect4_gives_exact_codes_past_64_bits_never_wrapped() -> None:
+    boards, strings = late_positions(20, seed=5)
+    codes = solver.encode_boards(boards, game="connect4")
+    assert codes.dtype == object and [int(code) for code in codes] == [final_code(moves) for moves in strings]
+    full = np.full((2, 6, 7), -1, dtype=np.int8)  # every cell O: the largest code, 3**42 - 1, past int64 and uint64 alike
+    assert solver.encode_boards(full, game="connect4").tolist() == [3**42 - 1] * 2
+    assert solver.encode(full[0], game="connect4") == 3**42 - 1
+    assert solver.encode_boards(np.zeros((4, 3, 3), dtype=np.int8)).dtype == np.int64  # a small game keeps int64
