@@ -229,3 +229,39 @@ def test_encode_boards_of_connect4_gives_exact_codes_past_64_bits_never_wrapped(
     assert solver.encode_boards(full, game="connect4").tolist() == [3**42 - 1] * 2
     assert solver.encode(full[0], game="connect4") == 3**42 - 1
     assert solver.encode_boards(np.zeros((4, 3, 3), dtype=np.int8)).dtype == np.int64  # a small game keeps int64
+
+
+def served(tablebase: Tablebase, budget: float):  # type: ignore[no-untyped-def]
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from solver import web
+
+    return TestClient(web.create_app([tablebase.table_of("connect4")], search_budget=budget))
+
+
+def test_an_http_batch_of_connect4_positions_is_answered_within_one_requests_budget(bookless: Tablebase) -> None:
+    boards, strings = late_positions(30, seed=9)
+    client = served(bookless, 60)
+    by_moves = client.post("/api/v1/connect4/batch", json={"moves": strings})
+    assert by_moves.status_code == 200, by_moves.text
+    results = by_moves.json()["results"]
+    for moves, result in zip(strings, results, strict=True):
+        alone = client.get("/api/v1/connect4", params={"moves": moves}).json()
+        assert result == alone, moves
+    texts = [solver.lookup(final_code(moves), game="connect4").board for moves in strings[:5]]
+    by_boards = client.post("/api/v1/connect4/batch", json={"boards": [*texts, "X", 5]})
+    assert by_boards.json()["results"][:5] == results[:5]
+    assert all("error" in result for result in by_boards.json()["results"][5:])
+
+
+def test_an_http_batch_past_its_budget_answers_what_it_could_and_names_the_rest(bookless: Tablebase) -> None:
+    _, strings = late_positions(3, seed=13)
+    client = served(bookless, 1.0)
+    answer = client.post("/api/v1/connect4/batch", json={"moves": [strings[0], "4", strings[1], "44", strings[2]]})
+    assert answer.status_code == 200, answer.text
+    results = answer.json()["results"]
+    assert results[0]["board"] and "not answered within the request's budget of 1 s" in results[1]["error"]
+    assert all("error" in result for result in results[2:])  # nothing searched past the budget
+    too_many = client.post("/api/v1/connect4/batch", json={"moves": ["44"] * 1001})
+    assert too_many.status_code == 413

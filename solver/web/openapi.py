@@ -207,6 +207,10 @@ def _batch(game: dict[str, Any], not_served: dict[str, Any], *, max_batch: int, 
     """The batch endpoint: its body, bounded by ``max_batch`` boards and ``max_body`` bytes, and its answers."""
     return {
         "summary": f"Solve up to {max_batch:,} positions in one request",
+        "description": (
+            "A game answered by search (connect4) takes up to 1,000 boards, or move strings as {moves: [...]}, all searched within "
+            "one request's budget: a board not answered by then is an error in its place."
+        ),
         "parameters": [game],
         "requestBody": {
             "required": True,
@@ -214,8 +218,11 @@ def _batch(game: dict[str, Any], not_served: dict[str, Any], *, max_batch: int, 
                 "application/json": {
                     "schema": {
                         "type": "object",
-                        "required": ["boards"],
-                        "properties": {"boards": {"type": "array", "maxItems": max_batch, "items": {"type": ["string", "integer"]}}},
+                        "minProperties": 1,
+                        "properties": {
+                            "boards": {"type": "array", "maxItems": max_batch, "items": {"type": ["string", "integer"]}},
+                            "moves": {"type": "array", "maxItems": 1000, "items": {"type": "string"}},
+                        },
                     }
                 }
             },
