@@ -265,3 +265,11 @@ def test_an_http_batch_past_its_budget_answers_what_it_could_and_names_the_rest(
     assert all("error" in result for result in results[2:])  # nothing searched past the budget
     too_many = client.post("/api/v1/connect4/batch", json={"moves": ["44"] * 1001})
     assert too_many.status_code == 413
+
+
+def test_a_game_name_is_resolved_over_http_without_solving_any_position(bookless: Tablebase) -> None:
+    client = served(bookless, 0.01)  # a budget in which not even the opening's first search could run
+    found = client.get("/api/v1/games/connect4")
+    assert found.status_code == 200 and found.json()["name"] == "6x7k4-gravity" and found.json()["searched"] is True
+    assert client.get("/api/v1/games/6x7k4-gravity").json() == found.json()
+    assert client.get("/api/v1/games/5x5").status_code == 404

@@ -7,6 +7,7 @@ route                                       answer
 ``GET /static/{name}``                      the page's CSS and JavaScript (a fixed list of files)
 ``GET /api/v1/games``                       the games served, with their table checksums
 ``GET /api/v1/openapi.json``                the OpenAPI 3.1 description of this API
+``GET /api/v1/games/{game}``                the served game a name means (``connect4``), as ``/api/v1/games`` lists it
 ``GET /api/v1/{game}?board=B``              :func:`solver.web.batch.position_dict`: :meth:`Position.to_dict` with ``best_first=True``
 ``GET /api/v1/{game}?moves=4453``           the same, of the position a move string reaches (Connect Four's notation)
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
@@ -274,6 +275,7 @@ def create_app(
         Route("/static/{name}", api.static, methods=["GET"]),
         Route("/api/v1/games", api.games, methods=["GET"]),
         Route("/api/v1/openapi.json", api.openapi, methods=["GET"]),
+        Route("/api/v1/games/{game}", api.game, methods=["GET"]),
         Route("/api/v1/{game}", api.lookup, methods=["GET"]),
         Route("/api/v1/{game}/mainline", api.mainline, methods=["GET"]),
         Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
@@ -363,6 +365,12 @@ class _Api:
     # -- the API ---------------------------------------------------------------
     async def games(self, request: Request) -> Response:
         return _cached(request, self.listing, self.listing_etag)
+
+    async def game(self, request: Request) -> Response:
+        """The served game a name means (``connect4``: ``6x7k4-gravity``), as the listing gives it: what the page resolves
+        ``?game=`` with, no position solved (404 for a game not served, as every route)."""
+        game = self._game(request)
+        return _cached(request, _dumps(_game_info(game)), game.etag("game"))
 
     async def openapi(self, request: Request) -> Response:
         return Response(self.openapi_json + b"\n", media_type=_JSON, headers={"cache-control": "no-cache"})

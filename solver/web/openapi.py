@@ -168,6 +168,13 @@ def _paths(games: list[str], *, max_batch: int, max_body: int) -> dict[str, Any]
     board, errors, cached = _BOARD, _ERRORS, _CACHED
     return {
         "/api/v1/games": {"get": {"summary": "The games served", "responses": {"200": _json(_ref("Games"), "the games")}}},
+        "/api/v1/games/{game}": {
+            "get": {
+                "summary": "The served game a name means (connect4 is 6x7k4-gravity), without solving any position",
+                "parameters": [{**game, "schema": {"type": "string"}, "description": "any name the server reads: 3x3k3, 4x4, connect4"}],
+                "responses": {"200": _json(_ref("Game"), "the game, as the listing gives it"), "404": errors["404"]},
+            }
+        },
         "/api/v1/{game}": {
             "get": {
                 "summary": "Solve one position",
@@ -246,24 +253,23 @@ def _schemas() -> dict[str, Any]:
         "Move": _MOVE,
         "Position": _POSITION,
         "Error": _ERROR,
+        "Game": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "rows": {"type": "integer"},
+                "cols": {"type": "integer"},
+                "k": {"type": "integer"},
+                "cells": {"type": "integer"},
+                "rule": _RULE,
+                "checksum": {"type": "string"},
+                "searched": {"type": "boolean", "description": "answered by search (Connect Four): a position may take up to the budget"},
+            },
+        },
         "Games": {
             "type": "object",
             "properties": {
-                "games": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "rows": {"type": "integer"},
-                            "cols": {"type": "integer"},
-                            "k": {"type": "integer"},
-                            "cells": {"type": "integer"},
-                            "rule": _RULE,
-                            "checksum": {"type": "string"},
-                        },
-                    },
-                },
+                "games": {"type": "array", "items": _ref("Game")},
                 "default": {"type": "string"},
                 "more": {"type": "string", "description": "how to serve other games"},
             },
