@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -227,7 +227,7 @@ def lookup_boards(
     if (boards is None) == (moves is None):
         raise InvalidArgumentError("give boards or moves= (a list of move strings), one of them")
     resolved = parse_game(game)
-    codes = encode_boards(boards, resolved) if moves is None else move_string_codes(moves, resolved)
+    codes = move_string_codes(moves, resolved) if moves is not None else encode_boards(cast("np.ndarray | Sequence[Any]", boards), resolved)
     return _tablebase.lookup_codes(codes, game=resolved, check=check, budget=budget)
 
 

@@ -149,6 +149,7 @@ def test_analysis_of_a_30_ply_game_within_a_small_budget_judges_the_late_plies_a
     data = analysis.to_dict()
     assert [ply["ply"] for ply in data["unjudged"]] == unjudged and data["columns"] == [int(c) - 1 for c in moves]
     assert "not judged" in repr(analysis) and "Not judged: pl" in str(analysis)
+    assert "not judged: plies 1, " in (analysis._repr_html_() or "")
 
 
 def test_solve_analyze_of_a_30_ply_game_with_a_small_budget_prints_the_judged_plies_and_names_the_others(bookless: Tablebase) -> None:
