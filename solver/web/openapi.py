@@ -253,23 +253,11 @@ def _schemas() -> dict[str, Any]:
         "Move": _MOVE,
         "Position": _POSITION,
         "Error": _ERROR,
-        "Game": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string"},
-                "rows": {"type": "integer"},
-                "cols": {"type": "integer"},
-                "k": {"type": "integer"},
-                "cells": {"type": "integer"},
-                "rule": _RULE,
-                "checksum": {"type": "string"},
-                "searched": {"type": "boolean", "description": "answered by search (Connect Four): a position may take up to the budget"},
-            },
-        },
+        "Game": _game_schema(),
         "Games": {
             "type": "object",
             "properties": {
-                "games": {"type": "array", "items": _ref("Game")},
+                "games": {"type": "array", "items": _game_schema()},
                 "default": {"type": "string"},
                 "more": {"type": "string", "description": "how to serve other games"},
             },
@@ -304,4 +292,21 @@ def _schemas() -> dict[str, Any]:
             },
         },
         "Analysis": {"type": "object", "description": "GameAnalysis.to_dict: game, moves, plies, final, summary"},
+    }
+
+
+def _game_schema() -> dict[str, Any]:
+    """A served game, as ``/api/v1/games`` lists it and ``/api/v1/games/{game}`` gives it."""
+    return {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "rows": {"type": "integer"},
+            "cols": {"type": "integer"},
+            "k": {"type": "integer"},
+            "cells": {"type": "integer"},
+            "rule": _RULE,
+            "checksum": {"type": "string"},
+            "searched": {"type": "boolean", "description": "answered by search (Connect Four): a position may take up to the budget"},
+        },
     }
