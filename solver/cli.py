@@ -284,21 +284,20 @@ class _SearchBar:
     the engine none elsewhere): it appears when a search has run for half a second and says the seconds spent and the
     positions searched, and with ``--budget`` the seconds the budget allows. It gives no time left: a search's length is
     not known before it ends, and the budget's countdown is only when it would be stopped. The line is erased when the
-    command ends."""
+    search ends (:meth:`finished`, which the search table calls), before anything else is printed."""
 
     def __init__(self, game: Game, budget: float | None) -> None:
         self.game, self.budget = game, budget
         self.width = 0
 
     def __call__(self, nodes: int, seconds: float) -> None:
-        if self.width == 0:
-            click.get_current_context().call_on_close(self.close)
         of = "" if self.budget is None else f" of the --budget {self.budget:g} s"
         line = f"searching {self.game.name}: {seconds:.1f} s{of}, {nodes:,} positions"
         click.echo(f"\r{line.ljust(self.width)}", file=sys.stderr, nl=False)
         self.width = max(self.width, len(line))
 
-    def close(self) -> None:
+    def finished(self) -> None:
+        """The search ended (answered, stopped or interrupted): the status line is erased, the cursor back at its start."""
         if self.width:
             click.echo(f"\r{' ' * self.width}\r", file=sys.stderr, nl=False)
             self.width = 0

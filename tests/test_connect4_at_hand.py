@@ -70,6 +70,8 @@ def test_a_search_past_half_a_second_on_a_terminal_with_no_budget_shows_its_prog
     assert "searching 6x7k4-gravity: " in written and " positions" in written  # the progress showed, then the answer
     assert "Best moves (columns)" in written
     assert "ETA" not in written and "left" not in written  # no time to the answer is guessed
+    visible = [line.rstrip("\r").rsplit("\r", 1)[-1] for line in written.split("\n")]  # what a terminal shows of each line
+    assert not [line for line in visible if "searching" in line], visible  # the status line is erased before the answer
 
 
 def test_a_search_on_a_terminal_with_a_budget_says_the_budget_and_ends_in_one_line_with_no_traceback() -> None:
