@@ -276,3 +276,14 @@ def test_a_game_name_is_resolved_over_http_without_solving_any_position(bookless
     assert found.status_code == 200 and found.json()["name"] == "6x7k4-gravity" and found.json()["searched"] is True
     assert client.get("/api/v1/games/6x7k4-gravity").json() == found.json()
     assert client.get("/api/v1/games/5x5").status_code == 404
+
+
+def test_the_http_analysis_of_a_30_ply_game_judges_within_the_requests_budget_and_names_the_rest(bookless: Tablebase) -> None:
+    moves = a_game(30, seed=17)
+    client = served(bookless, 1.5)
+    answer = client.get("/api/v1/connect4/analyze", params={"moves": moves})
+    assert answer.status_code == 200, answer.text  # not a 503 for the opening's search
+    data = answer.json()
+    judged, unjudged = [ply["ply"] for ply in data["plies"]], [ply["ply"] for ply in data["unjudged"]]
+    assert 30 in judged and 1 in unjudged and sorted(judged + unjudged) == list(range(1, 31))
+    assert "budget" in data["why_unjudged"]
