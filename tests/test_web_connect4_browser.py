@@ -335,3 +335,7 @@ def test_connect4_a_link_with_moves_opens_at_its_position_and_a_refusal_is_a_sen
     assert len(driver.find_elements(By.CSS_SELECTOR, "#plies li button")) == len(HARD)
     driver.find_elements(By.CSS_SELECTOR, "#columns .column")[3].click()
     wait_for(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-board") == dropped([*HARD, 3]), timeout=30)
+    driver.get(f"{url}?game=connect4&board={dropped(HARD)}")  # a link with the board, whose answer is refused too
+    wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#detail.refused"), timeout=60)
+    assert driver.find_element(By.ID, "board").get_attribute("data-board") == dropped(HARD)
+    assert driver.find_element(By.ID, "error").text == ""

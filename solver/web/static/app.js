@@ -849,7 +849,8 @@
         const p = await lookup(board);
         state.start = /[XO]/.test(p.board) ? p.board : "";
       } catch (error) {
-        showError(`The board in the link cannot be shown: ${error.message}`);
+        if (error.status === 503 && boardForm(board)) state.start = /[XO]/.test(board) ? board : "";  // read; only its answer was refused
+        else showError(`The board in the link cannot be shown: ${error.message}`);
       }
     }
     const moves = params.get("moves");
@@ -859,6 +860,14 @@
       state.by = cells.map((_, index) => (state.mode === "both" ? "" : sideToMoveAt(index) === state.mode ? "you" : "perfect"));
       state.cursor = cells.length;
     }
+  }
+
+  // Whether `board` is written as the page writes a board ("XO./.X./...": rows of X, O and '.', separated by '/'),
+  // of the game shown: the server read it (its answer alone was refused), so the page can draw it.
+  function boardForm(board) {
+    const { rows, cols } = info();
+    const written = board.split("/");
+    return written.length === rows && written.every((row) => row.length === cols && /^[.XO]+$/.test(row));
   }
 
   // The cells of a link's moves (cells, or under gravity columns), replayed here by the rules from the start
