@@ -1195,6 +1195,11 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
         help="only these of Pons' sets (End-Easy, Middle-Easy, Begin-Easy, Middle-Medium, Begin-Medium, Begin-Hard), N sampled of each;"
         " with --connect4-book, searched with the book",
     )
+    parser.add_argument(
+        "--connect4-at-hand", metavar="N", type=int, help="only Connect Four at hand: fresh processes, N random positions of plies 0 to 20 (600)"
+    )
+    parser.add_argument("--at-hand-book", metavar="BOOK", type=Path, help="with --connect4-at-hand: Böck's ply-8 positions answered from this book")
+    parser.add_argument("--cold", action="store_true", help="with --connect4-at-hand: empty numba's cache first (the first process compiles)")
     parser.add_argument("--pons", metavar="PONS_TIMES", type=Path, help="Pons' C++ solver beside the engine (scripts/baselines/pons_times.cpp built)")
     parser.add_argument(
         "--c4", metavar="C4_TIMES", type=Path, help="Steininger's c4 beside the engine, on the empty board too (scripts/baselines/c4_times.cpp built)"
@@ -1260,10 +1265,8 @@ def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
     if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets:
         _connect4_section(args)
-    elif args.connect4_http:
-        from bench_http_search import bench_search_budget
-
-        bench_search_budget(report, args.connect4_http)
+    elif args.connect4_at_hand or args.connect4_http:
+        _connect4_as_users_wait(args)
     elif args.pons or args.c4:
         raise SystemExit("bench.py: --pons and --c4 go with --connect4, --connect4-all, --connect4-empty or --connect4-sets")
     elif args.builds is not None:
@@ -1288,6 +1291,18 @@ def _one_section(args: argparse.Namespace) -> bool:
     else:
         return False
     return True
+
+
+def _connect4_as_users_wait(args: argparse.Namespace) -> None:
+    """Connect Four as a user waits for it: at hand (scripts/bench_at_hand.py) or over HTTP (scripts/bench_http_search.py)."""
+    if args.connect4_at_hand:
+        from bench_at_hand import bench_at_hand
+
+        bench_at_hand(report, count=args.connect4_at_hand, book=args.at_hand_book, cold=args.cold)
+    else:
+        from bench_http_search import bench_search_budget
+
+        bench_search_budget(report, args.connect4_http)
 
 
 def _connect4_section(args: argparse.Namespace) -> None:

@@ -10,15 +10,20 @@ A look-up's table is remembered by that Tablebase per ``game=`` (by name, or by 
 :func:`forget` clears it. The front ends (:mod:`solver.cli`, :mod:`solver.web`) take a
 :class:`Tablebase` of their own or this one, and parse game names with :func:`parse_game`.
 
-**The front ends' door.** The command line and the web app reach the store (:mod:`solver.store`) and the
-table files (:mod:`solver.storage`) through this module only: an import-linter contract forbids them both
-packages. What they need beyond the functions above is re-exported here by name (``from solver.api import
-fetch_table``), so one place says what a front end may do to a table: build and estimate one (``solve
-build``), prove it or check a sample (``solve verify``), fetch one from a mirror (``solve fetch``), build and
-verify a Connect Four book (``solve book``), answer by search (:class:`SearchTable`), and the few plain
-helpers a front end prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped`
-for a download list, :func:`write_atomic` for a report, :func:`remove_dead_temporaries` after a killed build).
-None is in ``__all__``: :mod:`solver` re-exports the public functions only.
+**The front ends' door.** The command line (:mod:`solver.cli`), the web app (:mod:`solver.web`) and
+:mod:`solver.interop` import this module and the base modules (:mod:`solver.errors`, :mod:`solver.words`, :mod:`solver.extras`,
+:mod:`solver.lifetime`) only: an import-linter contract forbids them every layer between (grading,
+presentation, store, tables, builds, search, contents, storage, encoding, rules). What they need beyond the
+functions above is re-exported here by name (``from solver.api import fetch_table``), so one place says what
+a front end may do and print: build and estimate a table (``solve build``), prove it or check a sample
+(``solve verify``), fetch one from a mirror (``solve fetch``), build and verify a Connect Four book, answer by
+search (:class:`SearchTable`), grade a player (:func:`grade` and its options, :func:`describe_report`); read a
+board or a move (:func:`parse_text`, :func:`parse_moves`, :func:`move_string_code`) and draw one
+(:func:`draw`, :func:`column_board`); the words, pictures and JSON of an answer (:func:`status_line`,
+:func:`analysis_text`, :func:`outcomes_svg`, :func:`decode_scores`); and the few plain helpers a front end
+prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped` for a download list,
+:func:`write_atomic` for a report, :func:`remove_dead_temporaries` after a killed build). None is in
+``__all__``: :mod:`solver` re-exports the public functions only.
 """
 
 from __future__ import annotations
@@ -29,11 +34,54 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .encoding.board import Board, encode_boards, parse
-from .encoding.drops import move_string_code
+from .encoding.board import Board as Board
+from .encoding.board import check_rules as check_rules
+from .encoding.board import digits as digits
+from .encoding.board import draw as draw
+from .encoding.board import encode_boards as encode_boards
+from .encoding.board import parse as parse
+from .encoding.board import parse_text as parse_text
+from .encoding.drops import move_string_code as move_string_code
 from .encoding.moves import MoveSpec
+from .encoding.moves import parse_move as parse_move
+from .encoding.moves import parse_moves as parse_moves
+from .encoding.moves import split_moves as split_moves
 from .errors import InvalidArgumentError, InvalidBoardError
-from .rules.game import Game, parse_game
+from .grading.grader import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from .grading.grader import DEFAULT_TOTAL_TIMEOUT as DEFAULT_TOTAL_TIMEOUT
+from .grading.grader import GradeReport as GradeReport
+from .grading.grader import GradingInterrupted as GradingInterrupted
+from .grading.grader import Returns as Returns
+from .grading.grader import board_maker as board_maker
+from .grading.grader import grade as grade
+from .grading.grader import parse_symbols as parse_symbols
+from .grading.grader import positions_to_grade as positions_to_grade
+from .grading.limits import DEFAULT_PROCESSES as DEFAULT_PROCESSES
+from .grading.player import DEFAULT_MEMORY_MB as DEFAULT_MEMORY_MB
+from .grading.player import Turn as Turn
+from .grading.sandbox import Sandbox as Sandbox
+from .present.analysis import analysis_text as analysis_text
+from .present.analysis import best_text as best_text
+from .present.analysis import grid_text as grid_text
+from .present.analysis import plies_text as plies_text
+from .present.charts import outcomes_svg as outcomes_svg
+from .present.describe import column_board as column_board
+from .present.describe import move_words as move_words
+from .present.describe import stats_text as stats_text
+from .present.describe import status_line as status_line
+from .present.report import GRADE_LIMIT as GRADE_LIMIT
+from .present.report import describe_report as describe_report
+from .rules import score as _score
+from .rules.base import OUTCOMES as OUTCOMES
+from .rules.base import Outcome as Outcome
+from .rules.game import CONNECT_FOUR as CONNECT_FOUR
+from .rules.game import DEFAULT_GAME as DEFAULT_GAME
+from .rules.game import DENSE_MAX_CELLS as DENSE_MAX_CELLS
+from .rules.game import Game as Game
+from .rules.game import parse_game
+from .rules.score import RESULTS as RESULTS
+from .rules.score import UNREACHABLE as UNREACHABLE
+from .rules.score import WIN as WIN
 from .search.options import Progress
 from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
 from .storage.fsutil import write_atomic as write_atomic
@@ -41,13 +89,15 @@ from .storage.remote import is_url as is_url
 from .storage.tablefile import is_shipped as is_shipped
 from .storage.tablefile import rebuild_command as rebuild_command
 from .store import book as _book
+from .store import bookproof as _bookproof
 from .store import make as _builder
 from .store.book import book_game as book_game
 from .store.book import build_book as build_book
 from .store.book import default_depth as default_depth
 from .store.book import estimate_book as estimate_book
-from .store.book import verify_book as verify_book
-from .store.book import verify_plan as verify_plan
+from .store.bookproof import record_book_check as record_book_check
+from .store.bookproof import verify_book as verify_book
+from .store.bookproof import verify_plan as verify_plan
 from .store.estimate import BuildEstimate as BuildEstimate
 from .store.estimate import estimate as estimate
 from .store.estimate import format_duration as format_duration
@@ -70,9 +120,13 @@ from .store.samplecheck import check_sample as check_sample
 from .store.searched import SearchTable as SearchTable
 from .store.searched import searches_by as searches_by
 from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
-from .tables import DenseTable, Scores, Table
-from .tables.analysis import GameAnalysis
-from .tables.position import Position
+from .tables import DenseTable, Scores
+from .tables import Table as Table
+from .tables.analysis import GameAnalysis as GameAnalysis
+from .tables.analysis import Replayed as Replayed
+from .tables.analysis import move_code as move_code
+from .tables.position import Position as Position
+from .tables.position import outcome_label as outcome_label
 
 if TYPE_CHECKING:
     from .search.book import TableBook
@@ -101,10 +155,14 @@ __all__ = [
     "table_for",
 ]
 
-DEFAULT_BOOK_SAMPLE = _book.DEFAULT_SAMPLE
-"""Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.book.DEFAULT_SAMPLE`)."""
+DEFAULT_BOOK_SAMPLE = _bookproof.DEFAULT_SAMPLE
+"""Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.bookproof.DEFAULT_SAMPLE`)."""
 describe_book = _book.describe
 """A book's summary line (:func:`solver.store.book.describe`)."""
+decode_score = _score.decode
+"""``(result, plies)`` for the side to move, from a stored score (:func:`solver.rules.score.decode`)."""
+decode_scores = _score.decode_many
+"""``(sign, plies)`` of an array of stored scores, vectorised (:func:`solver.rules.score.decode_many`)."""
 
 _tablebase = default_tablebase()
 _lookup = _tablebase.lookup  # the look-up hot path: one attribute fewer a call
@@ -294,14 +352,13 @@ def table_for(
 
 
 def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> TableBook:
-    """An opening book file, copied into memory and every byte checked (:func:`solver.search.book.open_book`; it
-    loads the engine, so it is imported here only when a book is opened).
+    """An opening book file, copied into memory, every byte checked and believed by the trust policy of tables
+    (:func:`solver.store.bookproof.open_trusted_book`: its shipped checksum, or built or proved here, or proved now
+    when that takes at most a minute).
 
-    :raises TableError: for a file that is damaged or not a book of ``game``.
+    :raises TableError: for a file that is damaged, forged, wrong, unproved or not a book of ``game``.
     """
-    from .search.book import open_book as open_
-
-    return open_(path, game)
+    return _bookproof.open_trusted_book(path, game)
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:

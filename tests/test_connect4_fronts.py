@@ -29,6 +29,9 @@ PONS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect
 CONNECT4 = parse_game("connect4")
 SAMPLE = 12
 """End-Easy positions each front end is asked (their searches take milliseconds)."""
+SLOW = "226611"
+"""A position one ply past the shipped book (depth 5) whose search takes seconds (a draw; 3.6 s of CPU measured on
+this project's machine): what a small budget cannot answer."""
 
 
 def pons_end_easy(count: int = SAMPLE) -> list[tuple[str, int]]:
@@ -101,7 +104,7 @@ def test_analyze_reads_a_move_string_and_judges_within_its_budget_what_its_searc
 
 def test_a_budget_stops_a_long_search_with_a_clear_error_and_the_next_answer_is_still_exact() -> None:
     with pytest.raises(SearchTimeout, match="budget of 0.2 s"):
-        solver.lookup(moves="44", game="connect4", budget=0.2)
+        solver.lookup(moves=SLOW, game="connect4", budget=0.2)
     moves, score = pons_end_easy(1)[0]
     found = solver.lookup(moves=moves, game="connect4", budget=60)
     assert pons_score(found.result, found.plies, len(moves)) == score
@@ -156,7 +159,7 @@ def test_solve_lookup_draws_the_columns_outcomes_above_the_board() -> None:
 
 
 def test_solve_lookup_past_its_budget_is_one_line_and_exit_1() -> None:
-    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--moves", "44", "--budget", "0.2"])
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--moves", SLOW, "--budget", "0.2"])
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("solve: error:")]
     assert len(errors) == 1 and "budget of 0.2 s" in errors[0] and "Traceback" not in result.output
@@ -164,7 +167,7 @@ def test_solve_lookup_past_its_budget_is_one_line_and_exit_1() -> None:
 
 def test_solve_past_its_budget_says_the_seconds_it_had_and_how_to_give_more_on_the_command_line() -> None:
     """Not the Python API's advice (``budget=None``): the option, and the seconds this command gave."""
-    for command in (["lookup", "--game", "connect4", "--moves", "44"], ["stats", "--game", "connect4"]):
+    for command in (["lookup", "--game", "connect4", "--moves", SLOW],):
         result = CliRunner().invoke(main, [*command, "--budget", "0.3"])
         assert result.exit_code == 1, result.output
         (line,) = result.stderr.splitlines()
@@ -172,10 +175,14 @@ def test_solve_past_its_budget_says_the_seconds_it_had_and_how_to_give_more_on_t
         assert "give it more with --budget SECONDS, or no --budget for no limit" in line and "budget=None" not in line, line
 
 
-def test_solve_stats_without_a_book_stops_the_roots_search_at_once_and_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.cli as cli
+def test_solve_stats_without_a_book_stops_the_roots_search_at_once_and_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import solver.cli.stats
+    import solver.store.tablebase as tablebase
 
-    monkeypatch.setattr(cli, "STATS_SEARCH_SECONDS", 0.2)
+    monkeypatch.setattr(solver.cli.stats, "STATS_SEARCH_SECONDS", 0.2)
+    monkeypatch.setattr(tablebase, "shipped_book_path", lambda game: None)  # as if the package shipped no book
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path))
+    solver.forget()
     result = CliRunner().invoke(main, ["stats", "--game", "connect4"])
     assert result.exit_code == 0, result.output
     first, counts = result.stdout.splitlines()
@@ -205,7 +212,12 @@ def plant_connect4_book(directory: Path) -> Path:
     for key in levels[1].tolist():
         (column,) = [c for c in range(7) if code_of_key(game, key) // 3 ** (35 + c) % 3]  # the one piece, on the bottom row
         ply1.append(FIRST_MOVES[min(column, 6 - column) + 1])
-    return write_book(directory / "6x7k4-gravity.ttt", game, levels, derive_all(game, levels, np.array(ply1, dtype=np.int8)))
+    path = write_book(directory / "6x7k4-gravity.ttt", game, levels, derive_all(game, levels, np.array(ply1, dtype=np.int8)))
+    from solver.search.book import open_book
+    from solver.storage import trust
+
+    trust.record(directory, game.name, "book", open_book(path).checksum)  # as a build here records the book it wrote
+    return path
 
 
 def test_solve_stats_connect4_gives_the_roots_answer_read_from_the_book_a_first_player_win_on_ply_41(tmp_path: Path) -> None:
@@ -264,7 +276,7 @@ def test_the_http_api_answers_pons_end_easy_by_board_and_by_move_string(client) 
 
 
 def test_the_http_api_refuses_a_search_past_its_budget_with_503_saying_so(client) -> None:  # type: ignore[no-untyped-def]
-    answer = client.get("/api/v1/connect4", params={"moves": "44"})
+    answer = client.get("/api/v1/connect4", params={"moves": SLOW})
     assert answer.status_code == 503
     assert "at most 0.3 s a request" in answer.json()["error"]
     assert client.get("/api/v1/connect4", params={"moves": "48"}).status_code == 400

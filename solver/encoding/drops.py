@@ -1,6 +1,7 @@
 """Moves under gravity: a column, or the ``(row, col)`` of the cell a piece dropped there lands on.
 
-Under gravity (a move rule whose :attr:`~solver.rules.parts.MoveRule.form` is a column, Connect Four's family) a move is a
+Under gravity (a move rule that writes a move as its column, :attr:`~solver.rules.parts.MoveRule.writes_columns`, and
+whose column's move lands, :meth:`~solver.rules.parts.MoveRule.landing`: Connect Four's family) a move is a
 column: the piece falls to the lowest empty cell of it. So where a move of an m,n,k game is
 a cell (:mod:`solver.encoding.moves`), a move of a gravity game is read here, against the
 board it is played on:

@@ -15,7 +15,7 @@ def best_text(ply: PlyAnalysis) -> str:
     """The best moves before a ply: ``any``, the columns under gravity (``1 2``), else ``row,col`` cells (``0,0 2,2``)."""
     if len(ply.best_cells) == len(ply.before.moves) > 1:
         return "any"
-    if ply.before.game.rules.move.form == "column":
+    if ply.before.game.rules.move.writes_columns:
         return " ".join(map(str, ply.before.best_columns))
     return " ".join(rc(ply.before.game, cell) for cell in ply.best_cells)
 
@@ -23,14 +23,14 @@ def best_text(ply: PlyAnalysis) -> str:
 def _move_text(game: Game, cell: int) -> str:
     """The move column of ``solve analyze``: ``1,1 (4)`` (row,col and flat cell), under gravity ``2 (3,2)`` (column, and the cell it landed on)."""
     row, col = game.coords(cell)
-    return f"{col} ({row},{col})" if game.rules.move.form == "column" else f"{row},{col} ({cell})"
+    return f"{col} ({row},{col})" if game.rules.move.writes_columns else f"{row},{col} ({cell})"
 
 
 def analysis_text(analysis: GameAnalysis) -> str:
     """What ``solve analyze`` prints and ``str()`` of a :class:`~solver.tables.analysis.GameAnalysis` gives:
     a table of the plies, the final board, and each player's summary."""
     game = analysis.game
-    drops = game.rules.move.form == "column"
+    drops = game.rules.move.writes_columns
     rows: list[tuple[str, ...]] = [("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")]
     judged = [(ply.ply, _judged_row(ply)) for ply in analysis.plies]
     unjudged: list[tuple[int, tuple[str, ...]]] = [
@@ -71,6 +71,6 @@ def plies_text(plies: list[int]) -> str:
 
 def grid_text(position: Position | Replayed) -> str:
     """The board; under gravity with the column numbers under it (a move is a column)."""
-    if position.game.rules.move.form == "column":
+    if position.game.rules.move.writes_columns:
         return "\n".join(column_board(position))
     return "\n".join(_board.draw(position.game, position.code))

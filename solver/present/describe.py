@@ -73,8 +73,7 @@ def column_board(position: Position | Replayed, above: Mapping[int, str] | None 
 
 def move_words(game: Game, cell: int) -> str:
     """A move in words: ``1,2`` (row, col), or under gravity ``column 2``."""
-    row, col = game.coords(cell)
-    return f"column {col}" if game.rules.move.form == "column" else f"{row},{col}"
+    return game.rules.move.move_words(cell)
 
 
 # -- the counts of a table (solve stats) ---------------------------------------------------------------

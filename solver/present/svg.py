@@ -128,7 +128,7 @@ def position_html(position: Position) -> str:
 
     A finished board has no moves to explain, so it has no legend.
     """
-    if position.game.rules.move.form == "column":  # a move is a column
+    if position.game.rules.move.writes_columns:  # a move is a column
         best = " ".join(map(str, position.best_columns))
         details = f"best columns: {best} · " if best else ""
     else:
@@ -159,7 +159,7 @@ def value_points(analysis: GameAnalysis) -> list[ValuePoint]:
     first = analysis.plies[0].ply - 1 if analysis.plies else 0  # the plies before the first judged one were not judged
     points = [ValuePoint(first, start.value, None, f"{'start' if first == 0 else f'after ply {first}'}: {value_words(start)}")]
     for ply in analysis.plies:
-        where = f"column {ply.move.col}" if ply.before.game.rules.move.form == "column" else f"{ply.move.row},{ply.move.col}"
+        where = ply.before.game.rules.move.move_words(ply.move.cell)
         text = f"ply {ply.ply}, {ply.player} at {where} ({ply.verdict}): {value_words(ply.after)}"
         points.append(ValuePoint(ply.ply, ply.after.value, ply.verdict, text))
     return points
@@ -170,7 +170,7 @@ def analysis_html(analysis: GameAnalysis) -> str:
     plies (:func:`~solver.present.charts.values_svg`), the final board, each player's summary."""
     game = analysis.game
     cell_style = "padding:1px 8px;text-align:left"
-    drops = game.rules.move.form == "column"  # a move is a column: shown with the cell it landed on
+    drops = game.rules.move.writes_columns  # a move is a column: shown with the cell it landed on
     names = ("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")
     head = "".join(f'<th style="{cell_style}">{name}</th>' for name in names)
     rows = []

@@ -61,8 +61,7 @@ from ..tables import Kind, Scores, Table
 from ..tables.position import POSITION_SETTERS, Position
 from ..tables.summary import TableStats
 from . import locate
-from .book import book_path
-from .estimate import paper_estimate
+from .estimate import KNOWN_POSITIONS, paper_estimate
 
 if TYPE_CHECKING:
     from ..search import Book, Engine, Solution
@@ -321,7 +320,7 @@ def _finished(progress: Progress | None) -> None:
 
 
 def _positions_words(game: Game) -> str:
-    return "4,531,985,219,092 positions" if (game.rows, game.cols, game.k) == (6, 7, 4) else "positions"
+    return f"{KNOWN_POSITIONS[game]:,} positions" if game in KNOWN_POSITIONS else "positions"
 
 
 def _python_codes(codes: np.ndarray | Iterable[int]) -> tuple[tuple[int, ...], list[int]]:
@@ -372,7 +371,8 @@ class SearchSource:
 
     :param table_bytes: the size of each engine's transposition table in bytes.
     :param books: finds a game's book (the engine's book hook); None: the book built in a table directory, if any
-        (:func:`book_in_table_dirs`: ``solve build --game connect4`` builds it, ``solve fetch`` fetches it).
+        (:meth:`~solver.store.tablebase.Tablebase.book`: the table directory's, built by ``solve build --game connect4``
+        or fetched by ``solve fetch``, else the one the package ships).
     :param directory: the table directory its books and tables are looked for in; None: the Tablebase's
         (:meth:`~solver.store.tablebase.Tablebase.table` passes its ``table_dir``, ``solve --table-dir``).
     """
@@ -392,23 +392,8 @@ class SearchSource:
         directories = tablebase.table_dirs(self.directory)
         if _table_at_hand(game, directories) or not searched_by_engine(game):  # a table at hand: the engine not even loaded
             return None
-        book = self.books(game) if self.books is not None else book_in_table_dirs(game, directories)
+        book = self.books(game) if self.books is not None else tablebase.book(game, table_dir=self.directory)
         return SearchTable(search.Engine(game, table_bytes=self.table_bytes, book=book), book=book)
-
-
-def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
-    """The book of a game past :data:`~solver.rules.game.WORD_CELLS` cells (Connect Four) in the first table directory
-    that holds one (``<game>.ttt``: :func:`solver.store.book.book_path`), every byte checked; None when none is built.
-
-    :raises TableError: for a damaged book, naming the file and the command that rebuilds it.
-    """
-    if game.cells <= WORD_CELLS:  # a smaller game's <game>.ttt is its table
-        return None
-    for directory in directories:
-        path = book_path(Path(directory), game)
-        if path.is_file():
-            return search.open_book(path, game)
-    return None
 
 
 def _table_at_hand(game: Game, directories: Iterable[Path]) -> bool:

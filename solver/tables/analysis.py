@@ -103,7 +103,7 @@ class PlyAnalysis:
         before = "draw" if self.result_before == "draw" else outcome_words(self.result_before, self.plies_before)
         after = "draw" if self.result_after == "draw" else outcome_words(self.result_after, self.plies_after)
         change = before if before == after else f"{before} -> {after}"
-        where = f"column {self.move.col}" if self.before.game.rules.move.form == "column" else f"({self.move.row}, {self.move.col})"
+        where = self.before.game.rules.move.move_words(self.move.cell, "({row}, {col})")
         return f"<PlyAnalysis ply {self.ply}: {self.player} plays {where}: {self.verdict}, {change}>"
 
     @property
@@ -147,7 +147,7 @@ class PlyAnalysis:
 
         Under gravity, where a move is a column, also the best columns (``best_columns``, after ``best_cells``,
         as a position's); the column played is ``col``."""
-        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.move.form == "column" else {}
+        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.move.writes_columns else {}
         return {
             "ply": self.ply,
             "player": self.player,
@@ -210,7 +210,7 @@ class Replayed:
         :raises InvalidMoveError: for a move that is not legal here, or when the game is over.
         """
         game = self.game
-        if game.rules.move.form == "column":
+        if game.rules.move.writes_columns:
             drop = read_drop(move, game, where=where)
             if self.is_over:
                 shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
@@ -246,7 +246,7 @@ class UnjudgedPly:
 
     def __repr__(self) -> str:
         row, col = self.before.game.coords(self.cell)
-        where = f"column {col}" if self.before.game.rules.move.form == "column" else f"({row}, {col})"
+        where = f"column {col}" if self.before.game.rules.move.writes_columns else f"({row}, {col})"
         return f"<UnjudgedPly ply {self.ply}: {self.player} plays {where}: not judged>"
 
     def to_dict(self) -> dict[str, Any]:
@@ -303,7 +303,7 @@ class GameAnalysis:
     def __repr__(self) -> str:
         players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
         unjudged = f"; {count(len(self.unjudged), 'ply')} not judged" if self.unjudged else ""
-        moves = list(self.columns if self.game.rules.move.form == "column" else self.cells)
+        moves = list(self.columns if self.game.rules.move.writes_columns else self.cells)
         played = f"{moves} {players}{unjudged}".replace("] ;", "];") if moves else "no moves"
         return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
 
@@ -352,7 +352,7 @@ class GameAnalysis:
         return {
             "game": self.game.name,
             "moves": list(self.cells),
-            **({"columns": list(self.columns)} if self.game.rules.move.form == "column" else {}),
+            **({"columns": list(self.columns)} if self.game.rules.move.writes_columns else {}),
             "plies": [ply.to_dict() for ply in self.plies],
             "unjudged": [ply.to_dict() for ply in self.unjudged],
             "why_unjudged": self.why_unjudged,
@@ -412,7 +412,7 @@ def replay(moves: Iterable[MoveSpec], game: Game) -> tuple[list[Replayed], list[
     board = Replayed(game, 0, 0)
     boards, cells, played = [board], [], dict[int, int]()
     for ply, spec in enumerate(_columns_of_move_strings(moves, game), start=1):
-        if game.rules.move.form == "column":
+        if game.rules.move.writes_columns:
             cell = _drop_cell(board, spec, ply, played)
         else:
             cell = parse_move(spec, game, where=f"ply {ply}: ")
@@ -438,7 +438,7 @@ def _answered(table: Table, code: int, answered: dict[int, Position | None], why
 def _columns_of_move_strings(moves: object, game: Game) -> Iterator[object]:
     """The moves one by one, a move string (:mod:`solver.encoding.drops`) read into its columns (0-based): the
     whole text under gravity (``"4453"``), or an item of two or more digits (``["4453"]``, ``solve analyze 4453``)."""
-    if isinstance(moves, str) and game.rules.move.form == "column":
+    if isinstance(moves, str) and game.rules.move.writes_columns:
         yield from read_move_string(moves, game)
         return
     for spec in _each_move(moves):

@@ -79,16 +79,24 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..api import Tablebase, default_tablebase, parse_game, searches_by
-from ..encoding.board import parse, parse_text
-from ..encoding.drops import move_string_code
-from ..encoding.moves import parse_moves, split_moves
+from ..api import (
+    DEFAULT_GAME,
+    UNREACHABLE,
+    Game,
+    Table,
+    Tablebase,
+    analyze,
+    default_tablebase,
+    move_string_code,
+    outcomes_svg,
+    parse,
+    parse_game,
+    parse_moves,
+    parse_text,
+    searches_by,
+    split_moves,
+)
 from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
-from ..present.charts import outcomes_svg
-from ..rules.game import DEFAULT_GAME, Game
-from ..rules.score import UNREACHABLE
-from ..tables import Table
-from ..tables.analysis import analyze
 from .batch import answers, position_dict, searched_answers
 from .files import TableFiles, none_match
 from .openapi import openapi_document
@@ -441,7 +449,7 @@ class _Api:
             return await _searched(request, game, game.etag("a" + text), lambda: _analysis(game, text))
         rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
-            if rules.move.form == "column":  # each move read as `solve analyze` reads one argument: a bare number is a column
+            if rules.move.writes_columns:  # each move read as `solve analyze` reads one argument: a bare number is a column
                 analysis = analyze(split_moves(text, game.table.game), table=game.table)
                 cells = list(analysis.cells)
             else:
@@ -794,7 +802,7 @@ def outcomes_chart(table: Table) -> bytes:
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.move.form == "column"}
+    rule = g.rules.to_dict()
     return {
         "name": g.name,
         "rows": g.rows,
