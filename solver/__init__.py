@@ -35,6 +35,7 @@ from .api import (
     get,
     load_table,
     lookup,
+    lookup_boards,
     lookup_codes,
     table_for,
 )
@@ -44,7 +45,7 @@ from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerF
 from .present import notebook as _notebook  # noqa: F401  (registers the notebook pictures)
 from .rules.game import Game, parse_game
 from .tables import CompactTable, DenseTable, Scores, Table
-from .tables.analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict
+from .tables.analysis import GameAnalysis, PlayerSummary, PlyAnalysis, UnjudgedPly, Verdict
 from .tables.position import Move, Position
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "TableAt",
     "TableError",
     "Tablebase",
+    "UnjudgedPly",
     "Verdict",
     "__version__",
     "analyze",
@@ -88,6 +90,7 @@ __all__ = [
     "load_player",
     "load_table",
     "lookup",
+    "lookup_boards",
     "lookup_codes",
     "parse",
     "parse_game",

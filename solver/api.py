@@ -29,8 +29,8 @@ prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shippe
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from .encoding.board import Board as Board
 from .encoding.board import check_rules as check_rules
 from .encoding.board import digits as digits
 from .encoding.board import draw as draw
+from .encoding.board import encode_boards as encode_boards
 from .encoding.board import parse as parse
 from .encoding.board import parse_text as parse_text
 from .encoding.drops import move_string_code as move_string_code
@@ -45,7 +46,7 @@ from .encoding.moves import MoveSpec
 from .encoding.moves import parse_move as parse_move
 from .encoding.moves import parse_moves as parse_moves
 from .encoding.moves import split_moves as split_moves
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, InvalidBoardError
 from .grading.grader import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from .grading.grader import DEFAULT_TOTAL_TIMEOUT as DEFAULT_TOTAL_TIMEOUT
 from .grading.grader import GradeReport as GradeReport
@@ -62,6 +63,7 @@ from .grading.sandbox import Sandbox as Sandbox
 from .present.analysis import analysis_text as analysis_text
 from .present.analysis import best_text as best_text
 from .present.analysis import grid_text as grid_text
+from .present.analysis import plies_text as plies_text
 from .present.charts import outcomes_svg as outcomes_svg
 from .present.describe import column_board as column_board
 from .present.describe import move_words as move_words
@@ -122,6 +124,7 @@ from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase
 from .tables import DenseTable, Scores
 from .tables import Table as Table
 from .tables.analysis import GameAnalysis as GameAnalysis
+from .tables.analysis import Replayed as Replayed
 from .tables.analysis import move_code as move_code
 from .tables.position import Position as Position
 from .tables.position import outcome_label as outcome_label
@@ -147,6 +150,7 @@ __all__ = [
     "get",
     "load_table",
     "lookup",
+    "lookup_boards",
     "lookup_codes",
     "parse_game",
     "table_for",
@@ -248,6 +252,58 @@ def lookup_codes(codes: np.ndarray | Iterable[int], *, game: Game | str | None =
     return _tablebase.lookup_codes(codes, game=game, check=check, budget=budget)
 
 
+def lookup_boards(
+    boards: np.ndarray | Sequence[Any] | None = None,
+    *,
+    moves: Sequence[str] | None = None,
+    game: Game | str | None = None,
+    budget: float | None = None,
+    check: bool = True,
+) -> Scores:
+    """A batch of boards answered in one call (value, plies to the end, best moves: a :class:`solver.tables.Scores`
+    shaped like the batch), within one ``budget`` for the whole batch: :func:`lookup_codes` of their codes.
+
+    >>> import numpy as np
+    >>> boards = np.zeros((2, 3, 3), dtype=np.int8)
+    >>> boards[1, 1, 1] = 1  # X in the centre; row 0 is the top row
+    >>> found = lookup_boards(boards)
+    >>> found.value.tolist(), found.plies.tolist()
+    ([0, 0], [9, 8])
+
+    :param boards: numbers with 1 = X, -1 = O, 0 = empty, of shape ``(..., rows, cols)`` or ``(..., cells)``
+        (:func:`solver.encoding.board.encode_boards`): a batch of Connect Four boards is ``(N, 6, 7)``, ``int8`` as an
+        RL batch holds it, **row 0 the top row** (the pieces rest on row 5).
+    :param moves: instead of ``boards``, move strings as Connect Four players write them (``["4453", "44"]``: columns
+        from 1, :mod:`solver.encoding.drops`), one a position.
+    :param game: e.g. ``"connect4"``; default tic-tac-toe.
+    :param budget: for a game answered by search (Connect Four), the seconds the whole batch may take (None: no
+        limit); past it :class:`~solver.errors.SearchTimeout` names how far it got.
+    :param check: refuse a board no game reaches (:class:`InvalidBoardError` naming its index); False: mark it in
+        :attr:`Scores.reachable`.
+    :raises InvalidBoardError: for a malformed batch, naming the first bad board and cell (or move string).
+    :raises InvalidArgumentError: for both ``boards`` and ``moves``, or neither.
+    """
+    if (boards is None) == (moves is None):
+        raise InvalidArgumentError("give boards or moves= (a list of move strings), one of them")
+    resolved = parse_game(game)
+    codes = move_string_codes(moves, resolved) if moves is not None else encode_boards(cast("np.ndarray | Sequence[Any]", boards), resolved)
+    return _tablebase.lookup_codes(codes, game=resolved, check=check, budget=budget)
+
+
+def move_string_codes(moves: Sequence[str], game: Game) -> np.ndarray:
+    """The codes of the positions move strings reach (:func:`solver.encoding.drops.move_string_code`), as exact Python ints
+    in an array of ``dtype=object``; a bad one is refused naming its index."""
+    if isinstance(moves, (str, bytes)) or not isinstance(moves, Sequence):
+        raise InvalidBoardError(f"moves= must be a list of move strings, one a position, found {type(moves).__name__}: e.g. ['4453', '44']")
+    codes = np.empty(len(moves), dtype=object)
+    for index, text in enumerate(moves):
+        try:
+            codes[index] = move_string_code(text, game)
+        except InvalidBoardError as error:
+            raise type(error)(f"moves[{index}]: {error}") from None
+    return codes
+
+
 def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:
     """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`).
 
@@ -258,8 +314,11 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
     :param table: the table to use (default :func:`table_for` of ``game``).
     :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
         naming the ply and the cell.
-    :param budget: for a game answered by search, the seconds each position's search may take.
+    :param budget: for a game answered by search (Connect Four), the seconds the whole analysis may take: the plies
+        are judged from the last back, and those whose positions are not answered by then are named in
+        :attr:`GameAnalysis.unjudged` (with :attr:`GameAnalysis.why_unjudged`), not judged. None: no limit.
     :raises InvalidGameError: if ``game`` and ``table`` disagree.
+    :raises SearchTimeout: when not even the final position is answered within ``budget``.
     """
     return _tablebase.analyze(moves, game=game, table=table, budget=budget)
 

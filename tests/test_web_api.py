@@ -410,6 +410,7 @@ def test_the_openapi_document_describes_every_api_route(client: TestClient) -> N
     assert document["openapi"].startswith("3.")
     assert set(document["paths"]) == {
         "/api/v1/games",
+        "/api/v1/games/{game}",
         "/api/v1/{game}",
         "/api/v1/{game}/mainline",
         "/api/v1/{game}/analyze",

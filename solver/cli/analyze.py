@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 
 import click
 
 from ..api import analysis_text as describe_analysis
 from ..api import analyze as _analyze
+from ..api import searches_by
 from .group import ArgsCommand, main
 from .options import TableOptions, budget_option, game_option
 
@@ -27,8 +30,13 @@ def analyze(moves: tuple[str, ...], options: TableOptions, as_json: bool) -> Non
     the left (solve analyze --game 4x4k4-gravity 0 1 1 2), or a whole game is
     the move string Connect Four players write, columns from 1 (solve analyze
     --game connect4 4453: two or more digits, so never a single column).
+    A game answered by search (connect4) is judged from its last ply back;
+    --budget SECONDS bounds the whole analysis, and the plies not judged by
+    then are named.
     """
-    analysis = _analyze(moves, table=options.table())
+    table = options.table()
+    with contextlib.nullcontext() if options.budget is None else searches_by(time.monotonic() + options.budget):  # one budget for the analysis
+        analysis = _analyze(moves, table=table)
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), indent=2))
         return

@@ -1,9 +1,10 @@
 """The options every command shares (``--game``, ``--table-dir``, ``--quiet``, ``--budget``) and how they open a
-table through a :class:`~solver.api.Tablebase`: the first-use build's notice and question, the search's progress bar."""
+table through a :class:`~solver.api.Tablebase`: the first-use build's notice and question, the search's status line."""
 
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -88,7 +89,8 @@ class TableOptions:
             click.echo(f"Compiling the search of {self.game.name}: once after an install (a minute or so); later commands load it at once", err=True)
         table = self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
         if table.searches:
-            return table.bounded(self.budget, None if self.quiet else _SearchBar(table.game, self.budget))
+            shown = not self.quiet and sys.stderr.isatty()  # off a terminal no status line: a log gets the answer or the error
+            return table.bounded(self.budget, _SearchBar(table.game, self.budget) if shown else None)
         return table
 
     def _consent(self, cost: BuildEstimate) -> bool:
@@ -120,29 +122,45 @@ class TableOptions:
 
 
 class _SearchBar:
-    """The engine's progress hook as a click progress bar on stderr (drawn on a terminal only): it appears when
-    a search has run for half a second, fills toward ``--budget`` when one is given, and counts positions searched."""
+    """The engine's progress hook as one status line on stderr, on a terminal only (:meth:`TableOptions.table` hands
+    the engine none elsewhere): it appears when a search has run for half a second and says the seconds spent and the
+    positions searched, and with ``--budget`` the seconds the budget allows. It gives no time left: a search's length is
+    not known before it ends, and the budget's countdown is only when it would be stopped. The line is erased when the
+    search ends (:meth:`finished`, which the search table calls), before anything else is printed."""
 
     def __init__(self, game: Game, budget: float | None) -> None:
         self.game, self.budget = game, budget
-        self.bar: Any = None
-        self.shown = 0
+        self.width = 0
 
     def __call__(self, nodes: int, seconds: float) -> None:
-        if self.bar is None:
-            label = f"searching {self.game.name}" + ("" if self.budget is None else f" (budget {self.budget:g} s)")
-            length = None if self.budget is None else max(1, round(self.budget * 10))
-            self.bar = click.progressbar(length=length, label=label, file=sys.stderr, item_show_func=lambda item: item)
-            self.bar.__enter__()
-            click.get_current_context().call_on_close(self.close)
-        tenths = round(seconds * 10)
-        self.bar.update(max(0, tenths - self.shown), f"{nodes:,} positions, {seconds:.1f} s")
-        self.shown = max(self.shown, tenths)
+        of = "" if self.budget is None else f" of the --budget {self.budget:g} s"
+        line = f"searching {self.game.name}: {seconds:.1f} s{of}, {nodes:,} positions"
+        click.echo(f"\r{line.ljust(self.width)}", file=sys.stderr, nl=False)
+        self.width = max(self.width, len(line))
 
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+    def finished(self) -> None:
+        """The search ended (answered, stopped or interrupted): the status line is erased, the cursor back at its start."""
+        if self.width:
+            click.echo(f"\r{' ' * self.width}\r", file=sys.stderr, nl=False)
+            self.width = 0
+
+
+class _Seconds(click.ParamType):  # type: ignore[type-arg]  # generic in click's stubs, not at run time
+    """Seconds as a finite number above 0: ``nan``, ``inf`` and ``1e309`` (past a float) are refused with the rest."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            seconds = value
+        else:
+            try:
+                seconds = float(str(value))
+            except ValueError:
+                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"{value!r} is not a number of seconds above 0 (a finite number, e.g. 5 or 0.5)", param, ctx)
+        return seconds
 
 
 def budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -150,10 +168,10 @@ def budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @click.option(
         "--budget",
-        type=click.FloatRange(min=0, min_open=True),
+        type=_Seconds(),
         default=None,
         metavar="SECONDS",
-        help="For a game answered by search (connect4): stop a search after this many seconds (default: no limit; a progress bar shows on a terminal).",
+        help="For a game answered by search (connect4): stop a search after this many seconds (default: no limit; its progress shows on a terminal).",
     )
     @functools.wraps(function)
     def wrapper(*args: Any, options: TableOptions, budget: float | None, **kwargs: Any) -> Any:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
+import time
 from typing import Any, cast
 
 import click
 
-from ..api import GameAnalysis, Position, Table, move_code, move_words, outcome_label, parse_game
+from ..api import GameAnalysis, Replayed, Table, move_words, outcome_label, parse_game, plies_text, searches_by
 from ..api import analyze as _analyze
 from ..api import best_text as _best_text
 from ..api import grid_text as _grid
@@ -52,38 +54,50 @@ def play(options: TableOptions, human: str, seed: int | None) -> None:
     if cells is None:
         click.echo("\nEnd of input: the game is left unfinished.")
         return
-    click.echo(describe_played(_analyze([game.coords(cell) for cell in cells], table=table), human))
+    review = REVIEW_SECONDS if options.budget is None else options.budget
+    with contextlib.nullcontext() if not table.searches else searches_by(time.monotonic() + review):  # the human's positions were not searched
+        click.echo(describe_played(_analyze([game.coords(cell) for cell in cells], table=table), human))
+
+
+REVIEW_SECONDS = 10.0
+"""The seconds the closing analysis of ``solve play`` may take for a game answered by search, when no ``--budget`` is
+given: the positions where the human moved are searched only then; the plies not judged by then are said to be."""
 
 
 def _play_game(table: Table, human: str, rng: random.Random) -> list[int] | None:
-    """The moves of a game played to its end at the terminal (flat cells), or None if the input ended first."""
-    position, cells = table.at(0), []
-    while not position.is_over:
-        click.echo(_grid(position))
-        if position.to_move == human:
-            cell = _ask_move(position)
+    """The moves of a game played to its end at the terminal (flat cells), or None if the input ended first. The board
+    is replayed by the rules (:class:`Replayed`): only the computer's moves are searched, so the human's first move is
+    asked at once."""
+    board, cells = Replayed(table.game, 0, 0), []
+    while not board.is_over:
+        click.echo(_grid(board))
+        if board.to_move == human:
+            cell = _ask_move(board)
             if cell is None:
                 return None
         else:
-            cell = rng.choice(position.best_cells)
+            cell = rng.choice(table.at(board.code).best_cells)
             click.echo(f"I play {move_words(table.game, cell)}.")
         cells.append(cell)
-        position = table.at(move_code(position, cell))
-    click.echo(_grid(position))
+        board = board.play(cell)
+    click.echo(_grid(board))
     return cells
 
 
 def describe_played(analysis: GameAnalysis, human: str) -> str:
     """The end of ``solve play``: who won in how many plies, the verdicts of the human's moves
     (the first mistake or blunder with the best moves there), and the ``solve analyze`` command that replays it."""
-    final, plies = analysis.final, len(analysis.plies)
+    final, plies = analysis.final, len(analysis.cells)
     if final.winner is None:
         lines = [f"Draw, after {count(plies, 'ply')}."]
     else:
         lines = [f"You win ({human}) in {count(plies, 'ply')}!" if final.winner == human else f"I win ({final.winner}) in {count(plies, 'ply')}."]
     mine = analysis.summary(cast("Any", human))
     verdicts = f"{mine.best} best, {mine.ok} ok, {count(mine.mistakes, 'mistake')}, {count(mine.blunders, 'blunder')}"
-    lines.append(f"Your {count(mine.moves, 'move')}: {verdicts}.")
+    unjudged = [ply.ply for ply in analysis.unjudged if ply.player == human]
+    if unjudged:
+        verdicts += f"; not judged: your {plies_text(unjudged)} ({analysis.why_unjudged})"
+    lines.append(f"Your {count(mine.moves + len(unjudged), 'move')}: {verdicts}.")
     slip = next((ply for ply in analysis.plies if ply.player == human and ply.verdict in ("mistake", "blunder")), None)
     if slip is not None:
         before, after = outcome_label(slip.result_before, slip.plies_before), outcome_label(slip.result_after, slip.plies_after)
@@ -97,7 +111,7 @@ def describe_played(analysis: GameAnalysis, human: str) -> str:
     return "\n".join(lines)
 
 
-def _ask_move(position: Position) -> int | None:
+def _ask_move(position: Replayed) -> int | None:
     """Prompt until the human gives a legal move; its cell, or None at the end of input.
 
     The end of input (Ctrl-D, or a script's last line read) is a way to leave, not an

@@ -156,7 +156,8 @@ def value_words(position: Position) -> str:
 def value_points(analysis: GameAnalysis) -> list[ValuePoint]:
     """The points of :func:`~solver.present.charts.values_svg`: the start, then the position after each ply."""
     start = analysis.plies[0].before if analysis.plies else analysis.final
-    points = [ValuePoint(0, start.value, None, f"start: {value_words(start)}")]
+    first = analysis.plies[0].ply - 1 if analysis.plies else 0  # the plies before the first judged one were not judged
+    points = [ValuePoint(first, start.value, None, f"{'start' if first == 0 else f'after ply {first}'}: {value_words(start)}")]
     for ply in analysis.plies:
         where = ply.before.game.rules.move.move_words(ply.move.cell)
         text = f"ply {ply.ply}, {ply.player} at {where} ({ply.verdict}): {value_words(ply.after)}"
@@ -208,5 +209,13 @@ def analysis_html(analysis: GameAnalysis) -> str:
         f"{position_svg(analysis.final, highlight=last)}"
         f'<div style="font-size:0.9em">{escape(status_line(analysis.final))}<br>{"<br>".join(escape(s) for s in summary)}'
         f'<br><span style="color:#546e7a">before/after: the mover\'s result under perfect play, in plies counted from '
-        f"before the move</span></div></div></div>"
+        f"before the move</span>{_unjudged_html(analysis)}</div></div></div>"
     )
+
+
+def _unjudged_html(analysis: GameAnalysis) -> str:
+    """The plies a game answered by search left unjudged (:attr:`GameAnalysis.unjudged`), and why; nothing when every ply was judged."""
+    if not analysis.unjudged:
+        return ""
+    plies = ", ".join(str(ply.ply) for ply in analysis.unjudged)
+    return f'<br><span style="color:#5d4037">not judged: plies {escape(plies)} ({escape(analysis.why_unjudged)})</span>'

@@ -214,7 +214,10 @@ class SearchTable(Table):
         where, over = self._checked(code)
         if over is not None:
             return _Answer(over, 0, ())
-        solution = self.engine.solve(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        try:
+            solution = self.engine.solve(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        finally:
+            _finished(self.progress)
         answer = _from_solution(solution)
         self._shared.keep(code, answer)
         return answer
@@ -251,7 +254,12 @@ class SearchTable(Table):
         if found is not None:
             return found.score
         over = self._finished_score(code)
-        return over if over is not None else self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        if over is not None:
+            return over
+        try:
+            return self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        finally:
+            _finished(self.progress)
 
     def best_mask_of(self, code: int) -> int:
         return self._answer(code).best_mask
@@ -321,6 +329,14 @@ class SearchTable(Table):
         raise TableError(
             f"{self.game.name} is answered by search, position by position: no table of its {_positions_words(self.game)} is built here, so it cannot {what}"
         )
+
+
+def _finished(progress: Progress | None) -> None:
+    """Tell a progress hook that its search has ended, answered or not, when it asks to be told (a ``finished()``
+    method: the command line erases its status line then, before the answer is printed)."""
+    finished = getattr(progress, "finished", None)
+    if callable(finished):
+        finished()
 
 
 def _positions_words(game: Game) -> str:

@@ -45,6 +45,7 @@ open tables only through it.
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -71,7 +72,7 @@ from .bookproof import open_trusted_book, shipped_book_path
 from .estimate import refuse_beyond_machine
 from .locate import Consent
 from .make import BuildHook
-from .searched import SearchSource
+from .searched import SearchSource, searches_by
 from .urltable import MIRROR_ENV, open_url_table, table_url
 
 if TYPE_CHECKING:
@@ -425,10 +426,14 @@ class Tablebase:
         return (table if budget is None else table.bounded(budget)).lookup_codes(codes, check=check)
 
     def analyze(self, moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:
-        """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`); ``budget``
-        bounds each position's search, for a game answered by search."""
+        """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`); for a game
+        answered by search, ``budget`` bounds the whole analysis (seconds, from this call), and the plies whose
+        positions are not answered by then are named as not judged (:attr:`GameAnalysis.unjudged`)."""
         found = self.table_of(game) if table is None else self.resolve(game, table)
-        return analysis.analyze(moves, table=found if budget is None else found.bounded(budget))
+        if budget is None or not found.searches:
+            return analysis.analyze(moves, table=found)
+        with searches_by(time.monotonic() + budget):
+            return analysis.analyze(moves, table=found.bounded(budget))
 
     def build(self, game: Game | str, path: str | os.PathLike[str], **options: Any) -> Table:
         """Build ``game``'s table into ``path`` and open it from there (:func:`solver.store.locate.build_and_open`, same options:

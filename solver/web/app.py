@@ -7,6 +7,7 @@ route                                       answer
 ``GET /static/{name}``                      the page's CSS and JavaScript (a fixed list of files)
 ``GET /api/v1/games``                       the games served, with their table checksums
 ``GET /api/v1/openapi.json``                the OpenAPI 3.1 description of this API
+``GET /api/v1/games/{game}``                the served game a name means (``connect4``), as ``/api/v1/games`` lists it
 ``GET /api/v1/{game}?board=B``              :func:`solver.web.batch.position_dict`: :meth:`Position.to_dict` with ``best_first=True``
 ``GET /api/v1/{game}?moves=4453``           the same, of the position a move string reaches (Connect Four's notation)
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
@@ -97,12 +98,15 @@ from ..api import (
 from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
 from .admission import Admission
 from .admission import searched as admitted
-from .batch import answers, position_dict
+from .batch import answers, position_dict, searched_answers
 from .files import TableFiles, none_match
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
 """Most boards one ``POST /api/v1/{game}/batch`` may ask for (413 beyond)."""
+MAX_SEARCH_BATCH = 1_000
+"""Most boards one batch of a game answered by search (Connect Four) may ask for (413 beyond): all of them are searched
+within one request's budget (:data:`SEARCH_BUDGET`)."""
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest request body accepted (413 beyond): room for :data:`MAX_BATCH` 4x4 board strings."""
 BODY_SECONDS = 30.0
@@ -280,6 +284,7 @@ def create_app(
         Route("/static/{name}", api.static, methods=["GET"]),
         Route("/api/v1/games", api.games, methods=["GET"]),
         Route("/api/v1/openapi.json", api.openapi, methods=["GET"]),
+        Route("/api/v1/games/{game}", api.game, methods=["GET"]),
         Route("/api/v1/{game}", api.lookup, methods=["GET"]),
         Route("/api/v1/{game}/mainline", api.mainline, methods=["GET"]),
         Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
@@ -370,6 +375,12 @@ class _Api:
     # -- the API ---------------------------------------------------------------
     async def games(self, request: Request) -> Response:
         return _cached(request, self.listing, self.listing_etag)
+
+    async def game(self, request: Request) -> Response:
+        """The served game a name means (``connect4``: ``6x7k4-gravity``), as the listing gives it: what the page resolves
+        ``?game=`` with, no position solved (404 for a game not served, as every route)."""
+        game = self._game(request)
+        return _cached(request, _dumps(_game_info(game)), game.etag("game"))
 
     async def openapi(self, request: Request) -> Response:
         return Response(self.openapi_json + b"\n", media_type=_JSON, headers={"cache-control": "no-cache"})
@@ -466,13 +477,11 @@ class _Api:
 
     async def batch(self, request: Request) -> Response:
         game = self._game(request)
-        if game.table.searches:
-            raise HTTPException(
-                400, f"{game.name} is answered by search, a position at a time within {SEARCH_BUDGET:g} s: ask GET /api/v1/{game.name}?board=B for each"
-            )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
+        if game.table.searches:
+            return await _searched_batch(request, game)
         if self.batches >= self.max_batches:
             raise HTTPException(503, f"{self.max_batches} batches are being answered; try again in a second", headers={"retry-after": "1"})
         self.batches += 1
@@ -507,6 +516,50 @@ async def _body(request: Request) -> bytes | None:
     except ClientDisconnect:
         return None
     return bytes(raw)
+
+
+async def _searched_batch(request: Request, game: ServedGame) -> Response:
+    """``POST /api/v1/{game}/batch`` of a game answered by search (Connect Four): at most :data:`MAX_SEARCH_BATCH`
+    boards (``{"boards": [...]}``, strings or codes) or move strings (``{"moves": ["4453", ...]}``), searched in order
+    within one request's budget (:func:`_searched`); a board not answered by then is an error in its place."""
+    raw = await _body(request)
+    if raw is None:  # the client went away mid-body: nobody to answer
+        return Response(status_code=400)
+    items = searched_batch_items(game, raw)
+    etag = game.etag("b" + hashlib.sha256(raw).hexdigest()[:32])
+    return await _searched(request, game, etag, lambda: searched_answers(game.answer, items, game.search_budget))
+
+
+def searched_batch_items(game: ServedGame, raw: bytes) -> list[int | bytes]:
+    """Each board's code, or the JSON error saying why it cannot be read, of a searched game's batch body.
+
+    :raises HTTPException: 400 for a body that is neither ``{"boards": [...]}`` nor ``{"moves": [...]}``, 413 past
+        :data:`MAX_SEARCH_BATCH` boards.
+    """
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise HTTPException(400, f"the body is not JSON: {error}") from None
+    keys = [key for key in ("boards", "moves") if isinstance(body, dict) and isinstance(body.get(key), list)]
+    if len(keys) != 1:
+        raise HTTPException(400, 'expected a JSON object {"boards": [board, ...]} (board strings or codes) or {"moves": ["4453", ...]} (move strings)')
+    given = body[keys[0]]
+    if len(given) > MAX_SEARCH_BATCH:
+        raise HTTPException(413, f"{len(given):,} boards asked; at most {MAX_SEARCH_BATCH:,} per request for {game.name}, answered by search")
+    table = game.table
+    if keys[0] == "moves":
+        return [_read_moves(table.game, text) for text in given]
+    return [_read(table, board) if type(board) in (str, int) else _not_a_board(board) for board in given]
+
+
+def _read_moves(game: Game, text: object) -> int | bytes:
+    """A move string's code, or the JSON error saying why it cannot be read."""
+    if not isinstance(text, str):
+        return _dumps({"error": f'a move string is text (columns from 1: "4453"), found {json.dumps(text)[:40]}'})
+    try:
+        return move_string_code(text, game)
+    except SolverError as error:
+        return _dumps({"error": one_line(error)})
 
 
 def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, bytes]]:

@@ -14,6 +14,8 @@ others, so the two cannot drift apart unnoticed.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
@@ -22,6 +24,7 @@ import numpy as np
 from ..api import OUTCOMES, RESULTS, WIN, Game, Outcome, Position, Table
 from ..api import decode_score as decode
 from ..api import decode_scores as decode_many
+from ..errors import InvalidBoardError, SearchTimeout, one_line
 
 BEST_TEXTS_CACHED = 4096
 """Best-move texts kept (one per distinct best-move mask, ~100 bytes each): a game past
@@ -184,3 +187,29 @@ def _state_texts(outcome: np.ndarray, x_next: np.ndarray) -> list[str]:
     texts[OUTCOMES.index(Outcome.DRAWN)] = '"over": true, "winner": null'
     state: list[str] = np.where(outcome == OUTCOMES.index(Outcome.IN_PLAY), to_move, texts[outcome]).tolist()
     return state
+
+
+def searched_answers(answer: Callable[[int], bytes], items: Sequence[int | bytes], budget: float) -> bytes:
+    """``{"results": [...]}`` of a batch of a game answered by search: each code's answer (``answer(code)``, the single
+    look-up's bytes), searched in order within the request's budget (the caller's
+    :func:`~solver.store.searched.searches_by`); an item already an error stays one, a board no game reaches is one,
+    and once a search stops at the budget it and every later board not answered yet say so (nothing is searched past it).
+    """
+    late = json.dumps({"error": f"not answered within the request's budget of {budget:g} s: ask for fewer boards, or this one alone"}).encode()
+    results: list[bytes] = []
+    stopped = False
+    for item in items:
+        if isinstance(item, bytes):
+            results.append(item)
+            continue
+        if stopped:
+            results.append(late)
+            continue
+        try:
+            results.append(answer(item))
+        except SearchTimeout:
+            stopped = True
+            results.append(late)
+        except InvalidBoardError as error:
+            results.append(json.dumps({"error": one_line(error)}).encode())
+    return b'{"results": [' + b", ".join(results) + b"]}"
