@@ -117,9 +117,9 @@ def test_the_move_string_is_columns_from_one_and_a_bare_number_stays_a_zero_base
     assert render(CONNECT4, code).split("/")[-2:] == ["...O...", "..OXX.."]
     from solver.encoding.moves import split_moves
 
-    assert split_moves("4453", CONNECT4) == ["3", "3", "4", "2"]  # two or more digits: a move string
+    assert split_moves("4453", CONNECT4) == ["4453"]  # two or more digits: a move string, kept whole for the analysis
     assert split_moves("4 4 5 3", CONNECT4) == ["4", "4", "5", "3"]  # separated numbers: 0-based columns
-    assert split_moves("4413", "4x4k4-gravity") == ["3", "3", "0", "2"]
+    assert solver.analyze(split_moves("4413", "4x4k4-gravity"), game="4x4k4-gravity").columns == (3, 3, 0, 2)
 
 
 @pytest.mark.parametrize(
@@ -127,12 +127,32 @@ def test_the_move_string_is_columns_from_one_and_a_bare_number_stays_a_zero_base
     [
         ("4420", InvalidBoardError, "move 4 of the move string '4420' is '0': a move is a column from 1 to 7"),
         ("4458", InvalidBoardError, "move 4 of the move string '4458' is '8': a move is a column from 1 to 7"),
-        ("1111111", InvalidMoveError, "move 7 of the move string '1111111': column 0 is full"),
+        ("1111111", InvalidMoveError, "move 7 of the move string '1111111': column 1 is full"),
     ],
 )
 def test_a_bad_move_string_names_the_move(moves: str, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
         solver.lookup(moves=moves, game="connect4")
+
+
+def test_a_full_column_of_a_move_string_is_named_in_its_numbering_from_one() -> None:
+    """The 4 the user wrote is column 4 in the message, and so are the columns with room (not 0 to 6)."""
+    said = "column 4 is full: the columns with room are 1, 2, 3, 5, 6 and 7"
+    with pytest.raises(InvalidMoveError, match=f"^move 7 of the move string '4444444': {said}$"):
+        solver.lookup(moves="4444444", game="connect4")
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--moves", "4444444"])
+    assert result.exit_code == 2 and said in result.stderr, result.output
+
+
+@pytest.mark.parametrize("moves", ["44444", ["44444"], ["44", "444"]])
+def test_an_analysis_of_a_move_string_names_a_full_column_in_its_numbering(moves: object, table_dir: Path) -> None:
+    """A move string read by the analysis (solve analyze 44444, ?moves=44444) is named as written: the move, its
+    place in the move string, and its column from 1; bare numbers stay 0-based columns."""
+    said = r"column 4 is full on .*: the columns with room are 1, 2 and 3$"
+    with pytest.raises(InvalidMoveError, match=rf"^ply 5 \(move [35] of the move string '4{{3,5}}'\): {said}"):
+        solver.analyze(moves, game="4x4k3-gravity")
+    with pytest.raises(InvalidMoveError, match=r"^ply 5: column 3 is full on .*: the columns with room are 0, 1 and 2$"):
+        solver.analyze(["3"] * 5, game="4x4k3-gravity")
 
 
 def test_a_move_string_after_the_game_ended_is_refused() -> None:

@@ -108,17 +108,19 @@ def _column(col: int, game: Game, where: str, shown: str) -> int:
     raise OffBoardMoveError(f"{where}{shown} is off the board: {expected_drops(game)}")
 
 
-def landing_cell(drop: Drop, game: Game, taken: int, *, where: str = "", on: str = "") -> int:
+def landing_cell(drop: Drop, game: Game, taken: int, *, where: str = "", on: str = "", first: int = 0) -> int:
     """The cell ``drop`` takes on a board whose occupied cells are ``taken`` (a bit each).
 
     :param on: the board in words for messages, e.g. ``" on ..../X..."``.
+    :param first: the number the message gives the first column: 0 as everywhere, 1 for a move of a move
+        string, whose columns are numbered from 1 (``"column 4 is full"`` for the ``4`` the user wrote).
     :raises InvalidMoveError: for a full column, or a cell that is not the lowest empty one of its column,
         saying where a piece dropped in that column lands.
     """
     lands = game.rules.landing(taken, drop.col)
     if drop.cell is None:
         if lands is None:
-            raise InvalidMoveError(f"{where}column {drop.col} is full{on}: {_open_columns(game, taken)}")
+            raise InvalidMoveError(f"{where}column {drop.col + first} is full{on}: {_open_columns(game, taken, first)}")
         return lands
     if drop.cell == lands:
         return lands
@@ -130,9 +132,9 @@ def landing_cell(drop: Drop, game: Game, taken: int, *, where: str = "", on: str
     raise InvalidMoveError(f"{where}({row},{col}) {what}{on}: a piece dropped in column {col} lands on ({low},{col})")
 
 
-def _open_columns(game: Game, taken: int) -> str:
-    """``the columns with room are 0, 1 and 3``, or that none has."""
-    free = [col for col in range(game.cols) if game.rules.landing(taken, col) is not None]
+def _open_columns(game: Game, taken: int, first: int = 0) -> str:
+    """``the columns with room are 0, 1 and 3``, or that none has (numbered from ``first``)."""
+    free = [col + first for col in range(game.cols) if game.rules.landing(taken, col) is not None]
     if not free:
         return "no column has room"
     listed = ", ".join(map(str, free[:-1])) + (" and " if len(free) > 1 else "") + str(free[-1])
@@ -148,14 +150,19 @@ def move_string_code(text: str, game: Game) -> int:
     ['...O...', '..OXX..']
 
     :raises InvalidBoardError: as :func:`read_move_string`; :raises InvalidMoveError: for a move into a full
-        column or after a line ended the game, naming the move.
+        column or after a line ended the game, naming the move, its columns numbered from 1 as the move string's are:
+
+    >>> move_string_code("4444444", parse_game("connect4"))
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidMoveError: move 7 of the move string '4444444': column 4 is full: the columns with room are 1, 2, 3, 5, 6 and 7
     """
     columns = read_move_string(text, game)
     code = before = taken = 0
     for ply, col in enumerate(columns, start=1):
         cell = game.rules.landing(taken, col)
         if cell is None:  # the column is full: raises, naming the move (its message made only now)
-            cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ")
+            cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ", first=1)
         before = code
         code += (1 if ply % 2 else 2) * 3**cell
         taken |= 1 << cell
