@@ -178,6 +178,19 @@ def test_solve_lookup_draws_the_columns_outcomes_above_the_board() -> None:
     assert "*" in lines[0] and lines[7].split() == list("0123456")
 
 
+def test_solve_lookup_of_a_move_string_given_as_board_says_it_goes_with_moves() -> None:
+    """``solve lookup --game connect4 4453`` reads 4453 as a code, whose board has a floating piece: the one line
+    says so, and that a move string is given with --moves (as solve analyze reads it)."""
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "4453"])
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.splitlines()
+    assert "floats" in line and line.endswith("4453 was read as a board's code: a move string (columns numbered from 1) is given as --moves 4453"), line
+    for not_a_move_string in ("4480", "9"):  # a digit no column is (0, 8, 9): no such hint
+        refused = CliRunner().invoke(main, ["lookup", "--game", "connect4", not_a_move_string])
+        assert refused.exit_code == 2 and "--moves" not in refused.stderr, refused.output
+    assert "--moves" not in CliRunner().invoke(main, ["lookup", "12"]).stderr  # tic-tac-toe has no move string
+
+
 def test_solve_lookup_past_its_budget_is_one_line_and_exit_1() -> None:
     result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--moves", SLOW, "--budget", "0.2"])
     assert result.exit_code == 1
@@ -283,6 +296,12 @@ def client():  # type: ignore[no-untyped-def]
     from solver import web
 
     return TestClient(web.create_app([solver.table_for(), solver.table_for("connect4")], search_budget=0.3))
+
+
+def test_the_http_api_says_a_move_string_given_as_board_goes_with_moves(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get("/api/v1/connect4", params={"board": "4453"})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"].endswith("4453 was read as a board's code: a move string (columns numbered from 1) is given as moves=4453"), answer.text
 
 
 def test_the_http_api_answers_pons_end_easy_by_board_and_by_move_string(client) -> None:  # type: ignore[no-untyped-def]

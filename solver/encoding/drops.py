@@ -56,10 +56,21 @@ import numpy as np
 
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, quote
 from ..rules.game import Game
+from .board import check_rules, parse_text
 from .coderules import code_rules
 from .moves import MOVE_STRING_MAX_COLUMNS, expected_moves, is_move_string, parse_move, read_move_string
 
-__all__ = ["MOVE_STRING_MAX_COLUMNS", "Drop", "expected_drops", "is_move_string", "landing_cell", "move_string_code", "read_drop", "read_move_string"]
+__all__ = [
+    "MOVE_STRING_MAX_COLUMNS",
+    "Drop",
+    "code_of_text",
+    "expected_drops",
+    "is_move_string",
+    "landing_cell",
+    "move_string_code",
+    "read_drop",
+    "read_move_string",
+]
 
 _COLUMN = re.compile(r"\s*-?[0-9]+\s*", re.ASCII)
 _MAX_DIGITS = 9
@@ -181,3 +192,41 @@ def _name_the_move_after_the_end(text: str, game: Game, columns: Sequence[int]) 
         cell = landing_cell(Drop(col, None), game, taken)
         code += (1 if ply % 2 else 2) * 3**cell
         taken |= 1 << cell
+
+
+def code_of_text(text: str, game: Game, *, moves: str) -> int:
+    """The code of a board typed as text, read as :func:`~solver.encoding.board.parse_text` reads it (ASCII digits
+    are a code); digits that are also a move string of ``game`` (``4453`` on Connect Four) are checked at once
+    to be a board some game reaches, and where they are not, the message says that a move string is given
+    another way: ``moves`` and the digits (``moves="--moves "`` on the command line, ``"moves="`` over HTTP).
+
+    >>> from solver.rules.game import parse_game
+    >>> code_of_text("4453", parse_game("connect4"), moves="--moves ")
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidBoardError: XOOO.../... the piece at (1,0) floats: ...; 4453 was read as a board's code: a move string ... is given as --moves 4453
+
+    :raises InvalidBoardError: as :func:`~solver.encoding.board.parse_text` and, for digits that read as a move
+        string, :func:`~solver.encoding.board.check_rules`.
+    """
+    digits = text.strip()
+    try:
+        found, code = parse_text(text, game)
+        if _reads_as_move_string(digits, game):
+            check_rules(found, code)
+        return code
+    except InvalidBoardError as error:
+        if not _reads_as_move_string(digits, game):
+            raise
+        raise type(error)(f"{error}; {digits} was read as a board's code: a move string (columns numbered from 1) is given as {moves}{digits}") from None
+
+
+def _reads_as_move_string(digits: str, game: Game) -> bool:
+    """Whether text is a move string of ``game``: ASCII digits, each a column from 1, no more moves than cells."""
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > game.cells:
+        return False
+    try:
+        read_move_string(digits, game)
+    except InvalidBoardError:  # no gravity, more than nine columns, a digit that is no column
+        return False
+    return True
