@@ -321,6 +321,20 @@ def test_the_http_api_refuses_a_search_past_its_budget_with_503_saying_so(client
     assert client.get("/api/v1/connect4", params={"moves": "48"}).status_code == 400
 
 
+def test_a_code_past_two_to_the_53_is_also_given_as_a_string(client) -> None:  # type: ignore[no-untyped-def]
+    """JavaScript's JSON.parse reads numbers as doubles: ``code_str`` keeps a Connect Four code exact, ``code`` stays a number."""
+    moves = "444444333333522222"
+    code = solver.lookup(moves=moves, game="connect4").code
+    assert code > 2**53 and float(code) != code, "a double cannot hold this code"
+    for path in ("/api/v1/connect4", "/api/v1/connect4/mainline"):
+        answer = client.get(path, params={"moves": moves})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["code"] == code and answer.json()["code_str"] == str(code), path
+        assert f'"code_str": "{code}"' in answer.text
+    final = client.get("/api/v1/3x3k3/analyze", params={"moves": "4 0 8"}).json()["final"]
+    assert final["code_str"] == str(final["code"]) == str(solver.lookup("O../.X./..X").code)
+
+
 def test_every_search_of_one_request_shares_its_budget_from_the_requests_arrival(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A mainline searches many positions: each gets what is left of the request's one budget, never a fresh one."""
     from solver.store import searched

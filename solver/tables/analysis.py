@@ -346,7 +346,7 @@ class GameAnalysis:
 
         >>> import solver
         >>> solver.analyze([0, 3, 1, 4, 2]).to_dict()["final"]  # every ply judged: "unjudged" is [] and "why_unjudged" ""
-        {'game': '3x3k3', 'code': 229, 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'result': 'loss', 'plies': 0}
+        {'game': '3x3k3', 'code': 229, 'code_str': '229', 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'result': 'loss', 'plies': 0}
         """
         final = self.final
         return {
@@ -365,7 +365,7 @@ class GameAnalysis:
         return draw_picture("analysis html", self)
 
 
-_FINAL_KEYS = ("game", "code", "board", "over", "winner", "to_move", "result", "value", "plies")
+_FINAL_KEYS = ("game", "code", "code_str", "board", "over", "winner", "to_move", "result", "value", "plies")
 """What ``GameAnalysis.to_dict()["final"]`` keeps of the last position's ``to_dict``."""
 
 

@@ -430,6 +430,7 @@ class _Api:
                 {
                     "game": game.name,
                     "code": code,
+                    "code_str": str(code),
                     "board": start.board,
                     **state,
                     "value": start.value,

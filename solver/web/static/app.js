@@ -538,7 +538,7 @@
     const value = p.value > 0 ? "+1" : String(p.value);
     $("#position-data").textContent = p.pending
       ? `This position: board ${p.board}; the server's answer is not here (yet).`
-      : `This position: code ${p.code} in the ${p.game || state.game} table, value for X ${value} `
+      : `This position: code ${p.code_str} in the ${p.game || state.game} table, value for X ${value} `
         + "(+1 X wins, 0 a draw, -1 O wins with best play), board " + p.board + ".";
     $("#detail").classList.toggle("refused", Boolean(p.refused));
   }
