@@ -325,7 +325,7 @@ def test_the_http_api_refuses_a_search_past_its_budget_with_503_saying_so(client
 def test_the_budget_a_503_quotes_is_rounded_as_a_person_reads_it(client) -> None:  # type: ignore[no-untyped-def]
     """The search's own budget is what is left of the request's (0.3 s less a margin, less what the request took):
     quoted with three significant figures at most ("0.2 s"), never "0.19987 s"."""
-    error = client.get("/api/v1/connect4", params={"moves": "44"}).json()["error"]
+    error = client.get("/api/v1/connect4", params={"moves": SLOW}).json()["error"]
     quoted = re.search(r"stopped at its budget of ([0-9.]+) s", error)
     assert quoted is not None and len(quoted[1].replace(".", "").lstrip("0")) <= 3, error
 
