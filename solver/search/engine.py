@@ -342,9 +342,8 @@ class Engine:
         raises, and only then do the arrays serve another search."""
         wait = None if limits.budget is None else max(0.0, limits.budget - (time.monotonic() - start))
         if not self._lock.acquire(timeout=-1 if wait is None else wait):
-            raise SearchTimeout(
-                self._stopped(where, start, f"at its budget of {words.seconds(limits.budget)} s, waiting for another search of this engine", nodes), nodes=nodes
-            )
+            why = f"at its budget of {words.seconds(limits.budget or 0.0)} s, waiting for another search of this engine"
+            raise SearchTimeout(self._stopped(where, start, why, nodes), nodes=nodes)
         try:
             for control in self._controls:
                 control[:] = 0
