@@ -340,6 +340,8 @@ def test_a_code_past_two_to_the_53_is_also_given_as_a_string(client) -> None:  #
         assert answer.status_code == 200, answer.text
         assert answer.json()["code"] == code and answer.json()["code_str"] == str(code), path
         assert f'"code_str": "{code}"' in answer.text
+    batch = client.post("/api/v1/connect4/batch", content=json.dumps({"moves": [moves]}), headers={"content-type": "application/json"})
+    assert batch.status_code == 200 and batch.json()["results"][0]["code_str"] == str(code), batch.text
     final = client.get("/api/v1/3x3k3/analyze", params={"moves": "4 0 8"}).json()["final"]
     assert final["code_str"] == str(final["code"]) == str(solver.lookup("O../.X./..X").code)
 
