@@ -81,18 +81,25 @@ def best_of_children(
     height, width = out.shape
     panel = scratch[: across.shape[1]]
     smallest = scratch[across.shape[1] : across.shape[1] + width]
+    turned = columns.shape[0] >= TURN_FROM
     for first in range(0, height, BLOCK):
         count = min(BLOCK, height - first)
-        _low_moves(across, columns, first, count, panel, smallest)
+        if turned:
+            _low_moves_turned(across, columns, first, count, panel, smallest)
+            _turn_back(smallest, first, count, out)
         for i in range(first, first + count):
-            for j in range(width):
-                out[i, j] = smallest[j, i - first]
+            if not turned:
+                _low_moves_along(across, columns, i, out)
             _high_moves(below, rows, i, out)
             _score_row(rules, reached, i, out)
 
 
+TURN_FROM = 3
+"""Moves in the low half from which a block's child panel is turned on its side (:func:`_low_moves_turned`); with
+fewer, each move is a gather along the row (:func:`_low_moves_along`): turning costs about two gathers a board."""
+
 @kernel
-def _low_moves(across: np.ndarray, columns: np.ndarray, first: int, count: int, panel: np.ndarray, smallest: np.ndarray) -> None:
+def _low_moves_turned(across: np.ndarray, columns: np.ndarray, first: int, count: int, panel: np.ndarray, smallest: np.ndarray) -> None:
     """The smallest child by a move in the low half of rows ``first .. first + count - 1`` (:func:`best_of_children`),
     into ``smallest`` (tile columns x :data:`BLOCK`): the rows' child panel turned on its side into ``panel``, then one
     vector minimum per move and column (lanes past ``count`` hold left-over bytes, never read)."""
@@ -110,6 +117,28 @@ def _low_moves(across: np.ndarray, columns: np.ndarray, first: int, count: int, 
                 for lane in range(lanes):
                     known, child = smallest[j, lane], panel[at, lane]
                     smallest[j, lane] = child if child < known else known
+
+
+@kernel
+def _turn_back(smallest: np.ndarray, first: int, count: int, out: np.ndarray) -> None:
+    """Rows ``first .. first + count - 1`` of ``out`` set from ``smallest`` (:func:`_low_moves_turned`), turned back."""
+    for i in range(count):
+        for j in range(out.shape[1]):
+            out[first + i, j] = smallest[j, i]
+
+
+@kernel
+def _low_moves_along(across: np.ndarray, columns: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Row ``i`` of ``out`` set to the smallest child by a move in the low half, a gather along row ``i`` of the
+    panel per move (:data:`TURN_FROM`)."""
+    for j in range(out.shape[1]):
+        out[i, j] = NO_CHILD
+    for move in range(columns.shape[0]):
+        for j in range(out.shape[1]):
+            at = columns[move, j]
+            if at >= 0:
+                known, child = out[i, j], across[i, at]
+                out[i, j] = child if child < known else known
 
 
 @kernel

@@ -66,9 +66,7 @@ def hook_of(game: Game) -> KernelHook:
     return HOOKS[type(game.rules.move)]
 
 
-def solve_chunk(
-    game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None, *, plain: bool = False
-) -> np.ndarray:
+def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None, *, plain: bool = False) -> np.ndarray:
     """The scores of one chunk (int8, flat, in index order), from the next layer's scores, by the move rule's hook
     (its compiled kernel, or with ``plain`` its numpy twin: the same bytes).
 
