@@ -25,8 +25,16 @@ NO_CHILD = np.int8(127)
 
 
 BLOCK = 64
-"""Rows of a chunk whose moves in the low half are taken together (:func:`best_of_children`): an index read once for
-64 boards. Measured on 4x5k4 (2026-12-02): 16 rows 0.34, 32 rows 0.28, 64 rows 0.27 ns a board for four moves."""
+"""Rows of a chunk whose moves in the low half are taken together (:func:`best_of_children`), at most: an index read
+once for 64 boards. Measured on 4x5k4 (2026-12-02): 16 rows 0.34, 32 rows 0.28, 64 rows 0.27 ns a board for four
+moves."""
+
+TURNED_BYTES = 1 << 20
+"""The bytes a block's turned panel and minima may take (:func:`score_chunk` takes fewer rows a block for wide tiles):
+they are read at random, so they stay within a core's second-level cache (1 MiB here of its 2)."""
+
+MIN_LANES = 16
+"""The fewest rows a block (:data:`TURNED_BYTES`): a vector of 16 bytes."""
 
 
 Children = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -42,7 +50,10 @@ def score_chunk(children: Children, rules: np.ndarray, reached: np.ndarray | Non
     None where the rules tell)."""
     across = children[0]
     scores = np.empty(rules.shape, dtype=np.int8)
-    scratch = scratch_array("compiled kernel", (across.shape[1] + rules.shape[1], BLOCK), np.int8)
+    wide = across.shape[1] + rules.shape[1]
+    fit = TURNED_BYTES // max(wide, 1)
+    lanes = max(MIN_LANES, min(BLOCK, 1 << max(fit.bit_length() - 1, 0)))
+    scratch = scratch_array("compiled kernel", (wide, lanes), np.int8)
     marks = NOT_MARKED if reached is None else np.ascontiguousarray(reached, dtype=bool)
     best_of_children(*children, rules, marks, scratch, scores)
     return scores.reshape(-1)
@@ -70,7 +81,7 @@ def best_of_children(
     :param rows: per such move (``(moves, chunk rows)`` intp), the child's row for each row of the chunk, or -1.
     :param rules: what the rules say of each board (int8, as ``out``): a score, or ``RULES_FOLLOW``.
     :param reached: which boards a game reaches (bool, flat, ``out.size``), or empty when the rules tell.
-    :param scratch: working bytes (int8, ``(child columns + tile columns, BLOCK)``; its contents are left over).
+    :param scratch: working bytes (int8, ``(child columns + tile columns, rows a block)``, at most :data:`BLOCK` rows a block; its contents are left over).
 
     :data:`BLOCK` rows at a time: the moves in the low half read the block's child panel turned on its side, so that
     each move and column is one vector minimum over the block's rows; then row by row the moves in the high half,
@@ -82,8 +93,9 @@ def best_of_children(
     panel = scratch[: across.shape[1]]
     smallest = scratch[across.shape[1] : across.shape[1] + width]
     turned = columns.shape[0] >= TURN_FROM
-    for first in range(0, height, BLOCK):
-        count = min(BLOCK, height - first)
+    lanes = scratch.shape[1]
+    for first in range(0, height, lanes):
+        count = min(lanes, height - first)
         if turned:
             _low_moves_turned(across, columns, first, count, panel, smallest)
             _turn_back(smallest, first, count, out)
