@@ -110,6 +110,7 @@ TURN_FROM = 3
 """Moves in the low half from which a block's child panel is turned on its side (:func:`_low_moves_turned`); with
 fewer, each move is a gather along the row (:func:`_low_moves_along`): turning costs about two gathers a board."""
 
+
 @kernel
 def _low_moves_turned(across: np.ndarray, columns: np.ndarray, first: int, count: int, panel: np.ndarray, smallest: np.ndarray) -> None:
     """The smallest child by a move in the low half of rows ``first .. first + count - 1`` (:func:`best_of_children`),
