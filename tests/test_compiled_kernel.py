@@ -56,6 +56,20 @@ def test_a_chunk_of_more_rows_than_a_block_is_scored_like_the_plain_twin() -> No
         assert np.array_equal(solve_chunk(game, chunk, child), solve_chunk(game, chunk, child, plain=True))
 
 
+def test_a_wide_tile_taken_in_blocks_of_the_fewest_rows_is_scored_like_the_plain_twin(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 5x5k4's tiles of up to 90,090 columns are taken MIN_LANES rows a block (TURNED_BYTES): here every tile is
+    import solver.retrograde.compiled
+
+    monkeypatch.setattr(solver.retrograde.compiled, "TURNED_BYTES", 1)
+    game = parse_game("4x4k3-misere")
+    index = layout(game)
+    rng = np.random.default_rng(9)
+    for ply in (6, 9):
+        child = rng.integers(-128, 128, index.layer_sizes[ply + 1], dtype=np.int16).astype(np.int8)
+        for chunk in chunks(game, ply):
+            assert np.array_equal(solve_chunk(game, chunk, child), solve_chunk(game, chunk, child, plain=True))
+
+
 def _layers(name: str, directory: Path, monkeypatch: pytest.MonkeyPatch, *, plain: bool) -> tuple[object, list[bytes]]:
     """A build's per-layer checksums and layer files, with the compiled kernel or its plain twin."""
     with monkeypatch.context() as patch:
