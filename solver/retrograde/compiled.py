@@ -83,7 +83,8 @@ def best_of_children(
     :param reached: which boards a game reaches (bool, flat, ``out.size``), or empty when the rules tell.
     :param scratch: working bytes (int8, ``(child columns + tile columns, rows a block)``, at most :data:`BLOCK` rows a block; its contents are left over).
 
-    :data:`BLOCK` rows at a time: the moves in the low half read the block's child panel turned on its side, so that
+    A block of rows at a time (:data:`BLOCK`, fewer on wide tiles: :data:`TURNED_BYTES`): with :data:`TURN_FROM`
+    moves in the low half or more, they read the block's child panel turned on its side, so that
     each move and column is one vector minimum over the block's rows; then row by row the moves in the high half,
     each a vector minimum with a whole row of ``below``, and the scores. The vector loops run to a bound read from
     an array's shape: with a constant bound numba's LLVM unrolls them into bytes one at a time (it cannot tell that
@@ -114,7 +115,7 @@ fewer, each move is a gather along the row (:func:`_low_moves_along`): turning c
 @kernel
 def _low_moves_turned(across: np.ndarray, columns: np.ndarray, first: int, count: int, panel: np.ndarray, smallest: np.ndarray) -> None:
     """The smallest child by a move in the low half of rows ``first .. first + count - 1`` (:func:`best_of_children`),
-    into ``smallest`` (tile columns x :data:`BLOCK`): the rows' child panel turned on its side into ``panel``, then one
+    into ``smallest`` (tile columns x rows a block): the rows' child panel turned on its side into ``panel``, then one
     vector minimum per move and column (lanes past ``count`` hold left-over bytes, never read)."""
     lanes = smallest.shape[1]
     for i in range(count):
