@@ -26,13 +26,39 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
+import os
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TypeVar, cast
 
-import numba
-from numba import njit
-from numba.core import caching
+QUIET_ERRORS = "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"
+"""Set while numba is first imported, and then taken back: with it unset numba wraps the terminal in colorama, whose
+exit handler wrote a stray ``ESC[0m`` after every command that searched (``-q`` too). Taken back, so that importing
+the package changes no environment variable (a player's process, which imports it, has exactly its documented one)."""
+
+
+def _numba_without_colour() -> ModuleType:
+    """numba, imported with :data:`QUIET_ERRORS` set for the import alone (the environment as it was after)."""
+    was = os.environ.get(QUIET_ERRORS)
+    os.environ[QUIET_ERRORS] = "1"
+    try:
+        return importlib.import_module("numba")
+    finally:
+        if was is None:
+            del os.environ[QUIET_ERRORS]
+        else:
+            os.environ[QUIET_ERRORS] = was
+
+
+numba = _numba_without_colour()
+
+from numba import njit  # noqa: E402  (numba is imported above, its colour off)
+from numba import types as types  # noqa: E402  (re-exported: solver.search.kernel takes numba's names from here)
+from numba.core import caching  # noqa: E402
+from numba.core import cgutils as cgutils  # noqa: E402
+from numba.extending import intrinsic as intrinsic  # noqa: E402
 
 Function = TypeVar("Function", bound=Callable[..., object])
 

@@ -28,12 +28,7 @@ Every module but ``options`` loads numba, so this package loads its names when t
 from __future__ import annotations
 
 import importlib
-import os
 from typing import TYPE_CHECKING, Any
-
-os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
-"""Before numba is first imported (every module here but ``options`` imports it): without it numba wraps stdout in
-colorama, whose exit handler writes a stray ``ESC[0m`` to the terminal after every command that searched (``-q`` too)."""
 
 if TYPE_CHECKING:
     from .book import ArrayBook, Book, TableBook, derive_all, open_book, positions, write_book

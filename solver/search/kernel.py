@@ -31,13 +31,11 @@ from typing import Any, cast
 import numpy as np
 from llvmlite import ir
 from llvmlite.binding import llvm_version_info
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from ..compiling import KERNEL_SOURCES as KERNEL_SOURCES  # re-exported: the search's modules import them from here
 from ..compiling import PACKAGE as PACKAGE
 from ..compiling import cached as cached
+from ..compiling import cgutils, intrinsic, types  # numba's, imported by compiling with its colour off
 from ..compiling import kernel as kernel
 from ..compiling import sources_digest as sources_digest
 
