@@ -71,7 +71,7 @@ import numpy as np
 from ..errors import PlayerError, printable, short
 from ..lifetime import die_with_parent
 from .limits import Limits, PidCgroup, Scratch
-from .sandbox import Layout, bwrap_command, environment, player_environment, player_files, python_path, seccomp_filter
+from .sandbox import Layout, bwrap_command, copy_without_links, environment, player_environment, player_files, python_path, seccomp_filter
 
 Turn = Literal["symbol", "max"]
 """What a second argument tells the function: the mover's symbol, or ``True`` when X (the maximiser) moves."""
@@ -524,8 +524,10 @@ class PlayerProcess:
         if self._private is None:
             files = player_files(player_file, self.support, hidden=self.hidden)  # checked before anything is made
             self._private = Path(tempfile.mkdtemp(prefix="solve-player-"))
-            for source, name in files:
-                shutil.copyfile(source, self._private / name)
+            (player, name), support = files[0], files[1:]
+            shutil.copyfile(player, self._private / name)  # the player's file, as it is named
+            for source, name in support:
+                copy_without_links(source, self._private / name)  # a support file that became a link since it was checked is refused
         return self._private
 
     def close(self) -> None:
