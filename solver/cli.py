@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import random
 import re
@@ -299,6 +300,13 @@ class _SearchBar:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
             self.bar = None
+
+
+def _finite_seconds(param: click.Parameter, value: float) -> float:
+    """A number of seconds that is finite (``FloatRange`` lets ``nan`` through: it compares false with every bound)."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds: give a positive finite number, e.g. 5", param=param)
+    return value
 
 
 def _budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -1390,6 +1398,7 @@ def _print_grading(report: GradeReport, player: str, stopped: int, *, limit: int
 @click.option(
     "--search-budget",
     type=click.FloatRange(min=0, min_open=True),
+    callback=lambda ctx, param, value: _finite_seconds(param, value),
     default=5.0,  # solver.web.SEARCH_BUDGET
     show_default=True,
     metavar="SECONDS",

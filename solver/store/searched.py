@@ -51,6 +51,7 @@ import numpy as np
 from .. import search  # its names load numba when first used (solver.search.options)
 from ..encoding.board import check_rules
 from ..encoding.coderules import code_rules
+from ..encoding.columns import index_fits
 from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
@@ -397,10 +398,15 @@ def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
 
 def _table_at_hand(game: Game, directories: Iterable[Path]) -> bool:
     """Whether a table answers ``game`` without a long build: a file is there (shipped, or in one of the table
-    ``directories``), or a build takes at most a minute (never for a game past :data:`~solver.rules.game.WORD_CELLS`
-    cells: its ``<game>.ttt`` is its book)."""
+    ``directories``), or a build takes at most a minute and its index fits the memory free (never for a game past
+    :data:`~solver.rules.game.WORD_CELLS` cells: its ``<game>.ttt`` is its book)."""
     if game.cells > WORD_CELLS:
         return False
     if locate.shipped_path(game) is not None or any((Path(directory) / f"{game.name}.ttt").exists() for directory in directories):
         return True
-    return not paper_estimate(game).needs_consent
+    return not paper_estimate(game).needs_consent and index_fits(game, share=INDEX_SHARE)
+
+
+INDEX_SHARE = 4
+"""A short build is preferred to the engine only while its board's index takes at most a quarter of the memory free
+(a tall gravity board such as ``19x1k4-gravity`` has a few positions and an index of gigabytes: the engine answers it)."""

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
-from ..encoding.board import masks
+from ..encoding.board import masks, render
 from ..encoding.coderules import code_rules
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, is_move_string, parse_move, read_move_string
@@ -281,10 +281,12 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     :raises InvalidMoveError: for an illegal move, naming the ply and the cell: already taken (and by
         which ply), after the game ended, or under gravity a full column or a cell the piece does not land on.
     """
+    specs = list(_columns_of_move_strings(moves, table.game))
+    _read_before_search(specs, table.game)  # a bad move is named before any position is searched (Connect Four's opening: seconds)
     position = table.at(0)
     played: dict[int, int] = {}
     plies = []
-    for ply, spec in enumerate(_columns_of_move_strings(moves, table.game), start=1):
+    for ply, spec in enumerate(specs, start=1):
         if table.game.rules.move.form == "column":
             cell = _drop_cell(position, spec, ply, played)
         else:
@@ -296,6 +298,27 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
         played[cell] = ply
         position = after
     return GameAnalysis(table.game, tuple(plies), position)
+
+
+def _read_before_search(specs: list[object], game: Game) -> None:
+    """Read every move, and under gravity drop it, on the board alone (no look-up, no search), raising what
+    :func:`analyze` would raise for a move that cannot be read, is off the board or goes in a full column. The reading
+    stops quietly where the board is over or a move needs a position's words (a taken cell): :func:`analyze` judges
+    those as it replays."""
+    coded, code = code_rules(game), 0
+    for ply, spec in enumerate(specs, start=1):
+        where = f"ply {ply}: "
+        if game.rules.move.form != "column":
+            cell = parse_move(spec, game, where=where)
+        else:
+            drop = read_drop(spec, game, where=where)
+            if coded.is_over(code) or drop.cell is not None:
+                return
+            x, o = masks(game, code)
+            cell = landing_cell(drop, game, x | o, where=where, on=f" on {render(game, code)}")
+        if not coded.is_legal(code, cell):
+            return
+        code += (1 if ply % 2 else 2) * 3**cell
 
 
 def _columns_of_move_strings(moves: object, game: Game) -> Iterator[object]:
