@@ -99,6 +99,8 @@ CALL_SHAPES = ("more", "fewer", "other")
 _ARRAY_VALUES = np.array([0, 1, -1])
 _PLAIN_ITEMS = 16
 _PLAIN_DEPTH = 4
+_PLAIN_INT = 10**18
+"""The largest int an answer sends as it is; a longer one is sent as this (off every board: no int()-to-text limit in the child)."""
 _HERE = Path(__file__).resolve()
 
 
@@ -309,6 +311,8 @@ def plain(answer: Any, depth: int = 0) -> Any:
         answer = answer.item()
     if isinstance(answer, np.generic):
         answer = answer.item()
+    if isinstance(answer, int) and not isinstance(answer, bool) and abs(answer) > _PLAIN_INT:
+        return _PLAIN_INT if answer > 0 else -_PLAIN_INT  # off every board, as the parent reads a longer int; ``r`` says what it was
     if answer is None or isinstance(answer, (bool, int, float)):
         return answer
     if isinstance(answer, str):

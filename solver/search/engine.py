@@ -42,7 +42,7 @@ from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
 from .book import Book
 from .negamax import CONTROL_SLOTS, HELPER, NO_MOVE, NODES, STOP, solve, solve_move
-from .options import DEFAULT_TABLE_BYTES, Progress
+from .options import DEFAULT_TABLE_BYTES, Progress, budget_seconds
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
 from .transposition import new_table
@@ -137,7 +137,8 @@ class Engine:
         time, and a thread with no move left helps one still searched; a position's own score (:meth:`score`) is
         searched by one thread, helped by the others once it has run :data:`HELP_AFTER_SECONDS` (:class:`_Workers`).
     :raises InvalidGameError: for a misère, non-gravity or too big game, or a book of another game.
-    :raises ValueError: for fewer than one thread.
+    :raises ValueError: for fewer than one thread; :raises InvalidValueError: for a ``table_bytes`` past the machine's
+        memory (:class:`~solver.errors.InvalidArgumentError` for one that is not an int).
     """
 
     def __init__(self, game: Game | str = "connect4", *, table_bytes: int = DEFAULT_TABLE_BYTES, book: Book | None = None, threads: int | None = None) -> None:
@@ -211,7 +212,10 @@ class Engine:
         :param budget: seconds the search may take, None for no limit.
         :param progress: called with ``(nodes, seconds)`` about every :data:`PROGRESS_SECONDS`.
         :raises SearchTimeout: at the budget; :raises SearchInterrupted: at Ctrl-C (nothing wrong is kept).
+        :raises InvalidArgumentError: for a budget that is not a number; :raises InvalidValueError: for ``nan`` or a
+            negative one (:func:`~solver.search.options.budget_seconds`).
         """
+        budget = budget_seconds(budget)  # a bad budget refused before a thread starts
         where = self.position(board, moves)
         start = time.monotonic()
         columns = centre_first(self.game.cols)
@@ -223,6 +227,7 @@ class Engine:
 
     def score(self, board: Board | Position | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None) -> int:
         """The exact score byte of a position for the side to move (:mod:`solver.rules.score`), the moves not valued."""
+        budget = budget_seconds(budget)
         where = self.position(board, moves)
         known = self._from_book(where)
         if known is not None:

@@ -7,9 +7,13 @@ so that a table's look-up, the command line and a build's worker processes start
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from numbers import Real
 
-__all__ = ["DEFAULT_TABLE_BYTES", "Progress"]
+from ..errors import InvalidArgumentError, InvalidValueError, quote
+
+__all__ = ["DEFAULT_TABLE_BYTES", "Progress", "budget_seconds"]
 
 DEFAULT_TABLE_BYTES = 128 << 20
 """The transposition table's default size, 128 MiB (16 M entries): it fits a laptop beside a browser, and on
@@ -18,3 +22,22 @@ thousands of nodes); the empty board from scratch wants more (``table_bytes=1 <<
 
 Progress = Callable[[int, float], None]
 """A progress hook: called with the nodes searched so far and the seconds elapsed."""
+
+
+def budget_seconds(budget: object) -> float | None:
+    """A search's budget read once, at its door: seconds (``inf`` is no limit, as None is), or None.
+
+    :raises InvalidArgumentError: for anything but a real number or None (``"5"``, ``True``);
+    :raises InvalidValueError: for ``nan`` or a negative number (a search would never stop, or stop before it starts).
+    """
+    if budget is None:
+        return None
+    if isinstance(budget, bool) or not isinstance(budget, Real):
+        raise InvalidArgumentError(f"budget must be a number of seconds (an int or a float) or None, not {type(budget).__name__} {quote(budget)}")
+    try:
+        seconds = float(budget)
+    except OverflowError:  # an int past a float's range: no limit, as inf
+        seconds = math.inf
+    if math.isnan(seconds) or seconds < 0:
+        raise InvalidValueError(f"budget must be a number of seconds from 0 up, or None for no limit; found {quote(budget)}")
+    return seconds

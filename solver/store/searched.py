@@ -56,7 +56,7 @@ from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableEr
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
-from ..search.options import DEFAULT_TABLE_BYTES, Progress
+from ..search.options import DEFAULT_TABLE_BYTES, Progress, budget_seconds
 from ..storage import tablefile
 from ..tables import Kind, Scores, Table
 from ..tables.position import POSITION_SETTERS, Position
@@ -159,7 +159,7 @@ class SearchTable(Table):
         self.path = None
         self.file = None
         self.prove = None
-        self.budget = budget
+        self.budget = budget_seconds(budget)  # refused here, before a look-up compares it with a deadline
         self.progress = progress
         self._shared = shared or _Shared(engine, book)
 
