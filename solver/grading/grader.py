@@ -80,6 +80,7 @@ plies played, then code.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
@@ -167,6 +168,9 @@ TIMEOUTS_IN_A_ROW = 3
 """Grading stops when this many calls in a row time out (a player that hangs on every call)."""
 TRIAL = 5
 """Positions each other shape is tried on when the first calls all fail in a known way (:mod:`solver.grading.shapes`)."""
+MORE_TRIAL = 40
+"""Positions the shapes that tie on :data:`TRIAL` are tried on again (``--turn max`` against ``--turn symbol``), before the
+hint names them all."""
 SHUFFLE_SEED = 0
 
 
@@ -893,11 +897,13 @@ class _Grading:
                 self.process.close()  # it is still answering the rest of its batch: the trials start it afresh
             form = self.form
             start = Shape(form.turn, judge.returns, form.symbols)
-            raise PlayerError(explain(start, first, self._trial, name=judge.name, positions=judge.graded, array=form.array, flat=form.flat))
+            more = functools.partial(self._trial, count=MORE_TRIAL)
+            raise PlayerError(explain(start, first, self._trial, more=more, name=judge.name, positions=judge.graded, array=form.array, flat=form.flat))
 
-    def _trial(self, shape: Shape) -> Tried | None:
-        """What the first :data:`TRIAL` positions give with another shape (None: the time ran out, or the process cannot restart)."""
-        positions = self.order[: min(TRIAL, self.judge.graded)]
+    def _trial(self, shape: Shape, count: int = TRIAL) -> Tried | None:
+        """What the first ``count`` positions give with another shape: :data:`TRIAL` of those graded, or more of the
+        positions to grade to break a tie (None: the time ran out, or the process cannot restart)."""
+        positions = self.order[: min(count, len(self.order) if count > TRIAL else self.judge.graded)]
         judge = _Judge(self.judge.game, self.judge.side, len(positions), shape.returns, self.judge.timeout, self.judge.name)
         try:
             form = replace(self.form, symbols=shape.symbols, turn=shape.turn)
