@@ -1096,7 +1096,8 @@ class _Judge:
                 if rate[good] <= 0.01 and rate[bad] >= 0.05:
                     found.append(
                         f"{self.name} throws the result away in {rate[bad]:.0%} of {bad}'s positions but in {rate[good]:.0%} of "
-                        f"{good}'s: if it plays {good} only, grade it with --side {good}"
+                        f"{good}'s: it may play as {good} whatever the board says (how is it told whose turn it is? see --turn and "
+                        f"--symbols); graded with --side {good} it would be graded only on the side it plays well"
                     )
         return tuple(found)
 
