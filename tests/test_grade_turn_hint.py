@@ -4,23 +4,39 @@ is left is said, naming both, never settled by the order in which the options we
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 import solver
 from solver.errors import PlayerError
+from solver.grading.grader import MORE_TRIAL, TRIAL
 
-GREEDY = Path(__file__).parent / "players" / "connect4_greedy.py"
-"""``play(board, player)`` with ``player`` 'X' or 'O', as docs/grading.md's Connect Four students write it."""
+PLAYERS = Path(__file__).parent / "players"
 
 
 def test_a_turn_hint_tie_on_the_first_positions_is_tried_on_more_and_names_the_option_that_keeps_more() -> None:
-    """On the first 5 positions both ways keep 5 of 5 (True and False read as 'not X' lose nothing there); on 20, only the symbol keeps all."""
+    """A player that plays perfectly on its first 10 calls (the 5 trial positions of each option), then as 'X' only when
+    ``me == 'X'``: both options keep 5 of 5, so the tie is tried on 40 positions, where True and False lose X's results."""
+    spec = importlib.util.spec_from_file_location("perfect", PLAYERS / "perfect.py")
+    assert spec is not None and spec.loader is not None
+    perfect = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(perfect)
+    calls = 0
+
+    def play(board: list[list[str | None]], me: object) -> tuple[int, int]:
+        nonlocal calls
+        calls += 1
+        cells = [cell for row in board for cell in row]
+        mover = "X" if cells.count("X") == cells.count("O") else "O"
+        side = mover if calls <= 2 * TRIAL else ("X" if me == "X" else "O")
+        return perfect.best_move(board) if side == mover else divmod(cells.index(None), 3)
+
     with pytest.raises(PlayerError) as refused:
-        solver.grade(f"{GREEDY}:play", game="connect4", sample=20, sandbox="none")
+        solver.grade(play, sample=60)
     message = str(refused.value)
-    assert "grade it with --turn symbol (tried on 20 of them: 20 of 20 results kept)" in message, message
+    assert f"grade it with --turn symbol (tried on {MORE_TRIAL} of them: {MORE_TRIAL} of {MORE_TRIAL} results kept)" in message, message
     assert "--turn max" not in message
 
 

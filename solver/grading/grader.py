@@ -714,8 +714,7 @@ def grade(
     table, progress = resolve_table(None if game is None else parse_game(game), table), _progress_callback(progress)  # a public function: parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
     positions = positions_to_grade(side=side, table=table, sample=sample)
-    judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player))
-    judge.sampled = sampled_words(table, positions)
+    judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player), sampled_words(table, positions))
     with _reported_on_ctrl_c(judge):  # the sandbox check and the answer key take a while: Ctrl-C there reports nothing graded
         contained = choose(sandbox) if isinstance(player, str) else "none"
         key = AnswerKey(table, positions)
@@ -996,7 +995,7 @@ def _plural_empty(fewest: int, most: int) -> str:
 class _Judge:
     """Judges replies (plain data) against the table, and keeps the counts and the hints."""
 
-    def __init__(self, game: Game, side: Side, planned: int, returns: Returns, timeout: float, name: str) -> None:
+    def __init__(self, game: Game, side: Side, planned: int, returns: Returns, timeout: float, name: str, sampled: str | None = None) -> None:
         self.game, self.side, self.planned, self.returns, self.timeout, self.name = game, side, planned, returns, timeout, name
         self.kept = self.optimal = self.mutated = self.graded = 0
         self.lost: list[GradedMove] = []
@@ -1006,8 +1005,8 @@ class _Judge:
         self.seconds = self.slowest_seconds = 0.0
         self.slowest: Position | None = None
         self.stopped: str | None = None
-        self.sampled: str | None = None
-        """What the positions cover (:func:`sampled_words`), set by :func:`grade`."""
+        self.sampled = sampled
+        """What the positions cover (:func:`sampled_words`), or None."""
         self.mismatches: Counter[str] = Counter()
         self.examples: dict[str, str] = {}
         self.tried_by_side: Counter[str] = Counter()

@@ -273,8 +273,6 @@ def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, 
     reasons = [_reason(kind, example, name if i == 0 else "it", start) for i, (kind, example) in enumerate(seen)]
     if tied:
         others = " or ".join(options_text(start, shape) for shape in tied)
-        return lead + "; ".join(reasons) + (
-            f": grade it {fixed} or {others}: each kept {tried.kept} of the {tried.calls} results it was tried on, so the calls "
-            f"cannot tell which it reads; choose by how {name} reads its second argument"
-        )
+        both = f"each kept {tried.kept} of the {tried.calls} results it was tried on, so the calls cannot tell which it reads"
+        return lead + "; ".join(reasons) + f": grade it {fixed} or {others}: {both}; choose by how {name} reads its second argument"
     return lead + "; ".join(reasons) + f": grade it {fixed} (tried on {tried.calls} of them: {tried.kept} of {tried.calls} results kept)"
