@@ -214,8 +214,8 @@ def index_bytes(rows: int, cols: int) -> int:
     the table of column values (``3**rows`` int64), the row tables (``rows`` of ``3**cols`` int64) and the two halves
     (:data:`HALF_BYTES_PER_KEY` a key, ``(2**(rows + 1) - 1)**columns`` keys a half)."""
     radix = (1 << (rows + 1)) - 1
-    halves = radix ** (cols // 2) + radix ** (cols - cols // 2)
-    return 8 * 3**rows + 8 * rows * 3**cols + HALF_BYTES_PER_KEY * halves
+    halves: int = radix ** (cols // 2) + radix ** (cols - cols // 2)
+    return int(8 * 3**rows + 8 * rows * 3**cols + HALF_BYTES_PER_KEY * halves)
 
 
 def index_fits(game: Game, *, share: int = 1) -> bool:
