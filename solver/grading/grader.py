@@ -467,7 +467,7 @@ def _searched_positions(table: Table, chosen: Side, count: int, seed: int) -> tu
     return tuple(sorted(found.values(), key=_order))
 
 
-PHASES = ("openings", "middle games", "endgames")
+PHASES = ("opening", "middle game", "endgame")
 """A game's plies in thirds, as :func:`sampled_words` counts the positions graded."""
 
 
@@ -482,7 +482,7 @@ def sampled_words(table: Table, positions: Sequence[Position]) -> str | None:
     third = -(-game.cells // 3)
     bounds = [(0, third - 1), (third, 2 * third - 1), (2 * third, game.cells)]
     counts = [sum(low <= ply <= high for ply in plies) for low, high in bounds]
-    phases = ", ".join(f"{n:,} {name} (plies {low}-{high})" for n, name, (low, high) in zip(counts, PHASES, bounds, strict=True))
+    phases = ", ".join(f"{count(n, name)} (plies {low}-{high})" for n, name, (low, high) in zip(counts, PHASES, bounds, strict=True))
     left_out = f"a position whose search passes {SEARCHED_BUDGET:g} s is left out"
     if game.cells > WORD_CELLS:  # Connect Four: its book answers the opening
         booked = getattr(table, "has_book", False)
