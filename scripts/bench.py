@@ -12,6 +12,7 @@
     python scripts/bench.py --connect4                    # only the Connect Four engine on Pons' six sets (a minute)
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
+    python scripts/bench.py --connect4-calls 200           # ... only what one call costs (Engine.score, solver.lookup, a new process)
     python scripts/bench.py --connect4-http 1             # ... only the HTTP API with a search budget of 1 s (a minute)
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
     python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
@@ -1184,6 +1185,12 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--connect4-empty", action="store_true", help="only the empty Connect Four board solved from scratch (minutes)")
     parser.add_argument(
+        "--connect4-calls",
+        metavar="N",
+        type=int,
+        help="only what one call costs: Engine.score and solver.lookup on N positions of End-Easy and Middle-Easy, and a new process",
+    )
+    parser.add_argument(
         "--connect4-book", metavar="BOOK", type=Path, help="only the opening book: its build's figures, the empty board from it, Pons' sets with it"
     )
     parser.add_argument(
@@ -1195,6 +1202,11 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
         help="only these of Pons' sets (End-Easy, Middle-Easy, Begin-Easy, Middle-Medium, Begin-Medium, Begin-Hard), N sampled of each;"
         " with --connect4-book, searched with the book",
     )
+    parser.add_argument(
+        "--connect4-at-hand", metavar="N", type=int, help="only Connect Four at hand: fresh processes, N random positions of plies 0 to 20 (600)"
+    )
+    parser.add_argument("--at-hand-book", metavar="BOOK", type=Path, help="with --connect4-at-hand: Böck's ply-8 positions answered from this book")
+    parser.add_argument("--cold", action="store_true", help="with --connect4-at-hand: empty numba's cache first (the first process compiles)")
     parser.add_argument("--pons", metavar="PONS_TIMES", type=Path, help="Pons' C++ solver beside the engine (scripts/baselines/pons_times.cpp built)")
     parser.add_argument(
         "--c4", metavar="C4_TIMES", type=Path, help="Steininger's c4 beside the engine, on the empty board too (scripts/baselines/c4_times.cpp built)"
@@ -1258,12 +1270,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _one_section(args: argparse.Namespace) -> bool:
     """Run the section an option asks for alone (Connect Four, batches, positions, ...); whether there was one."""
-    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets:
+    if args.connect4 or args.connect4_all or args.connect4_empty or args.connect4_book or args.connect4_book_cost or args.connect4_sets or args.connect4_calls:
         _connect4_section(args)
-    elif args.connect4_http:
-        from bench_http_search import bench_search_budget
-
-        bench_search_budget(report, args.connect4_http)
+    elif args.connect4_at_hand or args.connect4_http:
+        _connect4_as_users_wait(args)
     elif args.pons or args.c4:
         raise SystemExit("bench.py: --pons and --c4 go with --connect4, --connect4-all, --connect4-empty or --connect4-sets")
     elif args.builds is not None:
@@ -1290,8 +1300,26 @@ def _one_section(args: argparse.Namespace) -> bool:
     return True
 
 
+def _connect4_as_users_wait(args: argparse.Namespace) -> None:
+    """Connect Four as a user waits for it: at hand (scripts/bench_at_hand.py) or over HTTP (scripts/bench_http_search.py)."""
+    if args.connect4_at_hand:
+        from bench_at_hand import bench_at_hand
+
+        bench_at_hand(report, count=args.connect4_at_hand, book=args.at_hand_book, cold=args.cold)
+    else:
+        from bench_http_search import bench_search_budget
+
+        bench_search_budget(report, args.connect4_http)
+
+
 def _connect4_section(args: argparse.Namespace) -> None:
-    """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``."""
+    """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``; or
+    only what one call costs (``--connect4-calls``, scripts/bench_calls.py)."""
+    if args.connect4_calls:
+        from bench_calls import bench_call_costs
+
+        bench_call_costs(report, args.connect4_calls)
+        return
     from bench_connect4 import SETS, bench_connect4
 
     try:

@@ -65,7 +65,7 @@ def row(game: Game, table_dir: str | None) -> str:
     """One line of the table: the game, its positions, and the empty board under each rule."""
     cells = []
     count = None
-    for variant in ("gravity", "gravity-misere") if game.rules.move.form == "column" else ("", "misere"):
+    for variant in ("gravity", "gravity-misere") if game.rules.move.writes_columns else ("", "misere"):
         table = table_for(Game(game.rows, game.cols, game.k, variant), table_dir=table_dir, build=True)
         start = table.at(0)
         cells.append(f"{RESULT[start.value]}, {start.plies}")

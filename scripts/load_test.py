@@ -330,7 +330,7 @@ MALFORMED: dict[str, tuple[bytes, set[str]]] = {
     "header of 100 kB": (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n", {"431", "closed"}),
     "unknown path": (get("/wp-admin/setup.php"), {"404"}),
     "path traversal": (get("/static/../../../../etc/passwd"), {"404"}),
-    "encoded path traversal": (get("/static/%2e%2e%2f%2e%2e%2fcli.py"), {"404"}),
+    "encoded path traversal": (get("/static/%2e%2e%2f%2e%2e%2fapi.py"), {"404"}),
     "traversal into a game": (get("/api/v1/..%2f..%2fetc%2fpasswd"), {"404"}),
     "bad board": (get("/api/v1/3x3k3?board=QQQ"), {"400"}),
     "game not served": (get("/api/v1/5x5k4?board=0"), {"404"}),

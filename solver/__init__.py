@@ -35,16 +35,17 @@ from .api import (
     get,
     load_table,
     lookup,
+    lookup_boards,
     lookup_codes,
     table_for,
 )
 from .encoding.board import Board, encode_boards, parse
-from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, InvalidMoveError, PlayerError, SolverError, TableError
+from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, InvalidMoveError, InvalidValueError, PlayerError, SolverError, TableError
 from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
 from .present import notebook as _notebook  # noqa: F401  (registers the notebook pictures)
 from .rules.game import Game, parse_game
 from .tables import CompactTable, DenseTable, Scores, Table
-from .tables.analysis import GameAnalysis, PlayerSummary, PlyAnalysis, Verdict
+from .tables.analysis import GameAnalysis, PlayerSummary, PlyAnalysis, UnjudgedPly, Verdict
 from .tables.position import Move, Position
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "InvalidBoardError",
     "InvalidGameError",
     "InvalidMoveError",
+    "InvalidValueError",
     "LocalTables",
     "Move",
     "PlayerError",
@@ -74,6 +76,7 @@ __all__ = [
     "TableAt",
     "TableError",
     "Tablebase",
+    "UnjudgedPly",
     "Verdict",
     "__version__",
     "analyze",
@@ -88,6 +91,7 @@ __all__ = [
     "load_player",
     "load_table",
     "lookup",
+    "lookup_boards",
     "lookup_codes",
     "parse",
     "parse_game",

@@ -10,30 +10,78 @@ A look-up's table is remembered by that Tablebase per ``game=`` (by name, or by 
 :func:`forget` clears it. The front ends (:mod:`solver.cli`, :mod:`solver.web`) take a
 :class:`Tablebase` of their own or this one, and parse game names with :func:`parse_game`.
 
-**The front ends' door.** The command line and the web app reach the store (:mod:`solver.store`) and the
-table files (:mod:`solver.storage`) through this module only: an import-linter contract forbids them both
-packages. What they need beyond the functions above is re-exported here by name (``from solver.api import
-fetch_table``), so one place says what a front end may do to a table: build and estimate one (``solve
-build``), prove it or check a sample (``solve verify``), fetch one from a mirror (``solve fetch``), build and
-verify a Connect Four book (``solve book``), answer by search (:class:`SearchTable`), and the few plain
-helpers a front end prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped`
-for a download list, :func:`write_atomic` for a report, :func:`remove_dead_temporaries` after a killed build).
-None is in ``__all__``: :mod:`solver` re-exports the public functions only.
+**The front ends' door.** The command line (:mod:`solver.cli`), the web app (:mod:`solver.web`) and
+:mod:`solver.interop` import this module and the base modules (:mod:`solver.errors`, :mod:`solver.words`, :mod:`solver.extras`,
+:mod:`solver.lifetime`) only: an import-linter contract forbids them every layer between (grading,
+presentation, store, tables, builds, search, contents, storage, encoding, rules). What they need beyond the
+functions above is re-exported here by name (``from solver.api import fetch_table``), so one place says what
+a front end may do and print: build and estimate a table (``solve build``), prove it or check a sample
+(``solve verify``), fetch one from a mirror (``solve fetch``), build and verify a Connect Four book, answer by
+search (:class:`SearchTable`), grade a player (:func:`grade` and its options, :func:`describe_report`); read a
+board or a move (:func:`parse_text`, :func:`parse_moves`, :func:`move_string_code`) and draw one
+(:func:`draw`, :func:`column_board`); the words, pictures and JSON of an answer (:func:`status_line`,
+:func:`analysis_text`, :func:`outcomes_svg`, :func:`decode_scores`); and the few plain helpers a front end
+prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped` for a download list,
+:func:`write_atomic` for a report, :func:`remove_dead_temporaries` after a killed build). None is in
+``__all__``: :mod:`solver` re-exports the public functions only.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .encoding.board import Board, parse
-from .encoding.drops import move_string_code
+from .encoding.board import Board as Board
+from .encoding.board import check_rules as check_rules
+from .encoding.board import digits as digits
+from .encoding.board import draw as draw
+from .encoding.board import encode_boards as encode_boards
+from .encoding.board import parse as parse
+from .encoding.board import parse_text as parse_text
+from .encoding.drops import move_string_code as move_string_code
 from .encoding.moves import MoveSpec
-from .errors import InvalidArgumentError
-from .rules.game import Game, parse_game
+from .encoding.moves import parse_move as parse_move
+from .encoding.moves import parse_moves as parse_moves
+from .encoding.moves import split_moves as split_moves
+from .errors import InvalidArgumentError, InvalidBoardError
+from .grading.grader import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from .grading.grader import DEFAULT_TOTAL_TIMEOUT as DEFAULT_TOTAL_TIMEOUT
+from .grading.grader import GradeReport as GradeReport
+from .grading.grader import GradingInterrupted as GradingInterrupted
+from .grading.grader import Returns as Returns
+from .grading.grader import board_maker as board_maker
+from .grading.grader import grade as grade
+from .grading.grader import parse_symbols as parse_symbols
+from .grading.grader import positions_to_grade as positions_to_grade
+from .grading.limits import DEFAULT_PROCESSES as DEFAULT_PROCESSES
+from .grading.player import DEFAULT_MEMORY_MB as DEFAULT_MEMORY_MB
+from .grading.player import Turn as Turn
+from .grading.sandbox import Sandbox as Sandbox
+from .present.analysis import analysis_text as analysis_text
+from .present.analysis import best_text as best_text
+from .present.analysis import grid_text as grid_text
+from .present.analysis import plies_text as plies_text
+from .present.charts import outcomes_svg as outcomes_svg
+from .present.describe import column_board as column_board
+from .present.describe import move_words as move_words
+from .present.describe import stats_text as stats_text
+from .present.describe import status_line as status_line
+from .present.report import GRADE_LIMIT as GRADE_LIMIT
+from .present.report import describe_report as describe_report
+from .rules import score as _score
+from .rules.base import OUTCOMES as OUTCOMES
+from .rules.base import Outcome as Outcome
+from .rules.game import CONNECT_FOUR as CONNECT_FOUR
+from .rules.game import DEFAULT_GAME as DEFAULT_GAME
+from .rules.game import DENSE_MAX_CELLS as DENSE_MAX_CELLS
+from .rules.game import Game as Game
+from .rules.game import parse_game
+from .rules.score import RESULTS as RESULTS
+from .rules.score import UNREACHABLE as UNREACHABLE
+from .rules.score import WIN as WIN
 from .search.options import Progress
 from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
 from .storage.fsutil import write_atomic as write_atomic
@@ -41,13 +89,16 @@ from .storage.remote import is_url as is_url
 from .storage.tablefile import is_shipped as is_shipped
 from .storage.tablefile import rebuild_command as rebuild_command
 from .store import book as _book
+from .store import bookproof as _bookproof
 from .store import make as _builder
 from .store.book import book_game as book_game
 from .store.book import build_book as build_book
 from .store.book import default_depth as default_depth
 from .store.book import estimate_book as estimate_book
-from .store.book import verify_book as verify_book
-from .store.book import verify_plan as verify_plan
+from .store.bookproof import record_book_check as record_book_check
+from .store.bookproof import shipped_book_path as shipped_book_path
+from .store.bookproof import verify_book as verify_book
+from .store.bookproof import verify_plan as verify_plan
 from .store.estimate import BuildEstimate as BuildEstimate
 from .store.estimate import estimate as estimate
 from .store.estimate import format_duration as format_duration
@@ -70,9 +121,13 @@ from .store.samplecheck import check_sample as check_sample
 from .store.searched import SearchTable as SearchTable
 from .store.searched import searches_by as searches_by
 from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
-from .tables import DenseTable, Scores, Table
-from .tables.analysis import GameAnalysis
-from .tables.position import Position
+from .tables import DenseTable, Scores
+from .tables import Table as Table
+from .tables.analysis import GameAnalysis as GameAnalysis
+from .tables.analysis import Replayed as Replayed
+from .tables.analysis import move_code as move_code
+from .tables.position import Position as Position
+from .tables.position import outcome_label as outcome_label
 
 if TYPE_CHECKING:
     from .search.book import TableBook
@@ -95,15 +150,20 @@ __all__ = [
     "get",
     "load_table",
     "lookup",
+    "lookup_boards",
     "lookup_codes",
     "parse_game",
     "table_for",
 ]
 
-DEFAULT_BOOK_SAMPLE = _book.DEFAULT_SAMPLE
-"""Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.book.DEFAULT_SAMPLE`)."""
+DEFAULT_BOOK_SAMPLE = _bookproof.DEFAULT_SAMPLE
+"""Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.bookproof.DEFAULT_SAMPLE`)."""
 describe_book = _book.describe
 """A book's summary line (:func:`solver.store.book.describe`)."""
+decode_score = _score.decode
+"""``(result, plies)`` for the side to move, from a stored score (:func:`solver.rules.score.decode`)."""
+decode_scores = _score.decode_many
+"""``(sign, plies)`` of an array of stored scores, vectorised (:func:`solver.rules.score.decode_many`)."""
 
 _tablebase = default_tablebase()
 _lookup = _tablebase.lookup  # the look-up hot path: one attribute fewer a call
@@ -192,6 +252,58 @@ def lookup_codes(codes: np.ndarray | Iterable[int], *, game: Game | str | None =
     return _tablebase.lookup_codes(codes, game=game, check=check, budget=budget)
 
 
+def lookup_boards(
+    boards: np.ndarray | Sequence[Any] | None = None,
+    *,
+    moves: Sequence[str] | None = None,
+    game: Game | str | None = None,
+    budget: float | None = None,
+    check: bool = True,
+) -> Scores:
+    """A batch of boards answered in one call (value, plies to the end, best moves: a :class:`solver.tables.Scores`
+    shaped like the batch), within one ``budget`` for the whole batch: :func:`lookup_codes` of their codes.
+
+    >>> import numpy as np
+    >>> boards = np.zeros((2, 3, 3), dtype=np.int8)
+    >>> boards[1, 1, 1] = 1  # X in the centre; row 0 is the top row
+    >>> found = lookup_boards(boards)
+    >>> found.value.tolist(), found.plies.tolist()
+    ([0, 0], [9, 8])
+
+    :param boards: numbers with 1 = X, -1 = O, 0 = empty, of shape ``(..., rows, cols)`` or ``(..., cells)``
+        (:func:`solver.encoding.board.encode_boards`): a batch of Connect Four boards is ``(N, 6, 7)``, ``int8`` as an
+        RL batch holds it, **row 0 the top row** (the pieces rest on row 5).
+    :param moves: instead of ``boards``, move strings as Connect Four players write them (``["4453", "44"]``: columns
+        from 1, :mod:`solver.encoding.drops`), one a position.
+    :param game: e.g. ``"connect4"``; default tic-tac-toe.
+    :param budget: for a game answered by search (Connect Four), the seconds the whole batch may take (None: no
+        limit); past it :class:`~solver.errors.SearchTimeout` names how far it got.
+    :param check: refuse a board no game reaches (:class:`InvalidBoardError` naming its index); False: mark it in
+        :attr:`Scores.reachable`.
+    :raises InvalidBoardError: for a malformed batch, naming the first bad board and cell (or move string).
+    :raises InvalidArgumentError: for both ``boards`` and ``moves``, or neither.
+    """
+    if (boards is None) == (moves is None):
+        raise InvalidArgumentError("give boards or moves= (a list of move strings), one of them")
+    resolved = parse_game(game)
+    codes = move_string_codes(moves, resolved) if moves is not None else encode_boards(cast("np.ndarray | Sequence[Any]", boards), resolved)
+    return _tablebase.lookup_codes(codes, game=resolved, check=check, budget=budget)
+
+
+def move_string_codes(moves: Sequence[str], game: Game) -> np.ndarray:
+    """The codes of the positions move strings reach (:func:`solver.encoding.drops.move_string_code`), as exact Python ints
+    in an array of ``dtype=object``; a bad one is refused naming its index."""
+    if isinstance(moves, (str, bytes)) or not isinstance(moves, Sequence):
+        raise InvalidBoardError(f"moves= must be a list of move strings, one a position, found {type(moves).__name__}: e.g. ['4453', '44']")
+    codes = np.empty(len(moves), dtype=object)
+    for index, text in enumerate(moves):
+        try:
+            codes[index] = move_string_code(text, game)
+        except InvalidBoardError as error:
+            raise type(error)(f"moves[{index}]: {error}") from None
+    return codes
+
+
 def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:
     """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`).
 
@@ -202,8 +314,11 @@ def analyze(moves: Iterable[MoveSpec], *, game: Game | str | None = None, table:
     :param table: the table to use (default :func:`table_for` of ``game``).
     :raises InvalidBoardError: for ``moves`` that is not a sequence, or an illegal move,
         naming the ply and the cell.
-    :param budget: for a game answered by search, the seconds each position's search may take.
+    :param budget: for a game answered by search (Connect Four), the seconds the whole analysis may take: the plies
+        are judged from the last back, and those whose positions are not answered by then are named in
+        :attr:`GameAnalysis.unjudged` (with :attr:`GameAnalysis.why_unjudged`), not judged. None: no limit.
     :raises InvalidGameError: if ``game`` and ``table`` disagree.
+    :raises SearchTimeout: when not even the final position is answered within ``budget``.
     """
     return _tablebase.analyze(moves, game=game, table=table, budget=budget)
 
@@ -237,15 +352,22 @@ def table_for(
     return _tablebase.table(game, table_dir=table_dir, build=build, on_build=on_build, url=url, checksum=checksum)
 
 
+def search_compiled() -> bool:
+    """Whether the search (Connect Four's engine) is compiled and cached for this install: else its first use in a
+    process compiles it, once (tens of seconds; :func:`solver.search.kernel.compiled_before`). Loads numba."""
+    from .search.kernel import compiled_before
+
+    return compiled_before()
+
+
 def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> TableBook:
-    """An opening book file, copied into memory and every byte checked (:func:`solver.search.book.open_book`; it
-    loads the engine, so it is imported here only when a book is opened).
+    """An opening book file, copied into memory, every byte checked and believed by the trust policy of tables
+    (:func:`solver.store.bookproof.open_trusted_book`: its shipped checksum, or built or proved here, or proved now
+    when that takes at most a minute).
 
-    :raises TableError: for a file that is damaged or not a book of ``game``.
+    :raises TableError: for a file that is damaged, forged, wrong, unproved or not a book of ``game``.
     """
-    from .search.book import open_book as open_
-
-    return open_(path, game)
+    return _bookproof.open_trusted_book(path, game)
 
 
 def load_table(path: str | os.PathLike[str], *, game: Game | str | None = None, verify: bool | None = None, follow_symlinks: bool = True) -> DenseTable:

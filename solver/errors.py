@@ -152,6 +152,13 @@ class SearchTimeout(SearchInterrupted):
         return (type(self), (self.what,), self.__dict__)
 
 
+class SearchDeferred(SearchInterrupted):
+    """A search asked to answer only if it is short (``short_only``: the engine's first try in the caller's thread,
+    :mod:`solver.search.engine`) that is not: a server then admits it to its queue of long searches, or refuses it
+    (:mod:`solver.web.admission`). Nothing wrong was answered or kept. It is not a :class:`SearchTimeout`, so that
+    code that goes on past a search out of time does not take it for one."""
+
+
 class _Quoter(reprlib.Repr):
     """``repr`` cut short: long strings and lists elided, deep nesting and huge ints summarised."""
 

@@ -55,12 +55,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .encoding import board as _board
-from .encoding.moves import parse_move
+from .api import CONNECT_FOUR as CONNECT_FOUR_GAME
+from .api import DEFAULT_GAME, Board, Outcome, Position, check_rules, parse, parse_game, parse_move
+from .api import digits as board_digits
 from .errors import InvalidBoardError, quote
-from .rules.base import Outcome
-from .rules.game import DEFAULT_GAME, parse_game
-from .tables.position import Position
 
 __all__ = [
     "CONNECT_FOUR",
@@ -192,8 +190,8 @@ def board_from_openspiel(state: Any) -> int:
     >>> solver.lookup(board_from_openspiel("xx.\\noo.\\n...")).board
     'XX./OO./...'
     """
-    game, code = _board.parse(_openspiel_text(state), DEFAULT_GAME)
-    _board.check_rules(game, code)
+    game, code = parse(_openspiel_text(state), DEFAULT_GAME)
+    check_rules(game, code)
     return code
 
 
@@ -322,7 +320,7 @@ def board_from_pettingzoo(observation: Any, *, agent: Agent | None = None) -> in
     mark = _observer_mark(int(own @ _BITS), int(other @ _BITS), agent)
     x, o = (own, other) if mark == 1 else (other, own)
     code = int((x + 2 * o).astype(np.int64) @ _POWERS)
-    _board.check_rules(DEFAULT_GAME, code)
+    check_rules(DEFAULT_GAME, code)
     return code
 
 
@@ -346,7 +344,7 @@ def pettingzoo_best_actions(observation: Any, *, agent: Agent | None = None) -> 
     return sorted(pettingzoo_action(cell) for cell in pettingzoo_position(observation, agent=agent).best_cells)
 
 
-def pettingzoo_observation(board: _board.Board, *, agent: Agent | None = None) -> np.ndarray:
+def pettingzoo_observation(board: Board, *, agent: Agent | None = None) -> np.ndarray:
     """PettingZoo's ``(3, 3, 2)`` int8 observation of a board, as ``env.observe(agent)["observation"]``.
 
     The inverse of :func:`board_from_pettingzoo`.
@@ -359,9 +357,9 @@ def pettingzoo_observation(board: _board.Board, *, agent: Agent | None = None) -
     >>> pettingzoo_observation("X../.../...")[:, :, 1].tolist()    # player_2 to move sees X at action 0
     [[1, 0, 0], [0, 0, 0], [0, 0, 0]]
     """
-    game, code = _board.parse(board, DEFAULT_GAME)
-    _board.check_rules(game, code)
-    digits = np.array(_board.digits(game, code), dtype=np.int8).reshape(3, 3)
+    game, code = parse(board, DEFAULT_GAME)
+    check_rules(game, code)
+    digits = np.array(board_digits(game, code), dtype=np.int8).reshape(3, 3)
     if agent is None:
         mark = 1 if np.count_nonzero(digits) % 2 == 0 else 2
     elif agent in _MARK:
@@ -379,7 +377,7 @@ def pettingzoo_observation(board: _board.Board, *, agent: Agent | None = None) -
 # top, an action id is a column (0 to 6); Connect Four is answered by search (:mod:`solver.store.searched`),
 # so each function takes the ``budget`` of :func:`solver.lookup` (seconds; None: no limit).
 
-CONNECT_FOUR = "6x7k4-gravity"
+CONNECT_FOUR = CONNECT_FOUR_GAME.name
 """Our name of Connect Four (``"connect4"`` is an alias)."""
 
 ConnectFourAgent = Literal["player_0", "player_1"]
@@ -401,8 +399,8 @@ def board_from_openspiel_connect_four(state: Any) -> int:
         if name != "connect_four":
             raise InvalidBoardError(f"an OpenSpiel {name!r} state: expected a 'connect_four' state")
     text = state if isinstance(state, str) else str(state)
-    game, code = _board.parse(text.strip(), parse_game(CONNECT_FOUR))
-    _board.check_rules(game, code)
+    game, code = parse(text.strip(), parse_game(CONNECT_FOUR))
+    check_rules(game, code)
     return code
 
 
@@ -449,7 +447,7 @@ def board_from_pettingzoo_connect_four(observation: Any, *, agent: ConnectFourAg
     x, o = (own, other) if observer_is_x else (other, own)
     game = parse_game(CONNECT_FOUR)
     code = int(sum(3**cell for cell in range(game.cells) if x[cell]) + sum(2 * 3**cell for cell in range(game.cells) if o[cell]))
-    _board.check_rules(game, code)
+    check_rules(game, code)
     return code
 
 

@@ -21,5 +21,5 @@ def write_plain_compact(path: Path, table: solver.Table) -> Path:
         out.write(digests)
         header = dataclasses.replace(header, root=tablefile.root_of(header, bytes(digests)))
         out.seek(0)
-        out.write(tablefile._head(header, length))
+        out.write(tablefile.head_bytes(header, length))
     return path

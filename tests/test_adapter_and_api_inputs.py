@@ -95,3 +95,9 @@ def test_a_player_answering_an_int_of_5000_digits_is_reported_as_what_it_returne
     assert len(report.illegal) == report.positions == 3
     assert all(failure.answer == "<an int of about 5,001 digits>" for failure in report.illegal), report.illegal
     assert "<an int of about 5,001 digits>" in str(report)
+
+
+def test_invalid_value_error_is_in_the_package_namespace_as_a_value_error() -> None:
+    assert "InvalidValueError" in solver.__all__
+    assert solver.InvalidValueError is InvalidValueError
+    assert issubclass(solver.InvalidValueError, ValueError) and issubclass(solver.InvalidValueError, solver.SolverError)

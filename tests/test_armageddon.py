@@ -26,7 +26,7 @@ from solver.tables.compact import CompactTable
 def test_every_move_rule_composes_with_armageddon_into_the_one_rule_class() -> None:
     for move in MOVE_RULES:
         suffix = "-".join(part for part in (move, "armageddon") if part)
-        assert RULES[suffix][1] is Armageddon
+        assert RULES[suffix].scoring is Armageddon
         rules = parse_game(f"3x3k3-{suffix}").rules
         assert isinstance(rules.scoring, Armageddon) and type(rules) is type(parse_game("3x3").rules)
         assert rules.suffix == suffix

@@ -241,12 +241,12 @@ def test_an_empty_array_is_a_region_of_no_blocks() -> None:
 
 
 def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.storage.blockarray as blockarray
+    import solver.storage.blockcodec as blockcodec
     from solver.errors import CodecUnavailable
 
     out = io.BytesIO()
     written = write_blocks(out, [scores_like(5000)], codec="zlib", block_bytes=BLOCK)
-    monkeypatch.setattr(blockarray, "_zstd", lambda: None)
+    monkeypatch.setattr(blockcodec, "_zstd", lambda: None)
     with pytest.raises(CodecUnavailable, match=r"zstandard.* -m pip install 'zstandard>=0.23'$"):
         default_codec()  # an environment installed without the dependencies writes nothing, rather than other files
     zstd_encoding = Encoding("zstd", 9, BLOCK, written.encoding.size, written.encoding.data_bytes)
@@ -257,13 +257,13 @@ def test_a_missing_codec_package_is_named_with_what_to_install(monkeypatch: pyte
 
 def _backends() -> dict[str, object]:
     """Every zstd implementation this Python has: the ``zstandard`` package and ``compression.zstd`` (or its backport)."""
-    from solver.storage import blockarray
+    from solver.storage import blockcodec
 
     found: dict[str, object] = {}
     try:
         import zstandard
 
-        found["zstandard"] = blockarray._Zstandard(zstandard)
+        found["zstandard"] = blockcodec._Zstandard(zstandard)
     except ImportError:
         pass
     try:
@@ -273,7 +273,7 @@ def _backends() -> dict[str, object]:
             from backports import zstd  # type: ignore[import-not-found, no-redef, unused-ignore]
         except ImportError:
             return found
-    found["compression.zstd"] = blockarray._Stdlib(zstd)
+    found["compression.zstd"] = blockcodec._Stdlib(zstd)
     return found
 
 
@@ -295,9 +295,9 @@ def test_both_zstd_packages_write_the_same_bytes_and_read_each_other() -> None:
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_a_zstd_frame_that_declares_or_holds_more_than_its_block_is_refused(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from solver.storage import blockarray
+    from solver.storage import blockcodec
 
-    monkeypatch.setattr(blockarray, "_zstd", lambda: BACKENDS[name])
+    monkeypatch.setattr(blockcodec, "_zstd", lambda: BACKENDS[name])
     codec = codec_of("zstd")
     big = codec.compress(bytes(1 << 20), 3)  # declares 1 MiB in its header
     with pytest.raises(ValueError, match="zstd"):

@@ -34,7 +34,8 @@ from solver.rules.game import parse_game
 from solver.search import ArrayBook, Engine, code_of_key, positions
 from solver.search.book import derive_all, open_book, write_book
 from solver.search.position import engine_game, from_moves, key_of
-from solver.store.book import build_book, chunk_name, verify_book
+from solver.store.book import build_book, chunk_name
+from solver.store.bookproof import shipped_book_path, verify_book
 from solver.store.mirror import fetch_table
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
@@ -238,14 +239,19 @@ def test_verify_finds_a_wrong_deepest_entry_by_search_and_a_wrong_shallow_one_by
     game = engine_game(SMALL)
     levels, scores = small_book(SMALL, 4)
     deep = [s.copy() for s in scores]
-    deep[4][7] = 0 if deep[4][7] != 0 else 90
+    deep[4][7] = 0 if deep[4][7] != 0 else 91  # a score a position of 4 pieces can have (a win in 9 plies)
     deep = derive_all(game, levels, deep[4])  # consistent with its children: only a search finds it
     found = verify_book(write_book(tmp_path / "deep.ttt", game, levels, deep), SMALL, sample=None, table_bytes=TABLE_BYTES)
     assert any(f"key {int(levels[4][7]):#x}" in problem and "the engine finds" in problem for problem in found.problems)
     shallow = [s.copy() for s in scores]
-    shallow[2][3] = -shallow[2][3] if shallow[2][3] else 95
+    shallow[2][3] = _plausible_other(int(shallow[2][3]))
     found = verify_book(write_book(tmp_path / "shallow.ttt", game, levels, shallow), SMALL, sample=1, table_bytes=TABLE_BYTES)
     assert any("ply 2" in problem and "its children give" in problem for problem in found.problems)
+
+
+def _plausible_other(score: int) -> int:
+    """Another score a position can have (the winner moves last: a win in an odd number of plies, a loss in an even one)."""
+    return -(score - 1) if score > 0 else (1 - score if score < 0 else 95)
 
 
 # -- 5. the engine with and without a book --------------------------------------------------------------------------
@@ -314,11 +320,10 @@ def _byte(pons: int, pieces: int) -> int:
 
 
 def test_a_built_connect4_book_answers_pons_begin_positions_as_pons_does() -> None:
-    """With the real book (``$SOLVED_TICTACTOE_BOOK``, skipped when unset): Pons' 'Begin-Easy' positions and Böck's
-    ply-8 results derived up to the book's deepest ply agree with it."""
-    where = os.environ.get("SOLVED_TICTACTOE_BOOK")
-    if not where:
-        pytest.skip("no built Connect Four book given ($SOLVED_TICTACTOE_BOOK)")
+    """With the real book (``$SOLVED_TICTACTOE_BOOK``, else the one the package ships): Pons' 'Begin-Easy' positions
+    and Böck's ply-8 results derived up to the book's deepest ply agree with it."""
+    where = os.environ.get("SOLVED_TICTACTOE_BOOK") or shipped_book_path(engine_game("connect4"))
+    assert where is not None, "the package ships no Connect Four book"
     book = open_book(where, "connect4")
     levels, ply8 = _boeck_ply8("connect4", "c4_w7_h6_ply8_dte.csv")
     derived = derive_all(engine_game("connect4"), levels, ply8)

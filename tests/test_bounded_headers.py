@@ -44,7 +44,7 @@ def write_sparse(path: Path, header: tablefile.Header, digests: bytes | None = N
     root = tablefile.root_of(header, digests)
     header = tablefile.Header(header.kind, header.game, header.meta, header.arrays, header.block_bytes, header.digests_offset, root, header.format_version)
     with path.open("wb") as out:
-        out.write(tablefile._head(header, header.arrays[0].offset - 12))
+        out.write(tablefile.head_bytes(header, header.arrays[0].offset - 12))
         if digests.strip(b"\0"):
             out.seek(header.digests_offset)
             out.write(digests)
@@ -68,9 +68,9 @@ def forged_compressed(path: Path, blocks: int) -> Path:
     encoding = Encoding("zlib", 6, DEFAULT_BLOCK_BYTES, blocks * DEFAULT_BLOCK_BYTES, 16 * blocks)
     far = 1 << 50
     placeholder = tablefile._compressed_header(game, compact_meta(game), encoding, far, far)
-    offset = tablefile._align(12 + len(tablefile._dump({**tablefile._header_dict(placeholder), "root": placeholder.root})))
+    offset = tablefile.aligned(12 + len(tablefile.canonical_json({**tablefile.header_dict(placeholder), "root": placeholder.root})))
     region_end = offset + encoding.region_bytes
-    return write_sparse(path, tablefile._compressed_header(game, compact_meta(game), encoding, offset, tablefile._align(region_end)))
+    return write_sparse(path, tablefile._compressed_header(game, compact_meta(game), encoding, offset, tablefile.aligned(region_end)))
 
 
 def test_a_header_declaring_millions_of_blocks_is_refused_before_its_digests_are_read(tmp_path: Path) -> None:
@@ -92,8 +92,8 @@ def test_a_header_declaring_more_compressed_bytes_than_its_blocks_can_take_is_re
     encoding = Encoding("zlib", 6, DEFAULT_BLOCK_BYTES, layout(game).size, 1 << 40)  # a terabyte of holes
     far = 1 << 50
     placeholder = tablefile._compressed_header(game, compact_meta(game), encoding, far, far)
-    offset = tablefile._align(12 + len(tablefile._dump({**tablefile._header_dict(placeholder), "root": placeholder.root})))
-    header = tablefile._compressed_header(game, compact_meta(game), encoding, offset, tablefile._align(offset + encoding.region_bytes))
+    offset = tablefile.aligned(12 + len(tablefile.canonical_json({**tablefile.header_dict(placeholder), "root": placeholder.root})))
+    header = tablefile._compressed_header(game, compact_meta(game), encoding, offset, tablefile.aligned(offset + encoding.region_bytes))
     assert header.digest_count == blocks
     try:
         path = write_sparse(tmp_path / "3x4k3.ttt", header)
@@ -105,7 +105,7 @@ def test_a_header_declaring_more_compressed_bytes_than_its_blocks_can_take_is_re
 def test_a_dense_table_of_a_17_cell_game_is_refused_at_once(tmp_path: Path) -> None:
     """Its checksums consistent, such a file is refused from its header: no in-memory proof of a game that is not dense."""
     game = parse_game("1x17k3")
-    header, length = tablefile._layout("dense", game, {}, {"entries": (tablefile.ENTRY, (game.codes,))})
+    header, length = tablefile.header_layout("dense", game, {}, {"entries": (tablefile.ENTRY, (game.codes,))})
     assert header.arrays[0].offset == 12 + length
     block = header.block_bytes
     whole, last = divmod(header.arrays[0].nbytes, block)
@@ -124,7 +124,7 @@ def test_a_dense_table_of_a_17_cell_game_is_refused_at_once(tmp_path: Path) -> N
 def test_a_header_whose_layout_is_not_the_one_its_game_gives_is_refused(tmp_path: Path, change: str) -> None:
     """Block size and offsets are fixed by the game and the header's length: any other is a forgery, refused in one line."""
     game = parse_game("3x4k3")
-    header, length = tablefile._layout("dense", game, {}, {"entries": (tablefile.ENTRY, (game.codes,))})
+    header, length = tablefile.header_layout("dense", game, {}, {"entries": (tablefile.ENTRY, (game.codes,))})
     spec = header.arrays[0]
     if change == "block size":
         header = tablefile.Header("dense", game, {}, (spec,), header.block_bytes * 2, header.digests_offset, "", header.format_version)
@@ -138,7 +138,7 @@ def test_a_header_whose_layout_is_not_the_one_its_game_gives_is_refused(tmp_path
     header = tablefile.Header(header.kind, game, {}, header.arrays, header.block_bytes, header.digests_offset, root, header.format_version)
     path = tmp_path / "3x4k3.ttt"
     with path.open("wb") as out:
-        out.write(tablefile._head(header, length))
+        out.write(tablefile.head_bytes(header, length))
         out.truncate(header.end)
     one_line_refusal(path)
     os.remove(path)
@@ -149,7 +149,7 @@ def test_a_header_whose_numbers_name_no_game_is_refused_before_its_digests_are_r
     """Storage reads a header's game as plain numbers; the layer above makes a game of them (and refuses numbers that
     are none) before anything the header declares is read, with the rebuild command of the file's name."""
     game = parse_game("3x3k3")
-    header, _ = tablefile._layout("dense", tablefile.StoredGame(*stated), {}, {"entries": (tablefile.ENTRY, (game.codes,))})
+    header, _ = tablefile.header_layout("dense", tablefile.StoredGame(*stated), {}, {"entries": (tablefile.ENTRY, (game.codes,))})
     path = write_sparse(tmp_path / "3x3k3.ttt", header)
     before = bytes_read()
     with pytest.raises(TableError, match=rf"corrupt header \(InvalidGameError: .*{said}.*rebuild it with: solve build --game 3x3k3 --output"):

@@ -33,6 +33,8 @@ from click.testing import CliRunner
 from procfs import gone
 
 import solver.cli
+import solver.cli.build
+import solver.cli.options
 import solver.retrograde.chunks
 import solver.retrograde.sweep
 import solver.storage.fsutil
@@ -60,7 +62,8 @@ SMALL_CHUNKS = 2000
 def compact_stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     """3x4k3 takes the compact path (the layered build, a build directory), in small chunks."""
     monkeypatch.setattr(solver.store.make, "kind_for", lambda game: "compact")
-    monkeypatch.setattr(solver.cli, "kind_for", lambda game: "compact")
+    monkeypatch.setattr(solver.cli.build, "kind_for", lambda game: "compact")
+    monkeypatch.setattr(solver.cli.options, "kind_for", lambda game: "compact")
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     solver.forget()
 
@@ -227,7 +230,7 @@ STAND_IN = """
 import sys, time
 import solver.store.make, solver.cli, solver.lifetime, solver.retrograde.chunks, solver.retrograde.spool
 {extra}
-solver.store.make.kind_for = solver.cli.kind_for = lambda game: "compact"
+solver.store.make.kind_for = solver.cli.build.kind_for = solver.cli.options.kind_for = lambda game: "compact"
 solver.retrograde.chunks.CHUNK_BOARDS = {chunks}
 pause = float(sys.argv[1])
 real = solver.retrograde.spool.solve_chunk
@@ -587,7 +590,7 @@ def test_a_disk_that_fills_up_while_the_table_is_written_names_the_path_what_was
     def no_room(*args: object) -> bytes:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(solver.storage.tablefile, "_head", no_room)
+    monkeypatch.setattr(solver.storage.tablefile, "head_bytes", no_room)
     output = tmp_path / "3x3k3.ttt"
     code, err = run("build", "-q", "--output", str(output))
     assert code == 1

@@ -1,4 +1,4 @@
-"""The ``solve`` command (solver/cli.py), driven through click's CliRunner (click >= 8.2 keeps
+"""The ``solve`` command (solver/cli/), driven through click's CliRunner (click >= 8.2 keeps
 stderr apart: ``result.stderr``), plus one run of the installed executable.
 
 Errors are exactly one line on stderr, ``solve: error: ...``, never a traceback; a bad board or

@@ -20,7 +20,7 @@ def test_the_cli_and_the_http_api_show_an_error_with_the_same_function():
     import solver.cli
     import solver.web.app
 
-    assert solver.cli.one_line is one_line
+    assert solver.cli.group.one_line is one_line
     assert solver.web.app.one_line is one_line
 
 

@@ -382,7 +382,7 @@ def test_cli_limit_0_draws_every_lost_position():
 def test_error_kinds_left_out_are_counted_in_the_singular_or_plural():
     from dataclasses import replace
 
-    from solver.cli import describe_report
+    from solver.present.report import describe_report
 
     report = solver.grade(player("raises_on_full_corners"), side="X")
     first = report.exceptions[0]
@@ -397,7 +397,7 @@ def test_error_kinds_left_out_are_counted_in_the_singular_or_plural():
 def test_report_counts_one_mistake_in_the_singular():
     from dataclasses import replace
 
-    from solver.cli import describe_report
+    from solver.present.report import describe_report
 
     report = solver.grade(player("first_empty"), side="O")
     mistake = next(item for item in report.lost if item.verdict == "mistake")

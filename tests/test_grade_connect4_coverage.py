@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import solver
 from solver.cli import main
-from solver.grading.grader import SEARCHED_EMPTY, SEARCHED_LEAST_EMPTY, positions_to_grade
+from solver.grading.grader import SEARCHED_EMPTY, SEARCHED_LEAST_EMPTY, positions_to_grade, sampled_words
 from solver.search import Engine
 from solver.store.searched import SearchTable
 
@@ -34,12 +34,19 @@ def test_a_searched_game_is_graded_on_openings_and_middle_games_where_their_sear
     assert str(report).splitlines()[1] == f"Positions {report.sampled}."
 
 
-def test_the_connect4_report_says_what_was_sampled_and_how_to_grade_more_openings() -> None:
+def test_the_connect4_report_says_what_was_sampled_and_that_the_shipped_book_answers_the_opening() -> None:
     result = CliRunner().invoke(main, ["grade", f"{GREEDY}:play", "--game", "connect4", "--turn", "symbol", "--sample", "4", "--sandbox", "none", "--json"])
     assert result.exit_code in (0, 1), result.output
     sampled = json.loads(result.stdout)["sampled"]
     assert sampled.startswith("sampled from random games at plies ") and re.search(r"openings? \(plies 0-13\)", sampled)
-    assert "no book: build it with solve build --game 6x7k4-gravity" in sampled
+    assert sampled.endswith("is left out (the book answers the opening)"), sampled  # the package ships a book
+
+
+def test_a_connect4_sample_without_a_book_says_how_to_grade_more_openings() -> None:
+    bookless = SearchTable(Engine("connect4", table_bytes=1 << 20, threads=1))
+    positions = [solver.table_for("connect4").at(0)]  # answered by the shipped book: only its ply is read
+    sampled = sampled_words(bookless, positions)
+    assert sampled is not None and "(no book: build it with solve build --game 6x7k4-gravity to grade more openings)" in sampled
 
 
 def test_a_game_whose_positions_are_listed_says_nothing_of_a_sample() -> None:

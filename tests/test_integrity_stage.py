@@ -144,7 +144,7 @@ def test_each_file_declares_its_stages_by_its_format_version_and_kind_and_no_byt
     assert dense.root == EXPECTED_ROOTS["3x3k3"], "the shipped table reads the same: the stages add nothing to a header"
     compressed = opening.open_table(write_compact(tmp_path / "c.ttt", Game(), tictactoe_layers)).header
     assert compressed.stages == integrity.COMPRESSED == ("crc32", "decode", "sha256", "values")
-    assert "stages" not in tablefile._header_dict(compressed)
+    assert "stages" not in tablefile.header_dict(compressed)
     with pytest.raises(ValueError, match="format version 3 holds no dense table"):
         integrity.declared_stages(3, "dense")
 

@@ -5,7 +5,7 @@ own import graph (grimp, import-linter's) and syntax trees, so that a plain test
 - storage is bytes: it imports no rule, no encoding and no table contents (a table file's header states its game as
   numbers and a name; ``solver.contents.opening`` makes the game and gives the sizes its table has);
 - the front ends (the CLI, the web app, interop) import nothing of the store or of the table files: they go through
-  ``solver.api``.
+  ``solver.api``, and import nothing of any layer below it (only ``solver.api`` and the base modules).
 """
 
 from __future__ import annotations
@@ -39,6 +39,32 @@ def _imports_into(graph: grimp.ImportGraph, sources: tuple[str, ...], targets: t
 def test_the_front_ends_import_nothing_of_the_store_or_the_table_files(graph: grimp.ImportGraph) -> None:
     leaks = _imports_into(graph, FRONT_ENDS, ("solver.store", "solver.storage"))
     assert not leaks, f"a front end reaches the store or a table file without the API (import it from solver.api): {sorted(leaks)}"
+
+
+BELOW_THE_API = (
+    "solver.grading",
+    "solver.present",
+    "solver.store",
+    "solver.tables",
+    "solver.retrograde",
+    "solver.search",
+    "solver.contents",
+    "solver.storage",
+    "solver.encoding",
+    "solver.rules",
+)
+"""Every layer between the API and the base modules (pyproject.toml's layers contract)."""
+
+
+def test_the_front_ends_import_the_api_and_the_base_modules_only(graph: grimp.ImportGraph) -> None:
+    leaks = _imports_into(graph, FRONT_ENDS, BELOW_THE_API)
+    assert not leaks, f"a front end reaches below the API (re-export what it needs from solver.api): {sorted(leaks)}"
+
+
+def test_the_layers_below_the_api_are_every_package_of_solver_but_the_front_ends_and_the_base() -> None:
+    """A new package of solver/ is placed: below the API (and then kept from the front ends) or named here."""
+    packages = {f"solver.{path.name}" for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    assert packages - {"solver.cli", "solver.web"} == set(BELOW_THE_API)
 
 
 def test_storage_imports_no_rule_no_encoding_and_no_table_contents(graph: grimp.ImportGraph) -> None:
@@ -83,3 +109,12 @@ def test_a_code_asked_of_the_encoding_is_the_word_asked_of_the_rules() -> None:
             if status[code] != 3:  # illegal piece counts: INVALID with 0 pieces in a batch
                 assert (status[code], pieces[code]) == rules.judge_word(word), (name, code)
             assert coded.violation(code) == rules.violation_of_word(word), (name, code)
+
+
+def test_each_command_of_solve_is_a_module_of_solver_cli_named_after_it() -> None:
+    """``solve verify`` is ``solver/cli/verify.py``: a reader finds a command's code from its name (issue 41)."""
+    from solver.cli import main
+
+    assert main.commands, "solve has no command"
+    found = {name: command.callback.__module__ for name, command in main.commands.items() if command.callback is not None}
+    assert found == {name: f"solver.cli.{name}" for name in main.commands}, found

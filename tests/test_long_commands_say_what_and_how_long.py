@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import solver.cli
+import solver.cli.progress
 from solver.api import parse_game
 from solver.cli import main
 from solver.store.estimate import format_duration, proof_seconds, sample_seconds
@@ -47,7 +47,7 @@ def test_verify_of_a_dense_table_says_so_too(tmp_path: Path) -> None:
 
 
 def test_verify_off_a_terminal_prints_the_share_proved_each_interval(compact: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.cli, "PROGRESS_LINE_SECONDS", 0.0)  # a line at every chunk proved
+    monkeypatch.setattr(solver.cli.progress, "PROGRESS_LINE_SECONDS", 0.0)  # a line at every chunk proved
     code, _, err = invoke("verify", "--table", str(compact))
     assert code == 0, err
     lines = [line for line in err.splitlines() if line.startswith("proving 1x17k3: ")]
@@ -63,7 +63,7 @@ def test_verify_prints_no_progress_line_within_the_interval(compact: Path) -> No
 
 
 def test_verify_sample_says_what_it_checks_and_how_long_it_should_take(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.cli, "PROGRESS_LINE_SECONDS", 0.0)
+    monkeypatch.setattr(solver.cli.progress, "PROGRESS_LINE_SECONDS", 0.0)
     code, out, err = invoke("verify", "--table", str(SHIPPED), "--sample", "50", "--reference", "20")
     assert code == 0, err
     seconds = sample_seconds(parse_game("3x3k3"), boards=50, reference=20, max_empty=10)
@@ -77,7 +77,7 @@ def test_verify_sample_says_what_it_checks_and_how_long_it_should_take(monkeypat
 
 
 def test_quiet_verify_prints_neither_the_opening_line_nor_progress(compact: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.cli, "PROGRESS_LINE_SECONDS", 0.0)
+    monkeypatch.setattr(solver.cli.progress, "PROGRESS_LINE_SECONDS", 0.0)
     for extra in ([], ["--sample", "20"]):
         code, out, err = invoke("verify", "-q", "--table", str(compact), *extra)
         assert code == 0 and err == "", err
@@ -94,7 +94,7 @@ def test_the_sample_estimate_grows_with_the_boards_and_the_reference_minimax() -
 def test_grade_says_how_many_positions_and_the_bound_the_time_limit_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     player = tmp_path / "first.py"
     player.write_text(PLAYER)
-    monkeypatch.setattr(solver.cli, "PROGRESS_LINE_SECONDS", 0.0)
+    monkeypatch.setattr(solver.cli.progress, "PROGRESS_LINE_SECONDS", 0.0)
     code, out, err = invoke("grade", f"{player}:move", "--sample", "12", "--timeout", "2", "--sandbox", "none")
     assert code == 0, err
     head, _, bound = err.splitlines()[0].partition("; ")

@@ -68,7 +68,7 @@ def test_solve_fetch_off_a_terminal_prints_its_result_only(table_dir: Path, tmp_
 
 def test_off_a_terminal_a_long_download_prints_a_line_a_minute(capsys):
     now = [0.0]
-    lines = solver.cli._MinuteLines("fetching 4x5k4", 1000, clock=lambda: now[0])
+    lines = solver.cli.progress._MinuteLines("fetching 4x5k4", 1000, clock=lambda: now[0])
     lines(100)
     assert capsys.readouterr().err == ""
     now[0] += 60

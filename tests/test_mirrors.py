@@ -23,7 +23,7 @@ from solver.errors import TableError
 from solver.rules.game import parse_game
 from solver.storage import checksums, remote, trust
 from solver.storage.fsutil import partial_name
-from solver.storage.tablefile import _head
+from solver.storage.tablefile import head_bytes
 from solver.store.locate import open_file
 from solver.store.mirror import fetch_table
 from solver.store.tablebase import table_for
@@ -164,7 +164,7 @@ def test_a_header_with_sizes_no_table_has_is_refused_before_anything_else_is_fet
         (claims_more, stand_in_table, r"declares 17,592,186,044,416 compressed bytes, more than its 1,322 blocks can take"),
         (moved, padded, "not a table file as written .the digests start at byte"),
     ):
-        head = _head(forged, spec.offset - 12)
+        head = head_bytes(forged, spec.offset - 12)
         assert len(head) == spec.offset  # the forged numbers still fit the header's padding
         with serving({NAME: head + rest[len(head) :]}) as server:
             with pytest.raises(TableError, match=refusal):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,9 @@ from click.testing import CliRunner
 
 import solver
 import solver.cli
+import solver.cli.build
+import solver.cli.options
+import solver.cli.progress
 import solver.errors
 import solver.store.estimate
 import solver.store.locate
@@ -28,6 +32,13 @@ from solver.store.estimate import CONSENT_DISK_BYTES, CONSENT_SECONDS, BuildEsti
 
 BIG = "5x5k5"
 """160 GiB of disk (the layers, raw while they are solved) and hours of work: must be refused at once, never started."""
+
+
+def _on_a_terminal(monkeypatch: pytest.MonkeyPatch, answer: Callable[[], bool] = lambda: True) -> None:
+    """The CLI takes itself to be on a terminal (``answer``), where a person can answer its questions: the first-use
+    build's (:mod:`solver.cli.options`) and ``solve build``'s (:mod:`solver.cli.build`)."""
+    for module in (solver.cli.options, solver.cli.build):
+        monkeypatch.setattr(module, "interactive", answer)
 
 
 def _entries(directory: Path) -> list[str]:
@@ -148,7 +159,7 @@ def test_solve_lookup_refuses_a_big_build_off_a_terminal_with_one_line(table_dir
 
 
 def test_solve_lookup_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(table_dir, monkeypatch):
-    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    _on_a_terminal(monkeypatch)
     result = CliRunner().invoke(solver.cli.main, ["lookup", "0", "--game", BIG], input="n\n")
     assert result.exit_code == 1
     assert f"The {BIG} table is not built yet; building it takes about" in result.stderr
@@ -160,7 +171,7 @@ def test_solve_lookup_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(t
 
 
 def test_solve_lookup_on_a_terminal_builds_after_a_yes(table_dir, monkeypatch):
-    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    _on_a_terminal(monkeypatch)
     monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)  # 3x4k3 now "needs" consent
     result = CliRunner().invoke(solver.cli.main, ["lookup", "0", "--game", "3x4k3"], input="y\n")
     assert result.exit_code == 0, result.output
@@ -169,7 +180,7 @@ def test_solve_lookup_on_a_terminal_builds_after_a_yes(table_dir, monkeypatch):
 
 
 def test_a_terminal_is_not_asked_about_a_quick_build(table_dir, monkeypatch):
-    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    _on_a_terminal(monkeypatch)
     result = CliRunner().invoke(solver.cli.main, ["lookup", "0", "--game", "3x4k3"])
     assert result.exit_code == 0, result.output
     assert "Build it now?" not in result.stderr
@@ -212,7 +223,7 @@ def test_solve_build_of_a_long_build_off_a_terminal_is_refused_with_the_estimate
 
 
 def test_solve_build_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    _on_a_terminal(monkeypatch)
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", BIG, "--output", str(tmp_path / "t.ttt")], input="n\n")
     assert result.exit_code == 1
     assert f"Building the {BIG} table takes about " in result.stderr and "GiB of memory. Build it now? [y/N]" in result.stderr
@@ -222,7 +233,7 @@ def test_solve_build_on_a_terminal_shows_the_estimate_and_a_no_builds_nothing(tm
 
 
 def test_solve_build_on_a_terminal_builds_a_long_build_after_a_yes(tmp_path, monkeypatch):
-    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    _on_a_terminal(monkeypatch)
     monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)  # 3x4k3 now "takes" six days
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt"), "-q"], input="y\n")
     assert result.exit_code == 0, result.output
@@ -230,7 +241,7 @@ def test_solve_build_on_a_terminal_builds_a_long_build_after_a_yes(tmp_path, mon
 
 
 def test_solve_build_with_yes_starts_a_long_build_without_asking(tmp_path, monkeypatch):
-    monkeypatch.setattr(solver.cli, "_interactive", lambda: pytest.fail("asked with --yes"))
+    _on_a_terminal(monkeypatch, lambda: pytest.fail("asked with --yes"))
     monkeypatch.setattr(solver.store.estimate, "DENSE_CODES_PER_SECOND", 1.0)
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt"), "-q", "--yes"])
     assert result.exit_code == 0, result.output
@@ -242,7 +253,7 @@ def test_solve_build_asks_about_the_layers_left_when_it_resumes(tmp_path, monkey
     game, path = parse_game("1x17k3"), tmp_path / "t.ttt"
     monkeypatch.setattr(solver.store.estimate, "WORK_PER_SECOND_PER_CORE", 1.0)
     _interrupted_build(game, path, monkeypatch, at_layer=9)
-    monkeypatch.setattr(solver.cli, "_interactive", lambda: True)
+    _on_a_terminal(monkeypatch)
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", game.name, "--output", str(path), "-j", "1"], input="n\n")
     assert result.exit_code == 1
     left = estimate(game, path, jobs=1)
@@ -258,7 +269,7 @@ def _interrupted_build(game, path, monkeypatch, *, at_layer):
             raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(solver.cli._ProgressLines, "__call__", interrupt)
+        patch.setattr(solver.cli.progress._ProgressLines, "__call__", interrupt)
         return CliRunner().invoke(solver.cli.main, ["build", "--game", game.name, "--output", str(path), "-j", "1", "--yes"])
 
 
@@ -281,7 +292,7 @@ def test_ctrl_c_during_a_dense_build_says_nothing_was_written(tmp_path, monkeypa
     def interrupt(self, units, layer=None):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(solver.cli._ProgressLines, "__call__", interrupt)
+    monkeypatch.setattr(solver.cli.progress._ProgressLines, "__call__", interrupt)
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "t.ttt")])
     assert result.exit_code == 130 and "Aborted!" not in result.output
     assert "solve: the 3x4k3 build was interrupted (Ctrl-C); nothing was written" in result.stderr
@@ -346,7 +357,7 @@ def test_ctrl_c_at_a_terminal_stops_a_build_and_its_workers_with_one_line_and_no
 
 def test_off_a_terminal_a_build_prints_a_progress_line_every_minute(capsys):
     now = [1000.0]
-    lines = solver.cli._ProgressLines(parse_game("5x5k4"), 1_000_000_000, clock=lambda: now[0])
+    lines = solver.cli.progress._ProgressLines(parse_game("5x5k4"), 1_000_000_000, clock=lambda: now[0])
     lines(100_000_000, 25)
     now[0] += 59
     lines(100_000_000, 24)
@@ -366,7 +377,7 @@ def test_solve_build_off_a_terminal_prints_lines_not_a_bar(tmp_path, monkeypatch
     short = CliRunner().invoke(solver.cli.main, ["build", "--game", "3x4k3", "--output", str(tmp_path / "s.ttt")]).stderr.splitlines()
     assert len(short) == 2 and short[0].startswith(f"Building the 3x4k3 table into {tmp_path / 's.ttt'}: about "), "a build of seconds prints no progress"
     assert short[1].startswith("Wrote "), short
-    monkeypatch.setattr(solver.cli, "PROGRESS_LINE_SECONDS", 0.0)  # a line at every chunk
+    monkeypatch.setattr(solver.cli.progress, "PROGRESS_LINE_SECONDS", 0.0)  # a line at every chunk
     result = CliRunner().invoke(solver.cli.main, ["build", "--game", "1x17k3", "--output", str(tmp_path / "t.ttt"), "-j", "1"])
     assert result.exit_code == 0, result.output
     lines = result.stderr.splitlines()

@@ -338,7 +338,14 @@ def test_a_full_board_is_refused_as_a_game_that_is_over() -> None:
         engine("3x4k4-gravity").solve("XOXO/OXOX/XOXO")
 
 
-@pytest.mark.parametrize(("name", "said"), [("4x4k4-gravity-misere", "normal play only"), ("3x3k3", "no gravity"), ("9x7k4-gravity", "does not fit")])
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("4x4k4-gravity-misere", "its scoring is misère, and the engine was written for normal play only"),
+        ("3x3k3", "its move rule is placement"),
+        ("9x7k4-gravity", "does not fit"),
+    ],
+)
 def test_a_game_the_engine_does_not_play_is_refused_by_name(name: str, said: str) -> None:
     with pytest.raises(InvalidGameError, match=said):
         Engine(name)

@@ -410,6 +410,7 @@ def test_the_openapi_document_describes_every_api_route(client: TestClient) -> N
     assert document["openapi"].startswith("3.")
     assert set(document["paths"]) == {
         "/api/v1/games",
+        "/api/v1/games/{game}",
         "/api/v1/{game}",
         "/api/v1/{game}/mainline",
         "/api/v1/{game}/analyze",
@@ -431,7 +432,7 @@ def test_the_openapi_document_describes_every_api_route(client: TestClient) -> N
         "/api/v2/3x3k3",
         "/api/v1/3x3k3/nope",
         "/static/nope.js",
-        "/static/../solver/cli.py",
+        "/static/../solver/api.py",
         "/static/%2e%2e/app.py",
         "/static/..%2fapp.py",
         "/static/%2e%2e%2f%2e%2e%2fpyproject.toml",

@@ -279,5 +279,63 @@ def test_connect4_a_slow_answer_says_the_position_is_being_searched(browser: tup
     driver.execute_script(held)
     driver.find_element(By.CSS_SELECTOR, '#columns .column[data-col="0"]').click()
     wait_for(driver, lambda d: d.find_element(By.ID, "detail").text.startswith("Searching this position: 6x7k4-gravity is answered by search"))
-    wait_for(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-to-move") == "O")
+    assert driver.find_element(By.ID, "board").get_attribute("data-to-move") == "O", "the move is on the board while its answer is searched"
+    wait_for(driver, lambda d: d.execute_script("return !document.body.dataset.busy"))
     assert not driver.find_element(By.ID, "detail").text.startswith("Searching"), "the answer replaces the notice"
+
+
+# -- the board at once: before any answer, beside a refusal, at a link's position ----------------------------------
+HARD = [0, 1, 2, 3, 4, 5, 6, 0, 1, 2]
+"""A link's moves (columns from 0, as the page's URL writes them): ply 10, past any book, whose search takes seconds,
+so a server with a search budget of 0.05 s refuses it."""
+
+
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebDriver, str]]:
+    """A server whose first game is tic-tac-toe, Connect Four second, with a search budget too small for the opening."""
+    tables = tmp_path_factory.mktemp("tables-refusing")
+    with running_server(tables, "--game", "3x3k3", "--game", "connect4", "--search-budget", "0.05", timeout=120) as (url, _):
+        with chromium("--window-size=1100,900", page_load_timeout=60) as driver:
+            yield driver, url
+
+
+def dropped(columns: list[int]) -> str:
+    """The board after dropping X, O, X, ... in ``columns`` (from 0), by hand."""
+    rows: list[list[str]] = [["."] * 7 for _ in range(6)]
+    for ply, column in enumerate(columns):
+        row = max(r for r in range(6) if rows[r][column] == ".")
+        rows[row][column] = "XO"[ply % 2]
+    return "/".join("".join(row) for row in rows)
+
+
+def test_connect4_shows_a_clickable_board_at_once_even_when_the_server_refuses_the_opening(refusing: tuple[WebDriver, str]) -> None:
+    driver, url = refusing
+    driver.get(f"{url}?game=connect4")  # not the first game served: resolved by name, with no search
+    wait_for(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-board") == dropped([]), timeout=30)
+    assert driver.find_element(By.ID, "game").get_attribute("value") == GAME
+    assert driver.find_element(By.ID, "error").text == "", "connect4 is served: no 'not served' and no error"
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#board .cell")) == 42
+    heads = driver.find_elements(By.CSS_SELECTOR, "#columns .column")
+    assert len(heads) == 7 and all(head.get_attribute("aria-disabled") == "false" for head in heads), "every column head can be clicked"
+    heads[3].click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-board") == dropped([3]), timeout=30)
+    assert "moves=3" in driver.current_url
+
+
+def test_connect4_a_link_with_moves_opens_at_its_position_and_a_refusal_is_a_sentence_beside_a_playable_board(
+    refusing: tuple[WebDriver, str],
+) -> None:
+    driver, url = refusing
+    driver.get(f"{url}?game=connect4&moves={','.join(map(str, HARD))}")
+    wait_for(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-board") == dropped(HARD), timeout=30)
+    detail = wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#detail.refused"), timeout=60)  # 0.05 s cannot solve ply 10
+    assert "not solved within the server's time budget" in detail.text and "can still be played" in detail.text
+    assert driver.find_element(By.ID, "error").text == "", "the link's moves are all kept"
+    assert driver.find_element(By.ID, "status").text.startswith("X to move")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#plies li button")) == len(HARD)
+    driver.find_elements(By.CSS_SELECTOR, "#columns .column")[3].click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-board") == dropped([*HARD, 3]), timeout=30)
+    driver.get(f"{url}?game=connect4&board={dropped(HARD)}")  # a link with the board, whose answer is refused too
+    wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#detail.refused"), timeout=60)
+    assert driver.find_element(By.ID, "board").get_attribute("data-board") == dropped(HARD)
+    assert driver.find_element(By.ID, "error").text == ""

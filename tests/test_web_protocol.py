@@ -133,7 +133,7 @@ def test_connections_are_counted_per_ipv4_address_and_per_ipv6_slash_64(peer: ob
 
 
 def test_the_serve_commands_per_address_default_is_the_servers() -> None:
-    from solver.cli import serve
+    from solver.cli.serve import serve
 
     option = next(param for param in serve.params if param.name == "per_address")
     assert option.default == protocol.MAX_PER_ADDRESS

@@ -10,7 +10,7 @@ board's score), so long runs of one value compress well and every stored byte is
 score some board of its layer has (:func:`solver.contents.plausible.compact_check`).
 
 Under gravity the rules cannot tell every board no game reaches
-(:attr:`solver.rules.base.Rules.status_is_exact`: the order of the moves matters), so a
+(:attr:`solver.rules.base.Rules.table_marks_unreached`: the order of the moves matters), so a
 look-up reads the byte of every canonical board the rules do not refuse, finished ones
 and those no game reaches (``UNREACHABLE``) too: every canonical board is read, in every
 layer. The others are filled as above (measured on 5x5k4-gravity: 9,585,568 bytes, against
@@ -99,13 +99,13 @@ def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: n
 
     Read: canonical and in play (not unreachable, not finished). No board of the full
     layer is read (every full board is finished). Where the rules cannot tell every
-    unreachable board (:attr:`solver.rules.base.Rules.status_is_exact`: gravity), every
+    unreachable board (:attr:`solver.rules.base.Rules.table_marks_unreached`: gravity), every
     canonical board is read: see the module docstring.
 
     :param canonical: :func:`canonical_mask` of the same boards, if already known.
     """
     part = np.asarray(scores)
-    if not game.rules.status_is_exact:  # gravity: every canonical board is read (module docstring)
+    if game.rules.table_marks_unreached:  # gravity: every canonical board is read (module docstring)
         return canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
     if game.rules.all_finished(ply):  # the full layer: no board is in play
         return np.zeros(part.size, dtype=bool)

@@ -295,7 +295,7 @@ def _parse_array(array: np.ndarray, game: Game) -> tuple[Game, int]:
         row, col = game.coords(int(bad[0]))
         raise InvalidBoardError(f"unknown value {flat[bad[0]].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)")
     digits = np.where(flat == -1, 2, flat).astype(np.int64)
-    return game, int(digits @ (3 ** np.arange(game.cells, dtype=np.int64)))
+    return game, int(encode_digits(digits, game.cells))
 
 
 def _parse_sequence(board: Sequence[Any], game: Game) -> tuple[Game, int]:
@@ -328,10 +328,13 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
     """The codes of many boards at once (vectorised), for :meth:`Table.lookup_codes`.
 
     :param boards: numbers with 1 = X, -1 = O, 0 = empty, of shape
-        ``(..., rows, cols)`` or ``(..., cells)``: a batch of boards in any leading shape.
+        ``(..., rows, cols)`` or ``(..., cells)``: a batch of boards in any leading shape. Row 0 is the **top**
+        row (as a board string's first row, and as an RL batch of Connect Four boards, ``(N, 6, 7)`` ``int8``,
+        usually holds it: under gravity the pieces rest on the last row); a flat board lists the cells row by row.
     :param game: default tic-tac-toe.
-    :returns: int64 codes of shape ``(...)``. Only the form is checked here;
-        ``lookup_codes`` refuses codes that no game reaches.
+    :returns: the codes, of shape ``(...)``: ``int64`` for a game of up to :data:`INT64_CELLS` cells; past it
+        (Connect Four: 3**42 does not fit 64 bits) exact Python ints in an array of ``dtype=object``, never a
+        wrapped-around integer. Only the form is checked here; ``lookup_codes`` refuses codes that no game reaches.
     :raises InvalidBoardError: for a shape that fits no board of the game, or a value
         other than 1, -1 or 0 (naming the first such board and cell).
 
@@ -365,7 +368,24 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
         row, col = game.coords(cell)
         raise InvalidBoardError(f"boards{board} has {flat[where].item()!r} at row {row}, col {col}: expected 1 (X), -1 (O) or 0 (empty)")
     digits = np.where(flat == -1, 2, flat).astype(np.int64)
-    return digits @ (3 ** np.arange(game.cells, dtype=np.int64))
+    return encode_digits(digits, game.cells)
+
+
+def encode_digits(digits: np.ndarray, cells: int) -> np.ndarray:
+    """The codes of boards given as digits (0 empty, 1 X, 2 O; shape ``(..., cells)``, ``int64``): ``int64`` codes up to
+    :data:`INT64_CELLS` cells, exact Python ints in an array of ``dtype=object`` past it (never wrapped around)."""
+    if cells <= INT64_CELLS:
+        return np.asarray(digits @ (3 ** np.arange(cells, dtype=np.int64)))
+    codes = np.zeros(digits.shape[:-1], dtype=object)
+    for start in range(0, cells, INT64_CELLS):  # each slice's code fits int64; joined as Python ints, exactly
+        part = digits[..., start : start + INT64_CELLS]
+        codes = codes + np.asarray(part @ (3 ** np.arange(part.shape[-1], dtype=np.int64))).astype(object) * 3**start  # Python ints
+    return np.asarray(codes, dtype=object)  # a single board's too: a 0-d array, as int64's ``shape == ()``
+
+
+INT64_CELLS = 39
+"""The most cells whose every code fits ``int64`` (``3**39 - 1 < 2**63 <= 3**40 - 1``): :func:`encode_boards` gives
+``int64`` codes up to it and exact Python ints past it."""
 
 
 def draw(game: Game, code: int, *, marks: Mapping[int, str] | None = None, width: int = 1) -> list[str]:

@@ -1,6 +1,7 @@
 """Moves under gravity: a column, or the ``(row, col)`` of the cell a piece dropped there lands on.
 
-Under gravity (a move rule whose :attr:`~solver.rules.parts.MoveRule.form` is a column, Connect Four's family) a move is a
+Under gravity (a move rule that writes a move as its column, :attr:`~solver.rules.parts.MoveRule.writes_columns`, and
+whose column's move lands, :meth:`~solver.rules.parts.MoveRule.landing`: Connect Four's family) a move is a
 column: the piece falls to the lowest empty cell of it. So where a move of an m,n,k game is
 a cell (:mod:`solver.encoding.moves`), a move of a gravity game is read here, against the
 board it is played on:
@@ -48,6 +49,7 @@ solver.errors.InvalidMoveError: (0,3) is not playable: a piece dropped in column
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -148,12 +150,27 @@ def move_string_code(text: str, game: Game) -> int:
     :raises InvalidBoardError: as :func:`read_move_string`; :raises InvalidMoveError: for a move into a full
         column or after a line ended the game, naming the move.
     """
-    code = taken = 0
-    coded = code_rules(game)
-    for ply, col in enumerate(read_move_string(text, game), start=1):
-        if ply > 1 and coded.judge(code)[0] != 0:
-            raise InvalidMoveError(f"move {ply} of the move string {quote(text)} is played after the game ended (a line, or a full board)")
-        cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ")
+    columns = read_move_string(text, game)
+    code = before = taken = 0
+    for ply, col in enumerate(columns, start=1):
+        cell = game.rules.landing(taken, col)
+        if cell is None:  # the column is full: raises, naming the move (its message made only now)
+            cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ")
+        before = code
         code += (1 if ply % 2 else 2) * 3**cell
         taken |= 1 << cell
+    if len(columns) > 1 and code_rules(game).judge(before)[0] != 0:  # a line stays on the board: one check finds it
+        _name_the_move_after_the_end(text, game, columns)
     return code
+
+
+def _name_the_move_after_the_end(text: str, game: Game, columns: Sequence[int]) -> None:
+    """Raise at the first move of ``columns`` played after the game ended (a line, or a full board)."""
+    code = taken = 0
+    coded = code_rules(game)
+    for ply, col in enumerate(columns, start=1):
+        if ply > 1 and coded.judge(code)[0] != 0:
+            raise InvalidMoveError(f"move {ply} of the move string {quote(text)} is played after the game ended (a line, or a full board)")
+        cell = landing_cell(Drop(col, None), game, taken)
+        code += (1 if ply % 2 else 2) * 3**cell
+        taken |= 1 << cell

@@ -190,7 +190,7 @@ def is_move_string(text: str, game: Game) -> bool:
     (True, False)
     """
     text = text.strip()
-    return game.rules.move.form == "column" and game.cols <= MOVE_STRING_MAX_COLUMNS and len(text) >= 2 and text.isascii() and text.isdigit()
+    return game.rules.move.writes_columns and game.cols <= MOVE_STRING_MAX_COLUMNS and len(text) >= 2 and text.isascii() and text.isdigit()
 
 
 def read_move_string(text: str, game: Game) -> list[int]:
@@ -204,7 +204,7 @@ def read_move_string(text: str, game: Game) -> list[int]:
     """
     if not isinstance(text, str):
         raise InvalidBoardError(f"a move string is text such as '4453' (columns 1 to {game.cols}, first move first), not {type(text).__name__} {quote(text)}")
-    if game.rules.move.form != "column":
+    if not game.rules.move.writes_columns:
         raise InvalidBoardError(f"a move string is a list of columns, for gravity games (Connect Four): {game.name} has no gravity")
     if game.cols > MOVE_STRING_MAX_COLUMNS:
         raise InvalidBoardError(f"{game.name} has {game.cols} columns: a move string writes one digit a column, 1 to {MOVE_STRING_MAX_COLUMNS}")

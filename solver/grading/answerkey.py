@@ -203,7 +203,6 @@ def _children(game: Any, codes: np.ndarray) -> np.ndarray:
     piece = np.where((digits != 0).sum(axis=1) % 2 == 0, 1, 2)
     children = codes[:, None] + piece[:, None] * 3**cells
     playable = digits == 0
-    if game.rules.move.form == "column":
-        occupied = ((digits != 0).astype(np.int64) << cells).sum(axis=1)
-        playable &= (game.rules.moves_many(occupied)[:, None] >> cells) & 1 == 1
+    occupied = ((digits != 0).astype(np.int64) << cells).sum(axis=1)  # the move rule's moves (gravity: one a column)
+    playable &= (game.rules.moves_many(occupied)[:, None] >> cells) & 1 == 1
     return np.where(playable, children, -1)

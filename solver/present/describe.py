@@ -26,6 +26,7 @@ from ..words import count, signed
 
 if TYPE_CHECKING:
     from ..rules.game import Game
+    from ..tables.analysis import Replayed
     from ..tables.position import Position
 
 
@@ -48,7 +49,7 @@ def status_line(position: Position) -> str:
 
 
 # -- a board under gravity -----------------------------------------------------------------------------
-def column_board(position: Position, above: Mapping[int, str] | None = None) -> list[str]:
+def column_board(position: Position | Replayed, above: Mapping[int, str] | None = None) -> list[str]:
     """A board under gravity, where a move is a column: each column's text ``above`` it (by column: an
     outcome such as ``D*``; none for a full column), the rows, and the column numbers under them.
 
@@ -72,8 +73,7 @@ def column_board(position: Position, above: Mapping[int, str] | None = None) -> 
 
 def move_words(game: Game, cell: int) -> str:
     """A move in words: ``1,2`` (row, col), or under gravity ``column 2``."""
-    row, col = game.coords(cell)
-    return f"column {col}" if game.rules.move.form == "column" else f"{row},{col}"
+    return game.rules.move.move_words(cell)
 
 
 # -- the counts of a table (solve stats) ---------------------------------------------------------------

@@ -178,7 +178,7 @@ def graded_line(item: GradedView) -> str:
     """``X to move, W5 -> L6 (blunder): played 0,1, best 1,2 2,2  [code 21]``; under gravity, where a
     move is a column, ``played column 0, best 2 3``."""
     p, move = item.position, item.move
-    if p.game.rules.move.form == "column":
+    if p.game.rules.move.writes_columns:
         played, best = f"column {move.col}", " ".join(map(str, p.best_columns))
     else:
         played, best = rc(p.game, move.cell), " ".join(rc(p.game, cell) for cell in p.best_cells)

@@ -128,7 +128,7 @@ def position_html(position: Position) -> str:
 
     A finished board has no moves to explain, so it has no legend.
     """
-    if position.game.rules.move.form == "column":  # a move is a column
+    if position.game.rules.move.writes_columns:  # a move is a column
         best = " ".join(map(str, position.best_columns))
         details = f"best columns: {best} · " if best else ""
     else:
@@ -156,9 +156,10 @@ def value_words(position: Position) -> str:
 def value_points(analysis: GameAnalysis) -> list[ValuePoint]:
     """The points of :func:`~solver.present.charts.values_svg`: the start, then the position after each ply."""
     start = analysis.plies[0].before if analysis.plies else analysis.final
-    points = [ValuePoint(0, start.value, None, f"start: {value_words(start)}")]
+    first = analysis.plies[0].ply - 1 if analysis.plies else 0  # the plies before the first judged one were not judged
+    points = [ValuePoint(first, start.value, None, f"{'start' if first == 0 else f'after ply {first}'}: {value_words(start)}")]
     for ply in analysis.plies:
-        where = f"column {ply.move.col}" if ply.before.game.rules.move.form == "column" else f"{ply.move.row},{ply.move.col}"
+        where = ply.before.game.rules.move.move_words(ply.move.cell)
         text = f"ply {ply.ply}, {ply.player} at {where} ({ply.verdict}): {value_words(ply.after)}"
         points.append(ValuePoint(ply.ply, ply.after.value, ply.verdict, text))
     return points
@@ -169,7 +170,7 @@ def analysis_html(analysis: GameAnalysis) -> str:
     plies (:func:`~solver.present.charts.values_svg`), the final board, each player's summary."""
     game = analysis.game
     cell_style = "padding:1px 8px;text-align:left"
-    drops = game.rules.move.form == "column"  # a move is a column: shown with the cell it landed on
+    drops = game.rules.move.writes_columns  # a move is a column: shown with the cell it landed on
     names = ("ply", "player", "column" if drops else "move", "best columns" if drops else "best moves", "before", "after", "verdict")
     head = "".join(f'<th style="{cell_style}">{name}</th>' for name in names)
     rows = []
@@ -208,5 +209,13 @@ def analysis_html(analysis: GameAnalysis) -> str:
         f"{position_svg(analysis.final, highlight=last)}"
         f'<div style="font-size:0.9em">{escape(status_line(analysis.final))}<br>{"<br>".join(escape(s) for s in summary)}'
         f'<br><span style="color:#546e7a">before/after: the mover\'s result under perfect play, in plies counted from '
-        f"before the move</span></div></div></div>"
+        f"before the move</span>{_unjudged_html(analysis)}</div></div></div>"
     )
+
+
+def _unjudged_html(analysis: GameAnalysis) -> str:
+    """The plies a game answered by search left unjudged (:attr:`GameAnalysis.unjudged`), and why; nothing when every ply was judged."""
+    if not analysis.unjudged:
+        return ""
+    plies = ", ".join(str(ply.ply) for ply in analysis.unjudged)
+    return f'<br><span style="color:#5d4037">not judged: plies {escape(plies)} ({escape(analysis.why_unjudged)})</span>'

@@ -66,7 +66,7 @@ def rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
     present = np.zeros(high_x.shape[1], dtype=np.intp)
     present[rows] = 1
     used = np.flatnonzero(present)
-    shared = game.rules.status_is_exact  # gravity: which boards a game reaches is found forward (solver.retrograde.gravity)
+    shared = not game.rules.table_marks_unreached  # gravity: which boards a game reaches is found forward (solver.retrograde.gravity)
     if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
         return grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
     table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)

@@ -2,7 +2,7 @@
 
 What the build needs of a move rule (:class:`solver.rules.parts.MoveRule`) is its **kernel hook**
 (:class:`KernelHook`): how a chunk is solved from the next layer's scores, and, where the status of a
-board does not tell every board no game reaches (:attr:`solver.rules.parts.MoveRule.forward_pass`),
+board does not tell every board no game reaches (:attr:`solver.rules.game.Game.build_walks_forward`),
 the forward pass that finds the reached boards first. The hooks are registered here by the move
 rule's type, and everything in the build (:mod:`solver.retrograde.sweep`, :mod:`solver.retrograde.spool`,
 :mod:`solver.retrograde.proof`) asks :func:`hook_of` or :func:`solve_chunk`; none tests which rule it is.

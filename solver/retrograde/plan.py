@@ -73,7 +73,7 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
         disk = max(max((_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) for p in todo), default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
     work = sum(layer_work(game, p) for p in todo)
     memory = jobs * worker_bytes(game)
-    if game.rules.move.forward_pass and todo:  # a forward pass first (gravity), unless a killed build kept it
+    if game.build_walks_forward and todo:  # a forward pass first (gravity), unless a killed build kept it
         kept = build.path.is_dir() and build.has_reach(check=False)
         work += 0 if kept else sum(layer_work(game, p) for p in range(game.cells + 1))
         disk += 0 if kept else sum(-(-size // 8) for size in sizes)  # reach.bits: a bit a board

@@ -47,7 +47,7 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
     done = []
     try:
         for chunk in todo:
-            reached = build.reached(ply, chunk.start, chunk.stop) if game.rules.move.forward_pass else None
+            reached = build.reached(ply, chunk.start, chunk.stop) if game.build_walks_forward else None
             scores = solve_chunk(game, chunk, child, reached)
             data = spool_bytes(scores)
             os.pwrite(fd, data, chunk.start)

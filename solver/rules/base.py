@@ -1,4 +1,4 @@
-"""A game's rule, composed of a board, a move rule and a scoring: what every part of the package asks.
+"""A game's rule, composed of a grid, a move rule and a scoring: what every part of the package asks.
 
 A rule is one object per game (:attr:`solver.rules.game.Game.rules`), the one place that
 knows how the game is played: its lines, the status of a board, the moves of a position,
@@ -6,8 +6,8 @@ the score of a finished board, the symmetries, which boards a legal game reaches
 the suffix of the game's name. The build kernels, the tables, the grader and the front
 ends ask it; none of them finds a line, decides a winner or tests which rule it is.
 
-It is composed of three parts (:mod:`solver.rules.parts`): a **board**
-(:class:`solver.rules.board.Board`: cells, lines, symmetries), a **move rule**
+It is composed of three parts (:mod:`solver.rules.parts`): a **grid**
+(:attr:`Rules.grid`, :class:`solver.rules.grid.Grid`: cells, lines, symmetries), a **move rule**
 (:attr:`Rules.move`: placement, :mod:`solver.rules.placement`; drop, :mod:`solver.rules.gravity`)
 and a **scoring** (:attr:`Rules.scoring`: normal, misère, armageddon). :mod:`solver.rules.catalog`
 names the parts and composes them; there is no class per combination.
@@ -66,7 +66,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .board import Board
+from .grid import Grid
 from .parts import MoveRule, Scoring, Shape
 from .score import UNREACHABLE
 
@@ -105,17 +105,17 @@ OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
 class Rules:
     """The rule of one game (module docstring): a board, a move rule and a scoring. Get it from the game: ``game.rules``."""
 
-    def __init__(self, game: Shape, move: MoveRule, scoring: Scoring) -> None:
+    def __init__(self, game: Shape, grid: Grid, move: MoveRule, scoring: Scoring) -> None:
         if game.cells > O_SHIFT:
             raise ValueError(f"{game.name} has {game.cells} cells: board words hold at most {O_SHIFT}")
         self.game = game
-        self.board = Board(game)
-        """The board part: cells, lines, symmetries."""
+        self.grid = grid
+        """The grid: cells, lines, symmetries (:class:`solver.rules.grid.Grid`)."""
         self.move = move
         """The move rule: where a piece may go (:class:`solver.rules.parts.MoveRule`)."""
         self.scoring = scoring
         """The scoring: what a finished board scores (:class:`solver.rules.parts.Scoring`)."""
-        self._directions = tuple((step, starts | starts << O_SHIFT) for step, starts in self.board.line_starts())
+        self._directions = tuple((step, starts | starts << O_SHIFT) for step, starts in self.grid.line_starts())
         """``(step, starts)`` per direction: ``starts`` has bit ``c`` (and ``c + 32``) for every cell a line starts at."""
         self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
         """Per direction: where lines start, and the shifts that leave bit ``c`` set where ``k`` cells from ``c`` are one player's."""
@@ -131,12 +131,12 @@ class Rules:
     @property
     def suffix(self) -> str:
         """The suffix of the game's name (``""`` for normal play, ``"misere"``, ``"gravity-misere"``)."""
-        return "-".join(part for part in (self.move.name, self.scoring.name) if part)
+        return "-".join(part for part in (self.grid.name, self.move.name, self.scoring.name) if part)
 
     @property
     def title(self) -> str:
         """The rule in a few words, for people: ``"normal play"``, ``"misère"``, ``"gravity, misère"``."""
-        return ", ".join(part for part in (self.move.title, self.scoring.title) if part) or "normal play"
+        return ", ".join(part for part in (self.grid.title, self.move.title, self.scoring.title) if part) or "normal play"
 
     @property
     def line_wins(self) -> bool:
@@ -149,6 +149,23 @@ class Rules:
         rule needs a forward pass), a board they call in play, finished or drawn may still be one no game reaches;
         the table says so (``UNREACHABLE``), so a table stores a byte for every board they do not call :data:`INVALID`."""
         return not self.move.forward_pass
+
+    def to_dict(self) -> dict[str, str | bool]:
+        """The rule as a client reads it (the web page's ``rule`` object): ``suffix``, ``title``, ``line_wins`` (whether
+        completing a line wins: false in misère play) and ``drops`` (whether a move is written as its column).
+
+        >>> from solver.rules.game import parse_game
+        >>> parse_game("4x4k4-gravity-misere").rules.to_dict()
+        {'suffix': 'gravity-misere', 'title': 'gravity, misère', 'line_wins': False, 'drops': True}
+        """
+        return {"suffix": self.suffix, "title": self.title, "line_wins": self.line_wins, "drops": self.move.writes_columns}
+
+    @property
+    def table_marks_unreached(self) -> bool:
+        """Whether some boards the status calls in play (or finished) are reached by no game, so that the table, not
+        the status, tells them: it stores ``UNREACHABLE`` for them, and a reader that needs reached boards asks it
+        (gravity: the order of the moves matters). The opposite of :attr:`status_is_exact`."""
+        return not self.status_is_exact
 
     @property
     def line_score(self) -> int:
@@ -187,12 +204,12 @@ class Rules:
     @property
     def lines(self) -> tuple[tuple[int, ...], ...]:
         """Every line whose completion ends the game, as cell tuples (the board's)."""
-        return self.board.lines
+        return self.grid.lines
 
     @property
     def line_masks(self) -> tuple[int, ...]:
         """:attr:`lines` as bit masks (bit ``cell`` set)."""
-        return self.board.line_masks
+        return self.grid.line_masks
 
     def has_line(self, mask: int) -> bool:
         """Whether the pieces in ``mask`` include a whole line."""
@@ -206,7 +223,7 @@ class Rules:
     def symmetries(self) -> tuple[tuple[int, ...], ...]:
         """The symmetries that keep the rule, as cell permutations, identity first (``perm[cell]``: the cell whose
         content moves to ``cell``): the board's that the move rule keeps."""
-        return self.move.symmetries(self.board.symmetries)
+        return self.move.symmetries(self.grid.symmetries)
 
     def moves(self, x: int, o: int) -> int:
         """The cells the side to move may play on a board in play (X's and O's cells as masks), a bit each."""

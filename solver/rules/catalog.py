@@ -1,11 +1,15 @@
 """The catalogue of rules: the parts a name suffix means, composed into a game's rule.
 
 A game's name is ``RxCkK`` for normal play and ``RxCkK-SUFFIX`` for another rule
-(:mod:`solver.rules.game`); the suffix is a move rule's name, a scoring's name, or both
-(``gravity-misere``). Adding a move rule or a scoring is a module of this package and a
-line here (a move rule also registers its kernel's hook, :mod:`solver.retrograde.kernel`).
+(:mod:`solver.rules.game`); the suffix is a grid's name, a move rule's name and a scoring's
+name, in that order, each left out when it is the usual one (``gravity-misere``). Adding a
+grid, a move rule or a scoring is a module of this package and a line here (a move rule also
+registers its kernel's hook, :mod:`solver.retrograde.kernel`, and its layout,
+:mod:`solver.encoding.layouts`): the recipe is docs/rules.md's "Adding a rule".
 The size limits of the games are the move rules' (:attr:`solver.rules.parts.MoveRule.max_cells`).
 
+>>> sorted(GRIDS), sorted(MOVE_RULES), sorted(SCORINGS)
+([''], ['', 'gravity'], ['', 'armageddon', 'misere'])
 >>> sorted(RULES)
 ['', 'armageddon', 'gravity', 'gravity-armageddon', 'gravity-misere', 'misere']
 >>> canonical_variant("Misère"), canonical_variant("misere-gravity")
@@ -15,24 +19,41 @@ The size limits of the games are the move rules' (:attr:`solver.rules.parts.Move
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 from ..errors import GameTooLargeError, InvalidGameError, quote
 from .armageddon import Armageddon
 from .base import Rules
 from .gravity import Drop
+from .grid import Grid
 from .misere import Misere
 from .normal import Normal
 from .parts import MoveRule, Scoring, Shape
 from .placement import Placement
 
+GRIDS: dict[str, type[Grid]] = {grid.name: grid for grid in (Grid,)}
+"""Every grid by its name (``""``: the usual grid, lines in rows, columns and diagonals)."""
 MOVE_RULES: dict[str, type[MoveRule]] = {rule.name: rule for rule in (Placement, Drop)}
 """Every move rule by its name (``""``: placement)."""
 SCORINGS: dict[str, type[Scoring]] = {scoring.name: scoring for scoring in (Normal, Misere, Armageddon)}
 """Every scoring by its name (``""``: normal play)."""
-RULES: dict[str, tuple[type[MoveRule], type[Scoring]]] = {
-    "-".join(part for part in (move, scoring) if part): (MOVE_RULES[move], SCORINGS[scoring]) for move in MOVE_RULES for scoring in SCORINGS
+
+
+class Parts(NamedTuple):
+    """The types of a rule's three parts: what a suffix means before any game exists."""
+
+    grid: type[Grid]
+    move: type[MoveRule]
+    scoring: type[Scoring]
+
+
+RULES: dict[str, Parts] = {
+    "-".join(part for part in (grid, move, scoring) if part): Parts(GRIDS[grid], MOVE_RULES[move], SCORINGS[scoring])
+    for grid in GRIDS
+    for move in MOVE_RULES
+    for scoring in SCORINGS
 }
-"""Every rule by its name suffix: a move rule's name, then a scoring's, joined by ``-``."""
+"""Every rule by its name suffix: a grid's name, a move rule's, then a scoring's, joined by ``-``."""
 ALIASES = {"misère": "misere", "gravity-misère": "gravity-misere", "misere-gravity": "gravity-misere", "misère-gravity": "gravity-misere"}
 """Other spellings of a suffix."""
 
@@ -55,14 +76,10 @@ def canonical_variant(variant: str) -> str:
     return name
 
 
-def move_rule_of(variant: str) -> type[MoveRule]:
-    """The move rule a (canonical) suffix names: its size limits hold before a game exists."""
-    return RULES[variant][0]
-
-
-def scoring_of(variant: str) -> type[Scoring]:
-    """The scoring a (canonical) suffix names: its constants hold before a game exists (as :func:`move_rule_of`)."""
-    return RULES[variant][1]
+def parts_of(variant: str) -> Parts:
+    """The types of the parts a (canonical) suffix names: their constants hold before a game exists (a move rule's
+    size limits, a grid's directions)."""
+    return RULES[variant]
 
 
 @cache
@@ -72,14 +89,14 @@ def rules_for(game: Shape) -> Rules:
     :raises GameTooLargeError: for a board past :data:`WORD_CELLS` cells (Connect Four's 42):
         named, but played nowhere here (``solve build --game G`` says what its table would cost).
     """
-    move, scoring = RULES[game.variant]
+    grid, move, scoring = RULES[game.variant]
     if game.cells > WORD_CELLS:
         if game.variant == "gravity":  # Connect Four: one board at a time, for the search (solver.rules.widegravity)
             from .widegravity import WideRules
 
-            return WideRules(game, move(game), scoring(game))
+            return WideRules(game, grid(game), move(game), scoring(game))
         raise GameTooLargeError(
             f"{game.name} has {game.cells} cells: this machine plays boards of at most {WORD_CELLS} cells; "
             f"'solve build --game {game.name}' gives what its table would cost and the cluster command"
         )
-    return Rules(game, move(game), scoring(game))
+    return Rules(game, grid(game), move(game), scoring(game))

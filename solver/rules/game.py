@@ -29,11 +29,11 @@ import numpy as np
 
 from ..errors import InvalidGameError, quote
 from .base import Rules
-from .catalog import WORD_CELLS, canonical_variant, move_rule_of, rules_for, scoring_of
+from .catalog import WORD_CELLS, Parts, canonical_variant, parts_of, rules_for
 from .parts import MoveRule, Scoring
 from .placement import Placement
 
-__all__ = ["ALIASES", "DEFAULT_GAME", "DENSE_MAX_CELLS", "MAX_CELLS", "WORD_CELLS", "Game", "parse_game"]
+__all__ = ["ALIASES", "CONNECT_FOUR", "DEFAULT_GAME", "DENSE_MAX_CELLS", "MAX_CELLS", "WORD_CELLS", "Game", "parse_game"]
 
 MAX_CELLS = Placement.max_cells
 """Largest m,n,k board supported: 3**25 codes (int64), compact tables (:mod:`solver.encoding.index`). Each move
@@ -108,12 +108,24 @@ class Game:
     def move_rule(self) -> type[MoveRule]:
         """The type of the game's move rule: its constants (size limits, :attr:`~solver.rules.parts.MoveRule.forward_pass`)
         hold for boards too large for a rule object (Connect Four is named, and estimated, but played nowhere here)."""
-        return move_rule_of(self.variant)
+        return parts_of(self.variant).move
 
     @property
     def scoring(self) -> type[Scoring]:
         """The type of the game's scoring (normal, misère, ...): like :attr:`move_rule`, it holds for any board size."""
-        return scoring_of(self.variant)
+        return parts_of(self.variant).scoring
+
+    @property
+    def build_walks_forward(self) -> bool:
+        """Whether a build of the game walks its games forward from the empty board (to find the boards they reach)
+        before it solves them backward: the move rule's :attr:`~solver.rules.parts.MoveRule.forward_pass` (gravity)."""
+        return self.move_rule.forward_pass
+
+    @property
+    def parts(self) -> Parts:
+        """The types of the game's grid, move rule and scoring (:mod:`solver.rules.catalog`): like :attr:`move_rule`,
+        they hold for any board size (the search engine asks them which games it plays, :mod:`solver.search.position`)."""
+        return parts_of(self.variant)
 
     @property
     def cells(self) -> int:
@@ -150,6 +162,10 @@ class Game:
 
 DEFAULT_GAME = Game()
 """Tic-tac-toe: 3x3, three in a row."""
+CONNECT_FOUR = Game(6, 7, 4, "gravity")
+"""Connect Four: 6 rows, 7 columns, four in a row, pieces that drop (``6x7k4-gravity``, also named ``connect4``).
+The one place its name is spelled: what is known of it (its book's depth, its published count of positions) is
+keyed by this game, not by a name."""
 
 
 def parse_game(spec: str | Game | None) -> Game:

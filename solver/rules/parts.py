@@ -1,14 +1,17 @@
-"""The parts a rule is composed of: the shape it is played on, a move rule and a scoring.
+"""The parts a rule is composed of: the grid it is played on, a move rule and a scoring.
 
-A game's rule (:class:`solver.rules.base.Rules`) is one board (:class:`solver.rules.board.Board`:
-cells, lines, symmetries), one :class:`MoveRule` (where a piece may go: placement, drop) and one
-:class:`Scoring` (what a completed line and a full board score: normal, misère). Each part is
-a small class in a module of its own, listed in :mod:`solver.rules.catalog`; no class exists per
-combination, and no code outside this package tests which part a rule has: it asks the rule.
+A game's rule (:class:`solver.rules.base.Rules`) is one grid (:class:`solver.rules.grid.Grid`:
+cells, the directions lines run in, symmetries), one :class:`MoveRule` (where a piece may go:
+placement, drop) and one :class:`Scoring` (what a completed line and a full board score: normal,
+misère). Each part is a small class in a module of its own, listed in :mod:`solver.rules.catalog`;
+no class exists per combination, and no code outside this package tests which part a rule has: it
+asks the part a question named for what it needs (the search engine alone holds a list of the part
+types it plays, :data:`solver.search.position.ENGINE_PARTS`).
 
 A **move rule** answers what its moves are (one board and many), which pieces it forbids where
 (a piece that floats under gravity), whether the winning move may be where it is, why a board
-breaks it (in words), how a move is written (:attr:`MoveRule.form`), whether a table must find
+breaks it (in words), how a move is written, read and ordered (:attr:`MoveRule.writes_columns`,
+:meth:`MoveRule.written`, :meth:`MoveRule.move_words`, :meth:`MoveRule.in_move_order`), whether a table must find
 the boards a game reaches by walking the games forward (:attr:`MoveRule.forward_pass`: the status
 of a board does not tell them all), which of the board's symmetries it keeps, and the size limits
 of its games. What the build kernel needs of it is the kernel's hook, registered by the move rule's
@@ -31,7 +34,7 @@ import numpy as np
 from .score import UNREACHABLE, WIN
 
 if TYPE_CHECKING:  # pragma: no cover - types only, and below this module
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
 
 class Shape(Protocol):
@@ -71,7 +74,8 @@ class MoveRule(ABC):
     title: ClassVar[str]
     """The move rule in a few words, for people (``""`` for placement: the usual game)."""
     form: ClassVar[MoveForm] = "cell"
-    """How a move is read and written (:mod:`solver.encoding.moveforms`): a cell, or a column."""
+    """How a move is read and written: a cell, or a column. Code outside :mod:`solver.rules` asks the questions
+    below (:attr:`writes_columns`, :meth:`written`, :meth:`move_words`, :meth:`in_move_order`), not the form."""
     forward_pass: ClassVar[bool] = False
     """Whether the status of a board misses some boards no game reaches, so that a build finds the reached boards
     by walking the games forward and a table stores a byte for every board the rule does not call invalid
@@ -96,6 +100,30 @@ class MoveRule(ABC):
     @abstractmethod
     def moves_many(self, taken: np.ndarray) -> np.ndarray:
         """:meth:`moves` of many boards, from their occupied cells (masks, same dtype)."""
+
+    # -- how a move is written, read and ordered (the front ends, the tables' best move) ---------------------
+    @property
+    def writes_columns(self) -> bool:
+        """Whether a player writes a move as its column (``3``) rather than its cell (``row,col``): the front ends then
+        read a bare number as a column, head their tables "column", and a position lists its best columns too.
+        Not whether pieces drop: where a column's move lands is :meth:`landing`'s."""
+        return self.form == "column"
+
+    def written(self, cell: int) -> int | tuple[int, int]:
+        """The move to ``cell`` as a player writes it: its column, or its ``(row, col)``."""
+        row, col = self.shape.coords(cell)
+        return col if self.writes_columns else (row, col)
+
+    def move_words(self, cell: int, cell_style: str = "{row},{col}") -> str:
+        """The move to ``cell`` in words: ``column 2``, or the cell in ``cell_style`` (``"{row},{col}"``: ``1,2``)."""
+        row, col = self.shape.coords(cell)
+        return f"column {col}" if self.writes_columns else cell_style.format(row=row, col=col)
+
+    def in_move_order(self, cells: Iterable[int]) -> list[int]:
+        """Cells in the order their moves are listed and the first best move is chosen: cell order, or column order
+        where a move is written as its column."""
+        key = (lambda cell: (cell % self.shape.cols, cell)) if self.writes_columns else None
+        return sorted(cells, key=key)
 
     def landing(self, taken: int, col: int) -> int | None:
         """The cell a move in column ``col`` takes (``taken``: the occupied cells), or None if it has none

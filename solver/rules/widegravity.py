@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import GameTooLargeError
 from .base import DRAWN, IN_PLAY, INVALID, Rules
-from .board import Board
+from .grid import Grid
 from .parts import MoveRule, Scoring, Shape
 
 WIDE_SHIFT = 64
@@ -36,9 +36,9 @@ WIDE_SHIFT = 64
 class WideRules(Rules):
     """A rule on a board of 33 to 64 cells (module docstring): its board, move rule and scoring, one board at a time."""
 
-    def __init__(self, game: Shape, move: MoveRule, scoring: Scoring) -> None:  # not Rules': its tables are for 32-bit words
+    def __init__(self, game: Shape, grid: Grid, move: MoveRule, scoring: Scoring) -> None:  # not Rules': its tables are for 32-bit words
         self.game = game
-        self.board = Board(game)
+        self.grid = grid
         self.move = move
         self.scoring = scoring
         self.full = game.full_mask

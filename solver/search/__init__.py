@@ -27,10 +27,15 @@ Every module but ``options`` loads numba, so this package loads its names when t
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+"""Before numba is first imported (every module here but ``options`` imports it): without it numba wraps stdout in
+colorama, whose exit handler writes a stray ``ESC[0m`` to the terminal after every command that searched (``-q`` too)."""
+
 if TYPE_CHECKING:
-    from .book import ArrayBook, Book, derive_all, open_book, positions, write_book
+    from .book import ArrayBook, Book, TableBook, derive_all, open_book, positions, write_book
     from .engine import Engine, MoveValue, Solution, score_byte
     from .options import DEFAULT_TABLE_BYTES
     from .position import Position, code_of_key, engine_game, from_moves, key_of_code, position_of_key
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "ArrayBook": "book",
     "Book": "book",
+    "TableBook": "book",
     "positions": "book",
     "derive_all": "book",
     "open_book": "book",
@@ -64,6 +70,7 @@ __all__ = [
     "MoveValue",
     "Position",
     "Solution",
+    "TableBook",
     "code_of_key",
     "derive_all",
     "engine_game",

@@ -58,11 +58,35 @@ def centre_first(cols: int) -> list[int]:
     return sorted(range(cols), key=lambda c: (abs(2 * c - (cols - 1)), c))
 
 
-def geometry(rows: int, cols: int, k: int) -> np.ndarray:
+DIRECTION_FLAGS: dict[tuple[int, int], int] = {(1, 0): 0, (0, 1): 1, (1, 1): 2, (1, -1): 3}
+"""The direction flag (a bit of ``geo[G_DIRS]``) of each direction a line may run in, ``(rows, cols)`` from one cell
+to the next with row 0 the top (:attr:`solver.rules.grid.Grid.directions`): bit 0 vertical (bitboard shift 1),
+1 horizontal (``rows + 1``), 2 the diagonal down and right (``rows``), 3 down and left (``rows + 2``)."""
+
+
+def direction_flags(rows: int, cols: int, k: int, directions: tuple[tuple[int, int], ...]) -> int:
+    """The direction flags of a grid's ``directions``, each set only where a line of ``k`` fits, so that no shift
+    reaches past 64 bits.
+
+    >>> direction_flags(6, 7, 4, ((0, 1), (1, 0), (1, 1), (1, -1))), direction_flags(6, 7, 4, ((0, 1), (1, 0)))
+    (15, 3)
+
+    :raises ValueError: for a direction the bitboard has no shift for.
+    """
+    fit = {0: k <= rows, 1: k <= cols, 2: k <= min(rows, cols), 3: k <= min(rows, cols)}
+    flags = 0
+    for direction in directions:
+        if direction not in DIRECTION_FLAGS:
+            raise ValueError(f"the bitboard has no shift for lines in direction {direction}: it knows {sorted(DIRECTION_FLAGS)}")
+        flags |= fit[DIRECTION_FLAGS[direction]] << DIRECTION_FLAGS[direction]
+    return flags
+
+
+def geometry(rows: int, cols: int, k: int, directions: tuple[tuple[int, int], ...] = tuple(DIRECTION_FLAGS)) -> np.ndarray:
     """The constants of a ``rows`` x ``cols`` board with lines of ``k`` as the kernels read them (module docstring).
 
-    Direction flags: bit 0 vertical, 1 horizontal, 2 and 3 the diagonals, set only where a line of ``k`` fits,
-    so that no shift reaches past 64 bits.
+    :param directions: the directions a line runs in, the grid's (:attr:`solver.rules.grid.Grid.directions`),
+        as :func:`direction_flags` (the search reads them from ``geo[G_DIRS]``, a constant of the game).
     """
     assert fits(rows, cols), "the caller checks fits()"
     geo = np.zeros(GEOMETRY_SLOTS, dtype=np.uint64)
@@ -71,7 +95,7 @@ def geometry(rows: int, cols: int, k: int) -> np.ndarray:
     geo[G_COLS], geo[G_ROWS], geo[G_K], geo[G_CELLS] = cols, rows, k, rows * cols
     geo[G_BOTTOM] = sum(1 << (c * stride) for c in range(cols))
     geo[G_BOARD] = sum(column << (c * stride) for c in range(cols))
-    geo[G_DIRS] = (k <= rows) | (k <= cols) << 1 | (k <= min(rows, cols)) * 12
+    geo[G_DIRS] = direction_flags(rows, cols, k, directions)
     if rows % 2 == 0:
         geo[G_EVEN] = sum(1 << (c * stride + h) for c in range(cols) for h in range(1, rows, 2))
     for slot, c in enumerate(centre_first(cols)):

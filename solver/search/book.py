@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from numba import njit
 
 from ..contents.opening import OpenTable, open_table
 from ..errors import InvalidBoardError
@@ -48,6 +47,7 @@ from ..rules.game import Game
 from ..rules.score import WIN
 from ..storage.tablefile import write_table
 from .bitboard import G_BOTTOM, G_CELLS, G_COLMASK, G_COLS, G_ROWS, ONE, ZERO, canonical, has_line, key_of, popcount, possible
+from .kernel import cached
 from .position import engine_game, geometry_of
 
 KIND = "book"
@@ -136,7 +136,7 @@ def positions(game: Game, ply: int) -> Iterator[tuple[int, np.ndarray]]:
         keys = np.unique(_children(keys, geo))
 
 
-@njit(cache=True, nogil=True)
+@cached
 def _split(key: np.uint64, geo: np.ndarray) -> tuple[np.uint64, np.uint64]:
     """The ``(pos, mask)`` of a key: in each column's field the top set bit marks the height."""
     mask = ZERO
@@ -150,7 +150,7 @@ def _split(key: np.uint64, geo: np.ndarray) -> tuple[np.uint64, np.uint64]:
     return key - mask - geo[G_BOTTOM], mask
 
 
-@njit(cache=True, nogil=True)
+@cached
 def _children(keys: np.ndarray, geo: np.ndarray) -> np.ndarray:
     """The canonical keys of the children of these positions whose game goes on (repeats kept)."""
     cols = np.int64(geo[G_COLS])
@@ -187,7 +187,7 @@ def derive(game: Game, keys: np.ndarray, child_keys: np.ndarray, child_scores: n
     return found
 
 
-@njit(cache=True, nogil=True)
+@cached
 def _derive(keys: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray, geo: np.ndarray) -> np.ndarray:
     cols, cells = np.int64(geo[G_COLS]), np.int64(geo[G_CELLS])
     out = np.empty(keys.size, dtype=np.int8)
@@ -266,8 +266,10 @@ def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> T
     opened = open_table(path, game=None if game is None else engine_game(game))
     if opened.header.kind != KIND:
         raise opened.error(f"holds a {opened.header.kind} table, not a book")
-    depth = opened.header.meta.get("depth")
-    if type(depth) is not int or not 0 <= depth < opened.game.cells or len(opened.header.meta["plies"]) != depth + 1:
+    depth, plies = opened.header.meta.get("depth"), opened.header.meta.get("plies")
+    if not isinstance(plies, list) or any(type(count) is not int for count in plies):
+        raise opened.error(f"its header's plies {str(plies)[:40]} are not a list of counts: the file is damaged or forged")
+    if type(depth) is not int or not 0 <= depth < opened.game.cells or len(plies) != depth + 1:
         raise opened.error(f"its depth {str(depth)[:20]} does not fit its plies or its game: the file is damaged or forged")
     keys = opened.guard("keys").verified_array()
     scores = opened.guard("scores").verified_array()
@@ -278,8 +280,13 @@ def open_book(path: str | os.PathLike[str], game: Game | str | None = None) -> T
 
 
 def entries_problem(game: Game, keys: np.ndarray, scores: np.ndarray, plies: Sequence[int]) -> str | None:
-    """What is wrong with a book's entries, or None: keys not sorted and unique, a key that is not a position
-    of its ply count, or a score no position there can have (a win or loss past the board's end)."""
+    """What is wrong with a book's entries, or None: a ply its header counts no position of, keys not sorted and
+    unique, a key that is not a position of its ply count, or a score no position there can have (a win or loss past
+    the board's end, a win in an even number of plies or a loss in an odd one: the winner makes the last move)."""
+    if any(count <= 0 for count in plies):
+        return f"its header counts {list(plies)} positions by ply: a book holds positions of every ply up to its depth"
+    if sum(plies) != keys.size:
+        return f"its header counts {sum(plies):,} positions and its arrays hold {keys.size:,}"
     if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
         return "its keys are not sorted and unique"
     pieces = _pieces(keys, geometry_of(game))
@@ -287,14 +294,18 @@ def entries_problem(game: Game, keys: np.ndarray, scores: np.ndarray, plies: Seq
     if counted.size != len(plies) or counted.tolist() != list(plies):
         return f"its positions by ply, {counted.tolist()}, are not the {list(plies)} its header states"
     wide = scores.astype(np.int64)
-    wrong = (np.abs(wide) >= WIN) | ((wide != 0) & (WIN - np.abs(wide) > game.cells - pieces))
+    plies_left = WIN - np.abs(wide)
+    past_the_end = (wide != 0) & (plies_left > game.cells - pieces)
+    # the winner makes the last move: a win for the side to move ends an odd number of plies on, a loss an even one
+    wrong_parity = ((wide > 0) & (plies_left % 2 == 0)) | ((wide < 0) & ((plies_left % 2 == 1) | (plies_left < 2)))
+    wrong = (np.abs(wide) >= WIN) | past_the_end | wrong_parity
     if bool(wrong.any()):
         at = int(np.flatnonzero(wrong)[0])
         return f"entry {at:,} (key {int(keys[at]):#x}) has score {int(scores[at])}, which no position with {int(pieces[at])} pieces can have"
     return None
 
 
-@njit(cache=True, nogil=True)
+@cached
 def _pieces(keys: np.ndarray, geo: np.ndarray) -> np.ndarray:
     """The pieces on the board of each key's position (its heights summed)."""
     out = np.empty(keys.size, dtype=np.int64)

@@ -14,12 +14,18 @@ reads a table.
 >>> engine.score(moves="44455554221")
 -98
 
+**Cost.** A search first runs in the caller's thread, up to :data:`SHORT_NODES` positions (a few milliseconds):
+most positions past the opening end there, with no thread started. One that does not is handed to the worker
+threads, which go on from what the first try stored in the table.
+
 **Bounds.** The table's size is fixed when the engine is made (``table_bytes``); a search can
-be given a time budget (``budget``, seconds) and stops at Ctrl-C: it runs in a worker thread
-(the kernel releases the GIL) that polls a stop flag, while the caller waits in short joins;
-then :class:`~solver.errors.SearchTimeout` or :class:`~solver.errors.SearchInterrupted` is
-raised, saying how long it ran. What the search stored before it stopped is true (nothing
-aborted is stored), so the engine answers the next question exactly. ``progress`` is called
+be given a time budget (``budget``, seconds: a number, refused before any search starts otherwise) and stops at
+Ctrl-C, at any other exception raised while the caller waits (a ``progress`` hook that raises, a signal handler's),
+or when a ``stop`` event is set: its worker threads (the kernel releases the GIL) poll a stop flag, while the caller
+waits for them to end; then :class:`~solver.errors.SearchTimeout` or :class:`~solver.errors.SearchInterrupted` is
+raised, saying how long it ran (any other exception goes on as it was, once the threads have stopped). Whatever ends a
+wait, the threads have stopped before the engine's arrays serve another search. What the search stored before it
+stopped is true (nothing aborted is stored), so the engine answers the next question exactly. ``progress`` is called
 with the nodes searched and the seconds elapsed about every :data:`PROGRESS_SECONDS`.
 """
 
@@ -36,13 +42,14 @@ from typing import Any
 import numpy as np
 
 from ..encoding.board import Board, render
-from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout
+from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout
 from ..rules.game import Game
 from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
 from .book import Book
-from .negamax import CONTROL_SLOTS, HELPER, NO_MOVE, NODES, STOP, solve, solve_move
-from .options import DEFAULT_TABLE_BYTES, Progress, budget_seconds
+from .kernel import mark_compiled
+from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, STOP, solve, solve_move
+from .options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
 from .transposition import new_table
@@ -50,12 +57,17 @@ from .transposition import new_table
 PROGRESS_SECONDS = 0.5
 """How often, in seconds, a search calls its ``progress`` hook."""
 
-POLL_SECONDS = 0.02
-"""How long the caller waits in one join of the worker thread: the delay of Ctrl-C and of the budget."""
+STOP_POLL_SECONDS = 0.1
+"""How often the caller looks at a ``stop`` event while the threads search (the answer itself comes as soon as the
+threads end: the caller waits on their end, not in a loop)."""
 
-INLINE_EMPTY = 14
-"""Positions with at most this many empty cells are searched in the caller's thread: milliseconds at most (Pons'
-"easy" sets), where starting a worker thread would cost more than the search."""
+WAKE_SECONDS = 0.25
+"""The longest the caller waits for the threads without looking up: an interrupt that comes as no signal
+(``_thread.interrupt_main``) is seen within it. The answer itself comes when the threads end, not at a wake-up."""
+
+SHORT_NODES = 20_000
+"""Positions a search visits in the caller's thread before it is handed to the worker threads (a few milliseconds,
+uninterruptible): Pons' easy sets end within it, where starting threads would cost more than the search."""
 
 HELP_AFTER_SECONDS = 0.01
 """How long a job runs before a thread with no job left helps it (:class:`_Workers`): a shorter search is not worth a
@@ -152,6 +164,9 @@ class Engine:
         self._controls = [np.zeros(CONTROL_SLOTS, dtype=np.int64) for _ in range(self.threads)]
         self._scratch, self._control = self._scratches[0], self._controls[0]
         self._lock = threading.Lock()
+        self._lanes: list[tuple[np.ndarray, np.ndarray]] = []
+        self._lanes_lock = threading.Lock()
+        self._nodes = 0
         self._book = _book_arrays(self.game, book)
         self._load_kernels()
 
@@ -163,11 +178,12 @@ class Engine:
         shared = (self._geo, self._table, self._book, control, self._scratches[0])
         solve(np.uint64(0), np.uint64(0), *shared)
         solve_move(np.uint64(0), np.uint64(0), np.int64(0), *shared)
+        mark_compiled()
 
     @property
     def nodes(self) -> int:
         """The positions the last search visited, in every thread."""
-        return sum(int(control[NODES]) for control in self._controls)
+        return self._nodes
 
     @property
     def table_bytes(self) -> int:
@@ -202,37 +218,60 @@ class Engine:
         return position_of(self.game, board)
 
     def solve(
-        self, board: Board | Position | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None
+        self,
+        board: Board | Position | None = None,
+        *,
+        moves: Moves | None = None,
+        budget: float | None = None,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+        short_only: bool = False,
     ) -> Solution:
         """The exact value and plies of a position and of every move in it.
 
         :param board: the board (anything :func:`solver.encoding.board.parse` reads, or a checked
             :class:`~solver.search.position.Position`, e.g. from ``position_of_key``), or
         :param moves: the move string that reaches it (``"4453"``: columns 1 to ``cols``).
-        :param budget: seconds the search may take, None for no limit.
-        :param progress: called with ``(nodes, seconds)`` about every :data:`PROGRESS_SECONDS`.
-        :raises SearchTimeout: at the budget; :raises SearchInterrupted: at Ctrl-C (nothing wrong is kept).
+        :param budget: seconds the search may take, None for no limit (or ``inf``).
+        :param progress: called with ``(nodes, seconds)`` about every :data:`PROGRESS_SECONDS`; an exception it
+            raises stops the search and goes on to the caller.
+        :param stop: an event that stops the search when set (a server's client gone), within :data:`STOP_POLL_SECONDS`.
+        :param short_only: answer only if the first :data:`SHORT_NODES` positions suffice, else raise
+            :class:`~solver.errors.SearchDeferred` (no thread started).
         :raises InvalidArgumentError: for a budget that is not a number; :raises InvalidValueError: for ``nan`` or a
-            negative one (:func:`~solver.search.options.budget_seconds`).
+            negative one, before any search (:func:`~solver.search.options.checked_budget`).
+        :raises SearchTimeout: at the budget; :raises SearchInterrupted: at Ctrl-C or ``stop`` (nothing wrong is kept).
         """
-        budget = budget_seconds(budget)  # a bad budget refused before a thread starts
+        budget = checked_budget(budget)
         where = self.position(board, moves)
         start = time.monotonic()
         columns = centre_first(self.game.cols)
-        scores = self._run([(solve_move, (np.int64(c),)) for c in columns], where, budget, progress)
+        jobs: list[Job] = [(solve_move, (np.int64(c),)) for c in columns]
+        scores = self._run(jobs, where, _Limits(budget, progress, stop, short_only))
         found = sorted((c, int(s)) for c, s in zip(columns, scores, strict=True) if s != NO_MOVE)
         moves_out = tuple(self._move_value(where, c, s) for c, s in found)
         best = max(s for _, s in found)
         return self._solution(where, best, moves_out, start)
 
-    def score(self, board: Board | Position | None = None, *, moves: Moves | None = None, budget: float | None = None, progress: Progress | None = None) -> int:
-        """The exact score byte of a position for the side to move (:mod:`solver.rules.score`), the moves not valued."""
-        budget = budget_seconds(budget)
+    def score(
+        self,
+        board: Board | Position | None = None,
+        *,
+        moves: Moves | None = None,
+        budget: float | None = None,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+        short_only: bool = False,
+    ) -> int:
+        """The exact score byte of a position for the side to move (:mod:`solver.rules.score`), the moves not valued
+        (the parameters as :meth:`solve`'s)."""
+        budget = checked_budget(budget)
         where = self.position(board, moves)
         known = self._from_book(where)
         if known is not None:
             return known
-        return score_byte(int(self._run([(solve, ())], where, budget, progress)[0]), where.pieces, self.game.cells)
+        found = self._run([(solve, ())], where, _Limits(budget, progress, stop, short_only))
+        return score_byte(int(found[0]), where.pieces, self.game.cells)
 
     def _from_book(self, where: Position) -> int | None:
         """The score byte the book holds for the position itself (the root, read before any search starts), or None."""
@@ -254,45 +293,125 @@ class Engine:
         result, plies = decode(byte, self.game.cells - where.pieces)
         return MoveValue(column, cell_of(self.game, landing.bit_length() - 1), byte, result, plies)
 
-    def _run(self, jobs: list[Job], where: Position, budget: float | None, progress: Progress | None) -> list[Any]:
-        """Each job's answer on a position: searched by worker threads that share the table and take the jobs in
-        turn, while the caller waits in short joins (module docstring); with at most :data:`INLINE_EMPTY` empty
-        cells and no budget or progress hook, searched at once in this thread."""
-        with self._lock:
+    def _run(self, jobs: list[Job], where: Position, limits: _Limits) -> list[Any]:
+        """Each job's answer on a position: first in this thread up to :data:`SHORT_NODES` positions in all
+        (:meth:`_short`), then the jobs left by worker threads that share the table and take them in turn, while this
+        thread waits for their end (:meth:`_handed_off`)."""
+        start = time.monotonic()
+        try:
+            found, nodes = self._short(jobs, where)
+        except KeyboardInterrupt:
+            raise SearchInterrupted(self._stopped(where, start, "at Ctrl-C", 0), seconds=time.monotonic() - start) from None
+        self._nodes = nodes
+        left = [index for index, answer in enumerate(found) if answer is None]
+        if not left:
+            return found
+        if limits.short_only:
+            why = f"after its first {SHORT_NODES:,} positions (short_only)"
+            raise SearchDeferred(self._stopped(where, start, why, nodes), seconds=time.monotonic() - start, nodes=nodes)
+        answers = self._handed_off([jobs[index] for index in left], where, limits, start, nodes)
+        for index, answer in zip(left, answers, strict=True):
+            found[index] = answer
+        return found
+
+    def _short(self, jobs: list[Job], where: Position) -> tuple[list[Any], int]:
+        """The jobs' answers searched in this thread until :data:`SHORT_NODES` positions in all (None for each job not
+        finished then), and the positions visited; on a lane (a control and a scratch array) of its own, so that
+        it runs beside a long search of the same engine."""
+        with self._lanes_lock:
+            control, rows = self._lanes.pop() if self._lanes else (np.zeros(CONTROL_SLOTS, dtype=np.int64), scratch(self.game.rows, self.game.cols))
+        try:
+            control[:] = 0
+            control[LIMIT] = SHORT_NODES
+            found: list[Any] = [None] * len(jobs)
+            head = (np.uint64(where.pos), np.uint64(where.mask))
+            shared = (self._geo, self._table, self._book, control, rows)
+            for index, (kernel, extra) in enumerate(jobs):
+                answer = kernel(*head, *extra, *shared)
+                if control[STOP]:
+                    break
+                found[index] = answer
+            return found, int(control[NODES])
+        finally:
+            with self._lanes_lock:
+                self._lanes.append((control, rows))
+
+    def _handed_off(self, jobs: list[Job], where: Position, limits: _Limits, start: float, nodes: int) -> list[Any]:
+        """The jobs searched by the worker threads (:class:`_Workers`), within the budget from ``start`` (waiting for
+        another search of this engine included). Whatever ends the wait, the threads have stopped when this returns or
+        raises, and only then do the arrays serve another search."""
+        wait = None if limits.budget is None else max(0.0, limits.budget - (time.monotonic() - start))
+        if not self._lock.acquire(timeout=-1 if wait is None else wait):
+            raise SearchTimeout(
+                self._stopped(where, start, f"at its budget of {limits.budget:g} s, waiting for another search of this engine", nodes), nodes=nodes
+            )
+        try:
             for control in self._controls:
                 control[:] = 0
-            if budget is None and progress is None and self.game.cells - where.pieces <= INLINE_EMPTY:
-                return [kernel(*self._args(where, extra, 0)) for kernel, extra in jobs]
             search = _Workers(jobs, functools.partial(self._args, where), self._controls)
-            start = time.monotonic()
             try:
-                self._wait(search, where, start, budget, progress)
+                self._wait(search, where, start, limits, nodes)
             except KeyboardInterrupt:
                 search.stop()
+                self._nodes = nodes + search.nodes()
                 raise SearchInterrupted(self._stopped(where, start, "at Ctrl-C"), seconds=time.monotonic() - start, nodes=self.nodes) from None
+            finally:
+                search.stop()  # whatever ended the wait: the threads stop, and are joined, before the lock is released
+                self._nodes = nodes + search.nodes()
             return search.answers()
+        finally:
+            self._lock.release()
 
     def _args(self, where: Position, extra: tuple[Any, ...], thread: int) -> tuple[Any, ...]:
         """A kernel's arguments: the position, the job's own, then what the kernels share and the thread's own."""
         shared = (self._geo, self._table, self._book, self._controls[thread], self._scratches[thread])
         return (np.uint64(where.pos), np.uint64(where.mask), *extra, *shared)
 
-    def _wait(self, search: _Workers, where: Position, start: float, budget: float | None, progress: Progress | None) -> None:
+    def _wait(self, search: _Workers, where: Position, start: float, limits: _Limits, nodes: int) -> None:
+        """Wait for the threads' end, calling ``progress`` on time; raise at the budget or at ``stop``."""
         shown = start
-        while search.running():
+        while True:
             now = time.monotonic()
-            if progress is not None and now - shown >= PROGRESS_SECONDS:
+            if limits.stop is not None and limits.stop.is_set():
+                raise SearchInterrupted(
+                    self._stopped(where, start, "as its caller asked", nodes + search.nodes()), seconds=now - start, nodes=nodes + search.nodes()
+                )
+            if limits.budget is not None and now - start >= limits.budget:
+                seconds, searched = now - start, nodes + search.nodes()
+                raise SearchTimeout(self._stopped(where, start, f"at its budget of {limits.budget:g} s", searched), seconds=seconds, nodes=searched)
+            if limits.progress is not None and now - shown >= PROGRESS_SECONDS:
                 shown = now
-                progress(self.nodes, now - start)
-            if budget is not None and now - start >= budget:
-                search.stop()
-                seconds = time.monotonic() - start
-                raise SearchTimeout(self._stopped(where, start, f"at its budget of {budget:g} s"), seconds=seconds, nodes=self.nodes)
+                limits.progress(nodes + search.nodes(), now - start)
+            if search.wait(limits.timeout(now, start, shown)):
+                return
 
-    def _stopped(self, where: Position, start: float, why: str) -> str:
+    def _stopped(self, where: Position, start: float, why: str, nodes: int | None = None) -> str:
         seconds = time.monotonic() - start
         board = render(self.game, where.code)
-        return f"the search of {board} ({self.game.name}) stopped {why} after {seconds:.2f} s and {self.nodes:,} positions"
+        searched = self.nodes if nodes is None else nodes
+        return f"the search of {board} ({self.game.name}) stopped {why} after {seconds:.2f} s and {searched:,} positions"
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """What bounds one search: its budget (seconds, checked), progress hook, stop event, and whether only a short
+    search is wanted (:meth:`Engine.solve`)."""
+
+    budget: float | None
+    progress: Progress | None
+    stop: threading.Event | None
+    short_only: bool
+
+    def timeout(self, now: float, start: float, shown: float) -> float:
+        """How long the caller may wait for the threads before it must act (the budget, the progress, the stop event)."""
+        due = [WAKE_SECONDS]
+        if self.budget is not None:
+            due.append(start + self.budget - now)
+        if self.progress is not None:
+            due.append(shown + PROGRESS_SECONDS - now)
+        if self.stop is not None:
+            due.append(STOP_POLL_SECONDS)
+        return max(0.0, min(due))
 
 
 class _Workers:
@@ -303,7 +422,7 @@ class _Workers:
     many threads were on the job when it joined, :func:`~solver.search.negamax.solve`). The first thread to finish
     a job gives its answer and stops the others on it: a Lazy SMP search (Steininger's ``c4`` searches so, its
     threads' move orders varied by random noise; here they differ by their windows, with no randomness). The
-    answers come back in the jobs' order.
+    answers come back in the jobs' order; :meth:`wait` returns as soon as the last thread has ended.
     """
 
     def __init__(self, jobs: list[Job], args: Callable[[tuple[Any, ...], int], tuple[Any, ...]], controls: list[np.ndarray]) -> None:
@@ -316,9 +435,16 @@ class _Workers:
         self._halted = False
         self._state = threading.Condition()
         self._controls = controls
+        self._running = len(controls)
+        self._ended = threading.Event()
         self._threads = [threading.Thread(target=self._work, args=(i,), name="solver-search", daemon=True) for i in range(len(controls))]
-        for thread in self._threads:
-            thread.start()
+        try:
+            for thread in self._threads:
+                thread.start()
+        except BaseException:
+            self._threads = [thread for thread in self._threads if thread.ident is not None]
+            self.stop()
+            raise
 
     def _take(self, thread: int) -> int | None:
         """The job this thread runs next (a new one, else one to help), None when there is none; under the lock."""
@@ -343,36 +469,53 @@ class _Workers:
         return None
 
     def _work(self, thread: int) -> None:
-        with self._state:
-            job = self._take(thread)
-        while job is not None:
-            kernel, extra = self._jobs[job]
-            found = kernel(*self._args(extra, thread))
+        try:
             with self._state:
-                self._on[job].discard(thread)
-                if not self._controls[thread][STOP] and self._found[job] is None:
-                    self._found[job] = found
-                    for other in self._on[job]:
-                        self._controls[other][STOP] = 1
-                self._state.notify_all()
                 job = self._take(thread)
+            while job is not None:
+                kernel, extra = self._jobs[job]
+                found = kernel(*self._args(extra, thread))
+                with self._state:
+                    self._on[job].discard(thread)
+                    if not self._controls[thread][STOP] and self._found[job] is None:
+                        self._found[job] = found
+                        for other in self._on[job]:
+                            self._controls[other][STOP] = 1
+                    self._state.notify_all()
+                    job = self._take(thread)
+        finally:
+            with self._state:
+                self._running -= 1
+                if not self._running:
+                    self._ended.set()
 
-    def running(self) -> bool:
-        """Whether a thread still searches (waits up to :data:`POLL_SECONDS` for one of them to end)."""
-        alive = [thread for thread in self._threads if thread.is_alive()]
-        if alive:
-            alive[0].join(POLL_SECONDS)
-        return any(thread.is_alive() for thread in self._threads)
+    def wait(self, timeout: float | None) -> bool:
+        """Whether every thread has ended, waiting up to ``timeout`` seconds (None: until they have)."""
+        return self._ended.wait(timeout)
+
+    def nodes(self) -> int:
+        """The positions the threads have visited so far."""
+        return sum(int(control[NODES]) for control in self._controls)
 
     def stop(self) -> None:
-        """Stop every thread and wait for them (what they stored in the table stays true)."""
+        """Stop every thread and wait for them (what they stored in the table stays true); a second call, or a call
+        once they have ended, only joins them. A ``KeyboardInterrupt`` while joining does not cut the join short: it
+        is raised once every thread has ended, so that no thread searches on arrays that serve another search."""
         with self._state:
-            self._halted = True
-            for control in self._controls:
-                control[STOP] = 1
+            if not self._ended.is_set():
+                self._halted = True
+                for control in self._controls:
+                    control[STOP] = 1
             self._state.notify_all()
+        interrupted: BaseException | None = None
         for thread in self._threads:
-            thread.join()
+            while thread.is_alive():
+                try:
+                    thread.join()
+                except BaseException as error:  # noqa: BLE001 - joined to the end, then raised (docstring)
+                    interrupted = error
+        if interrupted is not None:
+            raise interrupted
 
     def answers(self) -> list[Any]:
         """The answers of every job, once every thread has ended unstopped."""

@@ -27,8 +27,9 @@ and since the parity of ``T`` is the winner's, the score gives the plies to the 
   a big table is a miss of every cache), tries an *enhanced transposition cut-off* (a child whose
   stored bound already proves the cut-off) once the search has grown long
   (:data:`ETC_AFTER_NODES`), and searches the children in order;
-* nothing aborted is ever stored: when the stop flag (``control[STOP]``) is set, every level
-  returns at once without writing, so a search cut short leaves only true bounds behind.
+* nothing aborted is ever stored: when the stop flag (``control[STOP]``) is set (by the caller, or by the
+  search itself at its node limit, ``control[LIMIT]``), every level returns at once without writing, so a search
+  cut short leaves only true bounds behind.
 
 The kernels are compiled as :mod:`solver.search.kernel` says: once (later runs load them from numba's
 cache), without numba's reference counting, and without the GIL, so a worker thread can run one while the
@@ -58,12 +59,13 @@ from .kernel import kernel
 from .ordering import order_moves
 from .transposition import get, prefetch_bucket, put, unpack
 
-STOP, NODES, ETC_FROM, HELPER = 0, 1, 2, 3
+STOP, NODES, ETC_FROM, HELPER, LIMIT = 0, 1, 2, 3, 4
 """Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), the
-node count from which the search tries enhanced transposition cut-offs (set by :func:`solve`), and ``k`` > 0 when this
+node count from which the search tries enhanced transposition cut-offs (set by :func:`solve`), ``k`` > 0 when this
 thread is the ``k``-th helping others search the same position, 0 otherwise (set by the caller,
-:mod:`solver.search.engine`; :func:`solve`)."""
-CONTROL_SLOTS = 4
+:mod:`solver.search.engine`; :func:`solve`), and a node limit: the search sets its own stop flag when its node count
+reaches it (0: none; the engine's short first try in the caller's thread, :mod:`solver.search.engine`)."""
+CONTROL_SLOTS = 5
 
 NO_MOVE = -128
 """The score of a full column (:func:`solve_move`)."""
@@ -145,6 +147,8 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
 ) -> np.int64:
     """The score of a position in the window ``(alpha, beta)``, fail-soft (module docstring); the side to move cannot win at once."""
     control[NODES] += 1
+    if control[NODES] == control[LIMIT]:
+        control[STOP] = 1  # this node and its ancestors return unstored, as when the caller stops the search
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
     moves = non_losing_moves(pos, mask, geo)

@@ -35,8 +35,9 @@ from ..encoding.board import Board, masks, parse, render
 from ..encoding.moves import MOVE_STRING_MAX_COLUMNS, read_move_string
 from ..errors import InvalidBoardError, InvalidGameError, quote
 from ..rules.game import Game, parse_game
-from ..rules.gravity import stacking_order
-from ..rules.parts import Scoring
+from ..rules.gravity import Drop, stacking_order
+from ..rules.grid import Grid
+from ..rules.normal import Normal
 from .bitboard import G_BOTTOM, canonical, fits, geometry, has_line, mirror_key
 
 Moves = str | Sequence[int]
@@ -59,28 +60,49 @@ class Position:
     code: int
 
 
-def engine_game(game: Game | str) -> Game:
-    """The game, if the engine plays it: a gravity game in normal play whose board fits a 64-bit column bitboard.
+ENGINE_PARTS: tuple[frozenset[type], ...] = (frozenset({Grid}), frozenset({Drop}), frozenset({Normal}))
+"""The part types the engine was written for, one set per part of a rule (:attr:`solver.rules.game.Game.parts`:
+grid, move rule, scoring): the usual grid (its lines' directions are read from it, :func:`geometry_of`), pieces
+that drop (a move is a column, the bitboard's moves), and normal play (a line wins, a full board is a draw, the
+scores of the negamax). Types, not subclasses: a part that changes any of these is refused until the engine is
+taught it and added here."""
 
-    :raises InvalidGameError: naming the game and why (misère, no gravity, too big).
+
+def engine_game(game: Game | str) -> Game:
+    """The game, if the engine plays it: every part of its rule one the engine was written for (:data:`ENGINE_PARTS`),
+    on a board that fits a 64-bit column bitboard.
+
+    :raises InvalidGameError: naming the game and the part the engine does not play (or the board's size).
     """
     found = parse_game(game)
-    scoring = found.scoring  # the types: a rule object exists only for boards of at most 32 cells
-    if found.move_rule.form != "column":
-        raise InvalidGameError(f"the engine plays gravity games (Connect Four's family, e.g. '6x7k4-gravity'), and {found.name} has no gravity")
-    if not scoring.line_wins or scoring.full_winner is not Scoring.full_winner:  # a line wins, a full board is a draw
-        raise InvalidGameError(
-            f"the engine plays gravity games in normal play only, and {found.name} is {scoring.title} play: its table answers it where one is built"
-        )
+    for kind, part, allowed in zip(PART_KINDS, found.parts, ENGINE_PARTS, strict=True):
+        if part not in allowed:
+            played = " or ".join(sorted(_part_words(kind, each) for each in allowed))
+            raise InvalidGameError(
+                f"the engine does not play {found.name}: its {kind} is {_part_words(kind, part)}, and the engine was written for "
+                f"{played} only (Connect Four's family in normal play, e.g. '6x7k4-gravity'); its table answers it where one is built"
+            )
     if not fits(found.rows, found.cols):
         raise InvalidGameError(f"{found.name} does not fit the engine's 64-bit column bitboard: columns x (rows + 1) = {found.cols * (found.rows + 1)} > 64")
     return found
 
 
+PART_KINDS = ("grid", "move rule", "scoring")
+"""The parts of a rule in the order of :attr:`solver.rules.game.Game.parts`."""
+_USUAL = {"grid": "the usual grid (rows, columns and diagonals)", "move rule": "placement (no gravity)", "scoring": "normal play"}
+
+
+def _part_words(kind: str, part: type) -> str:
+    """A part in words, by its title: ``"gravity"``, ``"misère"``, ``"placement (no gravity)"``."""
+    return str(getattr(part, "title", "")) or _USUAL[kind]
+
+
 @cache
 def geometry_of(game: Game) -> np.ndarray:
-    """The kernels' geometry array of a game (:func:`solver.search.bitboard.geometry`), made once; not to be written."""
-    return geometry(game.rows, game.cols, game.k)
+    """The kernels' geometry array of a game (:func:`solver.search.bitboard.geometry`), made once; not to be written.
+    The lines' directions are the grid's (:attr:`solver.rules.grid.Grid.directions`): constants of the game that the
+    kernels read from the array, as they read its size."""
+    return geometry(game.rows, game.cols, game.k, game.parts.grid.directions)
 
 
 def bit_of(game: Game, cell: int) -> int:

@@ -4,7 +4,8 @@ The format of the score array of tables past 16 cells (issue 14). The array is c
 into blocks of ``block_bytes`` decoded bytes (64 KiB by default; the last block may be
 shorter); each block is compressed on its own, so a look-up decodes one block. Decoded
 blocks are kept in a small LRU cache (:class:`BlockArray`). Nothing here knows about
-games or scores: one int8 array in, the same array out.
+games or scores: one int8 array in, the same array out. The codecs that compress a
+block are :mod:`solver.storage.blockcodec`'s (re-exported here).
 
 **The bytes of a region** (what :func:`write_blocks` writes at the current position of a
 file; integers little-endian; ``B`` blocks):
@@ -69,22 +70,23 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
-import sys
 import threading
 import weakref
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
-from types import ModuleType
 from typing import IO, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import CodecUnavailable, TableError
+from ..errors import TableError
+from .blockcodec import CODECS as CODECS
+from .blockcodec import Codec as Codec
+from .blockcodec import codec_of as codec_of
+from .blockcodec import compressed_bound as compressed_bound
+from .blockcodec import default_codec as default_codec
 from .integrity import COMPRESSED, BlockChecks, ValuesCheck
 
 DEFAULT_BLOCK_BYTES = 1 << 16
@@ -103,198 +105,6 @@ _DECODE_THREADS = max(1, min(8, os.cpu_count() or 1))
 DIGEST_BYTES = 32
 _OFFSET = np.dtype("<u8")
 _CRC = np.dtype("<u4")
-
-
-# -- codecs -------------------------------------------------------------------------
-class _Zstandard:
-    """zstd through the ``zstandard`` package (a dependency): each thread reuses its contexts.
-
-    A decompression context made for every block cost about 15 µs of each first touch of a
-    block here (``backports.zstd`` makes one per call); this one is made once per thread
-    (contexts are not safe to share between threads). The frame header's declared size is
-    read before decoding, so a forged header never makes it allocate more than the block.
-    """
-
-    def __init__(self, module: ModuleType) -> None:
-        self._module = module
-        self._local = threading.local()
-        self.error: type[Exception] = module.ZstdError
-
-    def compress(self, data: bytes | memoryview, level: int) -> bytes:
-        compressors: dict[int, Any] = self._local.__dict__.setdefault("compressors", {})
-        compressor = compressors.get(level)
-        if compressor is None:
-            compressor = compressors[level] = self._module.ZstdCompressor(level=level)
-        return bytes(compressor.compress(data))
-
-    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
-        declared = self._module.frame_content_size(data)  # -1: not declared
-        if declared not in (-1, expected):
-            raise ValueError(f"the frame declares {declared:,} bytes, expected {expected:,}")
-        decompressor = self._local.__dict__.get("decompressor")
-        if decompressor is None:
-            decompressor = self._local.decompressor = self._module.ZstdDecompressor()
-        return bytes(decompressor.decompress(data, max_output_size=expected, allow_extra_data=False))
-
-
-class _Stdlib:
-    """zstd through Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``: a new
-    decompressor for every block (the module offers no reusable one-shot context)."""
-
-    def __init__(self, module: ModuleType) -> None:
-        self._module = module
-        self.error: type[Exception] = module.ZstdError
-
-    def compress(self, data: bytes | memoryview, level: int) -> bytes:
-        return bytes(self._module.compress(data, level=level))
-
-    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
-        decoder = self._module.ZstdDecompressor()
-        try:
-            out = decoder.decompress(data, max_length=expected)
-        except EOFError as error:
-            raise ValueError(str(error)) from None
-        if not decoder.eof or decoder.unused_data:
-            raise ValueError("not one whole frame")
-        return bytes(out)
-
-
-_ZstdBackend = _Zstandard | _Stdlib
-
-
-@cache
-def _zstd() -> _ZstdBackend | None:
-    """The zstd implementation: the ``zstandard`` package (a dependency of the package, contexts
-    reused), else Python 3.14's ``compression.zstd`` or its backport ``backports.zstd``, else None
-    (an environment that lost ``zstandard``).
-
-    Both write the same bytes for the same block and level (the same libzstd; tested), so a
-    table's file does not depend on which one built it. Looked up once per process: a failed
-    import is not cached by Python, and searching the path for ``compression`` on every
-    block cost about 100 µs of each first touch.
-    """
-    try:
-        import zstandard  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        pass
-    else:
-        return _Zstandard(zstandard)
-    try:
-        from compression import zstd  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        try:
-            from backports import zstd  # type: ignore[import-not-found, no-redef, unused-ignore]
-        except ImportError:
-            return None
-    return _Stdlib(zstd)
-
-
-@dataclass(frozen=True)
-class Codec:
-    """A block compressor: ``compress`` and a bounded ``decompress``."""
-
-    name: str
-    default_level: int
-    levels: range
-    package: str
-    """The package this Python needs for it (empty: the standard library)."""
-    requirement: str
-    """What ``pip install`` installs to bring :attr:`package` (a dependency of this package: only an environment
-    installed without its dependencies lacks it)."""
-
-    def available(self) -> bool:
-        """Whether this Python can encode and decode it."""
-        return self.name == "zlib" or _zstd() is not None
-
-    def require(self) -> None:
-        """Raise :class:`CodecUnavailable`, naming what to install, unless :meth:`available`."""
-        if not self.available():
-            command = f"{shlex.quote(sys.executable)} -m pip install {shlex.quote(self.requirement)}"
-            raise CodecUnavailable(f"the {self.name} codec needs {self.package}, a dependency of solved-tictactoe that is not installed here: {command}")
-
-    def compress(self, data: bytes | memoryview, level: int) -> bytes:
-        """One block, compressed (deterministic for a given codec version)."""
-        if self.name == "zlib":
-            return zlib.compress(data, level)
-        return self._backend().compress(data, level)
-
-    def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
-        """One block, decoded to exactly ``expected`` bytes; never more.
-
-        :raises ValueError: if the data is not one whole frame of exactly ``expected`` bytes.
-        """
-        if self.name == "zlib":
-            inflater = zlib.decompressobj()
-            try:
-                out = inflater.decompress(data, expected)
-            except zlib.error as error:
-                raise ValueError(f"zlib: {error}") from None
-            if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
-                raise ValueError(f"decodes to {len(out):,} bytes or more, expected {expected:,} in one stream")
-        else:
-            backend = self._backend()
-            try:
-                out = backend.decompress(data, expected)
-            except (backend.error, ValueError) as error:
-                raise ValueError(f"zstd: {error}") from None
-        if len(out) != expected:
-            raise ValueError(f"decodes to {len(out):,} bytes, expected {expected:,}")
-        return out
-
-    def _backend(self) -> _ZstdBackend:
-        backend = _zstd()
-        if backend is None:
-            self.require()
-        assert backend is not None
-        return backend
-
-
-CODECS: Mapping[str, Codec] = {
-    "zstd": Codec("zstd", 9, range(1, 23), "zstandard (or Python 3.14's compression.zstd)", "zstandard>=0.23"),
-    "zlib": Codec("zlib", 6, range(1, 10), "", ""),
-}
-"""The codecs a region can be written with, by the name its :class:`Encoding` records.
-
-Chosen by ``scripts/measure_codecs.py`` on the 4x5k4 scores with don't-care boards, 64 KiB
-blocks, one core: zstd level 9 stores 0.32 bits per board (25x) at about 115 MB/s and
-decodes a block in 30 to 70 µs; level 19 reaches 0.26 bits (31x) but compresses at
-4 MB/s, too slow for a 150 GiB build. zlib at level 6 stores 0.36 to 0.40 bits at 65 MB/s and
-decodes a block in about 140 µs: it is kept to read the files written before zstd became a
-dependency (an install without the ``big`` extra wrote them), never to write new ones.
-"""
-
-
-def compressed_bound(block_bytes: int) -> int:
-    """The most bytes a block of ``block_bytes`` compresses to with any codec of :data:`CODECS`.
-
-    zstd's bound (``ZSTD_COMPRESSBOUND``) is the size plus 1/256 of it plus at most 64 bytes for
-    a block under 128 KiB; zlib's (``deflateBound``) less. A compressed block longer than this is
-    refused before its CRC is computed, so a forged offset table cannot make one block's check
-    read more than this.
-    """
-    return block_bytes + (block_bytes >> 7) + 1024
-
-
-def default_codec() -> str:
-    """The codec every new file is written with: ``"zstd"`` (``zstandard`` is a dependency), so
-    every install writes the same, smaller files; zlib only reads older ones.
-
-    :raises CodecUnavailable: in an environment without any zstd (installed without the package's
-        dependencies), with the ``pip install`` command; before a build starts, not after its hours.
-    """
-    CODECS["zstd"].require()
-    return "zstd"
-
-
-def codec_of(name: str) -> Codec:
-    """The :class:`Codec` called ``name``.
-
-    :raises ValueError: for a codec this module does not know.
-    """
-    try:
-        return CODECS[name]
-    except KeyError:
-        raise ValueError(f"unknown codec {name!r}: expected one of {sorted(CODECS)}") from None
 
 
 # -- what the file records -----------------------------------------------------------

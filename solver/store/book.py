@@ -55,9 +55,9 @@ from typing import Any
 import numpy as np
 
 from .. import search  # its names load numba when first used (solver.search.options)
-from ..contents.opening import open_table
-from ..errors import BuildError, InvalidGameError, TableError
-from ..rules.game import WORD_CELLS, Game
+from ..errors import BuildError, InvalidGameError
+from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
+from ..storage import trust
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
 from .estimate import BuildEstimate, format_duration
 
@@ -71,12 +71,12 @@ killed build loses little and a cluster's workers share the work evenly."""
 TABLE_BYTES = 256 << 20
 """Each build process's transposition table (256 MiB; its entries help the next positions of the chunk)."""
 
-DEFAULT_DEPTH = {"6x7k4-gravity": 5}
+DEFAULT_DEPTH = {CONNECT_FOUR: 5}
 """The depth of the book ``solve build`` makes, by game (chosen by measurement: docs/connect4.md); other
 games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
 
-SECONDS_PER_POSITION = {"6x7k4-gravity": {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 1.7}}
+SECONDS_PER_POSITION = {CONNECT_FOUR: {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 1.7}}
 """CPU seconds the engine takes for one position of the deepest ply, by game and ply (means over seeded samples,
 measured 2026-11-28 on the project's 2-core machine under a load average of 13 to 23, a fresh 128 MiB table each,
 3 to 8 positions a ply: docs/connect4.md).
@@ -90,7 +90,7 @@ Progress = Callable[[int, int], None]
 
 def default_depth(game: Game) -> int:
     """The depth of ``game``'s book when none is asked for (:data:`DEFAULT_DEPTH`)."""
-    return DEFAULT_DEPTH.get(game.name, SMALL_DEPTH)
+    return DEFAULT_DEPTH.get(game, SMALL_DEPTH)
 
 
 def book_path(table_dir: Path, game: Game) -> Path:
@@ -156,9 +156,15 @@ def estimate_book(game: Game, path: Path, *, depth: int | None = None, jobs: int
 
 def seconds_per_position(game: Game, ply: int) -> float:
     """CPU seconds the engine takes for one position of ``game``'s ply ``ply``, without a book (:data:`SECONDS_PER_POSITION`:
-    the nearest measured ply; :data:`SMALL_SECONDS_PER_POSITION` for a game not measured)."""
-    measured = SECONDS_PER_POSITION.get(game.name, {})
-    return measured[min(measured, key=lambda listed: abs(listed - ply))] if measured else SMALL_SECONDS_PER_POSITION
+    the nearest measured ply, ten times more a ply shallower than the shallowest measured; :data:`SMALL_SECONDS_PER_POSITION`
+    for a game not measured)."""
+    measured = SECONDS_PER_POSITION.get(game, {})
+    if not measured:
+        return SMALL_SECONDS_PER_POSITION
+    shallowest = min(measured)
+    if ply < shallowest:  # shallower positions cost more, by far: ten times a ply is a floor, not a measure
+        return measured[shallowest] * 10.0 ** (shallowest - ply)
+    return measured[min(measured, key=lambda listed: abs(listed - ply))]
 
 
 # -- the build directory --------------------------------------------------------------------------
@@ -374,6 +380,7 @@ def build_book(
         search.write_book(target, game, levels, search.derive_all(game, levels, scores))
         wall = time.monotonic() - started + _earlier_wall(directory)
         book = search.open_book(target, game)
+        trust.built_here(target.parent, game, "book", book.checksum)  # built here: believed from now on, as a built table is
         figures = BookFigures(
             game.name, depth, int(sum(level.size for level in levels)), int(deepest.size), chunks, cpu, wall, jobs, target.stat().st_size, book.checksum
         )
@@ -428,120 +435,6 @@ def describe(figures: BookFigures) -> str:
         f"the {figures.game} book: depth {figures.depth}, {figures.positions:,} positions ({figures.searched:,} searched), "
         f"{format_size(figures.bytes)}, {format_duration(figures.cpu_seconds)} of search CPU, {format_duration(figures.wall_seconds)} wall"
     )
-
-
-# -- verifying a book -----------------------------------------------------------------------------
-DEFAULT_SAMPLE = 16
-"""Entries of the deepest ply ``solve verify`` re-derives by search when not told (``--sample N``, ``--all``)."""
-
-
-@dataclass(frozen=True)
-class BookCheck:
-    """What :func:`verify_book` checked and found."""
-
-    path: Path
-    checksum: str
-    depth: int
-    derived: int
-    """Entries of plies 0 to ``depth - 1`` checked against their children's entries."""
-    searched: int
-    """Entries of the deepest ply re-derived by the engine, without the book."""
-    problems: tuple[str, ...]
-    seconds: float
-
-
-def verify_book(
-    path: str | os.PathLike[str],
-    game: Game | str | None = None,
-    *,
-    sample: int | None = DEFAULT_SAMPLE,
-    seed: int = 0,
-    table_bytes: int = TABLE_BYTES,
-    on_entry: Callable[[int, int, int, float], None] | None = None,
-) -> BookCheck:
-    """Check a book file: every byte (its digests and root), every ply's positions (exactly those of the game,
-    :func:`solver.search.book.positions`), every shallower entry against its children's (the derivation), and
-    a seeded sample of the deepest ply's entries re-derived by the engine without the book (``sample=None``: all).
-
-    :param on_entry: called with ``(key, stored, searched, seconds)`` after each entry is searched.
-    :raises TableError: for a file that is damaged or not a book (nothing is checked from unverified bytes).
-    """
-    started = time.monotonic()
-    book = search.open_book(path, game)
-    keys, scores = book.arrays()
-    problems = []
-    levels = [level for _, level in search.positions(book.game, book.depth)]
-    pieces = [level.size for level in levels]
-    if pieces != list(book.plies):
-        problems.append(f"{path}: holds {list(book.plies)} positions by ply, and the game has {pieces}")
-        return BookCheck(Path(path), book.checksum, book.depth, 0, 0, tuple(problems), time.monotonic() - started)
-    stored = _by_level(keys, scores, levels, problems, path)
-    derived = 0
-    for ply in range(book.depth):
-        expected = search.derive_all(book.game, levels[ply : ply + 2], stored[ply + 1])[0]
-        wrong = np.flatnonzero(expected != stored[ply])
-        derived += levels[ply].size
-        for at in wrong[:10].tolist():
-            problems.append(f"{path}: ply {ply}, key {int(levels[ply][at]):#x}: holds {int(stored[ply][at])}, its children give {int(expected[at])}")
-    picked = _sample(levels[-1].size, sample, seed)
-    engine = search.Engine(book.game, table_bytes=table_bytes)
-    for at in picked.tolist():
-        key = int(levels[-1][at])
-        clock = time.process_time()
-        found = engine.score(search.position_of_key(book.game, key))
-        if on_entry is not None:
-            on_entry(key, int(stored[-1][at]), found, time.process_time() - clock)
-        if found != int(stored[-1][at]):
-            problems.append(f"{path}: ply {book.depth}, key {key:#x}: holds {int(stored[-1][at])}, the engine finds {found}")
-    return BookCheck(Path(path), book.checksum, book.depth, derived, int(picked.size), tuple(problems), time.monotonic() - started)
-
-
-@dataclass(frozen=True)
-class VerifyPlan:
-    """What :func:`verify_book` of a book file will check, read from its header alone (:func:`verify_plan`)."""
-
-    depth: int
-    positions: int
-    """Entries in all, plies 0 to ``depth``."""
-    deepest: int
-    """Entries of the deepest ply."""
-    searched: int
-    """Entries of the deepest ply searched again."""
-    seconds: float
-    """About how long their searches take on one core (:func:`seconds_per_position`)."""
-
-
-def verify_plan(path: str | os.PathLike[str], game: Game, sample: int | None = DEFAULT_SAMPLE) -> VerifyPlan | None:
-    """What :func:`verify_book` with this ``sample`` (None: all) will check and about how long it takes, from the
-    file's header (nothing else read); None when the header cannot be read (:func:`verify_book` then refuses the file)."""
-    try:
-        meta = open_table(path, game=game).header.meta
-        depth, plies = int(meta["depth"]), [int(n) for n in meta["plies"]]
-    except (TableError, KeyError, TypeError, ValueError):
-        return None
-    if not plies:
-        return None
-    searched = plies[-1] if sample is None else min(sample, plies[-1])
-    return VerifyPlan(depth, sum(plies), plies[-1], searched, searched * seconds_per_position(game, depth))
-
-
-def _by_level(keys: np.ndarray, scores: np.ndarray, levels: Sequence[np.ndarray], problems: list[str], path: str | os.PathLike[str]) -> list[np.ndarray]:
-    """Each ply's stored scores in the order of its keys (a missing key: a problem, and score 0 in its place)."""
-    out = []
-    for ply, level in enumerate(levels):
-        at = np.minimum(np.searchsorted(keys, level), keys.size - 1)
-        missing = keys[at] != level
-        if missing.any():
-            problems.append(f"{path}: lacks {int(missing.sum()):,} positions of ply {ply} (the first: key {int(level[np.flatnonzero(missing)[0]]):#x})")
-        out.append(np.where(missing, 0, scores[at]).astype(np.int8))
-    return out
-
-
-def _sample(size: int, sample: int | None, seed: int) -> np.ndarray:
-    """The positions of a ply to search: a seeded sample in ascending order, or all of them."""
-    if sample is None or sample >= size:
-        return np.arange(size)
-    return np.sort(np.random.default_rng(seed).choice(size, size=sample, replace=False))
 
 
 def book_game(game: Game) -> bool:

@@ -20,7 +20,7 @@ from ..encoding.layouts import layout
 from ..errors import GameTooLargeError
 from ..retrograde.chunks import layer_work
 from ..retrograde.plan import REACH_BYTES_PER_BOARD, SPOOLED_AT_MOST, plan_build
-from ..rules.game import WORD_CELLS, Game
+from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
 WORK_PER_SECOND_PER_CORE = 32.0e6
@@ -125,7 +125,7 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
 
 def _rate(game: Game) -> float:
     """Work units a core solves per second for this game's kind of build."""
-    return GRAVITY_WORK_PER_SECOND_PER_CORE if game.move_rule.forward_pass else WORK_PER_SECOND_PER_CORE  # two passes
+    return GRAVITY_WORK_PER_SECOND_PER_CORE if game.build_walks_forward else WORK_PER_SECOND_PER_CORE  # two passes
 
 
 def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
@@ -157,7 +157,7 @@ def beyond_machine(game: Game, cost: BuildEstimate, directory: str | os.PathLike
         why.append(f"rules that play on boards of at most {WORD_CELLS} cells (this one has {game.cells})")
     if not why:
         return None
-    known = f" ({KNOWN_POSITIONS[game.name]:,} positions)" if game.name in KNOWN_POSITIONS else ""
+    known = f" ({KNOWN_POSITIONS[game]:,} positions)" if game in KNOWN_POSITIONS else ""
     return (
         f"{game.name}{known} does not fit this machine: building its table would take {cost.describe()}, "
         f"and this machine has {' and '.join(why)}. On a Dask cluster: solve build --game {game.name} --scheduler tcp://HOST:8786 "
@@ -165,7 +165,7 @@ def beyond_machine(game: Game, cost: BuildEstimate, directory: str | os.PathLike
     )
 
 
-KNOWN_POSITIONS = {"6x7k4-gravity": 4_531_985_219_092}
+KNOWN_POSITIONS = {CONNECT_FOUR: 4_531_985_219_092}
 """Published reachable positions of games too large to build here: Connect Four's (John Tromp; Edelkamp and
 Kissmann; OEIS A212693)."""
 

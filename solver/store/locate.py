@@ -128,9 +128,11 @@ def table_dirs(override: str | os.PathLike[str] | None = None) -> tuple[Path, ..
 
 def shipped_path(game: Game) -> Path | None:
     """The table shipped with the package for ``game``, if there is one."""
-    if game.name not in SHIPPED:
-        return None
-    name = f"{game.name}.ttt"
+    return packaged_file(f"{game.name}.ttt") if game.name in SHIPPED else None
+
+
+def packaged_file(name: str) -> Path | None:
+    """A file the package ships in ``solver/data`` (the wheel's place; ``data/`` in a checkout), if it is there."""
     installed = resources.files("solver") / "data" / name
     if installed.is_file():
         return Path(str(installed))

@@ -25,7 +25,7 @@ layer instead (layer ``p``: the boards with ``p`` pieces):
    build) and must get the same score.
 
 Under a rule whose status does not tell every unreachable board (gravity, where the
-order of the moves is the table's to say: :attr:`solver.rules.base.Rules.status_is_exact`),
+order of the moves is the table's to say: :attr:`solver.rules.base.Rules.table_marks_unreached`),
 the boards sampled are those the rules call in play, and each one's stored reachability
 (``UNREACHABLE`` or a score) is checked first against the rule's exact
 :meth:`~solver.rules.base.Rules.violation_of_word`; steps 2 and 3 then check the reachable ones,
@@ -182,9 +182,8 @@ def expected_scores(table: Table, codes: np.ndarray, ply: int) -> tuple[np.ndarr
     cells = np.arange(game.cells, dtype=np.int64)
     powers = 3**cells
     empty = (codes[:, None] // powers) % 3 == 0
-    if game.rules.move.form == "column":  # a move is the lowest empty cell of a column
-        occupied = ((~empty).astype(np.int64) << cells).sum(axis=1)
-        empty &= (game.rules.moves_many(occupied)[:, None] >> cells) & 1 == 1
+    occupied = ((~empty).astype(np.int64) << cells).sum(axis=1)  # the move rule's moves: gravity, the lowest empty cell of a column
+    empty &= (game.rules.moves_many(occupied)[:, None] >> cells) & 1 == 1
     children = codes[:, None] + (1 if ply % 2 == 0 else 2) * powers
     scores = np.full(children.shape, _NO_CHILD, dtype=np.int16)
     scores[empty] = table.lookup_codes(children[empty], check=False).score
@@ -205,7 +204,7 @@ def _consistency_problems(table: Table, ply: int, codes: np.ndarray, stored: np.
 
 
 def _reachability_problems(table: Table, ply: int, codes: np.ndarray, stored: np.ndarray, limit: int) -> tuple[np.ndarray, list[str]]:
-    """For a rule whose status does not tell every unreachable board (gravity: :attr:`solver.rules.base.Rules.status_is_exact`):
+    """For a rule whose status does not tell every unreachable board (gravity: :attr:`solver.rules.base.Rules.table_marks_unreached`):
     the sampled boards whose stored reachability the rule's exact :meth:`~solver.rules.base.Rules.violation_of_word` contradicts
     (codes), and up to ``limit`` lines naming them."""
     rules = code_rules(table.game)
@@ -250,7 +249,7 @@ def check_layer(
         batch = codes[a : a + _BATCH]
         stored[a : a + _BATCH] = table.lookup_codes(batch, check=False).score
         scores = stored[a : a + _BATCH]
-        if not table.game.rules.status_is_exact:  # boards in play by the rules, some of them unreachable: the table says which
+        if table.game.rules.table_marks_unreached:  # boards in play by the rules, some of them unreachable: the table says which
             found, lines = _reachability_problems(table, ply, batch, scores, max(0, limit - len(problems)))
             wrong.update(found.tolist())
             problems += lines

@@ -56,17 +56,17 @@ from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableEr
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
-from ..search.options import DEFAULT_TABLE_BYTES, Progress, budget_seconds
+from ..search.options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from ..storage import tablefile
 from ..tables import Kind, Scores, Table
 from ..tables.position import POSITION_SETTERS, Position
 from ..tables.summary import TableStats
 from . import locate
-from .book import book_path
-from .estimate import paper_estimate
+from .estimate import KNOWN_POSITIONS, paper_estimate
 
 if TYPE_CHECKING:
     from ..search import Book, Engine, Solution
+    from ..search import Position as SearchPosition
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
@@ -110,18 +110,26 @@ class _Shared:
 
 
 _DEADLINE: ContextVar[float | None] = ContextVar("solver_search_deadline", default=None)
+_BOUNDS: ContextVar[dict[str, Any]] = ContextVar("solver_search_bounds", default={})  # noqa: B039 - never mutated
 
 
 @contextmanager
-def searches_by(deadline: float) -> Iterator[None]:
+def searches_by(deadline: float, *, short_only: bool = False, stop: threading.Event | None = None) -> Iterator[None]:
     """Every search in this block (in this thread, or a task or thread started from it with its context) ends by
     ``deadline`` (:func:`time.monotonic` seconds): one budget for a whole request however many positions it searches
     (a mainline, an analysis), as the web app gives each request. A search past it raises
-    :class:`~solver.errors.SearchTimeout`."""
+    :class:`~solver.errors.SearchTimeout`.
+
+    :param short_only: every search answers only if it is short, else raises :class:`~solver.errors.SearchDeferred`
+        (the engine's first try in the caller's thread: the web app's first attempt, :mod:`solver.web.admission`).
+    :param stop: an event that stops every search of the block when set (:class:`~solver.errors.SearchInterrupted`;
+        the web app sets it when the client leaves)."""
     token = _DEADLINE.set(deadline)
+    bounds = _BOUNDS.set({"short_only": short_only, "stop": stop})
     try:
         yield
     finally:
+        _BOUNDS.reset(bounds)
         _DEADLINE.reset(token)
 
 
@@ -159,7 +167,7 @@ class SearchTable(Table):
         self.path = None
         self.file = None
         self.prove = None
-        self.budget = budget_seconds(budget)  # refused here, before a look-up compares it with a deadline
+        self.budget = checked_budget(budget)  # refused here, before a look-up compares it with a deadline
         self.progress = progress
         self._shared = shared or _Shared(engine, book)
 
@@ -204,13 +212,27 @@ class SearchTable(Table):
         found = self._shared.recall(code)
         if found is not None:
             return found
-        over = self._finished_score(code)
+        where, over = self._checked(code)
         if over is not None:
             return _Answer(over, 0, ())
-        solution = self.engine.solve(code, budget=_budget_left(self.budget), progress=self.progress)
+        try:
+            solution = self.engine.solve(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        finally:
+            _finished(self.progress)
         answer = _from_solution(solution)
         self._shared.keep(code, answer)
         return answer
+
+    def _checked(self, code: int) -> tuple[SearchPosition | None, int | None]:
+        """The engine's checked position of a board in play (the one check a search needs: counts, stacking, lines), or
+        the score of a finished board (:meth:`_finished_score`); a board that breaks a rule raises, naming the rule."""
+        try:
+            return self.engine.position(code), None
+        except InvalidBoardError:
+            over = self._finished_score(code)  # the rule's own message, or a finished board's score
+            if over is None:
+                raise
+            return None, over
 
     def _finished_score(self, code: int) -> int | None:
         """The score of a finished board (``-WIN``: the side to move has lost; 0: full and drawn), None while the
@@ -233,7 +255,12 @@ class SearchTable(Table):
         if found is not None:
             return found.score
         over = self._finished_score(code)
-        return over if over is not None else self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress)
+        if over is not None:
+            return over
+        try:
+            return self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        finally:
+            _finished(self.progress)
 
     def best_mask_of(self, code: int) -> int:
         return self._answer(code).best_mask
@@ -305,8 +332,16 @@ class SearchTable(Table):
         )
 
 
+def _finished(progress: Progress | None) -> None:
+    """Tell a progress hook that its search has ended, answered or not, when it asks to be told (a ``finished()``
+    method: the command line erases its status line then, before the answer is printed)."""
+    finished = getattr(progress, "finished", None)
+    if callable(finished):
+        finished()
+
+
 def _positions_words(game: Game) -> str:
-    return "4,531,985,219,092 positions" if (game.rows, game.cols, game.k) == (6, 7, 4) else "positions"
+    return f"{KNOWN_POSITIONS[game]:,} positions" if game in KNOWN_POSITIONS else "positions"
 
 
 def _python_codes(codes: np.ndarray | Iterable[int]) -> tuple[tuple[int, ...], list[int]]:
@@ -357,7 +392,8 @@ class SearchSource:
 
     :param table_bytes: the size of each engine's transposition table in bytes.
     :param books: finds a game's book (the engine's book hook); None: the book built in a table directory, if any
-        (:func:`book_in_table_dirs`: ``solve build --game connect4`` builds it, ``solve fetch`` fetches it).
+        (:meth:`~solver.store.tablebase.Tablebase.book`: the table directory's, built by ``solve build --game connect4``
+        or fetched by ``solve fetch``, else the one the package ships).
     :param directory: the table directory its books and tables are looked for in; None: the Tablebase's
         (:meth:`~solver.store.tablebase.Tablebase.table` passes its ``table_dir``, ``solve --table-dir``).
     """
@@ -377,23 +413,8 @@ class SearchSource:
         directories = tablebase.table_dirs(self.directory)
         if _table_at_hand(game, directories) or not searched_by_engine(game):  # a table at hand: the engine not even loaded
             return None
-        book = self.books(game) if self.books is not None else book_in_table_dirs(game, directories)
+        book = self.books(game) if self.books is not None else tablebase.book(game, table_dir=self.directory)
         return SearchTable(search.Engine(game, table_bytes=self.table_bytes, book=book), book=book)
-
-
-def book_in_table_dirs(game: Game, directories: Iterable[Path]) -> Book | None:
-    """The book of a game past :data:`~solver.rules.game.WORD_CELLS` cells (Connect Four) in the first table directory
-    that holds one (``<game>.ttt``: :func:`solver.store.book.book_path`), every byte checked; None when none is built.
-
-    :raises TableError: for a damaged book, naming the file and the command that rebuilds it.
-    """
-    if game.cells <= WORD_CELLS:  # a smaller game's <game>.ttt is its table
-        return None
-    for directory in directories:
-        path = book_path(Path(directory), game)
-        if path.is_file():
-            return search.open_book(path, game)
-    return None
 
 
 def _table_at_hand(game: Game, directories: Iterable[Path]) -> bool:

@@ -45,12 +45,13 @@ open tables only through it.
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType, TracebackType
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -66,11 +67,16 @@ from ..tables.analysis import GameAnalysis
 from ..tables.position import Position
 from ..words import count
 from . import locate
+from .book import book_game, book_path
+from .bookproof import open_trusted_book, shipped_book_path
 from .estimate import refuse_beyond_machine
 from .locate import Consent
 from .make import BuildHook
-from .searched import SearchSource
+from .searched import SearchSource, searches_by
 from .urltable import MIRROR_ENV, open_url_table, table_url
+
+if TYPE_CHECKING:
+    from ..search import TableBook
 
 __all__ = ["MIRROR_ENV", "LocalTables", "Source", "TableAt", "Tablebase", "Want", "default_tablebase"]
 
@@ -188,6 +194,8 @@ class Tablebase:
         self._by_game: dict[int, tuple[Game, Table]] = {}
         """The same for a :class:`Game` given as itself, by ``id`` (hashing a Game costs more than the look-up)."""
         self._opened_view: Mapping[str | None, Table] = MappingProxyType(self._by_name)
+        self._books: dict[tuple[Game, Path | None], TableBook | None] = {}
+        """The books :meth:`book` opened (or found missing), by game and table directory."""
 
     def __repr__(self) -> str:
         return f"<Tablebase: {count(len(self.sources), 'source')}, {count(len(self._open), 'open table')}>"
@@ -304,6 +312,27 @@ class Tablebase:
             return self.table(game, url=url, checksum=checksum)
         return open_url_table(url, checksum=checksum)
 
+    # -- books ------------------------------------------------------------------------------
+    def book(self, game: Game | str, *, table_dir: str | os.PathLike[str] | None = None) -> TableBook | None:
+        """``game``'s opening book, for a game answered by search and a book (Connect Four: :func:`solver.store.book.book_game`),
+        opened once and kept until :meth:`clear`: ``<game>.ttt`` of the first table directory that holds one
+        (``solve build`` or ``solve fetch`` put it there), else the one the package ships; None for a game with neither.
+
+        A book is believed as a table is (:func:`solver.store.bookproof.open_trusted_book`): its shipped checksum, or this
+        user built or proved it, or it is proved now when that takes at most a minute; else it is refused.
+
+        :raises TableError: naming the file, for a damaged, forged, wrong or unproved book.
+        """
+        resolved = parse_game(game)
+        where = (resolved, None if table_dir is None else Path(table_dir))
+        if where in self._books:
+            return self._books[where]
+        found = _open_book(resolved, self.table_dirs(table_dir)) if book_game(resolved) else None
+        if len(self._books) >= _MEMO_SIZE:
+            self._books.clear()
+        self._books[where] = found
+        return found
+
     # -- trust ------------------------------------------------------------------------------
     def trust_or_prove(self, table: Table) -> None:
         """Check a table opened from a file before its first answer, unless its checksum vouches for it
@@ -397,10 +426,14 @@ class Tablebase:
         return (table if budget is None else table.bounded(budget)).lookup_codes(codes, check=check)
 
     def analyze(self, moves: Iterable[MoveSpec], *, game: Game | str | None = None, table: Table | None = None, budget: float | None = None) -> GameAnalysis:
-        """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`); ``budget``
-        bounds each position's search, for a game answered by search."""
+        """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`); for a game
+        answered by search, ``budget`` bounds the whole analysis (seconds, from this call), and the plies whose
+        positions are not answered by then are named as not judged (:attr:`GameAnalysis.unjudged`)."""
         found = self.table_of(game) if table is None else self.resolve(game, table)
-        return analysis.analyze(moves, table=found if budget is None else found.bounded(budget))
+        if budget is None or not found.searches:
+            return analysis.analyze(moves, table=found)
+        with searches_by(time.monotonic() + budget):
+            return analysis.analyze(moves, table=found.bounded(budget))
 
     def build(self, game: Game | str, path: str | os.PathLike[str], **options: Any) -> Table:
         """Build ``game``'s table into ``path`` and open it from there (:func:`solver.store.locate.build_and_open`, same options:
@@ -430,9 +463,10 @@ class Tablebase:
 
     # -- forgetting -------------------------------------------------------------------------
     def clear(self) -> None:
-        """Forget every open table and the look-up memo: the next look-up opens its table afresh (for tests,
+        """Forget every open table and book and the look-up memo: the next look-up opens its table afresh (for tests,
         long-lived processes, and after a table file may have changed); the warnings said once are said again."""
         self._open.clear()
+        self._books.clear()
         self._forget_memo()
         locate.forget_warnings()
 
@@ -470,3 +504,13 @@ def resolve_table(game: Game | None = None, table: Table | None = None) -> Table
 def forget() -> None:
     """Clear the default Tablebase (:meth:`Tablebase.clear`): ``solver.forget()``."""
     default_tablebase().clear()
+
+
+def _open_book(game: Game, directories: Iterable[Path]) -> TableBook | None:
+    """``game``'s book in the first of ``directories`` that holds one, else the shipped one, else None (:meth:`Tablebase.book`)."""
+    for directory in directories:
+        path = book_path(Path(directory), game)
+        if path.is_file():
+            return open_trusted_book(path, game)
+    shipped = shipped_book_path(game)
+    return None if shipped is None else open_trusted_book(shipped, game)

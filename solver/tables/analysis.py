@@ -31,6 +31,12 @@ PlayerSummary(player='O', moves=1, best=0, ok=0, mistakes=1, blunders=0)
 <GameAnalysis 3x3k3 [4, 1, 0] X: 2 best; O: 1 mistake; now XO./.X./... O to move: loss in 4 plies (value for X: +1)>
 >>> game.plies[1]
 <PlyAnalysis ply 2: O plays (0, 1): mistake, draw -> loss in 6 plies>
+
+**A game answered by search** (Connect Four) is replayed first by the rules alone (every move checked, nothing
+searched), then judged from its last ply back to its first, the late plies' searches being the short ones: a ply
+whose position is not answered (past the budget: :class:`~solver.errors.SearchTimeout`) is not judged, and the
+analysis goes on with the others. :attr:`GameAnalysis.unjudged` names those plies and :attr:`GameAnalysis.why_unjudged`
+says why; :attr:`GameAnalysis.plies` holds the judged ones. A table judges every ply.
 """
 
 from __future__ import annotations
@@ -43,7 +49,8 @@ from ..encoding.board import masks, render
 from ..encoding.coderules import code_rules
 from ..encoding.drops import landing_cell, read_drop
 from ..encoding.moves import MoveSpec, is_move_string, parse_move, read_move_string
-from ..errors import InvalidBoardError, InvalidMoveError, quote
+from ..errors import InvalidBoardError, InvalidMoveError, SearchTimeout, quote
+from ..rules.base import Outcome
 from ..rules.game import Game
 from ..words import count
 from .base import Table
@@ -96,7 +103,7 @@ class PlyAnalysis:
         before = "draw" if self.result_before == "draw" else outcome_words(self.result_before, self.plies_before)
         after = "draw" if self.result_after == "draw" else outcome_words(self.result_after, self.plies_after)
         change = before if before == after else f"{before} -> {after}"
-        where = f"column {self.move.col}" if self.before.game.rules.move.form == "column" else f"({self.move.row}, {self.move.col})"
+        where = self.before.game.rules.move.move_words(self.move.cell, "({row}, {col})")
         return f"<PlyAnalysis ply {self.ply}: {self.player} plays {where}: {self.verdict}, {change}>"
 
     @property
@@ -140,7 +147,7 @@ class PlyAnalysis:
 
         Under gravity, where a move is a column, also the best columns (``best_columns``, after ``best_cells``,
         as a position's); the column played is ``col``."""
-        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.move.form == "column" else {}
+        columns = {"best_columns": list(self.before.best_columns)} if self.before.game.rules.move.writes_columns else {}
         return {
             "ply": self.ply,
             "player": self.player,
@@ -160,6 +167,93 @@ class PlyAnalysis:
             "value_after": self.move.value,
             "verdict": self.verdict,
         }
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A board reached by replaying moves, as the rules see it, not searched: what :func:`analyze` checks each move
+    on before any search, and what ``solve play`` asks the human's move on (a search answers the computer's)."""
+
+    game: Game
+    code: int
+    pieces: int
+
+    @property
+    def outcome(self) -> Outcome:
+        """What the rule says of the board (in play, X won, O won, drawn)."""
+        return code_rules(self.game).outcome(self.code)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (a line, or a full board)."""
+        return self.outcome is not Outcome.IN_PLAY
+
+    @property
+    def winner(self) -> Player | None:
+        """Who has won (None while playing and for a drawn board)."""
+        return {Outcome.X_WON: "X", Outcome.O_WON: "O"}.get(self.outcome)  # type: ignore[return-value]
+
+    @property
+    def to_move(self) -> Player:
+        """Who plays next: ``'X'`` on an even number of pieces."""
+        return "X" if self.pieces % 2 == 0 else "O"
+
+    @property
+    def board(self) -> str:
+        """The board as ``"X.O/.X./..O"``."""
+        return render(self.game, self.code)
+
+    def cell_of(self, move: object, *, where: str = "") -> int:
+        """The cell a move takes here, checked to be legal, as :meth:`Position.cell_of` reads it (a column under gravity).
+
+        :raises InvalidBoardError: for a move that cannot be read or is off the board.
+        :raises InvalidMoveError: for a move that is not legal here, or when the game is over.
+        """
+        game = self.game
+        if game.rules.move.writes_columns:
+            drop = read_drop(move, game, where=where)
+            if self.is_over:
+                shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
+                raise InvalidMoveError(f"{where}cannot play {shown} on {self.board}: the game is over")
+            x, o = masks(game, self.code)
+            return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
+        cell = parse_move(move, self.game, where=where)
+        reason = code_rules(self.game).illegal_move(self.code, cell)
+        if reason is not None:
+            row, col = self.game.coords(cell)
+            raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")
+        return cell
+
+    def play(self, cell: int) -> Replayed:
+        """The board after the side to move plays ``cell`` (a legal move)."""
+        return Replayed(self.game, move_code(self, cell), self.pieces + 1)
+
+
+@dataclass(frozen=True)
+class UnjudgedPly:
+    """A ply of an analysed game that was not judged: its position was not answered (a search past its budget).
+
+    :param ply: the ply's number, 1 for X's first move.
+    :param player: who moved.
+    :param cell: the move as a flat cell index.
+    :param before: the board the move was made on, replayed by the rules, not searched.
+    """
+
+    ply: int
+    player: Player
+    cell: int
+    before: Replayed
+
+    def __repr__(self) -> str:
+        row, col = self.before.game.coords(self.cell)
+        where = f"column {col}" if self.before.game.rules.move.writes_columns else f"({row}, {col})"
+        return f"<UnjudgedPly ply {self.ply}: {self.player} plays {where}: not judged>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ply as JSON-ready data: ``ply``, ``player``, the move as a flat cell (``move``), its ``row`` and ``col``,
+        and ``board_before``."""
+        row, col = self.before.game.coords(self.cell)
+        return {"ply": self.ply, "player": self.player, "move": self.cell, "row": row, "col": col, "board_before": self.before.board}
 
 
 @dataclass(frozen=True)
@@ -194,7 +288,12 @@ class GameAnalysis:
 
     game: Game
     plies: tuple[PlyAnalysis, ...]
+    """The judged plies, in order (every ply, unless :attr:`unjudged` names some)."""
     final: Position
+    unjudged: tuple[UnjudgedPly, ...] = ()
+    """The plies not judged (a game answered by search, past its budget), in order."""
+    why_unjudged: str = ""
+    """Why :attr:`unjudged` were not judged (the first search's stop, in the engine's words); empty when every ply was."""
 
     def __str__(self) -> str:
         """The table of plies ``solve analyze`` prints, the final board and each player's summary (drawn by
@@ -203,13 +302,15 @@ class GameAnalysis:
 
     def __repr__(self) -> str:
         players = "; ".join(f"{player}: {self.summary(player).words}" for player in ("X", "O") if self.summary(player).moves)
-        played = f"{list(self.columns if self.game.rules.move.form == 'column' else self.cells)} {players}" if self.plies else "no moves"
+        unjudged = f"; {count(len(self.unjudged), 'ply')} not judged" if self.unjudged else ""
+        moves = list(self.columns if self.game.rules.move.writes_columns else self.cells)
+        played = f"{moves} {players}{unjudged}".replace("] ;", "];") if moves else "no moves"
         return f"<GameAnalysis {self.game.name} {played}; now {self.final.board} {result_phrase(self.final)}>"
 
     @property
     def cells(self) -> tuple[int, ...]:
-        """The moves played, as flat cell indices."""
-        return tuple(ply.cell for ply in self.plies)
+        """The moves played, as flat cell indices (judged or not)."""
+        return tuple(cell for _, cell in sorted([(ply.ply, ply.cell) for ply in self.plies] + [(ply.ply, ply.cell) for ply in self.unjudged]))
 
     @property
     def columns(self) -> tuple[int, ...]:
@@ -220,7 +321,7 @@ class GameAnalysis:
         >>> game.columns, game.cells
         ((0, 1, 1), (12, 13, 9))
         """
-        return tuple(ply.move.col for ply in self.plies)
+        return tuple(self.game.coords(cell)[1] for cell in self.cells)
 
     def summary(self, player: Player) -> PlayerSummary:
         """Moves, best moves, ok moves, mistakes and blunders of ``'X'`` or ``'O'``."""
@@ -235,23 +336,26 @@ class GameAnalysis:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The analysis as JSON-ready data (``moves`` as flat cells, ``plies``, ``final``, ``summary``; under
-        gravity also ``columns``, the columns played, after ``moves``).
+        """The analysis as JSON-ready data (``moves`` as flat cells, ``plies`` (the judged ones), ``unjudged`` (each
+        ply not judged: :meth:`UnjudgedPly.to_dict`) and ``why_unjudged`` (empty when every ply was judged),
+        ``final``, ``summary``; under gravity also ``columns``, the columns played, after ``moves``).
 
         ``final`` is the last position in :meth:`Position.to_dict`'s words: ``"over": false``
         with ``to_move`` and ``result``, or ``"over": true`` with ``winner`` and ``result`` (for the player who
         would have been next, as on every finished board: a won game reads ``loss``).
 
         >>> import solver
-        >>> solver.analyze([0, 3, 1, 4, 2]).to_dict()["final"]
+        >>> solver.analyze([0, 3, 1, 4, 2]).to_dict()["final"]  # every ply judged: "unjudged" is [] and "why_unjudged" ""
         {'game': '3x3k3', 'code': 229, 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'result': 'loss', 'plies': 0}
         """
         final = self.final
         return {
             "game": self.game.name,
             "moves": list(self.cells),
-            **({"columns": list(self.columns)} if self.game.rules.move.form == "column" else {}),
+            **({"columns": list(self.columns)} if self.game.rules.move.writes_columns else {}),
             "plies": [ply.to_dict() for ply in self.plies],
+            "unjudged": [ply.to_dict() for ply in self.unjudged],
+            "why_unjudged": self.why_unjudged,
             "final": {key: value for key, value in final.to_dict().items() if key in _FINAL_KEYS},
             "summary": {player: self.summary(player).to_dict() for player in ("X", "O")},
         }
@@ -268,7 +372,10 @@ _FINAL_KEYS = ("game", "code", "board", "over", "winner", "to_move", "result", "
 def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
     """Replay a game from the empty board and judge every ply, on ``table``'s game.
 
-    :func:`solver.analyze` finds the table of a ``game=`` and calls this.
+    :func:`solver.analyze` finds the table of a ``game=`` and calls this. Every move is checked by the rules
+    first, nothing searched; then the plies are judged from the last back to the first. A game answered by search
+    judges the plies its searches answer (within the table's budget, or the deadline of
+    :func:`solver.store.searched.searches_by`) and names the others (:attr:`GameAnalysis.unjudged`).
 
     :param moves: the game so far, one move per ply, in any form of :mod:`solver.encoding.moves`:
         flat cell indices (``[4, 0, 8]``), ``(row, col)`` pairs (``[(1, 1), (0, 0), (2, 2)]``)
@@ -280,51 +387,58 @@ def analyze(moves: Iterable[MoveSpec], *, table: Table) -> GameAnalysis:
         0-d numpy array, an iterator that fails), or an unreadable or off-board move.
     :raises InvalidMoveError: for an illegal move, naming the ply and the cell: already taken (and by
         which ply), after the game ended, or under gravity a full column or a cell the piece does not land on.
+    :raises SearchTimeout: when the final position itself is not answered within the budget (no ply can be judged).
     """
-    specs = list(_columns_of_move_strings(moves, table.game))
-    _read_before_search(specs, table.game)  # a bad move is named before any position is searched (Connect Four's opening: seconds)
-    position = table.at(0)
-    played: dict[int, int] = {}
-    plies = []
-    for ply, spec in enumerate(specs, start=1):
-        if table.game.rules.move.form == "column":
-            cell = _drop_cell(position, spec, ply, played)
+    boards, cells = replay(moves, table.game)
+    final = table.at(boards[-1].code)
+    answered: dict[int, Position | None] = {boards[-1].code: final}
+    why: list[str] = []
+    judged: list[PlyAnalysis] = []
+    unjudged: list[UnjudgedPly] = []
+    for ply in range(len(cells), 0, -1):
+        board, cell = boards[ply - 1], cells[ply - 1]
+        before, after = _answered(table, board.code, answered, why), _answered(table, boards[ply].code, answered, why)
+        if before is None or after is None:
+            unjudged.append(UnjudgedPly(ply, board.to_move, cell, board))
+            continue
+        move = next(move for move in before.moves if move.cell == cell)
+        judged.append(PlyAnalysis(ply, board.to_move, move, before, after, verdict(before, move)))
+    return GameAnalysis(table.game, tuple(reversed(judged)), final, tuple(reversed(unjudged)), why[0] if why else "")
+
+
+def replay(moves: Iterable[MoveSpec], game: Game) -> tuple[list[Replayed], list[int]]:
+    """The boards a game passes through (the empty board first, the final last) and its moves as flat cells, every
+    move checked by the rules (nothing searched): the errors of :func:`analyze`."""
+    board = Replayed(game, 0, 0)
+    boards, cells, played = [board], [], dict[int, int]()
+    for ply, spec in enumerate(_columns_of_move_strings(moves, game), start=1):
+        if game.rules.move.writes_columns:
+            cell = _drop_cell(board, spec, ply, played)
         else:
-            cell = parse_move(spec, table.game, where=f"ply {ply}: ")
-            _check_legal(position, cell, ply, played)
-        move = next(move for move in position.moves if move.cell == cell)
-        after = position.table.at(move_code(position, cell))
-        plies.append(PlyAnalysis(ply, position.to_move, move, position, after, verdict(position, move)))  # type: ignore[arg-type]
+            cell = parse_move(spec, game, where=f"ply {ply}: ")
+            _check_legal(board, cell, ply, played)
         played[cell] = ply
-        position = after
-    return GameAnalysis(table.game, tuple(plies), position)
+        cells.append(cell)
+        board = board.play(cell)
+        boards.append(board)
+    return boards, cells
 
 
-def _read_before_search(specs: list[object], game: Game) -> None:
-    """Read every move, and under gravity drop it, on the board alone (no look-up, no search), raising what
-    :func:`analyze` would raise for a move that cannot be read, is off the board or goes in a full column. The reading
-    stops quietly where the board is over or a move needs a position's words (a taken cell): :func:`analyze` judges
-    those as it replays."""
-    coded, code = code_rules(game), 0
-    for ply, spec in enumerate(specs, start=1):
-        where = f"ply {ply}: "
-        if game.rules.move.form != "column":
-            cell = parse_move(spec, game, where=where)
-        else:
-            drop = read_drop(spec, game, where=where)
-            if coded.is_over(code) or drop.cell is not None:
-                return
-            x, o = masks(game, code)
-            cell = landing_cell(drop, game, x | o, where=where, on=f" on {render(game, code)}")
-        if not coded.is_legal(code, cell):
-            return
-        code += (1 if ply % 2 else 2) * 3**cell
+def _answered(table: Table, code: int, answered: dict[int, Position | None], why: list[str]) -> Position | None:
+    """``table.at(code)``, once a code: None for a position whose search stopped at its budget (the reason kept in ``why``)."""
+    if code not in answered:
+        try:
+            answered[code] = table.at(code)
+        except SearchTimeout as stopped:
+            answered[code] = None
+            why.append(stopped.what)
+    return answered[code]
 
 
 def _columns_of_move_strings(moves: object, game: Game) -> Iterator[object]:
     """The moves one by one, a move string (:mod:`solver.encoding.drops`) read into its columns (0-based): the
     whole text under gravity (``"4453"``), or an item of two or more digits (``["4453"]``, ``solve analyze 4453``)."""
-    if isinstance(moves, str) and game.rules.move.form == "column":
+    if isinstance(moves, str) and game.rules.move.writes_columns:
         yield from read_move_string(moves, game)
         return
     for spec in _each_move(moves):
@@ -364,13 +478,13 @@ def _each_move(moves: object) -> Iterator[object]:
         yield spec
 
 
-def move_code(position: Position, cell: int) -> int:
+def move_code(position: Position | Replayed, cell: int) -> int:
     """The code after the side to move plays ``cell`` (a legal move of ``position``)."""
     piece: int = 1 if position.pieces % 2 == 0 else 2
     return position.code + piece * int(3**cell)
 
 
-def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]) -> None:
+def _check_legal(position: Replayed, cell: int, ply: int, played: dict[int, int]) -> None:
     """Raise naming the ply, and who took the cell when, where the rule says the move is not legal."""
     if code_rules(position.game).is_legal(position.code, cell):
         return
@@ -384,12 +498,12 @@ def _check_legal(position: Position, cell: int, ply: int, played: dict[int, int]
         raise InvalidMoveError(f"ply {ply}: {position.to_move} cannot play {where}: {owner} took it at ply {taken}")
 
 
-def _ended(position: Position, ply: int, where: str) -> NoReturn:
+def _ended(position: Replayed, ply: int, where: str) -> NoReturn:
     ended = f"{position.winner} won" if position.winner else "a draw"
     raise InvalidMoveError(f"ply {ply}: cannot play {where}: the game ended at ply {ply - 1} ({ended}) on {position.board}")
 
 
-def _drop_cell(position: Position, spec: object, ply: int, played: dict[int, int]) -> int:
+def _drop_cell(position: Replayed, spec: object, ply: int, played: dict[int, int]) -> int:
     """The cell a move under gravity takes (:mod:`solver.encoding.drops`), naming the ply when it is refused
     (and for a taken cell, as :func:`_check_legal` does, who took it)."""
     game, where = position.game, f"ply {ply}: "

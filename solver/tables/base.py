@@ -126,7 +126,7 @@ class Table(ABC):
     def best_move_at(self, position: Position) -> tuple[int, int] | int:
         """:attr:`Position.best_move` of a position in play that this table looked up: the first best move in
         cell order as ``(row, col)``, or under gravity the lowest-numbered best column."""
-        if self.game.rules.move.form == "column":
+        if self.game.rules.move.writes_columns:
             return position.best_columns[0]
         mask = position.best_mask
         return self.game.coords((mask & -mask).bit_length() - 1)

@@ -330,22 +330,18 @@ class CompactTable(Table):
         """:attr:`Position.best_move`: the first move (in cell order; under gravity, in column order) whose
         score for the mover is the position's score; children are read one by one until it is found."""
         _, _, empty, completing = self._moves_of(position)
-        cols, rules = self.game.cols, self._rules
+        rules = self._rules
         settled = rules.settled_moves(completing, empty, position.pieces)  # every one of them best: no child read
         if settled:
-            if rules.move.form == "column":
-                return min(cell % cols for cell in range(self.game.cells) if settled >> cell & 1)
-            return self.game.coords((settled & -settled).bit_length() - 1)
-        cells = [cell for cell in range(self.game.cells) if empty >> cell & 1]
-        if rules.move.form == "column":
-            cells.sort(key=lambda cell: cell % cols)
+            return rules.move.written(rules.move.in_move_order(cell for cell in range(self.game.cells) if settled >> cell & 1)[0])
+        cells = rules.move.in_move_order(cell for cell in range(self.game.cells) if empty >> cell & 1)
         piece, wanted = 1 if position.pieces % 2 == 0 else 2, position.score
         ruled = rules.ruled_child_scores(completing, empty, position.pieces)
         children = self._sym.canonical_child_codes(position.code, piece, cells)
         for cell, child_code in zip(cells, children, strict=True):
             child = ruled[cell] if cell in ruled else self._stored(self._index(child_code))
             if (child > 0) - (child < 0) - child == wanted:  # parent_score: the move keeps the position's score
-                return cell % cols if rules.move.form == "column" else self.game.coords(cell)
+                return rules.move.written(cell)
         raise TableError(f"{self.path or 'table'}: code {position.code} has no move reaching its score; rebuild it with: {self.rebuild_command}")
 
     def _moves_of(self, position: Position) -> tuple[int, int, int, int]:
@@ -387,7 +383,7 @@ class CompactTable(Table):
             return 0
         word = self._coded.word_of(code)
         status, pieces = self._rules.judge_word(word)  # illegal piece counts: INVALID
-        if status != IN_PLAY or (not self._rules.status_is_exact and self.score_of(code) == UNREACHABLE):
+        if status != IN_PLAY or (self._rules.table_marks_unreached and self.score_of(code) == UNREACHABLE):
             return 0
         x, o = word & 0xFFFFFFFF, word >> 32
         piece, mover = (1, x) if pieces % 2 == 0 else (2, o)

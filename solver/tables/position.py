@@ -25,7 +25,6 @@ from ..encoding.moves import MoveSpec, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError
 from ..rules.base import LINE, Outcome
 from ..rules.game import Game
-from ..rules.parts import MoveForm
 from ..rules.score import Result as Result  # re-exported: results are named where scores are decoded
 from ..rules.score import decode, outcome_label
 from ..words import count, signed
@@ -117,13 +116,14 @@ class MoveList(tuple[Move, ...]):
 
     player: Player | None
     """Who makes these moves (``None`` when the game is over)."""
-    form: MoveForm
-    """How a move is written (:attr:`solver.rules.parts.MoveRule.form`): a column under gravity, and the ``repr`` names columns."""
+    columns: bool
+    """Whether a move is written as its column (:attr:`solver.rules.parts.MoveRule.writes_columns`: under gravity),
+    so that the ``repr`` names columns."""
 
-    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None, *, form: MoveForm = "cell") -> MoveList:
+    def __new__(cls, moves: Iterable[Move] = (), player: Player | None = None, *, columns: bool = False) -> MoveList:
         self = super().__new__(cls, moves)
         self.player = player
-        self.form = form
+        self.columns = columns
         return self
 
     def __repr__(self) -> str:
@@ -136,7 +136,7 @@ class MoveList(tuple[Move, ...]):
         for moves in groups.values():
             first = moves[0]
             outcome = "draw" if first.result == "draw" else outcome_words(first.result, first.plies)
-            if self.form == "column":
+            if self.columns:
                 cells = f"column{'s' if len(moves) > 1 else ''} {', '.join(str(col) for col in sorted(move.col for move in moves))}"
             else:
                 cells = ", ".join(f"({move.row}, {move.col})" for move in moves)
@@ -329,7 +329,7 @@ class Position:
                     best=bool(self.best_mask >> cell & 1),
                 )
             )
-        return MoveList(out, self._next, form=self.game.rules.move.form)
+        return MoveList(out, self._next, columns=self.game.rules.move.writes_columns)
 
     def cell_of(self, move: MoveSpec, *, where: str = "") -> int:
         """The cell a move takes here, checked to be legal: any form of :mod:`solver.encoding.moves` (a flat
@@ -351,7 +351,7 @@ class Position:
             under gravity the column is full or the cell is not where the piece would land.
         """
         game = self.game
-        if game.rules.move.form == "column":
+        if game.rules.move.writes_columns:
             drop = read_drop(move, game, where=where)
             if self.is_over:
                 shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
@@ -433,7 +433,7 @@ class Position:
             "score": self.score,
             "best_moves": [list(m) for m in self.best_moves],
             "best_cells": list(self.best_cells),
-            **({"best_columns": list(self.best_columns)} if self.game.rules.move.form == "column" else {}),
+            **({"best_columns": list(self.best_columns)} if self.game.rules.move.writes_columns else {}),
             "moves": self._move_dicts(best_first),
         }
 

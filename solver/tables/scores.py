@@ -78,6 +78,14 @@ class Scores:
         return np.asarray(np.where(self.pieces % 2 == 0, sign, -sign), dtype=np.int8)
 
     @cached_property
+    def best_columns(self) -> np.ndarray:
+        """bool, shaped like the batch with a last axis of ``cols``: whether each column holds a best move (under gravity,
+        where a move is a column, the best columns; none when the game is over)."""
+        best = np.asarray(self.best).astype(np.uint64)
+        bits = (best[..., None] >> np.arange(self.game.cells, dtype=np.uint64)) & np.uint64(1)
+        return np.asarray(bits.reshape(*best.shape, self.game.rows, self.game.cols).any(axis=-2))
+
+    @cached_property
     def plies(self) -> np.ndarray:
         """Plies to the end under perfect play (int8)."""
         return decode_many(self.score, self.game.cells - self.pieces.astype(np.int16))[1]

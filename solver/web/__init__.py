@@ -14,8 +14,8 @@ import socket
 import sys
 from collections.abc import Sequence
 
+from ..api import Table
 from ..errors import WorkerError
-from ..tables import Table
 from .app import (
     MAX_BATCH,
     MAX_BATCHES,

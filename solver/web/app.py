@@ -7,6 +7,7 @@ route                                       answer
 ``GET /static/{name}``                      the page's CSS and JavaScript (a fixed list of files)
 ``GET /api/v1/games``                       the games served, with their table checksums
 ``GET /api/v1/openapi.json``                the OpenAPI 3.1 description of this API
+``GET /api/v1/games/{game}``                the served game a name means (``connect4``), as ``/api/v1/games`` lists it
 ``GET /api/v1/{game}?board=B``              :func:`solver.web.batch.position_dict`: :meth:`Position.to_dict` with ``best_first=True``
 ``GET /api/v1/{game}?moves=4453``           the same, of the position a move string reaches (Connect Four's notation)
 ``GET /api/v1/{game}/mainline?board=B``     one line of perfect play to the end
@@ -79,22 +80,34 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..api import Tablebase, default_tablebase, parse_game, searches_by
-from ..encoding.board import parse, parse_text
-from ..encoding.drops import move_string_code
-from ..encoding.moves import parse_moves, split_moves
+from ..api import (
+    DEFAULT_GAME,
+    UNREACHABLE,
+    Game,
+    Table,
+    Tablebase,
+    analyze,
+    default_tablebase,
+    move_string_code,
+    outcomes_svg,
+    parse,
+    parse_game,
+    parse_moves,
+    parse_text,
+    split_moves,
+)
 from ..errors import InvalidBoardError, InvalidGameError, InvalidValueError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
-from ..present.charts import outcomes_svg
-from ..rules.game import DEFAULT_GAME, Game
-from ..rules.score import UNREACHABLE
-from ..tables import Table
-from ..tables.analysis import analyze
-from .batch import answers, position_dict
+from .admission import Admission
+from .admission import searched as admitted
+from .batch import answers, position_dict, searched_answers
 from .files import TableFiles, none_match
 from .openapi import openapi_document
 
 MAX_BATCH = 100_000
 """Most boards one ``POST /api/v1/{game}/batch`` may ask for (413 beyond)."""
+MAX_SEARCH_BATCH = 1_000
+"""Most boards one batch of a game answered by search (Connect Four) may ask for (413 beyond): all of them are searched
+within one request's budget (:data:`SEARCH_BUDGET`)."""
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest request body accepted (413 beyond): room for :data:`MAX_BATCH` 4x4 board strings."""
 BODY_SECONDS = 30.0
@@ -273,6 +286,7 @@ def create_app(
         Route("/static/{name}", api.static, methods=["GET"]),
         Route("/api/v1/games", api.games, methods=["GET"]),
         Route("/api/v1/openapi.json", api.openapi, methods=["GET"]),
+        Route("/api/v1/games/{game}", api.game, methods=["GET"]),
         Route("/api/v1/{game}", api.lookup, methods=["GET"]),
         Route("/api/v1/{game}/mainline", api.mainline, methods=["GET"]),
         Route("/api/v1/{game}/analyze", api.analyze, methods=["GET"]),
@@ -284,6 +298,7 @@ def create_app(
     handlers: Mapping[Any, Any] = {HTTPException: _http_error, TableError: _table_error, SearchInterrupted: _search_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.games = games
+    app.state.admission = Admission()
     app.state.report = api.report
     # The answers are public and the same for everyone: any web page may call the API (as the lichess tablebase allows).
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"], max_age=86400)
@@ -373,6 +388,12 @@ class _Api:
     async def games(self, request: Request) -> Response:
         return _cached(request, self.listing, self.listing_etag)
 
+    async def game(self, request: Request) -> Response:
+        """The served game a name means (``connect4``: ``6x7k4-gravity``), as the listing gives it: what the page resolves
+        ``?game=`` with, no position solved (404 for a game not served, as every route)."""
+        game = self._game(request)
+        return _cached(request, _dumps(_game_info(game)), game.etag("game"))
+
     async def openapi(self, request: Request) -> Response:
         return Response(self.openapi_json + b"\n", media_type=_JSON, headers={"cache-control": "no-cache"})
 
@@ -445,7 +466,7 @@ class _Api:
             return await _searched(request, game, game.etag("a" + text), lambda: _analysis(game, text))
         rules, text = game.table.game.rules, request.query_params.get("moves", "")
         try:
-            if rules.move.form == "column":  # each move read as `solve analyze` reads one argument: a bare number is a column
+            if rules.move.writes_columns:  # each move read as `solve analyze` reads one argument: a bare number is a column
                 analysis = analyze(split_moves(text, game.table.game), table=game.table)
                 cells = list(analysis.cells)
             else:
@@ -471,13 +492,11 @@ class _Api:
 
     async def batch(self, request: Request) -> Response:
         game = self._game(request)
-        if game.table.searches:
-            raise HTTPException(
-                400, f"{game.name} is answered by search, a position at a time within {SEARCH_BUDGET:g} s: ask GET /api/v1/{game.name}?board=B for each"
-            )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise HTTPException(413, f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
+        if game.table.searches:
+            return await _searched_batch(request, game)
         if self.batches >= self.max_batches:
             raise HTTPException(503, f"{self.max_batches} batches are being answered; try again in a second", headers={"retry-after": "1"})
         self.batches += 1
@@ -512,6 +531,50 @@ async def _body(request: Request) -> bytes | None:
     except ClientDisconnect:
         return None
     return bytes(raw)
+
+
+async def _searched_batch(request: Request, game: ServedGame) -> Response:
+    """``POST /api/v1/{game}/batch`` of a game answered by search (Connect Four): at most :data:`MAX_SEARCH_BATCH`
+    boards (``{"boards": [...]}``, strings or codes) or move strings (``{"moves": ["4453", ...]}``), searched in order
+    within one request's budget (:func:`_searched`); a board not answered by then is an error in its place."""
+    raw = await _body(request)
+    if raw is None:  # the client went away mid-body: nobody to answer
+        return Response(status_code=400)
+    items = searched_batch_items(game, raw)
+    etag = game.etag("b" + hashlib.sha256(raw).hexdigest()[:32])
+    return await _searched(request, game, etag, lambda: searched_answers(game.answer, items, game.search_budget))
+
+
+def searched_batch_items(game: ServedGame, raw: bytes) -> list[int | bytes]:
+    """Each board's code, or the JSON error saying why it cannot be read, of a searched game's batch body.
+
+    :raises HTTPException: 400 for a body that is neither ``{"boards": [...]}`` nor ``{"moves": [...]}``, 413 past
+        :data:`MAX_SEARCH_BATCH` boards.
+    """
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise HTTPException(400, f"the body is not JSON: {error}") from None
+    keys = [key for key in ("boards", "moves") if isinstance(body, dict) and isinstance(body.get(key), list)]
+    if len(keys) != 1:
+        raise HTTPException(400, 'expected a JSON object {"boards": [board, ...]} (board strings or codes) or {"moves": ["4453", ...]} (move strings)')
+    given = body[keys[0]]
+    if len(given) > MAX_SEARCH_BATCH:
+        raise HTTPException(413, f"{len(given):,} boards asked; at most {MAX_SEARCH_BATCH:,} per request for {game.name}, answered by search")
+    table = game.table
+    if keys[0] == "moves":
+        return [_read_moves(table.game, text) for text in given]
+    return [_read(table, board) if type(board) in (str, int) else _not_a_board(board) for board in given]
+
+
+def _read_moves(game: Game, text: object) -> int | bytes:
+    """A move string's code, or the JSON error saying why it cannot be read."""
+    if not isinstance(text, str):
+        return _dumps({"error": f'a move string is text (columns from 1: "4453"), found {json.dumps(text)[:40]}'})
+    try:
+        return move_string_code(text, game)
+    except SolverError as error:
+        return _dumps({"error": one_line(error)})
 
 
 def batch_codes(game: ServedGame, raw: bytes) -> tuple[np.ndarray, dict[int, bytes]]:
@@ -728,12 +791,7 @@ async def _searched(request: Request, game: ServedGame, etag: str, make: Callabl
         return _cached(request, None, etag)
     budget = game.search_budget
     deadline = time.monotonic() + budget - min(SEARCH_MARGIN, budget / 2)
-
-    def within() -> bytes:
-        with searches_by(deadline):
-            return make()
-
-    body = await anyio.to_thread.run_sync(within)
+    body = await admitted(request, request.app.state.admission, game.name, budget, deadline, make)  # solver.web.admission
     return _cached(request, body, etag)
 
 
@@ -756,7 +814,7 @@ def outcomes_chart(table: Table) -> bytes:
 
 def _game_info(game: ServedGame) -> dict[str, Any]:
     g = game.table.game
-    rule = {"suffix": g.rules.suffix, "title": g.rules.title, "line_wins": g.rules.line_wins, "drops": g.rules.move.form == "column"}
+    rule = g.rules.to_dict()
     return {
         "name": g.name,
         "rows": g.rows,

@@ -2,7 +2,7 @@
 
 One position's answer is ``json.dumps(position_dict(position))`` (what the single look-up
 serves): :meth:`Position.to_dict` with ``best_first=True``, and under gravity
-(:attr:`MoveRule.form <solver.rules.parts.MoveRule.form>` a column) the moves the rule allows only (the
+(:attr:`MoveRule.writes_columns <solver.rules.parts.MoveRule.writes_columns>`) the moves the rule allows only (the
 landing cell of each column that is not full) and ``best_columns``, the best moves as
 columns. Made that way, 100,000 distinct 4x4 positions take seconds of
 Python; here the table is read for all of them at once (:meth:`Table.lookup_codes` on
@@ -14,16 +14,17 @@ others, so the two cannot drift apart unnoticed.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
 
-from ..rules.base import OUTCOMES, Outcome
-from ..rules.game import Game
-from ..rules.score import RESULTS, WIN, decode, decode_many
-from ..tables import Table
-from ..tables.position import Position
+from ..api import OUTCOMES, RESULTS, WIN, Game, Outcome, Position, Table
+from ..api import decode_score as decode
+from ..api import decode_scores as decode_many
+from ..errors import InvalidBoardError, SearchTimeout, one_line
 
 BEST_TEXTS_CACHED = 4096
 """Best-move texts kept (one per distinct best-move mask, ~100 bytes each): a game past
@@ -42,7 +43,7 @@ def position_dict(position: Position) -> dict[str, Any]:
     """
     data = position.to_dict(best_first=True)
     game = position.game
-    if not game.rules.move.form == "column":
+    if not game.rules.move.writes_columns:
         return data
     x = sum(1 << cell for cell, piece in enumerate(position.cells) if piece == "X")
     o = sum(1 << cell for cell, piece in enumerate(position.cells) if piece == "O")
@@ -93,7 +94,7 @@ def _best_texts(game: Game, mask: int) -> str:
         mask ^= low
     moves = _cell_texts(game)
     text = f'"best_moves": [{", ".join([moves[cell] for cell in cells])}], "best_cells": [{", ".join(map(str, cells))}]'
-    if game.rules.move.form == "column":
+    if game.rules.move.writes_columns:
         text += f', "best_columns": [{", ".join(map(str, sorted({cell % game.cols for cell in cells})))}]'
     return text
 
@@ -186,3 +187,29 @@ def _state_texts(outcome: np.ndarray, x_next: np.ndarray) -> list[str]:
     texts[OUTCOMES.index(Outcome.DRAWN)] = '"over": true, "winner": null'
     state: list[str] = np.where(outcome == OUTCOMES.index(Outcome.IN_PLAY), to_move, texts[outcome]).tolist()
     return state
+
+
+def searched_answers(answer: Callable[[int], bytes], items: Sequence[int | bytes], budget: float) -> bytes:
+    """``{"results": [...]}`` of a batch of a game answered by search: each code's answer (``answer(code)``, the single
+    look-up's bytes), searched in order within the request's budget (the caller's
+    :func:`~solver.store.searched.searches_by`); an item already an error stays one, a board no game reaches is one,
+    and once a search stops at the budget it and every later board not answered yet say so (nothing is searched past it).
+    """
+    late = json.dumps({"error": f"not answered within the request's budget of {budget:g} s: ask for fewer boards, or this one alone"}).encode()
+    results: list[bytes] = []
+    stopped = False
+    for item in items:
+        if isinstance(item, bytes):
+            results.append(item)
+            continue
+        if stopped:
+            results.append(late)
+            continue
+        try:
+            results.append(answer(item))
+        except SearchTimeout:
+            stopped = True
+            results.append(late)
+        except InvalidBoardError as error:
+            results.append(json.dumps({"error": one_line(error)}).encode())
+    return b'{"results": [' + b", ".join(results) + b"]}"

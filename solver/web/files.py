@@ -41,9 +41,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
-from ..api import is_shipped
+from ..api import Table, is_shipped
 from ..errors import quote
-from ..tables import Table
 
 PREFIX = "/tables/"
 RACY_SECONDS = 2.0

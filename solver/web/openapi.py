@@ -168,6 +168,13 @@ def _paths(games: list[str], *, max_batch: int, max_body: int) -> dict[str, Any]
     board, errors, cached = _BOARD, _ERRORS, _CACHED
     return {
         "/api/v1/games": {"get": {"summary": "The games served", "responses": {"200": _json(_ref("Games"), "the games")}}},
+        "/api/v1/games/{game}": {
+            "get": {
+                "summary": "The served game a name means (connect4 is 6x7k4-gravity), without solving any position",
+                "parameters": [{**game, "schema": {"type": "string"}, "description": "any name the server reads: 3x3k3, 4x4, connect4"}],
+                "responses": {"200": _json(_ref("Game"), "the game, as the listing gives it"), "404": errors["404"]},
+            }
+        },
         "/api/v1/{game}": {
             "get": {
                 "summary": "Solve one position",
@@ -207,6 +214,10 @@ def _batch(game: dict[str, Any], not_served: dict[str, Any], *, max_batch: int, 
     """The batch endpoint: its body, bounded by ``max_batch`` boards and ``max_body`` bytes, and its answers."""
     return {
         "summary": f"Solve up to {max_batch:,} positions in one request",
+        "description": (
+            "A game answered by search (connect4) takes up to 1,000 boards, or move strings as {moves: [...]}, all searched within "
+            "one request's budget: a board not answered by then is an error in its place."
+        ),
         "parameters": [game],
         "requestBody": {
             "required": True,
@@ -214,8 +225,11 @@ def _batch(game: dict[str, Any], not_served: dict[str, Any], *, max_batch: int, 
                 "application/json": {
                     "schema": {
                         "type": "object",
-                        "required": ["boards"],
-                        "properties": {"boards": {"type": "array", "maxItems": max_batch, "items": {"type": ["string", "integer"]}}},
+                        "minProperties": 1,
+                        "properties": {
+                            "boards": {"type": "array", "maxItems": max_batch, "items": {"type": ["string", "integer"]}},
+                            "moves": {"type": "array", "maxItems": 1000, "items": {"type": "string"}},
+                        },
                     }
                 }
             },
@@ -239,24 +253,11 @@ def _schemas() -> dict[str, Any]:
         "Move": _MOVE,
         "Position": _POSITION,
         "Error": _ERROR,
+        "Game": _game_schema(),
         "Games": {
             "type": "object",
             "properties": {
-                "games": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "rows": {"type": "integer"},
-                            "cols": {"type": "integer"},
-                            "k": {"type": "integer"},
-                            "cells": {"type": "integer"},
-                            "rule": _RULE,
-                            "checksum": {"type": "string"},
-                        },
-                    },
-                },
+                "games": {"type": "array", "items": _game_schema()},
                 "default": {"type": "string"},
                 "more": {"type": "string", "description": "how to serve other games"},
             },
@@ -291,4 +292,21 @@ def _schemas() -> dict[str, Any]:
             },
         },
         "Analysis": {"type": "object", "description": "GameAnalysis.to_dict: game, moves, plies, final, summary"},
+    }
+
+
+def _game_schema() -> dict[str, Any]:
+    """A served game, as ``/api/v1/games`` lists it and ``/api/v1/games/{game}`` gives it."""
+    return {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "rows": {"type": "integer"},
+            "cols": {"type": "integer"},
+            "k": {"type": "integer"},
+            "cells": {"type": "integer"},
+            "rule": _RULE,
+            "checksum": {"type": "string"},
+            "searched": {"type": "boolean", "description": "answered by search (Connect Four): a position may take up to the budget"},
+        },
     }

@@ -5,9 +5,16 @@
 // cursor (how many of them are on the board; undo and redo move the cursor). The URL holds
 // ?game=...&moves=4,0,8 (under gravity the columns: &moves=1,1,3; and &board=... for another start,
 // &play=X or O against the perfect player, &hints=on or off when the hints switch differs from its
-// default), so a link restores the position. A link's moves are read by the server's move reader
-// (the API's analyze, as `solve analyze` reads its arguments), so a move that cannot be played is
-// refused in its words ("ply 2: O cannot play row 1, col 1 (cell 4): X took it at ply 1").
+// default), so a link restores the position. A link's moves are replayed here by the rules (nothing
+// solved on the way), so a link opens at its position at once; a move that cannot be played is refused
+// naming the ply ("ply 2: column 3 is full on ..."), and the moves before it are kept. `?game=` is
+// resolved by the server's reading of game names (GET /api/v1/games/{name}), which solves nothing.
+//
+// The board is drawn at once, before any answer: a position's moves are the rule's (every empty cell,
+// under gravity each column's landing cell), so it can be played while its answer is awaited. The answer
+// adds the outcomes (the hints), the result and the verdicts. A game answered by search (Connect Four) says
+// so while its search runs; a search the server refuses (503: past its budget) is a sentence beside the
+// board, which stays playable.
 //
 // Hints (each empty cell's outcome, the best moves, the result in the status) are on by default when
 // exploring and off against the perfect player; the switch changes them until the mode changes.
@@ -44,12 +51,19 @@
     dropped: -1,  // gravity: the cell just played, whose piece is shown falling once
   };
   const positions = new Map();
+  // An answer that has not come after this many milliseconds: the board is drawn by the rules meanwhile (a quick answer
+  // is drawn once, its dropped disc falling once).
+  const DRAWN_AFTER_MS = 80;
 
   async function api(path) {
     const response = await fetch(path, { headers: { accept: "application/json" } });
     let body = null;
     try { body = await response.json(); } catch (_) { body = null; }
-    if (!response.ok) throw new Error((body && body.error) || `HTTP ${response.status}`);
+    if (!response.ok) {
+      const error = new Error((body && body.error) || `HTTP ${response.status}`);
+      error.status = response.status;
+      throw error;
+    }
     return body;
   }
 
@@ -57,11 +71,12 @@
     const key = `${state.game} ${board}`;
     if (!positions.has(key)) {
       const query = api(`/api/v1/${encodeURIComponent(state.game)}?board=${encodeURIComponent(board)}`);
-      query.catch(() => positions.delete(key));
+      query.then((position) => answered.set(key, position), () => positions.delete(key));
       positions.set(key, query);
     }
     return positions.get(key);
   }
+  const answered = new Map();  // the answers already here, by game and board: drawn without waiting
 
   const info = () => state.games.find((game) => game.name === state.game);
   const plural = (n) => (n === 1 ? "ply" : "plies");
@@ -135,6 +150,33 @@
     return { winner: null, completer: null, lines: [], cells: new Set() };
   }
 
+  // A position as the rules give it, before (or without) the server's answer: whose move, whether it is over
+  // and who won, and the moves the rule allows (every empty cell; under gravity the landing cell of each column
+  // with room), with no outcome. `pending` marks it: no hints, no verdicts, no move of the perfect player.
+  function localPosition(cells) {
+    const { rows, cols } = info();
+    const pieces = cells.filter((c) => c !== ".").length;
+    const completer = ["X", "O"].find((player) => lines(cells, player).length) || null;
+    const over = Boolean(completer) || pieces === cells.length;
+    const winner = completer && (lineWins() ? completer : opponent(completer));
+    const moves = [];
+    if (!over) {
+      for (let col = 0; col < cols; col += 1) {
+        for (let row = rows - 1; row >= 0; row -= 1) {
+          const cell = row * cols + col;
+          if (cells[cell] !== ".") continue;
+          moves.push({ cell, row, col });
+          if (drops()) break;  // under gravity only the lowest empty cell of the column
+        }
+      }
+      moves.sort((a, b) => a.cell - b.cell);
+    }
+    return {
+      game: state.game, board: boardText(cells), over, to_move: over ? null : pieces % 2 === 0 ? "X" : "O", winner,
+      moves, best_moves: [], best_cells: [], pending: true,
+    };
+  }
+
   // Whether completing a line wins (normal play) or loses (misère), as the listing of games says.
   const lineWins = () => !info() || !info().rule || info().rule.line_wins;
 
@@ -147,15 +189,41 @@
   // -- updating ------------------------------------------------------------------
   async function update() {
     const token = ++state.token;
-    const board = boardText(cellsAt(state.cursor));
+    const cells = cellsAt(state.cursor);
+    const board = boardText(cells);
+    const known = answered.get(`${state.game} ${board}`);
+    if (known) {
+      state.position = known;
+      render();
+      writeUrl();
+      delete document.body.dataset.busy;
+      computerMove(token);
+      return;
+    }
+    state.position = null;  // no click plays on the last board meanwhile
     document.body.dataset.busy = "true";
+    const query = lookup(board);
+    const drawn = setTimeout(() => {  // an answer that takes longer: the board drawn by the rules, playable while it comes
+      if (token !== state.token) return;
+      state.position = localPosition(cells);
+      render();
+      writeUrl();
+    }, DRAWN_AFTER_MS);
     const searching = setTimeout(() => showSearching(token), 400);
     let position;
     try {
-      position = await lookup(board);
+      position = await query;
     } catch (error) {
       clearTimeout(searching);
+      clearTimeout(drawn);
       if (token !== state.token) return;
+      if (error.status === 503 || error.status === 504) {  // refused (a search past its budget): the board stays, playable
+        state.position = { ...localPosition(cells), refused: refusedWords(error.message) };
+        render();
+        writeUrl();
+        delete document.body.dataset.busy;
+        return;
+      }
       $("#detail").textContent = "";
       showError(error.message);
       if (state.cursor > 0) {           // a move list that cannot be played: keep what can
@@ -165,11 +233,15 @@
         refreshAnalysis();
         update();
       } else {
+        state.position = localPosition(cells);  // the board stays there to play
+        render();
+        $("#detail").textContent = "";
         delete document.body.dataset.busy;
       }
       return;
     }
     clearTimeout(searching);
+    clearTimeout(drawn);
     if (token !== state.token) return;
     state.position = position;
     render();
@@ -181,7 +253,15 @@
   // A game answered by search (Connect Four) may take seconds on a position: say so while it runs, within the server's budget.
   function showSearching(token) {
     if (token !== state.token || !info() || !info().searched) return;
-    $("#detail").textContent = `Searching this position: ${info().name} is answered by search, not read from a table…`;
+    $("#detail").textContent = `Searching this position: ${info().name} is answered by search, not read from a table… `
+      + "The board can be played meanwhile.";
+    $("#detail").dataset.searching = "true";
+  }
+
+  // The sentence beside a board whose answer the server refused: what happened, and that the board is still there to play.
+  function refusedWords(message) {
+    return `This position was not solved within the server's time budget (${message}), so its outcomes are not shown; `
+      + "the board can still be played: a later position is solved faster.";
   }
 
   function render() {
@@ -200,6 +280,7 @@
   function renderBoard() {
     const game = info();
     const p = state.position;
+    delete $("#detail").dataset.searching;
     const board = $("#board");
     const gravity = drops();
     const wrap = $("#board-wrap");
@@ -229,7 +310,7 @@
     const line = over ? finishedLines(p) : { winner: null, completer: null, cells: new Set() };
     const last = state.cursor > 0 ? state.moves[state.cursor - 1] : -1;
     const playable = humanToMove();
-    const hints = hintsOn();
+    const hints = hintsOn() && !p.pending;  // no outcome is known before the answer
     const open = new Set(over ? [] : p.moves.map((move) => move.col));  // gravity: the columns not full
     for (const button of board.children) {
       const cell = Number(button.dataset.cell);
@@ -420,10 +501,14 @@
   // developers: they are in the "For developers" details.
   function renderStatus() {
     const p = state.position;
-    const hints = hintsOn();
+    const hints = hintsOn() && !p.pending;
     let text;
     let detail;
-    if (isOver(p)) {
+    if (p.pending && !isOver(p)) {
+      text = `${p.to_move} to move${state.mode === p.to_move ? " (you)" : ""}`;
+      if (state.mode !== "both" && state.mode !== p.to_move) text = `${p.to_move} to move: the perfect player is thinking…`;
+      detail = p.refused || "";
+    } else if (isOver(p)) {
       const { winner, completer, lines: found } = finishedLines(p);
       text = winner ? `${winner} won` : "Draw";
       if (winner && !lineWins()) text += ` (${completer} completed a line and lost)`;
@@ -451,8 +536,11 @@
       ? "Above each column, what dropping a piece there leads to; the best columns are starred."
       : "Each empty cell shows what playing there leads to, and the best moves are starred.";
     const value = p.value > 0 ? "+1" : String(p.value);
-    $("#position-data").textContent = `This position: code ${p.code} in the ${p.game || state.game} table, value for X ${value} `
-      + "(+1 X wins, 0 a draw, -1 O wins with best play), board " + p.board + ".";
+    $("#position-data").textContent = p.pending
+      ? `This position: board ${p.board}; the server's answer is not here (yet).`
+      : `This position: code ${p.code} in the ${p.game || state.game} table, value for X ${value} `
+        + "(+1 X wins, 0 a draw, -1 O wins with best play), board " + p.board + ".";
+    $("#detail").classList.toggle("refused", Boolean(p.refused));
   }
 
   // A finished game's line or lines in words, each listing exactly its cells: "3 in a row (row,col): 0,0 1,1 2,2",
@@ -500,8 +588,15 @@
         : `go to ply ${ply}: ${player} at row ${row}, column ${col}`);
       button.addEventListener("click", () => { state.cursor = ply; update(); });
       item.append(button);
-      if (analysed) {
-        const judged = analysed.plies[index];
+      const judged = judgedAt(analysed, index);
+      if (analysed && !judged) {  // a game answered by search: a ply the server's budget left unjudged
+        const verdict = document.createElement("span");
+        verdict.className = "verdict unjudged";
+        verdict.textContent = "not judged";
+        verdict.title = analysed.why_unjudged || "not judged within the server's budget";
+        item.append(verdict);
+      }
+      if (judged) {
         item.dataset.verdict = judged.verdict;
         const verdict = document.createElement("span");
         verdict.className = `verdict ${judged.verdict}`;
@@ -527,13 +622,17 @@
     const summary = $("#summary");
     if (analysed && state.cursor) {
       summary.textContent = ["X", "O"].map((player) => {
-        const s = tally(analysed.plies.slice(0, state.cursor), player);
+        const s = tally(analysed.plies.filter((judged) => judged.ply <= state.cursor), player);
         return `${player}: ${s.moves} ${s.moves === 1 ? "move" : "moves"}; best ${s.best}, ok ${s.ok}, mistakes ${s.mistake}, blunders ${s.blunder}`;
       }).join(" · ");
     } else {
       summary.textContent = state.start && state.cursor ? "Verdicts need a game played from the empty board." : "";
     }
   }
+
+  // The judged ply at `index` (0 for ply 1) of an analysis, or undefined (a game answered by search judges the plies
+  // its searches answered within the server's budget: `unjudged` lists the others).
+  const judgedAt = (analysed, index) => (analysed ? (analysed.plies || []).find((judged) => judged.ply === index + 1) : undefined);
 
   // A player's verdicts over the plies on the board (the analysis covers undone moves too).
   function tally(plies, player) {
@@ -559,7 +658,7 @@
     const player = sideToMoveAt(index);
     const who = { you: "Your move", perfect: "The perfect player" }[state.by[index]] || "Last move";
     let text = `${who}: ${player} ${drops() ? "in" : "at"} ${moveName(state.moves[index])}`;
-    const judged = analysed && analysed.plies[index];
+    const judged = judgedAt(analysed, index);
     if (judged) {
       text += `, ${VERDICTS[judged.verdict]}`;
       if (hintsOn()) text += ` (${change(judged)} for ${player})`;  // the results are hints: not against the perfect player
@@ -591,6 +690,10 @@
     const moves = state.moves.slice();
     const game = state.game;
     try {
+      if (info() && info().searched) {  // one engine serves both: the position shown is asked first
+        await lookup(boardText(cellsAt(moves.length))).catch(() => null);
+        if (game !== state.game || !sameMoves(moves, state.moves)) return;
+      }
       const analysis = await analyzeMoves(game, written(moves));
       if (game === state.game && sameMoves(moves, state.moves)) {
         state.analysis = analysis;
@@ -655,7 +758,7 @@
 
   function computerMove(token) {
     const p = state.position;
-    if (state.mode === "both" || isOver(p) || p.to_move === state.mode) return;
+    if (state.mode === "both" || p.pending || isOver(p) || p.to_move === state.mode) return;
     setTimeout(() => {
       if (token !== state.token) return;
       const best = p.best_cells;
@@ -714,11 +817,12 @@
     $("#api-example").textContent = example;
   }
 
-  // The served game another name means ("connect4", "4x4-gravity"), as the server reads game names; undefined if none.
+  // The served game another name means ("connect4", "4x4-gravity"), as the server reads game names (GET
+  // /api/v1/games/{name}: no position solved); undefined if none.
   async function servedAs(name) {
     try {
-      const p = await api(`/api/v1/${encodeURIComponent(name)}?board=0`);
-      return state.games.find((game) => game.name === p.game);
+      const found = await api(`/api/v1/games/${encodeURIComponent(name)}`);
+      return state.games.find((game) => game.name === found.name);
     } catch (_) {
       return undefined;
     }
@@ -745,7 +849,8 @@
         const p = await lookup(board);
         state.start = /[XO]/.test(p.board) ? p.board : "";
       } catch (error) {
-        showError(`The board in the link cannot be shown: ${error.message}`);
+        if (error.status === 503 && boardForm(board)) state.start = /[XO]/.test(board) ? board : "";  // read; only its answer was refused
+        else showError(`The board in the link cannot be shown: ${error.message}`);
       }
     }
     const moves = params.get("moves");
@@ -757,32 +862,40 @@
     }
   }
 
-  // The cells of a link's moves (cells, or under gravity columns), read by the server: from the empty board
-  // the API's analyze reads them as `solve analyze` does; from a start board each is found among the moves
-  // the API lists. A move that cannot be played is refused in those words, and the moves before it are kept.
+  // Whether `board` is written as the page writes a board ("XO./.X./...": rows of X, O and '.', separated by '/'),
+  // of the game shown: the server read it (its answer alone was refused), so the page can draw it.
+  function boardForm(board) {
+    const { rows, cols } = info();
+    const written = board.split("/");
+    return written.length === rows && written.every((row) => row.length === cols && /^[.XO]+$/.test(row));
+  }
+
+  // The cells of a link's moves (cells, or under gravity columns), replayed here by the rules from the start
+  // board (nothing solved on the way: a link opens at its position at once). A move that cannot be played is
+  // refused naming its ply, in the server's move reader's words from the empty board (its analyze checks every
+  // move before it solves anything), and the moves before it are kept.
   async function linkMoves(moves) {
     try {
+      return movesFrom(startCells(), moves);
+    } catch (local) {
+      let message = local.message;
       if (!state.start) {
-        const analysis = await analyzeMoves(state.game, moves);
-        state.analysis = analysis;
-        return analysis.moves;
+        try { await analyzeMoves(state.game, moves); } catch (error) { if (/^ply \d+:/.test(error.message)) message = error.message; }
       }
-      return await movesFrom(state.start, moves);
-    } catch (error) {
-      showError(`The moves in the link cannot be played: ${error.message}`);
-      const refused = /^ply (\d+):/.exec(error.message);
+      showError(`The moves in the link cannot be played: ${message}`);
+      const refused = /^ply (\d+):/.exec(message);
       return refused && Number(refused[1]) > 1 ? linkMoves(moves.slice(0, Number(refused[1]) - 1)) : [];
     }
   }
 
-  // The cells of `moves` played in turn from `board`, each one of the moves the API lists there.
-  async function movesFrom(board, moves) {
-    const cells = board.replace(/\//g, "").split("");
+  // The cells of `moves` played in turn from `cells`, each one of the moves the rule allows there (localPosition).
+  function movesFrom(start, moves) {
+    const cells = start.slice();
     const played = [];
     let pieces = cells.filter((c) => c !== ".").length;
     for (const [index, text] of moves.entries()) {
-      const p = await lookup(boardText(cells));
-      const wanted = Number(text);
+      const p = localPosition(cells);
+      const wanted = /^[0-9]+$/.test(text) ? Number(text) : NaN;
       const move = isOver(p) ? null : p.moves.find((m) => (drops() ? m.col : m.cell) === wanted);
       if (!move) {
         const what = drops() ? `column ${text}` : `cell ${text}`;

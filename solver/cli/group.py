@@ -1,0 +1,122 @@
+"""The ``solve`` command group and its error handling: the package's errors become one line on stderr and a
+non-zero exit status (2 for a bad board or game, 1 for a broken table, a search past its budget or a failed
+verification), warnings one line each; a command class whose BOARD or MOVES may start with '-'."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import click
+
+from ..errors import InvalidBoardError, InvalidGameError, PlayerError, SearchTimeout, SolverError, TableError, one_line
+
+
+class SolveGroup(click.Group):
+    """A click group that turns the package's errors into one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = _warn_one_line
+                return super().invoke(ctx)
+        except (InvalidBoardError, InvalidGameError, PlayerError) as error:
+            click.echo(f"solve: error: {one_line(error)}", err=True)
+            ctx.exit(2)
+        except BuildDeclined as declined:
+            click.echo(f"solve: {declined}", err=True)
+            ctx.exit(1)
+        except SearchTimeout as error:
+            click.echo(f"solve: error: {timeout_line(error, ctx.meta.get(BUDGET_KEY))}", err=True)
+            ctx.exit(1)
+        except (TableError, SolverError) as error:
+            click.echo(f"solve: error: {one_line(error)}", err=True)
+            ctx.exit(1)
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            click.echo(f"solve: error: {where}{error.strerror or error}", err=True)
+            ctx.exit(1)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command's first sentence whole, wrapped (click cuts it to the terminal's width with ``...``)."""
+        commands = [(name, command) for name in self.list_commands(ctx) if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if commands:
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
+
+
+BUDGET_KEY = "solve.budget"
+"""Where ``--budget`` leaves the seconds it gave in click's ``ctx.meta`` (shared by every context of a command), for
+the line a search that ran out of them prints."""
+
+
+def timeout_line(error: SearchTimeout, budget: float | None) -> str:
+    """The one line of a search stopped at its budget: what stopped and when (the engine's words, which say the seconds
+    that applied to that search), and how to give it more from the command line (not the Python API's ``budget=None``).
+
+    >>> line = timeout_line(SearchTimeout("the search of ... stopped at its budget of 2 s after 2.1 s"), 2.0)
+    >>> for part in line.split(": "):
+    ...     print(part)
+    the search of ... stopped at its budget of 2 s after 2.1 s
+    this command had --budget 2 (seconds); give it more with --budget SECONDS, or no --budget for no limit
+    """
+    what = one_line(error.what)
+    given = "" if budget is None else f"this command had --budget {budget:g} (seconds); "
+    return f"{what}: {given}give it more with --budget SECONDS, or no --budget for no limit"
+
+
+class BuildDeclined(Exception):
+    """The person answered no to a build's question: not an error, but the command could not do its work
+    (exit status 1, one calm line: what was not built and the command that builds it later)."""
+
+
+def _warn_one_line(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+    """Show a warning (such as a table kept in memory only) as one line on stderr."""
+    click.echo(f"solve: warning: {one_line(message)}", err=True)
+
+
+class ArgsCommand(click.Command):
+    """A command whose BOARD or MOVES arguments may start with '-' (``---/---/---``, ``-1``).
+
+    A token that starts with '-' but is no option of the command, and reads as a
+    board (only ``XxOo.-_ /`` characters) or a number or move (``-1``, ``-1,2``),
+    is moved after a ``--`` so click takes it as an argument; typos of real
+    options (``--jsn``) are still reported by click.
+    """
+
+    _BOARDLIKE = re.compile(r"[-XxOo._ /\n\r]+|-[0-9]+(?:[, ]+-?[0-9]+)?")
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        options = [param for param in self.params if isinstance(param, click.Option)]
+        names = {name for param in options for name in param.opts + param.secondary_opts}
+        takes_value = {name for param in options if not param.is_flag for name in param.opts}
+        kept: list[str] = []
+        arguments: list[str] = []
+        dashed = False
+        tokens = iter(args)
+        for token in tokens:
+            if token == "--":
+                arguments += tokens
+                break
+            if token in takes_value:
+                kept += [token, *[value for value in [next(tokens, None)] if value is not None]]
+            elif token.split("=", 1)[0] in names or (token.startswith("-") and not self._BOARDLIKE.fullmatch(token)):
+                kept.append(token)  # an option, or an unknown one for click to report
+            else:
+                dashed = dashed or token.startswith("-")
+                arguments.append(token)
+        if not dashed:
+            return super().parse_args(ctx, args)
+        return super().parse_args(ctx, [*kept, "--", *arguments])
+
+
+@click.group(cls=SolveGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="solved-tictactoe")
+def main() -> None:
+    """Exact answers for tic-tac-toe, m,n,k games up to 25 cells, and gravity games (Connect Four's family) up to 30.
+
+    Boards are written one character per cell, rows separated by '/':
+    X, O, and '.', '-', '_' or space for empty (e.g. "X.O/.X./..O"), or given
+    as their base-3 code.
+    """

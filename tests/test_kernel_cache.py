@@ -1,0 +1,98 @@
+"""The compiled kernels are never stale (solver/search/kernel.py): numba's cache of a kernel is keyed on every
+source file the search layer imports, so an edit of a function a kernel calls, in another file, is compiled in.
+
+1. in a scratch copy of the package, a kernel of book.py that calls bitboard.py's popcount answers from the cache
+   on a second run, and answers with the edited popcount after popcount alone is edited;
+2. the files the key covers are every file of the package the search layer imports (nothing it reaches is left out).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+
+from solver.search.kernel import KERNEL_SOURCES, PACKAGE
+
+PROBE = """
+import numpy as np
+from solver.search.book import _pieces
+from solver.search.position import engine_game, geometry_of, key_of, from_moves
+game = engine_game("4x5k4-gravity")
+keys = np.array([key_of(game, from_moves(game, "1")), key_of(game, from_moves(game, "12"))], dtype=np.uint64)
+print(_pieces(keys, geometry_of(game)).tolist(), sum(_pieces.stats.cache_hits.values()))
+"""
+
+
+def _run(root: Path) -> tuple[str, int]:
+    """The probe's pieces and the kernel's cache hits, in a fresh process on the package copy at ``root``."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    pieces, hits = done.stdout.strip().rsplit(" ", 1)
+    return pieces, int(hits)
+
+
+def test_an_edit_of_a_function_a_kernel_calls_in_another_file_is_compiled_in_and_an_unedited_kernel_loads_from_cache(tmp_path: Path) -> None:
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
+    first, _ = _run(root)
+    assert first == "[1, 2]"
+    again, hits = _run(root)
+    assert (again, hits) == ("[1, 2]", 1), "the second run compiled again instead of loading the cache"
+    bitboard = root / "solver" / "search" / "bitboard.py"
+    source = bitboard.read_text(encoding="utf-8")
+    edited = source.replace(
+        "    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)\n",
+        "    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)) + np.uint64(10)\n",
+        1,
+    )
+    assert edited != source, "popcount's last line moved: update this test's edit"
+    bitboard.write_text(edited, encoding="utf-8")
+    after, hits = _run(root)
+    assert (after, hits) == ("[11, 12]", 0), "the kernel kept machine code compiled before its callee was edited"
+
+
+def test_the_kernels_cache_key_covers_every_module_the_search_layer_imports() -> None:
+    graph = grimp.build_graph("solver")
+    reached = graph.find_upstream_modules("solver.search", as_package=True) | {"solver.search"}
+    covered = tuple(f"solver.{name.removesuffix('.py')}" for name in KERNEL_SOURCES)
+    outside = sorted(module for module in reached if module != "solver" and not module.startswith(covered))
+    assert outside == [], f"the search layer imports modules its kernels' cache key does not cover: {outside}"
+
+
+def _on_a_terminal(root: Path, moves: str) -> str:
+    """What ``solve lookup --game connect4 --moves MOVES`` writes to a terminal's stderr, run on the package copy at ``root``."""
+    env = {**os.environ, "PYTHONPATH": str(root), "SOLVED_TICTACTOE_DIR": str(root / "tables")}
+    env.pop("NUMBA_CACHE_DIR", None)
+    primary, secondary = os.openpty()
+    try:
+        command = [sys.executable, "-c", "from solver.cli import main; main()", "lookup", "--game", "connect4", "--moves", moves]
+        done = subprocess.run(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=secondary, timeout=900, check=False)
+        os.close(secondary)
+        written = b""
+        while True:
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            written += chunk
+    finally:
+        os.close(primary)
+    assert done.returncode == 0, written.decode(errors="replace")[-2000:]
+    return written.decode(errors="replace")
+
+
+def test_the_first_search_after_an_install_says_on_a_terminal_that_it_compiles_and_the_next_process_does_not(tmp_path: Path) -> None:
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
+    assert "Compiling the search of 6x7k4-gravity: once after an install" in _on_a_terminal(root, "443322")
+    assert "Compiling" not in _on_a_terminal(root, "112233")
