@@ -40,7 +40,18 @@ from .api import (
     table_for,
 )
 from .encoding.board import Board, encode_boards, parse
-from .errors import BuildNeedsConsent, InvalidBoardError, InvalidGameError, InvalidMoveError, InvalidValueError, PlayerError, SolverError, TableError
+from .errors import (
+    BuildNeedsConsent,
+    InvalidBoardError,
+    InvalidGameError,
+    InvalidMoveError,
+    InvalidValueError,
+    PlayerError,
+    SearchInterrupted,
+    SearchTimeout,
+    SolverError,
+    TableError,
+)
 from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
 from .present import notebook as _notebook  # noqa: F401  (registers the notebook pictures)
 from .rules.game import Game, parse_game
@@ -70,6 +81,8 @@ __all__ = [
     "PlyAnalysis",
     "Position",
     "Scores",
+    "SearchInterrupted",
+    "SearchTimeout",
     "SolverError",
     "Source",
     "Table",

@@ -18,7 +18,7 @@ functions above is re-exported here by name (``from solver.api import fetch_tabl
 a front end may do and print: build and estimate a table (``solve build``), prove it or check a sample
 (``solve verify``), fetch one from a mirror (``solve fetch``), build and verify a Connect Four book, answer by
 search (:class:`SearchTable`), grade a player (:func:`grade` and its options, :func:`describe_report`); read a
-board or a move (:func:`parse_text`, :func:`parse_moves`, :func:`move_string_code`) and draw one
+board or a move (:func:`parse_text`, :func:`code_of_text`, :func:`parse_moves`, :func:`move_string_code`) and draw one
 (:func:`draw`, :func:`column_board`); the words, pictures and JSON of an answer (:func:`status_line`,
 :func:`analysis_text`, :func:`outcomes_svg`, :func:`decode_scores`); and the few plain helpers a front end
 prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped` for a download list,
@@ -41,6 +41,7 @@ from .encoding.board import draw as draw
 from .encoding.board import encode_boards as encode_boards
 from .encoding.board import parse as parse
 from .encoding.board import parse_text as parse_text
+from .encoding.drops import code_of_text as code_of_text
 from .encoding.drops import move_string_code as move_string_code
 from .encoding.moves import MoveSpec
 from .encoding.moves import parse_move as parse_move

@@ -281,6 +281,12 @@ class TableWarning(UserWarning):
     """A table was built but could not be kept: it lives in memory for this process only."""
 
 
+class GameNameWarning(UserWarning):
+    """A game's name read in a way its writer may not have meant: a gravity game whose ``k`` was not given (the shorter
+    side, so ``6x7-gravity`` is six in a row), or a board of 7 rows by 6 columns (Connect Four written columns first).
+    The message says which game was chosen and names ``connect4`` where the board is 6x7 or 7x6."""
+
+
 class OldTableDirWarning(UserWarning):
     """A table was found in the directory earlier versions used: it is used from there, and
     the message says where new tables go and the command that moves the old ones."""

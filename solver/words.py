@@ -52,3 +52,13 @@ def percent(part: int, whole: int) -> str:
             break
         text = f"{share:.{decimals}f}"
     return f"{text}%"
+
+
+def seconds(value: float) -> str:
+    """A number of seconds as a person reads it: three significant figures at most, so a budget worked out from a
+    deadline reads ``4.9``, not ``4.89964``; whole seconds from 1,000 on, with commas (no exponent).
+
+    >>> seconds(4.899642), seconds(5.0), seconds(0.2), seconds(0.012345), seconds(12.345), seconds(1234.5)
+    ('4.9', '5', '0.2', '0.0123', '12.3', '1,234')
+    """
+    return f"{value:.3g}" if abs(value) < 999.5 else f"{value:,.0f}"

@@ -346,6 +346,16 @@ def test_public_names_exist_and_errors_form_one_hierarchy():
     assert issubclass(solver.TableError, solver.SolverError)
 
 
+def test_the_search_errors_are_in_the_package_namespace_as_the_docs_name_them():
+    """``except solver.SearchTimeout`` (docs/connect4.md) catches what a search past its budget raises."""
+    from solver import errors
+
+    for name in ("SearchTimeout", "SearchInterrupted"):
+        assert name in solver.__all__ and getattr(solver, name) is getattr(errors, name), name
+    with pytest.raises(solver.SearchTimeout, match="stopped at its budget"):
+        solver.lookup(0, game="7x7k4-gravity", budget=0.01)  # the empty 7x7 gravity board: a search of hours
+
+
 def test_nothing_is_computed_or_opened_at_import():
     env = {**os.environ, "PYTHONPATH": str(Path(solver.__file__).resolve().parent.parent), "SOLVED_TICTACTOE_DIR": "/nonexistent"}
     script = "import solver, solver.api; tb = solver.api.default_tablebase(); print(not tb.opened and not tb._open)"

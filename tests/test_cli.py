@@ -347,6 +347,72 @@ def test_ctrl_c_in_play_says_goodbye_with_exit_130(runner):
     assert "Aborted" not in result.stdout + result.stderr and "End of input" not in result.stdout and "Traceback" not in result.stdout
 
 
+def test_ctrl_c_outside_a_search_exits_130_with_one_line_not_clicks_aborted(runner, monkeypatch):
+    """Ctrl-C anywhere in a command (here while the answer is written) is status 130 and one line; click alone says
+    "Aborted!" with status 1."""
+
+    def interrupted(position):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys.modules["solver.cli.lookup"], "describe_position", interrupted)
+    result = runner.invoke(main, ["lookup", "X.O/.X./..O"])
+    assert result.exit_code == 130, (result.output, result.exception)
+    assert result.stderr == "solve: interrupted (Ctrl-C)\n" and "Aborted" not in result.output
+
+
+SEARCHING_COMMANDS = [
+    ["lookup", "--game", "7x7k4-gravity", "0", "--budget", "600"],
+    ["analyze", "--game", "7x7k4-gravity", "3", "--budget", "600"],
+    ["stats", "--game", "7x7k4-gravity", "--budget", "600"],
+]
+"""Commands that search the empty 7x7 gravity board (no table, no book: hours), so Ctrl-C finds them searching."""
+
+
+@pytest.fixture(scope="module")
+def compiled_search() -> dict[str, str]:
+    """The environment of a `solve` process whose search kernels are compiled already (numba's cache on disk, written
+    by a first short search here), so that Ctrl-C finds it searching, not compiling (a signal during a compilation
+    interrupts llvmlite's destructors, which Python reports as ignored exceptions with their tracebacks)."""
+    import os
+
+    environment = {**os.environ, "PYTHONPATH": str(Path(solver.__file__).parents[1])}
+    first = subprocess.run(
+        [sys.executable, "-m", "solver.cli", "lookup", "--game", "7x7k4-gravity", "0", "--budget", "1"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=600,
+    )
+    assert first.returncode == 1 and "stopped at its budget" in first.stderr, first.stderr
+    return environment
+
+
+@pytest.mark.parametrize("args", SEARCHING_COMMANDS, ids=lambda args: args[0])
+def test_a_real_sigint_stops_a_searching_command_with_exit_130_and_one_line(args, tmp_path, compiled_search):
+    """Issue 42 point 13: Ctrl-C exits 130 in every command (a search's lookup exited 1, as an error). The signal
+    as a terminal sends it, to a process started as `solve` is, once it runs the command."""
+    import signal
+    import time
+
+    script = "import sys; from solver.cli import main; print('ready', flush=True); main(prog_name='solve')"
+    environment = {**compiled_search, "SOLVED_TICTACTOE_DIR": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+    try:
+        assert process.stdout is not None and process.stdout.readline() == "ready\n"
+        time.sleep(3)  # into the command: reading the game, starting (or compiling) the search
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    said = [line for line in stderr.splitlines() if line.startswith("solve:")]
+    assert process.returncode == 130, stderr
+    assert len(said) == 1 and "Ctrl-C" in said[0], stderr
+    assert "Traceback" not in stderr and "Aborted!" not in stderr, stderr
+
+
 def test_play_ends_with_the_result_your_verdicts_and_the_command_that_replays_it(runner):
     """Issue 24: a game ended on "Draw." alone. The summary agrees with ``solve analyze`` of the same moves."""
     result = run(runner, "play", "--seed", "2", input=EVERY_CELL)

@@ -11,6 +11,7 @@ first of Test_L3_R1 ("End-Easy": searched in milliseconds). Nothing is timed.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -117,9 +118,9 @@ def test_the_move_string_is_columns_from_one_and_a_bare_number_stays_a_zero_base
     assert render(CONNECT4, code).split("/")[-2:] == ["...O...", "..OXX.."]
     from solver.encoding.moves import split_moves
 
-    assert split_moves("4453", CONNECT4) == ["3", "3", "4", "2"]  # two or more digits: a move string
+    assert split_moves("4453", CONNECT4) == ["4453"]  # two or more digits: a move string, kept whole for the analysis
     assert split_moves("4 4 5 3", CONNECT4) == ["4", "4", "5", "3"]  # separated numbers: 0-based columns
-    assert split_moves("4413", "4x4k4-gravity") == ["3", "3", "0", "2"]
+    assert solver.analyze(split_moves("4413", "4x4k4-gravity"), game="4x4k4-gravity").columns == (3, 3, 0, 2)
 
 
 @pytest.mark.parametrize(
@@ -127,12 +128,32 @@ def test_the_move_string_is_columns_from_one_and_a_bare_number_stays_a_zero_base
     [
         ("4420", InvalidBoardError, "move 4 of the move string '4420' is '0': a move is a column from 1 to 7"),
         ("4458", InvalidBoardError, "move 4 of the move string '4458' is '8': a move is a column from 1 to 7"),
-        ("1111111", InvalidMoveError, "move 7 of the move string '1111111': column 0 is full"),
+        ("1111111", InvalidMoveError, "move 7 of the move string '1111111': column 1 is full"),
     ],
 )
 def test_a_bad_move_string_names_the_move(moves: str, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
         solver.lookup(moves=moves, game="connect4")
+
+
+def test_a_full_column_of_a_move_string_is_named_in_its_numbering_from_one() -> None:
+    """The 4 the user wrote is column 4 in the message, and so are the columns with room (not 0 to 6)."""
+    said = "column 4 is full: the columns with room are 1, 2, 3, 5, 6 and 7"
+    with pytest.raises(InvalidMoveError, match=f"^move 7 of the move string '4444444': {said}$"):
+        solver.lookup(moves="4444444", game="connect4")
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "--moves", "4444444"])
+    assert result.exit_code == 2 and said in result.stderr, result.output
+
+
+@pytest.mark.parametrize("moves", ["44444", ["44444"], ["44", "444"]])
+def test_an_analysis_of_a_move_string_names_a_full_column_in_its_numbering(moves: object, table_dir: Path) -> None:
+    """A move string read by the analysis (solve analyze 44444, ?moves=44444) is named as written: the move, its
+    place in the move string, and its column from 1; bare numbers stay 0-based columns."""
+    said = r"column 4 is full on .*: the columns with room are 1, 2 and 3$"
+    with pytest.raises(InvalidMoveError, match=rf"^ply 5 \(move [35] of the move string '4{{3,5}}'\): {said}"):
+        solver.analyze(moves, game="4x4k3-gravity")
+    with pytest.raises(InvalidMoveError, match=r"^ply 5: column 3 is full on .*: the columns with room are 0, 1 and 2$"):
+        solver.analyze(["3"] * 5, game="4x4k3-gravity")
 
 
 def test_a_move_string_after_the_game_ended_is_refused() -> None:
@@ -156,6 +177,19 @@ def test_solve_lookup_draws_the_columns_outcomes_above_the_board() -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert "*" in lines[0] and lines[7].split() == list("0123456")
+
+
+def test_solve_lookup_of_a_move_string_given_as_board_says_it_goes_with_moves() -> None:
+    """``solve lookup --game connect4 4453`` reads 4453 as a code, whose board has a floating piece: the one line
+    says so, and that a move string is given with --moves (as solve analyze reads it)."""
+    result = CliRunner().invoke(main, ["lookup", "--game", "connect4", "4453"])
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.splitlines()
+    assert "floats" in line and line.endswith("4453 was read as a board's code: a move string (columns numbered from 1) is given as --moves 4453"), line
+    for not_a_move_string in ("4480", "9"):  # a digit no column is (0, 8, 9): no such hint
+        refused = CliRunner().invoke(main, ["lookup", "--game", "connect4", not_a_move_string])
+        assert refused.exit_code == 2 and "--moves" not in refused.stderr, refused.output
+    assert "--moves" not in CliRunner().invoke(main, ["lookup", "12"]).stderr  # tic-tac-toe has no move string
 
 
 def test_solve_lookup_past_its_budget_is_one_line_and_exit_1() -> None:
@@ -265,6 +299,12 @@ def client():  # type: ignore[no-untyped-def]
     return TestClient(web.create_app([solver.table_for(), solver.table_for("connect4")], search_budget=0.3))
 
 
+def test_the_http_api_says_a_move_string_given_as_board_goes_with_moves(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get("/api/v1/connect4", params={"board": "4453"})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"].endswith("4453 was read as a board's code: a move string (columns numbered from 1) is given as moves=4453"), answer.text
+
+
 def test_the_http_api_answers_pons_end_easy_by_board_and_by_move_string(client) -> None:  # type: ignore[no-untyped-def]
     for moves, score in pons_end_easy(6):
         for params in ({"moves": moves}, {"board": board_of(moves)}):
@@ -280,6 +320,30 @@ def test_the_http_api_refuses_a_search_past_its_budget_with_503_saying_so(client
     assert answer.status_code == 503
     assert "at most 0.3 s a request" in answer.json()["error"]
     assert client.get("/api/v1/connect4", params={"moves": "48"}).status_code == 400
+
+
+def test_the_budget_a_503_quotes_is_rounded_as_a_person_reads_it(client) -> None:  # type: ignore[no-untyped-def]
+    """The search's own budget is what is left of the request's (0.3 s less a margin, less what the request took):
+    quoted with three significant figures at most ("0.2 s"), never "0.19987 s"."""
+    error = client.get("/api/v1/connect4", params={"moves": SLOW}).json()["error"]
+    quoted = re.search(r"stopped at its budget of ([0-9.]+) s", error)
+    assert quoted is not None and len(quoted[1].replace(".", "").lstrip("0")) <= 3, error
+
+
+def test_a_code_past_two_to_the_53_is_also_given_as_a_string(client) -> None:  # type: ignore[no-untyped-def]
+    """JavaScript's JSON.parse reads numbers as doubles: ``code_str`` keeps a Connect Four code exact, ``code`` stays a number."""
+    moves = "444444333333522222"
+    code = solver.lookup(moves=moves, game="connect4").code
+    assert code > 2**53 and float(code) != code, "a double cannot hold this code"
+    for path in ("/api/v1/connect4", "/api/v1/connect4/mainline"):
+        answer = client.get(path, params={"moves": moves})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["code"] == code and answer.json()["code_str"] == str(code), path
+        assert f'"code_str": "{code}"' in answer.text
+    batch = client.post("/api/v1/connect4/batch", content=json.dumps({"moves": [moves]}), headers={"content-type": "application/json"})
+    assert batch.status_code == 200 and batch.json()["results"][0]["code_str"] == str(code), batch.text
+    final = client.get("/api/v1/3x3k3/analyze", params={"moves": "4 0 8"}).json()["final"]
+    assert final["code_str"] == str(final["code"]) == str(solver.lookup("O../.X./..X").code)
 
 
 def test_every_search_of_one_request_shares_its_budget_from_the_requests_arrival(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]

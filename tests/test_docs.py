@@ -80,7 +80,28 @@ def test_the_pages_with_python_examples_have_them_all() -> None:
     counted = {page_id(page): len(doctest.DocTestParser().get_examples(page.read_text(encoding="utf-8"))) for page in PAGES}
     assert counted["docs/api.md"] >= 15
     assert counted["docs/cli.md"] >= 3 and counted["docs/grading.md"] >= 2 and counted["docs/big-games.md"] >= 2
-    assert counted["docs/index.md"] >= 2 and sum(counted.values()) >= 30
+    assert counted["docs/index.md"] >= 2 and counted["docs/interop.md"] >= 8 and sum(counted.values()) >= 30
+
+
+CONNECT_FOUR_ADAPTERS = (
+    "openspiel_connect_four_position",
+    "openspiel_connect_four_best_actions",
+    "pettingzoo_connect_four_position",
+    "pettingzoo_connect_four_best_actions",
+)
+
+
+def test_the_interop_page_has_a_worked_example_of_each_connect_four_adapter_that_runs() -> None:
+    """Each Connect Four adapter is called in a ``>>>`` example (run above without the libraries) and in a program
+    printing what its ``text`` block shows (run by tests/test_interop.py against OpenSpiel and PettingZoo), and the
+    page says PettingZoo's connect_four_v3 has player_0 first, unlike tictactoe_v3."""
+    text = (DOCS / "interop.md").read_text(encoding="utf-8")
+    sessions = "\n".join(example.source for example in doctest.DocTestParser().get_examples(text))
+    programs = "\n".join(code for code, _ in re.findall(r"```python\n((?:(?!```).)*)```\s*```text\n((?:(?!```).)*)```", text, flags=re.S))
+    for adapter in CONNECT_FOUR_ADAPTERS:
+        assert f"interop.{adapter}(" in sessions and f"interop.{adapter}(" in programs, adapter
+    assert 'pyspiel.load_game("connect_four")' in programs and "connect_four_v3.env()" in programs
+    assert "`connect_four_v3` has `player_0` first" in " ".join(text.split())
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)

@@ -7,6 +7,8 @@ Values are checked against an independent minimax elsewhere (tests/reference.py)
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -233,3 +235,41 @@ def test_the_notebook_picture_labels_only_landing_cells_and_names_the_best_colum
 def test_invalid_move_error_is_public_and_an_invalid_board_error() -> None:
     assert "InvalidMoveError" in solver.__all__
     assert issubclass(solver.InvalidMoveError, solver.InvalidBoardError) and issubclass(solver.InvalidMoveError, ValueError)
+
+
+# -- names read otherwise than meant (issue 42 point 11) --------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "chosen", "said"),
+    [
+        ("6x7-gravity", "6x7k6-gravity", "6x7-gravity is 6x7k6-gravity, 6 in a row (k, when the name gives none, is the shorter side); Connect Four"),
+        ("7x6k4-gravity", "7x6k4-gravity", "7x6k4-gravity is 7 rows by 6 columns (a name gives the rows first); Connect Four"),
+        ("7x6-gravity", "7x6k6-gravity", "7x6-gravity is 7x6k6-gravity, 6 in a row (k, when the name gives none, is the shorter side) and 7 rows by 6 columns"),
+        ("4x4-gravity", "4x4k4-gravity", "4x4-gravity is 4x4k4-gravity, 4 in a row (k, when the name gives none, is the shorter side)"),
+    ],
+)
+def test_a_gravity_name_read_otherwise_than_meant_warns_once_naming_the_game_chosen(name: str, chosen: str, said: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``6x7-gravity`` is six in a row and ``7x6k4-gravity`` 7 rows by 6 columns, as the names say: the game is what the
+    name says, and a GameNameWarning says which, naming connect4 where the board is 6x7 or 7x6; once per name."""
+    from solver.errors import GameNameWarning
+    from solver.rules import game as games
+
+    monkeypatch.delitem(games._PARSED, name, raising=False)  # not parsed yet in this process
+    with pytest.warns(GameNameWarning) as caught:
+        assert parse_game(name).name == chosen
+    [warning] = caught
+    message = str(warning.message)
+    assert message.startswith(said), message
+    assert ("is connect4 (6x7k4-gravity)" in message) == (name != "4x4-gravity"), message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse_game(name).name == chosen  # said once: the name is read once a process
+
+
+@pytest.mark.parametrize("name", ["connect4", "6x7k4-gravity", "6x7k5-gravity", "4x4k3-gravity", "4x4", "5x4"])
+def test_a_gravity_name_that_gives_k_and_rows_first_or_no_gravity_says_nothing(name: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from solver.rules import game as games
+
+    monkeypatch.delitem(games._PARSED, name, raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parse_game(name)

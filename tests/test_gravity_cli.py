@@ -154,3 +154,17 @@ def test_the_sample_checks_children_only_where_a_piece_lands():
     assert report.ok, report.problems[:3]
     assert sum(layer.reference for layer in report.layers) > 0
     assert np.all([layer.wrong == 0 for layer in report.layers])
+
+
+def test_a_gravity_name_read_otherwise_than_meant_is_said_on_stderr_naming_connect4(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``--game 7x6k4-gravity`` (Connect Four as many write it) is 7 rows by 6 columns: one line on stderr says so and
+    names connect4, whatever the command then does (here: refuse a board)."""
+    from solver.rules import game as games
+
+    for name in ("7x6k4-gravity", "6x7-gravity"):
+        monkeypatch.delitem(games._PARSED, name, raising=False)
+        result = CliRunner().invoke(main, ["lookup", "--game", name, "X"])
+        notices = [line for line in result.stderr.splitlines() if line.startswith("solve: warning: ")]
+        assert len(notices) == 1 and notices[0].startswith(f"solve: warning: {name} is ") and "is connect4 (6x7k4-gravity)" in notices[0], result.stderr
+    quiet = CliRunner().invoke(main, ["lookup", "--game", "connect4", "X"])
+    assert "warning" not in quiet.stderr, quiet.stderr

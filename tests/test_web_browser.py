@@ -774,7 +774,7 @@ def test_gravity_hints_are_above_each_column_with_the_best_starred_and_off_again
     cells = driver.execute_script("return [...document.querySelectorAll('#board button')].slice(0, 4).map(b => b.getBoundingClientRect().toJSON())")
     for head, top in zip(heads, cells, strict=True):  # each head right above its column, as wide
         assert 0 <= top["top"] - head["box"]["bottom"] < 12 and abs(head["box"]["left"] - top["left"]) < 1 and abs(head["box"]["width"] - top["width"]) < 1
-    assert driver.find_element(By.ID, "detail").text == "in 9 plies · best columns: 1 3"
+    assert driver.find_element(By.ID, "detail").get_attribute("textContent") == "in 9 plies · best columns: 1, 3"  # as a screen reader or a copy reads it
     assert "each column shows what dropping a piece there leads to" in driver.find_element(By.ID, "tagline").text
 
     driver = page(f"?game={GRAVITY}&play=O")  # the perfect player drops X first; hints are off: arrows, no labels

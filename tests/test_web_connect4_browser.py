@@ -339,3 +339,14 @@ def test_connect4_a_link_with_moves_opens_at_its_position_and_a_refusal_is_a_sen
     wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#detail.refused"), timeout=60)
     assert driver.find_element(By.ID, "board").get_attribute("data-board") == dropped(HARD)
     assert driver.find_element(By.ID, "error").text == ""
+
+
+def test_connect4_the_developers_code_is_exact_past_two_to_the_53(browser: tuple[WebDriver, str]) -> None:
+    """The page shows ``code_str``: a Connect Four code is past 2**53, where JavaScript's numbers round it."""
+    driver, url = browser
+    board = late_board(url)
+    code = solver.lookup(board, game="connect4").code
+    assert code > 2**53 and answer(url, board)["code_str"] == str(code)
+    open_at(driver, url, board)
+    driver.find_element(By.CSS_SELECTOR, "details.api summary").click()
+    assert f"code {code} " in driver.find_element(By.ID, "position-data").text

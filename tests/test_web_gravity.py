@@ -226,3 +226,11 @@ def test_a_column_past_the_board_or_full_is_400_in_the_words_of_the_command_line
     assert full.status_code == 400 and full.json()["error"].startswith("ply 4: column 1 is full on "), full.text
     joined = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "1,1,0"})
     assert joined.status_code == 400 and "moves are separated by spaces or ';'" in joined.json()["error"], joined.text
+
+
+def test_a_full_column_of_a_move_string_is_400_in_the_move_strings_numbering(client: TestClient) -> None:
+    """``moves=2222`` is column 2 (from 1) four times: the error names column 2 and the columns with room as 1 and 3."""
+    full = client.get("/api/v1/3x3k3-gravity/analyze", params={"moves": "2222"})
+    assert full.status_code == 400, full.text
+    assert full.json()["error"].startswith("ply 4 (move 4 of the move string '2222'): column 2 is full on "), full.text
+    assert full.json()["error"].endswith(": the columns with room are 1 and 3"), full.text

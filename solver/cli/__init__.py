@@ -2,7 +2,8 @@
 
 Every command takes ``--game`` (default ``3x3k3``) and ``--table-dir``; errors
 from the API become one line on stderr and a non-zero exit status (2 for a bad
-board or game, 1 for a broken table or a failed verification).
+board or game, 1 for a broken table or a failed verification); Ctrl-C stops every command with exit status 130
+(``solve serve`` stops cleanly, with 0).
 
 One module per command (:mod:`.lookup`, :mod:`.analyze`, :mod:`.play`, :mod:`.grade`, :mod:`.build`,
 :mod:`.verify`, :mod:`.fetch`, :mod:`.stats`, :mod:`.serve`), each adding its command to the group of

@@ -1,16 +1,19 @@
 """The ``solve`` command group and its error handling: the package's errors become one line on stderr and a
 non-zero exit status (2 for a bad board or game, 1 for a broken table, a search past its budget or a failed
-verification), warnings one line each; a command class whose BOARD or MOVES may start with '-'."""
+verification), Ctrl-C one line and exit status 130, warnings one line each; a command class whose BOARD or MOVES may
+start with '-'."""
 
 from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 
-from ..errors import InvalidBoardError, InvalidGameError, PlayerError, SearchTimeout, SolverError, TableError, one_line
+from ..errors import InvalidBoardError, InvalidGameError, PlayerError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line
 
 
 class SolveGroup(click.Group):
@@ -18,7 +21,7 @@ class SolveGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _ctrl_c_exits_130(ctx):
                 warnings.showwarning = _warn_one_line
                 return super().invoke(ctx)
         except (InvalidBoardError, InvalidGameError, PlayerError) as error:
@@ -44,6 +47,32 @@ class SolveGroup(click.Group):
         if commands:
             with formatter.section("Commands"):
                 formatter.write_dl([(name, command.get_short_help_str(limit=1_000)) for name, command in commands])
+
+
+INTERRUPTED_STATUS = 130
+"""The exit status of a command stopped by Ctrl-C, in every command: 128 + SIGINT, as a shell reports it."""
+
+
+@contextmanager
+def _ctrl_c_exits_130(ctx: click.Context) -> Iterator[None]:
+    """Ctrl-C anywhere in a command that does not say more itself (a build, a fetch, a grading and a game do): one
+    line on stderr, exit status :data:`INTERRUPTED_STATUS`, no "Aborted!". A search stopped by it says how long it
+    ran (:class:`~solver.errors.SearchInterrupted`); a search stopped by its budget is an error (status 1)."""
+    try:
+        yield
+    except SearchTimeout:
+        raise
+    except SearchInterrupted as stopped:
+        click.echo(f"solve: {one_line(stopped)}", err=True)  # "the search of ... stopped at Ctrl-C after ..."
+        ctx.exit(INTERRUPTED_STATUS)
+    except KeyboardInterrupt:
+        click.echo("solve: interrupted (Ctrl-C)", err=True)
+        ctx.exit(INTERRUPTED_STATUS)
+    except click.Abort as abort:  # a prompt's Ctrl-C (click raises Abort from it, as from end of input)
+        if not isinstance(abort.__context__, KeyboardInterrupt):
+            raise
+        click.echo("solve: interrupted (Ctrl-C)", err=True)
+        ctx.exit(INTERRUPTED_STATUS)
 
 
 BUDGET_KEY = "solve.budget"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..api import Position, Table, column_board, draw, is_url, move_string_code, parse_text, status_line
+from ..api import Position, Table, code_of_text, column_board, draw, is_url, move_string_code, status_line
 from .group import ArgsCommand, main
 from .options import TableOptions, budget_option, game_option
 
@@ -47,11 +47,11 @@ def lookup(board: str | None, options: TableOptions, as_json: bool, move_string:
         code = move_string_code(move_string, options.game)
         table = options.table()
     elif source is None:
-        _, code = parse_text(board or "", options.game)  # ASCII digits are a code, as over HTTP; read before a table is built
+        code = code_of_text(board or "", options.game, moves="--moves ")  # ASCII digits are a code, as over HTTP; read before a table is built
         table = options.table()
     else:
         table = _table_at(source, options, checksum)  # the table names the game when --game does not
-        _, code = parse_text(board or "", table.game)
+        code = code_of_text(board or "", table.game, moves="--moves ")
     position = table.at(code)
     if as_json:
         click.echo(json.dumps(position.to_dict(), indent=2))

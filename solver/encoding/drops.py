@@ -56,10 +56,21 @@ import numpy as np
 
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, quote
 from ..rules.game import Game
+from .board import check_rules, parse_text
 from .coderules import code_rules
 from .moves import MOVE_STRING_MAX_COLUMNS, expected_moves, is_move_string, parse_move, read_move_string
 
-__all__ = ["MOVE_STRING_MAX_COLUMNS", "Drop", "expected_drops", "is_move_string", "landing_cell", "move_string_code", "read_drop", "read_move_string"]
+__all__ = [
+    "MOVE_STRING_MAX_COLUMNS",
+    "Drop",
+    "code_of_text",
+    "expected_drops",
+    "is_move_string",
+    "landing_cell",
+    "move_string_code",
+    "read_drop",
+    "read_move_string",
+]
 
 _COLUMN = re.compile(r"\s*-?[0-9]+\s*", re.ASCII)
 _MAX_DIGITS = 9
@@ -108,17 +119,19 @@ def _column(col: int, game: Game, where: str, shown: str) -> int:
     raise OffBoardMoveError(f"{where}{shown} is off the board: {expected_drops(game)}")
 
 
-def landing_cell(drop: Drop, game: Game, taken: int, *, where: str = "", on: str = "") -> int:
+def landing_cell(drop: Drop, game: Game, taken: int, *, where: str = "", on: str = "", first: int = 0) -> int:
     """The cell ``drop`` takes on a board whose occupied cells are ``taken`` (a bit each).
 
     :param on: the board in words for messages, e.g. ``" on ..../X..."``.
+    :param first: the number the message gives the first column: 0 as everywhere, 1 for a move of a move
+        string, whose columns are numbered from 1 (``"column 4 is full"`` for the ``4`` the user wrote).
     :raises InvalidMoveError: for a full column, or a cell that is not the lowest empty one of its column,
         saying where a piece dropped in that column lands.
     """
     lands = game.rules.landing(taken, drop.col)
     if drop.cell is None:
         if lands is None:
-            raise InvalidMoveError(f"{where}column {drop.col} is full{on}: {_open_columns(game, taken)}")
+            raise InvalidMoveError(f"{where}column {drop.col + first} is full{on}: {_open_columns(game, taken, first)}")
         return lands
     if drop.cell == lands:
         return lands
@@ -130,9 +143,9 @@ def landing_cell(drop: Drop, game: Game, taken: int, *, where: str = "", on: str
     raise InvalidMoveError(f"{where}({row},{col}) {what}{on}: a piece dropped in column {col} lands on ({low},{col})")
 
 
-def _open_columns(game: Game, taken: int) -> str:
-    """``the columns with room are 0, 1 and 3``, or that none has."""
-    free = [col for col in range(game.cols) if game.rules.landing(taken, col) is not None]
+def _open_columns(game: Game, taken: int, first: int = 0) -> str:
+    """``the columns with room are 0, 1 and 3``, or that none has (numbered from ``first``)."""
+    free = [col + first for col in range(game.cols) if game.rules.landing(taken, col) is not None]
     if not free:
         return "no column has room"
     listed = ", ".join(map(str, free[:-1])) + (" and " if len(free) > 1 else "") + str(free[-1])
@@ -148,14 +161,19 @@ def move_string_code(text: str, game: Game) -> int:
     ['...O...', '..OXX..']
 
     :raises InvalidBoardError: as :func:`read_move_string`; :raises InvalidMoveError: for a move into a full
-        column or after a line ended the game, naming the move.
+        column or after a line ended the game, naming the move, its columns numbered from 1 as the move string's are:
+
+    >>> move_string_code("4444444", parse_game("connect4"))
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidMoveError: move 7 of the move string '4444444': column 4 is full: the columns with room are 1, 2, 3, 5, 6 and 7
     """
     columns = read_move_string(text, game)
     code = before = taken = 0
     for ply, col in enumerate(columns, start=1):
         cell = game.rules.landing(taken, col)
         if cell is None:  # the column is full: raises, naming the move (its message made only now)
-            cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ")
+            cell = landing_cell(Drop(col, None), game, taken, where=f"move {ply} of the move string {quote(text)}: ", first=1)
         before = code
         code += (1 if ply % 2 else 2) * 3**cell
         taken |= 1 << cell
@@ -174,3 +192,41 @@ def _name_the_move_after_the_end(text: str, game: Game, columns: Sequence[int]) 
         cell = landing_cell(Drop(col, None), game, taken)
         code += (1 if ply % 2 else 2) * 3**cell
         taken |= 1 << cell
+
+
+def code_of_text(text: str, game: Game, *, moves: str) -> int:
+    """The code of a board typed as text, read as :func:`~solver.encoding.board.parse_text` reads it (ASCII digits
+    are a code); digits that are also a move string of ``game`` (``4453`` on Connect Four) are checked at once
+    to be a board some game reaches, and where they are not, the message says that a move string is given
+    another way: ``moves`` and the digits (``moves="--moves "`` on the command line, ``"moves="`` over HTTP).
+
+    >>> from solver.rules.game import parse_game
+    >>> code_of_text("4453", parse_game("connect4"), moves="--moves ")
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidBoardError: XOOO.../... the piece at (1,0) floats: ...; 4453 was read as a board's code: a move string ... is given as --moves 4453
+
+    :raises InvalidBoardError: as :func:`~solver.encoding.board.parse_text` and, for digits that read as a move
+        string, :func:`~solver.encoding.board.check_rules`.
+    """
+    digits = text.strip()
+    try:
+        found, code = parse_text(text, game)
+        if _reads_as_move_string(digits, game):
+            check_rules(found, code)
+        return code
+    except InvalidBoardError as error:
+        if not _reads_as_move_string(digits, game):
+            raise
+        raise type(error)(f"{error}; {digits} was read as a board's code: a move string (columns numbered from 1) is given as {moves}{digits}") from None
+
+
+def _reads_as_move_string(digits: str, game: Game) -> bool:
+    """Whether text is a move string of ``game``: ASCII digits, each a column from 1, no more moves than cells."""
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > game.cells:
+        return False
+    try:
+        read_move_string(digits, game)
+    except InvalidBoardError:  # no gravity, more than nine columns, a digit that is no column
+        return False
+    return True

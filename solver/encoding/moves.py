@@ -156,6 +156,12 @@ def split_moves(text: str, game: Game | str | None = None) -> list[str]:
     >>> split_moves("2 2;(1, 0)")
     ['2', '2', '(1, 0)']
 
+    A move string (:mod:`solver.encoding.drops`) is kept whole, its characters checked: the analysis reads its
+    moves and names them in its numbering, columns from 1.
+
+    >>> split_moves("4453 2", "connect4")
+    ['4453', '2']
+
     :param game: the game the moves are on; default tic-tac-toe.
     :raises InvalidBoardError: for a move that is numbers joined by commas (``4,0,8``: moves are
         separated by spaces or ``;``), naming its ply, or for more moves than cells (the list is
@@ -166,18 +172,19 @@ def split_moves(text: str, game: Game | str | None = None) -> list[str]:
 
 def _each_move(text: str, game: Game) -> Iterator[str]:
     """The moves of ``text`` one by one (:func:`split_moves`), so a reader refuses a bad one before the rest is split."""
-    for ply, item in enumerate(_LIST_ITEM.finditer(text), start=1):
+    ply = 0
+    for item in _LIST_ITEM.finditer(text):
+        move = item[0]
+        # "4453": columns 1 to 9, one a digit (solver.encoding.drops), read (and checked) here and kept whole, so
+        # that what reads the moves speaks of them in the move string's numbering
+        ply += len(read_move_string(move, game)) if is_move_string(move, game) else 1
         if ply > game.cells:
             raise InvalidBoardError(f"more than {game.cells} moves given: a {game.name} game has at most {game.cells} plies")
-        move = item[0]
         if _CELL_LIST.fullmatch(move):
             raise InvalidBoardError(
                 f"ply {ply}: cannot read move {quote(move)}: moves are separated by spaces or ';' "
                 f"({move.replace(',', ' ')} or {move.replace(',', ';')}), and a,b is one move, row a, col b"
             )
-        if is_move_string(move, game):  # "4453": columns 1 to 9, one a digit (solver.encoding.drops)
-            yield from (str(col) for col in read_move_string(move, game))
-            continue
         yield move
 
 

@@ -22,12 +22,13 @@ Game(rows=4, cols=4, k=4, variant='misere')
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from ..errors import InvalidGameError, quote
+from ..errors import GameNameWarning, InvalidGameError, quote
 from .base import Rules
 from .catalog import WORD_CELLS, Parts, canonical_variant, parts_of, rules_for
 from .parts import MoveRule, Scoring
@@ -191,6 +192,34 @@ def parse_game(spec: str | Game | None) -> Game:
     rows, cols = int(match[1]), int(match[2])
     k = int(match[3]) if match[3] else min(rows, cols)
     game = Game(rows, cols, k, match[4] or "")
+    surprise = name_surprise(spec, game, k_given=bool(match[3]))
+    if surprise is not None:  # once per name and process: the name is parsed once (below)
+        warnings.warn(surprise, GameNameWarning, stacklevel=2)
     if len(_PARSED) < 1000:
         _PARSED[spec] = game
     return game
+
+
+def name_surprise(spec: str, game: Game, *, k_given: bool) -> str | None:
+    """What a gravity game's name chose that its writer may not have meant, or None (:class:`~solver.errors.GameNameWarning`):
+    a ``k`` not given (the shorter side: ``6x7-gravity`` is six in a row), or 7 rows by 6 columns (Connect Four is
+    often written 7x6, columns first); ``connect4`` is named for a board of 6x7 or 7x6.
+
+    >>> print(name_surprise("7x6k4-gravity", Game(7, 6, 4, "gravity"), k_given=True))
+    7x6k4-gravity is 7 rows by 6 columns (a name gives the rows first); Connect Four, 6 rows by 7 columns and four in a row, is connect4 (6x7k4-gravity)
+    >>> name_surprise("6x7k4-gravity", parse_game("connect4"), k_given=True) is None
+    True
+    """
+    if game.move_rule.form != "column":
+        return None
+    said = []
+    if not k_given:
+        said.append(f"{game.k} in a row (k, when the name gives none, is the shorter side)")
+    if (game.rows, game.cols) == (7, 6):
+        said.append("7 rows by 6 columns (a name gives the rows first)")
+    if not said:
+        return None
+    written = spec.strip()
+    head = f"{written} is" if written.lower() == game.name else f"{written} is {game.name},"
+    connect4 = "; Connect Four, 6 rows by 7 columns and four in a row, is connect4 (6x7k4-gravity)" if {game.rows, game.cols} == {6, 7} else ""
+    return f"{head} {' and '.join(said)}{connect4}"

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import words
 from ..encoding.board import Board, render
 from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout
 from ..rules.game import Game
@@ -342,9 +343,8 @@ class Engine:
         raises, and only then do the arrays serve another search."""
         wait = None if limits.budget is None else max(0.0, limits.budget - (time.monotonic() - start))
         if not self._lock.acquire(timeout=-1 if wait is None else wait):
-            raise SearchTimeout(
-                self._stopped(where, start, f"at its budget of {limits.budget:g} s, waiting for another search of this engine", nodes), nodes=nodes
-            )
+            why = f"at its budget of {words.seconds(limits.budget or 0.0)} s, waiting for another search of this engine"
+            raise SearchTimeout(self._stopped(where, start, why, nodes), nodes=nodes)
         try:
             for control in self._controls:
                 control[:] = 0
@@ -378,7 +378,8 @@ class Engine:
                 )
             if limits.budget is not None and now - start >= limits.budget:
                 seconds, searched = now - start, nodes + search.nodes()
-                raise SearchTimeout(self._stopped(where, start, f"at its budget of {limits.budget:g} s", searched), seconds=seconds, nodes=searched)
+                why = f"at its budget of {words.seconds(limits.budget)} s"
+                raise SearchTimeout(self._stopped(where, start, why, searched), seconds=seconds, nodes=searched)
             if limits.progress is not None and now - shown >= PROGRESS_SECONDS:
                 shown = now
                 limits.progress(nodes + search.nodes(), now - start)

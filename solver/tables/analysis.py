@@ -43,11 +43,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn
 
 from ..encoding.board import masks, render
 from ..encoding.coderules import code_rules
-from ..encoding.drops import landing_cell, read_drop
+from ..encoding.drops import Drop, landing_cell, read_drop
 from ..encoding.moves import MoveSpec, is_move_string, parse_move, read_move_string
 from ..errors import InvalidBoardError, InvalidMoveError, SearchTimeout, quote
 from ..rules.base import Outcome
@@ -346,7 +346,7 @@ class GameAnalysis:
 
         >>> import solver
         >>> solver.analyze([0, 3, 1, 4, 2]).to_dict()["final"]  # every ply judged: "unjudged" is [] and "why_unjudged" ""
-        {'game': '3x3k3', 'code': 229, 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'result': 'loss', 'plies': 0}
+        {'game': '3x3k3', 'code': 229, 'code_str': '229', 'board': 'XXX/OO./...', 'over': True, 'winner': 'X', 'value': 1, 'result': 'loss', 'plies': 0}
         """
         final = self.final
         return {
@@ -365,7 +365,7 @@ class GameAnalysis:
         return draw_picture("analysis html", self)
 
 
-_FINAL_KEYS = ("game", "code", "board", "over", "winner", "to_move", "result", "value", "plies")
+_FINAL_KEYS = ("game", "code", "code_str", "board", "over", "winner", "to_move", "result", "value", "plies")
 """What ``GameAnalysis.to_dict()["final"]`` keeps of the last position's ``to_dict``."""
 
 
@@ -435,17 +435,31 @@ def _answered(table: Table, code: int, answered: dict[int, Position | None], why
     return answered[code]
 
 
+class _WrittenColumn(NamedTuple):
+    """A move of a move string: its column (0-based), and the move string and the move's place in it, so that a
+    message about the move numbers columns from 1, as the move string does."""
+
+    col: int
+    text: str
+    place: int
+
+
 def _columns_of_move_strings(moves: object, game: Game) -> Iterator[object]:
-    """The moves one by one, a move string (:mod:`solver.encoding.drops`) read into its columns (0-based): the
+    """The moves one by one, a move string (:mod:`solver.encoding.drops`) read into its columns (:class:`_WrittenColumn`): the
     whole text under gravity (``"4453"``), or an item of two or more digits (``["4453"]``, ``solve analyze 4453``)."""
     if isinstance(moves, str) and game.rules.move.writes_columns:
-        yield from read_move_string(moves, game)
+        yield from _written_columns(moves, game)
         return
     for spec in _each_move(moves):
         if isinstance(spec, str) and is_move_string(spec, game):
-            yield from read_move_string(spec, game)
+            yield from _written_columns(spec, game)
         else:
             yield spec
+
+
+def _written_columns(text: str, game: Game) -> Iterator[_WrittenColumn]:
+    for place, col in enumerate(read_move_string(text, game), start=1):
+        yield _WrittenColumn(col, text, place)
 
 
 def _not_moves(moves: object, why: str = "") -> InvalidBoardError:
@@ -506,10 +520,14 @@ def _ended(position: Replayed, ply: int, where: str) -> NoReturn:
 def _drop_cell(position: Replayed, spec: object, ply: int, played: dict[int, int]) -> int:
     """The cell a move under gravity takes (:mod:`solver.encoding.drops`), naming the ply when it is refused
     (and for a taken cell, as :func:`_check_legal` does, who took it)."""
-    game, where = position.game, f"ply {ply}: "
-    drop = read_drop(spec, game, where=where)
+    game, written = position.game, ""
+    if isinstance(spec, _WrittenColumn):  # said in the move string's numbering: columns from 1
+        written, first, drop = f" (move {spec.place} of the move string {quote(spec.text)})", 1, Drop(spec.col, None)
+    else:
+        first, drop = 0, read_drop(spec, game, where=f"ply {ply}: ")
+    where = f"ply {ply}{written}: "
     if position.is_over:
-        _ended(position, ply, f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})")
+        _ended(position, ply, f"column {drop.col + first}{written}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})")
     x, o = masks(game, position.code)
     if drop.cell is not None and drop.cell in played:
         try:
@@ -518,4 +536,4 @@ def _drop_cell(position: Replayed, spec: object, ply: int, played: dict[int, int
             lands = game.rules.landing(x | o, drop.col)
             room = f"column {drop.col} is full" if lands is None else f"a piece dropped in column {drop.col} lands on ({lands // game.cols},{drop.col})"
             raise InvalidMoveError(f"{taken}; {room}") from None
-    return landing_cell(drop, game, x | o, where=where, on=f" on {position.board}")
+    return landing_cell(drop, game, x | o, where=where, on=f" on {position.board}", first=first)

@@ -402,7 +402,9 @@ class Position:
         instead: ``"over": true`` and ``winner`` (``"X"``, ``"O"``, or None for a draw), with no
         ``to_move``. ``result`` is :attr:`result` on every board: for the side to move, and on a
         finished board for the player who would have been next (the module docstring), so a won
-        game reads ``"loss"``. ``value`` is always for X; each move's
+        game reads ``"loss"``. ``code`` is the board's code as a number and ``code_str`` the same in decimal
+        digits, for JSON readers whose numbers are doubles (JavaScript's ``JSON.parse`` rounds a code past
+        2**53, which a Connect Four board's can be). ``value`` is always for X; each move's
         ``result`` is for the player making it (the mover). Under gravity a move is a column:
         ``best_columns`` (after ``best_cells``, gravity games only) lists the best columns, and
         ``moves`` holds one entry a column that has room, its ``row`` and ``col`` the cell the piece
@@ -420,7 +422,7 @@ class Position:
         >>> d["over"], d["winner"], "to_move" in d, d["result"]
         (True, 'X', False, 'loss')
         """
-        head: dict[str, Any] = {"game": self.game.name, "code": self.code, "board": self.board}
+        head: dict[str, Any] = {"game": self.game.name, "code": self.code, "code_str": str(self.code), "board": self.board}
         if self.is_over:
             head.update(over=True, winner=self.winner)
         else:

@@ -87,13 +87,13 @@ from ..api import (
     Table,
     Tablebase,
     analyze,
+    code_of_text,
     default_tablebase,
     move_string_code,
     outcomes_svg,
     parse,
     parse_game,
     parse_moves,
-    parse_text,
     split_moves,
 )
 from ..errors import InvalidBoardError, InvalidGameError, InvalidValueError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
@@ -445,6 +445,7 @@ class _Api:
                 {
                     "game": game.name,
                     "code": code,
+                    "code_str": str(code),
                     "board": start.board,
                     **state,
                     "value": start.value,
@@ -725,12 +726,13 @@ def _read(table: Table, board: str | int, *, check: bool = False) -> int | bytes
 
 
 def _code_of(table: Table, board: str | int, *, check: bool = True) -> int:
-    """The code of a board: an int code, or text as ``solve lookup`` reads it (:func:`solver.encoding.board.parse_text`:
-    ASCII digits are a code, anything else a board string).
+    """The code of a board: an int code, or text as ``solve lookup`` reads it (:func:`solver.encoding.drops.code_of_text`:
+    ASCII digits are a code, anything else a board string; digits refused as a code that read as a move string say
+    that one is given as ``moves=``).
 
     :raises InvalidBoardError: for a malformed board, or (with ``check``) one no game reaches.
     """
-    code = parse_text(board, table.game)[1] if isinstance(board, str) else parse(board, table.game)[1]
+    code = code_of_text(board, table.game, moves="moves=") if isinstance(board, str) else parse(board, table.game)[1]
     if check:
         table.at(code)
     return code

@@ -127,7 +127,7 @@ def answers(table: Table, codes: np.ndarray) -> list[bytes]:
         if best_text is None:
             best_text = best_texts[mask] = _best_texts(game, mask)
         out.append(
-            f'{head}{code}, "board": "{boards[index]}", {state[index]}, "value": {value[index]}, '
+            f'{head}{code}, "code_str": "{code}", "board": "{boards[index]}", {state[index]}, "value": {value[index]}, '
             f'{result_text}"plies": {plies[index]}, "score": {s}, {best_text}, "moves": [{moves[index]}]}}'.encode()
         )
     return out

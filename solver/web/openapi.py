@@ -39,6 +39,11 @@ _POSITION = {
     "properties": {
         "game": {"type": "string", "example": "3x3k3"},
         "code": {"type": "integer", "description": "base-3 code: sum(digit * 3**cell), digit 0 empty, 1 X, 2 O"},
+        "code_str": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "`code` in decimal digits: exact in JavaScript, whose JSON.parse rounds a number past 2**53 (a Connect Four code can be)",
+        },
         "board": {"type": "string", "example": "XO./.X./..."},
         "over": {"type": "boolean", "description": "the game has ended (a line of k, or a full board)"},
         "to_move": {"type": "string", "enum": ["X", "O"], "description": "only while the game goes on"},
@@ -62,7 +67,7 @@ _POSITION = {
         },
         "moves": {"type": "array", "items": {"$ref": "#/components/schemas/Move"}},
     },
-    "required": ["game", "code", "board", "over", "value", "result", "plies", "score", "best_moves", "best_cells", "moves"],
+    "required": ["game", "code", "code_str", "board", "over", "value", "result", "plies", "score", "best_moves", "best_cells", "moves"],
     "oneOf": [
         {"properties": {"over": {"const": False}}, "required": ["to_move"]},
         {"properties": {"over": {"const": True}}, "required": ["winner"]},
@@ -267,6 +272,7 @@ def _schemas() -> dict[str, Any]:
             "properties": {
                 "game": {"type": "string"},
                 "code": {"type": "integer"},
+                "code_str": {"type": "string", "description": "`code` in decimal digits (exact in JavaScript)"},
                 "board": {"type": "string"},
                 "over": {"type": "boolean"},
                 "to_move": {"type": "string"},

@@ -538,7 +538,7 @@
     const value = p.value > 0 ? "+1" : String(p.value);
     $("#position-data").textContent = p.pending
       ? `This position: board ${p.board}; the server's answer is not here (yet).`
-      : `This position: code ${p.code} in the ${p.game || state.game} table, value for X ${value} `
+      : `This position: code ${p.code_str} in the ${p.game || state.game} table, value for X ${value} `
         + "(+1 X wins, 0 a draw, -1 O wins with best play), board " + p.board + ".";
     $("#detail").classList.toggle("refused", Boolean(p.refused));
   }
@@ -552,10 +552,10 @@
     return `the ${lineWins() ? "winning" : "losing"} lines, ${lengths} in a row each (row,col): ${where}`;
   }
 
-  // The best moves in words: "every move is best", "best (row,col): 0,0  2,2", under gravity "best columns: 1  2".
+  // The best moves in words: "every move is best", "best (row,col): 0,0  2,2", under gravity "best columns: 1, 2".
   function bestWords(p) {
     if (p.best_moves.length === p.moves.length) return drops() ? "every column is best" : "every move is best";
-    if (drops()) return `best columns: ${(p.best_columns || p.best_moves.map(([, c]) => c)).join("  ")}`;
+    if (drops()) return `best columns: ${(p.best_columns || p.best_moves.map(([, c]) => c)).join(", ")}`;
     return `best (row,col): ${p.best_moves.map(([r, c]) => `${r},${c}`).join("  ")}`;
   }
 
