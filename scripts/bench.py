@@ -44,7 +44,7 @@ import time
 import timeit
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's solver
 
@@ -968,7 +968,7 @@ def bench_compact_stats(path: Path, game: str) -> None:
     report("  boards counted per second", table.layout.size / seconds / 1e6, "M/s")
 
 
-CHUNK_5X5 = """
+CHUNK_RATE = """
 import json, resource, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
@@ -977,7 +977,7 @@ from solver.rules.game import parse_game
 from solver.encoding.layouts import layout
 from solver.retrograde.chunks import chunks
 from solver.retrograde.kernel import solve_chunk
-game = parse_game("5x5k4")
+game = parse_game({game!r})
 index = layout(game)
 rows = []
 with tempfile.TemporaryDirectory(dir={tmp!r}) as tmp:
@@ -988,16 +988,21 @@ with tempfile.TemporaryDirectory(dir={tmp!r}) as tmp:
         scores = np.memmap(child, dtype=np.int8, mode="r", shape=(index.layer_sizes[ply + 1],))
         todo = chunks(game, ply)
         biggest = max(range(len(index.tiles[ply])), key=lambda b: index.tiles[ply][b].size)
-        picked = [c for c in todo if c.tile == biggest][:2]
-        solve_chunk(game, todo[0], scores)  # warm the index tables
-        started = time.perf_counter()
-        boards = sum(solve_chunk(game, c, scores).size for c in picked)
-        seconds = time.perf_counter() - started
-        rows.append({{"ply": ply, "boards": boards, "seconds": seconds, "work": boards * (1 + game.cells - ply)}})
+        picked = [c for c in todo if c.tile == biggest][:{per_layer}]
+        for c in picked:  # map the stand-in's pages once, so that neither kernel pays their first touch
+            solve_chunk(game, c, scores, plain=True)
+        for plain in (False, True):
+            solve_chunk(game, todo[0], scores, plain=plain)  # warm the index tables (and load the compiled kernel)
+            started, cpu = time.perf_counter(), time.thread_time()
+            boards = sum(solve_chunk(game, c, scores, plain=plain).size for c in picked)
+            seconds, cpu = time.perf_counter() - started, time.thread_time() - cpu
+            rows.append({{"ply": ply, "plain": plain, "boards": boards, "seconds": seconds, "cpu": cpu}})
         del scores
         child.unlink()
 print(json.dumps({{"rows": rows, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
+"""One worker's chunks of the biggest tile of some layers of a game, solved by the compiled kernel and by its numpy
+twin (``solve_chunk(..., plain=True)``): wall and CPU seconds (the CPU time of the one thread: a core's work)."""
 
 
 def bench_compact_sample(path: Path, game: str) -> None:
@@ -1014,28 +1019,56 @@ def bench_compact_sample(path: Path, game: str) -> None:
         report("  per layer of 10,000 boards: slowest", max(full), "s")
 
 
+def chunk_rates(tmp: Path, game: str, plies: list[int], per_layer: int) -> dict[str, Any]:
+    """:data:`CHUNK_RATE`'s figures for ``game``: per layer and kernel, boards, wall and CPU seconds; the peak memory."""
+    code = CHUNK_RATE.format(root=str(ROOT), tmp=str(tmp), game=game, plies=plies, per_layer=per_layer)
+    return cast(dict[str, Any], json.loads(run_tree([sys.executable, "-c", code])["out"]))
+
+
+def report_kernels(game: str, rows: list[dict[str, Any]]) -> dict[bool, float]:
+    """Report the compiled kernel's and its numpy twin's throughput per layer (boards a CPU second: a core's) and in
+    all; returns the overall rate of each (keyed by ``plain``), in boards a CPU second."""
+    overall = {}
+    for plain in (False, True):
+        mine = [row for row in rows if row["plain"] is plain]
+        name = "numpy twin" if plain else "compiled"
+        for row in mine:
+            report(f"{game} layer {row['ply']} chunks, {name}", row["boards"] / row["cpu"] / 1e6, "M boards/s/core")
+        overall[plain] = sum(row["boards"] for row in mine) / sum(row["cpu"] for row in mine)
+        report(f"  {game} those chunks in all, {name}", overall[plain] / 1e6, "M boards/s/core")
+    report(f"  {game} compiled kernel / numpy twin", overall[False] / overall[True], "x")
+    return overall
+
+
+def bench_4x5_kernels(tmp: Path) -> None:
+    """The chunk kernel, compiled and numpy, on the chunks of the biggest tile of each of 4x5k4's layers 1 to 19."""
+    result = chunk_rates(tmp, "4x5k4", list(range(1, 20)), per_layer=1000)
+    report_kernels("4x5k4", result["rows"])
+
+
 def bench_5x5_chunks(tmp: Path) -> None:
-    """One worker's throughput on chunks of 5x5k4 layers, and what it implies for a cluster build."""
+    """One worker's throughput on chunks of 5x5k4 layers (compiled kernel and numpy twin), and what it implies for
+    a build: the 5x5k4 sweep's CPU time interpolated between the measured layers, and its minutes on 2 cores."""
     from solver.encoding.layouts import layout
     from solver.retrograde.chunks import CHUNK_BOARDS
     from solver.rules.game import parse_game
 
-    figures = run_tree([sys.executable, "-c", CHUNK_5X5.format(root=str(ROOT), tmp=str(tmp), plies=[6, 10, 13, 16, 20])])
-    result = json.loads(figures["out"])
+    result = chunk_rates(tmp, "5x5k4", [6, 10, 13, 16, 20], per_layer=2)
+    report_kernels("5x5k4", result["rows"])
     game = parse_game("5x5k4")
-    for row in result["rows"]:
-        rate = row["boards"] / row["seconds"] / 1e6
-        report(f"5x5k4 layer {row['ply']} chunk, one worker", rate, "M boards/s")
-    # seconds per board between the measured layers: linear in the ply
-    plies = [row["ply"] for row in result["rows"]]
-    per_board = [row["seconds"] / row["boards"] for row in result["rows"]]
     sizes = layout(game).layer_sizes
-    cpu_hours = sum(size * float(np.interp(p, plies, per_board)) for p, size in enumerate(sizes)) / 3600
+    for plain in (False, True):
+        rows = [row for row in result["rows"] if row["plain"] is plain]
+        plies = [row["ply"] for row in rows]
+        per_board = [row["cpu"] / row["boards"] for row in rows]  # CPU seconds a board between the measured layers: linear in the ply
+        cpu_hours = sum(size * float(np.interp(p, plies, per_board)) for p, size in enumerate(sizes)) / 3600
+        name = "numpy twin" if plain else "compiled"
+        report(f"  5x5k4 chunk kernel, whole sweep, {name} (interpolated)", cpu_hours, "CPU h")
+        report(f"  5x5k4 chunk kernel alone on 2 cores, {name}", cpu_hours * 60 / 2, "min", "<= 20 (the whole build)", None)
     report("  worker peak memory (chunk of ~4 M boards)", result["rss_mb"], "MB")
-    report("  5x5k4 whole sweep on one worker (interpolated)", cpu_hours, "CPU h")
     print(
         f"   (5x5k4: {sum(sizes) / 2**30:.1f} GiB of layers, largest {max(sizes) / 2**30:.1f} GiB; chunks of {CHUNK_BOARDS:,} boards; "
-        f"CPU alone: {cpu_hours * 60 / 64:.0f} min on 64 workers; the next layer was a sparse stand-in, so reading it is not in these figures)"
+        "the next layer was a sparse stand-in, so reading it is not in these figures, nor spooling, sealing or the proof)"
     )
 
 
@@ -1051,6 +1084,7 @@ def bench_compact(args: argparse.Namespace) -> None:
         bench_compact_stats(path, "4x5k4")
         shutil.rmtree(tmp / "4x5k4.build", ignore_errors=True)
         bench_compact_resume("4x5k4", tmp, wall)
+        bench_4x5_kernels(tmp)
         bench_5x5_chunks(tmp)
         if args.big_3x7:
             path, _ = bench_compact_build("3x7k3", tmp, limits=(1200, 16, 0.2, None))

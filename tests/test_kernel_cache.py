@@ -1,9 +1,12 @@
-"""The compiled kernels are never stale (solver/search/kernel.py): numba's cache of a kernel is keyed on every
+"""The compiled kernels are never stale (solver/compiling.py): numba's cache of a kernel is keyed on every
 source file the search layer imports, so an edit of a function a kernel calls, in another file, is compiled in.
 
 1. in a scratch copy of the package, a kernel of book.py that calls bitboard.py's popcount answers from the cache
    on a second run, and answers with the edited popcount after popcount alone is edited;
-2. the files the key covers are every file of the package the search layer imports (nothing it reaches is left out).
+2. the files the key covers are every file of the package the search layer imports (nothing it reaches is left out);
+3. the same for the build's kernel (solver/retrograde/compiled.py, compiled by the same decorators of
+   solver/compiling.py): an edit of a constant it reads from rules/score.py is compiled in, and the key covers every
+   module the build imports.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 from pathlib import Path
 
 import grimp
+import pytest
 
 from solver.search.kernel import KERNEL_SOURCES, PACKAGE
 
@@ -28,12 +32,12 @@ print(_pieces(keys, geometry_of(game)).tolist(), sum(_pieces.stats.cache_hits.va
 """
 
 
-def _run(root: Path) -> tuple[str, int]:
-    """The probe's pieces and the kernel's cache hits, in a fresh process on the package copy at ``root``."""
+def _run(root: Path, probe: str = PROBE) -> tuple[str, int]:
+    """The probe's answer and the kernel's cache hits, in a fresh process on the package copy at ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     env.pop("NUMBA_CACHE_DIR", None)
     env.pop("NUMBA_DISABLE_JIT", None)
-    done = subprocess.run([sys.executable, "-c", PROBE], cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     pieces, hits = done.stdout.strip().rsplit(" ", 1)
     return pieces, int(hits)
@@ -57,14 +61,6 @@ def test_an_edit_of_a_function_a_kernel_calls_in_another_file_is_compiled_in_and
     bitboard.write_text(edited, encoding="utf-8")
     after, hits = _run(root)
     assert (after, hits) == ("[11, 12]", 0), "the kernel kept machine code compiled before its callee was edited"
-
-
-def test_the_kernels_cache_key_covers_every_module_the_search_layer_imports() -> None:
-    graph = grimp.build_graph("solver")
-    reached = graph.find_upstream_modules("solver.search", as_package=True) | {"solver.search"}
-    covered = tuple(f"solver.{name.removesuffix('.py')}" for name in KERNEL_SOURCES)
-    outside = sorted(module for module in reached if module != "solver" and not module.startswith(covered))
-    assert outside == [], f"the search layer imports modules its kernels' cache key does not cover: {outside}"
 
 
 def _on_a_terminal(root: Path, moves: str) -> str:
@@ -96,3 +92,35 @@ def test_the_first_search_after_an_install_says_on_a_terminal_that_it_compiles_a
     shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
     assert "Compiling the search of 6x7k4-gravity: once after an install" in _on_a_terminal(root, "443322")
     assert "Compiling" not in _on_a_terminal(root, "112233")
+
+
+BUILD_PROBE = """
+import numpy as np
+from solver.retrograde.compiled import best_of_children, score_chunk
+children = (np.zeros((1, 1), np.int8), np.zeros((1, 2), np.intp), np.zeros((0, 2), np.int8), np.zeros((0, 1), np.intp))
+rules = np.full((1, 2), -1, np.int8)
+print(score_chunk(children, rules, np.array([True, False])).tolist(), sum(best_of_children.stats.cache_hits.values()))
+"""
+
+
+def test_an_edit_of_a_constant_the_builds_kernel_reads_in_another_file_is_compiled_in(tmp_path: Path) -> None:
+    # the build's kernel (solver/retrograde/compiled.py) marks a board no game reaches with rules/score.py's UNREACHABLE
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
+    assert _run(root, BUILD_PROBE)[0] == "[0, -128]"
+    assert _run(root, BUILD_PROBE) == ("[0, -128]", 1), "the second run compiled again instead of loading the cache"
+    score = root / "solver" / "rules" / "score.py"
+    source = score.read_text(encoding="utf-8")
+    edited = source.replace("\nUNREACHABLE = -128\n", "\nUNREACHABLE = -127\n", 1)
+    assert edited != source, "UNREACHABLE's line moved: update this test's edit"
+    score.write_text(edited, encoding="utf-8")
+    assert _run(root, BUILD_PROBE) == ("[0, -127]", 0), "the kernel kept machine code compiled before the constant was edited"
+
+
+@pytest.mark.parametrize("layer", ["solver.search", "solver.retrograde"])
+def test_the_kernels_cache_key_covers_every_module_a_compiled_layer_imports(layer: str) -> None:
+    graph = grimp.build_graph("solver")
+    reached = graph.find_upstream_modules(layer, as_package=True) | {layer}
+    covered = tuple(f"solver.{name.removesuffix('.py')}" for name in KERNEL_SOURCES)
+    outside = sorted(module for module in reached if module != "solver" and not module.startswith(covered))
+    assert outside == [], f"{layer} imports modules its kernels' cache key does not cover: {outside}"

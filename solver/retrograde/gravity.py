@@ -17,6 +17,8 @@ column, as :mod:`solver.retrograde.placement` relies on. Two things differ from 
   and in play (no line; the rules of :mod:`solver.retrograde.chunkrules` say which). The
   backward pass (:func:`solve_chunk`) then marks every board not reached ``UNREACHABLE``.
 
+The backward pass is compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled.best_of_children`), with
+its numpy passes kept as its plain twin (:func:`plain_chunk`: the same bytes, checked by the tests).
 Both run over the same chunks as the m,n,k build; the forward pass keeps one bit a board
 (:func:`pack` / :func:`unpack`), written to the build directory before the sweep starts.
 """
@@ -40,6 +42,7 @@ from ..scratch import scratch_array
 from .builddir import BuildDir
 from .chunkrules import RULES_FOLLOW, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
+from .compiled import Children, score_chunk
 
 _PAD_SMALLEST = np.int8(127)
 """What a missing move reads as in the backward pass: above every score, so never the smallest child."""
@@ -174,7 +177,42 @@ def _over_moves(
 
 def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None) -> np.ndarray:
     """The scores of one chunk of a gravity layer (int8, flat, index order), from the next layer's scores and which
-    of the chunk's boards a game reaches (``reached``: bool, flat, from :func:`reach_layers`)."""
+    of the chunk's boards a game reaches (``reached``: bool, flat, from :func:`reach_layers`), by the compiled kernel
+    (:func:`solver.retrograde.compiled.best_of_children`)."""
+    assert reached is not None, "a gravity chunk is solved knowing which of its boards a game reaches"
+    if chunk.ply == game.cells:  # no children: the rules and the full board's score
+        return plain_chunk(game, chunk, child_layer, reached)
+    assert child_layer is not None
+    tile = layout(game).tiles[chunk.ply][chunk.tile]
+    return score_chunk(_drop_children(game, chunk, tile, np.asarray(child_layer)), rule_scores(game, chunk, tile), reached)
+
+
+def _drop_children(game: Game, chunk: Chunk, tile: Tile, child_layer: np.ndarray) -> Children:
+    """Where a chunk's children lie, as :func:`solver.retrograde.compiled.best_of_children` takes them: the child
+    panel of the drops in the low half and each drop's columns, the child tile of the drops in the high half and each
+    drop's rows (-1 where the column is full; empty where no board of the chunk can drop in that half)."""
+    r0, r1 = chunk.row_start, chunk.row_stop
+    piece = 1 if chunk.ply % 2 == 0 else 2
+    columns = drop_targets(game, False, tile.lx, tile.lo, piece)
+    across = np.empty((r1 - r0, 0), dtype=np.int8)
+    if columns.max(initial=-1) >= 0:
+        child = _tile(game, chunk.ply + 1, tile.hx, tile.ho)
+        across = child_layer[child.start : child.stop].reshape(child.rows, child.cols)[r0:r1]
+    else:
+        columns = columns[:0]
+    rows = np.ascontiguousarray(drop_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1])
+    below = np.empty((0, tile.cols), dtype=np.int8)
+    if rows.max(initial=-1) >= 0:
+        hx, ho = (tile.hx + 1, tile.ho) if piece == 1 else (tile.hx, tile.ho + 1)
+        child = _tile(game, chunk.ply + 1, hx, ho)
+        below = child_layer[child.start : child.stop].reshape(child.rows, child.cols)
+    else:
+        rows = rows[:0]
+    return across, columns, below, rows
+
+
+def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None) -> np.ndarray:
+    """:func:`solve_chunk` by numpy passes: the compiled kernel's plain twin (the same bytes)."""
     assert reached is not None, "a gravity chunk is solved knowing which of its boards a game reaches"
     index = layout(game)
     tile = index.tiles[chunk.ply][chunk.tile]

@@ -3,8 +3,9 @@
 What the build needs of a move rule (:class:`solver.rules.parts.MoveRule`) is its **kernel hook**
 (:class:`KernelHook`): how a chunk is solved from the next layer's scores, and, where the status of a
 board does not tell every board no game reaches (:attr:`solver.rules.game.Game.build_walks_forward`),
-the forward pass that finds the reached boards first. The hooks are registered here by the move
-rule's type, and everything in the build (:mod:`solver.retrograde.sweep`, :mod:`solver.retrograde.spool`,
+the forward pass that finds the reached boards first. A hook's chunk solver is compiled
+(:mod:`solver.retrograde.compiled`), with its numpy passes kept as its plain twin (``plain=True``). The hooks
+are registered here by the move rule's type, and everything in the build (:mod:`solver.retrograde.sweep`, :mod:`solver.retrograde.spool`,
 :mod:`solver.retrograde.proof`) asks :func:`hook_of` or :func:`solve_chunk`; none tests which rule it is.
 
 ================================================  ==========================================
@@ -44,6 +45,8 @@ class KernelHook:
     solve_chunk: SolveChunk
     """A chunk's scores from the next layer's (None for the full layer) and, with a forward pass, which of its boards
     a game reaches (bool, flat; None without)."""
+    plain_chunk: SolveChunk
+    """The same by numpy passes: the compiled kernel's plain twin (the same bytes; the tests compare them)."""
     reach_layers: Callable[..., Iterator[tuple[int, np.ndarray]]] | None = None
     """The forward pass (``reach_layers(game, jobs=...)``: ``(ply, packed bits)`` from layer 0), or None when the rules
     tell every board no game reaches."""
@@ -52,8 +55,8 @@ class KernelHook:
 
 
 HOOKS: dict[type[MoveRule], KernelHook] = {
-    Placement: KernelHook(placement.solve_chunk),
-    Drop: KernelHook(gravity.solve_chunk, gravity.reach_layers, gravity.write_reach),
+    Placement: KernelHook(placement.solve_chunk, placement.plain_chunk),
+    Drop: KernelHook(gravity.solve_chunk, gravity.plain_chunk, gravity.reach_layers, gravity.write_reach),
 }
 """The kernel hook of each move rule."""
 
@@ -63,15 +66,17 @@ def hook_of(game: Game) -> KernelHook:
     return HOOKS[type(game.rules.move)]
 
 
-def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None) -> np.ndarray:
-    """The scores of one chunk (int8, flat, in index order), from the next layer's scores, by the move rule's hook.
+def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None, *, plain: bool = False) -> np.ndarray:
+    """The scores of one chunk (int8, flat, in index order), from the next layer's scores, by the move rule's hook
+    (its compiled kernel, or with ``plain`` its numpy twin: the same bytes).
 
     :param child_layer: layer ``chunk.ply + 1``'s int8 scores in layer-local index order
         (None for the full-board layer, which has no children).
     :param reached: with a forward pass (:attr:`KernelHook.reach_layers`), which of the chunk's boards a game
         reaches (bool, flat); None without.
     """
-    return hook_of(game).solve_chunk(game, chunk, child_layer, reached)
+    hook = hook_of(game)
+    return (hook.plain_chunk if plain else hook.solve_chunk)(game, chunk, child_layer, reached)
 
 
 def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = None) -> None:

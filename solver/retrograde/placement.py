@@ -1,4 +1,4 @@
-"""The placement rule's kernel hook: solving one chunk of a layer from the next layer's scores (numpy; Python loops over lines and cells only).
+"""The placement rule's kernel hook: solving one chunk of a layer from the next layer's scores (compiled, with a numpy twin).
 
 The build calls it through :func:`solver.retrograde.kernel.solve_chunk`, the one entry, for a game whose move rule is
 :class:`solver.rules.placement.Placement` (every empty cell is a move).
@@ -16,7 +16,10 @@ Per chunk:
   so the children of a chunk are whole columns or whole rows of the next layer's
   tiles (``np.take`` along an axis, no per-board index arithmetic).
 
-The first two are :mod:`solver.retrograde.chunkrules`'s; the third is this module's.
+The first two are :mod:`solver.retrograde.chunkrules`'s; the third is this module's: :func:`solve_chunk` finds
+where the children lie and scores the boards with the compiled kernel
+(:func:`solver.retrograde.compiled.best_of_children`), :func:`plain_chunk` by numpy passes (its plain twin: the same
+bytes, checked by the tests).
 Scores follow :mod:`solver.rules.score` (int8, for the side to move: ``100 - d`` a win in
 ``d`` plies, 0 a draw, ``-(100 - d)`` a loss, ``UNREACHABLE`` = -128).
 """
@@ -33,6 +36,7 @@ from ..rules.game import Game
 from ..scratch import scratch_array
 from .chunkrules import RULES_FOLLOW, rule_scores
 from .chunks import Chunk
+from .compiled import Children, score_chunk
 
 # -- solving one chunk -------------------------------------------------------------
 # Per chunk the work is whole-matrix numpy passes over rows x cols int8/uint32 arrays, with
@@ -48,7 +52,44 @@ def _child_tile(index: Layout, ply: int, hx: int, ho: int) -> Tile:
 
 
 def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None) -> np.ndarray:
-    """The scores of one chunk (int8, flat, in index order), from the next layer's scores.
+    """The scores of one chunk (int8, flat, in index order), from the next layer's scores, by the compiled kernel.
+
+    :param child_layer: layer ``chunk.ply + 1``'s int8 scores in layer-local index order
+        (None for the full-board layer, which has no children).
+    :param reached: unused: under placement the rules tell every board no game reaches.
+    """
+    if chunk.ply == game.cells:  # no children: the rules and the full board's score
+        return plain_chunk(game, chunk, child_layer)
+    assert child_layer is not None
+    index = layout(game)
+    tile = index.tiles[chunk.ply][chunk.tile]
+    return score_chunk(_children(index, chunk, tile, np.asarray(child_layer)), rule_scores(game, chunk, tile), None)
+
+
+def _children(index: Layout, chunk: Chunk, tile: Tile, child_layer: np.ndarray) -> Children:
+    """Where a chunk's children lie, as :func:`solver.retrograde.compiled.best_of_children` takes them: the child
+    panel of the moves in the low half and each move's columns, the child tile of the moves in the high half and
+    each move's rows (empty where the half has no move)."""
+    r0, r1 = chunk.row_start, chunk.row_stop
+    x_to_move = chunk.ply % 2 == 0
+    piece = 1 if x_to_move else 2
+    columns = _move_targets(index.low_cells, tile.lx, tile.lo, piece)
+    across = np.empty((r1 - r0, 0), dtype=np.int8)
+    if columns.size:
+        child = _child_tile(index, chunk.ply + 1, tile.hx, tile.ho)
+        across = child_layer[child.start : child.stop].reshape(child.rows, child.cols)[r0:r1]
+    moves = _move_targets(index.high_cells, tile.hx, tile.ho, piece)
+    rows = np.ascontiguousarray(moves[:, r0:r1])
+    below = np.empty((0, tile.cols), dtype=np.int8)
+    if moves.size:
+        hx, ho = (tile.hx + 1, tile.ho) if x_to_move else (tile.hx, tile.ho + 1)
+        child = _child_tile(index, chunk.ply + 1, hx, ho)
+        below = child_layer[child.start : child.stop].reshape(child.rows, child.cols)
+    return across, columns, below, rows
+
+
+def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None) -> np.ndarray:
+    """:func:`solve_chunk` by numpy passes: the compiled kernel's plain twin (the same bytes).
 
     :param child_layer: layer ``chunk.ply + 1``'s int8 scores in layer-local index order
         (None for the full-board layer, which has no children).

@@ -18,7 +18,8 @@ module              what
 ``options``         what a caller hands the engine without loading it: the progress hook, the table's size
 ==================  ===========================================================================
 
-It imports the rules, the encoding, the errors and the base modules only.
+It imports the rules, the encoding, the contents and the storage (a book file: its game and its table file), the errors and
+the base modules only (``tests/test_kernel_cache.py`` holds it: the compiled kernels' cache is keyed on all of them).
 
 Every module but ``options`` loads numba, so this package loads its names when they are first asked for
 (``solver.search.Engine``), not when it is imported: ``import solver`` and a table's look-up never load numba.

@@ -17,63 +17,29 @@ A kernel that allocates an array (the book's, :mod:`solver.search.book`) needs t
 :func:`prefetch` is the one instruction numba does not offer: a kernel asks the processor to fetch memory it will read
 soon (LLVM's ``llvm.prefetch``, numba's ``intrinsic``), as Steininger's ``c4`` prefetches its table.
 
-**A cache that is never stale.** numba keys a cached kernel on its own source file only: a kernel of
-``negamax.py`` compiles in the functions of ``bitboard.py`` it calls and the constants it reads from the rules, and
-an edit of those files left the old machine code in use. Here every cached kernel of the package is keyed on the
-digest of every source file the search layer imports (:data:`KERNEL_SOURCES`: the folders and modules it reaches,
-held by ``tests/test_kernel_cache.py``) and on numba's version: an edit of any of them compiles every kernel again,
-once; an installed package, which nobody edits, compiles once and loads from then on. The key is numba's
-*source stamp* (:class:`numba.core.caching.InTreeCacheLocator`), so a stale entry is overwritten, not kept beside.
+**A cache that is never stale.** The decorators and the cache key are :mod:`solver.compiling`'s, shared with the
+build's kernels (:mod:`solver.retrograde.compiled`): every cached kernel is keyed on every source file the search and
+the build import, so an edit of a function a kernel calls, in another file, is compiled in.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
-import numba
 import numpy as np
 from llvmlite import ir
 from llvmlite.binding import llvm_version_info
-from numba import njit, types
-from numba.core import caching, cgutils
+from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
-Function = TypeVar("Function", bound=Callable[..., object])
-
-PACKAGE = Path(__file__).resolve().parents[1]
-"""The ``solver`` package's folder."""
-
-KERNEL_SOURCES = ("search", "contents", "storage", "encoding", "rules", "errors.py", "words.py", "extras.py", "lifetime.py", "scratch.py")
-"""The folders and modules of the package whose source a cached kernel is keyed on: everything the search layer
-imports, directly or not (``tests/test_kernel_cache.py`` checks that it imports nothing else of the package)."""
-
-
-def kernel(function: Function) -> Function:
-    """``function`` compiled as a kernel of the search (module docstring); it is called as before."""
-    compiled = njit(cache=True, nogil=True, _nrt=False)(function)  # type: ignore[call-overload]  # numba's stubs omit _nrt
-    return cast(Function, compiled)
-
-
-def cached(function: Function) -> Function:
-    """``function`` compiled with numba's runtime (a kernel that allocates its result), cached as every kernel is."""
-    return cast(Function, njit(cache=True, nogil=True)(function))
-
-
-@functools.cache
-def sources_digest() -> str:
-    """The SHA-256 of every source file of :data:`KERNEL_SOURCES` (path and bytes, in sorted order) and of numba's
-    version: the key of every cached kernel (module docstring). Read once a process (a few milliseconds)."""
-    digest = hashlib.sha256(f"numba {numba.__version__}\n".encode())
-    for name in KERNEL_SOURCES:
-        where = PACKAGE / name
-        for path in sorted(where.rglob("*.py")) if where.is_dir() else [where]:
-            digest.update(f"{path.relative_to(PACKAGE).as_posix()}\n".encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+from ..compiling import KERNEL_SOURCES as KERNEL_SOURCES  # re-exported: the search's modules import them from here
+from ..compiling import PACKAGE as PACKAGE
+from ..compiling import cached as cached
+from ..compiling import kernel as kernel
+from ..compiling import sources_digest as sources_digest
 
 
 def _compiled_marker() -> Path:
@@ -97,36 +63,6 @@ def mark_compiled() -> None:
             marker.touch()
         except OSError:
             pass
-
-
-def _keyed(base: type[Any]) -> type[Any]:
-    """A subclass of numba's cache locator ``base`` that serves only this package's files and stamps their cache
-    with :func:`sources_digest` instead of the one file's own stamp."""
-
-    class Keyed(base):  # type: ignore[misc]  # numba is untyped
-        def get_source_stamp(self) -> object:
-            return ("solver-kernel-sources", sources_digest())
-
-        @classmethod
-        def from_function(cls, py_func: object, py_file: str) -> object:
-            if not Path(py_file).resolve().is_relative_to(PACKAGE):
-                return None
-            return super().from_function(py_func, py_file)
-
-    Keyed.__name__ = Keyed.__qualname__ = f"SolverKeyed{base.__name__}"
-    return Keyed
-
-
-def _install_locators() -> None:
-    """Put the keyed locators first in numba's list (once a process), in numba's own order of preference."""
-    classes = caching.CacheImpl._locator_classes
-    if any(getattr(found, "__name__", "").startswith("SolverKeyed") for found in classes):
-        return
-    keyed = [_keyed(base) for base in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)]
-    classes[:0] = keyed
-
-
-_install_locators()
 
 
 _PREFETCH = "llvm.prefetch.p0" if llvm_version_info >= (17,) else "llvm.prefetch.p0i8"
