@@ -78,6 +78,7 @@ KERNEL_SOURCES = (
     "extras.py",
     "lifetime.py",
     "scratch.py",
+    "memory.py",
 )
 """The folders and modules of the package whose source a cached kernel is keyed on: everything the search layer and
 the build (:mod:`solver.retrograde`) import, directly or not, and this module (``tests/test_kernel_cache.py`` checks

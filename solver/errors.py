@@ -7,6 +7,8 @@
 ``InvalidGameError``        a game name or size that is not supported (a ``ValueError``)
 ``InvalidArgumentError``    an argument of the wrong type (``url=123``, ``table_dir=5``): the message names
                             it (a ``TypeError``)
+``InvalidValueError``       an argument whose value cannot be used (a budget of ``nan`` seconds, a
+                            transposition table past the machine's memory): the message names it (a ``ValueError``)
 ``PlayerError``             a move function that cannot be loaded or graded as asked (a ``ValueError``)
 ``TableError``              a table file that is missing, truncated, corrupt or stale
 ``BuildNeedsConsent``       a missing table whose build is too long or too large to start unasked
@@ -71,6 +73,11 @@ class InvalidMoveError(InvalidBoardError):
 class InvalidArgumentError(SolverError, TypeError):
     """An argument of a type the function does not take (``table_for(url=123)``): the message names the
     argument, what it must be and what was given."""
+
+
+class InvalidValueError(SolverError, ValueError):
+    """An argument of the right type whose value cannot be used (``budget=float("nan")``, a transposition table
+    larger than the machine's memory): the message names the argument, what it may be and what was given."""
 
 
 class PlayerError(SolverError, ValueError):
@@ -243,15 +250,16 @@ def short(value: object, limit: int = 60) -> str:
     """``repr(value)`` on one line (runs of whitespace become one space), cut to ``limit``
     characters ending in ``...``: how a player's answer is shown in a grading report.
 
-    A ``__repr__`` that raises gives ``<TypeName>``.
+    A ``__repr__`` that raises gives ``<TypeName>``; an int too long for ``repr`` its count of digits.
 
     >>> short([1, 2]), short("x" * 100, limit=10)
     ('[1, 2]', "'xxxxxx...")
     """
     try:
         text = repr(value)
-    except Exception:  # noqa: BLE001 - a user object whose __repr__ fails
-        text = f"<{type(value).__name__}>"
+    except Exception as error:  # noqa: BLE001 - a user object whose __repr__ fails, or an int past Python's 4,300 digits
+        too_long = isinstance(error, ValueError) and isinstance(value, (int, list, tuple))
+        text = quote(value, limit) if too_long else f"<{type(value).__name__}>"  # an int summarised by its digits
     text = printable(" ".join(str(text).split()))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 

@@ -58,7 +58,7 @@ import numpy as np
 from .api import CONNECT_FOUR as CONNECT_FOUR_GAME
 from .api import DEFAULT_GAME, Board, Outcome, Position, check_rules, parse, parse_game, parse_move
 from .api import digits as board_digits
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, quote
 
 __all__ = [
     "CONNECT_FOUR",
@@ -430,7 +430,8 @@ def board_from_pettingzoo_connect_four(observation: Any, *, agent: ConnectFourAg
     told by ``agent``, else by the counts: the observer is X when the planes hold as many pieces (X is to move)
     or plane 0 one more, O when plane 1 holds one more.
 
-    :raises InvalidBoardError: for a malformed observation or a board no legal game reaches.
+    :raises InvalidBoardError: for a malformed observation, an ``agent`` that is not ``"player_0"`` or ``"player_1"``,
+        or a board no legal game reaches.
     """
     planes = observation.get("observation") if isinstance(observation, Mapping) else observation
     try:
@@ -439,6 +440,8 @@ def board_from_pettingzoo_connect_four(observation: Any, *, agent: ConnectFourAg
         array = np.zeros(0)
     if array.shape != (6, 7, 2) or not np.isin(array, (0, 1)).all() or (array.sum(axis=2) > 1).any():
         raise InvalidBoardError(f"a connect_four_v3 observation is a (6, 7, 2) array of 0 and 1, one piece a cell; found shape {array.shape}")
+    if agent is not None and (type(agent) is not str or agent not in ("player_0", "player_1")):  # any other value once meant player_1: the colours swapped
+        raise InvalidBoardError(f"unknown agent {quote(agent)}: connect_four_v3's agents are 'player_0' (X, moves first) and 'player_1' (O)")
     own, other = array[:, :, 0].reshape(-1), array[:, :, 1].reshape(-1)
     observer_is_x = agent == "player_0" if agent is not None else int(own.sum()) >= int(other.sum())
     x, o = (own, other) if observer_is_x else (other, own)

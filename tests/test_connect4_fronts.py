@@ -410,7 +410,7 @@ def test_pettingzoo_connect_four_observations_answer_pons_end_easy_for_the_agent
 GREEDY = Path(__file__).parent / "players" / "connect4_greedy.py"
 
 
-def test_the_grader_grades_a_connect4_player_file_on_sampled_late_positions_against_the_search() -> None:
+def test_the_grader_grades_a_connect4_player_file_on_sampled_positions_against_the_search() -> None:
     import importlib.util
 
     report = solver.grade(f"{GREEDY}:play", game="connect4", turn="symbol", sample=6)
@@ -423,7 +423,7 @@ def test_the_grader_grades_a_connect4_player_file_on_sampled_late_positions_agai
     optimal = 0
     for code, cell in report.answers:  # each answer judged again here from a fresh look-up
         position = solver.lookup(code, game="connect4")
-        assert position.game.cells - position.pieces <= 16, "graded positions are late ones, whose search is fast"
+        assert position.game.cells - position.pieces >= 6, "graded positions leave at least six empty cells"
         rows = [[{"X": "X", "O": "O"}.get(piece) for piece in position.cells[r * 7 : r * 7 + 7]] for r in range(6)]
         column = greedy.play(rows, position.to_move)
         assert cell % 7 == column

@@ -672,11 +672,13 @@ def test_a_known_mismatch_is_one_line_naming_the_option(spec, options, needle):
     assert "playerproc" not in message and "grading.py" not in message
 
 
-def test_an_o_only_player_graded_on_both_sides_gets_a_hint_for_side_o():
+def test_an_o_only_player_graded_on_both_sides_gets_a_hint_that_does_not_invite_grading_o_alone():
     result = run("grade", f"{PLAYERS / 'seed004_minimax.py'}:get_best_move", "--symbols", "X,O, ", "--limit", "1", "-q", "--total-timeout", "5")
     assert result.exit_code in (0, 1), result.output  # 1: stopped at the time limit, on a sample of both sides
     hints = [line for line in result.stdout.splitlines() if line.startswith("hint: ")]
-    assert len(hints) == 1 and hints[0].endswith("if it plays O only, grade it with --side O")
+    assert len(hints) == 1 and "it may play as O whatever the board says (how is it told whose turn it is?" in hints[0]
+    assert hints[0].endswith("graded with --side O it would be graded only on the side it plays well")
+    assert "grade it with --side O" not in hints[0]
 
 
 # -- the seed notebooks, graded as they were written -------------------------------------------

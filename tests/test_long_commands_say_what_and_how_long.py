@@ -97,10 +97,24 @@ def test_grade_says_how_many_positions_and_the_bound_the_time_limit_gives(tmp_pa
     monkeypatch.setattr(solver.cli.progress, "PROGRESS_LINE_SECONDS", 0.0)
     code, out, err = invoke("grade", f"{player}:move", "--sample", "12", "--timeout", "2", "--sandbox", "none")
     assert code == 0, err
-    assert err.splitlines()[0] == f"Grading move in {player} on 12 positions of 3x3k3: at most 2 s a call, so at most 24 s"
+    head, _, bound = err.splitlines()[0].partition("; ")
+    assert re.fullmatch(rf"Grading move in {re.escape(str(player))} on 12 positions of 3x3k3: about \d+ s expected \(the first call took \d+ ms\)", head), err
+    assert bound == "at most 2 s a call, so at most 24 s", "the expected time first, then the bound the time limit gives"
     lines = [line for line in err.splitlines() if line.startswith("grading move: ")]
     assert lines and lines[-1].startswith("grading move: 100.0% done"), err
     assert "Grading" not in out
+
+
+def test_grade_says_the_expected_time_measured_on_the_first_call_before_the_bound(tmp_path: Path) -> None:
+    """A player taking 0.3 s a call on 12 positions: about 4 s expected, said before the bound of 30 s a call (6 min)."""
+    player = tmp_path / "slow.py"
+    player.write_text("import time\n\n" + PLAYER.replace("def move(board):", "def move(board):\n    time.sleep(0.3)"))
+    code, _, err = invoke("grade", f"{player}:move", "--sample", "12", "--sandbox", "none")
+    assert code == 0, err
+    expected = r"Grading move in .* of 3x3k3: about (\d+) s expected \(the first call took (\d+) ms\); at most 30 s a call, so at most 6 min"
+    found = re.fullmatch(expected, err.splitlines()[0])
+    assert found, err
+    assert 300 <= int(found[2]) < 3000 and 3 <= int(found[1]) < 40, err
 
 
 def test_grade_names_the_total_timeout_when_it_comes_first(tmp_path: Path) -> None:
@@ -108,6 +122,6 @@ def test_grade_names_the_total_timeout_when_it_comes_first(tmp_path: Path) -> No
     player.write_text(PLAYER)
     code, _, err = invoke("grade", f"{player}:move", "--sample", "12", "--timeout", "30", "--total-timeout", "60", "--sandbox", "none")
     assert code == 0, err
-    assert err.splitlines()[0] == f"Grading move in {player} on 12 positions of 3x3k3: at most 30 s a call, so at most 6 min; --total-timeout stops it at 60 s"
+    assert err.splitlines()[0].endswith("; at most 30 s a call, so at most 6 min; --total-timeout stops it at 60 s"), err
     code, _, err = invoke("grade", "-q", f"{player}:move", "--sample", "12", "--sandbox", "none")
     assert code == 0 and "Grading" not in err, err

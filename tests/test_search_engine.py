@@ -322,7 +322,7 @@ def test_a_bad_connect_four_board_is_refused_saying_what_and_where(board: str, s
 @pytest.mark.parametrize(
     ("moves", "said"),
     [
-        ("4448", "move 4 of '4448' is 8: a move is a column from 1 to 7"),
+        ("4448", "move 4 of the move string '4448' is '8': a move is a column from 1 to 7"),  # as solver.lookup reads it
         ("4444444", "move 7 of '4444444' is in column 4, which is full"),
         ("1212121", "the game is over, X has a line"),
         ("12121213", "move 7 of '12121213' completes a line"),

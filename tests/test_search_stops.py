@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from solver.errors import InvalidArgumentError, SearchDeferred, SearchInterrupted, SearchTimeout
+from solver.errors import InvalidArgumentError, InvalidValueError, SearchDeferred, SearchInterrupted, SearchTimeout
 from solver.search import Engine, score_byte
 from solver.search import engine as engine_module
 
@@ -89,15 +89,25 @@ def test_a_signal_handlers_exception_during_a_search_stops_its_threads(handed_of
     _assert_answers_are_pons(eng, "Test_L2_R1")
 
 
-@pytest.mark.parametrize("budget", ["5", "x", float("nan"), -1, True, [5]])
-def test_a_bad_budget_is_refused_before_any_thread_starts(budget: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("budget", "error"),
+    [
+        ("5", InvalidArgumentError),
+        ("x", InvalidArgumentError),
+        (float("nan"), InvalidValueError),
+        (-1, InvalidValueError),
+        (True, InvalidArgumentError),
+        ([5], InvalidArgumentError),
+    ],
+)
+def test_a_bad_budget_is_refused_before_any_thread_starts(budget: Any, error: type[Exception], monkeypatch: pytest.MonkeyPatch) -> None:
     def no_threads(*_: Any) -> None:
         raise AssertionError("a search thread was started")
 
     eng = Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
     monkeypatch.setattr(engine_module, "_Workers", no_threads)
     for call in (eng.solve, eng.score):
-        with pytest.raises(InvalidArgumentError, match="budget must be a number of seconds"):
+        with pytest.raises(error, match="budget must be a number of seconds"):
             call(moves=HARD, budget=budget)
 
 

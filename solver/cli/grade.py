@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import time
 from collections.abc import Callable
 from typing import NoReturn, cast
 
@@ -173,36 +174,45 @@ def grade(
         sandbox=cast("Sandbox", sandbox),
         support=support,
     )  # the choices click checked
-    opening = _grading_line(player, table.game, planned, timeout=timeout, total_timeout=total_timeout)
+    opening = functools.partial(_grading_line, player, table.game, planned, timeout=timeout, total_timeout=total_timeout)
     report, stopped = _with_progress_bar(run, planned, f"grading {player.rpartition(':')[2]}", opening=opening, quiet=options.quiet)
     _print_grading(report, player, stopped, limit=limit, as_json=as_json, quiet=options.quiet)
 
 
-def _grading_line(player: str, game: Game, planned: int, *, timeout: float, total_timeout: float) -> str:
-    """``Grading move in f.py on 4,520 positions of 3x3k3: at most 30 s a call, so at most 37 h 40 min; --total-timeout stops it at 10 min``."""
+def _grading_line(player: str, game: Game, planned: int, first_call: float, *, timeout: float, total_timeout: float) -> str:
+    """``Grading move in f.py on 4,520 positions of 3x3k3: about 9 s expected (the first call took 2 ms); at most 30 s a
+    call, so at most 37 h 40 min; --total-timeout stops it at 10 min``: the time the first call took (``first_call``,
+    seconds) times the positions first, then the bound the time limit gives."""
     file, _, function = player.rpartition(":")
     bound = planned * timeout
-    line = f"Grading {function} in {file} on {count(planned, 'position')} of {game.name}: at most {timeout:g} s a call, so at most {format_duration(bound)}"
+    took = f"{first_call * 1000:.0f} ms" if first_call < 1 else f"{first_call:.1f} s"
+    expected = f"about {format_duration(first_call * planned)} expected (the first call took {took})"
+    line = f"Grading {function} in {file} on {count(planned, 'position')} of {game.name}: {expected}; "
+    line += f"at most {timeout:g} s a call, so at most {format_duration(bound)}"
     if total_timeout and total_timeout < bound:
         line += f"; --total-timeout stops it at {format_duration(total_timeout)}"
     return line
 
 
-def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, opening: str, quiet: bool) -> tuple[GradeReport, int]:
-    """``run(progress=...)`` under a progress meter on stderr (:func:`meter`), started once the player is loaded, after
-    the ``opening`` line (a player that does not load gets its one error line only); none of it if ``quiet``.
+def _with_progress_bar(run: Callable[..., GradeReport], planned: int, label: str, *, opening: Callable[[float], str], quiet: bool) -> tuple[GradeReport, int]:
+    """``run(progress=...)`` under a progress meter on stderr (:func:`meter`), started at the first answer, after the
+    ``opening`` line made with the seconds from the player's load to that answer (a player that does not load gets its
+    one error line only); none of it if ``quiet``.
 
     :returns: the report, and 130 if Ctrl-C stopped the grading, else 0.
     """
     shown = contextlib.ExitStack()
     advance: list[Callable[[int], None]] = []
+    loaded: list[float] = []
 
     def step(n: int) -> None:
-        if n == 0:  # the player is loaded: the meter starts, and its estimate of the time left counts from here
-            click.echo(opening, err=True)
+        if n == 0:  # the player is loaded: its first answer tells how long a call takes
+            loaded.append(time.monotonic())
+            return
+        if not advance:  # the meter starts, and its estimate of the time left counts from here
+            click.echo(opening(time.monotonic() - loaded[0]), err=True)
             advance.append(shown.enter_context(meter(label, planned)))
-        else:
-            advance[0](n)
+        advance[0](n)
 
     with shown:
         try:

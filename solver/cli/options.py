@@ -145,7 +145,7 @@ class _SearchBar:
             self.width = 0
 
 
-class _Seconds(click.ParamType):  # type: ignore[type-arg]  # generic in click's stubs, not at run time
+class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic in click's stubs, not at run time
     """Seconds as a finite number above 0: ``nan``, ``inf`` and ``1e309`` (past a float) are refused with the rest."""
 
     name = "seconds"
@@ -168,7 +168,7 @@ def budget_option(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @click.option(
         "--budget",
-        type=_Seconds(),
+        type=Seconds(),
         default=None,
         metavar="SECONDS",
         help="For a game answered by search (connect4): stop a search after this many seconds (default: no limit; its progress shows on a terminal).",

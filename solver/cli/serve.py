@@ -10,7 +10,7 @@ import click
 from ..api import parse_game
 from ..errors import TableError, one_line
 from .group import main
-from .options import TABLE_DIR_HELP, TableOptions, command_tablebase
+from .options import TABLE_DIR_HELP, Seconds, TableOptions, command_tablebase
 
 
 @main.command()
@@ -46,7 +46,7 @@ from .options import TABLE_DIR_HELP, TableOptions, command_tablebase
 )
 @click.option(
     "--search-budget",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(),  # finite: FloatRange lets nan through (it compares false with every bound)
     default=5.0,  # solver.web.SEARCH_BUDGET
     show_default=True,
     metavar="SECONDS",

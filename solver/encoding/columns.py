@@ -35,6 +35,8 @@ from math import comb
 
 import numpy as np
 
+from ..errors import GameTooLargeError
+from ..memory import free_memory, size_words
 from ..rules.game import Game
 from .coderules import code_rules
 from .index import GROUP_BITS, Half, Layout
@@ -128,6 +130,7 @@ class ColumnLayout(Layout):
     scheme_version = SCHEME_VERSION
 
     def __init__(self, game: Game) -> None:
+        refuse_beyond_memory(game)
         split = game.cols // 2
         low, high = column_half(game, 0, split), column_half(game, split, game.cols - split)
         rows, cols = game.rows, game.cols
@@ -200,6 +203,40 @@ class ColumnLayout(Layout):
 
 
 _LOW = (1 << 32) - 1
+
+HALF_BYTES_PER_KEY = 100
+"""Bytes :func:`column_half` holds at its peak per key of a half (a column state a column, combined): about twelve int64
+arrays of that length and the packed int32 one."""
+
+
+def index_bytes(rows: int, cols: int) -> int:
+    """Bytes of memory a :class:`ColumnLayout` of a ``rows`` x ``cols`` gravity board needs, counted before any is taken:
+    the table of column values (``3**rows`` int64), the row tables (``rows`` of ``3**cols`` int64) and the two halves
+    (:data:`HALF_BYTES_PER_KEY` a key, ``(2**(rows + 1) - 1)**columns`` keys a half)."""
+    radix = (1 << (rows + 1)) - 1
+    halves: int = radix ** (cols // 2) + radix ** (cols - cols // 2)
+    return int(8 * 3**rows + 8 * rows * 3**cols + HALF_BYTES_PER_KEY * halves)
+
+
+def index_fits(game: Game, *, share: int = 1) -> bool:
+    """Whether the index of a gravity game takes at most ``1 / share`` of the memory free now (:func:`index_bytes`)."""
+    free = free_memory()
+    return free is None or index_bytes(game.rows, game.cols) * share <= free
+
+
+def refuse_beyond_memory(game: Game) -> None:
+    """Refuse, before any allocation, a gravity game whose index needs more memory than this machine has free.
+
+    :raises GameTooLargeError: naming the bytes needed and the bytes free (a tall board such as ``20x1k4-gravity``:
+        a table of ``3**20`` column values, 26 GiB).
+    """
+    needed, free = index_bytes(game.rows, game.cols), free_memory()
+    if free is not None and needed > free:
+        raise GameTooLargeError(
+            f"{game.name} cannot be indexed on this machine: the index of its boards (tables over the {3**game.rows:,} "
+            f"base-3 values of a column of {game.rows} cells and the {(1 << (game.rows + 1)) - 1:,} states of a column) "
+            f"needs {size_words(needed)} of memory and {size_words(free)} is free; a gravity board of fewer rows fits"
+        )
 
 
 def _row_keys(game: Game, row: int, part: ColumnHalf) -> list[int]:

@@ -205,9 +205,12 @@ def read_move_string(text: str, game: Game) -> list[int]:
 
     Not played: :func:`move_string_code` checks each move against the board.
 
-    :raises InvalidBoardError: for a game without gravity or of more than nine columns, or a character that is
-        not a column from 1 to ``cols``, naming it and its place.
+    :raises InvalidBoardError: for a game without gravity or of more than nine columns, anything but text (``4453``,
+        ``b"4453"``, ``[4, 4, 5, 3]``), or a character that is not a column from 1 to ``cols`` (an ASCII digit: not
+        ``"²"``, Arabic-Indic or fullwidth digits), naming it and its place.
     """
+    if not isinstance(text, str):
+        raise InvalidBoardError(f"a move string is text such as '4453' (columns 1 to {game.cols}, first move first), not {type(text).__name__} {quote(text)}")
     if not game.rules.move.writes_columns:
         raise InvalidBoardError(f"a move string is a list of columns, for gravity games (Connect Four): {game.name} has no gravity")
     if game.cols > MOVE_STRING_MAX_COLUMNS:

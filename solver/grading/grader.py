@@ -80,6 +80,7 @@ plies played, then code. The report and its parts are :mod:`solver.grading.grade
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
@@ -98,9 +99,9 @@ from ..encoding.board import masks
 from ..encoding.coderules import code_rules
 from ..encoding.drops import expected_drops, landing_cell, read_drop
 from ..encoding.moves import expected_moves, parse_move
-from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, printable, short
+from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, SearchTimeout, printable, short
 from ..rules.base import IN_PLAY
-from ..rules.game import Game, parse_game
+from ..rules.game import WORD_CELLS, Game, parse_game
 from ..store import locate as store
 from ..store.tablebase import forget, resolve_table
 from ..tables import CompactTable, Table
@@ -164,6 +165,9 @@ TIMEOUTS_IN_A_ROW = 3
 """Grading stops when this many calls in a row time out (a player that hangs on every call)."""
 TRIAL = 5
 """Positions each other shape is tried on when the first calls all fail in a known way (:mod:`solver.grading.shapes`)."""
+MORE_TRIAL = 40
+"""Positions the shapes that tie on :data:`TRIAL` are tried on again (``--turn max`` against ``--turn symbol``), before the
+hint names them all."""
 SHUFFLE_SEED = 0
 
 
@@ -212,25 +216,63 @@ def positions_to_grade(
 SEARCHED_SAMPLE = 40
 """Positions graded on a game answered by search (Connect Four) when no ``sample`` is given."""
 SEARCHED_EMPTY = (6, 16)
-"""The empty cells of the positions graded on a game answered by search: the middle and end of a game, whose
-searches take milliseconds (the opening needs the book or minutes a position)."""
+"""The empty cells of the positions graded on a game answered by search once :data:`SEARCHED_SECONDS` have passed: the
+end of a game, whose searches take milliseconds."""
+SEARCHED_LEAST_EMPTY = 6
+"""The fewest empty cells of a graded position of a game answered by search (a board nearly full has one or two moves)."""
+SEARCHED_BUDGET = 0.25
+"""Seconds a position's search may take to be graded: one that takes longer is left out (without the book, most of
+Connect Four's openings; with it, the book answers them at once); after an opening's, the plies after it are drawn."""
+SEARCHED_SECONDS = 10.0
+"""Seconds spent drawing positions from the whole game; after them the rest come from :data:`SEARCHED_EMPTY`."""
 
 
 def _searched_positions(table: Table, chosen: Side, count: int, seed: int) -> tuple[Position, ...]:
-    """``count`` distinct positions of a game answered by search, each the end of a seeded random game stopped with
-    :data:`SEARCHED_EMPTY` empty cells, in play, ``chosen`` to move; each searched now (and kept by the table)."""
+    """``count`` distinct positions of a game answered by search, each the end of a seeded random game stopped at a ply
+    drawn evenly from the opening to :data:`SEARCHED_LEAST_EMPTY` empty cells, in play, ``chosen`` to move, and
+    searched now within :data:`SEARCHED_BUDGET` (kept by the table). A position past the budget is left out (an opening's:
+    the plies up to it are not drawn again); after :data:`SEARCHED_SECONDS`, the plies of :data:`SEARCHED_EMPTY` only.
+    Which openings are graded depends on this machine's speed (and on the book: :func:`sampled_words` says which)."""
     rng = np.random.default_rng(seed)
-    game, rules = table.game, table.game.rules
-    found: dict[int, None] = {}
+    game, bounded = table.game, table.bounded(SEARCHED_BUDGET)
+    found: dict[int, Position] = {}
+    first, deadline = 0, time.monotonic() + SEARCHED_SECONDS
     for _ in range(count * 50):
         if len(found) >= count:
             break
-        stop = game.cells - int(rng.integers(SEARCHED_EMPTY[0], SEARCHED_EMPTY[1] + 1))
-        code = _random_game(game, rules, stop, rng)
-        if code is not None and (chosen == "both" or (code_rules(game).judge(code)[1] % 2 == 0) == (chosen == "X")):
-            found[code] = None
-    positions = sorted((table.at(code) for code in found), key=_order)
-    return tuple(positions)
+        most = game.cells - first if time.monotonic() < deadline else SEARCHED_EMPTY[1]
+        stop = game.cells - int(rng.integers(SEARCHED_EMPTY[0] if most == SEARCHED_EMPTY[1] else SEARCHED_LEAST_EMPTY, most + 1))
+        code = _random_game(game, game.rules, stop, rng)
+        if code is None or code in found or not (chosen == "both" or (stop % 2 == 0) == (chosen == "X")):
+            continue
+        try:
+            found[code] = bounded.at(code)
+        except SearchTimeout:  # an opening past the budget: the plies before it are no cheaper (a later one is just left out)
+            first = max(first, stop + 1) if stop < game.cells // 3 else first
+    return tuple(sorted(found.values(), key=_order))
+
+
+PHASES = ("opening", "middle game", "endgame")
+"""A game's plies in thirds, as :func:`sampled_words` counts the positions graded."""
+
+
+def sampled_words(table: Table, positions: Sequence[Position]) -> str | None:
+    """What a sample of a game answered by search covers, in words for the report: the plies, and how many positions of
+    the opening, middle and end thirds of the game; None for a game whose positions are listed or drawn from its table.
+    """
+    if not table.searches or not positions:
+        return None
+    game = table.game
+    plies = [p.pieces for p in positions]
+    third = -(-game.cells // 3)
+    bounds = [(0, third - 1), (third, 2 * third - 1), (2 * third, game.cells)]
+    counts = [sum(low <= ply <= high for ply in plies) for low, high in bounds]
+    phases = ", ".join(f"{count(n, name)} (plies {low}-{high})" for n, name, (low, high) in zip(counts, PHASES, bounds, strict=True))
+    left_out = f"a position whose search passes {SEARCHED_BUDGET:g} s is left out"
+    if game.cells > WORD_CELLS:  # Connect Four: its book answers the opening
+        booked = getattr(table, "has_book", False)
+        left_out += " (the book answers the opening)" if booked else f" (no book: build it with solve build --game {game.name} to grade more openings)"
+    return f"sampled from random games at plies {min(plies)} to {max(plies)}: {phases}; {left_out}"
 
 
 def _random_game(game: Game, rules: Any, stop: int, rng: np.random.Generator) -> int | None:
@@ -457,7 +499,7 @@ def grade(
     table, progress = resolve_table(None if game is None else parse_game(game), table), _progress_callback(progress)  # a public function: parsed here
     form = BoardForm(table.game.rows, table.game.cols, symbols, array, flat, turn)
     positions = positions_to_grade(side=side, table=table, sample=sample)
-    judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player))
+    judge = _Judge(table.game, _side(side), len(positions), _returns(returns), timeout, _player_name(player), sampled_words(table, positions))
     with _reported_on_ctrl_c(judge):  # the sandbox check and the answer key take a while: Ctrl-C there reports nothing graded
         contained = choose(sandbox) if isinstance(player, str) else "none"
         key = AnswerKey(table, positions)
@@ -681,11 +723,13 @@ class _Grading:
                 self.process.close()  # it is still answering the rest of its batch: the trials start it afresh
             form = self.form
             start = Shape(form.turn, judge.returns, form.symbols)
-            raise PlayerError(explain(start, first, self._trial, name=judge.name, positions=judge.graded, array=form.array, flat=form.flat))
+            more = functools.partial(self._trial, count=MORE_TRIAL)
+            raise PlayerError(explain(start, first, self._trial, more=more, name=judge.name, positions=judge.graded, array=form.array, flat=form.flat))
 
-    def _trial(self, shape: Shape) -> Tried | None:
-        """What the first :data:`TRIAL` positions give with another shape (None: the time ran out, or the process cannot restart)."""
-        positions = self.order[: min(TRIAL, self.judge.graded)]
+    def _trial(self, shape: Shape, count: int = TRIAL) -> Tried | None:
+        """What the first ``count`` positions give with another shape: :data:`TRIAL` of those graded, or more of the
+        positions to grade to break a tie (None: the time ran out, or the process cannot restart)."""
+        positions = self.order[: min(count, len(self.order) if count > TRIAL else self.judge.graded)]
         judge = _Judge(self.judge.game, self.judge.side, len(positions), shape.returns, self.judge.timeout, self.judge.name)
         try:
             form = replace(self.form, symbols=shape.symbols, turn=shape.turn)
@@ -736,7 +780,7 @@ def _plural_empty(fewest: int, most: int) -> str:
 class _Judge:
     """Judges replies (plain data) against the table, and keeps the counts and the hints."""
 
-    def __init__(self, game: Game, side: Side, planned: int, returns: Returns, timeout: float, name: str) -> None:
+    def __init__(self, game: Game, side: Side, planned: int, returns: Returns, timeout: float, name: str, sampled: str | None = None) -> None:
         self.game, self.side, self.planned, self.returns, self.timeout, self.name = game, side, planned, returns, timeout, name
         self.kept = self.optimal = self.mutated = self.graded = 0
         self.lost: list[GradedMove] = []
@@ -746,6 +790,8 @@ class _Judge:
         self.seconds = self.slowest_seconds = 0.0
         self.slowest: Position | None = None
         self.stopped: str | None = None
+        self.sampled = sampled
+        """What the positions cover (:func:`sampled_words`), or None."""
         self.mismatches: Counter[str] = Counter()
         self.examples: dict[str, str] = {}
         self.tried_by_side: Counter[str] = Counter()
@@ -834,7 +880,8 @@ class _Judge:
                 if rate[good] <= 0.01 and rate[bad] >= 0.05:
                     found.append(
                         f"{self.name} throws the result away in {rate[bad]:.0%} of {bad}'s positions but in {rate[good]:.0%} of "
-                        f"{good}'s: if it plays {good} only, grade it with --side {good}"
+                        f"{good}'s: it may play as {good} whatever the board says (how is it told whose turn it is? see --turn and "
+                        f"--symbols); graded with --side {good} it would be graded only on the side it plays well"
                     )
         return tuple(found)
 
@@ -866,4 +913,5 @@ class _Judge:
             slowest=self.slowest,
             slowest_seconds=self.slowest_seconds,
             player=self.name,
+            sampled=self.sampled,
         )

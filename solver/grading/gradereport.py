@@ -129,6 +129,8 @@ class GradeReport:
     slowest: Position | None = field(compare=False)
     slowest_seconds: float = field(compare=False)
     player: str = field(default="the player", compare=False)
+    sampled: str | None = field(default=None, compare=False)
+    """What the positions graded cover, for a game answered by search (:func:`~solver.grading.grader.sampled_words`), or None."""
 
     def __str__(self) -> str:
         """What ``solve grade`` prints (:func:`solver.present.report.describe_report`): the counts, the boards, the errors."""
@@ -222,6 +224,7 @@ class GradeReport:
             "printed": self.printed,
             "seconds": round(self.seconds, 3),
             "slowest": None if self.slowest is None else {"code": self.slowest.code, "board": self.slowest.board, "seconds": round(self.slowest_seconds, 3)},
+            "sampled": self.sampled,
         }
 
 

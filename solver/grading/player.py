@@ -71,7 +71,7 @@ import numpy as np
 from ..errors import PlayerError, printable, short
 from ..lifetime import die_with_parent
 from .limits import Limits, PidCgroup, Scratch
-from .sandbox import Layout, bwrap_command, environment, player_environment, player_files, python_path, seccomp_filter
+from .sandbox import Layout, bwrap_command, copy_without_links, environment, player_environment, player_files, python_path, seccomp_filter
 
 Turn = Literal["symbol", "max"]
 """What a second argument tells the function: the mover's symbol, or ``True`` when X (the maximiser) moves."""
@@ -99,6 +99,8 @@ CALL_SHAPES = ("more", "fewer", "other")
 _ARRAY_VALUES = np.array([0, 1, -1])
 _PLAIN_ITEMS = 16
 _PLAIN_DEPTH = 4
+_PLAIN_INT = 10**18
+"""The largest int an answer sends as it is; a longer one is sent as this (off every board: no int()-to-text limit in the child)."""
 _HERE = Path(__file__).resolve()
 
 
@@ -309,6 +311,8 @@ def plain(answer: Any, depth: int = 0) -> Any:
         answer = answer.item()
     if isinstance(answer, np.generic):
         answer = answer.item()
+    if isinstance(answer, int) and not isinstance(answer, bool) and abs(answer) > _PLAIN_INT:
+        return _PLAIN_INT if answer > 0 else -_PLAIN_INT  # off every board, as the parent reads a longer int; ``r`` says what it was
     if answer is None or isinstance(answer, (bool, int, float)):
         return answer
     if isinstance(answer, str):
@@ -524,8 +528,10 @@ class PlayerProcess:
         if self._private is None:
             files = player_files(player_file, self.support, hidden=self.hidden)  # checked before anything is made
             self._private = Path(tempfile.mkdtemp(prefix="solve-player-"))
-            for source, name in files:
-                shutil.copyfile(source, self._private / name)
+            (player, name), support = files[0], files[1:]
+            shutil.copyfile(player, self._private / name)  # the player's file, as it is named
+            for source, name in support:
+                copy_without_links(source, self._private / name)  # a support file that became a link since it was checked is refused
         return self._private
 
     def close(self) -> None:

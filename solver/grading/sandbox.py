@@ -47,6 +47,7 @@ import os
 import platform
 import shutil
 import site
+import stat
 import struct
 import subprocess
 import sys
@@ -301,17 +302,17 @@ def player_files(player_file: Path, support: Sequence[Path], *, hidden: Iterable
     Each graded file is alone in its folder: a folder of students' files is not shared with any of them.
     Files it needs beside it (a course module it imports, a data file it reads) are given by name.
 
-    :raises PlayerError: for a player's file that is missing; for a support file that is missing, not a file, named as another, or a table file
-        (named ``*.ttt``, one of ``hidden``, or starting as a table file does: the answer key).
+    :raises PlayerError: for a player's file that is missing; for a support file that is missing, not a regular file
+        (a symbolic link, a folder, a device), named with ``..``, reached through a link inside the player's folder, named
+        as Python's start-up reads (:func:`startup_name`), named as another, or a table file (named ``*.ttt``, one of
+        ``hidden``, or starting as a table file does: the answer key).
     """
     if not player_file.is_file():
         raise PlayerError(f"{player_file}: {'not a file' if player_file.exists() else 'no such file'}")
     found = [(Path(os.path.abspath(player_file)), player_file.name)]
     places = _existing(hidden)
     for given in support:
-        path = Path(os.path.abspath(given))
-        if not path.is_file():
-            raise PlayerError(f"support file {given}: {'not a file' if path.exists() else 'no such file'} (give each file the player needs by name)")
+        path = checked_support_file(Path(given), found[0][0].parent)
         extension = path.suffix  # a table's name ends in .ttt (.ttt.tmp while it is written)
         if extension.startswith(".ttt") or path.resolve() in places or _starts_with(path, _TABLE_MAGIC):
             raise PlayerError(f"support file {given} is a table file: the player must not see the answer key")
@@ -319,6 +320,79 @@ def player_files(player_file: Path, support: Sequence[Path], *, hidden: Iterable
             raise PlayerError(f"support file {given}: the player's folder already holds a file named {path.name}")
         found.append((path, path.name))
     return found
+
+
+def checked_support_file(given: Path, folder: Path) -> Path:
+    """A support file's absolute path, once it is known to be a regular file that the player may be given.
+
+    It is opened without following a link (``O_NOFOLLOW``) and its type read from the open file: a link to
+    ``/etc/shadow`` or to the grader's own private files is refused, not copied into the player's folder. A path with
+    ``..`` is refused; so is one inside the player's ``folder`` (a student's) that passes through a link there, and a
+    name Python's start-up reads (:func:`startup_name`). A file the teacher names outside that folder (a course
+    module) is given as named.
+
+    :raises PlayerError: saying which of these it is, and what to give instead.
+    """
+    if ".." in given.parts:
+        raise PlayerError(f"support file {given}: a path with '..' is refused: name the file from the player's folder or by its full path")
+    if startup_name(given.name):
+        raise PlayerError(f"support file {given}: Python runs a file named {given.name} at start-up, in the grader's code too: rename it")
+    path = Path(os.path.abspath(given))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise PlayerError(f"support file {given}: {_open_failure(path, error)} (give each file the player needs by name)") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+    if not regular:
+        raise PlayerError(f"support file {given}: not a regular file (give each file the player needs by name)")
+    inside = path.is_relative_to(folder)
+    if inside and Path(os.path.realpath(path)) != Path(os.path.realpath(folder)) / path.relative_to(folder):
+        raise PlayerError(f"support file {given}: reached through a symbolic link inside the player's folder, which may lead anywhere: give the file itself")
+    return path
+
+
+def _open_failure(path: Path, error: OSError) -> str:
+    if error.errno == errno.ELOOP or path.is_symlink():
+        return f"a symbolic link (to {os.readlink(path)}): give the file itself, not a link, which may lead anywhere"
+    if error.errno == errno.ENOENT:
+        return "no such file"
+    if error.errno in (errno.EISDIR, errno.ENOTDIR) or path.is_dir():
+        return "not a file"
+    return error.strerror or str(error)
+
+
+STARTUP_NAMES = ("sitecustomize", "usercustomize")
+"""Modules Python's ``site`` imports at every start, wherever they are found on the path."""
+
+
+def startup_name(name: str) -> bool:
+    """Whether a file of this name would be read by Python's start-up rather than by the player: ``sitecustomize`` and
+    ``usercustomize`` in any form (``.py``, ``.pyc``, an extension module), a ``.pth`` or ``._pth`` path file, ``pyvenv.cfg``.
+
+    >>> startup_name("sitecustomize.py"), startup_name("evil.pth"), startup_name("helper.py")
+    (True, True, False)
+    """
+    lowered = name.lower()
+    return lowered.split(".")[0] in STARTUP_NAMES or lowered.endswith((".pth", "._pth")) or lowered == "pyvenv.cfg"
+
+
+def copy_without_links(source: Path, target: Path) -> None:
+    """Copy a regular file, opened without following a link (``O_NOFOLLOW``, its type read from the open file).
+
+    :raises PlayerError: when ``source`` has become a link or anything but a regular file since it was checked.
+    """
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise PlayerError(f"support file {source}: {_open_failure(source, error)}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PlayerError(f"support file {source}: not a regular file")
+        with open(target, "xb") as out:
+            shutil.copyfileobj(file, out)
 
 
 _TABLE_MAGIC = b"SOLVTTT"

@@ -180,18 +180,21 @@ class _Search:
         self.run, self.array, self.flat = run, array, flat
         self.budget = MAX_TRIES
         self.done = False
-        """True once a shape kept every result, or the time ran out: nothing more is tried."""
+        """True once the time ran out: nothing more is tried."""
+        self.perfect = False
+        """True once a shape kept every result: no other is tried, but for the other way of passing whose turn it is
+        (both may keep every result tried: :func:`find_options` then tries them on more positions)."""
 
     def ends(self, shape: Shape, tried: Tried, seen: list[tuple[str, str]]) -> list[tuple[Shape, Tried, list[tuple[str, str]]]]:
         """Every shape reached from ``shape`` (whose calls gave ``tried``), with the failures met on the way there."""
         if tried.failing is None:
-            self.done = self.done or tried.perfect()
+            self.perfect = self.perfect or tried.perfect()
             return [(shape, tried, seen)]
         kind = tried.failing
         seen = [*seen, (kind, tried.example)]
         found = [(shape, tried, seen)]
         for candidate in _candidates(kind, shape, array=self.array, flat=self.flat):
-            if self.done or self.budget <= 0:
+            if self.done or self.budget <= 0 or (self.perfect and kind != "arguments: more"):
                 break
             self.budget -= 1
             outcome = self.run(candidate)
@@ -202,7 +205,12 @@ class _Search:
         return found
 
 
-def find_options(start: Shape, first: Tried, run: Try, *, array: bool = False, flat: bool = False) -> tuple[Shape, Tried, list[tuple[str, str]]]:
+Found = tuple[Shape, Tried, list[tuple[str, str]], tuple[Shape, ...]]
+"""What :func:`find_options` found: the shape, what its calls gave, the ``(kind, example)`` of each failure met on
+the way to it, and the other shapes that did as well on every position tried (none unless a tie was left)."""
+
+
+def find_options(start: Shape, first: Tried, run: Try, *, more: Try | None = None, array: bool = False, flat: bool = False) -> Found:
     """The best shape reached from ``start``, whose calls all failed as ``first`` says.
 
     Each failure is followed to every option that could fix it, and each option to the next failure
@@ -211,9 +219,21 @@ def find_options(start: Shape, first: Tried, run: Try, *, array: bool = False, f
     that keeps the most is taken (:func:`_rank`). The search stops at a shape that keeps every
     result, after :data:`MAX_TRIES` shapes, or when the time runs out.
 
-    :returns: the shape, what its calls gave, and the ``(kind, example)`` of each failure met on the way to it.
+    Shapes that tie (``--turn max`` and ``--turn symbol`` both keeping 5 of 5 results: a function that reads ``me``
+    as ``'X'`` or ``'O'`` plays as one side whatever True or False it gets, and late positions rarely show it) are
+    tried again on ``more`` positions; a tie that is left is returned, never decided by the order of the options.
     """
-    return max(_Search(run, array=array, flat=flat).ends(start, first, []), key=_rank)
+    search = _Search(run, array=array, flat=flat)
+    ends = search.ends(start, first, [])
+    best = max(ends, key=_rank)
+    tied = [end for end in ends if _rank(end) == _rank(best) and end[0] != best[0]]
+    if not tied or not best[1].works():
+        return (*best, ())
+    again = [(shape, outcome, seen) for shape, _, seen in [best, *tied] if more is not None and (outcome := more(shape)) is not None]
+    if len(again) < 1 + len(tied):  # no more positions to try, or the time ran out: the tie stands
+        return (*best, tuple(end[0] for end in tied))
+    best = max(again, key=_rank)
+    return (*best, tuple(end[0] for end in again if _rank(end) == _rank(best) and end[0] != best[0]))
 
 
 def options_text(start: Shape, end: Shape) -> str:
@@ -235,13 +255,14 @@ def options_text(start: Shape, end: Shape) -> str:
     return " and ".join(parts)
 
 
-def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, array: bool = False, flat: bool = False) -> str:
+def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, more: Try | None = None, array: bool = False, flat: bool = False) -> str:
     """One line for a function whose first ``positions`` calls all failed as ``first`` says: every option it needs.
 
-    The options are tried (:func:`find_options`); the line names each failure met, then the options
-    that made the calls work, or, when none did, the hint for the failure that is left.
+    The options are tried (:func:`find_options`, shapes that tie tried again on ``more`` positions); the line names
+    each failure met, then the options that made the calls work (all of them when they still tie), or, when none
+    did, the hint for the failure that is left.
     """
-    end, tried, seen = find_options(start, first, run, array=array, flat=flat)
+    end, tried, seen, tied = find_options(start, first, run, more=more, array=array, flat=flat)
     lead = f"on the first {positions} {'position' if positions == 1 else 'positions'} graded, "
     fixed = options_text(start, end)
     if not tried.works():
@@ -250,4 +271,8 @@ def explain(start: Shape, first: Tried, run: Try, *, name: str, positions: int, 
         further = f" (graded {fixed}, it got that far)" if fixed and kind != "state object" else ""  # an adapter's options are its own
         return lead + "; ".join([*reasons, hint(kind, example, name)]) + further
     reasons = [_reason(kind, example, name if i == 0 else "it", start) for i, (kind, example) in enumerate(seen)]
+    if tied:
+        others = " or ".join(options_text(start, shape) for shape in tied)
+        both = f"each kept {tried.kept} of the {tried.calls} results it was tried on, so the calls cannot tell which it reads"
+        return lead + "; ".join(reasons) + f": grade it {fixed} or {others}: {both}; choose by how {name} reads its second argument"
     return lead + "; ".join(reasons) + f": grade it {fixed} (tried on {tried.calls} of them: {tried.kept} of {tried.calls} results kept)"

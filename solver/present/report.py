@@ -108,6 +108,9 @@ def heading(report: ReportView, player: str) -> list[str]:
     n = report.positions
     sides = {"both": "X and O", "X": "X", "O": "O"}[report.side]
     lines = [f"Graded {player} on {count(n, 'position')} of {report.game.name} ({sides} to move)."]
+    sampled = getattr(report, "sampled", None)  # a game answered by search: what the sample covers
+    if sampled:
+        lines.append(f"Positions {sampled}.")
     if not report.complete:
         lines.append(f"Incomplete: graded {n:,} of {count(report.planned, 'position')} (taken in a shuffled order): grading {report.stopped}.")
     return lines

@@ -32,7 +32,6 @@ with the nodes searched and the seconds elapsed about every :data:`PROGRESS_SECO
 from __future__ import annotations
 
 import functools
-import math
 import os
 import threading
 import time
@@ -44,14 +43,14 @@ import numpy as np
 
 from .. import words
 from ..encoding.board import Board, render
-from ..errors import InvalidArgumentError, InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout
+from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout
 from ..rules.game import Game
 from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
 from .book import Book
 from .kernel import mark_compiled
 from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, STOP, solve, solve_move
-from .options import DEFAULT_TABLE_BYTES, Progress
+from .options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
 from .transposition import new_table
@@ -151,7 +150,8 @@ class Engine:
         time, and a thread with no move left helps one still searched; a position's own score (:meth:`score`) is
         searched by one thread, helped by the others once it has run :data:`HELP_AFTER_SECONDS` (:class:`_Workers`).
     :raises InvalidGameError: for a misère, non-gravity or too big game, or a book of another game.
-    :raises ValueError: for fewer than one thread.
+    :raises ValueError: for fewer than one thread; :raises InvalidValueError: for a ``table_bytes`` past the machine's
+        memory (:class:`~solver.errors.InvalidArgumentError` for one that is not an int).
     """
 
     def __init__(self, game: Game | str = "connect4", *, table_bytes: int = DEFAULT_TABLE_BYTES, book: Book | None = None, threads: int | None = None) -> None:
@@ -239,7 +239,8 @@ class Engine:
         :param stop: an event that stops the search when set (a server's client gone), within :data:`STOP_POLL_SECONDS`.
         :param short_only: answer only if the first :data:`SHORT_NODES` positions suffice, else raise
             :class:`~solver.errors.SearchDeferred` (no thread started).
-        :raises InvalidArgumentError: for a budget that is not a number of seconds, before any search.
+        :raises InvalidArgumentError: for a budget that is not a number; :raises InvalidValueError: for ``nan`` or a
+            negative one, before any search (:func:`~solver.search.options.checked_budget`).
         :raises SearchTimeout: at the budget; :raises SearchInterrupted: at Ctrl-C or ``stop`` (nothing wrong is kept).
         """
         budget = checked_budget(budget)
@@ -412,24 +413,6 @@ class _Limits:
         if self.stop is not None:
             due.append(STOP_POLL_SECONDS)
         return max(0.0, min(due))
-
-
-def checked_budget(budget: object) -> float | None:
-    """A search's budget in seconds, checked: None or ``inf`` for no limit, else a number of seconds at least 0.
-
-    >>> checked_budget(5), checked_budget(None), checked_budget(float("inf"))
-    (5.0, None, None)
-
-    :raises InvalidArgumentError: for anything else (a string, a bool, ``nan``, a negative number), saying what it got.
-    """
-    if budget is None:
-        return None
-    if isinstance(budget, bool) or not isinstance(budget, (int, float, np.integer, np.floating)):
-        raise InvalidArgumentError(f"budget must be a number of seconds (or None for no limit), not {type(budget).__name__} {budget!r}")
-    seconds = float(budget)
-    if math.isnan(seconds) or seconds < 0:
-        raise InvalidArgumentError(f"budget must be a number of seconds at least 0 (or None for no limit), not {seconds!r}")
-    return None if math.isinf(seconds) else seconds
 
 
 class _Workers:

@@ -32,6 +32,7 @@ from functools import cache
 import numpy as np
 
 from ..encoding.board import Board, masks, parse, render
+from ..encoding.moves import MOVE_STRING_MAX_COLUMNS, read_move_string
 from ..errors import InvalidBoardError, InvalidGameError, quote
 from ..rules.game import Game, parse_game
 from ..rules.gravity import Drop, stacking_order
@@ -210,15 +211,16 @@ def _powers(game: Game) -> tuple[tuple[int, int], ...]:
 
 
 def _columns(game: Game, moves: Moves) -> list[int]:
+    """The 0-based columns of a move string, read as :func:`solver.lookup`, the command line and HTTP read one
+    (:func:`~solver.encoding.moves.read_move_string`: ASCII digits 1 to ``cols``), or of a sequence of column numbers."""
     if isinstance(moves, str):
-        if game.cols > 9:
+        if game.cols > MOVE_STRING_MAX_COLUMNS:
             raise InvalidBoardError(f"{game.name} has {game.cols} columns: write its moves as a list of numbers, not a string")
-        text = moves.strip()
-        if text.isdigit() and "0" not in text and max(text) <= str(game.cols):
-            return [ord(ch) - ord("1") for ch in text]
-        items: Sequence[object] = [int(ch) if ch.isdigit() else ch for ch in text]
-    else:
-        items = list(moves)
+        return read_move_string(moves, game)
+    if isinstance(moves, (bytes, bytearray, memoryview)) or not isinstance(moves, Sequence):
+        found = f"{type(moves).__name__} {quote(moves)}"
+        raise InvalidBoardError(f"moves must be a move string such as '4453' (columns 1 to {game.cols}) or a list of column numbers, not {found}")
+    items = list(moves)
     columns = []
     for number, item in enumerate(items, start=1):
         if isinstance(item, bool) or not isinstance(item, (int, np.integer)) or not 1 <= int(item) <= game.cols:

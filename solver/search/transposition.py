@@ -36,7 +36,10 @@ import mmap
 
 import numpy as np
 
+from ..errors import InvalidArgumentError, InvalidValueError, quote
+from ..memory import size_words, total_memory
 from .kernel import kernel, prefetch
+from .options import DEFAULT_TABLE_BYTES
 
 ENTRY_BYTES = 8
 """Bytes an entry: one ``uint64``."""
@@ -54,6 +57,24 @@ def entries_for(size_bytes: int) -> int:
     return 1 << (entries.bit_length() - 1)
 
 
+def checked_table_bytes(size_bytes: object) -> int:
+    """A table's size in bytes as given, refused before any memory is asked for when it cannot be one.
+
+    :raises InvalidArgumentError: for anything but an int (``1.5e9``, ``"1G"``);
+    :raises InvalidValueError: for a table (rounded down to a power of two) larger than this machine's memory.
+    """
+    if isinstance(size_bytes, bool) or not isinstance(size_bytes, (int, np.integer)):
+        raise InvalidArgumentError(f"table_bytes must be a number of bytes (an int), not {type(size_bytes).__name__} {quote(size_bytes)}")
+    size = int(size_bytes)
+    memory = total_memory()
+    if memory is not None and entries_for(size) * ENTRY_BYTES > memory:
+        raise InvalidValueError(
+            f"table_bytes={quote(size)} asks for a transposition table of {size_words(entries_for(size) * ENTRY_BYTES)}, "
+            f"more than this machine's {size_words(memory)} of memory; the default is {DEFAULT_TABLE_BYTES >> 20} MiB"
+        )
+    return size
+
+
 def new_table(size_bytes: int) -> np.ndarray:
     """An empty table of at most ``size_bytes`` (rounded down to a power of two, at least :data:`MIN_BYTES`).
 
@@ -66,7 +87,7 @@ def new_table(size_bytes: int) -> np.ndarray:
     2.88 million on huge pages (the same 460.5 million positions). A process forked later does not write to it: an engine makes a fresh table in a
     child process (:class:`solver.search.engine.Engine`), so no page is copied inside a search.
     """
-    entries = entries_for(size_bytes)
+    entries = entries_for(checked_table_bytes(size_bytes))
     if hasattr(mmap, "MAP_PRIVATE"):  # POSIX; Windows' anonymous mappings take no flags
         memory = mmap.mmap(-1, entries * ENTRY_BYTES, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     else:

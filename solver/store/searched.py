@@ -51,11 +51,12 @@ import numpy as np
 from .. import search  # its names load numba when first used (solver.search.options)
 from ..encoding.board import check_rules
 from ..encoding.coderules import code_rules
+from ..encoding.columns import index_fits
 from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
-from ..search.options import DEFAULT_TABLE_BYTES, Progress
+from ..search.options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from ..storage import tablefile
 from ..tables import Kind, Scores, Table
 from ..tables.position import POSITION_SETTERS, Position
@@ -166,7 +167,7 @@ class SearchTable(Table):
         self.path = None
         self.file = None
         self.prove = None
-        self.budget = budget
+        self.budget = checked_budget(budget)  # refused here, before a look-up compares it with a deadline
         self.progress = progress
         self._shared = shared or _Shared(engine, book)
 
@@ -418,10 +419,15 @@ class SearchSource:
 
 def _table_at_hand(game: Game, directories: Iterable[Path]) -> bool:
     """Whether a table answers ``game`` without a long build: a file is there (shipped, or in one of the table
-    ``directories``), or a build takes at most a minute (never for a game past :data:`~solver.rules.game.WORD_CELLS`
-    cells: its ``<game>.ttt`` is its book)."""
+    ``directories``), or a build takes at most a minute and its index fits the memory free (never for a game past
+    :data:`~solver.rules.game.WORD_CELLS` cells: its ``<game>.ttt`` is its book)."""
     if game.cells > WORD_CELLS:
         return False
     if locate.shipped_path(game) is not None or any((Path(directory) / f"{game.name}.ttt").exists() for directory in directories):
         return True
-    return not paper_estimate(game).needs_consent
+    return not paper_estimate(game).needs_consent and index_fits(game, share=INDEX_SHARE)
+
+
+INDEX_SHARE = 4
+"""A short build is preferred to the engine only while its board's index takes at most a quarter of the memory free
+(a tall gravity board such as ``19x1k4-gravity`` has a few positions and an index of gigabytes: the engine answers it)."""

@@ -22,6 +22,7 @@ from .app import (
     MAX_BODY_BYTES,
     MAX_QUERY_BYTES,
     SEARCH_BUDGET,
+    checked_search_budget,
     create_app,
     discover_games,
     hold,
@@ -124,7 +125,9 @@ def serve(
         copied), forwards SIGINT and SIGTERM to them, and returns when all have stopped;
         each answer then carries ``X-Worker: <number>``. POSIX only.
     :raises WorkerError: if a worker dies on its own (the others are stopped first).
+    :raises InvalidValueError: for a ``search_budget`` that is not a positive finite number of seconds.
     """
+    search_budget = checked_search_budget(search_budget)  # refused before a socket is served, not at the first hard request
     for table in tables:  # open_tables and prepare_to_serve() did this already; a table opened otherwise is copied now
         if table.reads_memory_map:
             table.load_into_memory()

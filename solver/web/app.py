@@ -57,6 +57,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -95,7 +96,7 @@ from ..api import (
     parse_moves,
     split_moves,
 )
-from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
+from ..errors import InvalidBoardError, InvalidGameError, InvalidValueError, SearchInterrupted, SearchTimeout, SolverError, TableError, one_line, quote
 from .admission import Admission
 from .admission import searched as admitted
 from .batch import answers, position_dict, searched_answers
@@ -271,6 +272,7 @@ def create_app(
         answer then says it in an ``X-Worker`` header.
     :param search_budget: seconds one request's search may take, for a game answered by search (Connect Four).
     """
+    search_budget = checked_search_budget(search_budget)
     if tables is None:
         names = dict.fromkeys([DEFAULT_GAME, *discover_games(table_dir)])
         tables = open_tables(names, table_dir=table_dir)
@@ -302,6 +304,16 @@ def create_app(
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"], max_age=86400)
     app.add_middleware(_Guard, worker=worker)
     return app
+
+
+def checked_search_budget(seconds: object) -> float:
+    """A server's search budget: seconds, a positive finite number (``nan`` would let every hard search run forever).
+
+    :raises InvalidValueError: for anything else, before the server starts.
+    """
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (math.isfinite(seconds) and seconds > 0):
+        raise InvalidValueError(f"search_budget must be a positive finite number of seconds, e.g. {SEARCH_BUDGET:g}; found {quote(seconds)}")
+    return float(seconds)
 
 
 class _Guard:
@@ -416,7 +428,10 @@ class _Api:
         code = _request_code(game.table, request)
 
         def body() -> bytes:
-            start = position = game.table.at(code)
+            try:  # a board no game reaches is found by the search's checks: a 400 with their words, as for /api/v1/{game}
+                start = position = game.table.at(code)
+            except InvalidBoardError as error:
+                raise HTTPException(400, one_line(error)) from None
             line = []
             while not position.is_over:
                 cell = position.best_cells[0]
