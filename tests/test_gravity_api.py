@@ -254,6 +254,7 @@ def test_a_gravity_name_read_otherwise_than_meant_warns_once_naming_the_game_cho
     from solver.rules import game as games
 
     monkeypatch.delitem(games._PARSED, name, raising=False)  # not parsed yet in this process
+    monkeypatch.setattr(games, "_WARNED", set())  # nor warned of
     with pytest.warns(GameNameWarning) as caught:
         assert parse_game(name).name == chosen
     [warning] = caught

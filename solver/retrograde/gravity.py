@@ -30,6 +30,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,7 +43,9 @@ from ..scratch import scratch_array
 from .builddir import BuildDir
 from .chunkrules import RULES_FOLLOW, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
-from .compiled import Children, score_chunk
+
+if TYPE_CHECKING:
+    from .compiled import Children  # the compiled kernel loads numba: imported where a chunk is scored
 
 _PAD_SMALLEST = np.int8(127)
 """What a missing move reads as in the backward pass: above every score, so never the smallest child."""
@@ -184,6 +187,8 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
         return plain_chunk(game, chunk, child_layer, reached)
     assert child_layer is not None
     tile = layout(game).tiles[chunk.ply][chunk.tile]
+    from .compiled import score_chunk  # numba, loaded by the first chunk a build scores (not by a look-up)
+
     return score_chunk(_drop_children(game, chunk, tile, np.asarray(child_layer)), rule_scores(game, chunk, tile), reached)
 
 

@@ -27,6 +27,7 @@ Scores follow :mod:`solver.rules.score` (int8, for the side to move: ``100 - d``
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,7 +37,9 @@ from ..rules.game import Game
 from ..scratch import scratch_array
 from .chunkrules import RULES_FOLLOW, rule_scores
 from .chunks import Chunk
-from .compiled import Children, score_chunk
+
+if TYPE_CHECKING:
+    from .compiled import Children  # the compiled kernel loads numba: imported where a chunk is scored
 
 # -- solving one chunk -------------------------------------------------------------
 # Per chunk the work is whole-matrix numpy passes over rows x cols int8/uint32 arrays, with
@@ -63,6 +66,8 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
     assert child_layer is not None
     index = layout(game)
     tile = index.tiles[chunk.ply][chunk.tile]
+    from .compiled import score_chunk  # numba, loaded by the first chunk a build scores (not by a look-up)
+
     return score_chunk(_children(index, chunk, tile, np.asarray(child_layer)), rule_scores(game, chunk, tile), None)
 
 

@@ -51,6 +51,8 @@ give fewer boards a dense table: :attr:`solver.rules.parts.MoveRule.dense_max_ce
 _NAME = re.compile(r"([0-9]{1,6})x([0-9]{1,6})(?:k([0-9]{1,6}))?(?:-(.{1,40}))?")
 _PARSED: dict[str, Game] = {}
 """Games by the name they were asked for, so a name is parsed once per process."""
+_WARNED: set[str] = set()
+"""The names a :class:`~solver.errors.GameNameWarning` was given for in this process (at most 1,000)."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,9 @@ def parse_game(spec: str | Game | None) -> Game:
     k = int(match[3]) if match[3] else min(rows, cols)
     game = Game(rows, cols, k, match[4] or "")
     surprise = name_surprise(spec, game, k_given=bool(match[3]))
-    if surprise is not None:  # once per name and process: the name is parsed once (below)
+    if surprise is not None and spec not in _WARNED:  # once per name and process, however full the memo of names is
+        if len(_WARNED) < 1000:
+            _WARNED.add(spec)
         warnings.warn(surprise, GameNameWarning, stacklevel=2)
     if len(_PARSED) < 1000:
         _PARSED[spec] = game
