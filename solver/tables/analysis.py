@@ -54,7 +54,7 @@ from ..rules.base import Outcome
 from ..rules.game import Game
 from ..words import count
 from .base import Table
-from .position import Move, Player, Position, Result, draw_picture, outcome_words, result_phrase
+from .position import Move, Player, Position, Result, draw_picture, legal_cell, outcome_words, result_phrase
 
 Verdict = Literal["best", "ok", "mistake", "blunder"]
 """How good a move was for its player (see the module docstring)."""
@@ -209,20 +209,7 @@ class Replayed:
         :raises InvalidBoardError: for a move that cannot be read or is off the board.
         :raises InvalidMoveError: for a move that is not legal here, or when the game is over.
         """
-        game = self.game
-        if game.rules.move.writes_columns:
-            drop = read_drop(move, game, where=where)
-            if self.is_over:
-                shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
-                raise InvalidMoveError(f"{where}cannot play {shown} on {self.board}: the game is over")
-            x, o = masks(game, self.code)
-            return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
-        cell = parse_move(move, self.game, where=where)
-        reason = code_rules(self.game).illegal_move(self.code, cell)
-        if reason is not None:
-            row, col = self.game.coords(cell)
-            raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")
-        return cell
+        return legal_cell(self.game, self.code, move, over=self.is_over, board=self.board, where=where)
 
     def play(self, cell: int) -> Replayed:
         """The board after the side to move plays ``cell`` (a legal move)."""

@@ -350,20 +350,7 @@ class Position:
         :raises InvalidMoveError: if it is not legal here: the cell is taken, the game is over, or
             under gravity the column is full or the cell is not where the piece would land.
         """
-        game = self.game
-        if game.rules.move.writes_columns:
-            drop = read_drop(move, game, where=where)
-            if self.is_over:
-                shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
-                raise InvalidMoveError(f"{where}cannot play {shown} on {self.board}: the game is over")
-            x, o = _board.masks(game, self.code)
-            return landing_cell(drop, game, x | o, where=where, on=f" on {self.board}")
-        cell = parse_move(move, game, where=where)
-        reason = code_rules(game).illegal_move(self.code, cell)
-        if reason is not None:
-            row, col = game.coords(cell)
-            raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {self.board}: {reason}")
-        return cell
+        return legal_cell(self.game, self.code, move, over=self.is_over, board=self.board, where=where)
 
     def move(self, cell: MoveSpec) -> Move:
         """The outcome of a move: a flat index, ``(row, col)`` or text (:mod:`solver.encoding.moves`); under
@@ -530,3 +517,25 @@ def _refuse(self: Position, name: str, *value: Any) -> None:
 # names that are not fields (a CPython quirk); refuse every assignment the same way.
 Position.__setattr__ = _refuse  # type: ignore[method-assign,assignment]
 Position.__delattr__ = _refuse  # type: ignore[method-assign,assignment]
+
+
+def legal_cell(game: Game, code: int, move: object, *, over: bool, board: str, where: str = "") -> int:
+    """The cell ``move`` takes on the board ``code`` of ``game`` (shown as ``board`` in messages; ``over``: the game has
+    ended there), checked to be legal: :meth:`Position.cell_of`, and the analysis's replayed boards, read moves so.
+
+    :raises InvalidBoardError: if the move cannot be read or is off the board.
+    :raises InvalidMoveError: if it is not legal here.
+    """
+    if game.rules.move.writes_columns:
+        drop = read_drop(move, game, where=where)
+        if over:
+            shown = f"column {drop.col}" if drop.cell is None else f"({drop.cell // game.cols},{drop.col})"
+            raise InvalidMoveError(f"{where}cannot play {shown} on {board}: the game is over")
+        x, o = _board.masks(game, code)
+        return landing_cell(drop, game, x | o, where=where, on=f" on {board}")
+    cell = parse_move(move, game, where=where)
+    reason = code_rules(game).illegal_move(code, cell)
+    if reason is not None:
+        row, col = game.coords(cell)
+        raise InvalidMoveError(f"{where}cannot play row {row}, col {col} on {board}: {reason}")
+    return cell
