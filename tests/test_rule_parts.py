@@ -189,9 +189,12 @@ def test_the_rule_says_whether_its_table_marks_unreached_boards_and_its_build_wa
 
 def test_what_is_known_of_connect_four_is_keyed_by_the_game_whatever_its_name() -> None:
     from solver.rules.game import CONNECT_FOUR
-    from solver.store.book import default_depth
+    from solver.storage.checksums import EXPECTED_BOOK_ROOTS
+    from solver.store.book import SMALL_DEPTH, default_depth
     from solver.store.estimate import KNOWN_POSITIONS
 
+    shipped_depth = EXPECTED_BOOK_ROOTS[CONNECT_FOUR.name][0]
+    assert shipped_depth != SMALL_DEPTH
     for name in ("connect4", "6x7k4-gravity", "Connect-Four"):
-        assert parse_game(name) == CONNECT_FOUR and default_depth(parse_game(name)) == 5
+        assert parse_game(name) == CONNECT_FOUR and default_depth(parse_game(name)) == shipped_depth
     assert KNOWN_POSITIONS[parse_game("connect4")] == 4_531_985_219_092 and parse_game("6x7k4-gravity-misere") not in KNOWN_POSITIONS
