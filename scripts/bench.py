@@ -1239,6 +1239,9 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--connect4-at-hand", metavar="N", type=int, help="only Connect Four at hand: fresh processes, N random positions of plies 0 to 20 (600)"
     )
+    parser.add_argument(
+        "--at-hand-http", metavar="N", type=int, default=150, help="with --connect4-at-hand: N random positions over HTTP from solve serve (0: none)"
+    )
     parser.add_argument("--at-hand-book", metavar="BOOK", type=Path, help="with --connect4-at-hand: Böck's ply-8 positions answered from this book")
     parser.add_argument("--cold", action="store_true", help="with --connect4-at-hand: empty numba's cache first (the first process compiles)")
     parser.add_argument("--pons", metavar="PONS_TIMES", type=Path, help="Pons' C++ solver beside the engine (scripts/baselines/pons_times.cpp built)")
@@ -1339,7 +1342,7 @@ def _connect4_as_users_wait(args: argparse.Namespace) -> None:
     if args.connect4_at_hand:
         from bench_at_hand import bench_at_hand
 
-        bench_at_hand(report, count=args.connect4_at_hand, book=args.at_hand_book, cold=args.cold)
+        bench_at_hand(report, count=args.connect4_at_hand, book=args.at_hand_book, cold=args.cold, http=args.at_hand_http)
     else:
         from bench_http_search import bench_search_budget
 

@@ -10,6 +10,10 @@ makes, with the figures the issue sets beside each.
    the slowest (targets 50 ms, 1 s, none over 5 s), wall time and CPU.
 3. **Ply-8 positions from a book** (``book``: a book file of depth 8 or more; the shipped book is of depth 5): mean
    wall time of :func:`solver.lookup` on Böck's ply-8 positions and every one of his entries equal (target 5 ms).
+4. **Over HTTP** (``http``: how many random positions): ``solve serve --game connect4`` with its default search
+   budget and an empty table directory, on the loopback: the seconds until it listens, then the first screen as the
+   page asks it (the page, its style, script and icon, the list of games, the game's rules, the empty board: target
+   1 s in all), then random positions of plies 0 to 20 one request at a time (none refused, 99th percentile 1 s).
 
 The load is printed (load averages before and after): the figures are the user's only on quiet cores.
 """
@@ -163,6 +167,56 @@ def book_ply8(report: Report, book: Path, sample: int | None = 2000, *, trusted:
         report("c4 at hand: ply-8 answers unlike Böck's", wrong, "positions", "0", wrong == 0)
 
 
+FIRST_SCREEN = ("", "static/style.css", "static/app.js", "static/favicon.svg", "api/v1/games", "api/v1/games/connect4")
+"""What the page asks before it draws Connect Four (``?game=connect4``), the empty board's answer after these."""
+
+
+def served(report: Report, count: int = 150) -> None:
+    """Point 4 (module docstring)."""
+    with tempfile.TemporaryDirectory() as empty:
+        command = [*_solve_command(), "serve", "--game", "connect4", "--port", "0", "--quiet"]
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "SOLVED_TICTACTOE_DIR": empty})
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if " at http://" not in line:
+                raise SystemExit(f"solve serve did not start: {line!r}")
+            report("c4 at hand: solve serve listening", time.monotonic() - started, "s")
+            base = line.split(" at ", 1)[1].split(" ", 1)[0]
+            _first_screen(report, base)
+            _random_requests(report, base, count)
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def _first_screen(report: Report, base: str) -> None:
+    from bench_http_search import _asked
+
+    empty = "/".join(["." * COLUMNS] * ROWS)
+    paths = [*FIRST_SCREEN, f"api/v1/connect4?board={empty}"]
+    start = time.monotonic()
+    statuses = [_asked(base + path)[0] for path in paths]
+    seconds = time.monotonic() - start
+    report("c4 at hand: HTTP first screen (7 requests)", seconds, "s", "<= 1 s", seconds <= 1.0 and set(statuses) == {200})
+
+
+def _random_requests(report: Report, base: str, count: int) -> None:
+    from bench_http_search import _asked
+
+    walls, refused = [], 0
+    for moves in random_positions(count, seed=1):
+        status, seconds = _asked(f"{base}api/v1/connect4?moves={moves}")
+        walls.append(seconds)
+        refused += status != 200
+    ordered = sorted(walls)
+    p99 = ordered[int(0.99 * (len(ordered) - 1))]
+    report(f"c4 at hand: HTTP {count} random plies 0-20, refused", refused, "requests", "0", refused == 0)
+    report(f"c4 at hand: HTTP {count} random plies 0-20, p99", p99 * 1e3, "ms", "<= 1 s", p99 <= 1.0)
+    report(f"c4 at hand: HTTP {count} random plies 0-20, median", statistics.median(walls) * 1e3, "ms")
+
+
 def _board_of(moves: str) -> str:
     """The board string (top row first) of a move string (columns from 1)."""
     cells = [["."] * COLUMNS for _ in range(ROWS)]
@@ -174,11 +228,14 @@ def _board_of(moves: str) -> str:
     return "/".join("".join(row) for row in cells)
 
 
-def bench_at_hand(report: Report, *, count: int = 600, book: Path | None = None, cold: bool = False) -> None:
-    """Every point of the module docstring (the book's only with ``book``)."""
+def bench_at_hand(report: Report, *, count: int = 600, book: Path | None = None, cold: bool = False, http: int = 150) -> None:
+    """Every point of the module docstring (the book's only with ``book``, HTTP's only with ``http`` positions)."""
     print(f"c4 at hand: load averages before {os.getloadavg()}")
     fresh_processes(report, cold=cold)
-    warm_random(report, count)
+    if count:
+        warm_random(report, count)
     if book is not None:
         book_ply8(report, book)
+    if http:
+        served(report, http)
     print(f"c4 at hand: load averages after {os.getloadavg()}")
