@@ -120,6 +120,10 @@ CAP_SECONDS = 10.0
 slowest figure is then at least this."""
 
 
+SHOWN_SLOWEST = 8
+"""The slowest random positions printed with their plies (where the time goes)."""
+
+
 def warm_random(report: Report, count: int = 600) -> None:
     """Point 2 (module docstring); each search stopped at :data:`CAP_SECONDS`."""
     positions = random_positions(count)
@@ -135,6 +139,8 @@ def warm_random(report: Report, count: int = 600) -> None:
         cpus.append(time.process_time() - cpu)
     ordered = sorted(walls)
     median, p99, slowest = statistics.median(walls), ordered[int(0.99 * (len(ordered) - 1))], ordered[-1]
+    for seconds, moves in sorted(zip(walls, positions, strict=True), reverse=True)[:SHOWN_SLOWEST]:
+        print(f"   slow: {moves or '(empty)'} ({len(moves)} plies) {seconds * 1e3:,.0f} ms")
     report(f"c4 at hand: {count} random plies 0-20, median", median * 1e3, "ms", "<= 50 ms", median <= 0.050)
     report(f"c4 at hand: {count} random plies 0-20, p99", p99 * 1e3, "ms", "<= 1 s", p99 <= 1.0)
     report(f"c4 at hand: {count} random plies 0-20, slowest", slowest * 1e3, "ms", "<= 5 s", slowest <= 5.0)
