@@ -17,16 +17,21 @@ column, as :mod:`solver.retrograde.placement` relies on. Two things differ from 
   and in play (no line; the rules of :mod:`solver.retrograde.chunkrules` say which). The
   backward pass (:func:`solve_chunk`) then marks every board not reached ``UNREACHABLE``.
 
-The backward pass is compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled.best_of_children`), with
-its numpy passes kept as its plain twin (:func:`plain_chunk`: the same bytes, checked by the tests).
-Both run over the same chunks as the m,n,k build; the forward pass keeps one bit a board
-(:func:`pack` / :func:`unpack`), written to the build directory before the sweep starts.
+Both passes are compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled.best_of_children`;
+:func:`reach_chunk`: :func:`solver.retrograde.compiled.lifted_bits`), with their numpy passes kept as their plain twins
+(:func:`plain_chunk`, :func:`plain_reach_chunk`: the same bytes, checked by the tests). Both run over the same chunks
+as the m,n,k build. The forward pass holds bits, never a byte a board: the layer before's boards reached and in play,
+read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one
+(:func:`put_bits`: a chunk need not start on a byte); each layer's bits of the boards reached (:func:`pack` /
+:func:`unpack`) are written to the build directory before the sweep starts (4x8k4-gravity: at most 6.34 GB of bits
+at once, where bytes took 51 GB).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -243,47 +248,122 @@ def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
 
 
 def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Which boards of a chunk a game reaches, and which of those are in play (bool each, flat, index order).
+    """Which boards of a chunk a game reaches, and which of those are in play (bool each, flat, index order), by the
+    compiled kernel (:func:`solver.retrograde.compiled.lifted_bits`).
 
-    :param parent_playing: layer ``ply - 1``'s boards reached and in play (uint8 0 or 1, layer-local order;
-        None for layer 0, the empty board).
+    :param parent_playing: layer ``ply - 1``'s boards reached and in play, one bit a board in layer-local order
+        (:func:`pack`; None for layer 0, the empty board).
     """
-    index = layout(game)
-    tile = index.tiles[chunk.ply][chunk.tile]
+    tile = layout(game).tiles[chunk.ply][chunk.tile]
     shape = (chunk.row_stop - chunk.row_start, tile.cols)
     if chunk.ply == 0:
-        reached = np.ones(shape, dtype=np.uint8)
+        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8))
+    assert parent_playing is not None
+    from .compiled import lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
+
+    reached = np.empty(shape, dtype=np.uint8)
+    lifted_bits(parent_playing, *_lifts(game, chunk, tile), reached)
+    return _in_play(game, chunk, tile, reached)
+
+
+def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, int, np.ndarray]:
+    """Where a chunk's parents lie in the layer before, as :func:`solver.retrograde.compiled.lifted_bits` takes them:
+    the bit of the chunk's first row in the parent panel of the lifts in the low half and that panel's width, each
+    such lift's columns, the first bit of the parent tile of the lifts in the high half and each such lift's rows
+    (-1 where the column's top is not the last mover's; empty where no board of the chunk has such a lift)."""
+    r0, r1 = chunk.row_start, chunk.row_stop
+    piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
+    columns = lift_targets(game, False, tile.lx, tile.lo, piece)
+    low_first, low_width = 0, 0
+    if columns.max(initial=-1) >= 0:
+        other = _tile(game, chunk.ply - 1, tile.hx, tile.ho)
+        low_first, low_width = other.start + r0 * other.cols, other.cols
     else:
-        assert parent_playing is not None
-        reached = np.zeros(shape, dtype=np.uint8)
-        piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
-        kwargs = {"other_ply": chunk.ply - 1, "step": -1, "piece": piece, "targets": lift_targets, "pad": np.uint8(0)}
-        _over_moves(game, chunk, tile, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
-    flat = reached.reshape(-1).astype(bool)
+        columns = columns[:0]
+    rows = np.ascontiguousarray(lift_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1])
+    high_first = 0
+    if rows.max(initial=-1) >= 0:
+        hx, ho = (tile.hx - 1, tile.ho) if piece == 1 else (tile.hx, tile.ho - 1)
+        high_first = _tile(game, chunk.ply - 1, hx, ho).start
+    else:
+        rows = rows[:0]
+    return low_first, low_width, columns, high_first, rows
+
+
+def _in_play(game: Game, chunk: Chunk, tile: Tile, reached: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's boards reached (``reached``: 0 or 1, chunk rows x tile columns) and those of them in play, each bool
+    and flat: in play where the rules decide nothing (no line; never on the full board)."""
+    flat = reached.reshape(-1).view(bool)
     if chunk.ply == game.cells:
         return flat, np.zeros(flat.size, dtype=bool)
     rules = rule_scores(game, chunk, tile)
     return flat, flat & (rules.reshape(-1) == RULES_FOLLOW)
 
 
+def plain_reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`reach_chunk` by numpy passes over a byte a board: its plain twin (the same boards, checked by the tests).
+
+    :param parent_playing: layer ``ply - 1``'s boards reached and in play (uint8 0 or 1, a byte a board,
+        layer-local order; None for layer 0, the empty board).
+    """
+    tile = layout(game).tiles[chunk.ply][chunk.tile]
+    shape = (chunk.row_stop - chunk.row_start, tile.cols)
+    reached = np.ones(shape, dtype=np.uint8) if chunk.ply == 0 else np.zeros(shape, dtype=np.uint8)
+    if chunk.ply > 0:
+        assert parent_playing is not None
+        piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
+        kwargs = {"other_ply": chunk.ply - 1, "step": -1, "piece": piece, "targets": lift_targets, "pad": np.uint8(0)}
+        _over_moves(game, chunk, tile, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
+    return _in_play(game, chunk, tile, reached)
+
+
 def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray]]:
     """Which boards of each layer a game reaches, layer 0 first: ``(ply, packed bits)`` (:func:`pack`), each layer
-    from the one before (module docstring), its chunks on ``jobs`` threads (numpy releases the GIL)."""
-    sizes = layout(game).layer_sizes
+    from the one before (module docstring), its chunks on ``jobs`` threads (the kernel and numpy release the GIL).
+
+    Only bits are held: the layer before's boards in play, and the layer found's boards reached and in play, so at
+    most ``(2 * size(p) + size(p - 1)) / 8`` bytes (:func:`solver.retrograde.plan.reach_bytes`) besides the chunks' working arrays (a
+    caller that keeps a layer yielded holds it too)."""
     playing: np.ndarray | None = None
     with ThreadPoolExecutor(max(1, jobs), thread_name_prefix="solver-reach") as pool:
         for ply in range(game.cells + 1):
-            reached = np.zeros(sizes[ply], dtype=bool)
-            now = np.zeros(sizes[ply], dtype=np.uint8)
+            reached, playing = _reach_layer(game, ply, playing, pool)
+            yield ply, reached
+            del reached  # the next layer is found without this one
 
-            def one(chunk: Chunk, parent: np.ndarray | None = playing, reached: np.ndarray = reached, now: np.ndarray = now) -> None:
-                found, live = reach_chunk(game, chunk, parent)
-                reached[chunk.start : chunk.stop] = found
-                now[chunk.start : chunk.stop] = live
 
-            list(pool.map(one, chunks(game, ply)))
-            playing = now
-            yield ply, pack(reached)
+def _reach_layer(game: Game, ply: int, parent: np.ndarray | None, pool: ThreadPoolExecutor) -> tuple[np.ndarray, np.ndarray]:
+    """Layer ``ply``'s boards reached and in play, each one bit a board (:func:`pack`), written chunk by chunk
+    (:func:`put_bits`) from the bits of the layer before's boards in play (``parent``; None for layer 0)."""
+    size = -(-layout(game).layer_sizes[ply] // 8)
+    reached, playing = np.zeros(size, dtype=np.uint8), np.zeros(size, dtype=np.uint8)
+    shared = threading.Lock()
+
+    def one(chunk: Chunk) -> None:
+        found, live = reach_chunk(game, chunk, parent)
+        put_bits(reached, chunk.start, found, shared)
+        put_bits(playing, chunk.start, live, shared)
+
+    list(pool.map(one, chunks(game, ply)))
+    return reached, playing
+
+
+def put_bits(packed: np.ndarray, start: int, flags: np.ndarray, shared: threading.Lock) -> None:
+    """Set bits ``start ..`` of a packed layer (:func:`pack`, all 0 before) from ``flags`` (bool), as a chunk does.
+
+    A chunk need not start or stop on a byte: its first and last bytes, which it may share with the chunks beside it
+    (on other threads), are ORed in holding ``shared``; the bytes between are the chunk's alone."""
+    if not flags.size:
+        return
+    lead = start % 8
+    aligned = np.zeros(lead + flags.size, dtype=bool)
+    aligned[lead:] = flags
+    data = np.packbits(aligned)
+    first, last = start // 8, start // 8 + data.size - 1
+    with shared:
+        packed[first] |= data[0]
+        packed[last] |= data[-1]
+    packed[first + 1 : last] = data[1:-1]
 
 
 def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = None) -> None:
@@ -301,6 +381,7 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
         for ply, bits in reach_layers(build.game, jobs=jobs):
             digest.update(bits.data)
             out.write(bits.data)
+            del bits  # not held while the next layer is found
             if progress is not None:
                 progress(ChunkDone(ply, sizes[ply], layer_work(build.game, ply), forward=True))
         out.flush()
