@@ -157,9 +157,12 @@ def _plain_reach_layers(game: Game) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("name", ["3x4k3-gravity", "4x4k4-gravity", "4x4k3-gravity-misere", "2x5k3-gravity"])
-def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chunks_share_a_byte(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pass that holds bits (its chunks ORed into shared bytes, on two threads) and its byte-wise plain twin mark the
-    same boards; chunks of a few boards make most chunks start and stop inside a byte."""
+def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chunks_share_a_byte(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The pass that holds bits (its chunks ORed into shared bytes, on two threads), the build's pass that writes them
+    to reach.bits, and the byte-wise plain twin mark the same boards; chunks of a few boards make most chunks start and
+    stop inside a byte."""
     game = parse_game(name)
     reference = _plain_reach_layers(game)
     monkeypatch.setattr(chunks_module, "CHUNK_BOARDS", 5)
@@ -169,6 +172,10 @@ def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chun
     assert sorted(found) == list(range(game.cells + 1))
     for ply, bits in enumerate(reference):
         assert np.array_equal(found[ply], bits), f"layer {ply} of {name}: the bits differ from the byte-wise pass's"
+    build = BuildDir(tmp_path / "build", game)
+    build.prepare()
+    gravity.write_reach(build, jobs=2)  # the boards reached written to the file chunk by chunk, shared bytes last
+    assert build.reach_path().read_bytes() == b"".join(bits.tobytes() for bits in reference) and build.has_reach()
 
 
 def test_put_bits_sets_a_chunks_bits_and_leaves_its_neighbours_in_shared_bytes() -> None:
@@ -202,12 +209,12 @@ def test_the_forward_pass_of_a_proof_of_some_layers_keeps_only_their_bits_and_st
 
 
 def test_the_plan_of_4x8k4_gravity_counts_its_forward_pass_in_bits_and_fits_16_gib(tmp_path: Path) -> None:
-    """The forward pass holds three bits a board at its largest layer (two of the layer it finds, one of the layer
-    before), not the 4 bytes a board once counted (64 GiB)."""
+    """The build's forward pass holds two bits a board at its largest layer (the boards in play of the layer it finds
+    and of the layer before), not the 4 bytes a board once counted (64 GiB)."""
     game = parse_game("4x8k4-gravity")
     sizes = layout(game).layer_sizes
     plan = plan_build(game, tmp_path / "build", jobs=2)
-    assert reach_bytes(sizes) == max(2 * -(-size // 8) + (-(-sizes[ply - 1] // 8) if ply else 0) for ply, size in enumerate(sizes))
-    assert 3 * -(-max(sizes) // 8) >= reach_bytes(sizes) > 2 * max(sizes) // 8
+    assert reach_bytes(sizes) == max(-(-size // 8) + (-(-sizes[ply - 1] // 8) if ply else 0) for ply, size in enumerate(sizes))
+    assert 2 * -(-max(sizes) // 8) >= reach_bytes(sizes) > max(sizes) // 8
     assert plan.memory_bytes == forward_bytes(sizes, jobs=2, tables=table_bytes(game)) > 2 * worker_bytes(game)
     assert plan.memory_bytes < 16 * 2**30 and estimate(game, tmp_path / "4x8k4-gravity.ttt", jobs=2).memory_bytes == plan.memory_bytes

@@ -21,10 +21,11 @@ Both passes are compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled
 :func:`reach_chunk`: :func:`solver.retrograde.compiled.lifted_bits`), with their numpy passes kept as their plain twins
 (:func:`plain_chunk`, :func:`plain_reach_chunk`: the same bytes, checked by the tests). Both run over the same chunks
 as the m,n,k build. The forward pass holds bits, never a byte a board: the layer before's boards reached and in play,
-read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one
-(:func:`put_bits`: a chunk need not start on a byte); each layer's bits of the boards reached (:func:`pack` /
-:func:`unpack`) are written to the build directory before the sweep starts (4x8k4-gravity: at most 6.34 GB of bits
-at once, where bytes took 51 GB).
+read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one (a chunk
+need not start on a byte: :func:`put_bits`). In a build (:func:`write_reach`) the boards reached go to the build
+directory's ``reach.bits`` (:func:`pack` / :func:`unpack`) chunk by chunk (:class:`FileBits`), before the sweep
+starts: 4x8k4-gravity's pass holds at most 4.19 GB of bits (:func:`solver.retrograde.plan.reach_bytes`), where bytes
+took 51 GB.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -321,31 +322,104 @@ def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray
     """Which boards of each layer a game reaches, layer 0 first: ``(ply, packed bits)`` (:func:`pack`), each layer
     from the one before (module docstring), its chunks on ``jobs`` threads (the kernel and numpy release the GIL).
 
-    Only bits are held: the layer before's boards in play, and the layer found's boards reached and in play, so at
-    most ``(2 * size(p) + size(p - 1)) / 8`` bytes (:func:`solver.retrograde.plan.reach_bytes`) besides the chunks' working arrays (a
-    caller that keeps a layer yielded holds it too)."""
+    Only bits are held: the layer before's boards in play, and the layer found's boards reached and in play (a
+    caller that keeps a layer yielded holds it too). A build writes the boards reached to its file instead
+    (:func:`write_reach`)."""
+    sizes = layout(game).layer_sizes
+    for ply, reached in _walk(game, jobs, lambda ply: LayerBits(sizes[ply])):
+        yield ply, reached.bits
+        del reached  # the next layer is found without this one
+
+
+class Bits(Protocol):
+    """Where a layer's bits of the boards reached go, chunk by chunk (from the pass's threads)."""
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Set bits ``start ..`` of the layer from ``flags`` (bool): a chunk's boards."""
+
+
+class LayerBits:
+    """A layer's packed bits in memory (:func:`pack`; :func:`put_bits`)."""
+
+    def __init__(self, boards: int) -> None:
+        self.bits = np.zeros(-(-boards // 8), dtype=np.uint8)
+        self._shared = threading.Lock()
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Set bits ``start ..`` from ``flags`` (bool)."""
+        put_bits(self.bits, start, flags, self._shared)
+
+
+class FileBits:
+    """A layer's packed bits written at ``offset`` of a file (a descriptor, the bytes 0 before): each chunk's own
+    bytes at once, the first and last, which it may share with the chunks beside it, ORed here and written by
+    :meth:`close`. So the pass never holds the layer's bits of the boards reached."""
+
+    def __init__(self, fd: int, offset: int) -> None:
+        self._fd, self._offset = fd, offset
+        self._edges: dict[int, int] = {}
+        self._shared = threading.Lock()
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Set bits ``start ..`` from ``flags`` (bool)."""
+        data = _aligned_bits(start, flags)
+        if not data.size:
+            return
+        first, last = start // 8, start // 8 + data.size - 1
+        with self._shared:
+            for at, value in ((first, data[0]), (last, data[-1])):
+                self._edges[at] = self._edges.get(at, 0) | int(value)
+        if data.size > 2:
+            _write_at(self._fd, data[1:-1].tobytes(), self._offset + first + 1)
+
+    def close(self) -> None:
+        """Write the bytes chunks share (once every chunk is put)."""
+        for at, value in sorted(self._edges.items()):
+            _write_at(self._fd, bytes([value]), self._offset + at)
+
+
+def _write_at(fd: int, data: bytes, offset: int) -> None:
+    """``data`` written at ``offset`` of the file ``fd``, all of it."""
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view, offset = view[written:], offset + written
+
+
+Reached = TypeVar("Reached", bound=Bits)
+
+
+def _walk(game: Game, jobs: int, reached_of: Callable[[int], Reached]) -> Iterator[tuple[int, Reached]]:
+    """The forward pass, layer 0 first: each layer's boards reached set in ``reached_of(ply)``, once every chunk is."""
     playing: np.ndarray | None = None
     with ThreadPoolExecutor(max(1, jobs), thread_name_prefix="solver-reach") as pool:
         for ply in range(game.cells + 1):
-            reached, playing = _reach_layer(game, ply, playing, pool)
+            reached = reached_of(ply)
+            playing = _reach_layer(game, ply, playing, reached, pool)
             yield ply, reached
-            del reached  # the next layer is found without this one
+            del reached
 
 
-def _reach_layer(game: Game, ply: int, parent: np.ndarray | None, pool: ThreadPoolExecutor) -> tuple[np.ndarray, np.ndarray]:
-    """Layer ``ply``'s boards reached and in play, each one bit a board (:func:`pack`), written chunk by chunk
-    (:func:`put_bits`) from the bits of the layer before's boards in play (``parent``; None for layer 0)."""
-    size = -(-layout(game).layer_sizes[ply] // 8)
-    reached, playing = np.zeros(size, dtype=np.uint8), np.zeros(size, dtype=np.uint8)
-    shared = threading.Lock()
+def _reach_layer(game: Game, ply: int, parent: np.ndarray | None, reached: Bits, pool: ThreadPoolExecutor) -> np.ndarray:
+    """Layer ``ply``'s boards reached (set in ``reached``) and in play (returned: one bit a board, :func:`pack`),
+    chunk by chunk, from the bits of the layer before's boards in play (``parent``; None for layer 0)."""
+    playing = LayerBits(layout(game).layer_sizes[ply])
 
     def one(chunk: Chunk) -> None:
         found, live = reach_chunk(game, chunk, parent)
-        put_bits(reached, chunk.start, found, shared)
-        put_bits(playing, chunk.start, live, shared)
+        reached.put(chunk.start, found)
+        playing.put(chunk.start, live)
 
     list(pool.map(one, chunks(game, ply)))
-    return reached, playing
+    return playing.bits
+
+
+def _aligned_bits(start: int, flags: np.ndarray) -> np.ndarray:
+    """``flags`` packed from bit ``start % 8`` of their first byte (the bits before it 0)."""
+    lead = start % 8
+    aligned = np.zeros(lead + flags.size, dtype=bool)
+    aligned[lead:] = flags
+    return np.packbits(aligned)
 
 
 def put_bits(packed: np.ndarray, start: int, flags: np.ndarray, shared: threading.Lock) -> None:
@@ -355,10 +429,7 @@ def put_bits(packed: np.ndarray, start: int, flags: np.ndarray, shared: threadin
     (on other threads), are ORed in holding ``shared``; the bytes between are the chunk's alone."""
     if not flags.size:
         return
-    lead = start % 8
-    aligned = np.zeros(lead + flags.size, dtype=bool)
-    aligned[lead:] = flags
-    data = np.packbits(aligned)
+    data = _aligned_bits(start, flags)
     first, last = start // 8, start // 8 + data.size - 1
     with shared:
         packed[first] |= data[0]
@@ -366,9 +437,16 @@ def put_bits(packed: np.ndarray, start: int, flags: np.ndarray, shared: threadin
     packed[first + 1 : last] = data[1:-1]
 
 
+READ_BACK = 1 << 26
+"""Bytes of ``reach.bits`` read back at a time to hash a layer (64 MiB)."""
+
+
 def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = None) -> None:
-    """Find which boards of every layer a game reaches (:func:`reach_layers`) and keep them in the build directory
+    """Find which boards of every layer a game reaches (the forward pass) and keep them in the build directory
     (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once complete), unless they are there already.
+
+    The boards reached go to the file as each chunk finds them (:class:`FileBits`), so the pass holds only the bits of
+    the boards in play of the layer it finds and of the one before (:func:`solver.retrograde.plan.reach_bytes`).
 
     :param progress: called after each layer (:class:`solver.retrograde.chunks.ChunkDone`, ``forward`` set).
     """
@@ -376,16 +454,19 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
         return
     temporary = build.path / "reach.bits.partial"
     digest = hashlib.sha256()
-    sizes = layout(build.game).layer_sizes
-    with os.fdopen(build.create(temporary, os.O_WRONLY), "wb") as out:
-        for ply, bits in reach_layers(build.game, jobs=jobs):
-            digest.update(bits.data)
-            out.write(bits.data)
-            del bits  # not held while the next layer is found
+    sizes, offsets = layout(build.game).layer_sizes, build.reach_offsets()
+    fd = build.create(temporary)
+    try:
+        os.ftruncate(fd, offsets[-1])
+        for ply, reached in _walk(build.game, jobs, lambda ply: FileBits(fd, offsets[ply])):
+            reached.close()
+            for at in range(offsets[ply], offsets[ply + 1], READ_BACK):
+                digest.update(os.pread(fd, min(READ_BACK, offsets[ply + 1] - at), at))
             if progress is not None:
                 progress(ChunkDone(ply, sizes[ply], layer_work(build.game, ply), forward=True))
-        out.flush()
-        os.fsync(out.fileno())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(temporary, build.reach_path())
     build.record_reach(digest.hexdigest())
 

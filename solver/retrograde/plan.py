@@ -83,12 +83,12 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
 
 
 def reach_bytes(sizes: Sequence[int]) -> int:
-    """The bits the forward pass of a gravity build holds at once (:func:`solver.retrograde.gravity.reach_layers`),
-    in bytes: one bit a board of the layer it finds, twice (reached; reached and in play), and of the layer before
-    (reached and in play), at the layer where that is most (4x8k4-gravity: 6.34 GB, against 64 GiB counted when it
-    held bytes)."""
+    """The bits the forward pass of a gravity build holds at once (:func:`solver.retrograde.gravity.write_reach`), in
+    bytes: one bit a board of the layer it finds and of the layer before (their boards in play; the boards reached go
+    to ``reach.bits`` as they are found), at the layer where that is most (4x8k4-gravity: 4.19 GB, against 64 GiB
+    counted when it held bytes)."""
     packed = [-(-size // 8) for size in sizes]
-    return max((2 * size + (packed[ply - 1] if ply else 0) for ply, size in enumerate(packed)), default=0)
+    return max((size + (packed[ply - 1] if ply else 0) for ply, size in enumerate(packed)), default=0)
 
 
 def forward_bytes(sizes: Sequence[int], *, jobs: int, tables: int) -> int:
@@ -97,12 +97,12 @@ def forward_bytes(sizes: Sequence[int], *, jobs: int, tables: int) -> int:
     index and move tables (``tables`` bytes: :func:`worker_bytes`'s share, :data:`TABLE_BYTES_PER_HIGH_BOARD`).
 
     Measured 2026-12-02 on the 2-core, 24 GiB build machine (load average 5 to 6 from other work), 4x7k4-gravity
-    (0.62 G boards in its largest layer; this figure: 1.35 GiB): its forward pass alone on 2 threads peaked at
-    683 MB resident (``/usr/bin/time -v``, maximum resident set size), against 2,264 MB for the pass that held a byte a
-    board (the same bits); its whole ``solve build -j 2`` at 692 MB in its largest process (a worker of the sweep;
-    the build's own process, which ran the forward pass: 618 MB, sampled). The pass that held bytes was counted
-    at 4 bytes a board of the largest layer (5x6k4-gravity's build process: 4.4 GiB at its peak, 1.31 G boards):
-    64 GiB for 4x8k4-gravity, now 7.0 GiB."""
+    (0.62 G boards in its largest layer; this figure: 1.27 GiB), ``/usr/bin/time -v``'s maximum resident set size:
+    the build's forward pass alone (:func:`solver.retrograde.gravity.write_reach`, 2 threads) 542 MB, against 2,264 MB
+    for the pass that held a byte a board (the same ``reach.bits``); a whole ``solve build -j 2`` 692 MB in its
+    largest process (a worker of the sweep). The pass that held bytes was counted at 4 bytes a board of the largest
+    layer (5x6k4-gravity's build process: 4.4 GiB at its peak, 1.31 G boards): 64 GiB for 4x8k4-gravity, now 5.0 GiB.
+    """
     return reach_bytes(sizes) + jobs * CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + tables
 
 
