@@ -383,6 +383,8 @@ def _write_at(fd: int, data: bytes, offset: int) -> None:
     view = memoryview(data)
     while view:
         written = os.pwrite(fd, view, offset)
+        if written <= 0:
+            raise OSError(f"wrote no byte of {len(view):,} at {offset:,} of reach.bits")
         view, offset = view[written:], offset + written
 
 
