@@ -100,8 +100,9 @@ def forward_bytes(sizes: Sequence[int], *, jobs: int, tables: int) -> int:
     (0.62 G boards in its largest layer; this figure: 1.27 GiB), ``/usr/bin/time -v``'s maximum resident set size:
     the build's forward pass alone (:func:`solver.retrograde.gravity.write_reach`, 2 threads) 542 MB, against 2,264 MB
     for the pass that held a byte a board (the same ``reach.bits``); a whole ``solve build -j 2`` 672 MB in its
-    largest process (a worker of the sweep; the build's own process, which ran the forward pass: 529 MB, sampled). The pass that held bytes was counted at 4 bytes a board of the largest
-    layer (5x6k4-gravity's build process: 4.4 GiB at its peak, 1.31 G boards): 64 GiB for 4x8k4-gravity, now 5.0 GiB.
+    largest process (a worker of the sweep; the build's own process, which ran the forward pass: 529 MB, sampled).
+    The pass that held bytes was counted at 4 bytes a board of the largest layer (5x6k4-gravity's build process:
+    4.4 GiB at its peak, 1.31 G boards): 64 GiB for 4x8k4-gravity, now 5.0 GiB.
     """
     return reach_bytes(sizes) + jobs * CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + tables
 
