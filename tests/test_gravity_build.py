@@ -4,6 +4,10 @@ once with the estimate and the cluster command."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +17,14 @@ from solver.encoding.coderules import code_rules
 from solver.encoding.columns import layer_slots
 from solver.encoding.layouts import layout
 from solver.errors import GameTooLargeError
+from solver.retrograde import chunks as chunks_module
+from solver.retrograde import gravity, kernel
 from solver.retrograde.builddir import BuildDir
-from solver.retrograde.chunks import ChunkDone
+from solver.retrograde.chunks import ChunkDone, chunks
 from solver.retrograde.dense import build_arrays
+from solver.retrograde.plan import forward_bytes, plan_build, reach_bytes, table_bytes, worker_bytes
 from solver.retrograde.sweep import build_layers
-from solver.rules.game import parse_game
+from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE
 from solver.store.estimate import beyond_machine, estimate
 
@@ -133,3 +140,81 @@ def test_a_gravity_game_that_fits_is_not_refused(tmp_path: Path) -> None:
     cost = estimate(game, tmp_path / "5x6k4-gravity.ttt")
     assert beyond_machine(game, cost, tmp_path) is None
     assert cost.disk_bytes > sum(layer_slots(5, 6)) // 8, "the reach bits are counted"
+
+
+def _plain_reach_layers(game: Game) -> list[np.ndarray]:
+    """The forward pass a byte a board (:func:`solver.retrograde.gravity.plain_reach_chunk` over whole layers): each
+    layer's packed bits of the boards reached."""
+    found: list[np.ndarray] = []
+    playing: np.ndarray | None = None
+    for ply, size in enumerate(layout(game).layer_sizes):
+        reached, live = np.zeros(size, dtype=bool), np.zeros(size, dtype=np.uint8)
+        for chunk in chunks(game, ply):
+            reached[chunk.start : chunk.stop], live[chunk.start : chunk.stop] = gravity.plain_reach_chunk(game, chunk, playing)
+        found.append(np.packbits(reached))
+        playing = live
+    return found
+
+
+@pytest.mark.parametrize("name", ["3x4k3-gravity", "4x4k4-gravity", "4x4k3-gravity-misere", "2x5k3-gravity"])
+def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chunks_share_a_byte(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The pass that holds bits (its chunks ORed into shared bytes, on two threads), the build's pass that writes them
+    to reach.bits, and the byte-wise plain twin mark the same boards; chunks of a few boards make most chunks start and
+    stop inside a byte."""
+    game = parse_game(name)
+    reference = _plain_reach_layers(game)
+    monkeypatch.setattr(chunks_module, "CHUNK_BOARDS", 5)
+    inside = [chunk for ply in range(game.cells + 1) for chunk in chunks(game, ply) if chunk.start % 8 and chunk.stop % 8]
+    assert len(inside) > 10, "the test sees chunks that start and stop inside a byte"
+    found = dict(gravity.reach_layers(game, jobs=2))
+    assert sorted(found) == list(range(game.cells + 1))
+    for ply, bits in enumerate(reference):
+        assert np.array_equal(found[ply], bits), f"layer {ply} of {name}: the bits differ from the byte-wise pass's"
+    build = BuildDir(tmp_path / "build", game)
+    build.prepare()
+    gravity.write_reach(build, jobs=2)  # the boards reached written to the file chunk by chunk, shared bytes last
+    assert build.reach_path().read_bytes() == b"".join(bits.tobytes() for bits in reference) and build.has_reach()
+
+
+def test_put_bits_sets_a_chunks_bits_and_leaves_its_neighbours_in_shared_bytes() -> None:
+    rng = np.random.default_rng(7)
+    flags = rng.random(203) < 0.5
+    packed = np.zeros(-(-flags.size // 8), dtype=np.uint8)
+    cuts = [0, 3, 4, 11, 12, 13, 29, 64, 65, 200, 203]
+    lock = threading.Lock()
+    for start, stop in reversed(list(itertools.pairwise(cuts))):
+        gravity.put_bits(packed, start, flags[start:stop], lock)
+    assert np.array_equal(packed, np.packbits(flags))
+
+
+def test_the_forward_pass_of_a_proof_of_some_layers_keeps_only_their_bits_and_stops_after_the_last() -> None:
+    """A resumed build's check of one layer (solver.retrograde.sealing) holds that layer's bits, not every layer's."""
+    game = parse_game("4x4k4-gravity")
+    every = kernel.reach_layers(game)
+    walked: list[int] = []
+
+    def counted(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray]]:
+        for ply, bits in gravity.reach_layers(game, jobs=jobs):
+            walked.append(ply)
+            yield ply, bits
+
+    hook = kernel.hook_of(game)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(kernel.HOOKS, type(game.rules.move), dataclasses.replace(hook, reach_layers=counted))
+        some = kernel.reach_layers(game, plies={5, 9})
+    assert sorted(some) == [5, 9] and walked == list(range(10)), "the layers asked for, found forward up to the last of them"
+    assert all(np.array_equal(some[ply], every[ply]) for ply in some)
+
+
+def test_the_plan_of_4x8k4_gravity_counts_its_forward_pass_in_bits_and_fits_16_gib(tmp_path: Path) -> None:
+    """The build's forward pass holds two bits a board at its largest layer (the boards in play of the layer it finds
+    and of the layer before), not the 4 bytes a board once counted (64 GiB)."""
+    game = parse_game("4x8k4-gravity")
+    sizes = layout(game).layer_sizes
+    plan = plan_build(game, tmp_path / "build", jobs=2)
+    assert reach_bytes(sizes) == max(-(-size // 8) + (-(-sizes[ply - 1] // 8) if ply else 0) for ply, size in enumerate(sizes))
+    assert 2 * -(-max(sizes) // 8) >= reach_bytes(sizes) > max(sizes) // 8
+    assert plan.memory_bytes == forward_bytes(sizes, jobs=2, tables=table_bytes(game)) > 2 * worker_bytes(game)
+    assert plan.memory_bytes < 16 * 2**30 and estimate(game, tmp_path / "4x8k4-gravity.ttt", jobs=2).memory_bytes == plan.memory_bytes

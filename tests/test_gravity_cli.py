@@ -168,3 +168,22 @@ def test_a_gravity_name_read_otherwise_than_meant_is_said_on_stderr_naming_conne
         assert len(notices) == 1 and notices[0].startswith(f"solve: warning: {name} is ") and "is connect4 (6x7k4-gravity)" in notices[0], result.stderr
     quiet = CliRunner().invoke(main, ["lookup", "--game", "connect4", "X"])
     assert "warning" not in quiet.stderr, quiet.stderr
+
+
+def test_solve_build_of_a_board_past_the_tables_says_why_no_table_is_built_with_its_disk_before_the_book(runner, tmp_path, monkeypatch):
+    """6x6k4-gravity (36 cells) is answered by the engine and a book: ``solve build`` says what its table would take
+    (the disk of its column layout: 600 G slots) and what this machine lacks, then asks about the book."""
+    import solver.cli.build as command
+    from solver.rules.game import parse_game
+    from solver.storage.fsutil import format_size
+    from solver.store.estimate import estimate
+
+    monkeypatch.setattr(command, "estimate_book", lambda game, path, **options: solver.api.BuildEstimate(game, 1e6, 0, 0, 2))
+    result = run(runner, "build", "--game", "6x6k4-gravity", "--output", str(tmp_path / "6x6k4-gravity.ttt"))
+    table = estimate(parse_game("6x6k4-gravity"), tmp_path / "6x6k4-gravity.ttt")
+    assert result.exit_code != 0 and "opening book takes about" in result.output, "the book is not built unasked"
+    said = result.output.split("opening book takes")[0]
+    assert "No 6x6k4-gravity table is built: it would take" in said and f"{format_size(table.disk_bytes)} of disk" in said
+    assert table.disk_bytes > 250 * 2**30, "the disk of 600 G slots, a byte each"
+    assert "rules that play on boards of at most 32 cells (this one has 36)" in said and "its opening book is built instead" in said
+    assert list(tmp_path.iterdir()) == []

@@ -247,3 +247,16 @@ def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: P
     monkeypatch.setattr(solver.retrograde.plan.shutil, "disk_usage", lambda _: usage._replace(free=0))
     with pytest.raises(BuildError, match=r"GiB of disk in .* beyond what it holds .* GiB there already\), but only 0\.00 GiB is free"):
         build_layers(game, tmp_path / "fresh", jobs=1, release=release(Compression.default()))
+
+
+def test_writing_a_sealed_builds_table_asks_only_for_the_disk_its_sealed_blocks_take(sealed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a quarter of a byte a board (33 GB for 4x8k4-gravity, refused after its whole build on a disk it fits)."""
+    build = _copy(sealed, tmp_path)
+    packed = sum(entry["info"]["data_bytes"] for entry in build.retired().values())
+    boards = layout(build.game).size
+    assert packed * 2 < boards // 4, "the stand-in compresses well below a quarter of a byte a board"
+    real = shutil.disk_usage
+    free = packed + boards // 8 + (1 << 16)  # room for the blocks and the header, not for a quarter of a byte a board
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: real(path)._replace(free=free))
+    written = assemble(build, tmp_path / "table.ttt")
+    assert written.stat().st_size <= free

@@ -96,6 +96,8 @@ def _build_book(options: TableOptions, path: Path, *, depth: int | None, jobs: i
         refuse_replacing(game, path)
         if _book_there_already(game, path, depth, quiet=options.quiet):
             return
+    if not options.quiet:
+        click.echo(_why_no_table(game, path, jobs=jobs), err=True)
     cost = estimate_book(game, path, depth=depth, jobs=jobs)
     if (
         not yes
@@ -109,6 +111,17 @@ def _build_book(options: TableOptions, path: Path, *, depth: int | None, jobs: i
         figures = build_book(game, path, depth=depth, jobs=jobs, scheduler=scheduler, progress=advance, notify=options.notify)
     if not options.quiet:
         click.echo(f"Wrote {path}: {describe_book(figures)} (sha256 {figures.checksum})", err=True)
+
+
+def _why_no_table(game: Game, path: Path, *, jobs: int | None) -> str:
+    """Why ``solve build`` of a game answered by the engine builds its book and not its table: what the table would
+    take (:func:`solver.store.estimate.estimate`) and what this machine lacks for it."""
+    table = estimate(game, path, jobs=jobs)
+    lacks = " and ".join(table.beyond(path.parent)) or "too little for it"
+    return (
+        f"No {game.name} table is built: it would take {table.describe()}, and this machine has {lacks}; "
+        f"its opening book is built instead (the search engine answers its positions from it)"
+    )
 
 
 def _book_there_already(game: Game, path: Path, depth: int | None, *, quiet: bool) -> bool:

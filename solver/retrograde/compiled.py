@@ -1,4 +1,5 @@
-"""The chunk kernel compiled: every board of a chunk scored from its children's scores in one pass (numba).
+"""The build's kernels compiled (numba): every board of a chunk scored from its children's scores in one pass, and
+(gravity's forward pass) which boards of a chunk a game reaches, read from the packed bits of the layer before.
 
 The move rules' hooks (:mod:`solver.retrograde.placement`, :mod:`solver.retrograde.gravity`) find, for a chunk, where
 its boards' children lie in the next layer (whole rows or whole columns of the child tiles) and what the rules say of
@@ -180,3 +181,36 @@ def _score_row(rules: np.ndarray, reached: np.ndarray, i: int, out: np.ndarray) 
         for j in range(width):
             if not reached[i * width + j]:
                 out[i, j] = UNREACHABLE
+
+
+@kernel
+def lifted_bits(bits: np.ndarray, low_first: int, low_width: int, columns: np.ndarray, high_first: int, rows: np.ndarray, out: np.ndarray) -> None:
+    """Which boards of a chunk a lift reaches from a board of the layer before that is set in ``bits`` (gravity's
+    forward pass, :func:`solver.retrograde.gravity.reach_chunk`): ``out`` (uint8 0 or 1, chunk rows x tile columns).
+
+    :param bits: the layer before, one bit a board in layer-local order (``np.packbits``: big-endian within a byte).
+    :param low_first: the bit of the chunk's first row in the parent panel of the lifts in the low half, which keep
+        the board's row; ``low_width``: that panel's columns (bit ``low_first + i * low_width + c``: row ``i``, column ``c``).
+    :param columns: per lift in the low half (``(lifts, tile columns)`` intp), the parent's column, or -1.
+    :param high_first: the first bit of the parent tile of the lifts in the high half, which keep the board's column
+        (its rows are as wide as the chunk's tile).
+    :param rows: per lift in the high half (``(lifts, chunk rows)`` intp), the parent's row, or -1.
+    """
+    height, width = out.shape
+    for i in range(height):
+        for j in range(width):
+            out[i, j] = 0
+        base = low_first + i * low_width
+        for move in range(columns.shape[0]):
+            for j in range(width):
+                at = columns[move, j]
+                if at >= 0:
+                    k = base + at
+                    out[i, j] |= (bits[k >> 3] >> (7 - (k & 7))) & 1
+        for move in range(rows.shape[0]):
+            at = rows[move, i]
+            if at >= 0:
+                base = high_first + at * width
+                for j in range(width):
+                    k = base + j
+                    out[i, j] |= (bits[k >> 3] >> (7 - (k & 7))) & 1

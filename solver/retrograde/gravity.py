@@ -17,20 +17,26 @@ column, as :mod:`solver.retrograde.placement` relies on. Two things differ from 
   and in play (no line; the rules of :mod:`solver.retrograde.chunkrules` say which). The
   backward pass (:func:`solve_chunk`) then marks every board not reached ``UNREACHABLE``.
 
-The backward pass is compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled.best_of_children`), with
-its numpy passes kept as its plain twin (:func:`plain_chunk`: the same bytes, checked by the tests).
-Both run over the same chunks as the m,n,k build; the forward pass keeps one bit a board
-(:func:`pack` / :func:`unpack`), written to the build directory before the sweep starts.
+Both passes are compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled.best_of_children`;
+:func:`reach_chunk`: :func:`solver.retrograde.compiled.lifted_bits`), with their numpy passes kept as their plain twins
+(:func:`plain_chunk`, :func:`plain_reach_chunk`: the same bytes, checked by the tests). Both run over the same chunks
+as the m,n,k build. The forward pass holds bits, never a byte a board: the layer before's boards reached and in play,
+read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one (a chunk
+need not start on a byte: :func:`put_bits`). In a build (:func:`write_reach`) the boards reached go to the build
+directory's ``reach.bits`` (:func:`pack` / :func:`unpack`) chunk by chunk (:class:`FileBits`), before the sweep
+starts: 4x8k4-gravity's pass holds at most 4.19 GB of bits (:func:`solver.retrograde.plan.reach_bytes`), where bytes
+took 51 GB.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -243,52 +249,206 @@ def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
 
 
 def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Which boards of a chunk a game reaches, and which of those are in play (bool each, flat, index order).
+    """Which boards of a chunk a game reaches, and which of those are in play (bool each, flat, index order), by the
+    compiled kernel (:func:`solver.retrograde.compiled.lifted_bits`).
 
-    :param parent_playing: layer ``ply - 1``'s boards reached and in play (uint8 0 or 1, layer-local order;
-        None for layer 0, the empty board).
+    :param parent_playing: layer ``ply - 1``'s boards reached and in play, one bit a board in layer-local order
+        (:func:`pack`; None for layer 0, the empty board).
     """
-    index = layout(game)
-    tile = index.tiles[chunk.ply][chunk.tile]
+    tile = layout(game).tiles[chunk.ply][chunk.tile]
     shape = (chunk.row_stop - chunk.row_start, tile.cols)
     if chunk.ply == 0:
-        reached = np.ones(shape, dtype=np.uint8)
+        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8))
+    assert parent_playing is not None
+    from .compiled import lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
+
+    reached = np.empty(shape, dtype=np.uint8)
+    lifted_bits(parent_playing, *_lifts(game, chunk, tile), reached)
+    return _in_play(game, chunk, tile, reached)
+
+
+def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, int, np.ndarray]:
+    """Where a chunk's parents lie in the layer before, as :func:`solver.retrograde.compiled.lifted_bits` takes them:
+    the bit of the chunk's first row in the parent panel of the lifts in the low half and that panel's width, each
+    such lift's columns, the first bit of the parent tile of the lifts in the high half and each such lift's rows
+    (-1 where the column's top is not the last mover's; empty where no board of the chunk has such a lift)."""
+    r0, r1 = chunk.row_start, chunk.row_stop
+    piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
+    columns = lift_targets(game, False, tile.lx, tile.lo, piece)
+    low_first, low_width = 0, 0
+    if columns.max(initial=-1) >= 0:
+        other = _tile(game, chunk.ply - 1, tile.hx, tile.ho)
+        low_first, low_width = other.start + r0 * other.cols, other.cols
     else:
-        assert parent_playing is not None
-        reached = np.zeros(shape, dtype=np.uint8)
-        piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
-        kwargs = {"other_ply": chunk.ply - 1, "step": -1, "piece": piece, "targets": lift_targets, "pad": np.uint8(0)}
-        _over_moves(game, chunk, tile, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
-    flat = reached.reshape(-1).astype(bool)
+        columns = columns[:0]
+    rows = np.ascontiguousarray(lift_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1])
+    high_first = 0
+    if rows.max(initial=-1) >= 0:
+        hx, ho = (tile.hx - 1, tile.ho) if piece == 1 else (tile.hx, tile.ho - 1)
+        high_first = _tile(game, chunk.ply - 1, hx, ho).start
+    else:
+        rows = rows[:0]
+    return low_first, low_width, columns, high_first, rows
+
+
+def _in_play(game: Game, chunk: Chunk, tile: Tile, reached: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's boards reached (``reached``: 0 or 1, chunk rows x tile columns) and those of them in play, each bool
+    and flat: in play where the rules decide nothing (no line; never on the full board)."""
+    flat = reached.reshape(-1).view(bool)
     if chunk.ply == game.cells:
         return flat, np.zeros(flat.size, dtype=bool)
     rules = rule_scores(game, chunk, tile)
     return flat, flat & (rules.reshape(-1) == RULES_FOLLOW)
 
 
+def plain_reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`reach_chunk` by numpy passes over a byte a board: its plain twin (the same boards, checked by the tests).
+
+    :param parent_playing: layer ``ply - 1``'s boards reached and in play (uint8 0 or 1, a byte a board,
+        layer-local order; None for layer 0, the empty board).
+    """
+    tile = layout(game).tiles[chunk.ply][chunk.tile]
+    shape = (chunk.row_stop - chunk.row_start, tile.cols)
+    reached = np.ones(shape, dtype=np.uint8) if chunk.ply == 0 else np.zeros(shape, dtype=np.uint8)
+    if chunk.ply > 0:
+        assert parent_playing is not None
+        piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
+        kwargs = {"other_ply": chunk.ply - 1, "step": -1, "piece": piece, "targets": lift_targets, "pad": np.uint8(0)}
+        _over_moves(game, chunk, tile, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
+    return _in_play(game, chunk, tile, reached)
+
+
 def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray]]:
     """Which boards of each layer a game reaches, layer 0 first: ``(ply, packed bits)`` (:func:`pack`), each layer
-    from the one before (module docstring), its chunks on ``jobs`` threads (numpy releases the GIL)."""
+    from the one before (module docstring), its chunks on ``jobs`` threads (the kernel and numpy release the GIL).
+
+    Only bits are held: the layer before's boards in play, and the layer found's boards reached and in play (a
+    caller that keeps a layer yielded holds it too). A build writes the boards reached to its file instead
+    (:func:`write_reach`)."""
     sizes = layout(game).layer_sizes
+    for ply, reached in _walk(game, jobs, lambda ply: LayerBits(sizes[ply])):
+        yield ply, reached.bits
+        del reached  # the next layer is found without this one
+
+
+class Bits(Protocol):
+    """Where a layer's bits of the boards reached go, chunk by chunk (from the pass's threads)."""
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Set bits ``start ..`` of the layer from ``flags`` (bool): a chunk's boards."""
+
+
+class LayerBits:
+    """A layer's packed bits in memory (:func:`pack`; :func:`put_bits`)."""
+
+    def __init__(self, boards: int) -> None:
+        self.bits = np.zeros(-(-boards // 8), dtype=np.uint8)
+        self._shared = threading.Lock()
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Set bits ``start ..`` from ``flags`` (bool)."""
+        put_bits(self.bits, start, flags, self._shared)
+
+
+class FileBits:
+    """A layer's packed bits written at ``offset`` of a file (a descriptor, the bytes 0 before): each chunk's own
+    bytes at once, the first and last, which it may share with the chunks beside it, ORed here and written by
+    :meth:`close`. So the pass never holds the layer's bits of the boards reached."""
+
+    def __init__(self, fd: int, offset: int) -> None:
+        self._fd, self._offset = fd, offset
+        self._edges: dict[int, int] = {}
+        self._shared = threading.Lock()
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Set bits ``start ..`` from ``flags`` (bool)."""
+        data = _aligned_bits(start, flags)
+        if not data.size:
+            return
+        first, last = start // 8, start // 8 + data.size - 1
+        with self._shared:
+            for at, value in ((first, data[0]), (last, data[-1])):
+                self._edges[at] = self._edges.get(at, 0) | int(value)
+        if data.size > 2:
+            _write_at(self._fd, data[1:-1].tobytes(), self._offset + first + 1)
+
+    def close(self) -> None:
+        """Write the bytes chunks share (once every chunk is put)."""
+        for at, value in sorted(self._edges.items()):
+            _write_at(self._fd, bytes([value]), self._offset + at)
+
+
+def _write_at(fd: int, data: bytes, offset: int) -> None:
+    """``data`` written at ``offset`` of the file ``fd``, all of it."""
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        if written <= 0:
+            raise OSError(f"wrote no byte of {len(view):,} at {offset:,} of reach.bits")
+        view, offset = view[written:], offset + written
+
+
+Reached = TypeVar("Reached", bound=Bits)
+
+
+def _walk(game: Game, jobs: int, reached_of: Callable[[int], Reached]) -> Iterator[tuple[int, Reached]]:
+    """The forward pass, layer 0 first: each layer's boards reached set in ``reached_of(ply)``, once every chunk is."""
     playing: np.ndarray | None = None
     with ThreadPoolExecutor(max(1, jobs), thread_name_prefix="solver-reach") as pool:
         for ply in range(game.cells + 1):
-            reached = np.zeros(sizes[ply], dtype=bool)
-            now = np.zeros(sizes[ply], dtype=np.uint8)
+            reached = reached_of(ply)
+            playing = _reach_layer(game, ply, playing, reached, pool)
+            yield ply, reached
+            del reached
 
-            def one(chunk: Chunk, parent: np.ndarray | None = playing, reached: np.ndarray = reached, now: np.ndarray = now) -> None:
-                found, live = reach_chunk(game, chunk, parent)
-                reached[chunk.start : chunk.stop] = found
-                now[chunk.start : chunk.stop] = live
 
-            list(pool.map(one, chunks(game, ply)))
-            playing = now
-            yield ply, pack(reached)
+def _reach_layer(game: Game, ply: int, parent: np.ndarray | None, reached: Bits, pool: ThreadPoolExecutor) -> np.ndarray:
+    """Layer ``ply``'s boards reached (set in ``reached``) and in play (returned: one bit a board, :func:`pack`),
+    chunk by chunk, from the bits of the layer before's boards in play (``parent``; None for layer 0)."""
+    playing = LayerBits(layout(game).layer_sizes[ply])
+
+    def one(chunk: Chunk) -> None:
+        found, live = reach_chunk(game, chunk, parent)
+        reached.put(chunk.start, found)
+        playing.put(chunk.start, live)
+
+    list(pool.map(one, chunks(game, ply)))
+    return playing.bits
+
+
+def _aligned_bits(start: int, flags: np.ndarray) -> np.ndarray:
+    """``flags`` packed from bit ``start % 8`` of their first byte (the bits before it 0)."""
+    lead = start % 8
+    aligned = np.zeros(lead + flags.size, dtype=bool)
+    aligned[lead:] = flags
+    return np.packbits(aligned)
+
+
+def put_bits(packed: np.ndarray, start: int, flags: np.ndarray, shared: threading.Lock) -> None:
+    """Set bits ``start ..`` of a packed layer (:func:`pack`, all 0 before) from ``flags`` (bool), as a chunk does.
+
+    A chunk need not start or stop on a byte: its first and last bytes, which it may share with the chunks beside it
+    (on other threads), are ORed in holding ``shared``; the bytes between are the chunk's alone."""
+    if not flags.size:
+        return
+    data = _aligned_bits(start, flags)
+    first, last = start // 8, start // 8 + data.size - 1
+    with shared:
+        packed[first] |= data[0]
+        packed[last] |= data[-1]
+    packed[first + 1 : last] = data[1:-1]
+
+
+READ_BACK = 1 << 26
+"""Bytes of ``reach.bits`` read back at a time to hash a layer (64 MiB)."""
 
 
 def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = None) -> None:
-    """Find which boards of every layer a game reaches (:func:`reach_layers`) and keep them in the build directory
+    """Find which boards of every layer a game reaches (the forward pass) and keep them in the build directory
     (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once complete), unless they are there already.
+
+    The boards reached go to the file as each chunk finds them (:class:`FileBits`), so the pass holds only the bits of
+    the boards in play of the layer it finds and of the one before (:func:`solver.retrograde.plan.reach_bytes`).
 
     :param progress: called after each layer (:class:`solver.retrograde.chunks.ChunkDone`, ``forward`` set).
     """
@@ -296,15 +456,19 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
         return
     temporary = build.path / "reach.bits.partial"
     digest = hashlib.sha256()
-    sizes = layout(build.game).layer_sizes
-    with os.fdopen(build.create(temporary, os.O_WRONLY), "wb") as out:
-        for ply, bits in reach_layers(build.game, jobs=jobs):
-            digest.update(bits.data)
-            out.write(bits.data)
+    sizes, offsets = layout(build.game).layer_sizes, build.reach_offsets()
+    fd = build.create(temporary)
+    try:
+        os.ftruncate(fd, offsets[-1])
+        for ply, reached in _walk(build.game, jobs, lambda ply: FileBits(fd, offsets[ply])):
+            reached.close()
+            for at in range(offsets[ply], offsets[ply + 1], READ_BACK):
+                digest.update(os.pread(fd, min(READ_BACK, offsets[ply + 1] - at), at))
             if progress is not None:
                 progress(ChunkDone(ply, sizes[ply], layer_work(build.game, ply), forward=True))
-        out.flush()
-        os.fsync(out.fileno())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(temporary, build.reach_path())
     build.record_reach(digest.hexdigest())
 

@@ -32,7 +32,8 @@ class BuildPlan:
     disk_bytes: int
     """Disk still to be written at the peak: the layers left (or, retiring, see :func:`plan_build`)."""
     memory_bytes: int
-    """Peak memory the build needs for itself: every worker's chunk and index tables (:func:`worker_bytes`).
+    """Peak memory the build needs for itself: every worker's chunk and index tables (:func:`worker_bytes`), or
+    the forward pass of a gravity build (:func:`forward_bytes`: one bit a board), if that is more.
 
     The layers are read and written through memory maps: file pages that the kernel
     keeps while memory is free and drops when not, so they are not counted (a build
@@ -77,15 +78,33 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
         kept = build.path.is_dir() and build.has_reach(check=False)
         work += 0 if kept else sum(layer_work(game, p) for p in range(game.cells + 1))
         disk += 0 if kept else sum(-(-size // 8) for size in sizes)  # reach.bits: a bit a board
-        memory = max(memory, REACH_BYTES_PER_BOARD * max(sizes))
+        memory = max(memory, forward_bytes(sizes, jobs=jobs, tables=table_bytes(game)))
     return BuildPlan(game, todo, min(done) if done else None, work, disk, memory)
 
 
-REACH_BYTES_PER_BOARD = 4
-"""The forward pass of a gravity build holds a byte a board of the layer it finds and of the one before, and
-a flag a board of the first (:func:`solver.retrograde.gravity.reach_layers`), with its chunks' working arrays and
-the index: measured 4.4 GiB at the peak of 5x6k4-gravity's build process (1.31 G boards in its largest layer,
-3.6 bytes a board), so 4."""
+def reach_bytes(sizes: Sequence[int]) -> int:
+    """The bits the forward pass of a gravity build holds at once (:func:`solver.retrograde.gravity.write_reach`), in
+    bytes: one bit a board of the layer it finds and of the layer before (their boards in play; the boards reached go
+    to ``reach.bits`` as they are found), at the layer where that is most (4x8k4-gravity: 4.19 GB, against 64 GiB
+    counted when it held bytes)."""
+    packed = [-(-size // 8) for size in sizes]
+    return max((size + (packed[ply - 1] if ply else 0) for ply, size in enumerate(packed)), default=0)
+
+
+def forward_bytes(sizes: Sequence[int], *, jobs: int, tables: int) -> int:
+    """Peak memory of the forward pass (one process, ``jobs`` threads): its bits (:func:`reach_bytes`), each
+    thread's chunk (:data:`WORKING_BYTES_PER_BOARD` a board of :data:`~solver.retrograde.chunks.CHUNK_BOARDS`) and the
+    index and move tables (``tables`` bytes: :func:`worker_bytes`'s share, :data:`TABLE_BYTES_PER_HIGH_BOARD`).
+
+    Measured 2026-12-02 on the 2-core, 24 GiB build machine (load average 5 to 6 from other work), 4x7k4-gravity
+    (0.62 G boards in its largest layer; this figure: 1.27 GiB), ``/usr/bin/time -v``'s maximum resident set size:
+    the build's forward pass alone (:func:`solver.retrograde.gravity.write_reach`, 2 threads) 542 MB, against 2,264 MB
+    for the pass that held a byte a board (the same ``reach.bits``); a whole ``solve build -j 2`` 672 MB in its
+    largest process (a worker of the sweep; the build's own process, which ran the forward pass: 529 MB, sampled).
+    The pass that held bytes was counted at 4 bytes a board of the largest layer (5x6k4-gravity's build process:
+    4.4 GiB at its peak, 1.31 G boards): 64 GiB for 4x8k4-gravity, now 5.0 GiB.
+    """
+    return reach_bytes(sizes) + jobs * CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + tables
 
 
 TABLE_BYTES_PER_HIGH_BOARD = 1024
@@ -96,8 +115,13 @@ column states, :mod:`solver.encoding.columns`): measured
 
 def worker_bytes(game: Game) -> int:
     """Peak memory of one build worker: its chunk's working arrays and the game's index and move tables."""
+    return CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + table_bytes(game)
+
+
+def table_bytes(game: Game) -> int:
+    """The game's index and move tables in a process (:data:`TABLE_BYTES_PER_HIGH_BOARD`)."""
     high_boards = int(layout(game).high.packed.size)  # every half-board of the high half: 3**cells, or its column states
-    return CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + TABLE_BYTES_PER_HIGH_BOARD * high_boards
+    return TABLE_BYTES_PER_HIGH_BOARD * high_boards
 
 
 def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, check_memory: bool = True) -> None:
@@ -121,9 +145,17 @@ def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, ch
     if available is not None and plan.memory_bytes > available:
         raise BuildError(
             f"building {plan.game.name} needs about {plan.memory_bytes / 2**30:.2f} GiB of memory "
-            f"({worker_bytes(plan.game) / 2**30:.2f} GiB for each worker's chunk and tables), "
+            f"({_memory_share(plan)}), "
             f"but only {available / 2**30:.2f} GiB is available; use fewer --jobs or a bigger machine"
         )
+
+
+def _memory_share(plan: BuildPlan) -> str:
+    """What the memory of a plan is for, in words: the workers' and (gravity) the forward pass's bits."""
+    workers = f"{worker_bytes(plan.game) / 2**30:.2f} GiB for each worker's chunk and tables"
+    if not plan.game.build_walks_forward:
+        return workers
+    return f"{reach_bytes(layout(plan.game).layer_sizes) / 2**30:.2f} GiB for the bits of the forward pass, {workers}"
 
 
 def _allocated(directory: Path) -> int:

@@ -36,8 +36,9 @@ def check_layers(
     problems: list[str] = []
     if [len(layer) for layer in layers] != list(index.layer_sizes):
         return [f"layer sizes {[len(layer) for layer in layers]} do not fit {game.name}: expected {list(index.layer_sizes)}"]
-    reach = reach_layers(game, jobs=os.cpu_count() or 1)  # with a forward pass (gravity): found again, forward
-    for ply in sorted(set(range(game.cells + 1) if plies is None else plies), reverse=True):
+    wanted = set(range(game.cells + 1) if plies is None else plies)
+    reach = reach_layers(game, jobs=os.cpu_count() or 1, plies=wanted)  # with a forward pass (gravity): found again, forward
+    for ply in sorted(wanted, reverse=True):
         child = None if ply == game.cells else layers[ply + 1]
         for chunk in chunks(game, ply):
             stored = np.asarray(layers[ply][chunk.start : chunk.stop])

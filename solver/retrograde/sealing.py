@@ -306,7 +306,8 @@ def assemble(build: BuildDir, output: str | os.PathLike[str], *, verify: bool = 
     """Write the table file of a build whose every layer is sealed: its blocks copied in order (atomically).
 
     Every sealed file is checked against its SHA-256 as it is read. The meta holds the
-    index scheme, the layer offsets and each layer's histograms.
+    index scheme, the layer offsets and each layer's histograms. The free disk asked for first is what the sealed
+    blocks take (their ``data_bytes``), not a quarter of a byte a board.
 
     :raises BuildError: if a layer is not sealed or a sealed file does not match.
     :raises TableError: as :func:`solver.storage.tablefile.write_compressed` (``verify``: the new table fails its checks).
@@ -323,8 +324,18 @@ def assemble(build: BuildDir, output: str | os.PathLike[str], *, verify: bool = 
     codec = Compression(str(name), int(level))
     meta = {**compact_meta(game), "layer_histograms": {str(ply): retired[ply]["info"]["histograms"] for ply in sorted(retired)}}
     blocks = (block for ply in range(game.cells + 1) for block in _sealed_blocks(build, ply, retired[ply]))
+    packed = sum(int(entry["info"].get("data_bytes", 0)) for entry in retired.values())  # checked as the blocks are read
     return tablefile.write_compressed(
-        output, game, blocks, meta, boards=layout(game).size, codec=codec.name, level=codec.level, verify=verify, built_here=built_here
+        output,
+        game,
+        blocks,
+        meta,
+        boards=layout(game).size,
+        codec=codec.name,
+        level=codec.level,
+        verify=verify,
+        built_here=built_here,
+        packed_bytes=packed,
     )
 
 

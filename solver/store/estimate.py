@@ -19,7 +19,7 @@ from ..encoding.columns import layer_slots
 from ..encoding.layouts import layout
 from ..errors import GameTooLargeError
 from ..retrograde.chunks import layer_work
-from ..retrograde.plan import REACH_BYTES_PER_BOARD, SPOOLED_AT_MOST, plan_build
+from ..retrograde.plan import SPOOLED_AT_MOST, forward_bytes, plan_build
 from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
@@ -85,6 +85,21 @@ class BuildEstimate:
         """Whether even an explicit ``solve build`` asks first: more than :data:`LONG_BUILD_SECONDS`."""
         return self.seconds > LONG_BUILD_SECONDS
 
+    def beyond(self, directory: str | os.PathLike[str]) -> list[str]:
+        """What this machine lacks for the build, in words (none: it fits): its memory, where the build needs more; the
+        size of ``directory``'s file system, where the build needs more disk than it holds in all; rules' words, for a
+        board past :data:`solver.rules.game.WORD_CELLS` cells."""
+        total_memory = _total_memory()
+        disk = _disk_size(directory)
+        why = []
+        if total_memory is not None and self.memory_bytes > total_memory:
+            why.append(f"{format_size(total_memory)} of memory")
+        if disk is not None and self.disk_bytes > disk:
+            why.append(f"a file system of {format_size(disk)} at {directory}")
+        if self.game.cells > WORD_CELLS:
+            why.append(f"rules that play on boards of at most {WORD_CELLS} cells (this one has {self.game.cells})")
+        return why
+
     def describe(self) -> str:
         """``about 2 h 5 min on 2 cores, 301.7 GiB of disk and 49.1 GiB of memory``."""
         cores = f"{self.jobs} core{'s' * (self.jobs != 1)}"
@@ -132,29 +147,22 @@ def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
     """What building a gravity game too large for this machine's index would cost here (Connect Four), from the
     sizes of its layers counted (:func:`solver.encoding.columns.layer_slots`) and the figures measured on the
     boards that fit: both passes at :data:`GRAVITY_WORK_PER_SECOND_PER_CORE`, the disk of a retiring build
-    (two raw layers, the spool, the reach bits and the table), the memory of the forward pass."""
+    (two raw layers, the spool, the reach bits and the table), the memory of the forward pass
+    (:func:`solver.retrograde.plan.forward_bytes`: its bits and chunks)."""
     jobs = jobs or os.cpu_count() or 1
     sizes = layer_slots(game.rows, game.cols)
     total, largest = sum(sizes), max(sizes)
     work = total * (2 + SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD)
     disk = 2 * largest + largest // SPOOLED_AT_MOST + total // 8 + 2 * total // COMPRESSION_AT_LEAST
-    memory = REACH_BYTES_PER_BOARD * largest
+    memory = forward_bytes(sizes, jobs=jobs, tables=0)  # no index here for such a board: its tables are not counted
     return BuildEstimate(game, work / (_rate(game) * jobs), disk, memory, jobs)
 
 
 def beyond_machine(game: Game, cost: BuildEstimate, directory: str | os.PathLike[str]) -> str | None:
     """Why this machine cannot build ``game``'s table at all, in words with the estimate and the cluster command,
     or None when it can: a board past :data:`solver.rules.game.WORD_CELLS` cells, or more memory than the machine
-    has, or more disk than ``directory``'s file system holds in all."""
-    total_memory = _total_memory()
-    disk = _disk_size(directory)
-    why = []
-    if total_memory is not None and cost.memory_bytes > total_memory:
-        why.append(f"{format_size(total_memory)} of memory")
-    if disk is not None and cost.disk_bytes > disk:
-        why.append(f"a file system of {format_size(disk)} at {directory}")
-    if game.cells > WORD_CELLS:
-        why.append(f"rules that play on boards of at most {WORD_CELLS} cells (this one has {game.cells})")
+    has, or more disk than ``directory``'s file system holds in all (:meth:`BuildEstimate.beyond`)."""
+    why = cost.beyond(directory)
     if not why:
         return None
     known = f" ({KNOWN_POSITIONS[game]:,} positions)" if game in KNOWN_POSITIONS else ""
