@@ -57,7 +57,7 @@ from .bitboard import (
 )
 from .kernel import kernel
 from .ordering import order_moves
-from .transposition import get, prefetch_bucket, put, unpack
+from .transposition import get, prefetch_bucket, put, unpack, work_of
 
 STOP, NODES, ETC_FROM, HELPER, LIMIT = 0, 1, 2, 3, 4
 """Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), the
@@ -147,7 +147,8 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
 ) -> np.int64:
     """The score of a position in the window ``(alpha, beta)``, fail-soft (module docstring); the side to move cannot win at once."""
     control[NODES] += 1
-    if control[NODES] == control[LIMIT]:
+    start = control[NODES]
+    if start == control[LIMIT]:
         control[STOP] = 1  # this node and its ancestors return unstored, as when the caller stops the search
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
@@ -189,10 +190,10 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
         if control[STOP]:
             return np.int64(0)
         if score >= beta:
-            put(table, key, score, True, pieces)
+            put(table, key, score, True, work_of(control[NODES] - start))
             return score
         alpha = max(alpha, score)
-    put(table, key, alpha, False, pieces)
+    put(table, key, alpha, False, work_of(control[NODES] - start))
     return alpha
 
 
