@@ -44,6 +44,7 @@ from .bitboard import (
     G_CELLS,
     G_COLMASK,
     G_COLS,
+    G_ROWS,
     ONE,
     ZERO,
     can_win_next,
@@ -158,7 +159,11 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     if pieces >= cells - 2:
         return np.int64(0)
     alpha = max(alpha, -((cells - 2 - pieces) // 2))
-    beta = min(beta, (cells - 1 - pieces) // 2, claimeven_bound(pos, mask, geo))
+    beta = min(beta, (cells - 1 - pieces) // 2)
+    if alpha >= beta:
+        return alpha
+    if alpha >= -((np.int64(geo[G_ROWS]) - 1) // 2 + 1):  # the lowest claimeven bound there is: below it none cuts
+        beta = min(beta, claimeven_bound(pos, mask, geo))
     if alpha >= beta:
         return alpha
     if moves & (moves - ONE) == ZERO and pieces > book[2]:
