@@ -48,10 +48,11 @@ from .bitboard import (
     ONE,
     ZERO,
     can_win_next,
-    canonical,
+    canonical_of,
     claimeven_bound,
     has_line,
-    key_of,
+    mirror_cell,
+    mirror_key,
     non_losing_moves,
     popcount,
     possible,
@@ -118,15 +119,15 @@ def book_score(key: np.uint64, pieces: np.int64, cells: np.int64, keys: np.ndarr
 
 
 @kernel
-def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
+def _etc(pos: np.uint64, mask: np.uint64, mpos: np.uint64, mmask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
     """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``."""
     best = np.int64(NO_MOVE)
-    child_pos = pos ^ mask
+    child_pos, child_mpos = pos ^ mask, mpos ^ mmask
     for c in range(np.int64(geo[G_COLS])):
         move = moves & geo[G_COLMASK + c]
         if move == ZERO:
             continue
-        stored = get(table, canonical(key_of(child_pos, mask | move, geo), geo))
+        stored = get(table, canonical_of(child_pos, mask | move, child_mpos, mmask | mirror_cell(move, geo), geo))
         if stored:
             bound, lower = unpack(stored)
             if not lower and -bound >= beta and -bound > best:
@@ -138,6 +139,8 @@ def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, mo
 def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and the children, kept in one kernel for speed
     pos: np.uint64,
     mask: np.uint64,
+    mpos: np.uint64,
+    mmask: np.uint64,
     alpha: np.int64,
     beta: np.int64,
     geo: np.ndarray,
@@ -146,7 +149,11 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     control: np.ndarray,
     scratch: np.ndarray,
 ) -> np.int64:
-    """The score of a position in the window ``(alpha, beta)``, fail-soft (module docstring); the side to move cannot win at once."""
+    """The score of a position in the window ``(alpha, beta)``, fail-soft (module docstring); the side to move cannot win at once.
+
+    ``mpos`` and ``mmask`` are the position's mirror image, carried down the search so that a canonical key needs no
+    loop over the columns (:func:`solver.search.bitboard.canonical_of`).
+    """
     control[NODES] += 1
     start = control[NODES]
     if start == control[LIMIT]:
@@ -167,8 +174,8 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     if alpha >= beta:
         return alpha
     if moves & (moves - ONE) == ZERO and pieces > book[2]:
-        return -negamax(pos ^ mask, mask | moves, -beta, -alpha, geo, table, book, control, scratch)
-    key = canonical(key_of(pos, mask, geo), geo)
+        return -negamax(pos ^ mask, mask | moves, mpos ^ mmask, mmask | mirror_cell(moves, geo), -beta, -alpha, geo, table, book, control, scratch)
+    key = canonical_of(pos, mask, mpos, mmask, geo)
     stored = get(table, key)
     if stored:
         bound, lower = unpack(stored)
@@ -183,15 +190,18 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
         if known != NO_MOVE:
             return known
     count = order_moves(pos, mask, moves, geo, scratch, pieces)
-    child_pos = pos ^ mask
+    child_pos, child_mpos = pos ^ mask, mpos ^ mmask
+    cols = np.int64(geo[G_COLS])
     for i in range(count):
-        prefetch_bucket(table, canonical(key_of(child_pos, mask | scratch[pieces, i], geo), geo))
+        scratch[pieces, cols + i] = mmask | mirror_cell(scratch[pieces, i], geo)  # the rank, no longer needed
+        prefetch_bucket(table, canonical_of(child_pos, mask | scratch[pieces, i], child_mpos, scratch[pieces, cols + i], geo))
     if cells - pieces >= ETC_MIN_EMPTY and control[NODES] >= control[ETC_FROM]:
-        cut = _etc(pos, mask, geo, table, moves, beta)
+        cut = _etc(pos, mask, mpos, mmask, geo, table, moves, beta)
         if cut != NO_MOVE:
             return cut
     for i in range(count):
-        score = -negamax(child_pos, mask | scratch[pieces, i], -beta, -alpha, geo, table, book, control, scratch)
+        move, mirrored = scratch[pieces, i], scratch[pieces, cols + i]
+        score = -negamax(child_pos, mask | move, child_mpos, mirrored, -beta, -alpha, geo, table, book, control, scratch)
         if control[STOP]:
             return np.int64(0)
         if score >= beta:
@@ -216,6 +226,7 @@ def solve(
         return (cells + 1 - pieces) // 2
     low, high = -((cells - pieces) // 2), (cells + 1 - pieces) // 2
     control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
+    mpos, mmask = mirror_key(pos, geo), mirror_key(mask, geo)
     while low < high and not control[STOP]:
         share = max(control[HELPER], 1)
         med = low + (high - low) * share // (share + 1)
@@ -224,7 +235,7 @@ def solve(
                 med = _trunc_half(low)
             elif med >= 0 and _trunc_half(high) > med:
                 med = _trunc_half(high)
-        found = negamax(pos, mask, med, med + 1, geo, table, book, control, scratch)
+        found = negamax(pos, mask, mpos, mmask, med, med + 1, geo, table, book, control, scratch)
         if found <= med:
             high = found
         else:
