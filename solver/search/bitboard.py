@@ -214,7 +214,7 @@ def cells_above(cells: np.uint64, geo: np.ndarray) -> np.uint64:
     above = (cells << ONE) & board
     for _ in range(np.int64(geo[G_ROWS]) - 2):
         above |= (above << ONE) & board
-    return above
+    return np.uint64(above)
 
 
 @kernel
