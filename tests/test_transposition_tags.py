@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.search.transposition import get, new_table, put
+from solver.search.transposition import get, new_table, put, work_of
 
 MASK = (1 << 64) - 1
 
@@ -50,3 +50,23 @@ def test_a_key_whose_hash_differs_from_a_stored_ones_in_one_tag_bit_is_not_taken
     assert get(table, np.uint64(other)) == 0, f"a key differing in tag bit {bit} read the stored key's entry"
     put(table, np.uint64(other), -3, False, 10)
     assert get(table, np.uint64(stored)) != get(table, np.uint64(other))
+
+
+def test_an_entrys_work_is_the_bit_length_of_the_nodes_its_search_visited() -> None:
+    assert [work_of(n) for n in (0, 1, 2, 3, 1000, 1 << 40)] == [0, 1, 2, 2, 10, 41]
+
+
+def test_a_buckets_first_tier_keeps_the_entry_that_cost_the_most_work_and_the_second_takes_the_rest() -> None:
+    """Four keys of one bucket (their hashes differ in tag bits only): a costly entry stays in the first tier while
+    cheaper ones, even of positions with fewer pieces, take turns in the second; a costlier one takes the first."""
+    table = new_table(1 << 20)
+    hashed = _mix(0x0000_1234_5678_9ABC)
+    costly, cheap, cheaper, costlier = (np.uint64(_unmix(hashed ^ (i << 40))) for i in range(4))
+    put(table, costly, 5, True, work_of(1_000_000))
+    put(table, cheap, 3, True, work_of(10))
+    assert get(table, costly) != 0 and get(table, cheap) != 0
+    put(table, cheaper, -2, False, work_of(100))
+    assert get(table, costly) != 0, "a cheaper entry displaced the costliest"
+    assert get(table, cheap) == 0 and get(table, cheaper) != 0, "the second tier did not take the newest entry"
+    put(table, costlier, 1, True, work_of(10_000_000))
+    assert get(table, costlier) != 0 and get(table, cheaper) != 0 and get(table, costly) == 0

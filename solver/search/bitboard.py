@@ -37,7 +37,11 @@ G_ORDER = 8
 """First slot of the columns in search order (centre first), ``cols`` of them."""
 G_COLMASK = G_ORDER + 32
 """First slot of each column's cells as a mask, ``cols`` of them."""
-GEOMETRY_SLOTS = G_COLMASK + 32
+G_BELOW = G_COLMASK + 32
+"""First slot of the cells strictly below each bit's cell in its column (:func:`cells_below`), ``BITS`` of them."""
+G_MIRROR = G_BELOW + 64
+"""First slot of each bit's mirror image (the same height in the mirrored column: :func:`mirror_cell`), ``BITS`` of them."""
+GEOMETRY_SLOTS = G_MIRROR + 64
 
 BITS = 64
 """Bits in a bitboard: a game fits when ``cols * (rows + 1) <= BITS``."""
@@ -102,6 +106,9 @@ def geometry(rows: int, cols: int, k: int, directions: tuple[tuple[int, int], ..
         geo[G_ORDER + slot] = c
     for c in range(cols):
         geo[G_COLMASK + c] = column << (c * stride)
+        for h in range(rows):
+            geo[G_BELOW + c * stride + h] = ((1 << h) - 1) << (c * stride)
+            geo[G_MIRROR + c * stride + h] = 1 << ((cols - 1 - c) * stride + h)
     return geo
 
 
@@ -201,6 +208,16 @@ def line_cells(p: np.uint64, geo: np.ndarray) -> np.uint64:
 
 
 @kernel
+def cells_above(cells: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The cells strictly above the lowest of ``cells`` in each column (the sentinel bit stops each column's climb)."""
+    board = geo[G_BOARD]
+    above = (cells << ONE) & board
+    for _ in range(np.int64(geo[G_ROWS]) - 2):
+        above |= (above << ONE) & board
+    return np.uint64(above)
+
+
+@kernel
 def key_of(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
     """The position's key: ``pos + mask + bottom`` (module docstring)."""
     return np.uint64(pos + mask + geo[G_BOTTOM])
@@ -215,6 +232,20 @@ def mirror_key(key: np.uint64, geo: np.ndarray) -> np.uint64:
     for c in range(cols):
         out |= ((key >> (np.uint64(c) * stride)) & field) << ((cols - ONE - np.uint64(c)) * stride)
     return out
+
+
+@kernel
+def mirror_cell(cell: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The mirror image of one cell (a bit): the same height in the mirrored column."""
+    return np.uint64(geo[G_MIRROR + np.int64(popcount(cell - ONE))])
+
+
+@kernel
+def canonical_of(pos: np.uint64, mask: np.uint64, mirrored_pos: np.uint64, mirrored_mask: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The canonical key of a position given with its mirror image (:func:`canonical` without the columns' loop)."""
+    key = key_of(pos, mask, geo)
+    mirrored = key_of(mirrored_pos, mirrored_mask, geo)
+    return mirrored if mirrored < key else key
 
 
 @kernel
@@ -251,28 +282,64 @@ def move_score(pos: np.uint64, mask: np.uint64, move: np.uint64, geo: np.ndarray
 
 
 @kernel
+def cells_below(cell: np.uint64, geo: np.ndarray) -> np.uint64:
+    """The cells strictly below a cell (one bit) in its column."""
+    return np.uint64(geo[G_BELOW + np.int64(popcount(cell - ONE))])
+
+
+@kernel
+def _each_line_comes_after_one_of_theirs(mine: np.uint64, theirs: np.uint64, mask: np.uint64, geo: np.ndarray) -> bool:
+    """Whether every line of ``mine`` has a line of ``theirs`` whose empty cells all lie below its cells: the opponent
+    then completes that line before the side to move can complete its own (a cell is played only on the ones below)."""
+    k, dirs = geo[G_K], geo[G_DIRS]
+    shifts = _shifts(geo)
+    for d in range(4):
+        if dirs >> np.uint64(d) & ONE:
+            starts = mine
+            for i in range(1, k):
+                starts &= mine >> (np.uint64(i) * shifts[d])
+            while starts:
+                start = starts & (~starts + ONE)
+                starts ^= start
+                below = ZERO
+                for i in range(k):
+                    below |= cells_below(start << (np.uint64(i) * shifts[d]), geo)
+                if not has_line(theirs & (mask | below), geo):
+                    return False
+    return True
+
+
+@kernel
 def claimeven_bound(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.int64:
     """An upper bound on the score of the side to move when the opponent plays *claimeven* (Allis), or :data:`NO_BOUND`.
 
     With an even number of pieces on a board of an even number of rows, the opponent can answer every move in an
     odd cell with the even cell above it (and a move in an even cell with the even cell on top of another column
     of odd height: there is one, by parity), so it takes at least every even cell not playable now. If the side to
-    move could then make no line with all the other cells, it can at best draw (0) or, if those even cells hold a
-    line of the opponent's, it loses, and no later than when the highest empty cell of those lines is filled: the
-    cells above it in its column are still empty then (Steininger's ``upper_bound_from_evens_strategy``, his
-    distance taken from every direction's lines alike).
+    move could then make no line with all the other cells, or only lines each of which comes after one of the
+    opponent's (every empty cell of that line of the opponent's lies below a cell of its own, so it is played first:
+    :func:`_each_line_comes_after_one_of_theirs`), it can at best draw (0) or, if those even cells hold a
+    line of the opponent's, it loses, and no later than when the highest empty cell of the line whose highest empty
+    cell is lowest is filled: the cells above it in its column are still empty then (Steininger's
+    ``upper_bound_from_evens_strategy``, his distance taken from every direction's lines alike).
     """
     even = geo[G_EVEN]
     if even == ZERO or popcount(mask) & ONE:
         return np.int64(NO_BOUND)
     theirs = (pos ^ mask) | (even & ~mask & ~possible(mask, geo))
-    if has_line(geo[G_BOARD] & ~theirs, geo):
-        return np.int64(NO_BOUND)
-    last = line_cells(theirs, geo) & ~mask
-    if last == ZERO:
+    mine = geo[G_BOARD] & ~theirs
+    lines = has_line(theirs, geo)
+    if has_line(mine, geo):  # each line of mine must have one of theirs below it, first a cell above one of theirs
+        if not lines or has_line(mine & ~cells_above(line_cells(theirs, geo) & ~mask, geo), geo):
+            return np.int64(NO_BOUND)
+        if not _each_line_comes_after_one_of_theirs(mine, theirs, mask, geo):
+            return np.int64(NO_BOUND)
+    if not lines:
         return np.int64(0)
     rows = np.int64(geo[G_ROWS])
-    height = rows - 1
-    while height > 0 and last & (geo[G_BOTTOM] << np.uint64(height)) == ZERO:
-        height -= 1
-    return -((rows - 1 - height) // 2 + 1)
+    below = ZERO
+    for height in range(rows):
+        below |= geo[G_BOTTOM] << np.uint64(height)
+        if has_line(theirs & (mask | below), geo):
+            return -((rows - 1 - height) // 2 + 1)
+    return np.int64(0)

@@ -18,10 +18,13 @@ and since the parity of ``T`` is the winner's, the score gives the plies to the 
   Lazy SMP search whose threads differ by their windows);
 * :func:`negamax` requires that the side to move cannot win at once; it plays only the moves that
   do not lose at once (:func:`solver.search.bitboard.non_losing_moves`), bounds the score by the
-  earliest win or loss still possible, plays a *forced move* (the only move that does not lose at
+  earliest win or loss still possible and, where it could cut, by the claimeven bound
+  (:func:`solver.search.bitboard.claimeven_bound`), plays a *forced move* (the only move that does not lose at
   once) straight through, with no table entry of its own (Steininger's static search plays forced
   moves so), reads and writes bounds in the transposition table under
-  the canonical key (a position and its mirror share them), looks a position up in the book at
+  the canonical key (a position and its mirror share them; the mirror image is carried down the
+  search, so the key needs no loop over the columns), each entry marked with the work its search
+  cost (:func:`solver.search.transposition.work_of`), looks a position up in the book at
   the book's depth, orders the children (:mod:`solver.search.ordering`) and asks the processor to
   fetch each child's table bucket (:func:`solver.search.transposition.prefetch_bucket`: a probe of
   a big table is a miss of every cache), tries an *enhanced transposition cut-off* (a child whose
@@ -44,20 +47,22 @@ from .bitboard import (
     G_CELLS,
     G_COLMASK,
     G_COLS,
+    G_ROWS,
     ONE,
     ZERO,
     can_win_next,
-    canonical,
+    canonical_of,
     claimeven_bound,
     has_line,
-    key_of,
+    mirror_cell,
+    mirror_key,
     non_losing_moves,
     popcount,
     possible,
 )
 from .kernel import kernel
 from .ordering import order_moves
-from .transposition import get, prefetch_bucket, put, unpack
+from .transposition import get, prefetch_bucket, put, unpack, work_of
 
 STOP, NODES, ETC_FROM, HELPER, LIMIT = 0, 1, 2, 3, 4
 """Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), the
@@ -117,15 +122,15 @@ def book_score(key: np.uint64, pieces: np.int64, cells: np.int64, keys: np.ndarr
 
 
 @kernel
-def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
+def _etc(pos: np.uint64, mask: np.uint64, mpos: np.uint64, mmask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
     """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``."""
     best = np.int64(NO_MOVE)
-    child_pos = pos ^ mask
+    child_pos, child_mpos = pos ^ mask, mpos ^ mmask
     for c in range(np.int64(geo[G_COLS])):
         move = moves & geo[G_COLMASK + c]
         if move == ZERO:
             continue
-        stored = get(table, canonical(key_of(child_pos, mask | move, geo), geo))
+        stored = get(table, canonical_of(child_pos, mask | move, child_mpos, mmask | mirror_cell(move, geo), geo))
         if stored:
             bound, lower = unpack(stored)
             if not lower and -bound >= beta and -bound > best:
@@ -134,9 +139,23 @@ def _etc(pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, mo
 
 
 @kernel
+def _stored_window(table: np.ndarray, key: np.uint64, alpha: np.int64, beta: np.int64) -> tuple[np.int64, np.int64, bool]:
+    """The window ``(alpha, beta)`` narrowed by the table's bound on a key, and whether that bound is a lower one."""
+    stored = get(table, key)
+    if not stored:
+        return alpha, beta, False
+    bound, lower = unpack(stored)
+    if lower:
+        return max(alpha, bound), beta, True
+    return alpha, min(beta, bound), False
+
+
+@kernel
 def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and the children, kept in one kernel for speed
     pos: np.uint64,
     mask: np.uint64,
+    mpos: np.uint64,
+    mmask: np.uint64,
     alpha: np.int64,
     beta: np.int64,
     geo: np.ndarray,
@@ -145,9 +164,10 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     control: np.ndarray,
     scratch: np.ndarray,
 ) -> np.int64:
-    """The score of a position in the window ``(alpha, beta)``, fail-soft (module docstring); the side to move cannot win at once."""
+    """The score of a position (``mpos``, ``mmask``: its mirror image) in the window ``(alpha, beta)``, fail-soft."""
     control[NODES] += 1
-    if control[NODES] == control[LIMIT]:
+    start = control[NODES]
+    if start == control[LIMIT]:
         control[STOP] = 1  # this node and its ancestors return unstored, as when the caller stops the search
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
@@ -157,42 +177,39 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     if pieces >= cells - 2:
         return np.int64(0)
     alpha = max(alpha, -((cells - 2 - pieces) // 2))
-    beta = min(beta, (cells - 1 - pieces) // 2, claimeven_bound(pos, mask, geo))
+    beta = min(beta, (cells - 1 - pieces) // 2)
+    if beta > alpha >= -((np.int64(geo[G_ROWS]) - 1) // 2 + 1):  # the lowest claimeven bound there is: below it none cuts
+        beta = min(beta, claimeven_bound(pos, mask, geo))
     if alpha >= beta:
         return alpha
     if moves & (moves - ONE) == ZERO and pieces > book[2]:
-        return -negamax(pos ^ mask, mask | moves, -beta, -alpha, geo, table, book, control, scratch)
-    key = canonical(key_of(pos, mask, geo), geo)
-    stored = get(table, key)
-    if stored:
-        bound, lower = unpack(stored)
-        if lower:
-            alpha = max(alpha, bound)
-        else:
-            beta = min(beta, bound)
-        if alpha >= beta:
-            return alpha if lower else beta
-    if pieces <= book[2]:
-        known = book_score(key, pieces, cells, book[0], book[1])
-        if known != NO_MOVE:
-            return known
+        return -negamax(pos ^ mask, mask | moves, mpos ^ mmask, mmask | mirror_cell(moves, geo), -beta, -alpha, geo, table, book, control, scratch)
+    key = canonical_of(pos, mask, mpos, mmask, geo)
+    alpha, beta, lower = _stored_window(table, key, alpha, beta)
+    if alpha >= beta:
+        return alpha if lower else beta
+    known = book_score(key, pieces, cells, book[0], book[1]) if pieces <= book[2] else np.int64(NO_MOVE)
+    if known != NO_MOVE:
+        return known
     count = order_moves(pos, mask, moves, geo, scratch, pieces)
-    child_pos = pos ^ mask
+    child_pos, child_mpos, cols = pos ^ mask, mpos ^ mmask, np.int64(geo[G_COLS])
     for i in range(count):
-        prefetch_bucket(table, canonical(key_of(child_pos, mask | scratch[pieces, i], geo), geo))
-    if cells - pieces >= ETC_MIN_EMPTY and control[NODES] >= control[ETC_FROM]:
-        cut = _etc(pos, mask, geo, table, moves, beta)
-        if cut != NO_MOVE:
-            return cut
+        scratch[pieces, cols + i] = mmask | mirror_cell(scratch[pieces, i], geo)  # the rank, no longer needed
+        prefetch_bucket(table, canonical_of(child_pos, mask | scratch[pieces, i], child_mpos, scratch[pieces, cols + i], geo))
+    etc = cells - pieces >= ETC_MIN_EMPTY and control[NODES] >= control[ETC_FROM]
+    cut = _etc(pos, mask, mpos, mmask, geo, table, moves, beta) if etc else np.int64(NO_MOVE)
+    if cut != NO_MOVE:
+        return cut
     for i in range(count):
-        score = -negamax(child_pos, mask | scratch[pieces, i], -beta, -alpha, geo, table, book, control, scratch)
+        move, mirrored = scratch[pieces, i], scratch[pieces, cols + i]
+        score = -negamax(child_pos, mask | move, child_mpos, mirrored, -beta, -alpha, geo, table, book, control, scratch)
         if control[STOP]:
             return np.int64(0)
         if score >= beta:
-            put(table, key, score, True, pieces)
+            put(table, key, score, True, work_of(control[NODES] - start))
             return score
         alpha = max(alpha, score)
-    put(table, key, alpha, False, pieces)
+    put(table, key, alpha, False, work_of(control[NODES] - start))
     return alpha
 
 
@@ -210,6 +227,7 @@ def solve(
         return (cells + 1 - pieces) // 2
     low, high = -((cells - pieces) // 2), (cells + 1 - pieces) // 2
     control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
+    mpos, mmask = mirror_key(pos, geo), mirror_key(mask, geo)
     while low < high and not control[STOP]:
         share = max(control[HELPER], 1)
         med = low + (high - low) * share // (share + 1)
@@ -218,7 +236,7 @@ def solve(
                 med = _trunc_half(low)
             elif med >= 0 and _trunc_half(high) > med:
                 med = _trunc_half(high)
-        found = negamax(pos, mask, med, med + 1, geo, table, book, control, scratch)
+        found = negamax(pos, mask, mpos, mmask, med, med + 1, geo, table, book, control, scratch)
         if found <= med:
             high = found
         else:
