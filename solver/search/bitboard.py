@@ -177,17 +177,22 @@ def winning_cells(p: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
 
 
 @kernel
+def _line_starts(p: np.uint64, s: np.uint64, k: np.uint64) -> np.uint64:
+    """The cells of ``p`` that start a line of ``k`` of ``p``'s pieces along shift ``s`` (each line's cell of the lowest bit)."""
+    run = p
+    for i in range(1, k):
+        run &= p >> (np.uint64(i) * s)
+    return run
+
+
+@kernel
 def has_line(p: np.uint64, geo: np.ndarray) -> bool:
     """Whether ``p``'s pieces hold a line of ``k``."""
     k, dirs = geo[G_K], geo[G_DIRS]
     shifts = _shifts(geo)
     for d in range(4):
-        if dirs >> np.uint64(d) & ONE:
-            run = p
-            for i in range(1, k):
-                run &= p >> (np.uint64(i) * shifts[d])
-            if run:
-                return True
+        if dirs >> np.uint64(d) & ONE and _line_starts(p, shifts[d], k):
+            return True
     return False
 
 
@@ -199,9 +204,7 @@ def line_cells(p: np.uint64, geo: np.ndarray) -> np.uint64:
     cells = ZERO
     for d in range(4):
         if dirs >> np.uint64(d) & ONE:
-            run = p
-            for i in range(1, k):
-                run &= p >> (np.uint64(i) * shifts[d])
+            run = _line_starts(p, shifts[d], k)
             for i in range(k):
                 cells |= run << (np.uint64(i) * shifts[d])
     return cells
@@ -295,9 +298,7 @@ def _each_line_comes_after_one_of_theirs(mine: np.uint64, theirs: np.uint64, mas
     shifts = _shifts(geo)
     for d in range(4):
         if dirs >> np.uint64(d) & ONE:
-            starts = mine
-            for i in range(1, k):
-                starts &= mine >> (np.uint64(i) * shifts[d])
+            starts = _line_starts(mine, shifts[d], k)
             while starts:
                 start = starts & (~starts + ONE)
                 starts ^= start
