@@ -106,7 +106,10 @@ def score_bytes(pons: np.ndarray, pieces: int, cells: int) -> np.ndarray:
 
 
 def _engine_args(engine: Engine, pos: np.ndarray, mask: np.ndarray) -> tuple[object, ...]:
-    """The search kernel's arguments for these positions, from the engine (as :meth:`Engine.score` passes them)."""
+    """The search kernel's arguments for these positions, from the engine (as :meth:`Engine.score` passes them), its
+    control words cleared as every search of the engine clears them (a stop or a node limit left by the last
+    :meth:`Engine.solve` would stop these searches early)."""
+    engine._control[:] = 0
     return (pos, mask, engine._geo, engine._table, engine._book, engine._control, engine._scratch)
 
 

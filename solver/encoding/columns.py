@@ -190,7 +190,7 @@ class ColumnLayout(Layout):
         sum of one table entry per row for the occupied cells and one for X's.
         """
         word = self._coded.word_of(code)
-        x, taken = word & _LOW, (word & _LOW) | (word >> 32)
+        x, taken = word & _LOW, (word & _LOW) | (word >> 32 & _LOW)
         if self._rules.move.misplaced(taken):  # a floating piece
             return self._no_keys
         cols, mask = self.game.cols, (1 << self.game.cols) - 1

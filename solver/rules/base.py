@@ -427,7 +427,7 @@ class Rules:
     @staticmethod
     def split(word: int) -> tuple[int, int]:
         """X's and O's cells of a board word."""
-        return word & X_MASK, word >> O_SHIFT
+        return word & X_MASK, word >> O_SHIFT & X_MASK
 
     @staticmethod
     def join(x: int, o: int) -> int:
@@ -441,7 +441,7 @@ class Rules:
         Lines are found as the batch methods find them, runs doubled along each direction
         (two shifts a direction for ``k = 4``, not three).
         """
-        x, o = word & X_MASK, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT & X_MASK
         nx, no = x.bit_count(), o.bit_count()
         if nx != no and nx != no + 1 or self._places_some and self.move.misplaced(x | o):  # placement: not even asked
             return INVALID, nx + no
@@ -528,7 +528,7 @@ class Rules:
         return status, pieces
 
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
-        x, o = word & X_MASK, word >> O_SHIFT
+        x, o = word & X_MASK, word >> O_SHIFT & X_MASK
         nx, no = np.bitwise_count(x), np.bitwise_count(o)
         np.add(nx, no, out=pieces)
         np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
@@ -541,7 +541,7 @@ class Rules:
             status[illegal] = INVALID
             pieces[illegal] = 0
         if self._places_some:
-            misplaced = np.flatnonzero(self.move.misplaced_many((word & X_MASK) | (word >> O_SHIFT)))
+            misplaced = np.flatnonzero(self.move.misplaced_many((word & X_MASK) | (word >> O_SHIFT & X_MASK)))
             if misplaced.size:
                 status[misplaced] = INVALID
 
@@ -567,7 +567,7 @@ class Rules:
         turn: invalid. One player with several lines: lost only if they share a cell (the
         last move made them all), decided by :meth:`_share_a_cell`.
         """
-        x_starts, o_starts = np.bitwise_count(won & X_MASK), np.bitwise_count(won >> O_SHIFT)
+        x_starts, o_starts = np.bitwise_count(won & X_MASK), np.bitwise_count(won >> O_SHIFT & X_MASK)
         x_last = (nx == no + 1) & (o_starts == 0)
         o_last = (nx == no) & (x_starts == 0)
         out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LINE, INVALID).astype(np.uint8)

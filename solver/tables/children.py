@@ -88,7 +88,7 @@ def plan(
     rules = game.rules
     if words is None:
         words = code_rules(game).words(codes)
-    x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT).astype(np.uint32)
+    x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT & ((1 << O_SHIFT) - 1)).astype(np.uint32)
     x_moves = pieces % 2 == 0
     empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column
     completing = rules.winning_cells_many(np.where(x_moves, x, o), empty)
