@@ -1738,6 +1738,7 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
     "5x5k4-gravity": "3832826038cea051c1f4550465be89f650f483ebb3206808fd0f8e95db098d7a",
     "4x7k4-gravity": "8d1f2d239e2c696ec93dea041aa65c950b9049047b9ce1e02936a6b026905fca",
     "5x6k4-gravity": "445441e4a7aaf29d568877aef755b4534a1742b241108ec821612bf0b2c25caa",
+    "4x8k4-gravity": "e7b4fc294830a25f3983e8853f9f6f0be7b6bdd58fcc51eac2116c7be1131e71",
 }
 """Compact tables of the games past 16 cells built and checked so far."""
 
