@@ -190,7 +190,8 @@ class ColumnLayout(Layout):
         sum of one table entry per row for the occupied cells and one for X's.
         """
         word = self._coded.word_of(code)
-        x, taken = word & _LOW, (word & _LOW) | (word >> 32 & _LOW)
+        x, o = self._rules.split(word)
+        taken = x | o
         if self._rules.move.misplaced(taken):  # a floating piece
             return self._no_keys
         cols, mask = self.game.cols, (1 << self.game.cols) - 1
@@ -201,8 +202,6 @@ class ColumnLayout(Layout):
             high += high_keys[row_taken] + high_keys[row_x]
         return high, low
 
-
-_LOW = (1 << 32) - 1
 
 HALF_BYTES_PER_KEY = 100
 """Bytes :func:`column_half` holds at its peak per key of a half (a column state a column, combined): about twelve int64

@@ -430,6 +430,11 @@ class Rules:
         return word & X_MASK, word >> O_SHIFT & X_MASK
 
     @staticmethod
+    def split_many(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`split` of many board words (int64: O's half masked, as a word with O on cell 31 is negative)."""
+        return words & X_MASK, words >> O_SHIFT & X_MASK
+
+    @staticmethod
     def join(x: int, o: int) -> int:
         """The board word of X's cells ``x`` and O's cells ``o`` (the inverse of :meth:`split`)."""
         return x | o << O_SHIFT
@@ -441,7 +446,7 @@ class Rules:
         Lines are found as the batch methods find them, runs doubled along each direction
         (two shifts a direction for ``k = 4``, not three).
         """
-        x, o = word & X_MASK, word >> O_SHIFT & X_MASK
+        x, o = self.split(word)
         nx, no = x.bit_count(), o.bit_count()
         if nx != no and nx != no + 1 or self._places_some and self.move.misplaced(x | o):  # placement: not even asked
             return INVALID, nx + no
@@ -528,7 +533,7 @@ class Rules:
         return status, pieces
 
     def _classify_step(self, word: np.ndarray, status: np.ndarray, pieces: np.ndarray) -> None:
-        x, o = word & X_MASK, word >> O_SHIFT & X_MASK
+        x, o = self.split_many(word)
         nx, no = np.bitwise_count(x), np.bitwise_count(o)
         np.add(nx, no, out=pieces)
         np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
@@ -541,7 +546,7 @@ class Rules:
             status[illegal] = INVALID
             pieces[illegal] = 0
         if self._places_some:
-            misplaced = np.flatnonzero(self.move.misplaced_many((word & X_MASK) | (word >> O_SHIFT & X_MASK)))
+            misplaced = np.flatnonzero(self.move.misplaced_many(np.bitwise_or(*self.split_many(word))))
             if misplaced.size:
                 status[misplaced] = INVALID
 
@@ -567,7 +572,7 @@ class Rules:
         turn: invalid. One player with several lines: lost only if they share a cell (the
         last move made them all), decided by :meth:`_share_a_cell`.
         """
-        x_starts, o_starts = np.bitwise_count(won & X_MASK), np.bitwise_count(won >> O_SHIFT & X_MASK)
+        x_starts, o_starts = map(np.bitwise_count, self.split_many(won))
         x_last = (nx == no + 1) & (o_starts == 0)
         o_last = (nx == no) & (x_starts == 0)
         out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LINE, INVALID).astype(np.uint8)

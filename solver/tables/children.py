@@ -37,7 +37,6 @@ import numpy as np
 from ..encoding.coderules import code_rules
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
-from ..rules.base import O_SHIFT
 from ..rules.game import Game
 
 _ABOVE_EVERY_SCORE = np.int8(127)
@@ -88,7 +87,7 @@ def plan(
     rules = game.rules
     if words is None:
         words = code_rules(game).words(codes)
-    x, o = (words & ((1 << O_SHIFT) - 1)).astype(np.uint32), (words >> O_SHIFT & ((1 << O_SHIFT) - 1)).astype(np.uint32)
+    x, o = (half.astype(np.uint32) for half in rules.split_many(words))
     x_moves = pieces % 2 == 0
     empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column
     completing = rules.winning_cells_many(np.where(x_moves, x, o), empty)

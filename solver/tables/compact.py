@@ -48,7 +48,7 @@ from ..encoding.coderules import code_rules, digit_fields
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
 from ..errors import TableError
-from ..rules.base import IN_PLAY, O_SHIFT, X_MASK
+from ..rules.base import IN_PLAY
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..storage import tablefile, trust
@@ -349,7 +349,7 @@ class CompactTable(Table):
         code, word = self._last_word
         if code != position.code:
             word = self._coded.word_of(position.code)
-        x, o = word & X_MASK, word >> O_SHIFT & X_MASK
+        x, o = self._rules.split(word)
         empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         return x, o, empty, self._rules.winning_cells(o if position.pieces % 2 else x, empty)
 
@@ -385,7 +385,7 @@ class CompactTable(Table):
         status, pieces = self._rules.judge_word(word)  # illegal piece counts: INVALID
         if status != IN_PLAY or (self._rules.table_marks_unreached and self.score_of(code) == UNREACHABLE):
             return 0
-        x, o = word & X_MASK, word >> O_SHIFT & X_MASK
+        x, o = self._rules.split(word)
         piece, mover = (1, x) if pieces % 2 == 0 else (2, o)
         empty = self._rules.moves(x, o)  # the empty cells; under gravity the lowest of each column
         completing = self._rules.winning_cells(mover, empty)
