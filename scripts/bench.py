@@ -13,6 +13,7 @@
     python scripts/bench.py --connect4-all                # ... every position of every set, and the empty board (an hour)
     python scripts/bench.py --connect4-empty              # ... only the empty board solved from scratch (minutes)
     python scripts/bench.py --connect4-calls 200           # ... only what one call costs (Engine.score, solver.lookup, a new process)
+    python scripts/bench.py --connect4-calls 200 --pons PONS_TIMES   # ... beside Pons' solver, plain and with -a
     python scripts/bench.py --connect4-http 1             # ... only the HTTP API with a search budget of 1 s (a minute)
     python scripts/bench.py --connect4-book BOOK          # ... the opening book: build figures, the empty board from it, Pons' sets with it
     python scripts/bench.py --connect4-book-cost 10       # ... what a book of each depth costs (10 positions of plies 4 to 8)
@@ -1355,7 +1356,7 @@ def _connect4_section(args: argparse.Namespace) -> None:
     if args.connect4_calls:
         from bench_calls import bench_call_costs
 
-        bench_call_costs(report, args.connect4_calls)
+        bench_call_costs(report, args.connect4_calls, args.pons)
         return
     from bench_connect4 import SETS, bench_connect4
 

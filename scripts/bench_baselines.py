@@ -51,10 +51,12 @@ class BaselineRun:
 
 @dataclass(frozen=True)
 class Baseline:
-    """A timing driver: its name in the figures (``Pons``, ``c4``) and its executable."""
+    """A timing driver: its name in the figures (``Pons``, ``c4``), its executable and its arguments (``-a``: Pons'
+    driver values every move)."""
 
     name: str
     path: Path
+    args: tuple[str, ...] = ()
 
     def run(self, moves: list[str], *, timeout: float) -> BaselineRun:
         """Solve ``moves`` (move strings) in one process, in an empty directory (the path is taken from the current
@@ -62,7 +64,8 @@ class Baseline:
         :class:`BaselineError` if the driver fails."""
         before = _children_cpu()
         with tempfile.TemporaryDirectory(prefix="c4-baseline-") as cwd:
-            process = subprocess.Popen([str(self.path.resolve())], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            command = [str(self.path.resolve()), *self.args]
+            process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             finished = True
             try:
                 out, err = process.communicate("".join(f"{line}\n" for line in moves), timeout=timeout)
@@ -82,7 +85,8 @@ class Baseline:
         position to the next, as in :meth:`run`. Raises :class:`BaselineError` if it fails."""
         with tempfile.TemporaryDirectory(prefix="c4-baseline-") as cwd:
             before = _children_cpu()
-            process = subprocess.Popen([str(self.path.resolve())], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+            command = [str(self.path.resolve()), *self.args]
+            process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
             session = Session(self, process)
             try:
                 yield session

@@ -1,10 +1,14 @@
 """What one call costs, as a user makes it (scripts/bench.py ``--connect4-calls N``): issue 39's "each call as cheap as its search".
 
-On ``N`` positions of Pons' End-Easy (``Test_L3_R1``) and Middle-Easy (``Test_L2_R1``) sets, one call a position,
-each timed alone: :meth:`solver.search.Engine.score` (the move string read, checked, searched, the score byte made)
-and :func:`solver.lookup` (the same, every move valued, a :class:`~solver.tables.position.Position` made), CPU time
+On ``N`` positions of each of Pons' End-Easy (``Test_L3_R1``), Middle-Easy (``Test_L2_R1``), Begin-Easy
+(``Test_L1_R1``) and Middle-Medium (``Test_L2_R2``) sets (sampled with a fixed seed), one call a position, each
+timed alone: :meth:`solver.search.Engine.score` (the move string read, checked, searched, the score byte made) and
+:func:`solver.lookup` (the same, every move valued, a :class:`~solver.tables.position.Position` made), CPU time
 (the process's: every thread's) and wall time, mean and median per call. Every answer is checked against Pons'
-score. Then a new process's costs: ``python -X importtime -c "import solver.search.engine"`` (its cumulative
+score. With ``--pons PONS_TIMES`` (``scripts/baselines/pons_times.cpp`` built), Pons' solver solves the same
+positions in the same run, plainly and with ``-a`` (every move valued, as his c4solver's option), and the figures
+give the engine's mean CPU per call over his (the issue's bound: 1.5), :meth:`~solver.search.Engine.score` beside
+his plain run and :func:`solver.lookup` beside his ``-a``. Then a new process's costs: ``python -X importtime -c "import solver.search.engine"`` (its cumulative
 microseconds) and ``solve lookup --game connect4 --moves M`` of a late position and of ``444444`` (wall time of the whole
 process, median of 3), beside ``python -c pass``.
 """
@@ -20,13 +24,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench_baselines import Baseline  # scripts/, beside this file
+
 import solver
 from solver.search import Engine, score_byte
 
 PONS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4" / "pons_tests"
 
-CALL_SETS = (("End-Easy", "Test_L3_R1"), ("Middle-Easy", "Test_L2_R1"))
-"""The sets whose positions' searches take microseconds: where a call's fixed cost shows."""
+CALL_SETS = (("End-Easy", "Test_L3_R1"), ("Middle-Easy", "Test_L2_R1"), ("Begin-Easy", "Test_L1_R1"), ("Middle-Medium", "Test_L2_R2"))
+"""The sets of issue 39's bound on a call's cost: End-Easy's and Middle-Easy's searches take microseconds (where a
+call's fixed cost shows), Begin-Easy's and Middle-Medium's milliseconds."""
+
+CALL_RATIO = 1.5
+"""The issue's bound: a call's mean CPU at most this many times Pons' (``Engine.score`` beside his plain run,
+``solver.lookup`` beside his ``-a``)."""
 
 LATE = "2252576253462244111563365343671351441"
 """A late position (End-Easy's first, 37 plies): its search takes microseconds, so a new process's wall time is its
@@ -52,8 +63,8 @@ def _timed(call: Callable[[str], int], lines: list[tuple[str, int]]) -> tuple[li
     return cpus, walls, wrong
 
 
-def bench_call_costs(report: Report, count: int = 200) -> None:
-    """Print the figures (module docstring)."""
+def bench_call_costs(report: Report, count: int = 200, pons: Path | None = None) -> None:
+    """Print the figures (module docstring); ``pons``: Pons' timing driver, run beside."""
     print(f"\nConnect Four, one call a position (load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     if not PONS.is_dir():
         print(f"   Pons' test sets are not at {PONS}: skipped")
@@ -67,7 +78,7 @@ def bench_call_costs(report: Report, count: int = 200) -> None:
         }
         for name, file in CALL_SETS:
             lines = _lines(file, count)
-            for what, call in calls.items():
+            for (what, call), flags in zip(calls.items(), ((), ("-a",)), strict=True):
                 cpus, walls, wrong = _timed(call, lines)
                 label = f"C4 {name}: {what}, one call ({len(lines)})"
                 report(f"{label}, CPU mean", statistics.fmean(cpus) * 1e6, "us")
@@ -75,8 +86,25 @@ def bench_call_costs(report: Report, count: int = 200) -> None:
                 report(f"{label}, wall median", statistics.median(walls) * 1e6, "us")
                 if wrong:
                     report(f"C4 {name}: {what}: WRONG answers", wrong, "positions", "0", False)
+                if pons is not None:
+                    _beside_pons(report, Baseline("Pons", pons, flags), label, lines, statistics.fmean(cpus))
     _bench_new_process(report)
     print(f"   (load average after: {os.getloadavg()[0]:.2f})")
+
+
+def _beside_pons(report: Report, pons: Baseline, label: str, lines: list[tuple[str, int]], engine_cpu: float) -> None:
+    """Pons' driver on the same positions (each score checked against his file's), and the engine's mean CPU per call
+    over his mean CPU per position."""
+    run = pons.run([moves for moves, _ in lines], timeout=3600)
+    wrong = sum(solved.score != expected for solved, (_, expected) in zip(run.solved, lines, strict=False))
+    if not run.finished or wrong:
+        report(f"{label}: Pons {' '.join(pons.args)}: WRONG or unfinished", wrong + len(lines) - len(run.solved), "positions", "0", False)
+        return
+    theirs = statistics.fmean(solved.cpu for solved in run.solved)
+    flags = f" {' '.join(pons.args)}" if pons.args else ""
+    report(f"{label}: Pons{flags}, CPU mean", theirs * 1e6, "us")
+    ratio = engine_cpu / theirs
+    report(f"{label}: CPU over Pons{flags}", ratio, "x", f"<= {CALL_RATIO}", ratio <= CALL_RATIO)
 
 
 def _bench_new_process(report: Report) -> None:

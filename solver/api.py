@@ -202,18 +202,10 @@ def lookup(
                 return table.at(board)
         return _lookup(board, game=game)
     if moves is not None:
-        board = move_string_board(board, moves, game)
+        if board is not None:
+            raise InvalidArgumentError("give a board or a move string (moves=), not both")
+        return _tablebase.lookup_moves(moves, game=game, budget=budget, progress=progress)
     return _lookup(board, game=game, budget=budget, progress=progress)
-
-
-def move_string_board(board: Board | None, moves: str, game: Game | str | None) -> int:
-    """The code of the board a move string reaches (:func:`solver.encoding.drops.move_string_code`), given instead of a board.
-
-    :raises InvalidArgumentError: for both a board and a move string.
-    """
-    if board is not None:
-        raise InvalidArgumentError("give a board or a move string (moves=), not both")
-    return move_string_code(moves, parse_game(game))
 
 
 def get(board: Board, default: Any = None, *, game: Game | str | None = None, budget: float | None = None) -> Position | Any:

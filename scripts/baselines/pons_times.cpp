@@ -11,10 +11,15 @@
 // both in nanoseconds. Unlike his c4solver it loads no opening book: every position is searched. Like his
 // c4solver, one solver (one transposition table of 2^24 entries) answers every line, its table kept from one
 // position to the next. A move string that is not a position is refused on stderr with exit status 2.
+//
+// With `-a` (his c4solver's option), every move of a position is valued, as his `Solver::analyze` does (a move that
+// wins at once scored without a search, each other move's position solved): the score written is the best move's,
+// so it is still the position's score, and the nodes and times are those of the whole analysis.
 #include <time.h>
 
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "Solver.hpp"
 
@@ -27,9 +32,17 @@ static long long nanoseconds(clockid_t clock) {
   return now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-int main() {
+static int best_of(const std::vector<int> &scores) {
+  int best = Solver::INVALID_MOVE;
+  for (int score : scores) best = score > best ? score : best;
+  return best;
+}
+
+int main(int argc, char **argv) {
   Solver solver;
-  std::cerr << "Pons' solver: " << Position::WIDTH << "x" << Position::HEIGHT << " (columns x rows), no book" << std::endl;
+  const bool every_move = argc > 1 && std::string(argv[1]) == "-a";
+  std::cerr << "Pons' solver: " << Position::WIDTH << "x" << Position::HEIGHT << " (columns x rows), no book"
+            << (every_move ? ", every move valued (-a)" : "") << std::endl;
   std::string line;
   for (int number = 1; std::getline(std::cin, line); number++) {
     Position position;
@@ -39,7 +52,7 @@ int main() {
     }
     unsigned long long nodes = solver.getNodeCount();
     long long cpu = nanoseconds(CLOCK_PROCESS_CPUTIME_ID), wall = nanoseconds(CLOCK_MONOTONIC);
-    int score = solver.solve(position);
+    int score = every_move ? best_of(solver.analyze(position)) : solver.solve(position);
     cpu = nanoseconds(CLOCK_PROCESS_CPUTIME_ID) - cpu;
     wall = nanoseconds(CLOCK_MONOTONIC) - wall;
     std::cout << score << ' ' << solver.getNodeCount() - nodes << ' ' << cpu << ' ' << wall << std::endl;

@@ -215,8 +215,11 @@ def read_move_string(text: str, game: Game) -> list[int]:
         raise InvalidBoardError(f"a move string is a list of columns, for gravity games (Connect Four): {game.name} has no gravity")
     if game.cols > MOVE_STRING_MAX_COLUMNS:
         raise InvalidBoardError(f"{game.name} has {game.cols} columns: a move string writes one digit a column, 1 to {MOVE_STRING_MAX_COLUMNS}")
+    digits = text.strip()
+    if digits.isascii() and digits.isdigit() and "0" not in digits and max(digits, default="1") <= str(game.cols):
+        return [ord(char) - 49 for char in digits]  # every character a column from 1 to cols: "1" is column 0
     columns = []
-    for place, char in enumerate(text.strip(), start=1):
+    for place, char in enumerate(digits, start=1):
         if not ("1" <= char <= "9" and int(char) <= game.cols):
             raise InvalidBoardError(f"move {place} of the move string {quote(text)} is {quote(char)}: a move is a column from 1 to {game.cols}")
         columns.append(int(char) - 1)

@@ -197,7 +197,22 @@ class SearchTable(Table):
         :raises InvalidBoardError: for a code out of range or that no legal game reaches.
         :raises SearchTimeout: when the search passes :attr:`budget`; :raises SearchInterrupted: at Ctrl-C.
         """
-        answer = self._answer(code)
+        return self._position(code, self._answer(code))
+
+    def at_moves(self, moves: str) -> Position:
+        """The :class:`Position` a move string reaches (as :meth:`at` of its code), played on the engine's bitboards:
+        reachable by construction, so no order of moves is looked for. A string the bitboards refuse (a bad or full
+        column, a move after the end, a game it ends) is read by the rules instead (:meth:`Table.at_moves`), which
+        say why, or answer the finished board."""
+        if type(moves) is not str:  # the engine plays a list of columns too: a look-up reads only a move string
+            return super().at_moves(moves)
+        try:
+            where = self.engine.position(moves=moves)
+        except InvalidBoardError:
+            return super().at_moves(moves)
+        return self._position(where.code, self._answer(where.code, where))
+
+    def _position(self, code: int, answer: _Answer) -> Position:
         position = Position.__new__(Position)
         POSITION_SETTERS.game(position, self.game)
         POSITION_SETTERS.code(position, code)
@@ -208,11 +223,12 @@ class SearchTable(Table):
         POSITION_SETTERS.scored(position, answer.scored)
         return position
 
-    def _answer(self, code: int) -> _Answer:
+    def _answer(self, code: int, played: SearchPosition | None = None) -> _Answer:
+        """The answer of a code, searched unless kept; ``played``: its engine position, already checked (reached by moves)."""
         found = self._shared.recall(code)
         if found is not None:
             return found
-        where, over = self._checked(code)
+        where, over = (played, None) if played is not None else self._checked(code)
         if over is not None:
             return _Answer(over, 0, ())
         try:

@@ -405,6 +405,17 @@ class Tablebase:
             return table.at(board)
         return table.at(parse(cast(Board, board), table.game)[1])  # None is refused by the board reader, as any other non-board
 
+    def lookup_moves(self, moves: str, *, game: Game | str | None = None, budget: float | None = None, progress: Progress | None = None) -> Position:
+        """The position a move string reaches, solved (:func:`solver.lookup` with ``moves=``): a game answered by search
+        plays it on the engine's bitboards (:meth:`~solver.store.searched.SearchTable.at_moves`), a table reads its code.
+
+        :raises InvalidBoardError: naming the move that cannot be played; otherwise as :meth:`lookup`.
+        """
+        table = self.table_of(game)
+        if budget is not None or progress is not None:
+            table = table.bounded(budget, progress)
+        return table.at_moves(moves)
+
     def get(self, board: Board, default: Any = None, *, game: Game | str | None = None, budget: float | None = None) -> Position | Any:
         """Like :meth:`lookup`, but returns ``default`` for an invalid board."""
         try:

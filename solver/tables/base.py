@@ -48,6 +48,7 @@ import numpy as np
 
 from ..contents.histograms import Counts
 from ..encoding import board as _board
+from ..encoding.drops import move_string_code
 from ..encoding.layouts import layout
 from ..errors import InvalidBoardError, TableError
 from ..rules.game import Game
@@ -139,6 +140,13 @@ class Table(ABC):
         piece = 1 if position.pieces % 2 == 0 else 2
         code, playable, score_of = position.code, position.playable, self.score_of
         return tuple((cell, parent_score(score_of(code + piece * 3**cell))) for cell in range(self.game.cells) if playable >> cell & 1)
+
+    def at_moves(self, moves: str) -> Position:
+        """The :class:`Position` a move string reaches (columns from 1, first move first: ``"4453"``), for a gravity game.
+
+        :raises InvalidBoardError: as :func:`solver.encoding.drops.move_string_code`, naming the move that cannot be played.
+        """
+        return self.at(move_string_code(moves, self.game))
 
     def lookup(self, board: _board.Board, *, game: Game | str | None = None) -> Position:
         """Solve one position.

@@ -1,0 +1,143 @@
+"""A board's stacking order found greedily first, and a move string played on the engine's bitboards: the same
+answers as the exhaustive search of the plain reference (tests/reference.py) and as the move string's code.
+
+The package's :func:`solver.rules.gravity.stacking_order` tries a greedy order before its depth-first search;
+the greedy order must never decide: wherever the reference finds no order, the package finds none, and every
+order it returns stacks the board. :meth:`solver.store.searched.SearchTable.at_moves` plays a move string on the
+engine's bitboards (no order looked for): its position must be the one the rules read from the string, and a
+string the bitboards refuse must be refused (or answered) as the rules do.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from reference import O, X, stacking_order
+
+import solver
+from solver.encoding.drops import move_string_code
+from solver.errors import InvalidBoardError
+from solver.rules import gravity
+
+
+def _boards(rows: int, cols: int, count: int, seed: int) -> list[tuple[int, ...]]:
+    """Random stacked boards (no floating piece; any colours), a cell a digit 0 empty, 1 X, 2 O, row 0 the top."""
+    rng = random.Random(seed)
+    boards = []
+    for _ in range(count):
+        board = [0] * (rows * cols)
+        for col in range(cols):
+            for height in range(rng.randint(0, rows)):
+                board[(rows - 1 - height) * cols + col] = rng.choice((X, O))
+        boards.append(tuple(board))
+    return boards
+
+
+def _stacks_the_board(order: list[int], board: tuple[int, ...], rows: int, cols: int) -> bool:
+    """Whether ``order`` (cells) drops each piece of ``board`` once, X first and in turn, each on top of its column."""
+    heights = [0] * cols
+    for placed, cell in enumerate(order):
+        row, col = divmod(cell, cols)
+        if board[cell] != (X if placed % 2 == 0 else O) or row != rows - 1 - heights[col]:
+            return False
+        heights[col] += 1
+    return sorted(order) == [cell for cell, digit in enumerate(board) if digit]
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(2, 3), (3, 3), (4, 4), (6, 7)])
+def test_the_package_finds_a_stacking_order_exactly_where_the_reference_does(rows: int, cols: int) -> None:
+    found = missing = 0
+    for board in _boards(rows, cols, 3000, seed=rows * 10 + cols):
+        if board.count(X) - board.count(O) not in (0, 1):
+            continue
+        x = sum(1 << cell for cell, digit in enumerate(board) if digit == X)
+        o = sum(1 << cell for cell, digit in enumerate(board) if digit == O)
+        order = gravity.stacking_order(rows, cols, x, o)
+        assert (order is None) == (stacking_order(board, rows, cols) is None), board
+        if order is None:
+            missing += 1
+        else:
+            found += 1
+            assert _stacks_the_board(order, board, rows, cols), (board, order)
+    assert found and missing  # both answers were met
+
+
+def test_every_small_board_is_judged_as_the_reference_judges_it() -> None:
+    rows, cols = 3, 3
+    for board in itertools.product((0, X, O), repeat=rows * cols):
+        if any(board[cell] and not board[cell + cols] for cell in range(rows * cols - cols)):
+            continue  # a floating piece: not a stacking question
+        if board.count(X) - board.count(O) not in (0, 1):
+            continue
+        x = sum(1 << cell for cell, digit in enumerate(board) if digit == X)
+        o = sum(1 << cell for cell, digit in enumerate(board) if digit == O)
+        assert (gravity.stacking_order(rows, cols, x, o) is None) == (stacking_order(board, rows, cols) is None), board
+
+
+def _four(grid: dict[tuple[int, int], str], row: int, col: int) -> bool:
+    """Whether the piece at (row, col) of a Connect Four grid (row 0 the bottom) is in a line of four."""
+    piece = grid[row, col]
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        run = 1
+        for sign in (1, -1):
+            r, c = row + sign * dr, col + sign * dc
+            while grid.get((r, c)) == piece:
+                run, r, c = run + 1, r + sign * dr, c + sign * dc
+        if run >= 4:
+            return True
+    return False
+
+
+def _random_move_strings(count: int, seed: int) -> list[str]:
+    """Move strings of Connect Four played by random legal moves, some ending the game on their last move, some
+    with a move after the end."""
+    rng = random.Random(seed)
+    strings = []
+    for _ in range(count):
+        heights, moves, grid = [0] * 7, "", {}
+        for ply in range(rng.randint(0, 41)):
+            col = rng.choice([c for c in range(7) if heights[c] < 6])
+            grid[heights[col], col] = "XO"[ply % 2]
+            heights[col] += 1
+            moves += str(col + 1)
+            if _four(grid, heights[col] - 1, col):
+                if rng.random() < 0.5:
+                    moves += str(rng.choice([c for c in range(7) if heights[c] < 6]) + 1)
+                break
+        strings.append(moves)
+    return strings
+
+
+def test_a_played_move_string_is_the_position_its_code_is() -> None:
+    table = solver.table_for("connect4").bounded(budget=30)
+    answered = refused = 0
+    for moves in _random_move_strings(80, seed=7):
+        try:
+            code = move_string_code(moves, table.game)
+        except InvalidBoardError as error:  # a move after the end: refused by the bitboards' path too, in the same words
+            with pytest.raises(InvalidBoardError) as played:
+                table.at_moves(moves)
+            assert str(played.value) == str(error)
+            refused += 1
+            continue
+        if len(moves) < 20:  # kept short: the search of an early position takes seconds without the book's depth
+            continue
+        played, read = table.at_moves(moves), table.at(code)
+        assert (played.code, played.score, played.best_mask, played.move_scores) == (read.code, read.score, read.best_mask, read.move_scores)
+        answered += 1
+    assert answered >= 10 and refused >= 5
+
+
+@pytest.mark.parametrize("moves", ["4444444", "44x", "0", " 4453 ", "", "1212121"])
+def test_a_move_string_the_bitboards_refuse_is_read_by_the_rules(moves: str) -> None:
+    table = solver.table_for("connect4")
+    try:
+        code = move_string_code(moves, table.game)
+    except InvalidBoardError as error:
+        with pytest.raises(InvalidBoardError) as found:
+            solver.lookup(moves=moves, game="connect4")
+        assert str(found.value) == str(error)
+        return
+    assert solver.lookup(moves=moves, game="connect4").code == code
