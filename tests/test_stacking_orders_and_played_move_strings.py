@@ -141,3 +141,26 @@ def test_a_move_string_the_bitboards_refuse_is_read_by_the_rules(moves: str) -> 
         assert str(found.value) == str(error)
         return
     assert solver.lookup(moves=moves, game="connect4").code == code
+
+
+@pytest.mark.parametrize("name", ["connect4", "4x5k4-gravity", "3x3k3-gravity", "10x3k3-gravity"])
+def test_the_engines_code_of_a_played_move_string_is_the_rules_code(name: str) -> None:
+    from solver.rules.game import parse_game
+    from solver.search.position import from_moves
+
+    game = parse_game(name)
+    rng = random.Random(name)
+    checked = 0
+    for _ in range(300):
+        heights, moves = [0] * game.cols, ""
+        for _ in range(rng.randint(0, game.cells - 1)):
+            col = rng.choice([c for c in range(game.cols) if heights[c] < game.rows])
+            heights[col] += 1
+            moves += str(col + 1)
+        try:
+            played = from_moves(game, moves)
+        except InvalidBoardError:
+            continue  # the game ended on the way: the rules' reading is tested above
+        assert played.code == move_string_code(moves, game), moves
+        checked += 1
+    assert checked >= 30

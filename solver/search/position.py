@@ -185,29 +185,67 @@ def from_moves(game: Game, moves: Moves) -> Position:
 
 def _play(game: Game, moves: Moves, columns: list[int], *, check: bool = False) -> tuple[int, int]:
     """``(pos, mask)`` after the columns; ``check``: raise at a move that follows a line (a line stays on the board)."""
-    geo = geometry_of(game)
-    stride = game.rows + 1
+    bottoms, fields = _column_bits(game)
     pos = mask = 0
+    if not check:  # the usual reading: a move a few operations
+        for col in columns:
+            move = (mask + bottoms[col]) & fields[col]
+            if not move:
+                return _play(game, moves, columns, check=True)  # names the full column
+            pos, mask = pos ^ mask, mask | move
+        return pos, mask
+    geo = geometry_of(game)
     for number, col in enumerate(columns, start=1):
-        move = (mask + (1 << col * stride)) & (((1 << game.rows) - 1) << col * stride)
+        move = (mask + bottoms[col]) & fields[col]
         if not move:
             raise InvalidBoardError(f"move {number} of {quote(moves)} is in column {col + 1}, which is full")
         pos, mask = pos ^ mask, mask | move
-        if check and number < len(columns) and has_line(np.uint64(mask ^ pos), geo):
+        if number < len(columns) and has_line(np.uint64(mask ^ pos), geo):
             raise InvalidBoardError(f"move {number} of {quote(moves)} completes a line: the game is over, and {len(columns) - number} more moves follow it")
     return pos, mask
 
 
+@cache
+def _column_bits(game: Game) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each column's bottom bit and its field's bits (its ``rows`` cells) on the bitboards."""
+    stride = game.rows + 1
+    return tuple(1 << col * stride for col in range(game.cols)), tuple(((1 << game.rows) - 1) << col * stride for col in range(game.cols))
+
+
 def _code(game: Game, pos: int, mask: int, pieces: int) -> int:
-    """The base-3 code of bitboards (``pos`` the side to move's pieces)."""
-    mover, other = (1, 2) if pieces % 2 == 0 else (2, 1)
-    return sum((mover if pos >> bit & 1 else other) * power for bit, power in _powers(game) if mask >> bit & 1)
+    """The base-3 code of bitboards (``pos`` the side to move's pieces): each column's share read from
+    :func:`_column_codes` by its two fields (a column's field of ``mask`` is its height's bits, of ``pos`` the
+    mover's pieces in it)."""
+    stride, field = game.rows + 1, (1 << game.rows) - 1
+    if game.rows > SHARED_ROWS:
+        mover, other = (1, 2) if pieces % 2 == 0 else (2, 1)
+        return sum((mover if pos >> bit & 1 else other) * 3**cell for cell in range(game.cells) if mask >> (bit := bit_of(game, cell)) & 1)
+    shares = _column_codes(game)[pieces % 2]
+    return sum(share[mask >> col * stride & field][pos >> col * stride & field] for col, share in enumerate(shares))
+
+
+SHARED_ROWS = 8
+"""The tallest board whose columns' code shares are tabled (:func:`_column_codes`: ``2 ** (rows + 1)`` entries a
+column); a taller one's code is summed cell by cell."""
 
 
 @cache
-def _powers(game: Game) -> tuple[tuple[int, int], ...]:
-    """Each bitboard bit with ``3 ** cell`` of its cell."""
-    return tuple((bit_of(game, cell), 3**cell) for cell in range(game.cells))
+def _column_codes(game: Game) -> tuple[tuple[dict[int, dict[int, int]], ...], ...]:
+    """By the parity of the pieces (0: X to move), then by column, then by the column's ``mask`` field (its lowest
+    bits set, one a piece), the code's share of each ``pos`` field in it: ``3 ** cell`` times 1 for an X, 2 for an O."""
+    stride = game.rows + 1
+    tables = []
+    for parity in (0, 1):
+        mover, other = (1, 2) if parity == 0 else (2, 1)
+        columns = []
+        for col in range(game.cols):
+            by_mask: dict[int, dict[int, int]] = {}
+            for height in range(game.rows + 1):
+                bits = [(1 << low, 3 ** cell_of(game, col * stride + low)) for low in range(height)]
+                by_mask[(1 << height) - 1] = {mine: sum((mover if mine & bit else other) * power for bit, power in bits) for mine in range(1 << height)}
+            columns.append(by_mask)
+        tables.append(tuple(columns))
+    return tuple(tables)
 
 
 def _columns(game: Game, moves: Moves) -> list[int]:
