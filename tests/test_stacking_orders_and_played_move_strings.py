@@ -14,7 +14,7 @@ import itertools
 import random
 
 import pytest
-from reference import O, X, stacking_order
+from reference import O, X, line_masks, stacking_order
 
 import solver
 from solver.encoding.drops import move_string_code
@@ -76,18 +76,8 @@ def test_every_small_board_is_judged_as_the_reference_judges_it() -> None:
         assert (gravity.stacking_order(rows, cols, x, o) is None) == (stacking_order(board, rows, cols) is None), board
 
 
-def _four(grid: dict[tuple[int, int], str], row: int, col: int) -> bool:
-    """Whether the piece at (row, col) of a Connect Four grid (row 0 the bottom) is in a line of four."""
-    piece = grid[row, col]
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        run = 1
-        for sign in (1, -1):
-            r, c = row + sign * dr, col + sign * dc
-            while grid.get((r, c)) == piece:
-                run, r, c = run + 1, r + sign * dr, c + sign * dc
-        if run >= 4:
-            return True
-    return False
+LINES = line_masks(6, 7, 4)
+"""Connect Four's lines as cell masks (the reference's; cell ``row * 7 + col``, row 0 the top)."""
 
 
 def _random_move_strings(count: int, seed: int) -> list[str]:
@@ -96,13 +86,13 @@ def _random_move_strings(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     strings = []
     for _ in range(count):
-        heights, moves, grid = [0] * 7, "", {}
+        heights, moves, mine = [0] * 7, "", [0, 0]
         for ply in range(rng.randint(0, 41)):
             col = rng.choice([c for c in range(7) if heights[c] < 6])
-            grid[heights[col], col] = "XO"[ply % 2]
+            mine[ply % 2] |= 1 << ((5 - heights[col]) * 7 + col)
             heights[col] += 1
             moves += str(col + 1)
-            if _four(grid, heights[col] - 1, col):
+            if any(line & mine[ply % 2] == line for line in LINES):
                 if rng.random() < 0.5:
                     moves += str(rng.choice([c for c in range(7) if heights[c] < 6]) + 1)
                 break
