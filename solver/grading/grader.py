@@ -269,9 +269,13 @@ def sampled_words(table: Table, positions: Sequence[Position]) -> str | None:
     counts = [sum(low <= ply <= high for ply in plies) for low, high in bounds]
     phases = ", ".join(f"{count(n, name)} (plies {low}-{high})" for n, name, (low, high) in zip(counts, PHASES, bounds, strict=True))
     left_out = f"a position whose search passes {SEARCHED_BUDGET:g} s is left out"
-    if game.cells > WORD_CELLS:  # Connect Four: its book answers the opening
-        booked = getattr(table, "has_book", False)
-        left_out += " (the book answers the opening)" if booked else f" (no book: build it with solve build --game {game.name} to grade more openings)"
+    if game.cells > WORD_CELLS:  # Connect Four: its book answers the first plies
+        depth = getattr(table, "book_depth", None)
+        left_out += (
+            f" (the book answers plies 0 to {depth})"
+            if depth is not None
+            else f" (no book: build it with solve build --game {game.name} to grade more openings)"
+        )
     return f"sampled from random games at plies {min(plies)} to {max(plies)}: {phases}; {left_out}"
 
 

@@ -181,6 +181,12 @@ class SearchTable(Table):
         """Whether the engine consults a book (:mod:`solver.search.book`): the opening is then answered at once."""
         return self._shared.book is not None
 
+    @property
+    def book_depth(self) -> int | None:
+        """The deepest ply the engine's book holds (it answers every position with at most that many pieces), or None."""
+        book = self._shared.book
+        return None if book is None else book.depth
+
     def __repr__(self) -> str:
         budget = "no budget" if self.budget is None else f"a budget of {self.budget:g} s a search"
         return f"<SearchTable {self.game.name}: answered by search, {budget}>"
