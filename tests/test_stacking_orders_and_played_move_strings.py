@@ -154,3 +154,13 @@ def test_the_engines_code_of_a_played_move_string_is_the_rules_code(name: str) -
         assert played.code == move_string_code(moves, game), moves
         checked += 1
     assert checked >= 30
+
+
+@pytest.mark.parametrize(("moves", "game", "said"), [("4444444", "5x6k4-gravity", "column 4 is full"), ("44", "5x5k4", "has no gravity")])
+def test_a_move_string_that_cannot_be_played_is_refused_before_a_table_is_opened(moves: str, game: str, said: str) -> None:
+    from solver.store.tablebase import Tablebase
+
+    tablebase = Tablebase(table_dir=None)
+    with pytest.raises(InvalidBoardError, match=said):
+        tablebase.lookup_moves(moves, game=game)  # not BuildNeedsConsent: neither game's table is at hand
+    assert dict(tablebase.opened) == {}

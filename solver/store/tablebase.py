@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import numpy as np
 
 from ..encoding.board import Board, parse
+from ..encoding.drops import move_string_code
 from ..encoding.moves import MoveSpec
 from ..errors import InvalidBoardError, InvalidGameError, TableError
 from ..rules.game import DEFAULT_GAME, Game, parse_game
@@ -411,7 +412,10 @@ class Tablebase:
 
         :raises InvalidBoardError: naming the move that cannot be played; otherwise as :meth:`lookup`.
         """
-        table = self.table_of(game)
+        table = self._by_name.get(game) if game is None or type(game) is str else None
+        if table is None:  # the first look-up of the game: a string that cannot be played is refused before a table is opened or built
+            move_string_code(moves, parse_game(game))
+            table = self.table_of(game)
         if budget is not None or progress is not None:
             table = table.bounded(budget, progress)
         return table.at_moves(moves)
