@@ -219,7 +219,7 @@ def _code(game: Game, pos: int, mask: int, pieces: int) -> int:
     stride, field = game.rows + 1, (1 << game.rows) - 1
     if game.rows > SHARED_ROWS:
         mover, other = (1, 2) if pieces % 2 == 0 else (2, 1)
-        return sum((mover if pos >> bit & 1 else other) * 3**cell for cell in range(game.cells) if mask >> (bit := bit_of(game, cell)) & 1)
+        return sum((mover if pos >> bit & 1 else other) * power for bit, power in _powers(game) if mask >> bit & 1)
     shares = _column_codes(game)[pieces % 2]
     return sum(share[mask >> col * stride & field][pos >> col * stride & field] for col, share in enumerate(shares))
 
@@ -227,6 +227,12 @@ def _code(game: Game, pos: int, mask: int, pieces: int) -> int:
 SHARED_ROWS = 8
 """The tallest board whose columns' code shares are tabled (:func:`_column_codes`: ``2 ** (rows + 1)`` entries a
 column); a taller one's code is summed cell by cell."""
+
+
+@cache
+def _powers(game: Game) -> tuple[tuple[int, int], ...]:
+    """Each bitboard bit with ``3 ** cell`` of its cell (a board taller than :data:`SHARED_ROWS`)."""
+    return tuple((bit_of(game, cell), 3**cell) for cell in range(game.cells))
 
 
 @cache
