@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 from reference import O, X, line_masks, stacking_order
 
@@ -133,7 +134,7 @@ def test_a_move_string_the_bitboards_refuse_is_read_by_the_rules(moves: str) -> 
     assert solver.lookup(moves=moves, game="connect4").code == code
 
 
-@pytest.mark.parametrize("name", ["connect4", "4x5k4-gravity", "3x3k3-gravity", "10x3k3-gravity"])
+@pytest.mark.parametrize("name", ["connect4", "4x5k4-gravity", "3x3k3-gravity", "10x3k3-gravity", "9x6k4-gravity", "7x8k4-gravity"])
 def test_the_engines_code_of_a_played_move_string_is_the_rules_code(name: str) -> None:
     from solver.rules.game import parse_game
     from solver.search.position import from_moves
@@ -164,3 +165,67 @@ def test_a_move_string_that_cannot_be_played_is_refused_before_a_table_is_opened
     with pytest.raises(InvalidBoardError, match=said):
         tablebase.lookup_moves(moves, game=game)  # not BuildNeedsConsent: neither game's table is at hand
     assert dict(tablebase.opened) == {}
+
+
+@pytest.mark.parametrize("name", ["connect4", "3x3k3-gravity", "3x4k3-gravity"])
+def test_any_text_is_played_by_the_compiled_call_as_the_rules_read_it(name: str) -> None:
+    """``from_moves`` plays a plain move string in one compiled call (``solver.search.bitboard.play_string``) and reads
+    anything else move by move. Whatever the text (other characters, full columns, lines, full boards): a position it
+    gives is the one the same columns give played one by one, with the rules' code; what the rules refuse it refuses
+    (naming the move where they name one), and what else it refuses the rules call a finished game."""
+    from solver.encoding.coderules import code_rules
+    from solver.rules.base import DRAWN, LINE
+    from solver.rules.game import parse_game
+    from solver.search.position import from_moves
+
+    game = parse_game(name)
+    rng = random.Random(name)
+    alphabet = "".join(str(col) for col in range(1, game.cols + 1)) * 6 + "0 8x\u0663"
+    played = refused = finished = 0
+    for _ in range(1500):
+        moves = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, game.cells + 2)))
+        try:
+            code = move_string_code(moves, game)
+        except InvalidBoardError as error:
+            with pytest.raises(InvalidBoardError, match="^move ") if str(error).startswith("move ") else pytest.raises(InvalidBoardError):
+                from_moves(game, moves)  # naming a move where the rules name one (the engine words a line its own way)
+            refused += 1
+            continue
+        try:
+            where = from_moves(game, moves)
+        except InvalidBoardError:
+            assert code_rules(game).judge(code)[0] in (LINE, DRAWN), moves  # the board is finished: nothing to search
+            finished += 1
+            continue
+        assert where.code == code, moves
+        assert where == from_moves(game, [int(char) for char in moves.strip()]), moves  # a list is played move by move
+        played += 1
+    assert played >= 50 and refused >= 300 and finished >= 1
+
+
+def test_a_score_asked_by_move_string_is_the_score_of_its_board_however_its_search_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Engine.score(moves=...)`` plays and searches a plain string in one compiled call; a search the short try does
+    not end goes on in the worker threads from what it found (here with a short try of 30 positions), and a position
+    within the book's depth is read the general way. Each gives the score of the same board given as a board."""
+    from solver.search import engine as engine_module
+    from solver.search.engine import Engine
+    from solver.search.position import from_moves
+
+    rng = random.Random(11)
+    strings = []
+    while len(strings) < 40:
+        game = solver.table_for("connect4").game
+        heights, moves = [0] * 7, ""
+        for _ in range(rng.randint(14, 34)):
+            col = rng.choice([c for c in range(7) if heights[c] < 6])
+            heights[col] += 1
+            moves += str(col + 1)
+        try:
+            strings.append((moves, from_moves(game, moves).code))
+        except InvalidBoardError:
+            continue  # the game ended on the way
+    boards = [Engine("connect4", table_bytes=1 << 22).score(code) for _, code in strings]
+    assert [Engine("connect4", table_bytes=1 << 22).score(moves=moves) for moves, _ in strings] == boards
+    monkeypatch.setattr(engine_module, "SHORT", np.int64(30))
+    short = Engine("connect4", table_bytes=1 << 22)
+    assert [short.score(moves=moves) for moves, _ in strings] == boards

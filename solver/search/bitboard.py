@@ -344,3 +344,57 @@ def claimeven_bound(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.int6
         if has_line(theirs & (mask | below), geo):
             return -((rows - 1 - height) // 2 + 1)
     return np.int64(0)
+
+
+NOT_PLAIN = np.int64(-1)
+"""The piece count :func:`play_string` gives a move string it does not play plainly (the rules' reading says why)."""
+
+
+@kernel
+def code_parts(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> tuple[np.int64, np.int64]:
+    """The board's base-3 code (:mod:`solver.encoding.board`: ``3 ** cell`` times 1 for an X, 2 for an O, cell
+    ``row * cols + col`` from the top-left) in two parts, each of which fits 64 bits where the whole does not
+    (Connect Four's reaches ``3 ** 42``): ``code = low + high * 3 ** (cells // 2)``, ``low`` the cells below
+    ``cells // 2``. ``pos`` is the side to move's pieces: X's when the board holds an even number."""
+    cols, rows = np.int64(geo[G_COLS]), np.int64(geo[G_ROWS])
+    half, stride = np.int64(geo[G_CELLS]) // 2, rows + 1
+    mover = np.int64(1) if popcount(mask) & ONE == ZERO else np.int64(2)
+    low, part = np.int64(0), np.int64(0)  # the part being summed: the low one, then the high one
+    cell, power = np.int64(0), np.int64(1)
+    for row in range(rows):
+        for col in range(cols):
+            if cell == half:
+                low, part, power = part, np.int64(0), np.int64(1)
+            bit = ONE << np.uint64(col * stride + rows - 1 - row)
+            if mask & bit:
+                part += (mover if pos & bit else 3 - mover) * power
+            cell += 1
+            power *= 3
+    return low, part
+
+
+@kernel
+def play_string(text: bytes, geo: np.ndarray) -> tuple[np.uint64, np.uint64, np.int64, np.int64, np.int64]:
+    """``(pos, mask, pieces, low, high)`` after a move string given as its ASCII bytes (``b"4453"``: byte ``"1"`` is
+    column 0), for a position of a game that goes on: its bitboards, its pieces and its code's parts
+    (:func:`code_parts`).
+
+    Only the plain case is played: pieces :data:`NOT_PLAIN` for anything else (a byte that is not a column 1 to
+    ``cols``, a space included; a full column; a line on the board, whenever it was made; a full board), which the
+    caller reads by the rules (:func:`solver.search.position.from_moves` says what is wrong, or answers the end).
+    """
+    columns = min(np.int64(geo[G_COLS]), np.int64(9))  # one digit a column: "1" to "9"
+    pos, mask = ZERO, ZERO
+    for index in range(len(text)):
+        column = np.int64(text[index]) - 49
+        if column < 0 or column >= columns:
+            return ZERO, ZERO, NOT_PLAIN, np.int64(0), np.int64(0)
+        move = possible(mask, geo) & geo[G_COLMASK + column]
+        if move == ZERO:
+            return ZERO, ZERO, NOT_PLAIN, np.int64(0), np.int64(0)
+        pos, mask = pos ^ mask, mask | move
+    pieces = np.int64(popcount(mask))
+    if has_line(pos, geo) or has_line(pos ^ mask, geo) or pieces == np.int64(geo[G_CELLS]):
+        return ZERO, ZERO, NOT_PLAIN, np.int64(0), np.int64(0)
+    low, high = code_parts(pos, mask, geo)
+    return pos, mask, pieces, low, high

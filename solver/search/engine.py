@@ -49,7 +49,7 @@ from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
 from .book import Book
 from .kernel import mark_compiled
-from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, STOP, solve, solve_move
+from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, NOT_SEARCHED, STOP, short_solve_moves, short_solve_string, solve, solve_move
 from .options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
@@ -73,6 +73,12 @@ uninterruptible): Pons' easy sets end within it, where starting threads would co
 HELP_AFTER_SECONDS = 0.01
 """How long a job runs before a thread with no job left helps it (:class:`_Workers`): a shorter search is not worth a
 second thread's CPU."""
+
+SHORT = np.int64(SHORT_NODES)
+
+Short = tuple[list[Any], int]
+"""What a short search in the caller's thread found (:meth:`Engine._short`): each job's answer (None for a job it did not
+finish), and the positions it visited."""
 
 Job = tuple[Callable[..., Any], tuple[Any, ...]]
 """One search of a position: a kernel and its own arguments (a column for :func:`~solver.search.negamax.solve_move`)."""
@@ -166,19 +172,24 @@ class Engine:
         self._scratch, self._control = self._scratches[0], self._controls[0]
         self._lock = threading.Lock()
         self._lanes: list[tuple[np.ndarray, np.ndarray]] = []
-        self._lanes_lock = threading.Lock()
+        self._columns = centre_first(self.game.cols)
+        self._move_jobs: list[Job] = [(solve_move, (np.int64(c),)) for c in self._columns]
+        self._landings = [tuple(cell_of(self.game, c * (self.game.rows + 1) + h) for h in range(self.game.rows)) for c in range(self.game.cols)]
         self._nodes = 0
         self._book = _book_arrays(self.game, book)
         self._load_kernels()
 
     def _load_kernels(self) -> None:
         """Compile or load the kernels now (numba does it at a kernel's first call in a process: a second or two), so
-        that a search's budget is the search's own: the kernels are called once with the stop flag set."""
+        that a search's budget is the search's own: the kernels are called once with the stop flag set (the short ones
+        on a string they do not play, and with a limit of one node)."""
         control = np.zeros(CONTROL_SLOTS, dtype=np.int64)
         control[STOP] = 1
         shared = (self._geo, self._table, self._book, control, self._scratches[0])
         solve(np.uint64(0), np.uint64(0), *shared)
         solve_move(np.uint64(0), np.uint64(0), np.int64(0), *shared)
+        short_solve_string(b"0", SHORT, *shared)
+        short_solve_moves(np.uint64(0), np.uint64(0), np.int64(1), np.empty(self.game.cols, dtype=np.int64), *shared)
         mark_compiled()
 
     @property
@@ -246,13 +257,34 @@ class Engine:
         budget = checked_budget(budget)
         where = self.position(board, moves)
         start = time.monotonic()
-        columns = centre_first(self.game.cols)
-        jobs: list[Job] = [(solve_move, (np.int64(c),)) for c in columns]
-        scores = self._run(jobs, where, _Limits(budget, progress, stop, short_only))
-        found = sorted((c, int(s)) for c, s in zip(columns, scores, strict=True) if s != NO_MOVE)
-        moves_out = tuple(self._move_value(where, c, s) for c, s in found)
-        best = max(s for _, s in found)
-        return self._solution(where, best, moves_out, start)
+        score, scored = self.move_scores(where, budget=budget, progress=progress, stop=stop, short_only=short_only)
+        empty = self.game.cells - where.pieces
+        moves_out = tuple(MoveValue(cell % self.game.cols, cell, byte, *decode(byte, empty)) for cell, byte in scored)
+        result, plies = decode(score, empty)
+        return Solution(self.game, where.code, score, result, plies, moves_out, self.nodes, time.monotonic() - start)
+
+    def move_scores(
+        self, where: Position, *, budget: float | None = None, progress: Progress | None = None, stop: threading.Event | None = None, short_only: bool = False
+    ) -> tuple[int, tuple[tuple[int, int], ...]]:
+        """:meth:`solve` of a checked position (:meth:`position`) without the objects: the position's score byte for
+        the side to move, and each legal move's ``(cell, score byte)`` for the player making it, by cell (the cell its
+        piece lands on: ``row * cols + col``, row 0 the top). What a table-like reader keeps of an answer
+        (:class:`solver.store.searched.SearchTable`); the parameters and errors are :meth:`solve`'s."""
+        budget = checked_budget(budget)
+        short = self._short_moves(where)
+        scores = short[0]
+        if None in scores:
+            scores = self._run(self._move_jobs, where, _Limits(budget, progress, stop, short_only), short)
+        else:
+            self._nodes = short[1]
+        stride, field, pieces, cells = self.game.rows + 1, (1 << self.game.rows + 1) - 1, where.pieces, self.game.cells
+        scored = []
+        for column, score in zip(self._columns, scores, strict=True):
+            if score != NO_MOVE:
+                height = (where.mask >> column * stride & field).bit_length()  # the pieces in the column
+                scored.append((self._landings[column][height], score_byte(int(score), pieces, cells)))
+        scored.sort()
+        return max(byte for _, byte in scored), tuple(scored)
 
     def score(
         self,
@@ -267,11 +299,16 @@ class Engine:
         """The exact score byte of a position for the side to move (:mod:`solver.rules.score`), the moves not valued
         (the parameters as :meth:`solve`'s)."""
         budget = checked_budget(budget)
+        short = None
+        if board is None and type(moves) is str and moves.isascii():
+            short = self._short_string(moves)
+            if short is not None and short[0][0] is not None:
+                return score_byte(int(short[0][0]), len(moves), self.game.cells)  # every byte a move: the pieces
         where = self.position(board, moves)
         known = self._from_book(where)
         if known is not None:
             return known
-        found = self._run([(solve, ())], where, _Limits(budget, progress, stop, short_only))
+        found = self._run([(solve, ())], where, _Limits(budget, progress, stop, short_only), short)
         return score_byte(int(found[0]), where.pieces, self.game.cells)
 
     def _from_book(self, where: Position) -> int | None:
@@ -283,24 +320,14 @@ class Engine:
         at = int(np.searchsorted(keys, key))
         return int(scores[at]) if at < keys.size and keys[at] == key else None
 
-    def _solution(self, where: Position, best: int, moves: tuple[MoveValue, ...], start: float) -> Solution:
-        score = score_byte(best, where.pieces, self.game.cells)
-        result, plies = decode(score, self.game.cells - where.pieces)
-        return Solution(self.game, where.code, score, result, plies, moves, self.nodes, time.monotonic() - start)
-
-    def _move_value(self, where: Position, column: int, score: int) -> MoveValue:
-        landing = (where.mask + (1 << column * (self.game.rows + 1))) & ~where.mask
-        byte = score_byte(score, where.pieces, self.game.cells)
-        result, plies = decode(byte, self.game.cells - where.pieces)
-        return MoveValue(column, cell_of(self.game, landing.bit_length() - 1), byte, result, plies)
-
-    def _run(self, jobs: list[Job], where: Position, limits: _Limits) -> list[Any]:
+    def _run(self, jobs: list[Job], where: Position, limits: _Limits, short: Short | None = None) -> list[Any]:
         """Each job's answer on a position: first in this thread up to :data:`SHORT_NODES` positions in all
-        (:meth:`_short`), then the jobs left by worker threads that share the table and take them in turn, while this
-        thread waits for their end (:meth:`_handed_off`)."""
+        (:meth:`_short`, or ``short``: what a compiled short search of the jobs found, :meth:`_short_moves`), then the
+        jobs left by worker threads that share the table and take them in turn, while this thread waits for their end
+        (:meth:`_handed_off`)."""
         start = time.monotonic()
         try:
-            found, nodes = self._short(jobs, where)
+            found, nodes = self._short(jobs, where) if short is None else short
         except KeyboardInterrupt:
             raise SearchInterrupted(self._stopped(where, start, "at Ctrl-C", 0), seconds=time.monotonic() - start) from None
         self._nodes = nodes
@@ -319,8 +346,7 @@ class Engine:
         """The jobs' answers searched in this thread until :data:`SHORT_NODES` positions in all (None for each job not
         finished then), and the positions visited; on a lane (a control and a scratch array) of its own, so that
         it runs beside a long search of the same engine."""
-        with self._lanes_lock:
-            control, rows = self._lanes.pop() if self._lanes else (np.zeros(CONTROL_SLOTS, dtype=np.int64), scratch(self.game.rows, self.game.cols))
+        control, rows = lane = self._lane()
         try:
             control[:] = 0
             control[LIMIT] = SHORT_NODES
@@ -334,8 +360,41 @@ class Engine:
                 found[index] = answer
             return found, int(control[NODES])
         finally:
-            with self._lanes_lock:
-                self._lanes.append((control, rows))
+            self._lanes.append(lane)
+
+    def _short_moves(self, where: Position) -> Short:
+        """:meth:`_short` of every move of a position (the jobs of :meth:`solve`, in :attr:`_columns` order), searched by
+        one compiled call (:func:`~solver.search.negamax.short_solve_moves`): a call a move cost more than the
+        searches near the end of a game."""
+        control, rows = lane = self._lane()
+        try:
+            out = np.empty(self.game.cols, dtype=np.int64)
+            short_solve_moves(np.uint64(where.pos), np.uint64(where.mask), SHORT, out, self._geo, self._table, self._book, control, rows)
+            scores = out.tolist()
+            return [None if scores[c] == NOT_SEARCHED else scores[c] for c in self._columns], int(control[NODES])
+        finally:
+            self._lanes.append(lane)
+
+    def _short_string(self, moves: str) -> Short | None:
+        """:meth:`_short` of :meth:`score`'s one job on the position a move string reaches, the string played and
+        searched in one compiled call (:func:`~solver.search.negamax.short_solve_string`); None for a string it does not
+        play plainly or a position the book may hold (read and answered the general way, which says what is wrong)."""
+        control, rows = lane = self._lane()
+        try:
+            found = short_solve_string(moves.encode(), SHORT, self._geo, self._table, self._book, control, rows)
+            if found == NOT_SEARCHED:
+                return None
+            return [None if control[STOP] else found], int(control[NODES])
+        finally:
+            self._lanes.append(lane)
+
+    def _lane(self) -> tuple[np.ndarray, np.ndarray]:
+        """A control and a scratch array of the caller's thread for a short search, given back to :attr:`_lanes` after
+        it (one lane a thread searching at once: ``list.pop`` and ``append`` are atomic)."""
+        try:
+            return self._lanes.pop()
+        except IndexError:
+            return np.zeros(CONTROL_SLOTS, dtype=np.int64), scratch(self.game.rows, self.game.cols)
 
     def _handed_off(self, jobs: list[Job], where: Position, limits: _Limits, start: float, nodes: int) -> list[Any]:
         """The jobs searched by the worker threads (:class:`_Workers`), within the budget from ``start`` (waiting for

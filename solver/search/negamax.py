@@ -47,7 +47,9 @@ from .bitboard import (
     G_CELLS,
     G_COLMASK,
     G_COLS,
+    G_ORDER,
     G_ROWS,
+    NOT_PLAIN,
     ONE,
     ZERO,
     can_win_next,
@@ -57,6 +59,7 @@ from .bitboard import (
     mirror_cell,
     mirror_key,
     non_losing_moves,
+    play_string,
     popcount,
     possible,
 )
@@ -74,6 +77,10 @@ CONTROL_SLOTS = 5
 
 NO_MOVE = -128
 """The score of a full column (:func:`solve_move`)."""
+
+NOT_SEARCHED = -129
+"""What a short search (:func:`short_solve_string`, :func:`short_solve_moves`) gives where it did not search: a move
+string it does not play plainly, a position within the book's depth, a column it did not finish."""
 
 ETC_MIN_EMPTY = 16
 """Enhanced transposition cut-offs are tried only with at least this many empty cells: near the end probing every
@@ -270,6 +277,56 @@ def solve_move(
     if pieces + 1 == cells:
         return np.int64(0)
     return -solve(pos ^ mask, mask | move, geo, table, book, control, scratch)
+
+
+@kernel
+def _fresh(control: np.ndarray, limit: np.int64) -> None:
+    """A control for a new search of this thread: no stop, no nodes, no helper, a node limit (0: none)."""
+    control[STOP], control[NODES], control[HELPER], control[LIMIT] = 0, 0, 0, limit
+
+
+@kernel
+def short_solve_string(
+    text: bytes, limit: np.int64, geo: np.ndarray, table: np.ndarray, book: tuple[np.ndarray, np.ndarray, np.int64], control: np.ndarray, scratch: np.ndarray
+) -> np.int64:
+    """The exact Pons score of the position a move string reaches (its ASCII bytes, played by
+    :func:`~solver.search.bitboard.play_string`), searched with a fresh control up to ``limit`` nodes: the string read,
+    played, checked and searched in one call (a position near the end costs microseconds, so a call's fixed cost
+    shows). :data:`NOT_SEARCHED` for a string not played plainly or a position within the book's depth (the caller's
+    general way reads and answers those); when the limit stops the search, ``control[STOP]`` is set (and 0 returned).
+    """
+    pos, mask, pieces, _, _ = play_string(text, geo)
+    if pieces == NOT_PLAIN or pieces <= book[2]:
+        return np.int64(NOT_SEARCHED)
+    _fresh(control, limit)
+    return solve(pos, mask, geo, table, book, control, scratch)
+
+
+@kernel
+def short_solve_moves(
+    pos: np.uint64,
+    mask: np.uint64,
+    limit: np.int64,
+    out: np.ndarray,
+    geo: np.ndarray,
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    control: np.ndarray,
+    scratch: np.ndarray,
+) -> None:
+    """Every move's exact Pons score for the player making it (:func:`solve_move`) into ``out[column]``, the columns
+    centre first, with a fresh control, up to ``limit`` nodes in all: one call for the moves of a position (each
+    near the end takes microseconds). A column not finished when the limit stops the search keeps
+    :data:`NOT_SEARCHED`, and so do the ones after it (``control[STOP]`` is then set)."""
+    _fresh(control, limit)
+    cols = np.int64(geo[G_COLS])
+    out[:cols] = NOT_SEARCHED
+    for slot in range(cols):
+        column = np.int64(geo[G_ORDER + slot])
+        score = solve_move(pos, mask, column, geo, table, book, control, scratch)
+        if control[STOP]:
+            return
+        out[column] = score
 
 
 @kernel

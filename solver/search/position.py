@@ -38,7 +38,7 @@ from ..rules.game import Game, parse_game
 from ..rules.gravity import Drop, stacking_order
 from ..rules.grid import Grid
 from ..rules.normal import Normal
-from .bitboard import G_BOTTOM, canonical, fits, geometry, has_line, mirror_key
+from .bitboard import G_BOTTOM, NOT_PLAIN, canonical, fits, geometry, has_line, mirror_key, play_string
 
 Moves = str | Sequence[int]
 """A move string: ``"4453"`` (columns 1 to ``cols``, for boards of at most 9 columns) or a sequence of those numbers."""
@@ -167,16 +167,23 @@ def _check_goes_on(game: Game, code: int, xb: int, ob: int) -> None:
 def from_moves(game: Game, moves: Moves) -> Position:
     """The position after a move string: ``"4453"`` (columns 1 to ``cols``, first move first) or ``[4, 4, 5, 3]``.
 
-    The moves are played on the bitboards, so the position is reachable by construction.
+    The moves are played on the bitboards, so the position is reachable by construction: a string of columns that
+    plays plainly by one compiled call (:func:`~solver.search.bitboard.play_string`), anything else move by move,
+    which names what is wrong.
 
     :raises InvalidBoardError: for a column that is not a number from 1 to ``cols``, a full column, a move
         played after the game ended, or a string whose last move ends the game; each names the move (its number
         in the string) and the column.
     """
+    if type(moves) is str and moves.isascii():  # the plain case, played by one compiled call
+        mine, every, count, low, high = play_string(moves.encode(), geometry_of(game))
+        if count != NOT_PLAIN:
+            return Position(int(mine), int(every), int(count), int(low) + int(high) * 3 ** (game.cells // 2))
     columns = _columns(game, moves)
     pos, mask = _play(game, moves, columns)
-    if len(columns) > 1 and has_line(np.uint64(pos), geometry_of(game)):
-        _play(game, moves, columns, check=True)  # names the move that ended the game
+    geo = geometry_of(game)
+    if len(columns) > 1 and (has_line(np.uint64(pos), geo) or has_line(np.uint64(mask ^ pos), geo)):
+        _play(game, moves, columns, check=True)  # names a move played after the game ended
     where = Position(pos, mask, len(columns), _code(game, pos, mask, len(columns)))
     x, o = (pos, mask ^ pos) if len(columns) % 2 == 0 else (mask ^ pos, pos)
     _check_goes_on(game, where.code, x, o)

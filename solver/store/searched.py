@@ -65,7 +65,7 @@ from . import locate
 from .estimate import KNOWN_POSITIONS, paper_estimate
 
 if TYPE_CHECKING:
-    from ..search import Book, Engine, Solution
+    from ..search import Book, Engine
     from ..search import Position as SearchPosition
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
@@ -216,15 +216,16 @@ class SearchTable(Table):
             where = self.engine.position(moves=moves)
         except InvalidBoardError:
             return super().at_moves(moves)
-        return self._position(where.code, self._answer(where.code, where))
+        return self._position(where.code, self._answer(where.code, where), where.pieces)
 
-    def _position(self, code: int, answer: _Answer) -> Position:
+    def _position(self, code: int, answer: _Answer, pieces: int | None = None) -> Position:
+        """The :class:`Position` of a code and its answer (``pieces``: the pieces on the board, when known)."""
         position = Position.__new__(Position)
         POSITION_SETTERS.game(position, self.game)
         POSITION_SETTERS.code(position, code)
         POSITION_SETTERS.score(position, answer.score)
         POSITION_SETTERS.best_mask(position, answer.best_mask)
-        POSITION_SETTERS.pieces(position, _pieces(self.game, code))
+        POSITION_SETTERS.pieces(position, _pieces(self.game, code) if pieces is None else pieces)
         POSITION_SETTERS.table(position, self)
         POSITION_SETTERS.scored(position, answer.scored)
         return position
@@ -237,11 +238,16 @@ class SearchTable(Table):
         where, over = (played, None) if played is not None else self._checked(code)
         if over is not None:
             return _Answer(over, 0, ())
+        assert where is not None  # a board in play
         try:
-            solution = self.engine.solve(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+            score, scored = self.engine.move_scores(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
         finally:
             _finished(self.progress)
-        answer = _from_solution(solution)
+        best = 0
+        for cell, byte in scored:
+            if byte == score:
+                best |= 1 << cell
+        answer = _Answer(score, best, scored)
         self._shared.keep(code, answer)
         return answer
 
@@ -387,15 +393,6 @@ def _pieces(game: Game, code: int) -> int:
         code, digit = divmod(code, 3)
         pieces += digit != 0
     return pieces
-
-
-def _from_solution(solution: Solution) -> _Answer:
-    best = 0
-    for move in solution.moves:
-        if move.score == solution.score:
-            best |= 1 << move.cell
-    scored = tuple(sorted((move.cell, move.score) for move in solution.moves))
-    return _Answer(solution.score, best, scored)
 
 
 def searched_by_engine(game: Game) -> bool:
