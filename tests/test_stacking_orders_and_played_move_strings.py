@@ -224,8 +224,14 @@ def test_a_score_asked_by_move_string_is_the_score_of_its_board_however_its_sear
             strings.append((moves, from_moves(game, moves).code))
         except InvalidBoardError:
             continue  # the game ended on the way
-    boards = [Engine("connect4", table_bytes=1 << 22).score(code) for _, code in strings]
-    assert [Engine("connect4", table_bytes=1 << 22).score(moves=moves) for moves, _ in strings] == boards
+    boards, strung, searched = [], [], 0
+    for moves, code in strings:  # each on a fresh engine of one thread: the same search, the same positions visited
+        by_board, by_string = (Engine("connect4", table_bytes=1 << 22, threads=1) for _ in range(2))
+        boards.append(by_board.score(code))
+        strung.append(by_string.score(moves=moves))
+        assert by_string.nodes == by_board.nodes, moves
+        searched += by_board.nodes > 0  # none for a position the side to move wins at once
+    assert strung == boards and searched >= 8
     monkeypatch.setattr(engine_module, "SHORT", np.int64(30))
     short = Engine("connect4", table_bytes=1 << 22)
     assert [short.score(moves=moves) for moves, _ in strings] == boards

@@ -270,7 +270,7 @@ def sampled_words(table: Table, positions: Sequence[Position]) -> str | None:
     phases = ", ".join(f"{count(n, name)} (plies {low}-{high})" for n, name, (low, high) in zip(counts, PHASES, bounds, strict=True))
     left_out = f"a position whose search passes {SEARCHED_BUDGET:g} s is left out"
     if game.cells > WORD_CELLS:  # Connect Four: its book answers the first plies
-        depth = getattr(table, "book_depth", None)
+        depth = table.book_depth
         left_out += (
             f" (the book answers plies 0 to {depth})"
             if depth is not None

@@ -303,6 +303,7 @@ class Engine:
         if board is None and type(moves) is str and moves.isascii():
             short = self._short_string(moves)
             if short is not None and short[0][0] is not None:
+                self._nodes = short[1]
                 return score_byte(int(short[0][0]), len(moves), self.game.cells)  # every byte a move: the pieces
         where = self.position(board, moves)
         known = self._from_book(where)

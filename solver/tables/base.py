@@ -90,6 +90,12 @@ class Table(ABC):
     """Whether a look-up searches (a game no table holds: :mod:`solver.store.searched`): it may then take long,
     and :meth:`bounded` gives it a time budget and a progress hook."""
 
+    @property
+    def book_depth(self) -> int | None:
+        """The deepest ply a book answers at once (every position with at most that many pieces), None without a
+        book: a table answers every ply alike; a search table (:mod:`solver.store.searched`) may have one."""
+        return None
+
     game: Game
     path: Path | None
     """The file the table was opened from (None for a table in memory)."""
