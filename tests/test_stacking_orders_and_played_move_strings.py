@@ -235,3 +235,18 @@ def test_a_score_asked_by_move_string_is_the_score_of_its_board_however_its_sear
     monkeypatch.setattr(engine_module, "SHORT", np.int64(30))
     short = Engine("connect4", table_bytes=1 << 22)
     assert [short.score(moves=moves) for moves, _ in strings] == boards
+
+
+@pytest.mark.parametrize("moves", ["12", "4453", "1"])
+def test_a_move_string_of_a_board_of_ten_columns_is_refused_as_the_rules_refuse_it(moves: str) -> None:
+    """One digit a column: a board of more than nine columns writes its moves as a list, never as a string, even one
+    whose digits are all columns of it (the compiled call must not play it)."""
+    from solver.rules.game import parse_game
+    from solver.search.position import from_moves
+
+    game = parse_game("4x10k4-gravity")
+    with pytest.raises(InvalidBoardError, match="10 columns"):
+        move_string_code(moves, game)
+    with pytest.raises(InvalidBoardError, match="10 columns"):
+        from_moves(game, moves)
+    assert from_moves(game, [int(char) for char in moves]).pieces == len(moves)  # as a list of numbers: played

@@ -379,11 +379,14 @@ def play_string(text: bytes, geo: np.ndarray) -> tuple[np.uint64, np.uint64, np.
     column 0), for a position of a game that goes on: its bitboards, its pieces and its code's parts
     (:func:`code_parts`).
 
-    Only the plain case is played: pieces :data:`NOT_PLAIN` for anything else (a byte that is not a column 1 to
-    ``cols``, a space included; a full column; a line on the board, whenever it was made; a full board), which the
-    caller reads by the rules (:func:`solver.search.position.from_moves` says what is wrong, or answers the end).
+    Only the plain case is played: pieces :data:`NOT_PLAIN` for anything else (a board of more than 9 columns; a
+    byte that is not a column 1 to ``cols``, a space included; a full column; a line on the board, whenever it was
+    made; a full board), which the caller reads by the rules (:func:`solver.search.position.from_moves` says what is
+    wrong, or answers the end).
     """
-    columns = min(np.int64(geo[G_COLS]), np.int64(9))  # one digit a column: "1" to "9"
+    columns = np.int64(geo[G_COLS])
+    if columns > 9:  # a move string writes one digit a column: a wider board's moves are a list of numbers
+        return ZERO, ZERO, NOT_PLAIN, np.int64(0), np.int64(0)
     pos, mask = ZERO, ZERO
     for index in range(len(text)):
         column = np.int64(text[index]) - 49
