@@ -250,3 +250,24 @@ def test_a_move_string_of_a_board_of_ten_columns_is_refused_as_the_rules_refuse_
     with pytest.raises(InvalidBoardError, match="10 columns"):
         from_moves(game, moves)
     assert from_moves(game, [int(char) for char in moves]).pieces == len(moves)  # as a list of numbers: played
+
+
+def test_ctrl_c_during_a_move_strings_short_search_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C seen as the compiled call of ``Engine.score(moves=...)`` returns raises ``SearchInterrupted`` naming the
+    moves (as the general way's short search does), and the engine then answers right."""
+    from solver.errors import SearchInterrupted
+    from solver.search import engine as engine_module
+    from solver.search.engine import Engine
+
+    searched = engine_module.short_solve_string
+
+    def interrupted(*args: object) -> object:
+        searched(*args)
+        raise KeyboardInterrupt
+
+    eng = Engine("connect4", table_bytes=1 << 22, threads=1)
+    monkeypatch.setattr(engine_module, "short_solve_string", interrupted)
+    with pytest.raises(SearchInterrupted, match=r"after '44455554221' \(6x7k4-gravity\) stopped at Ctrl-C after \d+ positions"):
+        eng.score(moves="44455554221")
+    monkeypatch.undo()
+    assert eng.score(moves="44455554221") == -98

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import words
 from ..encoding.board import Board, render
-from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout
+from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout, quote
 from ..rules.game import Game
 from ..rules.score import WIN, Result, decode
 from .bitboard import centre_first
@@ -271,12 +271,7 @@ class Engine:
         piece lands on: ``row * cols + col``, row 0 the top). What a table-like reader keeps of an answer
         (:class:`solver.store.searched.SearchTable`); the parameters and errors are :meth:`solve`'s."""
         budget = checked_budget(budget)
-        short = self._short_moves(where)
-        scores = short[0]
-        if None in scores:
-            scores = self._run(self._move_jobs, where, _Limits(budget, progress, stop, short_only), short)
-        else:
-            self._nodes = short[1]
+        scores = self._run(self._move_jobs, where, _Limits(budget, progress, stop, short_only), self._short_moves)
         stride, field, pieces, cells = self.game.rows + 1, (1 << self.game.rows + 1) - 1, where.pieces, self.game.cells
         scored = []
         for column, score in zip(self._columns, scores, strict=True):
@@ -321,14 +316,14 @@ class Engine:
         at = int(np.searchsorted(keys, key))
         return int(scores[at]) if at < keys.size and keys[at] == key else None
 
-    def _run(self, jobs: list[Job], where: Position, limits: _Limits, short: Short | None = None) -> list[Any]:
+    def _run(self, jobs: list[Job], where: Position, limits: _Limits, short: Short | Callable[[Position], Short] | None = None) -> list[Any]:
         """Each job's answer on a position: first in this thread up to :data:`SHORT_NODES` positions in all
-        (:meth:`_short`, or ``short``: what a compiled short search of the jobs found, :meth:`_short_moves`), then the
-        jobs left by worker threads that share the table and take them in turn, while this thread waits for their end
-        (:meth:`_handed_off`)."""
+        (:meth:`_short`; or ``short``: a compiled short search of all the jobs, :meth:`_short_moves`, or what one found
+        already, :meth:`_short_string`), then the jobs left by worker threads that share the table and take them in
+        turn, while this thread waits for their end (:meth:`_handed_off`)."""
         start = time.monotonic()
         try:
-            found, nodes = self._short(jobs, where) if short is None else short
+            found, nodes = self._short(jobs, where) if short is None else short(where) if callable(short) else short
         except KeyboardInterrupt:
             raise SearchInterrupted(self._stopped(where, start, "at Ctrl-C", 0), seconds=time.monotonic() - start) from None
         self._nodes = nodes
@@ -386,6 +381,10 @@ class Engine:
             if found == NOT_SEARCHED:
                 return None
             return [None if control[STOP] else found], int(control[NODES])
+        except KeyboardInterrupt:  # seen once the kernel returned
+            nodes = int(control[NODES])
+            why = f"the search of the position after {quote(moves)} ({self.game.name}) stopped at Ctrl-C after {nodes:,} positions"
+            raise SearchInterrupted(why, nodes=nodes) from None
         finally:
             self._lanes.append(lane)
 
