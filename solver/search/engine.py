@@ -304,7 +304,8 @@ class Engine:
         known = self._from_book(where)
         if known is not None:
             return known
-        found = self._run([(solve, ())], where, _Limits(budget, progress, stop, short_only), short)
+        tried = None if short is None else lambda _: short  # what the string's short search found: not searched again
+        found = self._run([(solve, ())], where, _Limits(budget, progress, stop, short_only), tried)
         return score_byte(int(found[0]), where.pieces, self.game.cells)
 
     def _from_book(self, where: Position) -> int | None:
@@ -316,14 +317,14 @@ class Engine:
         at = int(np.searchsorted(keys, key))
         return int(scores[at]) if at < keys.size and keys[at] == key else None
 
-    def _run(self, jobs: list[Job], where: Position, limits: _Limits, short: Short | Callable[[Position], Short] | None = None) -> list[Any]:
+    def _run(self, jobs: list[Job], where: Position, limits: _Limits, short: Callable[[Position], Short] | None = None) -> list[Any]:
         """Each job's answer on a position: first in this thread up to :data:`SHORT_NODES` positions in all
-        (:meth:`_short`; or ``short``: a compiled short search of all the jobs, :meth:`_short_moves`, or what one found
-        already, :meth:`_short_string`), then the jobs left by worker threads that share the table and take them in
-        turn, while this thread waits for their end (:meth:`_handed_off`)."""
+        (:meth:`_short`, or ``short``: a compiled short search of the jobs, :meth:`_short_moves`), then the jobs left
+        by worker threads that share the table and take them in turn, while this thread waits for their end
+        (:meth:`_handed_off`)."""
         start = time.monotonic()
         try:
-            found, nodes = self._short(jobs, where) if short is None else short(where) if callable(short) else short
+            found, nodes = self._short(jobs, where) if short is None else short(where)
         except KeyboardInterrupt:
             raise SearchInterrupted(self._stopped(where, start, "at Ctrl-C", 0), seconds=time.monotonic() - start) from None
         self._nodes = nodes
