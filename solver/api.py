@@ -112,6 +112,7 @@ from .store.make import Check as Check
 from .store.make import cluster_scheduler as cluster_scheduler
 from .store.make import kind_for as kind_for
 from .store.make import proof as proof
+from .store.make import proof_disk as proof_disk
 from .store.make import proof_work as proof_work
 from .store.make import refuse_replacing as refuse_replacing
 from .store.mirror import fetch_table as fetch_table

@@ -368,8 +368,7 @@ def _sampled_positions_match_recursive_minimax(table: CompactTable) -> None:
 
 @pytest.mark.slow
 def test_3x6k3_every_position_follows_from_its_children_and_the_rules(table_3x6k3: CompactTable) -> None:
-    layers = [table_3x6k3.layer(ply) for ply in range(19)]
-    assert check_layers(parse_game("3x6k3"), layers) == []
+    assert check_layers(parse_game("3x6k3"), table_3x6k3.layer) == []
     # and the stored reachability is the rule of solver.encoding.board, on random boards of every layer
     index = layout(parse_game("3x6k3"))
     rng = np.random.default_rng(6)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ from ..api import (
     check_sample,
     format_duration,
     proof,
+    proof_disk,
     proof_seconds,
     proof_work,
     record_book_check,
@@ -27,6 +29,7 @@ from ..api import (
     verify_book,
     verify_plan,
 )
+from ..memory import size_words
 from ..words import count
 from .group import main
 from .options import TableOptions, game_option
@@ -84,8 +87,9 @@ def verify(options: TableOptions, path: Path | None, boards: int | None, seed: i
             click.echo(_about(path, problem), err=True)
 
     if not options.quiet:
-        seconds = proof_seconds(table.game, table.kind)
-        click.echo(f"Proving {path} ({table.game.name}): every block and every score; about {format_duration(seconds)} on 1 core", err=True)
+        seconds, disk = proof_seconds(table.game, table.kind), proof_disk(table)
+        kept = f", keeping up to {size_words(disk)} on disk in {tempfile.gettempdir()} (set TMPDIR to choose)" if disk else ""
+        click.echo(f"Proving {path} ({table.game.name}): every block and every score; about {format_duration(seconds)} on 1 core{kept}", err=True)
     with meter(f"proving {table.game.name}", proof_work(table), quiet=options.quiet) as advance:
         problems = [problem for check in proof(table, on_check=show, progress=advance) for problem in check.problems]
     if problems:

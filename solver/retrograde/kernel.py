@@ -30,6 +30,7 @@ from ..rules.game import Game
 from ..rules.gravity import Drop
 from ..rules.parts import MoveRule
 from ..rules.placement import Placement
+from ..storage.spill import Spill
 from . import gravity, placement
 from .builddir import BuildDir
 from .chunks import Chunk, Progress
@@ -86,11 +87,12 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
         hook.write_reach(build, jobs=jobs, progress=progress)
 
 
-def reach_layers(game: Game, *, jobs: int = 1, plies: Collection[int] | None = None) -> dict[int, np.ndarray]:
+def reach_layers(game: Game, *, jobs: int = 1, plies: Collection[int] | None = None, spill: Spill | None = None) -> dict[int, np.ndarray]:
     """The forward pass's packed bits per layer (:attr:`KernelHook.reach_layers`), or ``{}`` without one.
 
     :param plies: keep only these layers' bits (default: every layer's), and stop after the last of them: a check of
         one layer of a big game holds that layer's bits, not every layer's (4x8k4-gravity: 2.1 GB, not 16.7 GB).
+    :param spill: where the kept bits go (each layer's under :func:`reach_name`: on disk when big); default: memory.
     """
     hook = hook_of(game)
     if hook.reach_layers is None:
@@ -101,7 +103,19 @@ def reach_layers(game: Game, *, jobs: int = 1, plies: Collection[int] | None = N
         return kept
     for ply, bits in hook.reach_layers(game, jobs=jobs):
         if plies is None or ply in plies:
-            kept[ply] = bits
+            kept[ply] = bits if spill is None else _spilled(spill, reach_name(ply), bits)
         if ply >= last:
             break
+    return kept
+
+
+def reach_name(ply: int) -> str:
+    """The name of layer ``ply``'s bits of the boards reached in a spill (:func:`reach_layers`)."""
+    return f"reach-{ply}"
+
+
+def _spilled(spill: Spill, name: str, bits: np.ndarray) -> np.ndarray:
+    """``bits`` copied into the spill's array ``name``."""
+    kept = spill.array(name, bits.size, np.uint8)
+    kept[:] = bits
     return kept

@@ -3,58 +3,93 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from ..encoding.board import render
 from ..encoding.layouts import layout
 from ..rules.game import Game
+from ..storage.spill import Spill
 from ..words import count
 from .chunks import chunks
 from .gravity import unpack
-from .kernel import reach_layers, solve_chunk
+from .kernel import reach_layers, reach_name, solve_chunk
+
+Layer = Callable[[int], np.ndarray]
+"""``layer(ply)``: the stored int8 scores of one layer, in layer index order (an array in memory or on disk)."""
 
 
 def check_layers(
-    game: Game, layers: Sequence[np.ndarray], *, limit: int = 5, plies: Iterable[int] | None = None, progress: Callable[[int], None] | None = None
+    game: Game,
+    layer: Layer,
+    *,
+    limit: int = 5,
+    plies: Iterable[int] | None = None,
+    progress: Callable[[int], None] | None = None,
+    spill: Spill | None = None,
+    on_layer: Callable[[int, np.ndarray], None] | None = None,
 ) -> list[str]:
-    """Parent/child consistency of a whole table, layer by layer (vectorised).
+    """Parent/child consistency of a table, layer by layer from the full board down (vectorised).
 
     Every board's stored score is recomputed from the *stored* scores of its
     children (and the reachability rule; under gravity, which boards a game reaches is found
     again forward from the empty board, :mod:`solver.retrograde.gravity`) and compared. Together with the full
     layer (which has no children) this proves the table by induction, without a
-    second table in memory.
+    second table in memory. Two layers are held at a time (a layer and its child, each asked once when the plies
+    follow each other), so ``layer`` may hand out arrays on disk and let each go when the next but one is asked.
 
-    :param layers: every layer's int8 scores, layer 0 first.
+    :param layer: ``layer(ply)``, the stored scores of a layer (:data:`Layer`).
     :param plies: check only these layers, each against its stored children (default: every layer).
     :param progress: called with a chunk's boards once they are checked (``solve verify``'s progress).
+    :param spill: where the forward pass's bits of the boards reached go (memory or disk by their size); default:
+        memory.
+    :param on_layer: called with each layer checked and its scores (a proof counts them).
     :returns: up to ``limit`` problems, each naming the board (empty when consistent).
     """
+    sizes = layout(game).layer_sizes
+    wanted = sorted(set(range(game.cells + 1) if plies is None else plies), reverse=True)
+    reach = reach_layers(game, jobs=os.cpu_count() or 1, plies=set(wanted), spill=spill)  # with a forward pass (gravity): found again, forward
+    problems: list[str] = []
+    above_ply, above = -1, None  # the layer checked last: the child of the next when the plies follow each other
+    for ply in wanted:
+        stored = layer(ply)
+        child = None if ply == game.cells else above if above_ply == ply + 1 else layer(ply + 1)
+        for at, array in ((ply, stored), (ply + 1, child)):
+            if array is not None and len(array) != sizes[at]:
+                return [f"layer {at} holds {len(array):,} boards, not the {sizes[at]:,} of {game.name}"]
+        problems += _check_layer(game, ply, stored, child, reach.pop(ply, None), limit - len(problems), progress)
+        if spill is not None:
+            spill.release(reach_name(ply))  # its disk freed as the walk goes down
+        if len(problems) >= limit:
+            return problems
+        if on_layer is not None:
+            on_layer(ply, stored)
+        above_ply, above, child = ply, stored, None  # the child let go before the next layer is asked for
+    return problems
+
+
+def _check_layer(
+    game: Game, ply: int, stored_layer: np.ndarray, child: np.ndarray | None, reach: np.ndarray | None, limit: int, progress: Callable[[int], None] | None
+) -> list[str]:
+    """One layer's boards against their children, chunk by chunk: up to ``limit`` problems."""
     index = layout(game)
     problems: list[str] = []
-    if [len(layer) for layer in layers] != list(index.layer_sizes):
-        return [f"layer sizes {[len(layer) for layer in layers]} do not fit {game.name}: expected {list(index.layer_sizes)}"]
-    wanted = set(range(game.cells + 1) if plies is None else plies)
-    reach = reach_layers(game, jobs=os.cpu_count() or 1, plies=wanted)  # with a forward pass (gravity): found again, forward
-    for ply in sorted(wanted, reverse=True):
-        child = None if ply == game.cells else layers[ply + 1]
-        for chunk in chunks(game, ply):
-            stored = np.asarray(layers[ply][chunk.start : chunk.stop])
-            reached = unpack(reach[ply], chunk.start, chunk.stop) if reach else None
-            wrong = np.flatnonzero(stored != solve_chunk(game, chunk, child, reached))
-            if wrong.size:
-                at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
-                code = index.code_of_index(at)
-                expected = solve_chunk(game, chunk, child, reached)[int(wrong[0])]
-                disagree = "disagrees with its" if wrong.size == 1 else "disagree with their"
-                problems.append(
-                    f"layer {ply}: {count(int(wrong.size), 'board')} {disagree} children, first {render(game, code)} "
-                    f"(code {code}): stored {int(stored[wrong[0]])}, expected {int(expected)}"
-                )
-                if len(problems) >= limit:
-                    return problems
-            if progress is not None:
-                progress(chunk.boards)
+    for chunk in chunks(game, ply):
+        stored = np.asarray(stored_layer[chunk.start : chunk.stop])
+        reached = unpack(reach, chunk.start, chunk.stop) if reach is not None else None
+        expected = solve_chunk(game, chunk, child, reached)
+        wrong = np.flatnonzero(stored != expected)
+        if wrong.size:
+            at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
+            code = index.code_of_index(at)
+            disagree = "disagrees with its" if wrong.size == 1 else "disagree with their"
+            problems.append(
+                f"layer {ply}: {count(int(wrong.size), 'board')} {disagree} children, first {render(game, code)} "
+                f"(code {code}): stored {int(stored[wrong[0]])}, expected {int(expected[wrong[0]])}"
+            )
+            if len(problems) >= limit:
+                return problems
+        if progress is not None:
+            progress(chunk.boards)
     return problems

@@ -225,9 +225,7 @@ def release(codec: Compression, *, check_resumed: bool = False) -> Callable[[Bui
 def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
     sizes = layout(build.game).layer_sizes
     for ply in plies:
-        # the layer and its child mapped; the others stand in at their size without memory (check_layers reads neither)
-        layers = [build.map(build.layer_path(p), sizes[p]) if p in (ply, ply + 1) else np.broadcast_to(np.int8(0), (sizes[p],)) for p in range(len(sizes))]
-        problems = check_layers(build.game, layers, plies=[ply], limit=1)
+        problems = check_layers(build.game, lambda p: build.map(build.layer_path(p), sizes[p]), plies=[ply], limit=1)  # the layer and its child mapped
         if problems:
             raise ResumedLayerWrong(problems[0])
 

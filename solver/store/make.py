@@ -24,6 +24,7 @@ the look-up classes import no build code.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -47,8 +48,8 @@ from ..retrograde.plan import plan_build
 from ..retrograde.proof import check_layers
 from ..retrograde.sweep import build_layers
 from ..rules.game import DEFAULT_GAME, Game
-from ..storage import tablefile, trust
-from ..storage.fsutil import DISK_FULL, directory_lock, disk_full, empty_private_directory, refuse_non_regular, remove_dead_temporaries
+from ..storage import spill, tablefile, trust
+from ..storage.fsutil import DISK_FULL, directory_lock, disk_full, empty_private_directory, format_size, refuse_non_regular, remove_dead_temporaries
 from ..tables import CompactTable, DenseTable, Kind, Table
 from ..words import count
 from .estimate import CONSENT_SECONDS, format_duration, proof_seconds
@@ -333,9 +334,17 @@ def proof_work(table: Table) -> int:
     return table.game.codes if isinstance(table, DenseTable) else sum(layout(table.game).layer_sizes)
 
 
-def proof(table: Table, *, on_check: Callable[[Check], None] | None = None, progress: Callable[[int], None] | None = None) -> list[Check]:
+def proof(
+    table: Table, *, on_check: Callable[[Check], None] | None = None, progress: Callable[[int], None] | None = None, spill_in: Path | None = None
+) -> list[Check]:
     """Prove everything a table says, part by part (``on_check`` is told each part as it is done;
     ``progress`` the boards as they are checked, :func:`proof_work` in all).
+
+    Memory stays bounded whatever the table's size: a compact table is proved from the full board down, two layers
+    at a time, each held in memory up to :data:`~solver.storage.spill.KEEP_IN_MEMORY` and on disk past it, in a
+    private directory in ``spill_in`` (default: the system's temporary directory, ``$TMPDIR``) removed at the end
+    (:func:`proof_spill_bytes`: 47 GB for 4x8k4-gravity, two layers and the bits of the boards reached). A proof
+    whose spill the disk cannot hold is refused at once.
 
     1. **The file** (a table opened from one): its header, already checked against the game's
        layout and its checksum when it was opened, and **every block**, whatever a look-up would
@@ -348,6 +357,8 @@ def proof(table: Table, *, on_check: Callable[[Check], None] | None = None, prog
        prints): recounted from the proved layers and compared.
 
     :returns: every part, in order; the table is exact when none has a problem.
+    :raises DiskFullError: for a spill the disk cannot hold (before anything is re-derived, or when the disk fills
+        on the way).
     """
     checks: list[Check] = []
 
@@ -368,16 +379,69 @@ def proof(table: Table, *, on_check: Callable[[Check], None] | None = None, prog
     if any(check.problems for check in checks):
         done(Check("scores and counts: not re-derived, the blocks they are read from are damaged"))
         return checks
-    try:
-        layers = [table.layer(ply) for ply in range(table.game.cells + 1)]
-    except TableError as error:  # a table whose blocks were not checked above (no file), or changed meanwhile
-        done(Check("scores: not re-derived, a block they are read from is damaged", (str(error),)))
-        return checks
-    problems = check_layers(table.game, layers, progress=progress)
-    done(Check(f"scores: every board of the {count(len(layers), 'layer')} re-derived from its children and the rules", tuple(problems)))
+    found: dict[int, np.ndarray] = {}
+
+    def counted(ply: int, scores: np.ndarray) -> None:
+        found[ply] = layer_histograms(table.game, ply, scores)
+
+    with spill.Spill(spill_in) as spilled:
+        _check_room(table, spilled)
+        try:
+            problems = check_layers(table.game, _layers_of(table, spilled), progress=progress, spill=spilled, on_layer=counted)
+        except TableError as error:  # a table whose blocks were not checked above (no file), or changed meanwhile
+            done(Check("scores: not re-derived, a block they are read from is damaged", (str(error),)))
+            return checks
+    done(Check(f"scores: every board of the {count(table.game.cells + 1, 'layer')} re-derived from its children and the rules", tuple(problems)))
     if not problems:
-        done(_counts_check(table, layers))
+        done(_counts_check(table, found))
     return checks
+
+
+def _layers_of(table: CompactTable, spilled: spill.Spill) -> Callable[[int], np.ndarray]:
+    """``layer(ply)`` for :func:`~solver.retrograde.proof.check_layers`: a view of a table that holds every board, else the
+    layer answered into the spill (on disk when big), the layer two above it let go (the proof walks down)."""
+
+    def layer(ply: int) -> np.ndarray:
+        spilled.release(f"layer-{ply + 2}")
+        if table.complete:
+            return table.layer(ply)
+        return table.layer(ply, out=spilled.array(f"layer-{ply}", table.layout.layer_sizes[ply], np.int8))
+
+    return layer
+
+
+def proof_spill_bytes(game: Game, *, complete: bool = False, keep_in_memory: int | None = None) -> int:
+    """The most bytes a proof of ``game``'s compact table spills to disk (:class:`~solver.storage.spill.Spill`): two
+    layers (a layer and its child) of a table that does not hold every board (``complete``: one that does, read where
+    it lies) and the forward pass's bits of the boards reached (gravity), each counted where it is bigger than
+    ``keep_in_memory`` (default :data:`~solver.storage.spill.KEEP_IN_MEMORY`)."""
+    keep = spill.KEEP_IN_MEMORY if keep_in_memory is None else keep_in_memory
+    sizes = [int(size) for size in layout(game).layer_sizes]
+    big = [0 if complete or size <= keep else size for size in sizes]
+    layers = max(a + b for a, b in zip(big, [*big[1:], 0], strict=True))
+    reach = sum(bits for bits in (-(-size // 8) for size in sizes) if bits > keep) if game.build_walks_forward else 0
+    return layers + reach
+
+
+def proof_disk(table: Table, keep_in_memory: int | None = None) -> int:
+    """The most bytes a proof of ``table`` keeps on disk (:func:`proof_spill_bytes`; a dense table's: none)."""
+    return proof_spill_bytes(table.game, complete=table.complete, keep_in_memory=keep_in_memory) if isinstance(table, CompactTable) else 0
+
+
+def _check_room(table: CompactTable, spilled: spill.Spill) -> None:
+    """Refuse at once a proof whose spill could not fit the free disk where it goes.
+
+    :raises DiskFullError: naming the directory, the bytes needed and those free, and how to go on.
+    """
+    needed = proof_disk(table, spilled.keep_in_memory)
+    if not needed:
+        return
+    free = shutil.disk_usage(spilled.where).free
+    if free < needed:
+        raise DiskFullError(
+            f"{spilled.where}: proving {table.game.name} keeps about {format_size(needed)} ({needed:,} bytes) on disk there "
+            f"(two layers and the boards a game reaches), and it has {format_size(free)} free: free space there, or point TMPDIR at a disk with room"
+        )
 
 
 def prove(table: Table) -> list[str]:
@@ -426,8 +490,8 @@ def _dense_scores_check(table: DenseTable) -> Check:
     return Check(f"scores: all {table.game.codes:,} codes compared with a fresh build (score, pieces, best moves)", tuple(problems))
 
 
-def _counts_check(table: CompactTable, layers: Sequence[np.ndarray]) -> Check:
-    """The layer histograms the file's header keeps, against the proved layers' own."""
+def _counts_check(table: CompactTable, found: dict[int, np.ndarray]) -> Check:
+    """The layer histograms the file's header keeps, against the proved layers' own (``found``, by ply)."""
     meta = table.file.header.meta if table.file is not None else {}
     if META_KEY not in meta:
         return Check("counts: none kept in the header (counted from the proved table when asked)")
@@ -435,13 +499,12 @@ def _counts_check(table: CompactTable, layers: Sequence[np.ndarray]) -> Check:
         kept = histograms_from_meta(meta[META_KEY], layer_sizes=table.layout.layer_sizes)
     except ValueError as error:
         return Check("counts: the header's layer histograms", (f"meta {error}",))
-    for ply, layer in enumerate(layers):
-        found = layer_histograms(table.game, ply, layer)
-        if not np.array_equal(found, kept[ply]):
-            said, true = (LayerCounts.from_histograms(table.game, ply, hist) for hist in (kept[ply], found))
+    for ply in sorted(found):
+        if not np.array_equal(found[ply], kept[ply]):
+            said, true = (LayerCounts.from_histograms(table.game, ply, hist) for hist in (kept[ply], found[ply]))
             problem = f"the header's counts of layer {ply} ({_words(said)}) are not the table's ({_words(true)}): the file is damaged or forged"
             return Check("counts: the header's layer histograms recounted from the proved layers", (problem,))
-    return Check(f"counts: the header's histograms of the {count(len(layers), 'layer')} recounted from the proved layers")
+    return Check(f"counts: the header's histograms of the {count(len(found), 'layer')} recounted from the proved layers")
 
 
 def _words(counts: LayerCounts) -> str:

@@ -47,7 +47,7 @@ from ..contents.stored import compact_meta, layer_histograms, stored_layers
 from ..encoding.coderules import code_rules, digit_fields
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
-from ..errors import TableError
+from ..errors import InvalidValueError, TableError
 from ..rules.base import IN_PLAY
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
@@ -576,12 +576,13 @@ class CompactTable(Table):
         return pending
 
     # -- counts and proofs ---------------------------------------------------------------------
-    def layer(self, ply: int) -> np.ndarray:
+    def layer(self, ply: int, *, out: np.ndarray | None = None) -> np.ndarray:
         """The scores of one layer, in layer index order (every board's, as :meth:`score_of` gives them).
 
-        A view of the stored array when it holds every board; else answered board by board
+        A view of the stored array when it holds every board (``out`` unused); else answered board by board
         through the rules and the canonical boards (vectorised: a full pass costs about a
-        build's sweep, what :meth:`verify` and :meth:`stats` need).
+        build's sweep, what :meth:`verify` and :meth:`stats` need), into ``out`` when given (int8, the layer's
+        size: an array on disk for a layer too big for memory) or a new array.
         """
         start, stop = self.layout.layer_offsets[ply], self.layout.layer_offsets[ply + 1]
         if self.complete:
@@ -590,7 +591,10 @@ class CompactTable(Table):
                 self._guard.ensure_range(start, stop)
             view: np.ndarray = self.scores[start:stop]
             return view
-        out = np.empty(stop - start, dtype=np.int8)
+        if out is None:
+            out = np.empty(stop - start, dtype=np.int8)
+        elif out.dtype != np.int8 or out.shape != (stop - start,):
+            raise InvalidValueError(f"out must be int8[{stop - start}] for layer {ply} of {self.game.name}, not {out.dtype}{list(out.shape)}")
         for a in range(start, stop, _FILL_STEP):
             b = min(stop, a + _FILL_STEP)
             codes = self.layout.codes(a, b)[0]
