@@ -17,6 +17,7 @@ import solver.storage.spill
 import solver.storage.trust
 import solver.store.make
 from solver.cli import main
+from solver.encoding.layouts import layout
 from solver.errors import DiskFullError
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
@@ -102,8 +103,6 @@ def test_solve_verify_says_in_one_line_that_the_disk_cannot_hold_its_proof(tmp_p
 
 
 def test_the_spill_of_4x8_is_two_of_its_layers_and_its_bits_of_the_boards_reached() -> None:
-    from solver.encoding.layouts import layout
-
     game = parse_game("4x8k4-gravity")
     sizes = [int(size) for size in layout(game).layer_sizes]
     two = max(a + b for a, b in zip(sizes, sizes[1:], strict=False))
@@ -151,3 +150,17 @@ def test_solve_verify_says_how_much_disk_its_proof_keeps_and_where(tmp_path: Pat
     assert result.exit_code == 0, result.output
     needed = proof_spill_bytes(parse_game(name), keep_in_memory=0)
     assert f"keeping up to {needed / 2**30:,.1f} GiB on disk in" in result.stderr and "(set TMPDIR to choose)" in result.stderr
+
+
+def test_a_proof_finds_the_same_problems_on_one_core_as_on_four(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.retrograde.proof
+
+    monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": None)
+    path = _table_file("3x4k3-gravity", tmp_path, forge=True)
+    found = {}
+    for cores in (1, 4):
+        monkeypatch.setattr(solver.retrograde.proof.os, "cpu_count", lambda cores=cores: cores)
+        checked: list[int] = []
+        found[cores] = (proof(_opened(path, "3x4k3-gravity"), progress=checked.append), sum(checked))
+    assert found[1] == found[4] and found[1][1] == layout(parse_game("3x4k3-gravity")).size
+    assert any(problem.startswith("layer 0: 1 board disagrees") for check in found[1][0] for problem in check.problems)

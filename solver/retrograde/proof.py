@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from ..encoding.layouts import layout
 from ..rules.game import Game
 from ..storage.spill import Spill
 from ..words import count
-from .chunks import chunks
+from .chunks import Chunk, chunks
 from .gravity import unpack
 from .kernel import reach_layers, reach_name, solve_chunk
 
@@ -72,24 +73,32 @@ def check_layers(
 def _check_layer(
     game: Game, ply: int, stored_layer: np.ndarray, child: np.ndarray | None, reach: np.ndarray | None, limit: int, progress: Callable[[int], None] | None
 ) -> list[str]:
-    """One layer's boards against their children, chunk by chunk: up to ``limit`` problems."""
+    """One layer's boards against their children, its chunks on every core (threads: the kernel holds no GIL),
+    taken in order: up to ``limit`` problems, the same on any number of cores."""
     index = layout(game)
     problems: list[str] = []
-    for chunk in chunks(game, ply):
+
+    def one(chunk: Chunk) -> tuple[Chunk, int, int, int, int]:
+        """The chunk, its boards that disagree, the first of them (layer-local) and its stored and expected scores."""
         stored = np.asarray(stored_layer[chunk.start : chunk.stop])
-        reached = unpack(reach, chunk.start, chunk.stop) if reach is not None else None
-        expected = solve_chunk(game, chunk, child, reached)
+        expected = solve_chunk(game, chunk, child, unpack(reach, chunk.start, chunk.stop) if reach is not None else None)
         wrong = np.flatnonzero(stored != expected)
-        if wrong.size:
-            at = index.layer_offsets[ply] + chunk.start + int(wrong[0])
-            code = index.code_of_index(at)
-            disagree = "disagrees with its" if wrong.size == 1 else "disagree with their"
-            problems.append(
-                f"layer {ply}: {count(int(wrong.size), 'board')} {disagree} children, first {render(game, code)} "
-                f"(code {code}): stored {int(stored[wrong[0]])}, expected {int(expected[wrong[0]])}"
-            )
-            if len(problems) >= limit:
-                return problems
-        if progress is not None:
-            progress(chunk.boards)
+        if not wrong.size:
+            return chunk, 0, 0, 0, 0
+        first = int(wrong[0])
+        return chunk, int(wrong.size), chunk.start + first, int(stored[first]), int(expected[first])
+
+    with ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="solver-proof") as pool:
+        for chunk, wrong, first, stored, expected in pool.map(one, chunks(game, ply)):
+            if wrong:
+                code = index.code_of_index(index.layer_offsets[ply] + first)
+                disagree = "disagrees with its" if wrong == 1 else "disagree with their"
+                problems.append(
+                    f"layer {ply}: {count(wrong, 'board')} {disagree} children, first {render(game, code)} (code {code}): stored {stored}, expected {expected}"
+                )
+                if len(problems) >= limit:
+                    pool.shutdown(cancel_futures=True)
+                    return problems
+            if progress is not None:
+                progress(chunk.boards)
     return problems
