@@ -77,26 +77,27 @@ def test_a_forged_score_is_found_the_same_with_the_layers_on_disk_as_in_memory(n
     assert not any(entry.name.startswith(solver.storage.spill.PREFIX) for entry in tmp_path.iterdir())
 
 
-def test_a_proof_the_disk_cannot_hold_is_refused_before_any_layer_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    name = "3x4k3-gravity"
-    path = _table_file(name, tmp_path)
+@pytest.fixture
+def no_room(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A 3x4k3-gravity table file whose proof spills every layer, where the disk has 100 bytes free."""
+    path = _table_file("3x4k3-gravity", tmp_path)
     monkeypatch.setattr(solver.storage.spill, "KEEP_IN_MEMORY", 0)
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(solver.store.make.shutil, "disk_usage", lambda where: usage(10**6, 10**6 - 100, 100))
-    table = _opened(path, name)
+    return path
+
+
+def test_a_proof_the_disk_cannot_hold_is_refused_before_any_layer_is_read(no_room: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = "3x4k3-gravity"
+    table = _opened(no_room, name)
     monkeypatch.setattr(type(table), "layer", lambda *args, **kwargs: pytest.fail("a layer was read"))
     needed = proof_spill_bytes(parse_game(name), keep_in_memory=0)
     with pytest.raises(DiskFullError, match=rf"proving {name} keeps about .* \({needed:,} bytes\) on disk there .* has 100 bytes free: .*TMPDIR"):
         proof(table, spill_in=tmp_path)
 
 
-def test_solve_verify_says_in_one_line_that_the_disk_cannot_hold_its_proof(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    name = "3x4k3-gravity"
-    path = _table_file(name, tmp_path)
-    monkeypatch.setattr(solver.storage.spill, "KEEP_IN_MEMORY", 0)
-    usage = namedtuple("usage", "total used free")
-    monkeypatch.setattr(solver.store.make.shutil, "disk_usage", lambda where: usage(10**6, 10**6 - 100, 100))
-    result = CliRunner().invoke(main, ["verify", "--game", name, "--table", str(path), "--quiet"])
+def test_solve_verify_says_in_one_line_that_the_disk_cannot_hold_its_proof(no_room: Path) -> None:
+    result = CliRunner().invoke(main, ["verify", "--game", "3x4k3-gravity", "--table", str(no_room), "--quiet"])
     assert result.exit_code != 0 and isinstance(result.exception, SystemExit)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "keeps about" in lines[0] and "TMPDIR" in lines[0] and "Traceback" not in result.output
