@@ -271,3 +271,47 @@ def test_ctrl_c_during_a_move_strings_short_search_is_a_clear_error(monkeypatch:
         eng.score(moves="44455554221")
     monkeypatch.undo()
     assert eng.score(moves="44455554221") == -98
+
+
+def test_the_score_bytes_of_the_kernels_are_those_of_python_for_every_score_and_piece_count() -> None:
+    from solver.search.negamax import _score_byte, score_byte
+
+    for cells in (42, 20, 30):
+        for pieces in range(cells):
+            for score in range(-(cells // 2) - 1, cells // 2 + 2):
+                assert _score_byte(score, pieces, cells) == score_byte(score, pieces, cells), (score, pieces, cells)
+
+
+@pytest.mark.parametrize("name", ["connect4", "5x4k4-gravity", "4x6k3-gravity"])
+def test_every_move_valued_by_the_compiled_call_is_as_the_general_way_values_it(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Engine.move_scores`` takes the compiled call's answer (cells in order, score bytes) when its short try values
+    every move; with a short try of 3 positions most searches go on in the worker threads and the answer is made
+    from each column's score in Python. Both give each move's cell and byte alike, on boards of 4 to 6 rows."""
+    from solver.search import engine as engine_module
+    from solver.search.engine import Engine
+    from solver.search.position import from_moves
+
+    rng = random.Random(23)
+    game = Engine(name, table_bytes=1 << 20, threads=1).game
+    wheres = []
+    while len(wheres) < 30:
+        heights, moves = [0] * game.cols, []
+        for _ in range(rng.randint(game.cells // 3, game.cells - 4)):
+            col = rng.choice([c for c in range(game.cols) if heights[c] < game.rows])
+            heights[col] += 1
+            moves.append(col + 1)
+        try:
+            wheres.append(from_moves(game, moves))
+        except InvalidBoardError:
+            continue  # the game ended on the way
+    compiled = [Engine(name, table_bytes=1 << 20, threads=1).move_scores(where) for where in wheres]
+    monkeypatch.setattr(engine_module, "SHORT", np.int64(3))
+    general, handed = [], 0
+    for where in wheres:
+        engine = Engine(name, table_bytes=1 << 20, threads=1)
+        general.append(engine.move_scores(where))
+        handed += engine.nodes > 3
+    assert compiled == general and handed >= 5
+    for (score, moves), where in zip(compiled, wheres, strict=True):
+        assert [cell for cell, _ in moves] == sorted(cell for cell, _ in moves) and score == max(byte for _, byte in moves)
+        assert {cell % game.cols for cell, _ in moves} == {c for c in range(game.cols) if where.mask >> (c * (game.rows + 1) + game.rows - 1) & 1 == 0}

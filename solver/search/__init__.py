@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .book import ArrayBook, Book, TableBook, derive_all, open_book, positions, write_book
-    from .engine import Engine, MoveValue, Solution, score_byte
+    from .engine import Engine, MoveValue, Solution
+    from .negamax import score_byte
     from .options import DEFAULT_TABLE_BYTES
     from .position import Position, code_of_key, engine_game, from_moves, key_of_code, position_of_key
 
@@ -48,7 +49,7 @@ _HOMES = {
     "Engine": "engine",
     "MoveValue": "engine",
     "Solution": "engine",
-    "score_byte": "engine",
+    "score_byte": "negamax",
     "Position": "position",
     "code_of_key": "position",
     "engine_game": "position",

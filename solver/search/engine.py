@@ -37,7 +37,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,11 +45,11 @@ from .. import words
 from ..encoding.board import Board, render
 from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout, quote
 from ..rules.game import Game
-from ..rules.score import WIN, Result, decode
+from ..rules.score import Result, decode
 from .bitboard import centre_first
 from .book import Book
 from .kernel import mark_compiled
-from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, NOT_SEARCHED, STOP, short_solve_moves, short_solve_string, solve, solve_move
+from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, NOT_SEARCHED, STOP, score_byte, short_solve_moves, short_solve_string, solve, solve_move
 from .options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
@@ -75,6 +75,30 @@ HELP_AFTER_SECONDS = 0.01
 second thread's CPU."""
 
 SHORT = np.int64(SHORT_NODES)
+
+_FORKS = [0]
+"""How many forks made this process (one more in a child than in its parent at the fork): an engine's table belongs to
+the process it was made in (:attr:`Engine._table`), told without a system call a look-up."""
+
+
+def _forked() -> None:
+    _FORKS[0] += 1
+
+
+if hasattr(os, "register_at_fork"):  # no fork, no hook (Windows)
+    os.register_at_fork(after_in_child=_forked)
+
+
+class _Lane(NamedTuple):
+    """What a short search in the caller's thread works with (:meth:`Engine._lane`): its control, its scratch rows, the
+    position's two board words and the moves' answer (:func:`~solver.search.negamax.short_solve_moves`), kept from
+    one search to the next."""
+
+    control: np.ndarray
+    rows: np.ndarray
+    words: np.ndarray
+    out: np.ndarray
+
 
 Short = tuple[list[Any], int]
 """What a short search in the caller's thread found (:meth:`Engine._short`): each job's answer (None for a job it did not
@@ -129,21 +153,6 @@ class Solution:
         return tuple(move.column for move in self.moves if move.score == self.score)
 
 
-def score_byte(score: int, pieces: int, cells: int) -> int:
-    """The project's score byte of a Pons score (:mod:`solver.search.negamax`) of a position with ``pieces`` pieces.
-
-    >>> score_byte(18, 4, 42), score_byte(-15, 11, 42), score_byte(0, 9, 42)  # win in 3, loss in 2, draw
-    (97, -98, 0)
-    """
-    if score == 0:
-        return 0
-    last = cells - 2 * (abs(score) - 1)
-    if (last - pieces) % 2 != (score > 0):
-        last -= 1
-    plies = last - pieces
-    return WIN - plies if score > 0 else plies - WIN
-
-
 class Engine:
     """The exact search of one gravity game (module docstring).
 
@@ -166,15 +175,16 @@ class Engine:
         if self.threads < 1:
             raise ValueError(f"an engine needs at least one search thread, not {self.threads}")
         self._geo = geometry_of(self.game)
-        self._memory, self._owner = new_table(table_bytes), os.getpid()
+        self._memory, self._owner = new_table(table_bytes), _FORKS[0]
         self._scratches = [scratch(self.game.rows, self.game.cols) for _ in range(self.threads)]
         self._controls = [np.zeros(CONTROL_SLOTS, dtype=np.int64) for _ in range(self.threads)]
         self._scratch, self._control = self._scratches[0], self._controls[0]
         self._lock = threading.Lock()
-        self._lanes: list[tuple[np.ndarray, np.ndarray]] = []
+        self._lanes: list[_Lane] = []
         self._columns = centre_first(self.game.cols)
         self._move_jobs: list[Job] = [(solve_move, (np.int64(c),)) for c in self._columns]
         self._landings = [tuple(cell_of(self.game, c * (self.game.rows + 1) + h) for h in range(self.game.rows)) for c in range(self.game.cols)]
+        self._landing_cells = np.array([cell for column in self._landings for cell in column], dtype=np.int64)  # by column * rows + height
         self._nodes = 0
         self._book = _book_arrays(self.game, book)
         self._load_kernels()
@@ -189,7 +199,7 @@ class Engine:
         solve(np.uint64(0), np.uint64(0), *shared)
         solve_move(np.uint64(0), np.uint64(0), np.int64(0), *shared)
         short_solve_string(b"0", SHORT, *shared)
-        short_solve_moves(np.uint64(0), np.uint64(0), np.int64(1), np.empty(self.game.cols, dtype=np.int64), *shared)
+        short_solve_moves(np.zeros(2, dtype=np.uint64), np.int64(1), np.empty(3 * self.game.cols + 1, dtype=np.int64), self._landing_cells, *shared)
         mark_compiled()
 
     @property
@@ -206,8 +216,8 @@ class Engine:
     def _table(self) -> np.ndarray:
         """The transposition table; a process forked from the one that made it gets a fresh one of its own (the
         server's workers): it never writes to the inherited pages, so none is copied inside a search."""
-        if self._owner != os.getpid():
-            self._memory, self._owner = new_table(self._memory.nbytes), os.getpid()
+        if self._owner != _FORKS[0]:
+            self._memory, self._owner = new_table(self._memory.nbytes), _FORKS[0]
         return self._memory
 
     def clear(self) -> None:
@@ -269,9 +279,15 @@ class Engine:
         """:meth:`solve` of a checked position (:meth:`position`) without the objects: the position's score byte for
         the side to move, and each legal move's ``(cell, score byte)`` for the player making it, by cell (the cell its
         piece lands on: ``row * cols + col``, row 0 the top). What a table-like reader keeps of an answer
-        (:class:`solver.store.searched.SearchTable`); the parameters and errors are :meth:`solve`'s."""
+        (:class:`solver.store.searched.SearchTable`); the parameters and errors are :meth:`solve`'s.
+
+        A search that the short try finishes (every move near the end) is answered as the compiled call gives it
+        (:func:`~solver.search.negamax.moves_answer`), with nothing else made."""
         budget = checked_budget(budget)
-        scores = self._run(self._move_jobs, where, _Limits(budget, progress, stop, short_only), self._short_moves)
+        answered: list[tuple[int, tuple[tuple[int, int], ...]]] = []
+        scores = self._run(self._move_jobs, where, _Limits(budget, progress, stop, short_only), lambda at: self._short_moves(at, answered))
+        if answered:
+            return answered[0]
         stride, field, pieces, cells = self.game.rows + 1, (1 << self.game.rows + 1) - 1, where.pieces, self.game.cells
         scored = []
         for column, score in zip(self._columns, scores, strict=True):
@@ -343,7 +359,8 @@ class Engine:
         """The jobs' answers searched in this thread until :data:`SHORT_NODES` positions in all (None for each job not
         finished then), and the positions visited; on a lane (a control and a scratch array) of its own, so that
         it runs beside a long search of the same engine."""
-        control, rows = lane = self._lane()
+        lane = self._lane()
+        control, rows = lane.control, lane.rows
         try:
             control[:] = 0
             control[LIMIT] = SHORT_NODES
@@ -359,16 +376,22 @@ class Engine:
         finally:
             self._lanes.append(lane)
 
-    def _short_moves(self, where: Position) -> Short:
+    def _short_moves(self, where: Position, answered: list[tuple[int, tuple[tuple[int, int], ...]]]) -> Short:
         """:meth:`_short` of every move of a position (the jobs of :meth:`solve`, in :attr:`_columns` order), searched by
         one compiled call (:func:`~solver.search.negamax.short_solve_moves`): a call a move cost more than the
-        searches near the end of a game."""
-        control, rows = lane = self._lane()
+        searches near the end of a game. When every move is done, :meth:`move_scores`'s answer goes into ``answered``."""
+        lane = self._lane()
+        control, out, words = lane.control, lane.out, lane.words
         try:
-            out = np.empty(self.game.cols, dtype=np.int64)
-            short_solve_moves(np.uint64(where.pos), np.uint64(where.mask), SHORT, out, self._geo, self._table, self._book, control, rows)
-            scores = out.tolist()
-            return [None if scores[c] == NOT_SEARCHED else scores[c] for c in self._columns], int(control[NODES])
+            cols = self.game.cols
+            words[0], words[1] = where.pos, where.mask
+            short_solve_moves(words, SHORT, out, self._landing_cells, self._geo, self._table, self._book, control, lane.rows)
+            found = out.tolist()
+            count = found[cols]
+            if count >= 0:
+                cells, bytes_ = found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count]
+                answered.append((max(bytes_), tuple(zip(cells, bytes_, strict=True))))
+            return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns], int(control[NODES])
         finally:
             self._lanes.append(lane)
 
@@ -376,7 +399,8 @@ class Engine:
         """:meth:`_short` of :meth:`score`'s one job on the position a move string reaches, the string played and
         searched in one compiled call (:func:`~solver.search.negamax.short_solve_string`); None for a string it does not
         play plainly or a position the book may hold (read and answered the general way, which says what is wrong)."""
-        control, rows = lane = self._lane()
+        lane = self._lane()
+        control, rows = lane.control, lane.rows
         try:
             found = short_solve_string(moves.encode(), SHORT, self._geo, self._table, self._book, control, rows)
             if found == NOT_SEARCHED:
@@ -389,13 +413,16 @@ class Engine:
         finally:
             self._lanes.append(lane)
 
-    def _lane(self) -> tuple[np.ndarray, np.ndarray]:
-        """A control and a scratch array of the caller's thread for a short search, given back to :attr:`_lanes` after
-        it (one lane a thread searching at once: ``list.pop`` and ``append`` are atomic)."""
+    def _lane(self) -> _Lane:
+        """The arrays of a short search in the caller's thread (:class:`_Lane`), given back to :attr:`_lanes` after it
+        (one lane a thread searching at once: ``list.pop`` and ``append`` are atomic)."""
         try:
             return self._lanes.pop()
         except IndexError:
-            return np.zeros(CONTROL_SLOTS, dtype=np.int64), scratch(self.game.rows, self.game.cols)
+            cols = self.game.cols
+            return _Lane(
+                np.zeros(CONTROL_SLOTS, dtype=np.int64), scratch(self.game.rows, cols), np.zeros(2, dtype=np.uint64), np.empty(3 * cols + 1, dtype=np.int64)
+            )
 
     def _handed_off(self, jobs: list[Job], where: Position, limits: _Limits, start: float, nodes: int) -> list[Any]:
         """The jobs searched by the worker threads (:class:`_Workers`), within the budget from ``start`` (waiting for
@@ -453,10 +480,9 @@ class Engine:
         return f"the search of {board} ({self.game.name}) stopped {why} after {seconds:.2f} s and {searched:,} positions"
 
 
-@dataclass(frozen=True)
-class _Limits:
+class _Limits(NamedTuple):
     """What bounds one search: its budget (seconds, checked), progress hook, stop event, and whether only a short
-    search is wanted (:meth:`Engine.solve`)."""
+    search is wanted (:meth:`Engine.solve`). A tuple: made for every call, a third of a frozen dataclass's cost."""
 
     budget: float | None
     progress: Progress | None

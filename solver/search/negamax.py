@@ -5,7 +5,7 @@
 right after it), its negative a loss. The winner wants it large (an early ``T``), the loser small in
 size (a late ``T``): negamax over this score is the tables' rule (winner fastest, loser slowest),
 and since the parity of ``T`` is the winner's, the score gives the plies to the end exactly
-(:func:`solver.search.engine.score_byte` turns it into the project's score byte).
+(:func:`score_byte` turns it into the project's score byte).
 
 **The search** (Pons' ``Solver.cpp``, then Steininger's ``c4``):
 
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rules.score import WIN
 from .bitboard import (
     G_CELLS,
     G_COLMASK,
@@ -302,31 +303,82 @@ def short_solve_string(
     return solve(pos, mask, geo, table, book, control, scratch)
 
 
+def score_byte(score: int, pieces: int, cells: int) -> int:
+    """The project's score byte of a Pons score of a position with ``pieces`` pieces (:mod:`solver.rules.score`: the
+    side to move's, or a move's for the player making it with ``pieces`` the pieces before it).
+
+    >>> score_byte(18, 4, 42), score_byte(-15, 11, 42), score_byte(0, 9, 42)  # win in 3, loss in 2, draw
+    (97, -98, 0)
+    """
+    if score == 0:
+        return 0
+    last = cells - 2 * (abs(score) - 1)
+    if (last - pieces) % 2 != int(score > 0):
+        last -= 1
+    plies = last - pieces
+    return WIN - plies if score > 0 else plies - WIN
+
+
+_score_byte = kernel(score_byte)
+"""The same, compiled for the kernels (:func:`short_solve_moves`)."""
+
+
 @kernel
 def short_solve_moves(
-    pos: np.uint64,
-    mask: np.uint64,
+    words: np.ndarray,
     limit: np.int64,
     out: np.ndarray,
+    landings: np.ndarray,
     geo: np.ndarray,
     table: np.ndarray,
     book: tuple[np.ndarray, np.ndarray, np.int64],
     control: np.ndarray,
     scratch: np.ndarray,
 ) -> None:
-    """Every move's exact Pons score for the player making it (:func:`solve_move`) into ``out[column]``, the columns
-    centre first, with a fresh control, up to ``limit`` nodes in all: one call for the moves of a position (each
-    near the end takes microseconds). A column not finished when the limit stops the search keeps
-    :data:`NOT_SEARCHED`, and so do the ones after it (``control[STOP]`` is then set)."""
+    """Every move's exact Pons score for the player making it (:func:`solve_move`) in the position ``words`` (its two
+    board words: the side to move's, then every piece's) into ``out[column]``, the columns centre first, with a fresh
+    control, up to ``limit`` nodes in all: one call for the moves of a position (each near the end takes
+    microseconds). A column not finished when the limit stops the search keeps
+    :data:`NOT_SEARCHED`, and so do the ones after it (``control[STOP]`` is then set).
+
+    Once every column is done, the moves also as the engine answers them (:func:`moves_answer`): ``out[cols]`` their
+    count ``n``, then ``out[cols + 1 ..]`` the ``n`` landing cells in order and ``out[2 * cols + 1 ..]`` their score
+    bytes (``-1`` in ``out[cols]`` until then; ``out`` holds ``3 * cols + 1`` items)."""
     _fresh(control, limit)
+    pos, mask = words[0], words[1]
     cols = np.int64(geo[G_COLS])
     out[:cols] = NOT_SEARCHED
+    out[cols] = -1
     for slot in range(cols):
         column = np.int64(geo[G_ORDER + slot])
         score = solve_move(pos, mask, column, geo, table, book, control, scratch)
         if control[STOP]:
             return
         out[column] = score
+    moves_answer(mask, out, landings, geo)
+
+
+@kernel
+def moves_answer(mask: np.uint64, out: np.ndarray, landings: np.ndarray, geo: np.ndarray) -> None:
+    """Each move's landing cell and score byte (:func:`score_byte`), ordered by cell, from the Pons scores by column in
+    ``out[:cols]`` (:data:`NO_MOVE` for a full column), into ``out`` as :func:`short_solve_moves` says; ``landings``:
+    the cell a piece lands on by column and height (``landings[column * rows + height]``)."""
+    cols, rows, cells = np.int64(geo[G_COLS]), np.int64(geo[G_ROWS]), np.int64(geo[G_CELLS])
+    pieces = np.int64(popcount(mask))
+    count = 0
+    for column in range(cols):
+        score = out[column]
+        if score == NO_MOVE:
+            continue
+        cell = landings[column * rows + np.int64(popcount(mask & geo[G_COLMASK + column]))]
+        byte = _score_byte(int(score), int(pieces), int(cells))
+        at = count
+        while at > 0 and out[cols + at] > cell:  # insertion by cell: at most a board's columns
+            out[cols + 1 + at], out[2 * cols + 1 + at] = out[cols + at], out[2 * cols + at]
+            at -= 1
+        out[cols + 1 + at], out[2 * cols + 1 + at] = cell, byte
+        count += 1
+    out[cols] = count
 
 
 @kernel
