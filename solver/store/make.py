@@ -379,6 +379,14 @@ def proof(
     if any(check.problems for check in checks):
         done(Check("scores and counts: not re-derived, the blocks they are read from are damaged"))
         return checks
+    for check in _scores_checks(table, progress, spill_in):
+        done(check)
+    return checks
+
+
+def _scores_checks(table: CompactTable, progress: Callable[[int], None] | None, spill_in: Path | None) -> list[Check]:
+    """The scores of a compact table re-derived layer by layer from the full board down (in a spill: :func:`proof`),
+    then, if they hold, the counts its header keeps recounted from the same layers."""
     found: dict[int, np.ndarray] = {}
 
     def counted(ply: int, scores: np.ndarray) -> None:
@@ -389,12 +397,9 @@ def proof(
         try:
             problems = check_layers(table.game, _layers_of(table, spilled), progress=progress, spill=spilled, on_layer=counted)
         except TableError as error:  # a table whose blocks were not checked above (no file), or changed meanwhile
-            done(Check("scores: not re-derived, a block they are read from is damaged", (str(error),)))
-            return checks
-    done(Check(f"scores: every board of the {count(table.game.cells + 1, 'layer')} re-derived from its children and the rules", tuple(problems)))
-    if not problems:
-        done(_counts_check(table, found))
-    return checks
+            return [Check("scores: not re-derived, a block they are read from is damaged", (str(error),))]
+    scores = Check(f"scores: every board of the {count(table.game.cells + 1, 'layer')} re-derived from its children and the rules", tuple(problems))
+    return [scores] if problems else [scores, _counts_check(table, found)]
 
 
 def _layers_of(table: CompactTable, spilled: spill.Spill) -> Callable[[int], np.ndarray]:
