@@ -235,7 +235,7 @@ class Engine:
         if (board is None) == (moves is None):
             raise InvalidBoardError("give a board or a move string, one of them")
         if moves is not None:
-            return from_moves(self.game, moves)
+            return from_moves(self.game, moves, self._geo)
         assert board is not None
         return position_of(self.game, board)
 
@@ -388,9 +388,10 @@ class Engine:
             short_solve_moves(words, SHORT, out, self._landing_cells, self._geo, self._table, self._book, control, lane.rows)
             found = out.tolist()
             count = found[cols]
-            if count >= 0:
+            if count >= 0:  # every move valued: no job is left
                 cells, bytes_ = found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count]
                 answered.append((max(bytes_), tuple(zip(cells, bytes_, strict=True))))
+                return [], int(control[NODES])
             return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns], int(control[NODES])
         finally:
             self._lanes.append(lane)

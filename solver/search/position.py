@@ -26,8 +26,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,9 +44,9 @@ Moves = str | Sequence[int]
 """A move string: ``"4453"`` (columns 1 to ``cols``, for boards of at most 9 columns) or a sequence of those numbers."""
 
 
-@dataclass(frozen=True)
-class Position:
-    """A position of a game that goes on, as the engine reads it.
+class Position(NamedTuple):
+    """A position of a game that goes on, as the engine reads it (a named tuple: one is made a look-up, where a frozen
+    dataclass's fields cost half a microsecond more).
 
     :param pos: the side to move's pieces (column bitboard, :mod:`solver.search.bitboard`).
     :param mask: every piece.
@@ -164,21 +164,27 @@ def _check_goes_on(game: Game, code: int, xb: int, ob: int) -> None:
         raise InvalidBoardError(f"{render(game, code)}: the board is full, the game is over (a draw): nothing is left to search")
 
 
-def from_moves(game: Game, moves: Moves) -> Position:
+_POWERS_OF_THREE = tuple(3**exponent for exponent in range(33))
+"""``3 ** n`` by ``n`` (a board word holds at most 64 cells): a code's high part weighs ``3 ** (cells // 2)``
+(:func:`~solver.search.bitboard.code_parts`)."""
+
+
+def from_moves(game: Game, moves: Moves, geo: np.ndarray | None = None) -> Position:
     """The position after a move string: ``"4453"`` (columns 1 to ``cols``, first move first) or ``[4, 4, 5, 3]``.
 
     The moves are played on the bitboards, so the position is reachable by construction: a string of columns that
     plays plainly by one compiled call (:func:`~solver.search.bitboard.play_string`), anything else move by move,
     which names what is wrong.
 
+    :param geo: the game's geometry when the caller holds it (:func:`geometry_of`, an engine's).
     :raises InvalidBoardError: for a column that is not a number from 1 to ``cols``, a full column, a move
         played after the game ended, or a string whose last move ends the game; each names the move (its number
         in the string) and the column.
     """
     if type(moves) is str and moves.isascii():  # the plain case, played by one compiled call
-        mine, every, count, low, high = play_string(moves.encode(), geometry_of(game))
+        mine, every, count, low, high = play_string(moves.encode(), geometry_of(game) if geo is None else geo)
         if count != NOT_PLAIN:
-            return Position(int(mine), int(every), int(count), int(low) + int(high) * 3 ** (game.cells // 2))
+            return Position(int(mine), int(every), int(count), int(low) + int(high) * _POWERS_OF_THREE[game.cells // 2])
     columns = _columns(game, moves)
     pos, mask = _play(game, moves, columns)
     geo = geometry_of(game)
