@@ -1743,7 +1743,7 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
 """Compact tables of the games past 16 cells built and checked so far."""
 
 EXPECTED_BOOK_ROOTS: dict[str, tuple[int, str]] = {
-    "6x7k4-gravity": (5, "f77321864c519df66825204d2fc5e2a4a3527fd073a043bb0acbd0abb33783f9"),
+    "6x7k4-gravity": (8, "939a87c4fa8005002b3167e1b90f7ff7e32c76f5cfe57c0702ddcc552d4116d0"),
 }
 """Opening books (:mod:`solver.search.book`) built and checked so far: the game's name, the book's depth (plies)
 and its checksum. A book of another depth has no shipped checksum (it is trusted as a table is, once proved)."""

@@ -71,7 +71,7 @@ killed build loses little and a cluster's workers share the work evenly."""
 TABLE_BYTES = 256 << 20
 """Each build process's transposition table (256 MiB; its entries help the next positions of the chunk)."""
 
-DEFAULT_DEPTH = {CONNECT_FOUR: 5}
+DEFAULT_DEPTH = {CONNECT_FOUR: 8}
 """The depth of the book ``solve build`` makes, by game (chosen by measurement: docs/connect4.md); other
 games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
