@@ -285,7 +285,7 @@ class Engine:
         (:func:`~solver.search.negamax.moves_answer`), with nothing else made."""
         budget = checked_budget(budget)
         answered: list[tuple[int, tuple[tuple[int, int], ...]]] = []
-        scores = self._run(self._move_jobs, where, _Limits(budget, progress, stop, short_only), lambda at: self._short_moves(at, answered))
+        scores = self._run(self._move_jobs, where, _limits(budget, progress, stop, short_only), lambda at: self._short_moves(at, answered))
         if answered:
             return answered[0]
         stride, field, pieces, cells = self.game.rows + 1, (1 << self.game.rows + 1) - 1, where.pieces, self.game.cells
@@ -321,7 +321,7 @@ class Engine:
         if known is not None:
             return known
         tried = None if short is None else lambda _: short  # what the string's short search found: not searched again
-        found = self._run([(solve, ())], where, _Limits(budget, progress, stop, short_only), tried)
+        found = self._run([(solve, ())], where, _limits(budget, progress, stop, short_only), tried)
         return score_byte(int(found[0]), where.pieces, self.game.cells)
 
     def _from_book(self, where: Position) -> int | None:
@@ -390,9 +390,9 @@ class Engine:
             count = found[cols]
             if count >= 0:  # every move valued: no job is left
                 cells, bytes_ = found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count]
-                answered.append((max(bytes_), tuple(zip(cells, bytes_, strict=True))))
-                return [], int(control[NODES])
-            return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns], int(control[NODES])
+                answered.append((max(bytes_), tuple(zip(cells, bytes_, strict=False))))  # as long by construction
+                return [], control.item(NODES)
+            return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns], control.item(NODES)
         finally:
             self._lanes.append(lane)
 
@@ -500,6 +500,16 @@ class _Limits(NamedTuple):
         if self.stop is not None:
             due.append(STOP_POLL_SECONDS)
         return max(0.0, min(due))
+
+
+_NO_LIMITS = _Limits(None, None, None, False)
+
+
+def _limits(budget: float | None, progress: Progress | None, stop: threading.Event | None, short_only: bool) -> _Limits:
+    """A search's :class:`_Limits` (the one without any made once: a plain look-up makes no object for it)."""
+    if budget is None and progress is None and stop is None and not short_only:
+        return _NO_LIMITS
+    return _Limits(budget, progress, stop, short_only)
 
 
 class _Workers:
