@@ -77,15 +77,14 @@ games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
 
 SECONDS_PER_POSITION = {
-    CONNECT_FOUR: {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 0.29},
+    CONNECT_FOUR: {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 0.24},
     Game(6, 6, 4, "gravity"): {4: 0.6},
     Game(5, 7, 4, "gravity"): {4: 0.9},
 }
 """CPU seconds the engine takes for one position of the deepest ply, by game and ply. Connect Four's plies 4 to 7:
 means over seeded samples, measured 2026-11-28 on the project's 2-core machine under a load average of 13 to 23,
-a fresh 128 MiB table each, 3 to 8 positions a ply (docs/connect4.md). Its ply 8: the depth-8 build itself, 0.29 s
-a position over its first 88,304 positions (5,519 of its 5,706 chunks in 7.1 CPU hours, 2026-12-02, chunks of 16
-positions on one 256 MiB table a process, the leaner search; the later chunks cost more than the first 61,744 did, 0.225 s;
+a fresh 128 MiB table each, 3 to 8 positions a ply (docs/connect4.md). Its ply 8: the depth-8 build itself, 0.24 s a position over all 91,295
+(21,968 CPU seconds, 2026-12-03, chunks of 16 positions on one 256 MiB table a process, at ``nice 19``, beside other work;
 a fresh table a position costs more). 6x6k4-gravity's and 5x7k4-gravity's ply 4 (their books'
 default depth): 3 seeded positions each, 0.33 to 0.86 s and 0.17 to 1.62 s (2026-12-02, load about 3).
 A ply not listed takes the nearest listed ply's figure (shallower positions cost more: an estimate of ply 2 errs short);
