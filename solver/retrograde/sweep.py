@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -347,6 +348,10 @@ def _start_worker(parent: int) -> None:
     die_with_parent(parent)
 
 
+MANAGER_JOIN_SECONDS = 5.0
+"""How long a stopped build waits for its pool's manager thread to notice the ended workers and end."""
+
+
 @contextmanager
 def _worker_pool(jobs: int, method: str) -> Iterator[ProcessPoolExecutor]:
     """``jobs`` worker processes that ignore Ctrl-C, stopped at once when the block ends in an exception.
@@ -368,6 +373,9 @@ def _worker_pool(jobs: int, method: str) -> Iterator[ProcessPoolExecutor]:
             worker.terminate()
         for worker in workers:
             worker.join()
+        manager = getattr(pool, "_executor_manager_thread", None)  # it closes its wake-up pipe as it ends: let it end
+        if isinstance(manager, threading.Thread):  # before Python's exit wakes it (3.11 races the two: an EBADF traceback)
+            manager.join(timeout=MANAGER_JOIN_SECONDS)
         raise
     pool.shutdown()
 
