@@ -239,14 +239,10 @@ class SearchTable(Table):
         if over is not None:
             return _Answer(over, 0, ())
         assert where is not None  # a board in play
-        bounds, progress = _BOUNDS.get(), self.progress
-        if not bounds and progress is None:  # the plain look-up: nothing to bound or tell
-            score, scored = self.engine.move_scores(where, budget=_budget_left(self.budget))
-        else:
-            try:
-                score, scored = self.engine.move_scores(where, budget=_budget_left(self.budget), progress=progress, **bounds)
-            finally:
-                _finished(progress)
+        try:
+            score, scored = self.engine.move_scores(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        finally:
+            _finished(self.progress)
         best = 0
         for cell, byte in scored:
             if byte == score:
