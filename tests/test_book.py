@@ -32,7 +32,8 @@ from solver.cli import main
 from solver.errors import BuildError, InvalidBoardError, TableError
 from solver.rules.game import parse_game
 from solver.search import ArrayBook, Engine, code_of_key, positions
-from solver.search.book import derive_all, open_book, write_book
+from solver.search.book import open_book, write_book
+from solver.search.plies import derive_all
 from solver.search.position import engine_game, from_moves, key_of
 from solver.store.book import build_book, chunk_name
 from solver.store.bookproof import shipped_book_path, verify_book

@@ -22,7 +22,8 @@ import pytest
 from solver.contents.opening import fits
 from solver.errors import TableError
 from solver.search import Engine, positions
-from solver.search.book import derive_all, open_book, write_book
+from solver.search.book import open_book, write_book
+from solver.search.plies import derive_all
 from solver.search.position import engine_game
 from solver.storage.checksums import EXPECTED_BOOK_ROOTS
 from solver.storage.tablefile import read_header, write_table

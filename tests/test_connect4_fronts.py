@@ -237,7 +237,8 @@ def plant_connect4_book(directory: Path) -> Path:
     import numpy as np
 
     from solver.search import positions
-    from solver.search.book import derive_all, write_book
+    from solver.search.book import write_book
+    from solver.search.plies import derive_all
     from solver.search.position import code_of_key, engine_game
 
     game = engine_game("connect4")

@@ -24,6 +24,7 @@ from solver.rules.gravity import Drop
 from solver.rules.grid import Grid
 from solver.rules.normal import Normal
 from solver.search import Engine
+from solver.search import games as engine_games
 from solver.search import position as engine_position
 from solver.search.bitboard import G_DIRS
 
@@ -86,8 +87,8 @@ def test_the_engine_refuses_a_grid_it_was_not_written_for_naming_it(orth: str) -
 
 
 def test_the_engine_takes_its_lines_from_the_grid_and_so_answers_an_admitted_grid_right(orth: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    grids, moves, scorings = engine_position.ENGINE_PARTS
-    monkeypatch.setattr(engine_position, "ENGINE_PARTS", (grids | {OrthGrid}, moves, scorings))
+    grids, moves, scorings = engine_games.ENGINE_PARTS
+    monkeypatch.setattr(engine_games, "ENGINE_PARTS", (grids | {OrthGrid}, moves, scorings))
     assert int(engine_position.geometry_of(parse_game(orth))[G_DIRS]) == 0b0011  # vertical and horizontal only
     assert int(engine_position.geometry_of(parse_game("4x4k3-gravity"))[G_DIRS]) == 0b1111
     assert _refused_or_agrees(orth) == "agrees"

@@ -24,12 +24,14 @@ from solver.search.kernel import KERNEL_SOURCES, PACKAGE
 
 PROBE = """
 import numpy as np
-from solver.search.book import _pieces
-from solver.search.position import engine_game, geometry_of, key_of, from_moves
+from solver.search.plies import _children
+from solver.search.position import engine_game, geometry_of
 game = engine_game("4x5k4-gravity")
-keys = np.array([key_of(game, from_moves(game, "1")), key_of(game, from_moves(game, "12"))], dtype=np.uint64)
-print(_pieces(keys, geometry_of(game)).tolist(), sum(_pieces.stats.cache_hits.values()))
+geo = geometry_of(game)
+empty = np.array([int(geo[3])], dtype=np.uint64)  # the empty board's key: its bottom bits
+print(sorted(_children(empty, geo).tolist())[:2], sum(_children.stats.cache_hits.values()))
 """
+"""A kernel of plies.py that calls bitboard.py's ``key_of``: the sorted keys of the empty board's first children."""
 
 
 def _run(root: Path, probe: str = PROBE) -> tuple[str, int]:
@@ -47,20 +49,16 @@ def test_an_edit_of_a_function_a_kernel_calls_in_another_file_is_compiled_in_and
     root = tmp_path / "copy"
     shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
     first, _ = _run(root)
-    assert first == "[1, 2]"
+    assert first == "[1082402, 1082402]"  # the empty board's bottom bits (1 + 2**5 + ... + 2**20) and a piece at a side
     again, hits = _run(root)
-    assert (again, hits) == ("[1, 2]", 1), "the second run compiled again instead of loading the cache"
+    assert (again, hits) == (first, 1), "the second run compiled again instead of loading the cache"
     bitboard = root / "solver" / "search" / "bitboard.py"
     source = bitboard.read_text(encoding="utf-8")
-    edited = source.replace(
-        "    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)\n",
-        "    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)) + np.uint64(10)\n",
-        1,
-    )
-    assert edited != source, "popcount's last line moved: update this test's edit"
+    edited = source.replace("    return np.uint64(pos + mask + geo[G_BOTTOM])\n", "    return np.uint64(pos + mask + geo[G_BOTTOM] + np.uint64(1))\n", 1)
+    assert edited != source, "key_of's last line moved: update this test's edit"
     bitboard.write_text(edited, encoding="utf-8")
     after, hits = _run(root)
-    assert (after, hits) == ("[11, 12]", 0), "the kernel kept machine code compiled before its callee was edited"
+    assert (after, hits) == ("[1082403, 1082434]", 0), "the kernel kept machine code compiled before its callee was edited"
 
 
 def _on_a_terminal(root: Path, moves: str) -> str:
@@ -90,8 +88,11 @@ def _on_a_terminal(root: Path, moves: str) -> str:
 def test_the_first_search_after_an_install_says_on_a_terminal_that_it_compiles_and_the_next_process_does_not(tmp_path: Path) -> None:
     root = tmp_path / "copy"
     shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
-    assert "Compiling the search of 6x7k4-gravity: once after an install" in _on_a_terminal(root, "443322")
-    assert "Compiling" not in _on_a_terminal(root, "112233")
+    shutil.copytree(PACKAGE.parent / "data", root / "data")  # the book a checkout ships (solver/data in a wheel)
+    late = "2252576253462244111563365343671351441"  # past the book: searched (microseconds)
+    assert "Compiling" not in _on_a_terminal(root, "443322"), "a position the book answers whole loads no kernel"
+    assert "Compiling the search of 6x7k4-gravity: once after an install" in _on_a_terminal(root, late)
+    assert "Compiling" not in _on_a_terminal(root, late[:-1])
 
 
 BUILD_PROBE = """

@@ -472,13 +472,16 @@ def test_an_engine_is_ready_when_made_so_that_a_budget_is_the_searchs_own() -> N
 
 
 def test_a_tables_look_up_and_the_command_line_start_without_loading_numba() -> None:
-    """numba costs every process about a quarter of a second and 60 MB: only a search or a book loads it, not
-    ``import solver``, a table's look-up, a batch, the command line's import or a game name that the engine plays."""
+    """numba costs every process about a quarter of a second and 60 MB: only a search loads it, not ``import solver``,
+    a table's look-up, a batch, the command line's import, a game name that the engine plays or a position the book
+    answers whole (every move of the opening: solver/search/booked.py)."""
     code = (
         "import sys, solver, solver.cli\n"
         "solver.lookup('X........'); solver.lookup_codes([0, 1]); solver.parse_game('connect4')\n"
         "assert 'numba' not in sys.modules, 'a table look-up loaded numba'\n"
         "solver.lookup(None, game='connect4', moves='4453')\n"
+        "assert 'numba' not in sys.modules, 'a position the book answers whole loaded numba'\n"
+        "solver.lookup(None, game='connect4', moves='2252576253462244111563365343671351441')\n"
         "assert 'numba' in sys.modules, 'a search did not load numba: this test no longer sees it'\n"
     )
     _passes_in_a_fresh_process(code)

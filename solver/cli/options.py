@@ -20,7 +20,6 @@ from ..api import (
     Game,
     Table,
     Tablebase,
-    book_game,
     default_tablebase,
     estimate,
     format_duration,
@@ -85,13 +84,19 @@ class TableOptions:
         """The game's table; a missing one is built, asking first (on a terminal) when the build
         takes more than a minute or a GiB of disk, refused with the estimate elsewhere. A game answered
         by search (Connect Four) gets ``--budget`` and a progress bar on the terminal while a search runs."""
-        if not self.quiet and sys.stderr.isatty() and book_game(self.game) and not search_compiled():
-            click.echo(f"Compiling the search of {self.game.name}: once after an install (a minute or so); later commands load it at once", err=True)
-        table = self.tablebase.table(self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify)
+        table = self.tablebase.table(
+            self.game, table_dir=self.table_dir, on_build=self._notice, consent=self._consent, notify=self.notify, on_load=self._loading_search
+        )
         if table.searches:
             shown = not self.quiet and sys.stderr.isatty()  # off a terminal no status line: a log gets the answer or the error
             return table.bounded(self.budget, _SearchBar(table.game, self.budget) if shown else None)
         return table
+
+    def _loading_search(self, game: Game) -> None:
+        """Say on a terminal, before a game answered by search loads its engine, that its kernels compile first (once
+        after an install); a position the book answers whole loads none, and says nothing."""
+        if not self.quiet and sys.stderr.isatty() and not search_compiled():
+            click.echo(f"Compiling the search of {game.name}: once after an install (a minute or so); later commands load it at once", err=True)
 
     def _consent(self, cost: BuildEstimate) -> bool:
         if not interactive():

@@ -6,7 +6,7 @@ placement, drop) and one :class:`Scoring` (what a completed line and a full boar
 misère). Each part is a small class in a module of its own, listed in :mod:`solver.rules.catalog`;
 no class exists per combination, and no code outside this package tests which part a rule has: it
 asks the part a question named for what it needs (the search engine alone holds a list of the part
-types it plays, :data:`solver.search.position.ENGINE_PARTS`).
+types it plays, :data:`solver.search.games.ENGINE_PARTS`).
 
 A **move rule** answers what its moves are (one board and many), which pieces it forbids where
 (a piece that floats under gravity), whether the winning move may be where it is, why a board

@@ -7,12 +7,15 @@ A table answers a position by reading it; a game whose table is too big to build
 ==================  ===========================================================================
 module              what
 ==================  ===========================================================================
+``games``           the games the engine plays, decided without loading it
 ``kernel``          how every kernel is compiled (numba: cached, no GIL, no reference counting)
 ``bitboard``        the column bitboard, its moves, lines, keys and mirror (numba kernels)
 ``transposition``   the transposition table: packed one-word entries, two tiers a bucket
 ``ordering``        the moves in order: the threats they make, the centre first
 ``negamax``         the search: null-window probes, bounds, cut-offs, the book; a plain baseline
-``book``            the book hook (:class:`~solver.search.book.Book`) and every position up to a ply
+``book``            the book hook (:class:`~solver.search.book.Book`) and the book file, read without numba
+``plies``           every position up to a ply, and a ply's scores derived from the next (a book's build)
+``booked``          the positions a book answers whole, every move valued in Python (no kernel loaded)
 ``position``        boards and move strings to bitboards, checked; canonical keys and back
 ``engine``          :class:`~solver.search.engine.Engine`: the Python face, time budget and Ctrl-C
 ``options``         what a caller hands the engine without loading it: the progress hook, the table's size
@@ -21,8 +24,9 @@ module              what
 It imports the rules, the encoding, the contents and the storage (a book file: its game and its table file), the errors and
 the base modules only (``tests/test_kernel_cache.py`` holds it: the compiled kernels' cache is keyed on all of them).
 
-Every module but ``options`` loads numba, so this package loads its names when they are first asked for
-(``solver.search.Engine``), not when it is imported: ``import solver`` and a table's look-up never load numba.
+Every module but ``options``, ``games``, ``book`` and ``booked`` loads numba, so this package loads its names when they
+are first asked for (``solver.search.Engine``), not when it is imported: ``import solver``, a table's look-up and an
+answer the book gives whole never load numba.
 """
 
 from __future__ import annotations
@@ -31,18 +35,20 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .book import ArrayBook, Book, TableBook, derive_all, open_book, positions, write_book
+    from .book import ArrayBook, Book, TableBook, open_book, write_book
     from .engine import Engine, MoveValue, Solution
+    from .games import engine_game
     from .negamax import score_byte
     from .options import DEFAULT_TABLE_BYTES
-    from .position import Position, code_of_key, engine_game, from_moves, key_of_code, position_of_key
+    from .plies import derive_all, positions
+    from .position import Position, code_of_key, from_moves, key_of_code, position_of_key
 
 _HOMES = {
     "ArrayBook": "book",
     "Book": "book",
     "TableBook": "book",
-    "positions": "book",
-    "derive_all": "book",
+    "positions": "plies",
+    "derive_all": "plies",
     "open_book": "book",
     "write_book": "book",
     "DEFAULT_TABLE_BYTES": "options",
@@ -52,7 +58,7 @@ _HOMES = {
     "score_byte": "negamax",
     "Position": "position",
     "code_of_key": "position",
-    "engine_game": "position",
+    "engine_game": "games",
     "from_moves": "position",
     "key_of_code": "position",
     "position_of_key": "position",

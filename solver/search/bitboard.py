@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .games import BITS as BITS  # re-exported: the bitboard's size
+from .games import fits as fits  # re-exported
 from .kernel import kernel
 
 G_COLS, G_ROWS, G_K, G_BOTTOM, G_BOARD, G_CELLS, G_DIRS, G_EVEN = 0, 1, 2, 3, 4, 5, 6, 7
@@ -43,18 +45,11 @@ G_MIRROR = G_BELOW + 64
 """First slot of each bit's mirror image (the same height in the mirrored column: :func:`mirror_cell`), ``BITS`` of them."""
 GEOMETRY_SLOTS = G_MIRROR + 64
 
-BITS = 64
-"""Bits in a bitboard: a game fits when ``cols * (rows + 1) <= BITS``."""
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
 NO_BOUND = 1 << 20
 """What a bound returns when it proves nothing (larger than any score)."""
-
-
-def fits(rows: int, cols: int) -> bool:
-    """Whether a ``rows`` x ``cols`` gravity board fits a 64-bit column bitboard (a sentinel bit a column)."""
-    return cols * (rows + 1) <= BITS
 
 
 def centre_first(cols: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""The book hook: exact scores of the early positions, consulted by the search, and every position up to a ply.
+"""The book hook: exact scores of the early positions, consulted by the search, and the book file.
 
 A **book** is any object of the :class:`Book` shape: the game it is for, its depth (it holds every
 position with at most ``depth`` pieces whose game goes on, or as many of them as it likes), and
@@ -10,12 +10,9 @@ arrays to the search, which looks a position with at most ``depth`` pieces up by
 and takes the book's score as exact; ``probe`` answers the same from Python. :class:`ArrayBook`
 is a book made from those two arrays.
 
-A book builder walks the positions with :func:`positions`: each ply's canonical keys, every
-position whose game goes on once (a position and its mirror image once), sorted;
-:func:`solver.search.position.code_of_key` gives a key's board. Only the deepest ply is searched:
-every shallower position's score follows from its children's (:func:`derive`: the best of
-:func:`solver.rules.score.parent_score` over the moves, a move that completes a line winning at
-once, a move that fills the board drawing). :mod:`solver.store.book` runs the build.
+The book's positions are walked and its shallower plies derived by :mod:`solver.search.plies` (compiled); this module
+loads no compiled kernel, so that a process answering the opening from the book (:mod:`solver.search.booked`) never
+loads numba.
 
 **The book file** (:func:`write_book`, :func:`open_book`) is a table file
 (:mod:`solver.storage.tablefile`) of kind ``book``: the arrays ``keys`` and ``scores``, every
@@ -26,16 +23,20 @@ entries themselves (sorted keys, scores a position can have): a book never answe
 that were not checked, and a damaged one raises :class:`~solver.errors.TableError` naming the
 file and the command that rebuilds it.
 
->>> from solver.search.position import engine_game
->>> game = engine_game("connect4")
->>> [len(keys) for _, keys in positions(game, 4)]  # Connect Four: 1, 7, 49, 238 and 1,120 positions, a mirror pair once
-[1, 4, 25, 121, 568]
+>>> from solver.search.games import engine_game
+>>> from solver.search.plies import derive_all, positions
+>>> game = engine_game("4x4k4-gravity")
+>>> levels = [keys for _, keys in positions(game, 1)]
+>>> book = ArrayBook(game, 1, *merged(levels, derive_all(game, levels, np.zeros(levels[-1].size, dtype=np.int8))))
+>>> book.depth, book.probe(int(levels[0][0]))  # the empty board, derived from a ply of draws: a draw
+(1, 0)
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -46,15 +47,10 @@ from ..errors import InvalidBoardError
 from ..rules.game import Game
 from ..rules.score import WIN
 from ..storage.tablefile import write_table
-from .bitboard import G_BOTTOM, G_CELLS, G_COLMASK, G_COLS, G_ROWS, ONE, ZERO, canonical, has_line, key_of, popcount, possible
-from .kernel import cached
-from .position import engine_game, geometry_of
+from .games import engine_game
 
 KIND = "book"
 """The table kind of a book file (:mod:`solver.storage.tablefile`)."""
-
-MISSING = -128
-"""What :func:`derive` finds for a child the deeper ply lacks (never in a whole book)."""
 
 
 @runtime_checkable
@@ -120,112 +116,6 @@ class ArrayBook:
         return self._keys, self._scores
 
 
-def positions(game: Game, ply: int) -> Iterator[tuple[int, np.ndarray]]:
-    """``(pieces, keys)`` for each ply from 0 to ``ply``: the sorted canonical keys of the positions with that many
-    pieces whose game goes on (no line, a move left), each position and its mirror image once.
-
-    A breadth-first walk: each ply's children are made from the one before, finished games dropped, keys made
-    canonical and repeats removed (:func:`numpy.unique`), so it costs memory in proportion to one ply's positions.
-    """
-    geo = geometry_of(game)
-    keys = np.array([int(geo[G_BOTTOM])], dtype=np.uint64)
-    for pieces in range(ply + 1):
-        yield pieces, keys
-        if pieces + 1 >= game.cells:
-            return
-        keys = np.unique(_children(keys, geo))
-
-
-@cached
-def _split(key: np.uint64, geo: np.ndarray) -> tuple[np.uint64, np.uint64]:
-    """The ``(pos, mask)`` of a key: in each column's field the top set bit marks the height."""
-    mask = ZERO
-    stride = geo[G_ROWS] + ONE
-    for c in range(np.int64(geo[G_COLS])):
-        field = (key >> (np.uint64(c) * stride)) & ((ONE << stride) - ONE)
-        height = np.uint64(0)
-        while field >> (height + ONE):
-            height += ONE
-        mask |= ((ONE << height) - ONE) << (np.uint64(c) * stride)
-    return key - mask - geo[G_BOTTOM], mask
-
-
-@cached
-def _children(keys: np.ndarray, geo: np.ndarray) -> np.ndarray:
-    """The canonical keys of the children of these positions whose game goes on (repeats kept)."""
-    cols = np.int64(geo[G_COLS])
-    out = np.empty(keys.size * cols, dtype=np.uint64)
-    count = 0
-    for i in range(keys.size):
-        pos, mask = _split(keys[i], geo)
-        free = possible(mask, geo)
-        for c in range(cols):
-            move = free & geo[G_COLMASK + c]
-            if move == ZERO or has_line(pos | move, geo):
-                continue
-            out[count] = canonical(key_of(pos ^ mask, mask | move, geo), geo)
-            count += 1
-    return out[:count]
-
-
-def derive(game: Game, keys: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray) -> np.ndarray:
-    """The score bytes of the positions ``keys`` (one ply) from their children's (the next ply: sorted canonical keys
-    and their scores): for each position the best move's :func:`~solver.rules.score.parent_score`, a move that
-    completes a line scoring a win in 1 and a move that fills the board a draw.
-
-    :raises ValueError: when a child is not among ``child_keys`` (the next ply is not whole).
-    """
-    found = _derive(
-        np.ascontiguousarray(keys, dtype=np.uint64),
-        np.ascontiguousarray(child_keys, dtype=np.uint64),
-        np.ascontiguousarray(child_scores, dtype=np.int8),
-        geometry_of(game),
-    )
-    missing = np.flatnonzero(found == MISSING)
-    if missing.size:
-        raise ValueError(f"{missing.size:,} positions of {game.name} have a child the next ply lacks (the first: key {int(keys[missing[0]]):#x})")
-    return found
-
-
-@cached
-def _derive(keys: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray, geo: np.ndarray) -> np.ndarray:
-    cols, cells = np.int64(geo[G_COLS]), np.int64(geo[G_CELLS])
-    out = np.empty(keys.size, dtype=np.int8)
-    for i in range(keys.size):
-        pos, mask = _split(keys[i], geo)
-        full = np.int64(popcount(mask)) + 1 == cells
-        free = possible(mask, geo)
-        best = np.int64(-WIN - 1)
-        for c in range(cols):
-            move = free & geo[G_COLMASK + c]
-            if move == ZERO:
-                continue
-            if has_line(pos | move, geo):
-                best = np.int64(WIN - 1)
-                break
-            if full:
-                best = max(best, np.int64(0))
-                continue
-            child = canonical(key_of(pos ^ mask, mask | move, geo), geo)
-            at = np.searchsorted(child_keys, child)
-            if at >= child_keys.size or child_keys[at] != child:
-                best = np.int64(MISSING)
-                break
-            score = np.int64(child_scores[at])
-            best = max(best, np.int64(score > 0) - np.int64(score < 0) - score)
-        out[i] = best
-    return out
-
-
-def derive_all(game: Game, levels: Sequence[np.ndarray], deepest: np.ndarray) -> list[np.ndarray]:
-    """Every ply's score bytes, from the deepest ply's (``deepest``, for ``levels[-1]``) up to the empty board
-    (:func:`derive` ply by ply); ``levels`` are :func:`positions`' keys of plies 0 to the depth."""
-    scores = [np.ascontiguousarray(deepest, dtype=np.int8)]
-    for ply in range(len(levels) - 2, -1, -1):
-        scores.insert(0, derive(game, levels[ply], levels[ply + 1], scores[0]))
-    return scores
-
-
 def book_meta(game: Game, depth: int, plies: Sequence[int]) -> dict[str, Any]:
     """What a book file records in ``meta``: its depth, each ply's positions, and what its arrays mean."""
     return {
@@ -237,14 +127,20 @@ def book_meta(game: Game, depth: int, plies: Sequence[int]) -> dict[str, Any]:
     }
 
 
-def write_book(path: str | os.PathLike[str], game: Game, levels: Sequence[np.ndarray], scores: Sequence[np.ndarray]) -> Path:
-    """Write a book file atomically: every ply's keys and scores (plies 0 to ``len(levels) - 1``), sorted by key.
-    The same entries give the same bytes."""
+def merged(levels: Sequence[np.ndarray], scores: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Every ply's keys and scores in one pair of arrays, sorted by key (a book's arrays)."""
     keys = np.concatenate([np.asarray(level, dtype=np.uint64) for level in levels])
     values = np.concatenate([np.asarray(level, dtype=np.int8) for level in scores])
     order = np.argsort(keys, kind="stable")
+    return keys[order], values[order]
+
+
+def write_book(path: str | os.PathLike[str], game: Game, levels: Sequence[np.ndarray], scores: Sequence[np.ndarray]) -> Path:
+    """Write a book file atomically: every ply's keys and scores (plies 0 to ``len(levels) - 1``), sorted by key.
+    The same entries give the same bytes."""
+    keys, values = merged(levels, scores)
     meta = book_meta(game, len(levels) - 1, [level.size for level in levels])
-    return write_table(path, kind=KIND, game=game, arrays={"keys": keys[order], "scores": values[order]}, meta=meta)
+    return write_table(path, kind=KIND, game=game, arrays={"keys": keys, "scores": values}, meta=meta)
 
 
 class TableBook(ArrayBook):
@@ -289,7 +185,10 @@ def entries_problem(game: Game, keys: np.ndarray, scores: np.ndarray, plies: Seq
         return f"its header counts {sum(plies):,} positions and its arrays hold {keys.size:,}"
     if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
         return "its keys are not sorted and unique"
-    pieces = _pieces(keys, geometry_of(game))
+    pieces = pieces_of_keys(game, keys)
+    if keys.size and int(pieces.min()) < 0:
+        at = int(np.argmin(pieces))
+        return f"entry {at:,} (key {int(keys[at]):#x}) is no position's key: one of its columns has no set bit"
     counted = np.bincount(pieces, minlength=len(plies)) if keys.size else np.zeros(len(plies), dtype=np.int64)
     if counted.size != len(plies) or counted.tolist() != list(plies):
         return f"its positions by ply, {counted.tolist()}, are not the {list(plies)} its header states"
@@ -305,10 +204,24 @@ def entries_problem(game: Game, keys: np.ndarray, scores: np.ndarray, plies: Seq
     return None
 
 
-@cached
-def _pieces(keys: np.ndarray, geo: np.ndarray) -> np.ndarray:
-    """The pieces on the board of each key's position (its heights summed)."""
-    out = np.empty(keys.size, dtype=np.int64)
-    for i in range(keys.size):
-        out[i] = np.int64(popcount(_split(keys[i], geo)[1]))
-    return out
+def pieces_of_keys(game: Game, keys: np.ndarray) -> np.ndarray:
+    """The pieces on the board of each key's position (``int64``; -1 for a key with a column of no set bit, which is no
+    position's key): each column's height, the place of the top set bit of its field (:mod:`solver.search.bitboard`:
+    ``pos + mask + bottom`` sets the bit above the column's pieces), read from a table of every field's height."""
+    stride = game.rows + 1
+    heights = _field_heights(stride)
+    keys = np.asarray(keys, dtype=np.uint64)
+    pieces = np.zeros(keys.size, dtype=np.int64)
+    broken = np.zeros(keys.size, dtype=bool)
+    for column in range(game.cols):
+        fields = ((keys >> np.uint64(column * stride)) & np.uint64((1 << stride) - 1)).astype(np.intp)
+        pieces += heights[fields]
+        broken |= fields == 0
+    pieces[broken] = -1
+    return pieces
+
+
+@cache
+def _field_heights(stride: int) -> np.ndarray:
+    """The height of every column field of ``stride`` bits: the place of its top set bit (0 for the empty field)."""
+    return np.array([max(field.bit_length() - 1, 0) for field in range(1 << stride)], dtype=np.int64)

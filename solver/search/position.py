@@ -33,12 +33,11 @@ import numpy as np
 
 from ..encoding.board import Board, masks, parse, render
 from ..encoding.moves import MOVE_STRING_MAX_COLUMNS, read_move_string
-from ..errors import InvalidBoardError, InvalidGameError, quote
-from ..rules.game import Game, parse_game
-from ..rules.gravity import Drop, stacking_order
-from ..rules.grid import Grid
-from ..rules.normal import Normal
-from .bitboard import G_BOTTOM, NOT_PLAIN, canonical, fits, geometry, has_line, mirror_key, play_string
+from ..errors import InvalidBoardError, quote
+from ..rules.game import Game
+from ..rules.gravity import stacking_order
+from .bitboard import G_BOTTOM, NOT_PLAIN, canonical, geometry, has_line, mirror_key, play_string
+from .games import engine_game as engine_game  # re-exported: decided without loading numba (solver.search.games)
 
 Moves = str | Sequence[int]
 """A move string: ``"4453"`` (columns 1 to ``cols``, for boards of at most 9 columns) or a sequence of those numbers."""
@@ -58,43 +57,6 @@ class Position(NamedTuple):
     mask: int
     pieces: int
     code: int
-
-
-ENGINE_PARTS: tuple[frozenset[type], ...] = (frozenset({Grid}), frozenset({Drop}), frozenset({Normal}))
-"""The part types the engine was written for, one set per part of a rule (:attr:`solver.rules.game.Game.parts`:
-grid, move rule, scoring): the usual grid (its lines' directions are read from it, :func:`geometry_of`), pieces
-that drop (a move is a column, the bitboard's moves), and normal play (a line wins, a full board is a draw, the
-scores of the negamax). Types, not subclasses: a part that changes any of these is refused until the engine is
-taught it and added here."""
-
-
-def engine_game(game: Game | str) -> Game:
-    """The game, if the engine plays it: every part of its rule one the engine was written for (:data:`ENGINE_PARTS`),
-    on a board that fits a 64-bit column bitboard.
-
-    :raises InvalidGameError: naming the game and the part the engine does not play (or the board's size).
-    """
-    found = parse_game(game)
-    for kind, part, allowed in zip(PART_KINDS, found.parts, ENGINE_PARTS, strict=True):
-        if part not in allowed:
-            played = " or ".join(sorted(_part_words(kind, each) for each in allowed))
-            raise InvalidGameError(
-                f"the engine does not play {found.name}: its {kind} is {_part_words(kind, part)}, and the engine was written for "
-                f"{played} only (Connect Four's family in normal play, e.g. '6x7k4-gravity'); its table answers it where one is built"
-            )
-    if not fits(found.rows, found.cols):
-        raise InvalidGameError(f"{found.name} does not fit the engine's 64-bit column bitboard: columns x (rows + 1) = {found.cols * (found.rows + 1)} > 64")
-    return found
-
-
-PART_KINDS = ("grid", "move rule", "scoring")
-"""The parts of a rule in the order of :attr:`solver.rules.game.Game.parts`."""
-_USUAL = {"grid": "the usual grid (rows, columns and diagonals)", "move rule": "placement (no gravity)", "scoring": "normal play"}
-
-
-def _part_words(kind: str, part: type) -> str:
-    """A part in words, by its title: ``"gravity"``, ``"misère"``, ``"placement (no gravity)"``."""
-    return str(getattr(part, "title", "")) or _USUAL[kind]
 
 
 @cache
@@ -312,7 +274,7 @@ def code_of_key(game: Game, key: int) -> int:
 
 
 def position_of_key(game: Game, key: int) -> Position:
-    """The position a key names (a key from :func:`solver.search.book.positions`: trusted, not checked again).
+    """The position a key names (a key from :func:`solver.search.plies.positions`: trusted, not checked again).
 
     >>> game = engine_game("connect4")
     >>> position_of_key(game, key_of(game, from_moves(game, "44"))) == from_moves(game, "44")

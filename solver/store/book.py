@@ -2,7 +2,7 @@
 
 A book (:mod:`solver.search.book`) holds every position of a gravity game up to ``depth`` pieces with
 its exact score. Only the deepest ply is searched, by the engine (:class:`solver.search.engine.Engine`);
-every shallower ply is derived from the one below it (:func:`solver.search.book.derive_all`). The
+every shallower ply is derived from the one below it (:func:`solver.search.plies.derive_all`). The
 search is the cost, so it runs in **chunks**: the deepest ply's sorted canonical keys cut into runs of
 :data:`CHUNK_POSITIONS` (or ``chunk``), chunk ``i`` the keys ``i * chunk`` to ``(i + 1) * chunk - 1``
 (fixed by the game, the depth and the chunk size, which ``plan.json`` records, so a resumed build cuts them

@@ -116,7 +116,7 @@ def check_book(
     table_bytes: int = TABLE_BYTES,
     on_entry: Callable[[int, int, int, float], None] | None = None,
 ) -> BookCheck:
-    """Check an open book: every ply's positions (exactly those of the game, :func:`solver.search.book.positions`),
+    """Check an open book: every ply's positions (exactly those of the game, :func:`solver.search.plies.positions`),
     every shallower entry against its children's (the derivation), and the deepest ply's entries re-derived by the
     engine without the book: ``sample`` of them drawn at random (``seed``: None draws a fresh one, said in the
     result), or all (``sample=None``).

@@ -56,6 +56,8 @@ from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableEr
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
+from ..search import booked
+from ..search.games import engine_game
 from ..search.options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from ..storage import tablefile
 from ..tables import Kind, Scores, Table
@@ -87,13 +89,37 @@ class _Answer(NamedTuple):
 
 
 class _Shared:
-    """What every view of one game's search table shares: the engine and the memo of answers."""
+    """What every view of one game's search table shares: the engine (made at its first search), the book and the memo
+    of answers."""
 
-    def __init__(self, engine: Engine, book: Book | None) -> None:
-        self.engine = engine
+    def __init__(self, game: Game, engine: Engine | Callable[[], Engine], book: Book | None, on_load: Callable[[Game], None] | None = None) -> None:
+        self.game = game
+        self._engine: Engine | None = None if callable(engine) else engine  # an Engine is not callable: a maker is
+        self._make: Callable[[], Engine] | None = engine if callable(engine) else None
         self.book = book
+        self.on_load = on_load
         self.kept: OrderedDict[int, _Answer] = OrderedDict()
         self.lock = threading.Lock()
+        self._loading = threading.Lock()
+
+    @property
+    def engine(self) -> Engine:
+        """The engine, made (its compiled kernels loaded, its transposition table made) the first time it is asked for."""
+        found = self._engine
+        if found is None:
+            with self._loading:
+                found = self._engine
+                if found is None:
+                    if self.on_load is not None:
+                        self.on_load(self.game)
+                    assert self._make is not None
+                    found = self._engine = self._make()
+        return found
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the engine is made."""
+        return self._engine is not None
 
     def recall(self, code: int) -> _Answer | None:
         with self.lock:
@@ -150,9 +176,14 @@ class SearchTable(Table):
     """A game answered by search (module docstring): every method of a :class:`~solver.tables.Table` that
     answers positions, exactly; none that lists, counts or saves them.
 
-    :param engine: the game's engine (its transposition table and book).
+    :param engine: the game's engine (its transposition table and book), or a function that makes it, called at the
+        first search (a position the book answers whole needs none: :mod:`solver.search.booked`); then ``game`` is
+        the game's.
+    :param book: the engine's book, which answers the positions of fewer pieces than its depth without a search.
     :param budget: seconds one look-up's search may take (None: no limit); see :meth:`bounded`.
     :param progress: called with ``(nodes, seconds)`` while a search runs (:mod:`solver.search.engine`).
+    :param on_load: called with the game just before the engine is made (its compiled kernels loaded: a second; compiled
+        first after an install: a minute), as a command line says so.
     """
 
     kind: ClassVar[Kind] = "search"
@@ -161,15 +192,28 @@ class SearchTable(Table):
     searches: ClassVar[bool] = True
 
     def __init__(
-        self, engine: Engine, *, book: Book | None = None, budget: float | None = None, progress: Progress | None = None, shared: _Shared | None = None
+        self,
+        engine: Engine | Callable[[], Engine] | None = None,
+        *,
+        game: Game | None = None,
+        book: Book | None = None,
+        budget: float | None = None,
+        progress: Progress | None = None,
+        on_load: Callable[[Game], None] | None = None,
+        shared: _Shared | None = None,
     ) -> None:
-        self.game = engine.game
+        if shared is None:
+            found = None if engine is None else game if callable(engine) else engine.game
+            if engine is None or found is None:
+                raise TypeError("a SearchTable needs its engine, or a function that makes it and game=")
+            shared = _Shared(found, engine, book, on_load)
+        self.game = shared.game
         self.path = None
         self.file = None
         self.prove = None
         self.budget = checked_budget(budget)  # refused here, before a look-up compares it with a deadline
         self.progress = progress
-        self._shared = shared or _Shared(engine, book)
+        self._shared = shared
 
     @property
     def engine(self) -> Engine:
@@ -194,7 +238,7 @@ class SearchTable(Table):
     def bounded(self, budget: float | None = None, progress: Progress | None = None) -> SearchTable:
         """This table with a time budget (seconds a look-up's search may take) and a progress hook; the engine and
         the answers found so far are shared. A position it gives plays on (``.play``) under the same budget."""
-        return SearchTable(self.engine, budget=budget, progress=progress, shared=self._shared)
+        return SearchTable(budget=budget, progress=progress, shared=self._shared)
 
     # -- one position ------------------------------------------------------------------
     def at(self, code: int) -> Position:
@@ -212,6 +256,10 @@ class SearchTable(Table):
         say why, or answer the finished board."""
         if type(moves) is not str:  # the engine plays a list of columns too: a look-up reads only a move string
             return super().at_moves(moves)
+        bits = booked.play(self.game, moves) if self._book_answers(len(moves)) else None
+        if bits is not None:  # a position the book answers whole: no engine is loaded (solver.search.booked)
+            code = booked.code_of(self.game, bits)
+            return self._position(code, self._answer(code, bits), bits.pieces)
         try:
             where = self.engine.position(moves=moves)
         except InvalidBoardError:
@@ -230,8 +278,14 @@ class SearchTable(Table):
         POSITION_SETTERS.scored(position, answer.scored)
         return position
 
-    def _answer(self, code: int, played: SearchPosition | None = None) -> _Answer:
-        """The answer of a code, searched unless kept; ``played``: its engine position, already checked (reached by moves)."""
+    def _book_answers(self, pieces: int) -> bool:
+        """Whether the book answers every move of a position with ``pieces`` pieces: fewer than its depth."""
+        book = self._shared.book
+        return book is not None and pieces < book.depth
+
+    def _answer(self, code: int, played: SearchPosition | booked.Bits | None = None) -> _Answer:
+        """The answer of a code: kept, read from the book when it answers every move (:mod:`solver.search.booked`), else
+        searched; ``played``: its bitboards, already checked (reached by moves)."""
         found = self._shared.recall(code)
         if found is not None:
             return found
@@ -239,10 +293,9 @@ class SearchTable(Table):
         if over is not None:
             return _Answer(over, 0, ())
         assert where is not None  # a board in play
-        try:
-            score, scored = self.engine.move_scores(where, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
-        finally:
-            _finished(self.progress)
+        book = self._shared.book
+        answered = None if book is None else booked.answer(self.game, book, where.pos, where.mask, where.pieces)
+        score, scored = self._searched(code, where) if answered is None else answered
         best = 0
         for cell, byte in scored:
             if byte == score:
@@ -251,9 +304,26 @@ class SearchTable(Table):
         self._shared.keep(code, answer)
         return answer
 
-    def _checked(self, code: int) -> tuple[SearchPosition | None, int | None]:
-        """The engine's checked position of a board in play (the one check a search needs: counts, stacking, lines), or
-        the score of a finished board (:meth:`_finished_score`); a board that breaks a rule raises, naming the rule."""
+    def _searched(self, code: int, where: SearchPosition | booked.Bits) -> tuple[int, tuple[tuple[int, int], ...]]:
+        """The engine's :meth:`~solver.search.engine.Engine.move_scores` of a checked position, within this view's budget."""
+        engine = self.engine
+        at = search.Position(where.pos, where.mask, where.pieces, code) if isinstance(where, booked.Bits) else where
+        try:
+            return engine.move_scores(at, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        finally:
+            _finished(self.progress)
+
+    def _checked(self, code: int) -> tuple[SearchPosition | booked.Bits | None, int | None]:
+        """The bitboards of a board in play, checked (counts, stacking, the order of its moves, lines), or the score of a
+        finished board (:meth:`_finished_score`); a board that breaks a rule raises, naming the rule. A board the book
+        answers whole is checked by the rules (no engine loaded), any other by the engine's one check (a search needs
+        it), the rules naming what is wrong."""
+        if 0 <= code < self.game.codes and self._book_answers(_pieces(self.game, code)):
+            over = self._finished_score(code)
+            if over is not None:
+                return None, over
+            check_rules(self.game, code)
+            return booked.bits_of_code(self.game, code), None
         try:
             return self.engine.position(code), None
         except InvalidBoardError:
@@ -342,6 +412,9 @@ class SearchTable(Table):
         return False
 
     def load_into_memory(self) -> Table:
+        """The engine made now, its compiled kernels loaded and its transposition table made (what a search holds in
+        memory), as a long-lived server does before it listens: its first search then spends its budget searching."""
+        self._shared.engine  # noqa: B018 - made when first asked for
         return self
 
     def file_arrays(self) -> Mapping[str, tablefile.ArrayParts]:
@@ -398,7 +471,7 @@ def _pieces(game: Game, code: int) -> int:
 def searched_by_engine(game: Game) -> bool:
     """Whether the engine plays ``game`` (a gravity game in normal play that fits its bitboard)."""
     try:
-        search.engine_game(game)
+        engine_game(game)
     except InvalidGameError:
         return False
     return True
@@ -433,7 +506,8 @@ class SearchSource:
         if _table_at_hand(game, directories) or not searched_by_engine(game):  # a table at hand: the engine not even loaded
             return None
         book = self.books(game) if self.books is not None else tablebase.book(game, table_dir=self.directory)
-        return SearchTable(search.Engine(game, table_bytes=self.table_bytes, book=book), book=book)
+        size = self.table_bytes
+        return SearchTable(lambda: search.Engine(game, table_bytes=size, book=book), game=game, book=book, on_load=want.on_load)
 
 
 def _table_at_hand(game: Game, directories: Iterable[Path]) -> bool:

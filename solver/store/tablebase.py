@@ -91,12 +91,16 @@ class Want:
     :param on_build: called around a build (the CLI shows a notice and a progress bar).
     :param consent: asked with the estimate before a build that needs consent.
     :param notify: told what a build finds (another process building the same game: this one waits).
+    :param on_load: called with the game just before a game answered by search loads its engine, at its first search (a
+        position the book answers whole loads none): its compiled kernels, loaded in a second, or compiled once after
+        an install (a minute or so; the CLI says so on a terminal).
     """
 
     build: bool | None = None
     on_build: BuildHook | None = None
     consent: Consent | None = None
     notify: Callable[[str], None] | None = None
+    on_load: Callable[[Game], None] | None = None
 
 
 class Source(Protocol):
@@ -218,18 +222,20 @@ class Tablebase:
         on_build: BuildHook | None = None,
         consent: Consent | None = None,
         notify: Callable[[str], None] | None = None,
+        on_load: Callable[[Game], None] | None = None,
     ) -> Table:
         """The table of ``game`` (default tic-tac-toe), from the first source that holds it, opened once.
 
         :param table_dir: use this table directory instead of the sources (:class:`LocalTables`).
         :param url: read the table at this URL instead (:class:`TableAt`; ``checksum`` for a game without a shipped one).
-        :param build: None, True or False: see :class:`Want`. ``on_build``, ``consent``, ``notify``: likewise.
+        :param build: None, True or False: see :class:`Want`. ``on_build``, ``consent``, ``notify``, ``on_load``: likewise
+            (``on_load`` reaches a search table when it is first opened).
         :raises InvalidGameError: for a malformed game.
         :raises BuildNeedsConsent: for a missing table whose build needs consent that was not given.
         :raises TableError: for a broken table, or when no source holds the game's.
         """
         resolved = parse_game(game)
-        want = Want(build, on_build, consent, notify)
+        want = Want(build, on_build, consent, notify, on_load)
         if url is not None:
             return self.table_from(TableAt(url, checksum), resolved, want)
         sources = self.sources if table_dir is None else self._sources_in(Path(table_dir))
@@ -507,7 +513,8 @@ def default_tablebase() -> Tablebase:
 
 
 def table_for(game: Game = DEFAULT_GAME, **options: Any) -> Table:
-    """The default Tablebase's :meth:`Tablebase.table` (``table_dir``, ``url``, ``checksum``, ``build``, ``on_build``, ``consent``, ``notify``)."""
+    """The default Tablebase's :meth:`Tablebase.table` (``table_dir``, ``url``, ``checksum``, ``build``, ``on_build``, ``consent``, ``notify``,
+    ``on_load``)."""
     return default_tablebase().table(game, **options)
 
 

@@ -129,7 +129,7 @@ def serve(
     """
     search_budget = checked_search_budget(search_budget)  # refused before a socket is served, not at the first hard request
     for table in tables:  # open_tables and prepare_to_serve() did this already; a table opened otherwise is copied now
-        if table.reads_memory_map:
+        if table.reads_memory_map or table.searches:  # a search table's engine loaded before the server listens
             table.load_into_memory()
     budget = open_file_budget(max_connections)  # per process; the workers inherit the limit
     warning = budget.warning()

@@ -234,14 +234,15 @@ def prepare_to_serve(table: Table) -> Table:
     a memory map of the file, which a later write to the file would reach and a truncation
     would turn into SIGBUS, the end of the server: a table read through one (dense, or
     compact in the plain format of earlier releases) is copied into the server's memory,
-    each block checked in the copy (:meth:`Table.load_into_memory`: 172 MB for 4x4k4). A
+    each block checked in the copy (:meth:`Table.load_into_memory`: 172 MB for 4x4k4), and a
+    game answered by search loads its engine now (its compiled kernels and its table). A
     compressed compact table reads each block with ``pread`` when it first needs it, checking
     it, so a file changed or truncated under the server gives that request a 500 and the
     server goes on.
 
     :raises TableError: for a damaged block.
     """
-    if table.reads_memory_map:
+    if table.reads_memory_map or table.searches:  # a search table: its engine loaded before the server listens
         table.load_into_memory()
     else:
         table.verify_blocks()
