@@ -1300,7 +1300,8 @@ def _parser() -> argparse.ArgumentParser:
         "--runs",
         type=int,
         help="with --before: runs of each side, alternated (default 2); with --connect4 or --connect4-sets: runs of each set by the engine"
-        " and by each C++ solver, each with a fresh table (default 1); each figure is a side's best",
+        " and by each C++ solver, each with a fresh table (default 1); each figure is a side's best; with --connect4-calls: runs of each"
+        " side, each in a fresh process, alternated (default 3); each figure is the median of a side's runs",
     )
     parser.add_argument("--before-python", default=sys.executable, help="the Python for --before (a venv where its dependencies are installed)")
     return parser
@@ -1356,7 +1357,7 @@ def _connect4_section(args: argparse.Namespace) -> None:
     if args.connect4_calls:
         from bench_calls import bench_call_costs
 
-        bench_call_costs(report, args.connect4_calls, args.pons)
+        bench_call_costs(report, args.connect4_calls, args.pons, runs=args.runs or 3)
         return
     from bench_connect4 import SETS, bench_connect4
 

@@ -8,13 +8,22 @@ timed alone: :meth:`solver.search.Engine.score` (the move string read, checked, 
 score. With ``--pons PONS_TIMES`` (``scripts/baselines/pons_times.cpp`` built), Pons' solver solves the same
 positions in the same run, plainly and with ``-a`` (every move valued, as his c4solver's option), and the figures
 give the engine's mean CPU per call over his (the issue's bound: 1.5), :meth:`~solver.search.Engine.score` beside
-his plain run and :func:`solver.lookup` beside his ``-a``. Then a new process's costs: ``python -X importtime -c "import solver.search.engine"`` (its cumulative
+his plain run and :func:`solver.lookup` beside his ``-a``.
+
+**Runs.** One run of a set times every call of each kind in a new process (``--one-run``: its engines fresh, its
+kernels loaded before timing, as a user's process that has answered once), and Pons' driver in a new process too (his
+table fresh). The runs of the two sides alternate, the first side swapped each run, and each side's figure is the
+median of its runs' means: a mean over a few hundred calls is made by its few slowest, and on this machine the same
+code's mean moved by half from one run to the next (both sides'), so one run of each could not tell 1.1 from 1.9.
+
+Then a new process's costs: ``python -X importtime -c "import solver.search.engine"`` (its cumulative
 microseconds) and ``solve lookup --game connect4 --moves M`` of a late position and of ``444444`` (wall time of the whole
 process, median of 3), beside ``python -c pass``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import statistics
@@ -26,8 +35,7 @@ from pathlib import Path
 
 from bench_baselines import Baseline  # scripts/, beside this file
 
-import solver
-from solver.search import Engine, score_byte
+from solver.search import score_byte
 
 PONS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4" / "pons_tests"
 
@@ -63,48 +71,97 @@ def _timed(call: Callable[[str], int], lines: list[tuple[str, int]]) -> tuple[li
     return cpus, walls, wrong
 
 
-def bench_call_costs(report: Report, count: int = 200, pons: Path | None = None) -> None:
-    """Print the figures (module docstring); ``pons``: Pons' timing driver, run beside."""
+def one_run(file: str, count: int) -> dict[str, dict[str, float]]:
+    """One run in this process (a new one: its engines fresh, as a user's process starts): every call of each kind on
+    the set's positions, its kernels loaded first (not timed). By kind: CPU mean, wall mean and median (seconds) and
+    the wrong answers."""
+    import solver
+    from solver.search import Engine
+
+    engine = Engine("connect4")
+    engine.score(moves="4455")  # the kernels loaded before any timing
+    solver.lookup(game="connect4", moves=LOADS)
+    calls: dict[str, Callable[[str], int]] = {
+        "Engine.score": lambda moves: engine.score(moves=moves),
+        "solver.lookup": lambda moves: solver.lookup(game="connect4", moves=moves).score,
+    }
+    found = {}
+    for what, call in calls.items():
+        cpus, walls, wrong = _timed(call, _lines(file, count))
+        found[what] = {"cpu": statistics.fmean(cpus), "wall": statistics.fmean(walls), "median": statistics.median(walls), "wrong": wrong}
+    return found
+
+
+LOADS = "2252576253462244111563365343671351441"
+"""A position past the book that ``one_run`` looks up before timing: the store's engine made and its kernels loaded
+(a position the book answers whole would load none)."""
+
+
+def bench_call_costs(report: Report, count: int = 200, pons: Path | None = None, runs: int = 1) -> None:
+    """Print the figures (module docstring); ``pons``: Pons' timing driver, run beside; ``runs``: runs of each side,
+    each in a fresh process, the engine's and Pons' alternated (the first run's first side swapped each run)."""
     print(f"\nConnect Four, one call a position (load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     if not PONS.is_dir():
         print(f"   Pons' test sets are not at {PONS}: skipped")
     else:
-        engine = Engine("connect4")
-        engine.score(moves="4455")  # the kernels loaded before any timing
-        solver.lookup(game="connect4", moves="4455")
-        calls: dict[str, Callable[[str], int]] = {
-            "Engine.score": lambda moves: engine.score(moves=moves),
-            "solver.lookup": lambda moves: solver.lookup(game="connect4", moves=moves).score,
-        }
         for name, file in CALL_SETS:
-            lines = _lines(file, count)
-            for (what, call), flags in zip(calls.items(), ((), ("-a",)), strict=True):
-                cpus, walls, wrong = _timed(call, lines)
-                label = f"C4 {name}: {what}, one call ({len(lines)})"
-                report(f"{label}, CPU mean", statistics.fmean(cpus) * 1e6, "us")
-                report(f"{label}, wall mean", statistics.fmean(walls) * 1e6, "us")
-                report(f"{label}, wall median", statistics.median(walls) * 1e6, "us")
-                if wrong:
-                    report(f"C4 {name}: {what}: WRONG answers", wrong, "positions", "0", False)
-                if pons is not None:
-                    _beside_pons(report, Baseline("Pons", pons, flags), label, lines, statistics.fmean(cpus))
+            _bench_set(report, name, file, count, pons, runs)
     _bench_new_process(report)
     print(f"   (load average after: {os.getloadavg()[0]:.2f})")
 
 
-def _beside_pons(report: Report, pons: Baseline, label: str, lines: list[tuple[str, int]], engine_cpu: float) -> None:
-    """Pons' driver on the same positions (each score checked against his file's), and the engine's mean CPU per call
-    over his mean CPU per position."""
+def _bench_set(report: Report, name: str, file: str, count: int, pons: Path | None, runs: int) -> None:
+    """One set: ``runs`` runs of the engine (a fresh process each) and of Pons' driver plainly and with ``-a``,
+    alternated; each side's figure is the median of its runs' means, and the ratio that of the medians."""
+    lines = _lines(file, count)
+    ours: dict[str, list[dict[str, float]]] = {"Engine.score": [], "solver.lookup": []}
+    theirs: dict[str, list[float]] = {"Engine.score": [], "solver.lookup": []}
+    flags = {"Engine.score": (), "solver.lookup": ("-a",)}
+    for run in range(runs):
+        for side in ("ours", "pons") if run % 2 == 0 else ("pons", "ours"):
+            if side == "ours":
+                for what, figures in _fresh_run(file, count).items():
+                    ours[what].append(figures)
+            elif pons is not None:
+                for what, args in flags.items():
+                    theirs[what].append(_pons_mean(report, Baseline("Pons", pons, args), f"C4 {name}", lines))
+    for what in ours:
+        label = f"C4 {name}: {what}, one call ({len(lines)}, {runs} run{'s' if runs > 1 else ''}, a fresh process each)"
+        cpu = statistics.median(figures["cpu"] for figures in ours[what])
+        report(f"{label}, CPU mean (median of runs)", cpu * 1e6, "us")
+        each = " ".join(f"{figures['cpu'] * 1e6:.1f}" for figures in ours[what])
+        print(f"   {label}: each run's CPU mean, us: {each}")
+        report(f"{label}, wall median (median of runs)", statistics.median(figures["median"] for figures in ours[what]) * 1e6, "us")
+        wrong = sum(int(figures["wrong"]) for figures in ours[what])
+        if wrong:
+            report(f"C4 {name}: {what}: WRONG answers", wrong, "positions", "0", False)
+        means = [mean for mean in theirs[what] if mean > 0]
+        if pons is not None and len(means) == runs:
+            flag = " ".join(flags[what])
+            report(f"{label}: Pons{' ' + flag if flag else ''}, CPU mean (median of runs)", statistics.median(means) * 1e6, "us")
+            each = " ".join(f"{mean * 1e6:.1f}" for mean in means)
+            print(f"   {label}: Pons' CPU mean of each run, us: {each}")
+            ratio = cpu / statistics.median(means)
+            report(f"{label}: CPU over Pons{' ' + flag if flag else ''}", ratio, "x", f"<= {CALL_RATIO}", ratio <= CALL_RATIO)
+
+
+def _fresh_run(file: str, count: int) -> dict[str, dict[str, float]]:
+    """:func:`one_run` in a new Python process (this script's ``--one-run``)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--one-run", file, str(count)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=3600)
+    found: dict[str, dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def _pons_mean(report: Report, pons: Baseline, label: str, lines: list[tuple[str, int]]) -> float:
+    """Pons' driver on the set's positions in a new process (each score checked against his file's): his mean CPU
+    a position, or 0 when a score was wrong or a position unanswered (reported)."""
     run = pons.run([moves for moves, _ in lines], timeout=3600)
     wrong = sum(solved.score != expected for solved, (_, expected) in zip(run.solved, lines, strict=False))
     if not run.finished or wrong:
         report(f"{label}: Pons {' '.join(pons.args)}: WRONG or unfinished", wrong + len(lines) - len(run.solved), "positions", "0", False)
-        return
-    theirs = statistics.fmean(solved.cpu for solved in run.solved)
-    flags = f" {' '.join(pons.args)}" if pons.args else ""
-    report(f"{label}: Pons{flags}, CPU mean", theirs * 1e6, "us")
-    ratio = engine_cpu / theirs
-    report(f"{label}: CPU over Pons{flags}", ratio, "x", f"<= {CALL_RATIO}", ratio <= CALL_RATIO)
+        return 0.0
+    return statistics.fmean(solved.cpu for solved in run.solved)
 
 
 def _bench_new_process(report: Report) -> None:
@@ -128,3 +185,10 @@ def _bench_new_process(report: Report) -> None:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     report("C4 a new process: python -c pass, wall", (time.perf_counter() - start) * 1e3, "ms")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--one-run":  # one run of the engine's calls in this new process: JSON out
+        print(json.dumps(one_run(sys.argv[2], int(sys.argv[3]))))
+    else:
+        sys.exit("usage: bench_calls.py --one-run PONS_FILE COUNT (run by scripts/bench.py --connect4-calls N)")
