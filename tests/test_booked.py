@@ -207,3 +207,18 @@ def test_a_server_loads_the_engine_before_it_listens_so_its_first_search_spends_
         "print(json.dumps({'before': before, 'after': 'numba' in sys.modules}))"
     )
     assert found == {"before": False, "after": True}
+
+
+def test_the_engine_values_the_moves_of_a_position_the_book_holds_as_the_plain_reference_does() -> None:
+    # the engine searches each child of a position the book holds from the book's score (solve_at_least): at the book's
+    # depth every child is past the book, so each move's score is searched from that floor
+    game_name = "4x4k3-gravity"
+    game = parse_game(game_name)
+    book = _reference_book(game_name, 5)
+    engine = Engine(game, table_bytes=1 << 20, threads=1, book=book)
+    rng = random.Random(11)
+    for pieces in (book.depth, book.depth - 1):
+        for _ in range(10):
+            moves = _random_moves(game_name, pieces, rng)
+            expected = _reference_moves(game_name, moves)
+            assert engine.move_scores(from_moves(game, moves)) == (max(expected.values()), tuple(sorted(expected.items()))), moves

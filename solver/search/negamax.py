@@ -54,9 +54,11 @@ from .bitboard import (
     ONE,
     ZERO,
     can_win_next,
+    canonical,
     canonical_of,
     claimeven_bound,
     has_line,
+    key_of,
     mirror_cell,
     mirror_key,
     non_losing_moves,
@@ -229,21 +231,44 @@ def solve(
 
     Enhanced transposition cut-offs start after :data:`ETC_AFTER_NODES` nodes of this call.
     """
+    return solve_at_least(pos, mask, np.int64(NO_MOVE), geo, table, book, control, scratch)
+
+
+@kernel
+def solve_at_least(
+    pos: np.uint64,
+    mask: np.uint64,
+    floor: np.int64,
+    geo: np.ndarray,
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    control: np.ndarray,
+    scratch: np.ndarray,
+) -> np.int64:
+    """:func:`solve` of a position whose score is known to be at least ``floor`` (:data:`NO_MOVE`: nothing is known),
+    probed there first: the child of a move of a position the book holds (:func:`solve_move`) scores at least the
+    book's score negated, and exactly that when the move is a best one, which the first probe then proves."""
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
     if can_win_next(pos, mask, geo):
         return (cells + 1 - pieces) // 2
     low, high = -((cells - pieces) // 2), (cells + 1 - pieces) // 2
+    first = floor > low
+    if first:
+        low = min(floor, high)
     control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
     mpos, mmask = mirror_key(pos, geo), mirror_key(mask, geo)
     while low < high and not control[STOP]:
         share = max(control[HELPER], 1)
         med = low + (high - low) * share // (share + 1)
         if not control[HELPER]:
-            if med <= 0 and _trunc_half(low) < med:
+            if first:
+                med = low
+            elif med <= 0 and _trunc_half(low) < med:
                 med = _trunc_half(low)
             elif med >= 0 and _trunc_half(high) > med:
                 med = _trunc_half(high)
+        first = False
         found = negamax(pos, mask, mpos, mmask, med, med + 1, geo, table, book, control, scratch)
         if found <= med:
             high = found
@@ -266,7 +291,8 @@ def solve_move(
     """The exact Pons score of a move (a column) for the player making it, :data:`NO_MOVE` for a full column.
 
     A move that completes a line wins at once. The moves of one position are searched one a call, so that threads
-    sharing the table can take them in turn (:class:`solver.search.engine.Engine`); 0 if stopped.
+    sharing the table can take them in turn (:class:`solver.search.engine.Engine`); 0 if stopped. When the book holds
+    the position, no move scores more than its score: its child is searched from that floor (:func:`solve_at_least`).
     """
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
@@ -277,7 +303,9 @@ def solve_move(
         return (cells + 1 - pieces) // 2
     if pieces + 1 == cells:
         return np.int64(0)
-    return -solve(pos ^ mask, mask | move, geo, table, book, control, scratch)
+    known = book_score(canonical(key_of(pos, mask, geo), geo), pieces, cells, book[0], book[1]) if pieces <= book[2] else np.int64(NO_MOVE)
+    floor = -known if known != NO_MOVE else np.int64(NO_MOVE)
+    return -solve_at_least(pos ^ mask, mask | move, floor, geo, table, book, control, scratch)
 
 
 @kernel
