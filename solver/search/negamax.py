@@ -253,7 +253,7 @@ def solve_at_least(
     if can_win_next(pos, mask, geo):
         return (cells + 1 - pieces) // 2
     low, high = -((cells - pieces) // 2), (cells + 1 - pieces) // 2
-    first = floor > low
+    first = bool(floor > low)
     if first:
         low = min(floor, high)
     control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
