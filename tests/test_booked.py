@@ -142,9 +142,16 @@ def test_a_process_that_asks_the_opening_never_loads_numba() -> None:
         "a = solver.lookup(game='connect4', moves='4453')\n"
         "b = solver.lookup(0, game='connect4')\n"
         "c = solver.lookup('......./......./......./......./......./...X...', game='connect4')\n"
-        "print(json.dumps({'numba': 'numba' in sys.modules, 'answers': [[p.result, p.plies, len(p.moves)] for p in (a, b, c)]}))"
+        "over = solver.lookup(game='connect4', moves='1212121')\n"
+        "try:\n    solver.lookup(game='connect4', moves='448')\nexcept solver.InvalidBoardError as error:\n    refused = str(error)\n"
+        "print(json.dumps({'numba': 'numba' in sys.modules, 'answers': [[p.result, p.plies, len(p.moves)] for p in (a, b, c, over)],"
+        " 'refused': refused}))"
     )
-    assert found == {"numba": False, "answers": [["loss", 36, 7], ["win", 41, 7], ["loss", 40, 7]]}
+    assert found == {
+        "numba": False,
+        "answers": [["loss", 36, 7], ["win", 41, 7], ["loss", 40, 7], ["loss", 0, 0]],
+        "refused": "move 3 of the move string '448' is '8': a move is a column from 1 to 7",
+    }
 
 
 def test_a_position_at_the_books_depth_loads_the_engine_which_answers_the_books_entry(connect4_book: ArrayBook) -> None:

@@ -256,8 +256,10 @@ class SearchTable(Table):
         say why, or answer the finished board."""
         if type(moves) is not str:  # the engine plays a list of columns too: a look-up reads only a move string
             return super().at_moves(moves)
-        bits = booked.play(self.game, moves) if self._book_answers(len(moves)) else None
-        if bits is not None:  # a position the book answers whole: no engine is loaded (solver.search.booked)
+        if self._book_answers(len(moves)):  # a position the book answers whole: no engine is loaded (solver.search.booked)
+            bits = booked.play(self.game, moves)
+            if bits is None:  # not played plainly: the rules read it, naming what is wrong or answering the end
+                return super().at_moves(moves)
             code = booked.code_of(self.game, bits)
             return self._position(code, self._answer(code, bits), bits.pieces)
         try:
