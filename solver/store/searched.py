@@ -116,11 +116,6 @@ class _Shared:
                     found = self._engine = self._make()
         return found
 
-    @property
-    def loaded(self) -> bool:
-        """Whether the engine is made."""
-        return self._engine is not None
-
     def recall(self, code: int) -> _Answer | None:
         with self.lock:
             found = self.kept.get(code)
