@@ -391,13 +391,26 @@ class _FirstMoves:
 def test_solve_build_connect4_writes_the_book_from_its_chunks_and_its_root_is_a_win_on_ply_41(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import solver.store.book as builder
 
-    monkeypatch.setattr(builder, "_engine", lambda game, table_bytes: _FirstMoves())
+    monkeypatch.setattr(builder, "_engine", lambda game, table_bytes, depth: _FirstMoves())
     result = CliRunner().invoke(main, ["build", "--game", "connect4", "--depth", "1", "--jobs", "1", "--yes", "--table-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "Wrote" in result.output and "depth 1, 5 positions (4 searched)" in result.output
     book = open_book(tmp_path / "6x7k4-gravity.ttt", "connect4")
     assert Engine("connect4", table_bytes=TABLE_BYTES, book=book).score(moves="") == 100 - 41
     assert not (tmp_path / "6x7k4-gravity.ttt.build").exists()
+
+
+def test_a_build_searches_with_the_shipped_book_only_when_it_is_one_ply_shallower() -> None:
+    # the deepest ply's positions are searched from their parents' scores (negamax.book_floor); a book as deep as the
+    # build would answer the very positions it is to search, so no other depth is ever used
+    from solver.store.book import floor_book
+
+    game = parse_game("connect4")
+    shipped = open_book(shipped_book_path(game), "connect4")  # type: ignore[arg-type]
+    found = floor_book(game, shipped.depth + 1)
+    assert found is not None and found.depth == shipped.depth and found.checksum == shipped.checksum
+    assert floor_book(game, shipped.depth) is None and floor_book(game, shipped.depth + 2) is None
+    assert floor_book(parse_game(BOOKED), 4) is None  # no book ships for it
 
 
 # -- 7. a book in a table directory: the search source, solve build and solve verify ------------------------------------

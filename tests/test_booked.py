@@ -23,7 +23,7 @@ from reference import board_of, reference
 import solver
 from solver.errors import InvalidBoardError, InvalidMoveError
 from solver.rules.game import parse_game
-from solver.search import ArrayBook, Engine, booked, code_of_key, from_moves
+from solver.search import ArrayBook, Engine, booked, code_of_key, from_moves, position_of_key
 from solver.search.book import merged
 from solver.search.plies import derive_all, positions
 from solver.store.searched import SearchTable
@@ -229,3 +229,27 @@ def test_the_engine_values_the_moves_of_a_position_the_book_holds_as_the_plain_r
             moves = _random_moves(game_name, pieces, rng)
             expected = _reference_moves(game_name, moves)
             assert engine.move_scores(from_moves(game, moves)) == (max(expected.values()), tuple(sorted(expected.items()))), moves
+
+
+def test_a_position_one_ply_past_the_book_scores_as_the_plain_reference_and_at_least_its_floor() -> None:
+    # a position one ply past the book is searched from the floor its parents' book scores give (negamax.book_floor):
+    # the floor never exceeds its true score, equals it for a best move's child, and the search's answer is exact
+    from solver.search.negamax import NO_MOVE, book_floor, score_byte
+
+    game_name = "4x4k3-gravity"
+    game = parse_game(game_name)
+    book = _reference_book(game_name, 5)
+    engine = Engine(game, table_bytes=1 << 20, threads=1, book=book)
+    past = [int(key) for key in list(positions(game, book.depth + 1))[-1][1]]
+    rng = random.Random(12)
+    exact = 0
+    for key in rng.sample(past, 80):
+        where = position_of_key(game, key)
+        expected = _reference_byte(game_name, board_of(code_of_key(game, key), game.cells))
+        assert engine.score(where) == expected, key
+        floor = int(book_floor(np.uint64(where.pos), np.uint64(where.mask), engine._geo, engine._book))
+        assert floor != NO_MOVE, "every parent of a position one ply past the book is in it"
+        floor_byte = score_byte(floor, where.pieces, game.cells)
+        assert floor_byte <= expected, key  # score bytes are in the order of their worth to the side to move
+        exact += floor_byte == expected
+    assert 0 < exact < 80, "some sampled positions are a best move's child, some are not"

@@ -45,6 +45,7 @@ import numpy as np
 
 from ..rules.score import WIN
 from .bitboard import (
+    G_BOTTOM,
     G_CELLS,
     G_COLMASK,
     G_COLS,
@@ -129,6 +130,33 @@ def book_score(key: np.uint64, pieces: np.int64, cells: np.int64, keys: np.ndarr
     last = pieces + 100 - abs(byte)
     size = (cells - last) // 2 + 1
     return size if byte > 0 else -size
+
+
+@kernel
+def book_floor(pos: np.uint64, mask: np.uint64, geo: np.ndarray, book: tuple[np.ndarray, np.ndarray, np.int64]) -> np.int64:
+    """The least Pons score a position one ply past the book's depth can have, :data:`NO_MOVE` for any other position.
+
+    Each of its parents (the position with one of the last mover's top pieces taken back) is in the book, and a move
+    scores at most its position's score ``S`` for the player making it: so the position, the move's child, scores at
+    least ``-S`` for its side to move, and at least the largest of these over its parents. It scores exactly that when
+    it is the child of a best move of one of them.
+    """
+    pieces = np.int64(popcount(mask))
+    if pieces != book[2] + 1:
+        return np.int64(NO_MOVE)
+    cells, theirs, floor = np.int64(geo[G_CELLS]), pos ^ mask, np.int64(NO_MOVE)
+    for c in range(np.int64(geo[G_COLS])):
+        column = mask & geo[G_COLMASK + c]
+        if column == ZERO:
+            continue
+        top = (column + (geo[G_BOTTOM] & geo[G_COLMASK + c])) >> ONE  # a column's pieces are its lowest cells
+        if top & theirs == ZERO:
+            continue
+        parent = canonical(key_of(theirs ^ top, mask ^ top, geo), geo)
+        score = book_score(parent, pieces - 1, cells, book[0], book[1])
+        if score != NO_MOVE and -score > floor:
+            floor = -score
+    return floor
 
 
 @kernel
@@ -229,9 +257,10 @@ def solve(
 ) -> np.int64:
     """The exact Pons score of a position that is not over, by null-window probes (Pons' ``solve``); 0 if stopped.
 
+    A position one ply past the book's depth is searched from the floor its parents' scores give (:func:`book_floor`).
     Enhanced transposition cut-offs start after :data:`ETC_AFTER_NODES` nodes of this call.
     """
-    return solve_at_least(pos, mask, np.int64(NO_MOVE), geo, table, book, control, scratch)
+    return solve_at_least(pos, mask, book_floor(pos, mask, geo, book), geo, table, book, control, scratch)
 
 
 @kernel
@@ -246,8 +275,8 @@ def solve_at_least(
     scratch: np.ndarray,
 ) -> np.int64:
     """:func:`solve` of a position whose score is known to be at least ``floor`` (:data:`NO_MOVE`: nothing is known),
-    probed there first: the child of a move of a position the book holds (:func:`solve_move`) scores at least the
-    book's score negated, and exactly that when the move is a best one, which the first probe then proves."""
+    probed there first: a position one ply past the book (:func:`book_floor`) scores exactly its floor when it is the
+    child of a best move, which the first probe then proves."""
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
     if can_win_next(pos, mask, geo):
@@ -292,7 +321,7 @@ def solve_move(
 
     A move that completes a line wins at once. The moves of one position are searched one a call, so that threads
     sharing the table can take them in turn (:class:`solver.search.engine.Engine`); 0 if stopped. When the book holds
-    the position, no move scores more than its score: its child is searched from that floor (:func:`solve_at_least`).
+    the position, its move's child is searched from the floor its score gives (:func:`book_floor`).
     """
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
@@ -303,9 +332,7 @@ def solve_move(
         return (cells + 1 - pieces) // 2
     if pieces + 1 == cells:
         return np.int64(0)
-    known = book_score(canonical(key_of(pos, mask, geo), geo), pieces, cells, book[0], book[1]) if pieces <= book[2] else np.int64(NO_MOVE)
-    floor = -known if known != NO_MOVE else np.int64(NO_MOVE)
-    return -solve_at_least(pos ^ mask, mask | move, floor, geo, table, book, control, scratch)
+    return -solve(pos ^ mask, mask | move, geo, table, book, control, scratch)
 
 
 @kernel

@@ -60,6 +60,7 @@ from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
 from ..storage import trust
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
 from .estimate import BuildEstimate, format_duration
+from .locate import packaged_file
 
 MAGIC = b"SOLVBOOK"
 """The first bytes of a build directory's ``keys.bin`` and chunk files."""
@@ -248,6 +249,16 @@ def _prepare(directory: Path, game: Game, depth: int, keys: np.ndarray, chunk: i
         _write(directory / "keys.bin", _sealed(keys.astype("<u8").tobytes()))
 
 
+def _plan_depth(directory: Path) -> int:
+    try:
+        depth = json.loads((directory / "plan.json").read_text()).get("depth")
+    except (OSError, ValueError, AttributeError):
+        depth = None
+    if type(depth) is not int:
+        raise BuildError(f"{directory / 'plan.json'} is damaged: remove {directory} and build again")
+    return depth
+
+
 def _load_keys(directory: Path) -> np.ndarray:
     payload = _unsealed(directory / "keys.bin")
     if payload is None:
@@ -259,12 +270,33 @@ def _load_keys(directory: Path) -> np.ndarray:
 _engines = threading.local()
 
 
-def _engine(game: Game, table_bytes: int) -> search.Engine:
-    """This thread's engine for ``game`` (one a process in a pool; one a thread in a Dask worker)."""
+def _engine(game: Game, table_bytes: int, depth: int) -> search.Engine:
+    """This thread's engine for a build of ``game``'s book to ``depth`` (one a process in a pool; one a thread in a
+    Dask worker), with the book one ply shallower where the package ships it (:func:`floor_book`)."""
     found: search.Engine | None = getattr(_engines, "engine", None)
-    if found is None or found.game != game or found.table_bytes != table_bytes:
-        found = _engines.engine = search.Engine(game, table_bytes=table_bytes, threads=1)
+    if found is None or getattr(_engines, "made_for", None) != (game, table_bytes, depth):
+        found = _engines.engine = search.Engine(game, table_bytes=table_bytes, threads=1, book=floor_book(game, depth))
+        _engines.made_for = (game, table_bytes, depth)
     return found
+
+
+def floor_book(game: Game, depth: int) -> search.TableBook | None:
+    """The book a build to ``depth`` searches with: the one the package ships for ``game`` when it is exactly one ply
+    shallower (its checksum the shipped one), else None.
+
+    Every position of the build's deepest ply then scores at least its parents' scores negated
+    (:func:`solver.search.negamax.book_floor`), and exactly that when it is a best move's child, which one null-window
+    probe proves: a fifth fewer positions searched on two of the depth-9 build's chunks (docs/connect4.md). A deeper
+    book is never used (it would answer the positions the build is to search), and the proof of a book
+    (:func:`solver.store.bookproof.check_book`) searches with none, so a build's entries are checked by a search that
+    owes nothing to the shallower book.
+    """
+    path = packaged_file(f"{game.name}.ttt")
+    expected = trust.expected_book_root(game, depth - 1)
+    if path is None or expected is None:
+        return None
+    book = search.open_book(path, game)
+    return book if book.depth == depth - 1 and book.checksum == expected else None
 
 
 def run_chunk(directory: str, game_name: str, index: int, chunk: int = CHUNK_POSITIONS, table_bytes: int = TABLE_BYTES) -> tuple[int, float]:
@@ -277,7 +309,7 @@ def run_chunk(directory: str, game_name: str, index: int, chunk: int = CHUNK_POS
     where = Path(directory)
     game = search.engine_game(game_name)
     keys = _load_keys(where)[index * chunk : (index + 1) * chunk]
-    engine = _engine(game, table_bytes)
+    engine = _engine(game, table_bytes, _plan_depth(where))
     start = time.process_time()
     scores = np.array([engine.score(search.position_of_key(game, int(key))) for key in keys], dtype=np.int8)
     seconds = time.process_time() - start
