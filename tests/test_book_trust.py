@@ -25,7 +25,7 @@ from solver.search import Engine, positions
 from solver.search.book import open_book, write_book
 from solver.search.plies import derive_all
 from solver.search.position import engine_game
-from solver.storage.checksums import EXPECTED_BOOK_ROOTS
+from solver.storage.checksums import EARLIER_BOOK_ROOTS, EXPECTED_BOOK_ROOTS
 from solver.storage.tablefile import read_header, write_table
 from solver.store.bookproof import open_trusted_book, shipped_book_path, verify_book
 from solver.store.tablebase import Tablebase
@@ -125,6 +125,21 @@ def test_a_connect4_book_of_another_depth_whose_proof_takes_too_long_is_refused_
     draws = derive_all(game, levels, np.zeros(levels[-1].size, dtype=np.int8))  # plausible entries, unproved
     write_book(tmp_path / "6x7k4-gravity.ttt", game, levels, draws)
     with pytest.raises(TableError, match=r"no checksum ships for a 6x7k4-gravity book of depth 3.*solve verify --game 6x7k4-gravity --table"):
+        Tablebase(table_dir=tmp_path).book("connect4", table_dir=tmp_path)
+
+
+def test_a_book_that_shipped_before_is_believed_by_its_checksum_and_a_copy_with_another_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a user who fetched or built the book an earlier version shipped keeps it when a deeper one ships (EARLIER_BOOK_ROOTS)
+    game = engine_game("connect4")
+    levels = [keys for _, keys in positions(game, 3)]
+    draws = derive_all(game, levels, np.zeros(levels[-1].size, dtype=np.int8))  # plausible entries: no proof would pass them
+    path = write_book(tmp_path / "6x7k4-gravity.ttt", game, levels, draws)
+    root = open_book(path).checksum
+    monkeypatch.setitem(EARLIER_BOOK_ROOTS, "6x7k4-gravity", ((3, root),))
+    book = Tablebase(table_dir=tmp_path).book("connect4", table_dir=tmp_path)
+    assert book is not None and book.depth == 3 and book.path == path, "believed by its checksum, with no proof"
+    monkeypatch.setitem(EARLIER_BOOK_ROOTS, "6x7k4-gravity", ((3, "0" * 64),))
+    with pytest.raises(TableError, match=f"checksum {root} is not the expected 0{{64}}"):
         Tablebase(table_dir=tmp_path).book("connect4", table_dir=tmp_path)
 
 

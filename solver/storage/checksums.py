@@ -1748,6 +1748,10 @@ EXPECTED_BOOK_ROOTS: dict[str, tuple[int, str]] = {
 """Opening books (:mod:`solver.search.book`) built and checked so far: the game's name, the book's depth (plies)
 and its checksum. A book of another depth has no shipped checksum (it is trusted as a table is, once proved)."""
 
+EARLIER_BOOK_ROOTS: dict[str, tuple[tuple[int, str], ...]] = {}
+"""Opening books that shipped before the one listed above: the game's name, then each book's depth and checksum. Such a
+book (fetched or built when it shipped) is still believed by its checksum."""
+
 EARLIER_COMPACT_ROOTS: dict[str, tuple[str, ...]] = {
     "2x9k4": ("e20fc4a34657d8bc78cc805fda21243455b155bab9d9de1d2d27725a14ccfc73",),
     "3x6k3": ("de3f2c11626b2f0a7372a00fd45b76edefc57ef50cf77bfb0bb11e6706d0650a",),

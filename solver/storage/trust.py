@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import InvalidArgumentError, RegistryWarning, TableError, quote
-from .checksums import EARLIER_COMPACT_ROOTS, EXPECTED_BOOK_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
+from .checksums import EARLIER_BOOK_ROOTS, EARLIER_COMPACT_ROOTS, EXPECTED_BOOK_ROOTS, EXPECTED_COMPACT_ROOTS, EXPECTED_ROOTS
 from .fsutil import file_kind, write_atomic
 
 
@@ -143,11 +143,15 @@ def expected_root(game: TableGame, kind: str = "dense") -> str | None:
 
 
 def expected_book_root(game: TableGame, depth: int) -> str | None:
-    """The checksum the package ships for ``game``'s book of ``depth`` plies, if it ships one (one depth a game:
-    the book ``solve build`` makes and ``solve fetch`` fetches, :data:`solver.storage.checksums.EXPECTED_BOOK_ROOTS`);
-    a book of another depth is believed as any table without a shipped checksum is."""
+    """The checksum the package knows for ``game``'s book of ``depth`` plies, if it knows one: the shipped book's
+    (one depth a game: the book ``solve build`` makes and ``solve fetch`` fetches,
+    :data:`solver.storage.checksums.EXPECTED_BOOK_ROOTS`), or a book's that shipped before it
+    (:data:`~solver.storage.checksums.EARLIER_BOOK_ROOTS`: such a file, fetched or built then, is still believed); a
+    book of another depth is believed as any table without a shipped checksum is."""
     shipped = EXPECTED_BOOK_ROOTS.get(game.name)
-    return shipped[1] if shipped is not None and shipped[0] == depth else None
+    if shipped is not None and shipped[0] == depth:
+        return shipped[1]
+    return dict(EARLIER_BOOK_ROOTS.get(game.name, ())).get(depth)
 
 
 def earlier_roots(game: TableGame, kind: str = "compact") -> tuple[str, ...]:
