@@ -253,3 +253,20 @@ def test_a_position_one_ply_past_the_book_scores_as_the_plain_reference_and_at_l
         assert floor_byte <= expected, key  # score bytes are in the order of their worth to the side to move
         exact += floor_byte == expected
     assert 0 < exact < 80, "some sampled positions are a best move's child, some are not"
+
+
+def test_an_app_made_from_a_search_table_makes_its_engine_before_any_request(connect4_book: ArrayBook) -> None:
+    # an app made from tables opened otherwise than by open_tables (solver.table_for, an ASGI deployment's own code):
+    # no request's short search, holding one of the server's two short turns, pays the engine's load
+    from solver import web
+
+    made: list[str] = []
+
+    def make() -> Engine:
+        made.append("engine")
+        return Engine("connect4", table_bytes=1 << 20, threads=1, book=connect4_book)
+
+    table = SearchTable(make, game=parse_game("connect4"), book=connect4_book)
+    assert made == []
+    web.create_app([table])
+    assert made == ["engine"]

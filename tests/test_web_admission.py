@@ -23,14 +23,17 @@ import solver  # noqa: E402
 from solver import web  # noqa: E402
 from solver.web.admission import FairTurns, Gate, Refused  # noqa: E402
 
-HARD = "123321711"
-"""A position one ply past a depth-8 book whose search takes seconds (a win on ply 31; 7.4 s of CPU with every move
-valued, measured here): it runs to a budget of a second; the other long one beside it (``SECOND``) likewise."""
-SECOND = "444444711"
-"""A draw one ply past a depth-8 book (2.4 s of CPU, every move valued): past a budget of a second."""
-ALONE = "562315615"
-"""Another long one (a draw; 3.3 s of CPU, every move valued), asked by no other test of this file, so that no table
-entry of an earlier search shortens it."""
+HARD = "7357561511"
+"""A position of ten pieces, past a depth-9 book, whose search takes seconds (a loss in 28 plies; 5.3 s of CPU on one
+core with every move valued, measured here): it runs to a budget of a second; the other long ones beside it (``SECOND``,
+``THIRD``) likewise."""
+SECOND = "2773315563"
+"""A draw of ten pieces (4.4 s of CPU, every move valued): past a budget of a second."""
+THIRD = "5236371113"
+"""A draw of ten pieces (4.2 s of CPU, every move valued): past a budget of a second."""
+ALONE = "2646721743"
+"""Another long one (a win in 25 plies; 2.7 s of CPU, every move valued), asked by no other test, so that no table entry
+of an earlier search shortens it."""
 LATE = "2252576253462244111563365343671351441"
 """End-Easy's first position: a short search answers it."""
 
@@ -127,7 +130,7 @@ def test_the_server_refuses_a_long_search_at_once_when_the_ones_ahead_could_take
             answer = client.get("/api/v1/connect4", params={"moves": moves})
             answers[moves] = (answer, time.monotonic() - start)
 
-        long = [threading.Thread(target=ask, args=(moves,)) for moves in (HARD, SECOND, "444444117")]
+        long = [threading.Thread(target=ask, args=(moves,)) for moves in (HARD, SECOND, THIRD)]
         for thread in long:  # arriving 0.1 s apart: the third could start only when the second's deadline has passed
             thread.start()
             time.sleep(0.1)

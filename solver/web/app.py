@@ -265,7 +265,8 @@ def create_app(
 ) -> Starlette:
     """The ASGI app serving ``tables`` (default: tic-tac-toe and every table in ``table_dir``).
 
-    :param tables: open tables (:func:`open_tables`); the first one is the page's default game.
+    :param tables: open tables (:func:`open_tables`); the first one is the page's default game. A game answered by
+        search has its engine made here (its compiled kernels loaded), before any request.
     :param table_dir: where to look for tables when ``tables`` is not given, and where the
         404 message tells users their builds go.
     :param max_batches: batch requests answered at once; the next ones get 503.
@@ -279,6 +280,8 @@ def create_app(
         tables = open_tables(names, table_dir=table_dir)
     games: dict[str, ServedGame] = {}
     for table in tables:
+        if table.searches:  # its engine made now (once a process), so that no request's short search pays its load
+            table.load_into_memory()
         games.setdefault(table.game.name, served_game(table, search_budget))
     api = _Api(games, table_dir, max_batches)
     files = TableFiles(game.table for game in games.values())
