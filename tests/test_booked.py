@@ -166,6 +166,20 @@ def test_a_position_at_the_books_depth_loads_the_engine_which_answers_the_books_
     assert found == {"numba": True, "score": connect4_book.probe(booked.canonical_key(game, bits.pos, bits.mask))}
 
 
+def test_a_positions_score_alone_at_the_books_depth_is_its_entry_read_without_loading_the_engine(connect4_book: ArrayBook) -> None:
+    # Table.score_of (a value without its moves) of a position the book holds is the book's entry itself
+    game = parse_game("connect4")
+    moves = _random_moves("connect4", connect4_book.depth, random.Random(13))
+    bits = booked.play(game, moves)
+    assert bits is not None
+    found = _fresh(
+        "import json, sys, solver\nfrom solver.search import booked\ntable = solver.table_for('connect4')\n"
+        f"code = booked.code_of(table.game, booked.play(table.game, '{moves}'))\nscore = table.score_of(code)\n"
+        "print(json.dumps({'numba': 'numba' in sys.modules, 'score': score}))"
+    )
+    assert found == {"numba": False, "score": connect4_book.probe(booked.canonical_key(game, bits.pos, bits.mask))}
+
+
 @pytest.mark.parametrize(
     ("moves", "error", "says"),
     [

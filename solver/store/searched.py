@@ -343,7 +343,8 @@ class SearchTable(Table):
         return None
 
     def score_of(self, code: int) -> int:
-        """The score of a code for the side to move, searched (``UNREACHABLE`` for a board no game reaches)."""
+        """The score of a code for the side to move: the book's entry for a position it holds (read without the engine),
+        else searched (``UNREACHABLE`` for a board no game reaches)."""
         if not 0 <= code < self.game.codes or code_rules(self.game).violation(code) is not None:
             return UNREACHABLE
         found = self._shared.recall(code)
@@ -352,6 +353,12 @@ class SearchTable(Table):
         over = self._finished_score(code)
         if over is not None:
             return over
+        book = self._shared.book
+        if book is not None and _pieces(self.game, code) <= book.depth:  # the book's own entry: no engine loaded
+            bits = booked.bits_of_code(self.game, code)
+            entry = book.probe(booked.canonical_key(self.game, bits.pos, bits.mask))
+            if entry is not None:
+                return entry
         try:
             return self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
         finally:
