@@ -1743,12 +1743,14 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
 """Compact tables of the games past 16 cells built and checked so far."""
 
 EXPECTED_BOOK_ROOTS: dict[str, tuple[int, str]] = {
-    "6x7k4-gravity": (8, "939a87c4fa8005002b3167e1b90f7ff7e32c76f5cfe57c0702ddcc552d4116d0"),
+    "6x7k4-gravity": (9, "eed370b8c9980d16818cd5b820ef5bb023ea3a6c5f0a4c225683edca2b032228"),
 }
 """Opening books (:mod:`solver.search.book`) built and checked so far: the game's name, the book's depth (plies)
 and its checksum. A book of another depth has no shipped checksum (it is trusted as a table is, once proved)."""
 
-EARLIER_BOOK_ROOTS: dict[str, tuple[tuple[int, str], ...]] = {}
+EARLIER_BOOK_ROOTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "6x7k4-gravity": ((8, "939a87c4fa8005002b3167e1b90f7ff7e32c76f5cfe57c0702ddcc552d4116d0"),),
+}
 """Opening books that shipped before the one listed above: the game's name, then each book's depth and checksum. Such a
 book (fetched or built when it shipped) is still believed by its checksum."""
 

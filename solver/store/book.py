@@ -72,13 +72,13 @@ killed build loses little and a cluster's workers share the work evenly."""
 TABLE_BYTES = 256 << 20
 """Each build process's transposition table (256 MiB; its entries help the next positions of the chunk)."""
 
-DEFAULT_DEPTH = {CONNECT_FOUR: 8}
+DEFAULT_DEPTH = {CONNECT_FOUR: 9}
 """The depth of the book ``solve build`` makes, by game (chosen by measurement: docs/connect4.md); other
 games get :data:`SMALL_DEPTH`."""
 SMALL_DEPTH = 4
 
 SECONDS_PER_POSITION = {
-    CONNECT_FOUR: {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 0.24},
+    CONNECT_FOUR: {4: 13.7, 5: 6.9, 6: 5.4, 7: 5.7, 8: 0.24, 9: 0.13},
     Game(6, 6, 4, "gravity"): {4: 0.6},
     Game(5, 7, 4, "gravity"): {4: 0.9},
 }
@@ -86,7 +86,9 @@ SECONDS_PER_POSITION = {
 means over seeded samples, measured 2026-11-28 on the project's 2-core machine under a load average of 13 to 23,
 a fresh 128 MiB table each, 3 to 8 positions a ply (docs/connect4.md). Its ply 8: the depth-8 build itself, 0.24 s a position over all 91,295
 (21,968 CPU seconds, 2026-12-03, chunks of 16 positions on one 256 MiB table a process, at ``nice 19``, beside other work;
-a fresh table a position costs more). 6x6k4-gravity's and 5x7k4-gravity's ply 4 (their books'
+a fresh table a position costs more). Its ply 9: the depth-9 build, 0.13 s a position over all 269,531 (34,523 CPU
+seconds, 2026-12-03; a third of its chunks searched before the build used the depth-8 book's floor
+(:func:`floor_book`), which made the later chunks about twice as fast). 6x6k4-gravity's and 5x7k4-gravity's ply 4 (their books'
 default depth): 3 seeded positions each, 0.33 to 0.86 s and 0.17 to 1.62 s (2026-12-02, load about 3).
 A ply not listed takes the nearest listed ply's figure (shallower positions cost more: an estimate of ply 2 errs short);
 a game not listed: :data:`SMALL_SECONDS_PER_POSITION`."""

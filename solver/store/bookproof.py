@@ -3,7 +3,7 @@
 A book (:mod:`solver.search.book`) answers the opening without a search, so a wrong entry is a wrong
 answer that nothing else catches. It is believed by the rule of every table (:mod:`solver.storage.trust`):
 
-1. **shipped**: a book of the depth whose checksum the package ships (Connect Four's, depth 8) is
+1. **shipped**: a book of the depth whose checksum the package ships (Connect Four's, depth 9; a book that shipped before is believed by its checksum too) is
    checked against that checksum when it is opened, and then believed; the package ships that book
    itself too (:func:`shipped_book_path`), so a fresh install answers the opening;
 2. **built or proved here**: ``solve build`` records the book it wrote in the registry beside it, and
