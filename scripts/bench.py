@@ -1235,7 +1235,7 @@ def add_connect4_options(parser: argparse.ArgumentParser) -> None:
         "--connect4-sets",
         metavar="NAME[:N],...",
         help="only these of Pons' sets (End-Easy, Middle-Easy, Begin-Easy, Middle-Medium, Begin-Medium, Begin-Hard), N sampled of each;"
-        " with --connect4-book, searched with the book",
+        " with --connect4-book, searched with the book; with --connect4-calls, only these of its four sets (N unused)",
     )
     parser.add_argument(
         "--connect4-at-hand", metavar="N", type=int, help="only Connect Four at hand: fresh processes, N random positions of plies 0 to 20 (600)"
@@ -1355,9 +1355,13 @@ def _connect4_section(args: argparse.Namespace) -> None:
     """The Connect Four section (scripts/bench_connect4.py), with the C++ baselines of ``--pons`` and ``--c4``; or
     only what one call costs (``--connect4-calls``, scripts/bench_calls.py)."""
     if args.connect4_calls:
-        from bench_calls import bench_call_costs
+        from bench_calls import CALL_SETS, bench_call_costs
 
-        bench_call_costs(report, args.connect4_calls, args.pons, runs=args.runs or 3)
+        try:
+            chosen = list(parse_sets(args.connect4_sets, [name for name, _ in CALL_SETS])) if args.connect4_sets else None
+        except argparse.ArgumentTypeError as error:
+            raise SystemExit(f"bench.py: --connect4-sets: {error}") from None
+        bench_call_costs(report, args.connect4_calls, args.pons, runs=args.runs or 3, sets=chosen)
         return
     from bench_connect4 import SETS, bench_connect4
 

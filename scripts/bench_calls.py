@@ -97,15 +97,17 @@ LOADS = "2252576253462244111563365343671351441"
 (a position the book answers whole would load none)."""
 
 
-def bench_call_costs(report: Report, count: int = 200, pons: Path | None = None, runs: int = 1) -> None:
+def bench_call_costs(report: Report, count: int = 200, pons: Path | None = None, runs: int = 1, sets: list[str] | None = None) -> None:
     """Print the figures (module docstring); ``pons``: Pons' timing driver, run beside; ``runs``: runs of each side,
-    each in a fresh process, the engine's and Pons' alternated (the first run's first side swapped each run)."""
+    each in a fresh process, the engine's and Pons' alternated (the first run's first side swapped each run); ``sets``:
+    only these of :data:`CALL_SETS` (None: all four)."""
     print(f"\nConnect Four, one call a position (load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     if not PONS.is_dir():
         print(f"   Pons' test sets are not at {PONS}: skipped")
     else:
         for name, file in CALL_SETS:
-            _bench_set(report, name, file, count, pons, runs)
+            if sets is None or name in sets:
+                _bench_set(report, name, file, count, pons, runs)
     _bench_new_process(report)
     print(f"   (load average after: {os.getloadavg()[0]:.2f})")
 

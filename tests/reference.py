@@ -64,6 +64,7 @@ Solution(result=1, plies=1, best=frozenset({0}))
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -245,6 +246,15 @@ class Reference:
         """The board after the side to move plays ``cell`` (which must be a move: :meth:`playable`)."""
         assert self.playable(board, cell), f"cell {cell} of {show(board, self.cols)} is not a move"
         return board[:cell] + (self.to_move(board),) + board[cell + 1 :]
+
+    def random_position(self, rng: random.Random, empty: int) -> Board | None:
+        """A random game played until ``empty`` cells are left, or None when it ends first."""
+        board = self.empty
+        while board.count(0) > empty:
+            board = self.play(board, rng.choice(self.moves(board)))
+            if self.is_over(board):
+                return None
+        return board
 
     def _completes_line(self, board: Board, cell: int, piece: int) -> bool:
         return any(all(board[c] == piece for c in line) for line in self.lines_through[cell])

@@ -96,16 +96,6 @@ def test_the_engine_gives_sampled_positions_of_every_5x5_gravity_layer_and_every
 # -- 3. 5x6 and 4x7 against the reference ----------------------------------------------------------------------------
 
 
-def random_position(ref: Reference, rng: random.Random, empty: int) -> tuple[int, ...] | None:
-    """A random game played until ``empty`` cells are left, or None when it ends first."""
-    board = tuple([0] * ref.cells)
-    while board.count(0) > empty:
-        board = ref.play(board, rng.choice(ref.moves(board)))
-        if ref.is_over(board):
-            return None
-    return board
-
-
 @pytest.mark.parametrize(("name", "empty", "count"), [("4x7k4-gravity", 12, 25), ("5x6k4-gravity", 12, 20)])
 def test_the_engine_gives_sampled_positions_of_5x6_and_4x7_gravity_and_every_move_the_references_values_and_plies(name: str, empty: int, count: int) -> None:
     game = parse_game(name)
@@ -114,7 +104,7 @@ def test_the_engine_gives_sampled_positions_of_5x6_and_4x7_gravity_and_every_mov
     rng = random.Random(f"{name} against the reference")
     done = 0
     while done < count:
-        board = random_position(ref, rng, rng.randint(4, empty))
+        board = ref.random_position(rng, rng.randint(4, empty))
         if board is None:
             continue
         expected, answer = ref.solve(board), engine.solve(code(board))

@@ -149,17 +149,6 @@ def test_the_engine_gives_every_position_of_a_small_table_its_score_and_every_mo
 # -- 3. the independent reference on random positions of bigger boards ------------------------------------------------
 
 
-def random_position(ref: Reference, rng: random.Random, empty: int) -> tuple[int, ...] | None:
-    """A random game played until ``empty`` cells are left, or None when it ends first."""
-    board = tuple([0] * ref.cells)
-    while board.count(0) > empty:
-        moves = ref.moves(board)
-        board = ref.play(board, rng.choice(moves))
-        if ref.is_over(board):
-            return None
-    return board
-
-
 @pytest.mark.parametrize(
     ("name", "empty", "count"), [("4x5k4-gravity", 12, 30), ("5x5k4-gravity", 11, 25), ("6x7k4-gravity", 10, 20), ("5x6k4-gravity", 11, 15)]
 )
@@ -169,7 +158,7 @@ def test_the_engine_agrees_with_the_independent_reference_on_random_positions(na
     rng = random.Random(name)
     done = 0
     while done < count:
-        board = random_position(ref, rng, empty)
+        board = ref.random_position(rng, empty)
         if board is None:
             continue
         expected = ref.solve(board)
@@ -473,8 +462,8 @@ def test_an_engine_is_ready_when_made_so_that_a_budget_is_the_searchs_own() -> N
 
 def test_a_tables_look_up_and_the_command_line_start_without_loading_numba() -> None:
     """numba costs every process about a quarter of a second and 60 MB: only a search loads it, not ``import solver``,
-    a table's look-up, a batch, the command line's import, a game name that the engine plays or a position the book
-    answers whole (every move of the opening: solver/search/booked.py)."""
+    a table's look-up, a batch, the command line's import, a game name that the engine plays, a position the book
+    answers whole (every move of the opening: solver/search/booked.py) or one near the end (solver/search/late.py)."""
     code = (
         "import sys, solver, solver.cli\n"
         "solver.lookup('X........'); solver.lookup_codes([0, 1]); solver.parse_game('connect4')\n"
@@ -482,6 +471,8 @@ def test_a_tables_look_up_and_the_command_line_start_without_loading_numba() -> 
         "solver.lookup(None, game='connect4', moves='4453')\n"
         "assert 'numba' not in sys.modules, 'a position the book answers whole loaded numba'\n"
         "solver.lookup(None, game='connect4', moves='2252576253462244111563365343671351441')\n"
+        "assert 'numba' not in sys.modules, 'a late position, searched in Python (solver/search/late.py), loaded numba'\n"
+        "solver.lookup(None, game='connect4', moves='225257625346224411156336')\n"
         "assert 'numba' in sys.modules, 'a search did not load numba: this test no longer sees it'\n"
     )
     _passes_in_a_fresh_process(code)

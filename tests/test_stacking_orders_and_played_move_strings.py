@@ -315,3 +315,104 @@ def test_every_move_valued_by_the_compiled_call_is_as_the_general_way_values_it(
     for (score, moves), where in zip(compiled, wheres, strict=True):
         assert [cell for cell, _ in moves] == sorted(cell for cell, _ in moves) and score == max(byte for _, byte in moves)
         assert {cell % game.cols for cell, _ in moves} == {c for c in range(game.cols) if where.mask >> (c * (game.rows + 1) + game.rows - 1) & 1 == 0}
+
+
+def _strings_of_games_that_go_on(name: str, count: int, seed: int) -> list[str]:
+    """Move strings of random legal moves of at least a third of the board, the game still going on after each."""
+    from solver.rules.game import parse_game
+    from solver.search.position import from_moves
+
+    game, rng, strings = parse_game(name), random.Random(seed), []
+    while len(strings) < count:
+        heights, moves = [0] * game.cols, ""
+        for _ in range(rng.randint(game.cells // 3, game.cells - 4)):
+            col = rng.choice([c for c in range(game.cols) if heights[c] < game.rows])
+            heights[col] += 1
+            moves += str(col + 1)
+        try:
+            from_moves(game, moves)
+        except InvalidBoardError:
+            continue  # the game ended on the way
+        strings.append(moves)
+    return strings
+
+
+def _search_table(name: str) -> solver.Table:
+    """A search table of its own (an empty transposition table, no answer kept, no book)."""
+    from solver.search.engine import Engine
+    from solver.store.searched import SearchTable
+
+    return SearchTable(Engine(name, table_bytes=1 << 22, threads=1))
+
+
+@pytest.mark.parametrize("name", ["connect4", "5x4k4-gravity", "7x8k4-gravity"])
+def test_a_move_string_looked_up_is_answered_by_one_compiled_call_as_its_board_is(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A look-up of a move string with no bounds plays, checks and values every move in one compiled call
+    (``Engine.string_answer``, ``short_answer_string``). Its position is the one the rules read from the string, and
+    its answer (score, best moves, every move's score) is that of the same board looked up by code the general way
+    (each on a table of its own). With a short try of 3 positions the call leaves most moves to the general way, which
+    answers alike."""
+    from solver.search import engine as engine_module
+    from solver.search.position import from_moves
+
+    strings = _strings_of_games_that_go_on(name, 25, seed=31)
+    fast, general = _search_table(name), _search_table(name)
+    for moves in strings:
+        played = fast.at_moves(moves)
+        read = general.at(move_string_code(moves, played.game))
+        assert (played.code, played.pieces, played.score, played.best_mask, played.move_scores) == (
+            read.code,
+            read.pieces,
+            read.score,
+            read.best_mask,
+            read.move_scores,
+        ), moves
+        assert played.best_mask == sum(1 << cell for cell, byte in played.move_scores if byte == played.score), moves
+    engine = _search_table(name).engine  # type: ignore[attr-defined]
+    for moves in strings[:5]:
+        found = engine.string_answer(moves)
+        assert found is not None and found[0] == from_moves(engine.game, moves), moves
+    monkeypatch.setattr(engine_module, "SHORT", np.int64(3))
+    short, left = _search_table(name), 0
+    for moves in strings:
+        left += short.engine.string_answer(moves)[1] is None  # type: ignore[attr-defined]
+        played, read = _search_table(name).at_moves(moves), general.at(move_string_code(moves, general.game))
+        assert (played.code, played.score, played.best_mask, played.move_scores) == (read.code, read.score, read.best_mask, read.move_scores), moves
+    assert left >= 5
+
+
+@pytest.mark.parametrize("moves", ["4444444", "44x", "0", " 4453", "\u0663", "1212121", "12121214"])
+def test_a_move_string_the_compiled_call_does_not_play_plainly_is_left_to_the_rules(moves: str) -> None:
+    """A full column, a character that is not a column, a line on the board, a finished game: ``string_answer`` gives
+    None (nothing searched), and the look-up reads the string by the rules, refusing it in their words or answering
+    the finished board."""
+    table = _search_table("connect4")
+    assert table.engine.string_answer(moves) is None  # type: ignore[attr-defined]
+    try:
+        code = move_string_code(moves, table.game)
+    except InvalidBoardError as error:
+        with pytest.raises(InvalidBoardError) as found:
+            table.at_moves(moves)
+        assert str(found.value) == str(error)
+        return
+    assert table.at_moves(moves).code == code
+
+
+def test_ctrl_c_during_a_looked_up_move_strings_compiled_call_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C seen as the compiled call of a look-up by move string returns raises ``SearchInterrupted`` naming the
+    moves, keeps no answer, and the table then answers right."""
+    from solver.errors import SearchInterrupted
+    from solver.search import engine as engine_module
+
+    searched = engine_module.short_answer_string
+
+    def interrupted(*args: object) -> object:
+        searched(*args)
+        raise KeyboardInterrupt
+
+    table = _search_table("connect4")
+    monkeypatch.setattr(engine_module, "short_answer_string", interrupted)
+    with pytest.raises(SearchInterrupted, match=r"after '44455554221' \(6x7k4-gravity\) stopped at Ctrl-C after \d+ positions"):
+        table.at_moves("44455554221")
+    monkeypatch.undo()
+    assert table.at_moves("44455554221").score == -98

@@ -16,6 +16,8 @@ module              what
 ``book``            the book hook (:class:`~solver.search.book.Book`) and the book file, read without numba
 ``plies``           every position up to a ply, and a ply's scores derived from the next (a book's build)
 ``booked``          the positions a book answers whole, every move valued in Python (no kernel loaded)
+``late``            the positions near the end, searched in Python while the engine is not loaded
+``answer``          what the engine answers of a position (:class:`~solver.search.answer.Answer`, the score byte)
 ``position``        boards and move strings to bitboards, checked; canonical keys and back
 ``engine``          :class:`~solver.search.engine.Engine`: the Python face, time budget and Ctrl-C
 ``options``         what a caller hands the engine without loading it: the progress hook, the table's size
@@ -24,9 +26,10 @@ module              what
 It imports the rules, the encoding, the contents and the storage (a book file: its game and its table file), the errors and
 the base modules only (``tests/test_kernel_cache.py`` holds it: the compiled kernels' cache is keyed on all of them).
 
-Every module but ``options``, ``games``, ``book`` and ``booked`` loads numba, so this package loads its names when they
-are first asked for (``solver.search.Engine``), not when it is imported: ``import solver``, a table's look-up and an
-answer the book gives whole never load numba.
+Every module but ``options``, ``answer``, ``games``, ``book``, ``booked`` and ``late`` loads numba, so this package loads its names when they
+are first asked for (``solver.search.Engine``), not when it is imported: ``import solver``, a table's look-up, an
+answer the book gives whole and, until a process has spent half a second on them, the positions near the end never
+load numba.
 """
 
 from __future__ import annotations
@@ -35,10 +38,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .answer import score_byte
     from .book import ArrayBook, Book, TableBook, open_book, write_book
     from .engine import Engine, MoveValue, Solution
     from .games import engine_game
-    from .negamax import score_byte
     from .options import DEFAULT_TABLE_BYTES
     from .plies import derive_all, positions
     from .position import Position, code_of_key, from_moves, key_of_code, position_of_key
@@ -55,7 +58,7 @@ _HOMES = {
     "Engine": "engine",
     "MoveValue": "engine",
     "Solution": "engine",
-    "score_byte": "negamax",
+    "score_byte": "answer",
     "Position": "position",
     "code_of_key": "position",
     "engine_game": "games",

@@ -46,10 +46,25 @@ from ..encoding.board import Board, render
 from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout, quote
 from ..rules.game import Game
 from ..rules.score import Result, decode
-from .bitboard import centre_first
+from .answer import Answer, score_byte
+from .bitboard import NOT_PLAIN, centre_first
 from .book import Book
 from .kernel import mark_compiled
-from .negamax import CONTROL_SLOTS, HELPER, LIMIT, NO_MOVE, NODES, NOT_SEARCHED, STOP, score_byte, short_solve_moves, short_solve_string, solve, solve_move
+from .negamax import (
+    ANSWER_SLOTS,
+    CONTROL_SLOTS,
+    HELPER,
+    LIMIT,
+    NO_MOVE,
+    NODES,
+    NOT_SEARCHED,
+    STOP,
+    short_answer_string,
+    short_solve_moves,
+    short_solve_string,
+    solve,
+    solve_move,
+)
 from .options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from .ordering import scratch
 from .position import Moves, Position, cell_of, engine_game, from_moves, geometry_of, key_of, position_of
@@ -153,6 +168,16 @@ class Solution:
         return tuple(move.column for move in self.moves if move.score == self.score)
 
 
+def _moves_answered(found: list[int], cols: int) -> Answer | None:
+    """The answer in the items of a short search of every move (:func:`~solver.search.negamax.short_solve_moves`),
+    None when it did not value every move."""
+    count = found[cols]
+    if count < 0:
+        return None
+    scored = tuple(zip(found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count], strict=False))  # as long by construction
+    return Answer(found[3 * cols + 1], found[3 * cols + 2], scored)
+
+
 class Engine:
     """The exact search of one gravity game (module docstring).
 
@@ -184,6 +209,8 @@ class Engine:
         self._columns = centre_first(self.game.cols)
         self._move_jobs: list[Job] = [(solve_move, (np.int64(c),)) for c in self._columns]
         self._landings = [tuple(cell_of(self.game, c * (self.game.rows + 1) + h) for h in range(self.game.rows)) for c in range(self.game.cols)]
+        self._half_power = 3 ** (self.game.cells // 2)  # a code's high part's weight (code_parts)
+        self._answer_at = 3 * self.game.cols + 3  # short_answer_string's pieces, then the code's parts, in its out
         self._landing_cells = np.array([cell for column in self._landings for cell in column], dtype=np.int64)  # by column * rows + height
         self._nodes = 0
         self._book = _book_arrays(self.game, book)
@@ -199,7 +226,10 @@ class Engine:
         solve(np.uint64(0), np.uint64(0), *shared)
         solve_move(np.uint64(0), np.uint64(0), np.int64(0), *shared)
         short_solve_string(b"0", SHORT, *shared)
-        short_solve_moves(np.zeros(2, dtype=np.uint64), np.int64(1), np.empty(3 * self.game.cols + 1, dtype=np.int64), self._landing_cells, *shared)
+        lane = self._lane()
+        short_solve_moves(lane.words, np.int64(1), lane.out, self._landing_cells, *shared)
+        short_answer_string(b"0", np.int64(1), lane.words, lane.out, self._landing_cells, *shared)
+        self._lanes.append(lane)
         mark_compiled()
 
     @property
@@ -387,14 +417,42 @@ class Engine:
             words[0], words[1] = where.pos, where.mask
             short_solve_moves(words, SHORT, out, self._landing_cells, self._geo, self._table, self._book, control, lane.rows)
             found = out.tolist()
-            count = found[cols]
-            if count >= 0:  # every move valued: no job is left
-                cells, bytes_ = found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count]
-                answered.append((max(bytes_), tuple(zip(cells, bytes_, strict=False))))  # as long by construction
+            done = _moves_answered(found, cols)
+            if done is not None:  # every move valued: no job is left
+                answered.append((done.score, done.scored))
                 return [], control.item(NODES)
             return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns], control.item(NODES)
         finally:
             self._lanes.append(lane)
+
+    def string_answer(self, moves: str) -> tuple[Position, Answer | None] | None:
+        """The checked position a move string reaches and its :class:`Answer` when the short try values every move in
+        this thread (else None beside the position: :meth:`move_scores` of it goes on from what the try left in the
+        table); None for a string not played plainly (:meth:`position` reads it and says what is wrong).
+
+        One compiled call (:func:`~solver.search.negamax.short_answer_string`): the string played, checked, its code
+        made and every move valued, for a position near the end whose search takes microseconds, so that a look-up's
+        fixed cost stays small beside it. No budget applies: the try stops at :data:`SHORT_NODES` positions.
+
+        :raises SearchInterrupted: at Ctrl-C (seen once the compiled call returns).
+        """
+        if not moves.isascii():
+            return None
+        lane = self._lane()
+        control, out, words = lane.control, lane.out, lane.words
+        try:
+            short_answer_string(moves.encode(), SHORT, words, out, self._landing_cells, self._geo, self._table, self._book, control, lane.rows)
+            found, (pos, mask), nodes = out.tolist(), words.tolist(), control.item(NODES)
+        except KeyboardInterrupt:
+            why = f"the search of the position after {quote(moves)} ({self.game.name}) stopped at Ctrl-C after {int(control[NODES]):,} positions"
+            raise SearchInterrupted(why, nodes=int(control[NODES])) from None
+        finally:
+            self._lanes.append(lane)
+        at = self._answer_at
+        if found[at] == NOT_PLAIN:
+            return None
+        self._nodes = nodes
+        return Position(pos, mask, found[at], found[at + 1] + found[at + 2] * self._half_power), _moves_answered(found, self.game.cols)
 
     def _short_string(self, moves: str) -> Short | None:
         """:meth:`_short` of :meth:`score`'s one job on the position a move string reaches, the string played and
@@ -422,7 +480,10 @@ class Engine:
         except IndexError:
             cols = self.game.cols
             return _Lane(
-                np.zeros(CONTROL_SLOTS, dtype=np.int64), scratch(self.game.rows, cols), np.zeros(2, dtype=np.uint64), np.empty(3 * cols + 1, dtype=np.int64)
+                np.zeros(CONTROL_SLOTS, dtype=np.int64),
+                scratch(self.game.rows, cols),
+                np.zeros(2, dtype=np.uint64),
+                np.empty(3 * cols + 3 + ANSWER_SLOTS, dtype=np.int64),
             )
 
     def _handed_off(self, jobs: list[Job], where: Position, limits: _Limits, start: float, nodes: int) -> list[Any]:

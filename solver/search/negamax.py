@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules.score import WIN
+from .answer import score_byte as score_byte  # compiled below (_score_byte); imported from here too
 from .bitboard import (
     G_BOTTOM,
     G_CELLS,
@@ -358,22 +359,6 @@ def short_solve_string(
     return solve(pos, mask, geo, table, book, control, scratch)
 
 
-def score_byte(score: int, pieces: int, cells: int) -> int:
-    """The project's score byte of a Pons score of a position with ``pieces`` pieces (:mod:`solver.rules.score`: the
-    side to move's, or a move's for the player making it with ``pieces`` the pieces before it).
-
-    >>> score_byte(18, 4, 42), score_byte(-15, 11, 42), score_byte(0, 9, 42)  # win in 3, loss in 2, draw
-    (97, -98, 0)
-    """
-    if score == 0:
-        return 0
-    last = cells - 2 * (abs(score) - 1)
-    if (last - pieces) % 2 != int(score > 0):
-        last -= 1
-    plies = last - pieces
-    return WIN - plies if score > 0 else plies - WIN
-
-
 _score_byte = kernel(score_byte)
 """The same, compiled for the kernels (:func:`short_solve_moves`)."""
 
@@ -398,7 +383,8 @@ def short_solve_moves(
 
     Once every column is done, the moves also as the engine answers them (:func:`moves_answer`): ``out[cols]`` their
     count ``n``, then ``out[cols + 1 ..]`` the ``n`` landing cells in order and ``out[2 * cols + 1 ..]`` their score
-    bytes (``-1`` in ``out[cols]`` until then; ``out`` holds ``3 * cols + 1`` items)."""
+    bytes, then ``out[3 * cols + 1]`` the position's score byte (the best move's) and ``out[3 * cols + 2]`` its best
+    moves (a bit a landing cell) (``-1`` in ``out[cols]`` until then; ``out`` holds at least ``3 * cols + 3`` items)."""
     _fresh(control, limit)
     pos, mask = words[0], words[1]
     cols = np.int64(geo[G_COLS])
@@ -413,27 +399,67 @@ def short_solve_moves(
     moves_answer(mask, out, landings, geo)
 
 
+ANSWER_SLOTS = 3
+"""What :func:`short_answer_string` adds after :func:`short_solve_moves`'s ``3 * cols + 3`` items of ``out``: the
+pieces on the board (:data:`~solver.search.bitboard.NOT_PLAIN` for a string not played plainly), then the low and high
+parts of the position's code (:func:`~solver.search.bitboard.code_parts`)."""
+
+
+@kernel
+def short_answer_string(
+    text: bytes,
+    limit: np.int64,
+    words: np.ndarray,
+    out: np.ndarray,
+    landings: np.ndarray,
+    geo: np.ndarray,
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    control: np.ndarray,
+    scratch: np.ndarray,
+) -> None:
+    """:func:`short_solve_moves` of the position a move string reaches (its ASCII bytes, played by
+    :func:`~solver.search.bitboard.play_string`): the string read, played, checked, its code made and every move
+    valued in one call, for a position near the end whose search takes microseconds. The position's two board words
+    go into ``words``, and ``out`` holds :func:`short_solve_moves`'s items, then the :data:`ANSWER_SLOTS`: the pieces
+    (:data:`~solver.search.bitboard.NOT_PLAIN` when the string is not played plainly: nothing else is written, and the
+    caller's general way reads it, saying what is wrong) and the code's parts."""
+    pos, mask, pieces, low, high = play_string(text, geo)
+    at = 3 * np.int64(geo[G_COLS]) + 3
+    out[at] = pieces
+    if pieces == NOT_PLAIN:
+        return
+    out[at + 1], out[at + 2] = low, high
+    words[0], words[1] = pos, mask
+    short_solve_moves(words, limit, out, landings, geo, table, book, control, scratch)
+
+
 @kernel
 def moves_answer(mask: np.uint64, out: np.ndarray, landings: np.ndarray, geo: np.ndarray) -> None:
     """Each move's landing cell and score byte (:func:`score_byte`), ordered by cell, from the Pons scores by column in
-    ``out[:cols]`` (:data:`NO_MOVE` for a full column), into ``out`` as :func:`short_solve_moves` says; ``landings``:
-    the cell a piece lands on by column and height (``landings[column * rows + height]``)."""
+    ``out[:cols]`` (:data:`NO_MOVE` for a full column), into ``out`` as :func:`short_solve_moves` says, with the
+    position's score byte (the largest) and its best moves (those of that byte); ``landings``: the cell a piece lands
+    on by column and height (``landings[column * rows + height]``)."""
     cols, rows, cells = np.int64(geo[G_COLS]), np.int64(geo[G_ROWS]), np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
-    count = 0
+    count, best, bests = 0, np.int64(-WIN - 1), np.int64(0)
     for column in range(cols):
         score = out[column]
         if score == NO_MOVE:
             continue
         cell = landings[column * rows + np.int64(popcount(mask & geo[G_COLMASK + column]))]
-        byte = _score_byte(int(score), int(pieces), int(cells))
+        byte = np.int64(_score_byte(int(score), int(pieces), int(cells)))
         at = count
         while at > 0 and out[cols + at] > cell:  # insertion by cell: at most a board's columns
             out[cols + 1 + at], out[2 * cols + 1 + at] = out[cols + at], out[2 * cols + at]
             at -= 1
         out[cols + 1 + at], out[2 * cols + 1 + at] = cell, byte
         count += 1
-    out[cols] = count
+        if byte > best:
+            best, bests = byte, np.int64(0)
+        if byte == best:
+            bests |= np.int64(1) << cell
+    out[cols], out[3 * cols + 1], out[3 * cols + 2] = count, best, bests
 
 
 @kernel

@@ -44,7 +44,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
@@ -52,11 +52,12 @@ from .. import search  # its names load numba when first used (solver.search.opt
 from ..encoding.board import check_rules
 from ..encoding.coderules import code_rules
 from ..encoding.columns import index_fits
-from ..errors import InvalidBoardError, InvalidGameError, SearchTimeout, TableError
+from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
 from ..rules.game import WORD_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
-from ..search import booked
+from ..search import booked, late
+from ..search.answer import Answer
 from ..search.games import engine_game
 from ..search.options import DEFAULT_TABLE_BYTES, Progress, checked_budget
 from ..storage import tablefile
@@ -72,6 +73,21 @@ if TYPE_CHECKING:
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
+LATE_EMPTY = 16
+"""A position with at most this many empty cells is searched in Python while the engine is not loaded
+(:mod:`solver.search.late`); one with more would seldom finish within :data:`LATE_NODES`."""
+
+LATE_NODES = 20_000
+"""The positions one search in Python may visit (about a tenth of a second): past them the engine is loaded."""
+
+LATE_BUDGET = 1.0
+"""A look-up with less time than this left (its budget, or its block's deadline) is not searched in Python: the search
+there could take a good part of it."""
+
+LATE_SECONDS = 0.5
+"""The seconds a process spends searching in Python before it loads the engine however late its positions (loading
+the engine costs about a second: a process that keeps asking pays for it once it would have cost less)."""
+
 KEPT_POSITIONS = 100_000
 """Positions whose answers a search table keeps (a few hundred bytes each): a game played and analysed costs one search a position."""
 
@@ -79,13 +95,14 @@ Books = Callable[[Game], "Book | None"]
 """Finds the book of a game (None when none is built): the engine's book hook."""
 
 
-class _Answer(NamedTuple):
-    """What one search found about a position in play: its score, best moves and each move's score (a tuple: made
-    once a look-up, where a frozen dataclass's fields cost a microsecond)."""
-
-    score: int
-    best_mask: int
-    scored: tuple[tuple[int, int], ...]
+def _answer_of(score: int, scored: tuple[tuple[int, int], ...]) -> Answer:
+    """The answer of a position from its score byte and its moves' ``(cell, score byte)``: the best moves are those
+    that keep the score."""
+    best = 0
+    for cell, byte in scored:
+        if byte == score:
+            best |= 1 << cell
+    return Answer(score, best, scored)
 
 
 class _Shared:
@@ -98,7 +115,9 @@ class _Shared:
         self._make: Callable[[], Engine] | None = engine if callable(engine) else None
         self.book = book
         self.on_load = on_load
-        self.kept: OrderedDict[int, _Answer] = OrderedDict()
+        self.kept: OrderedDict[int, Answer] = OrderedDict()
+        self.late_seconds = LATE_SECONDS
+        """What is left of :data:`LATE_SECONDS` for searches in Python (:meth:`SearchTable._late`)."""
         self.lock = threading.Lock()
         self._loading = threading.Lock()
 
@@ -116,14 +135,19 @@ class _Shared:
                     found = self._engine = self._make()
         return found
 
-    def recall(self, code: int) -> _Answer | None:
+    @property
+    def loaded(self) -> bool:
+        """Whether the engine has been made."""
+        return self._engine is not None
+
+    def recall(self, code: int) -> Answer | None:
         with self.lock:
             found = self.kept.get(code)
             if found is not None:
                 self.kept.move_to_end(code)
             return found
 
-    def keep(self, code: int, answer: _Answer) -> None:
+    def keep(self, code: int, answer: Answer) -> None:
         with self.lock:
             self.kept[code] = answer
             if len(self.kept) > KEPT_POSITIONS:
@@ -257,13 +281,27 @@ class SearchTable(Table):
                 return super().at_moves(moves)
             code = booked.code_of(self.game, bits)
             return self._position(code, self._answer(code, bits), bits.pieces)
+        if self._late_open(len(moves)):  # near the end, the engine not loaded: searched in Python if plainly played
+            bits = booked.play(self.game, moves)
+            if bits is not None:
+                code = booked.code_of(self.game, bits)
+                return self._position(code, self._answer(code, bits), bits.pieces)
+        engine = self.engine
+        if self.budget is None and self.progress is None and _DEADLINE.get() is None and not _BOUNDS.get():
+            found = engine.string_answer(moves)  # one compiled call near the end (the look-up's fixed cost)
+            if found is not None:
+                where, answer = found
+                if answer is None:
+                    return self._position(where.code, self._answer(where.code, where), where.pieces)
+                self._shared.keep(where.code, answer)
+                return self._position(where.code, answer, where.pieces)
         try:
-            where = self.engine.position(moves=moves)
+            where = engine.position(moves=moves)
         except InvalidBoardError:
             return super().at_moves(moves)
         return self._position(where.code, self._answer(where.code, where), where.pieces)
 
-    def _position(self, code: int, answer: _Answer, pieces: int | None = None) -> Position:
+    def _position(self, code: int, answer: Answer, pieces: int | None = None) -> Position:
         """The :class:`Position` of a code and its answer (``pieces``: the pieces on the board, when known)."""
         position = Position.__new__(Position)
         POSITION_SETTERS.game(position, self.game)
@@ -275,12 +313,36 @@ class SearchTable(Table):
         POSITION_SETTERS.scored(position, answer.scored)
         return position
 
+    def _late_open(self, pieces: int) -> bool:
+        """Whether a position of ``pieces`` pieces is searched in Python first (:mod:`solver.search.late`): the engine is
+        not loaded, the position has at most :data:`LATE_EMPTY` empty cells and the process has time left for it."""
+        shared = self._shared
+        if shared.loaded or shared.late_seconds <= 0 or self.game.cells - pieces > LATE_EMPTY:
+            return False
+        left = _budget_left(self.budget)
+        return left is None or left >= LATE_BUDGET
+
+    def _late(self, where: SearchPosition | booked.Bits) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+        """:meth:`_searched`'s answer found in Python when :meth:`_late_open` says so; None otherwise or when the search
+        passes :data:`LATE_NODES` (its time is counted against :data:`LATE_SECONDS` either way)."""
+        if not self._late_open(where.pieces):
+            return None
+        start = time.monotonic()
+        try:
+            return late.answer(self.game, where.pos, where.mask, where.pieces, LATE_NODES)
+        except late.TooLong:
+            return None
+        except KeyboardInterrupt:
+            raise SearchInterrupted(f"the search of a position of {where.pieces} pieces ({self.game.name}) stopped at Ctrl-C") from None
+        finally:
+            self._shared.late_seconds -= time.monotonic() - start
+
     def _book_answers(self, pieces: int) -> bool:
         """Whether the book answers every move of a position with ``pieces`` pieces: fewer than its depth."""
         book = self._shared.book
         return book is not None and pieces < book.depth
 
-    def _answer(self, code: int, played: SearchPosition | booked.Bits | None = None) -> _Answer:
+    def _answer(self, code: int, played: SearchPosition | booked.Bits | None = None) -> Answer:
         """The answer of a code: kept, read from the book when it answers every move (:mod:`solver.search.booked`), else
         searched; ``played``: its bitboards, already checked (reached by moves)."""
         found = self._shared.recall(code)
@@ -288,16 +350,13 @@ class SearchTable(Table):
             return found
         where, over = (played, None) if played is not None else self._checked(code)
         if over is not None:
-            return _Answer(over, 0, ())
+            return Answer(over, 0, ())
         assert where is not None  # a board in play
         book = self._shared.book
         answered = None if book is None else booked.answer(self.game, book, where.pos, where.mask, where.pieces)
-        score, scored = self._searched(code, where) if answered is None else answered
-        best = 0
-        for cell, byte in scored:
-            if byte == score:
-                best |= 1 << cell
-        answer = _Answer(score, best, scored)
+        if answered is None:
+            answered = self._late(where)
+        answer = _answer_of(*(self._searched(code, where) if answered is None else answered))
         self._shared.keep(code, answer)
         return answer
 
@@ -315,7 +374,8 @@ class SearchTable(Table):
         finished board (:meth:`_finished_score`); a board that breaks a rule raises, naming the rule. A board the book
         answers whole is checked by the rules (no engine loaded), any other by the engine's one check (a search needs
         it), the rules naming what is wrong."""
-        if 0 <= code < self.game.codes and self._book_answers(_pieces(self.game, code)):
+        pieces = _pieces(self.game, code) if 0 <= code < self.game.codes else -1
+        if pieces >= 0 and (self._book_answers(pieces) or self._late_open(pieces)):
             over = self._finished_score(code)
             if over is not None:
                 return None, over
