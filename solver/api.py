@@ -205,6 +205,10 @@ def lookup(
     if moves is not None:
         if board is not None:
             raise InvalidArgumentError("give a board or a move string (moves=), not both")
+        if budget is None and progress is None and type(game) is str:
+            table = _opened.get(game)  # the table a look-up found before
+            if table is not None:
+                return table.at_moves(moves)
         return _tablebase.lookup_moves(moves, game=game, budget=budget, progress=progress)
     return _lookup(board, game=game, budget=budget, progress=progress)
 

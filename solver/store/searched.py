@@ -281,12 +281,13 @@ class SearchTable(Table):
                 return super().at_moves(moves)
             code = booked.code_of(self.game, bits)
             return self._position(code, self._answer(code, bits), bits.pieces)
-        if self._late_open(len(moves)):  # near the end, the engine not loaded: searched in Python if plainly played
+        shared = self._shared
+        if not shared.loaded and self._late_open(len(moves)):  # near the end: searched in Python if plainly played
             bits = booked.play(self.game, moves)
             if bits is not None:
                 code = booked.code_of(self.game, bits)
                 return self._position(code, self._answer(code, bits), bits.pieces)
-        engine = self.engine
+        engine = shared.engine
         if self.budget is None and self.progress is None and _DEADLINE.get() is None and not _BOUNDS.get():
             found = engine.string_answer(moves)  # one compiled call near the end (the look-up's fixed cost)
             if found is not None:
