@@ -178,6 +178,15 @@ def _moves_answered(found: list[int], cols: int) -> Answer | None:
     return _new(Answer, (found[3 * cols + 1], found[3 * cols + 2], scored))
 
 
+class StringAnswer(NamedTuple):
+    """What :meth:`Engine.string_answer` found: the position, and its answer or, when the short try did not value every
+    move, what the try found (for :meth:`Engine.move_scores`'s ``tried``)."""
+
+    where: Position
+    answer: Answer | None
+    tried: Short | None
+
+
 _new = tuple.__new__
 """Makes a named tuple from a tuple of its fields without its Python ``__new__`` (a look-up makes two: 0.2 us each)."""
 
@@ -309,7 +318,14 @@ class Engine:
         return Solution(self.game, where.code, score, result, plies, moves_out, self.nodes, time.monotonic() - start)
 
     def move_scores(
-        self, where: Position, *, budget: float | None = None, progress: Progress | None = None, stop: threading.Event | None = None, short_only: bool = False
+        self,
+        where: Position,
+        *,
+        budget: float | None = None,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+        short_only: bool = False,
+        tried: Short | None = None,
     ) -> tuple[int, tuple[tuple[int, int], ...]]:
         """:meth:`solve` of a checked position (:meth:`position`) without the objects: the position's score byte for
         the side to move, and each legal move's ``(cell, score byte)`` for the player making it, by cell (the cell its
@@ -317,10 +333,12 @@ class Engine:
         (:class:`solver.store.searched.SearchTable`); the parameters and errors are :meth:`solve`'s.
 
         A search that the short try finishes (every move near the end) is answered as the compiled call gives it
-        (:func:`~solver.search.negamax.moves_answer`), with nothing else made."""
+        (:func:`~solver.search.negamax.moves_answer`), with nothing else made; ``tried``: what a short try of this
+        position already found (:attr:`StringAnswer.tried`), which the search goes on from instead of trying again."""
         budget = checked_budget(budget)
         answered: list[tuple[int, tuple[tuple[int, int], ...]]] = []
-        scores = self._run(self._move_jobs, where, _limits(budget, progress, stop, short_only), lambda at: self._short_moves(at, answered))
+        short = (lambda _: tried) if tried is not None else (lambda at: self._short_moves(at, answered))
+        scores = self._run(self._move_jobs, where, _limits(budget, progress, stop, short_only), short)
         if answered:
             return answered[0]
         stride, field, pieces, cells = self.game.rows + 1, (1 << self.game.rows + 1) - 1, where.pieces, self.game.cells
@@ -426,14 +444,18 @@ class Engine:
             if done is not None:  # every move valued: no job is left
                 answered.append((done.score, done.scored))
                 return [], control.item(NODES)
-            return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns], control.item(NODES)
+            return self._left(found), control.item(NODES)
         finally:
             self._lanes.append(lane)
 
-    def string_answer(self, moves: str) -> tuple[Position, Answer | None] | None:
+    def _left(self, found: list[int]) -> list[Any]:
+        """Each move's Pons score from a short search's items, in :attr:`_columns` order, None where it did not finish."""
+        return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns]
+
+    def string_answer(self, moves: str) -> StringAnswer | None:
         """The checked position a move string reaches and its :class:`Answer` when the short try values every move in
-        this thread (else None beside the position: :meth:`move_scores` of it goes on from what the try left in the
-        table); None for a string not played plainly (:meth:`position` reads it and says what is wrong).
+        this thread (else what the try found, which :meth:`move_scores` goes on from: :class:`StringAnswer`); None for
+        a string not played plainly (:meth:`position` reads it and says what is wrong).
 
         One compiled call (:func:`~solver.search.negamax.short_answer_string`): the string played, checked, its code
         made and every move valued, for a position near the end whose search takes microseconds, so that a look-up's
@@ -457,7 +479,9 @@ class Engine:
         if found[at] == NOT_PLAIN:
             return None
         self._nodes = nodes
-        return _new(Position, (pos, mask, found[at], found[at + 1] + found[at + 2] * self._half_power)), _moves_answered(found, self._cols)
+        where = _new(Position, (pos, mask, found[at], found[at + 1] + found[at + 2] * self._half_power))
+        answer = _moves_answered(found, self._cols)
+        return _new(StringAnswer, (where, answer, None if answer is not None else (self._left(found), nodes)))
 
     def _short_string(self, moves: str) -> Short | None:
         """:meth:`_short` of :meth:`score`'s one job on the position a move string reaches, the string played and

@@ -70,6 +70,7 @@ from .estimate import KNOWN_POSITIONS, paper_estimate
 if TYPE_CHECKING:
     from ..search import Book, Engine
     from ..search import Position as SearchPosition
+    from ..search.engine import Short
 
 __all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
@@ -291,10 +292,10 @@ class SearchTable(Table):
         if self.budget is None and self.progress is None and _DEADLINE.get() is None and not _BOUNDS.get():
             found = engine.string_answer(moves)  # one compiled call near the end (the look-up's fixed cost)
             if found is not None:
-                where, answer = found
-                if answer is None:
-                    return self._position(where.code, self._answer(where.code, where), where.pieces)
-                self._shared.keep(where.code, answer)
+                where, answer, tried = found
+                if answer is None:  # a longer search: it goes on from what the short try found, unless kept
+                    return self._position(where.code, self._answer(where.code, where, tried), where.pieces)
+                shared.keep(where.code, answer)
                 return self._position(where.code, answer, where.pieces)
         try:
             where = engine.position(moves=moves)
@@ -343,9 +344,10 @@ class SearchTable(Table):
         book = self._shared.book
         return book is not None and pieces < book.depth
 
-    def _answer(self, code: int, played: SearchPosition | booked.Bits | None = None) -> Answer:
+    def _answer(self, code: int, played: SearchPosition | booked.Bits | None = None, tried: Short | None = None) -> Answer:
         """The answer of a code: kept, read from the book when it answers every move (:mod:`solver.search.booked`), else
-        searched; ``played``: its bitboards, already checked (reached by moves)."""
+        searched; ``played``: its bitboards, already checked (reached by moves); ``tried``: what a short try of it found
+        (:meth:`~solver.search.engine.Engine.move_scores`)."""
         found = self._shared.recall(code)
         if found is not None:
             return found
@@ -357,16 +359,16 @@ class SearchTable(Table):
         answered = None if book is None else booked.answer(self.game, book, where.pos, where.mask, where.pieces)
         if answered is None:
             answered = self._late(where)
-        answer = _answer_of(*(self._searched(code, where) if answered is None else answered))
+        answer = _answer_of(*(self._searched(code, where, tried) if answered is None else answered))
         self._shared.keep(code, answer)
         return answer
 
-    def _searched(self, code: int, where: SearchPosition | booked.Bits) -> tuple[int, tuple[tuple[int, int], ...]]:
+    def _searched(self, code: int, where: SearchPosition | booked.Bits, tried: Short | None = None) -> tuple[int, tuple[tuple[int, int], ...]]:
         """The engine's :meth:`~solver.search.engine.Engine.move_scores` of a checked position, within this view's budget."""
         engine = self.engine
         at = search.Position(where.pos, where.mask, where.pieces, code) if isinstance(where, booked.Bits) else where
         try:
-            return engine.move_scores(at, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+            return engine.move_scores(at, budget=_budget_left(self.budget), progress=self.progress, tried=tried, **_BOUNDS.get())
         finally:
             _finished(self.progress)
 
