@@ -2,12 +2,13 @@
 
 A new process that looks up a position near the end (``solve lookup --game connect4 --moves`` of 30 pieces) would
 pay a second or more to import numba and load the compiled search, for a search of a few hundred positions. This
-search answers such a position in milliseconds instead: an alpha-beta over score bytes (:mod:`solver.rules.score`, the
-side to move's; a move's is :func:`~solver.rules.score.parent_score` of its child's) on the book's Python bitboard
-(:mod:`solver.search.booked`), with the moves that lose at once left out, a forced move played straight through, and
-the bounds each position has kept in a dictionary. It stops at a budget of positions
-(:class:`TooLong`), and the caller then loads the engine (:class:`solver.store.searched.SearchTable` spends at most
-:data:`~solver.store.searched.LATE_SECONDS` a process this way: the engine's load is paid once it would have cost less).
+search answers such a position in milliseconds instead: Pons' ``negamax`` over Pons scores (:mod:`solver.search.negamax`:
+the side to move's, a move's the negative of its child's; each turned into a score byte at the end,
+:func:`~solver.search.answer.score_byte`) on the book's Python bitboard (:mod:`solver.search.booked`), with the moves that
+lose at once left out (a single threat blocked, no cell under the opponent's win) and the bounds of the positions
+searched kept in a dictionary by key. It stops at a budget of positions (:class:`TooLong`), and the caller then loads
+the engine (:class:`solver.store.searched.SearchTable` spends at most :data:`~solver.store.searched.LATE_SECONDS` a
+process this way: the engine's load is paid once it would have cost less).
 
 >>> from solver.rules.game import parse_game
 >>> game = parse_game("connect4")
