@@ -24,6 +24,7 @@ mirror image's (the columns in reverse order).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
@@ -146,6 +147,16 @@ def canonical_key(game: Game, pos: int, mask: int) -> int:
     return min(key, mirrored)
 
 
+def drops(game: Game, mask: int) -> Iterator[tuple[int, int]]:
+    """Each legal move of a position whose pieces are ``mask``, column by column: the cell its piece lands on
+    (``row * cols + col``, row 0 the top) and its bit."""
+    columns = columns_of(game)
+    for column in range(columns.cols):
+        move = (mask + (1 << column * columns.stride)) & columns.fields[column]
+        if move:
+            yield (columns.rows - (move >> column * columns.stride).bit_length()) * columns.cols + column, move
+
+
 def answer(game: Game, book: Book, pos: int, mask: int, pieces: int) -> tuple[int, tuple[tuple[int, int], ...]] | None:
     """What :meth:`~solver.search.engine.Engine.move_scores` answers, read from the book: the position's score byte for
     the side to move and each legal move's ``(cell, score byte)`` for the player making it, by cell (the cell its piece
@@ -153,13 +164,8 @@ def answer(game: Game, book: Book, pos: int, mask: int, pieces: int) -> tuple[in
     answer every move (the position has as many pieces as its depth or more, or the book lacks a child)."""
     if pieces >= book.depth:
         return None
-    columns = columns_of(game)
     scored = []
-    for column in range(columns.cols):
-        move = (mask + (1 << column * columns.stride)) & columns.fields[column]
-        if not move:
-            continue
-        cell = (columns.rows - (move >> column * columns.stride).bit_length()) * columns.cols + column  # the row it lands on
+    for cell, move in drops(game, mask):
         if has_line(game, pos | move):
             byte = WIN - 1
         elif pieces + 1 == game.cells:

@@ -113,13 +113,9 @@ def answer(game: Game, pos: int, mask: int, pieces: int, nodes: int) -> tuple[in
     :raises TooLong: past them.
     """
     search = _Search(game, nodes)
-    columns, cells = search.columns, game.cells
+    cells = game.cells
     scored = []
-    for column in range(columns.cols):
-        move = (mask + (1 << column * columns.stride)) & columns.fields[column]
-        if not move:
-            continue
-        cell = (columns.rows - (move >> column * columns.stride).bit_length()) * columns.cols + column
+    for cell, move in booked.drops(game, mask):
         if booked.has_line(game, pos | move):
             score = (cells + 1 - pieces) // 2  # a win with this move
         elif pieces + 1 == cells:
