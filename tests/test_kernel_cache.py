@@ -127,3 +127,22 @@ def test_the_kernels_cache_key_covers_every_module_a_compiled_layer_imports(laye
     covered = tuple(f"solver.{name.removesuffix('.py')}" for name in KERNEL_SOURCES)
     outside = sorted(module for module in reached if module != "solver" and not module.startswith(covered))
     assert outside == [], f"{layer} imports modules its kernels' cache key does not cover: {outside}"
+
+
+def test_a_kernel_called_directly_is_the_one_compiled_for_its_arguments_and_answers_as_the_dispatched_call() -> None:
+    """``solver.compiling.direct`` gives the machine code numba compiled (or loaded) for the arguments' types: the
+    engine's look-up by move string calls it without numba's dispatch, and it answers every position of a game as the
+    dispatched kernel does."""
+    import numpy as np
+
+    from solver.compiling import direct
+    from solver.search.engine import SHORT, Engine
+    from solver.search.negamax import CONTROL_SLOTS, short_solve_string
+
+    engine = Engine("connect4", table_bytes=1 << 22, threads=1)
+    shared = (engine._geo, engine._table, engine._book, np.zeros(CONTROL_SLOTS, dtype=np.int64), engine._scratches[0])
+    called = direct(short_solve_string, b"0", SHORT, *shared)
+    assert called is engine._solve_string  # the one entry point of those types
+    assert not hasattr(called, "overloads")  # machine code, not numba's dispatcher
+    for moves in ("4453", "2252576253462244111563365343671351441", "12345671234567", "4", "44x"):
+        assert called(moves.encode(), SHORT, *shared) == short_solve_string(moves.encode(), SHORT, *shared), moves

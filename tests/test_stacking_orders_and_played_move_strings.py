@@ -256,17 +256,16 @@ def test_ctrl_c_during_a_move_strings_short_search_is_a_clear_error(monkeypatch:
     """A Ctrl-C seen as the compiled call of ``Engine.score(moves=...)`` returns raises ``SearchInterrupted`` naming the
     moves (as the general way's short search does), and the engine then answers right."""
     from solver.errors import SearchInterrupted
-    from solver.search import engine as engine_module
     from solver.search.engine import Engine
 
-    searched = engine_module.short_solve_string
+    eng = Engine("connect4", table_bytes=1 << 22, threads=1)
+    searched = eng._solve_string  # the compiled call, without numba's dispatch
 
     def interrupted(*args: object) -> object:
         searched(*args)
         raise KeyboardInterrupt
 
-    eng = Engine("connect4", table_bytes=1 << 22, threads=1)
-    monkeypatch.setattr(engine_module, "short_solve_string", interrupted)
+    monkeypatch.setattr(eng, "_solve_string", interrupted)
     with pytest.raises(SearchInterrupted, match=r"after '44455554221' \(6x7k4-gravity\) stopped at Ctrl-C after \d+ positions"):
         eng.score(moves="44455554221")
     monkeypatch.undo()
@@ -370,15 +369,42 @@ def test_a_move_string_looked_up_is_answered_by_one_compiled_call_as_its_board_i
         assert played.best_mask == sum(1 << cell for cell, byte in played.move_scores if byte == played.score), moves
     engine = _search_table(name).engine  # type: ignore[attr-defined]
     for moves in strings[:5]:
-        found = engine.string_answer(moves)
-        assert found is not None and found[0] == from_moves(engine.game, moves), moves
+        found, where = engine.string_answer(moves), from_moves(engine.game, moves)
+        assert found is not None and (found.code, found.pieces) == (where.code, where.pieces), moves
     monkeypatch.setattr(engine_module, "SHORT", np.int64(3))
     short, left = _search_table(name), 0
     for moves in strings:
-        left += short.engine.string_answer(moves)[1] is None  # type: ignore[attr-defined]
+        tried = short.engine.string_answer(moves)  # type: ignore[attr-defined]
+        if tried.answer is None:
+            left += 1
+            assert tried.tried[0] == from_moves(short.game, moves), moves
         played, read = _search_table(name).at_moves(moves), general.at(move_string_code(moves, general.game))
         assert (played.code, played.score, played.best_mask, played.move_scores) == (read.code, read.score, read.best_mask, read.move_scores), moves
     assert left >= 5
+
+
+def test_a_look_up_keeps_an_answer_only_when_finding_it_again_would_cost_a_search() -> None:
+    """An answer the compiled call finds in fewer than ``KEEP_NODES`` positions is not kept (a second look-up finds it
+    again, the same), one that took more is kept (a second look-up reads it); either way the answer is the same."""
+    from solver.store.searched import KEEP_NODES
+
+    table = _search_table("connect4")
+    engine = table.engine  # type: ignore[attr-defined]
+    kinds = set()
+    for moves in _strings_of_games_that_go_on("connect4", 40, seed=5):
+        found = engine.string_answer(moves)
+        if found is None or found.answer is None:
+            continue
+        fresh = _search_table("connect4")
+        played = fresh.at_moves(moves)
+        kept = fresh._shared.recall(played.code)  # type: ignore[attr-defined]
+        long = fresh.engine.nodes >= KEEP_NODES  # type: ignore[attr-defined]
+        assert (kept is not None) == long, (moves, fresh.engine.nodes)  # type: ignore[attr-defined]
+        kinds.add(long)
+        again = fresh.at_moves(moves)
+        answered = (found.answer.score, found.answer.best_mask, found.answer.scored)
+        assert (again.score, again.best_mask, again.move_scores) == (played.score, played.best_mask, played.move_scores) == answered, moves
+    assert kinds == {True, False}
 
 
 @pytest.mark.parametrize("moves", ["4444444", "44x", "0", " 4453", "\u0663", "1212121", "12121214"])
@@ -402,16 +428,16 @@ def test_ctrl_c_during_a_looked_up_move_strings_compiled_call_is_a_clear_error(m
     """A Ctrl-C seen as the compiled call of a look-up by move string returns raises ``SearchInterrupted`` naming the
     moves, keeps no answer, and the table then answers right."""
     from solver.errors import SearchInterrupted
-    from solver.search import engine as engine_module
 
-    searched = engine_module.short_answer_string
+    table = _search_table("connect4")
+    engine = table.engine  # type: ignore[attr-defined]
+    searched = engine._answer_string  # the compiled call, without numba's dispatch
 
     def interrupted(*args: object) -> object:
         searched(*args)
         raise KeyboardInterrupt
 
-    table = _search_table("connect4")
-    monkeypatch.setattr(engine_module, "short_answer_string", interrupted)
+    monkeypatch.setattr(engine, "_answer_string", interrupted)
     with pytest.raises(SearchInterrupted, match=r"after '44455554221' \(6x7k4-gravity\) stopped at Ctrl-C after \d+ positions"):
         table.at_moves("44455554221")
     monkeypatch.undo()

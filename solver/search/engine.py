@@ -49,7 +49,7 @@ from ..rules.score import Result, decode
 from .answer import Answer, score_byte
 from .bitboard import NOT_PLAIN, centre_first
 from .book import Book
-from .kernel import mark_compiled
+from .kernel import direct, mark_compiled
 from .negamax import (
     ANSWER_SLOTS,
     CONTROL_SLOTS,
@@ -174,17 +174,20 @@ def _moves_answered(found: list[int], cols: int) -> Answer | None:
     count = found[cols]
     if count < 0:
         return None
-    scored = tuple(zip(found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count], strict=False))  # as long by construction
+    scored = tuple(zip(found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count]))  # noqa: B905 - as long by construction (strict= costs a look-up 0.2 us)
     return _new(Answer, (found[3 * cols + 1], found[3 * cols + 2], scored))
 
 
 class StringAnswer(NamedTuple):
-    """What :meth:`Engine.string_answer` found: the position, and its answer or, when the short try did not value every
-    move, what the try found (for :meth:`Engine.move_scores`'s ``tried``)."""
+    """What :meth:`Engine.string_answer` found: the position's code and pieces, the positions the short try visited,
+    and the position's answer; or, when the try did not value every move, no answer and ``tried``: the position and
+    what the try found (for :meth:`Engine.move_scores`'s ``tried``)."""
 
-    where: Position
+    code: int
+    pieces: int
+    nodes: int
     answer: Answer | None
-    tried: Short | None
+    tried: tuple[Position, Short] | None
 
 
 _new = tuple.__new__
@@ -243,6 +246,8 @@ class Engine:
         lane = self._lane()
         short_solve_moves(lane.words, np.int64(1), lane.out, self._landing_cells, *shared)
         short_answer_string(b"0", np.int64(1), lane.words, lane.out, self._landing_cells, *shared)
+        self._answer_string = direct(short_answer_string, b"0", SHORT, lane.words, lane.out, self._landing_cells, *shared)
+        self._solve_string = direct(short_solve_string, b"0", SHORT, *shared)
         self._lanes.append(lane)
         mark_compiled()
 
@@ -453,35 +458,44 @@ class Engine:
         return [None if found[c] == NOT_SEARCHED else found[c] for c in self._columns]
 
     def string_answer(self, moves: str) -> StringAnswer | None:
-        """The checked position a move string reaches and its :class:`Answer` when the short try values every move in
-        this thread (else what the try found, which :meth:`move_scores` goes on from: :class:`StringAnswer`); None for
-        a string not played plainly (:meth:`position` reads it and says what is wrong).
+        """The code and pieces of the checked position a move string reaches, and its :class:`Answer` when the short
+        try values every move in this thread (else what the try found, which :meth:`move_scores` goes on from:
+        :class:`StringAnswer`); None for a string not played plainly (:meth:`position` reads it and says what is wrong).
 
         One compiled call (:func:`~solver.search.negamax.short_answer_string`): the string played, checked, its code
         made and every move valued, for a position near the end whose search takes microseconds, so that a look-up's
-        fixed cost stays small beside it. No budget applies: the try stops at :data:`SHORT_NODES` positions.
+        fixed cost stays small beside it: one list read from the call, two tuples made. No budget applies: the try
+        stops at :data:`SHORT_NODES` positions.
 
         :raises SearchInterrupted: at Ctrl-C (seen once the compiled call returns).
         """
-        if not moves.isascii():
-            return None
-        lane = self._lane()
-        control, out, words = lane.control, lane.out, lane.words
         try:
-            short_answer_string(moves.encode(), SHORT, words, out, self._landing_cells, self._geo, self._table, self._book, control, lane.rows)
-            found, (pos, mask), nodes = out.tolist(), words.tolist(), control.item(NODES)
+            text = moves.encode("ascii")
+        except UnicodeEncodeError:
+            return None
+        try:
+            lane = self._lanes.pop()
+        except IndexError:
+            lane = self._lane()
+        try:
+            self._answer_string(text, SHORT, lane.words, lane.out, self._landing_cells, self._geo, self._table, self._book, lane.control, lane.rows)
+            found = lane.out.tolist()
+            at = self._answer_at
+            pieces = found[at]
+            if pieces == NOT_PLAIN:
+                return None
+            code, self._nodes = found[at + 1] + found[at + 2] * self._half_power, found[at + 3]
+            answer = _moves_answered(found, self._cols)
+            if answer is not None:
+                return _new(StringAnswer, (code, pieces, self._nodes, answer, None))
+            pos, mask = lane.words.tolist()
         except KeyboardInterrupt:
-            why = f"the search of the position after {quote(moves)} ({self.game.name}) stopped at Ctrl-C after {int(control[NODES]):,} positions"
-            raise SearchInterrupted(why, nodes=int(control[NODES])) from None
+            why = f"the search of the position after {quote(moves)} ({self.game.name}) stopped at Ctrl-C after {int(lane.control[NODES]):,} positions"
+            raise SearchInterrupted(why, nodes=int(lane.control[NODES])) from None
         finally:
             self._lanes.append(lane)
-        at = self._answer_at
-        if found[at] == NOT_PLAIN:
-            return None
-        self._nodes = nodes
-        where = _new(Position, (pos, mask, found[at], found[at + 1] + found[at + 2] * self._half_power))
-        answer = _moves_answered(found, self._cols)
-        return _new(StringAnswer, (where, answer, None if answer is not None else (self._left(found), nodes)))
+        where = _new(Position, (pos, mask, pieces, code))
+        return _new(StringAnswer, (code, pieces, self._nodes, None, (where, (self._left(found), self._nodes))))
 
     def _short_string(self, moves: str) -> Short | None:
         """:meth:`_short` of :meth:`score`'s one job on the position a move string reaches, the string played and
@@ -490,7 +504,7 @@ class Engine:
         lane = self._lane()
         control, rows = lane.control, lane.rows
         try:
-            found = short_solve_string(moves.encode(), SHORT, self._geo, self._table, self._book, control, rows)
+            found = self._solve_string(moves.encode(), SHORT, self._geo, self._table, self._book, control, rows)
             if found == NOT_SEARCHED:
                 return None
             return [None if control[STOP] else found], int(control[NODES])

@@ -399,10 +399,11 @@ def short_solve_moves(
     moves_answer(mask, out, landings, geo)
 
 
-ANSWER_SLOTS = 3
+ANSWER_SLOTS = 4
 """What :func:`short_answer_string` adds after :func:`short_solve_moves`'s ``3 * cols + 3`` items of ``out``: the
-pieces on the board (:data:`~solver.search.bitboard.NOT_PLAIN` for a string not played plainly), then the low and high
-parts of the position's code (:func:`~solver.search.bitboard.code_parts`)."""
+pieces on the board (:data:`~solver.search.bitboard.NOT_PLAIN` for a string not played plainly), the low and high
+parts of the position's code (:func:`~solver.search.bitboard.code_parts`), then the positions the search visited (so
+that one ``tolist`` of ``out`` reads everything a look-up needs)."""
 
 
 @kernel
@@ -423,7 +424,7 @@ def short_answer_string(
     valued in one call, for a position near the end whose search takes microseconds. The position's two board words
     go into ``words``, and ``out`` holds :func:`short_solve_moves`'s items, then the :data:`ANSWER_SLOTS`: the pieces
     (:data:`~solver.search.bitboard.NOT_PLAIN` when the string is not played plainly: nothing else is written, and the
-    caller's general way reads it, saying what is wrong) and the code's parts."""
+    caller's general way reads it, saying what is wrong), the code's parts and the positions searched."""
     pos, mask, pieces, low, high = play_string(text, geo)
     at = 3 * np.int64(geo[G_COLS]) + 3
     out[at] = pieces
@@ -432,6 +433,7 @@ def short_answer_string(
     out[at + 1], out[at + 2] = low, high
     words[0], words[1] = pos, mask
     short_solve_moves(words, limit, out, landings, geo, table, book, control, scratch)
+    out[at + 3] = control[NODES]
 
 
 @kernel

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from ..search import Position as SearchPosition
     from ..search.engine import Short
 
-__all__ = ["KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
+__all__ = ["KEEP_NODES", "KEPT_POSITIONS", "SearchSource", "SearchTable", "searched_by_engine"]
 
 LATE_EMPTY = 16
 """A position with at most this many empty cells is searched in Python while the engine is not loaded
@@ -91,6 +91,11 @@ the engine costs about a second: a process that keeps asking pays for it once it
 
 KEPT_POSITIONS = 100_000
 """Positions whose answers a search table keeps (a few hundred bytes each): a game played and analysed costs one search a position."""
+
+KEEP_NODES = 100
+"""The fewest positions a search visits for its answer to be kept: an answer found in fewer (about 20 us of search, the
+most a late position takes) is found again at a second look-up, and every look-up near the end is spared the memo's
+lock and eviction."""
 
 Books = Callable[[Game], "Book | None"]
 """Finds the book of a game (None when none is built): the engine's book hook."""
@@ -112,7 +117,8 @@ class _Shared:
 
     def __init__(self, game: Game, engine: Engine | Callable[[], Engine], book: Book | None, on_load: Callable[[Game], None] | None = None) -> None:
         self.game = game
-        self._engine: Engine | None = None if callable(engine) else engine  # an Engine is not callable: a maker is
+        self.made: Engine | None = None if callable(engine) else engine  # an Engine is not callable: a maker is
+        """The engine once made (None until then: :attr:`engine` makes it)."""
         self._make: Callable[[], Engine] | None = engine if callable(engine) else None
         self.book = book
         self.on_load = on_load
@@ -125,21 +131,21 @@ class _Shared:
     @property
     def engine(self) -> Engine:
         """The engine, made (its compiled kernels loaded, its transposition table made) the first time it is asked for."""
-        found = self._engine
+        found = self.made
         if found is None:
             with self._loading:
-                found = self._engine
+                found = self.made
                 if found is None:
                     if self.on_load is not None:
                         self.on_load(self.game)
                     assert self._make is not None
-                    found = self._engine = self._make()
+                    found = self.made = self._make()
         return found
 
     @property
     def loaded(self) -> bool:
         """Whether the engine has been made."""
-        return self._engine is not None
+        return self.made is not None
 
     def recall(self, code: int) -> Answer | None:
         with self.lock:
@@ -177,6 +183,12 @@ def searches_by(deadline: float, *, short_only: bool = False, stop: threading.Ev
     finally:
         _BOUNDS.reset(bounds)
         _DEADLINE.reset(token)
+
+
+_new_position = Position.__new__
+_set_game, _set_code, _set_score, _set_best_mask, _set_pieces, _set_table, _set_scored = POSITION_SETTERS
+"""A :class:`Position`'s slots set one by one, read from module names (a look-up makes one: each name read from
+:data:`POSITION_SETTERS` costs an attribute read)."""
 
 
 def _budget_left(budget: float | None) -> float | None:
@@ -276,27 +288,32 @@ class SearchTable(Table):
         say why, or answer the finished board."""
         if type(moves) is not str:  # the engine plays a list of columns too: a look-up reads only a move string
             return super().at_moves(moves)
-        if self._book_answers(len(moves)):  # a position the book answers whole: no engine is loaded (solver.search.booked)
+        shared = self._shared
+        book = shared.book
+        if book is not None and len(moves) < book.depth:  # the book answers it whole: no engine is loaded (solver.search.booked)
             bits = booked.play(self.game, moves)
             if bits is None:  # not played plainly: the rules read it, naming what is wrong or answering the end
                 return super().at_moves(moves)
             code = booked.code_of(self.game, bits)
             return self._position(code, self._answer(code, bits), bits.pieces)
-        shared = self._shared
-        if not shared.loaded and self._late_open(len(moves)):  # near the end: searched in Python if plainly played
-            bits = booked.play(self.game, moves)
-            if bits is not None:
-                code = booked.code_of(self.game, bits)
-                return self._position(code, self._answer(code, bits), bits.pieces)
-        engine = shared.engine
+        engine = shared.made
+        if engine is None:
+            if self._late_open(len(moves)):  # near the end: searched in Python if plainly played
+                bits = booked.play(self.game, moves)
+                if bits is not None:
+                    code = booked.code_of(self.game, bits)
+                    return self._position(code, self._answer(code, bits), bits.pieces)
+            engine = shared.engine
         if self.budget is None and self.progress is None and _DEADLINE.get() is None and not _BOUNDS.get():
             found = engine.string_answer(moves)  # one compiled call near the end (the look-up's fixed cost)
             if found is not None:
-                where, answer, tried = found
+                code, pieces, nodes, answer, tried = found
                 if answer is None:  # a longer search: it goes on from what the short try found, unless kept
-                    return self._position(where.code, self._answer(where.code, where, tried), where.pieces)
-                shared.keep(where.code, answer)
-                return self._position(where.code, answer, where.pieces)
+                    assert tried is not None
+                    return self._position(code, self._answer(code, *tried), pieces)
+                if nodes >= KEEP_NODES:
+                    shared.keep(code, answer)
+                return self._position(code, answer, pieces)
         try:
             where = engine.position(moves=moves)
         except InvalidBoardError:
@@ -305,14 +322,15 @@ class SearchTable(Table):
 
     def _position(self, code: int, answer: Answer, pieces: int | None = None) -> Position:
         """The :class:`Position` of a code and its answer (``pieces``: the pieces on the board, when known)."""
-        position = Position.__new__(Position)
-        POSITION_SETTERS.game(position, self.game)
-        POSITION_SETTERS.code(position, code)
-        POSITION_SETTERS.score(position, answer.score)
-        POSITION_SETTERS.best_mask(position, answer.best_mask)
-        POSITION_SETTERS.pieces(position, _pieces(self.game, code) if pieces is None else pieces)
-        POSITION_SETTERS.table(position, self)
-        POSITION_SETTERS.scored(position, answer.scored)
+        position = _new_position(Position)
+        _set_game(position, self.game)
+        _set_code(position, code)
+        score, best_mask, scored = answer
+        _set_score(position, score)
+        _set_best_mask(position, best_mask)
+        _set_pieces(position, _pieces(self.game, code) if pieces is None else pieces)
+        _set_table(position, self)
+        _set_scored(position, scored)
         return position
 
     def _late_open(self, pieces: int) -> bool:
