@@ -484,10 +484,11 @@ class Engine:
             pieces = found[at]
             if pieces == NOT_PLAIN:
                 return None
-            code, self._nodes = found[at + 1] + found[at + 2] * self._half_power, found[at + 3]
+            code, nodes = found[at + 1] + found[at + 2] * self._half_power, found[at + 3]
+            self._nodes = nodes
             answer = _moves_answered(found, self._cols)
             if answer is not None:
-                return _new(StringAnswer, (code, pieces, self._nodes, answer, None))
+                return _new(StringAnswer, (code, pieces, nodes, answer, None))
             pos, mask = lane.words.tolist()
         except KeyboardInterrupt:
             why = f"the search of the position after {quote(moves)} ({self.game.name}) stopped at Ctrl-C after {int(lane.control[NODES]):,} positions"
@@ -495,7 +496,7 @@ class Engine:
         finally:
             self._lanes.append(lane)
         where = _new(Position, (pos, mask, pieces, code))
-        return _new(StringAnswer, (code, pieces, self._nodes, None, (where, (self._left(found), self._nodes))))
+        return _new(StringAnswer, (code, pieces, nodes, None, (where, (self._left(found), nodes))))
 
     def _short_string(self, moves: str) -> Short | None:
         """:meth:`_short` of :meth:`score`'s one job on the position a move string reaches, the string played and
