@@ -20,6 +20,9 @@ action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .api import (
     LocalTables,
     Source,
@@ -52,12 +55,41 @@ from .errors import (
     SolverError,
     TableError,
 )
-from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
-from .present import notebook as _notebook  # noqa: F401  (registers the notebook pictures)
+
+if TYPE_CHECKING:  # here, in the order the reference lists them; imported when first used (__getattr__ below)
+    from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
+
+from .present import notebook as _notebook  # noqa: F401  (registers the notebook pictures; they import their modules when drawn)
 from .rules.game import Game, parse_game
 from .tables import CompactTable, DenseTable, Scores, Table
-from .tables.analysis import GameAnalysis, PlayerSummary, PlyAnalysis, UnjudgedPly, Verdict
+
+if TYPE_CHECKING:
+    from .tables.analysis import GameAnalysis, PlayerSummary, PlyAnalysis, UnjudgedPly, Verdict
+
 from .tables.position import Move, Position
+
+_LAZY = {
+    **dict.fromkeys(["GradedMove", "GradeReport", "GradingInterrupted", "PlayerFailure", "grade", "load_player"], "solver.grading.grader"),
+    **dict.fromkeys(["GameAnalysis", "PlayerSummary", "PlyAnalysis", "UnjudgedPly", "Verdict"], "solver.tables.analysis"),
+}
+"""The names of the grader and of a game's analysis, by the module that holds each: imported on first use
+(:func:`__getattr__`, PEP 562), so that ``import solver`` and a look-up load neither."""
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`_LAZY`, imported from its module on first use and kept here (then found without this call)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The package's names, those of :data:`_LAZY` included before their first use."""
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "Board",

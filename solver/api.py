@@ -23,11 +23,14 @@ board or a move (:func:`parse_text`, :func:`code_of_text`, :func:`parse_moves`, 
 :func:`analysis_text`, :func:`outcomes_svg`, :func:`decode_scores`); and the few plain helpers a front end
 prints or checks with (:func:`rebuild_command`, :func:`is_url`, :func:`is_shipped` for a download list,
 :func:`write_atomic` for a report, :func:`remove_dead_temporaries` after a killed build). None is in
-``__all__``: :mod:`solver` re-exports the public functions only.
+``__all__``: :mod:`solver` re-exports the public functions only. Those of the modules a look-up never uses (the grader,
+the pictures and words, the builder and its proofs, the mirrors and URLs) are imported on first use (PEP 562's module
+``__getattr__``), so that importing this module, or :mod:`solver`, loads none of them.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
@@ -48,30 +51,6 @@ from .encoding.moves import parse_move as parse_move
 from .encoding.moves import parse_moves as parse_moves
 from .encoding.moves import split_moves as split_moves
 from .errors import InvalidArgumentError, InvalidBoardError
-from .grading.grader import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
-from .grading.grader import DEFAULT_TOTAL_TIMEOUT as DEFAULT_TOTAL_TIMEOUT
-from .grading.grader import GradeReport as GradeReport
-from .grading.grader import GradingInterrupted as GradingInterrupted
-from .grading.grader import Returns as Returns
-from .grading.grader import board_maker as board_maker
-from .grading.grader import grade as grade
-from .grading.grader import parse_symbols as parse_symbols
-from .grading.grader import positions_to_grade as positions_to_grade
-from .grading.limits import DEFAULT_PROCESSES as DEFAULT_PROCESSES
-from .grading.player import DEFAULT_MEMORY_MB as DEFAULT_MEMORY_MB
-from .grading.player import Turn as Turn
-from .grading.sandbox import Sandbox as Sandbox
-from .present.analysis import analysis_text as analysis_text
-from .present.analysis import best_text as best_text
-from .present.analysis import grid_text as grid_text
-from .present.analysis import plies_text as plies_text
-from .present.charts import outcomes_svg as outcomes_svg
-from .present.describe import column_board as column_board
-from .present.describe import move_words as move_words
-from .present.describe import stats_text as stats_text
-from .present.describe import status_line as status_line
-from .present.report import GRADE_LIMIT as GRADE_LIMIT
-from .present.report import describe_report as describe_report
 from .rules import score as _score
 from .rules.base import OUTCOMES as OUTCOMES
 from .rules.base import Outcome as Outcome
@@ -86,12 +65,10 @@ from .rules.score import WIN as WIN
 from .search.options import Progress
 from .storage.fsutil import remove_dead_temporaries as remove_dead_temporaries
 from .storage.fsutil import write_atomic as write_atomic
-from .storage.remote import is_url as is_url
 from .storage.tablefile import is_shipped as is_shipped
 from .storage.tablefile import rebuild_command as rebuild_command
 from .store import book as _book
 from .store import bookproof as _bookproof
-from .store import make as _builder
 from .store.book import book_game as book_game
 from .store.book import build_book as build_book
 from .store.book import default_depth as default_depth
@@ -106,33 +83,58 @@ from .store.estimate import format_duration as format_duration
 from .store.estimate import proof_seconds as proof_seconds
 from .store.estimate import refuse_beyond_machine as refuse_beyond_machine
 from .store.estimate import sample_seconds as sample_seconds
-from .store.make import BuildHook
-from .store.make import BuildProgress as BuildProgress
-from .store.make import Check as Check
-from .store.make import cluster_scheduler as cluster_scheduler
-from .store.make import kind_for as kind_for
-from .store.make import proof as proof
-from .store.make import proof_disk as proof_disk
-from .store.make import proof_work as proof_work
-from .store.make import refuse_replacing as refuse_replacing
-from .store.mirror import fetch_table as fetch_table
-from .store.samplecheck import DEFAULT_REFERENCE as DEFAULT_REFERENCE
-from .store.samplecheck import MAX_EMPTY as MAX_EMPTY
-from .store.samplecheck import LayerCheck as LayerCheck
-from .store.samplecheck import check_sample as check_sample
 from .store.searched import SearchTable as SearchTable
 from .store.searched import searches_by as searches_by
 from .store.tablebase import MIRROR_ENV, LocalTables, Source, TableAt, Tablebase, Want, default_tablebase
 from .tables import DenseTable, Scores
 from .tables import Table as Table
-from .tables.analysis import GameAnalysis as GameAnalysis
-from .tables.analysis import Replayed as Replayed
-from .tables.analysis import move_code as move_code
 from .tables.position import Position as Position
 from .tables.position import outcome_label as outcome_label
 
 if TYPE_CHECKING:
+    from .grading.grader import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+    from .grading.grader import DEFAULT_TOTAL_TIMEOUT as DEFAULT_TOTAL_TIMEOUT
+    from .grading.grader import GradeReport as GradeReport
+    from .grading.grader import GradingInterrupted as GradingInterrupted
+    from .grading.grader import Returns as Returns
+    from .grading.grader import board_maker as board_maker
+    from .grading.grader import grade as grade
+    from .grading.grader import parse_symbols as parse_symbols
+    from .grading.grader import positions_to_grade as positions_to_grade
+    from .grading.limits import DEFAULT_PROCESSES as DEFAULT_PROCESSES
+    from .grading.player import DEFAULT_MEMORY_MB as DEFAULT_MEMORY_MB
+    from .grading.player import Turn as Turn
+    from .grading.sandbox import Sandbox as Sandbox
+    from .present.analysis import analysis_text as analysis_text
+    from .present.analysis import best_text as best_text
+    from .present.analysis import grid_text as grid_text
+    from .present.analysis import plies_text as plies_text
+    from .present.charts import outcomes_svg as outcomes_svg
+    from .present.describe import column_board as column_board
+    from .present.describe import move_words as move_words
+    from .present.describe import stats_text as stats_text
+    from .present.describe import status_line as status_line
+    from .present.report import GRADE_LIMIT as GRADE_LIMIT
+    from .present.report import describe_report as describe_report
     from .search.book import TableBook
+    from .storage.remote import is_url as is_url
+    from .store.make import BuildHook
+    from .store.make import BuildProgress as BuildProgress
+    from .store.make import Check as Check
+    from .store.make import cluster_scheduler as cluster_scheduler
+    from .store.make import kind_for as kind_for
+    from .store.make import proof as proof
+    from .store.make import proof_disk as proof_disk
+    from .store.make import proof_work as proof_work
+    from .store.make import refuse_replacing as refuse_replacing
+    from .store.mirror import fetch_table as fetch_table
+    from .store.samplecheck import DEFAULT_REFERENCE as DEFAULT_REFERENCE
+    from .store.samplecheck import MAX_EMPTY as MAX_EMPTY
+    from .store.samplecheck import LayerCheck as LayerCheck
+    from .store.samplecheck import check_sample as check_sample
+    from .tables.analysis import GameAnalysis as GameAnalysis
+    from .tables.analysis import Replayed as Replayed
+    from .tables.analysis import move_code as move_code
 
 __version__ = "0.1.0"
 
@@ -157,6 +159,70 @@ __all__ = [
     "parse_game",
     "table_for",
 ]
+
+_LAZY = {
+    "DEFAULT_TIMEOUT": "solver.grading.grader",
+    "DEFAULT_TOTAL_TIMEOUT": "solver.grading.grader",
+    "GradeReport": "solver.grading.grader",
+    "GradingInterrupted": "solver.grading.grader",
+    "Returns": "solver.grading.grader",
+    "board_maker": "solver.grading.grader",
+    "grade": "solver.grading.grader",
+    "parse_symbols": "solver.grading.grader",
+    "positions_to_grade": "solver.grading.grader",
+    "DEFAULT_PROCESSES": "solver.grading.limits",
+    "DEFAULT_MEMORY_MB": "solver.grading.player",
+    "Turn": "solver.grading.player",
+    "Sandbox": "solver.grading.sandbox",
+    "analysis_text": "solver.present.analysis",
+    "best_text": "solver.present.analysis",
+    "grid_text": "solver.present.analysis",
+    "plies_text": "solver.present.analysis",
+    "outcomes_svg": "solver.present.charts",
+    "column_board": "solver.present.describe",
+    "move_words": "solver.present.describe",
+    "stats_text": "solver.present.describe",
+    "status_line": "solver.present.describe",
+    "GRADE_LIMIT": "solver.present.report",
+    "describe_report": "solver.present.report",
+    "is_url": "solver.storage.remote",
+    "BuildHook": "solver.store.make",
+    "BuildProgress": "solver.store.make",
+    "Check": "solver.store.make",
+    "cluster_scheduler": "solver.store.make",
+    "kind_for": "solver.store.make",
+    "proof": "solver.store.make",
+    "proof_disk": "solver.store.make",
+    "proof_work": "solver.store.make",
+    "refuse_replacing": "solver.store.make",
+    "fetch_table": "solver.store.mirror",
+    "DEFAULT_REFERENCE": "solver.store.samplecheck",
+    "MAX_EMPTY": "solver.store.samplecheck",
+    "LayerCheck": "solver.store.samplecheck",
+    "check_sample": "solver.store.samplecheck",
+    "GameAnalysis": "solver.tables.analysis",
+    "Replayed": "solver.tables.analysis",
+    "move_code": "solver.tables.analysis",
+}
+"""The names re-exported from the modules a look-up never uses (the grader, the presentation, the builder and its
+proofs, the mirrors and URLs), by the module that holds each: :func:`__getattr__` imports it on first use of the name
+(PEP 562), so that importing this module, and :mod:`solver`, loads none of them."""
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`_LAZY`, imported from its module on first use and kept here (then found without this call)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, those of :data:`_LAZY` included before their first use."""
+    return sorted({*globals(), *_LAZY})
+
 
 DEFAULT_BOOK_SAMPLE = _bookproof.DEFAULT_SAMPLE
 """Entries of a book's deepest ply ``solve verify`` re-derives by search when not told (:data:`solver.store.bookproof.DEFAULT_SAMPLE`)."""
@@ -381,7 +447,9 @@ def build_table(rows: int = 3, cols: int = 3, k: int = 3, *, game: Game | str | 
     :param progress: called with 1 after each ply of each pass (:func:`solver.retrograde.dense.build_steps` calls).
     """
     resolved = parse_game(game) if game is not None else Game(rows, cols, k)
-    return _builder.build_table(resolved, progress=progress)
+    from .store import make as builder  # here: the builder and the build's modules load only for a build
+
+    return builder.build_table(resolved, progress=progress)
 
 
 def forget() -> None:

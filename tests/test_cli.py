@@ -7,6 +7,7 @@ game exits 2, a broken table or a failed verification exits 1.
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import re
@@ -354,7 +355,7 @@ def test_ctrl_c_outside_a_search_exits_130_with_one_line_not_clicks_aborted(runn
     def interrupted(position):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sys.modules["solver.cli.lookup"], "describe_position", interrupted)
+    monkeypatch.setattr(importlib.import_module("solver.cli.lookup"), "describe_position", interrupted)  # imported when first used
     result = runner.invoke(main, ["lookup", "X.O/.X./..O"])
     assert result.exit_code == 130, (result.output, result.exception)
     assert result.stderr == "solve: interrupted (Ctrl-C)\n" and "Aborted" not in result.output

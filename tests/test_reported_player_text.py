@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import solver
+import solver.grading.sandbox
 from solver.cli import main
 
 HOSTILE_TEXT = "\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b[31mred\x9b2J\x7f\u202eevil\u2066\x00\n  kept the result 4,520\r\x85\u2028"

@@ -13,7 +13,23 @@ meters (:mod:`.progress`). ``main`` is the console script ``solve``.
 
 from __future__ import annotations
 
-from . import analyze, build, fetch, grade, lookup, play, serve, stats, verify  # noqa: F401  (each adds its command to main)
+import importlib
+from types import ModuleType
+
 from .group import main
 
+COMMANDS = ("analyze", "build", "fetch", "grade", "lookup", "play", "serve", "stats", "verify")
+"""The commands, each added to ``main`` by the module of its name, imported when the command is first asked for
+(:class:`~.group.SolveGroup`): ``solve lookup`` imports neither the grader nor the builder nor the web app."""
+
+main.lazy_commands.update({name: f"{__name__}.{name}" for name in COMMANDS})
+
 __all__ = ["main"]
+
+
+def __getattr__(name: str) -> ModuleType:
+    """A command's module (``solver.cli.build``), and the shared :mod:`.options` and :mod:`.progress`, imported on first
+    use as an attribute of the package, as every one was when the package imported them all."""
+    if name in (*COMMANDS, "options", "progress"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

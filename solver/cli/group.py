@@ -5,6 +5,7 @@ start with '-'."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import warnings
 from collections.abc import Iterator
@@ -17,7 +18,24 @@ from ..errors import InvalidBoardError, InvalidGameError, PlayerError, SearchInt
 
 
 class SolveGroup(click.Group):
-    """A click group that turns the package's errors into one line on stderr."""
+    """A click group that turns the package's errors into one line on stderr, and imports a command's module when the
+    command is first asked for (:attr:`lazy_commands`): ``solve lookup`` loads no other command's module, nor what that
+    module imports."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: dict[str, str] = {}
+        """The commands not imported yet, by name: the module that adds each to this group when imported
+        (:mod:`solver.cli` names them)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = self.lazy_commands.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            importlib.import_module(module)  # its @main.command adds the command to this group
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy_commands})
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..api import Position, Table, code_of_text, column_board, draw, is_url, move_string_code, status_line
+from ..api import Position, Table, code_of_text, column_board, draw, move_string_code, status_line
 from .group import ArgsCommand, main
 from .options import TableOptions, budget_option, game_option
 
@@ -61,6 +61,8 @@ def lookup(board: str | None, options: TableOptions, as_json: bool, move_string:
 
 def _table_at(source: str, options: TableOptions, checksum: str | None) -> Table:
     """The table of ``--table``: a URL read block by block, or a file (of --game when given, else of the game it holds)."""
+    from ..api import is_url  # here: its module (urllib, http.client, ssl) loads only for a --table
+
     game = options.game if options.game_given else None
     if is_url(source):
         return options.tablebase.open_url(source, game=game, checksum=checksum)

@@ -10,20 +10,18 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..api import (
     BuildEstimate,
-    BuildProgress,
     Game,
     Table,
     Tablebase,
     default_tablebase,
     estimate,
     format_duration,
-    kind_for,
     parse_game,
     rebuild_command,
     search_compiled,
@@ -31,6 +29,9 @@ from ..api import (
 from ..words import count
 from .group import BUDGET_KEY, BuildDeclined
 from .progress import progress_bar
+
+if TYPE_CHECKING:
+    from ..api import BuildProgress
 
 TABLE_DIR_HELP = (
     "Where built tables are kept (default: $SOLVED_TICTACTOE_DIR if set, else the user data directory, "
@@ -220,6 +221,14 @@ def confirm_build(cost: BuildEstimate, what: str) -> bool:
     if not interactive():
         return False
     return click.confirm(f"{what} takes {cost.describe()}. Build it now?", default=False, err=True)
+
+
+def kind_for(game: Game) -> str:
+    """The kind of table a build of ``game`` writes (:func:`solver.api.kind_for`), which is the builder's: imported
+    when a build is interrupted, so that the commands that build nothing (``solve lookup``) load no builder."""
+    from ..api import kind_for
+
+    return kind_for(game)
 
 
 @contextmanager

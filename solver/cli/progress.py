@@ -7,12 +7,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..api import BuildProgress, Game, format_duration
+from ..api import Game, format_duration
 from ..words import percent
+
+if TYPE_CHECKING:
+    from ..api import BuildProgress
 
 PROGRESS_LINE_SECONDS = 60.0
 """Off a terminal (a log, a pipe, nohup), a build prints its progress as a line this often."""

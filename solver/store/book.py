@@ -42,7 +42,6 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import json
-import multiprocessing
 import os
 import secrets
 import threading
@@ -333,6 +332,8 @@ def _local_runner(jobs: int, table_bytes: int) -> Runner:
             yield run_chunk(str(directory), game.name, index, chunk, table_bytes)
 
     def run(directory: Path, game: Game, todo: Sequence[int], chunk: int) -> Iterator[tuple[int, float]]:
+        import multiprocessing  # here: only a book's build starts processes (a look-up loads no multiprocessing)
+
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = [pool.submit(run_chunk, str(directory), game.name, index, chunk, table_bytes) for index in todo]

@@ -18,8 +18,6 @@ from pathlib import Path
 from ..encoding.columns import layer_slots
 from ..encoding.layouts import layout
 from ..errors import GameTooLargeError
-from ..retrograde.chunks import layer_work
-from ..retrograde.plan import SPOOLED_AT_MOST, forward_bytes, plan_build
 from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
@@ -131,6 +129,8 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
     if game.dense:
         codes = game.codes
         return BuildEstimate(game, codes / DENSE_CODES_PER_SECOND, codes * 4, codes * DENSE_BYTES_PER_CODE, 1)
+    from ..retrograde.plan import plan_build  # here, as the build's other modules: a look-up estimates no build
+
     jobs = jobs or os.cpu_count() or 1
     target = Path(path)
     plan = plan_build(game, target.with_name(target.name + ".build"), jobs=jobs, check=False, retiring=True)
@@ -149,6 +149,8 @@ def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
     boards that fit: both passes at :data:`GRAVITY_WORK_PER_SECOND_PER_CORE`, the disk of a retiring build
     (two raw layers, the spool, the reach bits and the table), the memory of the forward pass
     (:func:`solver.retrograde.plan.forward_bytes`: its bits and chunks)."""
+    from ..retrograde.plan import SPOOLED_AT_MOST, forward_bytes  # here: a look-up estimates no build
+
     jobs = jobs or os.cpu_count() or 1
     sizes = layer_slots(game.rows, game.cols)
     total, largest = sum(sizes), max(sizes)
@@ -220,6 +222,8 @@ def proof_seconds(game: Game, kind: str) -> float:
     layer re-derived from the next."""
     if kind == "dense":
         return game.codes / DENSE_CODES_PER_SECOND
+    from ..retrograde.chunks import layer_work  # here: the build's modules load when a proof is estimated
+
     return sum(layer_work(game, ply) for ply in range(game.cells + 1)) / PROOF_WORK_PER_SECOND
 
 

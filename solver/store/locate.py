@@ -63,7 +63,7 @@ import warnings
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contents.opening import open_table
 from ..errors import BuildError, BuildNeedsConsent, OldTableDirWarning, TableError, TableWarning
@@ -71,9 +71,10 @@ from ..rules.game import DEFAULT_GAME, Game
 from ..storage import trust
 from ..storage.tablefile import rebuild_command
 from ..tables import DenseTable, Kind, Table, from_file
-from . import make as builder
 from .estimate import CONSENT_SECONDS, BuildEstimate, format_duration, proof_seconds, refuse_beyond_machine
-from .make import BuildHook
+
+if TYPE_CHECKING:
+    from .make import BuildHook
 
 ENV_VAR = "SOLVED_TICTACTOE_DIR"
 APP_NAME = "solved-tictactoe"
@@ -194,10 +195,17 @@ def open_file(
     opened = open_table(path, game=game, follow_symlinks=follow_symlinks)
     if kind is not None and opened.header.kind != kind:
         raise opened.error(f"holds a {opened.header.kind} table, expected a {kind} one")
-    table = from_file(opened, verify=verify, prove=builder.prove)
+    table = from_file(opened, verify=verify, prove=_prove)
     if prove_untrusted:
         trust_or_prove(table)
     return table
+
+
+def _prove(table: Table) -> list[str]:
+    """:func:`solver.store.make.prove`, imported when a table is proved: opening one loads no builder."""
+    from . import make as builder
+
+    return builder.prove(table)
 
 
 def trust_or_prove(table: Table) -> None:
@@ -257,6 +265,8 @@ def build_and_open(game: Game, path: str | os.PathLike[str], **options: Any) -> 
     """
     build_dir = Path(path).with_name(Path(path).name + ".build")
     fresh = not os.path.lexists(build_dir)
+    from . import make as builder  # here: the builder (and the build's modules) loads only when a table is built
+
     try:
         written = builder.write_table_file(game, path, **options)
     except BuildError:
@@ -269,6 +279,8 @@ def build_and_open(game: Game, path: str | os.PathLike[str], **options: Any) -> 
 def build_or_keep_in_memory(game: Game, path: Path, *, on_build: BuildHook | None = None, notify: Callable[[str], None] | None = None) -> Table:
     """Build ``game``'s missing table into ``path`` (:func:`build_and_open`); when the directory cannot
     hold it, a dense table is built in memory for this process instead, with one :class:`TableWarning`."""
+    from . import make as builder  # here: the builder loads only when a table is built
+
     try:
         return build_and_open(game, path, on_build=on_build, notify=notify)
     except TableError as error:

@@ -63,8 +63,7 @@ from ..rules.game import DEFAULT_GAME, Game, parse_game
 from ..search.options import Progress
 from ..storage import trust
 from ..storage.fsutil import link_stays_inside
-from ..tables import Kind, Scores, Table, analysis
-from ..tables.analysis import GameAnalysis
+from ..tables import Kind, Scores, Table
 from ..tables.position import Position
 from ..words import count
 from . import locate
@@ -72,12 +71,13 @@ from .book import book_game, book_path
 from .bookproof import open_trusted_book, shipped_book_path
 from .estimate import refuse_beyond_machine
 from .locate import Consent
-from .make import BuildHook
 from .searched import SearchSource, searches_by
 from .urltable import MIRROR_ENV, open_url_table, table_url
 
 if TYPE_CHECKING:
     from ..search import TableBook
+    from ..tables.analysis import GameAnalysis
+    from .make import BuildHook
 
 __all__ = ["MIRROR_ENV", "LocalTables", "Source", "TableAt", "Tablebase", "Want", "default_tablebase"]
 
@@ -450,6 +450,8 @@ class Tablebase:
         """Replay a game from the empty board and judge every ply (:func:`solver.tables.analysis.analyze`); for a game
         answered by search, ``budget`` bounds the whole analysis (seconds, from this call), and the plies whose
         positions are not answered by then are named as not judged (:attr:`GameAnalysis.unjudged`)."""
+        from ..tables import analysis  # here: a process that analyses no game loads no analysis
+
         found = self.table_of(game) if table is None else self.resolve(game, table)
         if budget is None or not found.searches:
             return analysis.analyze(moves, table=found)

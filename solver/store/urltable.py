@@ -20,9 +20,8 @@ import os
 from ..contents.opening import fits
 from ..errors import TableError
 from ..rules.game import Game
-from ..storage import remote, trust
+from ..storage import trust
 from ..tables import Table, from_file
-from . import make as builder
 
 MIRROR_ENV = "SOLVED_TICTACTOE_MIRROR"
 """The URL tables are fetched from when none is given (a directory of ``<game>.ttt`` files, or a file)."""
@@ -36,6 +35,8 @@ def table_url(game: Game, url: str | None = None) -> str:
     :raises TableError: if no URL is given or set, or it is not an http or https URL (the message names ``url``
         or the variable).
     """
+    from ..storage import remote  # here, as in open_url_table: urllib, http.client and ssl load when a URL is used
+
     if url is not None and (url or not isinstance(url, str)):  # "" is no URL: the variable's is used, as for None
         base = remote.check_url(url, name="url")
     else:
@@ -59,6 +60,9 @@ def open_url_table(url: str, *, game: Game | None = None, checksum: str | None =
     :raises TableError: naming the URL: unreachable, not a table of ``game``, no known checksum, or a
         checksum that is not the expected one (nothing is used from it).
     """
+    from ..storage import remote  # here: a process that reads no URL loads no urllib, http.client or ssl
+    from . import make as builder  # here: the builder's proof, for a table without a shipped checksum
+
     remote.check_url(url, name="url")
     trust.check_checksum_type(checksum)
     cache = None if cache_bytes == 0 else remote.open_cache(cache_bytes)
