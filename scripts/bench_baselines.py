@@ -263,11 +263,13 @@ def compare_set(
         print(f"   {run.settings.rstrip('.')}: {agree}; its process took {run.process_cpu:.3g} s of CPU with its start-up (getrusage)")
 
 
-def compare_empty(report: Report, baselines: Sequence[Baseline], engine_cpu: float, *, target: float, engine_wall: float | None = None) -> None:
+def compare_empty(
+    report: Report, baselines: Sequence[Baseline], engine_cpu: float, *, target: float, engine_wall: float | None = None, every_cpu: float | None = None
+) -> None:
     """Steininger's c4 on the empty board from scratch beside the engine's ``engine_cpu`` seconds (one thread): its
     CPU and wall time, nodes and score (Pons' scale: 1, the first player wins on ply 41), the engine's time over its
-    CPU time (``target``: the bound), and with ``engine_wall`` (the engine on every core) the ratio of wall times.
-    Pons' solver is not run there: without its book it takes hours."""
+    CPU time (``target``: the bound), and with ``engine_wall`` and ``every_cpu`` (the engine on every core) the ratios
+    of wall times and of CPU times. Pons' solver is not run there: without its book it takes hours."""
     for baseline in baselines:
         if baseline.name != "c4":
             print(f"   {NAMES.get(baseline.name, baseline.name)}: not run on the empty board (hours without its book)")
@@ -286,4 +288,6 @@ def compare_empty(report: Report, baselines: Sequence[Baseline], engine_cpu: flo
         report("C4 empty board: the engine / c4 (CPU)", ratio, "x", f"<= {target:g}", ratio <= target)
         if engine_wall is not None:
             report("C4 empty board: the engine on every core / c4 (wall)", engine_wall / max(solved.wall, 1e-9), "x")
+        if every_cpu is not None:
+            report("C4 empty board: the engine on every core / c4 (CPU)", every_cpu / max(solved.cpu, 1e-9), "x")
         print(f"   {run.settings.rstrip('.')}: its process took {run.process_cpu:.3g} s of CPU with its start-up (getrusage)")
