@@ -20,8 +20,7 @@ action ids of OpenSpiel and PettingZoo: ``from solver import interop``
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .api import (
     LocalTables,
@@ -55,6 +54,7 @@ from .errors import (
     SolverError,
     TableError,
 )
+from .lazy import lazy_names
 
 if TYPE_CHECKING:  # here, in the order the reference lists them; imported when first used (__getattr__ below)
     from .grading.grader import GradedMove, GradeReport, GradingInterrupted, PlayerFailure, grade, load_player
@@ -76,19 +76,7 @@ _LAZY = {
 (:func:`__getattr__`, PEP 562), so that ``import solver`` and a look-up load neither."""
 
 
-def __getattr__(name: str) -> Any:
-    """A name of :data:`_LAZY`, imported from its module on first use and kept here (then found without this call)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The package's names, those of :data:`_LAZY` included before their first use."""
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)
 
 
 __all__ = [

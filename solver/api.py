@@ -30,7 +30,6 @@ the pictures and words, the builder and its proofs, the mirrors and URLs) are im
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
@@ -51,6 +50,7 @@ from .encoding.moves import parse_move as parse_move
 from .encoding.moves import parse_moves as parse_moves
 from .encoding.moves import split_moves as split_moves
 from .errors import InvalidArgumentError, InvalidBoardError
+from .lazy import lazy_names
 from .rules import score as _score
 from .rules.base import OUTCOMES as OUTCOMES
 from .rules.base import Outcome as Outcome
@@ -209,19 +209,7 @@ proofs, the mirrors and URLs), by the module that holds each: :func:`__getattr__
 (PEP 562), so that importing this module, and :mod:`solver`, loads none of them."""
 
 
-def __getattr__(name: str) -> Any:
-    """A name of :data:`_LAZY`, imported from its module on first use and kept here (then found without this call)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, those of :data:`_LAZY` included before their first use."""
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)
 
 
 DEFAULT_BOOK_SAMPLE = _bookproof.DEFAULT_SAMPLE
