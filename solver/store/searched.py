@@ -93,9 +93,8 @@ KEPT_POSITIONS = 100_000
 """Positions whose answers a search table keeps (a few hundred bytes each): a game played and analysed costs one search a position."""
 
 KEEP_NODES = 100
-"""The fewest positions a search visits for its answer to be kept: an answer found in fewer (about 20 us of search, the
-most a late position takes) is found again at a second look-up, and every look-up near the end is spared the memo's
-lock and eviction."""
+"""The fewest positions a look-up's search visits for its answer to be kept: an answer found in fewer (about 20 us of
+search) is searched again at a second look-up, and every look-up near the end is spared the memo's lock and eviction."""
 
 Books = Callable[[Game], "Book | None"]
 """Finds the book of a game (None when none is built): the engine's book hook."""
@@ -288,14 +287,13 @@ class SearchTable(Table):
         say why, or answer the finished board."""
         if type(moves) is not str:  # the engine plays a list of columns too: a look-up reads only a move string
             return super().at_moves(moves)
-        shared = self._shared
-        book = shared.book
-        if book is not None and len(moves) < book.depth:  # the book answers it whole: no engine is loaded (solver.search.booked)
+        if self._book_answers(len(moves)):  # a position the book answers whole: no engine is loaded (solver.search.booked)
             bits = booked.play(self.game, moves)
             if bits is None:  # not played plainly: the rules read it, naming what is wrong or answering the end
                 return super().at_moves(moves)
             code = booked.code_of(self.game, bits)
             return self._position(code, self._answer(code, bits), bits.pieces)
+        shared = self._shared
         engine = shared.made
         if engine is None:
             if self._late_open(len(moves)):  # near the end: searched in Python if plainly played
