@@ -256,8 +256,7 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
 def solve(
     pos: np.uint64, mask: np.uint64, geo: np.ndarray, table: np.ndarray, book: tuple[np.ndarray, np.ndarray, np.int64], control: np.ndarray, scratch: np.ndarray
 ) -> np.int64:
-    """The exact Pons score of a position that is not over, by null-window probes (Pons' ``solve``, in another order:
-    :func:`solve_at_least`); 0 if stopped.
+    """The exact Pons score of a position that is not over, by null-window probes (Pons' ``solve``); 0 if stopped.
 
     A position one ply past the book's depth is searched from the floor its parents' scores give (:func:`book_floor`).
     Enhanced transposition cut-offs start after :data:`ETC_AFTER_NODES` nodes of this call.
@@ -280,12 +279,10 @@ def solve_at_least(
     probed there first: a position one ply past the book (:func:`book_floor`) scores exactly its floor when it is the
     child of a best move, which the first probe then proves.
 
-    The first thread's probes (``med``: is the score above it?): the sign first (above 0: a win, or not); then once
-    next to the bound nearest 0 (a win faster than the slowest known? a loss slower than the fastest?), since most
-    positions end late, so one probe often settles the score; then Pons' halving, towards the window's ends. The
-    empty board (a win on the last ply but one: Pons score 1) is so settled in two probes (above 0, above 1), where
-    Pons' order, which starts from the window's ends, searched 385 million positions against 302 million now. A helper
-    (``control[HELPER]`` = k) probes at k / (k + 1) of the window."""
+    The first thread probes where Pons' solver does (from the window's ends inwards: shallow searches, cut by the
+    earliest win or loss still possible); a helper (``control[HELPER]`` = k) at k / (k + 1) of the window. The sign
+    first, then next to the bound nearest 0, was tried: the empty board 302 instead of 385 million positions, but
+    Begin-Easy's quick wins 4.75 times as many (docs/performance.md)."""
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
     if can_win_next(pos, mask, geo):
@@ -296,18 +293,12 @@ def solve_at_least(
         low = min(floor, high)
     control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
     mpos, mmask = mirror_key(pos, geo), mirror_key(mask, geo)
-    stepped = False
     while low < high and not control[STOP]:
         share = max(control[HELPER], 1)
         med = low + (high - low) * share // (share + 1)
         if not control[HELPER]:
             if first:
                 med = low
-            elif low < 0 < high:
-                med = np.int64(0)
-            elif not stepped:
-                stepped = True
-                med = low if low >= 0 else high - 1
             elif med <= 0 and _trunc_half(low) < med:
                 med = _trunc_half(low)
             elif med >= 0 and _trunc_half(high) > med:
