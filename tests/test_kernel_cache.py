@@ -137,12 +137,17 @@ def test_a_kernel_called_directly_is_the_one_compiled_for_its_arguments_and_answ
 
     from solver.compiling import direct
     from solver.search.engine import SHORT, Engine
-    from solver.search.negamax import CONTROL_SLOTS, short_solve_string
+    from solver.search.negamax import CONTROL_SLOTS, NODES, STOP, short_solve_string
 
     engine = Engine("connect4", table_bytes=1 << 22, threads=1)
     shared = (engine._geo, engine._table, engine._book, np.zeros(CONTROL_SLOTS, dtype=np.int64), engine._scratches[0])
     called = direct(short_solve_string, b"0", SHORT, *shared)
     assert called is engine._solve_string  # the one entry point of those types
     assert not hasattr(called, "overloads")  # machine code, not numba's dispatcher
+    control = shared[3]
     for moves in ("4453", "2252576253462244111563365343671351441", "12345671234567", "4", "44x"):
-        assert called(moves.encode(), SHORT, *shared) == short_solve_string(moves.encode(), SHORT, *shared), moves
+        answers = []
+        for kernel in (called, short_solve_string):  # each from an empty table: the same search, stopped or not
+            engine._table.fill(0)
+            answers.append((kernel(moves.encode(), SHORT, *shared), control[NODES], control[STOP]))
+        assert answers[0] == answers[1], moves

@@ -35,8 +35,8 @@ from solver.rules.base import DRAWN, IN_PLAY, INVALID, LINE
 from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE, decode, parent_score
 from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, position_of_key, positions, score_byte
-from solver.search.bitboard import G_BOTTOM, NO_BOUND, claimeven_bound, has_line, possible
-from solver.search.negamax import CONTROL_SLOTS, HELPER, NODES, solve
+from solver.search.bitboard import G_BOTTOM, NO_BOUND, can_win_next, claimeven_bound, has_line, mirror_key, popcount, possible
+from solver.search.negamax import BUDGET, CONTROL_SLOTS, GAVE_UP, HELPER, NODES, PROBE_NODES, STOP, new_control, settle, solve
 from solver.search.position import bit_of, cell_of, geometry_of, key_of, position_of
 from solver.search.transposition import get
 
@@ -397,6 +397,29 @@ def test_a_helping_threads_own_windows_give_every_position_of_a_small_table_its_
     assert control[NODES] > 0
 
 
+@pytest.mark.parametrize("name", SMALL)
+def test_a_probe_given_up_for_steiningers_order_leaves_every_position_of_a_small_table_its_score(name: str) -> None:
+    """A probe in Pons' order that reaches ``control[PROBE_NODES]`` positions is given up and the search goes on in
+    Steininger's order: with a limit of one position (given up at once), every score is still the table's, the
+    caller's stop flag is left alone, and the search took another way than Pons' order throughout somewhere."""
+    game, table, codes = positions_in_play(name)
+    eng = Engine(name, table_bytes=TABLE_BYTES, threads=1)
+    other_way = 0
+    for code_ in codes:
+        where = position_of(game, code_)
+        nodes = []
+        for limit in (0, 1):
+            eng._table.fill(0)
+            control = new_control()
+            control[PROBE_NODES] = limit
+            found = solve(np.uint64(where.pos), np.uint64(where.mask), eng._geo, eng._table, eng._book, control, eng._scratch)
+            assert score_byte(int(found), where.pieces, game.cells) == table[code_], f"{name} {code_}, limit {limit}"
+            assert control[STOP] == control[GAVE_UP] == control[BUDGET] == 0, f"{name} {code_}: {control}"
+            nodes.append(int(control[NODES]))
+        other_way += nodes[0] != nodes[1]
+    assert other_way > 0 or game.cells < 9, name
+
+
 def test_a_position_searched_with_a_helping_thread_gets_the_one_threads_score() -> None:
     """A search longer than HELP_AFTER_SECONDS gets the second thread (its nodes are counted), and the same answer."""
     one, two = Engine("connect4", table_bytes=TABLE_BYTES, threads=1), Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
@@ -423,6 +446,41 @@ def test_a_forced_move_is_played_through_and_leaves_no_table_entry_of_its_own() 
     assert get(eng._table, forced) == 0, "the forced position was stored"
     assert get(eng._table, after) != 0, "the search did not pass through the forced move"
     assert score == parent_score(eng.score(moves="121211"))
+
+
+def _pons(byte: int, pieces: int, cells: int) -> int:
+    """A table's score byte as the Pons score of the side to move (by the ply of the last move)."""
+    result, plies = decode(byte, cells - pieces)
+    exact = 0 if result == "draw" else (cells - (pieces + plies)) // 2 + 1
+    return -exact if result == "loss" else exact
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_what_a_position_settles_to_without_a_search_is_what_its_table_says(name: str) -> None:
+    """``settle`` on every position of a small table where the side to move cannot win at once, in every null
+    window: a score it settles is exact inside the window and a true bound on the window's side outside it; a position
+    it leaves open after forced moves is worth its forced line's end (negated when the side to move changed)."""
+    game, table, codes = positions_in_play(name)
+    geo, bottom = geometry_of(game), int(geometry_of(game)[G_BOTTOM])
+    settled = forced = 0
+    for code_ in codes:
+        where = position_of(game, code_)
+        pos, mask = np.uint64(where.pos), np.uint64(where.mask)
+        if can_win_next(pos, mask, geo):
+            continue
+        exact = _pons(int(table[code_]), where.pieces, game.cells)
+        for alpha in range(-game.cells // 2 - 1, game.cells // 2 + 1):
+            done, score, same, end, ended, _, _, low, high, _ = settle(pos, mask, mirror_key(pos, geo), mirror_key(mask, geo), alpha, alpha + 1, geo, -1)
+            if done:
+                settled += 1
+                where_said = f"{name} {code_} window ({alpha}, {alpha + 1}): settled at {score}, exact {exact}"
+                assert exact <= score if score <= alpha else exact >= score, where_said
+            elif ended != mask:
+                forced += 1
+                end_code = code_of_key(game, int(end) + int(ended) + bottom)
+                end_exact = _pons(int(table[end_code]), int(popcount(ended)), game.cells)
+                assert exact == (end_exact if same else -end_exact), f"{name} {code_}: forced to {end_code}"
+    assert settled > 0 and (forced > 0 or game.cells < 12), (settled, forced)
 
 
 def test_a_kernel_that_prefetches_compiles_to_the_processors_prefetch_instruction() -> None:

@@ -284,7 +284,7 @@ def test_the_score_bytes_of_the_kernels_are_those_of_python_for_every_score_and_
 @pytest.mark.parametrize("name", ["connect4", "5x4k4-gravity", "4x6k3-gravity"])
 def test_every_move_valued_by_the_compiled_call_is_as_the_general_way_values_it(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``Engine.move_scores`` takes the compiled call's answer (cells in order, score bytes) when its short try values
-    every move; with a short try of 3 positions most searches go on in the worker threads and the answer is made
+    every move; with a short try of 1 position most searches go on in the worker threads and the answer is made
     from each column's score in Python. Both give each move's cell and byte alike, on boards of 4 to 6 rows."""
     from solver.search import engine as engine_module
     from solver.search.engine import Engine
@@ -304,12 +304,12 @@ def test_every_move_valued_by_the_compiled_call_is_as_the_general_way_values_it(
         except InvalidBoardError:
             continue  # the game ended on the way
     compiled = [Engine(name, table_bytes=1 << 20, threads=1).move_scores(where) for where in wheres]
-    monkeypatch.setattr(engine_module, "SHORT", np.int64(3))
+    monkeypatch.setattr(engine_module, "SHORT", np.int64(1))
     general, handed = [], 0
     for where in wheres:
         engine = Engine(name, table_bytes=1 << 20, threads=1)
         general.append(engine.move_scores(where))
-        handed += engine.nodes > 3
+        handed += engine.nodes > 1
     assert compiled == general and handed >= 5
     for (score, moves), where in zip(compiled, wheres, strict=True):
         assert [cell for cell, _ in moves] == sorted(cell for cell, _ in moves) and score == max(byte for _, byte in moves)
@@ -371,7 +371,7 @@ def test_a_move_string_looked_up_is_answered_by_one_compiled_call_as_its_board_i
     for moves in strings[:5]:
         found, where = engine.string_answer(moves), from_moves(engine.game, moves)
         assert found is not None and (found.code, found.pieces) == (where.code, where.pieces), moves
-    monkeypatch.setattr(engine_module, "SHORT", np.int64(3))
+    monkeypatch.setattr(engine_module, "SHORT", np.int64(1))
     short, left = _search_table(name), 0
     for moves in strings:
         tried = short.engine.string_answer(moves)  # type: ignore[attr-defined]

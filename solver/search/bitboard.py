@@ -263,20 +263,19 @@ def can_win_next(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> bool:
 def non_losing_moves(pos: np.uint64, mask: np.uint64, geo: np.ndarray) -> np.uint64:
     """The moves after which the opponent cannot win at once (Pons' ``possibleNonLosingMoves``); the side to move
     must not have a winning move itself. No move: the opponent wins on the next ply whatever is played."""
+    return moves_against(mask, winning_cells(pos ^ mask, mask, geo), geo)
+
+
+@kernel
+def moves_against(mask: np.uint64, threats: np.uint64, geo: np.ndarray) -> np.uint64:
+    """:func:`non_losing_moves` given the opponent's ``threats`` (:func:`winning_cells` of its pieces)."""
     moves = possible(mask, geo)
-    threats = winning_cells(pos ^ mask, mask, geo)
     forced = moves & threats
     if forced:
         if forced & (forced - ONE):
             return ZERO
         moves = forced
     return moves & ~(threats >> ONE)
-
-
-@kernel
-def move_score(pos: np.uint64, mask: np.uint64, move: np.uint64, geo: np.ndarray) -> np.uint64:
-    """The ordering score of a move: the cells where the mover would then complete a line (Pons' ``moveScore``)."""
-    return popcount(winning_cells(pos | move, mask, geo))
 
 
 @kernel

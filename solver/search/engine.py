@@ -52,13 +52,13 @@ from .book import Book
 from .kernel import direct, mark_compiled
 from .negamax import (
     ANSWER_SLOTS,
-    CONTROL_SLOTS,
     HELPER,
     LIMIT,
     NO_MOVE,
     NODES,
     NOT_SEARCHED,
     STOP,
+    new_control,
     short_answer_string,
     short_solve_moves,
     short_solve_string,
@@ -218,7 +218,7 @@ class Engine:
         self._geo = geometry_of(self.game)
         self._memory, self._owner = new_table(table_bytes), _FORKS[0]
         self._scratches = [scratch(self.game.rows, self.game.cols) for _ in range(self.threads)]
-        self._controls = [np.zeros(CONTROL_SLOTS, dtype=np.int64) for _ in range(self.threads)]
+        self._controls = [new_control() for _ in range(self.threads)]
         self._scratch, self._control = self._scratches[0], self._controls[0]
         self._lock = threading.Lock()
         self._lanes: list[_Lane] = []
@@ -237,7 +237,7 @@ class Engine:
         """Compile or load the kernels now (numba does it at a kernel's first call in a process: a second or two), so
         that a search's budget is the search's own: the kernels are called once with the stop flag set (the short ones
         on a string they do not play, and with a limit of one node)."""
-        control = np.zeros(CONTROL_SLOTS, dtype=np.int64)
+        control = new_control()
         control[STOP] = 1
         shared = (self._geo, self._table, self._book, control, self._scratches[0])
         solve(np.uint64(0), np.uint64(0), *shared)
@@ -524,7 +524,7 @@ class Engine:
         except IndexError:
             cols = self.game.cols
             return _Lane(
-                np.zeros(CONTROL_SLOTS, dtype=np.int64),
+                new_control(),
                 scratch(self.game.rows, cols),
                 np.zeros(2, dtype=np.uint64),
                 np.empty(3 * cols + 3 + ANSWER_SLOTS, dtype=np.int64),

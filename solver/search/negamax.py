@@ -16,20 +16,23 @@ and since the parity of ``T`` is the winner's, the score gives the plies to the 
   probes at ``k / (k + 1)`` of its window instead (the first helper at its middle), so that the
   threads prove different bounds, each reading the others' at the root from the shared table (a
   Lazy SMP search whose threads differ by their windows);
-* :func:`negamax` requires that the side to move cannot win at once; it plays only the moves that
-  do not lose at once (:func:`solver.search.bitboard.non_losing_moves`), bounds the score by the
-  earliest win or loss still possible and, where it could cut, by the claimeven bound
-  (:func:`solver.search.bitboard.claimeven_bound`), plays a *forced move* (the only move that does not lose at
-  once) straight through, with no table entry of its own (Steininger's static search plays forced
-  moves so), reads and writes bounds in the transposition table under
-  the canonical key (a position and its mirror share them; the mirror image is carried down the
-  search, so the key needs no loop over the columns), each entry marked with the work its search
-  cost (:func:`solver.search.transposition.work_of`), looks a position up in the book at
-  the book's depth, orders the children (:mod:`solver.search.ordering`) and asks the processor to
-  fetch each child's table bucket (:func:`solver.search.transposition.prefetch_bucket`: a probe of
-  a big table is a miss of every cache), tries an *enhanced transposition cut-off* (a child whose
-  stored bound already proves the cut-off) once the search has grown long
-  (:data:`ETC_AFTER_NODES`), and searches the children in order;
+* :func:`settle` judges a position without a search, as Steininger's static search does: the side to move
+  loses on the next ply when every move lets the opponent win (Pons' ``possibleNonLosingMoves``,
+  :func:`solver.search.bitboard.non_losing_moves`), draws with two cells left, and scores within the earliest
+  win or loss still possible and, where it could cut, the claimeven bound
+  (:func:`solver.search.bitboard.claimeven_bound`); a *forced move* (the only move that does not lose at once) is
+  played straight through, with no table entry of its own;
+* :func:`negamax` searches a position :func:`settle` left open. It reads and writes bounds in the transposition
+  table under the canonical key (a position and its mirror share them; the mirror image is carried down the
+  search, so the key needs no loop over the columns), each entry marked with the work its search cost
+  (:func:`solver.search.transposition.work_of`). It first settles **every child** (one that settles at or above
+  the window cuts at once, the others raise ``alpha``), asks the processor to fetch the buckets of the children
+  left (:func:`solver.search.transposition.prefetch_bucket`: a probe of a big table is a miss of every cache),
+  reads what the book (at its depth) and, with :data:`ETC_MIN_EMPTY` empty cells or more, the table know of them
+  (an *enhanced transposition cut-off*: the bound read is passed down, so a child searched next does not read it
+  again), then searches the ones still open, best first (:mod:`solver.search.ordering`), each from the end of its
+  forced moves. Settling every child before searching one is what ``c4`` does: a child lost at once or cut by a
+  bound elsewhere in the list saves the search of the first;
 * nothing aborted is ever stored: when the stop flag (``control[STOP]``) is set (by the caller, or by the
   search itself at its node limit, ``control[LIMIT]``), every level returns at once without writing, so a search
   cut short leaves only true bounds behind.
@@ -63,22 +66,28 @@ from .bitboard import (
     key_of,
     mirror_cell,
     mirror_key,
+    moves_against,
     non_losing_moves,
     play_string,
     popcount,
     possible,
+    winning_cells,
 )
 from .kernel import kernel
-from .ordering import order_moves
+from .ordering import F_KEY, F_MASK, F_MMASK, F_MOVE, F_MPOS, F_ORDER, F_POS, F_RANK, F_SIGN, F_STORED, order_children
 from .transposition import get, prefetch_bucket, put, unpack, work_of
 
-STOP, NODES, ETC_FROM, HELPER, LIMIT = 0, 1, 2, 3, 4
-"""Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel), the
-node count from which the search tries enhanced transposition cut-offs (set by :func:`solve`), ``k`` > 0 when this
+STOP, NODES, HELPER, LIMIT, BUDGET, GAVE_UP, PROBE_NODES = 0, 1, 2, 3, 4, 5, 6
+"""Slots of the control array: the stop flag (set by the caller), the nodes searched (counted by the kernel: the
+positions :func:`negamax` searched, not the ones :func:`settle` judged), ``k`` > 0 when this
 thread is the ``k``-th helping others search the same position, 0 otherwise (set by the caller,
 :mod:`solver.search.engine`; :func:`solve`), and a node limit: the search sets its own stop flag when its node count
-reaches it (0: none; the engine's short first try in the caller's thread, :mod:`solver.search.engine`)."""
-CONTROL_SLOTS = 5
+reaches it (0: none; the engine's short first try in the caller's thread, :mod:`solver.search.engine`); then the
+search's own: the node count at which a probe gives up (0: none), and 1 once it has (the probe then returns unstored,
+as when stopped; :func:`solve_at_least` reads and clears it: the search writes the caller's stop flag only at
+``LIMIT``); last, the positions a probe in Pons' order may search (set by the caller, :func:`new_control`; 0: no
+limit, Pons' order throughout)."""
+CONTROL_SLOTS = 7
 
 NO_MOVE = -128
 """The score of a full column (:func:`solve_move`)."""
@@ -88,24 +97,29 @@ NOT_SEARCHED = -129
 string it does not play plainly, a position within the book's depth, a column it did not finish."""
 
 ETC_MIN_EMPTY = 16
-"""Enhanced transposition cut-offs are tried only with at least this many empty cells: near the end probing every
-child costs more than it saves (at 12, Pons' End-Easy set ran five times slower); at 16, 12 positions of Begin-Medium
-searched 16 % fewer nodes than without (20: 10 %, 26: 3 %)."""
+"""Enhanced transposition cut-offs (a node reading its children's table entries before searching any) are tried only
+with at least this many empty cells: near the end reading every child costs more than it saves (at 12, Pons' End-Easy
+set ran five times slower, when the read was a second probe); at 16, 12 positions of Begin-Medium searched 16 % fewer
+nodes than without (20: 10 %, 26: 3 %). Since the read entry is passed down to the child searched (2026-12-04), they
+are tried from a search's first node (they were tried only after 100,000 nodes): on one thread, 2 to 6 % fewer nodes
+and 2 to 7 % less CPU on every set of ``scripts/bench.py``'s (docs/performance.md)."""
 
-ETC_AFTER_NODES = 100_000
-"""Enhanced transposition cut-offs are tried only once a search has visited this many nodes: they save nodes but
-probe every child, and in a short search the probes cost more than the nodes saved. Measured on 2026-11-29
-(``scripts/bench.py``'s positions, each searched by engines differing only in this number, alternated position by
-position): from the first node, Begin-Easy took 1.03 ms a position against 0.68 ms without any, Middle-Medium 9.0
-against 8.4 ms, Begin-Medium 214 against 189 ms (14 % fewer nodes); from 100,000 nodes, Begin-Medium 191 ms with 13 %
-fewer nodes, and the easier sets never reach it. On 6 positions of Begin-Hard, cut-offs from 16 empty cells saved
-20 % of the nodes and 10 % of the time.
 
-Measured again on 2026-11-29 once the children's buckets were prefetched before the cut-off's probes (so that they
-wait less; 40 positions of Begin-Medium, 150 of Middle-Medium and 300 of Begin-Easy, alternated in one process): the
-probes placed after the prefetch took Begin-Medium from 179 to 164 ms a position on one thread (the same nodes). From
-10,000 nodes: 155 ms on one thread, but 124 against 125 ms on two, and Begin-Easy 0.88 against 0.85 ms; from the first
-node, Begin-Easy 1.05 ms. So the number stays."""
+PONS_PROBE_NODES = 10_000_000
+"""The positions a probe in Pons' order may search before :func:`solve_at_least` gives it up for Steininger's order
+(a few seconds of a core). Measured on 2026-12-04 (one thread, node counts): the empty board 131.4 million positions
+in Pons' order throughout, 111.8 million with this limit (its fifth probe, "above 2?", given up), 113.7 million with
+1 million; 40 Begin-Medium positions 356.6 thousand a position with this limit, as without, but 408.0 thousand with
+1 million and 369.7 thousand with 3 million (c4's order is the worse one there); Begin-Easy and Begin-Hard the same
+with any of them."""
+
+
+def new_control() -> np.ndarray:
+    """A control array for a search (the slots of :data:`CONTROL_SLOTS`): nothing searched, no stop, and a probe in
+    Pons' order limited to :data:`PONS_PROBE_NODES` positions."""
+    control = np.zeros(CONTROL_SLOTS, dtype=np.int64)
+    control[PROBE_NODES] = PONS_PROBE_NODES
+    return control
 
 
 @kernel
@@ -160,37 +174,200 @@ def book_floor(pos: np.uint64, mask: np.uint64, geo: np.ndarray, book: tuple[np.
     return floor
 
 
+NOT_PROBED = np.int64(-1)
+"""The table byte :func:`negamax` is given for a position its caller did not look up (it then looks it up itself)."""
+
+
 @kernel
-def _etc(pos: np.uint64, mask: np.uint64, mpos: np.uint64, mmask: np.uint64, geo: np.ndarray, table: np.ndarray, moves: np.uint64, beta: np.int64) -> np.int64:
-    """An enhanced transposition cut-off: the largest score a child's stored upper bound proves, if it is at least ``beta``."""
-    best = np.int64(NO_MOVE)
+def settle(
+    pos: np.uint64, mask: np.uint64, mpos: np.uint64, mmask: np.uint64, alpha: np.int64, beta: np.int64, geo: np.ndarray, depth: np.int64
+) -> tuple[bool, np.int64, bool, np.uint64, np.uint64, np.uint64, np.uint64, np.int64, np.int64, np.int64]:
+    """What a position (where the side to move cannot win at once) gives without a search (Steininger's static search).
+
+    The side to move loses on the next ply if every move lets the opponent win, draws with two cells or fewer left,
+    and scores within the earliest win or loss still possible and the claimeven bound
+    (:func:`solver.search.bitboard.claimeven_bound`); a *forced move* (the only one that does not lose at once, past
+    the book's ``depth``) is played straight through. Returns ``(settled, score, same, pos, mask, mpos, mmask, alpha,
+    beta)``: settled, the score in the window ``(alpha, beta)`` (fail-soft, for the position's side to move);
+    otherwise the position the forced moves lead to, ``same`` whether its side to move is the given position's, and
+    its window (its side to move's), narrowed by these bounds.
+    """
+    cells, rows = np.int64(geo[G_CELLS]), np.int64(geo[G_ROWS])
+    same, rank = True, np.int64(-1)
+    while True:
+        pieces = np.int64(popcount(mask))
+        threats = winning_cells(pos ^ mask, mask, geo)
+        if rank < 0:
+            rank = np.int64(popcount(threats))
+        moves = moves_against(mask, threats, geo)
+        score = np.int64(0)
+        settled = True
+        if moves == ZERO:
+            score = -((cells - pieces) // 2)
+        elif pieces < cells - 2:
+            alpha = max(alpha, -((cells - 2 - pieces) // 2))
+            beta = min(beta, (cells - 1 - pieces) // 2)
+            if beta > alpha >= -((rows - 1) // 2 + 1):  # the lowest claimeven bound there is: below it none cuts
+                beta = min(beta, claimeven_bound(pos, mask, geo))
+            score = alpha
+            settled = bool(alpha >= beta)
+        if settled:
+            return True, score if same else -score, same, pos, mask, mpos, mmask, alpha, beta, rank
+        if moves & (moves - ONE) != ZERO or pieces <= depth:
+            return False, np.int64(0), same, pos, mask, mpos, mmask, alpha, beta, rank
+        pos, mask, mpos, mmask = pos ^ mask, mask | moves, mpos ^ mmask, mmask | mirror_cell(moves, geo)
+        alpha, beta, same = -beta, -alpha, not same
+
+
+@kernel
+def _known(
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    key: np.uint64,
+    pieces: np.int64,
+    cells: np.int64,
+    probe: bool,
+    alpha: np.int64,
+    beta: np.int64,
+) -> tuple[bool, np.int64, np.int64, np.int64, np.int64]:
+    """What the book and (when ``probe``) the table know of a position: ``(settled, score, alpha, beta, stored)``, the
+    score when settled (fail-soft in ``(alpha, beta)``), else the window narrowed by the table's bound; ``stored``
+    the table's byte (0: none; :data:`NOT_PROBED` when not probed)."""
+    if pieces <= book[2]:
+        known = book_score(key, pieces, cells, book[0], book[1])
+        if known != NO_MOVE:
+            return True, known, alpha, beta, np.int64(0)
+    if not probe:
+        return False, np.int64(0), alpha, beta, NOT_PROBED
+    stored = get(table, key)
+    if stored:
+        bound, lower = unpack(stored)
+        if lower:
+            alpha = max(alpha, bound)
+        else:
+            beta = min(beta, bound)
+        if alpha >= beta:
+            return True, bound, alpha, beta, stored
+    return False, np.int64(0), alpha, beta, stored
+
+
+@kernel
+def _window(alpha: np.int64, beta: np.int64, same: bool) -> tuple[np.int64, np.int64]:
+    """The window of a child's forced line's end, from its parent's ``(alpha, beta)``: the child's is ``(-beta,
+    -alpha)``, and the end's the same when ``same`` (its side to move is the child's), else the parent's own."""
+    return (-beta, -alpha) if same else (alpha, beta)
+
+
+@kernel
+def negamax(  # noqa: C901 - one search node: bounds, table, children settled, ordered and searched, kept in one kernel for speed
+    pos: np.uint64,
+    mask: np.uint64,
+    mpos: np.uint64,
+    mmask: np.uint64,
+    alpha: np.int64,
+    beta: np.int64,
+    key: np.uint64,
+    stored: np.int64,
+    geo: np.ndarray,
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    control: np.ndarray,
+    scratch: np.ndarray,
+) -> np.int64:
+    """The score of a position that :func:`settle` did not settle (``mpos``, ``mmask``: its mirror image; ``key``: its
+    canonical key; ``stored``: its table byte, :data:`NOT_PROBED` if not read yet) in the window ``(alpha, beta)``,
+    fail-soft."""
+    control[NODES] += 1
+    start = control[NODES]
+    if start == control[LIMIT]:
+        control[STOP] = 1  # this node and its ancestors return unstored, as when the caller stops the search
+    if start == control[BUDGET]:
+        control[GAVE_UP] = 1  # the same, for this probe only (solve_at_least)
+    cells, cols = np.int64(geo[G_CELLS]), np.int64(geo[G_COLS])
+    pieces = np.int64(popcount(mask))
+    moves = non_losing_moves(pos, mask, geo)
+    alpha = max(alpha, -((cells - 2 - pieces) // 2))
+    beta = min(beta, (cells - 1 - pieces) // 2)
+    if alpha >= beta:
+        return alpha
+    if stored == NOT_PROBED:
+        stored = get(table, key)
+    if stored:
+        bound, lower = unpack(stored)
+        if lower:
+            alpha = max(alpha, bound)
+        else:
+            beta = min(beta, bound)
+        if alpha >= beta:
+            return alpha if lower else beta
+    count = 0
     child_pos, child_mpos = pos ^ mask, mpos ^ mmask
-    for c in range(np.int64(geo[G_COLS])):
-        move = moves & geo[G_COLMASK + c]
+    for slot in range(cols):  # the children settled without a search, the others kept (their tables fetched)
+        move = moves & geo[G_COLMASK + np.int64(geo[G_ORDER + slot])]
         if move == ZERO:
             continue
-        stored = get(table, canonical_of(child_pos, mask | move, child_mpos, mmask | mirror_cell(move, geo), geo))
-        if stored:
-            bound, lower = unpack(stored)
-            if not lower and -bound >= beta and -bound > best:
-                best = -bound
-    return best
+        settled, score, same, p, m, mp, mm, _, _, rank = settle(child_pos, mask | move, child_mpos, mmask | mirror_cell(move, geo), -beta, -alpha, geo, book[2])
+        if settled:
+            if -score >= beta:
+                return -score
+            alpha = max(alpha, -score)
+            continue
+        scratch[pieces, F_MOVE * cols + count], scratch[pieces, F_POS * cols + count], scratch[pieces, F_MASK * cols + count] = move, p, m
+        scratch[pieces, F_RANK * cols + count] = rank
+        scratch[pieces, F_MPOS * cols + count], scratch[pieces, F_MMASK * cols + count], scratch[pieces, F_SIGN * cols + count] = mp, mm, ONE if same else ZERO
+        scratch[pieces, F_KEY * cols + count] = canonical_of(p, m, mp, mm, geo)
+        prefetch_bucket(table, scratch[pieces, F_KEY * cols + count])
+        count += 1
+    probe = bool(cells - pieces >= ETC_MIN_EMPTY)
+    left = 0
+    for i in range(count):  # what the book and the table know of them (an enhanced transposition cut-off)
+        same = scratch[pieces, F_SIGN * cols + i] != ZERO
+        low, high = _window(alpha, beta, same)
+        m = scratch[pieces, F_MASK * cols + i]
+        settled, score, low, high, known = _known(table, book, scratch[pieces, F_KEY * cols + i], np.int64(popcount(m)), cells, probe, low, high)
+        score = -score if same else score
+        if settled:
+            if score >= beta:
+                return score
+            alpha = max(alpha, score)
+            continue
+        for f in range(F_ORDER):
+            scratch[pieces, f * cols + left] = scratch[pieces, f * cols + i]
+        scratch[pieces, F_STORED * cols + left] = np.uint64(known + 1)
+        left += 1
+    order_children(geo, scratch, pieces, np.int64(left))
+    for j in range(left):
+        k = np.int64(scratch[pieces, F_ORDER * cols + j])
+        same = scratch[pieces, F_SIGN * cols + k] != ZERO
+        low, high = _window(alpha, beta, same)
+        score = negamax(
+            scratch[pieces, F_POS * cols + k],
+            scratch[pieces, F_MASK * cols + k],
+            scratch[pieces, F_MPOS * cols + k],
+            scratch[pieces, F_MMASK * cols + k],
+            low,
+            high,
+            scratch[pieces, F_KEY * cols + k],
+            np.int64(scratch[pieces, F_STORED * cols + k]) - 1,
+            geo,
+            table,
+            book,
+            control,
+            scratch,
+        )
+        score = -score if same else score
+        if control[STOP] or control[GAVE_UP]:
+            return np.int64(0)
+        if score >= beta:
+            put(table, key, score, True, work_of(control[NODES] - start))
+            return score
+        alpha = max(alpha, score)
+    put(table, key, alpha, False, work_of(control[NODES] - start))
+    return alpha
 
 
 @kernel
-def _stored_window(table: np.ndarray, key: np.uint64, alpha: np.int64, beta: np.int64) -> tuple[np.int64, np.int64, bool]:
-    """The window ``(alpha, beta)`` narrowed by the table's bound on a key, and whether that bound is a lower one."""
-    stored = get(table, key)
-    if not stored:
-        return alpha, beta, False
-    bound, lower = unpack(stored)
-    if lower:
-        return max(alpha, bound), beta, True
-    return alpha, min(beta, bound), False
-
-
-@kernel
-def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and the children, kept in one kernel for speed
+def search(
     pos: np.uint64,
     mask: np.uint64,
     mpos: np.uint64,
@@ -203,53 +380,16 @@ def negamax(  # noqa: C901 - one search node: bounds, table, book, cut-off and t
     control: np.ndarray,
     scratch: np.ndarray,
 ) -> np.int64:
-    """The score of a position (``mpos``, ``mmask``: its mirror image) in the window ``(alpha, beta)``, fail-soft."""
-    control[NODES] += 1
-    start = control[NODES]
-    if start == control[LIMIT]:
-        control[STOP] = 1  # this node and its ancestors return unstored, as when the caller stops the search
-    cells = np.int64(geo[G_CELLS])
-    pieces = np.int64(popcount(mask))
-    moves = non_losing_moves(pos, mask, geo)
-    if moves == ZERO:
-        return -((cells - pieces) // 2)
-    if pieces >= cells - 2:
-        return np.int64(0)
-    alpha = max(alpha, -((cells - 2 - pieces) // 2))
-    beta = min(beta, (cells - 1 - pieces) // 2)
-    if beta > alpha >= -((np.int64(geo[G_ROWS]) - 1) // 2 + 1):  # the lowest claimeven bound there is: below it none cuts
-        beta = min(beta, claimeven_bound(pos, mask, geo))
-    if alpha >= beta:
-        return alpha
-    if moves & (moves - ONE) == ZERO and pieces > book[2]:
-        return -negamax(pos ^ mask, mask | moves, mpos ^ mmask, mmask | mirror_cell(moves, geo), -beta, -alpha, geo, table, book, control, scratch)
-    key = canonical_of(pos, mask, mpos, mmask, geo)
-    alpha, beta, lower = _stored_window(table, key, alpha, beta)
-    if alpha >= beta:
-        return alpha if lower else beta
-    known = book_score(key, pieces, cells, book[0], book[1]) if pieces <= book[2] else np.int64(NO_MOVE)
-    if known != NO_MOVE:
-        return known
-    count = order_moves(pos, mask, moves, geo, scratch, pieces)
-    child_pos, child_mpos, cols = pos ^ mask, mpos ^ mmask, np.int64(geo[G_COLS])
-    for i in range(count):
-        scratch[pieces, cols + i] = mmask | mirror_cell(scratch[pieces, i], geo)  # the rank, no longer needed
-        prefetch_bucket(table, canonical_of(child_pos, mask | scratch[pieces, i], child_mpos, scratch[pieces, cols + i], geo))
-    etc = cells - pieces >= ETC_MIN_EMPTY and control[NODES] >= control[ETC_FROM]
-    cut = _etc(pos, mask, mpos, mmask, geo, table, moves, beta) if etc else np.int64(NO_MOVE)
-    if cut != NO_MOVE:
-        return cut
-    for i in range(count):
-        move, mirrored = scratch[pieces, i], scratch[pieces, cols + i]
-        score = -negamax(child_pos, mask | move, child_mpos, mirrored, -beta, -alpha, geo, table, book, control, scratch)
-        if control[STOP]:
-            return np.int64(0)
-        if score >= beta:
-            put(table, key, score, True, work_of(control[NODES] - start))
-            return score
-        alpha = max(alpha, score)
-    put(table, key, alpha, False, work_of(control[NODES] - start))
-    return alpha
+    """The score of a position where the side to move cannot win at once, in the window ``(alpha, beta)``, fail-soft:
+    :func:`settle`, the book and the table, then :func:`negamax` (Steininger's ``Search::search``)."""
+    settled, score, same, p, m, mp, mm, low, high, _ = settle(pos, mask, mpos, mmask, alpha, beta, geo, book[2])
+    if settled:
+        return score
+    key = canonical_of(p, m, mp, mm, geo)
+    settled, score, low, high, stored = _known(table, book, key, np.int64(popcount(m)), np.int64(geo[G_CELLS]), False, low, high)
+    if not settled:
+        score = negamax(p, m, mp, mm, low, high, key, NOT_PROBED, geo, table, book, control, scratch)
+    return score if same else -score
 
 
 @kernel
@@ -259,7 +399,6 @@ def solve(
     """The exact Pons score of a position that is not over, by null-window probes (Pons' ``solve``); 0 if stopped.
 
     A position one ply past the book's depth is searched from the floor its parents' scores give (:func:`book_floor`).
-    Enhanced transposition cut-offs start after :data:`ETC_AFTER_NODES` nodes of this call.
     """
     return solve_at_least(pos, mask, book_floor(pos, mask, geo, book), geo, table, book, control, scratch)
 
@@ -280,9 +419,11 @@ def solve_at_least(
     child of a best move, which the first probe then proves.
 
     The first thread probes where Pons' solver does (from the window's ends inwards: shallow searches, cut by the
-    earliest win or loss still possible); a helper (``control[HELPER]`` = k) at k / (k + 1) of the window. The sign
-    first, then next to the bound nearest 0, was tried: the empty board 302 instead of 385 million positions, but
-    Begin-Easy's quick wins 4.75 times as many (docs/performance.md)."""
+    earliest win or loss still possible, which a quick win needs) until a probe has searched ``control[PROBE_NODES]``
+    positions (:data:`PONS_PROBE_NODES`): it gives that probe up (what it stored is true) and goes on in Steininger's
+    order, the middle of its window first, then at the bound each probe returned (what a score near 0 needs: the
+    empty board's). A helper (``control[HELPER]`` = k) probes at k / (k + 1) of the window. Steininger's order
+    throughout made Begin-Easy's quick wins 20 times as many positions (docs/performance.md)."""
     cells = np.int64(geo[G_CELLS])
     pieces = np.int64(popcount(mask))
     if can_win_next(pos, mask, geo):
@@ -291,24 +432,35 @@ def solve_at_least(
     first = bool(floor > low)
     if first:
         low = min(floor, high)
-    control[ETC_FROM] = control[NODES] + ETC_AFTER_NODES
     mpos, mmask = mirror_key(pos, geo), mirror_key(mask, geo)
+    middle = False
+    guess = np.int64(0)
     while low < high and not control[STOP]:
         share = max(control[HELPER], 1)
         med = low + (high - low) * share // (share + 1)
+        budget = control[PROBE_NODES] > 0 and not control[HELPER] and not first and not middle
         if not control[HELPER]:
             if first:
                 med = low
+            elif middle:
+                med = min(max(guess, low + 1), high) - 1
             elif med <= 0 and _trunc_half(low) < med:
                 med = _trunc_half(low)
             elif med >= 0 and _trunc_half(high) > med:
                 med = _trunc_half(high)
         first = False
-        found = negamax(pos, mask, mpos, mmask, med, med + 1, geo, table, book, control, scratch)
+        if budget:
+            control[BUDGET] = control[NODES] + control[PROBE_NODES]
+        found = search(pos, mask, mpos, mmask, med, med + 1, geo, table, book, control, scratch)
+        control[BUDGET] = 0
+        if control[GAVE_UP]:
+            control[GAVE_UP], middle, guess = 0, True, _trunc_half(low + high)
+            continue
         if found <= med:
             high = found
         else:
             low = found
+        guess = found
     return low
 
 
