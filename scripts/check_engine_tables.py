@@ -36,7 +36,7 @@ from solver.api import Tablebase  # noqa: E402
 from solver.rules.game import Game  # noqa: E402
 from solver.rules.score import UNREACHABLE, WIN, parent_score  # noqa: E402
 from solver.search import Engine  # noqa: E402
-from solver.search.negamax import solve  # noqa: E402
+from solver.search.negamax import reset_control, solve  # noqa: E402
 from solver.tables import CompactTable  # noqa: E402
 
 CHUNK = 1 << 20
@@ -109,7 +109,7 @@ def _engine_args(engine: Engine, pos: np.ndarray, mask: np.ndarray) -> tuple[obj
     """The search kernel's arguments for these positions, from the engine (as :meth:`Engine.score` passes them), its
     control words cleared as every search of the engine clears them (a stop or a node limit left by the last
     :meth:`Engine.solve` would stop these searches early)."""
-    engine._control[:] = 0
+    reset_control(engine._control)
     return (pos, mask, engine._geo, engine._table, engine._book, engine._control, engine._scratch)
 
 

@@ -36,7 +36,7 @@ from solver.rules.game import parse_game
 from solver.rules.score import UNREACHABLE, decode, parent_score
 from solver.search import ArrayBook, Engine, code_of_key, from_moves, key_of_code, position_of_key, positions, score_byte
 from solver.search.bitboard import G_BOTTOM, NO_BOUND, can_win_next, claimeven_bound, has_line, mirror_key, popcount, possible
-from solver.search.negamax import BUDGET, CONTROL_SLOTS, GAVE_UP, HELPER, NODES, PROBE_NODES, STOP, new_control, settle, solve
+from solver.search.negamax import BUDGET, CONTROL_SLOTS, GAVE_UP, HELPER, NODES, PONS_PROBE_NODES, PROBE_NODES, STOP, new_control, settle, solve
 from solver.search.position import bit_of, cell_of, geometry_of, key_of, position_of
 from solver.search.transposition import get
 
@@ -418,6 +418,16 @@ def test_a_probe_given_up_for_steiningers_order_leaves_every_position_of_a_small
             nodes.append(int(control[NODES]))
         other_way += nodes[0] != nodes[1]
     assert other_way > 0 or game.cells < 9, name
+
+
+def test_every_search_of_an_engine_limits_its_probes_in_pons_order() -> None:
+    """The engine's searches (the short try in the caller's thread and the worker threads' long one) start from a
+    control whose probes in Pons' order are limited to PONS_PROBE_NODES positions, however often it searched."""
+    eng = Engine("connect4", table_bytes=TABLE_BYTES, threads=2)
+    for moves in ("2252576253462244", "444444333333522222", "2252576253462244"):
+        eng.score(moves=moves, budget=600)
+        assert [int(control[PROBE_NODES]) for control in eng._controls] == [PONS_PROBE_NODES] * 2
+        assert all(int(lane.control[PROBE_NODES]) == PONS_PROBE_NODES for lane in eng._lanes)
 
 
 def test_a_position_searched_with_a_helping_thread_gets_the_one_threads_score() -> None:

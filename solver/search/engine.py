@@ -59,6 +59,7 @@ from .negamax import (
     NOT_SEARCHED,
     STOP,
     new_control,
+    reset_control,
     short_answer_string,
     short_solve_moves,
     short_solve_string,
@@ -420,7 +421,7 @@ class Engine:
         lane = self._lane()
         control, rows = lane.control, lane.rows
         try:
-            control[:] = 0
+            reset_control(control)
             control[LIMIT] = SHORT_NODES
             found: list[Any] = [None] * len(jobs)
             head = (np.uint64(where.pos), np.uint64(where.mask))
@@ -540,7 +541,7 @@ class Engine:
             raise SearchTimeout(self._stopped(where, start, why, nodes), nodes=nodes)
         try:
             for control in self._controls:
-                control[:] = 0
+                reset_control(control)
             search = _Workers(jobs, functools.partial(self._args, where), self._controls)
             try:
                 self._wait(search, where, start, limits, nodes)

@@ -115,9 +115,14 @@ with any of them."""
 
 
 def new_control() -> np.ndarray:
-    """A control array for a search (the slots of :data:`CONTROL_SLOTS`): nothing searched, no stop, and a probe in
+    """A control array for a search (the slots of :data:`CONTROL_SLOTS`), as :func:`reset_control` leaves it."""
+    return reset_control(np.zeros(CONTROL_SLOTS, dtype=np.int64))
+
+
+def reset_control(control: np.ndarray) -> np.ndarray:
+    """A control array made ready for a new search, and returned: nothing searched, no stop, no limit, and a probe in
     Pons' order limited to :data:`PONS_PROBE_NODES` positions."""
-    control = np.zeros(CONTROL_SLOTS, dtype=np.int64)
+    control[:] = 0
     control[PROBE_NODES] = PONS_PROBE_NODES
     return control
 
