@@ -260,18 +260,21 @@ def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> 
     if chunk.ply == 0:
         return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8))
     assert parent_playing is not None
-    from .compiled import lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
+    from .compiled import UNPACKED_SLACK, lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
 
     reached = np.empty(shape, dtype=np.uint8)
-    lifted_bits(parent_playing, *_lifts(game, chunk, tile), reached)
+    low_first, low_width, columns, high_first, rows = _lifts(game, chunk, tile)
+    scratch = scratch_array("unpacked parents", (2, UNPACKED_SLACK + max(low_width, tile.cols)), np.uint8)
+    lifted_bits(parent_playing, low_first, low_width, columns, high_first, rows, scratch, reached)
     return _in_play(game, chunk, tile, reached)
 
 
 def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, int, np.ndarray]:
     """Where a chunk's parents lie in the layer before, as :func:`solver.retrograde.compiled.lifted_bits` takes them:
     the bit of the chunk's first row in the parent panel of the lifts in the low half and that panel's width, each
-    such lift's columns, the first bit of the parent tile of the lifts in the high half and each such lift's rows
-    (-1 where the column's top is not the last mover's; empty where no board of the chunk has such a lift)."""
+    such lift's columns (the panel's width where the column's top is not the last mover's), the first bit of the
+    parent tile of the lifts in the high half and each such lift's rows (-1 there); each empty where no board of the
+    chunk has such a lift)."""
     r0, r1 = chunk.row_start, chunk.row_stop
     piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
     columns = lift_targets(game, False, tile.lx, tile.lo, piece)
@@ -279,6 +282,7 @@ def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, 
     if columns.max(initial=-1) >= 0:
         other = _tile(game, chunk.ply - 1, tile.hx, tile.ho)
         low_first, low_width = other.start + r0 * other.cols, other.cols
+        columns = np.where(columns < 0, low_width, columns)
     else:
         columns = columns[:0]
     rows = np.ascontiguousarray(lift_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1])
