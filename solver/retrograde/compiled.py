@@ -204,8 +204,8 @@ def lifted_bits(
 
     Row by row: the row's parent panel row is unpacked a byte a bit (:func:`_unpack`) and each lift in the low half
     is a gather of bytes from it; each parent row of a lift in the high half is unpacked and ORed in whole (a vector
-    loop). Measured 2026-12-04 on 4x7k4-gravity's forward pass (one thread): 23.6 s with a bit taken out of ``bits``
-    per lift and board, against the unpacked rows' figure in docs/performance.md.
+    loop). Measured 2026-12-04 on all chunks of 4x7k4-gravity's layers 14, 15 and 16 (one thread, best of 7): 0.10,
+    0.21 and 0.31 s, against 0.13, 0.25 to 0.38 and 0.37 to 0.39 s with a bit taken out of ``bits`` per lift and board.
     """
     height, width = out.shape
     across = scratch[0]
