@@ -243,6 +243,26 @@ def _unpack(bits: np.ndarray, first: int, count: int, row: np.ndarray) -> int:
             row[8 * at + bit] = (value >> (7 - bit)) & 1
     return first & 7
 
+
+def spread_rules(table: np.ndarray, row_of: np.ndarray, column_of: np.ndarray) -> np.ndarray:
+    """What the rules say of every board of a chunk (int8, rows x columns, a working array of this thread), from
+    :func:`solver.retrograde.chunkrules.rule_parts` (board ``(i, j)``: ``table[row_of[i], column_of[j]]``) by
+    :func:`spread_table`: the bytes of :func:`solver.retrograde.chunkrules.rule_scores`, its numpy twin."""
+    out = scratch_array("spread rules", (row_of.size, column_of.size), np.int8)
+    spread_table(table, row_of, column_of, out)
+    return out
+
+
+@kernel
+def spread_table(table: np.ndarray, row_of: np.ndarray, column_of: np.ndarray, out: np.ndarray) -> None:
+    """``out[i, j] = table[row_of[i], column_of[j]]``: a gather along a row of the table a row of ``out`` (measured
+    2026-12-04 against numpy's row copy and column gather in the figures of docs/performance.md)."""
+    for i in range(out.shape[0]):
+        row = table[row_of[i]]
+        for j in range(out.shape[1]):
+            out[i, j] = row[column_of[j]]
+
+
 HISTOGRAM_COPIES = 4
 """Histograms :func:`fill_and_count` counts into, board ``i`` into copy ``i % 4``, added up after: a board's count
 then seldom waits for the one before it (boards come in runs of one score). Measured 2026-12-04 on 4x6k4-gravity's
