@@ -13,8 +13,9 @@ import pytest
 import solver.retrograde.spool
 from solver.contents.opening import open_table
 from solver.encoding.layouts import layout
+from solver.retrograde.chunkrules import rule_parts, rule_scores
 from solver.retrograde.chunks import chunks
-from solver.retrograde.compiled import BLOCK
+from solver.retrograde.compiled import BLOCK, spread_rules
 from solver.retrograde.kernel import solve_chunk
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
@@ -43,6 +44,20 @@ def test_the_compiled_kernel_and_its_plain_twin_score_every_chunk_alike_whatever
             assert np.array_equal(compiled, plain), f"{name} layer {ply} chunk at {chunk.start}: the kernel and its twin differ"
             compared += chunk.boards
     assert compared == sum(sizes)
+
+
+@pytest.mark.parametrize("name", [*GAMES, "4x5k4-gravity"])
+@pytest.mark.parametrize("boards", [1000, None])
+def test_the_rules_spread_by_the_compiled_gather_are_numpys_for_every_chunk(name: str, boards: int | None) -> None:
+    # both ways of rule_parts: a table of classes read through each row's and column's class, and (small chunks) the
+    # chunk's own boards read in place
+    game = parse_game(name)
+    index = layout(game)
+    for ply in range(game.cells + 1):
+        for chunk in chunks(game, ply, boards=boards):
+            tile = index.tiles[ply][chunk.tile]
+            compiled = spread_rules(*rule_parts(game, chunk, tile)).copy()
+            assert np.array_equal(compiled, rule_scores(game, chunk, tile)), f"{name} layer {ply} chunk at {chunk.start}: the rules differ"
 
 
 def test_a_chunk_of_more_rows_than_a_block_is_scored_like_the_plain_twin() -> None:

@@ -388,10 +388,11 @@ class Symmetries:
         """
         rows = np.asarray(high, dtype=np.int64).reshape(-1) * radix
         cols = np.asarray(low, dtype=np.int64).reshape(-1)
-        keep = np.ones((rows.size, cols.size), dtype=bool)
+        keep: np.ndarray | None = None  # the first symmetry's comparison is the grid (a gravity board has only one)
         for s in range(1, self.count):
-            keep &= (rows - self.image(rows, s))[:, None] <= (self.image(cols, s) - cols)[None, :]
-        return keep
+            found = (rows - self.image(rows, s))[:, None] <= (self.image(cols, s) - cols)[None, :]
+            keep = found if keep is None else np.logical_and(keep, found, out=keep)
+        return np.ones((rows.size, cols.size), dtype=bool) if keep is None else keep
 
     def masks_to_caller(self, masks: np.ndarray, s: np.ndarray) -> np.ndarray:
         """Cell masks of images, one symmetry per mask, in the callers' orientations (uint32)."""

@@ -49,14 +49,31 @@ def _line_classes(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, n
     return of_board.reshape(-1).astype(np.intp), np.ascontiguousarray(classes[:, :words].T), np.ascontiguousarray(classes[:, words:].T)
 
 
+RuleParts = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""What the rules say of a chunk's boards, before it is spread to them (:func:`rule_parts`): ``table, row_of,
+column_of``; board ``(i, j)`` of the chunk reads ``table[row_of[i], column_of[j]]``."""
+
+
 def rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
     """What the rules say of every board of a chunk (int8, rows x cols): ``UNREACHABLE``, the rule's
     line score (the last mover completed a line), or :data:`RULES_FOLLOW`.
 
+    :func:`rule_parts` spread to the boards by a row gather (a copy per row) and a column gather (numpy; the build's
+    hooks spread them compiled: :func:`solver.retrograde.compiled.spread_rules`).
+    """
+    table, row_of, column_of = rule_parts(game, chunk, tile)
+    spread = np.take(table, row_of, axis=0, out=scratch_array("spread", (row_of.size, table.shape[1]), np.int8), mode="clip")
+    return np.take(spread, column_of, axis=1, out=scratch_array("rules", (row_of.size, column_of.size), np.int8), mode="clip")
+
+
+def rule_parts(game: Game, chunk: Chunk, tile: Tile) -> RuleParts:
+    """What the rules say of every board of a chunk (:data:`RuleParts`): a table of ``UNREACHABLE``, the rule's line
+    score or :data:`RULES_FOLLOW` (int8, a working array of this thread: read it before the next chunk's), and where
+    each row and each column of the chunk reads it (intp).
+
     The rules are applied once per pair of a high-half class and a low-half class present in
-    the chunk (:func:`_line_classes`) and spread to the boards by a row gather (a copy per
-    row) and a column gather; where classes do not save at least half the work, to every
-    board directly.
+    the chunk (:func:`_line_classes`); where classes do not save at least half the work, to every
+    board directly (the table is the chunk's boards, read in place).
     """
     r0, r1 = chunk.row_start, chunk.row_stop
     row_class, high_x, high_o = _line_classes(game, True, tile.hx, tile.ho)
@@ -68,8 +85,8 @@ def rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
     used = np.flatnonzero(present)
     shared = not game.rules.table_marks_unreached  # gravity: which boards a game reaches is found forward (solver.retrograde.gravity)
     if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
-        return grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
+        table = grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
+        return table, np.arange(shape[0], dtype=np.intp), np.arange(shape[1], dtype=np.intp)
     table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)
     present[used] = np.arange(used.size)  # now: a present class's row in the table
-    spread = np.take(table, present[rows], axis=0, out=scratch_array("spread", (shape[0], table.shape[1]), np.int8), mode="clip")
-    return np.take(spread, col_class, axis=1, out=scratch_array("rules", shape, np.int8), mode="clip")
+    return table, present[rows], col_class

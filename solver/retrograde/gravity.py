@@ -47,7 +47,7 @@ from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..scratch import scratch_array
 from .builddir import BuildDir
-from .chunkrules import RULES_FOLLOW, rule_scores
+from .chunkrules import RULES_FOLLOW, rule_parts, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
 
 if TYPE_CHECKING:
@@ -193,9 +193,9 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
         return plain_chunk(game, chunk, child_layer, reached)
     assert child_layer is not None
     tile = layout(game).tiles[chunk.ply][chunk.tile]
-    from .compiled import score_chunk  # numba, loaded by the first chunk a build scores (not by a look-up)
+    from .compiled import score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
 
-    return score_chunk(_drop_children(game, chunk, tile, np.asarray(child_layer)), rule_scores(game, chunk, tile), reached)
+    return score_chunk(_drop_children(game, chunk, tile, np.asarray(child_layer)), spread_rules(*rule_parts(game, chunk, tile)), reached)
 
 
 def _drop_children(game: Game, chunk: Chunk, tile: Tile, child_layer: np.ndarray) -> Children:
@@ -257,21 +257,25 @@ def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> 
     """
     tile = layout(game).tiles[chunk.ply][chunk.tile]
     shape = (chunk.row_stop - chunk.row_start, tile.cols)
+    from .compiled import UNPACKED_SLACK, lifted_bits, spread_rules  # numba, loaded by the first chunk a build walks (not by a look-up)
+
     if chunk.ply == 0:
-        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8))
+        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8), spread_rules(*rule_parts(game, chunk, tile)))
     assert parent_playing is not None
-    from .compiled import lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
 
     reached = np.empty(shape, dtype=np.uint8)
-    lifted_bits(parent_playing, *_lifts(game, chunk, tile), reached)
-    return _in_play(game, chunk, tile, reached)
+    low_first, low_width, columns, high_first, rows = _lifts(game, chunk, tile)
+    scratch = scratch_array("unpacked parents", (2, UNPACKED_SLACK + max(low_width, tile.cols)), np.uint8)
+    lifted_bits(parent_playing, low_first, low_width, columns, high_first, rows, scratch, reached)
+    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else spread_rules(*rule_parts(game, chunk, tile)))
 
 
 def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, int, np.ndarray]:
     """Where a chunk's parents lie in the layer before, as :func:`solver.retrograde.compiled.lifted_bits` takes them:
     the bit of the chunk's first row in the parent panel of the lifts in the low half and that panel's width, each
-    such lift's columns, the first bit of the parent tile of the lifts in the high half and each such lift's rows
-    (-1 where the column's top is not the last mover's; empty where no board of the chunk has such a lift)."""
+    such lift's columns (the panel's width where the column's top is not the last mover's), the first bit of the
+    parent tile of the lifts in the high half and each such lift's rows (-1 there); each empty where no board of the
+    chunk has such a lift)."""
     r0, r1 = chunk.row_start, chunk.row_stop
     piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
     columns = lift_targets(game, False, tile.lx, tile.lo, piece)
@@ -279,6 +283,7 @@ def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, 
     if columns.max(initial=-1) >= 0:
         other = _tile(game, chunk.ply - 1, tile.hx, tile.ho)
         low_first, low_width = other.start + r0 * other.cols, other.cols
+        columns = np.where(columns < 0, low_width, columns)
     else:
         columns = columns[:0]
     rows = np.ascontiguousarray(lift_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1])
@@ -291,13 +296,13 @@ def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, 
     return low_first, low_width, columns, high_first, rows
 
 
-def _in_play(game: Game, chunk: Chunk, tile: Tile, reached: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _in_play(game: Game, chunk: Chunk, tile: Tile, reached: np.ndarray, rules: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """A chunk's boards reached (``reached``: 0 or 1, chunk rows x tile columns) and those of them in play, each bool
-    and flat: in play where the rules decide nothing (no line; never on the full board)."""
+    and flat: in play where the rules (:func:`solver.retrograde.chunkrules.rule_scores`, as ``reached``; None on the
+    full board) decide nothing (no line; never on the full board)."""
     flat = reached.reshape(-1).view(bool)
-    if chunk.ply == game.cells:
+    if chunk.ply == game.cells or rules is None:
         return flat, np.zeros(flat.size, dtype=bool)
-    rules = rule_scores(game, chunk, tile)
     return flat, flat & (rules.reshape(-1) == RULES_FOLLOW)
 
 
@@ -315,7 +320,7 @@ def plain_reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | Non
         piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
         kwargs = {"other_ply": chunk.ply - 1, "step": -1, "piece": piece, "targets": lift_targets, "pad": np.uint8(0)}
         _over_moves(game, chunk, tile, parent_playing, combine=np.maximum, out=reached, **kwargs)  # type: ignore[arg-type]
-    return _in_play(game, chunk, tile, reached)
+    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else rule_scores(game, chunk, tile))
 
 
 def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray]]:

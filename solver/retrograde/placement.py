@@ -35,7 +35,7 @@ from ..encoding.index import Layout, Tile, half
 from ..encoding.layouts import layout
 from ..rules.game import Game
 from ..scratch import scratch_array
-from .chunkrules import RULES_FOLLOW, rule_scores
+from .chunkrules import RULES_FOLLOW, rule_parts, rule_scores
 from .chunks import Chunk
 
 if TYPE_CHECKING:
@@ -66,9 +66,9 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
     assert child_layer is not None
     index = layout(game)
     tile = index.tiles[chunk.ply][chunk.tile]
-    from .compiled import score_chunk  # numba, loaded by the first chunk a build scores (not by a look-up)
+    from .compiled import score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
 
-    return score_chunk(_children(index, chunk, tile, np.asarray(child_layer)), rule_scores(game, chunk, tile), None)
+    return score_chunk(_children(index, chunk, tile, np.asarray(child_layer)), spread_rules(*rule_parts(game, chunk, tile)), None)
 
 
 def _children(index: Layout, chunk: Chunk, tile: Tile, child_layer: np.ndarray) -> Children:
