@@ -254,7 +254,8 @@ class Engine:
 
     @property
     def nodes(self) -> int:
-        """The positions the last search visited, in every thread."""
+        """The positions the last search searched, in every thread (as Steininger's ``c4`` counts them: not the children
+        it settled without a search, :func:`~solver.search.negamax.settle`)."""
         return self._nodes
 
     @property

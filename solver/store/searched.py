@@ -93,8 +93,9 @@ KEPT_POSITIONS = 100_000
 """Positions whose answers a search table keeps (a few hundred bytes each): a game played and analysed costs one search a position."""
 
 KEEP_NODES = 100
-"""The fewest positions a look-up's search visits for its answer to be kept: an answer found in fewer (about 20 us of
-search) is searched again at a second look-up, and every look-up near the end is spared the memo's lock and eviction."""
+"""The fewest positions a look-up's search searches for its answer to be kept (the engine's count: the children it settles
+without a search are not counted): an answer found in fewer (tens of microseconds of search) is searched again at a
+second look-up, and every look-up near the end is spared the memo's lock and eviction."""
 
 Books = Callable[[Game], "Book | None"]
 """Finds the book of a game (None when none is built): the engine's book hook."""
