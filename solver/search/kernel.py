@@ -37,6 +37,7 @@ from ..compiling import PACKAGE as PACKAGE
 from ..compiling import cached as cached
 from ..compiling import cgutils, intrinsic, types  # numba's, imported by compiling with its colour off
 from ..compiling import direct as direct
+from ..compiling import inlined as inlined
 from ..compiling import kernel as kernel
 from ..compiling import sources_digest as sources_digest
 

@@ -73,7 +73,7 @@ from .bitboard import (
     possible,
     winning_cells,
 )
-from .kernel import kernel
+from .kernel import inlined, kernel
 from .ordering import F_KEY, F_MASK, F_MMASK, F_MOVE, F_MPOS, F_ORDER, F_POS, F_RANK, F_SIGN, F_STORED, order_children
 from .transposition import get, prefetch_bucket, put, unpack, work_of
 
@@ -263,8 +263,106 @@ def _window(alpha: np.int64, beta: np.int64, same: bool) -> tuple[np.int64, np.i
     return (-beta, -alpha) if same else (alpha, beta)
 
 
+@inlined
+def _own_window(
+    table: np.ndarray, key: np.uint64, stored: np.int64, alpha: np.int64, beta: np.int64, cells: np.int64, pieces: np.int64
+) -> tuple[bool, np.int64, np.int64, np.int64]:
+    """A searched node's window narrowed by the earliest win or loss still possible and by its table entry (``stored``,
+    read here if :data:`NOT_PROBED`): ``(cut, score, alpha, beta)``, the node's fail-soft score when ``cut``."""
+    alpha = max(alpha, -((cells - 2 - pieces) // 2))
+    beta = min(beta, (cells - 1 - pieces) // 2)
+    if alpha >= beta:
+        return True, alpha, alpha, beta
+    if stored == NOT_PROBED:
+        stored = get(table, key)
+    if stored:
+        bound, lower = unpack(stored)
+        if lower:
+            alpha = max(alpha, bound)
+        else:
+            beta = min(beta, bound)
+        if alpha >= beta:
+            return True, alpha if lower else beta, alpha, beta
+    return False, np.int64(0), alpha, beta
+
+
+@inlined
+def _settle_children(
+    pos: np.uint64,
+    mask: np.uint64,
+    mpos: np.uint64,
+    mmask: np.uint64,
+    alpha: np.int64,
+    beta: np.int64,
+    geo: np.ndarray,
+    table: np.ndarray,
+    depth: np.int64,
+    scratch: np.ndarray,
+) -> tuple[bool, np.int64, np.int64]:
+    """Each child of a searched node (its moves that do not lose at once, centre first) settled without a search
+    (:func:`settle`): ``(cut, alpha, count)``, ``alpha`` the node's score when a child cuts, else raised by the settled
+    ones; the ``count`` others go to the node's scratch row (:data:`~solver.search.ordering.F_MOVE` and the others),
+    their table buckets fetched."""
+    cols, pieces = np.int64(geo[G_COLS]), np.int64(popcount(mask))
+    moves = non_losing_moves(pos, mask, geo)
+    row, count = pieces, 0
+    child_pos, child_mpos = pos ^ mask, mpos ^ mmask
+    for slot in range(cols):
+        move = moves & geo[G_COLMASK + np.int64(geo[G_ORDER + slot])]
+        if move == ZERO:
+            continue
+        settled, score, same, p, m, mp, mm, _, _, rank = settle(child_pos, mask | move, child_mpos, mmask | mirror_cell(move, geo), -beta, -alpha, geo, depth)
+        if settled:
+            if -score >= beta:
+                return True, -score, np.int64(count)
+            alpha = max(alpha, -score)
+            continue
+        scratch[row, F_MOVE * cols + count], scratch[row, F_POS * cols + count], scratch[row, F_MASK * cols + count] = move, p, m
+        scratch[row, F_RANK * cols + count] = rank
+        scratch[row, F_MPOS * cols + count], scratch[row, F_MMASK * cols + count], scratch[row, F_SIGN * cols + count] = mp, mm, ONE if same else ZERO
+        scratch[row, F_KEY * cols + count] = canonical_of(p, m, mp, mm, geo)
+        prefetch_bucket(table, scratch[row, F_KEY * cols + count])
+        count += 1
+    return False, alpha, np.int64(count)
+
+
+@inlined
+def _read_children(
+    table: np.ndarray,
+    book: tuple[np.ndarray, np.ndarray, np.int64],
+    geo: np.ndarray,
+    scratch: np.ndarray,
+    row: np.int64,
+    count: np.int64,
+    alpha: np.int64,
+    beta: np.int64,
+) -> tuple[bool, np.int64, np.int64]:
+    """What the book and (with :data:`ETC_MIN_EMPTY` empty cells or more) the table know of the ``count`` children of
+    scratch row ``row`` (an enhanced transposition cut-off): ``(cut, alpha, left)`` as :func:`_settle_children`, the
+    ``left`` children still open moved to the row's front, each with the table byte read (plus one; 0: not read)."""
+    cols, cells = np.int64(geo[G_COLS]), np.int64(geo[G_CELLS])
+    probe = bool(cells - row >= ETC_MIN_EMPTY)
+    left = 0
+    for i in range(count):
+        same = scratch[row, F_SIGN * cols + i] != ZERO
+        low, high = _window(alpha, beta, same)
+        pieces = np.int64(popcount(scratch[row, F_MASK * cols + i]))
+        settled, score, low, high, known = _known(table, book, scratch[row, F_KEY * cols + i], pieces, cells, probe, low, high)
+        score = -score if same else score
+        if settled:
+            if score >= beta:
+                return True, score, np.int64(left)
+            alpha = max(alpha, score)
+            continue
+        for f in range(F_ORDER):
+            scratch[row, f * cols + left] = scratch[row, f * cols + i]
+        scratch[row, F_STORED * cols + left] = np.uint64(known + 1)
+        left += 1
+    return False, alpha, np.int64(left)
+
+
 @kernel
-def negamax(  # noqa: C901 - one search node: bounds, table, children settled, ordered and searched, kept in one kernel for speed
+def negamax(
     pos: np.uint64,
     mask: np.uint64,
     mpos: np.uint64,
@@ -281,85 +379,33 @@ def negamax(  # noqa: C901 - one search node: bounds, table, children settled, o
 ) -> np.int64:
     """The score of a position that :func:`settle` did not settle (``mpos``, ``mmask``: its mirror image; ``key``: its
     canonical key; ``stored``: its table byte, :data:`NOT_PROBED` if not read yet) in the window ``(alpha, beta)``,
-    fail-soft."""
+    fail-soft: its window narrowed (:func:`_own_window`), its children settled (:func:`_settle_children`) and read in
+    the book and the table (:func:`_read_children`), the ones left searched best first."""
     control[NODES] += 1
     start = control[NODES]
     if start == control[LIMIT]:
         control[STOP] = 1  # this node and its ancestors return unstored, as when the caller stops the search
     if start == control[BUDGET]:
         control[GAVE_UP] = 1  # the same, for this probe only (solve_at_least)
-    cells, cols = np.int64(geo[G_CELLS]), np.int64(geo[G_COLS])
-    pieces = np.int64(popcount(mask))
-    moves = non_losing_moves(pos, mask, geo)
-    alpha = max(alpha, -((cells - 2 - pieces) // 2))
-    beta = min(beta, (cells - 1 - pieces) // 2)
-    if alpha >= beta:
+    cols, pieces = np.int64(geo[G_COLS]), np.int64(popcount(mask))
+    cut, score, alpha, beta = _own_window(table, key, stored, alpha, beta, np.int64(geo[G_CELLS]), pieces)
+    if cut:
+        return score
+    cut, alpha, count = _settle_children(pos, mask, mpos, mmask, alpha, beta, geo, table, book[2], scratch)
+    if not cut:
+        cut, alpha, count = _read_children(table, book, geo, scratch, pieces, count, alpha, beta)
+    if cut:
         return alpha
-    if stored == NOT_PROBED:
-        stored = get(table, key)
-    if stored:
-        bound, lower = unpack(stored)
-        if lower:
-            alpha = max(alpha, bound)
-        else:
-            beta = min(beta, bound)
-        if alpha >= beta:
-            return alpha if lower else beta
-    count = 0
-    child_pos, child_mpos = pos ^ mask, mpos ^ mmask
-    for slot in range(cols):  # the children settled without a search, the others kept (their tables fetched)
-        move = moves & geo[G_COLMASK + np.int64(geo[G_ORDER + slot])]
-        if move == ZERO:
-            continue
-        settled, score, same, p, m, mp, mm, _, _, rank = settle(child_pos, mask | move, child_mpos, mmask | mirror_cell(move, geo), -beta, -alpha, geo, book[2])
-        if settled:
-            if -score >= beta:
-                return -score
-            alpha = max(alpha, -score)
-            continue
-        scratch[pieces, F_MOVE * cols + count], scratch[pieces, F_POS * cols + count], scratch[pieces, F_MASK * cols + count] = move, p, m
-        scratch[pieces, F_RANK * cols + count] = rank
-        scratch[pieces, F_MPOS * cols + count], scratch[pieces, F_MMASK * cols + count], scratch[pieces, F_SIGN * cols + count] = mp, mm, ONE if same else ZERO
-        scratch[pieces, F_KEY * cols + count] = canonical_of(p, m, mp, mm, geo)
-        prefetch_bucket(table, scratch[pieces, F_KEY * cols + count])
-        count += 1
-    probe = bool(cells - pieces >= ETC_MIN_EMPTY)
-    left = 0
-    for i in range(count):  # what the book and the table know of them (an enhanced transposition cut-off)
-        same = scratch[pieces, F_SIGN * cols + i] != ZERO
-        low, high = _window(alpha, beta, same)
-        m = scratch[pieces, F_MASK * cols + i]
-        settled, score, low, high, known = _known(table, book, scratch[pieces, F_KEY * cols + i], np.int64(popcount(m)), cells, probe, low, high)
-        score = -score if same else score
-        if settled:
-            if score >= beta:
-                return score
-            alpha = max(alpha, score)
-            continue
-        for f in range(F_ORDER):
-            scratch[pieces, f * cols + left] = scratch[pieces, f * cols + i]
-        scratch[pieces, F_STORED * cols + left] = np.uint64(known + 1)
-        left += 1
-    order_children(geo, scratch, pieces, np.int64(left))
-    for j in range(left):
+    order_children(geo, scratch, pieces, count)
+    for j in range(count):
         k = np.int64(scratch[pieces, F_ORDER * cols + j])
         same = scratch[pieces, F_SIGN * cols + k] != ZERO
         low, high = _window(alpha, beta, same)
         score = negamax(
-            scratch[pieces, F_POS * cols + k],
-            scratch[pieces, F_MASK * cols + k],
-            scratch[pieces, F_MPOS * cols + k],
-            scratch[pieces, F_MMASK * cols + k],
-            low,
-            high,
-            scratch[pieces, F_KEY * cols + k],
-            np.int64(scratch[pieces, F_STORED * cols + k]) - 1,
-            geo,
-            table,
-            book,
-            control,
-            scratch,
-        )
+            scratch[pieces, F_POS * cols + k], scratch[pieces, F_MASK * cols + k], scratch[pieces, F_MPOS * cols + k],
+            scratch[pieces, F_MMASK * cols + k], low, high, scratch[pieces, F_KEY * cols + k],
+            np.int64(scratch[pieces, F_STORED * cols + k]) - 1, geo, table, book, control, scratch,
+        )  # fmt: skip
         score = -score if same else score
         if control[STOP] or control[GAVE_UP]:
             return np.int64(0)
