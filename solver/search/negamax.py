@@ -246,14 +246,20 @@ def _known(
         return False, np.int64(0), alpha, beta, NOT_PROBED
     stored = get(table, key)
     if stored:
-        bound, lower = unpack(stored)
-        if lower:
-            alpha = max(alpha, bound)
-        else:
-            beta = min(beta, bound)
+        alpha, beta, lower = _narrowed(stored, alpha, beta)
         if alpha >= beta:
-            return True, bound, alpha, beta, stored
+            return True, alpha if lower else beta, alpha, beta, stored
     return False, np.int64(0), alpha, beta, stored
+
+
+@inlined
+def _narrowed(stored: np.int64, alpha: np.int64, beta: np.int64) -> tuple[np.int64, np.int64, bool]:
+    """The window ``(alpha, beta)`` narrowed by a table byte (:func:`~solver.search.transposition.get`, not 0), and
+    whether its bound is a lower one (a cut then returns ``alpha``, else ``beta``: the bound either way)."""
+    bound, lower = unpack(stored)
+    if lower:
+        return max(alpha, bound), beta, True
+    return alpha, min(beta, bound), False
 
 
 @kernel
@@ -276,11 +282,7 @@ def _own_window(
     if stored == NOT_PROBED:
         stored = get(table, key)
     if stored:
-        bound, lower = unpack(stored)
-        if lower:
-            alpha = max(alpha, bound)
-        else:
-            beta = min(beta, bound)
+        alpha, beta, lower = _narrowed(stored, alpha, beta)
         if alpha >= beta:
             return True, alpha if lower else beta, alpha, beta
     return False, np.int64(0), alpha, beta
