@@ -195,8 +195,7 @@ def settle(
     the book's ``depth``) is played straight through. Returns ``(settled, score, same, pos, mask, mpos, mmask, alpha,
     beta, rank)``: settled, the score in the window ``(alpha, beta)`` (fail-soft, for the position's side to move);
     otherwise the position the forced moves lead to, ``same`` whether its side to move is the given position's, and
-    its window (its side to move's), narrowed by these bounds; when not settled, ``score`` holds that position's
-    moves that do not lose at once (a signed word). ``rank``: the opponent's threats in the given position (the cells
+    its window (its side to move's), narrowed by these bounds (``score`` then 0). ``rank``: the opponent's threats in the given position (the cells
     where the player who just moved would complete a line), its move's rank (:mod:`solver.search.ordering`).
     """
     cells, rows = np.int64(geo[G_CELLS]), np.int64(geo[G_ROWS])
