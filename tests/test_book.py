@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -35,6 +36,7 @@ from solver.search import ArrayBook, Engine, code_of_key, positions
 from solver.search.book import open_book, write_book
 from solver.search.plies import derive_all
 from solver.search.position import engine_game, from_moves, key_of
+from solver.storage.trust import expected_root
 from solver.store.book import build_book, chunk_name
 from solver.store.bookproof import shipped_book_path, verify_book
 from solver.store.mirror import fetch_table
@@ -505,3 +507,20 @@ def test_solve_verify_of_a_book_first_says_what_it_checks_and_how_long_it_should
     assert len(lines) == 6 and all(" in the book, " in line for line in lines[:5]) and lines[-1].startswith(f"{path}: OK (")
     quiet = CliRunner().invoke(main, ["verify", "--game", BOOKED, "--table-dir", str(booked_dir), "--sample", "5", "--quiet"])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_only_a_book_whose_checksum_does_not_ship_has_its_entries_checked_one_by_one(book_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the shipped book's bytes are checked against its checksum, which pins the entries proved when it was built
+    import solver.search.book
+
+    checked: list[int] = []
+
+    def counted(game: Any, keys: np.ndarray, scores: np.ndarray, plies: Any) -> str | None:
+        checked.append(keys.size)
+        return None
+
+    monkeypatch.setattr(solver.search.book, "entries_problem", counted)
+    shipped = open_book(shipped_book_path(parse_game("connect4")), "connect4")  # type: ignore[arg-type]
+    assert checked == [] and shipped.checksum == expected_root(parse_game("connect4"), "book")
+    built = open_book(book_file, SMALL)
+    assert checked == [sum(built.plies)]
