@@ -74,7 +74,7 @@ def test_a_gravity_build_interrupted_in_its_forward_pass_starts_it_again_and_giv
     resumed = build_layers(game, tmp_path / "build", jobs=1)
     fresh = build_layers(game, tmp_path / "fresh", jobs=1)
     assert resumed.sha256 == fresh.sha256
-    assert (tmp_path / "build" / "reach.bits").read_bytes() == (tmp_path / "fresh" / "reach.bits").read_bytes()
+    assert BuildDir(tmp_path / "build", game).manifest()["reach"] == BuildDir(tmp_path / "fresh", game).manifest()["reach"]
 
 
 def test_a_gravity_build_interrupted_in_its_sweep_keeps_the_forward_pass_and_resumes_below_the_last_layer(tmp_path: Path) -> None:
@@ -100,16 +100,35 @@ def test_a_gravity_build_interrupted_in_its_sweep_keeps_the_forward_pass_and_res
 
 def test_damaged_reach_bits_are_found_again_before_the_build_goes_on(tmp_path: Path) -> None:
     game = parse_game("3x4k3-gravity")
-    first = build_layers(game, tmp_path / "build", jobs=1)
-    bits = tmp_path / "build" / "reach.bits"
+
+    def stop_in_layer_5(done: ChunkDone) -> None:
+        if not done.forward and done.ply == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_layers(game, tmp_path / "build", jobs=1, progress=stop_in_layer_5)
+    bits = BuildDir(tmp_path / "build", game).reach_path(3)  # a layer still to solve
     data = bytearray(bits.read_bytes())
     data[len(data) // 2] ^= 0xFF
     bits.write_bytes(bytes(data))
     assert not BuildDir(tmp_path / "build", game).has_reach()
-    (tmp_path / "build" / "layer-00.i8").unlink()  # a layer to solve again, from the forward pass found again
     again = build_layers(game, tmp_path / "build", jobs=1)
-    assert again.solved == (0,) and again.sha256 == first.sha256
+    assert again.solved == (5, 4, 3, 2, 1, 0) and again.sha256 == build_layers(game, tmp_path / "fresh", jobs=1).sha256
 
+
+def test_a_layers_reach_bits_are_deleted_once_it_is_solved_and_the_forward_pass_stays_recorded(tmp_path: Path) -> None:
+    # the bits of the layers solved were 8 GB of 4x8k4-gravity's 52 GB at its disk peak
+    game = parse_game("4x4k4-gravity")
+    build = BuildDir(tmp_path / "build", game)
+    left: dict[int, list[int]] = {}
+
+    def bits_left(done: ChunkDone) -> None:
+        if not done.forward:
+            left[done.ply] = sorted(int(path.name[6:8]) for path in build.path.glob("reach-*.bits"))
+
+    build_layers(game, build.path, jobs=1, progress=bits_left)
+    assert sorted(left) == list(range(game.cells + 1)) and all(plies == list(range(ply + 1)) for ply, plies in left.items()), left
+    assert not list(build.path.glob("reach-*")) and build.has_reach(), "every layer solved: no bits left, the pass recorded"
 
 def test_connect_fours_full_table_is_beyond_this_machine_and_its_estimate_says_what_a_cluster_needs(tmp_path: Path) -> None:
     """The full table, not the game: Connect Four is answered by search and its book is built instead
@@ -161,7 +180,7 @@ def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chun
     name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The pass that holds bits (its chunks ORed into shared bytes, on two threads), the build's pass that writes them
-    to reach.bits, and the byte-wise plain twin mark the same boards; chunks of a few boards make most chunks start and
+    to its reach-PP.bits, and the byte-wise plain twin mark the same boards; chunks of a few boards make most chunks start and
     stop inside a byte."""
     game = parse_game(name)
     reference = _plain_reach_layers(game)
@@ -175,7 +194,7 @@ def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chun
     build = BuildDir(tmp_path / "build", game)
     build.prepare()
     gravity.write_reach(build, jobs=2)  # the boards reached written to the file chunk by chunk, shared bytes last
-    assert build.reach_path().read_bytes() == b"".join(bits.tobytes() for bits in reference) and build.has_reach()
+    assert [build.reach_path(ply).read_bytes() for ply in range(game.cells + 1)] == [bits.tobytes() for bits in reference] and build.has_reach()
 
 
 def test_put_bits_sets_a_chunks_bits_and_leaves_its_neighbours_in_shared_bytes() -> None:

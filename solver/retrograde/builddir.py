@@ -2,8 +2,8 @@
 
 Each finished layer is a raw int8 file ``layer-PP.i8`` (in layer-local index order) with
 its size and SHA-256 in ``manifest.json``; a gravity build keeps which boards a game reaches,
-one bit a board, every layer from a byte boundary, in ``reach.bits`` (its SHA-256 in the
-manifest's ``reach``: :mod:`solver.retrograde.gravity`); the layer being solved is spooled into
+one bit a board, a file a layer, in ``reach-PP.bits`` (their SHA-256 in the manifest's ``reach``:
+:mod:`solver.retrograde.gravity`), each deleted once its layer is solved; the layer being solved is spooled into
 ``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
 The manifest is replaced atomically by :func:`solver.storage.fsutil.write_atomic`, the one
 atomic writer.
@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,39 +69,38 @@ class BuildDir:
         """The journal of layer ``ply`` while it is being solved: one ``start crc32`` line per finished chunk."""
         return self.path / f"layer-{ply:02d}.journal"
 
-    def reach_path(self) -> Path:
-        """The file of which boards a game reaches (gravity builds: :mod:`solver.retrograde.gravity`)."""
-        return self.path / "reach.bits"
-
-    def reach_offsets(self) -> list[int]:
-        """Where each layer's bits start in :meth:`reach_path` (bytes; the last entry: the file's size)."""
-        offsets = [0]
-        for size in layout(self.game).layer_sizes:
-            offsets.append(offsets[-1] + -(-size // 8))
-        return offsets
+    def reach_path(self, ply: int) -> Path:
+        """The bits of which boards of layer ``ply`` a game reaches (gravity builds: :mod:`solver.retrograde.gravity`),
+        one a board from the file's first byte; deleted once the layer is solved (:meth:`record`)."""
+        return self.path / f"reach-{ply:02d}.bits"
 
     def has_reach(self, *, check: bool = True) -> bool:
-        """Whether :meth:`reach_path` is there, of its size, recorded, and (with ``check``) hashes as recorded."""
-        digest = self.manifest().get("reach")
-        return isinstance(digest, str) and self._holds(self.reach_path().name, digest, check, self.reach_offsets()[-1])
+        """Whether the forward pass is recorded and the bits of every layer not finished yet are there, of their size
+        and (with ``check``) hashing as recorded (a finished layer's were deleted: nothing reads them again)."""
+        digests = self.manifest().get("reach")
+        if not isinstance(digests, dict):
+            return False
+        finished = self.finished(check=False)
+        sizes = layout(self.game).layer_sizes
+        return all(ply in finished or self._holds(self.reach_path(ply).name, digests[str(ply)], check, -(-size // 8)) for ply, size in enumerate(sizes))
 
-    def record_reach(self, digest: str) -> None:
-        """Record the SHA-256 of a complete :meth:`reach_path` in the manifest (atomically)."""
+    def record_reach(self, digests: Sequence[str]) -> None:
+        """Record the SHA-256 of every layer's complete :meth:`reach_path` (layer 0 first) in the manifest (atomically)."""
         data = self.manifest()
-        data["reach"] = digest
+        data["reach"] = {str(ply): digest for ply, digest in enumerate(digests)}
         write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
 
     def reached(self, ply: int, start: int, stop: int) -> np.ndarray:
         """Which boards ``start .. stop - 1`` of layer ``ply`` a game reaches (bool), read from :meth:`reach_path`."""
-        first = self.reach_offsets()[ply] + start // 8
-        length = -(-stop // 8) - start // 8
-        fd = self.open(self.reach_path(), os.O_RDONLY)
+        first = start // 8
+        length = -(-stop // 8) - first
+        fd = self.open(self.reach_path(ply), os.O_RDONLY)
         try:
             data = os.pread(fd, length, first)
         finally:
             os.close(fd)
         if len(data) != length:
-            raise BuildError(f"{self.reach_path()}: cut short; delete the build directory {self.path} to start again")
+            raise BuildError(f"{self.reach_path(ply)}: cut short; delete the build directory {self.path} to start again")
         bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8))
         return bits[start % 8 : start % 8 + stop - start].astype(bool)
 
@@ -182,10 +181,13 @@ class BuildDir:
             return not check or hashlib.file_digest(handle, "sha256").hexdigest() == digest
 
     def record(self, ply: int, digest: str) -> None:
-        """Add a finished layer to the manifest (atomically)."""
+        """Add a finished layer to the manifest (atomically), then delete its reach bits (:meth:`reach_path`): nothing
+        reads them once it is solved, and a gravity build's disk peaks while the largest layers are solved (4x8k4-gravity:
+        the finished layers' bits were 8 GB of its 52 GB)."""
         data = self.manifest()
         data["layers"][str(ply)] = {"size": layout(self.game).layer_sizes[ply], "sha256": digest}
         write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+        self.reach_path(ply).unlink(missing_ok=True)
 
     def retired(self) -> dict[int, dict[str, Any]]:
         """The retired layers: for each, ``files`` (name: SHA-256) and the caller's ``info``."""
@@ -258,9 +260,17 @@ def _parse_manifest(path: Path, raw: bytes, game: Game) -> dict[str, Any]:
         if not isinstance(entry, dict) or entry.get("size") != sizes[ply] or not _SHA256.fullmatch(str(entry.get("sha256"))):
             raise bad(f"layer {ply} is recorded as {quote(entry)}, expected its size {sizes[ply]} and a SHA-256")
     _check_retired(data.get("retired", {}), layers, bad)
-    if "reach" in data and not _SHA256.fullmatch(str(data["reach"])):
-        raise bad(f'"reach" is {quote(data["reach"])}, expected the SHA-256 of reach.bits')
+    _check_reach(data.get("reach", {}), game, bad)
     return data
+
+
+def _check_reach(reach: Any, game: Game, bad: Callable[[str], BuildError]) -> None:
+    """The forward pass's record: nothing yet, or a SHA-256 for every layer's reach bits by its number."""
+    if isinstance(reach, str):
+        raise bad("its forward pass is kept in one reach.bits, as an earlier version kept it (now a file a layer)")
+    layers = sorted(map(str, range(game.cells + 1))) if reach else []
+    if not isinstance(reach, dict) or sorted(reach) != layers or not all(_SHA256.fullmatch(str(digest)) for digest in reach.values()):
+        raise bad(f'"reach" is {quote(reach)}, expected the SHA-256 of every layer\'s reach-PP.bits by its number')
 
 
 def _check_retired(retired: Any, layers: dict[str, Any], bad: Callable[[str], BuildError]) -> None:

@@ -23,7 +23,7 @@ Both passes are compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled
 as the m,n,k build. The forward pass holds bits, never a byte a board: the layer before's boards reached and in play,
 read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one (a chunk
 need not start on a byte: :func:`put_bits`). In a build (:func:`write_reach`) the boards reached go to the build
-directory's ``reach.bits`` (:func:`pack` / :func:`unpack`) chunk by chunk (:class:`FileBits`), before the sweep
+directory's ``reach-PP.bits`` (:func:`pack` / :func:`unpack`) chunk by chunk (:class:`FileBits`), before the sweep
 starts: 4x8k4-gravity's pass holds at most 4.19 GB of bits (:func:`solver.retrograde.plan.reach_bytes`), where bytes
 took 51 GB.
 """
@@ -36,6 +36,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
@@ -356,12 +357,12 @@ class LayerBits:
 
 
 class FileBits:
-    """A layer's packed bits written at ``offset`` of a file (a descriptor, the bytes 0 before): each chunk's own
+    """A layer's packed bits written to a file (a descriptor, the bytes 0 before): each chunk's own
     bytes at once, the first and last, which it may share with the chunks beside it, ORed here and written by
     :meth:`close`. So the pass never holds the layer's bits of the boards reached."""
 
-    def __init__(self, fd: int, offset: int) -> None:
-        self._fd, self._offset = fd, offset
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
         self._edges: dict[int, int] = {}
         self._shared = threading.Lock()
 
@@ -375,12 +376,12 @@ class FileBits:
             for at, value in ((first, data[0]), (last, data[-1])):
                 self._edges[at] = self._edges.get(at, 0) | int(value)
         if data.size > 2:
-            _write_at(self._fd, data[1:-1].tobytes(), self._offset + first + 1)
+            _write_at(self._fd, data[1:-1].tobytes(), first + 1)
 
     def close(self) -> None:
         """Write the bytes chunks share (once every chunk is put)."""
         for at, value in sorted(self._edges.items()):
-            _write_at(self._fd, bytes([value]), self._offset + at)
+            _write_at(self._fd, bytes([value]), at)
 
 
 def _write_at(fd: int, data: bytes, offset: int) -> None:
@@ -389,7 +390,7 @@ def _write_at(fd: int, data: bytes, offset: int) -> None:
     while view:
         written = os.pwrite(fd, view, offset)
         if written <= 0:
-            raise OSError(f"wrote no byte of {len(view):,} at {offset:,} of reach.bits")
+            raise OSError(f"wrote no byte of {len(view):,} at {offset:,} of a layer's reach bits")
         view, offset = view[written:], offset + written
 
 
@@ -445,12 +446,13 @@ def put_bits(packed: np.ndarray, start: int, flags: np.ndarray, shared: threadin
 
 
 READ_BACK = 1 << 26
-"""Bytes of ``reach.bits`` read back at a time to hash a layer (64 MiB)."""
+"""Bytes of a layer's reach bits read back at a time to hash them (64 MiB)."""
 
 
 def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = None) -> None:
-    """Find which boards of every layer a game reaches (the forward pass) and keep them in the build directory
-    (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once complete), unless they are there already.
+    """Find which boards of every layer a game reaches (the forward pass) and keep them in the build directory, a file
+    a layer (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once every layer's is complete), unless
+    they are there already.
 
     The boards reached go to the file as each chunk finds them (:class:`FileBits`), so the pass holds only the bits of
     the boards in play of the layer it finds and of the one before (:func:`solver.retrograde.plan.reach_bytes`).
@@ -459,23 +461,45 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
     """
     if build.has_reach():
         return
-    temporary = build.path / "reach.bits.partial"
-    digest = hashlib.sha256()
-    sizes, offsets = layout(build.game).layer_sizes, build.reach_offsets()
-    fd = build.create(temporary)
+    sizes = layout(build.game).layer_sizes
+    digests: list[str] = []
+    opened: dict[int, int] = {}
+
+    def reached_of(ply: int) -> FileBits:
+        opened[ply] = fd = build.create(_partial(build.reach_path(ply)))
+        os.ftruncate(fd, -(-sizes[ply] // 8))
+        return FileBits(fd)
+
     try:
-        os.ftruncate(fd, offsets[-1])
-        for ply, reached in _walk(build.game, jobs, lambda ply: FileBits(fd, offsets[ply])):
+        for ply, reached in _walk(build.game, jobs, reached_of):
             reached.close()
-            for at in range(offsets[ply], offsets[ply + 1], READ_BACK):
-                digest.update(os.pread(fd, min(READ_BACK, offsets[ply + 1] - at), at))
+            digests.append(_kept(build.reach_path(ply), opened.pop(ply)))
             if progress is not None:
                 progress(ChunkDone(ply, sizes[ply], layer_work(build.game, ply), forward=True))
+    finally:
+        for fd in opened.values():
+            os.close(fd)
+    build.record_reach(digests)
+
+
+def _partial(path: Path) -> Path:
+    """Where a file is written before it is complete: ``<path>.partial`` beside it."""
+    return path.with_name(path.name + ".partial")
+
+
+def _kept(path: Path, fd: int) -> str:
+    """The SHA-256 of the complete file open at ``fd`` (written as :func:`_partial` of ``path``), read back, flushed to
+    disk and moved to ``path``; ``fd`` is closed."""
+    digest = hashlib.sha256()
+    try:
+        size = os.fstat(fd).st_size
+        for at in range(0, size, READ_BACK):
+            digest.update(os.pread(fd, min(READ_BACK, size - at), at))
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(temporary, build.reach_path())
-    build.record_reach(digest.hexdigest())
+    os.replace(_partial(path), path)
+    return digest.hexdigest()
 
 
 def pack(reached: np.ndarray) -> np.ndarray:

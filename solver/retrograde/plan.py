@@ -69,15 +69,17 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
     todo = tuple(p for p in range(game.cells, -1, -1) if p not in done)
     sizes = layout(game).layer_sizes
 
-    disk = sum(sizes[p] for p in todo)
+    # a gravity build's reach bits, a bit a board of every layer not solved yet (each layer's deleted once it is)
+    reach = [-(-size // 8) if game.build_walks_forward else 0 for size in sizes]
+    disk = sum(sizes[p] + reach[p] for p in todo)
     if retiring:
-        disk = max(max((_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) for p in todo), default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
+        peaks = (_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) + sum(reach[: p + 1]) for p in todo)
+        disk = max(max(peaks, default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
     work = sum(layer_work(game, p) for p in todo)
     memory = jobs * worker_bytes(game)
     if game.build_walks_forward and todo:  # a forward pass first (gravity), unless a killed build kept it
         kept = build.path.is_dir() and build.has_reach(check=False)
         work += 0 if kept else sum(layer_work(game, p) for p in range(game.cells + 1))
-        disk += 0 if kept else sum(-(-size // 8) for size in sizes)  # reach.bits: a bit a board
         memory = max(memory, forward_bytes(sizes, jobs=jobs, tables=table_bytes(game)))
     return BuildPlan(game, todo, min(done) if done else None, work, disk, memory)
 
@@ -85,7 +87,7 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
 def reach_bytes(sizes: Sequence[int]) -> int:
     """The bits the forward pass of a gravity build holds at once (:func:`solver.retrograde.gravity.write_reach`), in
     bytes: one bit a board of the layer it finds and of the layer before (their boards in play; the boards reached go
-    to ``reach.bits`` as they are found), at the layer where that is most (4x8k4-gravity: 4.19 GB, against 64 GiB
+    to the build directory as they are found), at the layer where that is most (4x8k4-gravity: 4.19 GB, against 64 GiB
     counted when it held bytes)."""
     packed = [-(-size // 8) for size in sizes]
     return max((size + (packed[ply - 1] if ply else 0) for ply, size in enumerate(packed)), default=0)
@@ -99,7 +101,7 @@ def forward_bytes(sizes: Sequence[int], *, jobs: int, tables: int) -> int:
     Measured 2026-12-02 on the 2-core, 24 GiB build machine (load average 5 to 6 from other work), 4x7k4-gravity
     (0.62 G boards in its largest layer; this figure: 1.27 GiB), ``/usr/bin/time -v``'s maximum resident set size:
     the build's forward pass alone (:func:`solver.retrograde.gravity.write_reach`, 2 threads) 542 MB, against 2,264 MB
-    for the pass that held a byte a board (the same ``reach.bits``); a whole ``solve build -j 2`` 672 MB in its
+    for the pass that held a byte a board (the same reach bits); a whole ``solve build -j 2`` 672 MB in its
     largest process (a worker of the sweep; the build's own process, which ran the forward pass: 529 MB, sampled).
     The pass that held bytes was counted at 4 bytes a board of the largest layer (5x6k4-gravity's build process:
     4.4 GiB at its peak, 1.31 G boards): 64 GiB for 4x8k4-gravity, now 5.0 GiB.
