@@ -130,6 +130,7 @@ def test_a_layers_reach_bits_are_deleted_once_it_is_solved_and_the_forward_pass_
     assert sorted(left) == list(range(game.cells + 1)) and all(plies == list(range(ply + 1)) for ply, plies in left.items()), left
     assert not list(build.path.glob("reach-*")) and build.has_reach(), "every layer solved: no bits left, the pass recorded"
 
+
 def test_connect_fours_full_table_is_beyond_this_machine_and_its_estimate_says_what_a_cluster_needs(tmp_path: Path) -> None:
     """The full table, not the game: Connect Four is answered by search and its book is built instead
     (tests/test_connect4_fronts.py, tests/test_book.py)."""
