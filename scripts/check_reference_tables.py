@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]  # this checkout's solver, and the reference beside its tests
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE)]  # this checkout's solver, the reference, the scripts
 
 from check_engine_tables import SHOWN, _boards  # noqa: E402  (the same seeded sample of a layer's positions in play)
 from reference import Reference, board_of, reference  # type: ignore[import-not-found]  # noqa: E402  (tests/, not a package)

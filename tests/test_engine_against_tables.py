@@ -10,7 +10,10 @@ plies to the end, for the side to move) and, on a sample, every move against the
    sample of every layer, every move of some (slow set);
 3. 5x6k4-gravity and 4x7k4-gravity, whose tables take minutes and gigabytes to build: sampled positions against the
    independent reference of tests/reference.py (no code shared), every move too;
-4. a difference is found and reported: the script fails on a table whose score is wrong.
+4. a difference is found and reported: the script fails on a table whose score is wrong;
+5. scripts/check_reference_tables.py, the same sample of a table's late layers against the reference (4x8k4-gravity's
+   table takes half an hour to build: the script's run is in docs/performance.md), agrees on a table and finds a wrong
+   answer.
 """
 
 from __future__ import annotations
@@ -36,10 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 TABLE_BYTES = 1 << 24
 
 
-def _script() -> ModuleType:
-    name = "check_engine_tables"
+def _script(name: str = "check_engine_tables") -> ModuleType:
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "check_engine_tables.py")
+        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -143,3 +145,22 @@ def test_a_table_whose_plies_to_the_end_are_wrong_on_one_position_is_reported(co
         script.check_layer(forged, Engine(forged.game, table_bytes=TABLE_BYTES), ply, checked, sample=None, moves=0, rng=np.random.default_rng(0))
     assert checked.wrong == 1 and checked.positions > 10_000, checked.differences
     assert "(ply 9)" in checked.differences[0] and "the table" in checked.differences[0]
+
+
+# -- 5. a table's late layers against the reference ------------------------------------------------------------------
+
+
+def test_the_reference_gives_sampled_late_positions_of_a_gravity_table_and_every_move_the_tables_answers(compact_table) -> None:  # type: ignore[no-untyped-def]
+    script = _script("check_reference_tables")
+    table = compact_table("5x4k4-gravity")
+    ref = Reference(table.game.rows, table.game.cols, table.game.k, gravity=True)
+    compared = 0
+    for ply in range(table.game.cells - 1, table.game.cells - 11, -1):
+        for codes, _, _, _ in _script()._boards(table, ply, 15, np.random.default_rng(ply)):
+            for found in codes.tolist():
+                assert script.differences(table.at(int(found)), ref) == [], found
+                compared += 1
+    assert compared > 100
+    misere = Reference(table.game.rows, table.game.cols, table.game.k, gravity=True, misere=True)
+    position = table.at_moves("121212")  # a win at once for the side to move: misere play says otherwise
+    assert script.differences(position, ref) == [] and script.differences(position, misere)[0].startswith("the position: the reference")
