@@ -33,7 +33,7 @@ GRAVITY_WORK_PER_SECOND_PER_CORE = 60.0e6
 every canonical board's byte sealed). Measured 2026-11-27 on the same machine, 5x6k4-gravity's 28.9 G work units
 (forward pass, sweep and sealing): 206 s on 2 cores with nothing else running (70 M a second a core), 857 s at load
 average 8 to 10 (17 M). Since the compiled sealing pass, 2026-12-04: 4x8k4-gravity's 388 G work units in 1,993 s on 2
-cores (97 M a second a core; load average 1.6 to 2.8, the build's own and light work beside it), against the 92
+cores (97 M a second a core; load average at most 2.9, the build's own and light work beside it), against the 92
 minutes this figure's 35 M said. Kept as 60 M, so an estimate errs long by about 1.6 on quiet cores."""
 DENSE_CODES_PER_SECOND = 11.0e6
 """Base-3 codes a dense build solves per second (one process): 4x4k4's 43.0 M codes in 3.9 s,
