@@ -572,16 +572,21 @@ def test_every_search_kernel_is_compiled_without_numbas_reference_counting() -> 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
 def test_a_forked_process_searches_with_an_empty_table_of_its_own() -> None:
     """The server's workers are forked after the engine is made: a worker writing to the inherited table would copy
-    its pages one by one inside a search's budget, so a child gets a fresh table, and the parent keeps its own."""
+    its pages one by one inside a search's budget, so a child gets a fresh table, and the parent keeps its own; a
+    look-up by move string in the child (a lane's compiled call, bound to a table when the lane is made) writes to the
+    child's table too, never to the inherited one."""
     engine = Engine("4x5k4-gravity", table_bytes=1 << 20)
-    expected = engine.score(moves="1")
+    expected, string = engine.score(moves="1"), engine.string_answer("1")
     filled = engine._table.copy()
-    assert np.count_nonzero(filled) > 0
+    assert np.count_nonzero(filled) > 0 and engine._lanes and string is not None and string.answer is not None
     pid = os.fork()
     if pid == 0:  # the child: report through the exit status only
+        inherited = engine._memory
         fresh = np.count_nonzero(engine._table) == 0
+        found = engine.string_answer("1")
+        by_string = found is not None and found.answer == string.answer and np.count_nonzero(engine._table) > 0
         answered = engine.score(moves="1") == expected
-        os._exit(0 if fresh and answered else 1)
+        os._exit(0 if fresh and by_string and answered and np.array_equal(inherited, filled) else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, "the child found the parent's entries or answered wrongly"
     assert np.array_equal(engine._table, filled)

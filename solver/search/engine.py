@@ -35,6 +35,7 @@ import functools
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -45,7 +46,7 @@ from .. import words
 from ..encoding.board import Board, render
 from ..errors import InvalidBoardError, InvalidGameError, SearchDeferred, SearchInterrupted, SearchTimeout, quote
 from ..rules.game import Game
-from ..rules.score import Result, decode
+from ..rules.score import UNREACHABLE, Result, decode
 from .answer import Answer, score_byte
 from .bitboard import NOT_PLAIN, centre_first
 from .book import Book
@@ -54,6 +55,7 @@ from .negamax import (
     ANSWER_SLOTS,
     HELPER,
     LIMIT,
+    MOVE_KEYS,
     NO_MOVE,
     NODES,
     NOT_SEARCHED,
@@ -96,9 +98,16 @@ _FORKS = [0]
 """How many forks made this process (one more in a child than in its parent at the fork): an engine's table belongs to
 the process it was made in (:attr:`Engine._table`), told without a system call a look-up."""
 
+_ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
+"""Every engine of this process, whose lanes a fork drops (:func:`_forked`)."""
+
 
 def _forked() -> None:
+    """In a forked child: count the fork, and drop every engine's lanes, which are bound to the parent's table (a new
+    lane binds the child's own, :attr:`Engine._table`)."""
     _FORKS[0] += 1
+    for engine in list(_ENGINES):
+        engine._lanes.clear()
 
 
 if hasattr(os, "register_at_fork"):  # no fork, no hook (Windows)
@@ -114,6 +123,10 @@ class _Lane(NamedTuple):
     rows: np.ndarray
     words: np.ndarray
     out: np.ndarray
+    answer: Callable[[bytes], None]
+    """:func:`~solver.search.negamax.short_answer_string` on this lane's arrays and its engine's, a move string's bytes
+    its one argument (:meth:`Engine.string_answer`): bound once, as a look-up's ten attribute reads cost a tenth of its
+    Python."""
 
 
 Short = tuple[list[Any], int]
@@ -169,14 +182,26 @@ class Solution:
         return tuple(move.column for move in self.moves if move.score == self.score)
 
 
-def _moves_answered(found: list[int], cols: int) -> Answer | None:
+def _moves_answered(found: list[int], cols: int, pair: Callable[[int], tuple[int, int]]) -> Answer | None:
     """The answer in the items of a short search of every move (:func:`~solver.search.negamax.short_solve_moves`),
-    None when it did not value every move."""
+    None when it did not value every move; ``pair``: a move key's ``(cell, byte)`` (:func:`move_pairs`)."""
     count = found[cols]
     if count < 0:
         return None
-    scored = tuple(zip(found[cols + 1 : cols + 1 + count], found[2 * cols + 1 : 2 * cols + 1 + count]))  # noqa: B905 - as long by construction (strict= costs a look-up 0.2 us)
-    return _new(Answer, (found[3 * cols + 1], found[3 * cols + 2], scored))
+    return _new(Answer, (found[3 * cols + 1], found[3 * cols + 2], tuple(map(pair, found[cols + 1 : cols + 1 + count]))))
+
+
+@functools.cache
+def move_pairs(cells: int) -> tuple[tuple[int, int], ...]:
+    """Every move key of a board of ``cells`` cells (:data:`~solver.search.negamax.MOVE_KEYS`) as its ``(cell, score
+    byte)`` pair, at the key's index: made once, so that a look-up's moves are read from the kernel's keys and no
+    pair is made a look-up (a quarter of the Python a look-up near the end costs).
+
+    >>> pairs = move_pairs(42)
+    >>> pairs[3 * MOVE_KEYS + 97 - UNREACHABLE], len(pairs) == 42 * MOVE_KEYS
+    ((3, 97), True)
+    """
+    return tuple((key // MOVE_KEYS, key % MOVE_KEYS + UNREACHABLE) for key in range(cells * MOVE_KEYS))
 
 
 class StringAnswer(NamedTuple):
@@ -230,6 +255,7 @@ class Engine:
         self._cols = self.game.cols
         self._answer_at = 3 * self.game.cols + 3  # short_answer_string's pieces, then the code's parts, in its out
         self._landing_cells = np.array([cell for column in self._landings for cell in column], dtype=np.int64)  # by column * rows + height
+        self._pair = move_pairs(self.game.cells).__getitem__
         self._nodes = 0
         self._book = _book_arrays(self.game, book)
         self._load_kernels()
@@ -244,12 +270,12 @@ class Engine:
         solve(np.uint64(0), np.uint64(0), *shared)
         solve_move(np.uint64(0), np.uint64(0), np.int64(0), *shared)
         short_solve_string(b"0", SHORT, *shared)
-        lane = self._lane()
-        short_solve_moves(lane.words, np.int64(1), lane.out, self._landing_cells, *shared)
-        short_answer_string(b"0", np.int64(1), lane.words, lane.out, self._landing_cells, *shared)
-        self._answer_string = direct(short_answer_string, b"0", SHORT, lane.words, lane.out, self._landing_cells, *shared)
+        words, out = self._lane_words(), self._lane_out()
+        short_solve_moves(words, np.int64(1), out, self._landing_cells, *shared)
+        short_answer_string(np.int64(1), words, out, self._landing_cells, *shared, b"0")
+        self._answer_string = direct(short_answer_string, SHORT, words, out, self._landing_cells, *shared, b"0")
         self._solve_string = direct(short_solve_string, b"0", SHORT, *shared)
-        self._lanes.append(lane)
+        _ENGINES.add(self)
         mark_compiled()
 
     @property
@@ -447,7 +473,7 @@ class Engine:
             words[0], words[1] = where.pos, where.mask
             short_solve_moves(words, SHORT, out, self._landing_cells, self._geo, self._table, self._book, control, lane.rows)
             found = out.tolist()
-            done = _moves_answered(found, cols)
+            done = _moves_answered(found, cols, self._pair)
             if done is not None:  # every move valued: no job is left
                 answered.append((done.score, done.scored))
                 return [], control.item(NODES)
@@ -480,7 +506,7 @@ class Engine:
         except IndexError:
             lane = self._lane()
         try:
-            self._answer_string(text, SHORT, lane.words, lane.out, self._landing_cells, self._geo, self._table, self._book, lane.control, lane.rows)
+            lane.answer(text)
             found = lane.out.tolist()
             at = self._answer_at
             pieces = found[at]
@@ -488,8 +514,11 @@ class Engine:
                 return None
             code, nodes = found[at + 1] + found[at + 2] * self._half_power, found[at + 3]
             self._nodes = nodes
-            answer = _moves_answered(found, self._cols)
-            if answer is not None:
+            cols = self._cols
+            count = found[cols]
+            if count >= 0:  # every move valued: _moves_answered, inline (one call fewer a look-up)
+                scored = tuple(map(self._pair, found[cols + 1 : cols + 1 + count]))
+                answer = _new(Answer, (found[3 * cols + 1], found[3 * cols + 2], scored))
                 return _new(StringAnswer, (code, pieces, nodes, answer, None))
             pos, mask = lane.words.tolist()
         except KeyboardInterrupt:
@@ -524,13 +553,17 @@ class Engine:
         try:
             return self._lanes.pop()
         except IndexError:
-            cols = self.game.cols
-            return _Lane(
-                new_control(),
-                scratch(self.game.rows, cols),
-                np.zeros(2, dtype=np.uint64),
-                np.empty(3 * cols + 3 + ANSWER_SLOTS, dtype=np.int64),
-            )
+            control, rows, words, out = new_control(), scratch(self.game.rows, self.game.cols), self._lane_words(), self._lane_out()
+            answer = functools.partial(self._answer_string, SHORT, words, out, self._landing_cells, self._geo, self._table, self._book, control, rows)
+            return _Lane(control, rows, words, out, answer)
+
+    def _lane_words(self) -> np.ndarray:
+        """A lane's two board words (:class:`_Lane`)."""
+        return np.zeros(2, dtype=np.uint64)
+
+    def _lane_out(self) -> np.ndarray:
+        """A lane's answer items (:func:`~solver.search.negamax.short_answer_string`)."""
+        return np.empty(3 * self.game.cols + 3 + ANSWER_SLOTS, dtype=np.int64)
 
     def _handed_off(self, jobs: list[Job], where: Position, limits: _Limits, start: float, nodes: int) -> list[Any]:
         """The jobs searched by the worker threads (:class:`_Workers`), within the budget from ``start`` (waiting for

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.score import WIN
+from ..rules.score import UNREACHABLE, WIN
 from .answer import score_byte as score_byte  # compiled below (_score_byte); imported from here too
 from .bitboard import (
     G_BOTTOM,
@@ -593,8 +593,8 @@ def short_solve_moves(
     :data:`NOT_SEARCHED`, and so do the ones after it (``control[STOP]`` is then set).
 
     Once every column is done, the moves also as the engine answers them (:func:`moves_answer`): ``out[cols]`` their
-    count ``n``, then ``out[cols + 1 ..]`` the ``n`` landing cells in order and ``out[2 * cols + 1 ..]`` their score
-    bytes, then ``out[3 * cols + 1]`` the position's score byte (the best move's) and ``out[3 * cols + 2]`` its best
+    count ``n``, then ``out[cols + 1 ..]`` the ``n`` moves' keys in cell order (:data:`MOVE_KEYS`) and
+    ``out[2 * cols + 1 ..]`` their score bytes, then ``out[3 * cols + 1]`` the position's score byte (the best move's) and ``out[3 * cols + 2]`` its best
     moves (a bit a landing cell) (``-1`` in ``out[cols]`` until then; ``out`` holds at least ``3 * cols + 3`` items)."""
     _fresh(control, limit)
     pos, mask = words[0], words[1]
@@ -619,7 +619,6 @@ that one ``tolist`` of ``out`` reads everything a look-up needs)."""
 
 @kernel
 def short_answer_string(
-    text: bytes,
     limit: np.int64,
     words: np.ndarray,
     out: np.ndarray,
@@ -629,13 +628,15 @@ def short_answer_string(
     book: tuple[np.ndarray, np.ndarray, np.int64],
     control: np.ndarray,
     scratch: np.ndarray,
+    text: bytes,
 ) -> None:
     """:func:`short_solve_moves` of the position a move string reaches (its ASCII bytes, played by
     :func:`~solver.search.bitboard.play_string`): the string read, played, checked, its code made and every move
     valued in one call, for a position near the end whose search takes microseconds. The position's two board words
     go into ``words``, and ``out`` holds :func:`short_solve_moves`'s items, then the :data:`ANSWER_SLOTS`: the pieces
     (:data:`~solver.search.bitboard.NOT_PLAIN` when the string is not played plainly: nothing else is written, and the
-    caller's general way reads it, saying what is wrong), the code's parts and the positions searched."""
+    caller's general way reads it, saying what is wrong), the code's parts and the positions searched. The string
+    comes last, so that a caller binds every other argument once (:meth:`~solver.search.engine.Engine.string_answer`)."""
     pos, mask, pieces, low, high = play_string(text, geo)
     at = 3 * np.int64(geo[G_COLS]) + 3
     out[at] = pieces
@@ -647,9 +648,16 @@ def short_answer_string(
     out[at + 3] = control[NODES]
 
 
+MOVE_KEYS = 256
+"""A move as :func:`moves_answer` writes it, one int: its key ``cell * MOVE_KEYS + byte - UNREACHABLE`` (its landing
+cell and its score byte for the mover, which is at least :data:`~solver.rules.score.UNREACHABLE`), so that the engine
+reads a move's ``(cell, byte)`` pair ready-made (:meth:`~solver.search.engine.Engine.string_answer`). Keys order as
+their cells."""
+
+
 @kernel
 def moves_answer(mask: np.uint64, out: np.ndarray, landings: np.ndarray, geo: np.ndarray) -> None:
-    """Each move's landing cell and score byte (:func:`score_byte`), ordered by cell, from the Pons scores by column in
+    """Each move's key (:data:`MOVE_KEYS`: its landing cell and score byte, :func:`score_byte`), ordered by cell, from the Pons scores by column in
     ``out[:cols]`` (:data:`NO_MOVE` for a full column), into ``out`` as :func:`short_solve_moves` says, with the
     position's score byte (the largest) and its best moves (those of that byte); ``landings``: the cell a piece lands
     on by column and height (``landings[column * rows + height]``)."""
@@ -662,11 +670,12 @@ def moves_answer(mask: np.uint64, out: np.ndarray, landings: np.ndarray, geo: np
             continue
         cell = landings[column * rows + np.int64(popcount(mask & geo[G_COLMASK + column]))]
         byte = np.int64(_score_byte(int(score), int(pieces), int(cells)))
+        key = cell * MOVE_KEYS + byte - UNREACHABLE
         at = count
-        while at > 0 and out[cols + at] > cell:  # insertion by cell: at most a board's columns
+        while at > 0 and out[cols + at] > key:  # insertion by cell (a key's order): at most a board's columns
             out[cols + 1 + at], out[2 * cols + 1 + at] = out[cols + at], out[2 * cols + at]
             at -= 1
-        out[cols + 1 + at], out[2 * cols + 1 + at] = cell, byte
+        out[cols + 1 + at], out[2 * cols + 1 + at] = key, byte
         count += 1
         if byte > best:
             best, bests = byte, np.int64(0)

@@ -288,13 +288,14 @@ class SearchTable(Table):
         say why, or answer the finished board."""
         if type(moves) is not str:  # the engine plays a list of columns too: a look-up reads only a move string
             return super().at_moves(moves)
-        if self._book_answers(len(moves)):  # a position the book answers whole: no engine is loaded (solver.search.booked)
+        shared = self._shared
+        book = shared.book
+        if book is not None and len(moves) < book.depth:  # the book answers it whole (_book_answers): no engine is loaded
             bits = booked.play(self.game, moves)
             if bits is None:  # not played plainly: the rules read it, naming what is wrong or answering the end
                 return super().at_moves(moves)
             code = booked.code_of(self.game, bits)
             return self._position(code, self._answer(code, bits), bits.pieces)
-        shared = self._shared
         engine = shared.made
         if engine is None:
             if self._late_open(len(moves)):  # near the end: searched in Python if plainly played
@@ -303,7 +304,7 @@ class SearchTable(Table):
                     code = booked.code_of(self.game, bits)
                     return self._position(code, self._answer(code, bits), bits.pieces)
             engine = shared.engine
-        if self.budget is None and self.progress is None and _DEADLINE.get() is None and not _BOUNDS.get():
+        if self.budget is None and self.progress is None and _DEADLINE.get() is None:  # no bounds: searches_by sets a deadline
             found = engine.string_answer(moves)  # one compiled call near the end (the look-up's fixed cost)
             if found is not None:
                 code, pieces, nodes, answer, tried = found
