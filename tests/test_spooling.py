@@ -14,6 +14,7 @@ import solver.retrograde.plan
 import solver.retrograde.sweep
 from solver.errors import BuildError
 from solver.retrograde.builddir import BuildDir
+from solver.retrograde.chunks import chunks
 from solver.retrograde.sealing import Compression, release
 from solver.retrograde.spool import spool_bytes, unspool
 from solver.retrograde.sweep import build_layers
@@ -66,9 +67,9 @@ def test_a_retiring_build_never_holds_a_layer_and_its_child_raw_together(tmp_pat
     seen: list[tuple[int, list[str]]] = []
     real = solver.retrograde.sweep.finish_layer
 
-    def watch(build: BuildDir, ply: int) -> None:
+    def watch(build: BuildDir, ply: int, **options: Any) -> None:
         seen.append((ply, sorted(p.name for p in directory.glob("layer-*.i8"))))
-        real(build, ply)
+        real(build, ply, **options)
 
     monkeypatch.setattr(solver.retrograde.sweep, "finish_layer", watch)
     build_layers(game, directory, jobs=1, release=release(Compression.default()))
@@ -84,10 +85,10 @@ def test_no_retired_layer_stays_mapped_and_so_holds_its_disk(tmp_path: Path, mon
     held: list[tuple[int, list[str]]] = []
     real = solver.retrograde.sweep.finish_layer
 
-    def watch(build: BuildDir, ply: int) -> None:
+    def watch(build: BuildDir, ply: int, **options: Any) -> None:
         maps = Path("/proc/self/maps").read_text().splitlines()
         held.append((ply, [line for line in maps if str(directory) in line]))
-        real(build, ply)
+        real(build, ply, **options)
 
     monkeypatch.setattr(solver.retrograde.sweep, "finish_layer", watch)
     build_layers(parse_game(GAME), directory, jobs=1, release=release(Compression.default()))
@@ -100,11 +101,11 @@ def _kill(where: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     finish, drop, decode = solver.retrograde.sweep.finish_layer, solver.retrograde.sweep._drop_spool, solver.retrograde.sweep.unspool
     decoding = []
 
-    def finish_killed(build: BuildDir, ply: int) -> None:
+    def finish_killed(build: BuildDir, ply: int, **options: Any) -> None:
         if ply == KILLED and where == "before the layer was decoded":
             raise Stop
         decoding[:] = [ply]
-        finish(build, ply)
+        finish(build, ply, **options)
 
     def decode_killed(data: bytes, boards: int) -> bytes | None:
         if decoding[:1] == [KILLED] and where == "while the layer was decoded":
@@ -185,3 +186,27 @@ def test_the_partial_file_of_a_layer_being_solved_holds_only_its_compressed_chun
     partial = BuildDir(directory, game).partial_path(KILLED)
     size, allocated = partial.stat().st_size, partial.stat().st_blocks * 512
     assert size > 1_000_000 and allocated * solver.retrograde.plan.SPOOLED_AT_MOST < size, (size, allocated)
+
+
+def test_a_layer_decoded_by_several_threads_is_the_same_bytes_and_digest_as_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # many chunks a layer, so that the threads decode several ahead of the one written, out of order
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    monkeypatch.setattr(solver.retrograde.sweep, "FINISH_AHEAD", 2)
+    monkeypatch.setattr(solver.retrograde.sweep.os, "cpu_count", lambda: 4)
+    finish, threads = solver.retrograde.sweep.finish_layer, []
+
+    def finish_with(count: int) -> Callable[..., None]:
+        def finished(build: BuildDir, ply: int, **options: Any) -> None:
+            threads.append(count)
+            finish(build, ply, threads=count)
+
+        return finished
+
+    game, built = parse_game(GAME), []
+    for count in (1, 4):
+        monkeypatch.setattr(solver.retrograde.sweep, "finish_layer", finish_with(count))
+        built.append(build_layers(game, tmp_path / f"threads-{count}", jobs=1))
+    assert max(len(chunks(game, ply)) for ply in range(game.cells + 1)) > 8
+    assert built[0].sha256 == built[1].sha256
+    assert all(built[0].layer_path(ply).read_bytes() == built[1].layer_path(ply).read_bytes() for ply in range(game.cells + 1))
+    assert set(threads) == {1, 4}

@@ -35,8 +35,9 @@ import os
 import re
 import threading
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
@@ -140,11 +141,11 @@ def sweep(
         # a layer holding an earlier run's chunks is finished while its raw child is still there to check it against
         early = release is None or kept
         if early:
-            finish_layer(build, ply)
+            finish_layer(build, ply, threads=jobs)
         if release is not None:
             release(build, ply, mapper, resumed)
             if not early:
-                finish_layer(build, ply)
+                finish_layer(build, ply, threads=jobs)
     if release is not None:
         release(build, -1, mapper, resumed)
     return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
@@ -183,9 +184,13 @@ def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, pr
     return bool(finished)
 
 
-def finish_layer(build: BuildDir, ply: int) -> None:
+def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
     """Make the solved layer ``ply`` raw: its spooled chunks decoded in order into ``layer-PP.i8`` (each checked
     against its journaled CRC-32), hashed, recorded in the manifest; then its partial file and journal go.
+
+    ``threads`` decode (and check) the chunks ahead of the one being hashed and written, in order, at most
+    :data:`FINISH_AHEAD` chunks a thread ahead: the build's cores are otherwise idle here (decoded alone, 5x5k4's layer
+    19, 16 GB, took 60 s of one core, 2026-12-05). The bytes are the same for any number.
 
     A build killed here resumes here: the partial file and the journal are kept until the layer is recorded.
 
@@ -195,18 +200,23 @@ def finish_layer(build: BuildDir, ply: int) -> None:
     spool = build.open(build.partial_path(ply), os.O_RDONLY)
     try:
         stored = _journal(build, ply, layer_chunks)[0]
+
+        def decoded(chunk: Chunk) -> bytes:
+            crc, length = stored.get(chunk.start, (None, 0))
+            scores = unspool(os.pread(spool, length, chunk.start), chunk.boards) if crc is not None else None
+            if scores is None or zlib.crc32(scores) != crc:
+                raise BuildError(
+                    f"{build.partial_path(ply)}: the chunk at {chunk.start:,} does not read back as it was written; "
+                    f"delete the build directory {build.path} and build again"
+                )
+            return scores
+
         digest = hashlib.sha256()
         expanding = build.path / f"{build.layer_path(ply).name}.expanding"
-        with os.fdopen(build.create(expanding, os.O_WRONLY), "wb") as out:
-            for chunk in layer_chunks:
-                crc, length = stored.get(chunk.start, (None, 0))
-                scores = unspool(os.pread(spool, length, chunk.start), chunk.boards) if crc is not None else None
-                if scores is None or zlib.crc32(scores) != crc:
-                    raise BuildError(
-                        f"{build.partial_path(ply)}: the chunk at {chunk.start:,} does not read back as it was written; "
-                        f"delete the build directory {build.path} and build again"
-                    )
-                digest.update(scores)
+        threads = max(1, min(threads, os.cpu_count() or 1))  # a cluster's workers are not this machine's cores
+        with os.fdopen(build.create(expanding, os.O_WRONLY), "wb") as out, ThreadPoolExecutor(threads) as pool:
+            for scores in _in_order(pool, decoded, layer_chunks, FINISH_AHEAD * threads):
+                digest.update(scores)  # hashlib, zstd, zlib and the write let go of the GIL: the decoding goes on
                 out.write(scores)
             out.flush()
             os.fsync(out.fileno())
@@ -215,6 +225,26 @@ def finish_layer(build: BuildDir, ply: int) -> None:
         os.close(spool)
     build.record(ply, digest.hexdigest())
     _drop_spool(build, ply)
+
+
+FINISH_AHEAD = 4
+"""Chunks a thread of :func:`finish_layer` decodes ahead of the one written: about 16 MiB each at most."""
+
+
+def _in_order(pool: Executor, function: Callable[[Chunk], bytes], items: Sequence[Chunk], ahead: int) -> Iterator[bytes]:
+    """``function`` of each item, in order, run on ``pool`` at most ``ahead`` items ahead of the one yielded (so at
+    most that many results are held). An exception is raised where its item's result is due."""
+    pending: deque[Future[bytes]] = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(function, item))
+            if len(pending) >= ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
 
 
 def _drop_spool(build: BuildDir, ply: int) -> None:
