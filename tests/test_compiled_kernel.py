@@ -15,12 +15,10 @@ from solver.contents.opening import open_table
 from solver.encoding.layouts import layout
 from solver.retrograde.chunkrules import rule_parts, rule_scores
 from solver.retrograde.chunks import chunks
-from solver.retrograde.compiled import BLOCK, grid_rules, spread_rules
-from solver.retrograde.halves import RULES_FOLLOW, grid_scores, words
+from solver.retrograde.compiled import BLOCK, spread_rules
 from solver.retrograde.kernel import solve_chunk
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
-from solver.rules.score import UNREACHABLE
 from solver.storage.checksums import EXPECTED_COMPACT_ROOTS
 from solver.store.make import build_compact
 
@@ -58,31 +56,8 @@ def test_the_rules_spread_by_the_compiled_gather_are_numpys_for_every_chunk(name
     for ply in range(game.cells + 1):
         for chunk in chunks(game, ply, boards=boards):
             tile = index.tiles[ply][chunk.tile]
-            compiled = spread_rules(*rule_parts(game, chunk, tile, grid_rules)).copy()
+            compiled = spread_rules(*rule_parts(game, chunk, tile)).copy()
             assert np.array_equal(compiled, rule_scores(game, chunk, tile)), f"{name} layer {ply} chunk at {chunk.start}: the rules differ"
-
-
-@pytest.mark.parametrize("name", ["4x5k3", "4x4k3-misere", "5x5k4", "3x4k3-gravity"])
-@pytest.mark.parametrize("shared", [True, False])
-def test_the_compiled_rule_on_a_grid_of_line_sets_is_numpys_on_any_sets(name: str, shared: bool) -> None:
-    # random line sets of one to three lines a half (4x5k3's 34 lines take two words), both players, both sides to
-    # move: every branch of the rule (a line of the side to move, lines of the last mover sharing a cell or none)
-    game = parse_game(name)
-    lines, rng = len(game.rules.line_masks), np.random.default_rng(11)
-
-    def sets(count: int) -> np.ndarray:
-        out = np.zeros((words(game), count), dtype=np.uint32)
-        for board in range(count):
-            for line in rng.choice(lines, size=rng.integers(0, 4), replace=False):
-                out[line // 32, board] |= np.uint32(1) << np.uint32(line % 32)
-        return out
-
-    for ply in (5, 6):
-        rows, cols = (sets(40), sets(40)), (sets(50), sets(50))
-        plain = grid_scores(game, ply, rows, cols, shared=shared).copy()
-        compiled = grid_rules(game, ply, rows, cols, shared=shared)
-        assert np.array_equal(compiled, plain), f"{name} ply {ply}: the compiled rule and numpy's differ"
-        assert {UNREACHABLE, game.rules.line_score, RULES_FOLLOW} <= set(np.unique(plain).tolist())
 
 
 def test_a_chunk_of_more_rows_than_a_block_is_scored_like_the_plain_twin() -> None:

@@ -17,7 +17,7 @@ from ..rules.game import Game
 from ..scratch import scratch_array
 from .chunks import Chunk
 from .halves import RULES_FOLLOW as RULES_FOLLOW  # re-exported for the kernel
-from .halves import GridRule, grid_scores, half_line_sets
+from .halves import grid_scores, half_line_sets
 
 
 def _half_lines(game: Game, high: bool, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -66,16 +66,14 @@ def rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
     return np.take(spread, column_of, axis=1, out=scratch_array("rules", (row_of.size, column_of.size), np.int8), mode="clip")
 
 
-def rule_parts(game: Game, chunk: Chunk, tile: Tile, grid: GridRule = grid_scores) -> RuleParts:
+def rule_parts(game: Game, chunk: Chunk, tile: Tile) -> RuleParts:
     """What the rules say of every board of a chunk (:data:`RuleParts`): a table of ``UNREACHABLE``, the rule's line
     score or :data:`RULES_FOLLOW` (int8, a working array of this thread: read it before the next chunk's), and where
     each row and each column of the chunk reads it (intp).
 
     The rules are applied once per pair of a high-half class and a low-half class present in
     the chunk (:func:`_line_classes`); where classes do not save at least half the work, to every
-    board directly (the table is the chunk's boards, read in place). ``grid``: the rule on a grid of line sets, numpy's
-    passes (:func:`~solver.retrograde.halves.grid_scores`, the plain twin) or compiled
-    (:func:`solver.retrograde.compiled.grid_rules`, the build's).
+    board directly (the table is the chunk's boards, read in place).
     """
     r0, r1 = chunk.row_start, chunk.row_stop
     row_class, high_x, high_o = _line_classes(game, True, tile.hx, tile.ho)
@@ -87,8 +85,8 @@ def rule_parts(game: Game, chunk: Chunk, tile: Tile, grid: GridRule = grid_score
     used = np.flatnonzero(present)
     shared = not game.rules.table_marks_unreached  # gravity: which boards a game reaches is found forward (solver.retrograde.gravity)
     if 2 * used.size * low_x.shape[1] > shape[0] * shape[1]:
-        table = grid(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
+        table = grid_scores(game, chunk.ply, (high_x[:, rows], high_o[:, rows]), (low_x[:, col_class], low_o[:, col_class]), shared=shared)
         return table, np.arange(shape[0], dtype=np.intp), np.arange(shape[1], dtype=np.intp)
-    table = grid(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)
+    table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)
     present[used] = np.arange(used.size)  # now: a present class's row in the table
     return table, present[rows], col_class

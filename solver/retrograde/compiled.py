@@ -18,10 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiling import kernel
-from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..scratch import scratch_array
-from .halves import RULES_FOLLOW, common_tables
+from .halves import RULES_FOLLOW
 
 NO_CHILD = np.int8(127)
 """What a missing move reads as: above every score, so never the smallest child (a board with no move is ruled)."""
@@ -243,54 +242,6 @@ def _unpack(bits: np.ndarray, first: int, count: int, row: np.ndarray) -> int:
         for bit in range(8):
             row[8 * at + bit] = (value >> (7 - bit)) & 1
     return first & 7
-
-
-def grid_rules(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols: tuple[np.ndarray, np.ndarray], *, shared: bool = True) -> np.ndarray:
-    """What the rules say of every pair of a row's and a column's X and O line sets (``(words, n)`` uint32 each), by
-    :func:`rule_grid` in one pass: the bytes of :func:`solver.retrograde.halves.grid_scores`, its numpy twin, whose
-    passes and index lists took a third of a 5x5k4 worker's time (2026-12-05). Int8, a working array of this thread."""
-    (mover_rows, mover_cols), (side_rows, side_cols) = ((rows[0], cols[0]), (rows[1], cols[1])) if ply % 2 == 1 else ((rows[1], cols[1]), (rows[0], cols[0]))
-    out = scratch_array("rule table", (rows[0].shape[1], cols[0].shape[1]), np.int8)
-    line_score = np.int8(game.rules.line_score)
-    contiguous = np.ascontiguousarray
-    rule_grid(contiguous(side_rows), contiguous(side_cols), contiguous(mover_rows), contiguous(mover_cols), common_tables(game), line_score, shared, out)
-    return out
-
-
-@kernel
-def rule_grid(
-    side_rows: np.ndarray,
-    side_cols: np.ndarray,
-    mover_rows: np.ndarray,
-    mover_cols: np.ndarray,
-    tables: np.ndarray,
-    line_score: np.int8,
-    shared: bool,
-    out: np.ndarray,
-) -> None:
-    """``out[i, j]`` (int8): ``UNREACHABLE`` where the side to move has a line (row ``i``'s and column ``j``'s sets of
-    ``side_*`` share a bit), or, with ``shared``, where the last mover's lines (``mover_*``) share no cell (the AND of
-    their cell masks, ``tables[word, byte, value]`` a byte of a line set at a time, is 0); ``line_score`` where the last
-    mover has a line; else :data:`~solver.retrograde.halves.RULES_FOLLOW`. Line sets are ``(words, n)`` uint32."""
-    words = side_rows.shape[0]
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            unreachable, won, common = False, False, np.int32(-1)
-            for word in range(words):
-                if side_rows[word, i] & side_cols[word, j]:
-                    unreachable = True
-                lines = mover_rows[word, i] & mover_cols[word, j]
-                if lines:
-                    won = True
-                    if shared:
-                        for byte in range(4):
-                            common &= tables[word, byte, (lines >> np.uint32(8 * byte)) & np.uint32(255)]
-            if unreachable or (won and shared and common == 0):
-                out[i, j] = UNREACHABLE
-            elif won:
-                out[i, j] = line_score
-            else:
-                out[i, j] = RULES_FOLLOW
 
 
 def spread_rules(table: np.ndarray, row_of: np.ndarray, column_of: np.ndarray) -> np.ndarray:

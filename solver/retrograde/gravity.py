@@ -194,9 +194,9 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
         return plain_chunk(game, chunk, child_layer, reached)
     assert child_layer is not None
     tile = layout(game).tiles[chunk.ply][chunk.tile]
-    from .compiled import grid_rules, score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
+    from .compiled import score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
 
-    return score_chunk(_drop_children(game, chunk, tile, np.asarray(child_layer)), spread_rules(*rule_parts(game, chunk, tile, grid_rules)), reached)
+    return score_chunk(_drop_children(game, chunk, tile, np.asarray(child_layer)), spread_rules(*rule_parts(game, chunk, tile)), reached)
 
 
 def _drop_children(game: Game, chunk: Chunk, tile: Tile, child_layer: np.ndarray) -> Children:
@@ -258,17 +258,17 @@ def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> 
     """
     tile = layout(game).tiles[chunk.ply][chunk.tile]
     shape = (chunk.row_stop - chunk.row_start, tile.cols)
-    from .compiled import UNPACKED_SLACK, grid_rules, lifted_bits, spread_rules  # numba, loaded by the first chunk a build walks (not by a look-up)
+    from .compiled import UNPACKED_SLACK, lifted_bits, spread_rules  # numba, loaded by the first chunk a build walks (not by a look-up)
 
     if chunk.ply == 0:
-        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8), spread_rules(*rule_parts(game, chunk, tile, grid_rules)))
+        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8), spread_rules(*rule_parts(game, chunk, tile)))
     assert parent_playing is not None
 
     reached = np.empty(shape, dtype=np.uint8)
     low_first, low_width, columns, high_first, rows = _lifts(game, chunk, tile)
     scratch = scratch_array("unpacked parents", (2, UNPACKED_SLACK + max(low_width, tile.cols)), np.uint8)
     lifted_bits(parent_playing, low_first, low_width, columns, high_first, rows, scratch, reached)
-    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else spread_rules(*rule_parts(game, chunk, tile, grid_rules)))
+    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else spread_rules(*rule_parts(game, chunk, tile)))
 
 
 def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, int, np.ndarray]:

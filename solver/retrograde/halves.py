@@ -17,7 +17,6 @@ about 3 ns a board, the passes here 0.05 to 0.6), in per-thread reused arrays
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -67,7 +66,7 @@ def half_line_sets(game: Game, stones: np.ndarray, *, high: bool, low_mask: int 
 
 
 @cache
-def common_tables(game: Game) -> np.ndarray:
+def _common_tables(game: Game) -> np.ndarray:
     """The AND of the cell masks of the lines in each byte of a line set: ``[word, byte, value]``, int32 (-1: no line)."""
     tables = np.full((words(game), 4, 256), -1, dtype=np.int32)
     values = np.arange(256)
@@ -80,11 +79,6 @@ def common_tables(game: Game) -> np.ndarray:
 def _may_meet(rows: np.ndarray, cols: np.ndarray) -> bool:
     """Whether some row's line set and some column's share a bit (else the outer AND is all zero)."""
     return int(np.bitwise_or.reduce(rows)) & int(np.bitwise_or.reduce(cols)) != 0
-
-
-GridRule = Callable[..., np.ndarray]
-""":func:`grid_scores` or its compiled twin (:func:`solver.retrograde.compiled.grid_rules`): the same arguments, the
-same bytes."""
 
 
 def grid_scores(game: Game, ply: int, rows: tuple[np.ndarray, np.ndarray], cols: tuple[np.ndarray, np.ndarray], *, shared: bool = True) -> np.ndarray:
@@ -133,7 +127,7 @@ def _mark_unshared(game: Game, mover_sets: list[tuple[int, np.ndarray]], won: np
         at, picked = at[several], [(word, sets[several])]
     else:
         picked = [(word, lines.reshape(-1)[at]) for word, lines in mover_sets]
-    tables = common_tables(game)
+    tables = _common_tables(game)
     common = np.full(at.size, -1, dtype=np.int32)
     for word, sets in picked:
         for byte in range(-(-min(_WORD, len(game.rules.line_masks) - word * _WORD) // 8)):

@@ -66,9 +66,9 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
     assert child_layer is not None
     index = layout(game)
     tile = index.tiles[chunk.ply][chunk.tile]
-    from .compiled import grid_rules, score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
+    from .compiled import score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
 
-    return score_chunk(_children(index, chunk, tile, np.asarray(child_layer)), spread_rules(*rule_parts(game, chunk, tile, grid_rules)), None)
+    return score_chunk(_children(index, chunk, tile, np.asarray(child_layer)), spread_rules(*rule_parts(game, chunk, tile)), None)
 
 
 def _children(index: Layout, chunk: Chunk, tile: Tile, child_layer: np.ndarray) -> Children:
