@@ -18,7 +18,8 @@ code's mean moved by half from one run to the next (both sides'), so one run of 
 
 Then a new process's costs: ``python -X importtime -c "import solver.search.engine"`` (its cumulative
 microseconds) and ``solve lookup --game connect4 --moves M`` of a late position and of ``444444`` (wall time of the whole
-process, median of 3), beside ``python -c pass``.
+process, median of 3), beside ``python -c pass`` and ``python -c "import numpy, click"`` (the floor of any process that imports the core
+dependencies).
 """
 
 from __future__ import annotations
@@ -185,9 +186,13 @@ def _bench_new_process(report: Report) -> None:
             subprocess.run(command, capture_output=True, check=True)
             walls.append(time.perf_counter() - start)
         report(f"C4 a new process: solve lookup --moves {moves[:12]}, wall (median of 3)", statistics.median(walls) * 1e3, "ms")
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
-    report("C4 a new process: python -c pass, wall", (time.perf_counter() - start) * 1e3, "ms")
+    for code in ("pass", "import numpy, click"):  # Python's start, and with the core dependencies any look-up imports
+        walls = []
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            walls.append(time.perf_counter() - start)
+        report(f"C4 a new process: python -c {code!r}, wall (median of 3)", statistics.median(walls) * 1e3, "ms")
 
 
 if __name__ == "__main__":
