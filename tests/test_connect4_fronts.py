@@ -227,6 +227,27 @@ def test_solve_stats_without_a_book_stops_the_roots_search_at_once_and_says_how_
     assert data["root"] is None and "stopped after 0.2 s" in data["root_not_found"] and data["searched"] is True
 
 
+def test_solve_stats_of_a_gravity_game_whose_table_this_machine_can_build_says_to_build_or_fetch_the_table_not_a_book(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """4x8k4-gravity has a table here (its checksum ships; ``solve build`` builds it), so with none at hand the counts
+    are said to need that table, with its estimate, and not the opening book of a game past the machine."""
+    import solver.cli.stats
+
+    monkeypatch.setattr(solver.cli.stats, "STATS_SEARCH_SECONDS", 0.2)
+    monkeypatch.setenv("SOLVED_TICTACTOE_DIR", str(tmp_path))
+    solver.forget()
+    result = CliRunner().invoke(main, ["stats", "--game", "4x8k4-gravity"])
+    assert result.exit_code == 0, result.output
+    first, counts = result.stdout.splitlines()
+    assert "build its table with solve build --game 4x8k4-gravity" in first and "book" not in first, first
+    assert counts.startswith("No counts by ply: 4x8k4-gravity's table is not here") and "book" not in counts, counts
+    assert "solve build --game 4x8k4-gravity --yes builds it (about " in counts and " of disk and " in counts, counts
+    assert "solve fetch --game 4x8k4-gravity --from URL" in counts, counts
+    data = json.loads(CliRunner().invoke(main, ["stats", "--game", "4x8k4-gravity", "--json"]).stdout)
+    assert data["counts"] == counts.removeprefix("No counts by ply: ").removesuffix("."), data
+
+
 FIRST_MOVES = {1: 61, 2: 59, 3: 0, 4: -60}
 """The published scores of Connect Four's first moves for O, to move after X's first piece (Allis; test_book.py derives
 them from Böck's ply-8 results): columns 1 and 2 win for O, column 3 draws, the centre loses in 40 plies (mirrors alike)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..api import Position, SearchTable, Table, outcomes_svg, stats_text, status_line, write_atomic
+from ..api import Position, SearchTable, Table, book_game, estimate, outcomes_svg, stats_text, status_line, write_atomic
 from ..errors import SearchTimeout, SolverError
 from .group import main
 from .options import TableOptions, budget_option, game_option
@@ -53,11 +53,7 @@ def searched_stats(table: Table, options: TableOptions, as_json: bool) -> None:
     within ``--budget``, or :data:`STATS_SEARCH_SECONDS` when neither is given, then said to need more), and why the
     counts by ply need the full table."""
     game = table.game
-    why = (
-        f"{game.name} is answered by search, position by position: the counts of each ply need the full table of every "
-        f"position, which is beyond this machine (solve build --game {game.name} builds the opening book, which holds the "
-        f"scores of the first plies, not their counts)"
-    )
+    why = _why_no_counts(table, options)
     root, unsolved = _searched_root(table, options)
     if as_json:
         answer = {"game": game.name, "searched": True, "root": None if root is None else root.to_dict(), "counts": why}
@@ -71,6 +67,24 @@ def searched_stats(table: Table, options: TableOptions, as_json: bool) -> None:
     click.echo(f"No counts by ply: {why}.")
 
 
+def _why_no_counts(table: Table, options: TableOptions) -> str:
+    """Why a game answered by search has no counts by ply, and how to get its table where this machine can build one
+    (:func:`solver.api.book_game`: a game past it has a book, which holds scores, not counts)."""
+    game = table.game
+    if book_game(game):
+        return (
+            f"{game.name} is answered by search, position by position: the counts of each ply need the full table of every "
+            f"position, which is beyond this machine (solve build --game {game.name} builds the opening book, which holds the "
+            f"scores of the first plies, not their counts)"
+        )
+    cost = estimate(game, options.tablebase.table_dir(options.table_dir) / f"{game.name}.ttt")
+    return (
+        f"{game.name}'s table is not here (its positions are searched one by one), and the counts of each ply are read "
+        f"from it: solve build --game {game.name} --yes builds it ({cost.describe()}), or solve fetch --game "
+        f"{game.name} --from URL fetches it from a mirror"
+    )
+
+
 def _searched_root(table: Table, options: TableOptions) -> tuple[Position | None, str | None]:
     """The empty board's position, searched, or None and why not: with no book and no ``--budget``, a search that
     passes :data:`STATS_SEARCH_SECONDS` is stopped and said to need a budget or the book (a given ``--budget``
@@ -81,10 +95,11 @@ def _searched_root(table: Table, options: TableOptions) -> tuple[Position | None
     try:
         return table.bounded(STATS_SEARCH_SECONDS).at(0), None
     except SearchTimeout as stopped:
-        game = table.game.name
+        game, source = table.game.name, "book" if book_game(table.game) else "table"
         return None, (
-            f"its search was stopped after {STATS_SEARCH_SECONDS:g} s ({stopped.nodes:,} positions searched): with no book to read it from it takes longer "
-            f"(Connect Four's: minutes here); give it time with solve stats --game {game} --budget SECONDS, or build the book with solve build --game {game}"
+            f"its search was stopped after {STATS_SEARCH_SECONDS:g} s ({stopped.nodes:,} positions searched): with no {source} to read it from it takes longer "
+            f"(Connect Four's: minutes here); give it time with solve stats --game {game} --budget SECONDS, or build its "
+            f"{source} with solve build --game {game}"
         )
 
 
