@@ -31,12 +31,30 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     code, _, err = run("build", "--game", GAME, "--jobs", "2", "--table-dir", str(directory))
     assert code == 0, err
     assert f"Wrote {directory / (GAME + '.ttt')}" in err
+    (directory.parent / "build-stderr.txt").write_text(err)
     return directory
 
 
 def test_build_writes_a_compact_table_and_no_build_directory_is_left(built: Path) -> None:
     assert sorted(p.name for p in built.iterdir()) == [f"{GAME}.ttt"]
     assert solver.store.locate.open_file(built / f"{GAME}.ttt").file.header.kind == "compact"
+
+
+def test_build_says_the_tables_positions_as_a_scan_counts_them_and_its_rate_a_second_a_core(built: Path) -> None:
+    """The last line gives the positions the build kept in the file's counts and the rate over the build's wall time
+    on its 2 cores; the positions are checked against a scan of every layer's stored bytes (not the kept counts)."""
+    import re
+
+    from solver.contents.histograms import LayerCounts
+
+    last = (built.parent / "build-stderr.txt").read_text().splitlines()[-1]
+    found = re.fullmatch(r"Wrote .* \(([\d,]+) bytes\) in ([\d.]+) s: ([\d,]+) positions, ([\d.]+)( [kMG])? a second a core \(2 cores\)", last)
+    assert found, last
+    table = solver.store.locate.open_file(built / f"{GAME}.ttt")
+    scanned = sum(LayerCounts.from_histograms(table.game, ply, h).every.positions for ply, h in enumerate(table.histograms(from_meta=False)))
+    assert int(found[3].replace(",", "")) == scanned > 0
+    scale = {None: 1, " k": 1e3, " M": 1e6, " G": 1e9}[found[5]]
+    assert float(found[4]) * scale == pytest.approx(scanned / float(found[2]) / 2, rel=0.05)
 
 
 def test_lookup_json_on_a_compact_table_agrees_with_the_api(built: Path) -> None:

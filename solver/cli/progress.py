@@ -51,7 +51,7 @@ class _ProgressLines:
         parts = [] if self.layer is None else [_layer_text(self.layer, self.game)]
         parts.append(f"{100 * self.done / max(self.work, 1):.1f}% done")
         if self.layer is not None:
-            parts.append(f"{_rate(self.done / elapsed)} boards/s")
+            parts.append(f"{rate_text(self.done / elapsed)} boards/s")
         if self.done:
             parts.append(f"about {format_duration(elapsed * (self.work - self.done) / self.done)} left")
         return f"solving {self.game.name}: {', '.join(parts)}"
@@ -62,7 +62,7 @@ def _layer_text(layer: int | str, game: Game) -> str:
     return layer if isinstance(layer, str) else f"layer {layer}/{game.cells}"
 
 
-def _rate(per_second: float) -> str:
+def rate_text(per_second: float) -> str:
     """``21.4 M``, ``830 k``, ``75``: a rate to three figures."""
     for scale, unit in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
         if per_second >= scale:

@@ -249,6 +249,11 @@ class Table(ABC):
     def stats(self) -> TableStats:
         """Counts over the table (the keys of :mod:`solver.tables.summary`)."""
 
+    def kept_position_count(self) -> int | None:
+        """The table's positions (every reachable board of every ply) when the file keeps their counts, so that
+        reading them costs no scan; None otherwise (:meth:`stats` counts them)."""
+        return None
+
     def ply_counts(self) -> list[Counts]:
         """The reachable positions of each ply (ply 0 first) by result for the side to move: the
         ``layers`` of :meth:`stats`, which a kind may count more cheaply (a dense table does)."""

@@ -601,6 +601,12 @@ class CompactTable(Table):
             out[a - start : b - start] = self.scores_of(codes)
         return out
 
+    def kept_position_count(self) -> int | None:
+        """The positions of every layer, from the histograms the build kept in the file's meta (None without them)."""
+        if self.file is None or META_KEY not in self.file.header.meta:
+            return None
+        return sum(LayerCounts.from_histograms(self.game, ply, found).every.positions for ply, found in enumerate(self.histograms()))
+
     def histograms(self, *, from_meta: bool = True) -> list[np.ndarray]:
         """Every layer's histograms (:mod:`solver.contents.histograms`: every board's score, the canonical boards').
 
