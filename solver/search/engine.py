@@ -60,6 +60,7 @@ from .negamax import (
     NODES,
     NOT_SEARCHED,
     STOP,
+    answer_items,
     new_control,
     reset_control,
     short_answer_string,
@@ -187,7 +188,7 @@ def _moves_answered(found: list[int], cols: int, pair: Callable[[int], tuple[int
     count = found[cols]
     if count < 0:
         return None
-    return _new(Answer, (found[3 * cols + 1], found[3 * cols + 2], tuple(map(pair, found[cols + 1 : cols + 1 + count]))))
+    return _new(Answer, (found[2 * cols + 1], found[2 * cols + 2], tuple(map(pair, found[cols + 1 : cols + 1 + count]))))
 
 
 @functools.cache
@@ -252,7 +253,7 @@ class Engine:
         self._landings = [tuple(cell_of(self.game, c * (self.game.rows + 1) + h) for h in range(self.game.rows)) for c in range(self.game.cols)]
         self._half_power = 3 ** (self.game.cells // 2)  # a code's high part's weight (code_parts)
         self._cols = self.game.cols
-        self._answer_at = 3 * self.game.cols + 3  # short_answer_string's pieces, then the code's parts, in its out
+        self._answer_at = answer_items(self.game.cols)  # short_answer_string's pieces, then the code's parts, in its out
         self._landing_cells = np.array([cell for column in self._landings for cell in column], dtype=np.int64)  # by column * rows + height
         self._pair = move_pairs(self.game.cells).__getitem__
         self._nodes = 0
@@ -559,7 +560,7 @@ class Engine:
 
     def _lane_out(self) -> np.ndarray:
         """A lane's answer items (:func:`~solver.search.negamax.short_answer_string`)."""
-        return np.empty(3 * self.game.cols + 3 + ANSWER_SLOTS, dtype=np.int64)
+        return np.empty(answer_items(self.game.cols) + ANSWER_SLOTS, dtype=np.int64)
 
     def _handed_off(self, jobs: list[Job], where: Position, limits: _Limits, start: float, nodes: int) -> list[Any]:
         """The jobs searched by the worker threads (:class:`_Workers`), within the budget from ``start`` (waiting for

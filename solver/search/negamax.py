@@ -593,9 +593,9 @@ def short_solve_moves(
     :data:`NOT_SEARCHED`, and so do the ones after it (``control[STOP]`` is then set).
 
     Once every column is done, the moves also as the engine answers them (:func:`moves_answer`): ``out[cols]`` their
-    count ``n``, then ``out[cols + 1 ..]`` the ``n`` moves' keys in cell order (:data:`MOVE_KEYS`) and
-    ``out[2 * cols + 1 ..]`` their score bytes, then ``out[3 * cols + 1]`` the position's score byte (the best move's) and ``out[3 * cols + 2]`` its best
-    moves (a bit a landing cell) (``-1`` in ``out[cols]`` until then; ``out`` holds at least ``3 * cols + 3`` items)."""
+    count ``n``, then ``out[cols + 1 ..]`` the ``n`` moves' keys in cell order (:data:`MOVE_KEYS`: each holds its score
+    byte), then ``out[2 * cols + 1]`` the position's score byte (the best move's) and ``out[2 * cols + 2]`` its best
+    moves (a bit a landing cell) (``-1`` in ``out[cols]`` until then; ``out`` holds at least :func:`answer_items`)."""
     _fresh(control, limit)
     pos, mask = words[0], words[1]
     cols = np.int64(geo[G_COLS])
@@ -610,8 +610,14 @@ def short_solve_moves(
     moves_answer(mask, out, landings, geo)
 
 
+def answer_items(cols: int) -> int:
+    """The items of ``out`` that :func:`short_solve_moves` fills on a board of ``cols`` columns: the scores by column,
+    the moves' count, their keys (at most one a column), the position's score byte and its best moves."""
+    return 2 * cols + 3
+
+
 ANSWER_SLOTS = 4
-"""What :func:`short_answer_string` adds after :func:`short_solve_moves`'s ``3 * cols + 3`` items of ``out``: the
+"""What :func:`short_answer_string` adds after :func:`short_solve_moves`'s :func:`answer_items` items of ``out``: the
 pieces on the board (:data:`~solver.search.bitboard.NOT_PLAIN` for a string not played plainly), the low and high
 parts of the position's code (:func:`~solver.search.bitboard.code_parts`), then the positions the search visited (so
 that one ``tolist`` of ``out`` reads everything a look-up needs)."""
@@ -638,7 +644,7 @@ def short_answer_string(
     caller's general way reads it, saying what is wrong), the code's parts and the positions searched. The string
     comes last, so that a caller binds every other argument once (:meth:`~solver.search.engine.Engine.string_answer`)."""
     pos, mask, pieces, low, high = play_string(text, geo)
-    at = 3 * np.int64(geo[G_COLS]) + 3
+    at = 2 * np.int64(geo[G_COLS]) + 3  # answer_items
     out[at] = pieces
     if pieces == NOT_PLAIN:
         return
@@ -673,15 +679,15 @@ def moves_answer(mask: np.uint64, out: np.ndarray, landings: np.ndarray, geo: np
         key = cell * MOVE_KEYS + byte - UNREACHABLE
         at = count
         while at > 0 and out[cols + at] > key:  # insertion by cell (a key's order): at most a board's columns
-            out[cols + 1 + at], out[2 * cols + 1 + at] = out[cols + at], out[2 * cols + at]
+            out[cols + 1 + at] = out[cols + at]
             at -= 1
-        out[cols + 1 + at], out[2 * cols + 1 + at] = key, byte
+        out[cols + 1 + at] = key
         count += 1
         if byte > best:
             best, bests = byte, np.int64(0)
         if byte == best:
             bests |= np.int64(1) << cell
-    out[cols], out[3 * cols + 1], out[3 * cols + 2] = count, best, bests
+    out[cols], out[2 * cols + 1], out[2 * cols + 2] = count, best, bests
 
 
 @kernel
