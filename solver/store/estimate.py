@@ -21,13 +21,16 @@ from ..errors import GameTooLargeError
 from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
-WORK_PER_SECOND_PER_CORE = 32.0e6
+WORK_PER_SECOND_PER_CORE = 45.0e6
 """Compact-build work units (:class:`solver.retrograde.chunks.ChunkDone`) solved per second by one core.
 
 Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about 6 from other
 jobs), ``solver.store.make.build_compact(game, path, jobs=1)`` with the vectorised sweep kernel:
-3x6k3 94.3 M units in 2.9 s (32.6 M/s), 2x9k4 94.3 M units in 2.4 s (39.8 M/s); the slower
-figure is kept, so estimates err long."""
+3x6k3 94.3 M units in 2.9 s (32.6 M/s), 2x9k4 94.3 M units in 2.4 s (39.8 M/s). Since then the sweep
+became faster: 5x5k4, whose plan is 307 G units with its sealing and spool, took 35.9 min (2026-12-04) and 39.9 min
+(2026-12-05) on 2 quiet cores, 64 to 71 M a second a core, against the 80 min that 32 M said; 4x5k4 13 to 16 s
+against 22. Kept at 45 M, so that an estimate errs long by about 1.4 on quiet cores and is near the truth on a
+loaded machine, as the gravity figure below."""
 GRAVITY_WORK_PER_SECOND_PER_CORE = 60.0e6
 """The same for gravity games (:mod:`solver.retrograde.gravity`: a forward pass, then chunks of a gather a column, and
 every canonical board's byte sealed). Measured 2026-11-27 on the same machine, 5x6k4-gravity's 28.9 G work units
