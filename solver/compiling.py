@@ -144,6 +144,13 @@ def _keyed(base: type[Any]) -> type[Any]:
     return Keyed
 
 
+def cache_folder(function: Callable[..., Any]) -> Path:
+    """The folder where numba keeps the cached kernels of ``function``'s source folder: the one its cache locators
+    choose (this package's keyed ones first: ``NUMBA_CACHE_DIR`` when set, else beside the source when that can be
+    written, else the user's cache)."""
+    return Path(caching.CompileResultCacheImpl(function).locator.get_cache_path())  # type: ignore[no-untyped-call]  # numba is untyped
+
+
 def _install_locators() -> None:
     """Put the keyed locators first in numba's list (once a process), in numba's own order of preference."""
     classes = caching.CacheImpl._locator_classes

@@ -61,10 +61,13 @@ def test_an_edit_of_a_function_a_kernel_calls_in_another_file_is_compiled_in_and
     assert (after, hits) == ("[1082403, 1082434]", 0), "the kernel kept machine code compiled before its callee was edited"
 
 
-def _on_a_terminal(root: Path, moves: str) -> str:
-    """What ``solve lookup --game connect4 --moves MOVES`` writes to a terminal's stderr, run on the package copy at ``root``."""
+def _on_a_terminal(root: Path, moves: str, cache: Path | None = None) -> str:
+    """What ``solve lookup --game connect4 --moves MOVES`` writes to a terminal's stderr, run on the package copy at
+    ``root`` (numba's cache beside its source, or in ``cache`` as ``NUMBA_CACHE_DIR``)."""
     env = {**os.environ, "PYTHONPATH": str(root), "SOLVED_TICTACTOE_DIR": str(root / "tables")}
     env.pop("NUMBA_CACHE_DIR", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
     primary, secondary = os.openpty()
     try:
         command = [sys.executable, "-c", "from solver.cli import main; main()", "lookup", "--game", "connect4", "--moves", moves]
@@ -85,7 +88,9 @@ def _on_a_terminal(root: Path, moves: str) -> str:
     return written.decode(errors="replace")
 
 
-def test_the_first_search_after_an_install_says_on_a_terminal_that_it_compiles_and_the_next_process_does_not(tmp_path: Path) -> None:
+def test_the_first_search_after_an_install_or_with_an_empty_numba_cache_says_on_a_terminal_that_it_compiles_and_the_next_process_does_not(
+    tmp_path: Path,
+) -> None:
     root = tmp_path / "copy"
     shutil.copytree(PACKAGE, root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(PACKAGE.parent / "data", root / "data")  # the book a checkout ships (solver/data in a wheel)
@@ -95,6 +100,10 @@ def test_the_first_search_after_an_install_says_on_a_terminal_that_it_compiles_a
     assert "Compiling" not in _on_a_terminal(root, late), "a position near the end loads no kernel"
     assert "Compiling the search of 6x7k4-gravity: once after an install" in _on_a_terminal(root, middle)
     assert "Compiling" not in _on_a_terminal(root, middle[:-1])
+    # numba's cache elsewhere (NUMBA_CACHE_DIR) and empty: the kernels compile again there, and that is said too
+    elsewhere = tmp_path / "numba-cache"
+    assert "Compiling the search of 6x7k4-gravity: once after an install" in _on_a_terminal(root, middle, elsewhere)
+    assert "Compiling" not in _on_a_terminal(root, middle[:-1], elsewhere)
 
 
 BUILD_PROBE = """

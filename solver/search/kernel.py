@@ -34,8 +34,8 @@ from llvmlite.binding import llvm_version_info
 
 from ..compiling import KERNEL_SOURCES as KERNEL_SOURCES  # re-exported: the search's modules import them from here
 from ..compiling import PACKAGE as PACKAGE
+from ..compiling import cache_folder, cgutils, intrinsic, types  # numba's, imported by compiling with its colour off
 from ..compiling import cached as cached
-from ..compiling import cgutils, intrinsic, types  # numba's, imported by compiling with its colour off
 from ..compiling import direct as direct
 from ..compiling import inlined as inlined
 from ..compiling import kernel as kernel
@@ -43,8 +43,12 @@ from ..compiling import sources_digest as sources_digest
 
 
 def _compiled_marker() -> Path:
-    """The file that says this install's kernels were compiled and cached (their key, :func:`sources_digest`, in its name)."""
-    return PACKAGE / "search" / "__pycache__" / f"solver-kernels-{sources_digest()[:16]}.compiled"
+    """The file that says this install's kernels were compiled and cached (their key, :func:`sources_digest`, in its
+    name), in the folder where numba keeps the search's kernels: the one numba's cache locators choose for a function
+    of this folder (``NUMBA_CACHE_DIR`` when set, else beside the source when that can be written, else the user's
+    cache), so that the marker says what that cache holds (a marker always beside the source said "compiled" to a
+    process whose cache was elsewhere and empty)."""
+    return cache_folder(_compiled_marker) / f"solver-kernels-{sources_digest()[:16]}.compiled"
 
 
 def compiled_before() -> bool:
