@@ -344,6 +344,18 @@ def test_load_player_says_what_went_wrong(tmp_path, source, spec, needle):
     assert needle in str(caught.value)
 
 
+@pytest.mark.parametrize("spec", ["{path}", ":play", "{path}:"])
+def test_solve_grade_of_a_player_named_without_its_file_or_function_says_the_form_with_the_name_given(tmp_path, spec):
+    """The name is checked before the player's folder or sandbox is made: the message quotes what the user typed
+    (not ``.``, which a missing file part made of it, nor the file's path inside the sandbox)."""
+    path = tmp_path / "player.py"
+    path.write_text("def play(board):\n    return 0\n")
+    given = spec.format(path=path)
+    result = run("grade", given)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"solve: error: cannot read player {given!r}: expected FILE.py:FUNCTION, e.g. player.py:minimax\n"
+
+
 # -- the command ------------------------------------------------------------------------------
 def test_cli_prints_the_counts_and_draws_lost_positions_as_boards():
     result = run("grade", f"{SIMPLE}:first_empty", "--support", str(PERFECT), "--limit", "1")

@@ -124,6 +124,7 @@ from .player import (
     describe_exception,
     interrupts_deferred,
     load_player,
+    split_player,
 )
 from .sandbox import Sandbox, choose, player_files
 from .shapes import Shape, Tried, explain, hint, state_attribute
@@ -543,7 +544,7 @@ def _player_process(
     """The player's process, not started yet: its limits, its sandbox, its PID cgroup, and the table files it must not see."""
     if processes < 1:
         raise PlayerError(f"processes must be at least 1 (the player's own), found {processes}")
-    player_files(Path(player.rpartition(":")[0]), [Path(path) for path in support], hidden=_table_places(table))  # before a cgroup is made
+    player_files(Path(split_player(player)[0]), [Path(path) for path in support], hidden=_table_places(table))  # before a cgroup is made
     scratch = Scratch.of(memory_mb) if contained == "bwrap" else None
     limits = Limits.for_grading(memory_mb, total_timeout, processes=processes, scratch=scratch)
     with interrupts_deferred():  # Ctrl-C meanwhile would leave a cgroup nothing removes

@@ -105,6 +105,17 @@ _HERE = Path(__file__).resolve()
 
 
 # -- loading a player -----------------------------------------------------------------
+def split_player(spec: str) -> tuple[str, str]:
+    """The file and the function of a player named ``"path/to/file.py:NAME"``.
+
+    :raises PlayerError: for a name without both, saying the form expected.
+    """
+    path_text, sep, name = spec.rpartition(":")
+    if not sep or not path_text or not name:
+        raise PlayerError(f"cannot read player {spec!r}: expected FILE.py:FUNCTION, e.g. player.py:minimax")
+    return path_text, name
+
+
 def load_player(spec: str, *, shown: str | None = None) -> Callable[..., Any]:
     """The function named by ``"path/to/file.py:NAME"``.
 
@@ -119,9 +130,7 @@ def load_player(spec: str, *, shown: str | None = None) -> Callable[..., Any]:
     :param shown: the file as messages name it (the grader's name for it, where the player's process loads a copy).
     :raises PlayerError: naming the file or function that could not be loaded and why.
     """
-    path_text, sep, name = spec.rpartition(":")
-    if not sep or not path_text or not name:
-        raise PlayerError(f"cannot read player {spec!r}: expected FILE.py:FUNCTION, e.g. player.py:minimax")
+    path_text, name = split_player(spec)
     path = Path(path_text)
     label = shown or path_text
     if not path.is_file():
