@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .encoding import board as _board
 from .encoding.board import Board as Board
 from .encoding.board import check_rules as check_rules
 from .encoding.board import digits as digits
@@ -338,8 +339,16 @@ def lookup_boards(
     if (boards is None) == (moves is None):
         raise InvalidArgumentError("give boards or moves= (a list of move strings), one of them")
     resolved = parse_game(game)
-    codes = move_string_codes(moves, resolved) if moves is not None else encode_boards(cast("np.ndarray | Sequence[Any]", boards), resolved)
-    return _tablebase.lookup_codes(codes, game=resolved, check=check, budget=budget)
+    if moves is not None:
+        return _tablebase.lookup_codes(move_string_codes(moves, resolved), game=resolved, check=check, budget=budget)
+    codes = encode_boards(cast("np.ndarray | Sequence[Any]", boards), resolved)
+    found = _tablebase.lookup_codes(codes, game=resolved, check=False, budget=budget)
+    if check and not found.reachable.all():  # named as the caller gave them: boards[i], not the codes made of them
+        where = np.unravel_index(int(np.argmin(found.reachable)), found.reachable.shape)
+        code = int(np.asarray(codes)[where])
+        reason = _board.rule_violation(resolved, code) or "no game reaches it"
+        raise InvalidBoardError(f"boards{[int(i) for i in where]} is not a reachable position ({_board.render(resolved, code)}): {reason}")
+    return found
 
 
 def move_string_codes(moves: Sequence[str], game: Game) -> np.ndarray:

@@ -226,6 +226,21 @@ def test_a_batch_of_100_connect4_boards_as_an_int8_array_gives_the_same_answers_
     assert np.array_equal(by_moves.score, found.score) and np.array_equal(by_moves.best, found.best)
 
 
+def test_a_batch_of_boards_names_its_bad_board_by_its_place_in_the_batch_and_a_transposed_batch_is_said_to_be() -> None:
+    boards, _ = late_positions(3, seed=7)
+    upside_down = boards.copy()
+    upside_down[1] = boards[1][::-1]  # the pieces on row 0, the top: they float
+    with pytest.raises(solver.InvalidBoardError, match=r"^boards\[1\] is not a reachable position \(.*\): the piece at \(\d,\d\) floats"):
+        solver.lookup_boards(upside_down, game="connect4", budget=600)
+    assert solver.lookup_boards(upside_down, game="connect4", budget=600, check=False).reachable.tolist() == [True, False, True]
+    tic = np.zeros((2, 2, 3, 3), dtype=np.int8)
+    tic[1, 0, 0], tic[1, 0, 1] = 1, -1  # both lines: X's top row, O's middle row
+    with pytest.raises(solver.InvalidBoardError, match=r"^boards\[1, 0\] is not a reachable position \(XXX/OOO/\.\.\.\): both players have a line"):
+        solver.lookup_boards(tic)
+    with pytest.raises(solver.InvalidBoardError, match=r"are they its boards transposed\? Each is 6 rows of 7 .*boards\.swapaxes\(-1, -2\)"):
+        solver.lookup_boards(boards.swapaxes(-1, -2), game="connect4")
+
+
 def test_encode_boards_of_connect4_gives_exact_codes_past_64_bits_never_wrapped() -> None:
     boards, strings = late_positions(20, seed=5)
     codes = solver.encode_boards(boards, game="connect4")

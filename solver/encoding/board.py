@@ -167,7 +167,7 @@ def shape_hint(rows: int, cols: int) -> str:
     if 1 <= rows and 1 <= cols and rows * cols <= MAX_CELLS:
         name = f"{rows}x{cols}k{min(rows, cols)}"
         return f"for a {rows}x{cols} game pass game={name!r} (on the command line --game {name})"
-    return f"boards of 1 to {MAX_CELLS} cells are supported"
+    return f"a table holds boards of 1 to {MAX_CELLS} cells; a larger board is a gravity game's, answered by search (game='connect4' for 6x7)"
 
 
 def _batch_hint(shape: tuple[int, ...]) -> str:
@@ -360,7 +360,14 @@ def encode_boards(boards: np.ndarray | Sequence[Any], game: Game | str | None = 
         flat = array
     else:
         fits = f"({game.rows}, {game.cols}) or ({game.cells},) for {game.name}"
-        raise InvalidBoardError(f"boards of shape {array.shape} do not end in {fits}{_batch_hint(array.shape)}")
+        if array.ndim >= 2 and array.shape[-2:] == (game.cols, game.rows):
+            hint = (
+                f": are they its boards transposed? Each is {game.rows} rows of {game.cols} (row 0 the top one): "
+                "swap the last two axes (boards.swapaxes(-1, -2))"
+            )
+        else:
+            hint = _batch_hint(array.shape)
+        raise InvalidBoardError(f"boards of shape {array.shape} do not end in {fits}{hint}")
     bad = (flat != 0) & (flat != 1) & (flat != -1)
     if bad.any():
         where = np.unravel_index(int(np.argmax(bad)), bad.shape)
