@@ -1,4 +1,5 @@
-"""solved-tictactoe: exact, instant answers for tic-tac-toe, m,n,k games up to 25 cells and gravity games up to 30.
+"""solved-tictactoe: exact, instant answers for tic-tac-toe, m,n,k games up to 25 cells and gravity games (tables up to
+32 cells; Connect Four by search).
 
 >>> import solver
 >>> p = solver.lookup("X.O/.X./..O")

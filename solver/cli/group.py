@@ -161,7 +161,8 @@ class ArgsCommand(click.Command):
 @click.group(cls=SolveGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="solved-tictactoe")
 def main() -> None:
-    """Exact answers for tic-tac-toe, m,n,k games up to 25 cells, and gravity games (Connect Four's family) up to 30.
+    """Exact answers for tic-tac-toe, m,n,k games up to 25 cells, and gravity games (Connect Four's family): tables up
+    to 32 cells (4x8), Connect Four and larger boards by search.
 
     Boards are written one character per cell, rows separated by '/':
     X, O, and '.', '-', '_' or space for empty (e.g. "X.O/.X./..O"), or given
