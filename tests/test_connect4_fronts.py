@@ -389,6 +389,18 @@ def test_a_search_after_its_deadline_stops_at_once_saying_so_and_before_it_answe
         assert table.at(from_moves(table.game, "444444333333522222").code).result in ("win", "draw", "loss")
 
 
+def test_a_search_stopped_by_a_shared_deadline_says_what_earlier_work_used_of_it_and_one_alone_does_not() -> None:
+    table = solver.table_for("connect4")
+    code = from_moves(table.game, SLOW).code  # past the book: a search of seconds
+    with searches_by(time.monotonic() + 0.6), pytest.raises(SearchTimeout) as shared:
+        time.sleep(0.3)  # earlier work of the same command or request
+        table.at(code)
+    assert "the rest of the 0.6 s its whole command or request shares (0.3" in shared.value.what, shared.value.what
+    with searches_by(time.monotonic() + 0.3), pytest.raises(SearchTimeout) as alone:
+        table.at(code)
+    assert "stopped at its budget of 0.3 s" in alone.value.what and "shares" not in alone.value.what, alone.value.what
+
+
 def test_the_http_api_lists_connect4_as_searched(client) -> None:  # type: ignore[no-untyped-def]
     games = client.get("/api/v1/games").json()["games"]
     assert [game["searched"] for game in games] == [False, True]

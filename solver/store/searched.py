@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
-from .. import search  # its names load numba when first used (solver.search.options)
+from .. import search, words  # search: its names load numba when first used (solver.search.options)
 from ..encoding.board import check_rules
 from ..encoding.coderules import code_rules
 from ..encoding.columns import index_fits
@@ -162,6 +162,8 @@ class _Shared:
 
 
 _DEADLINE: ContextVar[float | None] = ContextVar("solver_search_deadline", default=None)
+_SINCE: ContextVar[float] = ContextVar("solver_search_deadline_set", default=0.0)
+"""When the block of :data:`_DEADLINE` began (:func:`time.monotonic` seconds): read only to say a stopped search's share."""
 _BOUNDS: ContextVar[dict[str, Any]] = ContextVar("solver_search_bounds", default={})  # noqa: B039 - never mutated
 
 
@@ -176,12 +178,13 @@ def searches_by(deadline: float, *, short_only: bool = False, stop: threading.Ev
         (the engine's first try in the caller's thread: the web app's first attempt, :mod:`solver.web.admission`).
     :param stop: an event that stops every search of the block when set (:class:`~solver.errors.SearchInterrupted`;
         the web app sets it when the client leaves)."""
-    token = _DEADLINE.set(deadline)
+    token, since = _DEADLINE.set(deadline), _SINCE.set(time.monotonic())
     bounds = _BOUNDS.set({"short_only": short_only, "stop": stop})
     try:
         yield
     finally:
         _BOUNDS.reset(bounds)
+        _SINCE.reset(since)
         _DEADLINE.reset(token)
 
 
@@ -198,6 +201,25 @@ def _budget_left(budget: float | None) -> float | None:
         return budget
     left = max(deadline - time.monotonic(), MIN_BUDGET)
     return left if budget is None else min(budget, left)
+
+
+@contextmanager
+def _shared_budget_said(budget: float | None) -> Iterator[None]:
+    """A search stopped at what was left of a deadline its block shares (:func:`searches_by`: an analysis, a request),
+    after earlier work of the block used some of it, says so: the engine knows only the seconds it was given."""
+    deadline, start = _DEADLINE.get(), time.monotonic()
+    try:
+        yield
+    except SearchTimeout as stopped:
+        used, total = start - _SINCE.get(), (deadline or 0.0) - _SINCE.get()
+        if deadline is None or (budget is not None and budget <= deadline - start) or used < SHARED_SAID_FROM:
+            raise
+        what = f"{stopped.what}: the rest of the {words.seconds(total)} s its whole command or request shares ({used:.2f} s went to earlier work)"
+        raise SearchTimeout(what, seconds=stopped.seconds, nodes=stopped.nodes) from None
+
+
+SHARED_SAID_FROM = 0.01
+"""Seconds of a shared deadline's block used before a search, from which a stopped search says so."""
 
 
 MIN_BUDGET = 0.001
@@ -386,7 +408,8 @@ class SearchTable(Table):
         engine = self.engine
         at = search.Position(where.pos, where.mask, where.pieces, code) if isinstance(where, booked.Bits) else where
         try:
-            return engine.move_scores(at, budget=_budget_left(self.budget), progress=self.progress, tried=tried, **_BOUNDS.get())
+            with _shared_budget_said(self.budget):
+                return engine.move_scores(at, budget=_budget_left(self.budget), progress=self.progress, tried=tried, **_BOUNDS.get())
         finally:
             _finished(self.progress)
 
@@ -441,7 +464,8 @@ class SearchTable(Table):
             if entry is not None:
                 return entry
         try:
-            return self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+            with _shared_budget_said(self.budget):
+                return self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
         finally:
             _finished(self.progress)
 
