@@ -331,7 +331,7 @@ def test_load_player_finds_dotted_names_and_sibling_imports(tmp_path):
         ("def play(board):\n    return 0\n", "{path}:nope", "no function 'nope'; functions defined there: play"),
         ("x = 3\n", "{path}:x", "'x' is a int, not a function"),
         ("1 / 0\n", "{path}:play", "importing it failed: ZeroDivisionError: division by zero"),
-        ("def play(:\n", "{path}:play", "importing it failed: SyntaxError"),
+        ("def play(:\n", "{path}:play", "importing it failed: SyntaxError: invalid syntax (player.py, line 1)"),
         ("", "{path}", "expected FILE.py:FUNCTION"),
         ("", "{path}.missing:play", "no such file"),
     ],
@@ -342,6 +342,7 @@ def test_load_player_says_what_went_wrong(tmp_path, source, spec, needle):
     with pytest.raises(solver.PlayerError) as caught:
         solver.load_player(spec.format(path=path))
     assert needle in str(caught.value)
+    assert "<frozen" not in str(caught.value) and "importlib" not in str(caught.value), "Python's import machinery is no place of the player's"
 
 
 @pytest.mark.parametrize("spec", ["{path}", ":play", "{path}:"])

@@ -186,10 +186,15 @@ def describe_exception(error: BaseException) -> str:
     arguments) names no frame: it is not in the player's code.
     """
     text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if Path(frame.filename).resolve() != _HERE]
-    if frames:
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if not _outside_the_player(frame.filename)]
+    if frames and not isinstance(error, SyntaxError):  # a SyntaxError's message names its file and line already
         text += f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})"
     return printable(" ".join(text.split()))
+
+
+def _outside_the_player(filename: str) -> bool:
+    """Whether a frame's file is the grader's own or Python's import machinery (``<frozen importlib._bootstrap>``)."""
+    return filename.startswith("<frozen ") or Path(filename).resolve() == _HERE
 
 
 def _raised_by_the_call(error: BaseException) -> bool:
