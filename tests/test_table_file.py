@@ -158,9 +158,11 @@ def test_shipped_table_equals_a_fresh_build_byte_for_byte(tmp_path):
 # -- broken files: one TableError naming the file and the fix --------------------------------------------------
 
 
-def test_missing_file(tmp_path):
-    message = table_error(tmp_path / "nope" / "2x3k2.ttt", "2x3")
-    assert "no such table file" in message
+def test_a_missing_file_is_said_to_be_missing_with_the_command_that_builds_it_not_rebuilds_it(tmp_path):
+    path = tmp_path / "nope" / "2x3k2.ttt"
+    message = table_error(path, "2x3")
+    assert message == "<path>: no such table file (check the path); to build the table there: solve build --game 2x3k2 --output <path>"
+    assert "rebuild" not in message
 
 
 def test_a_directory_is_not_a_table(tmp_path):

@@ -388,10 +388,12 @@ def open_table(
     """
     path = Path(path)
 
-    def fail(problem: str, found: StoredGame | None = None, *, table: bool = True) -> TableError:
+    def fail(problem: str, found: StoredGame | None = None, *, table: bool = True, missing: bool = False) -> TableError:
         if not table:
             return TableError(f"{path}: {problem}")
         fix = rebuild_command(game.name if game is not None else found.name if found is not None else rebuild_as, path)
+        if missing:  # a mistyped path, as likely as a table not built yet
+            return TableError(f"{path}: {problem} (check the path); to build the table there: {fix}")
         return TableError(f"{path}: {problem}; rebuild it with: {fix}")
 
     fd, size = _open_regular(path, follow_symlinks, fail)
@@ -434,7 +436,7 @@ def _open_regular(path: Path, follow_symlinks: bool, fail: Fail) -> tuple[int, i
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
-        raise fail("no such table file") from None
+        raise fail("no such table file", missing=True) from None
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise fail("is a symbolic link; refusing to follow it") from None
