@@ -755,3 +755,15 @@ def test_play_help_shows_the_sides_as_its_default_is_written():
     text = " ".join(CliRunner().invoke(main, ["play", "--help"]).stdout.split())
     assert "--as [X|O] Your side (X moves first). [default: X]" in text
     assert run(CliRunner(), "play", "--as", "o", "--seed", "1", input="").exit_code == 0, "either case is still accepted"
+
+
+@pytest.mark.parametrize("given", ["4 0 8", "4,0,8", "(4, 0, 8)"])
+def test_analyze_of_several_moves_in_one_argument_says_to_give_each_on_its_own(runner, given):
+    result = run(runner, "analyze", given)
+    assert_one_error_line(result, 2, f"cannot read move '{given}'", "is 3 moves: give each on its own, as in solve analyze 4 0 8 or ['4', '0', '8']")
+
+
+def test_analyze_of_one_row_col_pair_written_with_a_space_is_one_move_not_several(runner):
+    result = run(runner, "analyze", "1, 1")
+    assert result.exit_code == 0, result.output
+    assert "  1  X       1,1 (4)" in result.stdout

@@ -36,10 +36,10 @@ twice, ``2,0;1,0`` two ``(row, col)`` landing cells.
 (8, 1, 4)
 >>> parse_moves("1,1 (0, 0);2,2"), parse_moves("4 0 8")
 ([4, 0, 8], [4, 0, 8])
->>> parse_move("1,1,1")
+>>> parse_move("1.5")
 Traceback (most recent call last):
 ...
-solver.errors.InvalidBoardError: cannot read move '1,1,1': expected a cell 0-8 or row,col with row 0-2 and col 0-2
+solver.errors.InvalidBoardError: cannot read move '1.5': expected a cell 0-8 or row,col with row 0-2 and col 0-2
 """
 
 from __future__ import annotations
@@ -141,7 +141,13 @@ def _row_col(row: int, col: int, game: Game, where: str, shown: str) -> int:
 
 
 def _unreadable(move: Any, game: Game, where: str) -> int:
-    raise InvalidBoardError(f"{where}cannot read move {quote(move)}: {expected_moves(game)}")
+    several = ""
+    if isinstance(move, str):
+        parts = _SEPARATOR.split(move.strip().strip("()[]").strip())
+        if len(parts) >= 3 and all(_NUMBER.fullmatch(part) for part in parts):  # "4 0 8", "4,0,8": a list, not one move
+            listed = ", ".join(repr(part) for part in parts)
+            several = f" ({quote(move)} is {len(parts)} moves: give each on its own, as in solve analyze {' '.join(parts)} or [{listed}])"
+    raise InvalidBoardError(f"{where}cannot read move {quote(move)}: {expected_moves(game)}{several}")
 
 
 def _off_board(shown: str, game: Game, where: str) -> int:
