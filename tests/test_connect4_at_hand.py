@@ -100,7 +100,7 @@ def test_off_a_terminal_a_search_writes_no_progress_line_only_its_answer_or_its_
 
 
 @pytest.mark.parametrize("budget", ["nan", "inf", "-inf", "1e309", "0", "-1", "five"])
-def test_a_budget_that_is_not_a_finite_number_of_seconds_above_0_is_refused_at_once_in_one_line(budget: str) -> None:
+def test_a_budget_that_is_not_a_finite_number_of_seconds_above_0_is_refused_at_once_naming_the_value(budget: str) -> None:
     for command in (["lookup", "--moves", "4453"], ["analyze", "4453"], ["play"]):
         result = CliRunner().invoke(main, [*command, "--game", "connect4", "--budget", budget], input="")
         assert result.exit_code == 2, (command, budget, result.output)
