@@ -349,6 +349,36 @@ def test_batch_clients_that_never_read_hold_little_memory_the_excess_gets_503_an
             sock.close()
 
 
+# -- stopping --------------------------------------------------------------
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_the_server_stops_alike_on_sigterm_and_ctrl_c_with_one_worker_or_several(tmp_path: Path, workers: int, signum: int) -> None:
+    """A clean stop says so and exits 0 whatever stopped it (with one worker, SIGTERM used to end in the signal's own
+    kill, status -15 and no word, once uvicorn had raised it again after its graceful shutdown)."""
+    import urllib.request
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "serve", "--port", "0", "--table-dir", str(tmp_path), "--workers", str(workers)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    try:
+        url = re.search(r"at (http://\S+/) ", process.stdout.readline())
+        assert url is not None, process.stderr.read()
+        with urllib.request.urlopen(url[1] + "api/v1/3x3k3?board=88", timeout=10) as answer:
+            assert answer.read() == ANSWER_88  # serving: every worker's handlers in place
+        time.sleep(0.5)  # the other worker's too
+    finally:
+        process.send_signal(signum)
+        code = process.wait(timeout=15)
+    stderr = process.stderr.read()
+    assert code == 0, stderr
+    assert stderr.splitlines()[-1:] == ["Stopped."], stderr
+
+
 # -- the open-file limit ------------------------------------------------
 @pytest.mark.parametrize(("soft", "hard", "workers"), [(150, 260, 1), (40, 40, 2)])
 def test_the_open_file_limit_is_raised_to_the_hard_one_and_one_too_low_is_said_once_at_start_up(tmp_path: Path, soft: int, hard: int, workers: int) -> None:

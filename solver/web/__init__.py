@@ -10,8 +10,10 @@ elsewhere), and :func:`serve` runs the app on uvicorn with the per-connection bo
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Sequence
 
 from ..api import Table
@@ -183,7 +185,21 @@ def _run(tables: Sequence[Table], sock: socket.socket, table_dir: str | os.PathL
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         timeout_graceful_shutdown=3,
     )
+    previous = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() else None
     try:
         uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass  # uvicorn raises Ctrl-C's signal again once its graceful shutdown is done: that is the clean stop
+    except (KeyboardInterrupt, _Terminated):
+        pass  # uvicorn raises the signal that stopped it again once its graceful shutdown is done: that is the clean stop
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class _Terminated(Exception):
+    """SIGTERM raised again by uvicorn after its graceful shutdown (:func:`_terminated`)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM's handler around uvicorn (which puts it back before raising the signal again when it has stopped): the
+    stop ends as Ctrl-C's does, a return, not the default handler's kill, so one process or several stop alike."""
+    raise _Terminated
