@@ -203,19 +203,19 @@ def _budget_left(budget: float | None) -> float | None:
     return left if budget is None else min(budget, left)
 
 
-@contextmanager
-def _shared_budget_said(budget: float | None) -> Iterator[None]:
-    """A search stopped at what was left of a deadline its block shares (:func:`searches_by`: an analysis, a request),
-    after earlier work of the block used some of it, says so: the engine knows only the seconds it was given."""
-    deadline, start = _DEADLINE.get(), time.monotonic()
-    try:
-        yield
-    except SearchTimeout as stopped:
-        used, total = start - _SINCE.get(), (deadline or 0.0) - _SINCE.get()
-        if deadline is None or (budget is not None and budget <= deadline - start) or used < SHARED_SAID_FROM:
-            raise
-        what = f"{stopped.what}: the rest of the {words.seconds(total)} s its whole command or request shares ({used:.2f} s went to earlier work)"
-        raise SearchTimeout(what, seconds=stopped.seconds, nodes=stopped.nodes) from None
+def _shared_budget_said(stopped: SearchTimeout, budget: float | None) -> SearchTimeout:
+    """``stopped`` as it should be raised: a search stopped at what was left of a deadline its block shares
+    (:func:`searches_by`: an analysis, a request), after earlier work of the block used some of it, says so (the engine
+    knows only the seconds it was given); any other as it is. Called only when a search stopped, so a search that
+    answers pays nothing for it."""
+    deadline, since = _DEADLINE.get(), _SINCE.get()
+    start = time.monotonic() - stopped.seconds  # when the stopped search began
+    if deadline is None or (budget is not None and budget <= deadline - start) or start - since < SHARED_SAID_FROM:
+        return stopped
+    what = (
+        f"{stopped.what}: the rest of the {words.seconds(deadline - since)} s its whole command or request shares ({start - since:.2f} s went to earlier work)"
+    )
+    return SearchTimeout(what, seconds=stopped.seconds, nodes=stopped.nodes)
 
 
 SHARED_SAID_FROM = 0.01
@@ -408,8 +408,9 @@ class SearchTable(Table):
         engine = self.engine
         at = search.Position(where.pos, where.mask, where.pieces, code) if isinstance(where, booked.Bits) else where
         try:
-            with _shared_budget_said(self.budget):
-                return engine.move_scores(at, budget=_budget_left(self.budget), progress=self.progress, tried=tried, **_BOUNDS.get())
+            return engine.move_scores(at, budget=_budget_left(self.budget), progress=self.progress, tried=tried, **_BOUNDS.get())
+        except SearchTimeout as stopped:
+            raise _shared_budget_said(stopped, self.budget) from None
         finally:
             _finished(self.progress)
 
@@ -464,8 +465,9 @@ class SearchTable(Table):
             if entry is not None:
                 return entry
         try:
-            with _shared_budget_said(self.budget):
-                return self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+            return self.engine.score(code, budget=_budget_left(self.budget), progress=self.progress, **_BOUNDS.get())
+        except SearchTimeout as stopped:
+            raise _shared_budget_said(stopped, self.budget) from None
         finally:
             _finished(self.progress)
 
