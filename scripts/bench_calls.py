@@ -180,19 +180,19 @@ def _bench_new_process(report: Report) -> None:
         return
     for moves in (LATE, "444444"):
         command = [str(solve), "lookup", "--game", "connect4", "--moves", moves, "--budget", "600"]
-        walls = []
-        for _ in range(3):
-            start = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=True)
-            walls.append(time.perf_counter() - start)
-        report(f"C4 a new process: solve lookup --moves {moves[:12]}, wall (median of 3)", statistics.median(walls) * 1e3, "ms")
+        report(f"C4 a new process: solve lookup --moves {moves[:12]}, wall (median of 3)", _median_wall(command) * 1e3, "ms")
     for code in ("pass", "import numpy, click"):  # Python's start, and with the core dependencies any look-up imports
-        walls = []
-        for _ in range(3):
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True)
-            walls.append(time.perf_counter() - start)
-        report(f"C4 a new process: python -c {code!r}, wall (median of 3)", statistics.median(walls) * 1e3, "ms")
+        report(f"C4 a new process: python -c {code!r}, wall (median of 3)", _median_wall([sys.executable, "-c", code]) * 1e3, "ms")
+
+
+def _median_wall(command: list[str], runs: int = 3) -> float:
+    """The median wall seconds of ``command`` run ``runs`` times, each a new process (its output kept from the terminal)."""
+    walls = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        walls.append(time.perf_counter() - start)
+    return statistics.median(walls)
 
 
 if __name__ == "__main__":
