@@ -1,6 +1,8 @@
-"""Sealing's compiled pass (solver/retrograde/compiled.py, ``stored_and_counted``) gives the bytes and the histograms
-of its numpy twins (``solver.contents.stored.forward_fill``, ``solver.contents.histograms.histograms``): on any
-scores and masks, on every range of a real layer, and through a whole sealed build (its shipped checksum)."""
+"""Sealing's compiled passes (solver/retrograde/compiled.py) give the bytes and the histograms of their numpy twins:
+``stored_and_counted`` those of ``solver.contents.stored.forward_fill`` and ``solver.contents.histograms.histograms``
+on any scores and masks, ``stored_range_counted`` (which finds the canonical and read boards itself) those of
+``canonical_mask``, ``read_mask`` and the same two on every range of real layers, and a whole sealed build has its
+shipped checksum."""
 
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ import pytest
 
 from solver.contents.histograms import histograms
 from solver.contents.opening import open_table
-from solver.contents.stored import canonical_mask, fill_before, forward_fill, read_mask
+from solver.contents.stored import canonical_mask, canonical_pieces, fill_before, forward_fill, read_mask, read_scores
 from solver.encoding.layouts import layout
-from solver.retrograde.compiled import HISTOGRAM_COPIES, stored_and_counted
+from solver.retrograde.compiled import HISTOGRAM_COPIES, stored_and_counted, stored_range_counted
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
 from solver.storage.checksums import EXPECTED_COMPACT_ROOTS
@@ -61,6 +63,49 @@ def test_every_range_of_a_built_layer_is_stored_and_counted_as_the_plain_twins_d
             stored, found = stored_and_counted(part, keep, canonical, before)
             assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}"
             assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}"
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "4x4k3-misere", "4x4k4-gravity", "4x5k3-gravity"])
+def test_every_range_of_a_built_layer_is_stored_and_counted_from_its_scores_alone_as_the_plain_twins_do(name: str, tmp_path: Path) -> None:
+    # the compiled pass finds which boards are canonical (every symmetry of the board: 8 on 3x3, 4 on 3x4, the mirror
+    # under gravity) and read (UNREACHABLE and finished boards are not, except under gravity; none on the full layer)
+    # board by board: ranges inside a tile, across several tiles, of one board, and whole layers
+    game = parse_game(name)
+    done = build_layers(game, tmp_path / "build", jobs=1)
+    rng = np.random.default_rng(5)
+    index = layout(game)
+    for ply, scores in enumerate(done.layers()):
+        size = index.layer_sizes[ply]
+        tiles = [(tile.start, tile.stop) for tile in index.tiles[ply]]
+        ranges = [(0, size), *tiles[:2], *[(int(a), int(b)) for a, b in np.sort(rng.integers(0, size + 1, (6, 2)), axis=1)]]
+        ranges += [(at, at + 1) for at in rng.integers(0, size, 2)]
+        for start, stop in ranges:
+            part = np.asarray(scores[start:stop])
+            canonical = canonical_mask(game, ply, start, stop)
+            keep = read_mask(game, ply, part, start, canonical)
+            before = fill_before(game, ply, scores, start)
+            stored, found = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
+            assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}"
+            assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}"
+
+
+def test_the_board_by_board_pass_refuses_pieces_that_do_not_cover_its_range() -> None:
+    game = parse_game("3x4k3")
+    scores = np.zeros(layout(game).layer_sizes[4], dtype=np.int8)
+    with pytest.raises(ValueError, match=f"cover 10 boards of a range of {scores.size:,}"):
+        stored_range_counted(scores, canonical_pieces(game, 4, 0, 10), read_scores(game, 4), 0)
+    with pytest.raises(ValueError, match="scores must be int8 and the scores read 256 flags"):
+        stored_range_counted(scores, canonical_pieces(game, 4, 0, scores.size), np.ones(255, dtype=bool), 0)
+
+
+def test_the_scores_read_are_those_of_a_board_in_play() -> None:
+    # m,n,k: UNREACHABLE and a finished board's scores are not read, every other is; gravity: every one; the full layer: none
+    game = parse_game("3x3k3")
+    reads = read_scores(game, 5)
+    unread = {score for score in range(-128, 128) if not reads[score & 255]}
+    assert unread == {-128, *game.rules.finished_scores(5)} and len(unread) == 2
+    assert not read_scores(game, 9).any()
+    assert read_scores(parse_game("4x4k4-gravity"), 7).all()
 
 
 @pytest.mark.parametrize("name", ["4x4k4-gravity", "3x6k3"])

@@ -31,6 +31,8 @@ gets the same bytes as one pass (:func:`stored_layers`). Deterministic.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -73,25 +75,77 @@ def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarra
     return out
 
 
-def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:
-    """Whether each board ``start .. stop - 1`` of layer ``ply`` (layer-local indices) is canonical: bool.
+@dataclass(frozen=True)
+class CanonicalPiece:
+    """Where a range of a layer's boards crosses one tile of the index, with the two sides of the canonical test
+    (:meth:`solver.encoding.symmetry.Symmetries.grid_sides`) of the rows it touches: board ``skip + k`` of those rows
+    (row-major, ``k < count``) is the range's board ``at + k``."""
 
-    Computed tile by tile of the index (high half-boards by low half-boards) with
-    :meth:`solver.encoding.symmetry.Symmetries.is_canonical_grid`, about 2 ns a board.
-    """
-    index, sym = layout(game), symmetries(game)
-    parts = []
-    for tile in index.tiles[ply]:
+    at: int
+    skip: int
+    count: int
+    row_sides: np.ndarray
+    """int64, ``(symmetries - 1, rows touched)``."""
+    column_sides: np.ndarray
+    """int64, ``(symmetries - 1, the tile's columns)``: the same for every range of the tile (kept per tile, read-only)."""
+
+
+def canonical_pieces(game: Game, ply: int, start: int, stop: int) -> Iterator[CanonicalPiece]:
+    """The tiles boards ``start .. stop - 1`` of layer ``ply`` (layer-local indices) cross, in order
+    (:class:`CanonicalPiece`): what :func:`canonical_mask` and the build's compiled sealing pass compare."""
+    index = layout(game)
+    at = 0
+    for number, tile in enumerate(index.tiles[ply]):
         first, last = max(start, tile.start), min(stop, tile.stop)
         if first >= last:
             continue
         r0, r1 = (first - tile.start) // tile.cols, -(-(last - tile.start) // tile.cols)
         high = index.high.codes[index.high.group(tile.hx, tile.ho)][r0:r1]
-        low = index.low.codes[index.low.group(tile.lx, tile.lo)]
-        grid = sym.is_canonical_grid(high, low, index.radix).reshape(-1)
-        skip = first - tile.start - r0 * tile.cols
-        parts.append(grid[skip : skip + last - first])
+        row_sides = symmetries(game).grid_sides(high, high[:0], index.radix)[0]
+        yield CanonicalPiece(at, first - tile.start - r0 * tile.cols, last - first, row_sides, _column_sides(game, ply, number))
+        at += last - first
+
+
+@lru_cache(maxsize=4)
+def _column_sides(game: Game, ply: int, tile: int) -> np.ndarray:
+    """The column side of the canonical test of every column of a tile (kept: a build seals a tile in many ranges)."""
+    index = layout(game)
+    part = index.tiles[ply][tile]
+    low = index.low.codes[index.low.group(part.lx, part.lo)]
+    sides = symmetries(game).grid_sides(low[:0], low, index.radix)[1]
+    sides.flags.writeable = False
+    return sides
+
+
+def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:
+    """Whether each board ``start .. stop - 1`` of layer ``ply`` (layer-local indices) is canonical: bool.
+
+    Computed tile by tile of the index (high half-boards by low half-boards, :func:`canonical_pieces`), one
+    comparison of a row's side with a column's per symmetry and board
+    (:meth:`solver.encoding.symmetry.Symmetries.is_canonical_grid`'s), about 2 ns a board.
+    """
+    parts = []
+    for piece in canonical_pieces(game, ply, start, stop):
+        grid = np.ones((piece.row_sides.shape[1], piece.column_sides.shape[1]), dtype=bool)
+        for row_side, column_side in zip(piece.row_sides, piece.column_sides, strict=True):
+            np.logical_and(grid, row_side[:, None] <= column_side[None, :], out=grid)
+        parts.append(grid.reshape(-1)[piece.skip : piece.skip + piece.count])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def read_scores(game: Game, ply: int) -> np.ndarray:
+    """Which scores of a canonical board of layer ``ply`` a look-up reads (bool, 256 entries, by the score viewed as
+    uint8): every one under gravity, none on the full layer, else all but ``UNREACHABLE`` and the finished boards'
+    (:func:`read_mask`'s rule, in the one place it is written)."""
+    reads = np.ones(256, dtype=bool)
+    if game.rules.table_marks_unreached:  # gravity: every canonical board is read (module docstring)
+        return reads
+    if game.rules.all_finished(ply):  # the full layer: no board is in play
+        reads[:] = False
+        return reads
+    for unread in (UNREACHABLE, *game.rules.finished_scores(ply)):  # a finished board: the rule scores it, the table need not
+        reads[unread & 255] = False
+    return reads
 
 
 def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: np.ndarray | None = None) -> np.ndarray:
@@ -100,19 +154,13 @@ def read_mask(game: Game, ply: int, scores: np.ndarray, start: int, canonical: n
     Read: canonical and in play (not unreachable, not finished). No board of the full
     layer is read (every full board is finished). Where the rules cannot tell every
     unreachable board (:attr:`solver.rules.base.Rules.table_marks_unreached`: gravity), every
-    canonical board is read: see the module docstring.
+    canonical board is read: see the module docstring. The scores read: :func:`read_scores`.
 
     :param canonical: :func:`canonical_mask` of the same boards, if already known.
     """
-    part = np.asarray(scores)
-    if game.rules.table_marks_unreached:  # gravity: every canonical board is read (module docstring)
-        return canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
-    if game.rules.all_finished(ply):  # the full layer: no board is in play
-        return np.zeros(part.size, dtype=bool)
+    part = np.asarray(scores, dtype=np.int8)
     keep = canonical_mask(game, ply, start, start + part.size) if canonical is None else canonical.copy()
-    keep &= part != UNREACHABLE
-    for finished in game.rules.finished_scores(ply):  # a finished board (a line completed): the rule scores it, the table need not
-        keep &= part != finished
+    keep &= np.take(read_scores(game, ply), part.view(np.uint8))
     return keep
 
 

@@ -386,13 +386,26 @@ class Symmetries:
         ``h * radix - image(h * radix) <= image(l) - l``: one comparison of a
         row value with a column value per board and symmetry, no table look-up per board.
         """
+        row_sides, column_sides = self.grid_sides(high, low, radix)
+        keep: np.ndarray | None = None  # the first symmetry's comparison is the grid (a gravity board has only one)
+        for row_side, column_side in zip(row_sides, column_sides, strict=True):
+            found = row_side[:, None] <= column_side[None, :]
+            keep = found if keep is None else np.logical_and(keep, found, out=keep)
+        return np.ones((row_sides.shape[1], column_sides.shape[1]), dtype=bool) if keep is None else keep
+
+    def grid_sides(self, high: np.ndarray, low: np.ndarray, radix: int) -> tuple[np.ndarray, np.ndarray]:
+        """The two sides of :meth:`is_canonical_grid`'s comparison for every symmetry but the identity: board
+        ``(r, c)`` is canonical when ``rows[s - 1, r] <= columns[s - 1, c]`` for every ``s``. Returns ``(rows,
+        columns)``, int64, ``(count - 1, rows)`` and ``(count - 1, cols)``: ``h * radix - image(h * radix)`` and
+        ``image(l) - l``."""
         rows = np.asarray(high, dtype=np.int64).reshape(-1) * radix
         cols = np.asarray(low, dtype=np.int64).reshape(-1)
-        keep: np.ndarray | None = None  # the first symmetry's comparison is the grid (a gravity board has only one)
+        row_sides = np.empty((self.count - 1, rows.size), dtype=np.int64)
+        column_sides = np.empty((self.count - 1, cols.size), dtype=np.int64)
         for s in range(1, self.count):
-            found = (rows - self.image(rows, s))[:, None] <= (self.image(cols, s) - cols)[None, :]
-            keep = found if keep is None else np.logical_and(keep, found, out=keep)
-        return np.ones((rows.size, cols.size), dtype=bool) if keep is None else keep
+            np.subtract(rows, self.image(rows, s), out=row_sides[s - 1])
+            np.subtract(self.image(cols, s), cols, out=column_sides[s - 1])
+        return row_sides, column_sides
 
     def masks_to_caller(self, masks: np.ndarray, s: np.ndarray) -> np.ndarray:
         """Cell masks of images, one symmetry per mask, in the callers' orientations (uint32)."""

@@ -15,12 +15,18 @@ imports, no GIL, no runtime: the caller passes every array).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..compiling import kernel
 from ..rules.score import UNREACHABLE
 from ..scratch import scratch_array
 from .halves import RULES_FOLLOW
+
+if TYPE_CHECKING:
+    from ..contents.stored import CanonicalPiece
 
 NO_CHILD = np.int8(127)
 """What a missing move reads as: above every score, so never the smallest child (a board with no move is ruled)."""
@@ -263,9 +269,89 @@ def spread_table(table: np.ndarray, row_of: np.ndarray, column_of: np.ndarray, o
             out[i, j] = row[column_of[j]]
 
 
+def stored_range_counted(scores: np.ndarray, pieces: Iterable[CanonicalPiece], reads: np.ndarray, before: int) -> tuple[np.ndarray, np.ndarray]:
+    """What a table stores of a range of a layer's boards and their histograms, from the scores alone: which boards are
+    canonical (the range's :func:`solver.contents.stored.canonical_pieces`) and read (``reads``:
+    :func:`solver.contents.stored.read_scores`) found on the way, board by board (:func:`store_piece`), no mask held.
+    The same bytes as :func:`stored_and_counted` given :func:`solver.contents.stored.canonical_mask` and
+    :func:`solver.contents.stored.read_mask` (its plain twins, with numpy's).
+
+    :param scores: the raw int8 scores of the range (a memory map is read once).
+    :param before: the stored byte just before the range (:func:`solver.contents.stored.fill_before`), a score.
+    """
+    values = np.asarray(scores).reshape(-1)
+    if values.dtype != np.int8 or reads.dtype != np.bool_ or reads.shape != (256,):
+        raise ValueError(f"scores must be int8 and the scores read 256 flags, found {values.dtype} and {reads.dtype} {reads.shape}")
+    out = np.empty(values.size, dtype=np.int8)
+    counts = np.zeros((HISTOGRAM_COPIES, 512), dtype=np.int64)
+    last, covered = before, 0
+    for piece in pieces:
+        flags = scratch_array("canonical flags", (1, piece.column_sides.shape[1]), np.uint8)[0]
+        last = store_piece(values, piece.at, piece.skip, piece.count, piece.row_sides, piece.column_sides, reads, last, flags, out, counts)
+        covered += piece.count
+    if covered != values.size:
+        raise ValueError(f"the tiles' pieces cover {covered:,} boards of a range of {values.size:,}")
+    split = counts.sum(axis=0).reshape(2, 256)  # row 0: the boards not canonical, row 1: the canonical ones
+    return out, np.stack([split[0] + split[1], split[1]])
+
+
+@kernel
+def store_piece(
+    scores: np.ndarray,
+    at: int,
+    skip: int,
+    count: int,
+    row_sides: np.ndarray,
+    column_sides: np.ndarray,
+    reads: np.ndarray,
+    last: int,
+    flags: np.ndarray,
+    out: np.ndarray,
+    counts: np.ndarray,
+) -> int:
+    """Boards ``at .. at + count - 1`` of a range (:func:`stored_range_counted`), which lie in one tile from its touched
+    rows' board ``skip`` on: each board's stored byte into ``out`` (its score where it is canonical and its score is
+    read, else the last such score before it, ``last`` ahead of the first) and its count into ``counts`` (as
+    :func:`fill_and_count`). Returns the last stored byte.
+
+    Row by row, the row's canonical flags first (``flags``: uint8, the tile's columns), one vector comparison of the
+    row's side with the columns' per symmetry; then the boards one by one.
+    """
+    width = column_sides.shape[1]
+    copies = counts.shape[0]
+    stored = np.int8(last)
+    done = 0
+    row = 0
+    first = skip
+    while done < count:
+        boards = min(width - first, count - done)
+        canonical = flags[:boards]  # slices, indexed from 0: numba checks no negative index in the loops, which vectorise
+        for column in range(boards):
+            canonical[column] = 1
+        for s in range(row_sides.shape[0]):
+            side = row_sides[s, row]
+            sides = column_sides[s, first : first + boards]
+            for column in range(boards):
+                canonical[column] &= np.uint8(side <= sides[column])
+        these = scores[at + done : at + done + boards]
+        written = out[at + done : at + done + boards]
+        for column in range(boards):
+            score = these[column]
+            flag = np.int64(canonical[column])
+            if flag and reads[np.int64(score) & 255]:
+                stored = score
+            written[column] = stored
+            counts[column & (copies - 1), (np.int64(score) & 255) | (flag << 8)] += 1
+        done += boards
+        row += 1
+        first = 0
+    return int(stored)
+
+
 HISTOGRAM_COPIES = 4
-"""Histograms :func:`fill_and_count` counts into, board ``i`` into copy ``i % 4``, added up after: a board's count
-then seldom waits for the one before it (boards come in runs of one score). Measured 2026-12-04 on 4x6k4-gravity's
+"""Histograms :func:`fill_and_count` and :func:`store_piece` count into (a power of two: a copy is picked by a mask),
+board ``i`` into copy ``i % 4``, added up after: a board's count then seldom waits for the one before it (boards come
+in runs of one score). Measured 2026-12-04 on 4x6k4-gravity's
 layer 20 (23.3 M boards, one thread): 1.8 ns a board for the fill and the counts, 2.2 with a count of every board and
 another of the canonical ones, 7.8 with one copy (on 16 Mi boards in runs of 64), about 30 for the numpy passes."""
 

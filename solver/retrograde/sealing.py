@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..contents.histograms import histograms
-from ..contents.stored import canonical_mask, compact_meta, fill_before, histograms_json, read_mask, stored_range
+from ..contents.stored import canonical_mask, canonical_pieces, compact_meta, fill_before, histograms_json, read_scores, stored_range
 from ..encoding.layouts import layout
 from ..errors import BuildError, ResumedLayerWrong, TableError
 from ..rules.game import Game, parse_game
@@ -116,14 +116,13 @@ class Span:
 
 
 def _encode(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, codec: Compression) -> tuple[list[EncodedBlock], np.ndarray]:
-    """The blocks of boards ``start .. stop - 1`` of a layer (a whole number of blocks), and their histograms (the
-    stored bytes and the histograms in one compiled pass: :func:`solver.retrograde.compiled.stored_and_counted`)."""
-    part = np.asarray(scores[start:stop])
-    canonical = canonical_mask(game, ply, start, stop)
-    keep = read_mask(game, ply, part, start, canonical)
-    from .compiled import stored_and_counted  # numba, loaded by the first segment a build seals (not by a look-up)
+    """The blocks of boards ``start .. stop - 1`` of a layer (a whole number of blocks), and their histograms (which
+    boards are canonical and read, the stored bytes and the histograms in one compiled pass:
+    :func:`solver.retrograde.compiled.stored_range_counted`)."""
+    from .compiled import stored_range_counted  # numba, loaded by the first segment a build seals (not by a look-up)
 
-    filled, found = stored_and_counted(part, keep, canonical, fill_before(game, ply, scores, start))
+    pieces = canonical_pieces(game, ply, start, stop)
+    filled, found = stored_range_counted(scores[start:stop], pieces, read_scores(game, ply), fill_before(game, ply, scores, start))
     blocks = [encode_block(filled[at : at + BLOCK].data, codec.name, codec.level) for at in range(0, filled.size, BLOCK)]
     return blocks, found
 
