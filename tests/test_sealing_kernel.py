@@ -6,6 +6,7 @@ shipped checksum."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,13 @@ import pytest
 
 from solver.contents.histograms import histograms
 from solver.contents.opening import open_table
-from solver.contents.stored import canonical_mask, canonical_pieces, fill_before, forward_fill, read_mask, read_scores
+from solver.contents.stored import canonical_mask, canonical_pieces, fill_before, forward_fill, read_mask, read_scores, stored_layers
 from solver.encoding.layouts import layout
+from solver.retrograde import sealing
 from solver.retrograde.compiled import HISTOGRAM_COPIES, stored_and_counted, stored_range_counted
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
+from solver.storage.blockarray import codec_of
 from solver.storage.checksums import EXPECTED_COMPACT_ROOTS
 from solver.store.make import build_compact
 
@@ -84,7 +87,7 @@ def test_every_range_of_a_built_layer_is_stored_and_counted_from_its_scores_alon
             canonical = canonical_mask(game, ply, start, stop)
             keep = read_mask(game, ply, part, start, canonical)
             before = fill_before(game, ply, scores, start)
-            stored, found = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
+            stored, found, first = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
             assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}"
             assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}"
 
@@ -112,3 +115,29 @@ def test_the_scores_read_are_those_of_a_board_in_play() -> None:
 def test_a_table_sealed_with_the_compiled_pass_has_the_shipped_checksum(name: str, tmp_path: Path) -> None:
     path = build_compact(parse_game(name), tmp_path / f"{name}.ttt", jobs=2)
     assert open_table(path).header.root == EXPECTED_COMPACT_ROOTS[name]
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x3k3-misere", "3x4k3", "4x4k4-gravity"])
+@pytest.mark.parametrize(("block", "per_segment"), [(64, 3), (512, 1), (4096, 2)])
+def test_ranges_sealed_apart_are_filled_in_order_as_one_pass_over_the_layers_stores_them(
+    name: str, block: int, per_segment: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # small blocks and segments, so that ranges with no board read come first in a layer, between read ones, and whole
+    # layers have none (the full layer); every block decoded equals the plain stored bytes (solver.contents.stored)
+    game = parse_game(name)
+    layers = build_layers(game, tmp_path / "build", jobs=1).layers()
+    monkeypatch.setattr(sealing, "BLOCK", block)
+    monkeypatch.setattr(sealing, "SEGMENT_BLOCKS", per_segment)
+    codec = sealing.Compression.default()
+    decode = codec_of(codec.name).decompress
+    carry, per_layer = b"", []
+    for ply in range(game.cells, -1, -1):
+
+        def segments(ranges: list[tuple[int, int]], ply: int = ply) -> Iterator[sealing.SealedRange]:
+            return (sealing._seal_range(game, ply, layers[ply], start, stop, codec) for start, stop in ranges)
+
+        sealed = sealing.Sealed()
+        per_layer.append(b"".join(decode(b.packed, b.size) for b in sealing.seal_layer(game, ply, layers[ply], carry, segments, codec, sealed)))
+        carry = sealed.head
+    expected = np.concatenate(list(stored_layers(game, layers))).tobytes()
+    assert carry + b"".join(reversed(per_layer)) == expected

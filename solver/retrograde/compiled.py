@@ -269,7 +269,7 @@ def spread_table(table: np.ndarray, row_of: np.ndarray, column_of: np.ndarray, o
             out[i, j] = row[column_of[j]]
 
 
-def stored_range_counted(scores: np.ndarray, pieces: Iterable[CanonicalPiece], reads: np.ndarray, before: int) -> tuple[np.ndarray, np.ndarray]:
+def stored_range_counted(scores: np.ndarray, pieces: Iterable[CanonicalPiece], reads: np.ndarray, before: int) -> tuple[np.ndarray, np.ndarray, int]:
     """What a table stores of a range of a layer's boards and their histograms, from the scores alone: which boards are
     canonical (the range's :func:`solver.contents.stored.canonical_pieces`) and read (``reads``:
     :func:`solver.contents.stored.read_scores`) found on the way, board by board (:func:`store_piece`), no mask held.
@@ -277,7 +277,10 @@ def stored_range_counted(scores: np.ndarray, pieces: Iterable[CanonicalPiece], r
     :func:`solver.contents.stored.read_mask` (its plain twins, with numpy's).
 
     :param scores: the raw int8 scores of the range (a memory map is read once).
-    :param before: the stored byte just before the range (:func:`solver.contents.stored.fill_before`), a score.
+    :param before: the stored byte just before the range (:func:`solver.contents.stored.fill_before`), a score, or any
+        byte where the caller fills the boards before the first one read itself (the build's sealing: a range is sealed
+        apart from those before it).
+    :returns: the stored bytes, the histograms and how many boards come before the first one read (all: none is read).
     """
     values = np.asarray(scores).reshape(-1)
     if values.dtype != np.int8 or reads.dtype != np.bool_ or reads.shape != (256,):
@@ -285,14 +288,15 @@ def stored_range_counted(scores: np.ndarray, pieces: Iterable[CanonicalPiece], r
     out = np.empty(values.size, dtype=np.int8)
     counts = np.zeros((HISTOGRAM_COPIES, 512), dtype=np.int64)
     last, covered = before, 0
+    first = np.full(1, values.size, dtype=np.int64)
     for piece in pieces:
         flags = scratch_array("canonical flags", (1, piece.column_sides.shape[1]), np.uint8)[0]
-        last = store_piece(values, piece.at, piece.skip, piece.count, piece.row_sides, piece.column_sides, reads, last, flags, out, counts)
+        last = store_piece(values, piece.at, piece.skip, piece.count, piece.row_sides, piece.column_sides, reads, last, flags, out, counts, first)
         covered += piece.count
     if covered != values.size:
         raise ValueError(f"the tiles' pieces cover {covered:,} boards of a range of {values.size:,}")
     split = counts.sum(axis=0).reshape(2, 256)  # row 0: the boards not canonical, row 1: the canonical ones
-    return out, np.stack([split[0] + split[1], split[1]])
+    return out, np.stack([split[0] + split[1], split[1]]), int(first[0])
 
 
 @kernel
@@ -308,11 +312,13 @@ def store_piece(
     flags: np.ndarray,
     out: np.ndarray,
     counts: np.ndarray,
+    first_read: np.ndarray,
 ) -> int:
     """Boards ``at .. at + count - 1`` of a range (:func:`stored_range_counted`), which lie in one tile from its touched
     rows' board ``skip`` on: each board's stored byte into ``out`` (its score where it is canonical and its score is
     read, else the last such score before it, ``last`` ahead of the first) and its count into ``counts`` (as
-    :func:`fill_and_count`). Returns the last stored byte.
+    :func:`fill_and_count`); ``first_read[0]`` lowered to the range's index of the first board read. Returns the last
+    stored byte.
 
     Row by row, the row's canonical flags first (``flags``: uint8, the tile's columns), one vector comparison of the
     row's side with the columns' per symmetry; then the boards one by one.
@@ -340,6 +346,8 @@ def store_piece(
             flag = np.int64(canonical[column])
             if flag and reads[np.int64(score) & 255]:
                 stored = score
+                if first_read[0] > at + done + column:
+                    first_read[0] = at + done + column
             written[column] = stored
             counts[column & (copies - 1), (np.int64(score) & 255) | (flag << 8)] += 1
         done += boards

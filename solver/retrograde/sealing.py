@@ -43,8 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ..contents.histograms import histograms
-from ..contents.stored import canonical_mask, canonical_pieces, compact_meta, fill_before, histograms_json, read_scores, stored_range
+from ..contents.stored import canonical_pieces, compact_meta, histograms_json, read_scores
 from ..encoding.layouts import layout
 from ..errors import BuildError, ResumedLayerWrong, TableError
 from ..rules.game import Game, parse_game
@@ -115,16 +114,41 @@ class Span:
         return (self.whole - self.head) // BLOCK + int(self.tail)
 
 
-def _encode(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, codec: Compression) -> tuple[list[EncodedBlock], np.ndarray]:
-    """The blocks of boards ``start .. stop - 1`` of a layer (a whole number of blocks), and their histograms (which
-    boards are canonical and read, the stored bytes and the histograms in one compiled pass:
-    :func:`solver.retrograde.compiled.stored_range_counted`)."""
-    from .compiled import stored_range_counted  # numba, loaded by the first segment a build seals (not by a look-up)
+def _stored(game: Game, ply: int, scores: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The stored bytes of boards ``start .. stop - 1`` of a layer but those before the first board read (left 0: the
+    caller fills them, :func:`seal_layer`), their histograms, and how many boards come before the first one read (all:
+    none is read), in one compiled pass (:func:`solver.retrograde.compiled.stored_range_counted`)."""
+    from .compiled import stored_range_counted  # numba, loaded by the first range a build seals (not by a look-up)
 
-    pieces = canonical_pieces(game, ply, start, stop)
-    filled, found = stored_range_counted(scores[start:stop], pieces, read_scores(game, ply), fill_before(game, ply, scores, start))
-    blocks = [encode_block(filled[at : at + BLOCK].data, codec.name, codec.level) for at in range(0, filled.size, BLOCK)]
-    return blocks, found
+    return stored_range_counted(scores[start:stop], canonical_pieces(game, ply, start, stop), read_scores(game, ply), 0)
+
+
+@dataclass(frozen=True)
+class SealedRange:
+    """A range of whole blocks of a layer sealed apart from the boards before it (on a worker), so without the score
+    its boards before its first board read are filled with (:func:`seal_layer` knows it): the range's blocks from the
+    one holding that board on."""
+
+    size: int
+    first: int
+    """Boards before the first board read (``size``: none is read)."""
+    lead: bytes
+    """The stored bytes of the block holding the first board read, those before that board not filled (empty if none)."""
+    blocks: list[EncodedBlock]
+    """The blocks after that one, compressed."""
+    last: int
+    """The range's last stored byte (a score), if a board is read."""
+    histograms: np.ndarray
+
+
+def _seal_range(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, codec: Compression) -> SealedRange:
+    """Boards ``start .. stop - 1`` of a layer (a whole number of blocks) sealed apart from those before them."""
+    filled, found, first = _stored(game, ply, scores, start, stop)
+    if first == filled.size:
+        return SealedRange(filled.size, first, b"", [], 0, found)
+    lead = first // BLOCK * BLOCK
+    blocks = [encode_block(filled[at : at + BLOCK].data, codec.name, codec.level) for at in range(lead + BLOCK, filled.size, BLOCK)]
+    return SealedRange(filled.size, first, filled[lead : lead + BLOCK].tobytes(), blocks, int(filled[-1]), found)
 
 
 @dataclass(frozen=True)
@@ -139,8 +163,8 @@ class SegmentJob:
     codec: Compression
 
 
-def seal_segment(job: SegmentJob) -> tuple[list[EncodedBlock], np.ndarray]:
-    """Run in a build worker: the compressed blocks and histograms of one segment, read from the raw layer file.
+def seal_segment(job: SegmentJob) -> SealedRange:
+    """Run in a build worker: one segment sealed (:class:`SealedRange`), read from the raw layer file.
 
     The layer is mapped for this segment only: a map kept by a worker would hold the disk
     of the raw file after the layer retires (a deleted file's pages stay allocated while
@@ -148,7 +172,7 @@ def seal_segment(job: SegmentJob) -> tuple[list[EncodedBlock], np.ndarray]:
     """
     game = parse_game(job.game)
     build = BuildDir(Path(job.directory), game)
-    return _encode(game, job.ply, build.map(build.layer_path(job.ply), layout(game).layer_sizes[job.ply]), job.start, job.stop, job.codec)
+    return _seal_range(game, job.ply, build.map(build.layer_path(job.ply), layout(game).layer_sizes[job.ply]), job.start, job.stop, job.codec)
 
 
 @dataclass
@@ -159,12 +183,18 @@ class Sealed:
     histograms: np.ndarray = field(default_factory=lambda: np.zeros((2, 256), dtype=np.int64))
 
 
-Segments = Callable[[list[tuple[int, int]]], Iterator[tuple[list[EncodedBlock], np.ndarray]]]
-"""Seals the given ranges of a layer (whole blocks each), somewhere, and yields their results in order."""
+Segments = Callable[[list[tuple[int, int]]], Iterator[SealedRange]]
+"""Seals the given ranges of a layer (whole blocks each), somewhere, and yields them in order."""
 
 
 def seal_layer(game: Game, ply: int, scores: np.ndarray, carry: bytes, segments: Segments, codec: Compression, sealed: Sealed) -> Iterator[EncodedBlock]:
     """The blocks starting in layer ``ply``, in order; ``sealed`` gets the layer's head and histograms.
+
+    The ranges are sealed apart (:class:`SealedRange`) and filled here, in order: a board before the first one read of
+    a range holds the last score read before it in the layer, and the boards before the layer's first board read hold
+    that board's score (none read: the layer's first board's), as
+    :func:`solver.contents.stored.stored_layer` stores them; so no range searches back for the score before it.
+    Blocks of boards none of which is read are one byte repeated, compressed once a value.
 
     :param scores: every board's score of the layer (a memory map is read in pieces).
     :param carry: the head of layer ``ply + 1`` (empty for the full layer).
@@ -173,23 +203,99 @@ def seal_layer(game: Game, ply: int, scores: np.ndarray, carry: bytes, segments:
     span = Span.of(game, ply)
     if len(carry) != span.carry:
         raise BuildError(f"the head of layer {ply + 1} holds {len(carry):,} bytes, expected {span.carry:,}: delete the build directory")
-    head = _local(game, ply, scores, 0, span.head, sealed)
-    sealed.head = head + carry if span.head == span.size else head  # no block starts inside the layer: all of it
+    fill = _Fill(codec)
+    head, found, first = _stored(game, ply, scores, 0, span.head)
+    sealed.histograms += found
+    fill.add_head(head, first, carry if span.head == span.size else b"")  # no block starts inside the layer: all of it
     ranges = [(at, min(span.whole, at + SEGMENT_BLOCKS * BLOCK)) for at in range(span.head, span.whole, SEGMENT_BLOCKS * BLOCK)]
-    for blocks, found in segments(ranges):
-        sealed.histograms += found
-        yield from blocks
+    for part in segments(ranges):
+        sealed.histograms += part.histograms
+        yield from fill.add(part)
+    layer_first = int(scores[0]) if len(scores) else 0
     if span.tail:
-        yield encode_block(_local(game, ply, scores, span.whole, span.size, sealed) + carry, codec.name, codec.level)
+        tail, found, first = _stored(game, ply, scores, span.whole, span.size)
+        sealed.histograms += found
+        yield from fill.add_tail(tail, first, carry, layer_first)
+    yield from fill.end(layer_first)
+    sealed.head = fill.head
 
 
-def _local(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, sealed: Sealed) -> bytes:
-    """The stored bytes of boards ``start .. stop - 1`` (a few KiB at most), counted into ``sealed``'s histograms."""
-    if start >= stop:
-        return b""
-    part = np.asarray(scores[start:stop])
-    sealed.histograms += histograms(part, canonical_mask(game, ply, start, stop))
-    return stored_range(game, ply, scores, start, stop, before=fill_before(game, ply, scores, start)).tobytes()
+class _Fill:
+    """The blocks of a layer's ranges in order, their boards before each range's first board read filled
+    (:func:`seal_layer`): with the last score read before, or, before the layer's first board read, with its score
+    once a range holds it (until then the head and whole blocks wait, all of one unknown byte)."""
+
+    def __init__(self, codec: Compression) -> None:
+        self._codec = codec
+        self._last: int | None = None
+        self._waiting = 0
+        self._head = (b"", 0, b"")
+        self.head = b""
+        """The layer's head, once the score before its first board read is known."""
+        self._repeats: dict[int, EncodedBlock] = {}
+
+    def add_head(self, head: np.ndarray, first: int, carry: bytes) -> None:
+        """The layer's boards before its first block boundary (and ``carry``, if no block starts in the layer)."""
+        self._head = (head.tobytes(), first, carry)
+        if first < head.size:
+            self._known(int(head[first]))
+            self._last = int(head[-1])
+
+    def add(self, part: SealedRange) -> Iterator[EncodedBlock]:
+        """The blocks of the next range of whole blocks."""
+        if part.first == part.size:
+            if self._last is None:
+                self._waiting += part.size // BLOCK
+            else:
+                yield from self._repeated(self._last, part.size // BLOCK)
+            return
+        if self._last is None:
+            yield from self._repeated(*self._known(_signed(part.lead[part.first % BLOCK])))
+        assert self._last is not None
+        yield from self._repeated(self._last, part.first // BLOCK)
+        yield encode_block(self._filled(part.lead, part.first % BLOCK), self._codec.name, self._codec.level)
+        yield from part.blocks
+        self._last = part.last
+
+    def add_tail(self, tail: np.ndarray, first: int, carry: bytes, layer_first: int) -> Iterator[EncodedBlock]:
+        """The layer's last block: its boards after the last block boundary and ``carry`` (the head of the layer
+        above). ``layer_first``: the layer's first board's score, the fill of a layer none of whose boards is read."""
+        if self._last is None:
+            yield from self._repeated(*self._known(int(tail[first]) if first < tail.size else layer_first))
+        yield encode_block(self._filled(tail.tobytes(), first) + carry, self._codec.name, self._codec.level)
+
+    def end(self, layer_first: int) -> Iterator[EncodedBlock]:
+        """What still waits once every range is added: no board of the layer is read (its first board's score fills it)."""
+        if self._last is None:
+            yield from self._repeated(*self._known(layer_first))
+
+    def _known(self, fill: int) -> tuple[int, int]:
+        """The score before the layer's first board read is ``fill``: the head is filled; returns ``(fill, the blocks
+        that waited)``."""
+        self._last = fill
+        head, first, carry = self._head
+        self.head = self._filled(head, first) + carry
+        waited, self._waiting = self._waiting, 0
+        return fill, waited
+
+    def _filled(self, data: bytes, first: int) -> bytes:
+        """``data`` with its first ``first`` bytes the last score read (those before a range's first board read)."""
+        assert self._last is not None
+        return bytes([self._last & 255]) * first + data[first:]
+
+    def _repeated(self, score: int, count: int) -> Iterator[EncodedBlock]:
+        """``count`` blocks of boards none of which is read: ``score`` repeated, compressed once."""
+        if count:
+            block = self._repeats.get(score)
+            if block is None:
+                block = self._repeats[score] = encode_block(bytes([score & 255]) * BLOCK, self._codec.name, self._codec.level)
+            for _ in range(count):
+                yield block
+
+
+def _signed(byte: int) -> int:
+    """A stored byte (0 to 255) as the score it holds (int8)."""
+    return byte - 256 if byte > 127 else byte
 
 
 # -- a build directory -------------------------------------------------------------------
@@ -242,7 +348,7 @@ def seal_into(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -> 
     carry = _read_head(build, ply + 1) if ply < game.cells else b""
     scores = build.map(build.layer_path(ply), layout(game).layer_sizes[ply])
 
-    def segments(ranges: list[tuple[int, int]]) -> Iterator[tuple[list[EncodedBlock], np.ndarray]]:
+    def segments(ranges: list[tuple[int, int]]) -> Iterator[SealedRange]:
         return mapper(seal_segment, [SegmentJob(str(build.path), game.name, ply, start, stop, codec) for start, stop in ranges])
 
     sealed = Sealed()
@@ -373,8 +479,8 @@ def write_layers(path: str | os.PathLike[str], game: Game, layers: Sequence[np.n
     for ply in range(game.cells, -1, -1):
         scores = layers[ply]
 
-        def segments(ranges: list[tuple[int, int]], ply: int = ply, scores: np.ndarray = scores) -> Iterator[tuple[list[EncodedBlock], np.ndarray]]:
-            return (_encode(game, ply, scores, start, stop, codec) for start, stop in ranges)
+        def segments(ranges: list[tuple[int, int]], ply: int = ply, scores: np.ndarray = scores) -> Iterator[SealedRange]:
+            return (_seal_range(game, ply, scores, start, stop, codec) for start, stop in ranges)
 
         sealed = Sealed()
         per_layer.append(list(seal_layer(game, ply, scores, carry, segments, codec, sealed)))
