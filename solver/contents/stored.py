@@ -18,8 +18,10 @@ layer. The others are filled as above (measured on 5x5k4-gravity: 9,585,568 byte
 
 The stored bytes of a layer depend only on that layer's scores, and any range of a
 layer can be computed on its own (:func:`stored_range`, given the fill value
-:func:`fill_before` finds), so a build compresses a layer in parallel pieces and
-gets the same bytes as one pass (:func:`stored_layers`). Deterministic.
+:func:`fill_before` finds, or with its boards before its first board read filled
+afterwards, as the build's sealing does: :func:`solver.retrograde.sealing.seal_layer`),
+so a build compresses a layer in parallel pieces and gets the same bytes as one pass
+(:func:`stored_layers`). Deterministic.
 
 >>> from solver.rules.game import parse_game
 >>> game = parse_game("3x3k3")
