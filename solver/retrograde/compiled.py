@@ -269,12 +269,21 @@ def spread_table(table: np.ndarray, row_of: np.ndarray, column_of: np.ndarray, o
             out[i, j] = row[column_of[j]]
 
 
+HISTOGRAM_COPIES = 4
+"""Histograms :func:`store_piece` counts into (a power of two: a copy is picked by a mask), the board of column ``j``
+of its tile into copy ``j % 4``, added up after: a board's count then seldom waits for the one before it (boards come
+in runs of one score). Measured 2026-12-04 on 4x6k4-gravity's layer 20 (23.3 M boards, one thread, the fill and the
+counts then a pass of their own): 1.8 ns a board for the fill and the counts, 2.2 with a count of every board and
+another of the canonical ones, 7.8 with one copy (on 16 Mi boards in runs of 64), about 30 for the numpy passes."""
+
+
 def stored_range_counted(scores: np.ndarray, pieces: Iterable[CanonicalPiece], reads: np.ndarray, before: int) -> tuple[np.ndarray, np.ndarray, int]:
     """What a table stores of a range of a layer's boards and their histograms, from the scores alone: which boards are
     canonical (the range's :func:`solver.contents.stored.canonical_pieces`) and read (``reads``:
     :func:`solver.contents.stored.read_scores`) found on the way, board by board (:func:`store_piece`), no mask held.
-    The same bytes as :func:`stored_and_counted` given :func:`solver.contents.stored.canonical_mask` and
-    :func:`solver.contents.stored.read_mask` (its plain twins, with numpy's).
+    The same bytes as its plain twins: :func:`solver.contents.stored.forward_fill` of the scores where
+    :func:`solver.contents.stored.read_mask` says (given :func:`solver.contents.stored.canonical_mask`), and
+    :func:`solver.contents.histograms.histograms`.
 
     :param scores: the raw int8 scores of the range (a memory map is read once).
     :param before: the stored byte just before the range (:func:`solver.contents.stored.fill_before`), a score, or any
@@ -316,9 +325,9 @@ def store_piece(
 ) -> int:
     """Boards ``at .. at + count - 1`` of a range (:func:`stored_range_counted`), which lie in one tile from its touched
     rows' board ``skip`` on: each board's stored byte into ``out`` (its score where it is canonical and its score is
-    read, else the last such score before it, ``last`` ahead of the first) and its count into ``counts`` (as
-    :func:`fill_and_count`); ``first_read[0]`` lowered to the range's index of the first board read. Returns the last
-    stored byte.
+    read, else the last such score before it, ``last`` ahead of the first) and its count into ``counts`` (int64,
+    ``(HISTOGRAM_COPIES, 512)``: at ``score + 256 * canonical``, the score viewed as uint8); ``first_read[0]`` lowered
+    to the range's index of the first board read. Returns the last stored byte.
 
     Row by row, the row's canonical flags first (``flags``: uint8, the tile's columns), one vector comparison of the
     row's side with the columns' per symmetry; then the boards one by one.
@@ -354,57 +363,3 @@ def store_piece(
         row += 1
         first = 0
     return int(stored)
-
-
-HISTOGRAM_COPIES = 4
-"""Histograms :func:`fill_and_count` and :func:`store_piece` count into (a power of two: a copy is picked by a mask),
-board ``i`` into copy ``i % 4``, added up after: a board's count then seldom waits for the one before it (boards come
-in runs of one score). Measured 2026-12-04 on 4x6k4-gravity's
-layer 20 (23.3 M boards, one thread): 1.8 ns a board for the fill and the counts, 2.2 with a count of every board and
-another of the canonical ones, 7.8 with one copy (on 16 Mi boards in runs of 64), about 30 for the numpy passes."""
-
-
-def stored_and_counted(scores: np.ndarray, keep: np.ndarray, canonical: np.ndarray, before: int) -> tuple[np.ndarray, np.ndarray]:
-    """What a table stores of a range of a layer's boards, and their histograms, in one compiled pass
-    (:func:`fill_and_count`): the same bytes as :func:`solver.contents.stored.forward_fill` (``scores`` where
-    ``keep``, else the last kept score before, ``before`` ahead of the first) and as
-    :func:`solver.contents.histograms.histograms` (int64, ``(2, 256)``: every board's score viewed as uint8, then the
-    canonical boards' alone), which stay as its plain twins.
-
-    :param scores: the raw int8 scores of the range (a memory map is read once).
-    :param keep: bool, as long: the boards a look-up reads (:func:`solver.contents.stored.read_mask`).
-    :param canonical: bool, as long: the canonical boards (:func:`solver.contents.stored.canonical_mask`).
-    :param before: the stored byte just before the range (:func:`solver.contents.stored.fill_before`), a score.
-    """
-    values, kept, marks = np.asarray(scores), np.asarray(keep), np.asarray(canonical)
-    if values.dtype != np.int8 or kept.dtype != np.bool_ or marks.dtype != np.bool_:
-        raise ValueError(f"scores must be int8 and the masks bool, found {values.dtype}, {kept.dtype} and {marks.dtype}")
-    if not values.size == kept.size == marks.size:
-        raise ValueError(f"{values.size:,} scores, {kept.size:,} read flags and {marks.size:,} canonical flags")
-    out = np.empty(values.size, dtype=np.int8)
-    counts = np.zeros((HISTOGRAM_COPIES, 512), dtype=np.int64)
-    fill_and_count(values.reshape(-1), kept.reshape(-1), marks.reshape(-1).view(np.uint8), before, out, counts)
-    split = counts.sum(axis=0).reshape(2, 256)  # row 0: the boards not canonical, row 1: the canonical ones
-    return out, np.stack([split[0] + split[1], split[1]])
-
-
-@kernel
-def fill_and_count(scores: np.ndarray, keep: np.ndarray, canonical: np.ndarray, before: int, out: np.ndarray, counts: np.ndarray) -> None:
-    """``out`` (int8, as ``scores``): each board's score where ``keep``, else the last kept score before it
-    (``before`` ahead of the first); ``counts`` (int64, ``(HISTOGRAM_COPIES, 512)``, zero before) raised at
-    ``score + 256 * canonical`` for each board (``score`` viewed as uint8; ``canonical`` uint8, 0 or 1), board ``i``
-    in copy ``i % HISTOGRAM_COPIES`` (:data:`HISTOGRAM_COPIES`)."""
-    last = np.int8(before)
-    size = scores.size
-    for i in range(size):
-        if keep[i]:
-            last = scores[i]
-        out[i] = last
-    copies = counts.shape[0]
-    whole = size - size % copies
-    for first in range(0, whole, copies):
-        for copy in range(copies):
-            i = first + copy
-            counts[copy, (np.int64(scores[i]) & 255) | (np.int64(canonical[i]) << 8)] += 1
-    for i in range(whole, size):
-        counts[0, (np.int64(scores[i]) & 255) | (np.int64(canonical[i]) << 8)] += 1
