@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..encoding.layouts import layout
-from ..encoding.symmetry import symmetries
+from ..encoding.symmetry import canonical_grid, symmetries
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from .histograms import SHAPE, histograms, histograms_to_meta
@@ -80,7 +80,7 @@ def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarra
 @dataclass(frozen=True)
 class CanonicalPiece:
     """Where a range of a layer's boards crosses one tile of the index, with the two sides of the canonical test
-    (:meth:`solver.encoding.symmetry.Symmetries.grid_sides`) of the rows it touches: board ``skip + k`` of those rows
+    (:func:`solver.encoding.symmetry.canonical_grid`) of the rows it touches and of the tile's columns: board ``skip + k`` of those rows
     (row-major, ``k < count``) is the range's board ``at + k``."""
 
     at: int
@@ -103,7 +103,7 @@ def canonical_pieces(game: Game, ply: int, start: int, stop: int) -> Iterator[Ca
             continue
         r0, r1 = (first - tile.start) // tile.cols, -(-(last - tile.start) // tile.cols)
         high = index.high.codes[index.high.group(tile.hx, tile.ho)][r0:r1]
-        row_sides = symmetries(game).grid_sides(high, high[:0], index.radix)[0]
+        row_sides = symmetries(game).row_sides(high, index.radix)
         yield CanonicalPiece(at, first - tile.start - r0 * tile.cols, last - first, row_sides, _column_sides(game, ply, number))
         at += last - first
 
@@ -114,7 +114,7 @@ def _column_sides(game: Game, ply: int, tile: int) -> np.ndarray:
     index = layout(game)
     part = index.tiles[ply][tile]
     low = index.low.codes[index.low.group(part.lx, part.lo)]
-    sides = symmetries(game).grid_sides(low[:0], low, index.radix)[1]
+    sides = symmetries(game).column_sides(low)
     sides.flags.writeable = False
     return sides
 
@@ -124,13 +124,11 @@ def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:
 
     Computed tile by tile of the index (high half-boards by low half-boards, :func:`canonical_pieces`), one
     comparison of a row's side with a column's per symmetry and board
-    (:meth:`solver.encoding.symmetry.Symmetries.is_canonical_grid`'s), about 2 ns a board.
+    (:func:`solver.encoding.symmetry.canonical_grid`), about 2 ns a board.
     """
     parts = []
     for piece in canonical_pieces(game, ply, start, stop):
-        grid = np.ones((piece.row_sides.shape[1], piece.column_sides.shape[1]), dtype=bool)
-        for row_side, column_side in zip(piece.row_sides, piece.column_sides, strict=True):
-            np.logical_and(grid, row_side[:, None] <= column_side[None, :], out=grid)
+        grid = canonical_grid(piece.row_sides, piece.column_sides)
         parts.append(grid.reshape(-1)[piece.skip : piece.skip + piece.count])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 

@@ -386,26 +386,25 @@ class Symmetries:
         ``h * radix - image(h * radix) <= image(l) - l``: one comparison of a
         row value with a column value per board and symmetry, no table look-up per board.
         """
-        row_sides, column_sides = self.grid_sides(high, low, radix)
-        keep: np.ndarray | None = None  # the first symmetry's comparison is the grid (a gravity board has only one)
-        for row_side, column_side in zip(row_sides, column_sides, strict=True):
-            found = row_side[:, None] <= column_side[None, :]
-            keep = found if keep is None else np.logical_and(keep, found, out=keep)
-        return np.ones((row_sides.shape[1], column_sides.shape[1]), dtype=bool) if keep is None else keep
+        return canonical_grid(self.row_sides(high, radix), self.column_sides(low))
 
-    def grid_sides(self, high: np.ndarray, low: np.ndarray, radix: int) -> tuple[np.ndarray, np.ndarray]:
-        """The two sides of :meth:`is_canonical_grid`'s comparison for every symmetry but the identity: board
-        ``(r, c)`` is canonical when ``rows[s - 1, r] <= columns[s - 1, c]`` for every ``s``. Returns ``(rows,
-        columns)``, int64, ``(count - 1, rows)`` and ``(count - 1, cols)``: ``h * radix - image(h * radix)`` and
-        ``image(l) - l``."""
+    def row_sides(self, high: np.ndarray, radix: int) -> np.ndarray:
+        """The rows' side of :meth:`is_canonical_grid`'s comparison for every symmetry but the identity:
+        ``h * radix - image(h * radix)``, int64, ``(count - 1, rows)`` (:func:`canonical_grid`)."""
         rows = np.asarray(high, dtype=np.int64).reshape(-1) * radix
-        cols = np.asarray(low, dtype=np.int64).reshape(-1)
-        row_sides = np.empty((self.count - 1, rows.size), dtype=np.int64)
-        column_sides = np.empty((self.count - 1, cols.size), dtype=np.int64)
+        sides = np.empty((self.count - 1, rows.size), dtype=np.int64)
         for s in range(1, self.count):
-            np.subtract(rows, self.image(rows, s), out=row_sides[s - 1])
-            np.subtract(self.image(cols, s), cols, out=column_sides[s - 1])
-        return row_sides, column_sides
+            np.subtract(rows, self.image(rows, s), out=sides[s - 1])
+        return sides
+
+    def column_sides(self, low: np.ndarray) -> np.ndarray:
+        """The columns' side of :meth:`is_canonical_grid`'s comparison for every symmetry but the identity:
+        ``image(l) - l``, int64, ``(count - 1, cols)`` (:func:`canonical_grid`)."""
+        cols = np.asarray(low, dtype=np.int64).reshape(-1)
+        sides = np.empty((self.count - 1, cols.size), dtype=np.int64)
+        for s in range(1, self.count):
+            np.subtract(self.image(cols, s), cols, out=sides[s - 1])
+        return sides
 
     def masks_to_caller(self, masks: np.ndarray, s: np.ndarray) -> np.ndarray:
         """Cell masks of images, one symmetry per mask, in the callers' orientations (uint32)."""
@@ -416,6 +415,17 @@ class Symmetries:
             table = np.stack([self._masks[t][index] for t in range(self.count)])
             out |= table[which, (flat >> (8 * index)) & 255]
         return out.reshape(np.shape(masks))
+
+
+def canonical_grid(row_sides: np.ndarray, column_sides: np.ndarray) -> np.ndarray:
+    """Whether each board of a tile's rows and columns is canonical (bool, ``(rows, cols)``): board ``(r, c)`` is when
+    ``row_sides[s, r] <= column_sides[s, c]`` for every symmetry ``s`` but the identity
+    (:meth:`Symmetries.row_sides`, :meth:`Symmetries.column_sides`)."""
+    keep: np.ndarray | None = None  # the first symmetry's comparison is the grid (a gravity board has only one)
+    for row_side, column_side in zip(row_sides, column_sides, strict=True):
+        found = row_side[:, None] <= column_side[None, :]
+        keep = found if keep is None else np.logical_and(keep, found, out=keep)
+    return np.ones((row_sides.shape[1], column_sides.shape[1]), dtype=bool) if keep is None else keep
 
 
 def _rows(tables: Sequence[np.ndarray]) -> memoryview:
