@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from forgery import forge_finished_layer
 from procfs import gone
 
 import solver.cli
@@ -351,18 +352,6 @@ def test_the_workers_of_a_build_killed_with_sigkill_die_and_release_its_output(h
 
 
 # -- 4. a table replaces the old one only after its checks -------------------------------------
-def _forge_finished_layer(build: BuildDir, ply: int) -> None:
-    """Change one reachable score of a finished layer and record the new hash, as a forger would."""
-    path = build.layer_path(ply)
-    data = bytearray(path.read_bytes())
-    at = next(i for i, value in enumerate(data) if value not in (0x80, 0))  # a reachable, decided board
-    data[at] = (data[at] + 1) % 256
-    path.write_bytes(bytes(data))
-    manifest = json.loads((build.path / "manifest.json").read_text())
-    manifest["layers"][str(ply)]["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
-    (build.path / "manifest.json").write_text(json.dumps(manifest))
-
-
 def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_in_place(
     compact_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -374,7 +363,7 @@ def test_a_resumed_build_that_fails_the_shipped_checksum_leaves_the_good_table_i
     monkeypatch.setattr(solver.storage.trust, "expected_root", lambda game, kind="dense": root)  # as if it shipped
     before, inode = digest(good), good.stat().st_ino
     build = killed_build(tables / f"{GAME}.ttt.build", 6)
-    _forge_finished_layer(build, 10)
+    forge_finished_layer(build, 10)
     code, err = run("build", "--game", GAME, "--table-dir", str(tables), "--jobs", "1", "--force")  # the good table there is built again
     line = one_error_line(err)
     assert code == 1 and f"not the expected {root}" in line and f"{good} was left as it was" in line, line
@@ -389,7 +378,7 @@ def test_a_resumed_build_of_a_game_without_a_shipped_checksum_is_checked_layer_b
     output = tmp_path / f"{GAME}.ttt"
     output.write_bytes(b"the table already there")
     build = killed_build(tmp_path / "build", 6)
-    _forge_finished_layer(build, 9)
+    forge_finished_layer(build, 9)
     with pytest.raises(TableError, match=r"table just built is wrong \(layer 9: 1 board disagrees with its children"):
         build_compact(parse_game(GAME), output, build_dir=build.path, jobs=1)
     assert output.read_bytes() == b"the table already there"

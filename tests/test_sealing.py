@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from forgery import forge_finished_layer
 
 import solver.retrograde.chunks
 import solver.retrograde.plan
@@ -193,15 +193,7 @@ def test_a_resumed_raw_layer_is_checked_against_its_raw_child_before_it_is_seale
     directory = tmp_path / "build"
     with pytest.raises(Stop):
         build_layers(game, directory, jobs=1, progress=lambda done: _raise_in(done, 12))
-    build = BuildDir(directory, game)
-    path = build.layer_path(14)
-    data = bytearray(path.read_bytes())
-    at = next(i for i, value in enumerate(data) if value not in (0x80, 0))
-    data[at] = (data[at] + 1) % 256
-    path.write_bytes(bytes(data))
-    manifest = json.loads((directory / "manifest.json").read_text())
-    manifest["layers"]["14"]["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
-    (directory / "manifest.json").write_text(json.dumps(manifest))
+    forge_finished_layer(BuildDir(directory, game), 14)
     output = tmp_path / f"{GAME}.ttt"
     with pytest.raises(TableError, match=r"table just built is wrong \(layer 14: 1 board disagrees with its children"):
         build_compact(game, output, build_dir=directory, jobs=1)

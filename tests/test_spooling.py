@@ -1,4 +1,5 @@
-"""Spooling: the layer being solved is written compressed, chunk by chunk, and decoded once its child has retired."""
+"""The layer being solved: written raw where the disk has room for it beside its child (then renamed), else spooled
+compressed chunk by chunk and decoded once its child has retired."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ class Stop(Exception):
     """Raised to kill a build at a chosen moment."""
 
 
+def no_room_for_raw_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every layer is spooled: the disk seems to have no room for a layer beside its child."""
+    monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path: 0)
+
+
 @pytest.mark.parametrize(
     "scores",
     [
@@ -60,8 +66,9 @@ def test_spooled_bytes_that_are_damaged_do_not_decode_to_the_scores() -> None:
     assert unspool(bytes(data[:-3]), scores.size) is None, "a cut chunk"
 
 
-def test_a_retiring_build_never_holds_a_layer_and_its_child_raw_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_spooling_retiring_build_never_holds_a_layer_and_its_child_raw_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    no_room_for_raw_layers(monkeypatch)
     game = parse_game(GAME)
     directory = tmp_path / "build"
     seen: list[tuple[int, list[str]]] = []
@@ -139,6 +146,7 @@ def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_a
     where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
 ) -> None:
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    no_room_for_raw_layers(monkeypatch)
     game = parse_game(GAME)
     undo = _kill(where, monkeypatch)
     with pytest.raises(Stop):
@@ -147,7 +155,7 @@ def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_a
     solved: list[int] = []
     real = solver.retrograde.sweep.run_chunks
 
-    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, int, int]]:
+    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
         solved.append(ply)
         return real(directory, name, ply, *args, **kwargs)
 
@@ -156,8 +164,11 @@ def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_a
     assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"
 
 
-def test_a_spooled_layer_damaged_once_its_child_retired_says_to_start_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("room", [True, False], ids=["written raw", "spooled"])
+def test_a_solved_layer_damaged_once_its_child_retired_says_to_start_over(room: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    if not room:
+        no_room_for_raw_layers(monkeypatch)
     game = parse_game(GAME)
     undo = _kill("before the layer was decoded", monkeypatch)
     directory = tmp_path / "build"
@@ -177,6 +188,7 @@ def test_a_spooled_layer_damaged_once_its_child_retired_says_to_start_over(tmp_p
 
 def test_the_partial_file_of_a_layer_being_solved_holds_only_its_compressed_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The spool is sparse: a layer of 3x6k3 (about 3 MB raw) spooled takes a small part of that on disk."""
+    no_room_for_raw_layers(monkeypatch)
     game = parse_game("3x6k3")
     undo = _kill("before the layer was decoded", monkeypatch)
     directory = tmp_path / "build"
@@ -192,6 +204,7 @@ def test_a_layer_decoded_by_several_threads_is_the_same_bytes_and_digest_as_by_o
     # many chunks a layer, so that the threads decode several ahead of the one written, out of order
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
     monkeypatch.setattr(solver.retrograde.sweep, "FINISH_AHEAD", 2)
+    no_room_for_raw_layers(monkeypatch)
     monkeypatch.setattr(solver.retrograde.sweep.os, "cpu_count", lambda: 4)
     finish, threads = solver.retrograde.sweep.finish_layer, []
 
@@ -210,3 +223,81 @@ def test_a_layer_decoded_by_several_threads_is_the_same_bytes_and_digest_as_by_o
     assert built[0].sha256 == built[1].sha256
     assert all(built[0].layer_path(ply).read_bytes() == built[1].layer_path(ply).read_bytes() for ply in range(game.cells + 1))
     assert set(threads) == {1, 4}
+
+
+def test_a_layer_is_written_raw_exactly_when_the_disk_holds_it_its_childs_sealed_files_and_the_margin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = parse_game(GAME)
+    build = BuildDir(tmp_path, game)
+    sizes = solver.retrograde.sweep.layout(game).layer_sizes
+    ply = KILLED
+    need = sizes[ply] + sizes[ply + 1] // solver.retrograde.plan.RETIRED_AT_MOST + solver.retrograde.sweep.RAW_MARGIN
+    for free, raw in ((need, True), (need - 1, False), (0, False), (10 * need, True)):
+        monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path, free=free: free)
+        assert solver.retrograde.sweep.raw_fits(build, ply) is raw, free
+    top = game.cells  # the full layer has no child
+    monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path: sizes[top] + solver.retrograde.sweep.RAW_MARGIN)
+    assert solver.retrograde.sweep.raw_fits(build, top)
+
+
+def test_layers_written_raw_are_renamed_not_decoded_and_are_the_same_bytes_and_digests_as_spooled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    decoded: list[int] = []
+    real = solver.retrograde.sweep.unspool
+
+    def counted(data: bytes, boards: int) -> bytes | None:
+        decoded.append(boards)
+        return real(data, boards)
+
+    monkeypatch.setattr(solver.retrograde.sweep, "unspool", counted)
+    raw = build_layers(game, tmp_path / "raw", jobs=1)
+    assert decoded == [], "a layer written raw is decoded"
+    no_room_for_raw_layers(monkeypatch)
+    spooled = build_layers(game, tmp_path / "spooled", jobs=1)
+    # spooled, every layer is decoded but those whose chunks all stayed raw, compressed no shorter (layers 0 and 1)
+    assert sum(decoded) == sum(solver.retrograde.sweep.layout(game).layer_sizes[2:])
+    assert raw.sha256 == spooled.sha256
+    assert all(raw.layer_path(ply).read_bytes() == spooled.layer_path(ply).read_bytes() for ply in range(game.cells + 1))
+
+
+def test_a_layers_recorded_digest_is_the_sha256_of_its_chunks_sha256(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    built = build_layers(game, tmp_path, jobs=1)
+    for ply in range(game.cells + 1):
+        scores = built.layer_path(ply).read_bytes()
+        parts = b"".join(hashlib.sha256(scores[chunk.start : chunk.stop]).digest() for chunk in chunks(game, ply))
+        assert built.sha256[ply] == hashlib.sha256(parts).hexdigest(), ply
+    assert max(len(chunks(game, ply)) for ply in range(game.cells + 1)) > 8
+
+
+def test_a_raw_layer_killed_between_being_recorded_and_renamed_is_finished_on_resume_without_solving_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
+) -> None:
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    record = BuildDir.record
+
+    def killed(self: BuildDir, ply: int, digest: str) -> None:
+        record(self, ply, digest)
+        if ply == KILLED:
+            raise Stop
+
+    monkeypatch.setattr(BuildDir, "record", killed)
+    with pytest.raises(Stop):
+        build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
+    monkeypatch.setattr(BuildDir, "record", record)
+    build = BuildDir(tmp_path / f"{GAME}.ttt.build", game)
+    assert build.partial_path(KILLED).is_file() and not build.layer_path(KILLED).exists(), "killed before the rename"
+    solved: list[int] = []
+    real = solver.retrograde.sweep.run_chunks
+
+    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
+        solved.append(ply)
+        return real(directory, name, ply, *args, **kwargs)
+
+    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", counted)
+    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == stand_in_table
+    assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"

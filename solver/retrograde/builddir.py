@@ -1,9 +1,10 @@
 """The build directory of a layered build: its files, and the manifest of its finished and retired layers.
 
 Each finished layer is a raw int8 file ``layer-PP.i8`` (in layer-local index order) with
-its size and SHA-256 in ``manifest.json``; a gravity build keeps which boards a game reaches,
+its size and digest (the SHA-256 of its chunks' SHA-256, :func:`solver.retrograde.chunks.layer_digest`) in
+``manifest.json``; a gravity build keeps which boards a game reaches,
 one bit a board, a file a layer, in ``reach-PP.bits`` (their SHA-256 in the manifest's ``reach``:
-:mod:`solver.retrograde.gravity`), each deleted once its layer is solved; the layer being solved is spooled into
+:mod:`solver.retrograde.gravity`), each deleted once its layer is solved; the layer being solved is written (raw, or spooled compressed) into
 ``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
 The manifest is replaced atomically by :func:`solver.storage.fsutil.write_atomic`, the one
 atomic writer.
@@ -32,6 +33,7 @@ from ..encoding.layouts import layout
 from ..errors import BuildError, quote
 from ..rules.game import Game
 from ..storage.fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
+from .chunks import chunk_digest, chunks, layer_digest
 
 MANIFEST = "manifest.json"
 
@@ -66,7 +68,7 @@ class BuildDir:
         return self.path / f"layer-{ply:02d}.i8.partial"
 
     def journal_path(self, ply: int) -> Path:
-        """The journal of layer ``ply`` while it is being solved: one ``start crc32`` line per finished chunk."""
+        """The journal of layer ``ply`` while it is being solved: one ``start digest bytes`` line per finished chunk."""
         return self.path / f"layer-{ply:02d}.journal"
 
     def reach_path(self, ply: int) -> Path:
@@ -153,7 +155,6 @@ class BuildDir:
         SHA-256). A layer whose files are missing or wrong is dropped, with every layer above
         it kept only if contiguous from the full board down.
         """
-        sizes = layout(self.game).layer_sizes
         manifest = self.manifest()
         recorded = {int(ply): entry["sha256"] for ply, entry in manifest["layers"].items()}
         retired = {int(ply): entry for ply, entry in manifest.get("retired", {}).items()}
@@ -164,7 +165,7 @@ class BuildDir:
             if ply in retired:
                 if not all(self._holds(name, digest, check) for name, digest in retired[ply]["files"].items()):
                     break
-            elif not self._holds(self.layer_path(ply).name, recorded[ply], check, sizes[ply]):
+            elif not self._holds_layer(ply, recorded[ply], check):
                 break
             good[ply] = recorded[ply]
         return good
@@ -180,8 +181,23 @@ class BuildDir:
                 return False
             return not check or hashlib.file_digest(handle, "sha256").hexdigest() == digest
 
+    def _holds_layer(self, ply: int, digest: str, check: bool) -> bool:
+        """Whether the raw file of layer ``ply`` is there, of the layer's size, and (with ``check``) its chunks hash to
+        ``digest`` (:func:`solver.retrograde.chunks.layer_digest`)."""
+        try:
+            fd = self.open(self.layer_path(ply), os.O_RDONLY)
+        except FileNotFoundError:
+            return False
+        try:
+            if os.fstat(fd).st_size != layout(self.game).layer_sizes[ply]:
+                return False
+            return not check or layer_digest(chunk_digest(os.pread(fd, chunk.boards, chunk.start)) for chunk in chunks(self.game, ply)) == digest
+        finally:
+            os.close(fd)
+
     def record(self, ply: int, digest: str) -> None:
-        """Add a finished layer to the manifest (atomically), then delete its reach bits (:meth:`reach_path`): nothing
+        """Add a finished layer and its digest (:func:`solver.retrograde.chunks.layer_digest`) to the manifest
+        (atomically), then delete its reach bits (:meth:`reach_path`): nothing
         reads them once it is solved, and a gravity build's disk peaks while the largest layers are solved (4x8k4-gravity:
         the finished layers' bits were 8 GB of its 52 GB)."""
         data = self.manifest()

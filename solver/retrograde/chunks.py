@@ -7,7 +7,8 @@ boards: a worker solves it in bounded memory (:mod:`solver.retrograde.kernel`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..encoding.layouts import layout
@@ -55,9 +56,25 @@ class ChunkDone:
 Progress = Callable[[ChunkDone], None]
 """Called in the client process after each chunk is written."""
 
-ChunkResult = tuple[int, int, int, int]
-"""What a worker reports for a chunk: its first index in the layer, its boards, the CRC-32 of its scores and
-the bytes it takes in the layer's partial file (:func:`solver.retrograde.spool.spool_bytes`)."""
+ChunkResult = tuple[int, int, str, int]
+"""What a worker reports for a chunk: its first index in the layer, its boards, its digest (:func:`chunk_digest`) and
+the bytes it takes in the layer's partial file (its boards when written raw, fewer when spooled compressed:
+:func:`solver.retrograde.spool.spool_bytes`)."""
+
+
+def chunk_digest(scores: bytes | memoryview) -> str:
+    """The digest of a chunk's scores (one byte a board): their SHA-256, in hex."""
+    return hashlib.sha256(scores).hexdigest()
+
+
+def layer_digest(digests: Iterable[str]) -> str:
+    """The digest of a layer: the SHA-256 of its chunks' digests (:func:`chunk_digest`, as 32 bytes each) in index
+    order. So a layer whose chunks were written raw by the workers needs no pass over its bytes to be recorded, and
+    it is the same however many workers wrote them, in whatever order."""
+    whole = hashlib.sha256()
+    for digest in digests:
+        whole.update(bytes.fromhex(digest))
+    return whole.hexdigest()
 
 
 def chunks(game: Game, ply: int, *, boards: int | None = None) -> list[Chunk]:

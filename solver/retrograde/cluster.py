@@ -4,9 +4,9 @@ The sweep is bulk-synchronous (layer ``p`` reads only layer ``p + 1``), so a
 cluster needs no engine of its own beyond a task queue per layer: the client
 (:func:`build_on_cluster`) submits the chunks of layer ``p`` as tasks, each task
 (:func:`solver.retrograde.spool.run_chunks`) memory-maps layer ``p + 1`` read-only from the
-**shared build directory** and writes its own slice of layer ``p``'s preallocated
-file, then flushes it. When every task of the layer has finished, the client hashes
-the layer, renames it into place and records it in the manifest, exactly as the
+**shared build directory** and writes its own slice of layer ``p``'s partial
+file, then flushes it. When every task of the layer has finished, the client finishes
+the layer (renamed or decoded into place) and records it in the manifest, exactly as the
 local build does; so a killed cluster build resumes the same way (locally or on the
 cluster), and the bytes are identical to :func:`solver.retrograde.sweep.build_layers`'s.
 
@@ -116,10 +116,10 @@ def build_on_cluster(
         workers = max(1, sum(client.nthreads().values()))
         run = secrets.token_hex(4)  # task keys unique to this run
 
-        def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
+        def dispatch(ply: int, groups: list[list[Chunk]], raw: bool) -> Iterator[list[ChunkResult]]:
             as_completed = distributed_module().as_completed
             futures = [
-                client.submit(run_chunks, str(path), game.name, ply, group, flush=True, pure=False, key=f"solver-{game.name}-{ply}-{n}-{run}")
+                client.submit(run_chunks, str(path), game.name, ply, group, raw=raw, flush=True, pure=False, key=f"solver-{game.name}-{ply}-{n}-{run}")
                 for n, group in enumerate(groups)
             ]
             for future in as_completed(futures):

@@ -7,9 +7,9 @@ by one (:mod:`solver.storage.blockarray`). The layered build (:mod:`solver.retro
 solves the layers from the full board down, and layer ``p + 1`` is read raw only
 while layer ``p`` is solved; then it is **sealed** here: its blocks are compressed (in
 pieces, on the build's workers) into three files of the build directory, and its raw
-file is deleted (:meth:`~solver.retrograde.builddir.BuildDir.retire`). A 5x5k4 build so never
-holds more than one large raw layer on disk (the layer being solved is spooled
-compressed, :func:`solver.retrograde.spool.spool_bytes`), and writing the table at
+file is deleted (:meth:`~solver.retrograde.builddir.BuildDir.retire`). A 5x5k4 build so holds
+two large raw layers on disk only where the disk has room for them (else the layer being solved
+is spooled compressed: :func:`solver.retrograde.sweep.raw_fits`), and writing the table at
 the end is a copy of compressed blocks (:func:`assemble`).
 
 =====================  ================================================================

@@ -1,15 +1,15 @@
-"""The worker's side of the layered build: a task solves chunks and spools them into the layer's partial file.
+"""The worker's side of the layered build: a task solves chunks and writes them into the layer's partial file.
 
-A chunk is spooled compressed (zstd or zlib at level 1, :func:`spool_bytes`) at its own
-offset of ``layer-PP.i8.partial``, a sparse file of the layer's size; the sweep journals
-its CRC-32 and length (:mod:`solver.retrograde.sweep`) and decodes it (:func:`unspool`)
-when the layer is finished.
+A chunk is written at its own offset of ``layer-PP.i8.partial``, a sparse file of the layer's size: **raw** when the
+disk has room for the whole layer beside its child (the sweep decides, layer by layer: :mod:`solver.retrograde.sweep`),
+so the partial file becomes the layer itself, or else **spooled** compressed (zstd or zlib at level 1,
+:func:`spool_bytes`), so only the compressed chunks take disk, to be decoded (:func:`unspool`) when the layer is
+finished. The sweep journals each chunk's digest and length.
 """
 
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -20,21 +20,22 @@ from ..encoding.layouts import layout
 from ..rules.game import parse_game
 from ..storage.blockarray import Codec, codec_of, default_codec
 from .builddir import BuildDir
-from .chunks import Chunk, ChunkResult
+from .chunks import Chunk, ChunkResult, chunk_digest
 from .kernel import solve_chunk
 
 
-def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, flush: bool = False) -> list[ChunkResult]:
-    """Solve chunks of layer ``ply`` of the build in ``directory`` and spool them into its partial file.
+def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, raw: bool = False, flush: bool = False) -> list[ChunkResult]:
+    """Solve chunks of layer ``ply`` of the build in ``directory`` and write them into its partial file.
 
     Runs in a worker (a local process or a Dask worker), so the game travels by its
     name (the task's arguments are sent to the worker): it memory-maps layer
     ``ply + 1`` read-only and opens the partial file of layer ``ply`` (both without
-    following links, :meth:`solver.retrograde.builddir.BuildDir.open`), and writes each chunk compressed at the
-    chunk's own offset (:func:`spool_bytes`). Returns, per chunk, its first index, its
-    boards, the CRC-32 of its scores and how many bytes it takes in the partial file
-    (for the layer's journal).
+    following links, :meth:`solver.retrograde.builddir.BuildDir.open`), and writes each chunk at the
+    chunk's own offset. Returns, per chunk, its first index, its boards, its digest
+    (:func:`solver.retrograde.chunks.chunk_digest`) and how many bytes it takes in the partial file (for the layer's
+    journal).
 
+    :param raw: write the scores as they are (the partial file becomes the layer), not spooled (:func:`spool_bytes`).
     :param flush: write the chunks to the file before returning (for a shared file
         system seen by other machines; on one machine the page cache is shared).
     """
@@ -49,9 +50,9 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
         for chunk in todo:
             reached = build.reached(ply, chunk.start, chunk.stop) if game.build_walks_forward else None
             scores = solve_chunk(game, chunk, child, reached)
-            data = spool_bytes(scores)
+            data = scores.data if raw else spool_bytes(scores)
             os.pwrite(fd, data, chunk.start)
-            done.append((chunk.start, chunk.boards, zlib.crc32(scores.data), len(data)))
+            done.append((chunk.start, chunk.boards, chunk_digest(scores.data), len(data)))
         if flush:
             os.fsync(fd)
     finally:

@@ -6,17 +6,19 @@ pieces, X ``ceil(p/2)`` and O ``floor(p/2)``). Layer ``p`` is solved from layer
 (:mod:`solver.retrograde.chunks`), each solved by :func:`solver.retrograde.kernel.solve_chunk`.
 
 **On disk** (a *build directory*, :mod:`solver.retrograde.builddir`): each finished layer is
-a raw int8 file ``layer-PP.i8``. The layer being solved is **spooled** into
-``layer-PP.i8.partial``, in which every worker writes each chunk compressed at the chunk's
-own offset (:mod:`solver.retrograde.spool`), and a journal line ``start crc32 bytes`` per
-chunk once it is written. So while layer ``p`` is solved only its child ``p + 1`` is raw on
-disk; then (:func:`finish_layer`) the chunks are decoded into ``layer-PP.i8``, checked
-against their CRC-32 and hashed. A build that retires its layers (a ``release`` hook,
-:mod:`solver.retrograde.sealing`) retires ``p + 1`` before ``p`` is decoded, so it never
-holds two large raw layers at once. A build run again on the same directory checks the
-finished layers and resumes below the last one, keeping every journaled chunk whose bytes
-still decode to their CRC-32. The bytes do not depend on the number of workers or their
-order. Pool workers die with the build's process
+a raw int8 file ``layer-PP.i8``. The layer being solved is written into
+``layer-PP.i8.partial``, in which every worker writes each chunk at the chunk's own offset
+(:mod:`solver.retrograde.spool`), and a journal line ``start digest bytes`` per chunk once it is written. Where the
+disk has room for the whole layer beside its child (and what is written before the child retires: :func:`raw_fits`),
+the chunks are written **raw**: the partial file is the layer, and finishing it (:func:`finish_layer`) renames it. Else
+they are **spooled** compressed, so that while layer ``p`` is solved only its child ``p + 1`` is raw on disk; then the
+chunks are decoded into ``layer-PP.i8``, each checked against its digest. A build that retires its layers (a
+``release`` hook, :mod:`solver.retrograde.sealing`) retires ``p + 1`` before ``p`` is finished, so a spooled build
+never holds two large raw layers at once. The layer's digest is computed from its chunks' digests
+(:func:`solver.retrograde.chunks.layer_digest`), never from a pass over its bytes. A build run again on the same
+directory checks the finished layers and resumes below the last one, keeping every journaled chunk whose bytes
+still hash to their digest. The bytes do not depend on the number of workers, their
+order, or on which chunks were written raw. Pool workers die with the build's process
 (:func:`solver.lifetime.die_with_parent`), even when it is killed with SIGKILL.
 
 >>> import tempfile
@@ -30,11 +32,10 @@ order. Pool workers die with the build's process
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
+import shutil
 import threading
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -52,8 +53,8 @@ from ..lifetime import ctrl_c_blocked, die_with_parent, ignore_ctrl_c
 from ..rules.game import Game
 from ..words import count
 from .builddir import BuildDir
-from .chunks import CHUNK_COST, Chunk, ChunkDone, ChunkResult, Progress, chunks
-from .plan import check_resources, plan_build
+from .chunks import CHUNK_COST, Chunk, ChunkDone, ChunkResult, Progress, chunk_digest, chunks, layer_digest
+from .plan import RETIRED_AT_MOST, check_resources, plan_build
 from .spool import run_chunks, unspool
 
 
@@ -82,8 +83,9 @@ class BuildResult:
         return BuildDir(self.path, self.game).layers()
 
 
-Dispatch = Callable[[int, list[list[Chunk]]], Iterator[list[ChunkResult]]]
-"""Runs the chunk groups of a layer (somewhere) and yields each group's results as they finish."""
+Dispatch = Callable[[int, list[list[Chunk]], bool], Iterator[list[ChunkResult]]]
+"""Runs the chunk groups of a layer (somewhere), written raw or not (:func:`solver.retrograde.spool.run_chunks`), and
+yields each group's results as they finish."""
 
 Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]
 """Runs a module-level function over items on the build's workers and yields the results in order (like :func:`map`)."""
@@ -170,10 +172,11 @@ def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, pr
             for chunk in layer_chunks:
                 if chunk.start in finished:
                     progress(ChunkDone(ply, chunk.boards, chunk.boards + CHUNK_COST))
+        raw = raw_fits(build, ply)
         with os.fdopen(build.open(build.journal_path(ply), os.O_WRONLY | os.O_APPEND), "ab") as log:
-            for done in dispatch(ply, _groups(todo, jobs)):
-                # after the worker wrote them: a killed build keeps these chunks (their CRC is checked on resume)
-                log.write("".join(f"{start} {crc} {stored}\n" for start, _, crc, stored in done).encode())
+            for done in dispatch(ply, _groups(todo, jobs), raw):
+                # after the worker wrote them: a killed build keeps these chunks (their digest is checked on resume)
+                log.write("".join(f"{start} {digest} {stored}\n" for start, _, digest, stored in done).encode())
                 log.flush()
                 if progress is not None:
                     for _, boards, _, _ in done:
@@ -184,46 +187,83 @@ def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, pr
     return bool(finished)
 
 
-def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
-    """Make the solved layer ``ply`` raw: its spooled chunks decoded in order into ``layer-PP.i8`` (each checked
-    against its journaled CRC-32), hashed, recorded in the manifest; then its partial file and journal go.
+RAW_MARGIN = 2 << 30
+"""Disk left free beyond what a layer written raw and its child's sealed files take (:func:`raw_fits`)."""
 
-    ``threads`` decode (and check) the chunks ahead of the one being hashed and written, in order, at most
-    :data:`FINISH_AHEAD` chunks a thread ahead: the build's cores are otherwise idle here (decoded alone, 5x5k4's layer
-    19, 16 GB, took 60 s of one core, 2026-12-05). The bytes are the same for any number.
+
+def raw_fits(build: BuildDir, ply: int) -> bool:
+    """Whether layer ``ply`` is written raw as it is solved: the free disk holds the whole layer, the sealed files of
+    its child (written before the child retires: at most :data:`solver.retrograde.plan.RETIRED_AT_MOST`-th of it) and
+    :data:`RAW_MARGIN`. Otherwise it is spooled compressed (the disk the plan counted: :mod:`solver.retrograde.plan`).
+
+    Raw, the chunks are neither compressed nor decoded, and finishing the layer writes nothing (5x5k4's layers took
+    354 s of 1,736 to be decoded and written, 2026-12-05); spooled, a build never holds two large raw layers at once.
+    """
+    sizes = layout(build.game).layer_sizes
+    child = sizes[ply + 1] if ply < build.game.cells else 0
+    return _free_disk(build.path) >= sizes[ply] + child // RETIRED_AT_MOST + RAW_MARGIN
+
+
+def _free_disk(path: Path) -> int:
+    """Bytes free on the disk of ``path``."""
+    return shutil.disk_usage(path).free
+
+
+def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
+    """Make the solved layer ``ply`` raw in ``layer-PP.i8`` and record it in the manifest with its digest (from its
+    chunks' journaled digests); then its partial file (if it was decoded) and journal go.
+
+    A layer whose every chunk was written raw is its partial file: synced, recorded, then renamed (a build killed
+    between the two finds the partial file and its journal, and finishes it again). Otherwise its chunks are decoded in
+    order into a new file (each checked against its digest): ``threads`` decode ahead of the one being written, at
+    most :data:`FINISH_AHEAD` chunks a thread ahead (decoded alone, 5x5k4's layer 19, 16 GB, took 60 s of one core,
+    2026-12-05). The bytes are the same for any number.
 
     A build killed here resumes here: the partial file and the journal are kept until the layer is recorded.
 
-    :raises BuildError: if a chunk cannot be read back (the partial file was damaged after it was journaled).
+    :raises BuildError: if a chunk is not journaled, or cannot be read back (the partial file was damaged after it
+        was journaled).
     """
     layer_chunks = chunks(build.game, ply)
+    stored = _journal(build, ply, layer_chunks)[0]
+
+    def damaged(chunk: Chunk) -> BuildError:
+        return BuildError(
+            f"{build.partial_path(ply)}: the chunk at {chunk.start:,} does not read back as it was written; "
+            f"delete the build directory {build.path} and build again"
+        )
+
+    missing = [chunk for chunk in layer_chunks if chunk.start not in stored]
+    if missing:
+        raise damaged(missing[0])
+    digest = layer_digest(stored[chunk.start][0] for chunk in layer_chunks)
     spool = build.open(build.partial_path(ply), os.O_RDONLY)
     try:
-        stored = _journal(build, ply, layer_chunks)[0]
+        if all(stored[chunk.start][1] == chunk.boards for chunk in layer_chunks):
+            os.fsync(spool)
+            build.record(ply, digest)
+            os.replace(build.partial_path(ply), build.layer_path(ply))
+            build.journal_path(ply).unlink(missing_ok=True)
+            return
 
         def decoded(chunk: Chunk) -> bytes:
-            crc, length = stored.get(chunk.start, (None, 0))
-            scores = unspool(os.pread(spool, length, chunk.start), chunk.boards) if crc is not None else None
-            if scores is None or zlib.crc32(scores) != crc:
-                raise BuildError(
-                    f"{build.partial_path(ply)}: the chunk at {chunk.start:,} does not read back as it was written; "
-                    f"delete the build directory {build.path} and build again"
-                )
+            wanted, length = stored[chunk.start]
+            scores = unspool(os.pread(spool, length, chunk.start), chunk.boards)
+            if scores is None or chunk_digest(scores) != wanted:
+                raise damaged(chunk)
             return scores
 
-        digest = hashlib.sha256()
         expanding = build.path / f"{build.layer_path(ply).name}.expanding"
         threads = max(1, min(threads, os.cpu_count() or 1))  # a cluster's workers are not this machine's cores
         with os.fdopen(build.create(expanding, os.O_WRONLY), "wb") as out, ThreadPoolExecutor(threads) as pool:
             for scores in _in_order(pool, decoded, layer_chunks, FINISH_AHEAD * threads):
-                digest.update(scores)  # hashlib, zstd, zlib and the write let go of the GIL: the decoding goes on
-                out.write(scores)
+                out.write(scores)  # hashlib, zstd, zlib and the write let go of the GIL: the decoding goes on
             out.flush()
             os.fsync(out.fileno())
         os.replace(expanding, build.layer_path(ply))
     finally:
         os.close(spool)
-    build.record(ply, digest.hexdigest())
+    build.record(ply, digest)
     _drop_spool(build, ply)
 
 
@@ -265,7 +305,7 @@ def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: 
         if notify is not None:
             unread = f"; {count(skipped, 'unreadable journal line')} {'was' if skipped == 1 else 'were'} skipped" if skipped else ""
             were = "was" if len(finished) == 1 else "were"
-            notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks {were} finished before (checked by their CRC-32){unread}")
+            notify(f"layer {ply}: {len(finished)} of its {len(layer_chunks)} chunks {were} finished before (checked by their digests){unread}")
         return fd, finished
     if fd is not None:
         os.close(fd)
@@ -279,21 +319,22 @@ def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: 
     return fd, set()
 
 
-_JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9]{1,10}) ([0-9]{1,15})")
-"""A journal line: a chunk's first index in its layer, the CRC-32 of its scores and its spooled bytes, in decimal ASCII."""
-JOURNAL_BYTES_PER_CHUNK = 64
-"""Journal bytes read per chunk of the layer (a line takes at most 43), beyond :data:`JOURNAL_SLACK_BYTES`."""
+_JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9a-f]{64}) ([0-9]{1,15})")
+"""A journal line: a chunk's first index in its layer (decimal), its digest (:func:`solver.retrograde.chunks.chunk_digest`,
+hex) and the bytes it takes in the partial file (decimal), in ASCII."""
+JOURNAL_BYTES_PER_CHUNK = 128
+"""Journal bytes read per chunk of the layer (a line takes at most 97), beyond :data:`JOURNAL_SLACK_BYTES`."""
 JOURNAL_SLACK_BYTES = 1 << 20
 """Journal bytes read beyond the chunks' share: room for lines repeated by several resumed runs, or damage."""
 
 
-def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict[int, tuple[int, int]], int]:
-    """The journal of layer ``ply``: per chunk (by first index) the CRC-32 of its scores and its spooled bytes,
+def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict[int, tuple[str, int]], int]:
+    """The journal of layer ``ply``: per chunk (by first index) its digest and the bytes it takes in the partial file,
     and how many lines could not be read.
 
     A journal is read up to :data:`JOURNAL_BYTES_PER_CHUNK` bytes per chunk plus
     :data:`JOURNAL_SLACK_BYTES` (what lies beyond is solved again); a line that is not
-    three decimal numbers (a torn last line, random bytes), or names no chunk, or more
+    a number, a digest and a number (a torn last line, random bytes), or names no chunk, or more
     bytes than the chunk's, is skipped, and its chunk solved again.
     """
     with os.fdopen(build.open(build.journal_path(ply), os.O_RDONLY), "rb") as handle:
@@ -304,7 +345,7 @@ def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict
     for number, line in enumerate(lines):
         match = _JOURNAL_LINE.fullmatch(line)
         if match and bounds.get(int(match[1]), -1) >= int(match[3]) > 0:
-            recorded[int(match[1])] = (int(match[2]), int(match[3]))
+            recorded[int(match[1])] = (match[2].decode(), int(match[3]))
         elif line and number < len(lines) - 1:  # the last line: torn by a kill
             skipped += 1
     return recorded, skipped
@@ -312,7 +353,7 @@ def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict
 
 def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, set[int], int]:
     """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index)
-    in its journal whose spooled bytes still decode to the CRC-32 recorded, and how many journal lines could
+    in its journal whose bytes still decode to the digest recorded, and how many journal lines could
     not be read (:func:`_journal`)."""
     try:
         fd = build.open(build.partial_path(ply), os.O_RDWR)
@@ -329,9 +370,9 @@ def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[C
         raise
     bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
     good = set()
-    for start, (crc, length) in recorded.items():
+    for start, (wanted, length) in recorded.items():
         scores = unspool(os.pread(fd, length, start), bounds[start])
-        if scores is not None and zlib.crc32(scores) == crc:
+        if scores is not None and chunk_digest(scores) == wanted:
             good.add(start)
     return fd, good, skipped
 
@@ -411,18 +452,18 @@ def _worker_pool(jobs: int, method: str) -> Iterator[ProcessPoolExecutor]:
 
 
 def _in_process(game: Game, path: Path) -> Dispatch:
-    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
+    def dispatch(ply: int, groups: list[list[Chunk]], raw: bool) -> Iterator[list[ChunkResult]]:
         for group in groups:
-            yield run_chunks(str(path), game.name, ply, group)
+            yield run_chunks(str(path), game.name, ply, group, raw=raw)
 
     return dispatch
 
 
 def _on_executor(pool: Executor, game: Game, path: Path) -> Dispatch:
-    def dispatch(ply: int, groups: list[list[Chunk]]) -> Iterator[list[ChunkResult]]:
+    def dispatch(ply: int, groups: list[list[Chunk]], raw: bool) -> Iterator[list[ChunkResult]]:
         from concurrent.futures import as_completed
 
-        futures = [pool.submit(run_chunks, str(path), game.name, ply, group) for group in groups]
+        futures = [pool.submit(run_chunks, str(path), game.name, ply, group, raw=raw) for group in groups]
         for future in as_completed(futures):
             yield future.result()
 
