@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -221,6 +222,30 @@ def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path
     )
     assert sum(calls) > game.cells, "every whole block went through the mapper, one segment each"
     assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == stand_in_table
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise") or not Path("/proc/self/fd").is_dir(), reason="posix_fadvise and /proc (Linux)")
+def test_a_worker_sealing_a_segment_asks_the_kernel_to_read_the_next_segments_of_that_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver.retrograde.sealing, "SEGMENT_BLOCKS", 1)
+    asked: list[tuple[str, int, int, int]] = []
+    sealed: list[tuple[int, int, int]] = []
+    real_fadvise, real_seal = os.posix_fadvise, solver.retrograde.sealing.seal_segment
+
+    def fadvise(fd: int, offset: int, length: int, advice: int) -> None:
+        asked.append((os.readlink(f"/proc/self/fd/{fd}"), offset, length, advice))
+        real_fadvise(fd, offset, length, advice)
+
+    def seal(job: solver.retrograde.sealing.SegmentJob) -> solver.retrograde.sealing.SealedRange:
+        sealed.append((job.ply, job.start, job.stop))
+        return real_seal(job)
+
+    monkeypatch.setattr(os, "posix_fadvise", fadvise)
+    monkeypatch.setattr(solver.retrograde.sealing, "seal_segment", seal)
+    game = parse_game(GAME)
+    build_layers(game, tmp_path / "build", jobs=1, release=release(Compression.default()))
+    ahead = [(f"layer-{ply:02d}.i8", stop, 2 * (stop - start), os.POSIX_FADV_WILLNEED) for ply, start, stop in sealed]
+    assert len(sealed) > game.cells
+    assert [(Path(path).name, offset, length, advice) for path, offset, length, advice in asked if Path(path).suffix == ".i8"] == ahead
 
 
 def test_a_resumed_build_counts_the_disk_its_directory_holds_already(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes) -> None:

@@ -178,7 +178,25 @@ def seal_segment(job: SegmentJob) -> SealedRange:
     """
     game = parse_game(job.game)
     build = BuildDir(Path(job.directory), game)
+    _read_ahead(build, job.ply, job.stop, job.stop + READ_AHEAD_SEGMENTS * (job.stop - job.start))
     return _seal_range(game, job.ply, build.map(build.layer_path(job.ply), layout(game).layer_sizes[job.ply]), job.start, job.stop, job.codec)
+
+
+READ_AHEAD_SEGMENTS = 2
+"""Segments after its own that a worker asks the kernel to read while it seals (:func:`_read_ahead`)."""
+
+
+def _read_ahead(build: BuildDir, ply: int, start: int, stop: int) -> None:
+    """Ask the kernel to read boards ``start .. stop - 1`` of raw layer ``ply`` into the page cache in the background
+    (``POSIX_FADV_WILLNEED``): the segments the workers seal next, so that a worker does not wait for the disk where the
+    layer is larger than the cache (5x5k4's layers 15 to 18: 21 to 26 GB)."""
+    if not hasattr(os, "posix_fadvise"):  # macOS
+        return
+    fd = build.open(build.layer_path(ply), os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, start, max(0, stop - start), os.POSIX_FADV_WILLNEED)
+    finally:
+        os.close(fd)
 
 
 @dataclass
