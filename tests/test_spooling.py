@@ -138,6 +138,21 @@ def _kill(where: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     return undo
 
 
+def resumes_below_the_killed_layer(output: Path, monkeypatch: pytest.MonkeyPatch, table: bytes) -> None:
+    """Build the table again into ``output``: it must be ``table``, with layer :data:`KILLED` and those above not solved
+    again."""
+    solved: list[int] = []
+    real = solver.retrograde.sweep.run_chunks
+
+    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
+        solved.append(ply)
+        return real(directory, name, ply, *args, **kwargs)
+
+    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", counted)
+    assert build_compact(parse_game(GAME), output, jobs=1).read_bytes() == table
+    assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"
+
+
 WHERE = ["before the layer was decoded", "while the layer was decoded", "after the layer was recorded, before its spool went"]
 
 
@@ -152,16 +167,7 @@ def test_a_build_killed_after_its_layer_was_spooled_resumes_without_solving_it_a
     with pytest.raises(Stop):
         build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
     undo()
-    solved: list[int] = []
-    real = solver.retrograde.sweep.run_chunks
-
-    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
-        solved.append(ply)
-        return real(directory, name, ply, *args, **kwargs)
-
-    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", counted)
-    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == stand_in_table
-    assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"
+    resumes_below_the_killed_layer(tmp_path / f"{GAME}.ttt", monkeypatch, stand_in_table)
 
 
 @pytest.mark.parametrize("room", [True, False], ids=["written raw", "spooled"])
@@ -291,13 +297,4 @@ def test_a_raw_layer_killed_between_being_recorded_and_renamed_is_finished_on_re
     monkeypatch.setattr(BuildDir, "record", record)
     build = BuildDir(tmp_path / f"{GAME}.ttt.build", game)
     assert build.partial_path(KILLED).is_file() and not build.layer_path(KILLED).exists(), "killed before the rename"
-    solved: list[int] = []
-    real = solver.retrograde.sweep.run_chunks
-
-    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
-        solved.append(ply)
-        return real(directory, name, ply, *args, **kwargs)
-
-    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", counted)
-    assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1).read_bytes() == stand_in_table
-    assert set(solved) == set(range(KILLED - 1, -1, -1)), "layer 9 and those above were not solved again"
+    resumes_below_the_killed_layer(tmp_path / f"{GAME}.ttt", monkeypatch, stand_in_table)
