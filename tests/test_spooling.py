@@ -298,3 +298,34 @@ def test_a_raw_layer_killed_between_being_recorded_and_renamed_is_finished_on_re
     build = BuildDir(tmp_path / f"{GAME}.ttt.build", game)
     assert build.partial_path(KILLED).is_file() and not build.layer_path(KILLED).exists(), "killed before the rename"
     resumes_below_the_killed_layer(tmp_path / f"{GAME}.ttt", monkeypatch, stand_in_table)
+
+
+@pytest.mark.parametrize("room", [True, False], ids=["killed while written raw, no room now", "killed while spooled, room now"])
+def test_a_layer_killed_half_written_resumes_written_the_same_way_whatever_room_the_disk_has_now(
+    room: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_layers: list[np.ndarray]
+) -> None:
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path: 1 << 50 if room else 0)
+    done: list[int] = []
+
+    def stop_midway(chunk: solver.retrograde.chunks.ChunkDone) -> None:
+        done.append(chunk.ply)
+        if done.count(KILLED) == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        build_layers(game, tmp_path, jobs=1, progress=stop_midway)
+    monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path: 0 if room else 1 << 50)
+    written: list[bool] = []
+    real = solver.retrograde.sweep.run_chunks
+
+    def watched(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
+        if ply == KILLED:
+            written.append(kwargs["raw"])
+        return real(directory, name, ply, *args, **kwargs)
+
+    monkeypatch.setattr(solver.retrograde.sweep, "run_chunks", watched)
+    resumed = build_layers(game, tmp_path, jobs=1)
+    assert written and set(written) == {room}, "the chunks left of the killed layer were written the other way"
+    assert all(np.array_equal(layer, stand_in_layers[ply]) for ply, layer in enumerate(resumed.layers()))

@@ -172,7 +172,7 @@ def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, pr
             for chunk in layer_chunks:
                 if chunk.start in finished:
                     progress(ChunkDone(ply, chunk.boards, chunk.boards + CHUNK_COST))
-        raw = raw_fits(build, ply)
+        raw = _written_raw(build, ply, layer_chunks, finished)
         with os.fdopen(build.open(build.journal_path(ply), os.O_WRONLY | os.O_APPEND), "ab") as log:
             for done in dispatch(ply, _groups(todo, jobs), raw):
                 # after the worker wrote them: a killed build keeps these chunks (their digest is checked on resume)
@@ -202,6 +202,19 @@ def raw_fits(build: BuildDir, ply: int) -> bool:
     sizes = layout(build.game).layer_sizes
     child = sizes[ply + 1] if ply < build.game.cells else 0
     return _free_disk(build.path) >= sizes[ply] + child // RETIRED_AT_MOST + RAW_MARGIN
+
+
+def _written_raw(build: BuildDir, ply: int, layer_chunks: list[Chunk], finished: dict[int, int]) -> bool:
+    """Whether the chunks left of layer ``ply`` are written raw: as an earlier run wrote the chunks it finished (raw if
+    every one is raw), or, in a fresh layer, where the disk has room (:func:`raw_fits`). So a resumed layer is not
+    written partly raw and partly spooled, which would have to be decoded beside its raw chunks: a layer more of disk.
+
+    :param finished: the bytes each chunk an earlier run finished takes in the partial file, by its first index.
+    """
+    if not finished:
+        return raw_fits(build, ply)
+    boards = {chunk.start: chunk.boards for chunk in layer_chunks}
+    return all(length == boards[start] for start, length in finished.items())
 
 
 def _free_disk(path: Path) -> int:
@@ -292,12 +305,13 @@ def _drop_spool(build: BuildDir, ply: int) -> None:
         path.unlink(missing_ok=True)
 
 
-def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: Callable[[str], None] | None) -> tuple[int, set[int]]:
-    """The partial file of layer ``ply`` (a descriptor) and the chunks an earlier run finished in it.
+def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: Callable[[str], None] | None) -> tuple[int, dict[int, int]]:
+    """The partial file of layer ``ply`` (a descriptor) and the chunks an earlier run finished in it (by first index,
+    with the bytes each takes).
 
     With none, the partial file and the journal are created afresh (``O_EXCL``), the
-    partial file at the layer's size: a sparse file in which every chunk is spooled at
-    its own offset (:func:`solver.retrograde.spool.spool_bytes`), so only the compressed chunks take disk.
+    partial file at the layer's size: a sparse file in which every chunk is written at
+    its own offset (raw, or spooled: :func:`solver.retrograde.spool.spool_bytes`), so only what is written takes disk.
     """
     size = layout(build.game).layer_sizes[ply]
     fd, finished, skipped = _journaled_chunks(build, ply, size, layer_chunks)
@@ -316,7 +330,7 @@ def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: 
     except BaseException:
         os.close(fd)
         raise
-    return fd, set()
+    return fd, {}
 
 
 _JOURNAL_LINE = re.compile(rb"([0-9]{1,15}) ([0-9a-f]{64}) ([0-9]{1,15})")
@@ -351,29 +365,29 @@ def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict
     return recorded, skipped
 
 
-def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, set[int], int]:
-    """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index)
-    in its journal whose bytes still decode to the digest recorded, and how many journal lines could
+def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, dict[int, int], int]:
+    """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index, with the
+    bytes each takes) in its journal whose bytes still decode to the digest recorded, and how many journal lines could
     not be read (:func:`_journal`)."""
     try:
         fd = build.open(build.partial_path(ply), os.O_RDWR)
     except FileNotFoundError:
-        return None, set(), 0
+        return None, {}, 0
     try:
         if os.fstat(fd).st_size != size:
-            return fd, set(), 0
+            return fd, {}, 0
         recorded, skipped = _journal(build, ply, layer_chunks)
     except FileNotFoundError:
-        return fd, set(), 0
+        return fd, {}, 0
     except BaseException:
         os.close(fd)
         raise
     bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
-    good = set()
+    good = {}
     for start, (wanted, length) in recorded.items():
         scores = unspool(os.pread(fd, length, start), bounds[start])
         if scores is not None and chunk_digest(scores) == wanted:
-            good.add(start)
+            good[start] = length
     return fd, good, skipped
 
 
