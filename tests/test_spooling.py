@@ -279,7 +279,7 @@ def test_a_layers_recorded_digest_is_the_sha256_of_its_chunks_sha256(tmp_path: P
     assert max(len(chunks(game, ply)) for ply in range(game.cells + 1)) > 8
 
 
-def test_a_raw_layer_killed_between_being_recorded_and_renamed_is_finished_on_resume_without_solving_it_again(
+def test_a_raw_layer_killed_between_being_renamed_and_recorded_is_finished_on_resume_without_solving_it_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
 ) -> None:
     monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
@@ -287,16 +287,17 @@ def test_a_raw_layer_killed_between_being_recorded_and_renamed_is_finished_on_re
     record = BuildDir.record
 
     def killed(self: BuildDir, ply: int, digest: str) -> None:
-        record(self, ply, digest)
         if ply == KILLED:
             raise Stop
+        record(self, ply, digest)
 
     monkeypatch.setattr(BuildDir, "record", killed)
     with pytest.raises(Stop):
         build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1)
     monkeypatch.setattr(BuildDir, "record", record)
     build = BuildDir(tmp_path / f"{GAME}.ttt.build", game)
-    assert build.partial_path(KILLED).is_file() and not build.layer_path(KILLED).exists(), "killed before the rename"
+    assert build.layer_path(KILLED).is_file() and not build.partial_path(KILLED).exists(), "killed after the rename"
+    assert KILLED not in build.finished(check=False) and build.journal_path(KILLED).is_file(), "and before the record"
     resumes_below_the_killed_layer(tmp_path / f"{GAME}.ttt", monkeypatch, stand_in_table)
 
 

@@ -226,8 +226,8 @@ def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
     """Make the solved layer ``ply`` raw in ``layer-PP.i8`` and record it in the manifest with its digest (from its
     chunks' journaled digests); then its partial file (if it was decoded) and journal go.
 
-    A layer whose every chunk was written raw is its partial file: synced, recorded, then renamed (a build killed
-    between the two finds the partial file and its journal, and finishes it again). Otherwise its chunks are decoded in
+    A layer whose every chunk was written raw is its partial file: synced, renamed, then recorded (a build killed
+    between the two renames it back and finishes it again: :func:`_open_partial`). Otherwise its chunks are decoded in
     order into a new file (each checked against its digest): ``threads`` decode ahead of the one being written, at
     most :data:`FINISH_AHEAD` chunks a thread ahead (decoded alone, 5x5k4's layer 19, 16 GB, took 60 s of one core,
     2026-12-05). The bytes are the same for any number.
@@ -254,8 +254,8 @@ def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
     try:
         if all(stored[chunk.start][1] == chunk.boards for chunk in layer_chunks):
             os.fsync(spool)
+            os.replace(build.partial_path(ply), build.layer_path(ply))  # killed before the record: see _open_partial
             build.record(ply, digest)
-            os.replace(build.partial_path(ply), build.layer_path(ply))
             build.journal_path(ply).unlink(missing_ok=True)
             return
 
@@ -307,13 +307,16 @@ def _drop_spool(build: BuildDir, ply: int) -> None:
 
 def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: Callable[[str], None] | None) -> tuple[int, dict[int, int]]:
     """The partial file of layer ``ply`` (a descriptor) and the chunks an earlier run finished in it (by first index,
-    with the bytes each takes).
+    with the bytes each takes). A layer file that a killed build renamed from its partial file (written raw:
+    :func:`finish_layer`) but did not record is its partial file again, with its journal.
 
     With none, the partial file and the journal are created afresh (``O_EXCL``), the
     partial file at the layer's size: a sparse file in which every chunk is written at
     its own offset (raw, or spooled: :func:`solver.retrograde.spool.spool_bytes`), so only what is written takes disk.
     """
     size = layout(build.game).layer_sizes[ply]
+    if build.journal_path(ply).exists() and build.layer_path(ply).exists() and not build.partial_path(ply).exists():
+        os.replace(build.layer_path(ply), build.partial_path(ply))  # renamed from its partial file, never recorded
     fd, finished, skipped = _journaled_chunks(build, ply, size, layer_chunks)
     if fd is not None and finished:
         if notify is not None:
