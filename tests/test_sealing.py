@@ -277,39 +277,3 @@ def test_writing_a_sealed_builds_table_asks_only_for_the_disk_its_sealed_blocks_
     monkeypatch.setattr(shutil, "disk_usage", lambda path: real(path)._replace(free=free))
     written = assemble(build, tmp_path / "table.ttt")
     assert written.stat().st_size <= free
-
-
-def test_with_two_workers_a_layer_is_sealed_while_the_layer_below_is_solved_and_retired_after(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
-) -> None:
-    events: list[tuple[str, int]] = []
-    solve, seal, retire = solver.retrograde.sweep._solve_layer, solver.retrograde.sealing._seal_files, BuildDir.retire
-
-    def solving(build: BuildDir, ply: int, *args: object, **kwargs: object) -> bool:
-        events.append(("solving", ply))
-        try:
-            return solve(build, ply, *args, **kwargs)  # type: ignore[arg-type]
-        finally:
-            events.append(("solved", ply))
-
-    def sealing(build: BuildDir, ply: int, *args: object) -> object:
-        events.append(("sealing", ply))
-        return seal(build, ply, *args)  # type: ignore[arg-type]
-
-    def retiring(self: BuildDir, ply: int, *args: object) -> None:
-        events.append(("retired", ply))
-        retire(self, ply, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(solver.retrograde.sweep, "_solve_layer", solving)
-    monkeypatch.setattr(solver.retrograde.sealing, "_seal_files", sealing)
-    monkeypatch.setattr(BuildDir, "retire", retiring)
-    game = parse_game(GAME)
-    directory = tmp_path / "build"
-    build_layers(game, directory, jobs=2, release=release(Compression.default()))
-    at = {event: number for number, event in enumerate(events)}
-    for ply in range(game.cells):
-        assert at[("solved", ply)] < at[("retired", ply + 1)], f"layer {ply + 1} retired before layer {ply} was solved"
-    sizes = layout(game).layer_sizes
-    largest = sorted(range(game.cells), key=lambda ply: sizes[ply], reverse=True)[:3]
-    assert all(at[("sealing", ply + 1)] < at[("solved", ply)] for ply in largest), events
-    assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == stand_in_table

@@ -327,49 +327,31 @@ def _name(ply: int, suffix: str) -> str:
     return f"layer-{ply:02d}.{suffix}"
 
 
-def release(codec: Compression, *, check_resumed: bool = False) -> Sealer:
-    """The ``release`` hook of :func:`solver.retrograde.sweep.sweep` that seals with ``codec`` (:class:`Sealer`).
+def release(codec: Compression, *, check_resumed: bool = False) -> Callable[[BuildDir, int, Mapper, Sequence[int]], None]:
+    """The ``release`` hook of :func:`solver.retrograde.sweep.sweep`: seal every raw layer above ``below``, top first.
 
     :param check_resumed: before a layer left by an earlier run is sealed, or its raw
         child is, re-derive it from that child (:func:`solver.retrograde.proof.check_layers`:
         exact, a sweep's work for that layer), for a game whose table has no shipped
         checksum. Only the top raw layer of a resumed build cannot be checked this way
         (its child is sealed already); a killed build leaves at most two raw layers.
+    :raises ResumedLayerWrong: naming the first board that disagrees.
     """
-    return Sealer(codec, check_resumed)
+    checked: set[int] = set()
 
-
-@dataclass
-class Sealer:
-    """Seals a build's layers once nothing reads them raw: the ``release`` hook (called) and the sealing of a layer
-    while the layer below is solved (:meth:`seal_ahead`)."""
-
-    codec: Compression
-    check_resumed: bool = False
-    _checked: set[int] = field(default_factory=set)
-
-    def __call__(self, build: BuildDir, below: int, mapper: Mapper, resumed: Sequence[int]) -> None:
-        """Seal every raw layer above ``below``, top first, and retire it.
-
-        :raises ResumedLayerWrong: naming the first board that disagrees (``check_resumed``).
-        """
+    def run(build: BuildDir, below: int, mapper: Mapper, resumed: Sequence[int]) -> None:
         retired = build.retired()
         for ply in retired:
             build.layer_path(ply).unlink(missing_ok=True)  # a build killed between recording and deleting
         raw = build.raw_layers()
-        if self.check_resumed:
-            _check_resumed(build, [ply for ply in resumed if ply in raw and ply not in self._checked and (ply == build.game.cells or ply + 1 in raw)])
-            self._checked.update(resumed)
+        if check_resumed:
+            _check_resumed(build, [ply for ply in resumed if ply in raw and ply not in checked and (ply == build.game.cells or ply + 1 in raw)])
+            checked.update(resumed)
         for ply in sorted(raw, reverse=True):
             if ply > below:
-                seal_into(build, ply, mapper, self.codec)
+                seal_into(build, ply, mapper, codec)
 
-    def seal_ahead(self, build: BuildDir, ply: int, mapper: Mapper) -> Callable[[], None]:
-        """Seal finished layer ``ply`` into its files while it is still read raw (the layer below is being solved);
-        returns what retires it (records its files, deletes its raw file) once nothing reads it. A build killed before
-        that seals the layer again when it resumes."""
-        files, info = _seal_files(build, ply, mapper, self.codec)
-        return lambda: build.retire(ply, files, info)
+    return run
 
 
 def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
@@ -381,13 +363,7 @@ def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
 
 
 def seal_into(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -> None:
-    """Seal finished layer ``ply`` of a build into its three files, then retire it (its raw file goes)."""
-    build.retire(ply, *_seal_files(build, ply, mapper, codec))
-
-
-def _seal_files(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -> tuple[dict[str, str], dict[str, Any]]:
-    """Seal finished layer ``ply`` of a build into its three files (synced); returns them (name: SHA-256) and the info
-    :meth:`~solver.retrograde.builddir.BuildDir.retire` records with them.
+    """Seal finished layer ``ply`` of a build into its three files, then retire it (its raw file goes).
 
     The layer above must be sealed already (its head is read). The work is spread over
     the build's workers by ``mapper`` in segments of :data:`SEGMENT_BLOCKS` blocks.
@@ -414,7 +390,7 @@ def _seal_files(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -
         head.write(sealed.head)
         hashes["head"].update(sealed.head)
     info = {"first_block": Span.of(game, ply).first_block, "blocks": count, "data_bytes": data_bytes, "codec": codec.name, "level": codec.level}
-    return {_name(ply, suffix): hashes[suffix].hexdigest() for suffix in SUFFIXES}, {**info, "histograms": histograms_json(sealed.histograms)}
+    build.retire(ply, {_name(ply, suffix): hashes[suffix].hexdigest() for suffix in SUFFIXES}, {**info, "histograms": histograms_json(sealed.histograms)})
 
 
 class _created:

@@ -38,12 +38,12 @@ import shutil
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any
 
 import numpy as np
 
@@ -109,7 +109,6 @@ def sweep(
     check_memory: bool = True,
     release: Release | None = None,
     mapper: Mapper = map,
-    seal_ahead: bool = False,
 ) -> BuildResult:
     """The layer sweep shared by the local and the cluster builds (see the module docstring).
 
@@ -117,9 +116,6 @@ def sweep(
     :param jobs: how many workers run chunks (for the memory estimate and the batching).
     :param release: retires the finished layers nothing reads raw any more (:data:`Release`).
     :param mapper: given to ``release``: runs its work on the build's workers.
-    :param seal_ahead: seal layer ``p + 1`` while layer ``p`` is solved, if ``release`` can (:class:`SealsAhead`): the
-        two read the same raw layer, and each fills the workers where the other waits (both need ``dispatch`` and
-        ``mapper`` to keep only a few tasks queued at once, so that their tasks take turns).
     :raises TableError: if the directory is not this user's alone, or a file in it is a link
         or not a regular file (nothing outside the directory is ever written).
     """
@@ -141,10 +137,7 @@ def sweep(
 
         write_reach(build, jobs=jobs, progress=progress)
     for ply in plan.todo:
-        ahead = _Ahead.start(release, build, ply + 1, mapper, resumed) if seal_ahead else None
         kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify)
-        if ahead is not None:
-            ahead.retire()
         if kept:
             resumed.append(ply)
         # a layer holding an earlier run's chunks is finished while its raw child is still there to check it against
@@ -158,48 +151,6 @@ def sweep(
     if release is not None:
         release(build, -1, mapper, resumed)
     return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
-
-
-@runtime_checkable
-class SealsAhead(Protocol):
-    """A ``release`` hook that can also seal a finished layer while it is still read raw
-    (:meth:`solver.retrograde.sealing.Sealer.seal_ahead`)."""
-
-    def seal_ahead(self, build: BuildDir, ply: int, mapper: Mapper) -> Callable[[], None]:
-        """Seal layer ``ply`` into its files; returns what retires it."""
-        ...
-
-
-class _Ahead:
-    """Layer ``ply`` sealed by a thread of the build's process (its tasks on the workers) while the layer below is solved."""
-
-    @classmethod
-    def start(cls, release: Release | None, build: BuildDir, ply: int, mapper: Mapper, resumed: Sequence[int]) -> _Ahead | None:
-        """Start sealing layer ``ply`` if ``release`` can and the layer is raw and of this run (a resumed layer is
-        sealed by ``release``, which checks it first)."""
-        if isinstance(release, SealsAhead) and ply not in resumed and ply in build.raw_layers():
-            return cls(release, build, ply, mapper)
-        return None
-
-    def __init__(self, release: SealsAhead, build: BuildDir, ply: int, mapper: Mapper) -> None:
-        self._retire: Callable[[], None] | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._seal, args=(release, build, ply, mapper), name=f"sealing layer {ply}", daemon=True)
-        self._thread.start()
-
-    def _seal(self, release: SealsAhead, build: BuildDir, ply: int, mapper: Mapper) -> None:
-        try:
-            self._retire = release.seal_ahead(build, ply, mapper)
-        except BaseException as error:  # raised in the build's thread by retire(); a stopped build leaves it unread
-            self._error = error
-
-    def retire(self) -> None:
-        """Once the layer below is solved: wait for the sealing, then retire the layer (or raise what stopped it)."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._retire is not None
-        self._retire()
 
 
 def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, progress: Progress | None, notify: Callable[[str], None] | None) -> bool:
@@ -333,14 +284,10 @@ FINISH_AHEAD = 4
 """Chunks a thread of :func:`finish_layer` decodes ahead of the one written: about 16 MiB each at most."""
 
 
-Item = TypeVar("Item")
-Result = TypeVar("Result")
-
-
-def _in_order(pool: Executor, function: Callable[[Item], Result], items: Iterable[Item], ahead: int) -> Iterator[Result]:
+def _in_order(pool: Executor, function: Callable[[Chunk], bytes], items: Sequence[Chunk], ahead: int) -> Iterator[bytes]:
     """``function`` of each item, in order, run on ``pool`` at most ``ahead`` items ahead of the one yielded (so at
     most that many results are held). An exception is raised where its item's result is due."""
-    pending: deque[Future[Result]] = deque()
+    pending: deque[Future[bytes]] = deque()
     try:
         for item in items:
             pending.append(pool.submit(function, item))
@@ -479,9 +426,8 @@ def build_layers(
     # fork: workers inherit the index tables and need no `if __name__ == "__main__"` guard in the caller.
     method = "fork" if "fork" in get_all_start_methods() else "spawn"
     with _worker_pool(jobs, method) as pool:
-        # a few tasks queued at once, of the solving and of the sealing ahead: so the two take turns on the workers
-        dispatch = _on_executor(pool, game, Path(directory), queued=jobs + 1)
-        return sweep(game, directory, dispatch, jobs=jobs, mapper=_queued_map(pool, 2 * jobs), seal_ahead=True, **options)
+        dispatch = _on_executor(pool, game, Path(directory))
+        return sweep(game, directory, dispatch, jobs=jobs, mapper=pool.map, **options)
 
 
 def _start_worker(parent: int) -> None:
@@ -530,33 +476,15 @@ def _in_process(game: Game, path: Path) -> Dispatch:
     return dispatch
 
 
-def _on_executor(pool: Executor, game: Game, path: Path, *, queued: int) -> Dispatch:
-    """Runs a layer's chunk groups on ``pool``, at most ``queued`` submitted at once (the rest wait here)."""
-
+def _on_executor(pool: Executor, game: Game, path: Path) -> Dispatch:
     def dispatch(ply: int, groups: list[list[Chunk]], raw: bool) -> Iterator[list[ChunkResult]]:
-        waiting = deque(groups)
-        running: set[Future[list[ChunkResult]]] = set()
-        try:
-            while waiting or running:
-                while waiting and len(running) < queued:
-                    running.add(pool.submit(run_chunks, str(path), game.name, ply, waiting.popleft(), raw=raw))
-                done, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-        finally:
-            for future in running:
-                future.cancel()
+        from concurrent.futures import as_completed
+
+        futures = [pool.submit(run_chunks, str(path), game.name, ply, group, raw=raw) for group in groups]
+        for future in as_completed(futures):
+            yield future.result()
 
     return dispatch
-
-
-def _queued_map(pool: Executor, queued: int) -> Mapper:
-    """A :data:`Mapper` on ``pool`` that keeps at most ``queued`` items submitted at once (:func:`_in_order`)."""
-
-    def mapper(function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        return _in_order(pool, function, items, queued)
-
-    return mapper
 
 
 def iter_layers(result: BuildResult) -> Iterable[np.ndarray]:
