@@ -20,6 +20,7 @@ from solver.encoding.layouts import layout
 from solver.errors import BuildError, TableError
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone
+from solver.retrograde.pieces import SealedPiece
 from solver.retrograde.sealing import BLOCK, Compression, Span, assemble, release
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
@@ -101,6 +102,28 @@ def test_a_build_killed_in_any_layer_resumes_and_ends_with_the_same_bytes(
     notes: list[str] = []
     assert build_compact(game, tmp_path / f"{GAME}.ttt", jobs=1, notify=notes.append).read_bytes() == stand_in_table
     assert any("resuming" in note for note in notes), notes
+
+
+def test_a_resumed_build_seals_from_their_raw_files_only_the_layers_an_earlier_run_solved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
+) -> None:
+    # killed in layer 9: layer 10 was finished (its sealed files not yet recorded) and 9 half solved, so both are
+    # sealed from their raw files; layer 8 is sealed as it is solved, and waits for the head of layer 9 to end
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    game = parse_game(GAME)
+    with pytest.raises(Stop):
+        build_layers(game, tmp_path / "build", jobs=1, progress=lambda done: _raise_in(done, 9), release=release(Compression.default()))
+    from_raw: list[int] = []
+    real_seal = solver.retrograde.sealing.seal_segment
+
+    def seal(job: solver.retrograde.sealing.SegmentJob) -> SealedPiece:
+        from_raw.append(job.ply)
+        return real_seal(job)
+
+    monkeypatch.setattr(solver.retrograde.sealing, "seal_segment", seal)
+    build_layers(game, tmp_path / "build", jobs=1, release=release(Compression.default()))
+    assert set(from_raw) == {10, 9}
+    assert assemble(BuildDir(tmp_path / "build", game), tmp_path / "out.ttt").read_bytes() == stand_in_table
 
 
 @pytest.mark.parametrize("where", ["after the blocks were written", "after the layer was recorded, before its raw file went"])
@@ -206,7 +229,10 @@ def _raise_in(done: ChunkDone, ply: int) -> None:
         raise Stop
 
 
-def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes) -> None:
+def test_layers_solved_by_an_earlier_run_are_sealed_in_segments_over_the_mapper_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
+) -> None:
+    # the layers of a build run without sealing are all raw, as an earlier run leaves them: sealed from their files
     monkeypatch.setattr(solver.retrograde.sealing, "SEGMENT_BLOCKS", 1)
     calls: list[int] = []
 
@@ -217,11 +243,44 @@ def test_sealing_spreads_its_segments_over_the_mapper_it_is_given(tmp_path: Path
 
     game = parse_game(GAME)
     directory = tmp_path / "build"
-    solver.retrograde.sweep.sweep(
-        game, directory, solver.retrograde.sweep._in_process(game, directory), jobs=1, release=release(Compression.default()), mapper=mapper
-    )
-    assert sum(calls) > game.cells, "every whole block went through the mapper, one segment each"
+    build_layers(game, directory, jobs=1)
+    release(Compression.default())(BuildDir(directory, game), -1, mapper, list(range(game.cells + 1)))
+    assert len(calls) == game.cells + 1 and sum(calls) > game.cells, "every layer went through the mapper, a segment a block"
     assert assemble(BuildDir(directory, game), tmp_path / "out.ttt").read_bytes() == stand_in_table
+
+
+def test_a_fresh_build_seals_each_layer_as_it_is_solved_and_reads_no_raw_layer_back_to_seal_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_table: bytes
+) -> None:
+    def refuse(job: object) -> None:
+        raise AssertionError(f"a raw layer was read back to be sealed: {job}")
+
+    monkeypatch.setattr(solver.retrograde.sealing, "seal_segment", refuse)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", SMALL_CHUNKS)
+    path = build_compact(parse_game(GAME), tmp_path / f"{GAME}.ttt", jobs=1)
+    assert path.read_bytes() == stand_in_table
+
+
+@pytest.mark.parametrize(("block", "chunk"), [(512, SMALL_CHUNKS), (BLOCK, SMALL_CHUNKS), (4096, 4096), (64, 1000)])
+def test_chunks_sealed_as_they_are_solved_give_the_plain_stored_bytes_however_blocks_and_chunks_fall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stand_in_layers: list[np.ndarray], block: int, chunk: int
+) -> None:
+    # blocks smaller than a chunk (whole blocks sealed by the worker), larger (a block joined from many chunks), equal,
+    # and chunks that end part-way through a block; the layers' files decoded in order are the plain stored bytes
+    from solver.storage.blockarray import codec_of
+
+    monkeypatch.setattr(solver.retrograde.sealing, "BLOCK", block)
+    monkeypatch.setattr(solver.retrograde.chunks, "CHUNK_BOARDS", chunk)
+    game = parse_game(GAME)
+    directory = tmp_path / "build"
+    build_layers(game, directory, jobs=1, release=release(Compression.default()))
+    build = BuildDir(directory, game)
+    retired = build.retired()
+    decode = codec_of(Compression.default().name).decompress
+    blocks = [decode(b.packed, b.size) for ply in range(game.cells + 1) for b in solver.retrograde.sealing._sealed_blocks(build, ply, retired[ply])]
+    assert all(len(data) == block for data in blocks[:-1])
+    head = (directory / "layer-00.head").read_bytes()
+    assert head + b"".join(blocks) == np.concatenate(list(stored_layers(game, stand_in_layers))).tobytes()
 
 
 @pytest.mark.skipif(not hasattr(os, "posix_fadvise") or not Path("/proc/self/fd").is_dir(), reason="posix_fadvise and /proc (Linux)")
@@ -235,14 +294,16 @@ def test_a_worker_sealing_a_segment_asks_the_kernel_to_read_the_next_segments_of
         asked.append((os.readlink(f"/proc/self/fd/{fd}"), offset, length, advice))
         real_fadvise(fd, offset, length, advice)
 
-    def seal(job: solver.retrograde.sealing.SegmentJob) -> solver.retrograde.sealing.SealedRange:
+    def seal(job: solver.retrograde.sealing.SegmentJob) -> SealedPiece:
         sealed.append((job.ply, job.start, job.stop))
         return real_seal(job)
 
+    game = parse_game(GAME)
+    directory = tmp_path / "build"
+    build_layers(game, directory, jobs=1)  # every layer raw, as an earlier run leaves them
     monkeypatch.setattr(os, "posix_fadvise", fadvise)
     monkeypatch.setattr(solver.retrograde.sealing, "seal_segment", seal)
-    game = parse_game(GAME)
-    build_layers(game, tmp_path / "build", jobs=1, release=release(Compression.default()))
+    release(Compression.default())(BuildDir(directory, game), -1, map, [])
     ahead = [(f"layer-{ply:02d}.i8", stop, 2 * (stop - start), os.POSIX_FADV_WILLNEED) for ply, start, stop in sealed]
     assert len(sealed) > game.cells
     assert [(Path(path).name, offset, length, advice) for path, offset, length, advice in asked if Path(path).suffix == ".i8"] == ahead

@@ -18,6 +18,7 @@ from solver.contents.stored import canonical_mask, canonical_pieces, fill_before
 from solver.encoding.layouts import layout
 from solver.retrograde import sealing
 from solver.retrograde.compiled import HISTOGRAM_COPIES, stored_range_counted
+from solver.retrograde.pieces import SealedPiece, seal_piece
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
 from solver.storage.blockarray import codec_of
@@ -106,15 +107,17 @@ def test_ranges_sealed_apart_are_filled_in_order_as_one_pass_over_the_layers_sto
     monkeypatch.setattr(sealing, "BLOCK", block)
     monkeypatch.setattr(sealing, "SEGMENT_BLOCKS", per_segment)
     codec = sealing.Compression.default()
+    pieces = sealing.piece_sealing(codec)
     decode = codec_of(codec.name).decompress
     carry, per_layer = b"", []
     for ply in range(game.cells, -1, -1):
+        offset = layout(game).layer_offsets[ply]
 
-        def segments(ranges: list[tuple[int, int]], ply: int = ply) -> Iterator[sealing.SealedRange]:
-            return (sealing._seal_range(game, ply, layers[ply], start, stop, codec) for start, stop in ranges)
+        def segments(ranges: list[tuple[int, int]], ply: int = ply, offset: int = offset) -> Iterator[SealedPiece]:
+            return (seal_piece(game, ply, layers[ply][start:stop], start, offset, pieces) for start, stop in ranges)
 
         sealed = sealing.Sealed()
-        per_layer.append(b"".join(decode(b.packed, b.size) for b in sealing.seal_layer(game, ply, layers[ply], carry, segments, codec, sealed)))
+        per_layer.append(b"".join(decode(b.packed, b.size) for b in sealing.seal_layer(game, ply, carry, segments, codec, sealed)))
         carry = sealed.head
     expected = np.concatenate(list(stored_layers(game, layers))).tobytes()
     assert carry + b"".join(reversed(per_layer)) == expected

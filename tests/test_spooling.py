@@ -144,7 +144,7 @@ def resumes_below_the_killed_layer(output: Path, monkeypatch: pytest.MonkeyPatch
     solved: list[int] = []
     real = solver.retrograde.sweep.run_chunks
 
-    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
+    def counted(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[Any]:
         solved.append(ply)
         return real(directory, name, ply, *args, **kwargs)
 
@@ -231,17 +231,23 @@ def test_a_layer_decoded_by_several_threads_is_the_same_bytes_and_digest_as_by_o
     assert set(threads) == {1, 4}
 
 
-def test_a_layer_is_written_raw_exactly_when_the_disk_holds_it_its_childs_sealed_files_and_the_margin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_layer_is_written_raw_exactly_when_the_disk_holds_it_its_and_its_childs_sealed_files_and_the_margin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     game = parse_game(GAME)
     build = BuildDir(tmp_path, game)
     sizes = solver.retrograde.sweep.layout(game).layer_sizes
     ply = KILLED
-    need = sizes[ply] + sizes[ply + 1] // solver.retrograde.plan.RETIRED_AT_MOST + solver.retrograde.sweep.RAW_MARGIN
+    need = sizes[ply] + (sizes[ply] + sizes[ply + 1]) // solver.retrograde.plan.RETIRED_AT_MOST + solver.retrograde.sweep.RAW_MARGIN
     for free, raw in ((need, True), (need - 1, False), (0, False), (10 * need, True)):
         monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path, free=free: free)
         assert solver.retrograde.sweep.raw_fits(build, ply) is raw, free
     top = game.cells  # the full layer has no child
-    monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path: sizes[top] + solver.retrograde.sweep.RAW_MARGIN)
+    monkeypatch.setattr(
+        solver.retrograde.sweep,
+        "_free_disk",
+        lambda path: sizes[top] + sizes[top] // solver.retrograde.plan.RETIRED_AT_MOST + solver.retrograde.sweep.RAW_MARGIN,
+    )
     assert solver.retrograde.sweep.raw_fits(build, top)
 
 
@@ -321,7 +327,7 @@ def test_a_layer_killed_half_written_resumes_written_the_same_way_whatever_room_
     written: list[bool] = []
     real = solver.retrograde.sweep.run_chunks
 
-    def watched(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[tuple[int, int, str, int]]:
+    def watched(directory: str, name: str, ply: int, *args: Any, **kwargs: Any) -> list[Any]:
         if ply == KILLED:
             written.append(kwargs["raw"])
         return real(directory, name, ply, *args, **kwargs)

@@ -81,7 +81,14 @@ def forward_fill(values: np.ndarray, keep: np.ndarray, before: int) -> np.ndarra
 class CanonicalPiece:
     """Where a range of a layer's boards crosses one tile of the index, with the two sides of the canonical test
     (:func:`solver.encoding.symmetry.canonical_grid`) of the rows it touches and of the tile's columns: board ``skip + k`` of those rows
-    (row-major, ``k < count``) is the range's board ``at + k``."""
+    (row-major, ``k < count``) is the range's board ``at + k``.
+
+    The sides are also given as **ranks** among the tile's column sides, symmetry by symmetry (a column: its side's
+    place among the distinct ones; a row: how many of them are below its side), the same test in fewer bytes: a row's
+    side is at most a column's exactly when its rank is at most the column's. A tile has at most a few tens of
+    thousands of columns, so the ranks fit int16 (int32 past 32,767 distinct sides): what the build's compiled pass
+    compares (5x5k4's sealing: 2.7 against 4.1 ns a board with int64 sides, measured 2026-12-05).
+    """
 
     at: int
     skip: int
@@ -90,6 +97,10 @@ class CanonicalPiece:
     """int64, ``(symmetries - 1, rows touched)``."""
     column_sides: np.ndarray
     """int64, ``(symmetries - 1, the tile's columns)``: the same for every range of the tile (kept per tile, read-only)."""
+    row_ranks: np.ndarray
+    """int16 or int32 (as ``column_ranks``), ``(symmetries - 1, rows touched)``."""
+    column_ranks: np.ndarray
+    """int16 or int32, ``(symmetries - 1, the tile's columns)`` (kept per tile, read-only)."""
 
 
 def canonical_pieces(game: Game, ply: int, start: int, stop: int) -> Iterator[CanonicalPiece]:
@@ -104,7 +115,12 @@ def canonical_pieces(game: Game, ply: int, start: int, stop: int) -> Iterator[Ca
         r0, r1 = (first - tile.start) // tile.cols, -(-(last - tile.start) // tile.cols)
         high = index.high.codes[index.high.group(tile.hx, tile.ho)][r0:r1]
         row_sides = symmetries(game).row_sides(high, index.radix)
-        yield CanonicalPiece(at, first - tile.start - r0 * tile.cols, last - first, row_sides, _column_sides(game, ply, number))
+        column_sides = _column_sides(game, ply, number)
+        column_ranks, distinct = _column_ranks(game, ply, number)
+        row_ranks = np.empty(row_sides.shape, dtype=column_ranks.dtype)
+        for s, sides in enumerate(distinct):
+            row_ranks[s] = np.searchsorted(sides, row_sides[s], side="left")
+        yield CanonicalPiece(at, first - tile.start - r0 * tile.cols, last - first, row_sides, column_sides, row_ranks, column_ranks)
         at += last - first
 
 
@@ -117,6 +133,19 @@ def _column_sides(game: Game, ply: int, tile: int) -> np.ndarray:
     sides = symmetries(game).column_sides(low)
     sides.flags.writeable = False
     return sides
+
+
+@lru_cache(maxsize=4)
+def _column_ranks(game: Game, ply: int, tile: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The ranks of a tile's column sides (:class:`CanonicalPiece`), and per symmetry the distinct sides, sorted."""
+    sides = _column_sides(game, ply, tile)
+    distinct = tuple(np.unique(sides[s]) for s in range(sides.shape[0]))
+    dtype = np.int16 if max((len(d) for d in distinct), default=0) <= np.iinfo(np.int16).max else np.int32
+    ranks = np.empty(sides.shape, dtype=dtype)
+    for s, values in enumerate(distinct):
+        ranks[s] = np.searchsorted(values, sides[s], side="left")
+    ranks.flags.writeable = False
+    return ranks, distinct
 
 
 def canonical_mask(game: Game, ply: int, start: int, stop: int) -> np.ndarray:

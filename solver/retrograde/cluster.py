@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BuildError, quote
 from ..rules.game import Game
 from .chunks import Chunk, ChunkResult, Progress
+from .pieces import PieceSealing
 from .spool import run_chunks
 from .sweep import BuildResult, Release, sweep
 
@@ -106,7 +107,7 @@ def build_on_cluster(
     :param scheduler: the scheduler's address (``tcp://host:8786``) or a connected ``distributed.Client``.
     :param progress: called in the client after every chunk (:class:`solver.retrograde.chunks.ChunkDone`).
     :param notify: called with a line of text when the build resumes.
-    :param release: retires finished layers once nothing reads them raw (:data:`solver.retrograde.sweep.Release`;
+    :param release: retires finished layers once nothing reads them raw (:class:`solver.retrograde.sweep.Release`;
         its work runs on the cluster's workers too).
     :raises solver.errors.BuildError: if the shared directory lacks the disk space (checked first).
     """
@@ -116,10 +117,12 @@ def build_on_cluster(
         workers = max(1, sum(client.nthreads().values()))
         run = secrets.token_hex(4)  # task keys unique to this run
 
-        def dispatch(ply: int, groups: list[list[Chunk]], raw: bool) -> Iterator[list[ChunkResult]]:
+        def dispatch(ply: int, groups: list[list[Chunk]], raw: bool, sealing: PieceSealing | None) -> Iterator[list[ChunkResult]]:
             as_completed = distributed_module().as_completed
             futures = [
-                client.submit(run_chunks, str(path), game.name, ply, group, raw=raw, flush=True, pure=False, key=f"solver-{game.name}-{ply}-{n}-{run}")
+                client.submit(
+                    run_chunks, str(path), game.name, ply, group, raw=raw, flush=True, sealing=sealing, pure=False, key=f"solver-{game.name}-{ply}-{n}-{run}"
+                )
                 for n, group in enumerate(groups)
             ]
             for future in as_completed(futures):

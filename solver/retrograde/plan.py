@@ -47,14 +47,16 @@ SPOOLED_AT_MOST = 4
 
 
 def _retiring_peak(sizes: Sequence[int], ply: int, *, resumed: bool) -> int:
-    """Disk at the peak of layer ``ply`` in a retiring build: the most of (while it is solved) its raw child,
-    its spool and the retired layers above, and (while it is finished) its raw bytes, its spool and the
-    retired layers from its child up; a resumed layer is finished before its child retires (both raw)."""
+    """Disk at the peak of layer ``ply`` in a retiring build: the most of (while it is solved) its raw child and the
+    child's sealed files, its spool, and (while it is finished) its raw bytes, its spool and its child's sealed files;
+    with, all along, its own sealed files (written as it is solved) and the retired layers above. A resumed layer is
+    finished before its child retires (both raw)."""
     spool, above = sizes[ply] // SPOOLED_AT_MOST, sum(sizes[ply + 2 :]) // RETIRED_AT_MOST
     child = sizes[ply + 1] if ply + 1 < len(sizes) else 0
     if resumed:
         return child + sizes[ply] + spool + above
-    return max(child + spool, sizes[ply] + spool + child // RETIRED_AT_MOST) + above
+    sealed = (sizes[ply] + child) // RETIRED_AT_MOST
+    return max(child, sizes[ply]) + spool + sealed + above
 
 
 def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, check: bool = True, retiring: bool = False) -> BuildPlan:

@@ -4,13 +4,14 @@ A compact table file (format version 3, :mod:`solver.storage.tablefile`) stores 
 the stored bytes of every layer (:mod:`solver.contents.stored`) one after the other, cut
 into blocks of :data:`~solver.storage.blockarray.DEFAULT_BLOCK_BYTES` that are compressed one
 by one (:mod:`solver.storage.blockarray`). The layered build (:mod:`solver.retrograde.sweep`)
-solves the layers from the full board down, and layer ``p + 1`` is read raw only
-while layer ``p`` is solved; then it is **sealed** here: its blocks are compressed (in
-pieces, on the build's workers) into three files of the build directory, and its raw
-file is deleted (:meth:`~solver.retrograde.builddir.BuildDir.retire`). A 5x5k4 build so holds
-two large raw layers on disk only where the disk has room for them (else the layer being solved
-is spooled compressed: :func:`solver.retrograde.sweep.raw_fits`), and writing the table at
-the end is a copy of compressed blocks (:func:`assemble`).
+solves the layers from the full board down, and each layer is **sealed** here: its blocks are compressed into three
+files of the build directory, and its raw file is deleted once nothing reads it
+(:meth:`~solver.retrograde.builddir.BuildDir.retire`: layer ``p + 1`` is read raw while layer ``p`` is solved). A
+layer solved in one run is sealed **as it is solved**: the worker that solves a chunk seals it while its scores are in
+memory (:class:`SealingLayer`), so no pass reads the layer again to seal it (5x5k4's sealing took 681 s of a 23-minute
+build when it read each raw layer back, 2026-12-05). A layer an earlier run solved is sealed from its raw file, in
+segments, on the build's workers (:func:`seal_into`), before it retires. Writing the table at the end is a copy of
+compressed blocks (:func:`assemble`).
 
 =====================  ================================================================
 file                   content
@@ -31,11 +32,11 @@ the bytes :func:`solver.storage.tablefile.write_table` writes from the same scor
 a sealed build and a table written from layers in memory (:func:`write_layers`) are
 identical.
 
-A worker seals its segment apart from the boards before it (:class:`SealedRange`): which boards are canonical and
-read, the stored bytes and the histograms in one compiled pass, the boards before its first board read left for
-:func:`seal_layer` to fill, in order, with the score read last before them. So no segment searches back through the
-layer for that score (on 5x5k4 the search was half of a worker's sealing: a run of boards none of which is read can
-be millions long).
+A worker seals its chunk or segment apart from the boards before it (:mod:`solver.retrograde.pieces`): which boards
+are canonical and read, the stored bytes and the histograms in one compiled pass, the boards before its first board
+read, and the blocks it shares with its neighbours, left for the layer's stream to fill and join, in order. So no piece
+searches back through the layer for the score before it (on 5x5k4 the search was half of a worker's sealing: a run of
+boards none of which is read can be millions long).
 """
 
 from __future__ import annotations
@@ -49,13 +50,16 @@ from typing import Any
 
 import numpy as np
 
-from ..contents.stored import canonical_pieces, compact_meta, histograms_json, read_scores
+from ..contents.stored import compact_meta, histograms_json
 from ..encoding.layouts import layout
 from ..errors import BuildError, ResumedLayerWrong, TableError
 from ..rules.game import Game, parse_game
 from ..storage import tablefile
-from ..storage.blockarray import DEFAULT_BLOCK_BYTES, EncodedBlock, codec_of, default_codec, encode_block
+from ..storage.blockarray import DEFAULT_BLOCK_BYTES, EncodedBlock
 from .builddir import BuildDir
+from .chunks import ChunkResult
+from .pieces import Compression as Compression
+from .pieces import LayerStream, PieceSealing, SealedPiece, seal_piece
 from .proof import check_layers
 from .sweep import Mapper
 
@@ -65,20 +69,6 @@ BLOCK = DEFAULT_BLOCK_BYTES
 _INDEX = np.dtype([("packed", "<u8"), ("size", "<u4"), ("digest", "V32")])
 """One entry of a ``layer-PP.index`` file."""
 SUFFIXES = ("blocks", "index", "head")
-
-
-@dataclass(frozen=True)
-class Compression:
-    """The codec (by name, :mod:`solver.storage.blockarray`) and level a build seals with (the same for every layer of a table)."""
-
-    name: str
-    level: int
-
-    @classmethod
-    def default(cls) -> Compression:
-        """The default codec (:func:`solver.storage.blockarray.default_codec`) at its default level."""
-        name = default_codec()
-        return cls(name, codec_of(name).default_level)
 
 
 # -- the pieces of a layer ------------------------------------------------------------------
@@ -120,57 +110,21 @@ class Span:
         return (self.whole - self.head) // BLOCK + int(self.tail)
 
 
-def _stored(game: Game, ply: int, scores: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """The stored bytes of boards ``start .. stop - 1`` of a layer but those before the first board read (left 0: the
-    caller fills them, :func:`seal_layer`), their histograms, and how many boards come before the first one read (all:
-    none is read), in one compiled pass (:func:`solver.retrograde.compiled.stored_range_counted`)."""
-    from .compiled import stored_range_counted  # numba, loaded by the first range a build seals (not by a look-up)
-
-    return stored_range_counted(scores[start:stop], canonical_pieces(game, ply, start, stop), read_scores(game, ply), 0)
-
-
-@dataclass(frozen=True)
-class SealedRange:
-    """A range of whole blocks of a layer sealed apart from the boards before it (on a worker), so without the score
-    its boards before its first board read are filled with (:func:`seal_layer` knows it): the range's blocks from the
-    one holding that board on."""
-
-    size: int
-    first: int
-    """Boards before the first board read (``size``: none is read)."""
-    lead: bytes
-    """The stored bytes of the block holding the first board read, those before that board not filled (empty if none)."""
-    blocks: list[EncodedBlock]
-    """The blocks after that one, compressed."""
-    last: int
-    """The range's last stored byte (a score), if a board is read."""
-    histograms: np.ndarray
-
-
-def _seal_range(game: Game, ply: int, scores: np.ndarray, start: int, stop: int, codec: Compression) -> SealedRange:
-    """Boards ``start .. stop - 1`` of a layer (a whole number of blocks) sealed apart from those before them."""
-    filled, found, first = _stored(game, ply, scores, start, stop)
-    if first == filled.size:
-        return SealedRange(filled.size, first, b"", [], 0, found)
-    lead = first // BLOCK * BLOCK
-    blocks = [encode_block(filled[at : at + BLOCK].data, codec.name, codec.level) for at in range(lead + BLOCK, filled.size, BLOCK)]
-    return SealedRange(filled.size, first, filled[lead : lead + BLOCK].tobytes(), blocks, int(filled[-1]), found)
-
-
 @dataclass(frozen=True)
 class SegmentJob:
-    """A worker's share of sealing a layer: boards ``start .. stop - 1`` of layer ``ply`` of the build in ``directory``."""
+    """A worker's share of sealing a finished layer: boards ``start .. stop - 1`` of layer ``ply`` of the build in
+    ``directory``."""
 
     directory: str
     game: str
     ply: int
     start: int
     stop: int
-    codec: Compression
+    sealing: PieceSealing
 
 
-def seal_segment(job: SegmentJob) -> SealedRange:
-    """Run in a build worker: one segment sealed (:class:`SealedRange`), read from the raw layer file.
+def seal_segment(job: SegmentJob) -> SealedPiece:
+    """Run in a build worker: one segment sealed (:func:`solver.retrograde.pieces.seal_piece`), read from the raw layer file.
 
     The layer is mapped for this segment only: a map kept by a worker would hold the disk
     of the raw file after the layer retires (a deleted file's pages stay allocated while
@@ -179,7 +133,9 @@ def seal_segment(job: SegmentJob) -> SealedRange:
     game = parse_game(job.game)
     build = BuildDir(Path(job.directory), game)
     _read_ahead(build, job.ply, job.stop, job.stop + READ_AHEAD_SEGMENTS * (job.stop - job.start))
-    return _seal_range(game, job.ply, build.map(build.layer_path(job.ply), layout(game).layer_sizes[job.ply]), job.start, job.stop, job.codec)
+    index = layout(game)
+    scores = build.map(build.layer_path(job.ply), index.layer_sizes[job.ply])
+    return seal_piece(game, job.ply, scores[job.start : job.stop], job.start, index.layer_offsets[job.ply], job.sealing)
 
 
 READ_AHEAD_SEGMENTS = 2
@@ -201,125 +157,56 @@ def _read_ahead(build: BuildDir, ply: int, start: int, stop: int) -> None:
 
 @dataclass
 class Sealed:
-    """What sealing a layer gave besides its blocks: the head and the histograms (filled as the blocks are read)."""
+    """What sealing a layer gave besides its blocks: the head and the histograms (filled once the blocks are read)."""
 
     head: bytes = b""
     histograms: np.ndarray = field(default_factory=lambda: np.zeros((2, 256), dtype=np.int64))
 
 
-Segments = Callable[[list[tuple[int, int]]], Iterator[SealedRange]]
-"""Seals the given ranges of a layer (whole blocks each), somewhere, and yields them in order."""
+Segments = Callable[[list[tuple[int, int]]], Iterator[SealedPiece]]
+"""Seals the given ranges of a layer, somewhere, and yields them in order."""
 
 
-def seal_layer(game: Game, ply: int, scores: np.ndarray, carry: bytes, segments: Segments, codec: Compression, sealed: Sealed) -> Iterator[EncodedBlock]:
+def layer_stream(game: Game, ply: int, codec: Compression) -> LayerStream:
+    """The stream that joins the pieces of layer ``ply`` into its blocks (:class:`solver.retrograde.pieces.LayerStream`)."""
+    span = Span.of(game, ply)
+    return LayerStream(span.size, span.head, span.whole, BLOCK, codec)
+
+
+def piece_sealing(codec: Compression) -> PieceSealing:
+    """How workers seal pieces for a table of blocks of :data:`BLOCK` bytes compressed with ``codec``."""
+    return PieceSealing(codec, BLOCK)
+
+
+def _checked_carry(game: Game, ply: int, carry: bytes) -> bytes:
+    expected = Span.of(game, ply).carry
+    if len(carry) != expected:
+        raise BuildError(f"the head of layer {ply + 1} holds {len(carry):,} bytes, expected {expected:,}: delete the build directory")
+    return carry
+
+
+def seal_layer(game: Game, ply: int, carry: bytes, segments: Segments, codec: Compression, sealed: Sealed) -> Iterator[EncodedBlock]:
     """The blocks starting in layer ``ply``, in order; ``sealed`` gets the layer's head and histograms.
 
-    The ranges are sealed apart (:class:`SealedRange`) and filled here, in order: a board before the first one read of
-    a range holds the last score read before it in the layer, and the boards before the layer's first board read hold
-    that board's score (none read: the layer's first board's), as
-    :func:`solver.contents.stored.stored_layer` stores them; so no range searches back for the score before it.
-    Blocks of boards none of which is read are one byte repeated, compressed once a value.
+    The layer is cut into its head, segments of :data:`SEGMENT_BLOCKS` whole blocks and its tail, sealed apart
+    (:func:`solver.retrograde.pieces.seal_piece`) and joined in order (:class:`solver.retrograde.pieces.LayerStream`): a
+    board before the first one read of a segment holds the last score read before it in the layer, as
+    :func:`solver.contents.stored.stored_layer` stores it, so no segment searches back for that score.
 
-    :param scores: every board's score of the layer (a memory map is read in pieces).
     :param carry: the head of layer ``ply + 1`` (empty for the full layer).
-    :param segments: seals the whole blocks inside the layer (on workers, or here).
+    :param segments: seals the ranges (on workers, or here).
     """
     span = Span.of(game, ply)
-    if len(carry) != span.carry:
-        raise BuildError(f"the head of layer {ply + 1} holds {len(carry):,} bytes, expected {span.carry:,}: delete the build directory")
-    fill = _Fill(codec)
-    head, found, first = _stored(game, ply, scores, 0, span.head)
-    sealed.histograms += found
-    fill.add_head(head, first, carry if span.head == span.size else b"")  # no block starts inside the layer: all of it
-    ranges = [(at, min(span.whole, at + SEGMENT_BLOCKS * BLOCK)) for at in range(span.head, span.whole, SEGMENT_BLOCKS * BLOCK)]
-    for part in segments(ranges):
-        sealed.histograms += part.histograms
-        yield from fill.add(part)
-    layer_first = int(scores[0]) if len(scores) else 0
-    if span.tail:
-        tail, found, first = _stored(game, ply, scores, span.whole, span.size)
-        sealed.histograms += found
-        yield from fill.add_tail(tail, first, carry, layer_first)
-    yield from fill.end(layer_first)
-    sealed.head = fill.head
-
-
-class _Fill:
-    """The blocks of a layer's ranges in order, their boards before each range's first board read filled
-    (:func:`seal_layer`): with the last score read before, or, before the layer's first board read, with its score
-    once a range holds it (until then the head and whole blocks wait, all of one unknown byte)."""
-
-    def __init__(self, codec: Compression) -> None:
-        self._codec = codec
-        self._last: int | None = None
-        self._waiting = 0
-        self._head = (b"", 0, b"")
-        self.head = b""
-        """The layer's head, once the score before its first board read is known."""
-        self._repeats: dict[int, EncodedBlock] = {}
-
-    def add_head(self, head: np.ndarray, first: int, carry: bytes) -> None:
-        """The layer's boards before its first block boundary (and ``carry``, if no block starts in the layer)."""
-        self._head = (head.tobytes(), first, carry)
-        if first < head.size:
-            self._known(int(head[first]))
-            self._last = int(head[-1])
-
-    def add(self, part: SealedRange) -> Iterator[EncodedBlock]:
-        """The blocks of the next range of whole blocks."""
-        if part.first == part.size:
-            if self._last is None:
-                self._waiting += part.size // BLOCK
-            else:
-                yield from self._repeated(self._last, part.size // BLOCK)
-            return
-        if self._last is None:
-            yield from self._repeated(*self._known(_signed(part.lead[part.first % BLOCK])))
-        assert self._last is not None
-        yield from self._repeated(self._last, part.first // BLOCK)
-        yield encode_block(self._filled(part.lead, part.first % BLOCK), self._codec.name, self._codec.level)
-        yield from part.blocks
-        self._last = part.last
-
-    def add_tail(self, tail: np.ndarray, first: int, carry: bytes, layer_first: int) -> Iterator[EncodedBlock]:
-        """The layer's last block: its boards after the last block boundary and ``carry`` (the head of the layer
-        above). ``layer_first``: the layer's first board's score, the fill of a layer none of whose boards is read."""
-        if self._last is None:
-            yield from self._repeated(*self._known(int(tail[first]) if first < tail.size else layer_first))
-        yield encode_block(self._filled(tail.tobytes(), first) + carry, self._codec.name, self._codec.level)
-
-    def end(self, layer_first: int) -> Iterator[EncodedBlock]:
-        """What still waits once every range is added: no board of the layer is read (its first board's score fills it)."""
-        if self._last is None:
-            yield from self._repeated(*self._known(layer_first))
-
-    def _known(self, fill: int) -> tuple[int, int]:
-        """The score before the layer's first board read is ``fill``: the head is filled; returns ``(fill, the blocks
-        that waited)``."""
-        self._last = fill
-        head, first, carry = self._head
-        self.head = self._filled(head, first) + carry
-        waited, self._waiting = self._waiting, 0
-        return fill, waited
-
-    def _filled(self, data: bytes, first: int) -> bytes:
-        """``data`` with its first ``first`` bytes the last score read (those before a range's first board read)."""
-        assert self._last is not None
-        return bytes([self._last & 255]) * first + data[first:]
-
-    def _repeated(self, score: int, count: int) -> Iterator[EncodedBlock]:
-        """``count`` blocks of boards none of which is read: ``score`` repeated, compressed once."""
-        if count:
-            block = self._repeats.get(score)
-            if block is None:
-                block = self._repeats[score] = encode_block(bytes([score & 255]) * BLOCK, self._codec.name, self._codec.level)
-            for _ in range(count):
-                yield block
-
-
-def _signed(byte: int) -> int:
-    """A stored byte (0 to 255) as the score it holds (int8)."""
-    return byte - 256 if byte > 127 else byte
+    _checked_carry(game, ply, carry)
+    stream = layer_stream(game, ply, codec)
+    step = SEGMENT_BLOCKS * BLOCK
+    ranges = [(0, span.head)] if span.head else []
+    ranges += [(at, min(span.whole, at + step)) for at in range(span.head, span.whole, step)]
+    ranges += [(span.whole, span.size)] if span.whole < span.size else []
+    for piece in segments(ranges):
+        yield from stream.add(piece)
+    yield from stream.end(carry)
+    sealed.head, sealed.histograms = stream.head, stream.histograms
 
 
 # -- a build directory -------------------------------------------------------------------
@@ -327,31 +214,118 @@ def _name(ply: int, suffix: str) -> str:
     return f"layer-{ply:02d}.{suffix}"
 
 
-def release(codec: Compression, *, check_resumed: bool = False) -> Callable[[BuildDir, int, Mapper, Sequence[int]], None]:
-    """The ``release`` hook of :func:`solver.retrograde.sweep.sweep`: seal every raw layer above ``below``, top first.
+def release(codec: Compression, *, check_resumed: bool = False) -> Sealer:
+    """The ``release`` hook of :func:`solver.retrograde.sweep.sweep`: each layer solved in one run is sealed as its
+    chunks are solved, by the workers that solve them (:meth:`Sealer.solving`); the others are sealed from their raw
+    file before they retire, top first.
 
     :param check_resumed: before a layer left by an earlier run is sealed, or its raw
         child is, re-derive it from that child (:func:`solver.retrograde.proof.check_layers`:
         exact, a sweep's work for that layer), for a game whose table has no shipped
         checksum. Only the top raw layer of a resumed build cannot be checked this way
         (its child is sealed already); a killed build leaves at most two raw layers.
-    :raises ResumedLayerWrong: naming the first board that disagrees.
     """
-    checked: set[int] = set()
+    return Sealer(codec, check_resumed)
 
-    def run(build: BuildDir, below: int, mapper: Mapper, resumed: Sequence[int]) -> None:
+
+class Sealer:
+    """Seals a build's layers and retires them once nothing reads them raw (a :class:`solver.retrograde.sweep.Release`)."""
+
+    def __init__(self, codec: Compression, check_resumed: bool) -> None:
+        self._codec = codec
+        self._check_resumed = check_resumed
+        self._checked: set[int] = set()
+        self._sealing: dict[int, SealingLayer] = {}
+
+    def solving(self, build: BuildDir, ply: int) -> SealingLayer:
+        """Seal layer ``ply`` as its chunks are solved (every chunk of it solved in this run)."""
+        layer = self._sealing[ply] = SealingLayer(build, ply, self._codec, lambda: self._carry(build, ply))
+        return layer
+
+    def __call__(self, build: BuildDir, below: int, mapper: Mapper, resumed: Sequence[int]) -> None:
+        """Seal and retire every raw layer above ``below``, top first.
+
+        :raises ResumedLayerWrong: naming the first board that disagrees (``check_resumed``).
+        """
         retired = build.retired()
         for ply in retired:
             build.layer_path(ply).unlink(missing_ok=True)  # a build killed between recording and deleting
         raw = build.raw_layers()
-        if check_resumed:
-            _check_resumed(build, [ply for ply in resumed if ply in raw and ply not in checked and (ply == build.game.cells or ply + 1 in raw)])
-            checked.update(resumed)
+        if self._check_resumed:
+            _check_resumed(build, [ply for ply in resumed if ply in raw and ply not in self._checked and (ply == build.game.cells or ply + 1 in raw)])
+            self._checked.update(resumed)
         for ply in sorted(raw, reverse=True):
             if ply > below:
-                seal_into(build, ply, mapper, codec)
+                layer = self._sealing.pop(ply, None)
+                sealed = layer.end() if layer is not None else None
+                if sealed is None:
+                    seal_into(build, ply, mapper, self._codec)
+                else:
+                    build.retire(ply, *sealed)
+        for layer in self._sealing.values():  # a layer solved below a resumed one waited for its head
+            layer.end()
 
-    return run
+    def _carry(self, build: BuildDir, ply: int) -> bytes | None:
+        """The head of layer ``ply + 1`` (what layer ``ply``'s last block ends with), if it is sealed yet."""
+        if ply == build.game.cells:
+            return b""
+        above = self._sealing.get(ply + 1)
+        if above is not None:
+            return above.head
+        return _read_head(build, ply + 1) if ply + 1 in build.retired() else None
+
+
+class SealingLayer:
+    """A layer sealed as its chunks are solved (:data:`solver.retrograde.sweep.LayerSeal`): the workers seal each chunk
+    they solve (:attr:`sealing`), and the pieces are joined here in order, as they come, into the layer's files.
+
+    The layer's last block ends with the head of the layer above: a layer whose layer above is not sealed yet (the
+    lowest layer a resumed build found finished, sealed later from its raw file) waits for it (:meth:`end`).
+    Nothing of it is recorded before the layer retires; a build killed before then seals it again from its raw file.
+    """
+
+    def __init__(self, build: BuildDir, ply: int, codec: Compression, carry: Callable[[], bytes | None]) -> None:
+        self.sealing = piece_sealing(codec)
+        self._ply = ply
+        self._game = build.game
+        self._stream = layer_stream(build.game, ply, codec)
+        self._files = _LayerFiles(build, ply)
+        self._carry = carry
+        self._early: dict[int, SealedPiece] = {}
+        self._next = 0
+        self._sealed: tuple[dict[str, str], dict[str, Any]] | None = None
+        self.head: bytes | None = None
+        """The layer's head, once it is sealed."""
+
+    def add(self, results: Sequence[ChunkResult]) -> None:
+        """The pieces of chunks solved, in any order: those next in the layer are joined at once."""
+        for _, _, _, _, piece in results:
+            if piece is None:
+                raise BuildError(f"a chunk of layer {self._ply} came back unsealed")
+            self._early[piece.start] = piece
+        while self._next in self._early:
+            piece = self._early.pop(self._next)
+            self._next += piece.size
+            for block in self._stream.add(piece):
+                self._files.write(block)
+
+    def solved(self) -> None:
+        """Every chunk is added: the layer is sealed now if the layer above is."""
+        if self._early or self._next != Span.of(self._game, self._ply).size:
+            raise BuildError(f"layer {self._ply} was solved but {len(self._early)} of its chunks could not be joined in order")
+        self.end()
+
+    def end(self) -> tuple[dict[str, str], dict[str, Any]] | None:
+        """Seal the layer if the layer above is sealed: its files and info as :meth:`BuildDir.retire` records them
+        (None: it still waits)."""
+        if self._sealed is None and self._next == Span.of(self._game, self._ply).size:
+            carry = self._carry()
+            if carry is not None:
+                for block in self._stream.end(_checked_carry(self._game, self._ply, carry)):
+                    self._files.write(block)
+                self.head = self._stream.head
+                self._sealed = self._files.close(self.head, self._stream.histograms, self.sealing.codec)
+        return self._sealed
 
 
 def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
@@ -363,34 +337,60 @@ def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
 
 
 def seal_into(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -> None:
-    """Seal finished layer ``ply`` of a build into its three files, then retire it (its raw file goes).
+    """Seal finished layer ``ply`` of a build from its raw file into its three files, then retire it (its raw file goes).
 
     The layer above must be sealed already (its head is read). The work is spread over
     the build's workers by ``mapper`` in segments of :data:`SEGMENT_BLOCKS` blocks.
     """
     game = build.game
     carry = _read_head(build, ply + 1) if ply < game.cells else b""
-    scores = build.map(build.layer_path(ply), layout(game).layer_sizes[ply])
+    sealing = piece_sealing(codec)
 
-    def segments(ranges: list[tuple[int, int]]) -> Iterator[SealedRange]:
-        return mapper(seal_segment, [SegmentJob(str(build.path), game.name, ply, start, stop, codec) for start, stop in ranges])
+    def segments(ranges: list[tuple[int, int]]) -> Iterator[SealedPiece]:
+        return mapper(seal_segment, [SegmentJob(str(build.path), game.name, ply, start, stop, sealing) for start, stop in ranges])
 
     sealed = Sealed()
-    hashes = {suffix: hashlib.sha256() for suffix in SUFFIXES}
-    count, data_bytes = 0, 0
-    with _created(build, _name(ply, "blocks")) as blocks, _created(build, _name(ply, "index")) as index:
-        for block in seal_layer(game, ply, scores, carry, segments, codec, sealed):
-            entry = np.array([(len(block.packed), block.size, block.digest)], dtype=_INDEX).tobytes()
-            for out, data, suffix in ((blocks, block.packed, "blocks"), (index, entry, "index")):
-                out.write(data)
-                hashes[suffix].update(data)
-            count, data_bytes = count + 1, data_bytes + len(block.packed)
-    del scores
-    with _created(build, _name(ply, "head")) as head:
-        head.write(sealed.head)
-        hashes["head"].update(sealed.head)
-    info = {"first_block": Span.of(game, ply).first_block, "blocks": count, "data_bytes": data_bytes, "codec": codec.name, "level": codec.level}
-    build.retire(ply, {_name(ply, suffix): hashes[suffix].hexdigest() for suffix in SUFFIXES}, {**info, "histograms": histograms_json(sealed.histograms)})
+    files = _LayerFiles(build, ply)
+    for block in seal_layer(game, ply, carry, segments, codec, sealed):
+        files.write(block)
+    build.retire(ply, *files.close(sealed.head, sealed.histograms, codec))
+
+
+class _LayerFiles:
+    """The three files of a sealed layer (module docstring): its blocks and their index written as the blocks come,
+    then its head; each file's SHA-256 and the layer's info for the manifest."""
+
+    def __init__(self, build: BuildDir, ply: int) -> None:
+        self._build, self._ply = build, ply
+        self._hashes = {suffix: hashlib.sha256() for suffix in SUFFIXES}
+        self._blocks = _created(build, _name(ply, "blocks"))
+        self._index = _created(build, _name(ply, "index"))
+        self._count, self._data_bytes = 0, 0
+
+    def write(self, block: EncodedBlock) -> None:
+        """The layer's next block."""
+        entry = np.array([(len(block.packed), block.size, block.digest)], dtype=_INDEX).tobytes()
+        for out, data, suffix in ((self._blocks, block.packed, "blocks"), (self._index, entry, "index")):
+            out.write(data)
+            self._hashes[suffix].update(data)
+        self._count, self._data_bytes = self._count + 1, self._data_bytes + len(block.packed)
+
+    def close(self, head: bytes, histograms: np.ndarray, codec: Compression) -> tuple[dict[str, str], dict[str, Any]]:
+        """The files synced and closed, the head written: ``(files, info)`` as :meth:`BuildDir.retire` records them."""
+        self._blocks.close()
+        self._index.close()
+        with _created(self._build, _name(self._ply, "head")) as out:
+            out.write(head)
+            self._hashes["head"].update(head)
+        info = {
+            "first_block": Span.of(self._build.game, self._ply).first_block,
+            "blocks": self._count,
+            "data_bytes": self._data_bytes,
+            "codec": codec.name,
+            "level": codec.level,
+            "histograms": histograms_json(histograms),
+        }
+        return {_name(self._ply, suffix): self._hashes[suffix].hexdigest() for suffix in SUFFIXES}, info
 
 
 class _created:
@@ -399,10 +399,18 @@ class _created:
     def __init__(self, build: BuildDir, name: str) -> None:
         self._handle = os.fdopen(build.create(build.path / name, os.O_WRONLY), "wb", buffering=1 << 20)
 
-    def __enter__(self) -> Any:
-        return self._handle
+    def __enter__(self) -> _created:
+        return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def write(self, data: bytes) -> None:
+        """``data`` appended."""
+        self._handle.write(data)
+
+    def close(self) -> None:
+        """Flushed, synced and closed."""
         try:
             self._handle.flush()
             os.fsync(self._handle.fileno())
@@ -497,17 +505,19 @@ def write_layers(path: str | os.PathLike[str], game: Game, layers: Sequence[np.n
     if sizes != list(layout(game).layer_sizes):
         raise TableError(f"layer sizes {sizes} do not fit {game.name}: expected {list(layout(game).layer_sizes)}")
     codec = Compression.default()
+    sealing = piece_sealing(codec)
+    offsets = layout(game).layer_offsets
     carry = b""
     per_layer: list[list[EncodedBlock]] = []
     found: dict[str, Any] = {}
     for ply in range(game.cells, -1, -1):
         scores = layers[ply]
 
-        def segments(ranges: list[tuple[int, int]], ply: int = ply, scores: np.ndarray = scores) -> Iterator[SealedRange]:
-            return (_seal_range(game, ply, scores, start, stop, codec) for start, stop in ranges)
+        def segments(ranges: list[tuple[int, int]], ply: int = ply, scores: np.ndarray = scores) -> Iterator[SealedPiece]:
+            return (seal_piece(game, ply, scores[start:stop], start, offsets[ply], sealing) for start, stop in ranges)
 
         sealed = Sealed()
-        per_layer.append(list(seal_layer(game, ply, scores, carry, segments, codec, sealed)))
+        per_layer.append(list(seal_layer(game, ply, carry, segments, codec, sealed)))
         carry = sealed.head
         found[str(ply)] = histograms_json(sealed.histograms)
     meta = {**compact_meta(game), "layer_histograms": {key: found[key] for key in sorted(found, key=int)}}

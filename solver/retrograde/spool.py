@@ -22,9 +22,12 @@ from ..storage.blockarray import Codec, codec_of, default_codec
 from .builddir import BuildDir
 from .chunks import Chunk, ChunkResult, chunk_digest
 from .kernel import solve_chunk
+from .pieces import PieceSealing, seal_piece
 
 
-def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, raw: bool = False, flush: bool = False) -> list[ChunkResult]:
+def run_chunks(
+    directory: str, game_name: str, ply: int, todo: Sequence[Chunk], *, raw: bool = False, flush: bool = False, sealing: PieceSealing | None = None
+) -> list[ChunkResult]:
     """Solve chunks of layer ``ply`` of the build in ``directory`` and write them into its partial file.
 
     Runs in a worker (a local process or a Dask worker), so the game travels by its
@@ -32,8 +35,9 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
     ``ply + 1`` read-only and opens the partial file of layer ``ply`` (both without
     following links, :meth:`solver.retrograde.builddir.BuildDir.open`), and writes each chunk at the
     chunk's own offset. Returns, per chunk, its first index, its boards, its digest
-    (:func:`solver.retrograde.chunks.chunk_digest`) and how many bytes it takes in the partial file (for the layer's
-    journal).
+    (:func:`solver.retrograde.chunks.chunk_digest`), how many bytes it takes in the partial file (for the layer's
+    journal) and, with ``sealing``, the chunk sealed for the table while its scores are in memory
+    (:func:`solver.retrograde.pieces.seal_piece`).
 
     :param raw: write the scores as they are (the partial file becomes the layer), not spooled (:func:`spool_bytes`).
     :param flush: write the chunks to the file before returning (for a shared file
@@ -45,14 +49,16 @@ def run_chunks(directory: str, game_name: str, ply: int, todo: Sequence[Chunk], 
     # opened per task, not kept: a map kept by a worker would hold the child's disk after it retires
     child = None if ply == game.cells else build.map(build.layer_path(ply + 1), sizes[ply + 1])
     fd = build.open(build.partial_path(ply), os.O_WRONLY)
-    done = []
+    offset = layout(game).layer_offsets[ply]
+    done: list[ChunkResult] = []
     try:
         for chunk in todo:
             reached = build.reached(ply, chunk.start, chunk.stop) if game.build_walks_forward else None
             scores = solve_chunk(game, chunk, child, reached)
             data = scores.data if raw else spool_bytes(scores)
             os.pwrite(fd, data, chunk.start)
-            done.append((chunk.start, chunk.boards, chunk_digest(scores.data), len(data)))
+            piece = None if sealing is None else seal_piece(game, ply, scores, chunk.start, offset, sealing)
+            done.append((chunk.start, chunk.boards, chunk_digest(scores.data), len(data), piece))
         if flush:
             os.fsync(fd)
     finally:

@@ -9,12 +9,13 @@ pieces, X ``ceil(p/2)`` and O ``floor(p/2)``). Layer ``p`` is solved from layer
 a raw int8 file ``layer-PP.i8``. The layer being solved is written into
 ``layer-PP.i8.partial``, in which every worker writes each chunk at the chunk's own offset
 (:mod:`solver.retrograde.spool`), and a journal line ``start digest bytes`` per chunk once it is written. Where the
-disk has room for the whole layer beside its child (and what is written before the child retires: :func:`raw_fits`),
+disk has room for the whole layer beside its child (and the sealed files written before the child retires: :func:`raw_fits`),
 the chunks are written **raw**: the partial file is the layer, and finishing it (:func:`finish_layer`) renames it. Else
 they are **spooled** compressed, so that while layer ``p`` is solved only its child ``p + 1`` is raw on disk; then the
 chunks are decoded into ``layer-PP.i8``, each checked against its digest. A build that retires its layers (a
 ``release`` hook, :mod:`solver.retrograde.sealing`) retires ``p + 1`` before ``p`` is finished, so a spooled build
-never holds two large raw layers at once. The layer's digest is computed from its chunks' digests
+never holds two large raw layers at once; its hook may also have each chunk sealed for the table by the worker that
+solves it (:meth:`Release.solving`), so that no pass reads the layer back to seal it. The layer's digest is computed from its chunks' digests
 (:func:`solver.retrograde.chunks.layer_digest`), never from a pass over its bytes. A build run again on the same
 directory checks the finished layers and resumes below the last one, keeping every journaled chunk whose bytes
 still hash to their digest. The bytes do not depend on the number of workers, their
@@ -43,7 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -54,6 +55,7 @@ from ..rules.game import Game
 from ..words import count
 from .builddir import BuildDir
 from .chunks import CHUNK_COST, Chunk, ChunkDone, ChunkResult, Progress, chunk_digest, chunks, layer_digest
+from .pieces import PieceSealing
 from .plan import RETIRED_AT_MOST, check_resources, plan_build
 from .spool import run_chunks, unspool
 
@@ -83,18 +85,41 @@ class BuildResult:
         return BuildDir(self.path, self.game).layers()
 
 
-Dispatch = Callable[[int, list[list[Chunk]], bool], Iterator[list[ChunkResult]]]
-"""Runs the chunk groups of a layer (somewhere), written raw or not (:func:`solver.retrograde.spool.run_chunks`), and
-yields each group's results as they finish."""
+Dispatch = Callable[[int, list[list[Chunk]], bool, PieceSealing | None], Iterator[list[ChunkResult]]]
+"""Runs the chunk groups of a layer (somewhere), written raw or not, sealed as they are solved or not
+(:func:`solver.retrograde.spool.run_chunks`), and yields each group's results as they finish."""
 
 Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]
 """Runs a module-level function over items on the build's workers and yields the results in order (like :func:`map`)."""
 
-Release = Callable[[BuildDir, int, Mapper, Sequence[int]], None]
-"""Called as ``release(build, below, mapper, resumed)`` when no finished layer above ``below`` will be read
-raw again (after each layer, and at the start of a resumed build; ``below = -1`` at the end): it may
-:meth:`solver.retrograde.builddir.BuildDir.retire` them, using ``mapper`` to spread its work over the build's workers.
-``resumed`` lists the layers so far that hold bytes of an earlier run (:attr:`BuildResult.resumed`)."""
+
+class LayerSeal(Protocol):
+    """A layer sealed as it is solved (:meth:`Release.solving`): the workers seal each chunk they solve as
+    :attr:`sealing` says, and the sweep hands over their results."""
+
+    @property
+    def sealing(self) -> PieceSealing:
+        """How the workers seal the chunks."""
+
+    def add(self, results: Sequence[ChunkResult]) -> None:
+        """Results of chunks solved, in any order."""
+
+    def solved(self) -> None:
+        """Every chunk of the layer is solved and added."""
+
+
+class Release(Protocol):
+    """Retires the finished layers nothing reads raw any more, and may seal a layer as it is solved."""
+
+    def __call__(self, build: BuildDir, below: int, mapper: Mapper, resumed: Sequence[int]) -> None:
+        """Called when no finished layer above ``below`` will be read raw again (after each layer, and at the start
+        of a resumed build; ``below = -1`` at the end): it may :meth:`solver.retrograde.builddir.BuildDir.retire`
+        them, using ``mapper`` to spread its work over the build's workers. ``resumed`` lists the layers so far that
+        hold bytes of an earlier run (:attr:`BuildResult.resumed`)."""
+
+    def solving(self, build: BuildDir, ply: int) -> LayerSeal | None:
+        """Called before layer ``ply`` is solved, every chunk of it in this run: how it is sealed as it is solved
+        (None: it is not)."""
 
 
 def sweep(
@@ -114,7 +139,8 @@ def sweep(
 
     :param dispatch: runs a layer's chunk groups and yields each group's :data:`solver.retrograde.chunks.ChunkResult` list.
     :param jobs: how many workers run chunks (for the memory estimate and the batching).
-    :param release: retires the finished layers nothing reads raw any more (:data:`Release`).
+    :param release: retires the finished layers nothing reads raw any more, and seals layers as they are solved
+        (:class:`Release`).
     :param mapper: given to ``release``: runs its work on the build's workers.
     :raises TableError: if the directory is not this user's alone, or a file in it is a link
         or not a regular file (nothing outside the directory is ever written).
@@ -137,7 +163,7 @@ def sweep(
 
         write_reach(build, jobs=jobs, progress=progress)
     for ply in plan.todo:
-        kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify)
+        kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify, release=release)
         if kept:
             resumed.append(ply)
         # a layer holding an earlier run's chunks is finished while its raw child is still there to check it against
@@ -153,9 +179,19 @@ def sweep(
     return BuildResult(game, path, plan.resumed_below, plan.todo, build.finished(check=False), tuple(resumed))
 
 
-def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, progress: Progress | None, notify: Callable[[str], None] | None) -> bool:
+def _solve_layer(
+    build: BuildDir,
+    ply: int,
+    dispatch: Dispatch,
+    *,
+    jobs: int,
+    progress: Progress | None,
+    notify: Callable[[str], None] | None,
+    release: Release | None = None,
+) -> bool:
     """Solve layer ``ply`` into its partial file, chunk by chunk, resuming its journaled chunks. Returns whether
-    chunks of an earlier run were kept. The layer is finished (made raw) by :func:`finish_layer`.
+    chunks of an earlier run were kept. The layer is finished (made raw) by :func:`finish_layer`. A layer none of
+    whose chunks an earlier run kept is sealed as it is solved where ``release`` says how (:meth:`Release.solving`).
 
     :raises BuildError: if chunks are left to solve but the layer above, which they read, is retired.
     """
@@ -173,15 +209,20 @@ def _solve_layer(build: BuildDir, ply: int, dispatch: Dispatch, *, jobs: int, pr
                 if chunk.start in finished:
                     progress(ChunkDone(ply, chunk.boards, chunk.boards + CHUNK_COST))
         raw = _written_raw(build, ply, layer_chunks, finished)
+        seal = release.solving(build, ply) if release is not None and not finished else None
         with os.fdopen(build.open(build.journal_path(ply), os.O_WRONLY | os.O_APPEND), "ab") as log:
-            for done in dispatch(ply, _groups(todo, jobs), raw):
+            for done in dispatch(ply, _groups(todo, jobs), raw, None if seal is None else seal.sealing):
                 # after the worker wrote them: a killed build keeps these chunks (their digest is checked on resume)
-                log.write("".join(f"{start} {digest} {stored}\n" for start, _, digest, stored in done).encode())
+                log.write("".join(f"{start} {digest} {stored}\n" for start, _, digest, stored, _ in done).encode())
                 log.flush()
+                if seal is not None:
+                    seal.add(done)
                 if progress is not None:
-                    for _, boards, _, _ in done:
+                    for _, boards, _, _, _ in done:
                         progress(ChunkDone(ply, boards, boards + CHUNK_COST))
         os.fsync(fd)
+        if seal is not None:
+            seal.solved()
     finally:
         os.close(fd)
     return bool(finished)
@@ -193,15 +234,16 @@ RAW_MARGIN = 2 << 30
 
 def raw_fits(build: BuildDir, ply: int) -> bool:
     """Whether layer ``ply`` is written raw as it is solved: the free disk holds the whole layer, the sealed files of
-    its child (written before the child retires: at most :data:`solver.retrograde.plan.RETIRED_AT_MOST`-th of it) and
-    :data:`RAW_MARGIN`. Otherwise it is spooled compressed (the disk the plan counted: :mod:`solver.retrograde.plan`).
+    the layer and of its child (written before the child retires, the layer's as it is solved: each at most
+    :data:`solver.retrograde.plan.RETIRED_AT_MOST`-th of its layer) and :data:`RAW_MARGIN`. Otherwise it is spooled
+    compressed (the disk the plan counted: :mod:`solver.retrograde.plan`).
 
     Raw, the chunks are neither compressed nor decoded, and finishing the layer writes nothing (5x5k4's layers took
     354 s of 1,736 to be decoded and written, 2026-12-05); spooled, a build never holds two large raw layers at once.
     """
     sizes = layout(build.game).layer_sizes
     child = sizes[ply + 1] if ply < build.game.cells else 0
-    return _free_disk(build.path) >= sizes[ply] + child // RETIRED_AT_MOST + RAW_MARGIN
+    return _free_disk(build.path) >= sizes[ply] + (sizes[ply] + child) // RETIRED_AT_MOST + RAW_MARGIN
 
 
 def _written_raw(build: BuildDir, ply: int, layer_chunks: list[Chunk], finished: dict[int, int]) -> bool:
@@ -416,7 +458,8 @@ def build_layers(
     :param progress: called after every chunk (:class:`solver.retrograde.chunks.ChunkDone`).
     :param notify: called with a line of text when the build resumes (what was found).
     :param extra_disk: bytes the caller will write after the build (the table file), counted in the disk check.
-    :param release: retires finished layers once nothing reads them raw (:data:`Release`; run with the pool's workers).
+    :param release: retires finished layers once nothing reads them raw, and seals layers as they are solved
+        (:class:`Release`; run with the pool's workers).
     :raises BuildError: if the disk or the memory is too small (checked before anything is written).
     """
     jobs = jobs or os.cpu_count() or 1
@@ -469,18 +512,18 @@ def _worker_pool(jobs: int, method: str) -> Iterator[ProcessPoolExecutor]:
 
 
 def _in_process(game: Game, path: Path) -> Dispatch:
-    def dispatch(ply: int, groups: list[list[Chunk]], raw: bool) -> Iterator[list[ChunkResult]]:
+    def dispatch(ply: int, groups: list[list[Chunk]], raw: bool, sealing: PieceSealing | None) -> Iterator[list[ChunkResult]]:
         for group in groups:
-            yield run_chunks(str(path), game.name, ply, group, raw=raw)
+            yield run_chunks(str(path), game.name, ply, group, raw=raw, sealing=sealing)
 
     return dispatch
 
 
 def _on_executor(pool: Executor, game: Game, path: Path) -> Dispatch:
-    def dispatch(ply: int, groups: list[list[Chunk]], raw: bool) -> Iterator[list[ChunkResult]]:
+    def dispatch(ply: int, groups: list[list[Chunk]], raw: bool, sealing: PieceSealing | None) -> Iterator[list[ChunkResult]]:
         from concurrent.futures import as_completed
 
-        futures = [pool.submit(run_chunks, str(path), game.name, ply, group, raw=raw) for group in groups]
+        futures = [pool.submit(run_chunks, str(path), game.name, ply, group, raw=raw, sealing=sealing) for group in groups]
         for future in as_completed(futures):
             yield future.result()
 
