@@ -10,13 +10,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..encoding.layouts import layout
 from ..rules.game import Game
-
-if TYPE_CHECKING:
-    from .pieces import SealedPiece
 
 CHUNK_BOARDS = 1 << 22
 """Boards per chunk (at least one row): bounds a worker's working memory to about 130 MiB."""
@@ -59,12 +55,6 @@ class ChunkDone:
 
 Progress = Callable[[ChunkDone], None]
 """Called in the client process after each chunk is written."""
-
-ChunkResult = tuple[int, int, str, int, "SealedPiece | None"]
-"""What a worker reports for a chunk: its first index in the layer, its boards, its digest (:func:`chunk_digest`),
-the bytes it takes in the layer's partial file (its boards when written raw, fewer when spooled compressed:
-:func:`solver.retrograde.spool.spool_bytes`) and the chunk sealed for the table where the build seals the layer as it is
-solved (:mod:`solver.retrograde.pieces`; else None)."""
 
 
 def chunk_digest(scores: bytes | memoryview) -> str:

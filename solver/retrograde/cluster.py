@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError, quote
 from ..rules.game import Game
-from .chunks import Chunk, ChunkResult, Progress
+from .chunks import Chunk, Progress
 from .pieces import PieceSealing
-from .spool import run_chunks
+from .spool import ChunkResult, run_chunks
 from .sweep import BuildResult, Release, sweep
 
 if TYPE_CHECKING:

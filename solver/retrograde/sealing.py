@@ -57,10 +57,10 @@ from ..rules.game import Game, parse_game
 from ..storage import tablefile
 from ..storage.blockarray import DEFAULT_BLOCK_BYTES, EncodedBlock
 from .builddir import BuildDir
-from .chunks import ChunkResult
 from .pieces import Compression as Compression
 from .pieces import LayerStream, PieceSealing, SealedPiece, seal_piece
 from .proof import check_layers
+from .spool import ChunkResult
 from .sweep import Mapper
 
 SEGMENT_BLOCKS = 256

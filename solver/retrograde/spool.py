@@ -20,9 +20,15 @@ from ..encoding.layouts import layout
 from ..rules.game import parse_game
 from ..storage.blockarray import Codec, codec_of, default_codec
 from .builddir import BuildDir
-from .chunks import Chunk, ChunkResult, chunk_digest
+from .chunks import Chunk, chunk_digest
 from .kernel import solve_chunk
-from .pieces import PieceSealing, seal_piece
+from .pieces import PieceSealing, SealedPiece, seal_piece
+
+ChunkResult = tuple[int, int, str, int, SealedPiece | None]
+"""What a worker reports for a chunk: its first index in the layer, its boards, its digest (:func:`solver.retrograde.chunks.chunk_digest`),
+the bytes it takes in the layer's partial file (its boards when written raw, fewer when spooled compressed:
+:func:`spool_bytes`) and the chunk sealed for the table where the build seals the layer as it is
+solved (:mod:`solver.retrograde.pieces`; else None)."""
 
 
 def run_chunks(

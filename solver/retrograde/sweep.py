@@ -54,10 +54,10 @@ from ..lifetime import ctrl_c_blocked, die_with_parent, ignore_ctrl_c
 from ..rules.game import Game
 from ..words import count
 from .builddir import BuildDir
-from .chunks import CHUNK_COST, Chunk, ChunkDone, ChunkResult, Progress, chunk_digest, chunks, layer_digest
+from .chunks import CHUNK_COST, Chunk, ChunkDone, Progress, chunk_digest, chunks, layer_digest
 from .pieces import PieceSealing
 from .plan import RETIRED_AT_MOST, check_resources, plan_build
-from .spool import run_chunks, unspool
+from .spool import ChunkResult, run_chunks, unspool
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def sweep(
 ) -> BuildResult:
     """The layer sweep shared by the local and the cluster builds (see the module docstring).
 
-    :param dispatch: runs a layer's chunk groups and yields each group's :data:`solver.retrograde.chunks.ChunkResult` list.
+    :param dispatch: runs a layer's chunk groups and yields each group's :data:`solver.retrograde.spool.ChunkResult` list.
     :param jobs: how many workers run chunks (for the memory estimate and the batching).
     :param release: retires the finished layers nothing reads raw any more, and seals layers as they are solved
         (:class:`Release`).
