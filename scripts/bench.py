@@ -454,14 +454,16 @@ def bench_compact_build(game: str, tmp: Path, *, limits: tuple[float, float, flo
 
 
 BIG_TARGETS: dict[str, tuple[float, float, float, float | None]] = {
-    "5x5k4": (2.5 * 3600, 16, 6, 45),
+    "5x5k4": (20 * 60, 16, 6, 45),
     "4x6k4": (45 * 60, 16, 2, None),
     "3x8k3": (45 * 60, 16, 2, None),
     "5x6k4-gravity": (30 * 60, 16, 2, 20),
     "4x7k4-gravity": (30 * 60, 16, 2, 20),
 }
 """Targets of the big builds: seconds, GiB of memory, GB of file, GiB of disk. Issue 14's for the 24- and 25-cell
-m,n,k games; the gravity games' "minutes on 2 cores" (issue 23) read as at most half an hour, and 20 GiB of disk."""
+m,n,k games, 5x5k4's time issue 40's (20 minutes on 2 quiet cores; a build writes its largest layers raw where the disk
+has room, up to two at once, so on a disk with room its peak passes issue 14's 45 GiB); the gravity games' "minutes on
+2 cores" (issue 23) read as at most half an hour, and 20 GiB of disk."""
 
 GRAVITY_GAMES = (
     "4x4k4-gravity",

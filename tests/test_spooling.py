@@ -336,3 +336,34 @@ def test_a_layer_killed_half_written_resumes_written_the_same_way_whatever_room_
     resumed = build_layers(game, tmp_path, jobs=1)
     assert written and set(written) == {room}, "the chunks left of the killed layer were written the other way"
     assert all(np.array_equal(layer, stand_in_layers[ply]) for ply, layer in enumerate(resumed.layers()))
+
+
+def test_a_retired_raw_layer_is_deleted_in_the_background_and_its_bytes_count_as_free_until_it_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    game = parse_game(GAME)
+    build = BuildDir(tmp_path / "build", game)
+    build.prepare()
+    sizes = solver.retrograde.sweep.layout(game).layer_sizes
+    child = KILLED + 1
+    with open(build.layer_path(child), "wb") as out:
+        out.truncate(sizes[child])
+    gate = threading.Event()
+    real_unlink = Path.unlink
+
+    def slow(path: Path, missing_ok: bool = False) -> None:
+        assert gate.wait(30), "the deletion was never let go"
+        real_unlink(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", slow)
+    build.retire(child, {}, {})
+    assert build.layer_path(child).exists() and build.deleting() == sizes[child]
+    need = sizes[KILLED] + (sizes[KILLED] + sizes[child]) // solver.retrograde.plan.RETIRED_AT_MOST + solver.retrograde.sweep.RAW_MARGIN
+    monkeypatch.setattr(solver.retrograde.sweep, "_free_disk", lambda path: need - sizes[child])
+    assert solver.retrograde.sweep.raw_fits(build, KILLED), "the layer being deleted counts as free disk"
+    gate.set()
+    build.deleted()
+    assert not build.layer_path(child).exists() and build.deleting() == 0
+    assert not solver.retrograde.sweep.raw_fits(build, KILLED)
