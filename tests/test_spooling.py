@@ -338,9 +338,7 @@ def test_a_layer_killed_half_written_resumes_written_the_same_way_whatever_room_
     assert all(np.array_equal(layer, stand_in_layers[ply]) for ply, layer in enumerate(resumed.layers()))
 
 
-def test_a_retired_raw_layer_is_deleted_in_the_background_and_its_bytes_count_as_free_until_it_is_gone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_retired_raw_layer_is_deleted_in_the_background_and_its_bytes_count_as_free_until_it_is_gone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
     game = parse_game(GAME)
