@@ -329,6 +329,7 @@ def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
                 raise damaged(chunk)
             return scores
 
+        build.deleted()  # the child's raw file, retired just before, is gone before this layer is decoded raw
         expanding = build.path / f"{build.layer_path(ply).name}.expanding"
         threads = max(1, min(threads, os.cpu_count() or 1))  # a cluster's workers are not this machine's cores
         with os.fdopen(build.create(expanding, os.O_WRONLY), "wb") as out, ThreadPoolExecutor(threads) as pool:
