@@ -75,7 +75,7 @@ def test_a_cluster_build_of_a_misere_game_is_byte_identical_to_the_local_build(c
 
 @pytest.mark.slow
 def test_a_cluster_build_of_a_gravity_game_is_byte_identical_to_the_local_build(client: object, tmp_path: Path) -> None:
-    """Under gravity the client finds which boards a game reaches (reach-PP.bits in the build directory) and the workers
+    """Under gravity the client finds which boards a game reaches (reach-PP.zbits in the build directory) and the workers
     solve the chunks from it: the layers are those of the local build, and they differ from the game without gravity."""
     game = parse_game("4x5k4-gravity")
     on_cluster = build_on_cluster(game, tmp_path / "cluster", client)

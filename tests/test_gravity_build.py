@@ -22,7 +22,7 @@ from solver.retrograde import gravity, kernel
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone, chunks
 from solver.retrograde.dense import build_arrays
-from solver.retrograde.plan import forward_bytes, plan_build, reach_bytes, table_bytes, worker_bytes
+from solver.retrograde.plan import forward_bytes, plan_build, reach_bytes, reach_file_bytes, table_bytes, worker_bytes
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE
@@ -124,7 +124,7 @@ def test_a_layers_reach_bits_are_deleted_once_it_is_solved_and_the_forward_pass_
 
     def bits_left(done: ChunkDone) -> None:
         if not done.forward:
-            left[done.ply] = sorted(int(path.name[6:8]) for path in build.path.glob("reach-*.bits"))
+            left[done.ply] = sorted(int(path.name[6:8]) for path in build.path.glob("reach-*.zbits"))
 
     build_layers(game, build.path, jobs=1, progress=bits_left)
     assert sorted(left) == list(range(game.cells + 1)) and all(plies == list(range(ply + 1)) for ply, plies in left.items()), left
@@ -159,7 +159,19 @@ def test_a_gravity_game_that_fits_is_not_refused(tmp_path: Path) -> None:
     game = parse_game("5x6k4-gravity")
     cost = estimate(game, tmp_path / "5x6k4-gravity.ttt")
     assert beyond_machine(game, cost, tmp_path) is None
-    assert cost.disk_bytes > sum(layer_slots(5, 6)) // 8, "the reach bits are counted"
+    assert cost.disk_bytes > sum(map(reach_file_bytes, layer_slots(5, 6))), "the reach files are counted"
+
+
+@pytest.mark.parametrize("name", ["4x5k4-gravity", "4x6k4-gravity"])
+def test_every_layers_reach_file_takes_no_more_disk_than_the_plan_counts(name: str, tmp_path: Path) -> None:
+    game = parse_game(name)
+    build = BuildDir(tmp_path / "build", game)
+    build.prepare()
+    gravity.write_reach(build, jobs=2)
+    sizes = layout(game).layer_sizes
+    found = {ply: build.reach_path(ply).stat().st_size for ply in range(game.cells + 1)}
+    assert all(found[ply] <= reach_file_bytes(size) for ply, size in enumerate(sizes)), found
+    assert 2 * sum(found.values()) < sum(-(-size // 8) for size in sizes), "the files take less than half the bits in all"
 
 
 def _plain_reach_layers(game: Game) -> list[np.ndarray]:
@@ -181,8 +193,8 @@ def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chun
     name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The pass that holds bits (its chunks ORed into shared bytes, on two threads), the build's pass that writes them
-    to its reach-PP.bits, and the byte-wise plain twin mark the same boards; chunks of a few boards make most chunks start and
-    stop inside a byte."""
+    to its reach-PP.zbits (a compressed frame a chunk, chunks found in any order), and the byte-wise plain twin mark
+    the same boards; chunks of a few boards make most chunks start and stop inside a byte."""
     game = parse_game(name)
     reference = _plain_reach_layers(game)
     monkeypatch.setattr(chunks_module, "CHUNK_BOARDS", 5)
@@ -194,8 +206,14 @@ def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chun
         assert np.array_equal(found[ply], bits), f"layer {ply} of {name}: the bits differ from the byte-wise pass's"
     build = BuildDir(tmp_path / "build", game)
     build.prepare()
-    gravity.write_reach(build, jobs=2)  # the boards reached written to the file chunk by chunk, shared bytes last
-    assert [build.reach_path(ply).read_bytes() for ply in range(game.cells + 1)] == [bits.tobytes() for bits in reference] and build.has_reach()
+    gravity.write_reach(build, jobs=2)
+    assert build.has_reach()
+    for ply, bits in enumerate(reference):
+        size = layout(game).layer_sizes[ply]
+        assert np.array_equal(np.packbits(build.reached(ply, 0, size)), bits), f"layer {ply} of {name}: the file's bits differ"
+        for chunk in chunks(game, ply):
+            wanted = np.unpackbits(bits, count=size)[chunk.start : chunk.stop].astype(bool)
+            assert np.array_equal(build.reached(ply, chunk.start, chunk.stop), wanted), f"layer {ply}, chunk at {chunk.start}"
 
 
 def test_put_bits_sets_a_chunks_bits_and_leaves_its_neighbours_in_shared_bytes() -> None:

@@ -3,6 +3,7 @@ compressed chunk by chunk and decoded once its child has retired."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -71,16 +72,18 @@ def test_a_spooling_retiring_build_never_holds_a_layer_and_its_child_raw_togethe
     no_room_for_raw_layers(monkeypatch)
     game = parse_game(GAME)
     directory = tmp_path / "build"
-    seen: list[tuple[int, list[str]]] = []
-    real = solver.retrograde.sweep.finish_layer
+    seen: list[tuple[str, list[str]]] = []
+    real = BuildDir.create
 
-    def watch(build: BuildDir, ply: int, **options: Any) -> None:
-        seen.append((ply, sorted(p.name for p in directory.glob("layer-*.i8"))))
-        real(build, ply, **options)
+    def watch(build: BuildDir, path: Path, flags: int = os.O_RDWR) -> int:
+        if path.name.endswith(".expanding"):  # a layer about to be decoded raw: the raw layers there then
+            seen.append((path.name, sorted(p.name for p in directory.glob("layer-*.i8"))))
+        return real(build, path, flags)
 
-    monkeypatch.setattr(solver.retrograde.sweep, "finish_layer", watch)
+    monkeypatch.setattr(BuildDir, "create", watch)  # the background deletion of a retired child may lag: seen where it counts
     build_layers(game, directory, jobs=1, release=release(Compression.default()))
-    assert [ply for ply, _ in seen] == list(range(game.cells, -1, -1))
+    expanded = [name for name, _ in seen]
+    assert expanded == [f"layer-{ply:02d}.i8.expanding" for ply in range(game.cells, game.cells - len(seen), -1)] and len(seen) > game.cells // 2, expanded
     assert all(raw == [] for _, raw in seen), seen
 
 

@@ -3,9 +3,9 @@
 Each finished layer is a raw int8 file ``layer-PP.i8`` (in layer-local index order) with
 its size and digest (the SHA-256 of its chunks' SHA-256, :func:`solver.retrograde.chunks.layer_digest`) in
 ``manifest.json``; a gravity build keeps which boards a game reaches,
-one bit a board, a file a layer, in ``reach-PP.bits`` (their SHA-256 in the manifest's ``reach``:
-:mod:`solver.retrograde.gravity`), each deleted once its layer is solved; the layer being solved is written (raw, or spooled compressed) into
-``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
+compressed a chunk at a time, a file a layer, in ``reach-PP.zbits`` (:mod:`solver.retrograde.reachfile`; their
+SHA-256 in the manifest's ``reach``: :mod:`solver.retrograde.gravity`), each deleted once its layer is solved; the
+layer being solved is written (raw, or spooled compressed) into ``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
 The manifest is replaced atomically by :func:`solver.storage.fsutil.write_atomic`, the one
 atomic writer.
 
@@ -25,6 +25,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from ..errors import BuildError, quote
 from ..rules.game import Game
 from ..storage.fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
 from .chunks import chunk_digest, chunks, layer_digest
+from .reachfile import ReachIndex, reach_codec, read_index, read_range
 
 MANIFEST = "manifest.json"
 
@@ -75,9 +77,16 @@ class BuildDir:
         return self.path / f"layer-{ply:02d}.journal"
 
     def reach_path(self, ply: int) -> Path:
-        """The bits of which boards of layer ``ply`` a game reaches (gravity builds: :mod:`solver.retrograde.gravity`),
-        one a board from the file's first byte; deleted once the layer is solved (:meth:`record`)."""
-        return self.path / f"reach-{ply:02d}.bits"
+        """Which boards of layer ``ply`` a game reaches (gravity builds: :mod:`solver.retrograde.gravity`), a compressed
+        frame a chunk (:mod:`solver.retrograde.reachfile`); deleted once the layer is solved (:meth:`record`)."""
+        return self.path / f"reach-{ply:02d}.zbits"
+
+    def forget_reach(self) -> None:
+        """Delete every layer's reach file, and those of earlier versions (``reach-PP.bits``, a bit a board), before a
+        forward pass writes them again."""
+        for ply in range(self.game.cells + 1):
+            for path in (self.reach_path(ply), self.path / f"reach-{ply:02d}.bits"):
+                path.unlink(missing_ok=True)
 
     def has_reach(self, *, check: bool = True) -> bool:
         """Whether the forward pass is recorded and the bits of every layer not finished yet are there, of their size
@@ -87,7 +96,7 @@ class BuildDir:
             return False
         finished = self.finished(check=False)
         sizes = layout(self.game).layer_sizes
-        return all(ply in finished or self._holds(self.reach_path(ply).name, digests[str(ply)], check, -(-size // 8)) for ply, size in enumerate(sizes))
+        return all(ply in finished or self._holds(self.reach_path(ply).name, digests[str(ply)], check) for ply in range(len(sizes)))
 
     def record_reach(self, digests: Sequence[str]) -> None:
         """Record the SHA-256 of every layer's complete :meth:`reach_path` (layer 0 first) in the manifest (atomically)."""
@@ -96,18 +105,20 @@ class BuildDir:
         write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
 
     def reached(self, ply: int, start: int, stop: int) -> np.ndarray:
-        """Which boards ``start .. stop - 1`` of layer ``ply`` a game reaches (bool), read from :meth:`reach_path`."""
-        first = start // 8
-        length = -(-stop // 8) - first
-        fd = self.open(self.reach_path(ply), os.O_RDONLY)
+        """Which boards ``start .. stop - 1`` of layer ``ply`` a game reaches (bool), read from :meth:`reach_path`.
+
+        :raises BuildError: naming the file, what is wrong with it and the way out, if it does not decode.
+        """
+        path = self.reach_path(ply)
+        fd = self.open(path, os.O_RDONLY)
         try:
-            data = os.pread(fd, length, first)
+            found = os.fstat(fd)
+            index = _reach_index(self.path, path.name, (found.st_ino, found.st_size, found.st_mtime_ns))
+            return read_range(fd, index, reach_codec(), start, stop)
+        except ValueError as error:
+            raise BuildError(f"{path}: {error}; delete the build directory {self.path} to start again") from None
         finally:
             os.close(fd)
-        if len(data) != length:
-            raise BuildError(f"{self.reach_path(ply)}: cut short; delete the build directory {self.path} to start again")
-        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8))
-        return bits[start % 8 : start % 8 + stop - start].astype(bool)
 
     def prepare(self) -> None:
         """Create the directory (0700), or check that an existing one is this user's alone and holds only regular files.
@@ -260,6 +271,17 @@ class BuildDir:
         return [self.map(self.layer_path(ply), layout(self.game).layer_sizes[ply]) for ply in range(self.game.cells + 1)]
 
 
+@lru_cache(maxsize=8)
+def _reach_index(directory: Path, name: str, identity: tuple[int, int, int]) -> ReachIndex:
+    """The index of a reach file (:func:`solver.retrograde.reachfile.read_index`), read once per process while the
+    file is the same (``identity``: its inode, size and modification time): every chunk of a layer reads it."""
+    fd = open_private(directory, name, os.O_RDONLY)
+    try:
+        return read_index(fd)
+    finally:
+        os.close(fd)
+
+
 def _plain(value: object) -> str:
     """A short name or number as it is, anything else quoted and cut short (:func:`solver.errors.quote`)."""
     text = str(value)
@@ -311,7 +333,7 @@ def _check_reach(reach: Any, game: Game, bad: Callable[[str], BuildError]) -> No
         raise bad("its forward pass is kept in one reach.bits, as an earlier version kept it (now a file a layer)")
     layers = sorted(map(str, range(game.cells + 1))) if reach else []
     if not isinstance(reach, dict) or sorted(reach) != layers or not all(_SHA256.fullmatch(str(digest)) for digest in reach.values()):
-        raise bad(f'"reach" is {quote(reach)}, expected the SHA-256 of every layer\'s reach-PP.bits by its number')
+        raise bad(f'"reach" is {quote(reach)}, expected the SHA-256 of every layer\'s reach-PP.zbits by its number')
 
 
 def _check_retired(retired: Any, layers: dict[str, Any], bad: Callable[[str], BuildError]) -> None:

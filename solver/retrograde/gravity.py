@@ -23,7 +23,7 @@ Both passes are compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled
 as the m,n,k build. The forward pass holds bits, never a byte a board: the layer before's boards reached and in play,
 read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one (a chunk
 need not start on a byte: :func:`put_bits`). In a build (:func:`write_reach`) the boards reached go to the build
-directory's ``reach-PP.bits`` (:func:`pack` / :func:`unpack`) chunk by chunk (:class:`FileBits`), before the sweep
+directory's ``reach-PP.zbits``, a compressed frame a chunk (:mod:`solver.retrograde.reachfile`), before the sweep
 starts: 4x8k4-gravity's pass holds at most 4.19 GB of bits (:func:`solver.retrograde.plan.reach_bytes`), where bytes
 took 51 GB.
 """
@@ -50,6 +50,7 @@ from ..scratch import scratch_array
 from .builddir import BuildDir
 from .chunkrules import RULES_FOLLOW, rule_parts, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
+from .reachfile import FrameWriter, reach_codec
 
 if TYPE_CHECKING:
     from .compiled import Children  # the compiled kernel loads numba: imported where a chunk is scored
@@ -337,6 +338,31 @@ def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray
         del reached  # the next layer is found without this one
 
 
+def count_reached(game: Game, *, jobs: int = 1, plies: int | None = None) -> Iterator[tuple[int, int]]:
+    """How many boards of each layer a game reaches, layer 0 first (up to layer ``plies``, default every layer):
+    ``(ply, boards)``, by the forward pass (:func:`reach_layers`) holding no layer's boards reached, only the bits of
+    the boards in play of the layer it finds and of the one before (what ``scripts/check_reach_counts.py`` holds to
+    the published counts, for boards whose table is not built)."""
+    for ply, counted in _walk(game, jobs, lambda ply: _Counted()):
+        yield ply, counted.boards
+        if plies is not None and ply >= plies:
+            return
+
+
+class _Counted:
+    """A layer's boards reached, counted and not kept (:func:`count_reached`)."""
+
+    def __init__(self) -> None:
+        self.boards = 0
+        self._shared = threading.Lock()
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Count the chunk's boards reached (``flags``: bool)."""
+        found = int(np.count_nonzero(flags))
+        with self._shared:
+            self.boards += found
+
+
 class Bits(Protocol):
     """Where a layer's bits of the boards reached go, chunk by chunk (from the pass's threads)."""
 
@@ -354,44 +380,6 @@ class LayerBits:
     def put(self, start: int, flags: np.ndarray) -> None:
         """Set bits ``start ..`` from ``flags`` (bool)."""
         put_bits(self.bits, start, flags, self._shared)
-
-
-class FileBits:
-    """A layer's packed bits written to a file (a descriptor, the bytes 0 before): each chunk's own
-    bytes at once, the first and last, which it may share with the chunks beside it, ORed here and written by
-    :meth:`close`. So the pass never holds the layer's bits of the boards reached."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._edges: dict[int, int] = {}
-        self._shared = threading.Lock()
-
-    def put(self, start: int, flags: np.ndarray) -> None:
-        """Set bits ``start ..`` from ``flags`` (bool)."""
-        data = _aligned_bits(start, flags)
-        if not data.size:
-            return
-        first, last = start // 8, start // 8 + data.size - 1
-        with self._shared:
-            for at, value in ((first, data[0]), (last, data[-1])):
-                self._edges[at] = self._edges.get(at, 0) | int(value)
-        if data.size > 2:
-            _write_at(self._fd, data[1:-1].tobytes(), first + 1)
-
-    def close(self) -> None:
-        """Write the bytes chunks share (once every chunk is put)."""
-        for at, value in sorted(self._edges.items()):
-            _write_at(self._fd, bytes([value]), at)
-
-
-def _write_at(fd: int, data: bytes, offset: int) -> None:
-    """``data`` written at ``offset`` of the file ``fd``, all of it."""
-    view = memoryview(data)
-    while view:
-        written = os.pwrite(fd, view, offset)
-        if written <= 0:
-            raise OSError(f"wrote no byte of {len(view):,} at {offset:,} of a layer's reach bits")
-        view, offset = view[written:], offset + written
 
 
 Reached = TypeVar("Reached", bound=Bits)
@@ -454,21 +442,23 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
     a layer (:meth:`solver.retrograde.builddir.BuildDir.reach_path`, recorded once every layer's is complete), unless
     they are there already.
 
-    The boards reached go to the file as each chunk finds them (:class:`FileBits`), so the pass holds only the bits of
-    the boards in play of the layer it finds and of the one before (:func:`solver.retrograde.plan.reach_bytes`).
+    Each chunk's bits are compressed as it is found and written in chunk order (:class:`solver.retrograde.reachfile.FrameWriter`:
+    a frame a chunk), so the pass holds only the bits of the boards in play of the layer it finds and of the one
+    before (:func:`solver.retrograde.plan.reach_bytes`), and the files take a fraction of a bit a board
+    (:data:`solver.retrograde.plan.REACH_AT_MOST`).
 
     :param progress: called after each layer (:class:`solver.retrograde.chunks.ChunkDone`, ``forward`` set).
     """
     if build.has_reach():
         return
+    build.forget_reach()
     sizes = layout(build.game).layer_sizes
     digests: list[str] = []
     opened: dict[int, int] = {}
 
-    def reached_of(ply: int) -> FileBits:
+    def reached_of(ply: int) -> FrameWriter:
         opened[ply] = fd = build.create(_partial(build.reach_path(ply)))
-        os.ftruncate(fd, -(-sizes[ply] // 8))
-        return FileBits(fd)
+        return FrameWriter(fd, reach_codec(), [chunk.start for chunk in chunks(build.game, ply)], sizes[ply])
 
     try:
         for ply, reached in _walk(build.game, jobs, reached_of):

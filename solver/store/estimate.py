@@ -152,15 +152,15 @@ def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
     """What building a gravity game too large for this machine's index would cost here (Connect Four), from the
     sizes of its layers counted (:func:`solver.encoding.columns.layer_slots`) and the figures measured on the
     boards that fit: both passes at :data:`GRAVITY_WORK_PER_SECOND_PER_CORE`, the disk of a retiring build
-    (two raw layers, the spool, the reach bits and the table), the memory of the forward pass
+    (two raw layers, the spool, the reach files and the table), the memory of the forward pass
     (:func:`solver.retrograde.plan.forward_bytes`: its bits and chunks)."""
-    from ..retrograde.plan import SPOOLED_AT_MOST, forward_bytes  # here: a look-up estimates no build
+    from ..retrograde.plan import SPOOLED_AT_MOST, forward_bytes, reach_file_bytes  # here: a look-up estimates no build
 
     jobs = jobs or os.cpu_count() or 1
     sizes = layer_slots(game.rows, game.cols)
     total, largest = sum(sizes), max(sizes)
     work = total * (2 + SEAL_WORK_PER_BOARD + SPOOL_WORK_PER_BOARD)
-    disk = 2 * largest + largest // SPOOLED_AT_MOST + total // 8 + 2 * total // COMPRESSION_AT_LEAST
+    disk = 2 * largest + largest // SPOOLED_AT_MOST + sum(map(reach_file_bytes, sizes)) + 2 * total // COMPRESSION_AT_LEAST
     memory = forward_bytes(sizes, jobs=jobs, tables=0)  # no index here for such a board: its tables are not counted
     return BuildEstimate(game, work / (_rate(game) * jobs), disk, memory, jobs)
 
