@@ -10,7 +10,8 @@ beside the checkout. It takes minutes for the large boards (6x6k4-gravity: about
     python scripts/check_reach_counts.py 6x6k4-gravity --jobs 2
 
 It prints a line a ply (the count, the published one, the time and the peak memory so far), then the total, and exits
-with status 1 when any count differs, 2 when nothing published covers the board.
+with status 1 when any count differs, 2 when nothing published covers the board. As the build's pass does, it reads the
+boards in play of the layer before from a file (``--scratch``), mapped, so its memory is what the kernel keeps of it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import csv
 import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +28,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent)]  # this checkout's solver
 
 from solver.encoding.layouts import layout  # noqa: E402
-from solver.retrograde.gravity import count_reached  # noqa: E402
+from solver.retrograde.builddir import BuildDir  # noqa: E402
+from solver.retrograde.gravity import PlayingFiles, count_reached  # noqa: E402
 from solver.rules.game import Game, parse_game  # noqa: E402
 
 DATA = HERE.parents[1] / "shared" / "data" / "connect4"
@@ -55,11 +58,22 @@ def total(game: Game, data: Path = DATA) -> int | None:
     return None
 
 
+def _line(ply: int, boards: int, slots: int, wanted: int | None, start: float) -> list[int]:
+    """Print a ply's line; ``[ply]`` if its count differs from the published one, else ``[]``."""
+    mark = "" if wanted is None else ("  same" if wanted == boards else f"  DIFFERS: published {wanted:,}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(f"ply {ply:2d}: {boards:>15,} of {slots:>16,} slots{mark}  ({time.perf_counter() - start:7.1f} s, {peak:.2f} GiB peak)", flush=True)
+    return [] if wanted in (None, boards) else [ply]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", help="a gravity game, ROWSxCOLSk4-gravity (rows are the height)")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="threads of the forward pass (default 1)")
     parser.add_argument("--plies", type=int, default=None, metavar="P", help="stop after ply P (the total is then not compared)")
+    parser.add_argument(
+        "--scratch", default=None, metavar="DIR", help="where the bits in play of two layers go (default: the system's temporary directory; 6x6: 19 GB)"
+    )
     args = parser.parse_args()
     game = parse_game(args.game)
     if game.variant != "gravity" or game.k != 4:
@@ -71,14 +85,16 @@ def main() -> int:
     sizes = layout(game).layer_sizes
     print(f"{game.name}: {sum(sizes):,} slots; published: {'per ply' if plies else 'no per-ply counts'}, {'a total' if whole else 'no total'}")
     start, found, wrong = time.perf_counter(), 0, []
-    for ply, boards in count_reached(game, jobs=args.jobs, plies=args.plies):
-        found += boards
-        wanted = None if plies is None else plies.get(ply)
-        if wanted is not None and wanted != boards:
-            wrong.append(ply)
-        mark = "" if wanted is None else ("  same" if wanted == boards else f"  DIFFERS: published {wanted:,}")
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-        print(f"ply {ply:2d}: {boards:>15,} of {sizes[ply]:>16,} slots{mark}  ({time.perf_counter() - start:7.1f} s, {peak:.2f} GiB peak)", flush=True)
+    with tempfile.TemporaryDirectory(prefix="check-reach-", dir=args.scratch) as scratch:
+        build = BuildDir(Path(scratch) / "build", game)
+        build.prepare()
+        playing = PlayingFiles(build)  # the boards in play of the layer before mapped from a file, not held
+        try:
+            for ply, boards in count_reached(game, jobs=args.jobs, plies=args.plies, playing=playing):
+                found += boards
+                wrong += _line(ply, boards, sizes[ply], None if plies is None else plies.get(ply), start)
+        finally:
+            playing.close()
     finished = args.plies is None or args.plies >= game.cells
     if finished and whole is not None and whole != found:
         wrong.append(-1)

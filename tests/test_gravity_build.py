@@ -22,7 +22,7 @@ from solver.retrograde import gravity, kernel
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone, chunks
 from solver.retrograde.dense import build_arrays
-from solver.retrograde.plan import forward_bytes, plan_build, reach_bytes, reach_file_bytes, table_bytes, worker_bytes
+from solver.retrograde.plan import forward_bytes, forward_disk, plan_build, reach_bytes, reach_file_bytes, table_bytes, worker_bytes
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE
@@ -75,6 +75,22 @@ def test_a_gravity_build_interrupted_in_its_forward_pass_starts_it_again_and_giv
     fresh = build_layers(game, tmp_path / "fresh", jobs=1)
     assert resumed.sha256 == fresh.sha256
     assert BuildDir(tmp_path / "build", game).manifest()["reach"] == BuildDir(tmp_path / "fresh", game).manifest()["reach"]
+
+
+def test_a_forward_pass_cut_short_leaves_bits_in_play_that_the_next_one_deletes(tmp_path: Path) -> None:
+    game = parse_game("4x4k4-gravity")
+    build = BuildDir(tmp_path / "build", game)
+
+    def stop_at_layer_9(done: ChunkDone) -> None:
+        if done.forward and done.ply == 9:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_layers(game, build.path, jobs=1, progress=stop_at_layer_9)
+    assert not list(build.path.glob("playing-*")), "a pass cut short deletes its bits in play"
+    (build.path / "playing-05.bits").write_bytes(b"\0" * 64)  # as a killed pass leaves them
+    build_layers(game, build.path, jobs=1)
+    assert not list(build.path.glob("playing-*")) and not list(build.path.glob("reach-*"))
 
 
 def test_a_gravity_build_interrupted_in_its_sweep_keeps_the_forward_pass_and_resumes_below_the_last_layer(tmp_path: Path) -> None:
@@ -206,8 +222,8 @@ def test_the_forward_pass_in_bits_gives_the_byte_wise_passs_bits_even_where_chun
         assert np.array_equal(found[ply], bits), f"layer {ply} of {name}: the bits differ from the byte-wise pass's"
     build = BuildDir(tmp_path / "build", game)
     build.prepare()
-    gravity.write_reach(build, jobs=2)
-    assert build.has_reach()
+    gravity.write_reach(build, jobs=2)  # the boards in play through files, the layer before's mapped
+    assert build.has_reach() and not list(build.path.glob("playing-*")), "no bits in play are left"
     for ply, bits in enumerate(reference):
         size = layout(game).layer_sizes[ply]
         assert np.array_equal(np.packbits(build.reached(ply, 0, size)), bits), f"layer {ply} of {name}: the file's bits differ"
@@ -247,12 +263,14 @@ def test_the_forward_pass_of_a_proof_of_some_layers_keeps_only_their_bits_and_st
 
 
 def test_the_plan_of_4x8k4_gravity_counts_its_forward_pass_in_bits_and_fits_16_gib(tmp_path: Path) -> None:
-    """The build's forward pass holds two bits a board at its largest layer (the boards in play of the layer it finds
-    and of the layer before), not the 4 bytes a board once counted (64 GiB)."""
+    """The build's forward pass reads a bit a board of the layer before the one it finds (its boards in play, mapped
+    from a file), not the 4 bytes a board once counted (64 GiB); its disk, the reach files so far and the bits in play
+    of two layers, counts in the plan."""
     game = parse_game("4x8k4-gravity")
     sizes = layout(game).layer_sizes
     plan = plan_build(game, tmp_path / "build", jobs=2)
-    assert reach_bytes(sizes) == max(-(-size // 8) + (-(-sizes[ply - 1] // 8) if ply else 0) for ply, size in enumerate(sizes))
-    assert 2 * -(-max(sizes) // 8) >= reach_bytes(sizes) > max(sizes) // 8
+    assert reach_bytes(sizes) == -(-max(sizes) // 8)
+    packed = [-(-size // 8) for size in sizes]
+    assert forward_disk(sizes) >= max(a + b for a, b in itertools.pairwise(packed)) and plan.disk_bytes >= forward_disk(sizes)
     assert plan.memory_bytes == forward_bytes(sizes, jobs=2, tables=table_bytes(game)) > 2 * worker_bytes(game)
     assert plan.memory_bytes < 16 * 2**30 and estimate(game, tmp_path / "4x8k4-gravity.ttt", jobs=2).memory_bytes == plan.memory_bytes

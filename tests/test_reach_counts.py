@@ -15,6 +15,7 @@ import pytest
 from reference import reachable_counts  # type: ignore[import-not-found]
 
 from solver.retrograde import gravity
+from solver.retrograde.builddir import BuildDir
 from solver.rules.game import parse_game
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
@@ -44,11 +45,21 @@ def test_the_forward_pass_counts_boecks_positions_of_5x5_at_every_ply_and_of_6x6
     assert [boards for _, boards in gravity.count_reached(parse_game("6x6k4-gravity"), jobs=2, plies=12)] == _boeck_per_ply(6, 6)[:13]
 
 
-def test_counting_the_boards_reached_gives_the_bits_of_the_pass_that_keeps_them() -> None:
+def test_counting_the_boards_reached_gives_the_bits_of_the_pass_that_keeps_them_in_memory_or_in_files(tmp_path: Path) -> None:
     game = parse_game("4x4k3-gravity-misere")
     kept = [int(np.unpackbits(bits).sum()) for _, bits in gravity.reach_layers(game, jobs=2)]
     assert [boards for _, boards in gravity.count_reached(game, jobs=2)] == kept
     assert len(kept) == game.cells + 1 and sum(kept) > 0
+    build = BuildDir(tmp_path / "build", game)
+    build.prepare()
+    playing = gravity.PlayingFiles(build)
+    seen: list[list[str]] = []
+    for _, boards in gravity.count_reached(game, jobs=2, playing=playing):
+        seen.append(sorted(path.name for path in build.path.iterdir()))
+        assert boards == kept[len(seen) - 1]
+    playing.close()
+    assert seen[5] == ["playing-05.bits"] and all(len(names) == 1 for names in seen), "the layer before's file is deleted as the next is found"
+    assert not list(build.path.iterdir())
 
 
 def test_the_script_says_same_for_5x5_and_exits_0() -> None:

@@ -81,11 +81,16 @@ class BuildDir:
         frame a chunk (:mod:`solver.retrograde.reachfile`); deleted once the layer is solved (:meth:`record`)."""
         return self.path / f"reach-{ply:02d}.zbits"
 
+    def playing_path(self, ply: int) -> Path:
+        """The bits of layer ``ply``'s boards in play while the forward pass finds the next layer from them (a bit a
+        board: :class:`solver.retrograde.gravity.PlayingFiles`); deleted once it has."""
+        return self.path / f"playing-{ply:02d}.bits"
+
     def forget_reach(self) -> None:
-        """Delete every layer's reach file, and those of earlier versions (``reach-PP.bits``, a bit a board), before a
-        forward pass writes them again."""
+        """Delete every layer's reach file and bits in play (a forward pass cut short), and the reach files of earlier
+        versions (``reach-PP.bits``, a bit a board), before a forward pass writes them again."""
         for ply in range(self.game.cells + 1):
-            for path in (self.reach_path(ply), self.path / f"reach-{ply:02d}.bits"):
+            for path in (self.reach_path(ply), self.playing_path(ply), self.path / f"reach-{ply:02d}.bits"):
                 path.unlink(missing_ok=True)
 
     def has_reach(self, *, check: bool = True) -> bool:

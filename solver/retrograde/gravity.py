@@ -50,7 +50,7 @@ from ..scratch import scratch_array
 from .builddir import BuildDir
 from .chunkrules import RULES_FOLLOW, rule_parts, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
-from .reachfile import FrameWriter, reach_codec
+from .reachfile import FrameWriter, reach_codec, write_at
 
 if TYPE_CHECKING:
     from .compiled import Children  # the compiled kernel loads numba: imported where a chunk is scored
@@ -338,12 +338,12 @@ def reach_layers(game: Game, *, jobs: int = 1) -> Iterator[tuple[int, np.ndarray
         del reached  # the next layer is found without this one
 
 
-def count_reached(game: Game, *, jobs: int = 1, plies: int | None = None) -> Iterator[tuple[int, int]]:
+def count_reached(game: Game, *, jobs: int = 1, plies: int | None = None, playing: Playing | None = None) -> Iterator[tuple[int, int]]:
     """How many boards of each layer a game reaches, layer 0 first (up to layer ``plies``, default every layer):
-    ``(ply, boards)``, by the forward pass (:func:`reach_layers`) holding no layer's boards reached, only the bits of
-    the boards in play of the layer it finds and of the one before (what ``scripts/check_reach_counts.py`` holds to
-    the published counts, for boards whose table is not built)."""
-    for ply, counted in _walk(game, jobs, lambda ply: _Counted()):
+    ``(ply, boards)``, by the forward pass (:func:`reach_layers`) keeping no layer's boards reached, only the bits of
+    the boards in play of the layer it finds and of the one before (in memory, or where ``playing`` keeps them:
+    :class:`PlayingFiles`). ``scripts/check_reach_counts.py`` holds them to the published counts."""
+    for ply, counted in _walk(game, jobs, lambda ply: _Counted(), playing):
         yield ply, counted.boards
         if plies is not None and ply >= plies:
             return
@@ -385,21 +385,24 @@ class LayerBits:
 Reached = TypeVar("Reached", bound=Bits)
 
 
-def _walk(game: Game, jobs: int, reached_of: Callable[[int], Reached]) -> Iterator[tuple[int, Reached]]:
-    """The forward pass, layer 0 first: each layer's boards reached set in ``reached_of(ply)``, once every chunk is."""
-    playing: np.ndarray | None = None
+def _walk(game: Game, jobs: int, reached_of: Callable[[int], Reached], playing: Playing | None = None) -> Iterator[tuple[int, Reached]]:
+    """The forward pass, layer 0 first: each layer's boards reached set in ``reached_of(ply)``, once every chunk is;
+    each layer's boards in play kept by ``playing`` (default: in memory, :class:`PlayingInMemory`) while the next
+    layer is found from them."""
+    keep = playing or PlayingInMemory(layout(game).layer_sizes)
+    parent: np.ndarray | None = None
     with ThreadPoolExecutor(max(1, jobs), thread_name_prefix="solver-reach") as pool:
         for ply in range(game.cells + 1):
             reached = reached_of(ply)
-            playing = _reach_layer(game, ply, playing, reached, pool)
+            _reach_layer(game, ply, parent, reached, keep.sink(ply), pool)
+            parent = keep.done(ply)  # the layer before's bits, read no more, dropped
             yield ply, reached
             del reached
 
 
-def _reach_layer(game: Game, ply: int, parent: np.ndarray | None, reached: Bits, pool: ThreadPoolExecutor) -> np.ndarray:
-    """Layer ``ply``'s boards reached (set in ``reached``) and in play (returned: one bit a board, :func:`pack`),
-    chunk by chunk, from the bits of the layer before's boards in play (``parent``; None for layer 0)."""
-    playing = LayerBits(layout(game).layer_sizes[ply])
+def _reach_layer(game: Game, ply: int, parent: np.ndarray | None, reached: Bits, playing: Bits, pool: ThreadPoolExecutor) -> None:
+    """Layer ``ply``'s boards reached (set in ``reached``) and in play (set in ``playing``), chunk by chunk, from the
+    bits of the layer before's boards in play (``parent``: :func:`pack`; None for layer 0)."""
 
     def one(chunk: Chunk) -> None:
         found, live = reach_chunk(game, chunk, parent)
@@ -407,7 +410,104 @@ def _reach_layer(game: Game, ply: int, parent: np.ndarray | None, reached: Bits,
         playing.put(chunk.start, live)
 
     list(pool.map(one, chunks(game, ply)))
-    return playing.bits
+
+
+class Playing(Protocol):
+    """Where the forward pass keeps a layer's bits of the boards in play, read as the next layer is found."""
+
+    def sink(self, ply: int) -> Bits:
+        """Where the chunks of layer ``ply`` put their boards in play."""
+
+    def done(self, ply: int) -> np.ndarray:
+        """Layer ``ply``'s bits of the boards in play (:func:`pack`), once every chunk is put (the layer before's are
+        read no more)."""
+
+
+class PlayingInMemory:
+    """A layer's bits of the boards in play held in memory (:class:`LayerBits`): proofs, counts and tests."""
+
+    def __init__(self, sizes: tuple[int, ...]) -> None:
+        self._sizes = sizes
+        self._bits: LayerBits | None = None
+
+    def sink(self, ply: int) -> Bits:
+        """A new layer's bits, all 0."""
+        self._bits = LayerBits(self._sizes[ply])
+        return self._bits
+
+    def done(self, ply: int) -> np.ndarray:
+        """The layer's bits."""
+        assert self._bits is not None
+        bits, self._bits = self._bits.bits, None
+        return bits
+
+
+class PlayingFiles:
+    """A layer's bits of the boards in play written to a file of the build directory chunk by chunk
+    (:class:`FileBits`; :meth:`solver.retrograde.builddir.BuildDir.playing_path`), then mapped read-only while the
+    next layer is found; the file of the layer before is deleted then. So the pass holds no layer's bits in memory of
+    its own: the map's pages are the kernel's to keep while memory is free (6x6k4-gravity's layers 31 and 32 take
+    9.5 GB of bits each; held in memory, the pass peaked at 18.9 GB). :meth:`close` deletes the last ones."""
+
+    def __init__(self, build: BuildDir) -> None:
+        self._build = build
+        self._sizes = layout(build.game).layer_sizes
+        self._open: tuple[int, FileBits] | None = None
+
+    def sink(self, ply: int) -> Bits:
+        """A new, all-0 file for layer ``ply``'s bits."""
+        fd = self._build.create(self._build.playing_path(ply))
+        os.ftruncate(fd, -(-self._sizes[ply] // 8))
+        self._open = (fd, FileBits(fd))
+        return self._open[1]
+
+    def done(self, ply: int) -> np.ndarray:
+        """The layer's file completed and mapped read-only; the layer before's deleted."""
+        assert self._open is not None
+        fd, bits = self._open
+        self._open = None
+        try:
+            bits.close()
+        finally:
+            os.close(fd)
+        if ply:
+            self._build.playing_path(ply - 1).unlink(missing_ok=True)
+        return np.asarray(self._build.map(self._build.playing_path(ply), -(-self._sizes[ply] // 8))).view(np.uint8)
+
+    def close(self) -> None:
+        """Delete every layer's file (an open one too)."""
+        if self._open is not None:
+            os.close(self._open[0])
+            self._open = None
+        for ply in range(len(self._sizes)):
+            self._build.playing_path(ply).unlink(missing_ok=True)
+
+
+class FileBits:
+    """A layer's packed bits written to a file (a descriptor, the bytes 0 before): each chunk's own bytes at once, the
+    first and last, which it may share with the chunks beside it, ORed here and written by :meth:`close`."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._edges: dict[int, int] = {}
+        self._shared = threading.Lock()
+
+    def put(self, start: int, flags: np.ndarray) -> None:
+        """Set bits ``start ..`` from ``flags`` (bool)."""
+        data = _aligned_bits(start, flags)
+        if not data.size:
+            return
+        first, last = start // 8, start // 8 + data.size - 1
+        with self._shared:
+            for at, value in ((first, data[0]), (last, data[-1])):
+                self._edges[at] = self._edges.get(at, 0) | int(value)
+        if data.size > 2:
+            write_at(self._fd, data[1:-1].tobytes(), first + 1)
+
+    def close(self) -> None:
+        """Write the bytes chunks share (once every chunk is put)."""
+        for at, value in sorted(self._edges.items()):
+            write_at(self._fd, bytes([value]), at)
 
 
 def _aligned_bits(start: int, flags: np.ndarray) -> np.ndarray:
@@ -443,9 +543,9 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
     they are there already.
 
     Each chunk's bits are compressed as it is found and written in chunk order (:class:`solver.retrograde.reachfile.FrameWriter`:
-    a frame a chunk), so the pass holds only the bits of the boards in play of the layer it finds and of the one
-    before (:func:`solver.retrograde.plan.reach_bytes`), and the files take a fraction of a bit a board
-    (:data:`solver.retrograde.plan.REACH_AT_MOST`).
+    a frame a chunk), so the files take a fraction of a bit a board (:data:`solver.retrograde.plan.REACH_AT_MOST`);
+    the bits of the boards in play go to files of a bit a board, the layer before's mapped (:class:`PlayingFiles`,
+    :func:`solver.retrograde.plan.reach_bytes`).
 
     :param progress: called after each layer (:class:`solver.retrograde.chunks.ChunkDone`, ``forward`` set).
     """
@@ -460,8 +560,9 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
         opened[ply] = fd = build.create(_partial(build.reach_path(ply)))
         return FrameWriter(fd, reach_codec(), [chunk.start for chunk in chunks(build.game, ply)], sizes[ply])
 
+    playing = PlayingFiles(build)
     try:
-        for ply, reached in _walk(build.game, jobs, reached_of):
+        for ply, reached in _walk(build.game, jobs, reached_of, playing):
             reached.close()
             digests.append(_kept(build.reach_path(ply), opened.pop(ply)))
             if progress is not None:
@@ -469,6 +570,7 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
     finally:
         for fd in opened.values():
             os.close(fd)
+        playing.close()
     build.record_reach(digests)
 
 

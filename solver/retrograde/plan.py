@@ -82,6 +82,7 @@ def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, 
     if game.build_walks_forward and todo:  # a forward pass first (gravity), unless a killed build kept it
         kept = build.path.is_dir() and build.has_reach(check=False)
         work += 0 if kept else sum(layer_work(game, p) for p in range(game.cells + 1))
+        disk = disk if kept else max(disk, forward_disk(sizes))
         memory = max(memory, forward_bytes(sizes, jobs=jobs, tables=table_bytes(game)))
     return BuildPlan(game, todo, min(done) if done else None, work, disk, memory)
 
@@ -101,12 +102,18 @@ def reach_file_bytes(boards: int) -> int:
 
 
 def reach_bytes(sizes: Sequence[int]) -> int:
-    """The bits the forward pass of a gravity build holds at once (:func:`solver.retrograde.gravity.write_reach`), in
-    bytes: one bit a board of the layer it finds and of the layer before (their boards in play; the boards reached go
-    to the build directory as they are found), at the layer where that is most (4x8k4-gravity: 4.19 GB, against 64 GiB
-    counted when it held bytes)."""
+    """The bits the forward pass of a gravity build reads at random (:func:`solver.retrograde.gravity.write_reach`), in
+    bytes: one bit a board of the layer before the one it finds (its boards in play, mapped from their file:
+    :class:`solver.retrograde.gravity.PlayingFiles`; the layer found goes to files as chunks find it), at the largest
+    layer (4x8k4-gravity: 2.15 GB; 6x6k4-gravity: 9.47 GB, where holding two layers in memory peaked at 18.9 GB)."""
+    return max((-(-size // 8) for size in sizes), default=0)
+
+
+def forward_disk(sizes: Sequence[int]) -> int:
+    """Disk of the forward pass at its peak: the reach files of the layers found so far
+    (:func:`reach_file_bytes`) and the bits of the boards in play of the layer found and of the one before."""
     packed = [-(-size // 8) for size in sizes]
-    return max((size + (packed[ply - 1] if ply else 0) for ply, size in enumerate(packed)), default=0)
+    return max((sum(map(reach_file_bytes, sizes[: ply + 1])) + size + (packed[ply - 1] if ply else 0) for ply, size in enumerate(packed)), default=0)
 
 
 def forward_bytes(sizes: Sequence[int], *, jobs: int, tables: int) -> int:

@@ -49,13 +49,13 @@ def reach_codec() -> Codec:
     return codec_of(default_codec())
 
 
-def _write_at(fd: int, data: bytes | memoryview, offset: int) -> None:
+def write_at(fd: int, data: bytes | memoryview, offset: int) -> None:
     """``data`` written at ``offset`` of the file ``fd``, all of it."""
     view = memoryview(data)
     while view:
         written = os.pwrite(fd, view, offset)
         if written <= 0:
-            raise OSError(f"wrote no byte of {len(view):,} at {offset:,} of a layer's reach file")
+            raise OSError(f"wrote no byte of {len(view):,} at {offset:,} of a layer's bits")
         view, offset = view[written:], offset + written
 
 
@@ -91,7 +91,7 @@ class FrameWriter:
                 data, reached, size = self._waiting.pop(self._next)
                 if self._starts[len(self._rows)] != self._next:
                     raise ValueError(f"a chunk starts at board {self._next:,}, where the layer's next chunk is {self._starts[len(self._rows)]:,}")
-                _write_at(self._fd, data, self._end)
+                write_at(self._fd, data, self._end)
                 self._rows.append((self._next, self._end, self._reached))
                 self._end += len(data)
                 self._next += size
@@ -102,7 +102,7 @@ class FrameWriter:
         if len(self._rows) != len(self._starts) or self._next != self._boards or self._waiting:
             raise ValueError(f"the layer's reach file ends at board {self._next:,} of {self._boards:,}, {len(self._waiting)} chunks out of order")
         rows = np.array([*self._rows, (self._boards, self._end, self._reached)], dtype=_ROW)
-        _write_at(self._fd, rows.tobytes() + np.array([len(self._rows)], dtype=_ROW).tobytes() + MAGIC, self._end)
+        write_at(self._fd, rows.tobytes() + np.array([len(self._rows)], dtype=_ROW).tobytes() + MAGIC, self._end)
         return self._reached
 
 
