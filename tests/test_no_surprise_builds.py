@@ -48,10 +48,10 @@ def _entries(directory: Path) -> list[str]:
 # -- the estimate ---------------------------------------------------------------------------------------
 
 
-def test_the_estimate_of_5x5k5_is_most_of_an_hour_and_one_raw_layer_and_spools_of_disk_and_needs_consent(tmp_path):
-    cost = estimate(parse_game(BIG), tmp_path / f"{BIG}.ttt", jobs=2)
+def test_the_estimate_of_5x5k5_is_over_twenty_minutes_and_one_raw_layer_and_spools_of_disk_and_needs_consent(tmp_path):
+    cost = estimate(parse_game(BIG), tmp_path / f"{BIG}.ttt", jobs=2)  # 5x5k4, its twin, builds in 20 min on 2 quiet cores
     # the largest raw layer (24.5 GiB), a spool and the sealed layers; at most 3.5 GiB for two workers
-    assert cost.seconds > 30 * CONSENT_SECONDS and 30 * 2**30 < cost.disk_bytes < 40 * 2**30 and 2**30 < cost.memory_bytes < 4 * 2**30
+    assert cost.seconds > 20 * CONSENT_SECONDS and 30 * 2**30 < cost.disk_bytes < 40 * 2**30 and 2**30 < cost.memory_bytes < 4 * 2**30
     assert cost.needs_consent
     text = cost.describe()
     assert " min " in text and "GiB of disk" in text and "GiB of memory" in text and "on 2 cores" in text

@@ -21,7 +21,7 @@ from ..errors import GameTooLargeError
 from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
-WORK_PER_SECOND_PER_CORE = 45.0e6
+WORK_PER_SECOND_PER_CORE = 90.0e6
 """Compact-build work units (:class:`solver.retrograde.chunks.ChunkDone`) solved per second by one core.
 
 Measured 2026-11-23 on the project's 2-core, 24 GiB build VM (load average about 6 from other
@@ -29,15 +29,18 @@ jobs), ``solver.store.make.build_compact(game, path, jobs=1)`` with the vectoris
 3x6k3 94.3 M units in 2.9 s (32.6 M/s), 2x9k4 94.3 M units in 2.4 s (39.8 M/s). Since then the sweep
 became faster: 5x5k4, whose plan is 307 G units with its sealing and spool, took 35.9 min (2026-12-04) and 39.9 min
 (2026-12-05) on 2 quiet cores, 64 to 71 M a second a core, against the 80 min that 32 M said; 4x5k4 13 to 16 s
-against 22. Kept at 45 M, so that an estimate errs long by about 1.4 on quiet cores and is near the truth on a
-loaded machine, as the gravity figure below."""
-GRAVITY_WORK_PER_SECOND_PER_CORE = 60.0e6
+against 22. Since each layer is sealed as it is solved (2026-12-05, night), 5x5k4 took 19 min 42 s: 130 M a second a
+core, against the 57 minutes 45 M said. Now 90 M, so that an estimate errs long by about 1.4 on quiet cores and is
+near the truth on a loaded machine, as the gravity figure below."""
+GRAVITY_WORK_PER_SECOND_PER_CORE = 80.0e6
 """The same for gravity games (:mod:`solver.retrograde.gravity`: a forward pass, then chunks of a gather a column, and
 every canonical board's byte sealed). Measured 2026-11-27 on the same machine, 5x6k4-gravity's 28.9 G work units
 (forward pass, sweep and sealing): 206 s on 2 cores with nothing else running (70 M a second a core), 857 s at load
 average 8 to 10 (17 M). Since the compiled sealing pass, 2026-12-04: 4x8k4-gravity's 388 G work units in 1,993 s on 2
 cores (97 M a second a core; load average at most 2.9, the build's own and light work beside it), against the 92
-minutes this figure's 35 M said. Kept as 60 M, so an estimate errs long by about 1.6 on quiet cores."""
+minutes this figure's 35 M said; 2026-12-05, with each layer sealed as it is solved and the bits of the boards
+reached compressed, 1,687 s (115 M a second a core; light load), against the 54 minutes 60 M said. Now 80 M, so an
+estimate errs long by about 1.4 on quiet cores."""
 DENSE_CODES_PER_SECOND = 11.0e6
 """Base-3 codes a dense build solves per second (one process): 4x4k4's 43.0 M codes in 3.9 s,
 same machine and day."""
