@@ -24,8 +24,8 @@ as the m,n,k build. The forward pass holds bits, never a byte a board: the layer
 read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one (a chunk
 need not start on a byte: :func:`put_bits`). In a build (:func:`write_reach`) the boards reached go to the build
 directory's ``reach-PP.zbits``, a compressed frame a chunk (:mod:`solver.retrograde.reachfile`), before the sweep
-starts: 4x8k4-gravity's pass holds at most 4.19 GB of bits (:func:`solver.retrograde.plan.reach_bytes`), where bytes
-took 51 GB.
+starts, and the boards in play go to files of their own, the layer before's mapped (:class:`PlayingFiles`):
+4x8k4-gravity's pass reads at most 2.15 GB of bits (:func:`solver.retrograde.plan.reach_bytes`), where bytes took 51 GB.
 """
 
 from __future__ import annotations
