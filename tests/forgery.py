@@ -18,7 +18,8 @@ def forge_finished_layer(build: BuildDir, ply: int) -> None:
     at = next(i for i, value in enumerate(data) if value not in (0x80, 0))
     data[at] = (data[at] + 1) % 256
     path.write_bytes(bytes(data))
-    parts = b"".join(hashlib.sha256(data[chunk.start : chunk.stop]).digest() for chunk in chunks(build.game, ply))
+    spans = build.spans(ply)  # each chunk's bytes in the layer's file (a sparse layer's: its boards reached)
+    parts = b"".join(hashlib.sha256(data[spans[chunk.start][0] : sum(spans[chunk.start])]).digest() for chunk in chunks(build.game, ply))
     manifest = json.loads((build.path / "manifest.json").read_text())
     manifest["layers"][str(ply)]["sha256"] = hashlib.sha256(parts).hexdigest()
     (build.path / "manifest.json").write_text(json.dumps(manifest))

@@ -23,6 +23,7 @@ from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone, chunks
 from solver.retrograde.dense import build_arrays
 from solver.retrograde.plan import forward_bytes, forward_disk, plan_build, reach_bytes, reach_file_bytes, table_bytes, worker_bytes
+from solver.retrograde.sealing import Compression, release
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import Game, parse_game
 from solver.rules.score import UNREACHABLE
@@ -90,7 +91,10 @@ def test_a_forward_pass_cut_short_leaves_bits_in_play_that_the_next_one_deletes(
     assert not list(build.path.glob("playing-*")), "a pass cut short deletes its bits in play"
     (build.path / "playing-05.bits").write_bytes(b"\0" * 64)  # as a killed pass leaves them
     build_layers(game, build.path, jobs=1)
-    assert not list(build.path.glob("playing-*")) and not list(build.path.glob("reach-*"))
+    assert not list(build.path.glob("playing-*")) and not list(build.path.glob("reached-*"))
+    assert sorted(path.name for path in build.path.glob("reach-*")) == [f"reach-{ply:02d}.zbits" for ply in range(game.cells + 1)], (
+        "every layer's reach file, which its sparse file is read by, and no other"
+    )
 
 
 def test_a_gravity_build_interrupted_in_its_sweep_keeps_the_forward_pass_and_resumes_below_the_last_layer(tmp_path: Path) -> None:
@@ -132,19 +136,25 @@ def test_damaged_reach_bits_are_found_again_before_the_build_goes_on(tmp_path: P
     assert again.solved == (5, 4, 3, 2, 1, 0) and again.sha256 == build_layers(game, tmp_path / "fresh", jobs=1).sha256
 
 
-def test_a_layers_reach_bits_are_deleted_once_it_is_solved_and_the_forward_pass_stays_recorded(tmp_path: Path) -> None:
-    # the bits of the layers solved were 8 GB of 4x8k4-gravity's 52 GB at its disk peak
+def test_a_layers_reach_file_is_deleted_once_it_retires_and_its_bits_once_its_parent_is_solved(tmp_path: Path) -> None:
+    """A sparse layer is read through its reach file while its file is there (its parent reads it dense through the
+    bits made from it, deleted once the parent is solved); once sealed and retired, neither is read again."""
     game = parse_game("4x4k4-gravity")
     build = BuildDir(tmp_path / "build", game)
-    left: dict[int, list[int]] = {}
+    left: dict[int, tuple[list[int], list[str]]] = {}
 
-    def bits_left(done: ChunkDone) -> None:
+    def files_left(done: ChunkDone) -> None:
         if not done.forward:
-            left[done.ply] = sorted(int(path.name[6:8]) for path in build.path.glob("reach-*.zbits"))
+            reach = sorted(int(path.name[6:8]) for path in build.path.glob("reach-*.zbits"))
+            left[done.ply] = (reach, sorted(path.name for path in build.path.glob("reached-*")))
 
-    build_layers(game, build.path, jobs=1, progress=bits_left)
-    assert sorted(left) == list(range(game.cells + 1)) and all(plies == list(range(ply + 1)) for ply, plies in left.items()), left
-    assert not list(build.path.glob("reach-*")) and build.has_reach(), "every layer solved: no bits left, the pass recorded"
+    build_layers(game, build.path, jobs=1, progress=files_left, release=release(Compression.default()))
+    assert sorted(left) == list(range(game.cells + 1))
+    for ply, (reach, expanded) in left.items():
+        assert reach == list(range(min(ply + 2, game.cells + 1))), f"layer {ply}: the reach files of the layers not retired, {reach}"
+        child = [] if ply == game.cells else [f"reached-{ply + 1:02d}.bits", f"reached-{ply + 1:02d}.counts"]
+        assert expanded == child, f"layer {ply}: its child's bits and counts alone, {expanded}"
+    assert not list(build.path.glob("reach-*")) and not list(build.path.glob("reached-*")) and build.has_reach()
 
 
 def test_connect_fours_full_table_is_beyond_this_machine_and_its_estimate_says_what_a_cluster_needs(tmp_path: Path) -> None:

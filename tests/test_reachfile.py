@@ -16,8 +16,9 @@ import pytest
 from solver.errors import BuildError
 from solver.retrograde import gravity
 from solver.retrograde.builddir import BuildDir
-from solver.retrograde.reachfile import MAGIC, FrameWriter, ReachIndex, reach_codec, read_index, read_range
+from solver.retrograde.reachfile import MAGIC, FrameWriter, ReachIndex, read_index, read_range
 from solver.rules.game import parse_game
+from solver.storage.blockarray import new_file_codec
 
 
 def _cuts(rng: np.random.Generator, boards: int, chunks: int) -> list[int]:
@@ -29,7 +30,7 @@ def _written(path: Path, flags: np.ndarray, starts: list[int], order: list[int])
     """The reach file of a layer's ``flags`` at ``path``, its chunks put in ``order``; how many boards it says reached."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        writer = FrameWriter(fd, reach_codec(), starts, flags.size)
+        writer = FrameWriter(fd, new_file_codec(), starts, flags.size)
         stops = [*starts[1:], flags.size]
         for k in order:
             writer.put(starts[k], flags[starts[k] : stops[k]])
@@ -49,7 +50,7 @@ def _index(path: Path) -> ReachIndex:
 def _range(path: Path, start: int, stop: int) -> np.ndarray:
     fd = os.open(path, os.O_RDONLY)
     try:
-        return read_range(fd, read_index(fd), reach_codec(), start, stop)
+        return read_range(fd, read_index(fd), new_file_codec(), start, stop)
     finally:
         os.close(fd)
 
@@ -121,7 +122,7 @@ def test_a_range_outside_the_layer_a_chunk_put_twice_and_a_layer_closed_early_ar
         _range(path, 5, flags.size + 1)
     fd = os.open(tmp_path / "early.zbits", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        writer = FrameWriter(fd, reach_codec(), starts, flags.size)
+        writer = FrameWriter(fd, new_file_codec(), starts, flags.size)
         writer.put(0, flags[: starts[1]])
         with pytest.raises(ValueError, match="put twice"):
             writer.put(0, flags[: starts[1]])

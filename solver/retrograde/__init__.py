@@ -9,6 +9,8 @@
 :mod:`solver.retrograde.kernel`            solving one chunk from the next layer's scores
 :mod:`solver.retrograde.chunkrules`        the chunk's half-boards given to the game's rule (solver.retrograde.halves), the answer spread to the boards
 :mod:`solver.retrograde.builddir`          the build directory: its files and the manifest of finished layers
+:mod:`solver.retrograde.reachfile`         a gravity layer's bits of the boards reached, compressed a chunk a frame
+:mod:`solver.retrograde.sparse`            a gravity layer kept a byte a board reached, and read dense again
 :mod:`solver.retrograde.spool`             a worker's task: solve chunks and spool them compressed
 :mod:`solver.retrograde.plan`              the layers left, and the disk and memory a build needs
 :mod:`solver.retrograde.proof`             the proof of a table: every board against its stored children

@@ -4,7 +4,10 @@ Each finished layer is a raw int8 file ``layer-PP.i8`` (in layer-local index ord
 its size and digest (the SHA-256 of its chunks' SHA-256, :func:`solver.retrograde.chunks.layer_digest`) in
 ``manifest.json``; a gravity build keeps which boards a game reaches,
 compressed a chunk at a time, a file a layer, in ``reach-PP.zbits`` (:mod:`solver.retrograde.reachfile`; their
-SHA-256 in the manifest's ``reach``: :mod:`solver.retrograde.gravity`), each deleted once its layer is solved; the
+SHA-256 in the manifest's ``reach``: :mod:`solver.retrograde.gravity`), each deleted once its layer retires, and its
+layers **sparse**, a byte a board reached (:attr:`BuildDir.sparse`, :mod:`solver.retrograde.sparse`: where each
+chunk's scores lie is :meth:`BuildDir.spans`), read dense through the bits and counts ``reached-PP.bits`` and
+``reached-PP.counts`` made from the reach file while the layer is read (:meth:`BuildDir.expand`); the
 layer being solved is written (raw, or spooled compressed) into ``layer-PP.i8.partial`` with its journal ``layer-PP.journal`` (:mod:`solver.retrograde.sweep`).
 The manifest is replaced atomically by :func:`solver.storage.fsutil.write_atomic`, the one
 atomic writer.
@@ -34,9 +37,12 @@ import numpy as np
 from ..encoding.layouts import layout
 from ..errors import BuildError, quote
 from ..rules.game import Game
+from ..storage.blockarray import new_file_codec
 from ..storage.fsutil import create_private, open_private, private_directory, remove_dead_temporaries, write_atomic
+from . import sparse
 from .chunks import chunk_digest, chunks, layer_digest
-from .reachfile import ReachIndex, reach_codec, read_index, read_range
+from .reachfile import ReachIndex, read_index, read_range
+from .sparse import SparseLayer, bits_bytes, counts_bytes
 
 MANIFEST = "manifest.json"
 
@@ -81,6 +87,110 @@ class BuildDir:
         frame a chunk (:mod:`solver.retrograde.reachfile`); deleted once the layer is solved (:meth:`record`)."""
         return self.path / f"reach-{ply:02d}.zbits"
 
+    def reached_bits_path(self, ply: int) -> Path:
+        """Layer ``ply``'s bits of the boards reached, a bit a board, while a sparse layer is read dense (made from its
+        reach file: :meth:`expand`)."""
+        return self.path / f"reached-{ply:02d}.bits"
+
+    def reached_counts_path(self, ply: int) -> Path:
+        """The counts of layer ``ply``'s boards reached beside :meth:`reached_bits_path` (:func:`solver.retrograde.sparse.block_counts`)."""
+        return self.path / f"reached-{ply:02d}.counts"
+
+    @property
+    def sparse(self) -> bool:
+        """Whether the layers are kept sparse, a byte a board reached (:mod:`solver.retrograde.sparse`): a build whose
+        forward pass finds the boards a game reaches (gravity's) keeps them so."""
+        return self.game.build_walks_forward
+
+    def layer_bytes(self, ply: int) -> int:
+        """Bytes of layer ``ply``'s file: a byte a board, or a byte a board reached (:attr:`sparse`: its reach file counts them)."""
+        return self.reach_index(ply).reached if self.sparse else layout(self.game).layer_sizes[ply]
+
+    def spans(self, ply: int) -> dict[int, tuple[int, int]]:
+        """Where each chunk of layer ``ply`` lies in the layer's file, by its first board (in chunk order): its first
+        byte and its bytes (dense: its boards; sparse: its boards reached, counted by the reach file's frames, which
+        are the chunks).
+
+        :raises BuildError: if the reach file's frames are not the layer's chunks (a file of another version).
+        """
+        layer_chunks = chunks(self.game, ply)
+        if not self.sparse:
+            return {chunk.start: (chunk.start, chunk.boards) for chunk in layer_chunks}
+        index = self.reach_index(ply)
+        if index.starts.size != len(layer_chunks) + 1 or any(int(index.starts[n]) != chunk.start for n, chunk in enumerate(layer_chunks)):
+            raise BuildError(f"{self.reach_path(ply)}: its frames are not the layer's chunks; delete the build directory {self.path} to start again")
+        before = index.before
+        return {chunk.start: (int(before[n]), int(before[n + 1] - before[n])) for n, chunk in enumerate(layer_chunks)}
+
+    def expand(self, ply: int) -> None:
+        """Make layer ``ply``'s bits of the boards reached and their counts (:meth:`reached_bits_path`,
+        :meth:`reached_counts_path`) afresh from its reach file, each written whole before it is moved into place.
+
+        :raises BuildError: naming the reach file, if it does not decode or counts other boards than its frames hold.
+        """
+        boards = layout(self.game).layer_sizes[ply]
+        bits_path, counts_path = self.reached_bits_path(ply), self.reached_counts_path(ply)
+        index = self.reach_index(ply)
+        bits_partial = bits_path.with_name(bits_path.name + ".partial")
+        fd = self.create(bits_partial)
+        try:
+            os.ftruncate(fd, bits_bytes(boards))
+        finally:
+            os.close(fd)
+        mapped = self.map(bits_partial, bits_bytes(boards), writable=True)
+        bits = mapped.view(np.uint8)
+        reach = self.open(self.reach_path(ply), os.O_RDONLY)
+        try:
+            sparse.expand(reach, index, new_file_codec(), bits)
+        except ValueError as error:
+            raise BuildError(f"{self.reach_path(ply)}: {error}; delete the build directory {self.path} to start again") from None
+        finally:
+            os.close(reach)
+        counts = sparse.block_counts(bits, boards)
+        if isinstance(mapped, np.memmap):
+            mapped.flush()
+        del bits, mapped
+        if int(counts[-1]) != index.reached:
+            raise BuildError(
+                f"{self.reach_path(ply)}: its frames reach {int(counts[-1]):,} boards, its index {index.reached:,}; "
+                f"delete the build directory {self.path} to start again"
+            )
+        counts_partial = counts_path.with_name(counts_path.name + ".partial")
+        fd = self.create(counts_partial, os.O_WRONLY)
+        try:
+            sparse.write_counts(fd, counts)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(bits_partial, bits_path)
+        os.replace(counts_partial, counts_path)
+
+    def forget_expanded(self, ply: int) -> None:
+        """Delete layer ``ply``'s bits of the boards reached and their counts (:meth:`expand`), if there."""
+        for path in (self.reached_bits_path(ply), self.reached_counts_path(ply)):
+            path.unlink(missing_ok=True)
+            path.with_name(path.name + ".partial").unlink(missing_ok=True)
+
+    def scores(self, ply: int, *, expand: bool = False) -> np.ndarray | SparseLayer:
+        """Finished layer ``ply`` to be read: its file mapped read-only (dense), or as a :class:`solver.retrograde.sparse.SparseLayer`
+        (sparse), which reads the layer's bits and counts (:meth:`expand`: made here with ``expand`` where missing;
+        a build's workers read those the build made).
+
+        :raises BuildError: naming a file that is missing or short.
+        """
+        boards = layout(self.game).layer_sizes[ply]
+        if not self.sparse:
+            return self.map(self.layer_path(ply), boards)
+        if expand and not (self.reached_bits_path(ply).exists() and self.reached_counts_path(ply).exists()):
+            self.expand(ply)
+        try:
+            bits = self.map(self.reached_bits_path(ply), bits_bytes(boards)).view(np.uint8)
+            counts = self.map(self.reached_counts_path(ply), counts_bytes(boards)).view("<i8")
+            scores = self.map(self.layer_path(ply), self.layer_bytes(ply))
+        except FileNotFoundError as error:
+            raise BuildError(f"{error.filename}: missing; delete the build directory {self.path} to start again") from None
+        return SparseLayer(scores, bits, counts, boards)
+
     def playing_path(self, ply: int) -> Path:
         """The bits of layer ``ply``'s boards in play while the forward pass finds the next layer from them (a bit a
         board: :class:`solver.retrograde.gravity.PlayingFiles`); deleted once it has."""
@@ -92,6 +202,7 @@ class BuildDir:
         for ply in range(self.game.cells + 1):
             for path in (self.reach_path(ply), self.playing_path(ply), self.path / f"reach-{ply:02d}.bits"):
                 path.unlink(missing_ok=True)
+            self.forget_expanded(ply)
 
     def has_reach(self, *, check: bool = True) -> bool:
         """Whether the forward pass is recorded and the bits of every layer not finished yet are there, of their size
@@ -117,13 +228,30 @@ class BuildDir:
         path = self.reach_path(ply)
         fd = self.open(path, os.O_RDONLY)
         try:
-            found = os.fstat(fd)
-            index = _reach_index(self.path, path.name, (found.st_ino, found.st_size, found.st_mtime_ns))
-            return read_range(fd, index, reach_codec(), start, stop)
+            return read_range(fd, self._index_of(path, fd), new_file_codec(), start, stop)
         except ValueError as error:
             raise BuildError(f"{path}: {error}; delete the build directory {self.path} to start again") from None
         finally:
             os.close(fd)
+
+    def reach_index(self, ply: int) -> ReachIndex:
+        """The index of layer ``ply``'s reach file (:mod:`solver.retrograde.reachfile`), read once per process.
+
+        :raises BuildError: naming the file, if its index does not decode.
+        """
+        path = self.reach_path(ply)
+        fd = self.open(path, os.O_RDONLY)
+        try:
+            return self._index_of(path, fd)
+        finally:
+            os.close(fd)
+
+    def _index_of(self, path: Path, fd: int) -> ReachIndex:
+        try:
+            found = os.fstat(fd)
+            return _reach_index(self.path, path.name, (found.st_ino, found.st_size, found.st_mtime_ns))
+        except ValueError as error:
+            raise BuildError(f"{path}: {error}; delete the build directory {self.path} to start again") from None
 
     def prepare(self) -> None:
         """Create the directory (0700), or check that an existing one is this user's alone and holds only regular files.
@@ -201,28 +329,28 @@ class BuildDir:
             return not check or hashlib.file_digest(handle, "sha256").hexdigest() == digest
 
     def _holds_layer(self, ply: int, digest: str, check: bool) -> bool:
-        """Whether the raw file of layer ``ply`` is there, of the layer's size, and (with ``check``) its chunks hash to
-        ``digest`` (:func:`solver.retrograde.chunks.layer_digest`)."""
+        """Whether the raw file of layer ``ply`` is there, of the layer's size (:meth:`layer_bytes`), and (with
+        ``check``) its chunks hash to ``digest`` (:func:`solver.retrograde.chunks.layer_digest`)."""
         try:
+            spans = self.spans(ply)
+            size = self.layer_bytes(ply)
             fd = self.open(self.layer_path(ply), os.O_RDONLY)
-        except FileNotFoundError:
-            return False
+        except (FileNotFoundError, BuildError):
+            return False  # a sparse layer whose reach file is gone is solved again
         try:
-            if os.fstat(fd).st_size != layout(self.game).layer_sizes[ply]:
+            if os.fstat(fd).st_size != size:
                 return False
-            return not check or layer_digest(chunk_digest(os.pread(fd, chunk.boards, chunk.start)) for chunk in chunks(self.game, ply)) == digest
+            return not check or layer_digest(chunk_digest(os.pread(fd, length, at)) for at, length in spans.values()) == digest
         finally:
             os.close(fd)
 
     def record(self, ply: int, digest: str) -> None:
         """Add a finished layer and its digest (:func:`solver.retrograde.chunks.layer_digest`) to the manifest
-        (atomically), then delete its reach bits (:meth:`reach_path`): nothing
-        reads them once it is solved, and a gravity build's disk peaks while the largest layers are solved (4x8k4-gravity:
-        the finished layers' bits were 8 GB of its 52 GB)."""
+        (atomically). A sparse layer's reach file stays while its file does: it tells where each board's score lies
+        (:meth:`retire` deletes it)."""
         data = self.manifest()
         data["layers"][str(ply)] = {"size": layout(self.game).layer_sizes[ply], "sha256": digest}
         write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
-        self.reach_path(ply).unlink(missing_ok=True)
 
     def retired(self) -> dict[int, dict[str, Any]]:
         """The retired layers: for each, ``files`` (name: SHA-256) and the caller's ``info``."""
@@ -246,6 +374,9 @@ class BuildDir:
         data = self.manifest()
         data.setdefault("retired", {})[str(ply)] = {"files": dict(files), "info": info}
         write_atomic(self.path / MANIFEST, json.dumps(data, sort_keys=True, indent=1).encode())
+        if self.sparse:  # its reach file and bits: read no more
+            self.reach_path(ply).unlink(missing_ok=True)
+            self.forget_expanded(ply)
         path = self.layer_path(ply)
         try:
             size = os.stat(path, follow_symlinks=False).st_size
@@ -272,8 +403,16 @@ class BuildDir:
         return [ply for ply in self.finished(check=False) if ply not in retired]
 
     def layers(self) -> list[np.ndarray]:
-        """Every finished layer as a read-only memory map, layer 0 first (for the table file)."""
-        return [self.map(self.layer_path(ply), layout(self.game).layer_sizes[ply]) for ply in range(self.game.cells + 1)]
+        """Every finished layer, a byte a board, layer 0 first (for a table file written from them): read-only memory
+        maps, or (sparse layers) arrays made dense in memory, for the games small enough to be held so."""
+        if not self.sparse:
+            return [self.map(self.layer_path(ply), layout(self.game).layer_sizes[ply]) for ply in range(self.game.cells + 1)]
+        dense = []
+        for ply in range(self.game.cells + 1):
+            layer = self.scores(ply, expand=True)
+            dense.append(layer[0 : len(layer)])
+            self.forget_expanded(ply)
+        return dense
 
 
 @lru_cache(maxsize=8)

@@ -47,10 +47,12 @@ from ..encoding.layouts import layout
 from ..rules.game import Game
 from ..rules.score import UNREACHABLE
 from ..scratch import scratch_array
+from ..storage.blockarray import new_file_codec
 from .builddir import BuildDir
 from .chunkrules import RULES_FOLLOW, rule_parts, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
-from .reachfile import FrameWriter, reach_codec, write_at
+from .reachfile import FrameWriter, write_at
+from .sparse import ChildScores, as_child
 
 if TYPE_CHECKING:
     from .compiled import Children  # the compiled kernel loads numba: imported where a chunk is scored
@@ -186,46 +188,54 @@ def _over_moves(
     return not first
 
 
-def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None) -> np.ndarray:
-    """The scores of one chunk of a gravity layer (int8, flat, index order), from the next layer's scores and which
-    of the chunk's boards a game reaches (``reached``: bool, flat, from :func:`reach_layers`), by the compiled kernel
-    (:func:`solver.retrograde.compiled.best_of_children`)."""
+def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores | None, reached: np.ndarray | None) -> np.ndarray:
+    """The scores of one chunk of a gravity layer (int8, flat, index order), from the next layer's scores (an array,
+    or a sparse layer: :mod:`solver.retrograde.sparse`) and which of the chunk's boards a game reaches (``reached``:
+    bool, flat, from :func:`reach_layers`), by the compiled kernel (:func:`solver.retrograde.compiled.best_of_children`).
+    A chunk no game reaches reads no child, nor does a row of it none reaches the rows of children only it has."""
     assert reached is not None, "a gravity chunk is solved knowing which of its boards a game reaches"
+    if not reached.any():
+        return np.full(chunk.boards, UNREACHABLE, dtype=np.int8)
     if chunk.ply == game.cells:  # no children: the rules and the full board's score
-        return plain_chunk(game, chunk, child_layer, reached)
+        return plain_chunk(game, chunk, None, reached)
     assert child_layer is not None
     tile = layout(game).tiles[chunk.ply][chunk.tile]
     from .compiled import score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
 
-    return score_chunk(_drop_children(game, chunk, tile, np.asarray(child_layer)), spread_rules(*rule_parts(game, chunk, tile)), reached)
+    rows_reached = np.asarray(reached.reshape(chunk.row_stop - chunk.row_start, tile.cols).any(axis=1))
+    children = _drop_children(game, chunk, tile, as_child(child_layer), rows_reached)
+    return score_chunk(children, spread_rules(*rule_parts(game, chunk, tile)), reached, rows_reached)
 
 
-def _drop_children(game: Game, chunk: Chunk, tile: Tile, child_layer: np.ndarray) -> Children:
+def _drop_children(game: Game, chunk: Chunk, tile: Tile, child_layer: ChildScores, rows_reached: np.ndarray) -> Children:
     """Where a chunk's children lie, as :func:`solver.retrograde.compiled.best_of_children` takes them: the child
-    panel of the drops in the low half and each drop's columns, the child tile of the drops in the high half and each
-    drop's rows (-1 where the column is full; empty where no board of the chunk can drop in that half)."""
+    panel of the drops in the low half and each drop's columns, the child tile of the drops in the high half (or its
+    rows read, :meth:`solver.retrograde.sparse.ChildScores.rows_of`) and each drop's rows (-1 where the column is full,
+    or where no board of the chunk's row is reached: its scores are not read; empty where no board of the chunk can
+    drop in that half)."""
     r0, r1 = chunk.row_start, chunk.row_stop
     piece = 1 if chunk.ply % 2 == 0 else 2
     columns = drop_targets(game, False, tile.lx, tile.lo, piece)
     across = np.empty((r1 - r0, 0), dtype=np.int8)
     if columns.max(initial=-1) >= 0:
         child = _tile(game, chunk.ply + 1, tile.hx, tile.ho)
-        across = child_layer[child.start : child.stop].reshape(child.rows, child.cols)[r0:r1]
+        across = child_layer.panel(child.start, child.cols, r0, r1, rows_reached)
     else:
         columns = columns[:0]
-    rows = np.ascontiguousarray(drop_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1])
+    rows = np.where(rows_reached, drop_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1], -1)
     below = np.empty((0, tile.cols), dtype=np.int8)
     if rows.max(initial=-1) >= 0:
         hx, ho = (tile.hx + 1, tile.ho) if piece == 1 else (tile.hx, tile.ho + 1)
         child = _tile(game, chunk.ply + 1, hx, ho)
-        below = child_layer[child.start : child.stop].reshape(child.rows, child.cols)
+        below, rows = child_layer.rows_of(child.start, child.cols, child.rows, rows)
     else:
         rows = rows[:0]
-    return across, columns, below, rows
+    return across, columns, below, np.ascontiguousarray(rows, dtype=np.intp)
 
 
-def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None) -> np.ndarray:
-    """:func:`solve_chunk` by numpy passes: the compiled kernel's plain twin (the same bytes)."""
+def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores | None, reached: np.ndarray | None) -> np.ndarray:
+    """:func:`solve_chunk` by numpy passes: the compiled kernel's plain twin (the same bytes; a sparse child is made
+    dense whole, for the tests)."""
     assert reached is not None, "a gravity chunk is solved knowing which of its boards a game reaches"
     index = layout(game)
     tile = index.tiles[chunk.ply][chunk.tile]
@@ -236,6 +246,8 @@ def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
         scores.fill(game.rules.full_score)  # full, no line: a draw (armageddon: O's win)
     else:
         assert child_layer is not None
+        if not isinstance(child_layer, np.ndarray):
+            child_layer = child_layer.panel(0, 1, 0, len(child_layer)).reshape(-1)
         smallest = scratch_array("gravity smallest", shape, np.int8)
         piece = 1 if chunk.ply % 2 == 0 else 2
         kwargs = {"other_ply": chunk.ply + 1, "step": 1, "piece": piece, "targets": drop_targets, "pad": _PAD_SMALLEST}
@@ -558,7 +570,7 @@ def write_reach(build: BuildDir, *, jobs: int = 1, progress: Progress | None = N
 
     def reached_of(ply: int) -> FrameWriter:
         opened[ply] = fd = build.create(_partial(build.reach_path(ply)))
-        return FrameWriter(fd, reach_codec(), [chunk.start for chunk in chunks(build.game, ply)], sizes[ply])
+        return FrameWriter(fd, new_file_codec(), [chunk.start for chunk in chunks(build.game, ply)], sizes[ply])
 
     playing = PlayingFiles(build)
     try:

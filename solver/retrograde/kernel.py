@@ -34,9 +34,11 @@ from ..storage.spill import Spill
 from . import gravity, placement
 from .builddir import BuildDir
 from .chunks import Chunk, Progress
+from .sparse import ChildScores
 
-SolveChunk = Callable[[Game, Chunk, "np.ndarray | None", "np.ndarray | None"], np.ndarray]
-"""``(game, chunk, child layer, reached)`` -> the chunk's int8 scores (flat, index order)."""
+SolveChunk = Callable[[Game, Chunk, "np.ndarray | ChildScores | None", "np.ndarray | None"], np.ndarray]
+"""``(game, chunk, child layer, reached)`` -> the chunk's int8 scores (flat, index order); the child layer an array,
+or (gravity) a sparse layer (:mod:`solver.retrograde.sparse`)."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,9 @@ def hook_of(game: Game) -> KernelHook:
     return HOOKS[type(game.rules.move)]
 
 
-def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None, *, plain: bool = False) -> np.ndarray:
+def solve_chunk(
+    game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores | None, reached: np.ndarray | None = None, *, plain: bool = False
+) -> np.ndarray:
     """The scores of one chunk (int8, flat, in index order), from the next layer's scores, by the move rule's hook
     (its compiled kernel, or with ``plain`` its numpy twin: the same bytes).
 

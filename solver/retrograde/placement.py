@@ -37,6 +37,7 @@ from ..rules.game import Game
 from ..scratch import scratch_array
 from .chunkrules import RULES_FOLLOW, rule_parts, rule_scores
 from .chunks import Chunk
+from .sparse import ChildScores
 
 if TYPE_CHECKING:
     from .compiled import Children  # the compiled kernel loads numba: imported where a chunk is scored
@@ -54,16 +55,16 @@ def _child_tile(index: Layout, ply: int, hx: int, ho: int) -> Tile:
     return tile
 
 
-def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None) -> np.ndarray:
+def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores | None, reached: np.ndarray | None = None) -> np.ndarray:
     """The scores of one chunk (int8, flat, in index order), from the next layer's scores, by the compiled kernel.
 
     :param child_layer: layer ``chunk.ply + 1``'s int8 scores in layer-local index order
-        (None for the full-board layer, which has no children).
+        (None for the full-board layer, which has no children); an array: an m,n,k build's layers are dense.
     :param reached: unused: under placement the rules tell every board no game reaches.
     """
     if chunk.ply == game.cells:  # no children: the rules and the full board's score
-        return plain_chunk(game, chunk, child_layer)
-    assert child_layer is not None
+        return plain_chunk(game, chunk, None)
+    assert isinstance(child_layer, np.ndarray), "an m,n,k build's layers are dense"
     index = layout(game)
     tile = index.tiles[chunk.ply][chunk.tile]
     from .compiled import score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
@@ -93,7 +94,7 @@ def _children(index: Layout, chunk: Chunk, tile: Tile, child_layer: np.ndarray) 
     return across, columns, below, rows
 
 
-def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reached: np.ndarray | None = None) -> np.ndarray:
+def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores | None, reached: np.ndarray | None = None) -> np.ndarray:
     """:func:`solve_chunk` by numpy passes: the compiled kernel's plain twin (the same bytes).
 
     :param child_layer: layer ``chunk.ply + 1``'s int8 scores in layer-local index order
@@ -107,7 +108,7 @@ def plain_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | None, reache
     if chunk.ply == game.cells:
         scores = np.full(shape, game.rules.full_score, dtype=np.int8)  # full, no line: a draw (armageddon: O's win)
     else:
-        assert child_layer is not None
+        assert isinstance(child_layer, np.ndarray), "an m,n,k build's layers are dense"
         smallest = _smallest_child(index, chunk, tile, child_layer, shape)
         scores = np.sign(smallest)  # int8: -128 -> 127 and 127 -> -126 only where a rule decides below
         np.subtract(scores, smallest, out=scores)

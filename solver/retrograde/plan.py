@@ -13,6 +13,7 @@ from ..errors import BuildError
 from ..rules.game import Game
 from .builddir import BuildDir
 from .chunks import CHUNK_BOARDS, layer_work
+from .sparse import bits_bytes, counts_bytes
 
 WORKING_BYTES_PER_BOARD = 32
 """Working memory of a chunk per board: the kernel's reused arrays (measured: at most 30 bytes a board, 2x9k2) and the scores."""
@@ -59,30 +60,74 @@ def _retiring_peak(sizes: Sequence[int], ply: int, *, resumed: bool) -> int:
     return max(child, sizes[ply]) + spool + sealed + above
 
 
+def _sparse_peak(kept: Sequence[int], sealed: Sequence[int], expanded: Sequence[int], ply: int) -> int:
+    """Disk at the peak of sparse layer ``ply`` (:mod:`solver.retrograde.sparse`) in a retiring build: its file
+    (always raw), its child's and the child's bits and counts (:data:`expanded`), and the sealed files of the layer
+    (written as it is solved), of its child (before it retires) and of the layers above (retired)."""
+    child = kept[ply + 1] + expanded[ply + 1] if ply + 1 < len(kept) else 0
+    return kept[ply] + child + sum(sealed[ply:])
+
+
+SPARSE_GUESS = 8
+"""Until the forward pass has counted a layer's boards reached, a sparse layer is counted at an eighth of its boards
+(the build checks the disk again, exactly, once the pass has counted them: :func:`solver.retrograde.sweep.sweep`).
+Measured: 6x6k4-gravity reaches 11.5 % of its boards (its largest layers 7 to 16 %, Böck's counts), 5x7k4-gravity
+19.5 %, 4x8k4-gravity 40.6 %."""
+SEALED_SPARSE_AT_MOST = 4
+"""A sparse layer's sealed files take at most a quarter of a byte a board reached, and :data:`SEALED_SLOT_SHARE`
+more: the tables take 0.09 to 0.12 bytes a board reached (4x7k4-, 5x6k4- and 4x8k4-gravity), the boards not reached
+being runs of the score before them (:mod:`solver.contents.stored`)."""
+SEALED_SLOT_SHARE = 4096
+"""A sealed layer's bytes a board of the layer beyond :data:`SEALED_SPARSE_AT_MOST`'s: ``1 / 4096``."""
+
+
+def layer_file_bytes(build: BuildDir) -> list[int]:
+    """Bytes of each layer's file: its boards (dense), or its boards reached (sparse: counted by its reach file where
+    the forward pass kept it, else :data:`SPARSE_GUESS`)."""
+    sizes = layout(build.game).layer_sizes
+    if not build.sparse:
+        return list(sizes)
+    counted = build.path.is_dir() and build.has_reach(check=False)
+    kept = []
+    for ply, size in enumerate(sizes):
+        try:
+            kept.append(build.layer_bytes(ply) if counted else size // SPARSE_GUESS)
+        except (OSError, BuildError):  # a retired layer's reach file is gone: nothing of it is written again
+            kept.append(size // SPARSE_GUESS)
+    return kept
+
+
 def plan_build(game: Game, directory: str | os.PathLike[str], *, jobs: int = 1, check: bool = True, retiring: bool = False) -> BuildPlan:
     """The :class:`BuildPlan` of a build directory (finished layers are checked by size and hash).
 
     :param retiring: the build retires each finished layer once nothing reads it raw (a
         ``release`` hook of :func:`solver.retrograde.sweep.sweep`): the disk needed is then about the largest raw
-        layer left, its spool and the retired files, not every layer (:func:`_retiring_peak`).
+        layer left, its spool and the retired files, not every layer (:func:`_retiring_peak`; sparse layers:
+        :func:`_sparse_peak`).
     """
     build = BuildDir(Path(directory), game)
     done = build.finished(check=check) if build.path.is_dir() else {}
     todo = tuple(p for p in range(game.cells, -1, -1) if p not in done)
     sizes = layout(game).layer_sizes
 
-    # a gravity build's reach files, of every layer not solved yet (each layer's deleted once it is)
+    # a gravity build's reach files, of every layer not retired yet (each layer's deleted once it is)
     reach = [reach_file_bytes(size) if game.build_walks_forward else 0 for size in sizes]
-    disk = sum(sizes[p] + reach[p] for p in todo)
-    if retiring:
-        peaks = (_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) + sum(reach[: p + 1]) for p in todo)
+    kept = layer_file_bytes(build)
+    disk = sum(kept[p] + reach[p] for p in todo)
+    if retiring and build.sparse:
+        sealed = [count // SEALED_SPARSE_AT_MOST + size // SEALED_SLOT_SHARE for count, size in zip(kept, sizes, strict=True)]
+        expanded = [bits_bytes(size) + counts_bytes(size) for size in sizes]
+        peaks = (_sparse_peak(kept, sealed, expanded, p) + sum(reach[: p + 2]) for p in todo)
+        disk = max(max(peaks, default=0), 2 * sum(sealed))
+    elif retiring:
+        peaks = (_retiring_peak(sizes, p, resumed=p == todo[0] and bool(done)) for p in todo)
         disk = max(max(peaks, default=0), 2 * sum(sizes) // RETIRED_AT_MOST)
     work = sum(layer_work(game, p) for p in todo)
     memory = jobs * worker_bytes(game)
     if game.build_walks_forward and todo:  # a forward pass first (gravity), unless a killed build kept it
-        kept = build.path.is_dir() and build.has_reach(check=False)
-        work += 0 if kept else sum(layer_work(game, p) for p in range(game.cells + 1))
-        disk = disk if kept else max(disk, forward_disk(sizes))
+        walked = build.path.is_dir() and build.has_reach(check=False)
+        work += 0 if walked else sum(layer_work(game, p) for p in range(game.cells + 1))
+        disk = disk if walked else max(disk, forward_disk(sizes))
         memory = max(memory, forward_bytes(sizes, jobs=jobs, tables=table_bytes(game)))
     return BuildPlan(game, todo, min(done) if done else None, work, disk, memory)
 

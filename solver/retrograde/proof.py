@@ -16,9 +16,11 @@ from ..words import count
 from .chunks import Chunk, chunks
 from .gravity import unpack
 from .kernel import reach_layers, reach_name, solve_chunk
+from .sparse import SparseLayer
 
-Layer = Callable[[int], np.ndarray]
-"""``layer(ply)``: the stored int8 scores of one layer, in layer index order (an array in memory or on disk)."""
+Layer = Callable[[int], "np.ndarray | SparseLayer"]
+"""``layer(ply)``: the stored int8 scores of one layer, in layer index order (an array in memory or on disk, or a
+build's sparse layer read dense: :mod:`solver.retrograde.sparse`)."""
 
 
 def check_layers(
@@ -30,6 +32,7 @@ def check_layers(
     progress: Callable[[int], None] | None = None,
     spill: Spill | None = None,
     on_layer: Callable[[int, np.ndarray], None] | None = None,
+    reached: Callable[[int, int, int], np.ndarray] | None = None,
 ) -> list[str]:
     """Parent/child consistency of a table, layer by layer from the full board down (vectorised).
 
@@ -46,11 +49,14 @@ def check_layers(
     :param spill: where the forward pass's bits of the boards reached go (memory or disk by their size); default:
         memory.
     :param on_layer: called with each layer checked and its scores (a proof counts them).
+    :param reached: ``reached(ply, start, stop)``, which boards a game reaches (bool), as a build kept them
+        (:meth:`solver.retrograde.builddir.BuildDir.reached`, each file checked by its SHA-256 before the build goes
+        on), instead of the forward pass found again (gravity).
     :returns: up to ``limit`` problems, each naming the board (empty when consistent).
     """
     sizes = layout(game).layer_sizes
     wanted = sorted(set(range(game.cells + 1) if plies is None else plies), reverse=True)
-    reach = reach_layers(game, jobs=os.cpu_count() or 1, plies=set(wanted), spill=spill)  # with a forward pass (gravity): found again, forward
+    reach = {} if reached is not None else reach_layers(game, jobs=os.cpu_count() or 1, plies=set(wanted), spill=spill)  # gravity: found again, forward
     problems: list[str] = []
     above_ply, above = -1, None  # the layer checked last: the child of the next when the plies follow each other
     for ply in wanted:
@@ -59,19 +65,28 @@ def check_layers(
         for at, array in ((ply, stored), (ply + 1, child)):
             if array is not None and len(array) != sizes[at]:
                 return [f"layer {at} holds {len(array):,} boards, not the {sizes[at]:,} of {game.name}"]
-        problems += _check_layer(game, ply, stored, child, reach.pop(ply, None), limit - len(problems), progress)
+        flags = reach.pop(ply, None)
+        kept = None if reached is None else lambda start, stop, ply=ply: reached(ply, start, stop)
+        problems += _check_layer(game, ply, stored, child, flags, limit - len(problems), progress, kept)
         if spill is not None:
             spill.release(reach_name(ply))  # its disk freed as the walk goes down
         if len(problems) >= limit:
             return problems
         if on_layer is not None:
-            on_layer(ply, stored)
+            on_layer(ply, stored if isinstance(stored, np.ndarray) else stored[0 : len(stored)])
         above_ply, above, child = ply, stored, None  # the child let go before the next layer is asked for
     return problems
 
 
 def _check_layer(
-    game: Game, ply: int, stored_layer: np.ndarray, child: np.ndarray | None, reach: np.ndarray | None, limit: int, progress: Callable[[int], None] | None
+    game: Game,
+    ply: int,
+    stored_layer: np.ndarray | SparseLayer,
+    child: np.ndarray | SparseLayer | None,
+    reach: np.ndarray | None,
+    limit: int,
+    progress: Callable[[int], None] | None,
+    kept: Callable[[int, int], np.ndarray] | None = None,
 ) -> list[str]:
     """One layer's boards against their children, its chunks on every core (threads: the kernel holds no GIL),
     taken in order: up to ``limit`` problems, the same on any number of cores."""
@@ -81,7 +96,8 @@ def _check_layer(
     def one(chunk: Chunk) -> tuple[Chunk, int, int, int, int]:
         """The chunk, its boards that disagree, the first of them (layer-local) and its stored and expected scores."""
         stored = np.asarray(stored_layer[chunk.start : chunk.stop])
-        expected = solve_chunk(game, chunk, child, unpack(reach, chunk.start, chunk.stop) if reach is not None else None)
+        flags = kept(chunk.start, chunk.stop) if kept is not None else unpack(reach, chunk.start, chunk.stop) if reach is not None else None
+        expected = solve_chunk(game, chunk, child, flags)
         wrong = np.flatnonzero(stored != expected)
         if not wrong.size:
             return chunk, 0, 0, 0, 0

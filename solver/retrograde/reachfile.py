@@ -8,7 +8,7 @@ reach), and zstd at level 1 keeps them in a fifteenth of that (measured on its l
 A file (``reach-PP.zbits``) holds, in this order:
 
 * **frames**: per chunk of the layer, in chunk order, its bits (``np.packbits`` of its boards, from its first board)
-  compressed by the spool's codec (:func:`solver.retrograde.spool.spool_codec`) at :data:`REACH_LEVEL`;
+  compressed by the codec of new files (:func:`solver.storage.blockcodec.new_file_codec`) at :data:`REACH_LEVEL`;
 * **the index**: little-endian int64, a row a frame ``(first board, first byte in the file, boards reached before
   it)`` and a last row ``(boards of the layer, the index's first byte, boards reached in the layer)``;
 * **the footer**: the number of frames (little-endian int64) and :data:`MAGIC`.
@@ -25,11 +25,10 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
-from ..storage.blockarray import Codec, codec_of, default_codec
+from ..storage.blockarray import Codec
 
 REACH_LEVEL = 1
 """The level of a reach file's frames: the fastest (6x6k4-gravity's layers 22 to 25: 14.6 times smaller at level 1,
@@ -41,12 +40,6 @@ MAGIC = b"ttt-rch1"
 _ROW = np.dtype("<i8")
 """An index's numbers: little-endian int64."""
 _FOOTER = 16
-
-
-@cache
-def reach_codec() -> Codec:
-    """The codec of a reach file's frames (zstd where installed, else zlib: a build reads only the files it wrote)."""
-    return codec_of(default_codec())
 
 
 def write_at(fd: int, data: bytes | memoryview, offset: int) -> None:
@@ -184,16 +177,30 @@ def read_range(fd: int, index: ReachIndex, codec: Codec, start: int, stop: int) 
 def _frame(fd: int, index: ReachIndex, codec: Codec, frame: int) -> np.ndarray:
     """The bits of frame ``frame`` (bool, a board each), checked against the index's count of boards reached."""
     boards = int(index.starts[frame + 1] - index.starts[frame])
+    return np.unpackbits(frame_bits(fd, index, codec, frame), count=boards).view(bool)
+
+
+def frame_bits(fd: int, index: ReachIndex, codec: Codec, frame: int) -> np.ndarray:
+    """The packed bits of frame ``frame`` (uint8, ``np.packbits`` of its boards from its first), checked against the
+    index's count of boards reached.
+
+    :raises ValueError: a frame cut short, that does not decode, or reaches other boards than its index counts.
+    """
+    boards = int(index.starts[frame + 1] - index.starts[frame])
     length = int(index.offsets[frame + 1] - index.offsets[frame])
     where = f"frame {frame} (boards {int(index.starts[frame]):,} to {int(index.starts[frame + 1]):,})"
     data = os.pread(fd, length, int(index.offsets[frame]))
     if len(data) != length:
         raise ValueError(f"{where} is cut short: {len(data):,} of its {length:,} bytes")
     try:
-        packed = codec.decompress(data, -(-boards // 8))
+        packed = np.frombuffer(codec.decompress(data, -(-boards // 8)), dtype=np.uint8)
     except ValueError as error:
         raise ValueError(f"{where} does not decode ({error})") from None
-    flags = np.unpackbits(np.frombuffer(packed, dtype=np.uint8), count=boards).view(bool)
-    if int(np.count_nonzero(flags)) != int(index.before[frame + 1] - index.before[frame]):
+    tail = -boards % 8  # the last byte's bits past the frame are 0
+    if (
+        packed.size != -(-boards // 8)
+        or (tail and packed[-1] & ((1 << tail) - 1))
+        or int(np.bitwise_count(packed).sum()) != int(index.before[frame + 1] - index.before[frame])
+    ):
         raise ValueError(f"{where} reaches other boards than its index counts")
-    return flags
+    return packed

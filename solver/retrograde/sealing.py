@@ -124,7 +124,8 @@ class SegmentJob:
 
 
 def seal_segment(job: SegmentJob) -> SealedPiece:
-    """Run in a build worker: one segment sealed (:func:`solver.retrograde.pieces.seal_piece`), read from the raw layer file.
+    """Run in a build worker: one segment sealed (:func:`solver.retrograde.pieces.seal_piece`), read from the raw layer
+    file (a sparse layer made dense: :meth:`solver.retrograde.builddir.BuildDir.scores`, whose bits :func:`seal_into` made).
 
     The layer is mapped for this segment only: a map kept by a worker would hold the disk
     of the raw file after the layer retires (a deleted file's pages stay allocated while
@@ -132,9 +133,10 @@ def seal_segment(job: SegmentJob) -> SealedPiece:
     """
     game = parse_game(job.game)
     build = BuildDir(Path(job.directory), game)
-    _read_ahead(build, job.ply, job.stop, job.stop + READ_AHEAD_SEGMENTS * (job.stop - job.start))
+    if not build.sparse:
+        _read_ahead(build, job.ply, job.stop, job.stop + READ_AHEAD_SEGMENTS * (job.stop - job.start))
     index = layout(game)
-    scores = build.map(build.layer_path(job.ply), index.layer_sizes[job.ply])
+    scores = build.scores(job.ply)
     return seal_piece(game, job.ply, scores[job.start : job.stop], job.start, index.layer_offsets[job.ply], job.sealing)
 
 
@@ -329,9 +331,9 @@ class SealingLayer:
 
 
 def _check_resumed(build: BuildDir, plies: Sequence[int]) -> None:
-    sizes = layout(build.game).layer_sizes
     for ply in plies:
-        problems = check_layers(build.game, lambda p: build.map(build.layer_path(p), sizes[p]), plies=[ply], limit=1)  # the layer and its child mapped
+        reached = build.reached if build.sparse else None  # the reach files kept, each checked by its SHA-256
+        problems = check_layers(build.game, lambda p: build.scores(p, expand=True), plies=[ply], limit=1, reached=reached)  # the layer and its child mapped
         if problems:
             raise ResumedLayerWrong(problems[0])
 
@@ -345,6 +347,8 @@ def seal_into(build: BuildDir, ply: int, mapper: Mapper, codec: Compression) -> 
     game = build.game
     carry = _read_head(build, ply + 1) if ply < game.cells else b""
     sealing = piece_sealing(codec)
+    if build.sparse:
+        build.expand(ply)  # the workers read it dense (retire deletes them)
 
     def segments(ranges: list[tuple[int, int]]) -> Iterator[SealedPiece]:
         return mapper(seal_segment, [SegmentJob(str(build.path), game.name, ply, start, stop, sealing) for start, stop in ranges])

@@ -6,7 +6,8 @@ pieces, X ``ceil(p/2)`` and O ``floor(p/2)``). Layer ``p`` is solved from layer
 (:mod:`solver.retrograde.chunks`), each solved by :func:`solver.retrograde.kernel.solve_chunk`.
 
 **On disk** (a *build directory*, :mod:`solver.retrograde.builddir`): each finished layer is
-a raw int8 file ``layer-PP.i8``. The layer being solved is written into
+a raw int8 file ``layer-PP.i8`` (a gravity build's holds the boards a game reaches alone, always written raw:
+:mod:`solver.retrograde.sparse`). The layer being solved is written into
 ``layer-PP.i8.partial``, in which every worker writes each chunk at the chunk's own offset
 (:mod:`solver.retrograde.spool`), and a journal line ``start digest bytes`` per chunk once it is written. Where the
 disk has room for the whole layer beside its child (and the sealed files written before the child retires: :func:`raw_fits`),
@@ -156,6 +157,12 @@ def sweep(
     resumed = [ply for ply in range(game.cells, -1, -1) if ply not in plan.todo]
     for ply in resumed:
         _drop_spool(build, ply)  # a build killed between recording a layer and deleting its spool
+    if plan.todo:
+        from .kernel import write_reach  # the move rule's forward pass, if it has one (gravity), before the sweep
+
+        write_reach(build, jobs=jobs, progress=progress)
+        if build.sparse:  # the layers' sizes, guessed before the pass, are counted now
+            check_resources(plan_build(game, path, jobs=jobs, check=False, retiring=release is not None), path, extra_disk=extra_disk, check_memory=False)
     try:
         _sweep_layers(build, plan.todo, plan.resumed_below, resumed, dispatch, jobs=jobs, progress=progress, notify=notify, release=release, mapper=mapper)
     finally:
@@ -180,10 +187,6 @@ def _sweep_layers(
     gets the layers that keep chunks of an earlier run."""
     if release is not None and resumed_below is not None:
         release(build, resumed_below, mapper, resumed)  # a build killed while it retired a layer
-    if todo:
-        from .kernel import write_reach  # the move rule's forward pass, if it has one (gravity), before the sweep
-
-        write_reach(build, jobs=jobs, progress=progress)
     for ply in todo:
         kept = _solve_layer(build, ply, dispatch, jobs=jobs, progress=progress, notify=notify, release=release)
         if kept:
@@ -229,8 +232,10 @@ def _solve_layer(
             for chunk in layer_chunks:
                 if chunk.start in finished:
                     progress(ChunkDone(ply, chunk.boards, chunk.boards + CHUNK_COST))
-        raw = _written_raw(build, ply, layer_chunks, finished)
+        raw = _written_raw(build, ply, finished)
         seal = release.solving(build, ply) if release is not None and not finished else None
+        if todo and build.sparse and ply < build.game.cells:
+            build.expand(ply + 1)  # the child read dense by the workers: its bits of the boards reached and their counts
         with os.fdopen(build.open(build.journal_path(ply), os.O_WRONLY | os.O_APPEND), "ab") as log:
             for done in dispatch(ply, _groups(todo, jobs), raw, None if seal is None else seal.sealing):
                 # after the worker wrote them: a killed build keeps these chunks (their digest is checked on resume)
@@ -246,6 +251,7 @@ def _solve_layer(
             seal.solved()
     finally:
         os.close(fd)
+        build.forget_expanded(ply + 1)
     return bool(finished)
 
 
@@ -267,17 +273,20 @@ def raw_fits(build: BuildDir, ply: int) -> bool:
     return _free_disk(build.path) + build.deleting() >= sizes[ply] + (sizes[ply] + child) // RETIRED_AT_MOST + RAW_MARGIN
 
 
-def _written_raw(build: BuildDir, ply: int, layer_chunks: list[Chunk], finished: dict[int, int]) -> bool:
-    """Whether the chunks left of layer ``ply`` are written raw: as an earlier run wrote the chunks it finished (raw if
-    every one is raw), or, in a fresh layer, where the disk has room (:func:`raw_fits`). So a resumed layer is not
-    written partly raw and partly spooled, which would have to be decoded beside its raw chunks: a layer more of disk.
+def _written_raw(build: BuildDir, ply: int, finished: dict[int, int]) -> bool:
+    """Whether the chunks left of layer ``ply`` are written raw: always for a sparse layer (it takes a byte a board
+    reached: :mod:`solver.retrograde.sparse`); else as an earlier run wrote the chunks it finished (raw if every one
+    is raw), or, in a fresh layer, where the disk has room (:func:`raw_fits`). So a resumed layer is not written partly
+    raw and partly spooled, which would have to be decoded beside its raw chunks: a layer more of disk.
 
     :param finished: the bytes each chunk an earlier run finished takes in the partial file, by its first index.
     """
+    if build.sparse:
+        return True
     if not finished:
         return raw_fits(build, ply)
-    boards = {chunk.start: chunk.boards for chunk in layer_chunks}
-    return all(length == boards[start] for start, length in finished.items())
+    spans = build.spans(ply)
+    return all(length == spans[start][1] for start, length in finished.items())
 
 
 def _free_disk(path: Path) -> int:
@@ -301,7 +310,8 @@ def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
         was journaled).
     """
     layer_chunks = chunks(build.game, ply)
-    stored = _journal(build, ply, layer_chunks)[0]
+    spans = build.spans(ply)
+    stored = _journal(build, ply, spans)[0]
 
     def damaged(chunk: Chunk) -> BuildError:
         return BuildError(
@@ -315,7 +325,7 @@ def finish_layer(build: BuildDir, ply: int, *, threads: int = 1) -> None:
     digest = layer_digest(stored[chunk.start][0] for chunk in layer_chunks)
     spool = build.open(build.partial_path(ply), os.O_RDONLY)
     try:
-        if all(stored[chunk.start][1] == chunk.boards for chunk in layer_chunks):
+        if all(stored[chunk.start][1] == spans[chunk.start][1] for chunk in layer_chunks):
             os.fsync(spool)
             os.replace(build.partial_path(ply), build.layer_path(ply))  # killed before the record: see _open_partial
             build.record(ply, digest)
@@ -378,10 +388,10 @@ def _open_partial(build: BuildDir, ply: int, layer_chunks: list[Chunk], notify: 
     partial file at the layer's size: a sparse file in which every chunk is written at
     its own offset (raw, or spooled: :func:`solver.retrograde.spool.spool_bytes`), so only what is written takes disk.
     """
-    size = layout(build.game).layer_sizes[ply]
+    size = build.layer_bytes(ply)
     if build.journal_path(ply).exists() and build.layer_path(ply).exists() and not build.partial_path(ply).exists():
         os.replace(build.layer_path(ply), build.partial_path(ply))  # renamed from its partial file, never recorded
-    fd, finished, skipped = _journaled_chunks(build, ply, size, layer_chunks)
+    fd, finished, skipped = _journaled_chunks(build, ply, size)
     if fd is not None and finished:
         if notify is not None:
             unread = f"; {count(skipped, 'unreadable journal line')} {'was' if skipped == 1 else 'were'} skipped" if skipped else ""
@@ -409,30 +419,32 @@ JOURNAL_SLACK_BYTES = 1 << 20
 """Journal bytes read beyond the chunks' share: room for lines repeated by several resumed runs, or damage."""
 
 
-def _journal(build: BuildDir, ply: int, layer_chunks: list[Chunk]) -> tuple[dict[int, tuple[str, int]], int]:
+def _journal(build: BuildDir, ply: int, spans: dict[int, tuple[int, int]]) -> tuple[dict[int, tuple[str, int]], int]:
     """The journal of layer ``ply``: per chunk (by first index) its digest and the bytes it takes in the partial file,
     and how many lines could not be read.
 
     A journal is read up to :data:`JOURNAL_BYTES_PER_CHUNK` bytes per chunk plus
     :data:`JOURNAL_SLACK_BYTES` (what lies beyond is solved again); a line that is not
-    a number, a digest and a number (a torn last line, random bytes), or names no chunk, or more
-    bytes than the chunk's, is skipped, and its chunk solved again.
+    a number, a digest and a number (a torn last line, random bytes), or names no chunk, or other
+    bytes than the chunk's span (or, spooled, fewer), is skipped, and its chunk solved again.
+
+    :param spans: each chunk's first byte and bytes in the layer's file, by its first index (:meth:`BuildDir.spans`).
     """
     with os.fdopen(build.open(build.journal_path(ply), os.O_RDONLY), "rb") as handle:
-        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(layer_chunks) + JOURNAL_SLACK_BYTES).split(b"\n")
-    bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
+        lines = handle.read(JOURNAL_BYTES_PER_CHUNK * len(spans) + JOURNAL_SLACK_BYTES).split(b"\n")
     recorded = {}
     skipped = 0
     for number, line in enumerate(lines):
         match = _JOURNAL_LINE.fullmatch(line)
-        if match and bounds.get(int(match[1]), -1) >= int(match[3]) > 0:
+        span = spans.get(int(match[1])) if match else None
+        if match and span is not None and (int(match[3]) == span[1] or (not build.sparse and 0 < int(match[3]) < span[1])):
             recorded[int(match[1])] = (match[2].decode(), int(match[3]))
         elif line and number < len(lines) - 1:  # the last line: torn by a kill
             skipped += 1
     return recorded, skipped
 
 
-def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[Chunk]) -> tuple[int | None, dict[int, int], int]:
+def _journaled_chunks(build: BuildDir, ply: int, size: int) -> tuple[int | None, dict[int, int], int]:
     """The partial file of a layer a killed build left (a descriptor, or None), the chunks (by first index, with the
     bytes each takes) in its journal whose bytes still decode to the digest recorded, and how many journal lines could
     not be read (:func:`_journal`)."""
@@ -443,16 +455,16 @@ def _journaled_chunks(build: BuildDir, ply: int, size: int, layer_chunks: list[C
     try:
         if os.fstat(fd).st_size != size:
             return fd, {}, 0
-        recorded, skipped = _journal(build, ply, layer_chunks)
+        spans = build.spans(ply)
+        recorded, skipped = _journal(build, ply, spans)
     except FileNotFoundError:
         return fd, {}, 0
     except BaseException:
         os.close(fd)
         raise
-    bounds = {chunk.start: chunk.boards for chunk in layer_chunks}
     good = {}
     for start, (wanted, length) in recorded.items():
-        scores = unspool(os.pread(fd, length, start), bounds[start])
+        scores = unspool(os.pread(fd, length, spans[start][0]), spans[start][1])
         if scores is not None and chunk_digest(scores) == wanted:
             good[start] = length
     return fd, good, skipped

@@ -87,6 +87,7 @@ from .blockcodec import Codec as Codec
 from .blockcodec import codec_of as codec_of
 from .blockcodec import compressed_bound as compressed_bound
 from .blockcodec import default_codec as default_codec
+from .blockcodec import new_file_codec as new_file_codec
 from .integrity import COMPRESSED, BlockChecks, ValuesCheck
 
 DEFAULT_BLOCK_BYTES = 1 << 16

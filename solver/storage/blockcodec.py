@@ -202,6 +202,13 @@ def default_codec() -> str:
     return "zstd"
 
 
+@cache
+def new_file_codec() -> Codec:
+    """The :class:`Codec` new files are written with (:func:`default_codec`), found once per process: a build's
+    spooled chunks and its bits of the boards reached, which only that build reads."""
+    return codec_of(default_codec())
+
+
 def codec_of(name: str) -> Codec:
     """The :class:`Codec` called ``name``.
 
