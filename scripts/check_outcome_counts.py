@@ -23,25 +23,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's solver, and check_reach_counts beside this script
 
-from check_reach_counts import DATA, total  # noqa: E402
+from check_reach_counts import DATA, per_ply_outcomes, total  # noqa: E402
 
 from solver.api import Tablebase  # noqa: E402
 from solver.rules.game import Game, parse_game  # noqa: E402
 from solver.rules.score import decode  # noqa: E402
 from solver.tables.compact import CompactTable  # noqa: E402
-
-Outcomes = tuple[int, int, int]
-"""Positions won, drawn and lost for the side to move."""
-
-
-def per_ply_outcomes(game: Game, data: Path = DATA) -> dict[int, Outcomes] | None:
-    """Böck's positions won, drawn and lost for the side to move at each ply, or None if not published."""
-    path = data / "boeck_perply" / f"results_solve_w{game.cols}_h{game.rows}.csv"
-    if not path.is_file():
-        return None
-    with path.open(newline="") as handle:
-        rows = csv.DictReader(handle, skipinitialspace=True)
-        return {int(row["ply"]): (int(row["wincount"]), int(row["drawcount"]), int(row["lostcount"])) for row in rows}
 
 
 def root_value(game: Game, data: Path = DATA) -> tuple[str, int] | None:

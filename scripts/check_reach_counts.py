@@ -36,14 +36,20 @@ DATA = HERE.parents[1] / "shared" / "data" / "connect4"
 """The published results (../shared/data/connect4/README.md), read there, never copied."""
 
 
-def per_ply(game: Game, data: Path = DATA) -> dict[int, int] | None:
-    """Böck's positions of each ply (won, drawn and lost for the side to move, added up), or None if not published."""
+def per_ply_outcomes(game: Game, data: Path = DATA) -> dict[int, tuple[int, int, int]] | None:
+    """Böck's positions won, drawn and lost for the side to move at each ply, or None if not published."""
     path = data / "boeck_perply" / f"results_solve_w{game.cols}_h{game.rows}.csv"
     if not path.is_file():
         return None
     with path.open(newline="") as handle:
         rows = csv.DictReader(handle, skipinitialspace=True)
-        return {int(row["ply"]): int(row["wincount"]) + int(row["drawcount"]) + int(row["lostcount"]) for row in rows}
+        return {int(row["ply"]): (int(row["wincount"]), int(row["drawcount"]), int(row["lostcount"])) for row in rows}
+
+
+def per_ply(game: Game, data: Path = DATA) -> dict[int, int] | None:
+    """Böck's positions of each ply (won, drawn and lost for the side to move, added up), or None if not published."""
+    outcomes = per_ply_outcomes(game, data)
+    return None if outcomes is None else {ply: sum(counts) for ply, counts in outcomes.items()}
 
 
 def total(game: Game, data: Path = DATA) -> int | None:
