@@ -16,14 +16,13 @@ published covers the board. Opening the file checks it as any look-up does (a ta
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's solver, and check_reach_counts beside this script
 
-from check_reach_counts import DATA, per_ply_outcomes, total  # noqa: E402
+from check_reach_counts import DATA, board_row, per_ply_outcomes, total  # noqa: E402
 
 from solver.api import Tablebase  # noqa: E402
 from solver.rules.game import Game, parse_game  # noqa: E402
@@ -34,14 +33,8 @@ from solver.tables.compact import CompactTable  # noqa: E402
 def root_value(game: Game, data: Path = DATA) -> tuple[str, int] | None:
     """The published value of the empty board (``first_player_win``, ``draw``, ``second_player_win``) and the ply the
     game ends on under perfect play, or None."""
-    path = data / "c4_board_values_steininger_tromp.csv"
-    if not path.is_file():
-        return None
-    with path.open(newline="") as handle:
-        for row in csv.DictReader(line for line in handle if not line.startswith("#")):
-            if (int(row["width_columns"]), int(row["height_rows"])) == (game.cols, game.rows):
-                return row["value"], int(row["last_move"])
-    return None
+    row = board_row(game, "c4_board_values_steininger_tromp.csv", data)
+    return None if row is None else (row["value"], int(row["last_move"]))
 
 
 def table_root(table: CompactTable) -> tuple[str, int]:

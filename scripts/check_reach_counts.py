@@ -52,16 +52,23 @@ def per_ply(game: Game, data: Path = DATA) -> dict[int, int] | None:
     return None if outcomes is None else {ply: sum(counts) for ply, counts in outcomes.items()}
 
 
-def total(game: Game, data: Path = DATA) -> int | None:
-    """Böck's count of all the board's positions, or None if not published."""
-    path = data / "c4_position_counts_wxh_boeck.csv"
+def board_row(game: Game, name: str, data: Path = DATA) -> dict[str, str] | None:
+    """The row of the board's size (``width_columns``, ``height_rows``) in the published file ``name`` (``#`` lines
+    are comments), or None if the file or the row is not there."""
+    path = data / name
     if not path.is_file():
         return None
     with path.open(newline="") as handle:
         for row in csv.DictReader(line for line in handle if not line.startswith("#")):
             if (int(row["width_columns"]), int(row["height_rows"])) == (game.cols, game.rows):
-                return int(row["positions"])
+                return row
     return None
+
+
+def total(game: Game, data: Path = DATA) -> int | None:
+    """Böck's count of all the board's positions, or None if not published."""
+    row = board_row(game, "c4_position_counts_wxh_boeck.csv", data)
+    return None if row is None else int(row["positions"])
 
 
 def _line(ply: int, boards: int, slots: int, wanted: int | None, start: float) -> list[int]:
