@@ -1,5 +1,5 @@
 """solved-tictactoe: exact, instant answers for tic-tac-toe, m,n,k games up to 25 cells and gravity games (tables up to
-32 cells; Connect Four by search).
+39 cells, 6x6 and 5x7 where built; Connect Four by search).
 
 >>> import solver
 >>> p = solver.lookup("X.O/.X./..O")

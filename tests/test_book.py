@@ -417,14 +417,14 @@ def test_a_build_searches_with_the_shipped_book_only_when_it_is_one_ply_shallowe
 
 # -- 7. a book in a table directory: the search source, solve build and solve verify ------------------------------------
 
-BOOKED = "5x7k3-gravity"
-"""A gravity game past 32 cells, so answered by the engine and a book as Connect Four is (a first-player win in 9 plies:
-its book of depth 3 is built in seconds, through the same code as Connect Four's)."""
+BOOKED = "5x8k3-gravity"
+"""A gravity game past 39 cells (no table: its codes pass int64), so answered by the engine and a book as Connect Four is
+(a first-player win in 9 plies: its book of depth 3 is built in seconds, through the same code as Connect Four's)."""
 
 
 @pytest.fixture(scope="module")
 def booked_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A table directory holding the 5x7k3-gravity book of depth 3, built as ``solve build --depth 3 --jobs 1`` builds it
+    """A table directory holding the 5x8k3-gravity book of depth 3, built as ``solve build --depth 3 --jobs 1`` builds it
     (:func:`build_book`; test_solve_build_of_a_book_that_is_there... rebuilds it with ``solve build --force``: the same bytes)."""
     directory = tmp_path_factory.mktemp("booked")
     build_book(BOOKED, directory / f"{BOOKED}.ttt", depth=3, jobs=1)
@@ -491,7 +491,7 @@ def test_solve_build_rebuilds_a_book_that_does_not_verify_or_has_another_depth(b
     assert result.exit_code == 0 and "does not verify" in result.stderr and "building it again" in result.stderr
     assert path.read_bytes() == before
     result = CliRunner().invoke(main, ["build", "--game", BOOKED, "--depth", "2", "--jobs", "1", "--table-dir", str(path.parent)])
-    assert result.exit_code == 0 and "holds the 5x7k3-gravity book to depth 3; building the one to depth 2" in result.stderr
+    assert result.exit_code == 0 and "holds the 5x8k3-gravity book to depth 3; building the one to depth 2" in result.stderr
     assert open_book(path, BOOKED).depth == 2
 
 

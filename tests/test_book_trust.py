@@ -193,7 +193,7 @@ def test_solve_verify_of_an_unproved_book_says_its_seed_and_then_the_book_is_bel
 
     from solver.cli import main
 
-    booked = "5x7k3-gravity"  # past 32 cells: answered by search and a book, as Connect Four is
+    booked = "5x8k3-gravity"  # past 39 cells: answered by search and a book, as Connect Four is
     game = engine_game(booked)
     levels, scores = _small_book(3, booked)
     path = write_book(tmp_path / f"{booked}.ttt", game, levels, scores)

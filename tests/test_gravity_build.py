@@ -169,15 +169,15 @@ def test_connect_fours_full_table_is_beyond_this_machine_and_its_estimate_says_w
     assert not list(tmp_path.iterdir()), "nothing is written"
 
 
-def test_connect_four_is_named_and_its_rules_judge_one_board_at_a_time() -> None:
+def test_connect_four_is_named_and_its_codes_are_read_one_at_a_time() -> None:
     game = parse_game("Connect4")
     assert game.name == "6x7k4-gravity" and (game.rows, game.cols, game.k) == (6, 7, 4)
     rules = code_rules(game)
     assert rules.violation(0) is None, "the empty board"
-    with pytest.raises(GameTooLargeError, match="42 cells: its boards are judged one at a time"):
+    with pytest.raises(GameTooLargeError, match="42 cells: its codes pass int64"):
         rules.classify(np.zeros(1, dtype=np.uint64))
-    with pytest.raises(GameTooLargeError, match="42 cells: its boards are judged one at a time"):
-        game.rules.classify_words(np.zeros(1, dtype=np.int64))
+    status, pieces = game.rules.classify_words(game.rules.join_many(np.zeros(2, dtype=np.int64), np.array([0, 1 << 41])))
+    assert status.tolist() == [0, 3] and pieces.tolist() == [0, 0], "many boards as masks: the empty board, and O ahead"
     assert sum(layer_slots(6, 7)) > 4_531_985_219_092, "the index has a slot for every reachable position"
 
 

@@ -171,19 +171,27 @@ def test_a_gravity_name_read_otherwise_than_meant_is_said_on_stderr_naming_conne
 
 
 def test_solve_build_of_a_board_past_the_tables_says_why_no_table_is_built_with_its_disk_before_the_book(runner, tmp_path, monkeypatch):
-    """6x6k4-gravity (36 cells) is answered by the engine and a book: ``solve build`` says what its table would take
-    (the disk of its column layout: 600 G slots) and what this machine lacks, then asks about the book."""
+    """5x8k3-gravity (40 cells, past the tables' 39) is answered by the engine and a book: ``solve build`` says what its
+    table would take (the disk of its column layout) and what this machine lacks, then asks about the book."""
     import solver.cli.build as command
     from solver.rules.game import parse_game
     from solver.storage.fsutil import format_size
     from solver.store.estimate import estimate
 
     monkeypatch.setattr(command, "estimate_book", lambda game, path, **options: solver.api.BuildEstimate(game, 1e6, 0, 0, 2))
-    result = run(runner, "build", "--game", "6x6k4-gravity", "--output", str(tmp_path / "6x6k4-gravity.ttt"))
-    table = estimate(parse_game("6x6k4-gravity"), tmp_path / "6x6k4-gravity.ttt")
+    result = run(runner, "build", "--game", "5x8k3-gravity", "--output", str(tmp_path / "5x8k3-gravity.ttt"))
+    table = estimate(parse_game("5x8k3-gravity"), tmp_path / "5x8k3-gravity.ttt")
     assert result.exit_code != 0 and "opening book takes about" in result.output, "the book is not built unasked"
     said = result.output.split("opening book takes")[0]
-    assert "No 6x6k4-gravity table is built: it would take" in said and f"{format_size(table.disk_bytes)} of disk" in said
-    assert table.disk_bytes > 2 * 75 * 10**9, "the disk of its two largest layers (75.7 G slots each), a byte a slot"
-    assert "rules that play on boards of at most 32 cells (this one has 36)" in said and "its opening book is built instead" in said
+    assert "No 5x8k3-gravity table is built: it would take" in said and f"{format_size(table.disk_bytes)} of disk" in said
+    assert "tables of boards of at most 39 cells, whose codes fit 64 bits (this one has 40)" in said and "its opening book is built instead" in said
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_solve_build_of_6x6_estimates_its_table_and_asks_before_building_it(runner, tmp_path):
+    """6x6k4-gravity (36 cells) has a table: ``solve build`` estimates the table's build (its plan: 600 G slots,
+    disk and memory from the layers) and asks before it, as any long build; no book is named."""
+    result = run(runner, "build", "--game", "6x6k4-gravity", "--output", str(tmp_path / "6x6k4-gravity.ttt"))
+    assert result.exit_code != 0 and "book" not in result.output, result.output
+    assert "6x6k4-gravity" in result.output and "--yes" in result.output and "of disk" in result.output, result.output
     assert list(tmp_path.iterdir()) == []

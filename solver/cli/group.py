@@ -162,7 +162,7 @@ class ArgsCommand(click.Command):
 @click.version_option(package_name="solved-tictactoe")
 def main() -> None:
     """Exact answers for tic-tac-toe, m,n,k games up to 25 cells, and gravity games (Connect Four's family): tables up
-    to 32 cells (4x8), Connect Four and larger boards by search.
+    to 39 cells (4x8 ships; 6x6 and 5x7 are built), Connect Four and larger boards by search.
 
     Boards are written one character per cell, rows separated by '/':
     X, O, and '.', '-', '_' or space for empty (e.g. "X.O/.X./..O"), or given

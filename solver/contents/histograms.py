@@ -247,9 +247,9 @@ class _Grid:
         """Rows holding a board that some symmetry but the identity maps to itself (few: no other needs a look)."""
         for row_gap, col_gap in zip(self.row_gap, self.col_gap, strict=True):
             self.may_fix |= np.isin(row_gap, col_gap)
-        shift = index.shift
-        self.high_words = (index.high.x[gh].astype(np.int64) << shift) | (index.high.o[gh].astype(np.int64) << (shift + 32))
-        self.low_words = index.low.x[gl].astype(np.int64) | (index.low.o[gl].astype(np.int64) << 32)
+        shift, rules = index.shift, game.rules
+        self.high_words = rules.join_many(index.high.x[gh].astype(np.int64) << shift, index.high.o[gh].astype(np.int64) << shift)
+        self.low_words = rules.join_many(index.low.x[gl], index.low.o[gl])
 
         self.step = min(tile.rows, max(1, _STEP_BOARDS // max(1, tile.cols)))
         """Rows per step: about :data:`_STEP_BOARDS` boards."""

@@ -10,8 +10,10 @@ A **code** is this layer's: ``sum(digit_i * 3**i)`` (digit 0 empty, 1 X, 2 O;
 code is cut into fields of at most :data:`FIELD_CELLS` digits (:func:`code_fields`), the same
 fields here and in the symmetries (:mod:`solver.encoding.symmetry`), so a batch cuts its codes
 once (:func:`digit_fields`) and both read the same fields. A word is the OR of one table entry a
-field. Boards past 32 cells (Connect Four's 42) have a wide word
-(:class:`solver.rules.widegravity.WideRules`) and are read one at a time, digit by digit.
+field. Boards past 32 cells have wide words (:class:`solver.rules.widegravity.WideRules`): one is a
+Python int read digit by digit; many are ``(boards, 2)`` int64 arrays (X's cells, O's), read
+through the same fields up to 39 cells (:data:`solver.rules.catalog.TABLE_CELLS`: a code past it
+overflows int64).
 
 >>> code_fields(9), code_fields(25)
 (((0, 3), (3, 3), (6, 3)), ((0, 8), (8, 9), (17, 8)))
@@ -33,6 +35,7 @@ import numpy as np
 
 from ..errors import GameTooLargeError
 from ..rules.base import O_SHIFT, Outcome, Rules
+from ..rules.catalog import TABLE_CELLS
 from ..rules.game import Game
 
 FIELD_CELLS = 9
@@ -78,17 +81,21 @@ class CodeRules:
         self.moduli: tuple[int, ...] = tuple(3**width for _, width in self.fields)
         """``3**width`` of each digit field (:func:`code_fields`: the same as :class:`solver.encoding.symmetry.Symmetries`)."""
         self.wide = game.cells > O_SHIFT
-        """Whether the board is past a 64-bit word (read one code at a time, digit by digit)."""
+        """Whether the board is past a 64-bit word (one code read digit by digit; many as ``(boards, 2)`` words)."""
+        self.batches = game.cells <= TABLE_CELLS
+        """Whether many codes at once fit int64 (:meth:`words`)."""
         tables = []
-        for first, width in () if self.wide else self.fields:
+        for first, width in self.fields if self.batches else ():
             patterns = np.arange(3**width, dtype=np.int64)
-            word = np.zeros(patterns.size, dtype=np.int64)
+            x, o = np.zeros(patterns.size, dtype=np.int64), np.zeros(patterns.size, dtype=np.int64)
             for i in range(width):
                 digit = (patterns // 3**i) % 3
-                word |= np.where(digit == 1, 1 << (first + i), 0) | np.where(digit == 2, 1 << (O_SHIFT + first + i), 0)
-            tables.append(word)
+                x |= np.where(digit == 1, 1 << (first + i), 0)
+                o |= np.where(digit == 2, 1 << (first + i), 0)
+            tables.append(self.rules.join_many(x, o))
         self._tables = tuple(tables)
-        self._lists = tuple(t.tolist() for t in tables)
+        """Per digit field, the words of its patterns (``rules.join_many``: a word a pattern, or ``(patterns, 2)``)."""
+        self._lists = () if self.wide else tuple(t.tolist() for t in tables)
 
     def __repr__(self) -> str:
         return f"<CodeRules of {self.game.name}>"
@@ -116,15 +123,17 @@ class CodeRules:
         return self.rules.join(x, o)
 
     def words(self, codes: np.ndarray, patterns: Sequence[np.ndarray] | None = None) -> np.ndarray:
-        """The board words of many codes (int64, flat).
+        """The board words of many codes (int64, flat; past 32 cells ``(codes, 2)``: :meth:`solver.rules.base.Rules.split_many` parts them).
 
         :param patterns: the codes' digit fields (:func:`digit_fields` of ``codes`` and :attr:`moduli`)
             if the caller has them already; the codes are then done in one step.
         """
-        if self.wide:
-            raise GameTooLargeError(f"{self.game.name} has {self.game.cells} cells: its boards are judged one at a time here (no table of them is built)")
+        if not self.batches:
+            raise GameTooLargeError(
+                f"{self.game.name} has {self.game.cells} cells: its codes pass int64 (at most {TABLE_CELLS} cells), so its boards are judged one at a time"
+            )
         flat = np.ascontiguousarray(codes, dtype=np.int64).reshape(-1)
-        out = np.empty(flat.size, dtype=np.int64)
+        out = np.empty((flat.size, *self._tables[0].shape[1:]), dtype=np.int64)
         if patterns is not None:
             self._words_step(patterns, out)
             return out
@@ -133,10 +142,10 @@ class CodeRules:
         return out
 
     def _words_step(self, patterns: Sequence[np.ndarray], out: np.ndarray) -> None:
-        np.take(self._tables[0], patterns[0], out=out)
-        term = np.empty(out.size, dtype=np.int64)
+        np.take(self._tables[0], patterns[0], axis=0, out=out)
+        term = np.empty_like(out)
         for table, pattern in zip(self._tables[1:], patterns[1:], strict=True):
-            out |= np.take(table, pattern, out=term)
+            out |= np.take(table, pattern, axis=0, out=term)
 
     # -- the rule asked of one code --------------------------------------------------------
     def judge(self, code: int) -> tuple[int, int]:

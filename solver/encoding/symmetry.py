@@ -119,7 +119,7 @@ class Symmetries:
         return f"<Symmetries of {self.game.name}: {self.count}>"
 
     def _mask_tables(self) -> tuple[tuple[np.ndarray, ...], ...]:
-        """``[s][byte][value]``: where the 8 cells of one byte of a canonical-orientation mask go in the caller's (uint32)."""
+        """``[s][byte][value]``: where the 8 cells of one byte of a canonical-orientation mask go in the caller's (the rule's mask type)."""
         out = []
         byte = np.arange(256, dtype=np.int64)
         for perm in self.perms:
@@ -128,7 +128,7 @@ class Symmetries:
                 table = np.zeros(256, dtype=np.int64)
                 for bit in range(min(8, self.game.cells - base)):
                     table |= ((byte >> bit) & 1) << perm[base + bit]
-                per_byte.append(table.astype(np.uint32))
+                per_byte.append(table.astype(self.game.rules.mask_type))
             out.append(tuple(per_byte))
         return tuple(out)
 
@@ -407,10 +407,10 @@ class Symmetries:
         return sides
 
     def masks_to_caller(self, masks: np.ndarray, s: np.ndarray) -> np.ndarray:
-        """Cell masks of images, one symmetry per mask, in the callers' orientations (uint32)."""
+        """Cell masks of images, one symmetry per mask, in the callers' orientations (the rule's mask type)."""
         flat = np.ascontiguousarray(masks).astype(np.int64, copy=False).reshape(-1)
         which = np.broadcast_to(np.asarray(s, dtype=np.intp), np.shape(masks)).reshape(-1)
-        out = np.zeros(flat.size, dtype=np.uint32)
+        out = np.zeros(flat.size, dtype=self.game.rules.mask_type)
         for index in range(len(self._masks[0])):
             table = np.stack([self._masks[t][index] for t in range(self.count)])
             out |= table[which, (flat >> (8 * index)) & 255]

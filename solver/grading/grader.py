@@ -101,7 +101,7 @@ from ..encoding.drops import expected_drops, landing_cell, read_drop
 from ..encoding.moves import expected_moves, parse_move
 from ..errors import InvalidBoardError, InvalidMoveError, OffBoardMoveError, PlayerError, SandboxWarning, SearchTimeout, printable, short
 from ..rules.base import IN_PLAY
-from ..rules.game import WORD_CELLS, Game, parse_game
+from ..rules.game import TABLE_CELLS, Game, parse_game
 from ..store import locate as store
 from ..store.tablebase import forget, resolve_table
 from ..tables import CompactTable, Table
@@ -270,7 +270,7 @@ def sampled_words(table: Table, positions: Sequence[Position]) -> str | None:
     counts = [sum(low <= ply <= high for ply in plies) for low, high in bounds]
     phases = ", ".join(f"{count(n, name)} (plies {low}-{high})" for n, name, (low, high) in zip(counts, PHASES, bounds, strict=True))
     left_out = f"a position whose search passes {SEARCHED_BUDGET:g} s is left out"
-    if game.cells > WORD_CELLS:  # Connect Four: its book answers the first plies
+    if game.cells > TABLE_CELLS:  # Connect Four: its book answers the first plies
         depth = table.book_depth
         left_out += (
             f" (the book answers plies 0 to {depth})"

@@ -183,15 +183,25 @@ column states, :mod:`solver.encoding.columns`): measured
 1.77 GB at the peak of a 5x5k4 worker (13 high cells, 1.6 M half-boards), with its chunk."""
 
 
+TABLE_BYTES_PER_COLUMN_STATE = 256
+"""The same under gravity, per column state of the high half (:mod:`solver.encoding.columns`: its index and the
+drop and lift targets of every group, :func:`solver.retrograde.gravity.drop_targets`). Measured 2026-12-06 (one
+process building the index and every high group's targets, maximum resident set, the interpreter included):
+5x7k4-gravity 2.58 GB for 15.8 M states (164 bytes a state), 6x6k4-gravity 387 MB for 2.0 M (189), 4x8k4-gravity
+228 MB for 0.9 M. At :data:`TABLE_BYTES_PER_HIGH_BOARD` 5x7's workers were counted at 15 GiB each, and its build
+refused on a 24 GiB machine."""
+
+
 def worker_bytes(game: Game) -> int:
     """Peak memory of one build worker: its chunk's working arrays and the game's index and move tables."""
     return CHUNK_BOARDS * WORKING_BYTES_PER_BOARD + table_bytes(game)
 
 
 def table_bytes(game: Game) -> int:
-    """The game's index and move tables in a process (:data:`TABLE_BYTES_PER_HIGH_BOARD`)."""
+    """The game's index and move tables in a process (:data:`TABLE_BYTES_PER_HIGH_BOARD`; under gravity
+    :data:`TABLE_BYTES_PER_COLUMN_STATE`)."""
     high_boards = int(layout(game).high.packed.size)  # every half-board of the high half: 3**cells, or its column states
-    return TABLE_BYTES_PER_HIGH_BOARD * high_boards
+    return (TABLE_BYTES_PER_COLUMN_STATE if game.build_walks_forward else TABLE_BYTES_PER_HIGH_BOARD) * high_boards
 
 
 def check_resources(plan: BuildPlan, directory: Path, *, extra_disk: int = 0, check_memory: bool = True) -> None:

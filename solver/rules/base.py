@@ -63,6 +63,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +88,11 @@ WIN_TABLE_CELLS = 20
 """Boards of at most this many cells answer :meth:`Rules.completes_line` from a table over every mask (1 MiB at 20)."""
 
 
+def mask_type(cells: int) -> type[np.unsignedinteger[Any]]:
+    """The numpy type of a cell mask (a bit a cell) on a board of ``cells`` cells: uint32 up to 32, else uint64."""
+    return np.uint32 if cells <= 32 else np.uint64
+
+
 class Outcome(enum.Enum):
     """What the rules say of a board, with the winner named: ``rules.outcome_of_word(word)``
     (of a code: ``solver.encoding.coderules.code_rules(game).outcome(code)``)."""
@@ -108,6 +114,14 @@ class Rules:
     def __init__(self, game: Shape, grid: Grid, move: MoveRule, scoring: Scoring) -> None:
         if game.cells > O_SHIFT:
             raise ValueError(f"{game.name} has {game.cells} cells: board words hold at most {O_SHIFT}")
+        self._compose(game, grid, move, scoring)
+        self._directions = tuple((step, starts | starts << O_SHIFT) for step, starts in self._starts)
+        """:attr:`_starts` for both players of a board word: bit ``c`` and ``c + 32``."""
+        self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
+        """Per direction: where lines start, and the shifts that leave bit ``c`` set where ``k`` cells from ``c`` are one player's."""
+
+    def _compose(self, game: Shape, grid: Grid, move: MoveRule, scoring: Scoring) -> None:
+        """Keep the rule's parts and what they give whatever the board word (:class:`solver.rules.widegravity.WideRules` too)."""
         self.game = game
         self.grid = grid
         """The grid: cells, lines, symmetries (:class:`solver.rules.grid.Grid`)."""
@@ -115,11 +129,11 @@ class Rules:
         """The move rule: where a piece may go (:class:`solver.rules.parts.MoveRule`)."""
         self.scoring = scoring
         """The scoring: what a finished board scores (:class:`solver.rules.parts.Scoring`)."""
-        self._directions = tuple((step, starts | starts << O_SHIFT) for step, starts in self.grid.line_starts())
-        """``(step, starts)`` per direction: ``starts`` has bit ``c`` (and ``c + 32``) for every cell a line starts at."""
-        self._runs = tuple((starts, _run_shifts(game.k, step)) for step, starts in self._directions)
-        """Per direction: where lines start, and the shifts that leave bit ``c`` set where ``k`` cells from ``c`` are one player's."""
+        self._starts: tuple[tuple[int, int], ...] = tuple(self.grid.line_starts())
+        """``(step, starts)`` per direction: ``starts`` has bit ``c`` for every cell a line starts at."""
         self.full = game.full_mask
+        self.mask_type: type[np.unsignedinteger[Any]] = mask_type(game.cells)
+        """The numpy type of a cell mask of many boards (moves, best moves): uint32 up to 32 cells, else uint64."""
         self._line_array = np.array(self.line_masks, dtype=np.int64)
         self._places_some = type(move).misplaced_many is not MoveRule.misplaced_many
         """Whether the move rule forbids some places or some last moves (gravity): the status asks it."""
@@ -435,6 +449,16 @@ class Rules:
         return words & X_MASK, words >> O_SHIFT & X_MASK
 
     @staticmethod
+    def join_many(x: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """The board words of many boards from X's and O's cells (int64 masks; :meth:`split_many`'s inverse)."""
+        return np.asarray(x, dtype=np.int64) | np.asarray(o, dtype=np.int64) << O_SHIFT
+
+    @staticmethod
+    def flat_words(words: np.ndarray) -> np.ndarray:
+        """Many board words as a flat array, a word a board (int64, contiguous)."""
+        return np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
+
+    @staticmethod
     def join(x: int, o: int) -> int:
         """The board word of X's cells ``x`` and O's cells ``o`` (the inverse of :meth:`split`)."""
         return x | o << O_SHIFT
@@ -485,7 +509,7 @@ class Rules:
         return found
 
     def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
-        """:meth:`winning_cells` of many boards (uint32, flat): bit ``c`` set where the player holding
+        """:meth:`winning_cells` of many boards (:attr:`mask_type`, flat): bit ``c`` set where the player holding
         ``masks`` would complete a line by a move on empty cell ``c``.
 
         By shifts along each direction rather than line by line: with ``ahead[j]`` having bit ``p``
@@ -493,29 +517,30 @@ class Rules:
         position ``t`` of a line starting at ``p`` completes it when every ``ahead[j]``, ``j != t``,
         has bit ``p`` and a line fits at ``p``; the move's cell is ``p + t * step``.
         """
-        held = np.ascontiguousarray(masks).astype(np.uint32).reshape(-1)
-        found = np.zeros(held.size, dtype=np.uint32)
+        kind = self.mask_type
+        held = np.ascontiguousarray(masks).astype(kind).reshape(-1)
+        found = np.zeros(held.size, dtype=kind)
         line = np.empty_like(held)
         k = self.game.k
-        for step, starts in self._directions:
-            ahead = [held] + [held >> np.uint32(j * step) for j in range(1, k)]
+        for step, starts in self._starts:
+            ahead = [held] + [held >> kind(j * step) for j in range(1, k)]
             for t in range(k):
                 others = ahead[:t] + ahead[t + 1 :]
-                line.fill(starts & X_MASK)  # where a line fits
+                line.fill(starts)  # where a line fits
                 for part in others:
                     line &= part
-                line <<= np.uint32(t * step)
+                line <<= kind(t * step)
                 found |= line
-        found &= np.ascontiguousarray(empty).astype(np.uint32).reshape(-1)
+        found &= np.ascontiguousarray(empty).astype(kind).reshape(-1)
         return found
 
     # -- many boards -------------------------------------------------------------------
     def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
         """The status of many board words (uint8, flat; illegal piece counts: :data:`INVALID`), in steps of ``2**14``."""
-        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
-        status = np.empty(flat.size, dtype=np.uint8)
-        pieces = np.empty(flat.size, dtype=np.uint8)
-        for a in range(0, flat.size, _STEP):
+        flat = self.flat_words(words)
+        status = np.empty(len(flat), dtype=np.uint8)
+        pieces = np.empty(len(flat), dtype=np.uint8)
+        for a in range(0, len(flat), _STEP):
             self._classify_step(flat[a : a + _STEP], status[a : a + _STEP], pieces[a : a + _STEP])
         return status
 
@@ -526,9 +551,9 @@ class Rules:
         The words are done in one step: keep them to a few ``2**14`` so the temporaries stay in cache
         (:meth:`statuses_of_words` steps through any number).
         """
-        flat = np.ascontiguousarray(words, dtype=np.int64).reshape(-1)
-        status = np.empty(flat.size, dtype=np.uint8)
-        pieces = np.empty(flat.size, dtype=np.uint8)
+        flat = self.flat_words(words)
+        status = np.empty(len(flat), dtype=np.uint8)
+        pieces = np.empty(len(flat), dtype=np.uint8)
         self._classify_step(flat, status, pieces)
         return status, pieces
 
@@ -537,24 +562,30 @@ class Rules:
         nx, no = np.bitwise_count(x), np.bitwise_count(o)
         np.add(nx, no, out=pieces)
         np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
-        won = self._lines(word)
-        some = np.flatnonzero(won)
+        x_won, o_won = self.split_many(self._lines(word))
+        some = np.flatnonzero(x_won | o_won)
         if some.size:
-            status[some] = self._won_lines(x[some], o[some], nx[some], no[some], won[some])
+            status[some] = self._won_lines(x[some], o[some], nx[some], no[some], x_won[some], o_won[some])
         illegal = np.flatnonzero((nx - no) > 1)  # uint8: X one piece ahead gives 1, O ahead wraps past 1
         if illegal.size:
             status[illegal] = INVALID
             pieces[illegal] = 0
         if self._places_some:
-            misplaced = np.flatnonzero(self.move.misplaced_many(np.bitwise_or(*self.split_many(word))))
+            misplaced = np.flatnonzero(self.move.misplaced_many(x | o))
             if misplaced.size:
                 status[misplaced] = INVALID
 
     def _lines(self, word: np.ndarray) -> np.ndarray:
-        """Bit ``c`` (and ``c + 32``) set where X's (O's) cells hold a line of ``k`` starting at cell ``c``."""
+        """Bit ``c`` (and ``c + 32``) set where X's (O's) cells hold a line of ``k`` starting at cell ``c``
+        (words like :meth:`flat_words`' : :meth:`split_many` parts them)."""
+        return self._runs_of(word, self._directions)
+
+    def _runs_of(self, word: np.ndarray, directions: Sequence[tuple[int, int]]) -> np.ndarray:
+        """Bit ``c`` set where ``word`` has a line of ``k`` starting at cell ``c`` (int64 array, flat; ``directions``:
+        ``(step, starts)``, the starts to keep, :attr:`_starts` for a mask of one player's, :attr:`_directions` for a word)."""
         k, won = self.game.k, np.zeros(word.size, dtype=np.int64)
         found, shifted = np.empty_like(word), np.empty_like(word)
-        for step, starts in self._directions:
+        for step, starts in directions:
             run, length = word, 1  # bit c of run: length cells in this direction from c are the player's
             while 2 * length <= k:  # the run doubles at each step
                 np.bitwise_and(run, np.right_shift(run, length * step, out=shifted), out=found)
@@ -565,14 +596,15 @@ class Rules:
             won |= np.bitwise_and(run, starts, out=found)  # only where a line fits on the board
         return won
 
-    def _won_lines(self, x: np.ndarray, o: np.ndarray, nx: np.ndarray, no: np.ndarray, won: np.ndarray) -> np.ndarray:
-        """Statuses of boards where somebody has a line (``nx``, ``no``: their pieces; ``won``: where lines start, :meth:`_lines`).
+    def _won_lines(self, x: np.ndarray, o: np.ndarray, nx: np.ndarray, no: np.ndarray, x_won: np.ndarray, o_won: np.ndarray) -> np.ndarray:
+        """Statuses of boards where somebody has a line (``nx``, ``no``: their pieces; ``x_won``, ``o_won``: where
+        each player's lines start, :meth:`_lines`).
 
         One player with one line, and the other's turn: lost. Both with lines, or the wrong
         turn: invalid. One player with several lines: lost only if they share a cell (the
         last move made them all), decided by :meth:`_share_a_cell`.
         """
-        x_starts, o_starts = map(np.bitwise_count, self.split_many(won))
+        x_starts, o_starts = np.bitwise_count(x_won), np.bitwise_count(o_won)
         x_last = (nx == no + 1) & (o_starts == 0)
         o_last = (nx == no) & (x_starts == 0)
         out = np.where((x_last & (x_starts == 1)) | (o_last & (o_starts == 1)), LINE, INVALID).astype(np.uint8)

@@ -59,6 +59,9 @@ ALIASES = {"misère": "misere", "gravity-misère": "gravity-misere", "misere-gra
 
 WORD_CELLS = 32
 """Largest board the rules play on: X's and O's cells in one 64-bit word (:mod:`solver.rules.base`)."""
+TABLE_CELLS = 39
+"""Largest board a table holds: its base-3 codes fit int64 (``3**39 < 2**63 <= 3**40``); past :data:`WORD_CELLS`
+the rule is :class:`solver.rules.widegravity.WideRules`, a board two masks."""
 
 
 def canonical_variant(variant: str) -> str:
@@ -86,17 +89,16 @@ def parts_of(variant: str) -> Parts:
 def rules_for(game: Shape) -> Rules:
     """The rule object of a game (one per game and process): its board, move rule and scoring composed.
 
-    :raises GameTooLargeError: for a board past :data:`WORD_CELLS` cells (Connect Four's 42):
-        named, but played nowhere here (``solve build --game G`` says what its table would cost).
+    A board past :data:`WORD_CELLS` cells (only a move rule whose :attr:`~solver.rules.parts.MoveRule.max_cells`
+    names it: gravity) gets :class:`solver.rules.widegravity.WideRules`, a board as two masks.
+
+    :raises GameTooLargeError: for a board past 64 cells, which no mask holds.
     """
     grid, move, scoring = RULES[game.variant]
     if game.cells > WORD_CELLS:
-        if game.variant == "gravity":  # Connect Four: one board at a time, for the search (solver.rules.widegravity)
-            from .widegravity import WideRules
+        from .widegravity import WIDE_SHIFT, WideRules
 
-            return WideRules(game, grid(game), move(game), scoring(game))
-        raise GameTooLargeError(
-            f"{game.name} has {game.cells} cells: this machine plays boards of at most {WORD_CELLS} cells; "
-            f"'solve build --game {game.name}' gives what its table would cost and the cluster command"
-        )
+        if game.cells > WIDE_SHIFT:
+            raise GameTooLargeError(f"{game.name} has {game.cells} cells: the rules play boards of at most {WIDE_SHIFT} cells")
+        return WideRules(game, grid(game), move(game), scoring(game))
     return Rules(game, grid(game), move(game), scoring(game))

@@ -30,11 +30,11 @@ import numpy as np
 
 from ..errors import GameNameWarning, InvalidGameError, quote
 from .base import Rules
-from .catalog import WORD_CELLS, Parts, canonical_variant, parts_of, rules_for
+from .catalog import TABLE_CELLS, WORD_CELLS, Parts, canonical_variant, parts_of, rules_for
 from .parts import MoveRule, Scoring
 from .placement import Placement
 
-__all__ = ["ALIASES", "CONNECT_FOUR", "DEFAULT_GAME", "DENSE_MAX_CELLS", "MAX_CELLS", "WORD_CELLS", "Game", "parse_game"]
+__all__ = ["ALIASES", "CONNECT_FOUR", "DEFAULT_GAME", "DENSE_MAX_CELLS", "MAX_CELLS", "TABLE_CELLS", "WORD_CELLS", "Game", "parse_game"]
 
 MAX_CELLS = Placement.max_cells
 """Largest m,n,k board supported: 3**25 codes (int64), compact tables (:mod:`solver.encoding.index`). Each move

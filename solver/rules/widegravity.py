@@ -1,13 +1,12 @@
-"""Gravity play on boards past 32 cells (Connect Four's 42): one board at a time, on Python integers.
+"""Gravity play on boards past 32 cells (6x6's 36, Connect Four's 42): boards as two masks, not one 64-bit word.
 
-The tables' rules (:class:`solver.rules.base.Rules`) read a board as a 64-bit word, X's
-cells in the low 32 bits and O's above, so that numpy judges millions of boards at once. No table
-of a board past 32 cells is built here (Connect Four's would hold 4.5 trillion positions), so
-nothing judges many of them at once; but a position answered by search (:mod:`solver.search`,
-:mod:`solver.store.searched`) is still a position of the rule: its moves, its landing cells, whether
-it is over and whether a legal game reaches it. :class:`WideRules` answers those, one board at
-a time, with the same rule and the same words: its board word holds O's cells from bit
-:data:`WIDE_SHIFT`. The methods over many boards refuse with :class:`~solver.errors.GameTooLargeError`.
+The rules of boards up to 32 cells (:class:`solver.rules.base.Rules`) read a board as one 64-bit
+word, X's cells in the low 32 bits and O's above. Past 32 cells a board does not fit one word:
+:class:`WideRules` reads one board as a Python int (O's cells from bit :data:`WIDE_SHIFT`) and
+many boards as an int64 array of shape ``(boards, 2)``, X's cells and O's. The same rule answers
+both ways: one board for the search (:mod:`solver.search`, :mod:`solver.store.searched`) and a
+table's look-ups, many boards for a table's batches (tables of up to 39 cells, whose base-3 codes
+fit int64: :data:`solver.rules.catalog.TABLE_CELLS`).
 
 >>> from solver.rules.game import parse_game
 >>> game = parse_game("connect4")
@@ -20,11 +19,8 @@ a time, with the same rule and the same words: its board word holds O's cells fr
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 import numpy as np
 
-from ..errors import GameTooLargeError
 from .base import DRAWN, IN_PLAY, INVALID, Rules
 from .grid import Grid
 from .parts import MoveRule, Scoring, Shape
@@ -34,14 +30,17 @@ WIDE_SHIFT = 64
 
 
 class WideRules(Rules):
-    """A rule on a board of 33 to 64 cells (module docstring): its board, move rule and scoring, one board at a time."""
+    """A rule on a board of 33 to 64 cells (module docstring): its board, move rule and scoring.
 
-    def __init__(self, game: Shape, grid: Grid, move: MoveRule, scoring: Scoring) -> None:  # not Rules': its tables are for 32-bit words
-        self.game = game
-        self.grid = grid
-        self.move = move
-        self.scoring = scoring
-        self.full = game.full_mask
+    One board is a Python int (O's cells from bit :data:`WIDE_SHIFT`); many boards are an int64 array
+    of shape ``(boards, 2)``, X's cells in column 0 and O's in column 1 (:meth:`join_many`), which the
+    many-board methods of :class:`~solver.rules.base.Rules` read through :meth:`split_many` and
+    :meth:`flat_words`: each player's lines are found apart (:meth:`_lines`)."""
+
+    def __init__(self, game: Shape, grid: Grid, move: MoveRule, scoring: Scoring) -> None:  # not Rules': its shifts are for 32-bit halves
+        if game.cells > WIDE_SHIFT:
+            raise ValueError(f"{game.name} has {game.cells} cells: wide board words hold at most {WIDE_SHIFT}")
+        self._compose(game, grid, move, scoring)
 
     @staticmethod
     def split(word: int) -> tuple[int, int]:
@@ -53,6 +52,21 @@ class WideRules(Rules):
         """The wide board word of X's cells ``x`` and O's cells ``o``."""
         return x | o << WIDE_SHIFT
 
+    @staticmethod
+    def split_many(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """X's and O's cells of many wide board words (``(boards, 2)`` int64: columns 0 and 1)."""
+        return words[..., 0], words[..., 1]
+
+    @staticmethod
+    def join_many(x: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """The wide board words of many boards from X's and O's cells: ``(boards, 2)`` int64."""
+        return np.stack((np.asarray(x, dtype=np.int64), np.asarray(o, dtype=np.int64)), axis=-1)
+
+    @staticmethod
+    def flat_words(words: np.ndarray) -> np.ndarray:
+        """Many wide board words as a ``(boards, 2)`` int64 array (contiguous)."""
+        return np.ascontiguousarray(words, dtype=np.int64).reshape(-1, 2)
+
     def judge_word(self, word: int) -> tuple[int, int]:
         """``(status, pieces)`` of a wide board word (:meth:`solver.rules.base.Rules.judge_word`)."""
         x, o = self.split(word)
@@ -63,18 +77,7 @@ class WideRules(Rules):
             return (DRAWN if nx + no == self.game.cells else IN_PLAY), nx + no
         return self._won(x, o, nx, no), nx + no
 
-    # -- many boards: a table's business, and no table of these boards is built here --------
-    def _many(self) -> NoReturn:
-        raise GameTooLargeError(f"{self.game.name} has {self.game.cells} cells: its boards are judged one at a time here (no table of them is built)")
-
-    def classify_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        self._many()
-
-    def statuses_of_words(self, words: np.ndarray) -> np.ndarray:
-        self._many()
-
-    def winning_cells_many(self, masks: np.ndarray, empty: np.ndarray) -> np.ndarray:
-        self._many()
-
-    def completes_line(self, masks: np.ndarray) -> np.ndarray:
-        self._many()
+    def _lines(self, word: np.ndarray) -> np.ndarray:
+        """Where X's and O's lines start (``(boards, 2)`` int64, as the words: :meth:`split_many` parts them)."""
+        x, o = self.split_many(word)
+        return self.join_many(self._runs_of(np.ascontiguousarray(x), self._starts), self._runs_of(np.ascontiguousarray(o), self._starts))

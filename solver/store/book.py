@@ -55,7 +55,7 @@ import numpy as np
 
 from .. import search  # its names load numba when first used (solver.search.options)
 from ..errors import BuildError, InvalidGameError
-from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
+from ..rules.game import CONNECT_FOUR, TABLE_CELLS, Game
 from ..storage import trust
 from ..storage.fsutil import atomic_file, directory_lock, empty_private_directory, format_size
 from .estimate import BuildEstimate, format_duration
@@ -481,8 +481,9 @@ def describe(figures: BookFigures) -> str:
 
 def book_game(game: Game) -> bool:
     """Whether ``game`` is answered by the engine and a book rather than a table: a gravity game in normal play
-    whose board fits the engine's bitboard and is past what a table holds here (Connect Four)."""
-    if game.cells <= WORD_CELLS:  # a table's game: the engine is not even loaded
+    whose board fits the engine's bitboard and is past what a table holds (Connect Four: past
+    :data:`~solver.rules.game.TABLE_CELLS` cells, its codes do not fit int64). 6x6 and 5x7 have tables."""
+    if game.cells <= TABLE_CELLS:  # a table's game: the engine is not even loaded
         return False
     try:
         search.engine_game(game)

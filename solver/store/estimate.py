@@ -15,10 +15,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..encoding.columns import layer_slots
+from ..encoding.columns import index_fits, layer_slots
 from ..encoding.layouts import layout
 from ..errors import GameTooLargeError
-from ..rules.game import CONNECT_FOUR, WORD_CELLS, Game
+from ..rules.game import CONNECT_FOUR, TABLE_CELLS, WORD_CELLS, Game
 from ..storage.fsutil import format_size
 
 WORK_PER_SECOND_PER_CORE = 90.0e6
@@ -93,8 +93,8 @@ class BuildEstimate:
 
     def beyond(self, directory: str | os.PathLike[str]) -> list[str]:
         """What this machine lacks for the build, in words (none: it fits): its memory, where the build needs more; the
-        size of ``directory``'s file system, where the build needs more disk than it holds in all; rules' words, for a
-        board past :data:`solver.rules.game.WORD_CELLS` cells."""
+        size of ``directory``'s file system, where the build needs more disk than it holds in all; codes that fit int64,
+        for a board past :data:`solver.rules.game.TABLE_CELLS` cells."""
         total_memory = _total_memory()
         disk = _disk_size(directory)
         why = []
@@ -102,8 +102,8 @@ class BuildEstimate:
             why.append(f"{format_size(total_memory)} of memory")
         if disk is not None and self.disk_bytes > disk:
             why.append(f"a file system of {format_size(disk)} at {directory}")
-        if self.game.cells > WORD_CELLS:
-            why.append(f"rules that play on boards of at most {WORD_CELLS} cells (this one has {self.game.cells})")
+        if self.game.cells > TABLE_CELLS:
+            why.append(f"tables of boards of at most {TABLE_CELLS} cells, whose codes fit 64 bits (this one has {self.game.cells})")
         return why
 
     def describe(self) -> str:
@@ -132,7 +132,7 @@ def estimate(game: Game, path: str | os.PathLike[str], *, jobs: int | None = Non
 
     :param jobs: worker processes (default: every core).
     """
-    if game.cells > WORD_CELLS:
+    if game.cells > TABLE_CELLS or (game.cells > WORD_CELLS and not index_fits(game)):
         return paper_estimate(game, jobs=jobs)
     if game.dense:
         codes = game.codes
@@ -170,7 +170,7 @@ def paper_estimate(game: Game, *, jobs: int | None = None) -> BuildEstimate:
 
 def beyond_machine(game: Game, cost: BuildEstimate, directory: str | os.PathLike[str]) -> str | None:
     """Why this machine cannot build ``game``'s table at all, in words with the estimate and the cluster command,
-    or None when it can: a board past :data:`solver.rules.game.WORD_CELLS` cells, or more memory than the machine
+    or None when it can: a board past :data:`solver.rules.game.TABLE_CELLS` cells, or more memory than the machine
     has, or more disk than ``directory``'s file system holds in all (:meth:`BuildEstimate.beyond`)."""
     why = cost.beyond(directory)
     if not why:

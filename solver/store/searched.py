@@ -54,7 +54,7 @@ from ..encoding.coderules import code_rules
 from ..encoding.columns import index_fits
 from ..errors import InvalidBoardError, InvalidGameError, SearchInterrupted, SearchTimeout, TableError
 from ..rules.base import DRAWN, INVALID, LINE
-from ..rules.game import WORD_CELLS, Game
+from ..rules.game import TABLE_CELLS, Game
 from ..rules.score import UNREACHABLE, WIN
 from ..search import booked, late
 from ..search.answer import Answer
@@ -624,8 +624,8 @@ class SearchSource:
 def _table_at_hand(game: Game, directories: Iterable[Path]) -> bool:
     """Whether a table answers ``game`` without a long build: a file is there (shipped, or in one of the table
     ``directories``), or a build takes at most a minute and its index fits the memory free (never for a game past
-    :data:`~solver.rules.game.WORD_CELLS` cells: its ``<game>.ttt`` is its book)."""
-    if game.cells > WORD_CELLS:
+    :data:`~solver.rules.game.TABLE_CELLS` cells: its ``<game>.ttt`` is its book)."""
+    if game.cells > TABLE_CELLS:
         return False
     if locate.shipped_path(game) is not None or any((Path(directory) / f"{game.name}.ttt").exists() for directory in directories):
         return True

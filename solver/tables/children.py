@@ -37,12 +37,13 @@ import numpy as np
 from ..encoding.coderules import code_rules
 from ..encoding.layouts import layout
 from ..encoding.symmetry import symmetries
+from ..rules.base import mask_type
 from ..rules.game import Game
 
 _ABOVE_EVERY_SCORE = np.int8(127)
 """What a taken cell reads as: above every score, so never a best move."""
-_CELL_BITS = (np.uint32(1) << np.arange(32, dtype=np.uint32))[:, None]
-"""``[cell, 0]``: the mask bit of each cell (``1 << cell``), as a column."""
+_CELL_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64))[:, None]
+"""``[cell, 0]``: the mask bit of each cell (``1 << cell``), as a column (cast to the rule's mask type where used)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,7 +80,7 @@ def plan(
     :param images: the boards' images under symmetries ``1 ..`` if the caller kept them (uint32, ``(count - 1,
         boards)``: :meth:`solver.encoding.symmetry.Symmetries.canonical_codes`), a batch's: code ``i``'s in
         column ``columns[i]`` (only the codes whose children are read are taken); else computed here.
-    :returns: the masks (uint32: the moves that complete a line where that wins, or where every
+    :returns: the masks (the rule's :attr:`~solver.rules.base.Rules.mask_type`: the moves that complete a line where that wins, or where every
         move does; else the last empty cell; 0 for the positions whose children must be read)
         and those children, X's moves and O's apart (in misère play, the moves that complete a
         line lose at once: they are read only when no other move is left).
@@ -87,9 +88,10 @@ def plan(
     rules = game.rules
     if words is None:
         words = code_rules(game).words(codes)
-    x, o = (half.astype(np.uint32) for half in rules.split_many(words))
+    kind = rules.mask_type
+    x, o = (half.astype(kind) for half in rules.split_many(words))
     x_moves = pieces % 2 == 0
-    empty = rules.moves_many(x | o).astype(np.uint32)  # the empty cells; under gravity the lowest of each column
+    empty = rules.moves_many(x | o).astype(kind)  # the empty cells; under gravity the lowest of each column
     completing = rules.winning_cells_many(np.where(x_moves, x, o), empty)
     others = empty & ~completing
     masks = rules.settled_moves_many(completing, empty, pieces)  # the rule's: no child read
@@ -103,7 +105,7 @@ def _children(
 ) -> Children:
     """The children of ``codes[rows]`` with ``piece`` added on each of their ``cells`` (masks; index arrays,
     not boolean masks: a mask that is half true at random costs ten times as much to apply)."""
-    places = np.flatnonzero((cells[rows] & _CELL_BITS[: game.cells]) != 0)
+    places = np.flatnonzero((cells[rows] & _CELL_BITS[: game.cells].astype(cells.dtype)) != 0)
     kept = None if images is None or columns is None else np.take(images, columns[rows], axis=1)
     canonical = symmetries(game).canonical_child_grid(codes[rows], piece, kept)
     return Children(rows, places, layout(game).index_of(np.take(canonical, places)), game.cells)
@@ -111,10 +113,12 @@ def _children(
 
 def best_of(children: Children, scores: np.ndarray) -> np.ndarray:
     """The best-move masks of :class:`Children` from the scores read at ``children.index`` (int8, in
-    that order): bit ``cell`` set for every move to the smallest child score (uint32, one per row)."""
+    that order): bit ``cell`` set for every move to the smallest child score (:func:`solver.rules.base.mask_type`
+    of the board's cells, one per row)."""
     rows = children.rows.size
     grid = np.full((children.cells, rows), _ABOVE_EVERY_SCORE, dtype=np.int8)
     np.put(grid, children.places, scores)
-    best = (grid == grid.min(axis=0)).astype(np.uint32)
-    masks: np.ndarray = _CELL_BITS[: children.cells, 0] @ best  # the bits of each row's best cells, summed
+    kind = mask_type(children.cells)
+    best = (grid == grid.min(axis=0)).astype(kind)
+    masks: np.ndarray = _CELL_BITS[: children.cells, 0].astype(kind) @ best  # the bits of each row's best cells, summed
     return masks

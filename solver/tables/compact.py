@@ -102,7 +102,7 @@ class _Kept:
         self.steps: list[tuple[np.ndarray, np.ndarray | None] | None] = [None] * -(-size // _BATCH)
 
     def joined(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """The board words (int64) and the images (uint32, ``(count - 1, codes)``, or None) of every code."""
+        """The board words (int64, :meth:`solver.encoding.coderules.CodeRules.words`) and the images (uint32, ``(count - 1, codes)``, or None) of every code."""
         steps = [step for step in self.steps if step is not None]
         words = np.concatenate([words for words, _ in steps])
         images = [images for _, images in steps if images is not None]
@@ -522,7 +522,8 @@ class CompactTable(Table):
     def best_masks(
         self, codes: np.ndarray, pieces: np.ndarray, playing: np.ndarray, *, words: np.ndarray | None = None, images: np.ndarray | None = None
     ) -> np.ndarray:
-        """Best-move masks of many codes (uint32, flat), each :meth:`best_mask_of` the code, vectorised.
+        """Best-move masks of many codes (the rule's :attr:`~solver.rules.base.Rules.mask_type`, flat), each
+        :meth:`best_mask_of` the code, vectorised.
 
         :param codes: codes in range (int64, flat).
         :param pieces: the pieces on each board (uint8), as a batch look-up found them.
@@ -538,7 +539,7 @@ class CompactTable(Table):
         are read at once, so that each block they touch is decoded once (a batch of more
         positions reads them round by round, to bound the memory).
         """
-        out = np.zeros(codes.size, dtype=np.uint32)
+        out = np.zeros(codes.size, dtype=self._rules.mask_type)
         todo = np.flatnonzero(playing)
         for a in range(0, todo.size, _BEST_ROUND):
             self._best_round(codes, pieces, todo[a : a + _BEST_ROUND], out, (words, images))
