@@ -225,7 +225,7 @@ def main() -> None:
     if args.sample is None:
         table = table.load_into_memory()  # every block decoded once, not once a layer (a sample reads only its boards)
     if not isinstance(table, CompactTable):
-        raise SystemExit(f"{args.table} holds a {table.kind} table: this script reads compact tables (gravity games of 17 to 30 cells)")
+        raise SystemExit(f"{args.table} holds a {table.kind} table: this script reads compact tables (gravity games of 17 to 39 cells)")
     print(f"{table.game.name}: the engine against {args.table} (load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     engine = Engine(table.game, table_bytes=TABLE_BYTES)
     empty = np.zeros(0, dtype=np.uint64)

@@ -12,6 +12,7 @@ a 32-bit mask would drop them.
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -195,3 +196,23 @@ def test_a_36_cell_compact_table_answers_a_batch_as_one_board_at_a_time(tmp_path
     assert batch.pieces.tolist() == [p.pieces for p in alone]
     assert batch.best.tolist() == [p.best_mask for p in alone]
     assert len({p.score for p in alone}) >= 4 and any(p.best_mask >> 32 for p in alone), "scores vary; best moves past cell 31 met"
+    # the HTTP API's batch answers (its moves sorted by score, then cell) = each position's own answer
+    from solver.web.batch import answers, position_dict
+
+    assert [json.loads(text) for text in answers(table, np.array(codes, dtype=np.int64))] == [json.loads(json.dumps(position_dict(p))) for p in alone]
+
+
+def test_boards_up_to_39_cells_have_tables_and_past_them_a_book(tmp_path) -> None:
+    """6x6 and 5x7 are table games: no book is looked for, and a ``<game>.ttt`` in a table directory is opened as their
+    table (with none, the engine answers without a book); Connect Four and 5x8k3 (40 cells) keep the engine and a book."""
+    from solver.store.book import book_game
+    from solver.store.searched import _table_at_hand
+
+    assert not book_game(parse_game("6x6k4-gravity")) and not book_game(parse_game("5x7k4-gravity"))
+    assert book_game(parse_game("connect4")) and book_game(parse_game("5x8k3-gravity"))
+    six = parse_game("6x6k4-gravity")
+    assert not _table_at_hand(six, [tmp_path]), "no file: its build takes hours, so the engine answers"
+    (tmp_path / "6x6k4-gravity.ttt").write_bytes(b"")
+    assert _table_at_hand(six, [tmp_path]), "a file there: the table, as for any game"
+    (tmp_path / "6x7k4-gravity.ttt").write_bytes(b"")
+    assert not _table_at_hand(parse_game("connect4"), [tmp_path]), "Connect Four's file is its book"

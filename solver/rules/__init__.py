@@ -13,7 +13,7 @@ composed of a grid, a move rule and a scoring (no class per combination):
 - scorings: :mod:`solver.rules.normal` (a line wins), :mod:`solver.rules.misere` (a line loses),
   :mod:`solver.rules.armageddon` (a line wins, a draw is O's win)
 - :mod:`solver.rules.score`: a position's outcome and distance in one signed byte
-- :mod:`solver.rules.widegravity`: gravity past 32 cells (Connect Four's 42), one board at a time
+- :mod:`solver.rules.widegravity`: gravity past 32 cells (6x6's 36, Connect Four's 42), a board as two masks
 
 The rules read boards as bit words and know no base-3 code: a code becomes a word in
 :mod:`solver.encoding.coderules`, which asks the rule of a code (``code_rules(game).judge(code)``).

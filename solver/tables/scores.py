@@ -23,7 +23,7 @@ class Scores:
     =============  ===============================================================
     ``score``      int8, for the side to move (:mod:`solver.rules.score`)
     ``pieces``     uint8, pieces on the board (X is to move when even; formerly ``ply``)
-    ``best``       unsigned (uint16 for a dense table, uint32 for a compact one),
+    ``best``       unsigned (uint16 for a dense table, uint32 for a compact one, uint64 past 32 cells),
                    bit ``cell`` set for every best move (0 when finished)
     ``value``      int8, for X: 1 X wins, 0 draw, -1 O wins (derived)
     ``plies``      int8, plies to the end under perfect play (derived)

@@ -152,7 +152,7 @@ def _move_lists(table: Table, codes: np.ndarray, digits: np.ndarray, pieces: np.
     children = np.where(open_, codes[:, None] + piece[:, None] * powers, 0)
     child = table.lookup_codes(children, check=False).score.astype(np.int64)
     move_score = np.sign(child) - child
-    order = np.argsort(np.where(open_, -move_score, 1000) * 32 + cells, axis=1)
+    order = np.argsort(np.where(open_, -move_score, 1000) * 64 + cells, axis=1)  # cells < 64: ties in score kept in cell order
     decided, drawn = _move_texts(game)
     mover = np.where(x_next, 0, 1)[:, None]
     is_best = (best[:, None] >> cells) & 1
