@@ -562,10 +562,10 @@ class Rules:
         nx, no = np.bitwise_count(x), np.bitwise_count(o)
         np.add(nx, no, out=pieces)
         np.multiply(pieces == self.game.cells, np.uint8(DRAWN), out=status)  # full: drawn unless a line says otherwise
-        x_won, o_won = self.split_many(self._lines(word))
-        some = np.flatnonzero(x_won | o_won)
+        won = self._lines(word)
+        some = np.flatnonzero(won if won.ndim == 1 else won.any(axis=1))  # a word a board, or (boards, 2) past 32 cells
         if some.size:
-            status[some] = self._won_lines(x[some], o[some], nx[some], no[some], x_won[some], o_won[some])
+            status[some] = self._won_lines(x[some], o[some], nx[some], no[some], *self.split_many(won[some]))
         illegal = np.flatnonzero((nx - no) > 1)  # uint8: X one piece ahead gives 1, O ahead wraps past 1
         if illegal.size:
             status[illegal] = INVALID
