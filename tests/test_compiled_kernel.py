@@ -13,7 +13,7 @@ import pytest
 import solver.retrograde.spool
 from solver.contents.opening import open_table
 from solver.encoding.layouts import layout
-from solver.retrograde.chunkrules import rule_parts, rule_scores
+from solver.retrograde.chunkrules import RULES_FOLLOW, drop_rule_scores, rule_parts, rule_scores
 from solver.retrograde.chunks import chunks
 from solver.retrograde.compiled import BLOCK, spread_rules
 from solver.retrograde.kernel import solve_chunk
@@ -118,3 +118,26 @@ def test_a_build_with_the_plain_twin_does_not_run_the_compiled_kernel(tmp_path: 
 def test_a_compact_table_built_with_the_compiled_kernel_has_the_shipped_checksum(name: str, tmp_path: Path) -> None:
     path = build_compact(parse_game(name), tmp_path / f"{name}.ttt", jobs=1)
     assert open_table(path).header.root == EXPECTED_COMPACT_ROOTS[name]
+
+
+@pytest.mark.parametrize("name", ["3x4k3-gravity", "4x4k4-gravity", "4x4k3-gravity-misere", "4x4k3-gravity-armageddon", "4x5k4-gravity", "5x4k4-gravity"])
+def test_a_gravity_chunks_rules_by_the_compiled_pass_are_the_class_grids_for_every_board(name: str) -> None:
+    # every board of every chunk, reached or not: the line score, UNREACHABLE where the side to move has a line
+    game = parse_game(name)
+    index = layout(game)
+    ruled = 0
+    for ply in range(game.cells):
+        for chunk in chunks(game, ply, boards=1000):
+            tile = index.tiles[ply][chunk.tile]
+            compiled = drop_rule_scores(game, chunk, tile).copy()
+            plain = rule_scores(game, chunk, tile)
+            assert np.array_equal(compiled, plain), f"{name} layer {ply} chunk at {chunk.start}: the rules differ"
+            ruled += int(np.count_nonzero(plain != RULES_FOLLOW))
+    assert ruled > 0, "no board of any layer was ruled: the comparison saw only RULES_FOLLOW"
+
+
+def test_the_compiled_gravity_rules_refuse_a_rule_whose_lines_tell_the_boards_no_game_reaches() -> None:
+    game = parse_game("3x4k3")
+    chunk = chunks(game, 4)[0]
+    with pytest.raises(AssertionError, match="tell every board no game reaches"):
+        drop_rule_scores(game, chunk, layout(game).tiles[4][chunk.tile])

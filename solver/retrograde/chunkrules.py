@@ -90,3 +90,32 @@ def rule_parts(game: Game, chunk: Chunk, tile: Tile) -> RuleParts:
     table = grid_scores(game, chunk.ply, (high_x[:, used], high_o[:, used]), (low_x, low_o), shared=shared)
     present[used] = np.arange(used.size)  # now: a present class's row in the table
     return table, present[rows], col_class
+
+
+def drop_rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
+    """:func:`rule_scores` of a chunk of a game whose build finds the boards reached forward (gravity: no check of
+    lines that share no cell, :func:`solver.retrograde.halves.grid_scores`), by a compiled pass over the boards
+    (:func:`solver.retrograde.compiled.line_rules`: each board's two halves' line sets ANDed word by word), the
+    same bytes (int8, rows x cols, a working array of this thread).
+
+    The grid of classes takes whole-matrix numpy passes a word and a player (``grid_scores``: 32 % of a 6x6k4-gravity
+    sweep worker's time, sampled at layer 35); the compiled pass reads each half's sets once a board.
+    """
+    assert game.rules.table_marks_unreached, f"{game.name}'s rules tell every board no game reaches (lines that share no cell): use rule_parts"
+    from .compiled import line_rules  # numba, loaded by the first chunk a build walks or scores (not by a look-up)
+
+    r0, r1 = chunk.row_start, chunk.row_stop
+    row_class, high_x, high_o = _line_classes(game, True, tile.hx, tile.ho)
+    col_class, low_x, low_o = _column_sets(game, tile.lx, tile.lo)
+    mover, to_move = ((high_x, low_x), (high_o, low_o)) if chunk.ply % 2 == 1 else ((high_o, low_o), (high_x, low_x))
+    out = scratch_array("drop rules", (r1 - r0, tile.cols), np.int8)
+    line_rules(mover[0], to_move[0], row_class[r0:r1], mover[1], to_move[1], np.int8(game.rules.line_score), out)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _column_sets(game: Game, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """X's and O's line sets of every low half-board of a group (``a`` X, ``b`` O), a column each (``(words,
+    boards)`` uint32, contiguous: :func:`_line_classes` read through each board's class once)."""
+    col_class, low_x, low_o = _line_classes(game, False, a, b)
+    return col_class, np.ascontiguousarray(low_x[:, col_class]), np.ascontiguousarray(low_o[:, col_class])

@@ -298,6 +298,48 @@ def spread_table(table: np.ndarray, row_of: np.ndarray, column_of: np.ndarray, o
             out[i, j] = row[column_of[j]]
 
 
+@kernel
+def line_rules(
+    mover_high: np.ndarray,
+    to_move_high: np.ndarray,
+    row_class: np.ndarray,
+    mover_low: np.ndarray,
+    to_move_low: np.ndarray,
+    line_score: np.int8,
+    out: np.ndarray,
+) -> None:
+    """What the rules say of every board of a chunk whose build finds the boards reached forward (gravity:
+    :func:`solver.retrograde.chunkrules.drop_rule_scores`), into ``out`` (int8, chunk rows x tile columns):
+    ``UNREACHABLE`` where the side to move has a line, else ``line_score`` where the last mover has one, else
+    ``RULES_FOLLOW``: the bytes of :func:`solver.retrograde.halves.grid_scores` without its check of lines that
+    share no cell.
+
+    :param mover_high: the last mover's line sets of the high half's classes (uint32, ``(words, classes)``);
+        ``to_move_high``: the side to move's.
+    :param row_class: each row's class (intp, a row of the chunk each).
+    :param mover_low: the last mover's line sets of each column's low half-board (uint32, ``(words, tile
+        columns)``); ``to_move_low``: the side to move's.
+
+    Row by row and word by word, a vector select over the row (a board has a line where its halves' sets share a
+    bit); a row whose high half holds no line of a player in a word skips that word.
+    """
+    height, width = out.shape
+    for i in range(height):
+        row = row_class[i]
+        for j in range(width):
+            out[i, j] = RULES_FOLLOW
+        for word in range(mover_high.shape[0]):
+            lines = mover_high[word, row]
+            if lines:
+                for j in range(width):
+                    out[i, j] = line_score if lines & mover_low[word, j] else out[i, j]
+        for word in range(to_move_high.shape[0]):
+            lines = to_move_high[word, row]
+            if lines:
+                for j in range(width):
+                    out[i, j] = UNREACHABLE if lines & to_move_low[word, j] else out[i, j]
+
+
 HISTOGRAM_COPIES = 4
 """Histograms :func:`store_piece` counts into (a power of two: a copy is picked by a mask), the ``j``-th board of a
 row's run into copy ``j % 4``, added up after: a board's count then seldom waits for the one before it (boards come

@@ -49,7 +49,7 @@ from ..rules.score import UNREACHABLE
 from ..scratch import scratch_array
 from ..storage.blockarray import new_file_codec
 from .builddir import BuildDir
-from .chunkrules import RULES_FOLLOW, rule_parts, rule_scores
+from .chunkrules import RULES_FOLLOW, drop_rule_scores, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
 from .reachfile import FrameWriter, write_at
 from .sparse import ChildScores, as_child
@@ -200,11 +200,11 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores 
         return plain_chunk(game, chunk, None, reached)
     assert child_layer is not None
     tile = layout(game).tiles[chunk.ply][chunk.tile]
-    from .compiled import score_chunk, spread_rules  # numba, loaded by the first chunk a build scores (not by a look-up)
+    from .compiled import score_chunk  # numba, loaded by the first chunk a build scores (not by a look-up)
 
     rows_reached = np.asarray(reached.reshape(chunk.row_stop - chunk.row_start, tile.cols).any(axis=1))
     children = _drop_children(game, chunk, tile, as_child(child_layer), rows_reached)
-    return score_chunk(children, spread_rules(*rule_parts(game, chunk, tile)), reached, rows_reached)
+    return score_chunk(children, drop_rule_scores(game, chunk, tile), reached, rows_reached)
 
 
 def _drop_children(game: Game, chunk: Chunk, tile: Tile, child_layer: ChildScores, rows_reached: np.ndarray) -> Children:
@@ -271,17 +271,17 @@ def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> 
     """
     tile = layout(game).tiles[chunk.ply][chunk.tile]
     shape = (chunk.row_stop - chunk.row_start, tile.cols)
-    from .compiled import UNPACKED_SLACK, lifted_bits, spread_rules  # numba, loaded by the first chunk a build walks (not by a look-up)
+    from .compiled import UNPACKED_SLACK, lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
 
     if chunk.ply == 0:
-        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8), spread_rules(*rule_parts(game, chunk, tile)))
+        return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8), drop_rule_scores(game, chunk, tile))
     assert parent_playing is not None
 
     reached = np.empty(shape, dtype=np.uint8)
     low_first, low_width, columns, high_first, rows = _lifts(game, chunk, tile)
     scratch = scratch_array("unpacked parents", (2, UNPACKED_SLACK + max(low_width, tile.cols)), np.uint8)
     lifted_bits(parent_playing, low_first, low_width, columns, high_first, rows, scratch, reached)
-    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else spread_rules(*rule_parts(game, chunk, tile)))
+    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else drop_rule_scores(game, chunk, tile))
 
 
 def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, int, np.ndarray]:
