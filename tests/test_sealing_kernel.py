@@ -17,11 +17,11 @@ from solver.contents.opening import open_table
 from solver.contents.stored import canonical_mask, canonical_pieces, fill_before, forward_fill, read_mask, read_scores, stored_layers
 from solver.encoding.layouts import layout
 from solver.retrograde import sealing
-from solver.retrograde.compiled import HISTOGRAM_COPIES, stored_range_counted
+from solver.retrograde.compiled import HISTOGRAM_COPIES, stored_range_counted, uniform_blocks
 from solver.retrograde.pieces import SealedPiece, seal_piece
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game
-from solver.storage.blockarray import codec_of
+from solver.storage.blockarray import codec_of, default_codec, encode_block, repeated_block
 from solver.storage.checksums import EXPECTED_COMPACT_ROOTS
 from solver.store.make import build_compact
 
@@ -68,6 +68,59 @@ def test_every_range_of_a_built_layer_is_stored_and_counted_from_its_scores_alon
             stored, found, first = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
             assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}"
             assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}"
+
+
+@pytest.mark.parametrize(("name", "ply"), [("4x4k4", 8), ("4x5k3-gravity", 9)])
+@pytest.mark.parametrize("before", [-128, 5])
+def test_rows_of_one_score_are_stored_and_counted_whole_as_the_plain_twins_store_them_board_by_board(name: str, ply: int, before: int) -> None:
+    # rows all of one score (a row no game reaches: the compiled pass counts it whole) among rows of mixed scores:
+    # scores read and not (UNREACHABLE and the finished scores are not read on 4x4k4; everything is under gravity),
+    # rows whose first canonical board comes late, ranges that start and stop inside a row
+    game = parse_game(name)
+    index = layout(game)
+    rng = np.random.default_rng([ply, before + 128])
+    parts = []
+    for tile in index.tiles[ply]:
+        rows = (tile.stop - tile.start) // tile.cols
+        row_scores = rng.choice(np.array([-128, -128, 0, 3, -5, 127, -127], dtype=np.int8), rows)
+        part = np.repeat(row_scores, tile.cols)
+        mixed = np.repeat(rng.random(rows) < 0.3, tile.cols)
+        part[mixed] = rng.integers(-128, 128, int(mixed.sum()), dtype=np.int16).astype(np.int8)
+        parts.append(part)
+    scores = np.concatenate(parts)
+    size = scores.size
+    uniform_rows = sum(
+        1
+        for tile in index.tiles[ply]
+        for r in range((tile.stop - tile.start) // tile.cols)
+        if np.ptp(scores[tile.start + r * tile.cols : tile.start + (r + 1) * tile.cols]) == 0
+    )
+    assert uniform_rows > 10, "too few rows of one score to exercise the whole-row count"
+    for start, stop in [(0, size), *[(int(a), int(b)) for a, b in np.sort(rng.integers(0, size + 1, (8, 2)), axis=1)]]:
+        part = scores[start:stop]
+        canonical = canonical_mask(game, ply, start, stop)
+        keep = read_mask(game, ply, part, start, canonical)
+        stored, found, first = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
+        assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}: stored bytes differ"
+        assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}: histograms differ"
+        assert first == (int(np.argmax(keep)) if keep.any() else stop - start)
+
+
+def test_blocks_of_one_byte_are_found_and_encoded_once_as_any_block_is_encoded() -> None:
+    data = np.full(5 * 64, -128, dtype=np.int8)
+    data[64 + 17] = 3  # block 1 differs in one byte
+    data[3 * 64 :] = 7  # blocks 3 and 4: another value throughout
+    data[4 * 64 + 63] = -7  # block 4's last byte differs
+    flags = np.zeros(5, dtype=bool)
+    uniform_blocks(data, 0, 64, flags)
+    assert flags.tolist() == [True, False, True, True, False]
+    shifted = np.zeros(2, dtype=bool)
+    uniform_blocks(data, 64 + 18, 64, shifted)  # blocks need not start at 0: bytes 82..145 (past the 3), 146..209 (into the 7s)
+    assert shifted.tolist() == [True, False]
+    codec = default_codec()
+    level = codec_of(codec).default_level
+    once = repeated_block(0x80, 64, codec, level)
+    assert once == encode_block(bytes([0x80]) * 64, codec, level) and repeated_block(0x80, 64, codec, level) is once
 
 
 def test_the_board_by_board_pass_refuses_pieces_that_do_not_cover_its_range() -> None:

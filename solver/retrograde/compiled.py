@@ -425,6 +425,12 @@ def store_piece(
                 canonical[column] &= np.uint8(rank <= ranks[column])
         these = scores[at + done : at + done + boards]
         written = out[at + done : at + done + boards]
+        if _one_score(these):  # a row of one score (a row no game reaches: UNREACHABLE), counted whole
+            stored = _store_one_score(these[0], canonical, reads, at + done, stored, written, flat, first_read)
+            done += boards
+            row += 1
+            first = 0
+            continue
         if first_read[0] > at + done:
             for column in range(boards):
                 if canonical[column] and reads[np.int64(these[column]) & 255]:
@@ -440,6 +446,58 @@ def store_piece(
         row += 1
         first = 0
     return int(stored)
+
+
+@kernel
+def uniform_blocks(data: np.ndarray, first: int, block: int, out: np.ndarray) -> None:
+    """Whether each block of ``data`` (int8) from ``first`` on, ``block`` bytes each, holds one byte value throughout:
+    ``out[b]`` for the block at ``first + b * block`` (the sealing encodes such a block once a value:
+    :func:`solver.storage.blockarray.repeated_block`)."""
+    for b in range(out.size):
+        at = first + b * block
+        value = data[at]
+        differs = 0
+        for i in range(at, at + block):
+            differs |= data[i] ^ value
+        out[b] = differs == 0
+
+
+@kernel
+def _one_score(these: np.ndarray) -> bool:
+    """Whether every board of a row holds the same score (a vector pass, no early exit)."""
+    value = these[0]
+    differs = 0
+    for column in range(these.size):
+        differs |= these[column] ^ value
+    return differs == 0
+
+
+@kernel
+def _store_one_score(
+    score: np.int8, canonical: np.ndarray, reads: np.ndarray, at: int, stored: np.int8, written: np.ndarray, flat: np.ndarray, first_read: np.ndarray
+) -> np.int8:
+    """:func:`store_piece`'s loop over a row whose every board holds ``score``, by counts: the stored bytes are the
+    last stored byte up to the row's first canonical board and ``score`` from it on where ``score`` is read, the last
+    stored byte throughout where not; the canonical boards and the others counted at once (into the first copy).
+    Returns the last stored byte."""
+    boards = written.size
+    canonicals = 0
+    for column in range(boards):
+        canonicals += np.int64(canonical[column])
+    value = np.int64(score) & 255
+    flat[value | 256] += canonicals
+    flat[value] += boards - canonicals
+    start = boards
+    if canonicals and reads[value]:
+        start = 0
+        while not canonical[start]:
+            start += 1
+        first_read[0] = min(first_read[0], at + start)
+    for column in range(start):
+        written[column] = stored
+    for column in range(start, boards):
+        written[column] = score
+    return score if start < boards else stored
 
 
 COUNT_SHIFT = 12

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..contents.stored import canonical_pieces, read_scores
 from ..rules.game import Game
-from ..storage.blockarray import EncodedBlock, codec_of, default_codec, encode_block
+from ..storage.blockarray import EncodedBlock, codec_of, default_codec, encode_block, repeated_block
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def seal_piece(game: Game, ply: int, scores: np.ndarray, start: int, offset: int
     :param scores: the piece's raw int8 scores (a memory map is read once).
     :param offset: the index of the layer's first board in the whole table (where the blocks start).
     """
-    from .compiled import stored_range_counted  # numba, loaded by the first piece a build seals (not by a look-up)
+    from .compiled import stored_range_counted, uniform_blocks  # numba, loaded by the first piece a build seals (not by a look-up)
 
     size = len(scores)
     stored, found, first = stored_range_counted(scores, canonical_pieces(game, ply, start, start + size), read_scores(game, ply), 0)
@@ -87,7 +87,13 @@ def seal_piece(game: Game, ply: int, scores: np.ndarray, start: int, offset: int
     lead_end = min(size, first + block - (offset + start + first) % block)  # the end of the block holding the first board read
     whole_end = lead_end + (size - lead_end) // block * block
     codec = sealing.codec
-    blocks = [encode_block(stored[at : at + block].data, codec.name, codec.level) for at in range(lead_end, whole_end, block)]
+    starts = range(lead_end, whole_end, block)
+    uniform = np.zeros(len(starts), dtype=bool)
+    uniform_blocks(stored, lead_end, block, uniform)
+    blocks = [
+        repeated_block(int(stored[at]) & 255, block, codec.name, codec.level) if same else encode_block(stored[at : at + block].data, codec.name, codec.level)
+        for at, same in zip(starts, uniform.tolist(), strict=True)
+    ]
     return SealedPiece(start, size, first, stored[first:lead_end].tobytes(), blocks, stored[whole_end:].tobytes(), int(stored[-1]), opening, found)
 
 
@@ -113,7 +119,6 @@ class LayerStream:
         self._head = bytearray()
         self._pending = bytearray()
         """The bytes of the block being made (or of the layer's last block, past ``whole``)."""
-        self._repeats: dict[int, EncodedBlock] = {}
         self.head = b""
         """The layer's head (its bytes before the first block boundary, and ``carry`` where no block starts in it), once ended."""
         self.histograms = np.zeros((2, 256), dtype=np.int64)
@@ -178,9 +183,7 @@ class LayerStream:
         while count:
             if not self._pending and self._head_end <= self._put and self._put + self._block <= self._whole and count >= self._block:
                 blocks = min(count, self._whole - self._put) // self._block
-                block = self._repeats.get(score)
-                if block is None:
-                    block = self._repeats[score] = self._encode(bytes([score & 255]) * self._block)
+                block = repeated_block(score & 255, self._block, self._codec.name, self._codec.level)
                 for _ in range(blocks):
                     yield block
                 self._put += blocks * self._block

@@ -77,6 +77,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import IO, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -229,6 +230,13 @@ def _checked(codec: str | None, level: int | None, block_bytes: int) -> tuple[Co
 def encode_block(data: bytes | memoryview, codec: str, level: int) -> EncodedBlock:
     """One block compressed with ``codec`` at ``level`` (a name of :data:`CODECS`), with its digest."""
     return EncodedBlock(codec_of(codec).compress(data, level), hashlib.sha256(data).digest(), len(data))
+
+
+@lru_cache(maxsize=256)
+def repeated_block(byte: int, size: int, codec: str, level: int) -> EncodedBlock:
+    """:func:`encode_block` of ``size`` bytes all ``byte`` (0 to 255), encoded once (the same object each call):
+    half the blocks of 6x6k4-gravity's late layers are one such block, a run of ``UNREACHABLE``."""
+    return encode_block(bytes([byte]) * size, codec, level)
 
 
 def encode_blocks(
