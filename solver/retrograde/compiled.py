@@ -248,7 +248,7 @@ def lifted_bits(
     for i in range(height):
         for j in range(width):
             out[i, j] = 0
-        if columns.shape[0]:
+        if columns.shape[0] and _any_bit(bits, low_first + i * low_width, low_width):
             skip = _unpack(bits, low_first + i * low_width, low_width, across)
             across[skip + low_width] = 0  # where a column that cannot be lifted reads
             for move in range(columns.shape[0]):
@@ -256,10 +256,20 @@ def lifted_bits(
                     out[i, j] |= across[skip + columns[move, j]]
         for move in range(rows.shape[0]):
             at = rows[move, i]
-            if at >= 0:
+            if at >= 0 and _any_bit(bits, high_first + at * width, width):
                 skip = _unpack(bits, high_first + at * width, width, along)
                 for j in range(width):
                     out[i, j] |= along[skip + j]
+
+
+@kernel
+def _any_bit(bits: np.ndarray, first: int, count: int) -> bool:
+    """Whether a byte holding bits ``first .. first + count - 1`` of ``bits`` has a bit set (those of its first and last
+    bytes outside them included: a row whose bytes are all 0 is not unpacked, whose lifts reach nothing)."""
+    found = np.uint8(0)
+    for at in range(first >> 3, (first + count + 7) >> 3):
+        found |= bits[at]
+    return found != 0
 
 
 UNPACKED_SLACK = 16
