@@ -266,9 +266,9 @@ def lifted_bits(
 def _any_bit(bits: np.ndarray, first: int, count: int) -> bool:
     """Whether a byte holding bits ``first .. first + count - 1`` of ``bits`` has a bit set (those of its first and last
     bytes outside them included: a row whose bytes are all 0 is not unpacked, whose lifts reach nothing)."""
-    found = np.uint8(0)
+    found = 0
     for at in range(first >> 3, (first + count + 7) >> 3):
-        found |= bits[at]
+        found |= int(bits[at])
     return found != 0
 
 
@@ -493,7 +493,7 @@ def _store_one_score(
     boards = written.size
     canonicals = 0
     for column in range(boards):
-        canonicals += np.int64(canonical[column])
+        canonicals += int(canonical[column])
     value = np.int64(score) & 255
     flat[value | 256] += canonicals
     flat[value] += boards - canonicals
