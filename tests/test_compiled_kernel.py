@@ -13,9 +13,10 @@ import pytest
 import solver.retrograde.spool
 from solver.contents.opening import open_table
 from solver.encoding.layouts import layout
-from solver.retrograde.chunkrules import RULES_FOLLOW, drop_rule_scores, rule_parts, rule_scores
+from solver.retrograde.chunkrules import RULES_FOLLOW, rule_parts, rule_scores
 from solver.retrograde.chunks import chunks
 from solver.retrograde.compiled import BLOCK, spread_rules
+from solver.retrograde.gravity import drop_rule_scores
 from solver.retrograde.kernel import solve_chunk
 from solver.retrograde.sweep import build_layers
 from solver.rules.game import parse_game

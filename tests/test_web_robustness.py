@@ -304,6 +304,39 @@ def test_prepare_to_serve_leaves_no_table_reading_a_memory_map_and_a_plain_compa
     assert dense.reads_memory_map and not web.prepare_to_serve(dense).reads_memory_map
 
 
+def test_a_compact_table_past_the_start_up_bound_is_served_at_once_and_its_damaged_block_refused_when_first_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 6x6k4-gravity decodes to 600.5 GB: verifying it whole kept a server from listening for minutes; past
+    # VERIFIED_AT_START a table is checked block by block as it is read, below it every block before listening
+    from solver import web
+    from solver.store.make import build_compact
+    from solver.tables import CompactTable
+
+    path = build_compact(solver.parse_game("4x4k3-gravity"), tmp_path / "4x4k3-gravity.ttt", jobs=1)  # its checksum ships
+    with path.open("r+b") as handle:  # a byte of a block in the middle of the file flipped
+        handle.seek(path.stat().st_size // 2)
+        byte = handle.read(1)
+        handle.seek(-1, os.SEEK_CUR)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+
+    def opened() -> CompactTable:
+        table = CompactTable.from_file(solver.contents.opening.open_table(path))
+        assert not table.reads_memory_map
+        return table
+
+    small = opened()
+    assert web.verified_at_start(small)
+    with pytest.raises(solver.TableError):
+        web.prepare_to_serve(small)
+    monkeypatch.setattr(web.app, "VERIFIED_AT_START", small.file_boards() - 1)
+    large = opened()
+    assert not web.verified_at_start(large)
+    assert web.prepare_to_serve(large) is large  # not verified: served at once
+    with pytest.raises(solver.TableError):
+        large.verify_blocks()  # the damaged block is still found when read
+
+
 def test_the_old_name_hold_still_prepares_a_table_and_says_it_is_deprecated(tmp_path: Path) -> None:
     from solver import web
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from ..api import parse_game
+from ..api import Table, parse_game
 from ..errors import TableError, one_line
 from .group import main
 from .options import TABLE_DIR_HELP, Seconds, TableOptions, command_tablebase
@@ -81,6 +82,8 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
             except TableError as error:
                 click.echo(f"solve: warning: not serving {game.name}: {one_line(error)}", err=True)
             names[game] = None
+    if not quiet:
+        _say_unverified(tables, web.verified_at_start)
     try:
         sock = web.bind(host, port)
     except OSError as error:
@@ -104,3 +107,15 @@ def serve(host: str, port: int, games: tuple[str, ...], table_dir: Path | None, 
         raise SystemExit(1) from None
     if not quiet:
         click.echo("Stopped.", err=True)
+
+
+def _say_unverified(tables: list[Table], verified_at_start: Callable[[Table], bool]) -> None:
+    """A note on stderr for each table whose blocks are checked as requests first read them, not all at start-up
+    (:func:`solver.web.verified_at_start`: a table of hundreds of GB would keep the server from listening for minutes)."""
+    for table in tables:
+        if not verified_at_start(table):
+            click.echo(
+                f"solve: note: {table.game.name}'s table ({table.file_boards() or 0:,} boards) is checked block by block as requests first "
+                "read it, not all before the server listens (solve verify proves a whole table)",
+                err=True,
+            )

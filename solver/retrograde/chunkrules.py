@@ -92,25 +92,25 @@ def rule_parts(game: Game, chunk: Chunk, tile: Tile) -> RuleParts:
     return table, present[rows], col_class
 
 
-def drop_rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
-    """:func:`rule_scores` of a chunk of a game whose build finds the boards reached forward (gravity: no check of
-    lines that share no cell, :func:`solver.retrograde.halves.grid_scores`), by a compiled pass over the boards
-    (:func:`solver.retrograde.compiled.line_rules`: each board's two halves' line sets ANDed word by word), the
-    same bytes (int8, rows x cols, a working array of this thread).
+DropRuleParts = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.int8]
+"""What the compiled rules of a gravity chunk read (:func:`solver.retrograde.compiled.line_rules`'s arguments but
+``out``): the last mover's and the side to move's line sets of the high half's classes, each row's class, the last
+mover's and the side to move's line sets of each column's low half-board, and the rule's line score."""
 
-    The grid of classes takes whole-matrix numpy passes a word and a player (``grid_scores``: 32 % of a 6x6k4-gravity
-    sweep worker's time, sampled at layer 35); the compiled pass reads each half's sets once a board.
-    """
+
+def drop_rule_parts(game: Game, chunk: Chunk, tile: Tile) -> DropRuleParts:
+    """What :func:`rule_scores` of a chunk of a game whose build finds the boards reached forward (gravity: no check of
+    lines that share no cell, :func:`solver.retrograde.halves.grid_scores`) reads, for a compiled pass over the boards
+    (:data:`DropRuleParts`; :func:`solver.retrograde.gravity.drop_rule_scores`), which ANDs each board's two halves'
+    line sets word by word: the class grids take whole-matrix numpy passes a word and a player instead (32 % of a
+    6x6k4-gravity sweep worker's time, sampled at layer 35)."""
     assert game.rules.table_marks_unreached, f"{game.name}'s rules tell every board no game reaches (lines that share no cell): use rule_parts"
-    from .compiled import line_rules  # numba, loaded by the first chunk a build walks or scores (not by a look-up)
-
-    r0, r1 = chunk.row_start, chunk.row_stop
     row_class, high_x, high_o = _line_classes(game, True, tile.hx, tile.ho)
-    col_class, low_x, low_o = _column_sets(game, tile.lx, tile.lo)
-    mover, to_move = ((high_x, low_x), (high_o, low_o)) if chunk.ply % 2 == 1 else ((high_o, low_o), (high_x, low_x))
-    out = scratch_array("drop rules", (r1 - r0, tile.cols), np.int8)
-    line_rules(mover[0], to_move[0], row_class[r0:r1], mover[1], to_move[1], np.int8(game.rules.line_score), out)
-    return out
+    _, low_x, low_o = _column_sets(game, tile.lx, tile.lo)
+    rows = row_class[chunk.row_start : chunk.row_stop]
+    if chunk.ply % 2 == 1:  # X moved last
+        return high_x, high_o, rows, low_x, low_o, np.int8(game.rules.line_score)
+    return high_o, high_x, rows, low_o, low_x, np.int8(game.rules.line_score)
 
 
 @lru_cache(maxsize=1024)

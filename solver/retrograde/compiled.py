@@ -319,7 +319,7 @@ def line_rules(
     out: np.ndarray,
 ) -> None:
     """What the rules say of every board of a chunk whose build finds the boards reached forward (gravity:
-    :func:`solver.retrograde.chunkrules.drop_rule_scores`), into ``out`` (int8, chunk rows x tile columns):
+    :func:`solver.retrograde.gravity.drop_rule_scores`), into ``out`` (int8, chunk rows x tile columns):
     ``UNREACHABLE`` where the side to move has a line, else ``line_score`` where the last mover has one, else
     ``RULES_FOLLOW``: the bytes of :func:`solver.retrograde.halves.grid_scores` without its check of lines that
     share no cell.

@@ -49,7 +49,7 @@ from ..rules.score import UNREACHABLE
 from ..scratch import scratch_array
 from ..storage.blockarray import new_file_codec
 from .builddir import BuildDir
-from .chunkrules import RULES_FOLLOW, drop_rule_scores, rule_scores
+from .chunkrules import RULES_FOLLOW, drop_rule_parts, rule_scores
 from .chunks import Chunk, ChunkDone, Progress, chunks, layer_work
 from .reachfile import FrameWriter, write_at
 from .sparse import ChildScores, as_child
@@ -205,6 +205,18 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores 
     rows_reached = np.asarray(reached.reshape(chunk.row_stop - chunk.row_start, tile.cols).any(axis=1))
     children = _drop_children(game, chunk, tile, as_child(child_layer), rows_reached)
     return score_chunk(children, drop_rule_scores(game, chunk, tile), reached, rows_reached)
+
+
+def drop_rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
+    """What the rules say of every board of a chunk (:func:`solver.retrograde.chunkrules.rule_scores`'s bytes, int8,
+    chunk rows x tile columns, a working array of this thread), by the compiled pass over its boards
+    (:func:`solver.retrograde.compiled.line_rules` of :func:`solver.retrograde.chunkrules.drop_rule_parts`): 0.3 to
+    0.5 ns a board against 7 to 18 for the class grids spread, on 6x6k4-gravity's layers 20, 30 and 34."""
+    from .compiled import line_rules  # numba, loaded by the first chunk a build walks or scores (not by a look-up)
+
+    out = scratch_array("drop rules", (chunk.row_stop - chunk.row_start, tile.cols), np.int8)
+    line_rules(*drop_rule_parts(game, chunk, tile), out)
+    return out
 
 
 def _drop_children(game: Game, chunk: Chunk, tile: Tile, child_layer: ChildScores, rows_reached: np.ndarray) -> Children:

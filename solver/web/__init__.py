@@ -24,6 +24,7 @@ from .app import (
     MAX_BODY_BYTES,
     MAX_QUERY_BYTES,
     SEARCH_BUDGET,
+    VERIFIED_AT_START,
     checked_search_budget,
     create_app,
     discover_games,
@@ -31,6 +32,7 @@ from .app import (
     open_tables,
     prepare_to_serve,
     table_checksum,
+    verified_at_start,
 )
 from .protocol import (
     BODY_SECONDS,
@@ -54,6 +56,7 @@ __all__ = [
     "MAX_PER_ADDRESS",
     "MAX_QUERY_BYTES",
     "SEARCH_BUDGET",
+    "VERIFIED_AT_START",
     "WRITE_SECONDS",
     "WorkerError",
     "bind",
@@ -64,6 +67,7 @@ __all__ = [
     "open_tables",
     "serve",
     "table_checksum",
+    "verified_at_start",
 ]
 
 KEEP_ALIVE_SECONDS = 5
