@@ -437,21 +437,8 @@ def store_piece(
         written = out[at + done : at + done + boards]
         if _one_score(these):  # a row of one score (a row no game reaches: UNREACHABLE), counted whole
             stored = _store_one_score(these[0], canonical, reads, at + done, stored, written, flat, first_read)
-            done += boards
-            row += 1
-            first = 0
-            continue
-        if first_read[0] > at + done:
-            for column in range(boards):
-                if canonical[column] and reads[np.int64(these[column]) & 255]:
-                    first_read[0] = min(first_read[0], at + done + column)
-                    break
-        for column in range(boards):
-            score = these[column]
-            flag = np.int64(canonical[column])
-            stored = score if flag & np.int64(reads[np.int64(score) & 255]) else stored
-            written[column] = stored
-            flat[((column & (copies - 1)) << 9) | (np.int64(score) & 255) | (flag << 8)] += 1
+        else:
+            stored = _store_row(these, canonical, reads, at + done, stored, written, flat, copies, first_read)
         done += boards
         row += 1
         first = 0
@@ -470,6 +457,36 @@ def uniform_blocks(data: np.ndarray, first: int, block: int, out: np.ndarray) ->
         for i in range(at, at + block):
             differs |= data[i] ^ value
         out[b] = differs == 0
+
+
+@kernel
+def _store_row(
+    these: np.ndarray,
+    canonical: np.ndarray,
+    reads: np.ndarray,
+    at: int,
+    stored: np.int8,
+    written: np.ndarray,
+    flat: np.ndarray,
+    copies: int,
+    first_read: np.ndarray,
+) -> np.int8:
+    """:func:`store_piece`'s loop over a row's boards (``these``, from the range's board ``at``) one by one: until a
+    board is read, a search for the first one; then each stored byte chosen without a branch and each board counted
+    into copy ``column % copies``. Returns the last stored byte."""
+    boards = these.size
+    if first_read[0] > at:
+        for column in range(boards):
+            if canonical[column] and reads[np.int64(these[column]) & 255]:
+                first_read[0] = min(first_read[0], at + column)
+                break
+    for column in range(boards):
+        score = these[column]
+        flag = np.int64(canonical[column])
+        stored = score if flag & np.int64(reads[np.int64(score) & 255]) else stored
+        written[column] = stored
+        flat[((column & (copies - 1)) << 9) | (np.int64(score) & 255) | (flag << 8)] += 1
+    return stored
 
 
 @kernel
