@@ -106,7 +106,7 @@ def drop_rule_parts(game: Game, chunk: Chunk, tile: Tile) -> DropRuleParts:
     6x6k4-gravity sweep worker's time, sampled at layer 35)."""
     assert game.rules.table_marks_unreached, f"{game.name}'s rules tell every board no game reaches (lines that share no cell): use rule_parts"
     row_class, high_x, high_o = _line_classes(game, True, tile.hx, tile.ho)
-    _, low_x, low_o = _column_sets(game, tile.lx, tile.lo)
+    low_x, low_o = _column_sets(game, tile.lx, tile.lo)
     rows = row_class[chunk.row_start : chunk.row_stop]
     if chunk.ply % 2 == 1:  # X moved last
         return high_x, high_o, rows, low_x, low_o, np.int8(game.rules.line_score)
@@ -114,8 +114,8 @@ def drop_rule_parts(game: Game, chunk: Chunk, tile: Tile) -> DropRuleParts:
 
 
 @lru_cache(maxsize=1024)
-def _column_sets(game: Game, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _column_sets(game: Game, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """X's and O's line sets of every low half-board of a group (``a`` X, ``b`` O), a column each (``(words,
     boards)`` uint32, contiguous: :func:`_line_classes` read through each board's class once)."""
     col_class, low_x, low_o = _line_classes(game, False, a, b)
-    return col_class, np.ascontiguousarray(low_x[:, col_class]), np.ascontiguousarray(low_o[:, col_class])
+    return np.ascontiguousarray(low_x[:, col_class]), np.ascontiguousarray(low_o[:, col_class])

@@ -452,11 +452,7 @@ def uniform_blocks(data: np.ndarray, first: int, block: int, out: np.ndarray) ->
     :func:`solver.storage.blockarray.repeated_block`)."""
     for b in range(out.size):
         at = first + b * block
-        value = data[at]
-        differs = 0
-        for i in range(at, at + block):
-            differs |= data[i] ^ value
-        out[b] = differs == 0
+        out[b] = _one_score(data[at : at + block])
 
 
 @kernel
@@ -491,7 +487,7 @@ def _store_row(
 
 @kernel
 def _one_score(these: np.ndarray) -> bool:
-    """Whether every board of a row holds the same score (a vector pass, no early exit)."""
+    """Whether every byte of ``these`` (a row's scores, a block's bytes) holds the same value (a vector pass, no early exit)."""
     value = these[0]
     differs = 0
     for column in range(these.size):
