@@ -1740,6 +1740,7 @@ EXPECTED_COMPACT_ROOTS: dict[str, str] = {
     "5x6k4-gravity": "445441e4a7aaf29d568877aef755b4534a1742b241108ec821612bf0b2c25caa",
     "4x8k4-gravity": "e7b4fc294830a25f3983e8853f9f6f0be7b6bdd58fcc51eac2116c7be1131e71",
     "6x6k4-gravity": "ec60ee23b87201ecc083ed288061a09a62addd2ac2dc9b2c83557a7b79539366",
+    "5x7k4-gravity": "f8287563d246e166f66e647fa5882510eb2ca10fdc62ac1762fdf4d4fedb3afd",
 }
 """Compact tables of the games past 16 cells built and checked so far."""
 
