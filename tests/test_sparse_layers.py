@@ -15,10 +15,10 @@ import solver.storage.trust
 from solver.encoding.layouts import layout
 from solver.errors import BuildError, TableError
 from solver.retrograde import chunks as chunks_module
-from solver.retrograde import gravity, plan, proof
+from solver.retrograde import gravity, plan, proof, sparse
 from solver.retrograde.builddir import BuildDir
 from solver.retrograde.chunks import ChunkDone, chunks
-from solver.retrograde.compiled import densify_rows
+from solver.retrograde.compiled import TOP_BIT, densify_rows, reached_scores
 from solver.retrograde.plan import _allocated, layer_file_bytes, plan_build
 from solver.retrograde.reachfile import FrameWriter, read_index
 from solver.retrograde.sealing import Compression, release
@@ -48,6 +48,11 @@ def _plain_counts(flags: np.ndarray) -> np.ndarray:
     return np.array([before[min(at, flags.size)] for at in range(0, flags.size + step, step)][: -(-flags.size // step) + 1], dtype=np.int64)
 
 
+def _densify(bits: np.ndarray, counts: np.ndarray, scores: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
+    """The compiled kernel with the words it counts by."""
+    densify_rows(bits, bits[: bits.size // 8 * 8].view(np.uint64), counts, scores, starts, TOP_BIT, out)
+
+
 @pytest.mark.parametrize("density", [0.0, 0.05, 0.5, 1.0])
 def test_rows_made_dense_are_the_layers_rows_wherever_they_start(density: float) -> None:
     rng = np.random.default_rng(int(density * 100))
@@ -59,17 +64,35 @@ def test_rows_made_dense_are_the_layers_rows_wherever_they_start(density: float)
     for width in (1, 7, 8, 64, 999):
         starts = rng.integers(0, boards - width, 50).astype(np.int64)
         starts[:3] = [0, boards - width, (1 << COUNT_SHIFT) - 1]
+        starts[3:8] = (1 << COUNT_SHIFT) - 3 + width * np.arange(5)  # rows one after the other: the count carried on
         out = np.zeros((starts.size, width), dtype=np.int8)
-        densify_rows(bits, counts, scores, starts, out)
+        _densify(bits, counts, scores, starts, out)
         wanted = np.stack([dense[start : start + width] for start in starts])
         assert np.array_equal(out, wanted), f"rows {width} wide"
+
+
+def test_counts_found_a_piece_a_thread_are_the_counts_found_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(4)
+    boards = 9 * (1 << COUNT_SHIFT) + 77
+    flags = _random_layer(rng, boards, 0.3)[0]
+    monkeypatch.setattr(sparse, "COUNT_PIECE", 2)  # five pieces of two counts (the last of one)
+    assert np.array_equal(block_counts(np.packbits(flags), boards, threads=3), _plain_counts(flags))
+
+
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.5, 1.0])
+def test_the_scores_a_sparse_layer_keeps_of_a_chunk_are_those_of_its_boards_reached_in_order(density: float) -> None:
+    rng = np.random.default_rng(int(density * 100) + 1)
+    for boards in (0, 5, 8, 1001, 65_539):
+        flags, _, dense = _random_layer(rng, boards, density)
+        kept = reached_scores(dense, flags)
+        assert kept.dtype == np.int8 and np.array_equal(kept, dense[flags]), f"{boards} boards"
 
 
 def test_a_row_not_asked_for_is_left_as_it_was() -> None:
     rng = np.random.default_rng(3)
     flags, scores, dense = _random_layer(rng, 5000, 0.5)
     out = np.full((3, 10), 77, dtype=np.int8)
-    densify_rows(np.packbits(flags), _plain_counts(flags), scores, np.array([10, -1, 4000], dtype=np.int64), out)
+    _densify(np.packbits(flags), _plain_counts(flags), scores, np.array([10, -1, 4000], dtype=np.int64), out)
     assert np.array_equal(out[0], dense[10:20]) and np.array_equal(out[2], dense[4000:4010])
     assert (out[1] == 77).all()
 
@@ -95,11 +118,14 @@ def test_a_sparse_layer_gives_the_dense_layers_ranges_panels_and_rows() -> None:
                 assert np.array_equal(tile[renumbered[move, at]], whole[rows[move, at]])
 
 
-def test_a_layers_bits_laid_out_from_its_reach_file_are_its_bits_where_chunks_share_a_byte(tmp_path: Path) -> None:
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+def test_a_layers_bits_laid_out_from_its_reach_file_are_its_bits_where_chunks_share_a_byte(threads: int, tmp_path: Path) -> None:
+    # frames of a board or two too, several in a byte: the byte a run of frames starts in is shared with the run before
     rng = np.random.default_rng(11)
     boards = 20_011
     flags = _random_layer(rng, boards, 0.4)[0]
-    cuts = sorted({0, *map(int, rng.integers(1, boards, 60))})
+    flags[:40] = True
+    cuts = sorted({0, 1, 3, 5, 6, 9, *map(int, rng.integers(1, boards, 60))})
     path = tmp_path / "reach.zbits"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -108,7 +134,7 @@ def test_a_layers_bits_laid_out_from_its_reach_file_are_its_bits_where_chunks_sh
             writer.put(first, flags[first:last])
         writer.close()
         bits = np.zeros(-(-boards // 8), dtype=np.uint8)
-        expand(fd, read_index(fd), new_file_codec(), bits)
+        expand(fd, read_index(fd), new_file_codec(), bits, threads=threads)
     finally:
         os.close(fd)
     assert sum(1 for cut in cuts if cut % 8) > 40, "most frames start inside a byte"

@@ -122,9 +122,10 @@ class BuildDir:
         before = index.before
         return {chunk.start: (int(before[n]), int(before[n + 1] - before[n])) for n, chunk in enumerate(layer_chunks)}
 
-    def expand(self, ply: int) -> None:
+    def expand(self, ply: int, *, threads: int = 1) -> None:
         """Make layer ``ply``'s bits of the boards reached and their counts (:meth:`reached_bits_path`,
-        :meth:`reached_counts_path`) afresh from its reach file, each written whole before it is moved into place.
+        :meth:`reached_counts_path`) afresh from its reach file, each written whole before it is moved into place, on
+        ``threads`` threads (:func:`solver.retrograde.sparse.expand`).
 
         :raises BuildError: naming the reach file, if it does not decode or counts other boards than its frames hold.
         """
@@ -141,12 +142,12 @@ class BuildDir:
         bits = mapped.view(np.uint8)
         reach = self.open(self.reach_path(ply), os.O_RDONLY)
         try:
-            sparse.expand(reach, index, new_file_codec(), bits)
+            sparse.expand(reach, index, new_file_codec(), bits, threads=threads)
         except ValueError as error:
             raise BuildError(f"{self.reach_path(ply)}: {error}; delete the build directory {self.path} to start again") from None
         finally:
             os.close(reach)
-        counts = sparse.block_counts(bits, boards)
+        counts = sparse.block_counts(bits, boards, threads=threads)
         if isinstance(mapped, np.memmap):
             mapped.flush()
         del bits, mapped

@@ -204,18 +204,22 @@ def solve_chunk(game: Game, chunk: Chunk, child_layer: np.ndarray | ChildScores 
 
     rows_reached = np.asarray(reached.reshape(chunk.row_stop - chunk.row_start, tile.cols).any(axis=1))
     children = _drop_children(game, chunk, tile, as_child(child_layer), rows_reached)
-    return score_chunk(children, drop_rule_scores(game, chunk, tile), reached, rows_reached)
+    return score_chunk(children, drop_rule_scores(game, chunk, tile, rows_reached), reached, rows_reached)
 
 
-def drop_rule_scores(game: Game, chunk: Chunk, tile: Tile) -> np.ndarray:
+def drop_rule_scores(game: Game, chunk: Chunk, tile: Tile, live: np.ndarray | None = None) -> np.ndarray:
     """What the rules say of every board of a chunk (:func:`solver.retrograde.chunkrules.rule_scores`'s bytes, int8,
     chunk rows x tile columns, a working array of this thread), by the compiled pass over its boards
     (:func:`solver.retrograde.compiled.line_rules` of :func:`solver.retrograde.chunkrules.drop_rule_parts`): 0.3 to
-    0.5 ns a board against 7 to 18 for the class grids spread, on 6x6k4-gravity's layers 20, 30 and 34."""
-    from .compiled import line_rules  # numba, loaded by the first chunk a build walks or scores (not by a look-up)
+    0.5 ns a board against 7 to 18 for the class grids spread, on 6x6k4-gravity's layers 20, 30 and 34.
+
+    :param live: the rows whose boards are ruled (bool, a row each; None: every row); the others hold what was left
+        in the working array (their boards no game reaches, and nobody reads).
+    """
+    from .compiled import NOT_MARKED, line_rules  # numba, loaded by the first chunk a build walks or scores (not by a look-up)
 
     out = scratch_array("drop rules", (chunk.row_stop - chunk.row_start, tile.cols), np.int8)
-    line_rules(*drop_rule_parts(game, chunk, tile), out)
+    line_rules(*drop_rule_parts(game, chunk, tile), NOT_MARKED if live is None else live, out)
     return out
 
 
@@ -283,35 +287,38 @@ def reach_chunk(game: Game, chunk: Chunk, parent_playing: np.ndarray | None) -> 
     """
     tile = layout(game).tiles[chunk.ply][chunk.tile]
     shape = (chunk.row_stop - chunk.row_start, tile.cols)
-    from .compiled import UNPACKED_SLACK, lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
+    from .compiled import TOP_BIT, lifted_bits  # numba, loaded by the first chunk a build walks (not by a look-up)
 
     if chunk.ply == 0:
         return _in_play(game, chunk, tile, np.ones(shape, dtype=np.uint8), drop_rule_scores(game, chunk, tile))
     assert parent_playing is not None
 
     reached = np.empty(shape, dtype=np.uint8)
-    low_first, low_width, columns, high_first, rows = _lifts(game, chunk, tile)
-    scratch = scratch_array("unpacked parents", (2, UNPACKED_SLACK + max(low_width, tile.cols)), np.uint8)
-    lifted_bits(parent_playing, low_first, low_width, columns, high_first, rows, scratch, reached)
-    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else drop_rule_scores(game, chunk, tile))
+    live = np.empty(shape[0], dtype=bool)
+    low_first, low_width, drops, high_first, rows = _lifts(game, chunk, tile)
+    lifted_bits(parent_playing, low_first, low_width, drops, high_first, rows, TOP_BIT, reached, live)
+    return _in_play(game, chunk, tile, reached, None if chunk.ply == game.cells else drop_rule_scores(game, chunk, tile, live))
 
 
 def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, int, np.ndarray]:
     """Where a chunk's parents lie in the layer before, as :func:`solver.retrograde.compiled.lifted_bits` takes them:
-    the bit of the chunk's first row in the parent panel of the lifts in the low half and that panel's width, each
-    such lift's columns (the panel's width where the column's top is not the last mover's), the first bit of the
-    parent tile of the lifts in the high half and each such lift's rows (-1 there); each empty where no board of the
-    chunk has such a lift)."""
+    the bit of the chunk's first row in the parent panel of the lifts in the low half, that panel's width and the
+    drops of its columns (:func:`drop_targets` of the panel's group: the column of the chunk's tile each parent's drop
+    reaches, -1 where the column is full); the first bit of the parent tile of the lifts in the high half and each such
+    lift's rows (-1 where that column's top is not the last mover's); each empty where no board of the chunk has
+    such a lift."""
     r0, r1 = chunk.row_start, chunk.row_stop
     piece = 1 if chunk.ply % 2 == 1 else 2  # the last mover's pieces are lifted
-    columns = lift_targets(game, False, tile.lx, tile.lo, piece)
+    lx, lo = (tile.lx - 1, tile.lo) if piece == 1 else (tile.lx, tile.lo - 1)
+    parent = layout(game).tile_of(chunk.ply - 1, tile.hx, tile.ho) if min(lx, lo) >= 0 else None
+    drops = np.empty((0, 0), dtype=np.intp)
     low_first, low_width = 0, 0
-    if columns.max(initial=-1) >= 0:
-        other = _tile(game, chunk.ply - 1, tile.hx, tile.ho)
-        low_first, low_width = other.start + r0 * other.cols, other.cols
-        columns = np.where(columns < 0, low_width, columns)
-    else:
-        columns = columns[:0]
+    if parent is not None:
+        drops = drop_targets(game, False, lx, lo, piece)
+        if drops.max(initial=-1) >= 0:
+            low_first, low_width = parent.start + r0 * parent.cols, parent.cols
+        else:
+            drops = drops[:0]
     rows = np.ascontiguousarray(lift_targets(game, True, tile.hx, tile.ho, piece)[:, r0:r1])
     high_first = 0
     if rows.max(initial=-1) >= 0:
@@ -319,7 +326,7 @@ def _lifts(game: Game, chunk: Chunk, tile: Tile) -> tuple[int, int, np.ndarray, 
         high_first = _tile(game, chunk.ply - 1, hx, ho).start
     else:
         rows = rows[:0]
-    return low_first, low_width, columns, high_first, rows
+    return low_first, low_width, drops, high_first, rows
 
 
 def _in_play(game: Game, chunk: Chunk, tile: Tile, reached: np.ndarray, rules: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -535,11 +542,17 @@ class FileBits:
 
 
 def _aligned_bits(start: int, flags: np.ndarray) -> np.ndarray:
-    """``flags`` packed from bit ``start % 8`` of their first byte (the bits before it 0)."""
+    """``flags`` packed from bit ``start % 8`` of their first byte (the bits before it 0): packed, then shifted a byte
+    at a time."""
     lead = start % 8
-    aligned = np.zeros(lead + flags.size, dtype=bool)
-    aligned[lead:] = flags
-    return np.packbits(aligned)
+    packed = np.packbits(flags)
+    if not lead:
+        return packed
+    out = np.zeros(-(-(lead + flags.size) // 8), dtype=np.uint8)
+    out[: packed.size] = packed >> lead
+    carried = min(packed.size, out.size - 1)
+    out[1 : 1 + carried] |= packed[:carried] << (8 - lead)
+    return out
 
 
 def put_bits(packed: np.ndarray, start: int, flags: np.ndarray, shared: threading.Lock) -> None:

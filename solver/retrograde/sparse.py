@@ -17,6 +17,7 @@ tables) gives views, a sparse one the rows it is asked for, made dense in the wo
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -78,6 +79,8 @@ class SparseLayer:
         self.bits = bits
         self.counts = counts
         self.boards = boards
+        self.words = np.asarray(bits)[: bits.size // 8 * 8].view(np.uint64)
+        """The bits' whole 8-byte words, for counting them."""
 
     def __len__(self) -> int:
         """The layer's boards."""
@@ -111,9 +114,9 @@ class SparseLayer:
         return out, renumbered
 
     def _densify(self, starts: np.ndarray, out: np.ndarray) -> None:
-        from .compiled import densify_rows  # numba, loaded when a build reads a sparse layer (not by a look-up)
+        from .compiled import TOP_BIT, densify_rows  # numba, loaded when a build reads a sparse layer (not by a look-up)
 
-        densify_rows(self.bits, self.counts, self.scores, starts, out)
+        densify_rows(self.bits, self.words, self.counts, self.scores, starts, TOP_BIT, out)
 
 
 def as_child(layer: np.ndarray | ChildScores) -> ChildScores:
@@ -121,38 +124,66 @@ def as_child(layer: np.ndarray | ChildScores) -> ChildScores:
     return DenseLayer(layer) if isinstance(layer, np.ndarray) else layer
 
 
-def expand(fd: int, index: ReachIndex, codec: Codec, bits: np.ndarray) -> None:
+def expand(fd: int, index: ReachIndex, codec: Codec, bits: np.ndarray, *, threads: int = 1) -> None:
     """A layer's bits of the boards reached, a bit a board from its first (``np.packbits`` order), set in ``bits``
     (uint8, all 0 before, ``ceil(boards / 8)``) from its reach file open at ``fd``: each frame's bytes shifted into
-    place (a frame starts at any board) and ORed (the byte two frames share).
+    place (a frame starts at any board) and ORed (the byte two frames share), on ``threads`` threads, each a run of
+    frames (zstd and numpy let go of the GIL). The first byte of a run after the first, which the run before may share,
+    is ORed once every run is done.
 
     :raises ValueError: a frame that does not decode (:func:`solver.retrograde.reachfile.frame_bits`).
     """
-    for frame in range(index.starts.size - 1):
+    frames = index.starts.size - 1
+    parts = max(1, threads)
+    cuts = [frames * part // parts for part in range(parts + 1)]
+    runs = [(cuts[part], cuts[part + 1], part > 0) for part in range(parts) if cuts[part] < cuts[part + 1]]
+    with ThreadPoolExecutor(max(1, len(runs)), thread_name_prefix="solver-expand") as pool:
+        held = list(pool.map(lambda run: _expand_run(fd, index, codec, bits, *run), runs))
+    for at, value in held:
+        if at >= 0:
+            bits[at] |= value
+
+
+def _expand_run(fd: int, index: ReachIndex, codec: Codec, bits: np.ndarray, first_frame: int, stop_frame: int, hold: bool) -> tuple[int, int]:
+    """Frames ``first_frame .. stop_frame - 1`` ORed into ``bits`` (:func:`expand`); with ``hold``, the byte the run
+    starts in is not written but returned, ``(its place, its bits)`` (``(-1, 0)``: none held)."""
+    held_at = int(index.starts[first_frame]) >> 3 if hold else -1
+    held = 0
+    for frame in range(first_frame, stop_frame):
         packed = frame_bits(fd, index, codec, frame)
         if not packed.size:
             continue
         start = int(index.starts[frame])
         first, lead = start >> 3, start & 7
-        if not lead:
-            bits[first : first + packed.size] |= packed
-            continue
-        bits[first : first + packed.size] |= packed >> lead
-        end = min(first + 1 + packed.size, bits.size)
-        bits[first + 1 : end] |= (packed << (8 - lead))[: end - first - 1]
+        moved = packed
+        if lead:
+            moved = np.zeros(packed.size + 1, dtype=np.uint8)
+            moved[:-1] = packed >> lead
+            moved[1:] |= packed << (8 - lead)
+        moved = moved[: bits.size - first]
+        if first == held_at:
+            held |= int(moved[0])
+            moved, first = moved[1:], first + 1
+        bits[first : first + moved.size] |= moved
+    return held_at, held
 
 
-def block_counts(bits: np.ndarray, boards: int) -> np.ndarray:
+def block_counts(bits: np.ndarray, boards: int, *, threads: int = 1) -> np.ndarray:
     """The boards reached before board ``k << COUNT_SHIFT``, for ``k`` from 0 to ``ceil(boards / 2 ** COUNT_SHIFT)``
-    (int64; the last: every board reached), from a layer's bits (:func:`expand`)."""
+    (int64; the last: every board reached), from a layer's bits (:func:`expand`), a piece at a time on ``threads``
+    threads."""
     blocks = -(-boards >> COUNT_SHIFT)
     counts = np.zeros(blocks + 1, dtype=np.int64)
-    for first in range(0, blocks, COUNT_PIECE):
+
+    def piece(first: int) -> None:
         last = min(blocks, first + COUNT_PIECE)
         ones = np.bitwise_count(np.asarray(bits[first * COUNT_BYTES : last * COUNT_BYTES]))
         padded = np.zeros((last - first) * COUNT_BYTES, dtype=np.uint8)
         padded[: ones.size] = ones
         counts[first + 1 : last + 1] = padded.reshape(-1, COUNT_BYTES).sum(axis=1, dtype=np.int64)
+
+    with ThreadPoolExecutor(max(1, threads), thread_name_prefix="solver-counts") as pool:
+        list(pool.map(piece, range(0, blocks, COUNT_PIECE)))
     return np.cumsum(counts, out=counts)
 
 

@@ -63,8 +63,7 @@ def run_chunks(
         for chunk in todo:
             reached = build.reached(ply, chunk.start, chunk.stop) if game.build_walks_forward else None
             scores = solve_chunk(game, chunk, child, reached)
-            # a sparse layer keeps the boards reached alone (np.compress: a quarter of a mask's time, 1.4 against 5.7 ns a board)
-            kept = np.compress(reached, scores) if reached is not None and build.sparse else scores
+            kept = _kept(scores, reached) if reached is not None and build.sparse else scores
             data = kept.data if raw or build.sparse else spool_bytes(scores)
             write_at(fd, data, spans[chunk.start][0])
             piece = None if sealing is None else seal_piece(game, ply, scores, chunk.start, offset, sealing)
@@ -74,6 +73,14 @@ def run_chunks(
     finally:
         os.close(fd)
     return done
+
+
+def _kept(scores: np.ndarray, reached: np.ndarray) -> np.ndarray:
+    """What a sparse layer keeps of a chunk: the scores of its boards reached alone, in order (compiled:
+    :func:`solver.retrograde.compiled.reached_scores`, a third of ``np.compress``'s time)."""
+    from .compiled import reached_scores  # numba, loaded by the first chunk a gravity build keeps (not by a look-up)
+
+    return reached_scores(scores, reached)
 
 
 SPOOL_LEVEL = 1

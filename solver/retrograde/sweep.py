@@ -235,7 +235,8 @@ def _solve_layer(
         raw = _written_raw(build, ply, finished)
         seal = release.solving(build, ply) if release is not None and not finished else None
         if todo and build.sparse and ply < build.game.cells:
-            build.expand(ply + 1)  # the child read dense by the workers: its bits of the boards reached and their counts
+            # the child read dense by the workers: its bits of the boards reached and their counts (the workers wait)
+            build.expand(ply + 1, threads=min(jobs, os.cpu_count() or 1))
         with os.fdopen(build.open(build.journal_path(ply), os.O_WRONLY | os.O_APPEND), "ab") as log:
             for done in dispatch(ply, _groups(todo, jobs), raw, None if seal is None else seal.sealing):
                 # after the worker wrote them: a killed build keeps these chunks (their digest is checked on resume)
