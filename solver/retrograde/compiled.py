@@ -521,20 +521,31 @@ def _store_row(
     first_read: np.ndarray,
 ) -> np.int8:
     """:func:`store_piece`'s loop over a row's boards (``these``, from the range's board ``at``) one by one: until a
-    board is read, a search for the first one; then each stored byte chosen without a branch and each board counted
-    into copy ``column % copies``. Returns the last stored byte."""
+    board is read, a search for the first one; then each stored byte chosen without a branch and each board counted:
+    a board no game reaches in two running sums (under gravity, most boards of a row that has some reached), the
+    others into copy ``column % copies`` (the whole pass, on 16 chunks of 6x6k4-gravity's layer 33, 62.5 M boards 96 %
+    of which no game reaches, one thread, 2026-12-06: 0.85 against 1.10 ns a board with every board counted into a
+    copy). Returns the last stored byte."""
     boards = these.size
     if first_read[0] > at:
         for column in range(boards):
             if canonical[column] and reads[np.int64(these[column]) & 255]:
                 first_read[0] = min(first_read[0], at + column)
                 break
+    unreached = np.int64(0)
+    unreached_canonical = np.int64(0)
     for column in range(boards):
         score = these[column]
         flag = np.int64(canonical[column])
         stored = score if flag & np.int64(reads[np.int64(score) & 255]) else stored
         written[column] = stored
-        flat[((column & (copies - 1)) << 9) | (np.int64(score) & 255) | (flag << 8)] += 1
+        if score == UNREACHABLE:
+            unreached += 1
+            unreached_canonical += flag
+        else:
+            flat[((column & (copies - 1)) << 9) | (np.int64(score) & 255) | (flag << 8)] += 1
+    flat[(UNREACHABLE & 255) | 256] += unreached_canonical
+    flat[UNREACHABLE & 255] += unreached - unreached_canonical
     return stored
 
 
