@@ -21,7 +21,8 @@ Both passes are compiled (:func:`solve_chunk`: :func:`solver.retrograde.compiled
 :func:`reach_chunk`: :func:`solver.retrograde.compiled.lifted_bits`), with their numpy passes kept as their plain twins
 (:func:`plain_chunk`, :func:`plain_reach_chunk`: the same bytes, checked by the tests). Both run over the same chunks
 as the m,n,k build. The forward pass holds bits, never a byte a board: the layer before's boards reached and in play,
-read by the kernel where it lifts a piece, and the layer it finds, whose chunks set their bits one by one (a chunk
+read by the kernel a byte of bits at a time (each board in play sets the boards its drops reach, the same boards
+as the plain twin's lifts), and the layer it finds, whose chunks set their bits one by one (a chunk
 need not start on a byte: :func:`put_bits`). In a build (:func:`write_reach`) the boards reached go to the build
 directory's ``reach-PP.zbits``, a compressed frame a chunk (:mod:`solver.retrograde.reachfile`), before the sweep
 starts, and the boards in play go to files of their own, the layer before's mapped (:class:`PlayingFiles`):
