@@ -327,3 +327,23 @@ def test_a_few_items_read_at_once_are_the_items_one_by_one(tmp_path: Path, codec
     assert read.items(picks) == array[picks].tolist() and read.items([]) == []
     with pytest.raises(IndexError, match="out of range"):
         read.items([3, 40_000])
+
+
+def test_the_default_level_writes_plain_zstd_frames_with_the_tuned_match_finder_and_other_levels_zstds_own() -> None:
+    if "zstandard" not in BACKENDS:
+        pytest.skip("needs the zstandard package (a dependency)")
+    import zstandard
+
+    from solver.storage.blockcodec import TUNED_LEVELS
+
+    codec = codec_of("zstd")
+    tuned = TUNED_LEVELS[codec.default_level]
+    own = zstandard.ZstdCompressionParameters(compression_level=codec.default_level, **tuned.as_dict())
+    data = scores_like(1 << 18, seed=40)
+    for start in range(0, data.size, 1 << 16):
+        block = data[start : start + (1 << 16)].tobytes()
+        frame = codec.compress(block, codec.default_level)
+        assert frame == zstandard.ZstdCompressor(compression_params=own).compress(block), "the default level takes the tuned parameters"
+        assert zstandard.ZstdDecompressor().decompress(frame) == block, "any zstd reads it"
+        assert codec.compress(block, 3) == zstandard.ZstdCompressor(level=3).compress(block), "a level not tuned is zstd's own"
+    assert tuned.min_match > zstandard.ZstdCompressionParameters.from_level(codec.default_level, source_size=1 << 16).min_match

@@ -106,6 +106,31 @@ def test_rows_of_one_score_are_stored_and_counted_whole_as_the_plain_twins_store
         assert first == (int(np.argmax(keep)) if keep.any() else stop - start)
 
 
+@pytest.mark.parametrize(("name", "ply"), [("4x4k4", 8), ("4x5k3-gravity", 9)])
+@pytest.mark.parametrize("before", [-128, 5])
+def test_runs_of_boards_no_game_reaches_are_stored_and_counted_eight_at_a_time_as_the_plain_twins_do_one_by_one(name: str, ply: int, before: int) -> None:
+    # rows mostly UNREACHABLE with a few scores among them, as a gravity layer's rows that some game reaches: runs of
+    # every length from 1 to 40 at every offset (the compiled pass takes aligned words of eight); UNREACHABLE is read
+    # under gravity (a canonical board no game reaches stores it) and not on 4x4k4; the byte before is UNREACHABLE or not
+    game = parse_game(name)
+    size = layout(game).layer_sizes[ply]
+    rng = np.random.default_rng([ply, before + 128, 8])
+    runs = rng.integers(1, 41, size)
+    gaps = np.cumsum(runs + 1)
+    scores = np.full(size, -128, dtype=np.int8)
+    at = gaps[gaps < size]
+    scores[at] = rng.choice(np.array([0, 3, -5, 127, -127], dtype=np.int8), at.size)
+    assert np.mean(scores == -128) > 0.9
+    for start, stop in [(0, size), *[(int(a), int(b)) for a, b in np.sort(rng.integers(0, size + 1, (8, 2)), axis=1)]]:
+        part = scores[start:stop]
+        canonical = canonical_mask(game, ply, start, stop)
+        keep = read_mask(game, ply, part, start, canonical)
+        stored, found, first = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
+        assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}: stored bytes differ"
+        assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}: histograms differ"
+        assert first == (int(np.argmax(keep)) if keep.any() else stop - start)
+
+
 def test_blocks_of_one_byte_are_found_and_encoded_once_as_any_block_is_encoded() -> None:
     data = np.full(5 * 64, -128, dtype=np.int8)
     data[64 + 17] = 3  # block 1 differs in one byte

@@ -22,6 +22,41 @@ from typing import Any
 from ..errors import CodecUnavailable
 
 
+@dataclass(frozen=True)
+class ZstdTuning:
+    """The parameters of zstd's match finder a level is written with here instead of zstd's own for it (the frame is
+    plain zstd: any zstd reads it, and a block's digest, of its decoded bytes, does not depend on them)."""
+
+    window_log: int
+    """The window, log2 of bytes: 16 holds a whole 64 KiB block."""
+    chain_log: int
+    hash_log: int
+    search_log: int
+    """log2 of the candidates the match finder tries at a position."""
+    min_match: int
+    """The shortest match it looks for, in bytes."""
+    target_length: int
+    strategy: int
+    """zstd's strategy number: 4 is ``lazy``."""
+
+    def as_dict(self) -> dict[str, int]:
+        """The parameters by their name in both zstd packages."""
+        return {name: getattr(self, name) for name in ("window_log", "chain_log", "hash_log", "search_log", "min_match", "target_length", "strategy")}
+
+
+TUNED_LEVELS: Mapping[int, ZstdTuning] = {9: ZstdTuning(window_log=16, chain_log=12, hash_log=16, search_log=4, min_match=7, target_length=8, strategy=4)}
+"""The zstd levels this package writes with a match finder of its own (:class:`ZstdTuning`); the others are zstd's.
+
+Level 9, the level every table is written at, looks for matches of 7 bytes or more, lazily, among 16 candidates (zstd's
+own level 9 for a 64 KiB block: matches of 4 bytes, ``lazy2``, 32 candidates): runs of one score and repeated rows of
+scores are long, short matches cost more than they save. Measured 2026-12-06 on the blocks holding more than one score of
+6x6k4-gravity's layers 22 to 35 (120 sampled a layer, weighted by the layer's such blocks; one core): 40 % less time
+to compress (660 against 1,100 s for the estimated 5.8 M blocks), 1.2 % fewer bytes (7.42 against 7.51 GB), the same
+time to decode (17 us a block); on 5x7k4-gravity's, 42 % less time and 4 % fewer bytes. Files written with zstd's own
+level 9 read the same (the encoding's level names the level; the match finder is not part of the format).
+"""
+
+
 class _Zstandard:
     """zstd through the ``zstandard`` package (a dependency): each thread reuses its contexts.
 
@@ -40,7 +75,13 @@ class _Zstandard:
         compressors: dict[int, Any] = self._local.__dict__.setdefault("compressors", {})
         compressor = compressors.get(level)
         if compressor is None:
-            compressor = compressors[level] = self._module.ZstdCompressor(level=level)
+            tuned = TUNED_LEVELS.get(level)
+            if tuned is None:
+                compressor = self._module.ZstdCompressor(level=level)
+            else:
+                parameters = self._module.ZstdCompressionParameters(compression_level=level, **tuned.as_dict())
+                compressor = self._module.ZstdCompressor(compression_params=parameters)
+            compressors[level] = compressor
         return bytes(compressor.compress(data))
 
     def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
@@ -62,7 +103,12 @@ class _Stdlib:
         self.error: type[Exception] = module.ZstdError
 
     def compress(self, data: bytes | memoryview, level: int) -> bytes:
-        return bytes(self._module.compress(data, level=level))
+        tuned = TUNED_LEVELS.get(level)
+        if tuned is None:
+            return bytes(self._module.compress(data, level=level))
+        parameter = self._module.CompressionParameter
+        options = {parameter.compression_level: level} | {getattr(parameter, name): value for name, value in tuned.as_dict().items()}
+        return bytes(self._module.compress(data, options=options))
 
     def decompress(self, data: bytes | memoryview, expected: int) -> bytes:
         decoder = self._module.ZstdDecompressor()
