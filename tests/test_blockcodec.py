@@ -347,3 +347,31 @@ def test_the_default_level_writes_plain_zstd_frames_with_the_tuned_match_finder_
         assert zstandard.ZstdDecompressor().decompress(frame) == block, "any zstd reads it"
         assert codec.compress(block, 3) == zstandard.ZstdCompressor(level=3).compress(block), "a level not tuned is zstd's own"
     assert tuned.min_match > zstandard.ZstdCompressionParameters.from_level(codec.default_level, source_size=1 << 16).min_match
+
+
+def test_blocks_written_in_runs_give_the_bytes_written_one_at_a_time_and_a_run_that_lies_is_refused() -> None:
+    from solver.storage.blockarray import EncodedRun, encode_blocks, write_encoded
+
+    codec = default_codec()
+    level = codec_of(codec).default_level
+    blocks = list(encode_blocks([scores_like(40 * BLOCK + 123, seed=41)], codec=codec, level=level, block_bytes=BLOCK))
+
+    def run_of(part: list) -> EncodedRun:  # type: ignore[type-arg]
+        return EncodedRun(
+            b"".join(b.packed for b in part), np.array([len(b.packed) for b in part]), np.array([b.size for b in part]), b"".join(b.digest for b in part)
+        )
+
+    one, many = io.BytesIO(), io.BytesIO()
+    single = write_encoded(one, blocks, codec=codec, level=level, block_bytes=BLOCK)
+    mixed = [run_of(blocks[:7]), blocks[7], run_of(blocks[8:8]), run_of(blocks[8:30]), blocks[30], run_of(blocks[31:])]
+    assert write_encoded(many, mixed, codec=codec, level=level, block_bytes=BLOCK) == single and many.getvalue() == one.getvalue()
+    short = blocks[-1]  # the last block holds 123 bytes: no block may follow it
+    with pytest.raises(ValueError, match="after a short block"):
+        write_encoded(io.BytesIO(), [run_of([blocks[0], short, blocks[1]])], codec=codec, level=level, block_bytes=BLOCK)
+    with pytest.raises(ValueError, match="after a short block"):
+        write_encoded(io.BytesIO(), [short, run_of(blocks[:2])], codec=codec, level=level, block_bytes=BLOCK)
+    lying = run_of(blocks[:3])
+    with pytest.raises(ValueError, match="not what its lengths say"):
+        write_encoded(io.BytesIO(), [EncodedRun(lying.packed[:-1], lying.lengths, lying.sizes, lying.digests)], codec=codec, level=level, block_bytes=BLOCK)
+    with pytest.raises(ValueError, match="not what its lengths say"):
+        write_encoded(io.BytesIO(), [EncodedRun(lying.packed, lying.lengths, lying.sizes, lying.digests[:-32])], codec=codec, level=level, block_bytes=BLOCK)

@@ -277,8 +277,11 @@ def test_chunks_sealed_as_they_are_solved_give_the_plain_stored_bytes_however_bl
     build = BuildDir(directory, game)
     retired = build.retired()
     decode = codec_of(Compression.default().name).decompress
-    blocks = [decode(b.packed, b.size) for ply in range(game.cells + 1) for b in solver.retrograde.sealing._sealed_blocks(build, ply, retired[ply])]
-    assert all(len(data) == block for data in blocks[:-1])
+    monkeypatch.setattr(solver.retrograde.sealing, "RUN_BLOCKS", 3)  # the sealed blocks read in runs of three
+    runs = [run for ply in range(game.cells + 1) for run in solver.retrograde.sealing._sealed_blocks(build, ply, retired[ply])]
+    ends = [np.cumsum(run.lengths).tolist() for run in runs]
+    blocks = [decode(run.packed[a:b], int(size)) for run, stop in zip(runs, ends, strict=True) for a, b, size in zip([0, *stop], stop, run.sizes, strict=False)]
+    assert all(len(data) == block for data in blocks[:-1]) and max(run.sizes.size for run in runs) == 3
     head = (directory / "layer-00.head").read_bytes()
     assert head + b"".join(blocks) == np.concatenate(list(stored_layers(game, stand_in_layers))).tobytes()
 

@@ -70,6 +70,21 @@ def test_every_range_of_a_built_layer_is_stored_and_counted_from_its_scores_alon
             assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}"
 
 
+def _stored_as_the_plain_twins_store_them(name: str, ply: int, scores: np.ndarray, rng: np.random.Generator, before: int) -> None:
+    """The compiled pass on the whole of ``scores`` (layer ``ply`` of game ``name``) and on 8 random ranges of it gives
+    the plain twins' stored bytes, histograms and first board read."""
+    game = parse_game(name)
+    size = scores.size
+    for start, stop in [(0, size), *[(int(a), int(b)) for a, b in np.sort(rng.integers(0, size + 1, (8, 2)), axis=1)]]:
+        part = scores[start:stop]
+        canonical = canonical_mask(game, ply, start, stop)
+        keep = read_mask(game, ply, part, start, canonical)
+        stored, found, first = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
+        assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}: stored bytes differ"
+        assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}: histograms differ"
+        assert first == (int(np.argmax(keep)) if keep.any() else stop - start)
+
+
 @pytest.mark.parametrize(("name", "ply"), [("4x4k4", 8), ("4x5k3-gravity", 9)])
 @pytest.mark.parametrize("before", [-128, 5])
 def test_rows_of_one_score_are_stored_and_counted_whole_as_the_plain_twins_store_them_board_by_board(name: str, ply: int, before: int) -> None:
@@ -88,7 +103,6 @@ def test_rows_of_one_score_are_stored_and_counted_whole_as_the_plain_twins_store
         part[mixed] = rng.integers(-128, 128, int(mixed.sum()), dtype=np.int16).astype(np.int8)
         parts.append(part)
     scores = np.concatenate(parts)
-    size = scores.size
     uniform_rows = sum(
         1
         for tile in index.tiles[ply]
@@ -96,14 +110,7 @@ def test_rows_of_one_score_are_stored_and_counted_whole_as_the_plain_twins_store
         if np.ptp(scores[tile.start + r * tile.cols : tile.start + (r + 1) * tile.cols]) == 0
     )
     assert uniform_rows > 10, "too few rows of one score to exercise the whole-row count"
-    for start, stop in [(0, size), *[(int(a), int(b)) for a, b in np.sort(rng.integers(0, size + 1, (8, 2)), axis=1)]]:
-        part = scores[start:stop]
-        canonical = canonical_mask(game, ply, start, stop)
-        keep = read_mask(game, ply, part, start, canonical)
-        stored, found, first = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
-        assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}: stored bytes differ"
-        assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}: histograms differ"
-        assert first == (int(np.argmax(keep)) if keep.any() else stop - start)
+    _stored_as_the_plain_twins_store_them(name, ply, scores, rng, before)
 
 
 @pytest.mark.parametrize(("name", "ply"), [("4x4k4", 8), ("4x5k3-gravity", 9)])
@@ -121,14 +128,7 @@ def test_runs_of_boards_no_game_reaches_are_stored_and_counted_eight_at_a_time_a
     at = gaps[gaps < size]
     scores[at] = rng.choice(np.array([0, 3, -5, 127, -127], dtype=np.int8), at.size)
     assert np.mean(scores == -128) > 0.9
-    for start, stop in [(0, size), *[(int(a), int(b)) for a, b in np.sort(rng.integers(0, size + 1, (8, 2)), axis=1)]]:
-        part = scores[start:stop]
-        canonical = canonical_mask(game, ply, start, stop)
-        keep = read_mask(game, ply, part, start, canonical)
-        stored, found, first = stored_range_counted(part, canonical_pieces(game, ply, start, stop), read_scores(game, ply), before)
-        assert np.array_equal(stored, forward_fill(part, keep, before)), f"{name} layer {ply} boards {start}..{stop}: stored bytes differ"
-        assert np.array_equal(found, histograms(part, canonical)), f"{name} layer {ply} boards {start}..{stop}: histograms differ"
-        assert first == (int(np.argmax(keep)) if keep.any() else stop - start)
+    _stored_as_the_plain_twins_store_them(name, ply, scores, rng, before)
 
 
 def test_blocks_of_one_byte_are_found_and_encoded_once_as_any_block_is_encoded() -> None:

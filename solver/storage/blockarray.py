@@ -216,6 +216,20 @@ class EncodedBlock:
     size: int
 
 
+@dataclass(frozen=True)
+class EncodedRun:
+    """Blocks one after the other as a region stores them, already compressed: their compressed bytes back to back,
+    each block's compressed length and decoded size, and their SHA-256 digests (32 bytes each, in order). A sealed
+    build's blocks are copied into its table a run at a time (:func:`write_encoded`), not a Python object a block."""
+
+    packed: bytes
+    lengths: np.ndarray
+    """Each block's compressed bytes (int64)."""
+    sizes: np.ndarray
+    """Each block's decoded bytes (int64)."""
+    digests: bytes
+
+
 def _checked(codec: str | None, level: int | None, block_bytes: int) -> tuple[Codec, int]:
     """The codec and level to use; :raises ValueError: for an unknown codec, a bad level or a bad block size."""
     chosen = codec_of(codec or default_codec())
@@ -251,8 +265,10 @@ def encode_blocks(
         yield encode_block(block, chosen.name, level)
 
 
-def write_encoded(out: IO[bytes], blocks: Iterable[EncodedBlock], *, codec: str, level: int, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Written:
-    """Write a region from blocks already compressed with ``codec`` at ``level`` (:func:`encode_blocks`), in order.
+def write_encoded(out: IO[bytes], blocks: Iterable[EncodedBlock | EncodedRun], *, codec: str, level: int, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Written:
+    """Write a region from blocks already compressed with ``codec`` at ``level`` (:func:`encode_blocks`), in order,
+    one at a time or in runs (:class:`EncodedRun`: written at once, the blocks' offsets and CRCs found from their
+    lengths).
 
     Every block but the last must decode to ``block_bytes`` bytes. ``out`` is written
     sequentially from its current position.
@@ -264,19 +280,50 @@ def write_encoded(out: IO[bytes], blocks: Iterable[EncodedBlock], *, codec: str,
     crcs: list[int] = []
     digests = bytearray()
     size = 0
-    short = False
-    for block in blocks:
-        if short or not 0 < block.size <= block_bytes:
-            raise ValueError(f"block {len(crcs)} holds {block.size:,} bytes after a short block or beyond {block_bytes:,}")
-        short = block.size < block_bytes
-        out.write(block.packed)
-        offsets.append(offsets[-1] + len(block.packed))
-        crcs.append(zlib.crc32(block.packed))
-        digests += block.digest
-        size += block.size
+    for item in blocks:
+        if isinstance(item, EncodedRun):
+            size += _write_run(out, item, offsets, crcs, size, block_bytes)
+            digests += item.digests
+            continue
+        if size % block_bytes or not 0 < item.size <= block_bytes:
+            raise ValueError(f"block {len(crcs)} holds {item.size:,} bytes after a short block or beyond {block_bytes:,}")
+        out.write(item.packed)
+        offsets.append(offsets[-1] + len(item.packed))
+        crcs.append(zlib.crc32(item.packed))
+        digests += item.digest
+        size += item.size
     out.write(np.array(offsets, dtype=_OFFSET).tobytes())
     out.write(np.array(crcs, dtype=_CRC).tobytes())
     return Written(Encoding(chosen.name, level, block_bytes, size, offsets[-1]), bytes(digests))
+
+
+def _write_run(out: IO[bytes], run: EncodedRun, offsets: list[int], crcs: list[int], before: int, block_bytes: int) -> int:
+    """Write a run of blocks (:func:`write_encoded`), its offsets and CRCs appended to ``offsets`` and ``crcs``; the
+    bytes its blocks decode to. ``before``: the bytes the blocks before decode to."""
+    _check_sizes(run.sizes, before, len(crcs), block_bytes)
+    view = memoryview(run.packed)
+    ends = np.cumsum(run.lengths, dtype=np.int64).tolist()
+    if (ends[-1] if ends else 0) != len(view) or run.sizes.size != len(ends) or len(run.digests) != DIGEST_BYTES * len(ends):
+        raise ValueError(f"a run of {len(ends)} blocks holds {len(view):,} bytes and {len(run.digests):,} of digests, not what its lengths say")
+    out.write(view)
+    crcs.extend(zlib.crc32(view[start:stop]) for start, stop in zip([0, *ends], ends, strict=False))
+    base = offsets[-1]
+    offsets.extend(base + end for end in ends)
+    return int(run.sizes.sum())
+
+
+def _check_sizes(sizes: np.ndarray, before: int, first: int, block_bytes: int) -> None:
+    """Refuse blocks (their decoded ``sizes``, from block ``first`` on; ``before`` bytes decoded in the blocks before)
+    of no byte or more than ``block_bytes``, or after a short block (only the last may be short)."""
+    if not sizes.size:
+        return
+    wrong = (sizes <= 0) | (sizes > block_bytes)
+    wrong[:-1] |= sizes[:-1] < block_bytes
+    if before % block_bytes:
+        wrong[0] = True
+    if wrong.any():
+        at = int(np.argmax(wrong))
+        raise ValueError(f"block {first + at} holds {int(sizes[at]):,} bytes after a short block or beyond {block_bytes:,}")
 
 
 def write_blocks(

@@ -90,7 +90,7 @@ import numpy as np
 
 from ..errors import TableError
 from . import blockarray, trust
-from .blockarray import EncodedBlock, Encoding
+from .blockarray import EncodedBlock, EncodedRun, Encoding
 from .fsutil import atomic_file, check_space, refuse_non_regular
 from .header import COMPRESSED_VERSION as COMPRESSED_VERSION
 from .header import DIGEST_BYTES as DIGEST_BYTES
@@ -245,7 +245,7 @@ def _write_compressed(
 def write_compressed(
     path: str | os.PathLike[str],
     game: GameShape,
-    blocks: Iterable[EncodedBlock],
+    blocks: Iterable[EncodedBlock | EncodedRun],
     meta: Mapping[str, Any],
     *,
     boards: int,
@@ -261,7 +261,8 @@ def write_compressed(
     (:func:`solver.storage.blockarray.write_encoded`) is streamed after it, then the digests, then
     the header with the sizes found. ``verify`` and ``built_here`` as for :func:`write_table`.
 
-    :param blocks: every block of the scores (64 KiB decoded, the last one shorter), compressed with ``codec`` at ``level``.
+    :param blocks: every block of the scores (64 KiB decoded, the last one shorter), compressed with ``codec`` at ``level``,
+        one at a time or in runs.
     :param boards: the number of boards of the game's compact table (:attr:`solver.encoding.layouts.Layout.size`).
     :param packed_bytes: the blocks' compressed bytes in all, when known (a sealed build's): the free disk asked for
         before writing is then what the file takes, not a quarter of a byte a board (33 GB for 4x8k4-gravity, whose
